@@ -1,0 +1,66 @@
+// The spec's CORS allowlist; any other Origin gets 403 ORIGIN_NOT_ALLOWED (requests without an Origin
+// header — server-to-server calls, webhooks, curl — are not cross-origin and pass):
+//   1. the service's main web origin;
+//   2. any subdomain of the service domain (merchant checkouts);
+//   3. https://checkout.<domain> and https://<domain> of a verified custom domain (asked of `customOrigin`);
+//   4. https://<shop><storefront A shop suffix>, for the script tag.
+// Outside production, http is accepted for 2 and the sandbox's own pages are allowed.
+import fp from 'fastify-plugin';
+import type { FastifyInstance } from 'fastify';
+import { AppError } from '../../domain/errors.js';
+
+export interface OriginPolicy {
+  appOrigin: string;
+  serviceDomain: string;
+  storefrontAShopSuffix: string;
+  /** http:// origins are accepted for the service domain (local development and tests). */
+  allowHttp: boolean;
+  /** Exact extra origins (the sandbox pages in local runs). */
+  extraOrigins: string[];
+  /** Whether this host is a verified custom checkout domain (or its apex). */
+  isCustomDomainHost?: (host: string) => Promise<boolean>;
+}
+
+function parseOrigin(origin: string): URL | undefined {
+  try {
+    const url = new URL(origin);
+    return url.origin === origin ? url : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function isAllowedOrigin(origin: string, policy: OriginPolicy): Promise<boolean> {
+  if (origin === policy.appOrigin || policy.extraOrigins.includes(origin)) return true;
+  const url = parseOrigin(origin);
+  if (!url) return false;
+  const host = url.hostname.toLowerCase();
+  const secure = url.protocol === 'https:';
+  const schemeOk = secure || (policy.allowHttp && url.protocol === 'http:');
+  const domain = policy.serviceDomain.toLowerCase();
+  if (schemeOk && (host === domain || host.endsWith(`.${domain}`))) return true;
+  if (secure && host.endsWith(policy.storefrontAShopSuffix) && host.length > policy.storefrontAShopSuffix.length) return true;
+  if (secure && policy.isCustomDomainHost) return policy.isCustomDomainHost(host);
+  return false;
+}
+
+export const corsPlugin = fp(async (app: FastifyInstance, policy: OriginPolicy) => {
+  app.addHook('onRequest', async (request, reply) => {
+    const origin = request.headers.origin;
+    if (!origin) return;
+    if (!(await isAllowedOrigin(origin, policy))) {
+      throw new AppError('ORIGIN_NOT_ALLOWED', `Origin ${origin} is not allowed`);
+    }
+    reply.header('access-control-allow-origin', origin);
+    reply.header('access-control-allow-credentials', 'true');
+    reply.header('vary', 'Origin');
+    if (request.method === 'OPTIONS' && request.headers['access-control-request-method']) {
+      reply
+        .header('access-control-allow-methods', 'GET,POST,PATCH,PUT,DELETE,OPTIONS')
+        .header('access-control-allow-headers', request.headers['access-control-request-headers'] ?? 'content-type,authorization')
+        .header('access-control-max-age', '600')
+        .code(204)
+        .send();
+    }
+  });
+}, { name: 'cors' });

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, ECB_DAILY_URL, loadConfig } from './index.js';
+
+describe('configuration', () => {
+  it('given no variables / it runs locally on embedded defaults with the sandbox on', () => {
+    const config = loadConfig({});
+    expect(config.env).toBe('development');
+    expect(config.api.port).toBe(3000);
+    expect(config.databaseUrl).toBeUndefined();
+    expect(config.temporal.address).toBeUndefined();
+    expect(config.sandbox.enabled).toBe(true);
+    expect(config.fx.url).toBe('http://127.0.0.1:4060/stats/eurofxref/eurofxref-daily.xml');
+    expect(config.appOrigin).toBe('http://localhost:3000');
+  });
+
+  it('given production without its secrets / it refuses to start, naming what is missing', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/DATABASE_URL, TEMPORAL_ADDRESS, JWT_SECRET, SECRETS_KEY, APP_ORIGIN/);
+  });
+
+  it('given production with everything set / the sandbox is off and rates come from the ECB', () => {
+    const config = loadConfig({
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgresql://db/checkout',
+      TEMPORAL_ADDRESS: 'temporal:7233',
+      JWT_SECRET: 'x'.repeat(40),
+      SECRETS_KEY: Buffer.alloc(32).toString('base64'),
+      APP_ORIGIN: 'https://app.example.com',
+    });
+    expect(config.sandbox.enabled).toBe(false);
+    expect(config.fx.url).toBe(ECB_DAILY_URL);
+  });
+
+  it('given malformed values / it names each one', () => {
+    expect(() => loadConfig({ API_PORT: 'eighty', TRUST_PROXY: 'maybe' })).toThrow(ConfigError);
+    expect(() => loadConfig({ API_PORT: 'eighty' })).toThrow(/API_PORT/);
+  });
+});

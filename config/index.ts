@@ -1,0 +1,151 @@
+// One configuration module for the API, the worker and the scripts: every variable is parsed here with
+// zod at start-up, has a default for local runs, and is listed in the README. Production refuses to start
+// on the local defaults of secrets.
+import path from 'node:path';
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const port = z.coerce.number().int().min(0).max(65535);
+
+export const SANDBOX_PORTS = {
+  processor: 4010,
+  storefrontA: 4020,
+  storefrontB: 4030,
+  email: 4040,
+  dnsControl: 4050,
+  dnsUdp: 5354,
+  ecb: 4060,
+} as const;
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATA_DIR: z.string().default('.data'),
+
+  API_HOST: z.string().default('127.0.0.1'),
+  API_PORT: port.default(3000),
+  /** Domain under which merchant checkout subdomains live: {slug}.{SERVICE_DOMAIN}. */
+  SERVICE_DOMAIN: z.string().default('localhost'),
+  /** The service's main web origin (dashboard); first entry of the CORS allowlist. */
+  APP_ORIGIN: z.string().url().optional(),
+  /** Trust X-Forwarded-* headers only when a known proxy sits in front (rate limits by client IP). */
+  TRUST_PROXY: bool.default(false),
+  BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
+
+  /** Unset: `npm start` runs an embedded PGlite under DATA_DIR and points this at it. */
+  DATABASE_URL: z.string().optional(),
+  PGLITE_PORT: port.default(54329),
+
+  /** Unset: `npm start` runs a Temporal dev server (state under DATA_DIR) and points this at it. */
+  TEMPORAL_ADDRESS: z.string().optional(),
+  TEMPORAL_NAMESPACE: z.string().default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().default('checkout'),
+  TEMPORAL_DEV_PORT: port.default(7233),
+  TEMPORAL_UI_PORT: port.default(8233),
+  /** Web UI address printed for operators; defaults to the embedded dev server's UI. */
+  TEMPORAL_UI_URL: z.string().url().optional(),
+  TEMPORAL_CLI_PATH: z.string().optional(),
+  TEMPORAL_TEST_SERVER_PATH: z.string().optional(),
+
+  /** HS256 secret for merchant JWTs. Local runs generate one under DATA_DIR. */
+  JWT_SECRET: z.string().min(32).optional(),
+  /** 32-byte key (base64) for AES-256-GCM encryption of secrets at rest. Local runs generate one. */
+  SECRETS_KEY: z.string().optional(),
+
+  /** ECB euro reference rates (daily XML). Defaults to the local sandbox when it runs. */
+  FX_RATES_URL: z.string().url().optional(),
+  /** Cron (UTC) of the daily FX refresh; the ECB publishes around 16:00 CET. */
+  FX_REFRESH_CRON: z.string().default('0 16 * * *'),
+
+  /** Host suffix of storefront A shops (`<shop><suffix>`): validated on install and allowed by CORS. */
+  STOREFRONT_A_SHOP_SUFFIX: z.string().default('.myshopify.com'),
+
+  /** Run the local simulators of external systems (processor, stores, email, DNS, ECB). */
+  SANDBOX_ENABLED: bool.optional(),
+  SANDBOX_HOST: z.string().default('127.0.0.1'),
+});
+
+export type Env = z.input<typeof envSchema>;
+
+export interface Config {
+  env: 'development' | 'test' | 'production';
+  logLevel: string;
+  dataDir: string;
+  api: { host: string; port: number; bodyLimit: number; trustProxy: boolean; publicUrl: string };
+  serviceDomain: string;
+  appOrigin: string;
+  databaseUrl: string | undefined;
+  pglitePort: number;
+  temporal: {
+    address: string | undefined;
+    namespace: string;
+    taskQueue: string;
+    devPort: number;
+    uiPort: number;
+    uiUrl: string;
+    cliPath: string | undefined;
+    testServerPath: string | undefined;
+  };
+  jwtSecret: string | undefined;
+  secretsKey: string | undefined;
+  fx: { url: string; refreshCron: string };
+  storefrontA: { shopSuffix: string };
+  sandbox: { enabled: boolean; host: string; ports: typeof SANDBOX_PORTS; urls: Record<keyof typeof SANDBOX_PORTS, string> };
+}
+
+export const ECB_DAILY_URL = 'https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml';
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
+  const parsed = envSchema.safeParse(source);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  const sandboxEnabled = e.SANDBOX_ENABLED ?? e.NODE_ENV !== 'production';
+  if (e.NODE_ENV === 'production') {
+    const missing = ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'JWT_SECRET', 'SECRETS_KEY', 'APP_ORIGIN'].filter(
+      (k) => !source[k],
+    );
+    if (missing.length) throw new ConfigError(`Production needs ${missing.join(', ')} to be set`);
+  }
+  const sandboxUrls = Object.fromEntries(
+    Object.entries(SANDBOX_PORTS).map(([k, p]) => [k, `http://${e.SANDBOX_HOST}:${p}`]),
+  ) as Record<keyof typeof SANDBOX_PORTS, string>;
+  const publicUrl = `http://${e.SERVICE_DOMAIN}:${e.API_PORT}`;
+  return {
+    env: e.NODE_ENV,
+    logLevel: e.LOG_LEVEL,
+    dataDir: path.resolve(e.DATA_DIR),
+    api: { host: e.API_HOST, port: e.API_PORT, bodyLimit: e.BODY_LIMIT_BYTES, trustProxy: e.TRUST_PROXY, publicUrl },
+    serviceDomain: e.SERVICE_DOMAIN,
+    appOrigin: e.APP_ORIGIN ?? publicUrl,
+    databaseUrl: e.DATABASE_URL,
+    pglitePort: e.PGLITE_PORT,
+    temporal: {
+      address: e.TEMPORAL_ADDRESS,
+      namespace: e.TEMPORAL_NAMESPACE,
+      taskQueue: e.TEMPORAL_TASK_QUEUE,
+      devPort: e.TEMPORAL_DEV_PORT,
+      uiPort: e.TEMPORAL_UI_PORT,
+      uiUrl: e.TEMPORAL_UI_URL ?? `http://localhost:${e.TEMPORAL_UI_PORT}`,
+      cliPath: e.TEMPORAL_CLI_PATH,
+      testServerPath: e.TEMPORAL_TEST_SERVER_PATH,
+    },
+    jwtSecret: e.JWT_SECRET,
+    secretsKey: e.SECRETS_KEY,
+    fx: {
+      url: e.FX_RATES_URL ?? (sandboxEnabled ? `${sandboxUrls.ecb}/stats/eurofxref/eurofxref-daily.xml` : ECB_DAILY_URL),
+      refreshCron: e.FX_REFRESH_CRON,
+    },
+    storefrontA: { shopSuffix: e.STOREFRONT_A_SHOP_SUFFIX },
+    sandbox: { enabled: sandboxEnabled, host: e.SANDBOX_HOST, ports: SANDBOX_PORTS, urls: sandboxUrls },
+  };
+}

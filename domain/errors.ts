@@ -1,0 +1,51 @@
+// The one catalogue of error codes: every failure the API answers is `{ error, code }` with the HTTP
+// status listed here. Pure module: shared by api/, workflows/ (as ApplicationFailure types) and web/.
+
+export const ERROR_CODES = {
+  INVALID_INPUT: 400,
+  INVALID_SLUG: 400,
+  UNAUTHORIZED: 401,
+  INVALID_CREDENTIALS: 401,
+  INVALID_SIGNATURE: 401,
+  FORBIDDEN: 403,
+  ORIGIN_NOT_ALLOWED: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  EMAIL_EXISTS: 409,
+  DOMAIN_EXISTS: 409,
+  SLUG_COLLISION: 409,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  INVALID_PROCESSOR_KEY: 422,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  UPSTREAM_ERROR: 502,
+  NOT_READY: 503,
+  PROCESSOR_TIMEOUT: 504,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export function statusOf(code: ErrorCode): number {
+  return ERROR_CODES[code];
+}
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.hasOwn(ERROR_CODES, value);
+}
+
+/** A failure the API reports to its caller as `{ error, code }` (plus optional `details`). */
+export class AppError extends Error {
+  override name = 'AppError';
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>) {
+    super(message);
+    this.code = code;
+    this.status = ERROR_CODES[code];
+    this.details = details;
+  }
+}

@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSimulator, type Simulator } from './simulator.js';
+
+let sim: Simulator;
+let base: string;
+let resets = 0;
+
+beforeAll(async () => {
+  sim = createSimulator('example');
+  sim.app.get('/thing', async () => ({ ok: true }));
+  sim.onReset(() => void resets++);
+  base = await sim.app.listen({ port: 0, host: '127.0.0.1' });
+});
+afterAll(async () => {
+  await sim.app.close();
+});
+
+const addFault = (rule: object) =>
+  fetch(`${base}/_control/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(rule) });
+
+describe('fault injection shared by every simulator', () => {
+  it('given "the next 2 calls fail with 500" / the next 2 calls fail and the third succeeds', async () => {
+    expect((await addFault({ mode: 'error', status: 500, count: 2 })).status).toBe(201);
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await fetch(`${base}/thing`)).status);
+    expect(statuses).toEqual([500, 500, 200]);
+  });
+
+  it('given a 429 fault / it answers 429 with Retry-After', async () => {
+    await addFault({ mode: 'error', status: 429 });
+    const res = await fetch(`${base}/thing`);
+    expect(res.status).toBe(429);
+    expect(res.headers.get('retry-after')).toBe('1');
+  });
+
+  it('given a slow fault / the call succeeds after the delay', async () => {
+    await addFault({ mode: 'slow', delayMs: 300 });
+    const started = Date.now();
+    const res = await fetch(`${base}/thing`);
+    expect(res.status).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+  });
+
+  it('given a timeout fault / the call never answers and the client gives up', async () => {
+    await addFault({ mode: 'timeout' });
+    await expect(fetch(`${base}/thing`, { signal: AbortSignal.timeout(300) })).rejects.toThrow();
+    expect((await fetch(`${base}/thing`)).status).toBe(200);
+  });
+
+  it('given a fault matching another path / control routes and other paths are unaffected', async () => {
+    await addFault({ mode: 'error', match: '/other', count: 1 });
+    expect((await fetch(`${base}/thing`)).status).toBe(200);
+    expect((await fetch(`${base}/_control/health`)).status).toBe(200);
+    const { faults } = (await (await fetch(`${base}/_control/faults`)).json()) as { faults: unknown[] };
+    expect(faults).toHaveLength(1);
+  });
+
+  it('given a malformed rule / it answers 400 and adds nothing', async () => {
+    await fetch(`${base}/_control/faults`, { method: 'DELETE' });
+    const res = await addFault({ mode: 'explode' });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { code: string }).code).toBe('INVALID_INPUT');
+    expect(((await (await fetch(`${base}/_control/faults`)).json()) as { faults: unknown[] }).faults).toHaveLength(0);
+  });
+
+  it('given a reset / rules are cleared and the simulator reset hooks run', async () => {
+    await addFault({ mode: 'error', count: 5 });
+    const before = resets;
+    await fetch(`${base}/_control/reset`, { method: 'POST' });
+    expect(resets).toBe(before + 1);
+    expect((await fetch(`${base}/thing`)).status).toBe(200);
+  });
+});

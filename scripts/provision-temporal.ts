@@ -1,0 +1,19 @@
+// `npm run provision`: makes sure the Temporal CLI and the time-skipping test server are available
+// (cached under ~/.cache/checkout-service), and prints their paths. CI runs this before `npm test`.
+import { ensureTemporalCli, ensureTestServer, ProvisionError } from './lib/temporal-binaries.js';
+
+const progress = (line: string) => console.log(line);
+try {
+  const t0 = Date.now();
+  const cli = await ensureTemporalCli(progress);
+  console.log(`temporal CLI:         ${cli}`);
+  const testServer = await ensureTestServer(progress);
+  console.log(`time-skipping server: ${testServer}`);
+  console.log(`provisioned in ${((Date.now() - t0) / 1000).toFixed(1)}s`);
+} catch (err) {
+  if (err instanceof ProvisionError) {
+    console.error(err.message);
+    process.exit(1);
+  }
+  throw err;
+}

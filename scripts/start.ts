@@ -1,0 +1,175 @@
+// `npm start`: the whole service on one machine with embedded defaults. Starts, in order, a Temporal dev
+// server (state in DATA_DIR/temporal, Web UI on), PostgreSQL (embedded PGlite in DATA_DIR/pglite unless
+// DATABASE_URL is set), migrations and seed data, the local simulators, the Temporal worker and the API;
+// waits for each, prints every URL, and stops all of them on Ctrl-C. A second start keeps the data.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, type Worker } from '@temporalio/worker';
+import type { FastifyInstance } from 'fastify';
+import { loadConfig, ConfigError } from '../config/index.js';
+import { createDb, type Db } from '../prisma/client.js';
+import { migrate } from '../prisma/migrate.js';
+import { buildApp } from '../api/app.js';
+import { createActivities, createWorker } from '../activities/worker.js';
+import { seedFxRatesIfEmpty } from '../activities/fx-rates.js';
+import { startSandbox, type RunningSandbox } from '../sandbox/index.js';
+import { ensureTemporalCli, ProvisionError } from './lib/temporal-binaries.js';
+import { startPglite, type EmbeddedPostgres } from './lib/pglite.js';
+import { ensureSchedules } from './lib/schedules.js';
+import { withLocalSecrets } from './lib/local-secrets.js';
+import { devServerArgs, waitForTemporal, stopChild } from './lib/temporal-dev-server.js';
+
+const t0 = Date.now();
+const log = (line: string) => console.log(`[start +${((Date.now() - t0) / 1000).toFixed(1)}s] ${line}`);
+
+type Stop = { name: string; run: () => Promise<unknown> };
+const stops: Stop[] = [];
+let temporalChild: ChildProcess | undefined;
+let shuttingDownSince: number | undefined;
+
+async function shutdown(code: number): Promise<never> {
+  if (shuttingDownSince !== undefined) {
+    // A terminal's Ctrl-C reaches us twice (process group + the tsx wrapper relaying it): only a later,
+    // deliberate second Ctrl-C forces the exit.
+    if (Date.now() - shuttingDownSince > 3_000) process.exit(code);
+    return new Promise<never>(() => undefined);
+  }
+  shuttingDownSince = Date.now();
+  log('stopping … (Ctrl-C again to force)');
+  for (const stop of stops.reverse()) {
+    try {
+      await stop.run();
+      log(`  stopped ${stop.name}`);
+    } catch (err) {
+      console.error(`  could not stop ${stop.name}: ${(err as Error).message}`);
+    }
+  }
+  process.exit(code);
+}
+
+// The dev server is our child: never leave it behind, whatever happens to this process.
+process.on('exit', () => temporalChild?.kill('SIGKILL'));
+
+async function startTemporal(config: ReturnType<typeof loadConfig>): Promise<string> {
+  if (config.temporal.address) {
+    log(`Temporal: using ${config.temporal.address}`);
+    await waitForTemporal(config.temporal.address, 15_000);
+    return config.temporal.address;
+  }
+  const cli = await ensureTemporalCli((line) => log(line));
+  const dir = path.join(config.dataDir, 'temporal');
+  mkdirSync(dir, { recursive: true });
+  const args = devServerArgs({
+    port: config.temporal.devPort,
+    uiPort: config.temporal.uiPort,
+    headless: false,
+    dbFilename: path.join(dir, 'temporal.db'),
+    namespace: config.temporal.namespace,
+  });
+  log(`Temporal: starting dev server on :${config.temporal.devPort} (UI :${config.temporal.uiPort})`);
+  const child = spawn(cli, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  temporalChild = child;
+  let output = '';
+  const keep = (d: Buffer) => (output = (output + d.toString()).slice(-4000));
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  stops.push({ name: 'Temporal dev server', run: () => stopChild(child, 8_000) });
+  const address = `127.0.0.1:${config.temporal.devPort}`;
+  try {
+    await waitForTemporal(address, 60_000, child);
+  } catch (err) {
+    throw new Error(`${(err as Error).message}\n${output.trim()}\n(Is port ${config.temporal.devPort} taken? Set TEMPORAL_DEV_PORT.)`);
+  }
+  return address;
+}
+
+async function startDatabase(config: ReturnType<typeof loadConfig>): Promise<string> {
+  if (config.databaseUrl) {
+    log('Database: using DATABASE_URL');
+    return config.databaseUrl;
+  }
+  const dataDir = path.join(config.dataDir, 'pglite');
+  log(`Database: starting embedded PGlite on :${config.pglitePort} (data in ${path.relative(process.cwd(), dataDir)})`);
+  let pglite: EmbeddedPostgres;
+  try {
+    pglite = await startPglite({ dataDir, port: config.pglitePort });
+  } catch (err) {
+    throw new Error(`Could not start PGlite on port ${config.pglitePort}: ${(err as Error).message} (set PGLITE_PORT, or DATABASE_URL for a real server)`);
+  }
+  stops.push({ name: 'PGlite', run: () => pglite.stop() });
+  return pglite.url;
+}
+
+async function main() {
+  let config = withLocalSecrets(loadConfig());
+  log(`checkout service, ${config.env} mode, data in ${path.relative(process.cwd(), config.dataDir) || '.'}`);
+
+  const [temporalAddress, databaseUrl] = await Promise.all([startTemporal(config), startDatabase(config)]);
+  config = { ...config, databaseUrl, temporal: { ...config.temporal, address: temporalAddress } };
+
+  const { applied } = await migrate(databaseUrl, { log: (line) => log(`  ${line}`) });
+  log(`Database: migrations up to date (${applied.length} applied now)`);
+  const db: Db = createDb(databaseUrl);
+  stops.push({ name: 'database client', run: () => db.$disconnect() });
+  if (await seedFxRatesIfEmpty(db)) log('Database: FX rates seeded from the committed ECB snapshot');
+
+  let sandbox: RunningSandbox | undefined;
+  if (config.sandbox.enabled) {
+    sandbox = await startSandbox(config);
+    stops.push({ name: 'sandbox simulators', run: () => sandbox!.stop() });
+    log(`Sandbox: ${sandbox.simulators.length} simulators up`);
+  }
+
+  const connection = await Connection.connect({ address: temporalAddress });
+  stops.push({ name: 'Temporal client', run: () => connection.close() });
+  const client = new Client({ connection, namespace: config.temporal.namespace });
+
+  log('Worker: bundling workflows …');
+  const nativeConnection = await NativeConnection.connect({ address: temporalAddress });
+  const worker: Worker = await createWorker({
+    connection: nativeConnection,
+    namespace: config.temporal.namespace,
+    taskQueue: config.temporal.taskQueue,
+    activities: createActivities({ config, db }),
+  });
+  const running = worker.run();
+  stops.push({
+    name: 'worker',
+    run: async () => {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+      await nativeConnection.close();
+    },
+  });
+  await ensureSchedules(client, config);
+  log(`Worker: running on task queue "${config.temporal.taskQueue}"`);
+
+  const app: FastifyInstance = await buildApp({ config, db, temporal: { client, connection } });
+  await app.listen({ host: config.api.host, port: config.api.port });
+  stops.push({ name: 'API', run: () => app.close() });
+
+  const api = `http://localhost:${config.api.port}`;
+  const lines = [
+    '',
+    'Checkout service is up. Open:',
+    `  API                 ${api}   (health: ${api}/health, readiness: ${api}/ready)`,
+    `  API docs (OpenAPI)  ${api}/docs   (JSON: ${api}/docs/json)`,
+    `  Temporal Web UI     ${config.temporal.uiUrl}   (schedule "fx-rates-daily" under Schedules)`,
+    ...(sandbox?.pages.map((p) => `  Sandbox: ${p.label.padEnd(10)} ${p.url}`) ?? []),
+    '',
+    'Press Ctrl-C to stop everything.',
+    '',
+  ];
+  console.log(lines.join('\n'));
+}
+
+process.on('SIGINT', () => void shutdown(0));
+process.on('SIGTERM', () => void shutdown(0));
+
+main().catch(async (err: unknown) => {
+  if (err instanceof ConfigError || err instanceof ProvisionError) console.error(`\n${err.message}\n`);
+  else console.error('\nnpm start failed:', err);
+  await shutdown(1);
+});

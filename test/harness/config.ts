@@ -1,0 +1,12 @@
+import { loadConfig, type Config } from '../../config/index.js';
+
+/** The configuration tests run with: test mode, sandbox on, quiet logs, fixed secrets. */
+export function testConfig(env: Record<string, string | undefined> = {}): Config {
+  return loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    JWT_SECRET: 'test-jwt-secret-that-is-long-enough-0123456789',
+    SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
+    ...env,
+  });
+}

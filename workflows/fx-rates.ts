@@ -1,0 +1,21 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { FxRatesActivities, SaveFxRatesResult } from '../activities/fx-rates.js';
+
+export const FX_SCHEDULE_ID = 'fx-rates-daily';
+export const FX_WORKFLOW_ID = 'fx-rates-refresh';
+
+// The ECB can be down for a while: keep the last rates and retry with backoff for about half a day.
+const { fetchReferenceRates } = proxyActivities<FxRatesActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 minute', backoffCoefficient: 2, maximumInterval: '1 hour', maximumAttempts: 15 },
+});
+const { saveFxRates } = proxyActivities<FxRatesActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '5 seconds', maximumInterval: '5 minutes', maximumAttempts: 20 },
+});
+
+/** Refreshes the euro reference rates that checkout prices are converted with (runs daily on a Schedule). */
+export async function refreshFxRatesWorkflow(): Promise<SaveFxRatesResult> {
+  const rates = await fetchReferenceRates();
+  return await saveFxRates(rates);
+}
