@@ -14,7 +14,7 @@ describe('configuration', () => {
   });
 
   it('given production without its secrets / it refuses to start, naming what is missing', () => {
-    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/DATABASE_URL, TEMPORAL_ADDRESS, JWT_SECRET, SECRETS_KEY, APP_ORIGIN/);
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/DATABASE_URL, TEMPORAL_ADDRESS, JWT_SECRET, SECRETS_KEY, APP_ORIGIN, PUBLIC_API_URL, PROCESSOR_API_URL, POSTMARK_SERVER_TOKEN/);
   });
 
   it('given production with everything set / the sandbox is off and rates come from the ECB', () => {
@@ -25,6 +25,9 @@ describe('configuration', () => {
       JWT_SECRET: 'x'.repeat(40),
       SECRETS_KEY: Buffer.alloc(32).toString('base64'),
       APP_ORIGIN: 'https://app.example.com',
+      PUBLIC_API_URL: 'https://api.example.com',
+      PROCESSOR_API_URL: 'https://processor.example.com',
+      POSTMARK_SERVER_TOKEN: 'pm-token',
     });
     expect(config.sandbox.enabled).toBe(false);
     expect(config.fx.url).toBe(ECB_DAILY_URL);

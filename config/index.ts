@@ -60,6 +60,33 @@ const envSchema = z.object({
   /** Cron (UTC) of the daily FX refresh; the ECB publishes around 16:00 CET. */
   FX_REFRESH_CRON: z.string().default('0 16 * * *'),
 
+  /** Public base URL of this API as the outside world reaches it (OAuth redirects, webhook endpoints, links in emails). */
+  PUBLIC_API_URL: z.string().url().optional(),
+  /** Registration: open to anyone, or only with an invite token from INVITE_TOKENS. */
+  PUBLIC_SIGNUP: bool.default(true),
+  /** Comma-separated invite tokens accepted while PUBLIC_SIGNUP=false. */
+  INVITE_TOKENS: z.string().default(''),
+
+  /** Payment processor API base URL. Defaults to the local sandbox when it runs. */
+  PROCESSOR_API_URL: z.string().url().optional(),
+  /** Storefront A API URL template; {shop} is the shop host. Defaults to the sandbox when it runs. */
+  STOREFRONT_A_API_TEMPLATE: z.string().optional(),
+  /** Postmark-compatible API. Defaults to the sandbox mailbox when it runs. */
+  POSTMARK_API_URL: z.string().url().optional(),
+  POSTMARK_SERVER_TOKEN: z.string().optional(),
+  /** Sender of every email the service sends. */
+  EMAIL_FROM: z.string().default('Checkout <no-reply@checkout.localhost>'),
+  /** Nameserver(s) (host:port, comma-separated) used for custom domain verification. */
+  DNS_SERVERS: z.string().optional(),
+
+  /** Rate limits: max requests per window per client IP, as "<max>/<window in seconds>". */
+  RATE_LIMIT_LOGIN: z.string().regex(/^\d+\/\d+$/).default('10/900'),
+  RATE_LIMIT_REGISTER: z.string().regex(/^\d+\/\d+$/).default('5/900'),
+  RATE_LIMIT_PASSWORD_RESET: z.string().regex(/^\d+\/\d+$/).default('5/900'),
+  RATE_LIMIT_CHECKOUT_CREATE: z.string().regex(/^\d+\/\d+$/).default('30/60'),
+  RATE_LIMIT_INIT_PAYMENT: z.string().regex(/^\d+\/\d+$/).default('10/60'),
+  RATE_LIMIT_DISCOUNT: z.string().regex(/^\d+\/\d+$/).default('10/60'),
+
   /** Host suffix of storefront A shops (`<shop><suffix>`): validated on install and allowed by CORS. */
   STOREFRONT_A_SHOP_SUFFIX: z.string().default('.myshopify.com'),
 
@@ -69,6 +96,13 @@ const envSchema = z.object({
 });
 
 export type Env = z.input<typeof envSchema>;
+
+export type RateLimitName = 'login' | 'register' | 'passwordReset' | 'checkoutCreate' | 'initPayment' | 'discount';
+
+function parseLimit(value: string): { max: number; windowSeconds: number } {
+  const [max, window] = value.split('/').map(Number);
+  return { max: max!, windowSeconds: window! };
+}
 
 export interface Config {
   env: 'development' | 'test' | 'production';
@@ -92,7 +126,13 @@ export interface Config {
   jwtSecret: string | undefined;
   secretsKey: string | undefined;
   fx: { url: string; refreshCron: string };
-  storefrontA: { shopSuffix: string };
+  storefrontA: { shopSuffix: string; apiTemplate: string };
+  publicApiUrl: string;
+  signup: { public: boolean; inviteTokens: string[] };
+  processor: { apiUrl: string };
+  email: { apiUrl: string; serverToken: string | undefined; from: string };
+  dns: { servers: string[] };
+  rateLimits: Record<RateLimitName, { max: number; windowSeconds: number }>;
   sandbox: { enabled: boolean; host: string; ports: typeof SANDBOX_PORTS; urls: Record<keyof typeof SANDBOX_PORTS, string> };
 }
 
@@ -111,7 +151,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   const e = parsed.data;
   const sandboxEnabled = e.SANDBOX_ENABLED ?? e.NODE_ENV !== 'production';
   if (e.NODE_ENV === 'production') {
-    const missing = ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'JWT_SECRET', 'SECRETS_KEY', 'APP_ORIGIN'].filter(
+    const missing = ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'JWT_SECRET', 'SECRETS_KEY', 'APP_ORIGIN', 'PUBLIC_API_URL', 'PROCESSOR_API_URL', 'POSTMARK_SERVER_TOKEN'].filter(
       (k) => !source[k],
     );
     if (missing.length) throw new ConfigError(`Production needs ${missing.join(', ')} to be set`);
@@ -145,7 +185,27 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       url: e.FX_RATES_URL ?? (sandboxEnabled ? `${sandboxUrls.ecb}/stats/eurofxref/eurofxref-daily.xml` : ECB_DAILY_URL),
       refreshCron: e.FX_REFRESH_CRON,
     },
-    storefrontA: { shopSuffix: e.STOREFRONT_A_SHOP_SUFFIX },
+    storefrontA: {
+      shopSuffix: e.STOREFRONT_A_SHOP_SUFFIX,
+      apiTemplate: e.STOREFRONT_A_API_TEMPLATE ?? (sandboxEnabled ? `${sandboxUrls.storefrontA}/shops/{shop}` : 'https://{shop}'),
+    },
+    publicApiUrl: (e.PUBLIC_API_URL ?? publicUrl).replace(/\/+$/, ''),
+    signup: { public: e.PUBLIC_SIGNUP, inviteTokens: e.INVITE_TOKENS.split(',').map((t) => t.trim()).filter(Boolean) },
+    processor: { apiUrl: e.PROCESSOR_API_URL ?? (sandboxEnabled ? sandboxUrls.processor : 'https://api.processor.invalid') },
+    email: {
+      apiUrl: e.POSTMARK_API_URL ?? (sandboxEnabled ? sandboxUrls.email : 'https://api.postmarkapp.com'),
+      serverToken: e.POSTMARK_SERVER_TOKEN ?? (sandboxEnabled ? 'sandbox-server-token' : undefined),
+      from: e.EMAIL_FROM,
+    },
+    dns: { servers: (e.DNS_SERVERS ?? (sandboxEnabled ? `${e.SANDBOX_HOST}:${SANDBOX_PORTS.dnsUdp}` : '')).split(',').map((s) => s.trim()).filter(Boolean) },
+    rateLimits: {
+      login: parseLimit(e.RATE_LIMIT_LOGIN),
+      register: parseLimit(e.RATE_LIMIT_REGISTER),
+      passwordReset: parseLimit(e.RATE_LIMIT_PASSWORD_RESET),
+      checkoutCreate: parseLimit(e.RATE_LIMIT_CHECKOUT_CREATE),
+      initPayment: parseLimit(e.RATE_LIMIT_INIT_PAYMENT),
+      discount: parseLimit(e.RATE_LIMIT_DISCOUNT),
+    },
     sandbox: { enabled: sandboxEnabled, host: e.SANDBOX_HOST, ports: SANDBOX_PORTS, urls: sandboxUrls },
   };
 }

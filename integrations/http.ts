@@ -42,6 +42,16 @@ function retryAfterMs(header: string | null): number | undefined {
   return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
 }
 
+/** The remote's own message: `{ error: "..." }`, `{ error: { message } }`, `{ message }` or plain text. */
+function describeRemoteError(body: unknown): string {
+  if (typeof body === 'string') return body.slice(0, 200);
+  if (!body || typeof body !== 'object') return '';
+  const { error, message } = body as { error?: unknown; message?: unknown };
+  if (typeof error === 'string') return error;
+  if (error && typeof error === 'object' && typeof (error as { message?: unknown }).message === 'string') return (error as { message: string }).message;
+  return typeof message === 'string' ? message : '';
+}
+
 export function createHttpClient(options: HttpClientOptions): HttpClient {
   const doFetch = options.fetch ?? fetch;
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -80,10 +90,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         }
       }
       if (!res.ok) {
-        const remoteMessage =
-          body && typeof body === 'object' && 'error' in body ? String((body as { error: unknown }).error) :
-          body && typeof body === 'object' && 'message' in body ? String((body as { message: unknown }).message) :
-          typeof body === 'string' ? body.slice(0, 200) : '';
+        const remoteMessage = describeRemoteError(body);
         throw new IntegrationError(
           options.system,
           kindForStatus(res.status),

@@ -2,6 +2,11 @@
 // pages a person can open. Each simulator is also usable alone (tests start them on port 0).
 import type { Config } from '../config/index.js';
 import type { Simulator } from './shared/simulator.js';
+import { createProcessorSimulator } from './processor/index.js';
+import { createStorefrontASimulator } from './storefront-a/simulator.js';
+import { createStorefrontBSimulator } from './storefront-b/simulator.js';
+import { createEmailSimulator } from './email/index.js';
+import { createDnsSimulator } from './dns/index.js';
 import { createEcbSimulator } from './ecb/index.js';
 
 export interface RunningSandbox {
@@ -10,16 +15,54 @@ export interface RunningSandbox {
   stop(): Promise<void>;
 }
 
+interface Entry {
+  sim: Simulator;
+  port: number;
+  pages: Array<{ label: string; url: string }>;
+  /** Anything the simulator serves besides its HTTP app (the DNS server's UDP/TCP port). */
+  startExtra?: () => Promise<unknown>;
+}
+
 export async function startSandbox(config: Config): Promise<RunningSandbox> {
   const { host, ports, urls } = config.sandbox;
-  const entries: Array<{ sim: Simulator; port: number; pages: Array<{ label: string; url: string }> }> = [
-    { sim: createEcbSimulator(), port: ports.ecb, pages: [{ label: 'ECB rates feed', url: `${urls.ecb}/stats/eurofxref/eurofxref-daily.xml` }] },
+  const dns = createDnsSimulator({ udpPort: ports.dnsUdp, host });
+  const entries: Entry[] = [
+    {
+      sim: createProcessorSimulator({ publicUrl: urls.processor }),
+      port: ports.processor,
+      pages: [{ label: 'processor', url: `${urls.processor}/_control/webhooks/deliveries   (test key sk_sandbox_demo)` }],
+    },
+    {
+      sim: createStorefrontASimulator({ publicUrl: urls.storefrontA }),
+      port: ports.storefrontA,
+      pages: [
+        { label: 'store A', url: `${urls.storefrontA}/shops/demo-shop.myshopify.com/` },
+        { label: 'store A admin', url: `${urls.storefrontA}/shops/demo-shop.myshopify.com/admin/orders` },
+      ],
+    },
+    {
+      sim: createStorefrontBSimulator({ publicUrl: urls.storefrontB, serviceUrl: config.publicApiUrl }),
+      port: ports.storefrontB,
+      pages: [
+        { label: 'store B', url: `${urls.storefrontB}/stores/demo/` },
+        { label: 'store B admin', url: `${urls.storefrontB}/stores/demo/wp-admin/orders` },
+      ],
+    },
+    { sim: createEmailSimulator(), port: ports.email, pages: [{ label: 'mailbox', url: `${urls.email}/` }] },
+    {
+      sim: dns,
+      port: ports.dnsControl,
+      pages: [{ label: 'DNS records', url: `${urls.dnsControl}/_control/records   (DNS on udp+tcp ${host}:${ports.dnsUdp})` }],
+      startExtra: () => dns.udp.start(),
+    },
+    { sim: createEcbSimulator(), port: ports.ecb, pages: [{ label: 'ECB rates', url: `${urls.ecb}/stats/eurofxref/eurofxref-daily.xml` }] },
   ];
   const started: Simulator[] = [];
   try {
     for (const entry of entries) {
       await entry.sim.app.listen({ port: entry.port, host });
       started.push(entry.sim);
+      await entry.startExtra?.();
     }
   } catch (err) {
     await Promise.all(started.map((s) => s.app.close()));

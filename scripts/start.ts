@@ -157,7 +157,7 @@ async function main() {
     `  API                 ${api}   (health: ${api}/health, readiness: ${api}/ready)`,
     `  API docs (OpenAPI)  ${api}/docs   (JSON: ${api}/docs/json)`,
     `  Temporal Web UI     ${config.temporal.uiUrl}   (schedule "fx-rates-daily" under Schedules)`,
-    ...(sandbox?.pages.map((p) => `  Sandbox: ${p.label.padEnd(10)} ${p.url}`) ?? []),
+    ...(sandbox?.pages.map((p) => `  Sandbox ${p.label.padEnd(12)}${p.url}`) ?? []),
     '',
     'Press Ctrl-C to stop everything.',
     '',

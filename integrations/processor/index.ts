@@ -1,0 +1,4 @@
+export * from './client.js';
+export * from './schemas.js';
+export * from './signature.js';
+export * from './webhook.js';

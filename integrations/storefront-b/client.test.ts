@@ -1,0 +1,177 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createStorefrontBSimulator, DEMO_STORE, type StorefrontBSimulator } from '../../sandbox/storefront-b/simulator.js';
+import { startSimulator, withRetries } from '../../sandbox/storefront-common/testing.js';
+import type { StoreOrderInput } from '../storefront-common/order.js';
+import { createStorefrontBClient } from './client.js';
+
+let sim: StorefrontBSimulator;
+let url: string;
+let close: () => Promise<void>;
+
+beforeAll(async () => {
+  ({ sim, url, close } = await startSimulator((publicUrl) => createStorefrontBSimulator({ publicUrl })));
+});
+afterAll(() => close());
+beforeEach(() => sim.reset());
+
+const storeUrl = (id = 'demo') => `${url}/stores/${id}`;
+const client = (extra: Partial<Parameters<typeof createStorefrontBClient>[0]> = {}) =>
+  createStorefrontBClient({ storeUrl: storeUrl(), consumerKey: DEMO_STORE.consumerKey, consumerSecret: DEMO_STORE.consumerSecret, ...extra });
+const demo = () => sim.stores.get('demo')!;
+const product = (slug: string) => demo().products.find((p) => p.slug === slug)!;
+const control = (path: string, body: unknown) => fetch(`${url}/_control/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const fault = (rule: Record<string, unknown>) => control('faults', rule);
+
+function orderInput(overrides: Partial<StoreOrderInput> = {}): StoreOrderInput {
+  const tee = product('organic-tee');
+  const tote = product('linen-tote');
+  return {
+    sessionToken: 'sess_b_1',
+    currency: 'EUR',
+    email: 'shopper@example.com',
+    shippingAddress: { firstName: 'Ada', lastName: 'Lovelace', line1: 'Hauptstr. 1', city: 'Berlin', postalCode: '10115', countryCode: 'DE' },
+    lines: [
+      { title: 'Organic Cotton Tee', variantTitle: 'L', quantity: 1, unitPriceMinor: 3100, productId: String(tee.id), variantId: String(tee.variations[2]!.id) },
+      { title: 'Linen Tote Bag', quantity: 2, unitPriceMinor: 2490, productId: String(tote.id) },
+    ],
+    shipping: { title: 'Standard', priceMinor: 490, code: 'flat_rate' },
+    discount: { code: 'WELCOME', amountMinor: 1000 },
+    totals: { subtotalMinor: 8080, shippingMinor: 490, discountMinor: 1000, totalMinor: 7570 },
+    payment: { method: 'card', reference: 'pay_9' },
+    ...overrides,
+  };
+}
+
+describe('storefront B client, given the demo store keys', () => {
+  it('when it validates the credentials, then it learns the store URL, currency and that the plugin is active', async () => {
+    expect(await client().validateCredentials()).toEqual({ storeUrl: storeUrl(), currency: 'EUR', version: '9.5.1', pluginActive: true });
+  });
+
+  it('when it reads a simple product, then the decimal price "24.9" becomes 2490 minor units', async () => {
+    const tote = product('linen-tote');
+    expect(await client().getProduct(String(tote.id))).toEqual({
+      id: String(tote.id), title: 'Linen Tote Bag', type: 'simple', priceMinor: 2490, currency: 'EUR', imageUrl: `${storeUrl()}/wp-content/uploads/linen-tote.svg`, variationIds: [], inStock: true,
+    });
+  });
+
+  it('when it reads a variable product and a variation, then each has its exact price', async () => {
+    const tee = product('organic-tee');
+    const c = client();
+    expect(await c.getProduct(String(tee.id))).toMatchObject({ type: 'variable', priceMinor: 2900, variationIds: tee.variations.map((v) => String(v.id)) });
+    expect(await c.getVariation(String(tee.id), String(tee.variations[2]!.id))).toMatchObject({ title: 'L', priceMinor: 3100, currency: 'EUR' });
+  });
+
+  it('when the store sells in a currency without minor units, then prices convert by that currency', async () => {
+    const created = await (await control('stores', { id: 'tokyo', currency: 'JPY' })).json() as { consumerKey: string; consumerSecret: string };
+    const c = createStorefrontBClient({ storeUrl: storeUrl('tokyo'), ...created });
+    const mug = sim.stores.get('tokyo')!.products.find((p) => p.slug === 'ceramic-mug')!;
+    expect(await c.getVariation(String(mug.id), String(mug.variations[0]!.id))).toMatchObject({ priceMinor: 1800, currency: 'JPY' });
+  });
+
+  it('when it asks for an unknown product or variation, then it is not_found', async () => {
+    await expect(client().getProduct('999')).rejects.toMatchObject({ kind: 'not_found' });
+    await expect(client().getVariation(String(product('organic-tee').id), '999')).rejects.toMatchObject({ kind: 'not_found' });
+  });
+
+  it('when it creates a card order, then the store has it processing and paid, with our totals and session token', async () => {
+    const c = client();
+    const order = await c.createOrder(orderInput(), 'key-1');
+    expect(order).toMatchObject({ status: 'processing', paid: true, currency: 'EUR', totalMinor: 7570, sessionToken: 'sess_b_1' });
+    expect(order.number).toBe(order.id);
+    expect(await c.getOrder(order.id)).toEqual(order);
+    const stored = demo().orders.get(Number(order.id))!;
+    expect(stored).toMatchObject({ paymentMethod: 'hosted_checkout', transactionId: 'pay_9', billing: { email: 'shopper@example.com' } });
+    expect(stored.lines.map((l) => l.total)).toEqual([3100, 4980]);
+  });
+
+  it('when it creates a COD order, then it is on-hold and unpaid', async () => {
+    expect(await client().createOrder(orderInput({ payment: { method: 'cod' } }), 'cod')).toMatchObject({ status: 'on-hold', paid: false });
+  });
+
+  it('when the same idempotency key is sent twice, then one order exists', async () => {
+    const c = client();
+    const first = await c.createOrder(orderInput(), 'same');
+    expect(await c.createOrder(orderInput(), 'same')).toEqual(first);
+    expect(demo().orders.size).toBe(1);
+  });
+
+  it('when it looks an order up by session token, then the exact token matches, a prefix does not', async () => {
+    const c = client();
+    await c.createOrder(orderInput({ sessionToken: 'sess_b_10' }), 'a');
+    const mine = await c.createOrder(orderInput(), 'b');
+    expect(await c.findOrderBySessionToken('sess_b_1')).toEqual(mine);
+    expect(await c.findOrderBySessionToken('sess_b')).toBeNull();
+  });
+
+  it('when an order line has no store product, then it is rejected before sending', async () => {
+    const input = orderInput();
+    delete input.lines[1]!.productId;
+    await expect(client().createOrder(input, 'k')).rejects.toMatchObject({ kind: 'rejected' });
+  });
+
+  it('when a line names a variable product without a variation, then the store rejects it', async () => {
+    const input = orderInput();
+    delete input.lines[0]!.variantId;
+    await expect(client().createOrder(input, 'k')).rejects.toMatchObject({ kind: 'rejected', status: 400 });
+  });
+
+  it('when it asks for an unknown order, then it is not_found', async () => {
+    await expect(client().getOrder('4242')).rejects.toMatchObject({ kind: 'not_found' });
+  });
+});
+
+describe('storefront B client errors', () => {
+  it('given a wrong key or secret, when it calls, then it is unauthorized', async () => {
+    await expect(client({ consumerKey: 'ck_wrong' }).validateCredentials()).rejects.toMatchObject({ kind: 'unauthorized', status: 401 });
+    await expect(client({ consumerSecret: 'cs_wrong' }).getProduct('10')).rejects.toMatchObject({ kind: 'unauthorized' });
+  });
+
+  it('given a read-only key, when it creates an order, then it is unauthorized', async () => {
+    const key = await (await control('stores/demo/keys', { permissions: 'read' })).json() as { consumerKey: string; consumerSecret: string };
+    const c = client(key);
+    await expect(c.validateCredentials()).resolves.toMatchObject({ currency: 'EUR' });
+    await expect(c.createOrder(orderInput(), 'k')).rejects.toMatchObject({ kind: 'unauthorized' });
+  });
+
+  it('given an unknown store, when it calls, then it is not_found', async () => {
+    await expect(client({ storeUrl: storeUrl('nowhere') }).validateCredentials()).rejects.toMatchObject({ kind: 'not_found' });
+  });
+
+  it('given a store URL that is not http(s), when a client is made, then it is rejected', () => {
+    expect(() => client({ storeUrl: 'ftp://store.example' })).toThrow(expect.objectContaining({ kind: 'rejected' }));
+  });
+
+  it('given the store never answers, when it calls, then it times out', async () => {
+    await fault({ mode: 'timeout', match: '/stores/demo/wp-json' });
+    await expect(client({ timeoutMs: 300 }).validateCredentials()).rejects.toMatchObject({ kind: 'timeout', retryable: true });
+  });
+
+  it('given a 5xx, when it calls, then it is unavailable', async () => {
+    await fault({ mode: 'error', status: 502 });
+    await expect(client().validateCredentials()).rejects.toMatchObject({ kind: 'unavailable', status: 502, retryable: true });
+  });
+
+  it('given two injected 500s, when order creation is retried with its key, then it succeeds once', async () => {
+    await fault({ mode: 'error', count: 2, method: 'POST', match: '/stores/demo/wp-json/wc/v3/orders' });
+    const c = client();
+    const { result, attempts } = await withRetries(() => c.createOrder(orderInput(), 'retry'));
+    expect(attempts).toBe(3);
+    expect(result.paid).toBe(true);
+    expect(demo().orders.size).toBe(1);
+  });
+
+  it('given a failed currency lookup, when the product is read again, then the lookup is retried', async () => {
+    await fault({ mode: 'error', match: '/stores/demo/wp-json/wc/v3/data/currencies' });
+    const c = client();
+    await expect(c.getProduct(String(product('linen-tote').id))).rejects.toMatchObject({ kind: 'unavailable' });
+    await expect(c.getProduct(String(product('linen-tote').id))).resolves.toMatchObject({ priceMinor: 2490 });
+  });
+
+  it('given answers not in the protocol shape or prices finer than the currency, when it calls, then it is invalid_response', async () => {
+    const answer = (body: unknown): typeof fetch => async (input) =>
+      new Response(JSON.stringify(String(input).includes('currencies') ? { code: 'EUR' } : body));
+    await expect(client({ fetch: answer({ environment: {} }) }).validateCredentials()).rejects.toMatchObject({ kind: 'invalid_response' });
+    const fine = { id: 1, name: 'x', type: 'simple', price: '1.005', stock_status: 'instock', images: [], variations: [] };
+    await expect(client({ fetch: answer(fine) }).getProduct('1')).rejects.toMatchObject({ kind: 'invalid_response' });
+  });
+});

@@ -1,0 +1,88 @@
+// The one order shape the service hands to either store client: what the shopper bought at the prices
+// and currency the checkout charged, how it ships, who pays how, and the checkout session it came from.
+// Each client translates it to its platform's order API and answers the neutral StoreOrder.
+import { z } from 'zod';
+import { IntegrationError } from '../errors.js';
+import { isCurrencyCode } from './money.js';
+
+const minor = z.number().int().nonnegative();
+const numericId = z.string().regex(/^\d+$/, 'must be a numeric id');
+
+export const orderAddressSchema = z.object({
+  firstName: z.string().min(1),
+  lastName: z.string().min(1),
+  line1: z.string().min(1),
+  line2: z.string().optional(),
+  city: z.string().min(1),
+  postalCode: z.string().min(1),
+  region: z.string().optional(),
+  /** ISO 3166-1 alpha-2. */
+  countryCode: z.string().regex(/^[A-Z]{2}$/),
+  phone: z.string().optional(),
+});
+
+export const orderLineSchema = z.object({
+  title: z.string().min(1),
+  variantTitle: z.string().optional(),
+  quantity: z.number().int().min(1),
+  unitPriceMinor: minor,
+  /** The store's own ids, when the line is a store product (storefront B requires productId). */
+  productId: numericId.optional(),
+  variantId: numericId.optional(),
+  sku: z.string().optional(),
+});
+
+export const storeOrderInputSchema = z
+  .object({
+    /** The checkout session the order comes from; stored on the order so it can be found again. */
+    sessionToken: z.string().min(1),
+    currency: z.string().refine(isCurrencyCode, 'must be an ISO 4217 currency code'),
+    email: z.email(),
+    shippingAddress: orderAddressSchema,
+    /** Defaults to the shipping address. */
+    billingAddress: orderAddressSchema.optional(),
+    lines: z.array(orderLineSchema).min(1),
+    shipping: z.object({ title: z.string().min(1), priceMinor: minor, code: z.string().optional() }),
+    discount: z.object({ code: z.string().min(1), amountMinor: minor }).optional(),
+    totals: z.object({ subtotalMinor: minor, shippingMinor: minor, discountMinor: minor, totalMinor: minor }),
+    /** card: already paid through the processor (reference = its payment id); cod: paid on delivery. */
+    payment: z.object({ method: z.enum(['card', 'cod']), reference: z.string().optional() }),
+  })
+  .superRefine((o, ctx) => {
+    // The totals travel with the order so a store never books a different amount than was charged.
+    const subtotal = o.lines.reduce((sum, l) => sum + l.unitPriceMinor * l.quantity, 0);
+    const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: ['totals', path], message });
+    if (o.totals.subtotalMinor !== subtotal) issue('subtotalMinor', `is ${o.totals.subtotalMinor}, lines add up to ${subtotal}`);
+    if (o.totals.shippingMinor !== o.shipping.priceMinor) issue('shippingMinor', 'differs from the shipping line');
+    if (o.totals.discountMinor !== (o.discount?.amountMinor ?? 0)) issue('discountMinor', 'differs from the discount');
+    const total = subtotal + o.totals.shippingMinor - o.totals.discountMinor;
+    if (o.totals.totalMinor !== total) issue('totalMinor', `is ${o.totals.totalMinor}, expected ${total}`);
+  });
+
+export type StoreOrderInput = z.input<typeof storeOrderInputSchema>;
+export type OrderAddress = z.infer<typeof orderAddressSchema>;
+
+/** An order as either store reports it. */
+export interface StoreOrder {
+  id: string;
+  /** The number the merchant and shopper see ("#1001", "57"). */
+  number: string;
+  /** The platform's own status words (e.g. financial status "pending", order status "on-hold"). */
+  status: string;
+  paid: boolean;
+  currency: string;
+  totalMinor: number;
+  sessionToken: string | null;
+  createdAt: string;
+}
+
+/** Validates an order input before anything is sent: a malformed order is a permanent 'rejected'. */
+export function parseOrderInput(system: string, input: StoreOrderInput): z.output<typeof storeOrderInputSchema> {
+  const parsed = storeOrderInputSchema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const detail = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+  throw new IntegrationError(system, 'rejected', `${system}: invalid order input (${detail})`);
+}
+
+/** Where the session token is stored on a store order (a meta entry / note attribute of this name). */
+export const SESSION_TOKEN_KEY = 'checkout_session_token';

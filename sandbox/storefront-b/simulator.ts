@@ -1,0 +1,137 @@
+// Storefront B simulator: a self-hosted commerce platform with a REST API (consumer key/secret) and our
+// official plugin installed in the store. Several stores are served under /stores/<id>; the store URL the
+// merchant enters is http://127.0.0.1:4030/stores/<id>. See docs/sandbox.md.
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { isCurrencyCode } from '../../integrations/storefront-common/money.js';
+import { createSimulator, type Simulator, type SimulatorOptions } from '../shared/simulator.js';
+import { baseUrlOf, installErrorHandler, PlatformError, registerFormParser, type PublicUrl } from '../storefront-common/web.js';
+import { registerPages } from './pages.js';
+import { interceptCheckout, type Interception } from './plugin.js';
+import { registerRest } from './rest.js';
+import { addKey, addStore, findPurchasable, orderJson, productJson, seed, type Store } from './state.js';
+
+export { DEMO_STORE } from './state.js';
+export { CART_COOKIE } from './pages.js';
+export type { Interception, PluginCheckoutRequest } from './plugin.js';
+
+export interface StorefrontBSimulatorOptions {
+  /** Base URL of the simulator as shoppers and the service reach it; defaults to the request's own host. */
+  publicUrl?: PublicUrl;
+  /** Our checkout service's base URL, which the plugin calls (POST {serviceUrl}/api/checkout/create). */
+  serviceUrl?: PublicUrl;
+  logger?: SimulatorOptions['logger'];
+  /** How long the plugin waits for the service before falling back to native checkout (default 5 s). */
+  pluginTimeoutMs?: number;
+}
+
+export interface StorefrontBSimulator extends Simulator {
+  stores: Map<string, Store>;
+  interceptions: Interception[];
+}
+
+function parse<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
+  const parsed = schema.safeParse(body ?? {});
+  if (!parsed.success) {
+    throw new PlatformError(400, { error: parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '), code: 'INVALID_INPUT' });
+  }
+  return parsed.data;
+}
+
+const permissions = z.enum(['read', 'write', 'read_write']);
+const storeSchema = z.object({
+  id: z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/).optional(),
+  name: z.string().min(1).max(100).optional(),
+  currency: z.string().refine(isCurrencyCode, 'must be an ISO 4217 code').optional(),
+  consumerKey: z.string().regex(/^ck_[A-Za-z0-9]{8,64}$/).optional(),
+  consumerSecret: z.string().regex(/^cs_[A-Za-z0-9]{8,64}$/).optional(),
+  permissions: permissions.optional(),
+  pluginActive: z.boolean().optional(),
+  serviceUrl: z.url().optional(),
+});
+const keySchema = z.object({ permissions: permissions.default('read_write'), description: z.string().optional() });
+const pluginSchema = z.object({ active: z.boolean().optional(), serviceUrl: z.url().nullable().optional() });
+const checkoutSchema = z.object({ items: z.array(z.object({ productId: z.number().int(), variationId: z.number().int().optional(), quantity: z.number().int().min(1).max(99) })).min(1) });
+
+export function createStorefrontBSimulator(opts: StorefrontBSimulatorOptions = {}): StorefrontBSimulator {
+  const sim = createSimulator('storefront-b', { logger: opts.logger });
+  const { app } = sim;
+  const stores = new Map<string, Store>();
+  const interceptions: Interception[] = [];
+  seed(stores);
+  sim.onReset(() => {
+    stores.clear();
+    interceptions.length = 0;
+    seed(stores);
+  });
+
+  const serviceUrl = () => (typeof opts.serviceUrl === 'function' ? opts.serviceUrl() : opts.serviceUrl);
+  const pluginTimeoutMs = opts.pluginTimeoutMs ?? 5_000;
+  registerFormParser(app);
+  installErrorHandler(app, (status, message) => ({ code: status >= 500 ? 'internal_server_error' : 'rest_invalid_request', message, data: { status } }));
+  registerRest(app, stores, opts.publicUrl);
+  registerPages(app, stores, opts.publicUrl, { serviceUrl, timeoutMs: pluginTimeoutMs, record: (i) => void interceptions.push(i) });
+
+  type Req<P = Record<string, string>> = FastifyRequest<{ Params: P; Querystring: Record<string, string | undefined>; Body: unknown }>;
+  const controlStore = (id: string) => {
+    const store = stores.get(id);
+    if (!store) throw new PlatformError(404, { error: `unknown store ${id}`, code: 'NOT_FOUND' });
+    return store;
+  };
+  const summary = (store: Store, request: FastifyRequest) => {
+    const storeUrl = `${baseUrlOf(opts.publicUrl, request)}/stores/${store.id}`;
+    return {
+      id: store.id,
+      name: store.name,
+      storeUrl,
+      currency: store.currency,
+      keys: [...store.keys.values()],
+      plugin: { ...store.plugin, effectiveServiceUrl: store.plugin.serviceUrl ?? serviceUrl() ?? null },
+      products: store.products.map((p) => ({ ...productJson(storeUrl, store, p), variation_prices: p.variations.map((v) => ({ id: v.id, title: v.title, price: v.price })) })),
+    };
+  };
+
+  app.get('/_control/stores', async (request: Req) => ({ stores: [...stores.values()].map((s) => summary(s, request)) }));
+  app.post('/_control/stores', async (request: Req, reply) => {
+    const input = parse(storeSchema, request.body);
+    if (input.id && stores.has(input.id)) throw new PlatformError(409, { error: `store ${input.id} exists`, code: 'CONFLICT' });
+    const store = addStore(stores, input);
+    const key = [...store.keys.values()][0];
+    return reply.code(201).send({ ...summary(store, request), consumerKey: key?.consumerKey, consumerSecret: key?.consumerSecret });
+  });
+  app.get('/_control/stores/:id', async (request: Req<{ id: string }>) => {
+    const store = controlStore(request.params.id);
+    const s = summary(store, request);
+    return { ...s, orders: [...store.orders.values()].map((o) => orderJson(s.storeUrl, o)) };
+  });
+  app.post('/_control/stores/:id/keys', async (request: Req<{ id: string }>, reply) => {
+    return reply.code(201).send(addKey(controlStore(request.params.id), parse(keySchema, request.body)));
+  });
+  app.post('/_control/stores/:id/plugin', async (request: Req<{ id: string }>) => {
+    const store = controlStore(request.params.id);
+    const input = parse(pluginSchema, request.body);
+    if (input.active !== undefined) store.plugin.active = input.active;
+    if (input.serviceUrl !== undefined) store.plugin.serviceUrl = input.serviceUrl;
+    return store.plugin;
+  });
+  // A shopper's click on the checkout button, without a browser: the same interception the page runs.
+  app.post('/_control/stores/:id/checkout', async (request: Req<{ id: string }>) => {
+    const store = controlStore(request.params.id);
+    const lines = parse(checkoutSchema, request.body).items.map((i) => {
+      const found = findPurchasable(store, i.productId, i.variationId);
+      if (!found) throw new PlatformError(422, { error: `no product ${i.productId}${i.variationId ? ` variation ${i.variationId}` : ''}`, code: 'INVALID_INPUT' });
+      return { productId: i.productId, variantId: found.variation?.id ?? i.productId, quantity: i.quantity };
+    });
+    const nativeUrl = `${baseUrlOf(opts.publicUrl, request)}/stores/${store.id}/checkout`;
+    if (!store.plugin.active) return { location: nativeUrl, interception: null };
+    const interception = await interceptCheckout(store, `${baseUrlOf(opts.publicUrl, request)}/stores/${store.id}`, lines, { serviceUrl: serviceUrl(), timeoutMs: pluginTimeoutMs });
+    interceptions.push(interception);
+    return { location: interception.checkoutUrl ?? nativeUrl, interception };
+  });
+  app.get('/_control/plugin/interceptions', async (request: Req) => {
+    const { store } = request.query;
+    return { interceptions: interceptions.filter((i) => !store || i.storeId === store) };
+  });
+
+  return { ...sim, stores, interceptions };
+}

@@ -1,0 +1,249 @@
+// Storefront B's state: self-hosted stores, each with its REST keys, catalogue, carts, orders and the
+// official plugin's settings; and how products and orders look in the platform's REST API.
+import { minorToDecimal } from '../../integrations/storefront-common/money.js';
+import { SESSION_TOKEN_KEY } from '../../integrations/storefront-common/order.js';
+import { CATALOGUE, priceIn, type CatalogueProduct } from '../storefront-common/catalogue.js';
+import { CartStore } from '../storefront-common/cart.js';
+import { html, page } from '../storefront-common/html.js';
+import { PlatformError, randomHex } from '../storefront-common/web.js';
+
+export type KeyPermissions = 'read' | 'write' | 'read_write';
+
+export interface ApiKey {
+  consumerKey: string;
+  consumerSecret: string;
+  permissions: KeyPermissions;
+  description: string;
+}
+
+export interface BVariation {
+  id: number;
+  title: string;
+  price: number;
+  sku: string;
+}
+
+export interface BProduct {
+  id: number;
+  slug: string;
+  name: string;
+  description: string;
+  option: string | undefined;
+  source: CatalogueProduct;
+  /** A simple product has its own price and no variations; a variable one is priced per variation. */
+  price: number;
+  sku: string;
+  variations: BVariation[];
+}
+
+export interface BOrder {
+  id: number;
+  orderKey: string;
+  status: string;
+  currency: string;
+  paymentMethod: string;
+  paymentMethodTitle: string;
+  transactionId: string;
+  billing: Record<string, string>;
+  shipping: Record<string, string>;
+  lines: Array<{ id: number; name: string; productId: number; variationId: number; quantity: number; subtotal: number; total: number; sku: string }>;
+  shippingLines: Array<{ id: number; methodId: string; methodTitle: string; total: number }>;
+  feeLines: Array<{ id: number; name: string; total: number }>;
+  metaData: Array<{ id: number; key: string; value: unknown }>;
+  total: number;
+  createdAt: Date;
+  modifiedAt: Date;
+  paidAt: Date | null;
+}
+
+export interface Store {
+  id: string;
+  name: string;
+  currency: string;
+  keys: Map<string, ApiKey>;
+  products: BProduct[];
+  carts: CartStore;
+  orders: Map<number, BOrder>;
+  idempotency: Map<string, number>;
+  /** The official plugin: whether it is active, and the checkout service it calls (else the simulator's). */
+  plugin: { active: boolean; serviceUrl: string | null };
+  nextId(): number;
+}
+
+export const DEMO_STORE = {
+  id: 'demo',
+  name: 'Demo Store',
+  consumerKey: 'ck_5f0e2d8c1b4a79e3c6d2f1a0b9e8d7c6b5a4f3e2',
+  consumerSecret: 'cs_9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b',
+} as const;
+
+export const PLATFORM_VERSION = '9.5.1';
+
+export function addStore(
+  stores: Map<string, Store>,
+  input: { id?: string; name?: string; currency?: string; consumerKey?: string; consumerSecret?: string; permissions?: KeyPermissions; pluginActive?: boolean; serviceUrl?: string },
+): Store {
+  let counter = 9; // post ids of a fresh install start after the sample pages
+  const currency = input.currency ?? 'EUR';
+  const store: Store = {
+    id: input.id ?? randomHex(4),
+    name: input.name ?? 'Sandbox Store',
+    currency,
+    keys: new Map(),
+    products: [],
+    carts: new CartStore(),
+    orders: new Map(),
+    idempotency: new Map(),
+    plugin: { active: input.pluginActive ?? true, serviceUrl: input.serviceUrl ?? null },
+    nextId: () => ++counter,
+  };
+  store.products = CATALOGUE.map((source) => {
+    const id = store.nextId();
+    const variations = source.variants.length > 1 ? source.variants.map((v) => ({ id: store.nextId(), title: v.title ?? '', price: priceIn(v.price, currency), sku: v.sku })) : [];
+    const first = source.variants[0];
+    return {
+      id,
+      slug: source.handle,
+      name: source.title,
+      description: source.description,
+      option: source.option,
+      source,
+      price: variations.length ? Math.min(...variations.map((v) => v.price)) : priceIn(first?.price ?? 0, currency),
+      sku: variations.length ? '' : (first?.sku ?? ''),
+      variations,
+    };
+  });
+  addKey(store, { consumerKey: input.consumerKey, consumerSecret: input.consumerSecret, permissions: input.permissions ?? 'read_write' });
+  stores.set(store.id, store);
+  return store;
+}
+
+export function addKey(store: Store, input: { consumerKey?: string; consumerSecret?: string; permissions: KeyPermissions; description?: string }): ApiKey {
+  const key: ApiKey = {
+    consumerKey: input.consumerKey ?? `ck_${randomHex(20)}`,
+    consumerSecret: input.consumerSecret ?? `cs_${randomHex(20)}`,
+    permissions: input.permissions,
+    description: input.description ?? 'Hosted checkout',
+  };
+  store.keys.set(key.consumerKey, key);
+  return key;
+}
+
+export function seed(stores: Map<string, Store>): void {
+  addStore(stores, { ...DEMO_STORE });
+}
+
+export function requireStore(stores: Map<string, Store>, id: string, as: 'json' | 'html'): Store {
+  const store = stores.get(id);
+  if (store) return store;
+  if (as === 'json') throw new PlatformError(404, { code: 'rest_no_route', message: 'No route was found matching the URL and request method.', data: { status: 404 } });
+  throw new PlatformError(404, page({ title: 'Not found', body: html`<h1>This site can’t be found.</h1>` }), 'text/html; charset=utf-8');
+}
+
+/** What a cart line or order line points at: a simple product, or one variation of a variable product. */
+export function findPurchasable(store: Store, productId: number, variationId?: number | null) {
+  const product = store.products.find((p) => p.id === productId);
+  if (!product) return undefined;
+  if (product.variations.length === 0) return variationId ? undefined : { product, variation: undefined, price: product.price, sku: product.sku, title: product.name };
+  const variation = product.variations.find((v) => v.id === variationId);
+  return variation && { product, variation, price: variation.price, sku: variation.sku, title: `${product.name} - ${variation.title}` };
+}
+
+/** The platform stores prices trimmed ("24.9", "18"); clients must not assume two decimals. */
+export const priceString = (minor: number, currency: string) => minorToDecimal(minor, currency).replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
+
+export const imageOf = (storeUrl: string, p: BProduct) => ({ id: p.id + 1000, src: `${storeUrl}/wp-content/uploads/${p.slug}.svg`, name: p.slug, alt: p.name });
+
+export function productJson(storeUrl: string, store: Store, p: BProduct) {
+  return {
+    id: p.id,
+    name: p.name,
+    slug: p.slug,
+    permalink: `${storeUrl}/product/${p.slug}/`,
+    type: p.variations.length ? 'variable' : 'simple',
+    status: 'publish',
+    description: `<p>${p.description}</p>`,
+    short_description: p.description,
+    sku: p.sku,
+    price: priceString(p.price, store.currency),
+    regular_price: p.variations.length ? '' : priceString(p.price, store.currency),
+    sale_price: '',
+    on_sale: false,
+    purchasable: true,
+    manage_stock: false,
+    stock_status: 'instock',
+    images: [imageOf(storeUrl, p)],
+    attributes: p.variations.length ? [{ id: 0, name: p.option ?? 'Option', position: 0, visible: true, variation: true, options: p.variations.map((v) => v.title) }] : [],
+    variations: p.variations.map((v) => v.id),
+  };
+}
+
+export function variationJson(storeUrl: string, store: Store, p: BProduct, v: BVariation) {
+  return {
+    id: v.id,
+    permalink: `${storeUrl}/product/${p.slug}/?attribute_${(p.option ?? 'option').toLowerCase()}=${encodeURIComponent(v.title)}`,
+    sku: v.sku,
+    price: priceString(v.price, store.currency),
+    regular_price: priceString(v.price, store.currency),
+    sale_price: '',
+    on_sale: false,
+    status: 'publish',
+    purchasable: true,
+    manage_stock: false,
+    stock_status: 'instock',
+    image: imageOf(storeUrl, p),
+    attributes: [{ id: 0, name: p.option ?? 'Option', option: v.title }],
+  };
+}
+
+/** The platform's REST dates: site-local (the sandbox runs in UTC) without a zone, plus a _gmt twin. */
+const wpDate = (d: Date | null) => (d ? d.toISOString().slice(0, 19) : null);
+
+export function orderJson(storeUrl: string, o: BOrder) {
+  const money = (minor: number) => minorToDecimal(minor, o.currency);
+  const shippingTotal = o.shippingLines.reduce((n, s) => n + s.total, 0);
+  return {
+    id: o.id,
+    parent_id: 0,
+    number: String(o.id),
+    order_key: o.orderKey,
+    created_via: 'rest-api',
+    version: PLATFORM_VERSION,
+    status: o.status,
+    currency: o.currency,
+    date_created: wpDate(o.createdAt),
+    date_created_gmt: wpDate(o.createdAt),
+    date_modified: wpDate(o.modifiedAt),
+    date_modified_gmt: wpDate(o.modifiedAt),
+    discount_total: money(0),
+    shipping_total: money(shippingTotal),
+    total: money(o.total),
+    total_tax: money(0),
+    prices_include_tax: false,
+    customer_id: 0,
+    billing: o.billing,
+    shipping: o.shipping,
+    payment_method: o.paymentMethod,
+    payment_method_title: o.paymentMethodTitle,
+    transaction_id: o.transactionId,
+    date_paid: wpDate(o.paidAt),
+    date_paid_gmt: wpDate(o.paidAt),
+    date_completed: null,
+    date_completed_gmt: null,
+    meta_data: o.metaData,
+    line_items: o.lines.map((l) => ({
+      id: l.id, name: l.name, product_id: l.productId, variation_id: l.variationId, quantity: l.quantity,
+      subtotal: money(l.subtotal), total: money(l.total), total_tax: money(0), sku: l.sku, price: Number(money(l.total)) / l.quantity,
+    })),
+    shipping_lines: o.shippingLines.map((s) => ({ id: s.id, method_id: s.methodId, method_title: s.methodTitle, total: money(s.total), total_tax: money(0) })),
+    fee_lines: o.feeLines.map((f) => ({ id: f.id, name: f.name, tax_status: 'none', total: money(f.total), total_tax: money(0) })),
+    coupon_lines: [],
+    refunds: [],
+    payment_url: `${storeUrl}/checkout/order-pay/${o.id}/?pay_for_order=true&key=${o.orderKey}`,
+  };
+}
+
+export const sessionTokenOf = (o: BOrder) => {
+  const value = o.metaData.find((m) => m.key === SESSION_TOKEN_KEY)?.value;
+  return typeof value === 'string' ? value : null;
+};

@@ -1,0 +1,136 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createStorefrontBClient } from '../../integrations/storefront-b/client.js';
+import { startReceiver, startSimulator, type Reply } from '../storefront-common/testing.js';
+import { createStorefrontBSimulator, DEMO_STORE, type StorefrontBSimulator } from './simulator.js';
+
+// The fake checkout service answers whatever the current test sets.
+let answer: Reply = { status: 200, json: { passthrough: true } };
+let service: Awaited<ReturnType<typeof startReceiver>>;
+let sim: StorefrontBSimulator;
+let url: string;
+let close: () => Promise<void>;
+
+beforeAll(async () => {
+  service = await startReceiver(() => answer);
+  ({ sim, url, close } = await startSimulator((publicUrl) => createStorefrontBSimulator({ publicUrl, serviceUrl: () => service.url, pluginTimeoutMs: 300 })));
+});
+afterAll(async () => {
+  await close();
+  await service.close();
+});
+beforeEach(() => sim.reset());
+afterEach(() => void (service.received.length = 0));
+
+const store = () => `${url}/stores/demo`;
+const demo = () => sim.stores.get('demo')!;
+const form = (fields: Record<string, string>, cookie?: string): RequestInit => ({
+  method: 'POST',
+  redirect: 'manual',
+  headers: { 'content-type': 'application/x-www-form-urlencoded', ...(cookie ? { cookie } : {}) },
+  body: new URLSearchParams(fields).toString(),
+});
+
+/** A shopper puts a tee (size L) and two totes in the cart: answers the session cookie. */
+async function fillCart(): Promise<string> {
+  const tee = demo().products.find((p) => p.slug === 'organic-tee')!;
+  const tote = demo().products.find((p) => p.slug === 'linen-tote')!;
+  const first = await fetch(`${store()}/cart/add`, form({ 'add-to-cart': String(tee.id), variation_id: String(tee.variations[2]!.id) }));
+  expect(first.status).toBe(303);
+  const cookie = first.headers.get('set-cookie')!.split(';')[0]!;
+  await fetch(`${store()}/cart/add`, form({ 'add-to-cart': String(tote.id), quantity: '2' }, cookie));
+  return cookie;
+}
+
+const checkout = (cookie: string) => fetch(`${store()}/checkout`, { method: 'POST', redirect: 'manual', headers: { cookie } });
+
+describe('the official plugin on the checkout button', () => {
+  it('given the service answers a checkoutUrl, when the shopper checks out, then they are sent there (303) and the cart went to the service without prices', async () => {
+    answer = { status: 201, json: { checkoutUrl: 'http://demo.localhost:3000/checkout/tok_1' } };
+    const cookie = await fillCart();
+    const cartPage = await (await fetch(`${store()}/cart`, { headers: { cookie } })).text();
+    expect(cartPage).toMatch(/<form method="post" action="\/stores\/demo\/checkout"[^>]*>\s*<button[^>]*id="proceed-to-checkout"/);
+
+    const res = await checkout(cookie);
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('http://demo.localhost:3000/checkout/tok_1');
+
+    const [call] = service.received;
+    expect(call).toMatchObject({ method: 'POST', path: '/api/checkout/create' });
+    const tee = demo().products.find((p) => p.slug === 'organic-tee')!;
+    const tote = demo().products.find((p) => p.slug === 'linen-tote')!;
+    expect(JSON.parse(call!.body)).toEqual({
+      platform: 'storefront-b',
+      storeUrl: store(),
+      cart: { items: [{ productId: tee.id, variationId: tee.variations[2]!.id, quantity: 1 }, { productId: tote.id, quantity: 2 }], currency: 'EUR' },
+    });
+    const list = (await (await fetch(`${url}/_control/plugin/interceptions?store=demo`)).json()) as { interceptions: unknown };
+    expect(list.interceptions).toMatchObject([{ outcome: 'redirected', status: 201, checkoutUrl: 'http://demo.localhost:3000/checkout/tok_1' }]);
+  });
+
+  for (const [name, reply, outcome] of [
+    ['answers passthrough', { status: 200, json: { passthrough: true } }, 'passthrough'],
+    ['fails with 500', { status: 500, json: { error: 'boom' } }, 'error'],
+    ['answers too slowly', { status: 200, json: { checkoutUrl: 'http://late.example/x' }, delayMs: 1_000 }, 'error'],
+    ['answers a non-http checkoutUrl', { status: 200, json: { checkoutUrl: 'javascript:alert(1)' } }, 'error'],
+  ] as const) {
+    it(`given the service ${name}, when the shopper checks out, then they continue to the native checkout`, async () => {
+      answer = reply;
+      const cookie = await fillCart();
+      const res = await checkout(cookie);
+      expect(res.status).toBe(303);
+      expect(res.headers.get('location')).toBe('/stores/demo/checkout');
+      expect(await (await fetch(`${store()}/checkout`, { headers: { cookie } })).text()).toContain('data-native-checkout');
+      expect(sim.interceptions).toMatchObject([{ outcome, storeId: 'demo' }]);
+    });
+  }
+
+  it('given the plugin is deactivated, when the shopper checks out, then no interception happens and the REST status says so', async () => {
+    await fetch(`${url}/_control/stores/demo/plugin`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"active":false}' });
+    const res = await checkout(await fillCart());
+    expect(res.headers.get('location')).toBe('/stores/demo/checkout');
+    expect(service.received).toHaveLength(0);
+    const status = await createStorefrontBClient({ storeUrl: store(), consumerKey: DEMO_STORE.consumerKey, consumerSecret: DEMO_STORE.consumerSecret }).validateCredentials();
+    expect(status.pluginActive).toBe(false);
+  });
+
+  it('given an empty cart, when checkout is pressed, then the shopper returns to the cart and nothing is intercepted', async () => {
+    const res = await fetch(`${store()}/checkout`, { method: 'POST', redirect: 'manual' });
+    expect(res.headers.get('location')).toBe('/stores/demo/cart');
+    expect(sim.interceptions).toHaveLength(0);
+  });
+
+  it('given the control checkout, when run, then it intercepts like a shopper click', async () => {
+    answer = { status: 201, json: { checkoutUrl: 'http://demo.localhost:3000/checkout/tok_2' } };
+    const tote = demo().products.find((p) => p.slug === 'linen-tote')!;
+    const res = await fetch(`${url}/_control/stores/demo/checkout`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ items: [{ productId: tote.id, quantity: 1 }] }) });
+    expect(await res.json()).toMatchObject({ location: 'http://demo.localhost:3000/checkout/tok_2', interception: { outcome: 'redirected' } });
+  });
+});
+
+describe('merchant back office', () => {
+  it('given a COD order, when the merchant presses Mark as paid, then it is processing and paid', async () => {
+    const c = createStorefrontBClient({ storeUrl: store(), consumerKey: DEMO_STORE.consumerKey, consumerSecret: DEMO_STORE.consumerSecret });
+    const tote = demo().products.find((p) => p.slug === 'linen-tote')!;
+    const order = await c.createOrder({
+      sessionToken: 'sess_cod_b', currency: 'EUR', email: 'cod@example.com',
+      shippingAddress: { firstName: 'C', lastName: 'D', line1: 'Street 2', city: 'Hamburg', postalCode: '20095', countryCode: 'DE' },
+      lines: [{ title: 'Linen Tote Bag', quantity: 1, unitPriceMinor: 2490, productId: String(tote.id) }],
+      shipping: { title: 'Standard', priceMinor: 490 },
+      totals: { subtotalMinor: 2490, shippingMinor: 490, discountMinor: 0, totalMinor: 2980 },
+      payment: { method: 'cod' },
+    }, 'cod-b');
+    expect(order.paid).toBe(false);
+    const admin = await (await fetch(`${store()}/wp-admin/orders`)).text();
+    expect(admin).toContain('sess_cod_b');
+    const action = /<form method="post" action="([^"]+mark-paid)"/.exec(admin)![1]!;
+    expect((await fetch(url + action, { method: 'POST', redirect: 'manual' })).status).toBe(303);
+    expect(await c.getOrder(order.id)).toMatchObject({ status: 'processing', paid: true });
+  });
+
+  it('given a new store by control, when its shop page opens, then it lists the catalogue at its currency', async () => {
+    const res = await fetch(`${url}/_control/stores`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"id":"usd-store","currency":"USD"}' });
+    expect(res.status).toBe(201);
+    expect(await res.json()).toMatchObject({ storeUrl: `${url}/stores/usd-store`, consumerKey: expect.stringMatching(/^ck_/), consumerSecret: expect.stringMatching(/^cs_/) });
+    expect(await (await fetch(`${url}/stores/usd-store/`)).text()).toContain('US$24.90');
+  });
+});
