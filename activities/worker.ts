@@ -6,16 +6,40 @@ import { loadConfig, type Config } from '../config/index.js';
 import { createDb, type Db } from '../prisma/client.js';
 import { bundleWorkflows } from './bundle.js';
 import { createFxRatesActivities } from './fx-rates.js';
+import { createEmailActivities } from './email.js';
+import { createProcessorActivities } from './processor.js';
+import { createStorefrontBActivities } from './storefront-b.js';
+import { createStorefrontAActivities } from './storefront-a.js';
+import { createEmailClient } from '../integrations/email/index.js';
+import { createSecretBox } from '../security/secrets.js';
+import { createUrlGuard, type UrlGuard } from '../security/ssrf.js';
 import { ensureSchedules } from '../scripts/lib/schedules.js';
 
 export interface ActivityDeps {
   config: Config;
   db: Db;
+  /** SSRF guard for merchant-given URLs; built from config when not given (tests pass one for their simulators). */
+  urlGuard?: UrlGuard;
 }
 
+/** Every activity of the service, wired to its clients. Each group is a factory taking what it needs. */
 export function createActivities(deps: ActivityDeps) {
+  const { config, db } = deps;
+  if (!config.secretsKey) throw new Error('SECRETS_KEY must be set (npm start generates a local one)');
+  // What every group may take: the database, sealed-secret access and the SSRF guard.
+  const shared = {
+    config,
+    db,
+    secrets: createSecretBox(config.secretsKey),
+    urlGuard: deps.urlGuard ?? createUrlGuard({ allowedOrigins: config.sandbox.enabled ? Object.values(config.sandbox.urls) : [] }),
+  };
+  const email = createEmailClient({ serverToken: config.email.serverToken ?? '', apiUrl: config.email.apiUrl });
   return {
-    ...createFxRatesActivities({ db: deps.db, ratesUrl: deps.config.fx.url }),
+    ...createFxRatesActivities({ db, ratesUrl: config.fx.url }),
+    ...createEmailActivities({ ...shared, email }),
+    ...createProcessorActivities(shared),
+    ...createStorefrontBActivities(shared),
+    ...createStorefrontAActivities({ ...shared, email }),
   };
 }
 

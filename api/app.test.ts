@@ -169,3 +169,14 @@ describe('OpenAPI document', () => {
     expect([200, 302]).toContain(html.statusCode);
   });
 });
+
+describe('request logging', () => {
+  it('redacts secret-bearing query parameters from logged URLs', async () => {
+    const { redactUrl } = await import('./app.js');
+    expect(redactUrl('/api/auth/storefront-a/callback?code=abc&shop=s.myshopify.com&hmac=f00&state=n1')).toBe(
+      '/api/auth/storefront-a/callback?code=%5Bredacted%5D&shop=s.myshopify.com&hmac=%5Bredacted%5D&state=%5Bredacted%5D',
+    );
+    expect(redactUrl('/api/auth/storefront-a/install?handoff=eyJ')).toBe('/api/auth/storefront-a/install?handoff=%5Bredacted%5D');
+    expect(redactUrl('/health')).toBe('/health');
+  });
+});

@@ -10,16 +10,58 @@ import { errorsPlugin } from './plugins/errors.js';
 import { corsPlugin } from './plugins/cors.js';
 import { requestLimitsPlugin } from './plugins/request-limits.js';
 import { openapiPlugin } from './plugins/openapi.js';
+import { authPlugin } from './plugins/auth.js';
+import { rateLimitsPlugin } from './plugins/rate-limits.js';
 import { healthRoutes } from './routes/health/index.js';
+import { authRoutes } from './routes/auth/index.js';
+import { merchantRoutes } from './routes/merchant/index.js';
+import { processorRoutes } from './routes/merchant/processor.js';
+import { storefrontBRoutes } from './routes/merchant/storefront-b.js';
+import { storefrontAAuthRoutes } from './routes/auth/storefront-a.js';
+import { storefrontAMerchantRoutes } from './routes/merchant/storefront-a.js';
+import { scriptTagRoutes } from './routes/merchant/script-tag.js';
+import { storefrontAWebhookRoutes } from './routes/webhooks/storefront-a.js';
+import { createSecretBox, type SecretBox } from '../security/secrets.js';
+import { createUrlGuard, type UrlGuard } from '../security/ssrf.js';
 
 export interface AppDeps {
   config: Config;
   db: Db;
   temporal: { client: Client; connection: Connection };
   logger?: FastifyServerOptions['logger'];
+  /** Encryption of secrets at rest; built from config.secretsKey when not given. */
+  secrets?: SecretBox;
+  /** SSRF guard for URLs merchants give us; built from config when not given. */
+  urlGuard?: UrlGuard;
+}
+
+/** What route plugins receive: the app's dependencies, resolved. */
+export type RouteDeps = Required<Omit<AppDeps, 'logger'>>;
+
+export function resolveDeps(deps: AppDeps): RouteDeps {
+  const { config } = deps;
+  if (!config.secretsKey || !config.jwtSecret) throw new Error('SECRETS_KEY and JWT_SECRET must be set (npm start generates local ones)');
+  return {
+    config,
+    db: deps.db,
+    temporal: deps.temporal,
+    secrets: deps.secrets ?? createSecretBox(config.secretsKey),
+    // The sandbox runs on loopback http: reachable only while config enables it.
+    urlGuard: deps.urlGuard ?? createUrlGuard({ allowedOrigins: config.sandbox.enabled ? Object.values(config.sandbox.urls) : [] }),
+  };
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
+/** Query parameters that carry secrets (handoff tokens, OAuth codes, link tokens): never logged. */
+const SECRET_PARAMS = ['handoff', 'code', 'hmac', 'state', 'token', 'access_token'];
+
+export function redactUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const params = new URLSearchParams(url.slice(q + 1));
+  for (const name of SECRET_PARAMS) if (params.has(name)) params.set(name, '[redacted]');
+  return `${url.slice(0, q)}?${params.toString()}`;
+}
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
@@ -27,6 +69,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logger: deps.logger ?? {
       level: config.logLevel,
       redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-processor-signature"]'],
+      serializers: {
+        req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, url: redactUrl(req.url), remoteAddress: req.ip }),
+      },
     },
     bodyLimit: config.api.bodyLimit,
     trustProxy: config.api.trustProxy,
@@ -53,7 +98,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     extraOrigins: config.sandbox.enabled ? Object.values(config.sandbox.urls) : [],
   });
   await app.register(openapiPlugin, { serverUrl: config.api.publicUrl });
+  const routeDeps = resolveDeps(deps);
+  await app.register(authPlugin, { db: deps.db, secret: config.jwtSecret!, secureCookie: config.env === 'production' });
+  await app.register(rateLimitsPlugin);
 
   await app.register(healthRoutes, { db: deps.db, temporal: deps.temporal });
+  await app.register(authRoutes, routeDeps);
+  await app.register(merchantRoutes, routeDeps);
+  await app.register(processorRoutes, routeDeps);
+  await app.register(storefrontBRoutes, routeDeps);
+  await app.register(storefrontAAuthRoutes, routeDeps);
+  await app.register(storefrontAMerchantRoutes, routeDeps);
+  await app.register(scriptTagRoutes, routeDeps);
+  // Encapsulated (no fastify-plugin): its raw-body JSON parser must not replace the app's own.
+  await app.register(storefrontAWebhookRoutes, routeDeps);
   return app;
 }

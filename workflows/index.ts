@@ -1,2 +1,8 @@
 // The barrel the worker bundles: every workflow of the service.
 export { refreshFxRatesWorkflow } from './fx-rates.js';
+export { sendAccountEmailWorkflow } from './account-email.js';
+export { installStorefrontAWorkflow } from './storefront-a-install.js';
+export { ensureStorefrontAScriptTagWorkflow, checkStorefrontAScriptTagWorkflow, removeStorefrontAScriptTagWorkflow } from './storefront-a-script-tag.js';
+export { processStorefrontAWebhookWorkflow } from './storefront-a-webhook.js';
+export { connectProcessorWorkflow, disconnectProcessorWorkflow } from './processor-connection.js';
+export { connectStorefrontBWorkflow } from './storefront-b-connection.js';

@@ -71,8 +71,8 @@ export interface ProcessorClient {
   /** Checks the API key by fetching the business it belongs to. */
   validateKey(): Promise<Business>;
   getBusiness(businessId: string): Promise<Business>;
-  createProduct(input: { name: string; description?: string }): Promise<Product>;
-  registerWebhook(input: { url: string; events?: ProcessorEventName[] }): Promise<CreatedWebhookEndpoint>;
+  createProduct(input: { name: string; description?: string }, idempotencyKey?: string): Promise<Product>;
+  registerWebhook(input: { url: string; events?: ProcessorEventName[] }, idempotencyKey?: string): Promise<CreatedWebhookEndpoint>;
   listWebhooks(): Promise<WebhookEndpoint[]>;
   deleteWebhook(webhookId: string): Promise<Deleted>;
   /** The idempotency key makes a retry return the first payment instead of creating a second one. */
@@ -115,8 +115,8 @@ export function createProcessorClient(options: ProcessorClientOptions): Processo
   return {
     validateKey: () => call(businessSchema, 'GET', '/v1/me'),
     getBusiness: (businessId) => call(businessSchema, 'GET', `/v1/businesses/${seg(businessId)}`),
-    createProduct: (input) => call(productSchema, 'POST', '/v1/products', { body: input }),
-    registerWebhook: (input) => call(createdWebhookEndpointSchema, 'POST', '/v1/webhooks', { body: input }),
+    createProduct: (input, idempotencyKey) => call(productSchema, 'POST', '/v1/products', { body: input, idempotencyKey }),
+    registerWebhook: (input, idempotencyKey) => call(createdWebhookEndpointSchema, 'POST', '/v1/webhooks', { body: input, idempotencyKey }),
     listWebhooks: async () => (await call(listSchema(webhookEndpointSchema), 'GET', '/v1/webhooks')).data,
     deleteWebhook: (webhookId) => call(deletedSchema, 'DELETE', `/v1/webhooks/${seg(webhookId)}`),
     createPayment: (input, idempotencyKey) => call(paymentSchema, 'POST', '/v1/payments', { body: input, idempotencyKey }),

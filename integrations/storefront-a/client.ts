@@ -19,6 +19,8 @@ export interface StorefrontAClientOptions {
   shop: string;
   accessToken: string;
   apiUrlTemplate?: string;
+  /** Host suffix shops must have (default .myshopify.com; config STOREFRONT_A_SHOP_SUFFIX). */
+  shopSuffix?: string;
   timeoutMs?: number;
   fetch?: typeof fetch;
 }
@@ -177,7 +179,7 @@ function toOrderBody(input: StoreOrderInput) {
 export function createStorefrontAClient(opts: StorefrontAClientOptions) {
   const http = createHttpClient({
     system: SYSTEM,
-    baseUrl: `${shopBaseUrl(opts.apiUrlTemplate ?? DEFAULT_API_URL_TEMPLATE, opts.shop)}/admin/api/${STOREFRONT_A_API_VERSION}`,
+    baseUrl: `${shopBaseUrl(opts.apiUrlTemplate ?? DEFAULT_API_URL_TEMPLATE, opts.shop, opts.shopSuffix)}/admin/api/${STOREFRONT_A_API_VERSION}`,
     headers: { [ACCESS_TOKEN_HEADER]: opts.accessToken },
     timeoutMs: opts.timeoutMs,
     fetch: opts.fetch,
@@ -254,13 +256,15 @@ export interface ExchangeCodeInput {
   clientSecret: string;
   code: string;
   apiUrlTemplate?: string;
+  /** Host suffix shops must have (default .myshopify.com; config STOREFRONT_A_SHOP_SUFFIX). */
+  shopSuffix?: string;
   timeoutMs?: number;
   fetch?: typeof fetch;
 }
 
 /** Trades the one-time code of the OAuth callback for the shop's offline access token. */
 export async function exchangeCode(input: ExchangeCodeInput): Promise<{ accessToken: string; scopes: string[] }> {
-  const http = createHttpClient({ system: SYSTEM, baseUrl: shopBaseUrl(input.apiUrlTemplate ?? DEFAULT_API_URL_TEMPLATE, input.shop), timeoutMs: input.timeoutMs, fetch: input.fetch });
+  const http = createHttpClient({ system: SYSTEM, baseUrl: shopBaseUrl(input.apiUrlTemplate ?? DEFAULT_API_URL_TEMPLATE, input.shop, input.shopSuffix), timeoutMs: input.timeoutMs, fetch: input.fetch });
   const body = await http.request('POST', '/admin/oauth/access_token', {
     body: { client_id: input.clientId, client_secret: input.clientSecret, code: input.code },
   });

@@ -23,9 +23,9 @@ export function isValidShopHost(host: string, suffix = SHOP_HOST_SUFFIX): boolea
  * The shop host is validated first: it comes from a merchant or a redirect, and must never point our
  * requests (with an access token or client secret) at an arbitrary host.
  */
-export function shopBaseUrl(apiUrlTemplate: string, shop: string): string {
+export function shopBaseUrl(apiUrlTemplate: string, shop: string, shopSuffix = SHOP_HOST_SUFFIX): string {
   if (!apiUrlTemplate.includes('{shop}')) throw new IntegrationError('storefront-a', 'rejected', `apiUrlTemplate must contain {shop}: ${apiUrlTemplate}`);
-  if (!isValidShopHost(shop)) throw new IntegrationError('storefront-a', 'rejected', `not a valid shop host: ${JSON.stringify(shop)}`);
+  if (!isValidShopHost(shop, shopSuffix)) throw new IntegrationError('storefront-a', 'rejected', `not a valid shop host: ${JSON.stringify(shop)}`);
   return apiUrlTemplate.replace('{shop}', shop).replace(/\/+$/, '');
 }
 
@@ -37,10 +37,12 @@ export interface AuthorizeUrlInput {
   /** Our nonce, checked again on the callback. */
   state: string;
   apiUrlTemplate?: string;
+  /** Host suffix shops must have (default .myshopify.com; config STOREFRONT_A_SHOP_SUFFIX). */
+  shopSuffix?: string;
 }
 
 export function buildAuthorizeUrl(input: AuthorizeUrlInput): string {
-  const url = new URL(`${shopBaseUrl(input.apiUrlTemplate ?? DEFAULT_API_URL_TEMPLATE, input.shop)}/admin/oauth/authorize`);
+  const url = new URL(`${shopBaseUrl(input.apiUrlTemplate ?? DEFAULT_API_URL_TEMPLATE, input.shop, input.shopSuffix)}/admin/oauth/authorize`);
   url.searchParams.set('client_id', input.clientId);
   url.searchParams.set('scope', input.scopes.join(','));
   url.searchParams.set('redirect_uri', input.redirectUri);

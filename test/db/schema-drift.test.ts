@@ -19,6 +19,10 @@ function schemaDump(url: string): string {
     .filter((line) => !line.startsWith('--') && !/^SET |^SELECT pg_catalog\.set_config|^\\(un)?restrict /.test(line))
     .join('\n')
     .replace(/\n{2,}/g, '\n')
+    // Columns added by a later migration come last in the table; column order does not matter here.
+    .replace(/(CREATE TABLE [^\n]+ \(\n)([\s\S]*?)(\n\);)/g, (_m, head: string, cols: string, tail: string) =>
+      head + cols.split('\n').map((c) => c.replace(/,$/, '')).sort().join('\n') + tail,
+    )
     .trim();
 }
 

@@ -33,6 +33,8 @@ export interface TestTemporal {
   taskQueue: string;
   /** Runs fn while a worker with these activities polls the task queue. */
   withWorker<T>(activities: object, fn: (worker: Worker) => Promise<T>): Promise<T>;
+  /** A worker on this task queue that the caller runs and shuts down. */
+  createWorker(activities: object): Promise<Worker>;
   close(): Promise<void>;
 }
 
@@ -51,6 +53,7 @@ export async function connectTestTemporal(): Promise<TestTemporal> {
       const worker = await createWorker({ connection: nativeConnection, namespace: 'default', taskQueue, activities, workflowBundle: workflowBundle() });
       return worker.runUntil(fn(worker));
     },
+    createWorker: (activities) => createWorker({ connection: nativeConnection, namespace: 'default', taskQueue, activities, workflowBundle: workflowBundle() }),
     async close() {
       await connection.close();
       await nativeConnection.close();

@@ -1,0 +1,102 @@
+// Storefront B connection activities: prove the merchant's REST keys against their store, then save the
+// connection (keys sealed) and make storefront B the merchant's store platform. The keys arrive sealed
+// (the API sealed them) and are opened only here, for the one call that needs them.
+import { ApplicationFailure } from '@temporalio/common';
+import type { Db } from '../prisma/client.js';
+import { Prisma } from '../prisma/client.js';
+import type { SecretBox } from '../security/secrets.js';
+import { UnsafeUrlError, type UrlGuard } from '../security/ssrf.js';
+import { createStorefrontBClient } from '../integrations/storefront-b/client.js';
+import {
+  storefrontBAad,
+  type ConnectStorefrontBInput,
+  type StorefrontBStoreInfo,
+} from '../workflows/storefront-b-connection.messages.js';
+import { classifyFailures } from './failures.js';
+
+export interface StorefrontBActivityDeps {
+  db: Db;
+  secrets: SecretBox;
+  urlGuard: UrlGuard;
+  /** Per-call time-out of the store client (default 10 s); tests shorten it. */
+  timeoutMs?: number;
+  fetch?: typeof fetch;
+}
+
+/** The merchant's shop domain for a storefront B store: the store URL's host (with a non-default port). */
+export function storeHost(storeUrl: string): string {
+  return new URL(storeUrl).host;
+}
+
+export function createStorefrontBActivities(deps: StorefrontBActivityDeps) {
+  const { db, secrets, urlGuard } = deps;
+
+  function open(sealed: string, aad: string): string {
+    try {
+      return secrets.decrypt(sealed, aad);
+    } catch {
+      throw ApplicationFailure.nonRetryable('The store credentials could not be read: enter them again', 'INVALID_INPUT');
+    }
+  }
+
+  return classifyFailures({
+    /** GET system_status with the keys: only an authorised key sees it. Answers what the store reports. */
+    async validateStorefrontBCredentials(input: ConnectStorefrontBInput): Promise<StorefrontBStoreInfo> {
+      // Checked again here, where the call is made: the name may resolve elsewhere than when the API checked it.
+      try {
+        await urlGuard.check(input.storeUrl);
+      } catch (err) {
+        if (err instanceof UnsafeUrlError) throw ApplicationFailure.nonRetryable(`storeUrl: ${err.message}`, 'INVALID_INPUT');
+        throw err;
+      }
+      const client = createStorefrontBClient({
+        storeUrl: input.storeUrl,
+        consumerKey: open(input.consumerKeyEnc, storefrontBAad.consumerKey(input.merchantId)),
+        consumerSecret: open(input.consumerSecretEnc, storefrontBAad.consumerSecret(input.merchantId)),
+        timeoutMs: deps.timeoutMs,
+        fetch: deps.fetch,
+      });
+      const status = await client.validateCredentials();
+      return { currency: status.currency, version: status.version, pluginActive: status.pluginActive };
+    },
+
+    /**
+     * Saves the connection (replacing the merchant's previous one) and makes storefront B the merchant's
+     * platform with the store's host as shop domain. A store URL another merchant holds is a CONFLICT.
+     */
+    async saveStorefrontBConnection(input: ConnectStorefrontBInput): Promise<{ connectedAt: string }> {
+      const { merchantId, storeUrl } = input;
+      const connectedAt = new Date();
+      const fields = {
+        storeUrl,
+        consumerKeyEnc: input.consumerKeyEnc,
+        consumerKeyLast4: input.consumerKeyLast4,
+        consumerSecretEnc: input.consumerSecretEnc,
+        connectedAt,
+      };
+      try {
+        await db.$transaction(async (tx) => {
+          const previous = await tx.storefrontBConnection.findUnique({ where: { merchantId }, select: { storeUrl: true } });
+          await tx.storefrontBConnection.upsert({
+            where: { merchantId },
+            create: { merchantId, ...fields },
+            // The plugin's interception belongs to a store: another store has to prove it again.
+            update: previous?.storeUrl === storeUrl ? fields : { ...fields, pluginInterceptedAt: null },
+          });
+          await tx.merchant.update({ where: { id: merchantId }, data: { storePlatform: 'STOREFRONT_B', shopDomain: storeHost(storeUrl) } });
+        });
+      } catch (err) {
+        if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') {
+          throw ApplicationFailure.nonRetryable('This store is already connected to another account', 'CONFLICT');
+        }
+        if (err instanceof Prisma.PrismaClientKnownRequestError && (err.code === 'P2025' || err.code === 'P2003')) {
+          throw ApplicationFailure.nonRetryable('The merchant account no longer exists', 'NOT_FOUND');
+        }
+        throw err;
+      }
+      return { connectedAt: connectedAt.toISOString() };
+    },
+  });
+}
+
+export type StorefrontBActivities = ReturnType<typeof createStorefrontBActivities>;

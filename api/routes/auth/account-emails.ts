@@ -1,0 +1,29 @@
+// Queues an account email: the row in email_messages is the record (and the idempotency key), the
+// workflow does the sending with retries. A Temporal outage does not fail the request: the row stays
+// PENDING and the merchant can ask again.
+import { randomUUID } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import type { RouteDeps } from '../../app.js';
+import { sendAccountEmailWorkflow } from '../../../workflows/account-email.js';
+
+export type AccountEmailKind = 'email_verification' | 'password_reset';
+
+const SUBJECTS: Record<AccountEmailKind, string> = {
+  email_verification: 'Confirm your email address',
+  password_reset: 'Reset your password',
+};
+
+export async function queueAccountEmail(deps: Pick<RouteDeps, 'db' | 'temporal' | 'config'>, log: FastifyBaseLogger, merchant: { id: string; email: string }, kind: AccountEmailKind): Promise<void> {
+  const row = await deps.db.emailMessage.create({
+    data: { idempotencyKey: `${kind}:${merchant.id}:${randomUUID()}`, merchantId: merchant.id, kind, to: merchant.email, subject: SUBJECTS[kind] },
+  });
+  try {
+    await deps.temporal.client.workflow.start(sendAccountEmailWorkflow, {
+      workflowId: `email-${row.id}`,
+      taskQueue: deps.config.temporal.taskQueue,
+      args: [row.id],
+    });
+  } catch (err) {
+    log.error({ err, emailId: row.id }, 'could not start the email workflow; the email stays pending');
+  }
+}

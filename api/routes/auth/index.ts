@@ -1,0 +1,200 @@
+// Auth: registration, login, logout, password reset and email verification.
+//   - Login answers in the same time whether the email exists or not (a dummy hash is verified for
+//     unknown emails) and says only INVALID_CREDENTIALS.
+//   - Reset requests always answer the same 202, and queue the email in the background, so neither the
+//     answer nor its timing tells whether an account exists.
+//   - Single-use links: only their SHA-256 is stored; using one marks it used; a password change ends
+//     every session (JWTs issued before it are refused).
+import { z } from 'zod';
+import { timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { FastifyBaseLogger } from 'fastify';
+import { Prisma } from '../../../prisma/client.js';
+import type { RouteDeps } from '../../app.js';
+import { AppError } from '../../../domain/errors.js';
+import { slugFromName, withSuffix } from '../../../domain/slug.js';
+import { checkPasswordPolicy, DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../../security/passwords.js';
+import { hashOneTimeToken } from '../../../security/one-time-tokens.js';
+import { errorResponse } from '../../schemas/common.js';
+import { email, ok, phone, sessionResponse } from '../../schemas/merchant.js';
+import { limit } from '../../plugins/rate-limits.js';
+import { SESSION_COOKIE } from '../../plugins/auth.js';
+import { toMerchantView } from '../merchant/view.js';
+import { queueAccountEmail } from './account-emails.js';
+
+const registerBody = z
+  .object({
+    email,
+    password: z.string().max(1000),
+    shopName: z.string().trim().min(1).max(120),
+    phone,
+    inviteToken: z.string().trim().max(200).optional().describe('Required only while public signup is closed'),
+  })
+  .strict();
+const loginBody = z.object({ email: z.string().trim().toLowerCase().max(254), password: z.string().max(1000) }).strict();
+const tokenBody = z.object({ token: z.string().trim().min(16).max(200) }).strict();
+const resetConfirmBody = tokenBody.extend({ password: z.string().max(1000) }).strict();
+
+function passwordOrThrow(password: string, context: { email?: string }) {
+  const problem = checkPasswordPolicy(password, context);
+  if (problem) throw new AppError('INVALID_INPUT', `password: ${problem}`, { fields: { 'body.password': problem } });
+}
+
+function inviteAccepted(token: string | undefined, accepted: string[]): boolean {
+  if (!token) return false;
+  const given = Buffer.from(token);
+  return accepted.some((t) => {
+    const expected = Buffer.from(t);
+    return expected.length === given.length && timingSafeEqual(expected, given);
+  });
+}
+
+/** Creates the merchant with a slug derived from the shop name, adding a suffix while it is taken. */
+async function createMerchant(deps: RouteDeps, data: { email: string; passwordHash: string; shopName: string; phone: string }) {
+  const base = slugFromName(data.shopName) ?? 'shop';
+  for (let attempt = 0; attempt < 6; attempt++) {
+    const slug = attempt === 0 ? base : withSuffix(base, randomBytes(3).toString('hex'));
+    try {
+      return await deps.db.merchant.create({ data: { ...data, slug }, include: { shippingRates: true } });
+    } catch (err) {
+      if (!(err instanceof Prisma.PrismaClientKnownRequestError) || err.code !== 'P2002') throw err;
+      const target = JSON.stringify(err.meta ?? {});
+      if (target.includes('email')) throw new AppError('EMAIL_EXISTS', 'An account with this email already exists');
+      // slug taken: try again with a suffix
+    }
+  }
+  throw new AppError('INTERNAL_ERROR', 'Could not find a free slug');
+}
+
+async function consumeToken(deps: RouteDeps, token: string, purpose: 'PASSWORD_RESET' | 'EMAIL_VERIFICATION') {
+  const row = await deps.db.oneTimeToken.findUnique({ where: { tokenHash: hashOneTimeToken(token) } });
+  if (!row || row.purpose !== purpose || row.usedAt || row.expiresAt.getTime() < Date.now()) {
+    throw new AppError('INVALID_TOKEN', 'This link is invalid, used or expired: ask for a new one');
+  }
+  // Conditional update: of two concurrent uses, exactly one wins.
+  const { count } = await deps.db.oneTimeToken.updateMany({ where: { id: row.id, usedAt: null }, data: { usedAt: new Date() } });
+  if (count !== 1) throw new AppError('INVALID_TOKEN', 'This link is invalid, used or expired: ask for a new one');
+  return row;
+}
+
+const background = (log: FastifyBaseLogger, work: Promise<unknown>) => void work.catch((err: unknown) => log.error({ err }, 'background work failed'));
+
+export const authRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  const { config, db } = deps;
+  const tags = ['auth'];
+
+  app.post('/api/auth/register', {
+    config: limit(config, 'register'),
+    schema: {
+      tags,
+      summary: 'Create a merchant account; returns a session JWT and sends the verification email',
+      body: registerBody,
+      response: { 201: sessionResponse, 400: errorResponse, 403: errorResponse, 409: errorResponse, 429: errorResponse },
+    },
+  }, async (request, reply) => {
+    const body = request.body;
+    if (!config.signup.public && !inviteAccepted(body.inviteToken, config.signup.inviteTokens)) {
+      throw new AppError('SIGNUP_CLOSED', body.inviteToken ? 'This invite token is not valid' : 'Signup is by invitation: an inviteToken is required');
+    }
+    passwordOrThrow(body.password, { email: body.email });
+    if (await db.merchant.findUnique({ where: { email: body.email }, select: { id: true } })) {
+      throw new AppError('EMAIL_EXISTS', 'An account with this email already exists');
+    }
+    const merchant = await createMerchant(deps, { email: body.email, passwordHash: await hashPassword(body.password), shopName: body.shopName, phone: body.phone });
+    await queueAccountEmail(deps, request.log, merchant, 'email_verification');
+    const token = app.startSession(reply, { merchantId: merchant.id, shopDomain: merchant.shopDomain ?? '' });
+    return reply.code(201).send({ token, merchant: toMerchantView(merchant, config) });
+  });
+
+  app.post('/api/auth/login', {
+    config: limit(config, 'login'),
+    schema: {
+      tags,
+      summary: 'Log in; returns a session JWT (also set as the session cookie)',
+      body: loginBody,
+      response: { 200: sessionResponse, 400: errorResponse, 401: errorResponse, 429: errorResponse },
+    },
+  }, async (request, reply) => {
+    const merchant = await db.merchant.findUnique({ where: { email: request.body.email }, include: { shippingRates: true } });
+    // Same work on both paths: an unknown email verifies against a dummy hash.
+    const valid = await verifyPassword(request.body.password, merchant?.passwordHash ?? DUMMY_PASSWORD_HASH);
+    if (!merchant || !valid) throw new AppError('INVALID_CREDENTIALS', 'Email or password is wrong');
+    const token = app.startSession(reply, { merchantId: merchant.id, shopDomain: merchant.shopDomain ?? '' });
+    return { token, merchant: toMerchantView(merchant, config) };
+  });
+
+  app.post('/api/auth/logout', {
+    schema: { tags, summary: 'Clear the session cookie (bearer tokens simply stop being sent)', response: { 200: ok } },
+  }, async (_request, reply) => {
+    reply.clearCookie(SESSION_COOKIE, { path: '/' });
+    return { ok: true as const };
+  });
+
+  app.post('/api/auth/password/reset-request', {
+    config: limit(config, 'passwordReset'),
+    schema: {
+      tags,
+      summary: 'Email a single-use password reset link (valid 1 hour). Always answers the same.',
+      body: z.object({ email: z.string().trim().toLowerCase().max(254) }).strict(),
+      response: { 202: ok, 400: errorResponse, 429: errorResponse },
+    },
+  }, async (request, reply) => {
+    const found = db.merchant.findUnique({ where: { email: request.body.email }, select: { id: true, email: true } });
+    background(request.log, found.then((m) => (m ? queueAccountEmail(deps, request.log, m, 'password_reset') : undefined)));
+    return reply.code(202).send({ ok: true as const, message: 'If an account exists for this email, a reset link is on its way.' });
+  });
+
+  app.post('/api/auth/password/reset-confirm', {
+    config: limit(config, 'passwordReset'),
+    schema: {
+      tags,
+      summary: 'Set a new password with a reset token; ends every existing session',
+      body: resetConfirmBody,
+      response: { 200: sessionResponse, 400: errorResponse, 429: errorResponse },
+    },
+  }, async (request, reply) => {
+    const merchantId = (await db.oneTimeToken.findUnique({ where: { tokenHash: hashOneTimeToken(request.body.token) }, select: { merchantId: true } }))?.merchantId;
+    const owner = merchantId ? await db.merchant.findUnique({ where: { id: merchantId }, select: { email: true } }) : null;
+    passwordOrThrow(request.body.password, { email: owner?.email });
+    const row = await consumeToken(deps, request.body.token, 'PASSWORD_RESET');
+    // The change is dated one second back from the new session's iat boundary: see plugins/auth.ts.
+    const merchant = await db.merchant.update({
+      where: { id: row.merchantId },
+      data: { passwordHash: await hashPassword(request.body.password), passwordChangedAt: new Date(Math.floor(Date.now() / 1000) * 1000) },
+      include: { shippingRates: true },
+    });
+    await db.oneTimeToken.updateMany({ where: { merchantId: merchant.id, purpose: 'PASSWORD_RESET', usedAt: null }, data: { usedAt: new Date() } });
+    const token = app.startSession(reply, { merchantId: merchant.id, shopDomain: merchant.shopDomain ?? '' });
+    return { token, merchant: toMerchantView(merchant, config) };
+  });
+
+  app.post('/api/auth/email/verify-request', {
+    onRequest: app.authenticate,
+    config: limit(config, 'passwordReset'),
+    schema: {
+      tags,
+      summary: 'Send the email verification link again (valid 48 hours)',
+      security: [{ bearerAuth: [] }],
+      response: { 202: ok, 401: errorResponse, 409: errorResponse, 429: errorResponse },
+    },
+  }, async (request, reply) => {
+    const merchant = await db.merchant.findUniqueOrThrow({ where: { id: request.merchant.merchantId } });
+    if (merchant.emailVerifiedAt) throw new AppError('CONFLICT', 'This email address is already verified');
+    await queueAccountEmail(deps, request.log, merchant, 'email_verification');
+    return reply.code(202).send({ ok: true as const, message: `A new link is on its way to ${merchant.email}.` });
+  });
+
+  app.post('/api/auth/email/verify-confirm', {
+    schema: {
+      tags,
+      summary: 'Confirm the email address with the token of the verification link',
+      body: tokenBody,
+      response: { 200: ok, 400: errorResponse },
+    },
+  }, async (request) => {
+    const row = await consumeToken(deps, request.body.token, 'EMAIL_VERIFICATION');
+    await db.merchant.update({ where: { id: row.merchantId }, data: { emailVerifiedAt: new Date() } });
+    return { ok: true as const, message: 'Email address verified' };
+  });
+};

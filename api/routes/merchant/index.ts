@@ -1,0 +1,209 @@
+// Merchant account and configuration. Every JWT route reads and writes the caller's own merchant only:
+// the id comes from request.merchant (the token), never from the URL or body.
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { Prisma } from '../../../prisma/client.js';
+import type { RouteDeps } from '../../app.js';
+import { AppError } from '../../../domain/errors.js';
+import { slugFromName, slugProblem, withSuffix } from '../../../domain/slug.js';
+import { checkPasswordPolicy, hashPassword, verifyPassword } from '../../../security/passwords.js';
+import { UnsafeUrlError } from '../../../security/ssrf.js';
+import { errorResponse } from '../../schemas/common.js';
+import { accountPatch, configPatch, merchantView, publicConfig, sessionResponse, shopPatch } from '../../schemas/merchant.js';
+import { checkoutOrigin, PLATFORM_ENUM, toMerchantView, toPublicConfig } from './view.js';
+import { queueAccountEmail } from '../auth/account-emails.js';
+
+const LOGO_TYPES = ['image/png', 'image/svg+xml'];
+
+const auth = { security: [{ bearerAuth: [] }] };
+const tags = ['merchant'];
+
+export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  const { config, db, urlGuard } = deps;
+
+  const load = (merchantId: string) => db.merchant.findUniqueOrThrow({ where: { id: merchantId }, include: { shippingRates: true } });
+
+  /** The logo must be an https URL (SSRF-checked) that answers a PNG or SVG image. */
+  async function checkLogo(url: string): Promise<void> {
+    const fail = (why: string) => new AppError('INVALID_INPUT', `branding.logoUrl: ${why}`, { fields: { 'body.branding.logoUrl': why } });
+    let res;
+    try {
+      res = await urlGuard.fetch(url, { method: 'GET', timeoutMs: 5_000, maxBytes: 2 * 1024 * 1024 });
+    } catch (err) {
+      if (err instanceof UnsafeUrlError) throw fail(err.message);
+      throw err;
+    }
+    if (res.status !== 200) throw fail(`the URL answered HTTP ${res.status}`);
+    const type = (res.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+    if (!LOGO_TYPES.includes(type)) throw fail(`must be a PNG or SVG image (got ${type || 'no content type'})`);
+  }
+
+  /** Claims a slug for this merchant; INVALID_SLUG or SLUG_COLLISION otherwise. */
+  async function setSlug(merchantId: string, slug: string) {
+    const problem = slugProblem(slug);
+    if (problem) throw new AppError('INVALID_SLUG', problem);
+    try {
+      return await db.merchant.update({ where: { id: merchantId }, data: { slug }, include: { shippingRates: true } });
+    } catch (err) {
+      if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') throw new AppError('SLUG_COLLISION', `The slug "${slug}" is taken`);
+      throw err;
+    }
+  }
+
+  app.get('/api/merchant/me', {
+    onRequest: app.authenticate,
+    schema: { tags, summary: 'The current merchant', ...auth, response: { 200: merchantView, 401: errorResponse } },
+  }, async (request) => toMerchantView(await load(request.merchant.merchantId), config));
+
+  app.get('/api/merchant/config/:identifier', {
+    schema: {
+      tags,
+      summary: 'Public checkout configuration by slug or by checkout host ({slug}.{service domain})',
+      params: z.object({ identifier: z.string().trim().toLowerCase().min(1).max(253) }),
+      response: { 200: publicConfig, 404: errorResponse },
+    },
+  }, async (request) => {
+    const id = request.params.identifier;
+    const suffix = `.${config.serviceDomain}`;
+    const slug = id.endsWith(suffix) ? id.slice(0, -suffix.length) : id;
+    const merchant = await db.merchant.findUnique({ where: { slug }, include: { shippingRates: true } });
+    if (!merchant) throw new AppError('NOT_FOUND', `No checkout is configured for "${id}"`);
+    return toPublicConfig(merchant);
+  });
+
+  app.patch('/api/merchant/config', {
+    onRequest: app.authenticate,
+    schema: {
+      tags,
+      summary: 'Update branding, checkout texts, COD, shipping rates (whole list) and onboardingCompletedAt',
+      ...auth,
+      body: configPatch,
+      response: { 200: merchantView, 400: errorResponse, 401: errorResponse },
+    },
+  }, async (request) => {
+    const { merchantId } = request.merchant;
+    const body = request.body;
+    if (body.branding?.logoUrl) await checkLogo(body.branding.logoUrl);
+    const data: Prisma.MerchantUpdateInput = {};
+    if (body.branding) {
+      if (body.branding.logoUrl !== undefined) data.logoUrl = body.branding.logoUrl;
+      if (body.branding.primaryColor !== undefined) data.primaryColor = body.branding.primaryColor;
+      if (body.branding.accentColor !== undefined) data.accentColor = body.branding.accentColor;
+    }
+    if (body.codEnabled !== undefined) data.codEnabled = body.codEnabled;
+    if (body.onboardingCompletedAt !== undefined) data.onboardingCompletedAt = body.onboardingCompletedAt ? new Date(body.onboardingCompletedAt) : null;
+    if (body.checkoutTexts) {
+      const current = (await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { checkoutTexts: true } })).checkoutTexts as Record<string, string>;
+      // Merge: a key set to "" goes back to the default text.
+      const merged = Object.fromEntries(Object.entries({ ...current, ...body.checkoutTexts }).filter(([, v]) => typeof v === 'string' && v !== ''));
+      data.checkoutTexts = merged;
+    }
+    await db.$transaction(async (tx) => {
+      await tx.merchant.update({ where: { id: merchantId }, data });
+      if (body.shippingRates) {
+        await tx.shippingRate.deleteMany({ where: { merchantId } });
+        await tx.shippingRate.createMany({
+          data: body.shippingRates.map((r, position) => ({ merchantId, position, name: r.name, free: r.free, basePriceCents: r.basePriceCents, freeThresholdCents: r.freeThresholdCents ?? null })),
+        });
+      }
+    });
+    return toMerchantView(await load(merchantId), config);
+  });
+
+  app.patch('/api/merchant/account', {
+    onRequest: app.authenticate,
+    schema: {
+      tags,
+      summary: 'Change email, phone or password (email and password need currentPassword); a password change ends other sessions',
+      ...auth,
+      body: accountPatch,
+      response: { 200: sessionResponse, 400: errorResponse, 401: errorResponse, 409: errorResponse },
+    },
+  }, async (request, reply) => {
+    const { merchantId } = request.merchant;
+    const body = request.body;
+    const merchant = await load(merchantId);
+    const emailChanges = body.email !== undefined && body.email !== merchant.email;
+    if (emailChanges || body.newPassword !== undefined) {
+      if (!body.currentPassword || !(await verifyPassword(body.currentPassword, merchant.passwordHash))) {
+        throw new AppError('INVALID_CREDENTIALS', 'currentPassword is missing or wrong');
+      }
+    }
+    const data: Prisma.MerchantUpdateInput = {};
+    if (body.phone !== undefined) data.phone = body.phone;
+    if (emailChanges) {
+      if (await db.merchant.findUnique({ where: { email: body.email! }, select: { id: true } })) throw new AppError('EMAIL_EXISTS', 'An account with this email already exists');
+      data.email = body.email!;
+      data.emailVerifiedAt = null;
+    }
+    if (body.newPassword !== undefined) {
+      const problem = checkPasswordPolicy(body.newPassword, { email: body.email ?? merchant.email });
+      if (problem) throw new AppError('INVALID_INPUT', `newPassword: ${problem}`, { fields: { 'body.newPassword': problem } });
+      data.passwordHash = await hashPassword(body.newPassword);
+      data.passwordChangedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
+    }
+    let updated;
+    try {
+      updated = await db.merchant.update({ where: { id: merchantId }, data, include: { shippingRates: true } });
+    } catch (err) {
+      if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') throw new AppError('EMAIL_EXISTS', 'An account with this email already exists');
+      throw err;
+    }
+    if (emailChanges) await queueAccountEmail(deps, request.log, updated, 'email_verification');
+    const token = app.startSession(reply, { merchantId, shopDomain: updated.shopDomain ?? '' });
+    return { token, merchant: toMerchantView(updated, config) };
+  });
+
+  app.patch('/api/merchant/shop', {
+    onRequest: app.authenticate,
+    schema: { tags, summary: 'Shop name and the store platform chosen in wizard step 1', ...auth, body: shopPatch, response: { 200: merchantView, 400: errorResponse, 401: errorResponse } },
+  }, async (request) => {
+    const data: Prisma.MerchantUpdateInput = {};
+    if (request.body.shopName !== undefined) data.shopName = request.body.shopName;
+    if (request.body.storePlatform !== undefined) data.storePlatform = request.body.storePlatform ? PLATFORM_ENUM[request.body.storePlatform] : null;
+    await db.merchant.update({ where: { id: request.merchant.merchantId }, data });
+    return toMerchantView(await load(request.merchant.merchantId), config);
+  });
+
+  app.patch('/api/merchant/slug', {
+    onRequest: app.authenticate,
+    schema: {
+      tags,
+      summary: 'Change the checkout subdomain slug (INVALID_SLUG, SLUG_COLLISION)',
+      ...auth,
+      body: z.object({ slug: z.string().trim().max(100) }).strict(),
+      response: { 200: merchantView, 400: errorResponse, 401: errorResponse, 409: errorResponse },
+    },
+  }, async (request) => toMerchantView(await setSlug(request.merchant.merchantId, request.body.slug.toLowerCase()), config));
+
+  app.post('/api/merchant/slug/regenerate', {
+    onRequest: app.authenticate,
+    schema: { tags, summary: 'A new slug from the shop name with a random suffix', ...auth, response: { 200: merchantView, 401: errorResponse } },
+  }, async (request) => {
+    const merchant = await load(request.merchant.merchantId);
+    const base = slugFromName(merchant.shopName) ?? 'shop';
+    for (let attempt = 0; attempt < 5; attempt++) {
+      try {
+        return toMerchantView(await setSlug(merchant.id, withSuffix(base, randomBytes(3).toString('hex'))), config);
+      } catch (err) {
+        if (!(err instanceof AppError && err.code === 'SLUG_COLLISION')) throw err;
+      }
+    }
+    throw new AppError('INTERNAL_ERROR', 'Could not find a free slug');
+  });
+
+  app.get('/api/merchant/subdomain', {
+    onRequest: app.authenticate,
+    schema: {
+      tags,
+      summary: 'The checkout subdomain and the URL checkouts are served at',
+      ...auth,
+      response: { 200: z.object({ slug: z.string(), subdomain: z.string(), checkoutOrigin: z.string(), exampleCheckoutUrl: z.string() }), 401: errorResponse },
+    },
+  }, async (request) => {
+    const { slug } = await db.merchant.findUniqueOrThrow({ where: { id: request.merchant.merchantId }, select: { slug: true } });
+    const origin = checkoutOrigin(slug, config);
+    return { slug, subdomain: `${slug}.${config.serviceDomain}`, checkoutOrigin: origin, exampleCheckoutUrl: `${origin}/checkout/<token>` };
+  });
+};

@@ -1,0 +1,312 @@
+// The processor connection end to end: HTTP → connect/disconnect workflows → activities → processor sandbox.
+// The API's public URL points at a webhook receiver, so a real signed delivery proves that the secret we
+// sealed is the one the processor signs with.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import type { Worker } from '@temporalio/worker';
+import { buildApp, type AppDeps } from '../../app.js';
+import { createActivities } from '../../../activities/worker.js';
+import { createProcessorActivities } from '../../../activities/processor.js';
+import { PROCESSOR_EVENTS, SIGNATURE_HEADER, verifyWebhookSignature } from '../../../integrations/processor/index.js';
+import { startProcessor, startWebhookReceiver, type RunningProcessor, type WebhookReceiver } from '../../../integrations/processor/testing.js';
+import { createTestMerchant, type TestMerchant } from '../../../test/harness/merchants.js';
+import { createSecretBox } from '../../../security/secrets.js';
+import { createTestDatabase, type TestDatabase } from '../../../test/harness/db.js';
+import { connectTestTemporal, type TestTemporal } from '../../../test/harness/temporal.js';
+import { testConfig } from '../../../test/harness/config.js';
+import { processorWorkflowIds } from '../../../workflows/processor-connection.messages.js';
+
+/** Short, so a processor slower than this times out in about two seconds (two attempts). */
+const CLIENT_TIMEOUT_MS = 1_000;
+
+let processor: RunningProcessor;
+let receiver: WebhookReceiver;
+let database: TestDatabase;
+let temporal: TestTemporal;
+let worker: Worker;
+let running: Promise<void>;
+let app: FastifyInstance;
+const secrets = createSecretBox(Buffer.alloc(32, 7).toString('base64'));
+const merchant = () => createTestMerchant(database.db, app);
+
+async function account(): Promise<{ apiKey: string; businessId: string }> {
+  const res = await processor.control<{ apiKey: string; businessId: string }>('POST', 'accounts', {});
+  expect(res.status).toBe(201);
+  return res.body;
+}
+
+async function call(method: 'GET' | 'POST' | 'DELETE', url: string, opts: { token?: string; body?: unknown } = {}) {
+  const res = await app.inject({
+    method,
+    url,
+    payload: opts.body as Record<string, unknown> | undefined,
+    headers: opts.token ? { authorization: `Bearer ${opts.token}` } : {},
+  });
+  return { status: res.statusCode, text: res.body, body: res.json() as Record<string, unknown> & { code?: string; error?: string } };
+}
+
+const connect = (m: TestMerchant, apiKey: unknown) => call('POST', '/api/merchant/processor/connect', { token: m.token, body: { apiKey } });
+const status = (m: TestMerchant) => call('GET', '/api/merchant/processor', { token: m.token });
+const row = (m: TestMerchant) => database.db.processorConnection.findUnique({ where: { merchantId: m.id } });
+const webhooksOf = (apiKey: string) => processor.client({ apiKey }).listWebhooks();
+/** A workflow's whole history as text, payloads decoded (they come as base64 `data`), to search it for secrets. */
+const historyText = async (workflowId: string) =>
+  JSON.stringify(await temporal.client.workflow.getHandle(workflowId).fetchHistory(), (key, v: unknown) =>
+    key === 'data' && typeof v === 'string' ? Buffer.from(v, 'base64').toString('utf8') : v,
+  );
+
+beforeAll(async () => {
+  [processor, receiver, database, temporal] = await Promise.all([startProcessor({ webhookRetryDelaysMs: [] }), startWebhookReceiver(), createTestDatabase(), connectTestTemporal()]);
+  const config = testConfig({ TEMPORAL_TASK_QUEUE: temporal.taskQueue, PROCESSOR_API_URL: processor.baseUrl, PUBLIC_API_URL: receiver.url });
+  const activities = {
+    ...createActivities({ config, db: database.db }),
+    ...createProcessorActivities({ db: database.db, secrets, config, timeoutMs: CLIENT_TIMEOUT_MS }),
+  };
+  worker = await temporal.createWorker(activities);
+  running = worker.run();
+  const deps: AppDeps = { config, db: database.db, temporal: { client: temporal.client, connection: temporal.connection }, logger: false, secrets };
+  app = await buildApp(deps);
+  await app.ready();
+});
+afterAll(async () => {
+  await app?.close();
+  worker?.shutdown();
+  await running;
+  await temporal?.close();
+  await processor?.close();
+  await receiver?.close();
+  await database?.drop();
+});
+beforeEach(async () => {
+  await processor.control('DELETE', 'faults');
+});
+
+describe('connecting the processor', () => {
+  it('given a valid key / when the merchant connects / the processor is ready, the key and webhook secret are stored sealed and our webhook is registered', async () => {
+    const m = await merchant();
+    const { apiKey, businessId } = await account();
+
+    const res = await connect(m, apiKey);
+
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      connected: true,
+      ready: true,
+      status: 'CONNECTED',
+      apiKeyLast4: apiKey.slice(-4),
+      businessId,
+      productId: expect.stringMatching(/^prod_/),
+      webhookRegistered: true,
+      lastError: null,
+      connectedAt: expect.any(String),
+    });
+    expect((await status(m)).body).toEqual(res.body);
+
+    const stored = (await row(m))!;
+    expect(stored.apiKeyEnc).not.toContain(apiKey);
+    expect(secrets.decrypt(stored.apiKeyEnc, `${m.id}:processor.apiKey`)).toBe(apiKey);
+    const secret = secrets.decrypt(stored.webhookSecretEnc!, `${m.id}:processor.webhookSecret`);
+    expect(secret).toMatch(/^whsec_/);
+    expect(stored.webhookSecretEnc).not.toContain(secret);
+
+    const hooks = await webhooksOf(apiKey);
+    expect(hooks).toEqual([expect.objectContaining({ id: stored.webhookId, url: `${receiver.url}/webhooks/processor/payment-update` })]);
+    expect([...hooks[0]!.events].sort()).toEqual([...PROCESSOR_EVENTS].sort());
+
+    // The processor signs its deliveries with exactly the secret we sealed.
+    const payment = await processor.client({ apiKey }).createPayment({ amount: 1000, currency: 'EUR', metadata: { checkout_session_token: 'tok_sealed' } }, 'pay-sealed');
+    const before = receiver.received.length;
+    await processor.control('POST', 'webhooks/send', { event: 'invoice_paid', paymentId: payment.id });
+    const [delivery] = (await receiver.waitFor(before + 1)).slice(before);
+    expect(verifyWebhookSignature(secret, delivery!.rawBody, delivery!.headers[SIGNATURE_HEADER] as string)).toBe(true);
+
+    // No answer, and no workflow history, ever carries a secret.
+    for (const text of [res.text, (await status(m)).text, await historyText(processorWorkflowIds.connect(m.id))]) {
+      expect(text).not.toContain(apiKey);
+      expect(text).not.toContain(secret);
+    }
+    expect(await historyText(processorWorkflowIds.connect(m.id))).toContain(businessId);
+  });
+
+  it('given a key the processor rejects / it answers 422 INVALID_PROCESSOR_KEY and stores nothing usable (status FAILED)', async () => {
+    const m = await merchant();
+
+    const res = await connect(m, 'sk_not_a_real_key_1234');
+
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({ code: 'INVALID_PROCESSOR_KEY', error: expect.stringContaining('rejected') });
+    expect(res.text).not.toContain('sk_not_a_real_key_1234');
+    const stored = (await row(m))!;
+    expect(stored).toMatchObject({ status: 'FAILED', businessId: null, productId: null, webhookId: null, webhookSecretEnc: null, connectedAt: null });
+    expect(stored.lastError).toEqual(expect.stringContaining('rejected'));
+    expect((await status(m)).body).toMatchObject({ connected: false, ready: false, status: 'FAILED', apiKeyLast4: '1234', webhookRegistered: false, lastError: stored.lastError });
+  });
+
+  it('given a processor slower than the client time-out / it answers 504 PROCESSOR_TIMEOUT after a short bounded retry and records FAILED', async () => {
+    const m = await merchant();
+    const { apiKey } = await account();
+    await processor.control('POST', 'faults', { mode: 'slow', delayMs: CLIENT_TIMEOUT_MS * 4, match: '/v1/me', count: 5 });
+
+    const started = Date.now();
+    const res = await connect(m, apiKey);
+
+    expect(res.status).toBe(504);
+    expect(res.body.code).toBe('PROCESSOR_TIMEOUT');
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(await row(m)).toMatchObject({ status: 'FAILED', lastError: expect.stringContaining('did not answer in time'), webhookSecretEnc: null });
+    expect(await webhooksOf(apiKey)).toEqual([]);
+  });
+
+  it('given a processor failing with 5xx / it answers 502 UPSTREAM_ERROR and records FAILED', async () => {
+    const m = await merchant();
+    const { apiKey } = await account();
+    await processor.control('POST', 'faults', { mode: 'error', status: 503, match: '/v1/me', count: 5 });
+
+    const res = await connect(m, apiKey);
+
+    expect(res.status).toBe(502);
+    expect(res.body.code).toBe('UPSTREAM_ERROR');
+    expect(await row(m)).toMatchObject({ status: 'FAILED', lastError: expect.stringContaining('unavailable') });
+  });
+
+  it('given a connection in progress / when the merchant connects again / it answers 409 CONFLICT and the first one completes', async () => {
+    const m = await merchant();
+    const { apiKey } = await account();
+    await processor.control('POST', 'faults', { mode: 'slow', delayMs: 600, match: '/v1/me', count: 1 });
+
+    const first = connect(m, apiKey);
+    await expect.poll(async () => {
+      const d = await temporal.client.workflow.getHandle(processorWorkflowIds.connect(m.id)).describe().catch(() => undefined);
+      return d?.status.name;
+    }, { timeout: 5_000, interval: 50 }).toBe('RUNNING');
+    const second = await connect(m, apiKey);
+
+    expect(second.status).toBe(409);
+    expect(second.body.code).toBe('CONFLICT');
+    expect((await first).status).toBe(200);
+    expect(await webhooksOf(apiKey)).toHaveLength(1);
+  });
+
+  it.each([
+    ['a missing key', {}],
+    ['a blank key', { apiKey: '   ' }],
+    ['a key that is not a string', { apiKey: 42 }],
+  ])('given %s / it answers 400 INVALID_INPUT and stores nothing', async (_what, body) => {
+    const m = await merchant();
+    const res = await call('POST', '/api/merchant/processor/connect', { token: m.token, body });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('INVALID_INPUT');
+    expect(await row(m)).toBeNull();
+  });
+});
+
+describe('reconnecting and disconnecting', () => {
+  it('given a connected processor / when the merchant connects another account / the new connection replaces it and the old webhook is unregistered', async () => {
+    const m = await merchant();
+    const first = await account();
+    const second = await account();
+    expect((await connect(m, first.apiKey)).status).toBe(200);
+    expect(await webhooksOf(first.apiKey)).toHaveLength(1);
+
+    const res = await connect(m, second.apiKey);
+
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ ready: true, businessId: second.businessId, apiKeyLast4: second.apiKey.slice(-4) });
+    expect(await webhooksOf(first.apiKey)).toEqual([]);
+    const hooks = await webhooksOf(second.apiKey);
+    expect(hooks.map((h) => h.id)).toEqual([(await row(m))!.webhookId]);
+    expect(secrets.decrypt((await row(m))!.apiKeyEnc, `${m.id}:processor.apiKey`)).toBe(second.apiKey);
+  });
+
+  it('given a connected processor / when the merchant connects the same key again / there is still exactly one webhook and the same product', async () => {
+    const m = await merchant();
+    const { apiKey } = await account();
+    const first = await connect(m, apiKey);
+
+    const again = await connect(m, apiKey);
+
+    expect(again.status).toBe(200);
+    expect(again.body.productId).toBe(first.body.productId);
+    expect(await webhooksOf(apiKey)).toHaveLength(1);
+  });
+
+  it('given a connected processor / when the merchant disconnects / the webhook is unregistered at the processor and the connection is gone', async () => {
+    const m = await merchant();
+    const { apiKey } = await account();
+    await connect(m, apiKey);
+
+    const res = await call('DELETE', '/api/merchant/processor', { token: m.token });
+
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ connected: false });
+    expect(await row(m)).toBeNull();
+    expect(await webhooksOf(apiKey)).toEqual([]);
+    expect((await status(m)).body).toMatchObject({ connected: false, ready: false, status: null, webhookRegistered: false });
+
+    const again = await call('DELETE', '/api/merchant/processor', { token: m.token });
+    expect(again.status).toBe(404);
+    expect(again.body.code).toBe('NOT_FOUND');
+  });
+
+  it('given our webhook already deleted at the processor / disconnecting still succeeds', async () => {
+    const m = await merchant();
+    const { apiKey } = await account();
+    await connect(m, apiKey);
+    await processor.client({ apiKey }).deleteWebhook((await row(m))!.webhookId!);
+
+    const res = await call('DELETE', '/api/merchant/processor', { token: m.token });
+
+    expect(res.status).toBe(200);
+    expect(await row(m)).toBeNull();
+  });
+
+  it('given a processor that does not answer / disconnecting answers 504 PROCESSOR_TIMEOUT and keeps the connection', async () => {
+    const m = await merchant();
+    const { apiKey } = await account();
+    await connect(m, apiKey);
+    await processor.control('POST', 'faults', { mode: 'timeout', match: '/v1/webhooks', method: 'DELETE', count: 5 });
+
+    const res = await call('DELETE', '/api/merchant/processor', { token: m.token });
+
+    expect(res.status).toBe(504);
+    expect(res.body.code).toBe('PROCESSOR_TIMEOUT');
+    expect(await row(m)).toMatchObject({ status: 'CONNECTED', webhookId: expect.stringMatching(/^whk_/) });
+    expect((await status(m)).body.ready).toBe(true);
+  });
+});
+
+describe('access', () => {
+  it('given the OpenAPI document / it lists the processor routes with their bearer auth', async () => {
+    const doc = (await call('GET', '/docs/json')).body as { paths: Record<string, Record<string, { security?: unknown }>> };
+    expect(Object.keys(doc.paths['/api/merchant/processor'] ?? {}).sort()).toEqual(['delete', 'get']);
+    expect(doc.paths['/api/merchant/processor/connect']?.post?.security).toEqual([{ bearerAuth: [] }]);
+  });
+
+
+  it('given no token / every processor route answers 401 UNAUTHORIZED', async () => {
+    for (const [method, url] of [['GET', '/api/merchant/processor'], ['POST', '/api/merchant/processor/connect'], ['DELETE', '/api/merchant/processor']] as const) {
+      const res = await call(method, url, { body: method === 'POST' ? { apiKey: processor.sim.defaultApiKey } : undefined });
+      expect(res.status, `${method} ${url}`).toBe(401);
+      expect(res.body.code).toBe('UNAUTHORIZED');
+    }
+  });
+
+  it("given merchant A connected / merchant B's token never reads or changes A's connection", async () => {
+    const a = await merchant();
+    const b = await merchant();
+    const { apiKey } = await account();
+    await connect(a, apiKey);
+    const before = await row(a);
+
+    expect((await status(b)).body).toMatchObject({ connected: false, status: null, businessId: null });
+    const del = await call('DELETE', '/api/merchant/processor', { token: b.token });
+    expect(del.status).toBe(404);
+    expect(await row(a)).toEqual(before);
+    expect(await webhooksOf(apiKey)).toHaveLength(1);
+
+    const other = await account();
+    expect((await connect(b, other.apiKey)).status).toBe(200);
+    expect(await row(a)).toEqual(before);
+    expect((await status(a)).body).toMatchObject({ ready: true, apiKeyLast4: apiKey.slice(-4) });
+  });
+});

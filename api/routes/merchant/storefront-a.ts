@@ -1,0 +1,154 @@
+// The merchant's storefront A connection: the install inputs (wizard step 1), their state, and disconnect.
+// Saving the inputs answers an installUrl the dashboard opens to run the OAuth install
+// (api/routes/auth/storefront-a.ts). The client secret and the access token are stored sealed and never
+// returned. Every query is scoped by the caller's merchant id.
+import { z } from 'zod';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { RouteDeps } from '../../app.js';
+import { errorResponse } from '../../schemas/common.js';
+import { AppError } from '../../../domain/errors.js';
+import { Prisma } from '../../../prisma/client.js';
+import { isValidShopHost } from '../../../integrations/storefront-a/oauth.js';
+import { storefrontAAad } from '../../../activities/storefront-a.js';
+import type { removeStorefrontAScriptTagWorkflow } from '../../../workflows/storefront-a-script-tag.js';
+import { storefrontAWorkflowIds } from '../../../workflows/storefront-a.messages.js';
+import { STOREFRONT_A_INSTALL_PURPOSE } from '../auth/storefront-a.js';
+
+export const INSTALL_LINK_TTL_SECONDS = 600;
+
+/** What merchants paste: "Demo-Shop.myshopify.com", "https://demo-shop.myshopify.com/admin", … → the bare host. */
+export function normalizeShopHost(input: string): string {
+  return input.trim().toLowerCase().replace(/^https?:\/\//, '').replace(/[/?#].*$/, '');
+}
+
+const inputsBody = z.object({
+  shop: z.string().min(1).max(255).describe('Shop host, e.g. demo-shop.myshopify.com'),
+  clientId: z.string().trim().min(1).max(255).describe('Client id of the merchant\'s storefront A app'),
+  clientSecret: z.string().trim().min(1).max(1024).describe('Client secret of that app; stored encrypted, never returned'),
+});
+
+const installUrl = z.string().describe('Open in the merchant\'s browser within 10 minutes to run the OAuth install');
+
+const savedResponse = z.object({ shop: z.string(), clientId: z.string(), connected: z.boolean(), installUrl });
+
+const connectionResponse = z
+  .object({
+    shop: z.string(),
+    clientId: z.string(),
+    connected: z.boolean(),
+    installedAt: z.string().nullable(),
+    uninstalledAt: z.string().nullable(),
+    scopes: z.array(z.string()),
+    installUrl,
+  })
+  .meta({ id: 'StorefrontAConnection' });
+
+const disconnectResponse = z.object({
+  disconnected: z.literal(true),
+  scriptTagsRemoved: z.number().int(),
+  warning: z.string().nullable().describe('Set when the script tag could not be removed at the store'),
+});
+
+export const storefrontAMerchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  const { config, db, secrets, temporal } = deps;
+  const suffix = config.storefrontA.shopSuffix;
+  const security = [{ bearerAuth: [] }];
+  const installUrlFor = (merchantId: string, shop: string) =>
+    `${config.publicApiUrl}/api/auth/storefront-a/install?handoff=${encodeURIComponent(app.signPurposeToken({ merchantId, shopDomain: shop }, STOREFRONT_A_INSTALL_PURPOSE, INSTALL_LINK_TTL_SECONDS))}`;
+
+  app.put('/api/merchant/storefront-a', {
+    onRequest: app.authenticate,
+    schema: {
+      tags: ['merchant'],
+      summary: 'Save the storefront A install inputs (shop, client id, client secret)',
+      description: 'Chooses storefront A as the store platform. Answers the installUrl that runs the OAuth install. A shop connected to another account answers CONFLICT.',
+      security,
+      body: inputsBody,
+      response: { 200: savedResponse, 400: errorResponse, 401: errorResponse, 409: errorResponse },
+    },
+  }, async (request) => {
+    const { merchantId } = request.merchant;
+    const shop = normalizeShopHost(request.body.shop);
+    if (!isValidShopHost(shop, suffix)) throw new AppError('INVALID_INPUT', `shop must be a storefront A shop host: <name>${suffix}`, { fields: { 'body.shop': `must be <name>${suffix}` } });
+    const { clientId } = request.body;
+    const clientSecretEnc = secrets.encrypt(request.body.clientSecret, storefrontAAad.clientSecret(merchantId));
+
+    let saved;
+    try {
+      saved = await db.$transaction(async (tx) => {
+        const holder = await tx.storefrontAConnection.findUnique({ where: { shop } });
+        if (holder && holder.merchantId !== merchantId) {
+          if (holder.connected) throw new AppError('CONFLICT', 'This shop is connected to another account');
+          // An install nobody completed proves nothing: the shop goes to whoever completes OAuth.
+          await tx.storefrontAConnection.delete({ where: { merchantId: holder.merchantId } });
+          await tx.merchant.updateMany({ where: { id: holder.merchantId, shopDomain: shop }, data: { shopDomain: null } });
+        }
+        const mine = await tx.storefrontAConnection.findUnique({ where: { merchantId } });
+        // Another shop or app: what OAuth gave us belongs to the old one.
+        const reset = { accessTokenEnc: null, scopes: null, connected: false, installedAt: null, uninstalledAt: null, scriptTagId: null, scriptTagCheckedAt: null };
+        const row = mine
+          ? await tx.storefrontAConnection.update({
+            where: { merchantId },
+            data: { shop, clientId, clientSecretEnc, ...(mine.shop === shop && mine.clientId === clientId ? {} : reset) },
+          })
+          : await tx.storefrontAConnection.create({ data: { merchantId, shop, clientId, clientSecretEnc } });
+        await tx.merchant.update({ where: { id: merchantId }, data: { storePlatform: 'STOREFRONT_A', shopDomain: shop } });
+        return row;
+      });
+    } catch (err) {
+      if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') throw new AppError('CONFLICT', 'This shop is connected to another account');
+      throw err;
+    }
+    return { shop: saved.shop, clientId: saved.clientId, connected: saved.connected, installUrl: installUrlFor(merchantId, saved.shop) };
+  });
+
+  app.get('/api/merchant/storefront-a', {
+    onRequest: app.authenticate,
+    schema: {
+      tags: ['merchant'],
+      summary: 'The storefront A connection (no secrets)',
+      security,
+      response: { 200: connectionResponse, 401: errorResponse, 404: errorResponse },
+    },
+  }, async (request) => {
+    const { merchantId } = request.merchant;
+    const row = await db.storefrontAConnection.findUnique({ where: { merchantId } });
+    if (!row) throw new AppError('NOT_FOUND', 'No storefront A connection: save the install inputs first');
+    return {
+      shop: row.shop,
+      clientId: row.clientId,
+      connected: row.connected,
+      installedAt: row.installedAt?.toISOString() ?? null,
+      uninstalledAt: row.uninstalledAt?.toISOString() ?? null,
+      scopes: row.scopes ? row.scopes.split(',') : [],
+      installUrl: installUrlFor(merchantId, row.shop),
+    };
+  });
+
+  app.delete('/api/merchant/storefront-a', {
+    onRequest: app.authenticate,
+    schema: {
+      tags: ['merchant'],
+      summary: 'Disconnect storefront A: remove our script tag at the store, forget the inputs and token',
+      description: 'The app stays installed at the store until the merchant uninstalls it there; the checkout button returns to the store\'s own checkout once the script tag is gone.',
+      security,
+      response: { 200: disconnectResponse, 401: errorResponse, 404: errorResponse },
+    },
+  }, async (request) => {
+    const { merchantId } = request.merchant;
+    const row = await db.storefrontAConnection.findUnique({ where: { merchantId } });
+    if (!row) throw new AppError('NOT_FOUND', 'No storefront A connection to remove');
+    const removal = await temporal.client.workflow.execute<typeof removeStorefrontAScriptTagWorkflow>('removeStorefrontAScriptTagWorkflow', {
+      taskQueue: config.temporal.taskQueue,
+      workflowId: storefrontAWorkflowIds.disconnect(merchantId),
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      args: [merchantId],
+    });
+    await db.$transaction([
+      db.storefrontAConnection.deleteMany({ where: { merchantId } }),
+      db.oAuthState.deleteMany({ where: { merchantId } }),
+      db.merchant.updateMany({ where: { id: merchantId, storePlatform: 'STOREFRONT_A' }, data: { storePlatform: null, shopDomain: null } }),
+    ]);
+    return { disconnected: true as const, scriptTagsRemoved: removal.removed, warning: removal.error };
+  });
+};

@@ -1,0 +1,306 @@
+// The storefront B connection end to end: HTTP → connect workflow → activities → storefront B sandbox.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import type { Worker } from '@temporalio/worker';
+import { buildApp, type AppDeps } from '../../app.js';
+import { createActivities } from '../../../activities/worker.js';
+import { createStorefrontBActivities } from '../../../activities/storefront-b.js';
+import { createStorefrontBSimulator, DEMO_STORE, type StorefrontBSimulator } from '../../../sandbox/storefront-b/simulator.js';
+import { createTestMerchant, type TestMerchant } from '../../../test/harness/merchants.js';
+import { createSecretBox } from '../../../security/secrets.js';
+import { createUrlGuard } from '../../../security/ssrf.js';
+import { createTestDatabase, type TestDatabase } from '../../../test/harness/db.js';
+import { connectTestTemporal, type TestTemporal } from '../../../test/harness/temporal.js';
+import { testConfig } from '../../../test/harness/config.js';
+
+/** Short, so a store that never answers times out in about two seconds (two attempts). */
+const CLIENT_TIMEOUT_MS = 1_000;
+
+let sim: StorefrontBSimulator;
+let simUrl: string;
+let database: TestDatabase;
+let temporal: TestTemporal;
+let worker: Worker;
+let running: Promise<void>;
+let app: FastifyInstance;
+const secrets = createSecretBox(Buffer.alloc(32, 7).toString('base64'));
+let n = 0;
+const merchant = () => createTestMerchant(database.db, app);
+
+/** A fresh store in the sandbox with its own keys. */
+async function store(): Promise<{ storeUrl: string; consumerKey: string; consumerSecret: string }> {
+  const res = await fetch(`${simUrl}/_control/stores`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: `shop-${++n}` }) });
+  expect(res.status).toBe(201);
+  return (await res.json()) as { storeUrl: string; consumerKey: string; consumerSecret: string };
+}
+
+const demo = () => ({ storeUrl: `${simUrl}/stores/demo`, consumerKey: DEMO_STORE.consumerKey, consumerSecret: DEMO_STORE.consumerSecret });
+
+async function call(method: 'GET' | 'POST' | 'DELETE', url: string, opts: { token?: string; body?: unknown } = {}) {
+  const res = await app.inject({
+    method,
+    url,
+    payload: opts.body as Record<string, unknown> | undefined,
+    headers: opts.token ? { authorization: `Bearer ${opts.token}` } : {},
+  });
+  return { status: res.statusCode, text: res.body, body: res.json() as Record<string, unknown> & { code?: string; error?: string } };
+}
+
+const connect = (m: TestMerchant, body: unknown) => call('POST', '/api/merchant/storefront-b/connect', { token: m.token, body });
+const status = (m: TestMerchant) => call('GET', '/api/merchant/storefront-b', { token: m.token });
+const row = (m: TestMerchant) => database.db.storefrontBConnection.findUnique({ where: { merchantId: m.id } });
+const merchantRow = (m: TestMerchant) => database.db.merchant.findUniqueOrThrow({ where: { id: m.id } });
+const fault = (rule: Record<string, unknown>) =>
+  fetch(`${simUrl}/_control/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(rule) });
+
+beforeAll(async () => {
+  let publicUrl = '';
+  sim = createStorefrontBSimulator({ publicUrl: () => publicUrl, serviceUrl: 'http://127.0.0.1:9' });
+  simUrl = publicUrl = await sim.app.listen({ port: 0, host: '127.0.0.1' });
+  [database, temporal] = await Promise.all([createTestDatabase(), connectTestTemporal()]);
+  const config = testConfig({ TEMPORAL_TASK_QUEUE: temporal.taskQueue });
+  // The sandbox's loopback http origin is allowed, as the stack allows it; anything else must be public https.
+  const urlGuard = createUrlGuard({ allowedOrigins: [simUrl] });
+  const activities = {
+    ...createActivities({ config, db: database.db, urlGuard }),
+    ...createStorefrontBActivities({ db: database.db, secrets, urlGuard, timeoutMs: CLIENT_TIMEOUT_MS }),
+  };
+  worker = await temporal.createWorker(activities);
+  running = worker.run();
+  const deps: AppDeps = { config, db: database.db, temporal: { client: temporal.client, connection: temporal.connection }, logger: false, secrets, urlGuard };
+  app = await buildApp(deps);
+  await app.ready();
+});
+afterAll(async () => {
+  await app?.close();
+  worker?.shutdown();
+  await running;
+  await temporal?.close();
+  if (sim) {
+    const closing = sim.app.close();
+    sim.app.server.closeAllConnections();
+    await closing;
+  }
+  await database?.drop();
+});
+beforeEach(async () => {
+  await fetch(`${simUrl}/_control/faults`, { method: 'DELETE' });
+});
+
+describe('connecting a storefront B store', () => {
+  it('given valid keys / the connection is saved with sealed keys, storefront B becomes the platform and no answer shows a key', async () => {
+    const m = await merchant();
+    const creds = demo();
+
+    const res = await connect(m, { ...creds, storeUrl: `${creds.storeUrl}/` });
+
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      connected: true,
+      storeUrl: creds.storeUrl,
+      consumerKeyLast4: creds.consumerKey.slice(-4),
+      connectedAt: expect.any(String),
+      pluginInterceptedAt: null,
+      pluginActive: true,
+      currency: 'EUR',
+    });
+    const saved = (await row(m))!;
+    expect(secrets.decrypt(saved.consumerKeyEnc, `${m.id}:storefrontB.consumerKey`)).toBe(creds.consumerKey);
+    expect(secrets.decrypt(saved.consumerSecretEnc, `${m.id}:storefrontB.consumerSecret`)).toBe(creds.consumerSecret);
+    expect(saved.consumerKeyEnc).not.toContain(creds.consumerKey);
+    expect(saved.consumerSecretEnc).not.toContain(creds.consumerSecret);
+    expect(await merchantRow(m)).toMatchObject({ storePlatform: 'STOREFRONT_B', shopDomain: new URL(simUrl).host });
+
+    const got = await status(m);
+    expect(got.status).toBe(200);
+    expect(got.body).toEqual({ connected: true, storeUrl: creds.storeUrl, consumerKeyLast4: creds.consumerKey.slice(-4), connectedAt: res.body.connectedAt, pluginInterceptedAt: null });
+    // The whole history, payloads decoded (they come as base64 `data`).
+    const history = JSON.stringify(await temporal.client.workflow.getHandle(`storefront-b-connection-${m.id}`).fetchHistory(), (key, v: unknown) =>
+      key === 'data' && typeof v === 'string' ? Buffer.from(v, 'base64').toString('utf8') : v,
+    );
+    expect(history).toContain(creds.storeUrl);
+    for (const text of [res.text, got.text, history]) {
+      expect(text).not.toContain(creds.consumerKey);
+      expect(text).not.toContain(creds.consumerSecret);
+    }
+  });
+
+  it('given keys the store refuses / it answers 422 INVALID_STORE_CREDENTIALS and saves nothing', async () => {
+    const m = await merchant();
+    const { storeUrl, consumerKey } = await store();
+
+    const res = await connect(m, { storeUrl, consumerKey, consumerSecret: 'cs_wrongwrongwrongwrong' });
+
+    expect(res.status).toBe(422);
+    expect(res.body.code).toBe('INVALID_STORE_CREDENTIALS');
+    expect(res.text).not.toContain('cs_wrongwrongwrongwrong');
+    expect(await row(m)).toBeNull();
+    expect(await merchantRow(m)).toMatchObject({ storePlatform: null, shopDomain: null });
+  });
+
+  it('given a working connection / when the merchant retries with wrong keys / the working connection stays', async () => {
+    const m = await merchant();
+    const creds = await store();
+    expect((await connect(m, creds)).status).toBe(200);
+    const before = await row(m);
+
+    const res = await connect(m, { ...creds, consumerKey: 'ck_wrongwrongwrong' });
+
+    expect(res.status).toBe(422);
+    expect(await row(m)).toEqual(before);
+  });
+
+  it.each([
+    ['plain http', 'http://shop.example/', 'https'],
+    ['a private address', 'https://10.1.2.3/shop', 'private network'],
+    ['loopback outside the sandbox origin', 'https://127.0.0.1/stores/demo', 'loopback'],
+    ['the cloud metadata address', 'https://169.254.169.254/latest', 'link-local'],
+    ['a local host name', 'https://intranet.local/', 'not a public host'],
+    ['not a URL', 'shop dot example', 'not a valid URL'],
+  ])('given %s as store URL / it answers 400 INVALID_INPUT before calling anything', async (_what, storeUrl, reason) => {
+    const m = await merchant();
+
+    const res = await connect(m, { storeUrl, consumerKey: DEMO_STORE.consumerKey, consumerSecret: DEMO_STORE.consumerSecret });
+
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('INVALID_INPUT');
+    expect(res.body.error).toContain(reason);
+    expect(await row(m)).toBeNull();
+  });
+
+  it.each([
+    ['no store URL', { consumerKey: 'ck_x', consumerSecret: 'cs_x' }],
+    ['a blank consumer key', { storeUrl: 'https://shop.example', consumerKey: ' ', consumerSecret: 'cs_x' }],
+    ['no consumer secret', { storeUrl: 'https://shop.example', consumerKey: 'ck_x' }],
+  ])('given %s / it answers 400 INVALID_INPUT', async (_what, body) => {
+    const m = await merchant();
+    const res = await connect(m, body);
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('INVALID_INPUT');
+  });
+
+  it('given a store URL where no store answers / it answers 400 INVALID_INPUT', async () => {
+    const m = await merchant();
+    const res = await connect(m, { ...demo(), storeUrl: `${simUrl}/stores/no-such-store` });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'INVALID_INPUT', error: expect.stringContaining('No storefront B REST API') });
+    expect(await row(m)).toBeNull();
+  });
+
+  it('given a store that never answers / it answers 504 STORE_TIMEOUT after a short bounded retry', async () => {
+    const m = await merchant();
+    const creds = await store();
+    await fault({ mode: 'timeout', match: new URL(creds.storeUrl).pathname, count: 5 });
+
+    const started = Date.now();
+    const res = await connect(m, creds);
+
+    expect(res.status).toBe(504);
+    expect(res.body.code).toBe('STORE_TIMEOUT');
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(await row(m)).toBeNull();
+  });
+
+  it('given a store failing with 5xx / it answers 502 UPSTREAM_ERROR', async () => {
+    const m = await merchant();
+    const creds = await store();
+    await fault({ mode: 'error', status: 500, match: new URL(creds.storeUrl).pathname, count: 5 });
+
+    const res = await connect(m, creds);
+
+    expect(res.status).toBe(502);
+    expect(res.body.code).toBe('UPSTREAM_ERROR');
+    expect(await row(m)).toBeNull();
+  });
+
+  it('given a store connected by another merchant / it answers 409 CONFLICT and leaves that connection alone', async () => {
+    const a = await merchant();
+    const b = await merchant();
+    const creds = await store();
+    expect((await connect(a, creds)).status).toBe(200);
+    const before = await row(a);
+
+    const res = await connect(b, { ...creds, storeUrl: `${creds.storeUrl}/` });
+
+    expect(res.status).toBe(409);
+    expect(res.body.code).toBe('CONFLICT');
+    expect(await row(b)).toBeNull();
+    expect(await row(a)).toEqual(before);
+  });
+
+  it('given a connected store / when the merchant connects another store / it replaces the connection and the shop domain follows', async () => {
+    const m = await merchant();
+    const first = await store();
+    const second = await store();
+    expect((await connect(m, first)).status).toBe(200);
+    await database.db.storefrontBConnection.update({ where: { merchantId: m.id }, data: { pluginInterceptedAt: new Date() } });
+
+    const res = await connect(m, second);
+
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ storeUrl: second.storeUrl, consumerKeyLast4: second.consumerKey.slice(-4), pluginInterceptedAt: null });
+    expect(await database.db.storefrontBConnection.count({ where: { storeUrl: first.storeUrl } })).toBe(0);
+  });
+});
+
+describe('status and removal', () => {
+  it('given no connection / GET answers { connected: false } and DELETE answers 404 NOT_FOUND', async () => {
+    const m = await merchant();
+    expect((await status(m)).body).toEqual({ connected: false });
+    const res = await call('DELETE', '/api/merchant/storefront-b', { token: m.token });
+    expect(res.status).toBe(404);
+    expect(res.body.code).toBe('NOT_FOUND');
+  });
+
+  it('given a connected store / DELETE removes it and clears storefront B as the platform', async () => {
+    const m = await merchant();
+    const creds = await store();
+    await connect(m, creds);
+
+    const res = await call('DELETE', '/api/merchant/storefront-b', { token: m.token });
+
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ connected: false });
+    expect(await row(m)).toBeNull();
+    expect(await merchantRow(m)).toMatchObject({ storePlatform: null, shopDomain: null });
+    expect((await status(m)).body).toEqual({ connected: false });
+  });
+
+  it('given a storefront B row while storefront A is the platform / DELETE leaves the platform as it is', async () => {
+    const m = await merchant();
+    await connect(m, await store());
+    await database.db.merchant.update({ where: { id: m.id }, data: { storePlatform: 'STOREFRONT_A', shopDomain: 'demo-shop.myshopify.com' } });
+
+    expect((await call('DELETE', '/api/merchant/storefront-b', { token: m.token })).status).toBe(200);
+    expect(await merchantRow(m)).toMatchObject({ storePlatform: 'STOREFRONT_A', shopDomain: 'demo-shop.myshopify.com' });
+  });
+});
+
+describe('access', () => {
+  it('given the OpenAPI document / it lists the storefront B routes with their bearer auth', async () => {
+    const doc = (await call('GET', '/docs/json')).body as { paths: Record<string, Record<string, { security?: unknown }>> };
+    expect(Object.keys(doc.paths['/api/merchant/storefront-b'] ?? {}).sort()).toEqual(['delete', 'get']);
+    expect(doc.paths['/api/merchant/storefront-b/connect']?.post?.security).toEqual([{ bearerAuth: [] }]);
+  });
+
+
+  it('given no token / every storefront B route answers 401 UNAUTHORIZED', async () => {
+    for (const [method, url] of [['GET', '/api/merchant/storefront-b'], ['POST', '/api/merchant/storefront-b/connect'], ['DELETE', '/api/merchant/storefront-b']] as const) {
+      const res = await call(method, url, { body: method === 'POST' ? demo() : undefined });
+      expect(res.status, `${method} ${url}`).toBe(401);
+      expect(res.body.code).toBe('UNAUTHORIZED');
+    }
+  });
+
+  it("given merchant A connected / merchant B's token never reads or removes A's connection", async () => {
+    const a = await merchant();
+    const b = await merchant();
+    await connect(a, await store());
+    const before = await row(a);
+
+    expect((await status(b)).body).toEqual({ connected: false });
+    expect((await call('DELETE', '/api/merchant/storefront-b', { token: b.token })).status).toBe(404);
+    expect(await row(a)).toEqual(before);
+    expect((await merchantRow(a)).storePlatform).toBe('STOREFRONT_B');
+  });
+});

@@ -1,0 +1,59 @@
+// How a merchant record is shown to its owner and, stripped down, to the public checkout.
+import type { Config } from '../../../config/index.js';
+import type { Merchant, ShippingRate } from '../../../generated/prisma/client.js';
+import type { z } from 'zod';
+import type { merchantView, publicConfig } from '../../schemas/merchant.js';
+
+export type MerchantWithRates = Merchant & { shippingRates: ShippingRate[] };
+
+const PLATFORM = { STOREFRONT_A: 'storefront-a', STOREFRONT_B: 'storefront-b' } as const;
+
+/** https://{slug}.{service domain} in production; http with the API port in local runs. */
+export function checkoutOrigin(slug: string, config: Config): string {
+  return config.env === 'production' ? `https://${slug}.${config.serviceDomain}` : `http://${slug}.${config.serviceDomain}:${config.api.port}`;
+}
+
+function rates(merchant: MerchantWithRates) {
+  return [...merchant.shippingRates]
+    .sort((a, b) => a.position - b.position)
+    .map((r) => ({ id: r.id, name: r.name, free: r.free, basePriceCents: r.basePriceCents, freeThresholdCents: r.freeThresholdCents }));
+}
+
+function texts(merchant: Merchant): Record<string, string> {
+  const value = merchant.checkoutTexts;
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, string>) : {};
+}
+
+export function toMerchantView(merchant: MerchantWithRates, config: Config): z.infer<typeof merchantView> {
+  return {
+    id: merchant.id,
+    email: merchant.email,
+    emailVerified: merchant.emailVerifiedAt !== null,
+    shopName: merchant.shopName,
+    phone: merchant.phone,
+    slug: merchant.slug,
+    checkoutOrigin: checkoutOrigin(merchant.slug, config),
+    shopDomain: merchant.shopDomain,
+    storePlatform: merchant.storePlatform ? PLATFORM[merchant.storePlatform] : null,
+    codEnabled: merchant.codEnabled,
+    branding: { logoUrl: merchant.logoUrl, primaryColor: merchant.primaryColor, accentColor: merchant.accentColor },
+    checkoutTexts: texts(merchant),
+    shippingRates: rates(merchant),
+    onboardingCompletedAt: merchant.onboardingCompletedAt?.toISOString() ?? null,
+    createdAt: merchant.createdAt.toISOString(),
+  };
+}
+
+export function toPublicConfig(merchant: MerchantWithRates): z.infer<typeof publicConfig> {
+  return {
+    slug: merchant.slug,
+    shopName: merchant.shopName,
+    storePlatform: merchant.storePlatform ? PLATFORM[merchant.storePlatform] : null,
+    codEnabled: merchant.codEnabled,
+    branding: { logoUrl: merchant.logoUrl, primaryColor: merchant.primaryColor, accentColor: merchant.accentColor },
+    checkoutTexts: texts(merchant),
+    shippingRates: rates(merchant).map(({ id: _id, ...rest }) => rest),
+  };
+}
+
+export const PLATFORM_ENUM = { 'storefront-a': 'STOREFRONT_A', 'storefront-b': 'STOREFRONT_B' } as const;

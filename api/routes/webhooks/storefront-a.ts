@@ -1,0 +1,152 @@
+// Webhooks from storefront A: app/uninstalled and the three mandatory privacy topics (docs/privacy.md).
+// The HMAC (X-Storefront-Hmac-Sha256) is checked on the exact raw bytes, with the app secret of the
+// merchant that owns the shop, before anything is parsed or trusted. Every delivery is recorded in
+// storefront_a_webhooks (valid or not); an invalid one answers 401 and has no effect. A valid one is
+// applied by processStorefrontAWebhookWorkflow, once per delivery id, after we have answered 200.
+//
+// The topic comes from X-Storefront-Topic. The platform posts every topic to the app's one webhook
+// address (/webhooks/storefront-a or /webhooks/storefront-a/events); a path naming a topic
+// (/webhooks/storefront-a/customers/redact or …/customers-redact) must name the header's topic.
+import { z } from 'zod';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { FastifyRequest } from 'fastify';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import type { RouteDeps } from '../../app.js';
+import { errorResponse } from '../../schemas/common.js';
+import { AppError } from '../../../domain/errors.js';
+import { Prisma } from '../../../prisma/client.js';
+import { isValidShopHost } from '../../../integrations/storefront-a/oauth.js';
+import { isWebhookTopic, verifyWebhookHmac, WEBHOOK_HEADERS, webhookPayloadSchemas, type WebhookTopic } from '../../../integrations/storefront-a/webhooks.js';
+import { storefrontAAad } from '../../../activities/storefront-a.js';
+import type { processStorefrontAWebhookWorkflow } from '../../../workflows/storefront-a-webhook.js';
+import { storefrontAWorkflowIds } from '../../../workflows/storefront-a.messages.js';
+
+const GENERIC_PATHS = new Set(['', 'events']);
+const MAX_STORED_RAW = 64 * 1024;
+
+/** Does the path suffix name this topic (either spelling), or no topic at all? */
+export function pathAllowsTopic(pathTopic: string, topic: string): boolean {
+  const suffix = pathTopic.replace(/^\/+|\/+$/g, '').toLowerCase();
+  if (GENERIC_PATHS.has(suffix)) return true;
+  return suffix.replace(/\//g, '-') === topic.replace(/\//g, '-');
+}
+
+const headers = z.looseObject({
+  [WEBHOOK_HEADERS.topic]: z.string().optional(),
+  [WEBHOOK_HEADERS.shopDomain]: z.string().optional(),
+  [WEBHOOK_HEADERS.hmac]: z.string().optional(),
+  [WEBHOOK_HEADERS.webhookId]: z.string().optional(),
+});
+
+const receivedResponse = z.object({
+  received: z.literal(true),
+  id: z.string().describe('Our record of the delivery'),
+  duplicate: z.boolean().describe('This delivery id was received before (it is acted on once)'),
+});
+
+const header = (request: FastifyRequest, name: string): string => {
+  const v = request.headers[name];
+  return (Array.isArray(v) ? v[0] : v)?.trim() ?? '';
+};
+
+export const storefrontAWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  const { config, db, secrets, temporal } = deps;
+
+  // Raw bytes for the HMAC, in this plugin only (the rest of the API keeps the JSON parser).
+  const raw = (_request: FastifyRequest, body: Buffer, done: (err: Error | null, body?: Buffer) => void) => done(null, body);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, raw);
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, raw);
+
+  async function startProcessing(row: { id: string; deliveryId: string | null }): Promise<void> {
+    try {
+      await temporal.client.workflow.start<typeof processStorefrontAWebhookWorkflow>('processStorefrontAWebhookWorkflow', {
+        taskQueue: config.temporal.taskQueue,
+        workflowId: storefrontAWorkflowIds.webhook(row.deliveryId ?? row.id),
+        // A redelivery joins a running run, re-runs a failed one, and leaves a completed one alone.
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        args: [row.id],
+      });
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
+  }
+
+  async function receive(request: FastifyRequest, pathTopic: string) {
+    const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+    const topic = header(request, WEBHOOK_HEADERS.topic).slice(0, 100);
+    const shop = header(request, WEBHOOK_HEADERS.shopDomain).toLowerCase().slice(0, 255);
+    const deliveryId = header(request, WEBHOOK_HEADERS.webhookId).slice(0, 255) || null;
+    const text = body.toString('utf8');
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+
+    const connection = isValidShopHost(shop, config.storefrontA.shopSuffix) ? await db.storefrontAConnection.findUnique({ where: { shop } }) : null;
+    const secret = connection ? secrets.decrypt(connection.clientSecretEnc, storefrontAAad.clientSecret(connection.merchantId)) : '';
+    const hmacValid = connection !== null && verifyWebhookHmac(body, header(request, WEBHOOK_HEADERS.hmac) || undefined, secret);
+
+    if (!hmacValid) {
+      // Kept for audit only. The claimed delivery id stays out of the unique column, so a forgery can
+      // never make the real delivery look like a duplicate.
+      await db.storefrontAWebhook.create({
+        data: {
+          shop,
+          topic,
+          deliveryId: null,
+          hmacValid: false,
+          merchantId: connection?.merchantId ?? null,
+          payload: { unverified: true, deliveryId, body: (json as Prisma.InputJsonValue | undefined) ?? text.slice(0, MAX_STORED_RAW) },
+        },
+      });
+      throw new AppError('INVALID_SIGNATURE', connection ? 'Webhook signature is not valid' : 'Unknown shop: no app secret to verify this webhook with');
+    }
+
+    let problem: string | null = null;
+    if (!isWebhookTopic(topic)) problem = `Unsupported topic ${JSON.stringify(topic)}`;
+    else if (!pathAllowsTopic(pathTopic, topic)) problem = `The path names another topic than X-Storefront-Topic (${topic})`;
+    else if (!webhookPayloadSchemas[topic as WebhookTopic].safeParse(json).success) problem = `The payload is not a ${topic} payload`;
+
+    let row;
+    let duplicate = false;
+    try {
+      row = await db.storefrontAWebhook.create({
+        data: {
+          shop,
+          topic,
+          deliveryId,
+          hmacValid: true,
+          merchantId: connection.merchantId,
+          payload: (json as Prisma.InputJsonValue | undefined) ?? { raw: text.slice(0, MAX_STORED_RAW) },
+          // A signed delivery we cannot act on is recorded as handled, with the reason.
+          ...(problem ? { result: { error: problem }, processedAt: new Date() } : {}),
+        },
+      });
+    } catch (err) {
+      if (!(deliveryId && err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002')) throw err;
+      row = await db.storefrontAWebhook.findUniqueOrThrow({ where: { deliveryId } });
+      duplicate = true;
+    }
+    if (problem) throw new AppError('INVALID_INPUT', problem);
+    if (!row.processedAt) await startProcessing(row);
+    return { received: true as const, id: row.id, duplicate };
+  }
+
+  const schema = (summary: string) => ({
+    tags: ['webhooks'],
+    summary,
+    description:
+      'Signed by storefront A: X-Storefront-Hmac-Sha256 is the base64 HMAC-SHA256 of the raw body with the app\'s client secret. ' +
+      'Topics: app/uninstalled, customers/data_request, customers/redact, shop/redact (X-Storefront-Topic). An invalid signature answers 401 and changes nothing.',
+    headers,
+    response: { 200: receivedResponse, 400: errorResponse, 401: errorResponse },
+  });
+
+  app.post('/webhooks/storefront-a', { schema: schema('Storefront A webhook (topic from X-Storefront-Topic)') }, async (request) => receive(request, ''));
+  app.post('/webhooks/storefront-a/*', {
+    schema: { ...schema('Storefront A webhook (path may name the topic)'), params: z.object({ '*': z.string() }) },
+  }, async (request) => receive(request, request.params['*']));
+};

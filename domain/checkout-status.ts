@@ -1,0 +1,109 @@
+// The checkout session status machine: the spec's processor-event table (States and transitions, Events),
+// plus the statuses and endpoint-driven transitions the spec leaves out. The session's workflow is the
+// only caller that changes a status; webhooks with an invalid signature never reach it.
+
+/**
+ * - OPEN: created, the shopper is filling in (initial).
+ * - PAYMENT_PENDING: a payment was initiated at the processor; awaiting its result.
+ * - COD_CONFIRMED: the shopper confirmed cash on delivery; the store holds the order in pending payment.
+ *   A status of its own, not COMPLETED: a COD order is not paid, must never be refunded through the
+ *   processor and must not count as paid revenue.
+ * - COMPLETED: the processor confirmed payment; the order exists on the store.
+ * - FAILED: the last payment attempt failed; the shopper may try again.
+ * - REFUNDED: fully refunded (partial refunds are not offered).
+ * - ABANDONED: no progress for the configured time; no longer an open session.
+ */
+export const CHECKOUT_STATUSES = ['OPEN', 'PAYMENT_PENDING', 'COD_CONFIRMED', 'COMPLETED', 'FAILED', 'REFUNDED', 'ABANDONED'] as const;
+export type CheckoutStatus = (typeof CHECKOUT_STATUSES)[number];
+
+export const INITIAL_STATUS: CheckoutStatus = 'OPEN';
+
+export function isCheckoutStatus(value: unknown): value is CheckoutStatus {
+  return typeof value === 'string' && (CHECKOUT_STATUSES as readonly string[]).includes(value);
+}
+
+export const SUCCESS_EVENTS = ['invoice_paid', 'payment_succeeded', 'membership_activated', 'membership_went_valid'] as const;
+export const FAILURE_EVENTS = ['payment.failed', 'payment_failed', 'invoice_payment_failed'] as const;
+export const REFUND_EVENTS = ['payment.refunded', 'payment_refunded', 'invoice_refunded'] as const;
+export const PROCESSOR_EVENTS = [...SUCCESS_EVENTS, ...FAILURE_EVENTS, ...REFUND_EVENTS] as const;
+export type ProcessorEvent = (typeof PROCESSOR_EVENTS)[number];
+
+/** Where this machine knowingly departs from the spec's table, and why. */
+export const DEVIATIONS: readonly string[] = [
+  'A failure event (payment.failed, payment_failed, invoice_payment_failed) leaves REFUNDED and COD_CONFIRMED ' +
+    'unchanged, where the spec protects only COMPLETED. A late failure of an earlier attempt must not overwrite ' +
+    'a refund the merchant made (the money is back with the shopper; FAILED would hide it from refunds and ' +
+    'statistics), nor a confirmed COD order that exists on the store.',
+];
+
+export interface EventOutcome {
+  next: CheckoutStatus;
+  changed: boolean;
+  /**
+   * create_order whenever the session becomes COMPLETED (every COMPLETED session has exactly one order on
+   * the store; the workflow creates it with an idempotency key derived from the session token, so a
+   * repeated create_order, e.g. after REFUNDED → COMPLETED or from COD_CONFIRMED, finds the same order).
+   */
+  effect: 'create_order' | 'none';
+}
+
+const includes = <T extends string>(list: readonly T[], value: string): value is T => (list as readonly string[]).includes(value);
+
+function nextOnEvent(status: CheckoutStatus, event: string): CheckoutStatus {
+  // Success from any state, as the spec says. Note this includes REFUNDED: a late or duplicate success
+  // after a refund makes the session COMPLETED again. Literal on purpose (the processor's word on money
+  // wins), flagged here because the merchant may see a refunded order reappear as paid.
+  if (includes(SUCCESS_EVENTS, event)) return 'COMPLETED';
+  if (includes(FAILURE_EVENTS, event)) {
+    return status === 'COMPLETED' || status === 'REFUNDED' || status === 'COD_CONFIRMED' ? status : 'FAILED';
+  }
+  if (includes(REFUND_EVENTS, event)) return status === 'COMPLETED' ? 'REFUNDED' : status;
+  return status; // unknown events are stored by the webhook route but change nothing
+}
+
+/** What a (validly signed) processor event does to a session in `status`. */
+export function applyProcessorEvent(status: CheckoutStatus, event: string): EventOutcome {
+  const next = nextOnEvent(status, event);
+  const changed = next !== status;
+  return { next, changed, effect: changed && next === 'COMPLETED' ? 'create_order' : 'none' };
+}
+
+/**
+ * Transitions the endpoints and timers cause (the spec leaves them out). refresh-status and
+ * backfill-status ask the processor and feed its answer through `applyProcessorEvent`, and pay's result
+ * arrives the same way, so they add no transitions here. A repeated init-payment while PAYMENT_PENDING
+ * replaces the attempt without a status change. COD is not offered while a processor payment is pending,
+ * so one session can never be both paid by card and owed in cash.
+ */
+export const ENDPOINT_TRANSITIONS: Readonly<Record<CheckoutStatus, readonly CheckoutStatus[]>> = {
+  OPEN: ['PAYMENT_PENDING', 'COD_CONFIRMED', 'ABANDONED'], // init-payment, complete-cod, abandonment timer
+  PAYMENT_PENDING: ['ABANDONED'],
+  FAILED: ['PAYMENT_PENDING', 'COD_CONFIRMED', 'ABANDONED'], // retry with a new payment, fall back to COD
+  COMPLETED: ['REFUNDED'], // refund, once the processor accepted it
+  COD_CONFIRMED: [], // paid in cash to the merchant, outside the processor
+  REFUNDED: [],
+  ABANDONED: [],
+};
+
+export function canTransition(from: CheckoutStatus, to: CheckoutStatus): boolean {
+  return ENDPOINT_TRANSITIONS[from].includes(to);
+}
+
+/**
+ * The shopper can do nothing more on the session (it is not an open session). Processor events still
+ * apply to it (a late payment success completes even an abandoned session), so its workflow must still
+ * accept them.
+ */
+export function isTerminal(status: CheckoutStatus): boolean {
+  return status === 'COMPLETED' || status === 'REFUNDED' || status === 'COD_CONFIRMED' || status === 'ABANDONED';
+}
+
+/** Still in the shopper's hands: OPEN, PAYMENT_PENDING, or FAILED (which can be retried). */
+export function isOpen(status: CheckoutStatus): boolean {
+  return !isTerminal(status);
+}
+
+/** Counts as paid revenue: only a processor-confirmed payment that was not refunded (COD is not paid yet). */
+export function isPaid(status: CheckoutStatus): boolean {
+  return status === 'COMPLETED';
+}

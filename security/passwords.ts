@@ -1,0 +1,98 @@
+// Merchant passwords: scrypt from node:crypto (memory-hard, no native dependency), a stored format that
+// carries its own parameters so they can be raised later without invalidating existing hashes, and a
+// short policy that refuses the passwords attackers try first.
+import { randomBytes, scrypt, scryptSync, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+
+const N = 2 ** 15;
+const R = 8;
+const P = 1;
+const SALT_BYTES = 16;
+const KEY_BYTES = 64;
+// scrypt needs 128·N·r bytes (32 MiB here), exactly Node's default ceiling; allow headroom above it.
+const maxmemFor = (n: number, r: number) => 2 * 128 * n * r;
+const PARAMS: ScryptOptions = { N, r: R, p: P, maxmem: maxmemFor(N, R) };
+// Stored hashes come from our own database, but bound the parameters anyway so one corrupted row
+// cannot make a login allocate gigabytes or run for minutes.
+const MAX_MEMORY = 256 * 1024 * 1024;
+const MAX_P = 16;
+
+function derive(plain: string, salt: Buffer, keylen: number, options: ScryptOptions): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    scrypt(normalize(plain), salt, keylen, options, (err, key) => (err ? reject(err) : resolve(key)));
+  });
+}
+
+// The same password typed on different keyboards can arrive as different code point sequences (é as
+// one or two code points); NFC makes them one.
+const normalize = (plain: string) => plain.normalize('NFC');
+
+const format = (salt: Buffer, key: Buffer) => `scrypt$${N}$${R}$${P}$${salt.toString('base64')}$${key.toString('base64')}`;
+
+export async function hashPassword(plain: string): Promise<string> {
+  const salt = randomBytes(SALT_BYTES);
+  return format(salt, await derive(plain, salt, KEY_BYTES, PARAMS));
+}
+
+/** True when `plain` matches `stored`; false for a wrong password and for anything malformed. */
+export async function verifyPassword(plain: string, stored: string): Promise<boolean> {
+  const parsed = parseStored(stored);
+  if (!parsed) return false;
+  const { n, r, p, salt, key } = parsed;
+  const candidate = await derive(plain, salt, key.length, { N: n, r, p, maxmem: maxmemFor(n, r) }).catch(() => undefined);
+  return candidate !== undefined && timingSafeEqual(candidate, key);
+}
+
+const INTEGER = /^[1-9][0-9]{0,7}$/;
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+// 0 for anything malformed: every valid parameter is at least 1.
+const toInteger = (text: string | undefined) => (text !== undefined && INTEGER.test(text) ? Number(text) : 0);
+const toBytes = (text: string | undefined) => (text !== undefined && BASE64.test(text) ? Buffer.from(text, 'base64') : Buffer.alloc(0));
+
+function parseStored(stored: string) {
+  const [scheme, nText, rText, pText, saltText, keyText, ...rest] = stored.split('$');
+  if (scheme !== 'scrypt' || rest.length > 0) return undefined;
+  const n = toInteger(nText);
+  const r = toInteger(rText);
+  const p = toInteger(pText);
+  const salt = toBytes(saltText);
+  const key = toBytes(keyText);
+  const nIsPowerOfTwo = n > 1 && (n & (n - 1)) === 0;
+  if (!nIsPowerOfTwo || !r || !p || p > MAX_P || 128 * n * r > MAX_MEMORY) return undefined;
+  if (salt.length < 8 || key.length < 16 || key.length > 128) return undefined;
+  return { n, r, p, salt, key };
+}
+
+/**
+ * A real hash of a random password nobody knows: login verifies against it when the email is unknown,
+ * so "no such account" costs the same time as "wrong password" and does not reveal which emails exist.
+ */
+export const DUMMY_PASSWORD_HASH: string = (() => {
+  const salt = randomBytes(SALT_BYTES);
+  return format(salt, scryptSync(randomBytes(32).toString('base64'), salt, KEY_BYTES, PARAMS));
+})();
+
+export const MIN_PASSWORD_LENGTH = 10;
+export const MAX_PASSWORD_LENGTH = 200;
+
+// The most common passwords that are long enough to pass the length rule (shorter ones already fail it).
+const COMMON_PASSWORDS: ReadonlySet<string> = new Set([
+  '1234567890', '0123456789', '0987654321', '9876543210', '12345678910', '123456789a', 'a123456789',
+  '1234qwerty', 'qwertyuiop', 'qwerty1234', 'qwerty123456', '1q2w3e4r5t', '1qaz2wsx3edc', 'zaq12wsxcde3',
+  'asdfghjkl1', 'zxcvbnm123', 'abcdefghij', 'abc1234567', 'password12', 'password123', 'password1234',
+  'password!1', 'p@ssw0rd123', 'passw0rd123', 'passwordpassword', 'iloveyou12', 'letmein123',
+  'welcome123', 'changeme123', 'admin12345', 'administrator', 'football123', 'sunshine123',
+  'princess123', 'monkey12345', 'qwertyuiop123', 'checkout123',
+]);
+
+/** Undefined when `plain` is acceptable, else a message to show the merchant. */
+export function checkPasswordPolicy(plain: string, context: { email?: string } = {}): string | undefined {
+  // Code points, not UTF-16 units, so an emoji counts as one character as the user sees it.
+  const characters = [...plain];
+  if (characters.length < MIN_PASSWORD_LENGTH) return `Passwords must be at least ${MIN_PASSWORD_LENGTH} characters long.`;
+  if (characters.length > MAX_PASSWORD_LENGTH) return `Passwords must be at most ${MAX_PASSWORD_LENGTH} characters long.`;
+  if (new Set(characters).size === 1) return 'Passwords cannot repeat a single character.';
+  const folded = plain.trim().toLowerCase();
+  if (COMMON_PASSWORDS.has(folded)) return 'This password is among the most commonly used; choose another.';
+  if (context.email && folded === context.email.trim().toLowerCase()) return 'Passwords cannot be the same as the email address.';
+  return undefined;
+}

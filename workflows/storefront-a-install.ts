@@ -1,0 +1,38 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { StorefrontAActivities } from '../activities/storefront-a.js';
+import { toStorefrontAFailure, type InstallStorefrontAInput, type InstallStorefrontAResult } from './storefront-a.messages.js';
+
+// A merchant's browser waits on this (the OAuth callback): a few quick attempts, then a clear error.
+const store = proxyActivities<StorefrontAActivities>({
+  startToCloseTimeout: '15 seconds',
+  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '4 seconds', maximumAttempts: 3 },
+});
+const { saveStorefrontAInstall } = proxyActivities<StorefrontAActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { initialInterval: '500 milliseconds', maximumInterval: '5 seconds', maximumAttempts: 5 },
+});
+
+/**
+ * Completes a storefront A app install: trades the OAuth code for the access token, puts our script tag
+ * in the shop, then stores token, scopes and script tag in one write, so a failure stores nothing.
+ */
+export async function installStorefrontAWorkflow(input: InstallStorefrontAInput): Promise<InstallStorefrontAResult> {
+  let exchanged;
+  try {
+    exchanged = await store.exchangeStorefrontACode(input);
+  } catch (err) {
+    throw toStorefrontAFailure(err, {
+      'storefront-a.unauthorized': { code: 'INVALID_INPUT', message: 'Storefront A refused the client id or client secret: check them, save them again and reinstall' },
+      'storefront-a.rejected': { code: 'INVALID_TOKEN', message: 'Storefront A refused the authorization code (expired or already used): start the install again' },
+    });
+  }
+  try {
+    const tag = await store.ensureStorefrontAScriptTag({ merchantId: input.merchantId, sealedAccessToken: exchanged.sealedAccessToken });
+    const saved = await saveStorefrontAInstall({ merchantId: input.merchantId, shop: input.shop, sealedAccessToken: exchanged.sealedAccessToken, scopes: exchanged.scopes, scriptTagId: tag.scriptTagId });
+    return { scopes: exchanged.scopes, scriptTagId: tag.scriptTagId, installedAt: saved.installedAt };
+  } catch (err) {
+    throw toStorefrontAFailure(err, {
+      'storefront-a.unauthorized': { code: 'CONFLICT', message: 'Storefront A did not grant the script tag access the checkout needs: approve every requested access and install again' },
+    });
+  }
+}

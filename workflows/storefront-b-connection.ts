@@ -1,0 +1,26 @@
+// Connecting the merchant's storefront B store: the REST keys are proven against the store before
+// anything is saved, then the connection is stored and storefront B becomes the merchant's platform.
+import { proxyActivities } from '@temporalio/workflow';
+import type { StorefrontBActivities } from '../activities/storefront-b.js';
+import { toStorefrontBFailure, type ConnectStorefrontBInput, type ConnectStorefrontBResult } from './storefront-b-connection.messages.js';
+
+// The merchant waits on the answer: one quick retry of the store call (wrong keys are never retried).
+const { validateStorefrontBCredentials } = proxyActivities<StorefrontBActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '2 seconds', maximumAttempts: 2 },
+});
+const { saveStorefrontBConnection } = proxyActivities<StorefrontBActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds', maximumAttempts: 6 },
+});
+
+/** Connects a storefront B store by its REST keys, so its carts can open our checkout and receive orders. */
+export async function connectStorefrontBWorkflow(input: ConnectStorefrontBInput): Promise<ConnectStorefrontBResult> {
+  try {
+    const store = await validateStorefrontBCredentials(input);
+    const { connectedAt } = await saveStorefrontBConnection(input);
+    return { ...store, storeUrl: input.storeUrl, connectedAt };
+  } catch (err) {
+    throw toStorefrontBFailure(err);
+  }
+}
