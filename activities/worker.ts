@@ -7,6 +7,9 @@ import { createDb, type Db } from '../prisma/client.js';
 import { bundleWorkflows } from './bundle.js';
 import { createFxRatesActivities } from './fx-rates.js';
 import { createEmailActivities } from './email.js';
+import { createCheckoutSessionActivities } from './checkout-session.js';
+import { createCheckoutPaymentActivities } from './checkout-payment.js';
+import { createFulfilmentActivities } from './checkout-fulfilment.js';
 import { createProcessorActivities } from './processor.js';
 import { createStorefrontBActivities } from './storefront-b.js';
 import { createStorefrontAActivities } from './storefront-a.js';
@@ -40,6 +43,9 @@ export function createActivities(deps: ActivityDeps) {
     ...createProcessorActivities(shared),
     ...createStorefrontBActivities(shared),
     ...createStorefrontAActivities({ ...shared, email }),
+    ...createCheckoutSessionActivities(shared),
+    ...createCheckoutPaymentActivities(shared),
+    ...createFulfilmentActivities({ ...shared, email }),
   };
 }
 

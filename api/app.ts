@@ -21,6 +21,9 @@ import { storefrontAAuthRoutes } from './routes/auth/storefront-a.js';
 import { storefrontAMerchantRoutes } from './routes/merchant/storefront-a.js';
 import { scriptTagRoutes } from './routes/merchant/script-tag.js';
 import { storefrontAWebhookRoutes } from './routes/webhooks/storefront-a.js';
+import { checkoutPaymentRoutes } from './routes/checkout/payment.js';
+import { checkoutPublicRoutes } from './routes/checkout/index.js';
+import { processorWebhookRoutes } from './routes/webhooks/processor.js';
 import { createSecretBox, type SecretBox } from '../security/secrets.js';
 import { createUrlGuard, type UrlGuard } from '../security/ssrf.js';
 
@@ -112,5 +115,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(scriptTagRoutes, routeDeps);
   // Encapsulated (no fastify-plugin): its raw-body JSON parser must not replace the app's own.
   await app.register(storefrontAWebhookRoutes, routeDeps);
+  await app.register(processorWebhookRoutes, routeDeps);
+  await app.register(checkoutPublicRoutes, routeDeps);
+  await app.register(checkoutPaymentRoutes, routeDeps);
   return app;
 }

@@ -22,6 +22,7 @@ export const ERROR_CODES = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   INVALID_PROCESSOR_KEY: 422,
   INVALID_STORE_CREDENTIALS: 422,
+  UNSUPPORTED_CURRENCY: 422, // a store's checkout currency we cannot price in (unknown ISO code or no FX rate)
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
   UPSTREAM_ERROR: 502,

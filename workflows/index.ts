@@ -6,3 +6,4 @@ export { ensureStorefrontAScriptTagWorkflow, checkStorefrontAScriptTagWorkflow, 
 export { processStorefrontAWebhookWorkflow } from './storefront-a-webhook.js';
 export { connectProcessorWorkflow, disconnectProcessorWorkflow } from './processor-connection.js';
 export { connectStorefrontBWorkflow } from './storefront-b-connection.js';
+export { checkoutWorkflow } from './checkout.js';

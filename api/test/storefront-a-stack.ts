@@ -21,14 +21,12 @@ export interface StorefrontAStack {
 }
 
 export async function startStorefrontAStack(): Promise<StorefrontAStack> {
-  const stack = await startTestStack();
-  return {
-    stack,
-    app: stack.app,
-    url: stack.apiUrl,
-    secrets: createSecretBox(stack.config.secretsKey!),
-    close: () => stack.close(),
-  };
+  return storefrontAStackOf(await startTestStack());
+}
+
+/** The storefront A helpers' view of a test stack started elsewhere. */
+export function storefrontAStackOf(stack: TestStack): StorefrontAStack {
+  return { stack, app: stack.app, url: stack.apiUrl, secrets: createSecretBox(stack.config.secretsKey!), close: () => stack.close() };
 }
 
 /** A merchant row and a session token for it. */

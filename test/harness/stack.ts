@@ -71,7 +71,8 @@ export async function startTestStack(env: Record<string, string> = {}): Promise<
   const worker = await temporal.createWorker(activities);
   const running = worker.run();
 
-  const app = await buildApp({ config, db: database.db, temporal: { client: temporal.client, connection: temporal.connection }, logger: false, urlGuard });
+  // TEST_LOG=1 shows the API's error log (5xx causes) while debugging a test.
+  const app = await buildApp({ config, db: database.db, temporal: { client: temporal.client, connection: temporal.connection }, logger: process.env.TEST_LOG ? { level: 'error' } : false, urlGuard });
   await app.listen({ port: apiPort, host: '127.0.0.1' });
 
   return {

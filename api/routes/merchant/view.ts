@@ -1,5 +1,6 @@
 // How a merchant record is shown to its owner and, stripped down, to the public checkout.
 import type { Config } from '../../../config/index.js';
+import { checkoutOrigin as originOf } from '../../../domain/checkout-origin.js';
 import type { Merchant, ShippingRate } from '../../../generated/prisma/client.js';
 import type { z } from 'zod';
 import type { merchantView, publicConfig } from '../../schemas/merchant.js';
@@ -8,9 +9,8 @@ export type MerchantWithRates = Merchant & { shippingRates: ShippingRate[] };
 
 const PLATFORM = { STOREFRONT_A: 'storefront-a', STOREFRONT_B: 'storefront-b' } as const;
 
-/** https://{slug}.{service domain} in production; http with the API port in local runs. */
 export function checkoutOrigin(slug: string, config: Config): string {
-  return config.env === 'production' ? `https://${slug}.${config.serviceDomain}` : `http://${slug}.${config.serviceDomain}:${config.api.port}`;
+  return originOf(slug, { production: config.env === 'production', serviceDomain: config.serviceDomain, port: config.api.port });
 }
 
 function rates(merchant: MerchantWithRates) {

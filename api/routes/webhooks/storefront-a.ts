@@ -13,6 +13,7 @@ import type { FastifyRequest } from 'fastify';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { RouteDeps } from '../../app.js';
 import { errorResponse } from '../../schemas/common.js';
+import { acceptRawBodies, rawBodyOf } from '../../plugins/raw-body.js';
 import { AppError } from '../../../domain/errors.js';
 import { Prisma } from '../../../prisma/client.js';
 import { isValidShopHost } from '../../../integrations/storefront-a/oauth.js';
@@ -53,9 +54,7 @@ export const storefrontAWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async 
   const { config, db, secrets, temporal } = deps;
 
   // Raw bytes for the HMAC, in this plugin only (the rest of the API keeps the JSON parser).
-  const raw = (_request: FastifyRequest, body: Buffer, done: (err: Error | null, body?: Buffer) => void) => done(null, body);
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, raw);
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, raw);
+  acceptRawBodies(app);
 
   async function startProcessing(row: { id: string; deliveryId: string | null }): Promise<void> {
     try {
@@ -73,7 +72,7 @@ export const storefrontAWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async 
   }
 
   async function receive(request: FastifyRequest, pathTopic: string) {
-    const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+    const body = rawBodyOf(request);
     const topic = header(request, WEBHOOK_HEADERS.topic).slice(0, 100);
     const shop = header(request, WEBHOOK_HEADERS.shopDomain).toLowerCase().slice(0, 255);
     const deliveryId = header(request, WEBHOOK_HEADERS.webhookId).slice(0, 255) || null;

@@ -1,0 +1,330 @@
+// What follows a paid checkout (COMPLETED, or COD_CONFIRMED): the order on the merchant's store, exactly
+// once, and the order emails, each exactly once. The workflow passes the session token only; the cart,
+// the address and the store credentials are read here, so workflow history holds none of them.
+//
+// The order is exactly once whatever retries or crashes happen, by three layers: the storeOrderId the
+// session recorded; else a lookup at the store by session token (finds an order whose creating attempt
+// crashed or lost its answer); else a create with idempotency key `checkout-<token>` (a repeated create
+// answers the first order). Store down, 5xx, time-out or 429 are retryable; a store that refuses for good
+// (rejected, unauthorized, not_found, ...) fails non-retryably with a message written for the merchant.
+import { createHash } from 'node:crypto';
+import { ApplicationFailure } from '@temporalio/common';
+import { z } from 'zod';
+import type { Config } from '../config/index.js';
+import type { Db } from '../prisma/client.js';
+import type { CheckoutSession, Merchant } from '../generated/prisma/client.js';
+import type { SecretBox } from '../security/secrets.js';
+import { UnsafeUrlError, type UrlGuard } from '../security/ssrf.js';
+import type { EmailClient } from '../integrations/email/index.js';
+import { IntegrationError, isIntegrationError, type IntegrationErrorKind } from '../integrations/errors.js';
+import { createStorefrontAClient } from '../integrations/storefront-a/client.js';
+import { createStorefrontBClient } from '../integrations/storefront-b/client.js';
+import { parseOrderInput, type StoreOrder, type StoreOrderInput } from '../integrations/storefront-common/order.js';
+import { formatMoney } from '../domain/money.js';
+import { storefrontBAad } from '../workflows/storefront-b-connection.messages.js';
+import { classifyFailures } from './failures.js';
+import { storefrontAAad } from './storefront-a.js';
+import { recordEmail, sendRecordedEmail, type EmailSendResult } from './email-outbox.js';
+import { renderOrderEmail, type OrderEmailData, type OrderEmailKind } from './order-email-templates.js';
+
+export interface FulfilmentActivityDeps {
+  config: Config;
+  db: Db;
+  secrets: SecretBox;
+  email: EmailClient;
+  /** Re-checks a storefront B store URL right before the call (it is merchant-given). */
+  urlGuard?: UrlGuard;
+  /** Per-call time-out of the store clients (default 10 s); tests shorten it. */
+  timeoutMs?: number;
+  fetch?: typeof fetch;
+}
+
+export const storeOrderIdempotencyKey = (token: string) => `checkout-${token}`;
+export const orderEmailIdempotencyKey = (kind: OrderEmailKind, token: string) => `${kind}:${token}`;
+
+/** Statuses after which a session has an order to create and emails to send (REFUNDED was paid once). */
+const FULFILLABLE = new Set(['COMPLETED', 'COD_CONFIRMED', 'REFUNDED']);
+const EMAIL_LOCALE = 'en';
+const STORE_LABEL = { STOREFRONT_A: 'storefront A', STOREFRONT_B: 'storefront B' } as const;
+const SYSTEM = { STOREFRONT_A: 'storefront-a', STOREFRONT_B: 'storefront-b' } as const;
+
+const id = z.union([z.string(), z.number().int()]).transform(String);
+const itemsSchema = z
+  .array(
+    z.object({
+      productId: id,
+      variantId: id.nullish(),
+      title: z.string(),
+      variantTitle: z.string().nullish(),
+      quantity: z.number().int(),
+      unitPrice: z.number().int(),
+    }),
+  )
+  .min(1);
+const addressSchema = z.object({
+  name: z.string(),
+  line1: z.string(),
+  line2: z.string().nullish(),
+  city: z.string(),
+  postalCode: z.string(),
+  country: z.string(),
+  region: z.string().nullish(),
+  phone: z.string().nullish(),
+});
+
+type Session = CheckoutSession & { merchant: Merchant };
+type Items = z.output<typeof itemsSchema>;
+type Address = z.output<typeof addressSchema>;
+
+/** The shopper's one name field as the stores' first and last name (both required by the order input). */
+function splitName(name: string): { firstName: string; lastName: string } {
+  const words = name.trim().split(/\s+/);
+  const lastName = words.pop() ?? '';
+  return { firstName: words.length ? words.join(' ') : lastName, lastName };
+}
+
+/** A short order reference for the shopper while the store has no order number; the token itself stays out of emails. */
+export const checkoutReference = (token: string) => `CS-${createHash('sha256').update(token).digest('hex').slice(0, 8).toUpperCase()}`;
+
+function paymentMethodOf(s: Session): 'card' | 'cod' {
+  const method = s.paymentMethod ?? (s.status === 'COD_CONFIRMED' ? 'cod' : 'card');
+  if (method !== 'card' && method !== 'cod') throw ApplicationFailure.nonRetryable(`session ${s.token}: unknown payment method ${method}`, 'INVALID_INPUT');
+  return method;
+}
+
+/** The session's stored cart and address, read strictly: a session that cannot become an order is a permanent failure. */
+function contentsOf(s: Session): { items: Items; address: Address } {
+  const items = itemsSchema.safeParse(s.items);
+  const address = addressSchema.safeParse(s.shippingAddress);
+  if (items.success && address.success) return { items: items.data, address: address.data };
+  const what = items.success ? 'shipping address' : 'items';
+  throw new IntegrationError(SYSTEM[s.platform], 'rejected', `The checkout's ${what} cannot be turned into an order (${(items.error ?? address.error)?.issues[0]?.message ?? 'malformed'})`);
+}
+
+/** The neutral order of a paid session: what was charged, line by line, plus shipping; totals as the session computed them. */
+function orderInputOf(s: Session): StoreOrderInput {
+  const { items, address } = contentsOf(s);
+  const method = paymentMethodOf(s);
+  const lines = items.map((i) => ({
+    title: i.title,
+    variantTitle: i.variantTitle ?? undefined,
+    quantity: i.quantity,
+    unitPriceMinor: i.unitPrice,
+    productId: i.productId,
+    // A simple product of storefront B may carry its own id as variant: it has no variation.
+    variantId: i.variantId == null || (s.platform === 'STOREFRONT_B' && i.variantId === i.productId) ? undefined : i.variantId,
+  }));
+  const shippingMinor = s.shippingMinor ?? 0;
+  const input: StoreOrderInput = {
+    sessionToken: s.token,
+    currency: s.currency,
+    email: s.email ?? '',
+    shippingAddress: {
+      ...splitName(address.name),
+      line1: address.line1,
+      line2: address.line2 || undefined,
+      city: address.city,
+      postalCode: address.postalCode,
+      region: address.region || undefined,
+      countryCode: address.country.toUpperCase(),
+      phone: address.phone || undefined,
+    },
+    lines,
+    shipping: { title: s.shippingName ?? 'Shipping', priceMinor: shippingMinor },
+    totals: { subtotalMinor: s.subtotalMinor, shippingMinor, discountMinor: 0, totalMinor: s.totalMinor ?? s.subtotalMinor + shippingMinor },
+    payment: { method, reference: method === 'card' ? (s.processorPaymentId ?? undefined) : undefined },
+  };
+  // Checked here (the clients check again) so a bad session reads as ours, not as the store's refusal.
+  try {
+    parseOrderInput(SYSTEM[s.platform], input);
+  } catch (err) {
+    if (isIntegrationError(err)) throw new IntegrationError(err.system, 'rejected', `The checkout cannot be turned into an order: ${err.message}`);
+    throw err;
+  }
+  return input;
+}
+
+const HINTS: Partial<Record<IntegrationErrorKind, string>> = {
+  unauthorized: 'The store no longer accepts the checkout service: reconnect it in your dashboard.',
+  not_found: 'The store or its order API was not found: check the store connection in your dashboard.',
+  rejected: 'Check that the products of this order still exist in your store.',
+};
+
+/** The store's own words on why it refused, from either platform's error body. */
+function remoteDetail(remote: unknown): string | null {
+  if (typeof remote === 'string') return remote.slice(0, 300) || null;
+  if (!remote || typeof remote !== 'object') return null;
+  const { errors, message, data } = remote as { errors?: unknown; message?: unknown; data?: { params?: unknown } };
+  const entries = (o: object) => Object.entries(o).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : String(v)}`).join('; ');
+  if (typeof errors === 'string') return errors;
+  if (errors && typeof errors === 'object') return entries(errors);
+  if (typeof message !== 'string') return null;
+  return data?.params && typeof data.params === 'object' ? `${message} (${entries(data.params)})` : message;
+}
+
+/** A permanent store error, re-worded for the merchant (it becomes storeOrderError and the problem email). */
+function refusal(err: IntegrationError, label: string): IntegrationError {
+  const detail = remoteDetail(err.remote) ?? err.message;
+  const message = `${label} refused the order${err.status ? ` (HTTP ${err.status})` : ''}: ${detail}. ${HINTS[err.kind] ?? ''}`.trim();
+  return new IntegrationError(err.system, err.kind, message, { status: err.status, remote: err.remote, cause: err });
+}
+
+export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
+  const { config, db, secrets } = deps;
+  const outbox = { db, email: deps.email, from: config.email.from };
+
+  async function sessionOf(token: string): Promise<Session> {
+    const s = await db.checkoutSession.findUnique({ where: { token }, include: { merchant: true } });
+    if (!s) throw ApplicationFailure.nonRetryable(`checkout session ${token} not found`, 'NOT_FOUND');
+    if (!FULFILLABLE.has(s.status)) throw ApplicationFailure.nonRetryable(`checkout session ${token} is ${s.status}, not paid or confirmed`, 'CONFLICT');
+    return s;
+  }
+
+  function open(system: string, sealed: string, aad: string): string {
+    try {
+      return secrets.decrypt(sealed, aad);
+    } catch {
+      throw new IntegrationError(system, 'unauthorized', `The stored ${system} credentials cannot be read: reconnect the store`);
+    }
+  }
+
+  /** The client of the store the session came from, with the merchant's current credentials. */
+  async function storeOf(s: Session): Promise<Pick<ReturnType<typeof createStorefrontAClient>, 'createOrder' | 'findOrderBySessionToken'>> {
+    const common = { timeoutMs: deps.timeoutMs, fetch: deps.fetch };
+    if (s.platform === 'STOREFRONT_A') {
+      const row = await db.storefrontAConnection.findUnique({ where: { merchantId: s.merchantId } });
+      if (!row?.connected || !row.accessTokenEnc) throw new IntegrationError('storefront-a', 'unauthorized', 'Storefront A is not connected (the app was uninstalled): reconnect the store in your dashboard');
+      const accessToken = open('storefront-a', row.accessTokenEnc, storefrontAAad.accessToken(s.merchantId));
+      return createStorefrontAClient({ shop: row.shop, accessToken, apiUrlTemplate: config.storefrontA.apiTemplate, shopSuffix: config.storefrontA.shopSuffix, ...common });
+    }
+    const row = await db.storefrontBConnection.findUnique({ where: { merchantId: s.merchantId } });
+    if (!row) throw new IntegrationError('storefront-b', 'unauthorized', 'Storefront B is not connected: connect the store in your dashboard');
+    try {
+      await deps.urlGuard?.check(row.storeUrl);
+    } catch (err) {
+      if (!(err instanceof UnsafeUrlError)) throw err;
+      const transient = err.reason === 'unresolvable' || err.reason === 'timeout' || err.reason === 'unreachable';
+      throw new IntegrationError('storefront-b', transient ? 'unavailable' : 'rejected', `The store URL ${row.storeUrl} cannot be used: ${err.message}`);
+    }
+    return createStorefrontBClient({
+      storeUrl: row.storeUrl,
+      consumerKey: open('storefront-b', row.consumerKeyEnc, storefrontBAad.consumerKey(s.merchantId)),
+      consumerSecret: open('storefront-b', row.consumerSecretEnc, storefrontBAad.consumerSecret(s.merchantId)),
+      ...common,
+    });
+  }
+
+  /** Records the store's order on the session once (the first recording writes the timeline event). */
+  async function recordOrder(s: Session, order: StoreOrder, created: boolean): Promise<void> {
+    await db.$transaction(async (tx) => {
+      const { count } = await tx.checkoutSession.updateMany({ where: { token: s.token, storeOrderId: null }, data: { storeOrderId: order.id, storeOrderError: null } });
+      if (count === 0) return;
+      await tx.sessionEvent.create({
+        data: { token: s.token, type: 'order_created', data: { storeOrderId: order.id, number: order.number, status: order.status, paid: order.paid, platform: s.platform, created } },
+      });
+    });
+  }
+
+  /** What the order emails show, from the session, its merchant and the recorded store order. */
+  async function emailDataOf(s: Session): Promise<OrderEmailData> {
+    const { items, address } = contentsOf(s);
+    const fmt = (minor: number) => formatMoney({ amount: minor, currency: s.currency }, EMAIL_LOCALE);
+    const event = s.storeOrderId ? await db.sessionEvent.findFirst({ where: { token: s.token, type: 'order_created' }, orderBy: { at: 'desc' } }) : null;
+    const number = (event?.data as { number?: unknown } | null)?.number;
+    const shippingMinor = s.shippingMinor ?? 0;
+    return {
+      shop: { name: s.merchant.shopName, logoUrl: s.merchant.logoUrl, primaryColor: s.merchant.primaryColor },
+      reference: typeof number === 'string' && number ? number : checkoutReference(s.token),
+      storeOrderId: s.storeOrderId,
+      storeLabel: STORE_LABEL[s.platform],
+      token: s.token,
+      customer: {
+        email: s.email ?? '',
+        name: address.name,
+        addressLines: [address.line1, address.line2, `${address.postalCode} ${address.city}`, address.region, address.country].filter((l): l is string => !!l),
+      },
+      lines: items.map((i) => ({ title: i.title, variantTitle: i.variantTitle ?? null, quantity: i.quantity, amount: fmt(i.unitPrice * i.quantity) })),
+      shipping: { name: s.shippingName ?? 'Shipping', amount: fmt(shippingMinor) },
+      subtotal: fmt(s.subtotalMinor),
+      total: fmt(s.totalMinor ?? s.subtotalMinor + shippingMinor),
+      payment: { method: paymentMethodOf(s), reference: s.processorPaymentId },
+      problem: s.storeOrderError,
+    };
+  }
+
+  /** The shopper's email comes from the shop: its name as sender name, replies go to the merchant. */
+  function brandedSender(shopName: string): string {
+    const address = /<([^>]+)>/.exec(config.email.from)?.[1] ?? config.email.from.trim();
+    const name = shopName.replace(/["\\<>\r\n]/g, '').trim();
+    return name ? `"${name}" <${address}>` : config.email.from;
+  }
+
+  /** Records the email `kind` of the session and sends it once; the timeline notes the send. */
+  async function sendOrderEmail(token: string, kind: OrderEmailKind): Promise<EmailSendResult> {
+    const idempotencyKey = orderEmailIdempotencyKey(kind, token);
+    const existing = await db.emailMessage.findUnique({ where: { idempotencyKey } });
+    if (existing?.status === 'SENT') return { status: 'ALREADY_SENT', messageId: existing.providerMessageId };
+    const s = await sessionOf(token);
+    const toShopper = kind === 'order_confirmation';
+    const to = toShopper ? s.email : s.merchant.email;
+    if (!to) throw ApplicationFailure.nonRetryable(`checkout session ${token} has no shopper email`, 'INVALID_INPUT');
+    if (kind === 'store_order_problem' && s.storeOrderId) throw ApplicationFailure.nonRetryable(`checkout session ${token} has its store order ${s.storeOrderId}`, 'CONFLICT');
+    const rendered = renderOrderEmail(kind, await emailDataOf(s));
+    const row = existing ?? (await recordEmail(db, { idempotencyKey, merchantId: s.merchantId, kind, to, subject: rendered.subject }));
+    const result = await sendRecordedEmail(outbox, row, () => ({
+      ...rendered,
+      tag: kind,
+      metadata: { token, kind },
+      ...(toShopper ? { from: brandedSender(s.merchant.shopName), replyTo: s.merchant.email } : {}),
+    }));
+    if (result.status === 'SENT') await db.sessionEvent.create({ data: { token, type: 'email_sent', data: { kind, messageId: result.messageId } } });
+    return result;
+  }
+
+  return classifyFailures({
+    /**
+     * The session's order on the merchant's store, exactly once: recorded, else found at the store by
+     * session token, else created with idempotency key `checkout-<token>`. `created` is true only for the
+     * call that created it.
+     */
+    async createStoreOrder(token: string): Promise<{ storeOrderId: string; created: boolean }> {
+      const s = await sessionOf(token);
+      if (s.storeOrderId) return { storeOrderId: s.storeOrderId, created: false };
+      const input = orderInputOf(s);
+      const store = await storeOf(s);
+      let order: StoreOrder;
+      let created = false;
+      try {
+        const found = await store.findOrderBySessionToken(token);
+        if (found) order = found;
+        else {
+          order = await store.createOrder(input, storeOrderIdempotencyKey(token));
+          created = true;
+        }
+      } catch (err) {
+        if (isIntegrationError(err) && !err.retryable) throw refusal(err, STORE_LABEL[s.platform]);
+        throw err;
+      }
+      await recordOrder(s, order, created);
+      return { storeOrderId: order.id, created };
+    },
+
+    /** The store refused the order for good: the paid session keeps the reason (shown to the merchant). */
+    async recordStoreOrderFailure(token: string, message: string): Promise<void> {
+      const reason = message.slice(0, 1000);
+      await db.$transaction(async (tx) => {
+        const { count } = await tx.checkoutSession.updateMany({ where: { token, storeOrderId: null, OR: [{ storeOrderError: null }, { storeOrderError: { not: reason } }] }, data: { storeOrderError: reason } });
+        if (count > 0) await tx.sessionEvent.create({ data: { token, type: 'order_failed', data: { message: reason } } });
+      });
+    },
+
+    /** The branded order-confirmed email to the shopper, once. */
+    sendOrderConfirmation: (token: string) => sendOrderEmail(token, 'order_confirmation'),
+    /** The new-order email to the merchant, once. */
+    sendMerchantOrderNotification: (token: string) => sendOrderEmail(token, 'merchant_order_notification'),
+    /** Tells the merchant the store refused the order and what to do, once. */
+    sendStoreOrderProblemEmail: (token: string) => sendOrderEmail(token, 'store_order_problem'),
+  });
+}
+
+export type FulfilmentActivities = ReturnType<typeof createFulfilmentActivities>;

@@ -1,0 +1,145 @@
+// The texts of the emails that follow a paid checkout: the shopper's order confirmation (in the merchant's
+// branding), the merchant's new-order notification, and the merchant's alert when the store refused the
+// order. Amounts arrive formatted; every interpolated value is escaped for HTML.
+import { escapeHtml, type RenderedEmail } from './email-templates.js';
+
+export type OrderEmailKind = 'order_confirmation' | 'merchant_order_notification' | 'store_order_problem';
+
+export interface OrderEmailData {
+  shop: { name: string; logoUrl: string | null; primaryColor: string | null };
+  /** What shopper and merchant call the order: the store's number ("#1001"), or the checkout reference while the store has none. */
+  reference: string;
+  storeOrderId: string | null;
+  /** The store's platform as the merchant knows it, e.g. "storefront A". */
+  storeLabel: string;
+  /** The checkout session token (merchant emails only: it finds the session in the dashboard). */
+  token: string;
+  customer: { email: string; name: string; addressLines: string[] };
+  lines: Array<{ title: string; variantTitle: string | null; quantity: number; amount: string }>;
+  shipping: { name: string; amount: string };
+  subtotal: string;
+  total: string;
+  payment: { method: 'card' | 'cod'; reference: string | null };
+  /** Why the store refused the order (store_order_problem). */
+  problem?: string | null;
+}
+
+const DEFAULT_COLOR = '#111111';
+const colorOf = (c: string | null) => (c && /^#[0-9a-f]{6}$/i.test(c) ? c : DEFAULT_COLOR);
+const isWebUrl = (u: string | null): u is string => !!u && /^https?:\/\//i.test(u);
+const lineLabel = (l: OrderEmailData['lines'][number]) => (l.variantTitle ? `${l.title} (${l.variantTitle})` : l.title);
+/** Subjects are one line: whatever the shop or shopper typed, no line breaks reach the header. */
+const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
+
+function layout(d: OrderEmailData, title: string, body: string): string {
+  const color = colorOf(d.shop.primaryColor);
+  const header = isWebUrl(d.shop.logoUrl)
+    ? `<img src="${escapeHtml(d.shop.logoUrl)}" alt="${escapeHtml(d.shop.name)}" style="max-height:60px">`
+    : `<div style="font-size:22px;font-weight:600;color:${color}">${escapeHtml(d.shop.name)}</div>`;
+  return `<!doctype html><html><body style="font-family:system-ui,sans-serif;background:#f6f6f7;padding:24px;color:#222">
+<div style="max-width:560px;margin:auto;background:#fff;border-radius:8px;padding:28px;border-top:4px solid ${color}">
+${header}
+<h1 style="font-size:20px;margin:20px 0 12px">${escapeHtml(title)}</h1>
+${body}
+</div></body></html>`;
+}
+
+const p = (text: string) => `<p style="line-height:1.5">${escapeHtml(text)}</p>`;
+
+function summaryHtml(d: OrderEmailData): string {
+  const row = (label: string, amount: string, strong = false) =>
+    `<tr><td style="padding:6px 0${strong ? ';font-weight:600' : ''}">${escapeHtml(label)}</td><td style="padding:6px 0;text-align:right${strong ? ';font-weight:600' : ''}">${escapeHtml(amount)}</td></tr>`;
+  const lines = d.lines.map((l) => row(`${l.quantity} × ${lineLabel(l)}`, l.amount)).join('\n');
+  return `<table style="width:100%;border-collapse:collapse;margin:16px 0">
+${lines}
+<tr><td colspan="2" style="border-top:1px solid #e3e3e3"></td></tr>
+${row('Subtotal', d.subtotal)}
+${row(`Shipping (${d.shipping.name})`, d.shipping.amount)}
+${row('Total', d.total, true)}
+</table>`;
+}
+
+function summaryText(d: OrderEmailData): string {
+  return [
+    ...d.lines.map((l) => `${l.quantity} × ${lineLabel(l)}: ${l.amount}`),
+    `Subtotal: ${d.subtotal}`,
+    `Shipping (${d.shipping.name}): ${d.shipping.amount}`,
+    `Total: ${d.total}`,
+  ].join('\n');
+}
+
+const addressHtml = (heading: string, d: OrderEmailData) =>
+  `<h2 style="font-size:15px;margin:20px 0 6px">${escapeHtml(heading)}</h2><p style="line-height:1.5;margin:0">${[d.customer.name, ...d.customer.addressLines].map(escapeHtml).join('<br>')}</p>`;
+const addressText = (heading: string, d: OrderEmailData) => `${heading}:\n${[d.customer.name, ...d.customer.addressLines].join('\n')}`;
+
+function paymentSentence(d: OrderEmailData, audience: 'shopper' | 'merchant'): string {
+  if (d.payment.method === 'cod') {
+    return audience === 'shopper'
+      ? `You pay ${d.total} in cash on delivery.`
+      : `Cash on delivery: collect ${d.total} on delivery, then mark the order paid in your store.`;
+  }
+  return audience === 'shopper'
+    ? `We have received your payment of ${d.total}.`
+    : `Paid by card: ${d.total}${d.payment.reference ? ` (payment ${d.payment.reference})` : ''}.`;
+}
+
+function orderConfirmation(d: OrderEmailData): RenderedEmail {
+  const intro = `Thank you for your order, ${d.customer.name}! Order ${d.reference} is confirmed and ${d.shop.name} is getting it ready.`;
+  const payment = paymentSentence(d, 'shopper');
+  const outro = `Questions about your order? Reply to this email to reach ${d.shop.name}.`;
+  return {
+    subject: oneLine(`Order ${d.reference} confirmed – ${d.shop.name}`),
+    html: layout(d, `Order ${d.reference} confirmed`, [p(intro), p(payment), summaryHtml(d), addressHtml('Shipping to', d), p(outro)].join('\n')),
+    text: [intro, payment, summaryText(d), addressText('Shipping to', d), outro].join('\n\n') + '\n',
+  };
+}
+
+function merchantFacts(d: OrderEmailData): string[] {
+  return [
+    `Customer: ${d.customer.name} <${d.customer.email}>`,
+    `Order in your store (${d.storeLabel}): ${d.storeOrderId ? `${d.reference}, id ${d.storeOrderId}` : 'not created'}`,
+    `Checkout session: ${d.token}`,
+  ];
+}
+
+function merchantOrderNotification(d: OrderEmailData): RenderedEmail {
+  const intro = `You have a new order ${d.reference} for ${d.total} from ${d.customer.name}.`;
+  const payment = paymentSentence(d, 'merchant');
+  const facts = merchantFacts(d);
+  return {
+    subject: oneLine(`New order ${d.reference}: ${d.total} from ${d.customer.name}`),
+    html: layout(d, `New order ${d.reference}`, [p(intro), p(payment), ...facts.map(p), summaryHtml(d), addressHtml('Ship to', d)].join('\n')),
+    text: [intro, payment, facts.join('\n'), summaryText(d), addressText('Ship to', d)].join('\n\n') + '\n',
+  };
+}
+
+function storeOrderProblem(d: OrderEmailData): RenderedEmail {
+  const intro = `Your store (${d.storeLabel}) refused to create the order of ${d.customer.name} <${d.customer.email}> for ${d.total}. The checkout itself succeeded and is kept: nothing is lost.`;
+  const reason = `What the store answered: ${d.problem ?? 'no reason given'}`;
+  const payment = paymentSentence(d, 'merchant');
+  const steps = [
+    'What to do:',
+    '1. Fix the cause above (for example reconnect the store in your dashboard, or restore a product that was deleted).',
+    '2. Create this order in your store by hand with the details below, so it can be shipped.',
+    `3. The customer has ${d.payment.method === 'cod' ? 'chosen cash on delivery' : 'already paid'}: do not charge them again.`,
+  ];
+  return {
+    subject: oneLine(`Action needed: an order for ${d.total} could not be created in your store`),
+    html: layout(
+      d,
+      'An order could not be created in your store',
+      [p(intro), p(reason), p(payment), `<p style="line-height:1.5">${steps.map(escapeHtml).join('<br>')}</p>`, ...merchantFacts(d).map(p), summaryHtml(d), addressHtml('Ship to', d)].join('\n'),
+    ),
+    text: [intro, reason, payment, steps.join('\n'), merchantFacts(d).join('\n'), summaryText(d), addressText('Ship to', d)].join('\n\n') + '\n',
+  };
+}
+
+const RENDERERS: Record<OrderEmailKind, (d: OrderEmailData) => RenderedEmail> = {
+  order_confirmation: orderConfirmation,
+  merchant_order_notification: merchantOrderNotification,
+  store_order_problem: storeOrderProblem,
+};
+
+export function renderOrderEmail(kind: OrderEmailKind, data: OrderEmailData): RenderedEmail {
+  return RENDERERS[kind](data);
+}

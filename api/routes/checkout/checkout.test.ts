@@ -1,0 +1,515 @@
+// The public checkout end to end: store cart → POST /api/checkout/create → session row + running workflow,
+// and the read paths (status, bundle, extras), against the storefront simulators of the test stack.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import type { Client } from '@temporalio/client';
+import { buildApp, resolveDeps, type AppDeps } from '../../app.js';
+import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
+import { createTestMerchant, type TestMerchant } from '../../../test/harness/merchants.js';
+import { createSecretBox } from '../../../security/secrets.js';
+import { createUrlGuard } from '../../../security/ssrf.js';
+import { storefrontAAad } from '../../../activities/storefront-a.js';
+import { storefrontBAad } from '../../../workflows/storefront-b-connection.messages.js';
+import { checkoutWorkflowId } from '../../../workflows/checkout.messages.js';
+import { DEMO_APP } from '../../../sandbox/storefront-a/simulator.js';
+import { convertFromEur } from '../../../domain/money.js';
+import { checkoutOrigin } from '../merchant/view.js';
+import { checkoutPublicRoutes } from './index.js';
+import { shouldPassThrough } from './create.js';
+
+type Json = Record<string, unknown> & { code?: string; error?: string };
+
+let stack: TestStack;
+/** The app serving the checkout routes: the stack's own once they are registered in app.ts, else one of ours. */
+let app: FastifyInstance;
+let apiUrl: string;
+let secrets: ReturnType<typeof createSecretBox>;
+const started: string[] = [];
+const FX_DATE = '2026-11-20';
+
+let ip = 0;
+/** Each call from an address of its own, so the create limiter only counts where a test means it to. */
+const nextIp = () => `10.9.${Math.floor(++ip / 250)}.${(ip % 250) + 1}`;
+
+async function call(method: 'GET' | 'POST', url: string, body?: unknown, opts: { ip?: string; on?: FastifyInstance } = {}) {
+  const res = await (opts.on ?? app).inject({ method, url, payload: body as Json | undefined, remoteAddress: opts.ip ?? nextIp() });
+  let json: Json = {};
+  try {
+    json = res.json();
+  } catch {
+    json = {};
+  }
+  return { status: res.statusCode, body: json, headers: res.headers };
+}
+const create = async (body: unknown, opts: { ip?: string; on?: FastifyInstance } = {}) => {
+  const res = await call('POST', '/api/checkout/create', body, opts);
+  if (res.status === 201) started.push(String(res.body.token));
+  return res;
+};
+
+async function control(base: string, path: string, body: unknown, method = 'POST') {
+  const res = await fetch(`${base}/_control/${path}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return (await res.json()) as Record<string, unknown>;
+}
+const fault = (base: string, rule: Record<string, unknown>) => control(base, 'faults', rule);
+const clearFaults = (base: string) => fetch(`${base}/_control/faults`, { method: 'DELETE' });
+
+const db = () => stack.database.db;
+const sessionsOf = (m: TestMerchant) => db().checkoutSession.findMany({ where: { merchantId: m.id }, include: { events: true } });
+
+/** Builds an app with the checkout routes (from app.ts when registered there, else registered here). */
+async function appWith(deps: AppDeps): Promise<FastifyInstance> {
+  const built = await buildApp(deps);
+  if (!built.hasRoute({ method: 'POST', url: '/api/checkout/create' })) await built.register(checkoutPublicRoutes, resolveDeps(deps));
+  await built.ready();
+  return built;
+}
+
+let shopN = 0;
+/** A storefront A shop in the sandbox, installed, and a merchant connected to it (row inserted, token sealed). */
+async function shopA(opts: { currency?: string; connected?: boolean } = {}) {
+  const shop = `co-shop-${++shopN}-${process.pid}.myshopify.com`;
+  await control(stack.urls.storefrontA, 'shops', { shop, currency: opts.currency ?? 'EUR' });
+  const accessToken = stack.sims.storefrontA.install(shop);
+  const m = await createTestMerchant(db(), stack.app, `Shop A${shopN}`);
+  await db().storefrontAConnection.create({
+    data: {
+      merchantId: m.id,
+      shop,
+      clientId: DEMO_APP.clientId,
+      clientSecretEnc: secrets.encrypt(DEMO_APP.clientSecret, storefrontAAad.clientSecret(m.id)),
+      accessTokenEnc: secrets.encrypt(accessToken, storefrontAAad.accessToken(m.id)),
+      connected: opts.connected ?? true,
+      installedAt: new Date(),
+    },
+  });
+  await db().merchant.update({ where: { id: m.id }, data: { storePlatform: 'STOREFRONT_A', shopDomain: shop } });
+  const simShop = stack.sims.storefrontA.state.shops.get(shop)!;
+  /** [product index, variant index, quantity] → a cart at the shop. */
+  const cart = (lines: Array<[number, number, number]>) =>
+    stack.sims.storefrontA.createCart(shop, lines.map(([p, v, quantity]) => ({ variantId: simShop.products[p]!.variants[v]!.id, quantity })));
+  return { m, shop, simShop, cart };
+}
+
+interface SimBProduct { id: number; name: string; price: string; variations: number[]; variation_prices: Array<{ id: number; title: string; price: number }> }
+let storeN = 0;
+/** A storefront B store in the sandbox and a merchant connected to it (row inserted, keys sealed). */
+async function storeB(opts: { currency?: string } = {}) {
+  const created = (await control(stack.urls.storefrontB, 'stores', { id: `co-store-${++storeN}-${process.pid}`, currency: opts.currency ?? 'EUR' })) as {
+    id: string; storeUrl: string; consumerKey: string; consumerSecret: string; products: SimBProduct[];
+  };
+  const m = await createTestMerchant(db(), stack.app, `Store B${storeN}`);
+  await db().storefrontBConnection.create({
+    data: {
+      merchantId: m.id,
+      storeUrl: created.storeUrl,
+      consumerKeyEnc: secrets.encrypt(created.consumerKey, storefrontBAad.consumerKey(m.id)),
+      consumerKeyLast4: created.consumerKey.slice(-4),
+      consumerSecretEnc: secrets.encrypt(created.consumerSecret, storefrontBAad.consumerSecret(m.id)),
+      connectedAt: new Date(),
+    },
+  });
+  await db().merchant.update({ where: { id: m.id }, data: { storePlatform: 'STOREFRONT_B', shopDomain: new URL(created.storeUrl).host } });
+  const simple = created.products.find((p) => p.variations.length === 0)!;
+  const variable = created.products.find((p) => p.variations.length > 0)!;
+  return { m, ...created, simple, variable };
+}
+
+async function workflowStatus(token: string): Promise<string | undefined> {
+  try {
+    return (await stack.temporal.client.workflow.getHandle(checkoutWorkflowId(token)).describe()).status.name;
+  } catch {
+    return undefined;
+  }
+}
+
+beforeAll(async () => {
+  stack = await startTestStack();
+  secrets = createSecretBox(stack.config.secretsKey!);
+  await db().fxRate.createMany({
+    data: [
+      { currency: 'USD', rate: '1.1', rateDate: new Date(FX_DATE), source: 'test' },
+      { currency: 'JPY', rate: '160', rateDate: new Date('2026-11-19'), source: 'test' },
+    ],
+  });
+  if (stack.app.hasRoute({ method: 'POST', url: '/api/checkout/create' })) {
+    app = stack.app;
+    apiUrl = stack.apiUrl;
+  } else {
+    app = await appWith({ config: stack.config, db: db(), temporal: { client: stack.temporal.client, connection: stack.temporal.connection }, logger: false, urlGuard: createUrlGuard({ allowedOrigins: Object.values(stack.urls) }) });
+    apiUrl = await app.listen({ port: 0, host: '127.0.0.1' });
+  }
+});
+afterAll(async () => {
+  // Sessions wait a day for their shopper: end their workflows so the shared dev server stays clean.
+  await Promise.all(started.map((t) => stack?.temporal.client.workflow.getHandle(checkoutWorkflowId(t)).terminate('test over').catch(() => undefined)));
+  if (app && app !== stack?.app) await app.close();
+  await stack?.close();
+});
+beforeEach(async () => {
+  await Promise.all([clearFaults(stack.urls.storefrontA), clearFaults(stack.urls.storefrontB)]);
+});
+
+describe('POST /api/checkout/create from a storefront A cart', () => {
+  it('given a connected shop and a cart / the session holds the store\'s prices, the FX snapshot, a created event and a running workflow', async () => {
+    const { m, shop, simShop, cart } = await shopA();
+    const cartToken = cart([[0, 0, 2], [3, 2, 1]]);
+
+    const res = await create({ platform: 'storefront-a', shop, cartToken });
+
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const token = String(res.body.token);
+    expect(token).toMatch(/^cs_[A-Za-z0-9_-]{32}$/);
+    const merchant = await db().merchant.findUniqueOrThrow({ where: { id: m.id } });
+    expect(res.body).toEqual({ token, checkoutUrl: `${checkoutOrigin(merchant.slug, stack.config)}/checkout/${token}` });
+    const tote = simShop.products[0]!;
+    const tee = simShop.products[3]!;
+    const [session] = await sessionsOf(m);
+    expect(session).toMatchObject({
+      token,
+      platform: 'STOREFRONT_A',
+      status: 'OPEN',
+      source: 'store_cart',
+      storeCartRef: cartToken,
+      currency: 'EUR',
+      subtotalMinor: 2 * tote.variants[0]!.price + tee.variants[2]!.price,
+      fxRates: { date: FX_DATE, rates: { USD: '1.1', JPY: '160' } },
+      items: [
+        { productId: String(tote.id), variantId: String(tote.variants[0]!.id), title: tote.title, variantTitle: null, quantity: 2, unitPrice: tote.variants[0]!.price, imageUrl: expect.stringContaining('.svg') },
+        { productId: String(tee.id), variantId: String(tee.variants[2]!.id), title: tee.title, variantTitle: 'L', quantity: 1, unitPrice: tee.variants[2]!.price, imageUrl: expect.any(String) },
+      ],
+    });
+    expect(session!.events.map((e) => e.type)).toEqual(['created']);
+    expect(await workflowStatus(token)).toBe('RUNNING');
+    const described = await stack.temporal.client.workflow.getHandle(checkoutWorkflowId(token)).describe();
+    expect(described.type).toBe('checkoutWorkflow');
+    expect(described.taskQueue).toBe(stack.config.temporal.taskQueue);
+  });
+
+  it('given a body that also sends prices or lines / 400 INVALID_INPUT and nothing is created (prices only come from the store)', async () => {
+    const { m, shop, cart } = await shopA();
+    const cartToken = cart([[0, 0, 1]]);
+
+    const withPrice = await create({ platform: 'storefront-a', shop, cartToken, price: 1 });
+    const withItems = await create({ platform: 'storefront-a', shop, cartToken, items: [{ variantId: 1, quantity: 1, price: 1 }] });
+
+    expect(withPrice).toMatchObject({ status: 400, body: { code: 'INVALID_INPUT' } });
+    expect(withItems).toMatchObject({ status: 400, body: { code: 'INVALID_INPUT' } });
+    expect(await sessionsOf(m)).toHaveLength(0);
+  });
+
+  it('given an unknown shop, a disconnected one or a malformed host / 404, 404, 400', async () => {
+    const gone = await shopA({ connected: false });
+
+    const unknown = await create({ platform: 'storefront-a', shop: 'nobody-here.myshopify.com', cartToken: 'abc' });
+    const disconnected = await create({ platform: 'storefront-a', shop: gone.shop, cartToken: gone.cart([[0, 0, 1]]) });
+    const malformed = await create({ platform: 'storefront-a', shop: 'https://evil.example/', cartToken: 'abc' });
+
+    expect(unknown).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
+    expect(disconnected).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
+    expect(malformed).toMatchObject({ status: 400, body: { code: 'INVALID_INPUT' } });
+    expect(await sessionsOf(gone.m)).toHaveLength(0);
+  });
+
+  it('given a cart token the store does not know, or an empty cart / 404 NOT_FOUND, 400 INVALID_INPUT', async () => {
+    const { m, shop, cart } = await shopA();
+
+    const unknownCart = await create({ platform: 'storefront-a', shop, cartToken: 'deadbeefdeadbeefdeadbeefdeadbeef' });
+    const empty = await create({ platform: 'storefront-a', shop, cartToken: cart([]) });
+
+    expect(unknownCart).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
+    expect(empty).toMatchObject({ status: 400, body: { code: 'INVALID_INPUT', error: 'The cart is empty' } });
+    expect(await sessionsOf(m)).toHaveLength(0);
+  });
+
+  it('given the store fails, or does not answer / 502 UPSTREAM_ERROR, 504 STORE_TIMEOUT well within the callers\' 5 s, nothing created', async () => {
+    const { m, shop, cart } = await shopA();
+    const cartToken = cart([[0, 0, 1]]);
+
+    await fault(stack.urls.storefrontA, { mode: 'error', status: 500, match: `/shops/${shop}/admin` });
+    const failing = await create({ platform: 'storefront-a', shop, cartToken });
+    await fault(stack.urls.storefrontA, { mode: 'timeout', match: `/shops/${shop}/admin` });
+    const t0 = Date.now();
+    const slow = await create({ platform: 'storefront-a', shop, cartToken });
+    const took = Date.now() - t0;
+
+    expect(failing).toMatchObject({ status: 502, body: { code: 'UPSTREAM_ERROR' } });
+    expect(slow).toMatchObject({ status: 504, body: { code: 'STORE_TIMEOUT' } });
+    expect(took).toBeLessThan(4_500);
+    expect(await sessionsOf(m)).toHaveLength(0);
+  });
+
+  it('given a cart in a currency without an exchange rate / 422 UNSUPPORTED_CURRENCY', async () => {
+    const { m, shop, cart } = await shopA({ currency: 'GBP' });
+
+    const res = await create({ platform: 'storefront-a', shop, cartToken: cart([[0, 0, 1]]) });
+
+    expect(res).toMatchObject({ status: 422, body: { code: 'UNSUPPORTED_CURRENCY', error: expect.stringContaining('GBP') } });
+    expect(await sessionsOf(m)).toHaveLength(0);
+  });
+});
+
+describe('POST /api/checkout/create from a storefront B cart', () => {
+  it('given the official plugin intercepts a checkout button / the shopper is redirected to our checkout, prices re-read, the interception recorded', async () => {
+    const s = await storeB();
+    if (apiUrl !== stack.apiUrl) await control(stack.urls.storefrontB, `stores/${s.id}/plugin`, { serviceUrl: apiUrl });
+    const variation = s.variable.variation_prices[1]!;
+
+    const clicked = (await control(stack.urls.storefrontB, `stores/${s.id}/checkout`, {
+      items: [{ productId: s.simple.id, quantity: 2 }, { productId: s.variable.id, variationId: variation.id, quantity: 1 }],
+    })) as { location: string; interception: { outcome: string; checkoutUrl?: string; error?: string } };
+
+    expect(clicked.interception, JSON.stringify(clicked)).toMatchObject({ outcome: 'redirected' });
+    const [session] = await sessionsOf(s.m);
+    started.push(session!.token);
+    expect(clicked.location).toBe(`${checkoutOrigin((await db().merchant.findUniqueOrThrow({ where: { id: s.m.id } })).slug, stack.config)}/checkout/${session!.token}`);
+    const simplePrice = Math.round(Number(s.simple.price) * 100);
+    expect(session).toMatchObject({
+      platform: 'STOREFRONT_B',
+      status: 'OPEN',
+      storeCartRef: null,
+      currency: 'EUR',
+      subtotalMinor: 2 * simplePrice + variation.price,
+      items: [
+        { productId: String(s.simple.id), variantId: null, title: s.simple.name, variantTitle: null, quantity: 2, unitPrice: simplePrice, imageUrl: expect.stringContaining('.svg') },
+        { productId: String(s.variable.id), variantId: String(variation.id), title: s.variable.name, variantTitle: variation.title, quantity: 1, unitPrice: variation.price, imageUrl: expect.any(String) },
+      ],
+    });
+    expect(await workflowStatus(session!.token)).toBe('RUNNING');
+    const connection = await db().storefrontBConnection.findUniqueOrThrow({ where: { merchantId: s.m.id } });
+    expect(connection.pluginInterceptedAt).toBeInstanceOf(Date);
+  });
+
+  it('given ids as strings and a shopper-chosen quantity / accepted, every price from the store', async () => {
+    const s = await storeB();
+
+    const res = await create({ platform: 'storefront-b', storeUrl: `${s.storeUrl}/`, cart: { items: [{ productId: String(s.simple.id), quantity: 7 }], currency: 'EUR' } });
+
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const [session] = await sessionsOf(s.m);
+    expect(session!.subtotalMinor).toBe(7 * Math.round(Number(s.simple.price) * 100));
+  });
+
+  it('given a line carrying a price / 400 INVALID_INPUT, nothing created', async () => {
+    const s = await storeB();
+
+    const res = await create({ platform: 'storefront-b', storeUrl: s.storeUrl, cart: { items: [{ productId: s.simple.id, quantity: 1, price: '0.01' }] } });
+
+    expect(res).toMatchObject({ status: 400, body: { code: 'INVALID_INPUT' } });
+    expect(await sessionsOf(s.m)).toHaveLength(0);
+  });
+
+  it('given an unknown store, an empty cart, an unknown product, a variable product without its variation / 404, 400, 400, 400', async () => {
+    const s = await storeB();
+    const body = (items: unknown[], storeUrl = s.storeUrl) => ({ platform: 'storefront-b', storeUrl, cart: { items } });
+
+    const unknownStore = await create(body([{ productId: s.simple.id, quantity: 1 }], `${stack.urls.storefrontB}/stores/nope`));
+    const empty = await create(body([]));
+    const unknownProduct = await create(body([{ productId: 999999, quantity: 1 }]));
+    const noVariation = await create(body([{ productId: s.variable.id, quantity: 1 }]));
+    const foreignVariation = await create(body([{ productId: s.variable.id, variationId: s.simple.id, quantity: 1 }]));
+
+    expect(unknownStore).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
+    expect(empty).toMatchObject({ status: 400, body: { code: 'INVALID_INPUT', error: 'The cart is empty' } });
+    expect(unknownProduct).toMatchObject({ status: 400, body: { code: 'INVALID_INPUT', error: expect.stringContaining('999999') } });
+    expect(noVariation).toMatchObject({ status: 400, body: { code: 'INVALID_INPUT', error: expect.stringContaining('variation') } });
+    expect(foreignVariation).toMatchObject({ status: 400, body: { code: 'INVALID_INPUT' } });
+    expect(await sessionsOf(s.m)).toHaveLength(0);
+  });
+
+  it('given the store fails / 502 UPSTREAM_ERROR and nothing created', async () => {
+    const s = await storeB();
+    await fault(stack.urls.storefrontB, { mode: 'error', status: 503, count: 10, match: `/stores/${s.id}/wp-json` });
+
+    const res = await create({ platform: 'storefront-b', storeUrl: s.storeUrl, cart: { items: [{ productId: s.simple.id, quantity: 1 }] } });
+
+    expect(res).toMatchObject({ status: 502, body: { code: 'UPSTREAM_ERROR' } });
+    expect(await sessionsOf(s.m)).toHaveLength(0);
+  });
+});
+
+describe('the FX snapshot of a session', () => {
+  it('given a USD cart / shipping is quoted in USD with the snapshot, a later rates refresh does not move it, a new session uses the new rate', async () => {
+    const { m, shop, simShop, cart } = await shopA({ currency: 'USD' });
+    await db().shippingRate.createMany({
+      data: [
+        { merchantId: m.id, name: 'Express', basePriceCents: 1200, freeThresholdCents: 1_000_000, position: 0 },
+        { merchantId: m.id, name: 'Standard', basePriceCents: 500, position: 1 },
+        { merchantId: m.id, name: 'Pickup', free: true, basePriceCents: 300, position: 2 },
+        { merchantId: m.id, name: 'Over 20 EUR free', basePriceCents: 900, freeThresholdCents: 2000, position: 3 },
+      ],
+    });
+    const first = await create({ platform: 'storefront-a', shop, cartToken: cart([[0, 0, 1]]) });
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    const quotes = (rates: { USD: string }) => [
+      { id: expect.any(String), name: 'Pickup', price: { amount: 0, currency: 'USD' }, free: true, reason: 'free_rate' },
+      // The tote costs 24.90 USD: over 20 EUR × 1.1 = 22.00 USD but under 20 EUR × 2 = 40.00 USD.
+      ...(rates.USD === '1.1' ? [{ id: expect.any(String), name: 'Over 20 EUR free', price: { amount: 0, currency: 'USD' }, free: true, reason: 'threshold' }] : []),
+      { id: expect.any(String), name: 'Standard', price: convertFromEur(500, 'USD', rates), free: false },
+      ...(rates.USD === '1.1' ? [] : [{ id: expect.any(String), name: 'Over 20 EUR free', price: convertFromEur(900, 'USD', rates), free: false }]),
+      { id: expect.any(String), name: 'Express', price: convertFromEur(1200, 'USD', rates), free: false },
+    ];
+    expect(simShop.products[0]!.variants[0]!.price).toBe(2490);
+
+    const before = await call('GET', `/api/checkout/session-bundle/${String(first.body.token)}`);
+    expect(before.status).toBe(200);
+    expect(before.body.currency).toBe('USD');
+    expect(before.body.shipping).toEqual(quotes({ USD: '1.1' }));
+    expect((before.body.shipping as Array<{ price: { amount: number } }>)[2]!.price.amount).toBe(550);
+
+    await db().fxRate.update({ where: { currency: 'USD' }, data: { rate: '2', rateDate: new Date('2026-11-21') } });
+    try {
+      const after = await call('GET', `/api/checkout/session-bundle/${String(first.body.token)}`);
+      expect(after.body.shipping).toEqual(before.body.shipping);
+
+      const second = await create({ platform: 'storefront-a', shop, cartToken: cart([[0, 0, 1]]) });
+      const fresh = await call('GET', `/api/checkout/session-bundle/${String(second.body.token)}`);
+      expect(fresh.body.shipping).toEqual(quotes({ USD: '2' }));
+      const row = await db().checkoutSession.findUniqueOrThrow({ where: { token: String(second.body.token) } });
+      expect(row.fxRates).toEqual({ date: '2026-11-21', rates: { USD: '2', JPY: '160' } });
+    } finally {
+      await db().fxRate.update({ where: { currency: 'USD' }, data: { rate: '1.1', rateDate: new Date(FX_DATE) } });
+    }
+  });
+});
+
+describe('passthrough, workflow start and the dedicated limiter', () => {
+  it('given any merchant today / the passthrough hook says no (billing decides it later) and the contract already allows { passthrough: true }', async () => {
+    const { m } = await shopA();
+    const merchant = await db().merchant.findUniqueOrThrow({ where: { id: m.id } });
+
+    expect(shouldPassThrough(merchant)).toBe(false);
+    const doc = (await call('GET', '/docs/json')).body as {
+      paths: Record<string, Record<string, { responses: Record<string, { content: { 'application/json': { schema: { $ref?: string } } } }> }>>;
+      components: { schemas: Record<string, { properties?: Record<string, unknown> }> };
+    };
+    expect(doc.paths['/api/checkout/create']!.post!.responses['200']!.content['application/json'].schema.$ref).toBe('#/components/schemas/CheckoutPassthrough');
+    expect(doc.components.schemas.CheckoutPassthrough!.properties).toEqual({ passthrough: expect.objectContaining({ const: true }) });
+  });
+
+  it('given Temporal refuses to start the workflow / 503 NOT_READY and no session is left behind', async () => {
+    const { m, shop, cart } = await shopA();
+    const refusing = { workflow: { start: () => Promise.reject(new Error('Temporal is down')) } } as unknown as Client;
+    const broken = await appWith({ config: stack.config, db: db(), temporal: { client: refusing, connection: stack.temporal.connection }, logger: false, urlGuard: createUrlGuard({ allowedOrigins: Object.values(stack.urls) }) });
+    try {
+      const res = await create({ platform: 'storefront-a', shop, cartToken: cart([[0, 0, 1]]) }, { on: broken });
+
+      expect(res).toMatchObject({ status: 503, body: { code: 'NOT_READY' } });
+      expect(await sessionsOf(m)).toHaveLength(0);
+      expect(await db().sessionEvent.count({ where: { session: { merchantId: m.id } } })).toBe(0);
+    } finally {
+      await broken.close();
+    }
+  });
+
+  it('given the limit of creates from one address / the next answers 429 RATE_LIMITED, another address is still served', async () => {
+    const { max } = stack.config.rateLimits.checkoutCreate;
+    const body = { platform: 'storefront-a', shop: 'nobody-here.myshopify.com', cartToken: 'abc' };
+    const address = '10.99.0.1';
+
+    const answers = await Promise.all(Array.from({ length: max }, () => create(body, { ip: address })));
+    const over = await create(body, { ip: address });
+    const other = await create(body, { ip: '10.99.0.2' });
+
+    expect(answers.map((a) => a.status)).toEqual(Array(max).fill(404));
+    expect(over).toMatchObject({ status: 429, body: { code: 'RATE_LIMITED' } });
+    expect(over.headers['retry-after']).toBeDefined();
+    expect(other.status).toBe(404);
+  });
+});
+
+describe('the read paths', () => {
+  it('given a new session / its status answers without personal data, its bundle carries cart, branding, shipping and the shopper\'s entries', async () => {
+    const { m, shop, simShop, cart } = await shopA();
+    await db().merchant.update({
+      where: { id: m.id },
+      data: { logoUrl: 'https://cdn.example/logo.svg', primaryColor: '#112233', accentColor: '#001122', codEnabled: true, checkoutTexts: { headline: 'Almost yours' } },
+    });
+    await db().shippingRate.create({ data: { merchantId: m.id, name: 'Standard', basePriceCents: 495, position: 0 } });
+    const created = await create({ platform: 'storefront-a', shop, cartToken: cart([[1, 1, 3]]) });
+    const token = String(created.body.token);
+    const mug = simShop.products[1]!;
+    const address = { name: 'Ada Shopper', line1: 'Main St 1', city: 'Berlin', postalCode: '10115', country: 'DE' };
+    await db().checkoutSession.update({ where: { token }, data: { email: 'ada@shopper.test', shippingAddress: address, shippingRateId: 'r1' } });
+
+    const status = await call('GET', `/api/checkout/session/${token}`);
+    const bundle = await call('GET', `/api/checkout/session-bundle/${token}`);
+
+    expect(status.status).toBe(200);
+    expect(status.body).toEqual({ token, status: 'OPEN', currency: 'EUR', totalMinor: null, paymentUrl: null });
+    expect(status.headers['cache-control']).toBe('no-store');
+    expect(bundle.status).toBe(200);
+    expect(bundle.body).toEqual({
+      token,
+      status: 'OPEN',
+      currency: 'EUR',
+      preview: false,
+      cart: {
+        items: [{ productId: String(mug.id), variantId: String(mug.variants[1]!.id), title: mug.title, variantTitle: 'Slate', quantity: 3, unitPrice: 1800, imageUrl: expect.any(String) }],
+        subtotal: { amount: 5400, currency: 'EUR' },
+      },
+      shopName: expect.stringContaining('Shop A'),
+      branding: { logoUrl: 'https://cdn.example/logo.svg', primaryColor: '#112233', accentColor: '#001122' },
+      checkoutTexts: { headline: 'Almost yours' },
+      codEnabled: true,
+      shipping: [{ id: expect.any(String), name: 'Standard', price: { amount: 495, currency: 'EUR' }, free: false }],
+      pixels: [],
+      shopper: { email: 'ada@shopper.test', address, shippingRateId: 'r1' },
+    });
+  });
+
+  it('given a completed session / its status shows the total, payment URL and store order id', async () => {
+    const { shop, cart } = await shopA();
+    const token = String((await create({ platform: 'storefront-a', shop, cartToken: cart([[0, 0, 1]]) })).body.token);
+    await db().checkoutSession.update({ where: { token }, data: { status: 'COMPLETED', totalMinor: 2985, paymentUrl: 'http://pay.example/p/1', storeOrderId: '4711' } });
+
+    const res = await call('GET', `/api/checkout/session/${token}`);
+
+    expect(res.body).toEqual({ token, status: 'COMPLETED', currency: 'EUR', totalMinor: 2985, paymentUrl: 'http://pay.example/p/1', storeOrderId: '4711' });
+  });
+
+  it('given a preview session / the bundle says preview', async () => {
+    const { m } = await shopA();
+    const token = `prev_${'p'.repeat(32)}`;
+    await db().checkoutSession.create({
+      data: { token, merchantId: m.id, platform: 'STOREFRONT_A', source: 'preview', currency: 'EUR', fxRates: { date: FX_DATE, rates: {} }, items: [], subtotalMinor: 0 },
+    });
+
+    const res = await call('GET', `/api/checkout/session-bundle/${token}`);
+
+    expect(res).toMatchObject({ status: 200, body: { token, preview: true, cart: { items: [], subtotal: { amount: 0, currency: 'EUR' } } } });
+  });
+
+  it('given a session / upsells, pixels and order bumps answer an empty list', async () => {
+    const { shop, cart } = await shopA();
+    const token = String((await create({ platform: 'storefront-a', shop, cartToken: cart([[0, 0, 1]]) })).body.token);
+
+    for (const path of ['upsells', 'pixels', 'order-bumps']) {
+      expect(await call('GET', `/api/checkout/${token}/${path}`)).toMatchObject({ status: 200, body: { items: [] } });
+    }
+  });
+
+  it('given an unknown or malformed token / every read path answers 404 NOT_FOUND', async () => {
+    const unknown = `cs_${'A'.repeat(32)}`;
+    for (const token of [unknown, 'abc', `cs_${'A'.repeat(31)}!`, `${unknown}x`]) {
+      for (const url of [`/api/checkout/session/${encodeURIComponent(token)}`, `/api/checkout/session-bundle/${encodeURIComponent(token)}`, ...['upsells', 'pixels', 'order-bumps'].map((p) => `/api/checkout/${encodeURIComponent(token)}/${p}`)]) {
+        expect(await call('GET', url), url).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
+      }
+    }
+  });
+
+  it('is described in the OpenAPI document', async () => {
+    const doc = (await call('GET', '/docs/json')).body as { paths: Record<string, Record<string, { tags?: string[] }>> };
+
+    for (const [path, method] of [
+      ['/api/checkout/create', 'post'],
+      ['/api/checkout/session/{token}', 'get'],
+      ['/api/checkout/session-bundle/{token}', 'get'],
+      ['/api/checkout/{token}/upsells', 'get'],
+      ['/api/checkout/{token}/pixels', 'get'],
+      ['/api/checkout/{token}/order-bumps', 'get'],
+    ] as const) {
+      expect(doc.paths[path]?.[method]?.tags, `${method} ${path}`).toEqual(['checkout']);
+    }
+  });
+});

@@ -1,0 +1,244 @@
+// What POST /api/checkout/create needs besides the route: finding the merchant behind a store, reading the
+// shopper's cart FROM THE STORE (prices never come from the browser), the FX snapshot, the session token.
+//
+// These store reads happen here, in the API, and not in an activity: they are reads without side effects,
+// on the shopper's critical path, where a workflow round trip would only add latency. Every call with a
+// side effect (orders, payments, emails) stays in activities. A store read is bounded by
+// STORE_READ_TIMEOUT_MS, under the ~5 s after which the script tag and the plugin give up and fall back to
+// the store's native checkout (they do so on any error answer too).
+import { randomBytes } from 'node:crypto';
+import type { Config } from '../../../config/index.js';
+import type { Db } from '../../../prisma/client.js';
+import type { Merchant } from '../../../generated/prisma/client.js';
+import type { SecretBox } from '../../../security/secrets.js';
+import { UnsafeUrlError, type UrlGuard } from '../../../security/ssrf.js';
+import { AppError } from '../../../domain/errors.js';
+import { BASE_CURRENCY, isKnownCurrency, isValidRate, money, multiply, sum, type Money } from '../../../domain/money.js';
+import { CHECKOUT_TOKEN_PREFIX } from '../../../domain/tokens.js';
+import { IntegrationError } from '../../../integrations/errors.js';
+import { isValidShopHost } from '../../../integrations/storefront-a/oauth.js';
+import { createStorefrontAClient } from '../../../integrations/storefront-a/client.js';
+import { createStorefrontBClient, type StorefrontBClient, type StorefrontBVariation } from '../../../integrations/storefront-b/client.js';
+import { storefrontAAad } from '../../../activities/storefront-a.js';
+import type { SessionLine } from '../../../activities/checkout-session.js';
+import { storefrontBAad } from '../../../workflows/storefront-b-connection.messages.js';
+import { normalizeStoreUrl } from '../merchant/storefront-b.js';
+import type { z } from 'zod';
+import type { storefrontACreateBody, storefrontBCreateBody } from '../../schemas/checkout.js';
+
+/** Per store call; the callers (script tag, plugin) wait about 5 s in all. */
+export const STORE_READ_TIMEOUT_MS = 3_000;
+
+export interface CartDeps {
+  config: Config;
+  db: Db;
+  secrets: SecretBox;
+  urlGuard: UrlGuard;
+}
+
+/** A cart as read from the store: what the session is created from. */
+export interface StoreCart {
+  currency: string;
+  items: SessionLine[];
+  /** The store's own cart reference (storefront A cart token); null when the cart was handed over (B). */
+  storeCartRef: string | null;
+}
+
+/** The store a create request names, resolved to its merchant; the cart is read only once passthrough is ruled out. */
+export interface CartSource {
+  platform: 'STOREFRONT_A' | 'STOREFRONT_B';
+  merchant: Merchant;
+  readCart(): Promise<StoreCart>;
+}
+
+/**
+ * Whether this merchant's store keeps its native checkout (plan Demo/FREE: the spec's passthrough, no
+ * session created). Billing (issue 7) decides it; until plans exist every merchant gets the hosted checkout.
+ */
+export function shouldPassThrough(_merchant: Merchant): boolean {
+  return false;
+}
+
+/** 'cs_' + 24 random bytes in base64url (32 characters, 192 bits): the session's unguessable bearer token. */
+export function newSessionToken(): string {
+  return CHECKOUT_TOKEN_PREFIX + randomBytes(24).toString('base64url');
+}
+
+const unknownStore = () => new AppError('NOT_FOUND', 'No connected store matches this checkout request');
+const emptyCart = () => new AppError('INVALID_INPUT', 'The cart is empty', { fields: { 'body.cart': 'the cart is empty' } });
+
+/** A failed store read as the answer the script tag/plugin gets (any error answer makes them fall back). */
+function storeFailure(err: unknown, notFound?: () => AppError): never {
+  if (err instanceof IntegrationError) {
+    const answer =
+      err.kind === 'timeout'
+        ? new AppError('STORE_TIMEOUT', 'The store did not answer in time')
+        : err.kind === 'not_found' && notFound
+          ? notFound()
+          : new AppError('UPSTREAM_ERROR', `The store could not be read (${err.kind})`);
+    throw Object.assign(answer, { cause: err });
+  }
+  throw err;
+}
+
+async function fromStore<T>(read: Promise<T>, notFound?: () => AppError): Promise<T> {
+  try {
+    return await read;
+  } catch (err) {
+    storeFailure(err, notFound);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Storefront A: the script tag names the shop and the cart; we read the cart with the merchant's token.
+
+export async function storefrontASource(deps: CartDeps, body: z.output<typeof storefrontACreateBody>): Promise<CartSource> {
+  const { config, db, secrets } = deps;
+  if (!isValidShopHost(body.shop, config.storefrontA.shopSuffix)) {
+    throw new AppError('INVALID_INPUT', `shop: must be a <name>${config.storefrontA.shopSuffix} host`, { fields: { 'body.shop': 'not a shop host' } });
+  }
+  const connection = await db.storefrontAConnection.findUnique({ where: { shop: body.shop }, include: { merchant: true } });
+  if (!connection?.connected || !connection.accessTokenEnc) throw unknownStore();
+  const { merchant } = connection;
+  const sealed = connection.accessTokenEnc;
+  return {
+    platform: 'STOREFRONT_A',
+    merchant,
+    async readCart() {
+      const client = createStorefrontAClient({
+        shop: connection.shop,
+        accessToken: secrets.decrypt(sealed, storefrontAAad.accessToken(merchant.id)),
+        apiUrlTemplate: config.storefrontA.apiTemplate,
+        shopSuffix: config.storefrontA.shopSuffix,
+        timeoutMs: STORE_READ_TIMEOUT_MS,
+      });
+      const cart = await fromStore(client.getCart(body.cartToken), () => new AppError('NOT_FOUND', 'The store has no such cart'));
+      if (cart.items.length === 0) throw emptyCart();
+      return {
+        currency: cart.currency,
+        storeCartRef: cart.token,
+        items: cart.items.map((i) => ({
+          productId: i.productId,
+          variantId: i.variantId,
+          title: i.title,
+          variantTitle: i.variantTitle,
+          quantity: i.quantity,
+          unitPrice: i.unitPriceMinor,
+          imageUrl: i.imageUrl,
+        })),
+      };
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Storefront B: the plugin hands over ids and quantities; every price is re-read over REST.
+
+type BItem = z.output<typeof storefrontBCreateBody>['cart']['items'][number];
+
+export async function storefrontBSource(deps: CartDeps, body: z.output<typeof storefrontBCreateBody>): Promise<CartSource> {
+  const { db, secrets, urlGuard } = deps;
+  let storeUrl: string;
+  try {
+    storeUrl = normalizeStoreUrl(new URL(body.storeUrl));
+  } catch {
+    throw new AppError('INVALID_INPUT', 'storeUrl: not a URL', { fields: { 'body.storeUrl': 'not a URL' } });
+  }
+  const connection = await db.storefrontBConnection.findUnique({ where: { storeUrl }, include: { merchant: true } });
+  if (!connection) throw unknownStore();
+  const { merchant } = connection;
+  return {
+    platform: 'STOREFRONT_B',
+    merchant,
+    async readCart() {
+      const { items } = body.cart;
+      if (items.length === 0) throw emptyCart();
+      // Checked again where the call is made: the host may resolve elsewhere than when it was connected.
+      try {
+        await urlGuard.check(connection.storeUrl);
+      } catch (err) {
+        if (err instanceof UnsafeUrlError) throw Object.assign(new AppError('UPSTREAM_ERROR', 'The store address is not reachable safely'), { cause: err });
+        throw err;
+      }
+      const client = createStorefrontBClient({
+        storeUrl: connection.storeUrl,
+        consumerKey: secrets.decrypt(connection.consumerKeyEnc, storefrontBAad.consumerKey(merchant.id)),
+        consumerSecret: secrets.decrypt(connection.consumerSecretEnc, storefrontBAad.consumerSecret(merchant.id)),
+        timeoutMs: STORE_READ_TIMEOUT_MS,
+      });
+      return { ...(await priceLines(client, items)), storeCartRef: null };
+    },
+  };
+}
+
+/** The plugin's lines with the store's current prices, titles and pictures (all reads in parallel). */
+async function priceLines(client: StorefrontBClient, items: BItem[]): Promise<Omit<StoreCart, 'storeCartRef'>> {
+  const line = (i: number) => `cart.items.${i}`;
+  const invalid = (i: number, why: string) => new AppError('INVALID_INPUT', `${line(i)}: ${why}`, { fields: { [`body.${line(i)}`]: why } });
+  const productIds = [...new Set(items.map((item) => item.productId))];
+  const [products, variations] = await Promise.all([
+    Promise.all(productIds.map((id) => fromStore(client.getProduct(id), () => invalid(items.findIndex((item) => item.productId === id), `the store has no product ${id}`)))),
+    Promise.all(items.map((item, i) =>
+      item.variationId === undefined
+        ? undefined
+        : fromStore(client.getVariation(item.productId, item.variationId), () => invalid(i, `product ${item.productId} has no variation ${item.variationId}`)),
+    )),
+  ]);
+  const byId = new Map(productIds.map((id, k) => [id, products[k]!]));
+  const lines = items.map((item, i): SessionLine => {
+    const product = byId.get(item.productId)!;
+    const variation: StorefrontBVariation | undefined = variations[i];
+    if (variation && !product.variationIds.includes(variation.id)) throw invalid(i, `product ${item.productId} has no variation ${variation.id}`);
+    if (!variation && product.variationIds.length > 0) throw invalid(i, `product ${item.productId} is sold in variations: name one`);
+    const unitPrice = variation ? variation.priceMinor : product.priceMinor;
+    if (unitPrice === null) throw invalid(i, `product ${item.productId} has no price`);
+    return {
+      productId: product.id,
+      variantId: variation?.id ?? null,
+      title: product.title,
+      variantTitle: variation?.title || null,
+      quantity: item.quantity,
+      unitPrice,
+      imageUrl: variation?.imageUrl ?? product.imageUrl,
+    };
+  });
+  // Every price of one store is in the store's currency, which the client reads once.
+  return { currency: products[0]!.currency, items: lines };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Money: the FX snapshot a session keeps, the currency check, the subtotal.
+
+/** The EUR-based rates a session converts with for its whole life: { date: latest rate date, rates }. */
+export interface FxSnapshot {
+  /** The newest ECB publication date among the rates (YYYY-MM-DD); null while the rates table is empty. */
+  date: string | null;
+  rates: Record<string, string>;
+}
+
+export async function snapshotFxRates(db: Db): Promise<FxSnapshot> {
+  const rows = await db.fxRate.findMany({ select: { currency: true, rate: true, rateDate: true } });
+  const snapshot: FxSnapshot = { date: null, rates: {} };
+  for (const row of rows) {
+    // toFixed(): plain decimal notation whatever the magnitude, as domain/money parses it.
+    const rate = row.rate.toFixed();
+    if (!isValidRate(rate)) continue;
+    snapshot.rates[row.currency] = rate;
+    const date = row.rateDate.toISOString().slice(0, 10);
+    if (snapshot.date === null || date > snapshot.date) snapshot.date = date;
+  }
+  return snapshot;
+}
+
+/** The checkout currency must be one we can charge in and convert the merchant's EUR shipping rates into. */
+export function checkCurrency(currency: string, fx: FxSnapshot): void {
+  if (!isKnownCurrency(currency)) throw new AppError('UNSUPPORTED_CURRENCY', `The store's currency ${JSON.stringify(currency)} is not a supported ISO 4217 currency`);
+  if (currency !== BASE_CURRENCY && !Object.hasOwn(fx.rates, currency)) {
+    throw new AppError('UNSUPPORTED_CURRENCY', `No exchange rate for ${currency}: checkout is not available in this currency yet`);
+  }
+}
+
+/** Σ quantity × unit price, exactly (domain/money refuses overflow). */
+export function subtotalOf(items: readonly SessionLine[], currency: string): Money {
+  return sum(items.map((i) => multiply(money(i.unitPrice, currency), i.quantity)), currency);
+}

@@ -1,0 +1,200 @@
+// The public checkout: creating a session from a store cart, and the read paths the checkout page uses.
+// Create reads the cart from the store (never trusting a browser's prices), keeps an FX snapshot, inserts
+// the session and starts its workflow (checkout-<token>), which owns it from then on. The read paths are
+// PostgreSQL only, never Temporal: they sit on the shopper's critical path.
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { RouteDeps } from '../../app.js';
+import type { Prisma } from '../../../prisma/client.js';
+import { AppError } from '../../../domain/errors.js';
+import { INITIAL_STATUS, isCheckoutStatus } from '../../../domain/checkout-status.js';
+import { MoneyError, money } from '../../../domain/money.js';
+import { quoteShippingRates } from '../../../domain/shipping.js';
+import { isPreviewToken, isSessionToken } from '../../../domain/tokens.js';
+import { sessionFxRates, sessionLines } from '../../../activities/checkout-session.js';
+import { checkoutWorkflowId, type CheckoutWorkflowInput, type ShippingAddress } from '../../../workflows/checkout.messages.js';
+import { limit } from '../../plugins/rate-limits.js';
+import { errorResponse } from '../../schemas/common.js';
+import {
+  createCheckoutBody,
+  createCheckoutResponse,
+  extrasResponse,
+  passthroughResponse,
+  sessionBundleResponse,
+  sessionStatusResponse,
+  tokenParams,
+} from '../../schemas/checkout.js';
+import { checkoutOrigin, toPublicConfig } from '../merchant/view.js';
+import { checkCurrency, newSessionToken, shouldPassThrough, snapshotFxRates, storefrontASource, storefrontBSource, subtotalOf, type CartDeps } from './create.js';
+
+const tags = ['checkout'];
+const noSession = () => new AppError('NOT_FOUND', 'No such checkout session');
+/** The checkout workflow's type name: started by name so the API does not import workflow code. */
+const CHECKOUT_WORKFLOW = 'checkoutWorkflow';
+
+export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  const { config, db, temporal } = deps;
+  const cartDeps: CartDeps = deps;
+
+  /** A session token of the right shape, or 404 before any database read. */
+  const token = (value: string) => {
+    if (!isSessionToken(value)) throw noSession();
+    return value;
+  };
+
+  app.post('/api/checkout/create', {
+    config: limit(config, 'checkoutCreate'),
+    schema: {
+      tags,
+      summary: 'Create a checkout session from a storefront A or storefront B cart',
+      description:
+        'Prices are read from the store (storefront A: the cart, with the merchant\'s access token; storefront B: every product ' +
+        'and variation over REST); a body carrying anything else, prices included, is refused. 201: the session and the hosted ' +
+        'checkout URL. 200 `{ passthrough: true }`: continue the store\'s native checkout (nothing is created). Errors: unknown or ' +
+        'disconnected store, unknown cart: NOT_FOUND; empty cart or a product the store does not sell: INVALID_INPUT; a currency without an ' +
+        'exchange rate: UNSUPPORTED_CURRENCY; store failing: UPSTREAM_ERROR, too slow: STORE_TIMEOUT; the session could not be ' +
+        'started: NOT_READY. On any error the script tag and the plugin continue to the native checkout. Dedicated rate limiter.',
+      body: createCheckoutBody,
+      response: {
+        200: passthroughResponse,
+        201: createCheckoutResponse,
+        400: errorResponse,
+        404: errorResponse,
+        422: errorResponse,
+        429: errorResponse,
+        502: errorResponse,
+        503: errorResponse,
+        504: errorResponse,
+      },
+    },
+  }, async (request, reply) => {
+    const body = request.body;
+    const source = body.platform === 'storefront-a' ? await storefrontASource(cartDeps, body) : await storefrontBSource(cartDeps, body);
+    const { merchant, platform } = source;
+    if (shouldPassThrough(merchant)) return reply.code(200).send({ passthrough: true as const });
+
+    const [cart, fx] = await Promise.all([source.readCart(), snapshotFxRates(db)]);
+    checkCurrency(cart.currency, fx);
+    let subtotalMinor: number;
+    try {
+      subtotalMinor = subtotalOf(cart.items, cart.currency).amount;
+    } catch (err) {
+      if (err instanceof MoneyError) throw Object.assign(new AppError('UPSTREAM_ERROR', 'The store answered prices that cannot be charged'), { cause: err });
+      throw err;
+    }
+
+    const sessionToken = newSessionToken();
+    const created = db.checkoutSession.create({
+      data: {
+        token: sessionToken,
+        merchantId: merchant.id,
+        platform,
+        status: INITIAL_STATUS,
+        source: 'store_cart',
+        storeCartRef: cart.storeCartRef,
+        currency: cart.currency,
+        fxRates: fx as unknown as Prisma.InputJsonValue,
+        items: cart.items as unknown as Prisma.InputJsonValue,
+        subtotalMinor,
+        events: { create: { type: 'created', data: { platform, lines: cart.items.length, currency: cart.currency, subtotalMinor, fxDate: fx.date } } },
+      },
+      select: { token: true },
+    });
+    // The plugin delivered a checkout: setup verification needs it to have done so once (the first time is kept).
+    const intercepted = platform === 'STOREFRONT_B'
+      ? [db.storefrontBConnection.updateMany({ where: { merchantId: merchant.id, pluginInterceptedAt: null }, data: { pluginInterceptedAt: new Date() } })]
+      : [];
+    await db.$transaction([created, ...intercepted]);
+
+    const input: CheckoutWorkflowInput = { token: sessionToken, merchantId: merchant.id, platform };
+    try {
+      await temporal.client.workflow.start(CHECKOUT_WORKFLOW, { workflowId: checkoutWorkflowId(sessionToken), taskQueue: config.temporal.taskQueue, args: [input] });
+    } catch (err) {
+      // Never leave a session without the workflow that owns it: remove it, the shopper falls back to the store.
+      request.log.error({ err, merchantId: merchant.id }, 'checkout workflow could not be started');
+      await db.checkoutSession.delete({ where: { token: sessionToken } });
+      throw new AppError('NOT_READY', 'Checkout is temporarily unavailable');
+    }
+    return reply.code(201).send({ token: sessionToken, checkoutUrl: `${checkoutOrigin(merchant.slug, config)}/checkout/${sessionToken}` });
+  });
+
+  app.get('/api/checkout/session/:token', {
+    schema: {
+      tags,
+      summary: 'Session status (no personal data)',
+      params: tokenParams,
+      response: { 200: sessionStatusResponse, 404: errorResponse },
+    },
+  }, async (request, reply) => {
+    const session = await db.checkoutSession.findUnique({
+      where: { token: token(request.params.token) },
+      select: { token: true, status: true, currency: true, totalMinor: true, paymentUrl: true, storeOrderId: true },
+    });
+    if (!session || !isCheckoutStatus(session.status)) throw noSession();
+    reply.header('cache-control', 'no-store');
+    return {
+      token: session.token,
+      status: session.status,
+      currency: session.currency,
+      totalMinor: session.totalMinor,
+      paymentUrl: session.paymentUrl,
+      ...(session.storeOrderId ? { storeOrderId: session.storeOrderId } : {}),
+    };
+  });
+
+  app.get('/api/checkout/session-bundle/:token', {
+    schema: {
+      tags,
+      summary: 'Everything the checkout page shows: cart, branding, shipping rates in the session currency, pixels',
+      description:
+        'Shipping: the merchant\'s EUR rates (and free-shipping thresholds) converted with the FX rates the session was created ' +
+        'with, so they never move under the shopper; cheapest first. `shopper` is what was entered on this session so far ' +
+        '(the token is the shopper\'s own unguessable link).',
+      params: tokenParams,
+      response: { 200: sessionBundleResponse, 404: errorResponse },
+    },
+  }, async (request, reply) => {
+    const session = await db.checkoutSession.findUnique({
+      where: { token: token(request.params.token) },
+      include: { merchant: { include: { shippingRates: true } } },
+    });
+    if (!session || !isCheckoutStatus(session.status)) throw noSession();
+    const { currency, merchant } = session;
+    const subtotal = money(session.subtotalMinor, currency);
+    const rates = [...merchant.shippingRates].sort((a, b) => a.position - b.position);
+    const { shopName, branding, checkoutTexts, codEnabled } = toPublicConfig(merchant);
+    reply.header('cache-control', 'no-store');
+    return {
+      token: session.token,
+      status: session.status,
+      currency,
+      preview: isPreviewToken(session.token),
+      cart: { items: sessionLines(session.items), subtotal },
+      shopName,
+      branding,
+      checkoutTexts,
+      codEnabled,
+      shipping: quoteShippingRates(rates, { currency, subtotal, fxRates: sessionFxRates(session.fxRates) }),
+      // Tracking pixels are configured with the commercial extras (issue 6); the field is part of the bundle already.
+      pixels: [],
+      shopper: {
+        email: session.email,
+        address: (session.shippingAddress as unknown as ShippingAddress | null) ?? null,
+        shippingRateId: session.shippingRateId,
+      },
+    };
+  });
+
+  // Upsells, pixels and order bumps: their merchant CRUD comes with the commercial extras (issue 6). The answer's
+  // shape is final, so the checkout page is built against it now.
+  const extras = (path: 'upsells' | 'pixels' | 'order-bumps', what: string) =>
+    app.get(`/api/checkout/:token/${path}`, {
+      schema: { tags, summary: `The ${what} configured for this checkout`, params: tokenParams, response: { 200: extrasResponse, 404: errorResponse } },
+    }, async (request) => {
+      const session = await db.checkoutSession.findUnique({ where: { token: token(request.params.token) }, select: { token: true } });
+      if (!session) throw noSession();
+      return { items: [] };
+    });
+  extras('upsells', 'upsell offers');
+  extras('pixels', 'tracking pixels');
+  extras('order-bumps', 'order bumps');
+};

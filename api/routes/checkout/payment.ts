@@ -1,0 +1,81 @@
+// The shopper's payment steps. Each goes through the session's workflow (an update), never around it:
+// the workflow owns the status, and its update handlers serialize double clicks into one payment.
+import { z } from 'zod';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { RouteDeps } from '../../app.js';
+import { AppError } from '../../../domain/errors.js';
+import { isPreviewToken, isSessionToken } from '../../../domain/tokens.js';
+import { checkoutWorkflowId, initPaymentUpdate, payUpdate, refreshStatusUpdate, type StatusResult } from '../../../workflows/checkout.messages.js';
+import { errorResponse } from '../../schemas/common.js';
+import { limit } from '../../plugins/rate-limits.js';
+
+const tokenParams = z.object({ token: z.string().max(100) });
+const address = z
+  .object({
+    name: z.string().trim().min(1, 'enter the recipient name').max(120),
+    line1: z.string().trim().min(1, 'enter the street and number').max(200),
+    line2: z.string().trim().max(200).optional(),
+    city: z.string().trim().min(1, 'enter the city').max(120),
+    postalCode: z.string().trim().min(2, 'enter the postal code').max(20).regex(/^[A-Za-z0-9 -]+$/, 'letters, digits, spaces and hyphens only'),
+    country: z.string().trim().toUpperCase().regex(/^[A-Z]{2}$/, 'a two-letter country code such as DE'),
+    region: z.string().trim().max(120).optional(),
+    phone: z.string().trim().regex(/^\+?[0-9 ()-]{6,20}$/, 'a phone number').optional(),
+  })
+  .strict();
+export const shopperDetails = z
+  .object({
+    email: z.string().trim().toLowerCase().email('enter a valid email address').max(254),
+    address,
+    shippingRateId: z.string().trim().min(1, 'choose a shipping rate').max(100),
+  })
+  .strict();
+
+const initPaymentResponse = z.object({ paymentId: z.string(), paymentUrl: z.string(), totalMinor: z.number().int(), currency: z.string() });
+const statusResponse = z.object({ status: z.string() });
+
+export const checkoutPaymentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  const { db, temporal, config } = deps;
+  const tags = ['checkout'];
+
+  /** The session must exist; previews are never paid. */
+  async function payableSession(token: string) {
+    if (isPreviewToken(token)) throw new AppError('CONFLICT', 'This is a preview: payment is disabled');
+    const found = isSessionToken(token) ? await db.checkoutSession.findUnique({ where: { token }, select: { token: true, status: true } }) : null;
+    if (!found) throw new AppError('NOT_FOUND', 'No such checkout');
+    return found;
+  }
+
+  /** Runs an update; a session whose workflow has finished answers its stored status instead. */
+  async function statusUpdate(token: string, update: typeof payUpdate | typeof refreshStatusUpdate): Promise<StatusResult> {
+    const stored = await payableSession(token);
+    try {
+      return await temporal.client.workflow.getHandle(checkoutWorkflowId(token)).executeUpdate(update);
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError || /already completed/i.test((err as Error).message)) return { status: stored.status as StatusResult['status'] };
+      throw err;
+    }
+  }
+
+  app.post('/api/checkout/:token/init-payment', {
+    config: limit(config, 'initPayment'),
+    schema: {
+      tags,
+      summary: "Start the payment: stores the shopper's details, computes the total (items + shipping) and creates the processor payment; answers the hosted payment page. Calling it twice never creates two payments.",
+      params: tokenParams,
+      body: shopperDetails,
+      response: { 200: initPaymentResponse, 400: errorResponse, 404: errorResponse, 409: errorResponse, 429: errorResponse },
+    },
+  }, async (request) => {
+    await payableSession(request.params.token);
+    return temporal.client.workflow.getHandle(checkoutWorkflowId(request.params.token)).executeUpdate(initPaymentUpdate, { args: [request.body] });
+  });
+
+  app.post('/api/checkout/:token/pay', {
+    schema: { tags, summary: "The payment page's step is done: confirm with the processor and answer the session status", params: tokenParams, response: { 200: statusResponse, 404: errorResponse, 409: errorResponse } },
+  }, async (request) => statusUpdate(request.params.token, payUpdate));
+
+  app.post('/api/checkout/:token/refresh-status', {
+    schema: { tags, summary: "Re-fetch the processor's status of the payment and answer the session status", params: tokenParams, response: { 200: statusResponse, 404: errorResponse, 409: errorResponse } },
+  }, async (request) => statusUpdate(request.params.token, refreshStatusUpdate));
+};

@@ -1,0 +1,128 @@
+// Public checkout shapes (create, session status, session bundle, extras): one source for validation,
+// serialization and the OpenAPI document. Money is always integer minor units of an ISO currency.
+import { z } from 'zod';
+import { CHECKOUT_STATUSES } from '../../domain/checkout-status.js';
+import { branding } from './merchant.js';
+
+// ---------------------------------------------------------------------------------------------------
+// POST /api/checkout/create. Strict at every level: a cart never carries prices (they come from the store),
+// so a body that tries to send one is refused rather than silently ignored.
+
+/** The platform's numeric ids, as the plugin sends them (numbers) or as strings of digits. */
+const storeId = z
+  .union([z.number().int().positive(), z.string().regex(/^\d{1,20}$/, 'must be a numeric id')])
+  .transform(String);
+
+export const storefrontACreateBody = z.strictObject({
+  platform: z.literal('storefront-a'),
+  shop: z.string().trim().toLowerCase().min(1).max(255).describe('The shop host, e.g. demo-shop.myshopify.com'),
+  cartToken: z.string().trim().min(1).max(256).regex(/^[\x21-\x7e]+$/, 'must be a cart token').describe("The shopper's cart token at the store"),
+});
+
+export const storefrontBCreateBody = z.strictObject({
+  platform: z.literal('storefront-b'),
+  storeUrl: z.string().trim().min(1).max(2048).describe('The store URL, as connected'),
+  cart: z.strictObject({
+    items: z
+      .array(
+        z.strictObject({
+          productId: storeId,
+          variationId: storeId.optional(),
+          quantity: z.number().int().min(1).max(999),
+        }),
+      )
+      .max(100)
+      .describe('Quantities from the plugin; prices are re-read from the store'),
+    currency: z.string().optional().describe("Informational: prices are in the store's own currency, read over REST"),
+  }),
+});
+
+export const createCheckoutBody = z
+  .discriminatedUnion('platform', [storefrontACreateBody, storefrontBCreateBody])
+  .describe('A storefront A cart (sent by the script tag) or a storefront B cart (sent by the official plugin)')
+  .meta({ id: 'CreateCheckoutRequest' });
+
+export const createCheckoutResponse = z
+  .object({
+    token: z.string().describe('The session token (unguessable bearer secret)'),
+    checkoutUrl: z.string().describe("The hosted checkout page on the merchant's checkout origin"),
+  })
+  .meta({ id: 'CreateCheckoutResult' });
+
+export const passthroughResponse = z
+  .object({ passthrough: z.literal(true) })
+  .describe("The merchant's plan does not include the hosted checkout: continue the store's native checkout")
+  .meta({ id: 'CheckoutPassthrough' });
+
+// ---------------------------------------------------------------------------------------------------
+// Read paths.
+
+export const tokenParams = z.object({ token: z.string().describe('Session token (cs_… or prev_…)') });
+
+export const money = z
+  .object({ amount: z.number().int().describe('Integer minor units'), currency: z.string().length(3) })
+  .meta({ id: 'Money' });
+
+export const checkoutStatus = z.enum(CHECKOUT_STATUSES);
+
+export const sessionStatusResponse = z
+  .object({
+    token: z.string(),
+    status: checkoutStatus,
+    currency: z.string(),
+    totalMinor: z.number().int().nullable().describe('Items + shipping, once the shopper chose a rate'),
+    paymentUrl: z.string().nullable().describe("The processor's hosted payment page, once a payment started"),
+    storeOrderId: z.string().optional().describe('The order on the store, once created'),
+  })
+  .meta({ id: 'CheckoutSessionStatus' });
+
+export const cartLine = z.object({
+  productId: z.string(),
+  variantId: z.string().nullable(),
+  title: z.string(),
+  variantTitle: z.string().nullable(),
+  quantity: z.number().int(),
+  unitPrice: z.number().int().describe('Minor units of the session currency, as read from the store'),
+  imageUrl: z.string().nullable(),
+});
+
+export const shippingQuote = z.object({
+  id: z.string(),
+  name: z.string(),
+  price: money.describe('In the session currency (zero when free)'),
+  free: z.boolean().describe('Show a free label'),
+  reason: z.enum(['free_rate', 'threshold']).optional(),
+});
+
+export const shippingAddress = z.object({
+  name: z.string(),
+  line1: z.string(),
+  line2: z.string().optional(),
+  city: z.string(),
+  postalCode: z.string(),
+  country: z.string(),
+  region: z.string().optional(),
+  phone: z.string().optional(),
+});
+
+export const sessionBundleResponse = z
+  .object({
+    token: z.string(),
+    status: checkoutStatus,
+    currency: z.string(),
+    preview: z.boolean().describe('A preview session (prev_…): placeholder cart, payment disabled'),
+    cart: z.object({ items: z.array(cartLine), subtotal: money }),
+    shopName: z.string(),
+    branding,
+    checkoutTexts: z.record(z.string(), z.string()),
+    codEnabled: z.boolean(),
+    shipping: z.array(shippingQuote).describe("The merchant's rates converted with the session's FX snapshot, cheapest first"),
+    pixels: z.array(z.unknown()).describe('Tracking pixels (configured with the commercial extras)'),
+    shopper: z
+      .object({ email: z.string().nullable(), address: shippingAddress.nullable(), shippingRateId: z.string().nullable() })
+      .describe('What the shopper entered so far on this session'),
+  })
+  .meta({ id: 'CheckoutSessionBundle' });
+
+/** Upsells, pixels and order bumps: the shape is final, the merchant's records come with the commercial extras. */
+export const extrasResponse = z.object({ items: z.array(z.unknown()) }).meta({ id: 'CheckoutExtras' });
