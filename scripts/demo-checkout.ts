@@ -1,0 +1,93 @@
+// `npm run demo` (with `npm start` running): one whole card checkout, over HTTP only, the way a merchant and a
+// shopper would do it: register, connect the processor, install the storefront A app through OAuth, put
+// products in a cart of a fresh sandbox shop, create the checkout, pay with the test card on the
+// processor's page, and wait until the order is on the store. Prints the session's token, its workflow id
+// and where to look (Temporal Web UI, sandbox store admin, mailbox).
+import { randomBytes } from 'node:crypto';
+import { loadConfig } from '../config/index.js';
+import { DEMO_APP } from '../sandbox/storefront-a/state.js';
+
+const config = loadConfig();
+const api = process.env.DEMO_API_URL ?? `http://localhost:${config.api.port}`;
+const sandbox = config.sandbox.urls;
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+async function call(method: string, url: string, body?: unknown, token?: string): Promise<Json> {
+  const res = await fetch(url.startsWith('http') ? url : `${api}${url}`, {
+    method,
+    redirect: 'manual',
+    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  const json = text ? (JSON.parse(text) as Json) : {};
+  if (res.status >= 400) throw new Error(`${method} ${url} → ${res.status}: ${text}`);
+  return { ...json, _status: res.status, _location: res.headers.get('location') };
+}
+
+const step = (line: string) => console.log(`• ${line}`);
+const suffix = randomBytes(3).toString('hex');
+
+const email = `demo-${suffix}@merchant.test`;
+const { token } = await call('POST', '/api/auth/register', { email, password: `demo passphrase ${suffix}`, shopName: `Demo Shop ${suffix}`, phone: '+49 30 1234567' });
+step(`merchant ${email} registered`);
+await call('POST', '/api/merchant/processor/connect', { apiKey: 'sk_sandbox_demo' }, token);
+step('processor connected (sandbox key sk_sandbox_demo)');
+await call('PATCH', '/api/merchant/config', { branding: { primaryColor: '#2b59c3', accentColor: '#1d3f8f' }, shippingRates: [{ name: 'Standard', basePriceCents: 490 }, { name: 'Express', basePriceCents: 1290 }] }, token);
+
+// A shop of its own in the storefront A sandbox, installed through the real OAuth consent.
+const shop = `demo-${suffix}.myshopify.com`;
+const sandboxShop = await call('POST', `${sandbox.storefrontA}/_control/shops`, { shop });
+const { installUrl } = await call('PUT', '/api/merchant/storefront-a', { shop, clientId: DEMO_APP.clientId, clientSecret: DEMO_APP.clientSecret }, token);
+const authorize = new URL((await call('GET', installUrl as string))._location as string);
+const consentPage = await (await fetch(authorize)).text();
+const fields = Object.fromEntries([...consentPage.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!.replace(/&#38;|&amp;/g, '&')]));
+const action = /<form method="post" action="([^"]+)"/.exec(consentPage)?.[1];
+if (!action) throw new Error('no consent form on the authorize page');
+const consent = await fetch(authorize.origin + action, {
+  method: 'POST',
+  redirect: 'manual',
+  headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  body: new URLSearchParams({ ...fields, decision: 'install' }).toString(),
+});
+await call('GET', consent.headers.get('location')!);
+step(`storefront A app installed on ${shop} (script tag placed)`);
+
+// The shopper: a cart, the store's checkout button (what the script tag calls), the checkout.
+const variants: number[] = (sandboxShop.products as Json[]).flatMap((p) => (p.variants as Json[]).map((v) => v.id as number)).slice(0, 2);
+const { token: cartToken } = await call('POST', `${sandbox.storefrontA}/_control/shops/${shop}/carts`, { items: variants.map((variantId, i) => ({ variantId, quantity: i + 1 })) });
+const created = await call('POST', '/api/checkout/create', { platform: 'storefront-a', shop, cartToken });
+const session = created.token as string;
+step(`checkout created: ${created.checkoutUrl}`);
+const bundle = await call('GET', `/api/checkout/session-bundle/${session}`);
+const init = await call('POST', `/api/checkout/${session}/init-payment`, {
+  email: `shopper-${suffix}@customer.test`,
+  address: { name: 'Jane Doe', line1: 'Hauptstr. 1', city: 'Berlin', postalCode: '10115', country: 'DE' },
+  shippingRateId: bundle.shipping[0].id,
+});
+step(`payment started: ${init.totalMinor} ${init.currency} minor units, page ${init.paymentUrl}`);
+const paid = await fetch(init.paymentUrl as string, {
+  method: 'POST',
+  redirect: 'manual',
+  headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  body: new URLSearchParams({ card_number: '4242 4242 4242 4242', expiry: '12/34', cvc: '123', name: 'Jane Doe' }).toString(),
+});
+if (paid.status !== 303) throw new Error(`payment page answered ${paid.status}`);
+step('paid with the test card 4242 4242 4242 4242');
+
+const deadline = Date.now() + 30_000;
+let status = '';
+while (Date.now() < deadline) {
+  const s = await call('GET', `/api/checkout/session/${session}`);
+  status = s.status as string;
+  if (status === 'COMPLETED' && s.storeOrderId) break;
+  await new Promise((r) => setTimeout(r, 300));
+}
+step(`session ${status}`);
+console.log(`
+token         ${session}
+workflow      checkout-${session}   (${config.temporal.uiUrl}/namespaces/${config.temporal.namespace}/workflows/checkout-${session})
+store admin   ${sandbox.storefrontA}/shops/${shop}/admin/orders
+mailbox       ${sandbox.email}/
+replay it     npm run replay -- checkout-${session}`);
+if (status !== 'COMPLETED') process.exit(1);
