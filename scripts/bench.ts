@@ -1,11 +1,29 @@
 // `npm run bench [-- <name> ...]`: every benchmark of the service, each printing its figures and a ratio
 // against the baseline it names. Timings belong here, not in tests (shared machines are noisy).
 import { benchLoginTiming } from './bench/login-timing.js';
+import { benchCheckoutCreate } from './bench/checkout-create.js';
+import { benchSessionBundle } from './bench/session-bundle.js';
+import { benchWebhookOrder } from './bench/webhook-order.js';
+import { closeBenchStack } from './bench/stack.js';
 
 const BENCHES: Record<string, { describe: string; run: () => Promise<Record<string, number>> }> = {
   'login-timing': {
     describe: 'login with an unknown email vs a wrong password: medians and their ratio (target 0.8–1.2)',
     run: () => benchLoginTiming(),
+  },
+  // The three below share one environment (scripts/bench/stack.ts: PostgreSQL, Temporal dev server, the
+  // service with its simulators), started by the first of them and stopped after the last.
+  'checkout-create': {
+    describe: 'POST /api/checkout/create (storefront B cart, store read included) vs a bare Fastify route doing one INSERT; real HTTP, 8 clients, 5 s each: req/s, p99, ratio of req/s (target ≥ 0.5)',
+    run: () => benchCheckoutCreate(),
+  },
+  'session-bundle': {
+    describe: 'GET /api/checkout/session-bundle/:token vs a bare Fastify route serving the same bytes from memory; real HTTP, 8 clients, 5 s each: req/s, p99, ratio of req/s (target ≥ 0.5)',
+    run: () => benchSessionBundle(),
+  },
+  'webhook-order': {
+    describe: 'signed success webhook POSTed → order visible in the sandbox store, vs a bare signal-with-start of a one-activity workflow → its row inserted; 20 each, interleaved: p50/p99, ratio of p50 (target ≤ 1.5)',
+    run: () => benchWebhookOrder(),
   },
 };
 
@@ -15,11 +33,15 @@ if (unknown.length) {
   console.error(`unknown benchmark(s): ${unknown.join(', ')}; available: ${Object.keys(BENCHES).join(', ')}`);
   process.exit(2);
 }
-for (const [name, bench] of Object.entries(BENCHES)) {
-  if (wanted.length && !wanted.includes(name)) continue;
-  console.log(`\n## ${name}: ${bench.describe}`);
-  const started = Date.now();
-  const figures = await bench.run();
-  for (const [k, v] of Object.entries(figures)) console.log(`  ${k.padEnd(24)} ${Number.isInteger(v) ? v : v.toFixed(3)}`);
-  console.log(`  (${((Date.now() - started) / 1000).toFixed(1)}s)`);
+try {
+  for (const [name, bench] of Object.entries(BENCHES)) {
+    if (wanted.length && !wanted.includes(name)) continue;
+    console.log(`\n## ${name}: ${bench.describe}`);
+    const started = Date.now();
+    const figures = await bench.run();
+    for (const [k, v] of Object.entries(figures)) console.log(`  ${k.padEnd(24)} ${Number.isInteger(v) ? v : v.toFixed(3)}`);
+    console.log(`  (${((Date.now() - started) / 1000).toFixed(1)}s)`);
+  }
+} finally {
+  await closeBenchStack();
 }

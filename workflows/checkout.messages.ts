@@ -15,6 +15,8 @@ export interface CheckoutWorkflowInput {
   abandonAfterMs?: number;
   /** After a payment starts, how long to wait for a webhook before asking the processor (default 5 minutes). */
   reconcileAfterMs?: number;
+  /** First wait before the store order is retried, doubling up to 30 minutes (default 5 seconds; tests shorten it). */
+  storeRetryInitialMs?: number;
 }
 
 export interface ShippingAddress {

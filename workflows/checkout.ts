@@ -1,4 +1,4 @@
-import { ApplicationFailure, allHandlersFinished, condition, log, proxyActivities, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, allHandlersFinished, condition, log, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import { applyProcessorEvent, canTransition, type CheckoutStatus } from '../domain/checkout-status.js';
 import type { CheckoutSessionActivities } from '../activities/checkout-session.js';
 import type { CheckoutPaymentActivities } from '../activities/checkout-payment.js';
@@ -7,6 +7,7 @@ import {
   initPaymentUpdate, payUpdate, PAYMENT_STATUS_EVENTS, processorEventSignal, refreshStatusUpdate, statusQuery,
   type CheckoutWorkflowInput, type InitPaymentResult, type ProcessorEventMessage, type ShopperDetails, type StatusResult,
 } from './checkout.messages.js';
+import { searchAttributeKeys } from './search-attributes.js';
 
 const HOUR = 60 * 60 * 1000;
 
@@ -21,10 +22,10 @@ const payment = proxyActivities<CheckoutPaymentActivities>({
   retry: { initialInterval: '500 milliseconds', maximumInterval: '5 seconds', maximumAttempts: 3 },
 });
 // A paid session's order: keep trying for two days while the store is down; a permanent refusal stops at once.
-const store = proxyActivities<FulfilmentActivities>({
+const storeActivities = (initialIntervalMs = 5_000) => proxyActivities<FulfilmentActivities>({
   startToCloseTimeout: '30 seconds',
   scheduleToCloseTimeout: '48 hours',
-  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '30 minutes' },
+  retry: { initialInterval: initialIntervalMs, backoffCoefficient: 2, maximumInterval: '30 minutes' },
 });
 // Emails: a few attempts, never a flood.
 const emails = proxyActivities<FulfilmentActivities>({
@@ -39,12 +40,19 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
   const { token } = input;
   const abandonAfterMs = input.abandonAfterMs ?? 24 * HOUR;
   const reconcileAfterMs = input.reconcileAfterMs ?? 5 * 60 * 1000;
+  const store = storeActivities(input.storeRetryInitialMs);
 
   let status = 'OPEN' as CheckoutStatus; // set by the load below and by handlers
   let attempt = 0;
   let lastActivity = Date.now();
   let current: (InitPaymentResult & { detailsKey: string }) | undefined;
   const seenEvents = new Set<string>();
+  // Operators find any session in the Web UI by merchant, store platform and status (kept current below).
+  upsertSearchAttributes([
+    { key: searchAttributeKeys.merchantId, value: input.merchantId },
+    { key: searchAttributeKeys.storePlatform, value: input.platform },
+  ]);
+  const publishStatus = () => upsertSearchAttributes([{ key: searchAttributeKeys.checkoutStatus, value: status }]);
   let fulfilment: Promise<void> | undefined;
   let fulfilled = false;
 
@@ -52,6 +60,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
   // first item of the queue below, so handlers registered before it finishes wait for it.
   const load = session.loadSessionStatus(token).then((loaded) => {
     status = loaded.status;
+    publishStatus();
     attempt = loaded.paymentAttempt;
     if (loaded.hasOrder) {
       fulfilment = Promise.resolve();
@@ -71,6 +80,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
     if (next === status) return;
     await session.recordSessionStatus(token, next, cause);
     status = next;
+    publishStatus();
     lastActivity = Date.now();
   }
 

@@ -1,0 +1,58 @@
+// Session bundle: requests/s and p99 of GET /api/checkout/session-bundle/:token (the checkout page's one
+// read: session, merchant, shipping rates, FX conversion, serialization; PostgreSQL only) over a rotation
+// of real sessions, against a bare Fastify route in the same process answering the very same bytes (and
+// content type) per token from memory. Both over real loopback HTTP, same clients, same duration, in
+// alternating slices. Target: ratio ≥ 0.5.
+import Fastify from 'fastify';
+import { api, benchStack, demoCartBody } from './stack.js';
+import { compareLoad } from './load.js';
+
+export async function benchSessionBundle(opts: { sessions?: number; concurrency?: number; durationMs?: number; maxRequests?: number } = {}): Promise<Record<string, number>> {
+  const sessions = opts.sessions ?? 50;
+  const concurrency = opts.concurrency ?? 8;
+  const durationMs = opts.durationMs ?? 5_000;
+  const maxRequests = opts.maxRequests ?? 50_000;
+  const { service, merchant } = await benchStack();
+
+  // Real sessions, created through the API; each one's bundle as the API answers it now.
+  const body = JSON.parse(demoCartBody(service, merchant.storeUrl)) as unknown;
+  const tokens: string[] = [];
+  for (let i = 0; i < sessions; i++) tokens.push((await api(service, 'POST', '/api/checkout/create', body)).token as string);
+  const bytes = new Map<string, { body: Buffer; contentType: string }>();
+  for (const token of tokens) {
+    const res = await service.app.inject({ method: 'GET', url: `/api/checkout/session-bundle/${token}` });
+    if (res.statusCode !== 200) throw new Error(`session-bundle answered ${res.statusCode}: ${res.body}`);
+    bytes.set(token, { body: res.rawPayload, contentType: String(res.headers['content-type']) });
+  }
+
+  const bare = Fastify({ logger: false });
+  bare.get<{ Params: { token: string } }>('/bare/session-bundle/:token', async (request, reply) => {
+    const found = bytes.get(request.params.token);
+    if (!found) return reply.code(404).send();
+    return reply.header('content-type', found.contentType).header('cache-control', 'no-store').send(found.body);
+  });
+  const bareUrl = await bare.listen({ port: 0, host: '127.0.0.1' });
+  try {
+    const { target, baseline } = await compareLoad(
+      { name: 'session-bundle', method: 'GET', url: (i) => `${service.apiUrl}/api/checkout/session-bundle/${tokens[i % tokens.length]}`, expectStatus: 200 },
+      { name: 'bare bytes', method: 'GET', url: (i) => `${bareUrl}/bare/session-bundle/${tokens[i % tokens.length]}`, expectStatus: 200 },
+      { concurrency, durationMs, maxRequests },
+    );
+    return {
+      concurrency,
+      sessions,
+      bundleBytes: bytes.get(tokens[0]!)!.body.length,
+      bundleRequests: target.requests,
+      bundleRps: target.rps,
+      bundleP50Ms: target.p50Ms,
+      bundleP99Ms: target.p99Ms,
+      bareRequests: baseline.requests,
+      bareRps: baseline.rps,
+      bareP50Ms: baseline.p50Ms,
+      bareP99Ms: baseline.p99Ms,
+      ratio: target.rps / baseline.rps,
+    };
+  } finally {
+    await bare.close();
+  }
+}

@@ -1,0 +1,127 @@
+// What the checkout benchmarks run against, started once on first use and closed by scripts/bench.ts at the
+// end: PostgreSQL from Debian's binaries (the targets are for PostgreSQL, not the embedded PGlite), migrated;
+// a Temporal dev server (the real server, in memory); the whole service as the end-to-end tests run it
+// (test/harness/service-stack.ts: every simulator on a loopback port, the API listening, a worker with every
+// activity), with the rate limiters raised so they never answer 429 during a run; FX rates seeded as
+// `npm start` does; and one merchant who connected the processor and a storefront B store through the API.
+//
+// Topology, as `npm start`: the API, the worker and the simulators share this process (one event loop), and
+// so do the benchmarks' load clients (scripts/bench/load.ts); PostgreSQL and Temporal run in processes of
+// their own.
+import pg from 'pg';
+import { bundleWorkflows } from '../../activities/bundle.js';
+import { seedFxRatesIfEmpty } from '../../activities/fx-rates.js';
+import { migrate } from '../../prisma/migrate.js';
+import { DEMO_STORE } from '../../sandbox/storefront-b/state.js';
+import { startPostgres, type PostgresCluster } from '../../test/harness/postgres.js';
+import { startServiceStack, type ServiceStack } from '../../test/harness/service-stack.js';
+import { startTemporalDevServer, type TemporalDevServer } from '../lib/temporal-dev-server.js';
+
+export interface BenchMerchant {
+  id: string;
+  /** Session (JWT) of the merchant. */
+  token: string;
+  email: string;
+  /** The storefront B store URL as connected (what the plugin sends to create). */
+  storeUrl: string;
+}
+
+export interface BenchStack {
+  service: ServiceStack;
+  merchant: BenchMerchant;
+}
+
+/** High enough that no benchmark run gets near them (the limits are per client IP, and every client is 127.0.0.1). */
+const NO_LIMITS = {
+  RATE_LIMIT_CHECKOUT_CREATE: '100000000/60',
+  RATE_LIMIT_INIT_PAYMENT: '100000000/60',
+  RATE_LIMIT_REGISTER: '100000000/60',
+};
+
+const cleanups: Array<() => Promise<unknown>> = [];
+let started: Promise<BenchStack> | undefined;
+
+async function cleanup(): Promise<void> {
+  while (cleanups.length) await cleanups.pop()!().catch(() => undefined);
+}
+
+const onSignal = () => void cleanup().finally(() => process.exit(130));
+
+/** The shared environment; the first call starts it (about 10–20 s). */
+export function benchStack(): Promise<BenchStack> {
+  started ??= start().catch(async (err: unknown) => {
+    await cleanup();
+    throw err;
+  });
+  return started;
+}
+
+/** Stops everything benchStack() started (PostgreSQL runs detached: it would outlive us otherwise). */
+export async function closeBenchStack(): Promise<void> {
+  if (started) await started.catch(() => undefined);
+  await cleanup();
+  process.off('SIGINT', onSignal);
+  process.off('SIGTERM', onSignal);
+  started = undefined;
+}
+
+async function start(): Promise<BenchStack> {
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const t0 = Date.now();
+  const [postgres, temporal, bundle] = await Promise.all([
+    startPostgres().then((p: PostgresCluster) => (cleanups.push(p.stop), p)),
+    startTemporalDevServer().then((t: TemporalDevServer) => (cleanups.push(t.stop), t)),
+    bundleWorkflows(),
+  ]);
+  const admin = new pg.Client({ connectionString: postgres.url() });
+  await admin.connect();
+  await admin.query('CREATE DATABASE checkout_bench');
+  await admin.end();
+  const databaseUrl = postgres.url('checkout_bench');
+  await migrate(databaseUrl);
+
+  const service = await startServiceStack({ databaseUrl, temporalAddress: temporal.address, workflowBundle: () => ({ code: bundle.code }), env: NO_LIMITS });
+  cleanups.push(() => service.close());
+  await seedFxRatesIfEmpty(service.db);
+  // The bare baselines' one-row inserts go to a table of the service's own database.
+  await service.db.$executeRawUnsafe('CREATE TABLE bench_rows (id bigserial PRIMARY KEY, ref text NOT NULL, payload jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now())');
+  await service.db.$executeRawUnsafe('CREATE INDEX bench_rows_ref ON bench_rows (ref)');
+  const merchant = await createMerchant(service);
+  console.log(`  [stack] postgres :${postgres.port}, temporal ${temporal.address}, API ${service.apiUrl}: ready in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  return { service, merchant };
+}
+
+type Json = Record<string, unknown>;
+
+/** Calls the API through inject (set-up only, never measured). */
+export async function api(service: ServiceStack, method: 'GET' | 'POST' | 'PATCH', url: string, body?: unknown, token?: string): Promise<Json> {
+  const res = await service.app.inject({ method, url, payload: body as Json | undefined, headers: token ? { authorization: `Bearer ${token}` } : {} });
+  if (res.statusCode >= 300) throw new Error(`${method} ${url} answered ${res.statusCode}: ${res.body}`);
+  return res.json();
+}
+
+/** A merchant as the end-to-end test makes one: registered, processor connected, two shipping rates, the storefront B demo store. */
+async function createMerchant(service: ServiceStack): Promise<BenchMerchant> {
+  const email = `bench-${Date.now()}@shop.test`;
+  const reg = await api(service, 'POST', '/api/auth/register', { email, password: 'correct horse battery 9', shopName: 'Bench Store', phone: '+49 30 1234567' });
+  const token = reg.token as string;
+  const id = (reg.merchant as Json).id as string;
+  await api(service, 'POST', '/api/merchant/processor/connect', { apiKey: 'sk_sandbox_demo' }, token);
+  await api(service, 'PATCH', '/api/merchant/config', { shippingRates: [{ name: 'Express', basePriceCents: 1290 }, { name: 'Standard', basePriceCents: 490 }] }, token);
+  const storeUrl = `${service.urls.storefrontB}/stores/demo`;
+  await api(service, 'POST', '/api/merchant/storefront-b/connect', { storeUrl, consumerKey: DEMO_STORE.consumerKey, consumerSecret: DEMO_STORE.consumerSecret }, token);
+  return { id, token, email, storeUrl };
+}
+
+/** A storefront B cart as the plugin hands it over: a simple product and a variation of a variable one. */
+export function demoCartBody(service: ServiceStack, storeUrl: string): string {
+  const store = service.sims.storefrontB.stores.get('demo')!;
+  const simple = store.products.find((p) => p.variations.length === 0)!;
+  const variable = store.products.find((p) => p.variations.length > 0)!;
+  return JSON.stringify({
+    platform: 'storefront-b',
+    storeUrl,
+    cart: { items: [{ productId: simple.id, quantity: 2 }, { productId: variable.id, variationId: variable.variations[0]!.id, quantity: 1 }] },
+  });
+}

@@ -1,0 +1,189 @@
+// The steps of the end-to-end checkout tests (checkout-card, exactly-once), one copy: the API over HTTP,
+// a merchant set up as through the dashboard, the shopper's steps, the sandboxes' control APIs, and the
+// outcome checks. Every merchant gets a processor account and (storefront A) a shop of its own, so the
+// tests of one file never see each other's webhooks, orders or emails.
+import { expect } from 'vitest';
+import type { TestStack } from '../harness/stack.js';
+import { consent, openCallback, openInstall, saveInputs, storefrontAStackOf } from '../../api/test/storefront-a-stack.js';
+import { STOREFRONT_A_API_VERSION } from '../../integrations/storefront-a/client.js';
+import type { SimOrder, SimShop } from '../../sandbox/storefront-a/state.js';
+
+export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+export interface Answer {
+  status: number;
+  body: Json;
+}
+
+let seq = 0;
+/** Unique within the test run (names, shop hosts, emails). */
+export const unique = () => `${Date.now().toString(36)}${(seq++).toString(36)}${process.pid.toString(36)}`;
+
+let ip = 0;
+/** One API call (the shopper's and the merchant's calls come from changing addresses: rate limits are per IP). */
+export async function api(stack: TestStack, method: 'GET' | 'POST' | 'PATCH' | 'PUT', url: string, body?: unknown, token?: string): Promise<Answer> {
+  const res = await stack.app.inject({
+    method,
+    url,
+    payload: body as Json | undefined,
+    remoteAddress: `192.0.2.${(ip++ % 250) + 1}`,
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+  });
+  return { status: res.statusCode, body: res.json() as Json };
+}
+
+/** A call to a simulator's control API (`/_control/...`), as a test or a demo does it. */
+export async function control(simulatorUrl: string, method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<Answer> {
+  const res = await fetch(`${simulatorUrl}/_control/${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as Json };
+}
+
+export async function waitFor<T>(what: string, read: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const value = await read();
+    if (value !== undefined) return value;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+}
+
+export interface Merchant {
+  /** The merchant's API token. */
+  token: string;
+  id: string;
+  email: string;
+}
+
+/** A merchant registered through the API, its own processor account connected, and two shipping rates. */
+export async function merchantWithProcessor(stack: TestStack, shopName: string): Promise<Merchant> {
+  const account = await control(stack.urls.processor, 'POST', 'accounts', { businessName: shopName });
+  expect(account.status, JSON.stringify(account.body)).toBe(201);
+  const email = `owner-${unique()}@shop.test`;
+  const reg = await api(stack, 'POST', '/api/auth/register', { email, password: 'correct horse battery 9', shopName, phone: '+49 30 1234567' });
+  expect(reg.status, JSON.stringify(reg.body)).toBe(201);
+  const token = reg.body.token as string;
+  const connect = await api(stack, 'POST', '/api/merchant/processor/connect', { apiKey: account.body.apiKey }, token);
+  expect(connect.status, JSON.stringify(connect.body)).toBe(200);
+  const rates = await api(stack, 'PATCH', '/api/merchant/config', { shippingRates: [{ name: 'Express', basePriceCents: 1290 }, { name: 'Standard', basePriceCents: 490 }] }, token);
+  expect(rates.status).toBe(200);
+  return { token, id: reg.body.merchant.id as string, email };
+}
+
+/** A merchant with the processor connected and a storefront A shop of its own (the demo catalogue), installed through OAuth. */
+export async function storefrontAMerchant(stack: TestStack, shopName: string): Promise<Merchant & { shop: SimShop }> {
+  const merchant = await merchantWithProcessor(stack, shopName);
+  const host = `e2e-${unique()}.myshopify.com`;
+  const created = await control(stack.urls.storefrontA, 'POST', 'shops', { shop: host, name: shopName });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const s = storefrontAStackOf(stack);
+  const callback = await openCallback(s, await consent(await openInstall(s, await saveInputs(s, merchant.token, { shop: host }))));
+  expect(callback.status, JSON.stringify(callback.body)).toBe(302);
+  return { ...merchant, shop: stack.sims.storefrontA.state.shops.get(host)! };
+}
+
+/** The shop's Admin API path of orders (for faults on the store's order calls). */
+export const storefrontAOrdersPath = (shop: SimShop) => `/shops/${shop.host}/admin/api/${STOREFRONT_A_API_VERSION}/orders`;
+
+/** The orders the checkout service created in the shop for this session. */
+export const storefrontAOrdersOf = (shop: SimShop, token: string): SimOrder[] => [...shop.orders.values()].filter((o) => o.tags.includes(`checkout:${token}`));
+
+/** A shopper's cart in the shop becomes a checkout session through POST /api/checkout/create: answers its token. */
+export async function storefrontACheckout(stack: TestStack, shop: SimShop, items = [{ variantId: shop.products[0]!.variants[0]!.id, quantity: 2 }, { variantId: shop.products[3]!.variants[1]!.id, quantity: 1 }]): Promise<string> {
+  const cartToken = stack.sims.storefrontA.createCart(shop.host, items);
+  const created = await api(stack, 'POST', '/api/checkout/create', { platform: 'storefront-a', shop: shop.host, cartToken });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const token = created.body.token as string;
+  expect(created.body.checkoutUrl).toContain(`/checkout/${token}`);
+  return token;
+}
+
+export const SHOPPER = {
+  email: 'jane@customer.test',
+  address: { name: 'Jane Doe', line1: 'Hauptstr. 1', city: 'Berlin', postalCode: '10115', country: 'DE' },
+} as const;
+
+/** The checkout page: the bundle, the shopper's details with the cheapest rate, init-payment (twice, as a double click). */
+export async function startPayment(stack: TestStack, token: string): Promise<Json> {
+  const bundle = await api(stack, 'GET', `/api/checkout/session-bundle/${token}`);
+  expect(bundle.status).toBe(200);
+  const cheapest = bundle.body.shipping[0];
+  expect(cheapest.name).toBe('Standard');
+
+  const details = { ...SHOPPER, shippingRateId: cheapest.id };
+  const init = await api(stack, 'POST', `/api/checkout/${token}/init-payment`, details);
+  expect(init.status, JSON.stringify(init.body)).toBe(200);
+  // A double click gets the same payment.
+  const again = await api(stack, 'POST', `/api/checkout/${token}/init-payment`, details);
+  expect(again.body.paymentId).toBe(init.body.paymentId);
+  return init.body;
+}
+
+/** The processor's hosted payment page, as a browser uses it: a test card that succeeds. */
+export async function payOnHostedPage(token: string, paymentUrl: string): Promise<void> {
+  const page = await fetch(paymentUrl);
+  expect(page.status).toBe(200);
+  const paid = await fetch(paymentUrl, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ card_number: '4242 4242 4242 4242', expiry: '12/34', cvc: '123', name: 'Jane Doe' }).toString(),
+  });
+  expect(paid.status).toBe(303);
+  expect(paid.headers.get('location')).toContain(`/checkout/${token}`);
+}
+
+/** The page's return: pay confirms with the processor (the webhook may or may not have arrived yet); answers the status. */
+export async function returnFromPaymentPage(stack: TestStack, token: string): Promise<string> {
+  const pay = await api(stack, 'POST', `/api/checkout/${token}/pay`);
+  expect(pay.status, JSON.stringify(pay.body)).toBe(200);
+  return pay.body.status as string;
+}
+
+/** The shopper's part, from the checkout URL on: bundle, details, the payment page, the return. Answers init-payment's result. */
+export async function shopperPays(stack: TestStack, token: string): Promise<Json> {
+  const payment = await startPayment(stack, token);
+  await payOnHostedPage(token, payment.paymentUrl as string);
+  await returnFromPaymentPage(stack, token);
+  return payment;
+}
+
+export const sessionStatus = async (stack: TestStack, token: string) => (await api(stack, 'GET', `/api/checkout/session/${token}`)).body.status as string;
+
+/** The session's emails in the sandbox mailbox, to the shopper and to the merchant. */
+export function emailsOf(stack: TestStack, token: string, merchantEmail: string) {
+  return {
+    toShopper: stack.sims.email.messages({ to: SHOPPER.email, metadataKey: 'token', metadataValue: token }),
+    toMerchant: stack.sims.email.messages({ to: merchantEmail, metadataKey: 'token', metadataValue: token }),
+  };
+}
+
+/** The session's timeline events of one type, oldest first. */
+export const timelineOf = (stack: TestStack, token: string, type: string) =>
+  stack.database.db.sessionEvent.findMany({ where: { token, type }, orderBy: { at: 'asc' } });
+
+/** COMPLETED, exactly one order in the store, one email to the shopper and one to the merchant, also once every webhook is through. */
+export async function expectCompletedWithOneOrderAndTwoEmails(stack: TestStack, token: string, merchantEmail: string, ordersFor: () => number, timeoutMs = 30_000) {
+  await waitFor('COMPLETED', async () => ((await sessionStatus(stack, token)) === 'COMPLETED' ? true : undefined), timeoutMs);
+  const row = await waitFor('the store order', async () => {
+    const s = await stack.database.db.checkoutSession.findUniqueOrThrow({ where: { token } });
+    return s.storeOrderId ? s : undefined;
+  }, timeoutMs);
+  expect(row.storeOrderError).toBeNull();
+  expect(ordersFor()).toBe(1);
+  const mails = await waitFor('both emails', () => {
+    const found = emailsOf(stack, token, merchantEmail);
+    return found.toShopper.length && found.toMerchant.length ? found : undefined;
+  }, timeoutMs);
+  expect(mails.toShopper).toHaveLength(1);
+  expect(mails.toMerchant).toHaveLength(1);
+  // Late duplicates of the success events change nothing.
+  await stack.sims.processor.webhooks.idle();
+  expect(ordersFor()).toBe(1);
+  expect(emailsOf(stack, token, merchantEmail).toShopper).toHaveLength(1);
+  return row;
+}

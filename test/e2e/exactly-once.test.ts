@@ -1,0 +1,237 @@
+// Exactly once, whatever happens around a paid session: duplicate, late and out-of-order webhooks, a forged
+// webhook, a store that fails, a worker killed mid-order. Through HTTP and the sandboxes only; the outcomes
+// are the session's status, the orders in the sandbox store, the emails in the sandbox mailbox and the
+// stored webhook deliveries. Every test has a merchant, a processor account and a shop of its own.
+//
+// The store order's retry policy starts at 5 s and doubles: 5 failures cost 155 s of waiting (measured:
+// 156 s). The stacks here start their checkout workflows with storeRetryInitialMs = 250 ms instead (the
+// same policy, 20 times faster: 7.75 s).
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startTestStack, type TestStack } from '../harness/stack.js';
+import { startWorkerProcess, type WorkerProcess } from '../harness/worker-process.js';
+import { signWebhook, SIGNATURE_HEADER } from '../../integrations/processor/signature.js';
+import { PROCESSOR_WEBHOOK_PATH } from '../../activities/processor.js';
+import { checkoutWorkflowId } from '../../workflows/checkout.messages.js';
+import {
+  control, emailsOf, expectCompletedWithOneOrderAndTwoEmails, payOnHostedPage, returnFromPaymentPage, sessionStatus, shopperPays, startPayment,
+  storefrontACheckout, storefrontAMerchant, storefrontAOrdersOf, storefrontAOrdersPath, timelineOf, unique, type Json,
+} from './checkout-helpers.js';
+
+const FAST_STORE_RETRIES = { checkoutWorkflowInput: { storeRetryInitialMs: 250 } };
+
+let stack: TestStack;
+
+beforeAll(async () => {
+  stack = await startTestStack({}, FAST_STORE_RETRIES);
+});
+afterAll(async () => {
+  await stack?.close();
+});
+
+/** The stored deliveries of the session's webhooks, with the event id each body carries. */
+async function deliveriesOf(token: string) {
+  const rows = await stack.database.db.processorWebhookDelivery.findMany({ where: { sessionToken: token }, orderBy: { receivedAt: 'asc' } });
+  return rows.map((r) => ({ ...r, bodyEventId: (JSON.parse(r.rawBody) as { id?: string }).id }));
+}
+
+describe('exactly once over duplicate, late and out-of-order webhooks', () => {
+  it('given refunded before the success, the success 10 times at once and failed after it / one order, one email each, COMPLETED; one signal per event id, the copies marked duplicate', async () => {
+    const merchant = await storefrontAMerchant(stack, 'Duplicate Store');
+    const token = await storefrontACheckout(stack, merchant.shop);
+    const payment = await startPayment(stack, token);
+    const paymentId = payment.paymentId as string;
+
+    // The processor's outbox holds every event from here on, so we choose the order they arrive in.
+    expect((await control(stack.urls.processor, 'POST', 'webhooks/hold')).status).toBe(200);
+    let order: string[];
+    let succeeded: string;
+    try {
+      // The shopper pays (the processor queues payment_succeeded and invoice_paid) and never comes back to
+      // the return page: only webhooks tell the session.
+      await payOnHostedPage(token, payment.paymentUrl as string);
+      const send = async (event: string, times = 1) => {
+        const sent = await control(stack.urls.processor, 'POST', 'webhooks/send', { event, paymentId, times });
+        expect(sent.status, JSON.stringify(sent.body)).toBe(202);
+        expect(sent.body.state).toBe('held');
+        return sent.body.id as string;
+      };
+      const refunded = await send('payment_refunded');
+      succeeded = await send('payment_succeeded', 10);
+      const failed = await send('payment_failed');
+      const outbox = await control(stack.urls.processor, 'GET', 'webhooks/outbox');
+      const ours = (outbox.body.events as Json[]).filter((e) => e.payload.data.id === paymentId);
+      const fromThePayment = ours.filter((e) => ![refunded, succeeded, failed].includes(e.id)).map((e) => e.id as string);
+      expect(ours.filter((e) => fromThePayment.includes(e.id)).map((e) => e.event).sort()).toEqual(['invoice_paid', 'payment_succeeded']);
+
+      // Refunded first (the session is still PAYMENT_PENDING), then every success (10 concurrent copies of
+      // one), then failed; each event's first delivery is answered before the next is sent.
+      order = [refunded, succeeded, ...fromThePayment, failed];
+      const released = await control(stack.urls.processor, 'POST', 'webhooks/release', { ids: order });
+      expect(released.body.released).toEqual(order);
+    } finally {
+      await control(stack.urls.processor, 'POST', 'webhooks/release', {});
+    }
+
+    const session = await expectCompletedWithOneOrderAndTwoEmails(stack, token, merchant.email, () => storefrontAOrdersOf(merchant.shop, token).length);
+    expect(session.status).toBe('COMPLETED');
+    // The workflow has seen every event and settled on COMPLETED.
+    const result = await stack.temporal.client.workflow.getHandle(checkoutWorkflowId(token)).result();
+    expect(result).toEqual({ status: 'COMPLETED' });
+    expect(await sessionStatus(stack, token)).toBe('COMPLETED');
+
+    // The refund before completion changed nothing, the failure after it neither: two transitions in all.
+    const transitions = (await timelineOf(stack, token, 'status_changed')).map((e) => e.data as Json);
+    expect(transitions.map((t) => `${t.from}→${t.to}`)).toEqual(['OPEN→PAYMENT_PENDING', 'PAYMENT_PENDING→COMPLETED']);
+    expect(transitions[1]!.cause).toBe(`payment_succeeded (${succeeded})`);
+    expect(await timelineOf(stack, token, 'order_created')).toHaveLength(1);
+
+    // The 10 copies of the success went out at once, each answered 2xx on its first attempt (no retries).
+    const attempts = (await control(stack.urls.processor, 'GET', `webhooks/deliveries?eventId=${succeeded}`)).body.deliveries as Json[];
+    expect(attempts).toHaveLength(10);
+    expect(attempts.every((a) => a.ok && a.attempt === 1)).toBe(true);
+
+    // Stored: one signalled delivery per event id; the 9 other copies of the success marked duplicate.
+    const rows = await deliveriesOf(token);
+    expect(rows.every((r) => r.signatureValid && r.merchantId === merchant.id)).toBe(true);
+    const byEvent = new Map<string | undefined, typeof rows>();
+    for (const row of rows) byEvent.set(row.bodyEventId, [...(byEvent.get(row.bodyEventId) ?? []), row]);
+    expect([...byEvent.keys()].sort()).toEqual([...order].sort());
+    for (const [eventId, deliveries] of byEvent) {
+      const signalled = deliveries.filter((d) => d.signalledAt !== null);
+      expect(signalled, eventId).toHaveLength(1);
+      expect(signalled[0]!.eventId).toBe(eventId);
+      expect(signalled[0]!.rejection).toBeNull();
+      const copies = deliveries.filter((d) => d.signalledAt === null);
+      expect(copies, eventId).toHaveLength(eventId === succeeded ? 9 : 0);
+      expect(copies.every((d) => d.rejection === 'duplicate' && d.eventId === null)).toBe(true);
+    }
+    // Received (first deliveries) in the order released.
+    expect((await timelineOf(stack, token, 'webhook_received')).map((e) => (e.data as Json).eventId)).toEqual(order);
+  });
+});
+
+describe('a forged webhook', () => {
+  it('given a success event for a pending payment with a bad signature (or none) / 401, stored for audit, nothing else changes', async () => {
+    const merchant = await storefrontAMerchant(stack, 'Forged Store');
+    const token = await storefrontACheckout(stack, merchant.shop);
+    const payment = await startPayment(stack, token);
+    const body = JSON.stringify({
+      id: `evt_forged${unique()}`,
+      event: 'payment_succeeded',
+      created_at: new Date().toISOString(),
+      data: { id: payment.paymentId, status: 'succeeded', amount: payment.totalMinor, currency: payment.currency, metadata: { checkout_session_token: token } },
+    });
+    const post = (headers: Record<string, string>) =>
+      fetch(`${stack.apiUrl}${PROCESSOR_WEBHOOK_PATH}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+
+    const wrongSecret = await post({ [SIGNATURE_HEADER]: signWebhook('whsec_not_the_merchants_secret_0123', body) });
+    expect(wrongSecret.status).toBe(401);
+    expect(((await wrongSecret.json()) as Json).code).toBe('INVALID_SIGNATURE');
+    const unsigned = await post({});
+    expect(unsigned.status).toBe(401);
+    expect(((await unsigned.json()) as Json).code).toBe('INVALID_SIGNATURE');
+
+    // Both stored as received, verified false, never signalled.
+    const rows = await deliveriesOf(token);
+    expect(rows).toHaveLength(2);
+    for (const row of rows) {
+      expect(row).toMatchObject({ signatureValid: false, rejection: 'bad_signature', eventId: null, signalledAt: null, event: 'payment_succeeded', merchantId: merchant.id, rawBody: body });
+    }
+    // Nothing else: the session is still pending, its workflow got no signal, no order, no email.
+    expect(await sessionStatus(stack, token)).toBe('PAYMENT_PENDING');
+    const history = await stack.temporal.client.workflow.getHandle(checkoutWorkflowId(token)).fetchHistory();
+    expect(history.events?.filter((e) => e.workflowExecutionSignaledEventAttributes)).toEqual([]);
+    expect(await timelineOf(stack, token, 'webhook_received')).toEqual([]);
+    expect(await timelineOf(stack, token, 'status_changed')).toHaveLength(1); // OPEN → PAYMENT_PENDING
+    expect(storefrontAOrdersOf(merchant.shop, token)).toEqual([]);
+    const mails = emailsOf(stack, token, merchant.email);
+    expect([...mails.toShopper, ...mails.toMerchant]).toEqual([]);
+  });
+});
+
+describe('a store that fails', () => {
+  it('given the store fails its first 5 order calls / the workflow retries and the session still ends in exactly one order', async () => {
+    const merchant = await storefrontAMerchant(stack, 'Flaky Store');
+    const token = await storefrontACheckout(stack, merchant.shop);
+    const fault = await control(stack.urls.storefrontA, 'POST', 'faults', { mode: 'error', status: 500, count: 5, match: storefrontAOrdersPath(merchant.shop) });
+    expect(fault.status).toBe(201);
+
+    await shopperPays(stack, token);
+    const t0 = Date.now();
+    await expectCompletedWithOneOrderAndTwoEmails(stack, token, merchant.email, () => storefrontAOrdersOf(merchant.shop, token).length, 60_000);
+    console.log(`[exactly-once] the store order, 5 failed calls later: ${Date.now() - t0} ms after pay`);
+
+    // All 5 failures were served, and the order was created once, by the attempt after them.
+    expect((await control(stack.urls.storefrontA, 'GET', 'faults')).body.faults).toEqual([]);
+    const created = await timelineOf(stack, token, 'order_created');
+    expect(created).toHaveLength(1);
+    expect((created[0]!.data as Json).created).toBe(true);
+    expect(await timelineOf(stack, token, 'order_failed')).toEqual([]);
+  });
+});
+
+/** `promise`, or an error naming `what` after `ms`. */
+async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms)));
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+describe('a worker killed right after the store call', () => {
+  // A stack of its own without an in-process worker: its task queue is served only by worker processes
+  // this test starts and kills.
+  let crash: TestStack;
+  const workers: WorkerProcess[] = [];
+  const startWorker = async (holdAfterStoreOrderCreated: boolean) => {
+    const worker = await startWorkerProcess({
+      config: crash.config,
+      databaseUrl: crash.database.url,
+      temporalAddress: inject('temporalAddress'),
+      workflowBundlePath: inject('workflowBundlePath'),
+      allowedOrigins: Object.values(crash.urls),
+      holdAfterStoreOrderCreated,
+    });
+    workers.push(worker);
+    return worker;
+  };
+
+  beforeAll(async () => {
+    crash = await startTestStack({}, { ...FAST_STORE_RETRIES, worker: false });
+  });
+  afterAll(async () => {
+    for (const worker of workers) await worker.kill('SIGTERM');
+    await crash?.close();
+  });
+
+  it('given SIGKILL after the store created the order, before the activity returned / a new worker finds that order by session token: still exactly one order, one email each', async () => {
+    const first = await startWorker(true);
+    const merchant = await storefrontAMerchant(crash, 'Crash Store');
+    const token = await storefrontACheckout(crash, merchant.shop);
+    const payment = await startPayment(crash, token);
+    // The shopper pays; the webhook completes the session and the worker creates the order at the store.
+    await payOnHostedPage(token, payment.paymentUrl as string);
+    await within(30_000, 'the store order create', first.storeOrderCreated);
+    expect(await first.kill('SIGKILL')).toBe('SIGKILL');
+    const killedAt = Date.now();
+
+    // The store has the order; the service never heard back: nothing recorded on the session.
+    expect(storefrontAOrdersOf(merchant.shop, token)).toHaveLength(1);
+    expect((await crash.database.db.checkoutSession.findUniqueOrThrow({ where: { token } })).storeOrderId).toBeNull();
+    expect(await timelineOf(crash, token, 'order_created')).toEqual([]);
+
+    // A new worker: the activity times out (startToClose 30 s), is retried there, and finds the order.
+    await startWorker(false);
+    expect(await returnFromPaymentPage(crash, token)).toBe('COMPLETED');
+    const session = await expectCompletedWithOneOrderAndTwoEmails(crash, token, merchant.email, () => storefrontAOrdersOf(merchant.shop, token).length, 120_000);
+    console.log(`[exactly-once] the order recorded ${Date.now() - killedAt} ms after the kill`);
+    const [order] = storefrontAOrdersOf(merchant.shop, token);
+    expect(session.storeOrderId).toBe(String(order!.id));
+    const recorded = await timelineOf(crash, token, 'order_created');
+    expect(recorded).toHaveLength(1);
+    expect((recorded[0]!.data as Json).created).toBe(false); // found by the lookup, not created again
+  }, 180_000);
+});

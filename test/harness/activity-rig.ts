@@ -1,0 +1,35 @@
+// A database of its own, the simulators and the real activities for a worker on a given task queue, with
+// no API: for workflow tests that bring their own Temporal (a time-skipping environment).
+import { createActivities } from '../../activities/worker.js';
+import type { Config } from '../../config/index.js';
+import { startSandboxes, type Sandboxes } from './sandboxes.js';
+import { createTestDatabase, type TestDatabase } from './db.js';
+import { testConfig } from './config.js';
+
+export interface ActivityRig extends Omit<Sandboxes, 'close' | 'env'> {
+  config: Config;
+  database: TestDatabase;
+  /** Every activity of the service (createActivities), against the simulators and this database. */
+  activities: ReturnType<typeof createActivities>;
+  close(): Promise<void>;
+}
+
+/** The simulators, a database of its own and the real activities for a worker on `taskQueue`; no API. */
+export async function startActivityRig(opts: { taskQueue: string; env?: Record<string, string> }): Promise<ActivityRig> {
+  const sandboxes = await startSandboxes();
+  const database = await createTestDatabase();
+  const config = testConfig({ TEMPORAL_TASK_QUEUE: opts.taskQueue, ...sandboxes.env, ...opts.env });
+  const activities = createActivities({ config, db: database.db, urlGuard: sandboxes.urlGuard });
+  return {
+    sims: sandboxes.sims,
+    urls: sandboxes.urls,
+    urlGuard: sandboxes.urlGuard,
+    config,
+    database,
+    activities,
+    async close() {
+      await sandboxes.close();
+      await database.drop();
+    },
+  };
+}

@@ -1,0 +1,23 @@
+// Test timings for the checkout workflows the API starts: the API builds the workflow's input itself
+// (POST /api/checkout/create, and the webhook's signal-with-start), so a test stack adds its overrides
+// (e.g. a shorter storeRetryInitialMs) through an interceptor on the API's Temporal client.
+import type { WorkflowClientInterceptor } from '@temporalio/client';
+import type { CheckoutWorkflowInput } from '../../workflows/checkout.messages.js';
+
+const CHECKOUT_WORKFLOW = 'checkoutWorkflow';
+
+type Overrides = Partial<Omit<CheckoutWorkflowInput, 'token' | 'merchantId' | 'platform'>>;
+
+function withOverrides<T extends { workflowType: string; options: { args: unknown[] } }>(input: T, overrides: Overrides): T {
+  if (input.workflowType !== CHECKOUT_WORKFLOW) return input;
+  const [first, ...rest] = input.options.args;
+  return { ...input, options: { ...input.options, args: [{ ...(first as CheckoutWorkflowInput), ...overrides }, ...rest] } };
+}
+
+/** Adds `overrides` to the input of every checkout workflow started (or signal-with-started) through the client. */
+export function checkoutInputInterceptor(overrides: Overrides): WorkflowClientInterceptor {
+  return {
+    startWithDetails: (input, next) => next(withOverrides(input, overrides)),
+    signalWithStart: (input, next) => next(withOverrides(input, overrides)),
+  };
+}

@@ -1,0 +1,54 @@
+// The outside world of a test or a benchmark: every simulator on port 0, and the configuration variables
+// that point the service at them. No vitest here (the benchmarks use it too).
+import { createProcessorSimulator, type ProcessorSimulator } from '../../sandbox/processor/index.js';
+import { createStorefrontASimulator, type StorefrontASimulator } from '../../sandbox/storefront-a/simulator.js';
+import { createStorefrontBSimulator, type StorefrontBSimulator } from '../../sandbox/storefront-b/simulator.js';
+import { createEmailSimulator, type EmailSimulator } from '../../sandbox/email/index.js';
+import type { Simulator } from '../../sandbox/shared/simulator.js';
+import { createUrlGuard, type UrlGuard } from '../../security/ssrf.js';
+
+export interface Sandboxes {
+  sims: { processor: ProcessorSimulator; storefrontA: StorefrontASimulator; storefrontB: StorefrontBSimulator; email: EmailSimulator };
+  urls: { processor: string; storefrontA: string; storefrontB: string; email: string };
+  /** The configuration variables that point the service at these simulators. */
+  env: Record<string, string>;
+  /** Lets the service reach the simulators (they listen on loopback). */
+  urlGuard: UrlGuard;
+  close(): Promise<void>;
+}
+
+async function listen(sim: Simulator): Promise<string> {
+  return sim.app.listen({ port: 0, host: '127.0.0.1' });
+}
+
+/** Every simulator on a port of its own; `serviceUrl` is where storefront B's plugin sends checkouts. */
+export async function startSandboxes(opts: { serviceUrl?: string } = {}): Promise<Sandboxes> {
+  let processorUrl = '';
+  let storefrontAUrl = '';
+  let storefrontBUrl = '';
+  const sims = {
+    processor: createProcessorSimulator({ publicUrl: () => processorUrl, webhookRetryDelaysMs: [200, 500, 1000] }),
+    storefrontA: createStorefrontASimulator({ publicUrl: () => storefrontAUrl }),
+    storefrontB: createStorefrontBSimulator({ publicUrl: () => storefrontBUrl, serviceUrl: opts.serviceUrl }),
+    email: createEmailSimulator(),
+  };
+  processorUrl = await listen(sims.processor);
+  storefrontAUrl = await listen(sims.storefrontA);
+  storefrontBUrl = await listen(sims.storefrontB);
+  const emailUrl = await listen(sims.email);
+  const urls = { processor: processorUrl, storefrontA: storefrontAUrl, storefrontB: storefrontBUrl, email: emailUrl };
+  return {
+    sims,
+    urls,
+    env: {
+      PROCESSOR_API_URL: processorUrl,
+      STOREFRONT_A_API_TEMPLATE: `${storefrontAUrl}/shops/{shop}`,
+      POSTMARK_API_URL: emailUrl,
+      POSTMARK_SERVER_TOKEN: 'sandbox-server-token',
+    },
+    urlGuard: createUrlGuard({ allowedOrigins: Object.values(urls) }),
+    async close() {
+      await Promise.all(Object.values(sims).map((s) => s.app.close()));
+    },
+  };
+}

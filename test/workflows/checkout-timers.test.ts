@@ -1,0 +1,183 @@
+// The checkout workflow's clocks, on the time-skipping test server with the real activities against a
+// real database and the sandboxes: when no webhook comes, reconciliation asks the processor (and backs
+// off); a session with no progress for 24 hours becomes ABANDONED. Hours pass in seconds: time skips
+// whenever no activity runs while the test awaits the workflow's result.
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { WorkflowHandle } from '@temporalio/client';
+import { checkoutWorkflow } from '../../workflows/checkout.js';
+import { checkoutWorkflowId, initPaymentUpdate, statusQuery } from '../../workflows/checkout.messages.js';
+import { searchAttributeKeys } from '../../workflows/search-attributes.js';
+import { DEMO_SHOP } from '../../sandbox/storefront-a/simulator.js';
+import { startActivityRig, type ActivityRig } from '../harness/activity-rig.js';
+import { startTimeSkipping, uniqueTaskQueue, type TimeSkippingTemporal } from '../harness/temporal.js';
+import { createOpenSession, createSellingMerchant, settlePaymentSilently, shopperDetails, SHIPPING_MINOR, type SellingMerchant } from './checkout-fixtures.js';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+let rig: ActivityRig;
+let merchant: SellingMerchant;
+let ts: TimeSkippingTemporal;
+
+beforeAll(async () => {
+  rig = await startActivityRig({ taskQueue: uniqueTaskQueue('ts') });
+  merchant = await createSellingMerchant(rig);
+});
+afterAll(async () => {
+  await rig?.close();
+});
+// A server per test: each test's clock starts fresh and no other workflow's timers move it.
+beforeEach(async () => {
+  ts = await startTimeSkipping();
+});
+afterEach(async () => {
+  await ts?.close();
+});
+
+const db = () => rig.database.db;
+const startCheckout = (input: Awaited<ReturnType<typeof createOpenSession>>['input']) =>
+  ts.env.client.workflow.start(checkoutWorkflow, { taskQueue: ts.taskQueue, workflowId: checkoutWorkflowId(input.token), args: [input] });
+const statusChanges = async (token: string) =>
+  (await db().sessionEvent.findMany({ where: { token, type: 'status_changed' }, orderBy: { at: 'asc' } })).map((e) => e.data as { from: string; to: string; cause: string });
+const ordersFor = (token: string) => [...rig.sims.storefrontA.state.shops.get(DEMO_SHOP)!.orders.values()].filter((o) => o.tags.includes(`checkout:${token}`));
+const mailsFor = (token: string) => rig.sims.email.messages({ metadataKey: 'token', metadataValue: token });
+
+/** The status the workflow publishes for operators (the CheckoutStatus search attribute). */
+async function publishedAttributes(handle: WorkflowHandle) {
+  const { typedSearchAttributes: sa } = await handle.describe();
+  return { merchantId: sa.get(searchAttributeKeys.merchantId), storePlatform: sa.get(searchAttributeKeys.storePlatform), checkoutStatus: sa.get(searchAttributeKeys.checkoutStatus) };
+}
+
+/**
+ * How long the workflow ran, start to close, in its own (skipped) time. The server's clock itself is only a
+ * lower bound: once the result is in and before the test locks time again, the test server may jump to its
+ * next pending timer (the run's 10-year default timeout).
+ */
+async function workflowDuration(handle: WorkflowHandle): Promise<number> {
+  const { startTime, closeTime } = await handle.describe();
+  return closeTime!.getTime() - startTime.getTime();
+}
+
+/** When each reconciliation poll of the processor was scheduled, in (skipped) workflow time. */
+async function pollTimes(handle: WorkflowHandle): Promise<number[]> {
+  const history = await handle.fetchHistory();
+  return (history.events ?? [])
+    .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'getProcessorPaymentStatus')
+    .map((e) => Number(e.eventTime!.seconds) * 1000 + Math.floor((e.eventTime!.nanos ?? 0) / 1e6));
+}
+
+describe('reconciliation when no webhook arrives (time-skipping)', () => {
+  it('given a payment that succeeded at the processor without a webhook / when 5 minutes pass / the workflow finds it: COMPLETED, one store order, two emails', async () => {
+    const session = await createOpenSession(rig, merchant);
+    const wallStart = Date.now();
+    const startedAt = await ts.env.currentTimeMs();
+
+    const { result, handle, paymentId, totalMinor } = await ts.withWorker(rig.activities, async () => {
+      const handle = await startCheckout(session.input);
+      const init = await handle.executeUpdate(initPaymentUpdate, { args: [shopperDetails(merchant)] });
+      expect(await handle.query(statusQuery)).toEqual({ status: 'PAYMENT_PENDING' });
+      // The shopper pays; the processor's webhook never comes (the control plane settles silently).
+      await settlePaymentSilently(rig, init.paymentId, 'succeeded');
+      return { result: await handle.result(), handle, paymentId: init.paymentId, totalMinor: init.totalMinor };
+    });
+
+    expect(result).toEqual({ status: 'COMPLETED' });
+    expect((await ts.env.currentTimeMs()) - startedAt).toBeGreaterThanOrEqual(5 * MINUTE);
+    const ranFor = await workflowDuration(handle);
+    expect(ranFor).toBeGreaterThanOrEqual(5 * MINUTE);
+    expect(ranFor).toBeLessThan(10 * MINUTE); // found by the first poll, not the backed-off ones
+    expect(Date.now() - wallStart).toBeLessThan(ranFor / 10);
+    expect(totalMinor).toBe(session.subtotalMinor + SHIPPING_MINOR);
+
+    // No webhook was ever published: the status came from the reconciliation's lookup.
+    const { events } = (await (await fetch(`${rig.urls.processor}/_control/webhooks/events`)).json()) as { events: unknown[] };
+    expect(events).toHaveLength(0);
+    expect(await pollTimes(handle)).toHaveLength(1);
+
+    const row = await db().checkoutSession.findUniqueOrThrow({ where: { token: session.token } });
+    expect(row).toMatchObject({ status: 'COMPLETED', processorPaymentId: paymentId, totalMinor, storeOrderError: null });
+    expect(row.completedAt).not.toBeNull();
+    expect(row.storeOrderId).not.toBeNull();
+    expect(await statusChanges(session.token)).toEqual([
+      { from: 'OPEN', to: 'PAYMENT_PENDING', cause: 'init-payment' },
+      { from: 'PAYMENT_PENDING', to: 'COMPLETED', cause: `payment_succeeded (sync:${paymentId}:succeeded)` },
+    ]);
+
+    const orders = ordersFor(session.token);
+    expect(orders).toHaveLength(1);
+    expect(orders[0]).toMatchObject({ id: Number(row.storeOrderId), financialStatus: 'paid', total: totalMinor });
+    const mails = mailsFor(session.token);
+    expect(mails.filter((m) => m.To === 'jane@customer.test')).toHaveLength(1);
+    expect(mails.filter((m) => m.To === merchant.email)).toHaveLength(1);
+    expect(mails).toHaveLength(2);
+
+    expect(await publishedAttributes(handle)).toEqual({ merchantId: merchant.id, storePlatform: 'STOREFRONT_A', checkoutStatus: 'COMPLETED' });
+  });
+});
+
+describe('expiry after 24 hours without progress (time-skipping)', () => {
+  it('given a session where the shopper never enters details / when 24 hours pass / it is ABANDONED and its workflow ends', async () => {
+    const session = await createOpenSession(rig, merchant);
+    const startedAt = await ts.env.currentTimeMs();
+
+    const { result, handle } = await ts.withWorker(rig.activities, async () => {
+      const handle = await startCheckout(session.input);
+      return { result: await handle.result(), handle };
+    });
+
+    expect(result).toEqual({ status: 'ABANDONED' });
+    expect((await ts.env.currentTimeMs()) - startedAt).toBeGreaterThanOrEqual(24 * HOUR);
+    const ranFor = await workflowDuration(handle);
+    expect(ranFor).toBeGreaterThanOrEqual(24 * HOUR);
+    expect(ranFor).toBeLessThan(24 * HOUR + MINUTE);
+    expect((await handle.describe()).status.name).toBe('COMPLETED');
+
+    const row = await db().checkoutSession.findUniqueOrThrow({ where: { token: session.token } });
+    expect(row).toMatchObject({ status: 'ABANDONED', email: null, processorPaymentId: null, storeOrderId: null });
+    expect(await statusChanges(session.token)).toEqual([{ from: 'OPEN', to: 'ABANDONED', cause: 'no progress for 24 hours' }]);
+    expect(await pollTimes(handle)).toHaveLength(0);
+    expect(mailsFor(session.token)).toHaveLength(0);
+    expect(await publishedAttributes(handle)).toEqual({ merchantId: merchant.id, storePlatform: 'STOREFRONT_A', checkoutStatus: 'ABANDONED' });
+  });
+
+  it('given a payment that never completes / when 24 hours pass / reconciliation backs off to hourly polls and the session is ABANDONED', async () => {
+    const session = await createOpenSession(rig, merchant);
+    const startedAt = await ts.env.currentTimeMs();
+
+    const { result, handle, paymentId } = await ts.withWorker(rig.activities, async () => {
+      const handle = await startCheckout(session.input);
+      const init = await handle.executeUpdate(initPaymentUpdate, { args: [shopperDetails(merchant)] });
+      return { result: await handle.result(), handle, paymentId: init.paymentId };
+    });
+
+    expect(result).toEqual({ status: 'ABANDONED' });
+    expect((await ts.env.currentTimeMs()) - startedAt).toBeGreaterThanOrEqual(24 * HOUR);
+    const ranFor = await workflowDuration(handle);
+    expect(ranFor).toBeGreaterThanOrEqual(24 * HOUR);
+    expect(ranFor).toBeLessThan(25 * HOUR + MINUTE); // the last hourly wait may end past the 24 hours
+
+    // Backed off: 5, 10, 20, 40 minutes, then hourly — about 27 polls in a day, not 288 every 5 minutes.
+    const polls = await pollTimes(handle);
+    expect(polls.length).toBeGreaterThanOrEqual(20);
+    expect(polls.length).toBeLessThanOrEqual(30);
+    const gaps = polls.slice(1).map((t, i) => t - polls[i]!);
+    expect(gaps.slice(0, 3).map((g) => Math.round(g / MINUTE))).toEqual([10, 20, 40]);
+    for (const [i, gap] of gaps.entries()) {
+      expect(gap).toBeGreaterThanOrEqual(i === 0 ? 0 : gaps[i - 1]! - MINUTE); // never shorter than the one before
+      expect(gap).toBeLessThanOrEqual(HOUR + MINUTE); // capped at an hour
+    }
+    expect(gaps.filter((g) => Math.abs(g - HOUR) < MINUTE).length).toBeGreaterThanOrEqual(gaps.length - 4);
+
+    const payment = (await (await fetch(`${rig.urls.processor}/v1/payments/${paymentId}`, { headers: { authorization: `Bearer ${rig.sims.processor.defaultApiKey}` } })).json()) as { status: string };
+    expect(payment.status).not.toBe('succeeded');
+    const row = await db().checkoutSession.findUniqueOrThrow({ where: { token: session.token } });
+    expect(row).toMatchObject({ status: 'ABANDONED', processorPaymentId: paymentId, storeOrderId: null, completedAt: null });
+    expect(await statusChanges(session.token)).toEqual([
+      { from: 'OPEN', to: 'PAYMENT_PENDING', cause: 'init-payment' },
+      { from: 'PAYMENT_PENDING', to: 'ABANDONED', cause: 'no payment result' },
+    ]);
+    expect(ordersFor(session.token)).toHaveLength(0);
+    expect(mailsFor(session.token)).toHaveLength(0);
+    expect(await publishedAttributes(handle)).toEqual({ merchantId: merchant.id, storePlatform: 'STOREFRONT_A', checkoutStatus: 'ABANDONED' });
+  });
+});
