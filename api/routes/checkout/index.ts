@@ -4,13 +4,15 @@
 // PostgreSQL only, never Temporal: they sit on the shopper's critical path.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { RouteDeps } from '../../app.js';
-import type { Prisma } from '../../../prisma/client.js';
+import type { Db, Prisma } from '../../../prisma/client.js';
+import type { z } from 'zod';
+import { serializerCompiler } from 'fastify-type-provider-zod';
 import { AppError } from '../../../domain/errors.js';
 import { INITIAL_STATUS, isCheckoutStatus } from '../../../domain/checkout-status.js';
 import { MoneyError, money } from '../../../domain/money.js';
-import { quoteShippingRates } from '../../../domain/shipping.js';
+import { quoteShippingRates, type ShippingRateInput } from '../../../domain/shipping.js';
 import { isPreviewToken, isSessionToken } from '../../../domain/tokens.js';
-import { sessionFxRates, sessionLines } from '../../../activities/checkout-session.js';
+import { sessionFxRates, sessionLines, type SessionLine } from '../../../activities/checkout-session.js';
 import { checkoutWorkflowId, type CheckoutWorkflowInput, type ShippingAddress } from '../../../workflows/checkout.messages.js';
 import { limit } from '../../plugins/rate-limits.js';
 import { errorResponse } from '../../schemas/common.js';
@@ -23,7 +25,7 @@ import {
   sessionStatusResponse,
   tokenParams,
 } from '../../schemas/checkout.js';
-import { checkoutOrigin, toPublicConfig } from '../merchant/view.js';
+import { checkoutOrigin } from '../merchant/view.js';
 import { checkCurrency, newSessionToken, shouldPassThrough, snapshotFxRates, storefrontASource, storefrontBSource, subtotalOf, type CartDeps } from './create.js';
 
 const tags = ['checkout'];
@@ -152,33 +154,32 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
       params: tokenParams,
       response: { 200: sessionBundleResponse, 404: errorResponse },
     },
+    // The checkout page's hot read: the 200 answer is built field by field below (typed against the schema, stored
+    // JSON projected onto it), so it is written with JSON.stringify instead of being re-validated by zod on every
+    // request. The schema above still documents it; errors keep the shared serializer.
+    serializerCompiler: (route) => (route.httpStatus === '200' ? bundleJson : serializerCompiler(route as unknown as Parameters<typeof serializerCompiler>[0])),
   }, async (request, reply) => {
-    const session = await db.checkoutSession.findUnique({
-      where: { token: token(request.params.token) },
-      include: { merchant: { include: { shippingRates: true } } },
-    });
+    const session = await readBundle(db, token(request.params.token));
     if (!session || !isCheckoutStatus(session.status)) throw noSession();
-    const { currency, merchant } = session;
+    const { currency } = session;
     const subtotal = money(session.subtotalMinor, currency);
-    const rates = [...merchant.shippingRates].sort((a, b) => a.position - b.position);
-    const { shopName, branding, checkoutTexts, codEnabled } = toPublicConfig(merchant);
     reply.header('cache-control', 'no-store');
     return {
       token: session.token,
       status: session.status,
       currency,
       preview: isPreviewToken(session.token),
-      cart: { items: sessionLines(session.items), subtotal },
-      shopName,
-      branding,
-      checkoutTexts,
-      codEnabled,
-      shipping: quoteShippingRates(rates, { currency, subtotal, fxRates: sessionFxRates(session.fxRates) }),
+      cart: { items: sessionLines(session.items).map(cartLine), subtotal },
+      shopName: session.shopName,
+      branding: { logoUrl: session.logoUrl, primaryColor: session.primaryColor, accentColor: session.accentColor },
+      checkoutTexts: checkoutTexts(session.checkoutTexts),
+      codEnabled: session.codEnabled,
+      shipping: quoteShippingRates(session.shippingRates, { currency, subtotal, fxRates: sessionFxRates(session.fxRates) }),
       // Tracking pixels are configured with the commercial extras (issue 6); the field is part of the bundle already.
       pixels: [],
       shopper: {
         email: session.email,
-        address: (session.shippingAddress as unknown as ShippingAddress | null) ?? null,
+        address: shippingAddress(session.shippingAddress as unknown as ShippingAddress | null),
         shippingRateId: session.shippingRateId,
       },
     };
@@ -198,3 +199,75 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
   extras('pixels', 'tracking pixels');
   extras('order-bumps', 'order bumps');
 };
+
+// ---------------------------------------------------------------------------------------------------
+// The session bundle: one round trip to PostgreSQL, no re-validation of what we just built.
+
+/** What the bundle reads: the session, its merchant's public fields, its shipping rates in the merchant's order. */
+interface BundleRow {
+  token: string;
+  status: string;
+  currency: string;
+  items: Prisma.JsonValue;
+  subtotalMinor: number;
+  fxRates: Prisma.JsonValue;
+  email: string | null;
+  shippingAddress: Prisma.JsonValue;
+  shippingRateId: string | null;
+  shopName: string;
+  logoUrl: string | null;
+  primaryColor: string | null;
+  accentColor: string | null;
+  checkoutTexts: Prisma.JsonValue;
+  codEnabled: boolean;
+  shippingRates: ShippingRateInput[];
+}
+
+/**
+ * One statement (Prisma's include would send three): the session by its primary key, its merchant by primary key,
+ * the rates through their (merchant_id, position) index, aggregated in position order (ties by id, so the order is
+ * stable). Read on every request: the status is never served from a cache.
+ */
+async function readBundle(db: Db, sessionToken: string): Promise<BundleRow | undefined> {
+  const rows = await db.$queryRaw<BundleRow[]>`
+    SELECT s.token, s.status, s.currency, s.items, s.subtotal_minor AS "subtotalMinor", s.fx_rates AS "fxRates", s.email,
+           s.shipping_address AS "shippingAddress", s.shipping_rate_id AS "shippingRateId",
+           m.shop_name AS "shopName", m.logo_url AS "logoUrl", m.primary_color AS "primaryColor", m.accent_color AS "accentColor",
+           m.checkout_texts AS "checkoutTexts", m.cod_enabled AS "codEnabled",
+           COALESCE((SELECT json_agg(json_build_object('id', r.id, 'name', r.name, 'free', r.free, 'basePriceCents', r.base_price_cents,
+                                                       'freeThresholdCents', r.free_threshold_cents) ORDER BY r.position, r.id)
+                     FROM shipping_rates r WHERE r.merchant_id = s.merchant_id), '[]'::json) AS "shippingRates"
+    FROM checkout_sessions s JOIN merchants m ON m.id = s.merchant_id
+    WHERE s.token = ${sessionToken}`;
+  return rows[0];
+}
+
+type BundleAnswer = z.output<typeof sessionBundleResponse>;
+
+// Stored JSON projected onto the schema's fields (and order), as the zod serializer would strip it.
+function cartLine(line: SessionLine): BundleAnswer['cart']['items'][number] {
+  return {
+    productId: line.productId,
+    variantId: line.variantId,
+    title: line.title,
+    variantTitle: line.variantTitle,
+    quantity: line.quantity,
+    unitPrice: line.unitPrice,
+    imageUrl: line.imageUrl,
+  };
+}
+
+function shippingAddress(a: ShippingAddress | null): BundleAnswer['shopper']['address'] {
+  if (!a) return null;
+  return { name: a.name, line1: a.line1, line2: a.line2, city: a.city, postalCode: a.postalCode, country: a.country, region: a.region, phone: a.phone };
+}
+
+function checkoutTexts(value: Prisma.JsonValue): Record<string, string> {
+  const texts: Record<string, string> = {};
+  if (value && typeof value === 'object' && !Array.isArray(value)) {
+    for (const [key, text] of Object.entries(value)) if (typeof text === 'string') texts[key] = text;
+  }
+  return texts;
+}
+
+const bundleJson = (data: unknown): string => JSON.stringify(data);
