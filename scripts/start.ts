@@ -69,7 +69,9 @@ async function startTemporal(config: ReturnType<typeof loadConfig>): Promise<str
     namespace: config.temporal.namespace,
   });
   log(`Temporal: starting dev server on :${config.temporal.devPort} (UI :${config.temporal.uiPort})`);
-  const child = spawn(cli, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its own process group: a terminal's Ctrl-C reaches only us, and we stop the server last, after the
+  // worker has reported its last activity results (else the worker retries against a dead server).
+  const child = spawn(cli, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   temporalChild = child;
   let output = '';
   const keep = (d: Buffer) => (output = (output + d.toString()).slice(-4000));
