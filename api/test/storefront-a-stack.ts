@@ -1,7 +1,7 @@
 // Test helpers for the storefront A routes: the whole test stack (its API listens on a real port, so the
 // storefront A simulator can post webhooks to it) and the steps of an install through OAuth.
 import type { FastifyInstance } from 'fastify';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { startTestStack, type TestStack } from '../../test/harness/stack.js';
 import { createTestMerchant } from '../../test/harness/merchants.js';
 import { createSecretBox } from '../../security/secrets.js';
@@ -22,6 +22,27 @@ export interface StorefrontAStack {
 
 export async function startStorefrontAStack(): Promise<StorefrontAStack> {
   return storefrontAStackOf(await startTestStack());
+}
+
+/**
+ * The lifecycle every storefront A test file shares: one stack for the file, and before each test a fresh
+ * simulator and no storefront A connections (plus whatever `reset` adds). The returned object is filled in
+ * by beforeAll, so tests use it directly.
+ */
+export function useStorefrontAStack(reset?: (s: StorefrontAStack) => Promise<unknown>): StorefrontAStack {
+  const holder = {} as StorefrontAStack;
+  beforeAll(async () => {
+    Object.assign(holder, await startStorefrontAStack());
+  });
+  afterAll(async () => {
+    await holder.close?.();
+  });
+  beforeEach(async () => {
+    await holder.stack.sims.storefrontA.reset();
+    await holder.stack.database.db.storefrontAConnection.deleteMany();
+    await reset?.(holder);
+  });
+  return holder;
 }
 
 /** The storefront A helpers' view of a test stack started elsewhere. */

@@ -1,25 +1,14 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { signCallbackParams } from '../../../integrations/storefront-a/oauth.js';
 import { createStorefrontAClient } from '../../../integrations/storefront-a/client.js';
 import { DEFAULT_SCOPES } from '../../../sandbox/storefront-a/simulator.js';
 import { STOREFRONT_A_SCOPES, storefrontAAad } from '../../../activities/storefront-a.js';
 import {
   call, consent, createMerchant, DEMO_APP, DEMO_SHOP, installThroughOAuth, openCallback, openInstall, saveInputs, simControl, simShop,
-  startStorefrontAStack, workflowExists, type StorefrontAStack,
+  useStorefrontAStack, workflowExists,
 } from '../../test/storefront-a-stack.js';
 
-let s: StorefrontAStack;
-beforeAll(async () => {
-  s = await startStorefrontAStack();
-});
-afterAll(async () => {
-  await s?.close();
-});
-beforeEach(async () => {
-  await s.stack.sims.storefrontA.reset();
-  await s.stack.database.db.storefrontAConnection.deleteMany();
-  await s.stack.database.db.oAuthState.deleteMany();
-});
+const s = useStorefrontAStack((s) => s.stack.database.db.oAuthState.deleteMany());
 
 const db = () => s.stack.database.db;
 

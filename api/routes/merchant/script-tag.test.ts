@@ -1,20 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createStorefrontAClient } from '../../../integrations/storefront-a/client.js';
 import {
-  call, createMerchant, DEMO_SHOP, installThroughOAuth, saveInputs, simControl, simShop, startStorefrontAStack, storedAccessToken, type StorefrontAStack,
+  call, createMerchant, DEMO_SHOP, installThroughOAuth, saveInputs, simControl, simShop, useStorefrontAStack, storedAccessToken,
 } from '../../test/storefront-a-stack.js';
 
-let s: StorefrontAStack;
-beforeAll(async () => {
-  s = await startStorefrontAStack();
-});
-afterAll(async () => {
-  await s?.close();
-});
-beforeEach(async () => {
-  await s.stack.sims.storefrontA.reset();
-  await s.stack.database.db.storefrontAConnection.deleteMany();
-});
+const s = useStorefrontAStack();
 
 const db = () => s.stack.database.db;
 const src = () => `${s.stack.config.publicApiUrl}/script-tag.js`;

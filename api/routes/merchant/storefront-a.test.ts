@@ -1,20 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { storefrontAAad } from '../../../activities/storefront-a.js';
 import {
-  call, createMerchant, DEMO_APP, DEMO_SHOP, installThroughOAuth, saveInputs, simShop, startStorefrontAStack, type StorefrontAStack,
+  call, createMerchant, DEMO_APP, DEMO_SHOP, installThroughOAuth, saveInputs, simShop, useStorefrontAStack,
 } from '../../test/storefront-a-stack.js';
 
-let s: StorefrontAStack;
-beforeAll(async () => {
-  s = await startStorefrontAStack();
-});
-afterAll(async () => {
-  await s?.close();
-});
-beforeEach(async () => {
-  await s.stack.sims.storefrontA.reset();
-  await s.stack.database.db.storefrontAConnection.deleteMany();
-});
+const s = useStorefrontAStack();
 
 const db = () => s.stack.database.db;
 const inputs = { shop: DEMO_SHOP, clientId: DEMO_APP.clientId, clientSecret: DEMO_APP.clientSecret };

@@ -1,22 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { signWebhookBody } from '../../../integrations/storefront-a/webhooks.js';
 import { REDACTED } from '../../../activities/privacy.js';
 import { pathAllowsTopic } from './storefront-a.js';
 import {
-  call, createMerchant, DEMO_APP, DEMO_SHOP, installThroughOAuth, simControl, startStorefrontAStack, type StorefrontAStack,
+  call, createMerchant, DEMO_APP, DEMO_SHOP, installThroughOAuth, simControl, useStorefrontAStack,
 } from '../../test/storefront-a-stack.js';
 
-let s: StorefrontAStack;
-beforeAll(async () => {
-  s = await startStorefrontAStack();
-});
-afterAll(async () => {
-  await s?.close();
-});
-beforeEach(async () => {
-  await s.stack.sims.storefrontA.reset();
-  await s.stack.database.db.storefrontAConnection.deleteMany();
+const s = useStorefrontAStack(async (s) => {
   await s.stack.database.db.storefrontAWebhook.deleteMany();
   await fetch(`${s.stack.urls.email}/_control/messages`, { method: 'DELETE' });
 });
