@@ -1,16 +1,10 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { StorefrontAActivities } from '../activities/storefront-a.js';
-import { toStorefrontAFailure, type InstallStorefrontAInput, type InstallStorefrontAResult } from './storefront-a.messages.js';
+import { toStorefrontAFailure, type InstallStorefrontAInput, type InstallStorefrontAResult, RECORD_OPTIONS, STORE_CALL_OPTIONS } from './storefront-a.messages.js';
 
 // A merchant's browser waits on this (the OAuth callback): a few quick attempts, then a clear error.
-const store = proxyActivities<StorefrontAActivities>({
-  startToCloseTimeout: '15 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '4 seconds', maximumAttempts: 3 },
-});
-const { saveStorefrontAInstall } = proxyActivities<StorefrontAActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '500 milliseconds', maximumInterval: '5 seconds', maximumAttempts: 5 },
-});
+const store = proxyActivities<StorefrontAActivities>(STORE_CALL_OPTIONS);
+const { saveStorefrontAInstall } = proxyActivities<StorefrontAActivities>(RECORD_OPTIONS);
 
 /**
  * Completes a storefront A app install: trades the OAuth code for the access token, puts our script tag

@@ -1,16 +1,10 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { StorefrontAActivities } from '../activities/storefront-a.js';
-import { toStorefrontAFailure, type ScriptTagStatus } from './storefront-a.messages.js';
+import { toStorefrontAFailure, type ScriptTagStatus, RECORD_OPTIONS, STORE_CALL_OPTIONS } from './storefront-a.messages.js';
 
 // A merchant waits on these in the dashboard: a few quick attempts, then a clear error.
-const store = proxyActivities<StorefrontAActivities>({
-  startToCloseTimeout: '15 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '4 seconds', maximumAttempts: 3 },
-});
-const { recordStorefrontAScriptTag } = proxyActivities<StorefrontAActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '500 milliseconds', maximumInterval: '5 seconds', maximumAttempts: 5 },
-});
+const store = proxyActivities<StorefrontAActivities>(STORE_CALL_OPTIONS);
+const { recordStorefrontAScriptTag } = proxyActivities<StorefrontAActivities>(RECORD_OPTIONS);
 
 /** Puts our script tag in the merchant's shop when it is missing (manual reinstall, setup verification). */
 export async function ensureStorefrontAScriptTagWorkflow(merchantId: string): Promise<ScriptTagStatus> {

@@ -1,5 +1,6 @@
 // Inputs, results and failure mapping of the storefront A workflows (install, script tag, webhooks),
 // shared by the workflows and the API that starts them. Deterministic: @temporalio/workflow and domain/ only.
+import type { ActivityOptions } from '@temporalio/workflow';
 import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
 import { isErrorCode, type ErrorCode } from '../domain/errors.js';
 
@@ -68,3 +69,14 @@ export function toStorefrontAFailure(err: unknown, overrides: FailureMap = {}): 
   if (cause instanceof TimeoutFailure) return ApplicationFailure.nonRetryable('The store did not answer in time: try again in a minute', 'UPSTREAM_ERROR');
   return err;
 }
+
+/** Calls to the merchant's store while someone waits (install, reinstall): three quick attempts. */
+export const STORE_CALL_OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '15 seconds',
+  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '4 seconds', maximumAttempts: 3 },
+};
+/** Our own database write that records the outcome. */
+export const RECORD_OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '10 seconds',
+  retry: { initialInterval: '500 milliseconds', maximumInterval: '5 seconds', maximumAttempts: 5 },
+};
