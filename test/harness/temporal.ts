@@ -1,6 +1,8 @@
 // A Temporal client and a worker for one test file, on the harness's dev server (or a time-skipping
 // environment), on a task queue of its own so test files never steal each other's tasks.
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import net from 'node:net';
 import type { Worker, WorkflowBundle } from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import proto from '@temporalio/proto';
@@ -8,6 +10,7 @@ import { inject } from 'vitest';
 import { createWorker } from '../../activities/worker.js';
 import { searchAttributeKeys } from '../../workflows/search-attributes.js';
 import { connectTemporal, quietRuntime, uniqueTaskQueue, type TemporalHandles } from './service-stack.js';
+import { freePort } from '../../scripts/lib/ports.js';
 
 export { uniqueTaskQueue };
 
@@ -33,12 +36,31 @@ export interface TimeSkippingTemporal {
  * The Java time-skipping test server: timers of hours pass in seconds while no activity runs. It rejects
  * search attributes it does not know (and has no option to register them at start), so ours are added
  * through its operator service, as the dev server gets them with --search-attribute.
+ *
+ * We start the JVM ourselves and wait for its port for up to a minute: the SDK's own launcher gives it
+ * about 5 s, which a busy 2-core machine (the whole suite in parallel) misses. The environment is then
+ * built on that server with time skipping on — the SDK's `create` with an existing server, which is what
+ * its public `createTimeSkipping` does after launching one.
  */
 export async function startTimeSkipping(): Promise<TimeSkippingTemporal> {
   quietRuntime();
-  const env = await TestWorkflowEnvironment.createTimeSkipping({
-    server: { executable: { type: 'existing-path', path: inject('testServerPath') } },
-  });
+  const server = await launchTestServer(inject('testServerPath'));
+  let env: TestWorkflowEnvironment;
+  try {
+    env = await (TestWorkflowEnvironment as unknown as ExistingServerFactory).create({
+      server: { type: 'existing' },
+      address: server.address,
+      namespace: 'default',
+      supportsTimeSkipping: true,
+    });
+  } catch (err) {
+    await server.stop();
+    throw err;
+  }
+  const teardown = async () => {
+    await env.teardown().catch(() => undefined);
+    await server.stop();
+  };
   try {
     await env.connection.operatorService.addSearchAttributes({
       namespace: env.namespace ?? 'default',
@@ -47,7 +69,7 @@ export async function startTimeSkipping(): Promise<TimeSkippingTemporal> {
       ),
     });
   } catch (err) {
-    await env.teardown();
+    await teardown();
     throw err;
   }
   const taskQueue = uniqueTaskQueue('ts');
@@ -58,6 +80,41 @@ export async function startTimeSkipping(): Promise<TimeSkippingTemporal> {
       const worker = await createWorker({ connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue, activities, workflowBundle: testWorkflowBundle() });
       return worker.runUntil(fn(worker));
     },
-    close: () => env.teardown(),
+    close: teardown,
   };
+}
+
+/** `TestWorkflowEnvironment.create` is not in the SDK's typings; createTimeSkipping/createFromExistingServer call it. */
+interface ExistingServerFactory {
+  create(opts: { server: { type: 'existing' }; address: string; namespace: string; supportsTimeSkipping: boolean }): Promise<TestWorkflowEnvironment>;
+}
+
+/** Runs the test server script on a free port and resolves once the port accepts connections (≤ 60 s). */
+async function launchTestServer(executable: string): Promise<{ address: string; stop(): Promise<void> }> {
+  const port = await freePort();
+  const child = spawn(executable, [String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2_000)));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+  };
+  const deadline = Date.now() + 60_000;
+  while (!(await acceptsConnections(port))) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      await stop();
+      throw new Error(`the time-skipping test server did not answer on :${port} within 60 s${stderr ? `: ${stderr}` : ''}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { address: `127.0.0.1:${port}`, stop };
+}
+
+function acceptsConnections(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ port, host: '127.0.0.1' });
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => (socket.destroy(), resolve(false)));
+  });
 }
