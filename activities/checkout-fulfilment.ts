@@ -23,6 +23,7 @@ import { parseOrderInput, type StoreOrder, type StoreOrderInput } from '../integ
 import { formatMoney } from '../domain/money.js';
 import { storefrontBAad } from '../workflows/storefront-b-connection.messages.js';
 import { classifyFailures } from './failures.js';
+import { sessionBumpLines } from './checkout-pricing.js';
 import { storefrontAAad } from './storefront-a.js';
 import { recordEmail, sendRecordedEmail, type EmailSendResult } from './email-outbox.js';
 import { renderOrderEmail, type OrderEmailData, type OrderEmailKind } from './order-email-templates.js';
@@ -45,6 +46,8 @@ export const orderEmailIdempotencyKey = (kind: OrderEmailKind, token: string) =>
 /** Statuses after which a session has an order to create and emails to send (REFUNDED was paid once). */
 const FULFILLABLE = new Set(['COMPLETED', 'COD_CONFIRMED', 'REFUNDED']);
 const EMAIL_LOCALE = 'en';
+/** The emails that go to the shopper (from the shop's name, replies to the merchant); the rest go to the merchant. */
+const SHOPPER_EMAILS: ReadonlySet<OrderEmailKind> = new Set(['order_confirmation', 'refund_confirmation']);
 const STORE_LABEL = { STOREFRONT_A: 'storefront A', STOREFRONT_B: 'storefront B' } as const;
 const SYSTEM = { STOREFRONT_A: 'storefront-a', STOREFRONT_B: 'storefront-b' } as const;
 
@@ -94,7 +97,8 @@ function paymentMethodOf(s: Session): 'card' | 'cod' {
 
 /** The session's stored cart and address, read strictly: a session that cannot become an order is a permanent failure. */
 function contentsOf(s: Session): { items: Items; address: Address } {
-  const items = itemsSchema.safeParse(s.items);
+  // The cart as read from the store, then the order bumps the shopper accepted (priced when the total was computed).
+  const items = itemsSchema.safeParse([...(Array.isArray(s.items) ? s.items : []), ...sessionBumpLines(s.orderBumps)]);
   const address = addressSchema.safeParse(s.shippingAddress);
   if (items.success && address.success) return { items: items.data, address: address.data };
   const what = items.success ? 'shipping address' : 'items';
@@ -115,6 +119,8 @@ function orderInputOf(s: Session): StoreOrderInput {
     variantId: i.variantId == null || (s.platform === 'STOREFRONT_B' && i.variantId === i.productId) ? undefined : i.variantId,
   }));
   const shippingMinor = s.shippingMinor ?? 0;
+  const subtotalMinor = lines.reduce((n, l) => n + l.unitPriceMinor * l.quantity, 0);
+  const discount = s.discountCode && s.discountMinor > 0 ? { code: s.discountCode, amountMinor: s.discountMinor } : undefined;
   const input: StoreOrderInput = {
     sessionToken: s.token,
     currency: s.currency,
@@ -131,7 +137,9 @@ function orderInputOf(s: Session): StoreOrderInput {
     },
     lines,
     shipping: { title: s.shippingName ?? 'Shipping', priceMinor: shippingMinor },
-    totals: { subtotalMinor: s.subtotalMinor, shippingMinor, discountMinor: 0, totalMinor: s.totalMinor ?? s.subtotalMinor + shippingMinor },
+    ...(discount ? { discount } : {}),
+    // What was charged; the order schema checks it equals lines + shipping − discount.
+    totals: { subtotalMinor, shippingMinor, discountMinor: discount?.amountMinor ?? 0, totalMinor: s.totalMinor ?? subtotalMinor + shippingMinor - (discount?.amountMinor ?? 0) },
     payment: { method, reference: method === 'card' ? (s.processorPaymentId ?? undefined) : undefined },
   };
   // Checked here (the clients check again) so a bad session reads as ours, not as the store's refusal.
@@ -189,7 +197,7 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
   }
 
   /** The client of the store the session came from, with the merchant's current credentials. */
-  async function storeOf(s: Session): Promise<Pick<ReturnType<typeof createStorefrontAClient>, 'createOrder' | 'findOrderBySessionToken'>> {
+  async function storeOf(s: Session): Promise<Pick<ReturnType<typeof createStorefrontAClient>, 'createOrder' | 'findOrderBySessionToken' | 'getOrder'>> {
     const common = { timeoutMs: deps.timeoutMs, fetch: deps.fetch };
     if (s.platform === 'STOREFRONT_A') {
       const row = await db.storefrontAConnection.findUnique({ where: { merchantId: s.merchantId } });
@@ -232,6 +240,7 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
     const event = s.storeOrderId ? await db.sessionEvent.findFirst({ where: { token: s.token, type: 'order_created' }, orderBy: { at: 'desc' } }) : null;
     const number = (event?.data as { number?: unknown } | null)?.number;
     const shippingMinor = s.shippingMinor ?? 0;
+    const merchandiseMinor = items.reduce((n, i) => n + i.unitPrice * i.quantity, 0);
     return {
       shop: { name: s.merchant.shopName, logoUrl: s.merchant.logoUrl, primaryColor: s.merchant.primaryColor },
       reference: typeof number === 'string' && number ? number : checkoutReference(s.token),
@@ -245,8 +254,9 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
       },
       lines: items.map((i) => ({ title: i.title, variantTitle: i.variantTitle ?? null, quantity: i.quantity, amount: fmt(i.unitPrice * i.quantity) })),
       shipping: { name: s.shippingName ?? 'Shipping', amount: fmt(shippingMinor) },
-      subtotal: fmt(s.subtotalMinor),
-      total: fmt(s.totalMinor ?? s.subtotalMinor + shippingMinor),
+      subtotal: fmt(merchandiseMinor),
+      discount: s.discountCode && s.discountMinor > 0 ? { code: s.discountCode, amount: fmt(s.discountMinor) } : null,
+      total: fmt(s.totalMinor ?? merchandiseMinor + shippingMinor - s.discountMinor),
       payment: { method: paymentMethodOf(s), reference: s.processorPaymentId },
       problem: s.storeOrderError,
     };
@@ -265,10 +275,11 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
     const existing = await db.emailMessage.findUnique({ where: { idempotencyKey } });
     if (existing?.status === 'SENT') return { status: 'ALREADY_SENT', messageId: existing.providerMessageId };
     const s = await sessionOf(token);
-    const toShopper = kind === 'order_confirmation';
+    const toShopper = SHOPPER_EMAILS.has(kind);
     const to = toShopper ? s.email : s.merchant.email;
     if (!to) throw ApplicationFailure.nonRetryable(`checkout session ${token} has no shopper email`, 'INVALID_INPUT');
     if (kind === 'store_order_problem' && s.storeOrderId) throw ApplicationFailure.nonRetryable(`checkout session ${token} has its store order ${s.storeOrderId}`, 'CONFLICT');
+    if (kind === 'refund_confirmation' && !s.refundedAt) throw ApplicationFailure.nonRetryable(`checkout session ${token} was not refunded`, 'CONFLICT');
     const rendered = renderOrderEmail(kind, await emailDataOf(s));
     const row = existing ?? (await recordEmail(db, { idempotencyKey, merchantId: s.merchantId, kind, to, subject: rendered.subject }));
     const result = await sendRecordedEmail(outbox, row, () => ({
@@ -324,6 +335,35 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
     sendMerchantOrderNotification: (token: string) => sendOrderEmail(token, 'merchant_order_notification'),
     /** Tells the merchant the store refused the order and what to do, once. */
     sendStoreOrderProblemEmail: (token: string) => sendOrderEmail(token, 'store_order_problem'),
+    /** Tells the shopper their payment was refunded, once (after the processor confirmed the refund). */
+    sendRefundConfirmation: (token: string) => sendOrderEmail(token, 'refund_confirmation'),
+
+    /**
+     * A COD order's payment as the store sees it (the merchant marks it paid in the store's backend): the
+     * first time the store reports it paid, codPaidAt and a `cod_paid` timeline event are recorded.
+     */
+    async syncStoreOrderPayment(token: string): Promise<{ paid: boolean; codPaidAt: string | null }> {
+      const s = await sessionOf(token);
+      if (s.codPaidAt) return { paid: true, codPaidAt: s.codPaidAt.toISOString() };
+      if (!s.storeOrderId || paymentMethodOf(s) !== 'cod') return { paid: false, codPaidAt: null };
+      let order: StoreOrder;
+      try {
+        order = await (await storeOf(s)).getOrder(s.storeOrderId);
+      } catch (err) {
+        if (isIntegrationError(err) && !err.retryable) {
+          throw ApplicationFailure.nonRetryable(`${STORE_LABEL[s.platform]} could not be asked about order ${s.storeOrderId}: ${err.message}`, 'UPSTREAM_ERROR');
+        }
+        throw err;
+      }
+      if (!order.paid) return { paid: false, codPaidAt: null };
+      const paidAt = new Date();
+      await db.$transaction(async (tx) => {
+        const { count } = await tx.checkoutSession.updateMany({ where: { token, codPaidAt: null }, data: { codPaidAt: paidAt } });
+        if (count > 0) await tx.sessionEvent.create({ data: { token, type: 'cod_paid', data: { storeOrderId: order.id, storeStatus: order.status } } });
+      });
+      const row = await db.checkoutSession.findUniqueOrThrow({ where: { token }, select: { codPaidAt: true } });
+      return { paid: true, codPaidAt: (row.codPaidAt ?? paidAt).toISOString() };
+    },
   });
 }
 

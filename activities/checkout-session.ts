@@ -3,11 +3,14 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../prisma/client.js';
 import { type Prisma } from '../prisma/client.js';
-import { money, sum, multiply, add, type FxRates } from '../domain/money.js';
-import { quoteShippingRates, selectRate } from '../domain/shipping.js';
+import type { FxRates } from '../domain/money.js';
+import { AppError } from '../domain/errors.js';
 import type { CheckoutStatus } from '../domain/checkout-status.js';
 import type { ShopperDetails } from '../workflows/checkout.messages.js';
 import { classifyFailures } from './failures.js';
+import { markMilestones, recordSessionEvent } from './session-events.js';
+import { milestonesOfEvent } from '../domain/stats.js';
+import { priceCheckout, redeemDiscount, REDEEMING_STATUSES, reserveDiscount } from './checkout-pricing.js';
 
 export interface SessionLine {
   productId: string;
@@ -21,8 +24,10 @@ export interface SessionLine {
 
 export interface PaymentQuote {
   currency: string;
+  /** Cart items + accepted order bumps. */
   subtotalMinor: number;
   shippingMinor: number;
+  discountMinor: number;
   totalMinor: number;
 }
 
@@ -38,59 +43,119 @@ export function sessionFxRates(fx: Prisma.JsonValue): FxRates {
 export function createCheckoutSessionActivities(deps: { db: Db }) {
   const { db } = deps;
 
-  async function event(token: string, type: string, data: Prisma.InputJsonValue = {}) {
-    await db.sessionEvent.create({ data: { token, type, data } });
-  }
+  // With the funnel milestone the event marks (a status that means an order marks the payment step).
+  const event = (token: string, type: string, data: Prisma.InputJsonValue = {}) => recordSessionEvent(db, token, type, data);
 
   return classifyFailures({
     /** The session's persisted status: a workflow (re)started by a late signal resumes from it. */
-    async loadSessionStatus(token: string): Promise<{ status: CheckoutStatus; hasOrder: boolean; paymentAttempt: number }> {
-      const session = await db.checkoutSession.findUnique({ where: { token }, select: { status: true, storeOrderId: true, storeOrderError: true, paymentAttempt: true } });
+    async loadSessionStatus(token: string): Promise<{ status: CheckoutStatus; hasOrder: boolean; paymentAttempt: number; refundRequested: boolean }> {
+      const session = await db.checkoutSession.findUnique({
+        where: { token },
+        select: { status: true, storeOrderId: true, storeOrderError: true, paymentAttempt: true, refundRequestedAt: true },
+      });
       if (!session) throw ApplicationFailure.nonRetryable(`No checkout session ${token}`, 'NOT_FOUND');
-      return { status: session.status as CheckoutStatus, hasOrder: session.storeOrderId !== null || session.storeOrderError !== null, paymentAttempt: session.paymentAttempt };
+      return {
+        status: session.status as CheckoutStatus,
+        hasOrder: session.storeOrderId !== null || session.storeOrderError !== null,
+        paymentAttempt: session.paymentAttempt,
+        refundRequested: session.refundRequestedAt !== null,
+      };
     },
 
     /**
-     * Validates the chosen shipping rate against the merchant's rates, converted with the session's own FX
-     * snapshot, and stores the shopper's details with the totals (items + shipping: one amount).
+     * Prices the checkout (activities/checkout-pricing.ts: items + accepted order bumps + the chosen shipping
+     * rate − a discount code re-validated now, with the session's own FX snapshot) and stores the shopper's
+     * details with the totals, one amount. A discount code's use is reserved in the same transaction, under a
+     * lock on the code, so a usage limit holds when shoppers race for its last use.
      */
     async recordShopperDetails(token: string, details: ShopperDetails): Promise<PaymentQuote> {
       const session = await db.checkoutSession.findUniqueOrThrow({ where: { token }, include: { merchant: { include: { shippingRates: true } } } });
-      const currency = session.currency;
-      const subtotal = sum(sessionLines(session.items).map((l) => multiply(money(l.unitPrice, currency), l.quantity)), currency);
-      const quotes = quoteShippingRates(
-        [...session.merchant.shippingRates].sort((a, b) => a.position - b.position),
-        { currency, subtotal, fxRates: sessionFxRates(session.fxRates) },
-      );
-      const rate = selectRate(quotes, details.shippingRateId);
-      if (!rate) throw ApplicationFailure.nonRetryable(`shippingRateId: no shipping rate "${details.shippingRateId}" for this checkout`, 'INVALID_INPUT');
-      const total = add(subtotal, rate.price);
-      await db.checkoutSession.update({
-        where: { token },
-        data: {
-          email: details.email,
-          shippingAddress: details.address as unknown as Prisma.InputJsonValue,
-          shippingRateId: rate.id,
-          shippingName: rate.name,
-          shippingMinor: rate.price.amount,
-          subtotalMinor: subtotal.amount,
-          totalMinor: total.amount,
-          lastActivityAt: new Date(),
-        },
-      });
-      await event(token, 'details_entered', { shippingRateId: rate.id, shippingMinor: rate.price.amount, totalMinor: total.amount });
-      return { currency, subtotalMinor: subtotal.amount, shippingMinor: rate.price.amount, totalMinor: total.amount };
+      const rates = [...session.merchant.shippingRates].sort((a, b) => a.position - b.position);
+      const input = { shippingRateId: details.shippingRateId, discountCode: details.discountCode, orderBumpIds: details.orderBumpIds, email: details.email };
+      try {
+        return await db.$transaction(async (tx) => {
+          const priced = await priceCheckout(tx, session, rates, input, { lock: true });
+          const { totals } = priced;
+          await reserveDiscount(tx, token, priced, details.email);
+          await tx.checkoutSession.update({
+            where: { token },
+            data: {
+              email: details.email,
+              shippingAddress: details.address as unknown as Prisma.InputJsonValue,
+              shippingRateId: priced.shipping!.id,
+              shippingName: priced.shipping!.name,
+              shippingMinor: totals.shipping.amount,
+              subtotalMinor: priced.items.amount,
+              orderBumps: priced.bumps as unknown as Prisma.InputJsonValue,
+              discountId: priced.discount?.id ?? null,
+              discountCode: priced.discount?.code ?? null,
+              discountMinor: totals.discount.amount,
+              totalMinor: totals.total.amount,
+              lastActivityAt: new Date(),
+            },
+          });
+          await tx.sessionEvent.create({
+            data: {
+              token,
+              type: 'details_entered',
+              data: {
+                shippingRateId: priced.shipping!.id,
+                shippingMinor: totals.shipping.amount,
+                totalMinor: totals.total.amount,
+                ...(priced.bumps.length ? { orderBumpIds: priced.bumps.map((b) => b.bumpId), orderBumpsMinor: totals.merchandise.amount - priced.items.amount } : {}),
+                ...(priced.discount ? { discountCode: priced.discount.code, discountMinor: totals.discount.amount } : {}),
+              },
+            },
+          });
+          // Contact and shipping arrive together here: both funnel milestones (unless the page reported them earlier).
+          await markMilestones(tx, token, milestonesOfEvent('details_entered', {}), new Date());
+          return {
+            currency: session.currency,
+            subtotalMinor: totals.merchandise.amount,
+            shippingMinor: totals.shipping.amount,
+            discountMinor: totals.discount.amount,
+            totalMinor: totals.total.amount,
+          };
+        });
+      } catch (err) {
+        // The shopper's answer (unknown rate or bump, a code that does not apply): final, with the API's code.
+        if (err instanceof AppError) throw ApplicationFailure.create({ type: err.code, message: err.message, nonRetryable: true, details: err.details ? [err.details] : [] });
+        throw err;
+      }
     },
 
     /** Persists a status the workflow decided, with the cause on the timeline. */
     async recordSessionStatus(token: string, status: CheckoutStatus, cause: string): Promise<void> {
-      const before = await db.checkoutSession.findUniqueOrThrow({ where: { token }, select: { status: true, completedAt: true } });
+      const before = await db.checkoutSession.findUniqueOrThrow({ where: { token }, select: { status: true, completedAt: true, refundedAt: true } });
+      // Counted here, also when a retry finds the status already written: the redemption row is unique per session.
+      if (REDEEMING_STATUSES.has(status)) await redeemDiscount(db, token);
       if (before.status === status) return;
       await db.checkoutSession.update({
         where: { token },
-        data: { status, lastActivityAt: new Date(), ...(status === 'COMPLETED' && !before.completedAt ? { completedAt: new Date() } : {}) },
+        data: {
+          status,
+          lastActivityAt: new Date(),
+          ...(status === 'COMPLETED' && !before.completedAt ? { completedAt: new Date() } : {}),
+          ...(status === 'REFUNDED' && !before.refundedAt ? { refundedAt: new Date() } : {}),
+        },
       });
       await event(token, 'status_changed', { from: before.status, to: status, cause });
+    },
+
+    /**
+     * Cash on delivery chosen (after recordShopperDetails stored the details and totals): refused while the
+     * merchant has COD switched off; otherwise the session is a COD order from here on.
+     */
+    async confirmCashOnDelivery(token: string): Promise<void> {
+      const session = await db.checkoutSession.findUniqueOrThrow({ where: { token }, select: { totalMinor: true, currency: true, merchant: { select: { codEnabled: true } } } });
+      if (!session.merchant.codEnabled) throw ApplicationFailure.nonRetryable('This store does not offer cash on delivery', 'COD_NOT_ENABLED');
+      if (session.totalMinor === null) throw ApplicationFailure.nonRetryable('The shopper details are missing', 'INVALID_INPUT');
+      // Once: a retried activity finds the session a COD order already (the status change is on the timeline too).
+      const { count } = await db.checkoutSession.updateMany({
+        where: { token, OR: [{ paymentMethod: null }, { paymentMethod: { not: 'cod' } }] },
+        data: { paymentMethod: 'cod', lastActivityAt: new Date() },
+      });
+      if (count > 0) await event(token, 'cod_confirmed', { totalMinor: session.totalMinor, currency: session.currency });
     },
   });
 }

@@ -1,9 +1,10 @@
 // The texts of the emails that follow a paid checkout: the shopper's order confirmation (in the merchant's
-// branding), the merchant's new-order notification, and the merchant's alert when the store refused the
-// order. Amounts arrive formatted; every interpolated value is escaped for HTML.
+// branding), the merchant's new-order notification, the merchant's alert when the store refused the
+// order, and the shopper's refund confirmation. Amounts arrive formatted; every interpolated value is
+// escaped for HTML.
 import { escapeHtml, type RenderedEmail } from './email-templates.js';
 
-export type OrderEmailKind = 'order_confirmation' | 'merchant_order_notification' | 'store_order_problem';
+export type OrderEmailKind = 'order_confirmation' | 'merchant_order_notification' | 'store_order_problem' | 'refund_confirmation';
 
 export interface OrderEmailData {
   shop: { name: string; logoUrl: string | null; primaryColor: string | null };
@@ -18,6 +19,8 @@ export interface OrderEmailData {
   lines: Array<{ title: string; variantTitle: string | null; quantity: number; amount: string }>;
   shipping: { name: string; amount: string };
   subtotal: string;
+  /** A discount code taken off the subtotal (shown as a minus line); null or absent for none. */
+  discount?: { code: string; amount: string } | null;
   total: string;
   payment: { method: 'card' | 'cod'; reference: string | null };
   /** Why the store refused the order (store_order_problem). */
@@ -54,6 +57,7 @@ function summaryHtml(d: OrderEmailData): string {
 ${lines}
 <tr><td colspan="2" style="border-top:1px solid #e3e3e3"></td></tr>
 ${row('Subtotal', d.subtotal)}
+${d.discount ? row(`Discount (${d.discount.code})`, `−${d.discount.amount}`) : ''}
 ${row(`Shipping (${d.shipping.name})`, d.shipping.amount)}
 ${row('Total', d.total, true)}
 </table>`;
@@ -63,6 +67,7 @@ function summaryText(d: OrderEmailData): string {
   return [
     ...d.lines.map((l) => `${l.quantity} × ${lineLabel(l)}: ${l.amount}`),
     `Subtotal: ${d.subtotal}`,
+    ...(d.discount ? [`Discount (${d.discount.code}): −${d.discount.amount}`] : []),
     `Shipping (${d.shipping.name}): ${d.shipping.amount}`,
     `Total: ${d.total}`,
   ].join('\n');
@@ -134,10 +139,23 @@ function storeOrderProblem(d: OrderEmailData): RenderedEmail {
   };
 }
 
+/** The shopper's money is back: the full total, to the card that paid (refunds are full refunds only). */
+function refundConfirmation(d: OrderEmailData): RenderedEmail {
+  const intro = `Hello ${d.customer.name}, ${d.shop.name} has refunded your order ${d.reference} in full.`;
+  const amount = `${d.total} goes back to the card you paid with${d.payment.reference ? ` (payment ${d.payment.reference})` : ''}. Depending on your bank it can take a few business days to show on your statement.`;
+  const outro = `Questions about this refund? Reply to this email to reach ${d.shop.name}.`;
+  return {
+    subject: oneLine(`Refund for order ${d.reference} – ${d.shop.name}`),
+    html: layout(d, `Your order ${d.reference} was refunded`, [p(intro), p(amount), summaryHtml(d), p(outro)].join('\n')),
+    text: [intro, amount, summaryText(d), outro].join('\n\n') + '\n',
+  };
+}
+
 const RENDERERS: Record<OrderEmailKind, (d: OrderEmailData) => RenderedEmail> = {
   order_confirmation: orderConfirmation,
   merchant_order_notification: merchantOrderNotification,
   store_order_problem: storeOrderProblem,
+  refund_confirmation: refundConfirmation,
 };
 
 export function renderOrderEmail(kind: OrderEmailKind, data: OrderEmailData): RenderedEmail {

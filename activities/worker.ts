@@ -13,6 +13,10 @@ import { createFulfilmentActivities } from './checkout-fulfilment.js';
 import { createProcessorActivities } from './processor.js';
 import { createStorefrontBActivities } from './storefront-b.js';
 import { createStorefrontAActivities } from './storefront-a.js';
+import { createCustomDomainActivities } from './custom-domain.js';
+import { createWalletDomainActivities } from './wallet-domain.js';
+import { createSetupVerificationActivities } from './setup-verification.js';
+import { createPlatformBillingActivities } from './platform-billing.js';
 import { createEmailClient } from '../integrations/email/index.js';
 import { createSecretBox } from '../security/secrets.js';
 import { createUrlGuard, type UrlGuard } from '../security/ssrf.js';
@@ -43,9 +47,13 @@ export function createActivities(deps: ActivityDeps) {
     ...createProcessorActivities(shared),
     ...createStorefrontBActivities(shared),
     ...createStorefrontAActivities({ ...shared, email }),
+    ...createCustomDomainActivities(shared),
+    ...createWalletDomainActivities({ ...shared, email }),
+    ...createSetupVerificationActivities(shared),
     ...createCheckoutSessionActivities(shared),
     ...createCheckoutPaymentActivities(shared),
     ...createFulfilmentActivities({ ...shared, email }),
+    ...createPlatformBillingActivities({ ...shared, email }),
   };
 }
 

@@ -20,12 +20,26 @@ import { storefrontBRoutes } from './routes/merchant/storefront-b.js';
 import { storefrontAAuthRoutes } from './routes/auth/storefront-a.js';
 import { storefrontAMerchantRoutes } from './routes/merchant/storefront-a.js';
 import { scriptTagRoutes } from './routes/merchant/script-tag.js';
+import { domainRoutes } from './routes/merchant/domain.js';
+import { onboardingRoutes } from './routes/merchant/onboarding.js';
 import { storefrontAWebhookRoutes } from './routes/webhooks/storefront-a.js';
 import { checkoutPaymentRoutes } from './routes/checkout/payment.js';
+import { checkoutCodRoutes } from './routes/checkout/cod.js';
+import { orderActionRoutes } from './routes/orders/actions.js';
+import { previewRoutes } from './routes/merchant/preview.js';
+import { checkoutExtrasRoutes } from './routes/checkout/extras.js';
+import { merchantCommerceRoutes } from './routes/merchant/commerce.js';
 import { checkoutPublicRoutes } from './routes/checkout/index.js';
 import { processorWebhookRoutes } from './routes/webhooks/processor.js';
+import { billingRoutes } from './routes/billing/index.js';
+import { billingWebhookRoutes } from './routes/billing/webhook.js';
+import { checkoutProgressRoutes } from './routes/checkout/progress.js';
+import { ordersRoutes } from './routes/orders/index.js';
+import { statsRoutes } from './routes/merchant/stats.js';
+import { pagesRoutes } from './routes/pages/index.js';
 import { createSecretBox, type SecretBox } from '../security/secrets.js';
 import { createUrlGuard, type UrlGuard } from '../security/ssrf.js';
+import { createCustomDomainHostCheck } from './checkout-host.js';
 
 export interface AppDeps {
   config: Config;
@@ -99,6 +113,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     storefrontAShopSuffix: config.storefrontA.shopSuffix,
     allowHttp: config.env !== 'production',
     extraOrigins: config.sandbox.enabled ? Object.values(config.sandbox.urls) : [],
+    // Verified custom checkout domains and their apex (cached reads of custom_domains).
+    isCustomDomainHost: createCustomDomainHostCheck(deps.db),
   });
   await app.register(openapiPlugin, { serverUrl: config.api.publicUrl });
   const routeDeps = resolveDeps(deps);
@@ -113,10 +129,25 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(storefrontAAuthRoutes, routeDeps);
   await app.register(storefrontAMerchantRoutes, routeDeps);
   await app.register(scriptTagRoutes, routeDeps);
+  await app.register(domainRoutes, routeDeps);
+  await app.register(onboardingRoutes, routeDeps);
   // Encapsulated (no fastify-plugin): its raw-body JSON parser must not replace the app's own.
   await app.register(storefrontAWebhookRoutes, routeDeps);
   await app.register(processorWebhookRoutes, routeDeps);
+  // Encapsulated too (raw bodies for the platform account's signature).
+  await app.register(billingWebhookRoutes, routeDeps);
+  await app.register(billingRoutes, routeDeps);
   await app.register(checkoutPublicRoutes, routeDeps);
   await app.register(checkoutPaymentRoutes, routeDeps);
+  await app.register(checkoutCodRoutes, routeDeps);
+  await app.register(orderActionRoutes, routeDeps);
+  await app.register(previewRoutes, routeDeps);
+  await app.register(checkoutExtrasRoutes, routeDeps);
+  await app.register(merchantCommerceRoutes, routeDeps);
+  await app.register(checkoutProgressRoutes, routeDeps);
+  await app.register(ordersRoutes, routeDeps);
+  await app.register(statsRoutes, routeDeps);
+  // Last: the web pages (checkout page by Host, script tag, assets, the dashboard for other browser navigations).
+  await app.register(pagesRoutes, routeDeps);
   return app;
 }

@@ -69,6 +69,10 @@ const envSchema = z.object({
 
   /** Payment processor API base URL. Defaults to the local sandbox when it runs. */
   PROCESSOR_API_URL: z.string().url().optional(),
+  /** The platform's OWN processor account (platform billing charges merchants' plans on it). Sandbox: its platform account. */
+  PLATFORM_PROCESSOR_API_KEY: z.string().min(1).optional(),
+  /** Secret of a billing webhook endpoint registered by hand on that account; unset: the service registers its own. */
+  PLATFORM_PROCESSOR_WEBHOOK_SECRET: z.string().min(16).optional(),
   /** Storefront A API URL template; {shop} is the shop host. Defaults to the sandbox when it runs. */
   STOREFRONT_A_API_TEMPLATE: z.string().optional(),
   /** Postmark-compatible API. Defaults to the sandbox mailbox when it runs. */
@@ -86,6 +90,7 @@ const envSchema = z.object({
   RATE_LIMIT_CHECKOUT_CREATE: z.string().regex(/^\d+\/\d+$/).default('30/60'),
   RATE_LIMIT_INIT_PAYMENT: z.string().regex(/^\d+\/\d+$/).default('10/60'),
   RATE_LIMIT_DISCOUNT: z.string().regex(/^\d+\/\d+$/).default('10/60'),
+  RATE_LIMIT_CHECKOUT_PROGRESS: z.string().regex(/^\d+\/\d+$/).default('30/60'),
 
   /** Host suffix of storefront A shops (`<shop><suffix>`): validated on install and allowed by CORS. */
   STOREFRONT_A_SHOP_SUFFIX: z.string().default('.myshopify.com'),
@@ -97,7 +102,7 @@ const envSchema = z.object({
 
 export type Env = z.input<typeof envSchema>;
 
-export type RateLimitName = 'login' | 'register' | 'passwordReset' | 'checkoutCreate' | 'initPayment' | 'discount';
+export type RateLimitName = 'login' | 'register' | 'passwordReset' | 'checkoutCreate' | 'initPayment' | 'discount' | 'checkoutProgress';
 
 function parseLimit(value: string): { max: number; windowSeconds: number } {
   const [max, window] = value.split('/').map(Number);
@@ -130,6 +135,8 @@ export interface Config {
   publicApiUrl: string;
   signup: { public: boolean; inviteTokens: string[] };
   processor: { apiUrl: string };
+  /** Platform billing: the platform's own processor account (undefined key: subscribing answers NOT_READY). */
+  platformBilling: { apiKey: string | undefined; webhookSecret: string | undefined };
   email: { apiUrl: string; serverToken: string | undefined; from: string };
   dns: { servers: string[] };
   rateLimits: Record<RateLimitName, { max: number; windowSeconds: number }>;
@@ -192,6 +199,10 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     publicApiUrl: (e.PUBLIC_API_URL ?? publicUrl).replace(/\/+$/, ''),
     signup: { public: e.PUBLIC_SIGNUP, inviteTokens: e.INVITE_TOKENS.split(',').map((t) => t.trim()).filter(Boolean) },
     processor: { apiUrl: e.PROCESSOR_API_URL ?? (sandboxEnabled ? sandboxUrls.processor : 'https://api.processor.invalid') },
+    platformBilling: {
+      apiKey: e.PLATFORM_PROCESSOR_API_KEY ?? (sandboxEnabled ? 'sk_sandbox_platform' : undefined),
+      webhookSecret: e.PLATFORM_PROCESSOR_WEBHOOK_SECRET,
+    },
     email: {
       apiUrl: e.POSTMARK_API_URL ?? (sandboxEnabled ? sandboxUrls.email : 'https://api.postmarkapp.com'),
       serverToken: e.POSTMARK_SERVER_TOKEN ?? (sandboxEnabled ? 'sandbox-server-token' : undefined),
@@ -205,6 +216,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       checkoutCreate: parseLimit(e.RATE_LIMIT_CHECKOUT_CREATE),
       initPayment: parseLimit(e.RATE_LIMIT_INIT_PAYMENT),
       discount: parseLimit(e.RATE_LIMIT_DISCOUNT),
+      checkoutProgress: parseLimit(e.RATE_LIMIT_CHECKOUT_PROGRESS),
     },
     sandbox: { enabled: sandboxEnabled, host: e.SANDBOX_HOST, ports: SANDBOX_PORTS, urls: sandboxUrls },
   };

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
   applyProcessorEvent, canTransition, CHECKOUT_STATUSES, DEVIATIONS, isCheckoutStatus, isOpen, isPaid, isTerminal, PROCESSOR_EVENTS,
-  type CheckoutStatus,
+  refundRefusal, type CheckoutStatus,
 } from './checkout-status.js';
 
 const O = 'OPEN', P = 'PAYMENT_PENDING', D = 'COD_CONFIRMED', C = 'COMPLETED', F = 'FAILED', R = 'REFUNDED', A = 'ABANDONED';
@@ -89,5 +89,24 @@ describe('checkout session status on endpoints and timers', () => {
     expect(isCheckoutStatus('COD_CONFIRMED')).toBe(true);
     expect(isCheckoutStatus('completed')).toBe(false);
     expect(isCheckoutStatus(undefined)).toBe(false);
+  });
+});
+
+describe('who may ask for a refund', () => {
+  it('given a COMPLETED card payment never refunded / a refund may be asked for', () => {
+    expect(refundRefusal({ status: C, refundRequested: false, paymentMethod: 'card' })).toBeNull();
+  });
+  it.each<CheckoutStatus>([O, P, F, A])('given a %s session / NOT_REFUNDABLE', (status) => {
+    expect(refundRefusal({ status, refundRequested: false })?.code).toBe('NOT_REFUNDABLE');
+  });
+  it('given a cash-on-delivery order / NOT_REFUNDABLE, even if a late card success made it COMPLETED', () => {
+    expect(refundRefusal({ status: D, refundRequested: false, paymentMethod: 'cod' })?.code).toBe('NOT_REFUNDABLE');
+    expect(refundRefusal({ status: C, refundRequested: false, paymentMethod: 'cod' })?.code).toBe('NOT_REFUNDABLE');
+  });
+  it('given a refund asked for or done / REFUND_ALREADY_REQUESTED, whatever else is true', () => {
+    fc.assert(fc.property(fc.constantFrom(...CHECKOUT_STATUSES), fc.constantFrom('card', 'cod', null), (status, paymentMethod) => {
+      expect(refundRefusal({ status, refundRequested: true, paymentMethod })?.code).toBe('REFUND_ALREADY_REQUESTED');
+    }));
+    expect(refundRefusal({ status: R, refundRequested: false })).toEqual({ code: 'REFUND_ALREADY_REQUESTED', message: 'This order is already refunded' });
   });
 });

@@ -73,14 +73,15 @@ export function applyProcessorEvent(status: CheckoutStatus, event: string): Even
  * backfill-status ask the processor and feed its answer through `applyProcessorEvent`, and pay's result
  * arrives the same way, so they add no transitions here. A repeated init-payment while PAYMENT_PENDING
  * replaces the attempt without a status change. COD is not offered while a processor payment is pending,
- * so one session can never be both paid by card and owed in cash.
+ * so one session can never be both paid by card and owed in cash. The refund endpoint asks the processor
+ * and leaves the session COMPLETED: REFUNDED follows the processor's refund event (or a sync that sees it).
  */
 export const ENDPOINT_TRANSITIONS: Readonly<Record<CheckoutStatus, readonly CheckoutStatus[]>> = {
   OPEN: ['PAYMENT_PENDING', 'COD_CONFIRMED', 'ABANDONED'], // init-payment, complete-cod, abandonment timer
   PAYMENT_PENDING: ['ABANDONED'],
   FAILED: ['PAYMENT_PENDING', 'COD_CONFIRMED', 'ABANDONED'], // retry with a new payment, fall back to COD
-  COMPLETED: ['REFUNDED'], // refund, once the processor accepted it
-  COD_CONFIRMED: [], // paid in cash to the merchant, outside the processor
+  COMPLETED: ['REFUNDED'], // the merchant's refund, once the processor confirms it
+  COD_CONFIRMED: [], // paid in cash to the merchant, outside the processor (codPaidAt records it)
   REFUNDED: [],
   ABANDONED: [],
 };
@@ -101,6 +102,24 @@ export function isTerminal(status: CheckoutStatus): boolean {
 /** Still in the shopper's hands: OPEN, PAYMENT_PENDING, or FAILED (which can be retried). */
 export function isOpen(status: CheckoutStatus): boolean {
   return !isTerminal(status);
+}
+
+/**
+ * Why a refund cannot be asked for, or null when it can: only a COMPLETED card payment, only once (a refund
+ * already requested or done is never asked for again). Partial refunds are not offered at all.
+ */
+export function refundRefusal(session: { status: CheckoutStatus; refundRequested: boolean; paymentMethod?: string | null }):
+  | { code: 'REFUND_ALREADY_REQUESTED' | 'NOT_REFUNDABLE'; message: string }
+  | null {
+  if (session.status === 'REFUNDED') return { code: 'REFUND_ALREADY_REQUESTED', message: 'This order is already refunded' };
+  if (session.refundRequested) return { code: 'REFUND_ALREADY_REQUESTED', message: 'A refund for this order was already requested' };
+  if (session.status === 'COD_CONFIRMED' || session.paymentMethod === 'cod') {
+    return { code: 'NOT_REFUNDABLE', message: 'A cash-on-delivery order was not paid through the processor: refund the shopper directly' };
+  }
+  if (session.status !== 'COMPLETED') {
+    return { code: 'NOT_REFUNDABLE', message: `Only a completed card payment can be refunded: this checkout is ${session.status.toLowerCase().replace('_', ' ')}` };
+  }
+  return null;
 }
 
 /** Counts as paid revenue: only a processor-confirmed payment that was not refunded (COD is not paid yet). */

@@ -18,11 +18,24 @@ export const ERROR_CODES = {
   DOMAIN_EXISTS: 409,
   SLUG_COLLISION: 409,
   CONFLICT: 409,
+  SETUP_NOT_VERIFIED: 409, // onboardingCompletedAt is set by setup verification only (POST /api/merchant/setup-verification)
+  DISCOUNT_CODE_EXISTS: 409, // the merchant already has this code (codes are case-insensitive)
+  PREVIEW_SESSION: 409, // a preview checkout: nothing can be paid or confirmed on it
+  COD_NOT_ENABLED: 409, // complete-cod while the merchant has cash on delivery switched off
+  NOT_REFUNDABLE: 409, // only a COMPLETED card payment can be refunded (COD, open, failed... cannot)
+  REFUND_ALREADY_REQUESTED: 409, // a refund was already asked for (or done): never a second one
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   INVALID_PROCESSOR_KEY: 422,
   INVALID_STORE_CREDENTIALS: 422,
+  PARTIAL_REFUND_NOT_SUPPORTED: 422, // refunds are full refunds: any other amount is refused
   UNSUPPORTED_CURRENCY: 422, // a store's checkout currency we cannot price in (unknown ISO code or no FX rate)
+  // A discount code that does not apply to this checkout, one code per reason (domain/discounts.ts).
+  DISCOUNT_UNKNOWN: 422, // no such code for this shop, or the merchant paused it
+  DISCOUNT_EXPIRED: 422,
+  DISCOUNT_USED_UP: 422, // its usage limit is reached
+  DISCOUNT_MINIMUM_NOT_MET: 422, // details.minimumSubtotal: the subtotal it needs, in the checkout currency
+  DISCOUNT_ALREADY_USED: 422, // a once-per-email code this email already used
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
   UPSTREAM_ERROR: 502,

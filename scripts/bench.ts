@@ -4,6 +4,8 @@ import { benchLoginTiming } from './bench/login-timing.js';
 import { benchCheckoutCreate } from './bench/checkout-create.js';
 import { benchSessionBundle } from './bench/session-bundle.js';
 import { benchWebhookOrder } from './bench/webhook-order.js';
+import { benchStats } from './bench/stats.js';
+import { benchWeb } from './bench/web.js';
 import { closeBenchStack } from './bench/stack.js';
 
 const BENCHES: Record<string, { describe: string; run: () => Promise<Record<string, number>> }> = {
@@ -21,9 +23,18 @@ const BENCHES: Record<string, { describe: string; run: () => Promise<Record<stri
     describe: 'GET /api/checkout/session-bundle/:token vs a bare Fastify route serving the same bytes from memory; real HTTP, 8 clients, 5 s each: req/s, p99, ratio of req/s (target ≥ 0.5)',
     run: () => benchSessionBundle(),
   },
+  web: {
+    describe: 'the checkout page: JS loaded by /checkout/{token} (gzip, from the build and over HTTP) vs the 50 KB budget (ratio ≤ 1), and Lighthouse mobile performance and accessibility scores for a real session page (targets ≥ 95)',
+    run: () => benchWeb(),
+  },
   'webhook-order': {
     describe: 'signed success webhook POSTed → order visible in the sandbox store, vs a bare signal-with-start of a one-activity workflow → its row inserted; 20 each, interleaved: p50/p99, ratio of p50 (target ≤ 1.5)',
     run: () => benchWebhookOrder(),
+  },
+  // Its own PostgreSQL (100k sessions would skew the shared stack's benchmarks) and no Temporal.
+  stats: {
+    describe: 'GET /api/merchant/stats and /stats/funnel for a merchant with 100k sessions (+ the orders list\'s first page) vs a bare route doing one primary-key read; real HTTP, one at a time, interleaved: p50/p99, ratio of p50 (target p50 < 200 ms)',
+    run: () => benchStats(),
   },
 };
 

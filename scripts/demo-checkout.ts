@@ -35,6 +35,22 @@ await call('POST', '/api/merchant/processor/connect', { apiKey: 'sk_sandbox_demo
 step('processor connected (sandbox key sk_sandbox_demo)');
 await call('PATCH', '/api/merchant/config', { branding: { primaryColor: '#2b59c3', accentColor: '#1d3f8f' }, shippingRates: [{ name: 'Standard', basePriceCents: 490 }, { name: 'Express', basePriceCents: 1290 }] }, token);
 
+// A Demo account's checkouts stay in the store: buy the Starter plan on the platform's processor page first.
+const { paymentUrl: planPaymentUrl } = await call('POST', '/api/platform-billing/subscribe', { planId: 'STARTER' }, token);
+const planPaid = await fetch(planPaymentUrl as string, {
+  method: 'POST',
+  redirect: 'manual',
+  headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  body: new URLSearchParams({ card_number: '4242 4242 4242 4242', expiry: '12/34', cvc: '123', name: 'Demo Merchant' }).toString(),
+}).then(async (res) => (await res.body?.cancel(), res.status));
+if (planPaid !== 303) throw new Error(`plan payment page answered ${planPaid}`);
+const planDeadline = Date.now() + 60_000;
+while ((await call('GET', '/api/platform-billing/current', undefined, token)).status !== 'ACTIVE') {
+  if (Date.now() > planDeadline) throw new Error('the Starter plan was not activated within 60 s');
+  await new Promise((r) => setTimeout(r, 300));
+}
+step('Starter plan paid and active (platform billing)');
+
 // A shop of its own in the storefront A sandbox, installed through the real OAuth consent.
 const shop = `demo-${suffix}.myshopify.com`;
 const sandboxShop = await call('POST', `${sandbox.storefrontA}/_control/shops`, { shop });

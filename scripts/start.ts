@@ -1,7 +1,8 @@
 // `npm start`: the whole service on one machine with embedded defaults. Starts, in order, a Temporal dev
 // server (state in DATA_DIR/temporal, Web UI on), PostgreSQL (embedded PGlite in DATA_DIR/pglite unless
-// DATABASE_URL is set), migrations and seed data, the local simulators, the Temporal worker and the API;
-// waits for each, prints every URL, and stops all of them on Ctrl-C. A second start keeps the data.
+// DATABASE_URL is set), migrations and seed data, the local simulators, the Temporal worker and the API
+// (which serves the web pages, built meanwhile when their sources changed); waits for each, prints every URL,
+// and stops all of them on Ctrl-C. A second start keeps the data.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -20,6 +21,7 @@ import { startPglite, type EmbeddedPostgres } from './lib/pglite.js';
 import { ensureSchedules } from './lib/schedules.js';
 import { withLocalSecrets } from './lib/local-secrets.js';
 import { devServerArgs, waitForTemporal, stopChild } from './lib/temporal-dev-server.js';
+import { ensureWebBuild, WEB_TARGETS } from './web-build.js';
 
 const t0 = Date.now();
 const log = (line: string) => console.log(`[start +${((Date.now() - t0) / 1000).toFixed(1)}s] ${line}`);
@@ -104,10 +106,22 @@ async function startDatabase(config: ReturnType<typeof loadConfig>): Promise<str
   return pglite.url;
 }
 
+/** The web pages (checkout, dashboard, script tag), each rebuilt only when its sources changed; a failed build is reported, not fatal. */
+async function buildWeb(): Promise<void> {
+  for (const target of WEB_TARGETS) {
+    try {
+      await ensureWebBuild({ targets: [target], log });
+    } catch (err) {
+      console.error(`\nWeb: the ${target} build failed (its pages answer 503 until \`npm run web:build\` succeeds):\n${(err as Error).message}\n`);
+    }
+  }
+}
+
 async function main() {
   let config = withLocalSecrets(loadConfig());
   log(`checkout service, ${config.env} mode, data in ${path.relative(process.cwd(), config.dataDir) || '.'}`);
 
+  const web = buildWeb();
   const [temporalAddress, databaseUrl] = await Promise.all([startTemporal(config), startDatabase(config)]);
   config = { ...config, databaseUrl, temporal: { ...config.temporal, address: temporalAddress } };
 
@@ -148,6 +162,7 @@ async function main() {
   await ensureSchedules(client, config);
   log(`Worker: running on task queue "${config.temporal.taskQueue}"`);
 
+  await web;
   const app: FastifyInstance = await buildApp({ config, db, temporal: { client, connection } });
   await app.listen({ host: config.api.host, port: config.api.port });
   stops.push({ name: 'API', run: () => app.close() });
@@ -158,6 +173,7 @@ async function main() {
     'Checkout service is up. Open:',
     `  API                   ${api}   (health: ${api}/health, readiness: ${api}/ready)`,
     `  API docs (OpenAPI)    ${api}/docs   (JSON: ${api}/docs/json)`,
+    `  Merchant dashboard    ${api}/   (checkout pages: http://<slug>.localhost:${config.api.port}/checkout/<token>)`,
     `  Temporal Web UI       ${config.temporal.uiUrl}   (schedule "fx-rates-daily" under Schedules)`,
     ...(sandbox?.pages.map((p) => `  Sandbox ${p.label.padEnd(14)}${p.url}`) ?? []),
     '',

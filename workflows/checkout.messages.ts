@@ -17,6 +17,11 @@ export interface CheckoutWorkflowInput {
   reconcileAfterMs?: number;
   /** First wait before the store order is retried, doubling up to 30 minutes (default 5 seconds; tests shorten it). */
   storeRetryInitialMs?: number;
+  /**
+   * After a refund was requested, how long the workflow keeps waiting for the processor to confirm it (webhook or
+   * its own polls) before it ends (default 14 days; a later webhook or backfill-status still applies it).
+   */
+  refundWaitMs?: number;
 }
 
 export interface ShippingAddress {
@@ -35,6 +40,10 @@ export interface ShopperDetails {
   email: string;
   address: ShippingAddress;
   shippingRateId: string;
+  /** A discount code the shopper entered: validated again and applied to the total (activities/checkout-pricing.ts). */
+  discountCode?: string;
+  /** Ids of the merchant's order bumps the shopper ticked: priced from the merchant's records, never the browser. */
+  orderBumpIds?: string[];
 }
 
 export interface InitPaymentResult {
@@ -56,7 +65,28 @@ export interface ProcessorEventMessage {
   paymentId: string;
 }
 
+/** A refund the merchant asked for: the processor accepted it; the session becomes REFUNDED on its event. */
+export interface RefundResult {
+  status: CheckoutStatus;
+  refund: { state: 'requested'; refundId: string };
+}
+
+/** What a forced status sync found: the processor's payment status and, for COD, whether the store has it paid. */
+export interface BackfillResult {
+  status: CheckoutStatus;
+  /** The processor's status of the session's payment; null when the session has none (COD, never paid). */
+  processorStatus: string | null;
+  /** COD: when the store reported the order paid (ISO time); null while unpaid or not COD. */
+  codPaidAt: string | null;
+}
+
 export const initPaymentUpdate = defineUpdate<InitPaymentResult, [ShopperDetails]>('initPayment');
+/** Cash on delivery: the shopper confirms; the order goes to the store in a pending-payment state. */
+export const completeCodUpdate = defineUpdate<StatusResult, [ShopperDetails]>('completeCod');
+/** The merchant's full refund of a COMPLETED card payment (once). */
+export const refundUpdate = defineUpdate<RefundResult, []>('refund');
+/** The merchant's forced sync: the processor's payment status, and the store's payment state of a COD order. */
+export const backfillStatusUpdate = defineUpdate<BackfillResult, []>('backfillStatus');
 /** The payment page's step is done: confirm with the processor and apply what it says. */
 export const payUpdate = defineUpdate<StatusResult, []>('pay');
 /** Re-fetch the processor's status and apply it. */

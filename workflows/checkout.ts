@@ -1,15 +1,19 @@
-import { ApplicationFailure, allHandlersFinished, condition, log, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import { applyProcessorEvent, canTransition, type CheckoutStatus } from '../domain/checkout-status.js';
+import { ActivityFailure, ApplicationFailure, allHandlersFinished, condition, log, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { applyProcessorEvent, canTransition, refundRefusal, type CheckoutStatus } from '../domain/checkout-status.js';
+import { isErrorCode, type ErrorCode } from '../domain/errors.js';
 import type { CheckoutSessionActivities } from '../activities/checkout-session.js';
 import type { CheckoutPaymentActivities } from '../activities/checkout-payment.js';
 import type { FulfilmentActivities } from '../activities/checkout-fulfilment.js';
 import {
-  initPaymentUpdate, payUpdate, PAYMENT_STATUS_EVENTS, processorEventSignal, refreshStatusUpdate, statusQuery,
-  type CheckoutWorkflowInput, type InitPaymentResult, type ProcessorEventMessage, type ShopperDetails, type StatusResult,
+  backfillStatusUpdate, completeCodUpdate, initPaymentUpdate, payUpdate, PAYMENT_STATUS_EVENTS, processorEventSignal, refreshStatusUpdate, refundUpdate, statusQuery,
+  type BackfillResult, type CheckoutWorkflowInput, type InitPaymentResult, type ProcessorEventMessage, type RefundResult, type ShopperDetails, type StatusResult,
 } from './checkout.messages.js';
 import { searchAttributeKeys } from './search-attributes.js';
 
 const HOUR = 60 * 60 * 1000;
+const DAY = 24 * HOUR;
+/** Polls for a refund's confirmation back off up to this. */
+const REFUND_POLL_MAX_MS = 6 * HOUR;
 
 // Writes of the session's own record: quick, retried for a while.
 const session = proxyActivities<CheckoutSessionActivities>({
@@ -32,14 +36,42 @@ const emails = proxyActivities<FulfilmentActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '10 seconds', backoffCoefficient: 3, maximumInterval: '20 minutes', maximumAttempts: 6 },
 });
+// A merchant waits on the store's answer about a COD order (backfill-status): a few quick attempts, then a clear error.
+const storeLookup = proxyActivities<FulfilmentActivities>({
+  startToCloseTimeout: '15 seconds',
+  retry: { initialInterval: '500 milliseconds', maximumInterval: '5 seconds', maximumAttempts: 3 },
+});
+
+/** A refusal the API answers as `{ error, code }` (the error handler maps ApplicationFailure types that are codes). */
+const refusal = (type: ErrorCode, message: string) => ApplicationFailure.create({ type, message, nonRetryable: true });
+const label = (status: CheckoutStatus) => status.toLowerCase().replace('_', ' ');
+
+/**
+ * An activity failure as the merchant's answer: one that carries our error code passes through; a remote that
+ * stayed unreachable through the retries becomes `timeout` or UPSTREAM_ERROR, never a 500.
+ */
+function asAnswer(err: unknown, what: string, timeout: 'PROCESSOR_TIMEOUT' | 'STORE_TIMEOUT'): never {
+  if (!(err instanceof ActivityFailure)) throw err;
+  for (let e: unknown = err.cause; e instanceof Error; e = e.cause) {
+    if (e instanceof ApplicationFailure && isErrorCode(e.type)) throw refusal(e.type, e.message);
+  }
+  const type = err.cause instanceof ApplicationFailure ? (err.cause.type ?? '') : '';
+  throw type.endsWith('.timeout') ? refusal(timeout, `${what} did not answer in time: try again`) : refusal('UPSTREAM_ERROR', `${what} could not be reached: try again`);
+}
 
 const SETTLED: ReadonlySet<CheckoutStatus> = new Set(['COMPLETED', 'REFUNDED', 'COD_CONFIRMED', 'ABANDONED']);
 
-/** Owns one checkout session from cart to paid order: its status, its payment, and the order and emails after payment, each exactly once. */
+/**
+ * Owns one checkout session from cart to paid (or cash-on-delivery) order: its status, its payment, the order
+ * and emails after it, each exactly once, and the merchant's refund. A run ends once the session is settled
+ * and nothing is pending; a later event (webhook: signal-with-start) or merchant action (refund,
+ * backfill-status: update-with-start) starts a new run that resumes from the database.
+ */
 export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<StatusResult> {
   const { token } = input;
   const abandonAfterMs = input.abandonAfterMs ?? 24 * HOUR;
   const reconcileAfterMs = input.reconcileAfterMs ?? 5 * 60 * 1000;
+  const refundWaitMs = input.refundWaitMs ?? 14 * DAY;
   const store = storeActivities(input.storeRetryInitialMs);
 
   let status = 'OPEN' as CheckoutStatus; // set by the load below and by handlers
@@ -55,6 +87,15 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
   const publishStatus = () => upsertSearchAttributes([{ key: searchAttributeKeys.checkoutStatus, value: status }]);
   let fulfilment: Promise<void> | undefined;
   let fulfilled = false;
+  // The merchant asked for the refund; REFUNDED comes with the processor's event (or a sync that sees it).
+  let refundRequested = false;
+  let refundWaitOver = false;
+  let refundEmail: Promise<void> | undefined;
+  let refundEmailSent = false;
+  /** The details a COD confirmation was made with (a double click with the same ones answers the same). */
+  let codDetailsKey: string | undefined;
+  /** Signals and updates queued or running: the run never ends under one of them. */
+  let busy = 0;
 
   // A workflow started (or restarted) by a late event resumes from what the database holds. The load is the
   // first item of the queue below, so handlers registered before it finishes wait for it.
@@ -62,6 +103,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
     status = loaded.status;
     publishStatus();
     attempt = loaded.paymentAttempt;
+    refundRequested = loaded.refundRequested === true; // absent in histories recorded before refunds existed
     if (loaded.hasOrder) {
       fulfilment = Promise.resolve();
       fulfilled = true;
@@ -71,8 +113,10 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
   // One change at a time: signals and updates that arrive together are applied in order.
   let lock: Promise<unknown> = load;
   function exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    busy += 1;
     const run = lock.then(fn);
     lock = run.catch(() => undefined);
+    void lock.then(() => (busy -= 1));
     return run;
   }
 
@@ -100,6 +144,11 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
     fulfilled = true;
   }
 
+  async function sendRefundEmail() {
+    await emails.sendRefundConfirmation(token).catch((e: unknown) => log.error('refund email failed', { token, error: String(e) }));
+    refundEmailSent = true;
+  }
+
   async function applyEvent(message: ProcessorEventMessage) {
     if (seenEvents.has(message.eventId)) return;
     seenEvents.add(message.eventId);
@@ -107,14 +156,38 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
     if (outcome.changed) await setStatus(outcome.next, `${message.event} (${message.eventId})`);
     // Every COMPLETED session gets its order exactly once, however many success events arrive.
     if (outcome.effect === 'create_order' && !fulfilment) fulfilment = fulfil();
+    // The shopper hears of the refund once (the email's idempotency key also holds across runs).
+    if (outcome.changed && outcome.next === 'REFUNDED' && !refundEmail) refundEmail = sendRefundEmail();
   }
 
-  async function syncWithProcessor(cause: string): Promise<StatusResult> {
+  /** Asks the processor for the session's payment and applies its status like a webhook; answers that status. */
+  async function syncProcessor(cause: string): Promise<string | null> {
     const found = await payment.getProcessorPaymentStatus(token);
     const event = found ? PAYMENT_STATUS_EVENTS[found.status] : undefined;
     if (found && event) await applyEvent({ eventId: `sync:${found.paymentId}:${found.status}`, event, paymentId: found.paymentId });
     log.info('status sync', { token, cause, processorStatus: found?.status ?? null, status });
+    return found?.status ?? null;
+  }
+
+  async function syncWithProcessor(cause: string): Promise<StatusResult> {
+    await syncProcessor(cause);
     return { status };
+  }
+
+  /** After a refund request: wait for the processor's refund event, asking it now and then, for at most refundWaitMs. */
+  async function awaitRefund() {
+    const since = Date.now();
+    let wait = reconcileAfterMs;
+    while (status === 'COMPLETED' && Date.now() - since < refundWaitMs) {
+      if (await condition(() => status !== 'COMPLETED', Math.min(wait, refundWaitMs - (Date.now() - since)))) break;
+      await exclusive(() => syncWithProcessor('refund reconciliation'));
+      wait = Math.min(wait * 2, REFUND_POLL_MAX_MS);
+    }
+    if (status === 'COMPLETED') {
+      // A late refund event still applies (signal-with-start); backfill-status asks again on demand.
+      log.warn('refund not confirmed by the processor', { token, waitedMs: Date.now() - since });
+      refundWaitOver = true;
+    }
   }
 
   setHandler(statusQuery, () => ({ status }));
@@ -143,8 +216,57 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
     }),
   );
 
+  setHandler(completeCodUpdate, (details: ShopperDetails) =>
+    exclusive(async (): Promise<StatusResult> => {
+      const detailsKey = JSON.stringify(details);
+      if (status === 'COD_CONFIRMED') {
+        // A double click answers the same confirmation; other details now would need a second order.
+        if (codDetailsKey !== undefined && codDetailsKey !== detailsKey) throw refusal('CONFLICT', 'This order is already confirmed');
+        return { status };
+      }
+      if (!canTransition(status, 'COD_CONFIRMED')) {
+        throw refusal('CONFLICT', status === 'PAYMENT_PENDING'
+          ? 'A card payment for this checkout is in progress: cash on delivery is not available'
+          : `This checkout is ${label(status)}: it cannot be confirmed`);
+      }
+      await session.recordShopperDetails(token, details);
+      await session.confirmCashOnDelivery(token);
+      await setStatus('COD_CONFIRMED', 'complete-cod');
+      codDetailsKey = detailsKey;
+      // The order (in pending payment) and both emails, exactly once, as after a card payment.
+      if (!fulfilment) fulfilment = fulfil();
+      return { status };
+    }),
+  );
+
+  setHandler(refundUpdate, () =>
+    exclusive(async (): Promise<RefundResult> => {
+      // Checked again here: two clicks that both passed the API's check are handled one after the other.
+      const refused = refundRefusal({ status, refundRequested });
+      if (refused) throw refusal(refused.code, refused.message);
+      const { refundId } = await payment.refundProcessorPayment(token).catch((err: unknown) => asAnswer(err, 'The processor', 'PROCESSOR_TIMEOUT'));
+      refundRequested = true;
+      refundWaitOver = false;
+      return { status, refund: { state: 'requested', refundId } };
+    }),
+  );
+
+  setHandler(backfillStatusUpdate, () =>
+    exclusive(async (): Promise<BackfillResult> => {
+      const processorStatus = await syncProcessor('backfill-status').catch((err: unknown) => asAnswer(err, 'The processor', 'PROCESSOR_TIMEOUT'));
+      // A COD order is paid to the merchant in cash: only the store knows whether it was marked paid.
+      const cod = status === 'COD_CONFIRMED'
+        ? await storeLookup.syncStoreOrderPayment(token).catch((err: unknown) => asAnswer(err, 'The store', 'STORE_TIMEOUT'))
+        : null;
+      return { status, processorStatus, codPaidAt: cod?.codPaidAt ?? null };
+    }),
+  );
+
   setHandler(payUpdate, () => exclusive(() => syncWithProcessor('pay')));
   setHandler(refreshStatusUpdate, () => exclusive(() => syncWithProcessor('refresh-status')));
+
+  const refundPending = () => status === 'COMPLETED' && refundRequested && !refundWaitOver;
+  const idle = () => (fulfilment === undefined || fulfilled) && (refundEmail === undefined || refundEmailSent) && busy === 0 && allHandlersFinished();
 
   await load;
 
@@ -166,6 +288,11 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
     if (!progressed && canTransition(status, 'ABANDONED')) await exclusive(() => setStatus('ABANDONED', `no progress for ${abandonAfterMs / HOUR} hours`));
   }
 
-  await condition(() => (fulfilment === undefined || fulfilled) && allHandlersFinished());
-  return { status };
+  // Settled. A refund asked for (in this run or a started one) keeps the run until the processor confirms it;
+  // otherwise the run ends once the order, the emails and every queued signal or update are done.
+  for (;;) {
+    if (refundPending()) await awaitRefund();
+    await condition(() => refundPending() || idle());
+    if (!refundPending()) return { status };
+  }
 }

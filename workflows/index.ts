@@ -6,4 +6,8 @@ export { ensureStorefrontAScriptTagWorkflow, checkStorefrontAScriptTagWorkflow, 
 export { processStorefrontAWebhookWorkflow } from './storefront-a-webhook.js';
 export { connectProcessorWorkflow, disconnectProcessorWorkflow } from './processor-connection.js';
 export { connectStorefrontBWorkflow } from './storefront-b-connection.js';
+export { verifyCustomDomainWorkflow } from './custom-domain.js';
+export { walletDomainWorkflow } from './wallet-domain.js';
+export { setupVerificationWorkflow } from './setup-verification.js';
 export { checkoutWorkflow } from './checkout.js';
+export { platformSubscriptionWorkflow } from './platform-subscription.js';

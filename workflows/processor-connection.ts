@@ -2,7 +2,7 @@
 // business found, checkout product created, payment webhook registered) and disconnecting (webhook
 // removed at the processor, connection forgotten). The API seals the key into processor_connections
 // before it starts a connection, so only the merchant id travels through workflow history.
-import { proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { ProcessorActivities } from '../activities/processor.js';
 import {
   describeProcessorFailure,
@@ -11,6 +11,7 @@ import {
   type ProcessorConnectionResult,
   type ProcessorDisconnectResult,
 } from './processor-connection.messages.js';
+import { startOrSignalWalletDomain } from './wallet-domain.js';
 
 // The merchant waits on the answer: one quick retry of a processor call, then tell them (a rejected key is
 // never retried: the activities mark it non-retryable).
@@ -32,7 +33,11 @@ export async function connectProcessorWorkflow({ merchantId }: ProcessorConnecti
     await processor.createProcessorProduct(merchantId);
     webhookAttempted = true;
     await processor.registerProcessorWebhook({ merchantId, idempotencyKey: `webhook-${merchantId}-${workflowInfo().runId}` });
-    return await records.markProcessorConnected(merchantId);
+    const connected = await records.markProcessorConnected(merchantId);
+    // Wallet payments need the checkout domain registered with this account: best effort, in a workflow of its
+    // own. Patched so connections recorded before this step existed still replay.
+    if (patched('wallet-domain-after-connect')) await startOrSignalWalletDomain(merchantId);
+    return connected;
   } catch (err) {
     const failure = describeProcessorFailure(err);
     // Do not leave an endpoint behind that nothing will ever verify; if this fails too, the row keeps its id

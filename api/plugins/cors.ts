@@ -4,7 +4,8 @@
 //   2. any subdomain of the service domain (merchant checkouts);
 //   3. https://checkout.<domain> and https://<domain> of a verified custom domain (asked of `customOrigin`);
 //   4. https://<shop><storefront A shop suffix>, for the script tag.
-// Outside production, http is accepted for 2 and the sandbox's own pages are allowed.
+// Outside production, http is accepted for 2 and 3 (local checkouts keep http and the API port), and the
+// sandbox's own pages are allowed.
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../domain/errors.js';
@@ -40,7 +41,7 @@ export async function isAllowedOrigin(origin: string, policy: OriginPolicy): Pro
   const domain = policy.serviceDomain.toLowerCase();
   if (schemeOk && (host === domain || host.endsWith(`.${domain}`))) return true;
   if (secure && host.endsWith(policy.storefrontAShopSuffix) && host.length > policy.storefrontAShopSuffix.length) return true;
-  if (secure && policy.isCustomDomainHost) return policy.isCustomDomainHost(host);
+  if (schemeOk && policy.isCustomDomainHost) return policy.isCustomDomainHost(host);
   return false;
 }
 

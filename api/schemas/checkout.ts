@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { CHECKOUT_STATUSES } from '../../domain/checkout-status.js';
 import { branding } from './merchant.js';
+import { PIXEL_EVENTS, PIXEL_PLATFORMS } from '../../domain/pixels.js';
 
 // ---------------------------------------------------------------------------------------------------
 // POST /api/checkout/create. Strict at every level: a cart never carries prices (they come from the store),
@@ -94,6 +95,15 @@ export const shippingQuote = z.object({
   reason: z.enum(['free_rate', 'threshold']).optional(),
 });
 
+/** A tracking pixel as the checkout page loads it (the merchant's active pixels; none on previews). */
+export const pixelConfig = z
+  .object({
+    platform: z.enum(PIXEL_PLATFORMS),
+    trackingId: z.string(),
+    events: z.array(z.enum(PIXEL_EVENTS)).describe('Fire these; `purchase` with the session token as event id (once per session)'),
+  })
+  .meta({ id: 'PixelConfig' });
+
 export const shippingAddress = z.object({
   name: z.string(),
   line1: z.string(),
@@ -117,12 +127,15 @@ export const sessionBundleResponse = z
     checkoutTexts: z.record(z.string(), z.string()),
     codEnabled: z.boolean(),
     shipping: z.array(shippingQuote).describe("The merchant's rates converted with the session's FX snapshot, cheapest first"),
-    pixels: z.array(z.unknown()).describe('Tracking pixels (configured with the commercial extras)'),
+    pixels: z.array(pixelConfig).describe('The merchant\'s active tracking pixels (empty on previews); `purchase` fires with the session token as event id'),
     shopper: z
-      .object({ email: z.string().nullable(), address: shippingAddress.nullable(), shippingRateId: z.string().nullable() })
+      .object({
+        email: z.string().nullable(),
+        address: shippingAddress.nullable(),
+        shippingRateId: z.string().nullable(),
+        discountCode: z.string().nullable().describe('The code applied at the last init-payment'),
+        orderBumpIds: z.array(z.string()).describe('Order bumps accepted at the last init-payment'),
+      })
       .describe('What the shopper entered so far on this session'),
   })
   .meta({ id: 'CheckoutSessionBundle' });
-
-/** Upsells, pixels and order bumps: the shape is final, the merchant's records come with the commercial extras. */
-export const extrasResponse = z.object({ items: z.array(z.unknown()) }).meta({ id: 'CheckoutExtras' });

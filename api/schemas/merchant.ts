@@ -82,7 +82,7 @@ export const configPatch = z
     checkoutTexts: checkoutTexts.optional(),
     codEnabled: z.boolean().optional(),
     shippingRates: z.array(shippingRateInput).max(20).optional().describe('Replaces the whole list, in this order'),
-    onboardingCompletedAt: z.iso.datetime().nullable().optional(),
+    onboardingCompletedAt: z.iso.datetime().nullable().optional().describe('Set by setup verification only: a timestamp keeps the recorded instant (SETUP_NOT_VERIFIED before verification passed); null re-opens the wizard'),
   })
   .strict();
 

@@ -50,8 +50,8 @@ export function storefrontAStackOf(stack: TestStack): StorefrontAStack {
   return { stack, app: stack.app, url: stack.apiUrl, secrets: createSecretBox(stack.config.secretsKey!), close: () => stack.close() };
 }
 
-/** A merchant row and a session token for it. */
-export const createMerchant = (s: StorefrontAStack, name = 'Shop') => createTestMerchant(s.stack.database.db, s.app, name);
+/** A merchant row and a session token for it, on a paid plan unless `plan: 'demo'` (test/harness/merchants.ts). */
+export const createMerchant = (s: StorefrontAStack, name = 'Shop', opts: { plan?: 'demo' | string } = {}) => createTestMerchant(s.stack.database.db, s.app, name, opts);
 
 export async function call(s: StorefrontAStack, method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, opts: { token?: string; body?: unknown } = {}) {
   const res = await s.app.inject({ method, url, payload: opts.body as Json | undefined, headers: opts.token ? { authorization: `Bearer ${opts.token}` } : {} });

@@ -219,6 +219,29 @@ describe('processor client: wallet domains, plans and memberships', () => {
   });
 });
 
+describe('processor client: renewing a membership on the card on file', () => {
+  it('given an active membership, when the platform charges its renewal, then it is charged once per idempotency key and fails as the control plane says', async () => {
+    const client = processor.client({ apiKey: 'sk_sandbox_platform' });
+    expect((await client.validateKey()).id).toBe('biz_sandboxplatform');
+    const plan = await client.createPlan({ name: 'Starter', amount: 2_900, currency: 'EUR', interval: 'month' }, 'plan-starter');
+    expect((await client.createPlan({ name: 'Starter', amount: 2_900, currency: 'EUR', interval: 'month' }, 'plan-starter')).id).toBe(plan.id);
+    const pending = await client.createMembership({ plan_id: plan.id, metadata: { platform_billing_merchant_id: 'm_1' } }, 'mem-renew');
+    await expectKind(client.renewMembership(pending.id, 'renew-too-early'), 'rejected');
+    await paySucceeded(pending.payment_url);
+    const active = await client.getMembership(pending.id);
+
+    const renewal = await client.renewMembership(pending.id, 'renew-1');
+    expect(renewal).toMatchObject({ status: 'succeeded', amount: 2_900, membership_id: pending.id, metadata: { platform_billing_merchant_id: 'm_1' } });
+    expect((await client.renewMembership(pending.id, 'renew-1')).id).toBe(renewal.id);
+    expect((await client.getMembership(pending.id)).current_period_end! > active.current_period_end!).toBe(true);
+
+    expect((await processor.control('POST', `memberships/${pending.id}/renewal-outcome`, { outcome: 'failed' })).status).toBe(200);
+    expect(await client.renewMembership(pending.id, 'renew-2')).toMatchObject({ status: 'failed', failure_reason: 'card_declined' });
+    expect(await client.getMembership(pending.id)).toMatchObject({ status: 'past_due', valid: false });
+    await expectKind(processor.client().renewMembership(pending.id, 'renew-3'), 'not_found');
+  });
+});
+
 describe('processor client: errors', () => {
   it('given a wrong key, when any call is made, then it is unauthorized (the service maps this to INVALID_PROCESSOR_KEY)', async () => {
     const err = await expectKind(processor.client({ apiKey: 'sk_wrong' }).validateKey(), 'unauthorized');

@@ -84,10 +84,12 @@ export interface ProcessorClient {
   refundPayment(paymentId: string, idempotencyKey: string): Promise<Refund>;
   registerWalletDomain(domain: string): Promise<WalletDomain>;
   listWalletDomains(): Promise<WalletDomain[]>;
-  createPlan(input: CreatePlanInput): Promise<Plan>;
+  createPlan(input: CreatePlanInput, idempotencyKey?: string): Promise<Plan>;
   createMembership(input: CreateMembershipInput, idempotencyKey?: string): Promise<Membership>;
   getMembership(membershipId: string): Promise<Membership>;
   cancelMembership(membershipId: string): Promise<Membership>;
+  /** Charges the membership's next period on its card on file; answers that payment (succeeded or failed). */
+  renewMembership(membershipId: string, idempotencyKey: string): Promise<Payment>;
 }
 
 export function createProcessorClient(options: ProcessorClientOptions): ProcessorClient {
@@ -126,9 +128,10 @@ export function createProcessorClient(options: ProcessorClientOptions): Processo
     refundPayment: (paymentId, idempotencyKey) => call(refundSchema, 'POST', `/v1/payments/${seg(paymentId)}/refund`, { body: {}, idempotencyKey }),
     registerWalletDomain: (domain) => call(walletDomainSchema, 'POST', '/v1/wallet_domains', { body: { domain } }),
     listWalletDomains: async () => (await call(listSchema(walletDomainSchema), 'GET', '/v1/wallet_domains')).data,
-    createPlan: (input) => call(planSchema, 'POST', '/v1/plans', { body: input }),
+    createPlan: (input, idempotencyKey) => call(planSchema, 'POST', '/v1/plans', { body: input, idempotencyKey }),
     createMembership: (input, idempotencyKey) => call(membershipSchema, 'POST', '/v1/memberships', { body: input, idempotencyKey }),
     getMembership: (membershipId) => call(membershipSchema, 'GET', `/v1/memberships/${seg(membershipId)}`),
     cancelMembership: (membershipId) => call(membershipSchema, 'POST', `/v1/memberships/${seg(membershipId)}/cancel`, { body: {} }),
+    renewMembership: (membershipId, idempotencyKey) => call(paymentSchema, 'POST', `/v1/memberships/${seg(membershipId)}/renew`, { body: {}, idempotencyKey }),
   };
 }

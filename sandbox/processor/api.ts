@@ -109,5 +109,8 @@ export async function apiRoutes(v1: FastifyInstance, { state, pageUrl, onIdempot
     reply.code(201).send(state.createMembership(biz(request), parse(membershipBody, request.body), pageUrl(request))),
   );
   v1.get('/memberships/:id', async (request) => state.getMembership(biz(request), parse(idParams, request.params).id));
+  v1.post('/memberships/:id/renew', async (request, reply) =>
+    reply.code(201).send(state.chargeRenewal(biz(request), parse(idParams, request.params).id, pageUrl(request))),
+  );
   v1.post('/memberships/:id/cancel', async (request) => state.cancelMembership(biz(request), parse(idParams, request.params).id));
 }

@@ -53,6 +53,12 @@ export async function controlRoutes(control: FastifyInstance, { state, webhooks,
     state.renewMembership(parse(idParams, request.params).id, parse(renewBody, request.body).outcome, pageUrl(request)),
   );
 
+  control.post('/memberships/:id/renewal-outcome', async (request) => {
+    const { outcome } = parse(renewBody, request.body);
+    const membership = state.setRenewalOutcome(parse(idParams, request.params).id, outcome);
+    return { membershipId: membership.id, renewalOutcome: outcome };
+  });
+
   control.post('/wallet_domains', async (request) => {
     const { domain, status } = parse(walletDomainBody, request.body);
     return { domain, status, updated: state.forceWalletDomainStatus(domain, status) };

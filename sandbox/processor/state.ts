@@ -21,6 +21,9 @@ import type {
 export const DEFAULT_API_KEY = 'sk_sandbox_demo';
 export const DEFAULT_BUSINESS_ID = 'biz_sandboxdemo';
 export const DEFAULT_BUSINESS_NAME = 'Sandbox Demo Business';
+/** The service's own account (platform billing charges merchants' plans on it), seeded like the demo one. */
+export const PLATFORM_API_KEY = 'sk_sandbox_platform';
+export const PLATFORM_BUSINESS_ID = 'biz_sandboxplatform';
 /** Like the real platforms: a bounded number of endpoints per account. */
 export const MAX_WEBHOOK_ENDPOINTS = 16;
 
@@ -95,16 +98,19 @@ export class ProcessorState {
   private walletOutcomes = new Map<string, WalletDomainStatus>();
   private plans = new Map<string, Plan>();
   private memberships = new Map<string, Membership>();
+  /** Control plane: how the next renewal charges of a membership end (default: they succeed). */
+  private renewalOutcomes = new Map<string, 'succeeded' | 'failed'>();
 
   constructor(private readonly emit: Emit) {
     this.reset();
   }
 
   reset(): void {
-    for (const map of [this.accounts, this.products, this.webhooks, this.payments, this.refunds, this.walletDomains, this.walletOutcomes, this.plans, this.memberships]) {
+    for (const map of [this.accounts, this.products, this.webhooks, this.payments, this.refunds, this.walletDomains, this.walletOutcomes, this.plans, this.memberships, this.renewalOutcomes]) {
       map.clear();
     }
     this.createAccount({ apiKey: DEFAULT_API_KEY, businessName: DEFAULT_BUSINESS_NAME, businessId: DEFAULT_BUSINESS_ID });
+    this.createAccount({ apiKey: PLATFORM_API_KEY, businessName: 'Checkout Platform (sandbox)', businessId: PLATFORM_BUSINESS_ID });
   }
 
   // ── accounts ──────────────────────────────────────────────────────────────────────────────────────
@@ -406,6 +412,22 @@ export class ProcessorState {
     membership.latest_payment_id = payment.id;
     this.settle(payment, outcome, { last4, failureReason: 'card_declined' });
     return { membership, payment };
+  }
+
+  /**
+   * The API's renewal: charges the membership's next period on the card of its last payment, ending as the
+   * control plane set for it (default succeeded). Its Idempotency-Key makes a retried charge answer the first.
+   */
+  chargeRenewal(businessId: string, id: string, pageUrl: (id: string) => string): Payment {
+    this.getMembership(businessId, id);
+    return this.renewMembership(id, this.renewalOutcomes.get(id) ?? 'succeeded', pageUrl).payment;
+  }
+
+  /** Control plane: how this membership's next renewal charges through the API end. */
+  setRenewalOutcome(id: string, outcome: 'succeeded' | 'failed'): Membership {
+    const membership = this.getMembership(undefined, id);
+    this.renewalOutcomes.set(id, outcome);
+    return membership;
   }
 
   // ── webhook data ──────────────────────────────────────────────────────────────────────────────────

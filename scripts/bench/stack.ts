@@ -15,6 +15,7 @@ import { migrate } from '../../prisma/migrate.js';
 import { DEMO_STORE } from '../../sandbox/storefront-b/state.js';
 import { startPostgres, type PostgresCluster } from '../../test/harness/postgres.js';
 import { startServiceStack, type ServiceStack } from '../../test/harness/service-stack.js';
+import { givePaidPlan } from '../../test/harness/billing.js';
 import { startTemporalDevServer, type TemporalDevServer } from '../lib/temporal-dev-server.js';
 
 export interface BenchMerchant {
@@ -111,6 +112,8 @@ async function createMerchant(service: ServiceStack): Promise<BenchMerchant> {
   await api(service, 'PATCH', '/api/merchant/config', { shippingRates: [{ name: 'Express', basePriceCents: 1290 }, { name: 'Standard', basePriceCents: 490 }] }, token);
   const storeUrl = `${service.urls.storefrontB}/stores/demo`;
   await api(service, 'POST', '/api/merchant/storefront-b/connect', { storeUrl, consumerKey: DEMO_STORE.consumerKey, consumerSecret: DEMO_STORE.consumerSecret }, token);
+  // A paid plan, as a merchant who went through billing has: a Demo merchant's checkouts pass through.
+  await givePaidPlan(service.db, id);
   return { id, token, email, storeUrl };
 }
 

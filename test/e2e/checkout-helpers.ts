@@ -7,6 +7,7 @@ import type { TestStack } from '../harness/stack.js';
 import { consent, openCallback, openInstall, saveInputs, storefrontAStackOf } from '../../api/test/storefront-a-stack.js';
 import { STOREFRONT_A_API_VERSION } from '../../integrations/storefront-a/client.js';
 import type { SimOrder, SimShop } from '../../sandbox/storefront-a/state.js';
+import { givePaidPlan } from '../harness/billing.js';
 
 export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -59,8 +60,15 @@ export interface Merchant {
   email: string;
 }
 
-/** A merchant registered through the API, its own processor account connected, and two shipping rates. */
-export async function merchantWithProcessor(stack: TestStack, shopName: string): Promise<Merchant> {
+/** Plan of a test merchant: a paid one by default (a Demo merchant's checkouts pass through to the store). */
+export interface MerchantOptions {
+  plan?: 'demo' | string;
+  /** storefrontAMerchant: the shop's currency (default EUR; the checkout converts EUR rates with the FX table). */
+  currency?: string;
+}
+
+/** A merchant registered through the API, its own processor account connected, two shipping rates, on a paid plan (unless `plan: 'demo'`). */
+export async function merchantWithProcessor(stack: TestStack, shopName: string, opts: MerchantOptions = {}): Promise<Merchant> {
   const account = await control(stack.urls.processor, 'POST', 'accounts', { businessName: shopName });
   expect(account.status, JSON.stringify(account.body)).toBe(201);
   const email = `owner-${unique()}@shop.test`;
@@ -71,14 +79,16 @@ export async function merchantWithProcessor(stack: TestStack, shopName: string):
   expect(connect.status, JSON.stringify(connect.body)).toBe(200);
   const rates = await api(stack, 'PATCH', '/api/merchant/config', { shippingRates: [{ name: 'Express', basePriceCents: 1290 }, { name: 'Standard', basePriceCents: 490 }] }, token);
   expect(rates.status).toBe(200);
-  return { token, id: reg.body.merchant.id as string, email };
+  const id = reg.body.merchant.id as string;
+  if (opts.plan !== 'demo') await givePaidPlan(stack.database.db, id, opts.plan);
+  return { token, id, email };
 }
 
 /** A merchant with the processor connected and a storefront A shop of its own (the demo catalogue), installed through OAuth. */
-export async function storefrontAMerchant(stack: TestStack, shopName: string): Promise<Merchant & { shop: SimShop }> {
-  const merchant = await merchantWithProcessor(stack, shopName);
+export async function storefrontAMerchant(stack: TestStack, shopName: string, opts: MerchantOptions = {}): Promise<Merchant & { shop: SimShop }> {
+  const merchant = await merchantWithProcessor(stack, shopName, opts);
   const host = `e2e-${unique()}.myshopify.com`;
-  const created = await control(stack.urls.storefrontA, 'POST', 'shops', { shop: host, name: shopName });
+  const created = await control(stack.urls.storefrontA, 'POST', 'shops', { shop: host, name: shopName, ...(opts.currency ? { currency: opts.currency } : {}) });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   const s = storefrontAStackOf(stack);
   const callback = await openCallback(s, await consent(await openInstall(s, await saveInputs(s, merchant.token, { shop: host }))));

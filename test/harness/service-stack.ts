@@ -110,7 +110,7 @@ export async function startServiceStack(opts: ServiceStackOptions): Promise<Serv
 
   const db = opts.db ?? createDb(opts.databaseUrl, { max: 10 });
   const temporal = await connectTemporal(opts.temporalAddress, opts.workflowBundle);
-  const config = testConfig({
+  const base = testConfig({
     API_PORT: String(apiPort),
     PUBLIC_API_URL: apiUrl,
     APP_ORIGIN: apiUrl,
@@ -118,6 +118,9 @@ export async function startServiceStack(opts: ServiceStackOptions): Promise<Serv
     ...sandboxes.env,
     ...opts.env,
   });
+  // These simulators are the sandbox: their pages are allowed origins (CORS) as the fixed-port ones are for
+  // `npm start`, so the script tag can call the API from the shop's page in a browser test.
+  const config: Config = { ...base, sandbox: { ...base.sandbox, urls: { ...base.sandbox.urls, ...urls } } };
   const { urlGuard } = sandboxes;
   const worker = opts.worker === false ? null : await temporal.createWorker(createActivities({ config, db, urlGuard }));
   const running = worker?.run();

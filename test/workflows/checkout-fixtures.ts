@@ -9,6 +9,7 @@ import { processorAad } from '../../workflows/processor-connection.messages.js';
 import type { CheckoutWorkflowInput, ShopperDetails } from '../../workflows/checkout.messages.js';
 import { DEMO_APP, DEMO_SHOP } from '../../sandbox/storefront-a/simulator.js';
 import type { ActivityRig } from '../harness/activity-rig.js';
+import { givePaidPlan } from '../harness/billing.js';
 
 export const SHIPPING_MINOR = 490;
 
@@ -28,6 +29,8 @@ export async function createSellingMerchant(rig: ActivityRig): Promise<SellingMe
     data: { email, passwordHash: 'x', shopName: 'Timer Shop', phone: '+49 30 1234', slug: `timer-${i}`, storePlatform: 'STOREFRONT_A', shopDomain: DEMO_SHOP },
   });
   const rate = await db.shippingRate.create({ data: { merchantId: merchant.id, name: 'Standard', basePriceCents: SHIPPING_MINOR, position: 0 } });
+  // Selling needs a paid plan (a Demo merchant's checkouts pass through), as through the API.
+  await givePaidPlan(db, merchant.id);
 
   const accessToken = rig.sims.storefrontA.install(DEMO_SHOP);
   await db.storefrontAConnection.create({

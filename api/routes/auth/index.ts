@@ -20,7 +20,7 @@ import { errorResponse } from '../../schemas/common.js';
 import { email, ok, phone, sessionResponse } from '../../schemas/merchant.js';
 import { limit } from '../../plugins/rate-limits.js';
 import { SESSION_COOKIE } from '../../plugins/auth.js';
-import { toMerchantView } from '../merchant/view.js';
+import { merchantViewInclude, toMerchantView } from '../merchant/view.js';
 import { queueAccountEmail } from './account-emails.js';
 
 const registerBody = z
@@ -56,7 +56,7 @@ async function createMerchant(deps: RouteDeps, data: { email: string; passwordHa
   for (let attempt = 0; attempt < 6; attempt++) {
     const slug = attempt === 0 ? base : withSuffix(base, randomBytes(3).toString('hex'));
     try {
-      return await deps.db.merchant.create({ data: { ...data, slug }, include: { shippingRates: true } });
+      return await deps.db.merchant.create({ data: { ...data, slug }, include: merchantViewInclude });
     } catch (err) {
       if (!(err instanceof Prisma.PrismaClientKnownRequestError) || err.code !== 'P2002') throw err;
       const target = JSON.stringify(err.meta ?? {});
@@ -116,7 +116,7 @@ export const authRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =>
       response: { 200: sessionResponse, 400: errorResponse, 401: errorResponse, 429: errorResponse },
     },
   }, async (request, reply) => {
-    const merchant = await db.merchant.findUnique({ where: { email: request.body.email }, include: { shippingRates: true } });
+    const merchant = await db.merchant.findUnique({ where: { email: request.body.email }, include: merchantViewInclude });
     // Same work on both paths: an unknown email verifies against a dummy hash.
     const valid = await verifyPassword(request.body.password, merchant?.passwordHash ?? DUMMY_PASSWORD_HASH);
     if (!merchant || !valid) throw new AppError('INVALID_CREDENTIALS', 'Email or password is wrong');
@@ -162,7 +162,7 @@ export const authRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =>
     const merchant = await db.merchant.update({
       where: { id: row.merchantId },
       data: { passwordHash: await hashPassword(request.body.password), passwordChangedAt: new Date(Math.floor(Date.now() / 1000) * 1000) },
-      include: { shippingRates: true },
+      include: merchantViewInclude,
     });
     await db.oneTimeToken.updateMany({ where: { merchantId: merchant.id, purpose: 'PASSWORD_RESET', usedAt: null }, data: { usedAt: new Date() } });
     const token = app.startSession(reply, { merchantId: merchant.id, shopDomain: merchant.shopDomain ?? '' });

@@ -67,11 +67,11 @@ async function appWith(deps: AppDeps): Promise<FastifyInstance> {
 
 let shopN = 0;
 /** A storefront A shop in the sandbox, installed, and a merchant connected to it (row inserted, token sealed). */
-async function shopA(opts: { currency?: string; connected?: boolean } = {}) {
+async function shopA(opts: { currency?: string; connected?: boolean; plan?: 'demo' } = {}) {
   const shop = `co-shop-${++shopN}-${process.pid}.myshopify.com`;
   await control(stack.urls.storefrontA, 'shops', { shop, currency: opts.currency ?? 'EUR' });
   const accessToken = stack.sims.storefrontA.install(shop);
-  const m = await createTestMerchant(db(), stack.app, `Shop A${shopN}`);
+  const m = await createTestMerchant(db(), stack.app, `Shop A${shopN}`, { plan: opts.plan });
   await db().storefrontAConnection.create({
     data: {
       merchantId: m.id,
@@ -94,11 +94,11 @@ async function shopA(opts: { currency?: string; connected?: boolean } = {}) {
 interface SimBProduct { id: number; name: string; price: string; variations: number[]; variation_prices: Array<{ id: number; title: string; price: number }> }
 let storeN = 0;
 /** A storefront B store in the sandbox and a merchant connected to it (row inserted, keys sealed). */
-async function storeB(opts: { currency?: string } = {}) {
+async function storeB(opts: { currency?: string; plan?: 'demo' } = {}) {
   const created = (await control(stack.urls.storefrontB, 'stores', { id: `co-store-${++storeN}-${process.pid}`, currency: opts.currency ?? 'EUR' })) as {
     id: string; storeUrl: string; consumerKey: string; consumerSecret: string; products: SimBProduct[];
   };
-  const m = await createTestMerchant(db(), stack.app, `Store B${storeN}`);
+  const m = await createTestMerchant(db(), stack.app, `Store B${storeN}`, { plan: opts.plan });
   await db().storefrontBConnection.create({
     data: {
       merchantId: m.id,
@@ -374,11 +374,40 @@ describe('the FX snapshot of a session', () => {
 });
 
 describe('passthrough, workflow start and the dedicated limiter', () => {
-  it('given any merchant today / the passthrough hook says no (billing decides it later) and the contract already allows { passthrough: true }', async () => {
-    const { m } = await shopA();
-    const merchant = await db().merchant.findUniqueOrThrow({ where: { id: m.id } });
+  it('given a merchant on Demo (no plan) / create answers { passthrough: true } for both stores and creates nothing', async () => {
+    const a = await shopA({ plan: 'demo' });
+    const b = await storeB({ plan: 'demo' });
 
-    expect(shouldPassThrough(merchant)).toBe(false);
+    const resA = await create({ platform: 'storefront-a', shop: a.shop, cartToken: a.cart([[0, 0, 1]]) });
+    const resB = await create({ platform: 'storefront-b', storeUrl: b.storeUrl, cart: { items: [{ productId: String(b.simple.id), quantity: 1 }] } });
+
+    expect(resA).toMatchObject({ status: 200, body: { passthrough: true } });
+    expect(resB).toMatchObject({ status: 200, body: { passthrough: true } });
+    expect(await sessionsOf(a.m)).toHaveLength(0);
+    expect(await sessionsOf(b.m)).toHaveLength(0);
+    expect(await db().sessionEvent.count({ where: { session: { merchantId: { in: [a.m.id, b.m.id] } } } })).toBe(0);
+    // Nothing marks the plugin as having delivered a checkout either.
+    expect((await db().storefrontBConnection.findUniqueOrThrow({ where: { merchantId: b.m.id } })).pluginInterceptedAt).toBeNull();
+  });
+
+  it('given the plan changes / ACTIVE and PAST_DUE (grace) create sessions, back on DEMO it passes through again', async () => {
+    const { m, shop, cart } = await shopA({ plan: 'demo' });
+    const createOnce = () => create({ platform: 'storefront-a', shop, cartToken: cart([[0, 0, 1]]) });
+    const setPlan = (planId: string, status: string) =>
+      db().platformSubscription.upsert({ where: { merchantId: m.id }, create: { merchantId: m.id, planId, status }, update: { planId, status } });
+
+    await setPlan('FREE', 'PENDING'); // a first payment started but not confirmed is still Demo
+    expect((await createOnce()).body).toEqual({ passthrough: true });
+    await setPlan('STARTER', 'ACTIVE');
+    expect((await createOnce()).status).toBe(201);
+    await setPlan('STARTER', 'PAST_DUE');
+    expect((await createOnce()).status).toBe(201);
+    await setPlan('FREE', 'DEMO');
+    expect((await createOnce()).body).toEqual({ passthrough: true });
+    expect(await sessionsOf(m)).toHaveLength(2);
+
+    const withPlan = await db().merchant.findUniqueOrThrow({ where: { id: m.id }, include: { platformSubscription: true } });
+    expect(shouldPassThrough(withPlan)).toBe(true);
     const doc = (await call('GET', '/docs/json')).body as {
       paths: Record<string, Record<string, { responses: Record<string, { content: { 'application/json': { schema: { $ref?: string } } } }> }>>;
       components: { schemas: Record<string, { properties?: Record<string, unknown> }> };
@@ -454,7 +483,7 @@ describe('the read paths', () => {
       codEnabled: true,
       shipping: [{ id: expect.any(String), name: 'Standard', price: { amount: 495, currency: 'EUR' }, free: false }],
       pixels: [],
-      shopper: { email: 'ada@shopper.test', address, shippingRateId: 'r1' },
+      shopper: { email: 'ada@shopper.test', address, shippingRateId: 'r1', discountCode: null, orderBumpIds: [] },
     });
   });
 

@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../../../config/index.js';
 import type { Db } from '../../../prisma/client.js';
-import type { Merchant } from '../../../generated/prisma/client.js';
+import type { Merchant, PlatformSubscription } from '../../../generated/prisma/client.js';
 import type { SecretBox } from '../../../security/secrets.js';
 import { UnsafeUrlError, type UrlGuard } from '../../../security/ssrf.js';
 import { AppError } from '../../../domain/errors.js';
@@ -20,6 +20,7 @@ import { isValidShopHost } from '../../../integrations/storefront-a/oauth.js';
 import { createStorefrontAClient } from '../../../integrations/storefront-a/client.js';
 import { createStorefrontBClient, type StorefrontBClient, type StorefrontBVariation } from '../../../integrations/storefront-b/client.js';
 import { storefrontAAad } from '../../../activities/storefront-a.js';
+import { billingStatusOf } from '../../../activities/platform-billing-status.js';
 import type { SessionLine } from '../../../activities/checkout-session.js';
 import { storefrontBAad } from '../../../workflows/storefront-b-connection.messages.js';
 import { normalizeStoreUrl } from '../merchant/storefront-b.js';
@@ -44,19 +45,25 @@ export interface StoreCart {
   storeCartRef: string | null;
 }
 
+/** A merchant with its plan, read in the same query as the store (no subscription row: Demo). */
+export type BilledMerchant = Merchant & { platformSubscription: Pick<PlatformSubscription, 'planId' | 'status' | 'currentPeriodEnd'> | null };
+
+/** What the store lookups include: the merchant and its plan, one query. */
+const merchantWithPlan = { merchant: { include: { platformSubscription: { select: { planId: true, status: true, currentPeriodEnd: true } } } } } as const;
+
 /** The store a create request names, resolved to its merchant; the cart is read only once passthrough is ruled out. */
 export interface CartSource {
   platform: 'STOREFRONT_A' | 'STOREFRONT_B';
-  merchant: Merchant;
+  merchant: BilledMerchant;
   readCart(): Promise<StoreCart>;
 }
 
 /**
- * Whether this merchant's store keeps its native checkout (plan Demo/FREE: the spec's passthrough, no
- * session created). Billing (issue 7) decides it; until plans exist every merchant gets the hosted checkout.
+ * Whether this merchant's store keeps its native checkout: the plan is Demo/FREE (no paid plan in force,
+ * activities/platform-billing-status.ts), the spec's passthrough, no session created.
  */
-export function shouldPassThrough(_merchant: Merchant): boolean {
-  return false;
+export function shouldPassThrough(merchant: BilledMerchant): boolean {
+  return !billingStatusOf(merchant.platformSubscription).paid;
 }
 
 /** 'cs_' + 24 random bytes in base64url (32 characters, 192 bits): the session's unguessable bearer token. */
@@ -97,7 +104,7 @@ export async function storefrontASource(deps: CartDeps, body: z.output<typeof st
   if (!isValidShopHost(body.shop, config.storefrontA.shopSuffix)) {
     throw new AppError('INVALID_INPUT', `shop: must be a <name>${config.storefrontA.shopSuffix} host`, { fields: { 'body.shop': 'not a shop host' } });
   }
-  const connection = await db.storefrontAConnection.findUnique({ where: { shop: body.shop }, include: { merchant: true } });
+  const connection = await db.storefrontAConnection.findUnique({ where: { shop: body.shop }, include: merchantWithPlan });
   if (!connection?.connected || !connection.accessTokenEnc) throw unknownStore();
   const { merchant } = connection;
   const sealed = connection.accessTokenEnc;
@@ -144,7 +151,7 @@ export async function storefrontBSource(deps: CartDeps, body: z.output<typeof st
   } catch {
     throw new AppError('INVALID_INPUT', 'storeUrl: not a URL', { fields: { 'body.storeUrl': 'not a URL' } });
   }
-  const connection = await db.storefrontBConnection.findUnique({ where: { storeUrl }, include: { merchant: true } });
+  const connection = await db.storefrontBConnection.findUnique({ where: { storeUrl }, include: merchantWithPlan });
   if (!connection) throw unknownStore();
   const { merchant } = connection;
   return {

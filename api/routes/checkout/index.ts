@@ -13,19 +13,19 @@ import { MoneyError, money } from '../../../domain/money.js';
 import { quoteShippingRates, type ShippingRateInput } from '../../../domain/shipping.js';
 import { isPreviewToken, isSessionToken } from '../../../domain/tokens.js';
 import { sessionFxRates, sessionLines, type SessionLine } from '../../../activities/checkout-session.js';
+import { sessionBumpLines } from '../../../activities/checkout-pricing.js';
 import { checkoutWorkflowId, type CheckoutWorkflowInput, type ShippingAddress } from '../../../workflows/checkout.messages.js';
 import { limit } from '../../plugins/rate-limits.js';
 import { errorResponse } from '../../schemas/common.js';
 import {
   createCheckoutBody,
   createCheckoutResponse,
-  extrasResponse,
   passthroughResponse,
   sessionBundleResponse,
   sessionStatusResponse,
   tokenParams,
 } from '../../schemas/checkout.js';
-import { checkoutOrigin } from '../merchant/view.js';
+import { checkoutOriginWith, verifiedCustomHostname } from '../../checkout-host.js';
 import { checkCurrency, newSessionToken, shouldPassThrough, snapshotFxRates, storefrontASource, storefrontBSource, subtotalOf, type CartDeps } from './create.js';
 
 const tags = ['checkout'];
@@ -74,7 +74,8 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
     const { merchant, platform } = source;
     if (shouldPassThrough(merchant)) return reply.code(200).send({ passthrough: true as const });
 
-    const [cart, fx] = await Promise.all([source.readCart(), snapshotFxRates(db)]);
+    // The verified custom domain (if any) is read alongside the store: the checkout URL costs no extra wait.
+    const [cart, fx, customHostname] = await Promise.all([source.readCart(), snapshotFxRates(db), verifiedCustomHostname(db, merchant.id)]);
     checkCurrency(cart.currency, fx);
     let subtotalMinor: number;
     try {
@@ -116,7 +117,7 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
       await db.checkoutSession.delete({ where: { token: sessionToken } });
       throw new AppError('NOT_READY', 'Checkout is temporarily unavailable');
     }
-    return reply.code(201).send({ token: sessionToken, checkoutUrl: `${checkoutOrigin(merchant.slug, config)}/checkout/${sessionToken}` });
+    return reply.code(201).send({ token: sessionToken, checkoutUrl: `${checkoutOriginWith(config, merchant.slug, customHostname)}/checkout/${sessionToken}` });
   });
 
   app.get('/api/checkout/session/:token', {
@@ -175,29 +176,18 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
       checkoutTexts: checkoutTexts(session.checkoutTexts),
       codEnabled: session.codEnabled,
       shipping: quoteShippingRates(session.shippingRates, { currency, subtotal, fxRates: sessionFxRates(session.fxRates) }),
-      // Tracking pixels are configured with the commercial extras (issue 6); the field is part of the bundle already.
-      pixels: [],
+      // A preview fires no tracking: the merchant's ad platforms would count a checkout nobody made.
+      pixels: isPreviewToken(session.token) ? [] : session.pixels,
       shopper: {
         email: session.email,
         address: shippingAddress(session.shippingAddress as unknown as ShippingAddress | null),
         shippingRateId: session.shippingRateId,
+        discountCode: session.discountCode,
+        orderBumpIds: sessionBumpLines(session.orderBumps).map((b) => b.bumpId),
       },
     };
   });
-
-  // Upsells, pixels and order bumps: their merchant CRUD comes with the commercial extras (issue 6). The answer's
-  // shape is final, so the checkout page is built against it now.
-  const extras = (path: 'upsells' | 'pixels' | 'order-bumps', what: string) =>
-    app.get(`/api/checkout/:token/${path}`, {
-      schema: { tags, summary: `The ${what} configured for this checkout`, params: tokenParams, response: { 200: extrasResponse, 404: errorResponse } },
-    }, async (request) => {
-      const session = await db.checkoutSession.findUnique({ where: { token: token(request.params.token) }, select: { token: true } });
-      if (!session) throw noSession();
-      return { items: [] };
-    });
-  extras('upsells', 'upsell offers');
-  extras('pixels', 'tracking pixels');
-  extras('order-bumps', 'order bumps');
+  // Upsells, pixels, order bumps and validate-discount: routes/checkout/extras.ts.
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -214,6 +204,9 @@ interface BundleRow {
   email: string | null;
   shippingAddress: Prisma.JsonValue;
   shippingRateId: string | null;
+  discountCode: string | null;
+  orderBumps: Prisma.JsonValue;
+  pixels: BundleAnswer['pixels'];
   shopName: string;
   logoUrl: string | null;
   primaryColor: string | null;
@@ -226,17 +219,21 @@ interface BundleRow {
 /**
  * One statement (Prisma's include would send three): the session by its primary key, its merchant by primary key,
  * the rates through their (merchant_id, position) index, aggregated in position order (ties by id, so the order is
- * stable). Read on every request: the status is never served from a cache.
+ * stable), the active tracking pixels through their (merchant_id, ...) unique index. Read on every request: the status
+ * is never served from a cache.
  */
 async function readBundle(db: Db, sessionToken: string): Promise<BundleRow | undefined> {
   const rows = await db.$queryRaw<BundleRow[]>`
     SELECT s.token, s.status, s.currency, s.items, s.subtotal_minor AS "subtotalMinor", s.fx_rates AS "fxRates", s.email,
            s.shipping_address AS "shippingAddress", s.shipping_rate_id AS "shippingRateId",
+           s.discount_code AS "discountCode", s.order_bumps AS "orderBumps",
            m.shop_name AS "shopName", m.logo_url AS "logoUrl", m.primary_color AS "primaryColor", m.accent_color AS "accentColor",
            m.checkout_texts AS "checkoutTexts", m.cod_enabled AS "codEnabled",
            COALESCE((SELECT json_agg(json_build_object('id', r.id, 'name', r.name, 'free', r.free, 'basePriceCents', r.base_price_cents,
                                                        'freeThresholdCents', r.free_threshold_cents) ORDER BY r.position, r.id)
-                     FROM shipping_rates r WHERE r.merchant_id = s.merchant_id), '[]'::json) AS "shippingRates"
+                     FROM shipping_rates r WHERE r.merchant_id = s.merchant_id), '[]'::json) AS "shippingRates",
+           COALESCE((SELECT json_agg(json_build_object('platform', p.platform, 'trackingId', p.tracking_id, 'events', p.events) ORDER BY p.created_at, p.id)
+                     FROM tracking_pixels p WHERE p.merchant_id = s.merchant_id AND p.active), '[]'::json) AS "pixels"
     FROM checkout_sessions s JOIN merchants m ON m.id = s.merchant_id
     WHERE s.token = ${sessionToken}`;
   return rows[0];

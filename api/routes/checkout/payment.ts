@@ -9,6 +9,7 @@ import { isPreviewToken, isSessionToken } from '../../../domain/tokens.js';
 import { checkoutWorkflowId, initPaymentUpdate, payUpdate, refreshStatusUpdate, type StatusResult } from '../../../workflows/checkout.messages.js';
 import { errorResponse } from '../../schemas/common.js';
 import { limit } from '../../plugins/rate-limits.js';
+import { discountCodeInput, orderBumpIds } from '../../schemas/commerce.js';
 
 const tokenParams = z.object({ token: z.string().max(100) });
 const address = z
@@ -28,6 +29,8 @@ export const shopperDetails = z
     email: z.string().trim().toLowerCase().email('enter a valid email address').max(254),
     address,
     shippingRateId: z.string().trim().min(1, 'choose a shipping rate').max(100),
+    discountCode: discountCodeInput.optional().describe('A discount code: validated again here and taken off the merchandise (never shipping)'),
+    orderBumpIds: orderBumpIds.optional().describe('Order bumps the shopper ticked (ids from GET /api/checkout/:token/order-bumps): added to the total and to the store order'),
   })
   .strict();
 
@@ -40,7 +43,7 @@ export const checkoutPaymentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
 
   /** The session must exist; previews are never paid. */
   async function payableSession(token: string) {
-    if (isPreviewToken(token)) throw new AppError('CONFLICT', 'This is a preview: payment is disabled');
+    if (isPreviewToken(token)) throw new AppError('PREVIEW_SESSION', 'This is a preview: payment is disabled');
     const found = isSessionToken(token) ? await db.checkoutSession.findUnique({ where: { token }, select: { token: true, status: true } }) : null;
     if (!found) throw new AppError('NOT_FOUND', 'No such checkout');
     return found;
@@ -61,10 +64,11 @@ export const checkoutPaymentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
     config: limit(config, 'initPayment'),
     schema: {
       tags,
-      summary: "Start the payment: stores the shopper's details, computes the total (items + shipping) and creates the processor payment; answers the hosted payment page. Calling it twice never creates two payments.",
+      summary: "Start the payment: stores the shopper's details, computes the total (items + order bumps + shipping − discount) and creates the processor payment; answers the hosted payment page. Calling it twice never creates two payments.",
+      description: 'A discount code is validated again (it may have expired or been used up since validate-discount): DISCOUNT_UNKNOWN, DISCOUNT_EXPIRED, DISCOUNT_USED_UP, DISCOUNT_MINIMUM_NOT_MET or DISCOUNT_ALREADY_USED (422), nothing stored. An unknown order bump or shipping rate: INVALID_INPUT.',
       params: tokenParams,
       body: shopperDetails,
-      response: { 200: initPaymentResponse, 400: errorResponse, 404: errorResponse, 409: errorResponse, 429: errorResponse },
+      response: { 200: initPaymentResponse, 400: errorResponse, 404: errorResponse, 409: errorResponse, 422: errorResponse, 429: errorResponse },
     },
   }, async (request) => {
     await payableSession(request.params.token);

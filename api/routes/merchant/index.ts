@@ -11,8 +11,9 @@ import { checkPasswordPolicy, hashPassword, verifyPassword } from '../../../secu
 import { UnsafeUrlError } from '../../../security/ssrf.js';
 import { errorResponse } from '../../schemas/common.js';
 import { accountPatch, configPatch, merchantView, publicConfig, sessionResponse, shopPatch } from '../../schemas/merchant.js';
-import { checkoutOrigin, PLATFORM_ENUM, toMerchantView, toPublicConfig } from './view.js';
+import { checkoutOrigin, merchantViewInclude, PLATFORM_ENUM, toMerchantView, toPublicConfig } from './view.js';
 import { queueAccountEmail } from '../auth/account-emails.js';
+import { merchantForCheckoutHost } from '../../checkout-host.js';
 
 const LOGO_TYPES = ['image/png', 'image/svg+xml'];
 
@@ -22,7 +23,7 @@ const tags = ['merchant'];
 export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   const { config, db, urlGuard } = deps;
 
-  const load = (merchantId: string) => db.merchant.findUniqueOrThrow({ where: { id: merchantId }, include: { shippingRates: true } });
+  const load = (merchantId: string) => db.merchant.findUniqueOrThrow({ where: { id: merchantId }, include: merchantViewInclude });
 
   /** The logo must be an https URL (SSRF-checked) that answers a PNG or SVG image. */
   async function checkLogo(url: string): Promise<void> {
@@ -44,7 +45,7 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     const problem = slugProblem(slug);
     if (problem) throw new AppError('INVALID_SLUG', problem);
     try {
-      return await db.merchant.update({ where: { id: merchantId }, data: { slug }, include: { shippingRates: true } });
+      return await db.merchant.update({ where: { id: merchantId }, data: { slug }, include: merchantViewInclude });
     } catch (err) {
       if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') throw new AppError('SLUG_COLLISION', `The slug "${slug}" is taken`);
       throw err;
@@ -59,15 +60,15 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
   app.get('/api/merchant/config/:identifier', {
     schema: {
       tags,
-      summary: 'Public checkout configuration by slug or by checkout host ({slug}.{service domain})',
+      summary: 'Public checkout configuration by slug or by checkout host ({slug}.{service domain}, or a verified checkout.<domain>)',
       params: z.object({ identifier: z.string().trim().toLowerCase().min(1).max(253) }),
       response: { 200: publicConfig, 404: errorResponse },
     },
   }, async (request) => {
     const id = request.params.identifier;
-    const suffix = `.${config.serviceDomain}`;
-    const slug = id.endsWith(suffix) ? id.slice(0, -suffix.length) : id;
-    const merchant = await db.merchant.findUnique({ where: { slug }, include: { shippingRates: true } });
+    // A slug has no dot; a host (port allowed) is a subdomain or a verified custom domain.
+    const slug = id.includes('.') ? (await merchantForCheckoutHost(db, config, id))?.slug : id;
+    const merchant = slug ? await db.merchant.findUnique({ where: { slug }, include: { shippingRates: true } }) : null;
     if (!merchant) throw new AppError('NOT_FOUND', `No checkout is configured for "${id}"`);
     return toPublicConfig(merchant);
   });
@@ -77,13 +78,22 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     schema: {
       tags,
       summary: 'Update branding, checkout texts, COD, shipping rates (whole list) and onboardingCompletedAt',
+      description:
+        'onboardingCompletedAt is set by setup verification (POST /api/merchant/setup-verification) only: a timestamp here keeps the ' +
+        'instant verification recorded, and before verification passed it answers SETUP_NOT_VERIFIED (409) and changes nothing; null ' +
+        're-opens the wizard (the next verification sets it again).',
       ...auth,
       body: configPatch,
-      response: { 200: merchantView, 400: errorResponse, 401: errorResponse },
+      response: { 200: merchantView, 400: errorResponse, 401: errorResponse, 409: errorResponse },
     },
   }, async (request) => {
     const { merchantId } = request.merchant;
     const body = request.body;
+    // A merchant cannot declare itself onboarded: only a passed setup verification sets the instant.
+    if (body.onboardingCompletedAt) {
+      const { onboardingCompletedAt } = await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { onboardingCompletedAt: true } });
+      if (!onboardingCompletedAt) throw new AppError('SETUP_NOT_VERIFIED', 'onboardingCompletedAt is set by setup verification: run POST /api/merchant/setup-verification');
+    }
     if (body.branding?.logoUrl) await checkLogo(body.branding.logoUrl);
     const data: Prisma.MerchantUpdateInput = {};
     if (body.branding) {
@@ -92,7 +102,7 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
       if (body.branding.accentColor !== undefined) data.accentColor = body.branding.accentColor;
     }
     if (body.codEnabled !== undefined) data.codEnabled = body.codEnabled;
-    if (body.onboardingCompletedAt !== undefined) data.onboardingCompletedAt = body.onboardingCompletedAt ? new Date(body.onboardingCompletedAt) : null;
+    if (body.onboardingCompletedAt === null) data.onboardingCompletedAt = null;
     if (body.checkoutTexts) {
       const current = (await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { checkoutTexts: true } })).checkoutTexts as Record<string, string>;
       // Merge: a key set to "" goes back to the default text.
@@ -145,7 +155,7 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     }
     let updated;
     try {
-      updated = await db.merchant.update({ where: { id: merchantId }, data, include: { shippingRates: true } });
+      updated = await db.merchant.update({ where: { id: merchantId }, data, include: merchantViewInclude });
     } catch (err) {
       if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') throw new AppError('EMAIL_EXISTS', 'An account with this email already exists');
       throw err;

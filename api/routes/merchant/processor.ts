@@ -13,6 +13,7 @@ import { errorResponse } from '../../schemas/common.js';
 import { connectProcessorWorkflow, disconnectProcessorWorkflow } from '../../../workflows/processor-connection.js';
 import { processorAad, processorWorkflowIds } from '../../../workflows/processor-connection.messages.js';
 import type { ProcessorConnection } from '../../../generated/prisma/client.js';
+import { walletStatus, walletStatusOf } from './domain.js';
 
 const auth = { security: [{ bearerAuth: [] }] };
 const tags = ['processor'];
@@ -100,11 +101,20 @@ export const processorRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
     onRequest: app.authenticate,
     schema: {
       tags,
-      summary: 'Processor connection status, part by part (never the key or the webhook secret)',
+      summary: 'Processor connection status, part by part (never the key or the webhook secret), and wallet readiness',
+      description:
+        '`wallets`: the checkout domain (the verified custom domain, else the subdomain) as registered with the processor for wallet ' +
+        'payments, by a best-effort workflow after the connection and after a custom domain is verified. ready only when the processor ' +
+        'reports it registered; null while no processor is connected.',
       ...auth,
-      response: { 200: processorStatus, 401: errorResponse },
+      response: { 200: processorStatus.extend({ wallets: walletStatus.nullable() }).meta({ id: 'ProcessorStatusWithWallets' }), 401: errorResponse },
     },
-  }, async (request) => toProcessorStatus(await db.processorConnection.findUnique({ where: { merchantId: request.merchant.merchantId } })));
+  }, async (request) => {
+    const { merchantId } = request.merchant;
+    const row = await db.processorConnection.findUnique({ where: { merchantId } });
+    const wallets = await walletStatusOf(db, config, merchantId, row?.status === 'CONNECTED' ? row.businessId : null);
+    return { ...toProcessorStatus(row), wallets };
+  });
 
   app.post('/api/merchant/processor/connect', {
     onRequest: app.authenticate,

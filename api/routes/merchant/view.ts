@@ -5,7 +5,10 @@ import type { Merchant, ShippingRate } from '../../../generated/prisma/client.js
 import type { z } from 'zod';
 import type { merchantView, publicConfig } from '../../schemas/merchant.js';
 
-export type MerchantWithRates = Merchant & { shippingRates: ShippingRate[] };
+export type MerchantWithRates = Merchant & { shippingRates: ShippingRate[]; customDomain?: { hostname: string; status: string } | null };
+
+/** What toMerchantView reads: the rates, and the custom domain (checkoutOrigin is on it once verified). */
+export const merchantViewInclude = { shippingRates: true, customDomain: { select: { hostname: true, status: true } } } as const;
 
 const PLATFORM = { STOREFRONT_A: 'storefront-a', STOREFRONT_B: 'storefront-b' } as const;
 
@@ -32,7 +35,11 @@ export function toMerchantView(merchant: MerchantWithRates, config: Config): z.i
     shopName: merchant.shopName,
     phone: merchant.phone,
     slug: merchant.slug,
-    checkoutOrigin: checkoutOrigin(merchant.slug, config),
+    checkoutOrigin: originOf(
+      merchant.slug,
+      { production: config.env === 'production', serviceDomain: config.serviceDomain, port: config.api.port },
+      merchant.customDomain?.status === 'VERIFIED' ? merchant.customDomain.hostname : null,
+    ),
     shopDomain: merchant.shopDomain,
     storePlatform: merchant.storePlatform ? PLATFORM[merchant.storePlatform] : null,
     codEnabled: merchant.codEnabled,

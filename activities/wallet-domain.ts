@@ -1,0 +1,101 @@
+// Wallet domain registration with the merchant's processor account: which domain checkouts are served at
+// now (the verified custom domain, else the subdomain), whether the processor has it registered (asked by
+// listing first, registering only when missing, so re-checks never create anything), the recorded status,
+// and the merchant's one email when the processor needs them to act. Best effort: nothing here blocks a
+// checkout; the workflow catches every failure.
+import { ApplicationFailure } from '@temporalio/common';
+import type { Config } from '../config/index.js';
+import type { Db } from '../prisma/client.js';
+import type { SecretBox } from '../security/secrets.js';
+import type { EmailClient } from '../integrations/email/index.js';
+import { createProcessorClient } from '../integrations/processor/index.js';
+import { processorAad } from '../workflows/processor-connection.messages.js';
+import type { WalletDomainStatus, WalletDomainSync } from '../workflows/wallet-domain.messages.js';
+import { classifyFailures } from './failures.js';
+import { escapeHtml } from './email-templates.js';
+import { recordEmail, sendRecordedEmail, type EmailSendResult } from './email-outbox.js';
+
+export const WALLET_DOMAIN_EMAIL_KIND = 'wallet_domain_action';
+
+export interface WalletDomainActivityDeps {
+  db: Db;
+  secrets: SecretBox;
+  config: Config;
+  email: EmailClient;
+  /** Per-call time-out of the processor client (default 10 s). */
+  timeoutMs?: number;
+}
+
+/** The host checkouts of this merchant are served at now. */
+export function currentCheckoutDomain(config: Pick<Config, 'serviceDomain'>, merchant: { slug: string; customDomain: { hostname: string; status: string } | null }): string {
+  return merchant.customDomain?.status === 'VERIFIED' ? merchant.customDomain.hostname : `${merchant.slug}.${config.serviceDomain}`;
+}
+
+/** The email sent when the processor wants the merchant to add the domain in its dashboard. */
+export function renderWalletDomainEmail(data: { shopName: string; domain: string; processorMessage: string | null }) {
+  const intro = `Wallet payments (Apple Pay, Google Pay) on the checkout of ${data.shopName} need one step from you at the payment processor.`;
+  const action = `Add this domain in your processor dashboard (Settings → Wallet domains): ${data.domain}`;
+  const note = 'Card payments keep working meanwhile. We check again regularly and show wallets as ready once the processor reports the domain registered.';
+  const paragraphs = [intro, action, ...(data.processorMessage ? [`The processor says: ${data.processorMessage}`] : []), note];
+  return {
+    subject: `Add ${data.domain} to your processor's wallet domains`,
+    html: `<!doctype html><html><body style="font-family:system-ui,sans-serif">${paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('\n')}<p><code style="font-size:16px">${escapeHtml(data.domain)}</code></p></body></html>`,
+    text: `${paragraphs.join('\n\n')}\n`,
+  };
+}
+
+export function createWalletDomainActivities(deps: WalletDomainActivityDeps) {
+  const { db, secrets, config } = deps;
+  const outbox = { db, email: deps.email, from: config.email.from };
+
+  return classifyFailures({
+    /**
+     * The checkout domain's registration at the processor: listed, else registered; the answer is recorded in
+     * wallet_domains. Skipped when no processor is connected (nothing to register with).
+     */
+    async syncWalletDomain(merchantId: string): Promise<WalletDomainSync> {
+      const [connection, merchant] = await Promise.all([
+        db.processorConnection.findUnique({ where: { merchantId } }),
+        db.merchant.findUnique({ where: { id: merchantId }, select: { slug: true, customDomain: { select: { hostname: true, status: true } } } }),
+      ]);
+      if (!merchant) return { kind: 'skipped', reason: 'the merchant no longer exists' };
+      if (!connection || connection.status !== 'CONNECTED' || !connection.businessId) return { kind: 'skipped', reason: 'no processor is connected' };
+      let apiKey: string;
+      try {
+        apiKey = secrets.decrypt(connection.apiKeyEnc, processorAad.apiKey(merchantId));
+      } catch {
+        throw ApplicationFailure.nonRetryable('The stored processor API key cannot be read', 'INTERNAL_ERROR');
+      }
+      const client = createProcessorClient({ apiKey, baseUrl: config.processor.apiUrl, timeoutMs: deps.timeoutMs });
+      const domain = currentCheckoutDomain(config, merchant);
+      const found = (await client.listWalletDomains()).find((d) => d.domain === domain) ?? (await client.registerWalletDomain(domain));
+      const status = found.status.toUpperCase() as Exclude<WalletDomainStatus, 'ERROR'>;
+      const now = new Date();
+      const previous = await db.walletDomain.findUnique({ where: { merchantId } });
+      const sameRegistration = previous?.domain === domain && previous.businessId === connection.businessId;
+      const registeredAt = status === 'REGISTERED' ? ((sameRegistration ? previous.registeredAt : null) ?? now) : null;
+      const data = { domain, businessId: connection.businessId, status, statusMessage: found.status_message, lastCheckedAt: now, registeredAt };
+      await db.walletDomain.upsert({ where: { merchantId }, create: { merchantId, ...data }, update: data });
+      return { kind: 'checked', domain, status, statusMessage: found.status_message };
+    },
+
+    /** The processor could not be asked: recorded on an existing row (wallets are not ready while it lasts). */
+    async recordWalletDomainError(input: { merchantId: string; message: string }): Promise<void> {
+      await db.walletDomain.updateMany({ where: { merchantId: input.merchantId }, data: { status: 'ERROR', statusMessage: input.message.slice(0, 500), lastCheckedAt: new Date() } });
+    },
+
+    /** Tells the merchant the exact domain to add at the processor; once per merchant and domain. */
+    async sendWalletDomainActionEmail(input: { merchantId: string; domain: string }): Promise<EmailSendResult> {
+      const idempotencyKey = `${WALLET_DOMAIN_EMAIL_KIND}:${input.merchantId}:${input.domain}`;
+      const existing = await db.emailMessage.findUnique({ where: { idempotencyKey } });
+      if (existing?.status === 'SENT') return { status: 'ALREADY_SENT', messageId: existing.providerMessageId };
+      const merchant = await db.merchant.findUniqueOrThrow({ where: { id: input.merchantId }, select: { email: true, shopName: true, walletDomain: true } });
+      const processorMessage = merchant.walletDomain?.domain === input.domain ? merchant.walletDomain.statusMessage : null;
+      const rendered = renderWalletDomainEmail({ shopName: merchant.shopName, domain: input.domain, processorMessage });
+      const row = existing ?? (await recordEmail(db, { idempotencyKey, merchantId: input.merchantId, kind: WALLET_DOMAIN_EMAIL_KIND, to: merchant.email, subject: rendered.subject }));
+      return sendRecordedEmail(outbox, row, () => ({ ...rendered, tag: WALLET_DOMAIN_EMAIL_KIND, metadata: { merchantId: input.merchantId, domain: input.domain } }));
+    },
+  });
+}
+
+export type WalletDomainActivities = ReturnType<typeof createWalletDomainActivities>;

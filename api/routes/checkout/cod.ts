@@ -1,0 +1,70 @@
+// Cash on delivery: the shopper confirms on the checkout instead of paying. Like init-payment it goes through
+// the session's workflow (an update), which stores the details and totals, creates the order on the store in a
+// pending-payment state and sends both emails, each exactly once; a double click answers the same confirmation.
+import { z } from 'zod';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { RouteDeps } from '../../app.js';
+import { AppError } from '../../../domain/errors.js';
+import { isCheckoutStatus, type CheckoutStatus } from '../../../domain/checkout-status.js';
+import { isCheckoutToken, isPreviewToken } from '../../../domain/tokens.js';
+import { checkoutWorkflowId, completeCodUpdate, type StatusResult } from '../../../workflows/checkout.messages.js';
+import { errorResponse } from '../../schemas/common.js';
+import { limit } from '../../plugins/rate-limits.js';
+import { shopperDetails } from './payment.js';
+
+const tokenParams = z.object({ token: z.string().max(100).describe('Session token (cs_…)') });
+const codResponse = z
+  .object({
+    status: z.literal('COD_CONFIRMED'),
+    totalMinor: z.number().int().describe('What the shopper pays on delivery, in minor units of `currency`'),
+    currency: z.string().length(3),
+  })
+  .meta({ id: 'CodConfirmation' });
+
+/** A run that has ended (or never existed) cannot take the update: the stored status answers instead. */
+const workflowClosed = (err: unknown) => err instanceof WorkflowNotFoundError || /already completed/i.test((err as Error).message);
+
+export const checkoutCodRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  const { db, temporal, config } = deps;
+
+  app.post('/api/checkout/:token/complete-cod', {
+    // init-payment's numbers, with a counter of its own: each confirmation can create a store order.
+    config: limit(config, 'initPayment'),
+    schema: {
+      tags: ['checkout'],
+      summary: "Confirm a cash-on-delivery order: stores the shopper's details (validated as for init-payment) and the total; the order goes to the store unpaid",
+      description:
+        'The session becomes COD_CONFIRMED; the order is created on the store in a pending-payment state (storefront A: financial status ' +
+        'pending; storefront B: on-hold) and the shopper and the merchant each get one email. Calling it again answers the same confirmation ' +
+        'and never creates a second order. The merchant marks the order paid in the store; backfill-status brings that back. Errors: ' +
+        'PREVIEW_SESSION (a preview), COD_NOT_ENABLED (the merchant offers no cash on delivery), CONFLICT (a card payment is in progress, or ' +
+        'the checkout is completed or abandoned), INVALID_INPUT (details, unknown shipping rate), NOT_FOUND.',
+      params: tokenParams,
+      body: shopperDetails,
+      response: { 200: codResponse, 400: errorResponse, 404: errorResponse, 409: errorResponse, 422: errorResponse, 429: errorResponse },
+    },
+  }, async (request) => {
+    const { token } = request.params;
+    if (isPreviewToken(token)) throw new AppError('PREVIEW_SESSION', 'This is a preview: orders cannot be confirmed');
+    const session = isCheckoutToken(token)
+      ? await db.checkoutSession.findUnique({ where: { token }, select: { status: true, merchant: { select: { codEnabled: true } } } })
+      : null;
+    if (!session || !isCheckoutStatus(session.status)) throw new AppError('NOT_FOUND', 'No such checkout');
+    if (!session.merchant.codEnabled) throw new AppError('COD_NOT_ENABLED', 'This store does not offer cash on delivery');
+
+    let result: StatusResult;
+    try {
+      result = await temporal.client.workflow.getHandle(checkoutWorkflowId(token)).executeUpdate(completeCodUpdate, { args: [request.body] });
+    } catch (err) {
+      if (!workflowClosed(err)) throw err;
+      // The confirmation's run may have ended after its order and emails: a late double click gets the same answer.
+      const stored = (await db.checkoutSession.findUniqueOrThrow({ where: { token }, select: { status: true } })).status as CheckoutStatus;
+      if (stored !== 'COD_CONFIRMED') throw new AppError('CONFLICT', `This checkout is ${stored.toLowerCase().replace('_', ' ')}: it cannot be confirmed`);
+      result = { status: stored };
+    }
+    const row = await db.checkoutSession.findUniqueOrThrow({ where: { token }, select: { totalMinor: true, currency: true } });
+    if (result.status !== 'COD_CONFIRMED' || row.totalMinor === null) throw new AppError('CONFLICT', 'This checkout could not be confirmed');
+    return { status: result.status, totalMinor: row.totalMinor, currency: row.currency };
+  });
+};

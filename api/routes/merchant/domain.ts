@@ -1,0 +1,299 @@
+// The merchant's custom checkout domain (checkout.<domain>): claim it, read its verification status, ask for
+// a re-check now, remove it. The claim is a custom_domains row (unique hostname: DOMAIN_EXISTS, race-safe);
+// proving it is the verification workflow's job (custom-domain-<merchantId>), which alone writes its status.
+// Reads are PostgreSQL only; after a start or a signal the route waits a few seconds for the check it asked
+// for, so a domain whose records exist answers verified at once.
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { FastifyBaseLogger } from 'fastify';
+import { Prisma, type Db } from '../../../prisma/client.js';
+import type { Config } from '../../../config/index.js';
+import type { CustomDomain } from '../../../generated/prisma/client.js';
+import type { RouteDeps } from '../../app.js';
+import { AppError } from '../../../domain/errors.js';
+import { DOMAIN_CHECK_SCHEDULE, apexOf, customDomainProblem, dnsRecordsFor, normalizeHostname } from '../../../domain/hostnames.js';
+import { errorResponse } from '../../schemas/common.js';
+import { checkoutOriginWith } from '../../checkout-host.js';
+import { currentCheckoutDomain } from '../../../activities/wallet-domain.js';
+import { verifyCustomDomainWorkflow } from '../../../workflows/custom-domain.js';
+import { customDomainWorkflowId, recheckDomainSignal, removeDomainSignal, type CustomDomainInput } from '../../../workflows/custom-domain.messages.js';
+import { walletDomainChangedSignal, walletDomainWorkflowId } from '../../../workflows/wallet-domain.messages.js';
+import { walletDomainWorkflow } from '../../../workflows/wallet-domain.js';
+
+const auth = { security: [{ bearerAuth: [] }] };
+const tags = ['custom-domain'];
+/** How long a route waits for the check it started or signalled before answering what is recorded. */
+const CHECK_WAIT_MS = 5_000;
+
+const dnsRecord = z.object({
+  type: z.enum(['CNAME', 'TXT']),
+  name: z.string().describe('The record name to create at your DNS host'),
+  value: z.string(),
+  required: z.boolean().describe('true: create it; false: the alternative proof when your DNS host cannot publish the CNAME as-is'),
+  purpose: z.string(),
+});
+
+export const customDomainStatus = z
+  .object({
+    domain: z.string().describe('checkout.<your domain>'),
+    status: z.enum(['pending', 'verified', 'failed', 'expired']).describe(
+      'pending: checking (now, then after 1 minute doubling to hourly, for 72 hours); verified: checkouts are served and linked there; ' +
+        'failed: 72 hours passed and the records found were wrong; expired: 72 hours passed without any record. failed/expired: fix the records, then POST /api/merchant/domain/verify',
+    ),
+    records: z.array(dnsRecord).describe('The DNS records to create: the CNAME, or the TXT record where the CNAME cannot be published as-is'),
+    verifiedBy: z.enum(['cname', 'txt']).nullable(),
+    checks: z.number().int().describe('DNS checks made so far'),
+    lastCheckedAt: z.string().nullable(),
+    lastError: z.string().nullable().describe('What the last check saw instead of a valid record'),
+    verifiedAt: z.string().nullable(),
+    expiresAt: z.string().nullable().describe('While pending: when checking stops'),
+    checkoutOrigin: z.string().nullable().describe('Once verified: where checkouts are served'),
+  })
+  .meta({ id: 'CustomDomainStatus' });
+
+const domainBody = z.object({
+  domain: z.string().max(300).describe('The checkout hostname, exactly checkout.<your domain> (e.g. checkout.example.com)'),
+});
+
+export const walletStatus = z
+  .object({
+    domain: z.string().describe('The domain checkouts are served at now: the verified custom domain, else the subdomain'),
+    status: z.enum(['registered', 'pending', 'needs_action', 'error', 'not_registered']),
+    ready: z.boolean().describe('Wallet payments can be offered: the processor reports this domain registered for the connected account'),
+    statusMessage: z.string().nullable().describe("The processor's explanation (e.g. what to do in its dashboard)"),
+    lastCheckedAt: z.string().nullable(),
+  })
+  .meta({ id: 'WalletDomainStatus' });
+
+/** Wallet readiness for GET /api/merchant/processor: null without a connected processor business. */
+export async function walletStatusOf(db: Db, config: Pick<Config, 'serviceDomain'>, merchantId: string, businessId: string | null): Promise<z.infer<typeof walletStatus> | null> {
+  if (!businessId) return null;
+  const merchant = await db.merchant.findUnique({
+    where: { id: merchantId },
+    select: { slug: true, customDomain: { select: { hostname: true, status: true } }, walletDomain: true },
+  });
+  if (!merchant) return null;
+  const domain = currentCheckoutDomain(config, merchant);
+  const row = merchant.walletDomain;
+  if (!row || row.domain !== domain || row.businessId !== businessId) {
+    return { domain, status: 'not_registered', ready: false, statusMessage: null, lastCheckedAt: null };
+  }
+  const status = row.status.toLowerCase() as 'registered' | 'pending' | 'needs_action' | 'error';
+  return { domain, status, ready: status === 'registered', statusMessage: row.statusMessage, lastCheckedAt: row.lastCheckedAt.toISOString() };
+}
+
+export const domainRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  const { config, db, temporal } = deps;
+  const workflows = temporal.client.workflow;
+
+  async function slugOf(merchantId: string): Promise<string> {
+    return (await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { slug: true } })).slug;
+  }
+
+  function view(row: CustomDomain, slug: string): z.infer<typeof customDomainStatus> {
+    const verified = row.status === 'VERIFIED';
+    return {
+      domain: row.hostname,
+      status: row.status.toLowerCase() as z.infer<typeof customDomainStatus>['status'],
+      records: dnsRecordsFor(row.hostname, { slug, serviceDomain: config.serviceDomain, token: row.verificationToken }),
+      verifiedBy: row.verifiedBy === 'cname' || row.verifiedBy === 'txt' ? row.verifiedBy : null,
+      checks: row.checks,
+      lastCheckedAt: row.lastCheckedAt?.toISOString() ?? null,
+      lastError: row.lastError,
+      verifiedAt: row.verifiedAt?.toISOString() ?? null,
+      expiresAt: row.status === 'PENDING' ? row.expiresAt.toISOString() : null,
+      checkoutOrigin: verified ? checkoutOriginWith(config, slug, row.hostname) : null,
+    };
+  }
+
+  /** The merchant's claim, answered as the status view; NOT_FOUND without one. */
+  async function current(merchantId: string): Promise<CustomDomain> {
+    const row = await db.customDomain.findUnique({ where: { merchantId } });
+    if (!row) throw new AppError('NOT_FOUND', 'No custom domain is set: add one with POST /api/merchant/domain');
+    return row;
+  }
+
+  /** Waits (reading the row) until the check after `checksBefore` is recorded, or the claim changed; at most CHECK_WAIT_MS. */
+  async function settled(row: CustomDomain, checksBefore: number): Promise<CustomDomain> {
+    const deadline = Date.now() + CHECK_WAIT_MS;
+    let latest: CustomDomain | null = row;
+    while (Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      latest = await db.customDomain.findUnique({ where: { id: row.id } });
+      if (!latest) throw new AppError('NOT_FOUND', 'The custom domain was removed meanwhile');
+      if (latest.checks > checksBefore || latest.status !== 'PENDING') return latest;
+    }
+    return latest;
+  }
+
+  /** Starts verification of this claim (replacing any run left over from an earlier claim). */
+  async function startVerification(row: CustomDomain, log: FastifyBaseLogger): Promise<void> {
+    const input: CustomDomainInput = { merchantId: row.merchantId, domainId: row.id };
+    try {
+      await workflows.start(verifyCustomDomainWorkflow, {
+        workflowId: customDomainWorkflowId(row.merchantId),
+        taskQueue: config.temporal.taskQueue,
+        args: [input],
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+        workflowIdConflictPolicy: 'TERMINATE_EXISTING',
+      });
+    } catch (err) {
+      log.error({ err, merchantId: row.merchantId }, 'custom domain verification could not be started');
+      await db.customDomain.updateMany({ where: { id: row.id, status: 'PENDING' }, data: { status: 'FAILED', lastError: 'Verification could not be started: try POST /api/merchant/domain/verify' } });
+      throw new AppError('NOT_READY', 'Domain verification is temporarily unavailable: try again in a minute');
+    }
+  }
+
+  /** Tells the wallet domain workflow the checkout domain changed (best effort: it skips without a processor). */
+  async function walletDomainChanged(merchantId: string, log: FastifyBaseLogger): Promise<void> {
+    try {
+      await workflows.signalWithStart(walletDomainWorkflow, {
+        workflowId: walletDomainWorkflowId(merchantId),
+        taskQueue: config.temporal.taskQueue,
+        args: [{ merchantId }],
+        signal: walletDomainChangedSignal,
+      });
+    } catch (err) {
+      log.warn({ err, merchantId }, 'wallet domain workflow could not be told about the domain change');
+    }
+  }
+
+  app.post('/api/merchant/domain', {
+    onRequest: app.authenticate,
+    schema: {
+      tags,
+      summary: 'Add a custom checkout domain (checkout.<your domain>) and start its DNS verification',
+      description:
+        'Answers the DNS records to create: the CNAME checkout.<domain> → {slug}.{service domain} (required: it routes the traffic ' +
+        'and proves control), or, where the DNS host cannot publish that CNAME as-is, the TXT _checkout-verify.<domain> with the token ' +
+        '(proof only; traffic must still reach us). Verification checks at once, then after 1 minute doubling to hourly, for 72 hours. ' +
+        '201: claimed now; 200: this domain was already yours (its status). INVALID_INPUT: not checkout.<domain>, not a valid hostname, ' +
+        "an IP, or a host of the service or of storefront A. DOMAIN_EXISTS: another merchant has it. CONFLICT: you have another domain (DELETE it first).",
+      ...auth,
+      body: domainBody,
+      response: { 200: customDomainStatus, 201: customDomainStatus, 400: errorResponse, 401: errorResponse, 404: errorResponse, 409: errorResponse, 503: errorResponse },
+    },
+  }, async (request, reply) => {
+    const { merchantId } = request.merchant;
+    const hostname = normalizeHostname(request.body.domain);
+    const problem = customDomainProblem(hostname, { serviceDomain: config.serviceDomain, storefrontAShopSuffix: config.storefrontA.shopSuffix });
+    if (problem) throw new AppError('INVALID_INPUT', `domain: ${problem}`, { fields: { 'body.domain': problem } });
+    const slug = await slugOf(merchantId);
+
+    const mine = await db.customDomain.findUnique({ where: { merchantId } });
+    if (mine) {
+      if (mine.hostname === hostname) return reply.code(200).send(view(mine, slug));
+      throw new AppError('CONFLICT', `Your checkout domain is ${mine.hostname}: remove it first (DELETE /api/merchant/domain)`);
+    }
+
+    let row: CustomDomain;
+    try {
+      row = await db.$transaction(async (tx) => {
+        // A claim that ran out unproven (expired/failed) does not block the domain's real owner.
+        await tx.customDomain.deleteMany({ where: { hostname, merchantId: { not: merchantId }, status: { in: ['EXPIRED', 'FAILED'] } } });
+        return tx.customDomain.create({
+          data: {
+            merchantId,
+            hostname,
+            apex: apexOf(hostname),
+            verificationToken: randomBytes(16).toString('hex'),
+            expiresAt: new Date(Date.now() + DOMAIN_CHECK_SCHEDULE.giveUpAfterMs),
+          },
+        });
+      });
+    } catch (err) {
+      if (!(err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002')) throw err;
+      // Lost a race: to this merchant's other request (answer its claim) or to another merchant.
+      const again = await db.customDomain.findUnique({ where: { merchantId } });
+      if (again?.hostname === hostname) return reply.code(200).send(view(again, slug));
+      if (again) throw new AppError('CONFLICT', `Your checkout domain is ${again.hostname}: remove it first (DELETE /api/merchant/domain)`);
+      throw new AppError('DOMAIN_EXISTS', `${hostname} is already used by another merchant`);
+    }
+
+    await startVerification(row, request.log);
+    return reply.code(201).send(view(await settled(row, 0), slug));
+  });
+
+  app.get('/api/merchant/domain/status', {
+    onRequest: app.authenticate,
+    schema: {
+      tags,
+      summary: 'The custom domain, its verification status and the DNS records to create',
+      ...auth,
+      response: { 200: customDomainStatus, 401: errorResponse, 404: errorResponse },
+    },
+  }, async (request) => {
+    const row = await current(request.merchant.merchantId);
+    return view(row, await slugOf(row.merchantId));
+  });
+
+  app.post('/api/merchant/domain/verify', {
+    onRequest: app.authenticate,
+    schema: {
+      tags,
+      summary: 'Check the DNS records now',
+      description:
+        'Pending: the running verification checks at once (at most every few seconds) instead of at its next scheduled check. ' +
+        'Failed or expired: a new 72-hour verification starts. Verified: nothing to do. Answers the status after that check ' +
+        '(or what is recorded, if the check takes longer than a few seconds).',
+      ...auth,
+      response: { 200: customDomainStatus, 401: errorResponse, 404: errorResponse, 503: errorResponse },
+    },
+  }, async (request) => {
+    const { merchantId } = request.merchant;
+    let row = await current(merchantId);
+    const slug = await slugOf(merchantId);
+    if (row.status === 'VERIFIED') return view(row, slug);
+
+    if (row.status !== 'PENDING') {
+      const { count } = await db.customDomain.updateMany({
+        where: { id: row.id, status: row.status },
+        data: { status: 'PENDING', expiresAt: new Date(Date.now() + DOMAIN_CHECK_SCHEDULE.giveUpAfterMs) },
+      });
+      row = await current(merchantId);
+      if (count > 0) {
+        await startVerification(row, request.log);
+        return view(await settled(row, row.checks), slug);
+      }
+    }
+    try {
+      // A verification that is no longer running (lost, terminated) is started again with the same claim.
+      await workflows.signalWithStart(verifyCustomDomainWorkflow, {
+        workflowId: customDomainWorkflowId(merchantId),
+        taskQueue: config.temporal.taskQueue,
+        args: [{ merchantId, domainId: row.id }],
+        signal: recheckDomainSignal,
+      });
+    } catch (err) {
+      request.log.error({ err, merchantId }, 'custom domain re-check could not be signalled');
+      throw new AppError('NOT_READY', 'Domain verification is temporarily unavailable: try again in a minute');
+    }
+    return view(await settled(row, row.checks), slug);
+  });
+
+  app.delete('/api/merchant/domain', {
+    onRequest: app.authenticate,
+    schema: {
+      tags,
+      summary: 'Remove the custom domain: verification stops, checkout URLs fall back to the subdomain',
+      ...auth,
+      response: { 200: z.object({ deleted: z.literal(true), domain: z.string(), checkoutOrigin: z.string() }), 401: errorResponse, 404: errorResponse },
+    },
+  }, async (request) => {
+    const { merchantId } = request.merchant;
+    const row = await current(merchantId);
+    const { count } = await db.customDomain.deleteMany({ where: { id: row.id } });
+    if (count === 0) throw new AppError('NOT_FOUND', 'No custom domain is set');
+    try {
+      await workflows.getHandle(customDomainWorkflowId(merchantId)).signal(removeDomainSignal);
+    } catch (err) {
+      // Finished already, or not there: its writes are conditional on the deleted row anyway.
+      if (!(err instanceof WorkflowNotFoundError)) request.log.warn({ err, merchantId }, 'custom domain verification could not be told to stop');
+    }
+    if (row.status === 'VERIFIED') await walletDomainChanged(merchantId, request.log);
+    const slug = await slugOf(merchantId);
+    return { deleted: true as const, domain: row.hostname, checkoutOrigin: checkoutOriginWith(config, slug, null) };
+  });
+};

@@ -1,0 +1,151 @@
+// The onboarding wizard (spec "Onboarding wizard"): its state read from what the merchant has set up
+// (PostgreSQL only), the saved resume step, checkout activation, and setup verification, which runs as a
+// workflow (setup-verification-<merchantId>) because it calls the store. The rules themselves are pure,
+// in domain/onboarding.ts; see docs/onboarding.md.
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { RouteDeps } from '../../app.js';
+import { AppError } from '../../../domain/errors.js';
+import { checkoutActivation as activationOf, paymentCheck, wizardState, type OnboardingFacts } from '../../../domain/onboarding.js';
+import { readOnboardingFacts } from '../../../activities/setup-verification.js';
+import type { checkStorefrontAScriptTagWorkflow } from '../../../workflows/storefront-a-script-tag.js';
+import type { setupVerificationWorkflow } from '../../../workflows/setup-verification.js';
+import { storefrontAWorkflowIds } from '../../../workflows/storefront-a.messages.js';
+import { setupVerificationWorkflowId } from '../../../workflows/setup-verification.messages.js';
+import { errorResponse } from '../../schemas/common.js';
+import { checkoutActivation, onboardingPatch, onboardingState, setupVerificationResult } from '../../schemas/onboarding.js';
+import { toAppError } from '../../plugins/errors.js';
+
+const auth = { security: [{ bearerAuth: [] }] };
+const tags = ['onboarding'];
+const PLATFORM = { STOREFRONT_A: 'storefront-a', STOREFRONT_B: 'storefront-b' } as const;
+/** Far longer than the verification's few store calls take; a stuck run never blocks the next click. */
+const VERIFICATION_TIMEOUT = '2 minutes';
+
+const emailNotVerified = () => new AppError('EMAIL_NOT_VERIFIED', 'Verify your email address first: the wizard starts after the verification screen');
+
+function toOnboardingState(f: OnboardingFacts) {
+  const state = wizardState(f);
+  return {
+    ...state,
+    onboardingCompletedAt: f.onboardingCompletedAt,
+    savedStep: state.steps.some((s) => s.number === f.savedStep) ? f.savedStep : null,
+    platform: f.storePlatform ? PLATFORM[f.storePlatform] : null,
+    payments: { processorReady: f.processorReady, codEnabled: f.codEnabled, canContinue: paymentCheck(f).ok },
+    preview: { openedAt: f.previewOpenedAt },
+  };
+}
+
+export const onboardingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  const { config, db, temporal } = deps;
+
+  app.get('/api/merchant/onboarding', {
+    onRequest: app.authenticate,
+    schema: {
+      tags,
+      summary: 'The onboarding wizard: six steps (filled, unlocked, can continue), the resume step and the final check',
+      description:
+        'Computed from what the merchant has set up, so it is the same on every device. Before the email address is verified the answer ' +
+        'says `locked: true` and `redirect: "verify-email"`; once setup verification passed, `redirect: "dashboard"`.',
+      ...auth,
+      response: { 200: onboardingState, 401: errorResponse },
+    },
+  }, async (request) => toOnboardingState(await readOnboardingFacts(db, request.merchant.merchantId)));
+
+  app.patch('/api/merchant/onboarding', {
+    onRequest: app.authenticate,
+    schema: {
+      tags,
+      summary: 'Save the step the merchant is on, so the wizard resumes there',
+      description: 'Any step 1-6: going back or skipping is always allowed (the Continue gates of steps 4 and 5 are reported as `canContinue`). EMAIL_NOT_VERIFIED (403) before the email address is verified.',
+      ...auth,
+      body: onboardingPatch,
+      response: { 200: onboardingState, 400: errorResponse, 401: errorResponse, 403: errorResponse },
+    },
+  }, async (request) => {
+    const { merchantId } = request.merchant;
+    const { count } = await db.merchant.updateMany({ where: { id: merchantId, emailVerifiedAt: { not: null } }, data: { onboardingStep: request.body.currentStep } });
+    if (count === 0) throw emailNotVerified();
+    return toOnboardingState(await readOnboardingFacts(db, merchantId));
+  });
+
+  app.get('/api/merchant/checkout-activation', {
+    onRequest: app.authenticate,
+    schema: {
+      tags,
+      summary: 'Whether the hosted checkout is live: a real non-preview checkout from a store cart, plus the script tag (A) or the plugin (B)',
+      description:
+        'Storefront A: our script tag is looked for at the store, live (the same check as GET /api/merchant/script-tag/status); when the store cannot ' +
+        'be asked, `scriptTagInstalled` is null with `checkError`. Storefront B: the official plugin has sent us a checkout at least once.',
+      ...auth,
+      response: { 200: checkoutActivation, 401: errorResponse },
+    },
+  }, async (request) => {
+    const { merchantId } = request.merchant;
+    const facts = await readOnboardingFacts(db, merchantId);
+    let storefrontA = null;
+    if (facts.storePlatform === 'STOREFRONT_A') {
+      storefrontA = { scriptTagInstalled: null as boolean | null, scriptTagId: null as string | null, checkedAt: null as string | null, checkError: null as string | null };
+      if (facts.storefrontA?.connected && facts.storefrontA.hasAccessToken) {
+        try {
+          const seen = await temporal.client.workflow.execute<typeof checkStorefrontAScriptTagWorkflow>('checkStorefrontAScriptTagWorkflow', {
+            taskQueue: config.temporal.taskQueue,
+            workflowId: storefrontAWorkflowIds.scriptTagCheck(merchantId),
+            workflowIdConflictPolicy: 'USE_EXISTING',
+            args: [merchantId],
+          });
+          storefrontA = { scriptTagInstalled: seen.installed, scriptTagId: seen.scriptTagId, checkedAt: seen.checkedAt, checkError: null };
+        } catch (err) {
+          const failure = toAppError(err);
+          request.log.warn({ err, merchantId }, 'script tag check failed');
+          storefrontA.checkError = failure.status >= 500 && failure.code === 'INTERNAL_ERROR' ? 'The store could not be asked: try again in a minute' : failure.message;
+        }
+      } else {
+        storefrontA.checkError = 'Storefront A is not connected';
+      }
+    }
+    const activation = activationOf(facts, { scriptTagInstalled: storefrontA?.scriptTagInstalled ?? null });
+    return {
+      active: activation.active,
+      platform: facts.storePlatform ? PLATFORM[facts.storePlatform] : null,
+      realCheckoutExists: activation.realCheckoutExists,
+      firstRealCheckoutAt: facts.firstRealCheckoutAt,
+      storefrontA,
+      storefrontB: facts.storePlatform === 'STOREFRONT_B'
+        ? { pluginIntercepted: facts.storefrontB?.pluginInterceptedAt != null, pluginInterceptedAt: facts.storefrontB?.pluginInterceptedAt ?? null }
+        : null,
+      code: activation.code,
+      reason: activation.reason,
+    };
+  });
+
+  app.post('/api/merchant/setup-verification', {
+    onRequest: app.authenticate,
+    schema: {
+      tags,
+      summary: '"Mark setup verified": runs setup verification and answers its result',
+      description:
+        'The spec\'s seven steps in order, as the workflow setup-verification-<merchantId>: 1 read merchant, processor and billing status ' +
+        '(and block without the logo and colors or a shipping rate: the final check\'s prerequisites no later step covers); ' +
+        '2 block when the processor is not ready and COD is disabled; 3 no active paid plan: `redirect: "billing"`; 4 block without a real ' +
+        'non-preview checkout from a store cart (storefront B: the plugin must have intercepted once); 5 storefront A: install or reinstall our ' +
+        'script tag and check it again; 6 set onboardingCompletedAt; 7 `redirect: "dashboard"`. A blocked run answers 200 with `verified: false`, ' +
+        'the step (`blockedAt`) and the reason (`code`, `reason`). A second click while one runs joins it. EMAIL_NOT_VERIFIED (403) before the ' +
+        'email address is verified.',
+      ...auth,
+      response: { 200: setupVerificationResult, 401: errorResponse, 403: errorResponse },
+    },
+  }, async (request) => {
+    const { merchantId } = request.merchant;
+    const merchant = await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { emailVerifiedAt: true } });
+    if (!merchant.emailVerifiedAt) throw emailNotVerified();
+    return temporal.client.workflow.execute<typeof setupVerificationWorkflow>('setupVerificationWorkflow', {
+      taskQueue: config.temporal.taskQueue,
+      workflowId: setupVerificationWorkflowId(merchantId),
+      // A double click joins the running verification; a finished one never blocks the next.
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+      workflowExecutionTimeout: VERIFICATION_TIMEOUT,
+      args: [{ merchantId }],
+    });
+  });
+};

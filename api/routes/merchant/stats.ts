@@ -1,0 +1,91 @@
+// Checkout statistics and the funnel for the caller's merchant, over a date range. One query: the sessions
+// created in the range, counted per (currency, status), with counts of the milestone columns the timeline
+// events set (activities/session-events.ts). checkout_sessions_stats_idx holds every column it reads, so a
+// merchant's range can be one index-only scan (`npm run bench -- stats`: 100k sessions). The definitions
+// (what completes, what is revenue, COD) are in domain/stats.ts.
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { RouteDeps } from '../../app.js';
+import { Prisma, type Db } from '../../../prisma/client.js';
+import { summarizeFunnel, summarizeStats, type StatsGroup } from '../../../domain/stats.js';
+import { errorResponse } from '../../schemas/common.js';
+import { funnelResponse, STATS_MAX_DAYS, statsQuery, statsResponse } from '../../schemas/orders.js';
+
+const tags = ['merchant'];
+const auth = { security: [{ bearerAuth: [] }] };
+
+/**
+ * The query behind both routes (also EXPLAINed by the bench): the merchant's store-cart sessions created in
+ * [from, to), per currency and status, with plain column counts (milestones are marked cumulatively, see
+ * domain/stats.ts), so the aggregation stays as cheap as the scan.
+ */
+export function statsGroupsSql(merchantId: string, from: Date, to: Date): Prisma.Sql {
+  return Prisma.sql`
+    SELECT currency,
+           status,
+           count(*)::int AS sessions,
+           count(contact_entered_at)::int AS "contactEntered",
+           count(shipping_chosen_at)::int AS "shippingChosen",
+           count(payment_started_at)::int AS "paymentStarted",
+           count(cod_paid_at)::int AS "codPaid",
+           COALESCE(sum(total_minor), 0)::bigint AS "totalMinor",
+           COALESCE(sum(total_minor) FILTER (WHERE cod_paid_at IS NOT NULL), 0)::bigint AS "codPaidMinor"
+    FROM checkout_sessions
+    WHERE merchant_id = ${merchantId}::uuid AND created_at >= ${from} AND created_at < ${to} AND source <> 'preview'
+    GROUP BY currency, status`;
+}
+
+type StatsRow = Omit<StatsGroup, 'totalMinor' | 'codPaidMinor'> & { totalMinor: bigint; codPaidMinor: bigint };
+
+/** The merchant's sessions in the range, per (currency, status); previews never count. */
+export async function statsGroups(db: Db, merchantId: string, from: Date, to: Date): Promise<StatsGroup[]> {
+  const rows = await db.$queryRaw<StatsRow[]>(statsGroupsSql(merchantId, from, to));
+  return rows.map((r) => ({ ...r, currency: r.currency.trim(), totalMinor: Number(r.totalMinor), codPaidMinor: Number(r.codPaidMinor) }));
+}
+
+const RANGE_DOC =
+  `Range: from (inclusive) and to (exclusive), each a date (00:00 UTC) or an ISO date-time with offset; default the last 30 days up to now; ` +
+  `at most ${STATS_MAX_DAYS} days. Counts the checkout sessions created in the range (a cohort) from store carts; previews never count.`;
+
+export const statsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  const { db } = deps;
+
+  app.get('/api/merchant/stats', {
+    onRequest: app.authenticate,
+    schema: {
+      tags,
+      summary: 'Checkout statistics: sessions, completed orders, conversion rate, revenue and average order value per currency',
+      description:
+        `${RANGE_DOC} completedOrders: card checkouts the processor confirmed (COMPLETED, or REFUNDED since; refundedOrders of them). ` +
+        'codOrders: confirmed cash-on-delivery orders. conversionRate: (completedOrders + codOrders) / sessions. revenue: paid sessions only ' +
+        '(COMPLETED; refunded ones are not revenue), per currency, never summed across currencies, with the average order value. Cash on ' +
+        'delivery is not paid revenue: its order value is reported apart under cod, with the part the store reports collected.',
+      ...auth,
+      querystring: statsQuery,
+      response: { 200: statsResponse, 400: errorResponse, 401: errorResponse },
+    },
+  }, async (request) => {
+    const { from, to } = request.query;
+    const groups = await statsGroups(db, request.merchant.merchantId, from, to);
+    return { from: from.toISOString(), to: to.toISOString(), ...summarizeStats(groups) };
+  });
+
+  app.get('/api/merchant/stats/funnel', {
+    onRequest: app.authenticate,
+    schema: {
+      tags,
+      summary: 'Checkout funnel: created → contact entered → shipping chosen → payment started → completed, with step conversion',
+      description:
+        `${RANGE_DOC} Each step counts the sessions that reached it or a later one. contact_entered and shipping_chosen are reported by the ` +
+        'checkout page as the shopper goes (POST /api/checkout/{token}/progress) and recorded at the latest with the payment start; ' +
+        'payment_started: a card payment was created or cash on delivery confirmed; completed: the checkout ended in an order ' +
+        '(COMPLETED, REFUNDED or COD_CONFIRMED). stepConversion is relative to the previous step, overallConversion to created.',
+      ...auth,
+      querystring: statsQuery,
+      response: { 200: funnelResponse, 400: errorResponse, 401: errorResponse },
+    },
+  }, async (request) => {
+    const { from, to } = request.query;
+    const groups = await statsGroups(db, request.merchant.merchantId, from, to);
+    return { from: from.toISOString(), to: to.toISOString(), steps: summarizeFunnel(groups) };
+  });
+};

@@ -1,0 +1,293 @@
+// The merchant's orders (read side): the list with cursor pagination and filters, and one order with its
+// whole timeline. PostgreSQL only, scoped to the caller's merchant by the token's merchant id. Refund and
+// status sync (the write side, through the session's workflow) are in ./actions.ts.
+//
+// An order is a session from a store cart (never a preview) that reached the payment step: a card payment
+// was started, or cash on delivery confirmed (or, without a recorded start, the session is paid, refunded or
+// COD-confirmed). So the list holds PAYMENT_PENDING, FAILED, COMPLETED, REFUNDED and COD_CONFIRMED sessions,
+// and ABANDONED ones whose payment never came; shoppers who left before paying are in the funnel, not here.
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { z } from 'zod';
+import type { RouteDeps } from '../../app.js';
+import type { Prisma } from '../../../prisma/client.js';
+import type { CheckoutSession, EmailMessage, ProcessorWebhookDelivery, SessionEvent } from '../../../generated/prisma/client.js';
+import { AppError } from '../../../domain/errors.js';
+import { ORDERED_STATUSES } from '../../../domain/stats.js';
+import { isCheckoutStatus } from '../../../domain/checkout-status.js';
+import { isCheckoutToken } from '../../../domain/tokens.js';
+import { formatMoney } from '../../../domain/money.js';
+import { orderEmailIdempotencyKey } from '../../../activities/checkout-fulfilment.js';
+import type { OrderEmailKind } from '../../../activities/order-email-templates.js';
+import { errorResponse } from '../../schemas/common.js';
+import { orderDetail, orderParams, ordersPage, ordersQuery, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, type OrdersQuery, type timelineEntry } from '../../schemas/orders.js';
+
+const tags = ['orders'];
+const auth = { security: [{ bearerAuth: [] }] };
+const noOrder = () => new AppError('NOT_FOUND', 'No such order');
+
+/** The sessions that are orders (see the top of this file). */
+export const ORDER_WHERE: Prisma.CheckoutSessionWhereInput = {
+  source: { not: 'preview' },
+  OR: [{ paymentStartedAt: { not: null } }, { status: { in: [...ORDERED_STATUSES] } }],
+};
+
+/** Emails of an order, by the idempotency key each is sent with (activities/checkout-fulfilment.ts). */
+const ORDER_EMAIL_KINDS = ['order_confirmation', 'merchant_order_notification', 'store_order_problem', 'refund_confirmation'] as const satisfies readonly OrderEmailKind[];
+
+// ---------------------------------------------------------------------------------------------------
+// The cursor: the last item's (createdAt, token), the list's sort key. Opaque to clients.
+
+interface Cursor {
+  createdAt: Date;
+  token: string;
+}
+
+export function encodeCursor(c: Cursor): string {
+  return Buffer.from(JSON.stringify([c.createdAt.toISOString(), c.token])).toString('base64url');
+}
+
+function decodeCursor(value: string): Cursor {
+  const invalid = () => new AppError('INVALID_INPUT', 'querystring.cursor: not a cursor of this list', { fields: { 'querystring.cursor': 'not a cursor of this list' } });
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
+  } catch {
+    throw invalid();
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 2 || typeof parsed[0] !== 'string' || !isCheckoutToken(parsed[1])) throw invalid();
+  const createdAt = new Date(parsed[0]);
+  if (Number.isNaN(createdAt.getTime())) throw invalid();
+  return { createdAt, token: parsed[1] };
+}
+
+/** LIKE pattern characters taken literally (a token contains `_`). */
+const literal = (s: string) => s.replace(/[\\%_]/g, '\\$&');
+
+function listWhere(merchantId: string, query: OrdersQuery): Prisma.CheckoutSessionWhereInput {
+  const and: Prisma.CheckoutSessionWhereInput[] = [ORDER_WHERE];
+  if (query.status) and.push({ status: { in: query.status } });
+  if (query.from || query.to) and.push({ createdAt: { ...(query.from ? { gte: query.from } : {}), ...(query.to ? { lt: query.to } : {}) } });
+  if (query.paymentMethod === 'card') and.push({ paymentMethod: 'card' });
+  // A COD order is one by its payment method, or by its status when an older row has no method recorded.
+  if (query.paymentMethod === 'cod') and.push({ OR: [{ paymentMethod: 'cod' }, { status: 'COD_CONFIRMED' }] });
+  if (query.q) and.push({ OR: [{ email: { startsWith: literal(query.q.toLowerCase()) } }, { token: { startsWith: literal(query.q) } }] });
+  if (query.cursor) {
+    const c = decodeCursor(query.cursor);
+    and.push({ OR: [{ createdAt: { lt: c.createdAt } }, { createdAt: c.createdAt, token: { lt: c.token } }] });
+  }
+  return { merchantId, AND: and };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Views.
+
+type Summary = z.output<typeof ordersPage>['items'][number];
+type Entry = z.output<typeof timelineEntry>;
+
+const iso = (d: Date | null) => d?.toISOString() ?? null;
+
+function paymentMethodOf(s: Pick<CheckoutSession, 'paymentMethod' | 'status'>): 'card' | 'cod' | null {
+  if (s.paymentMethod === 'card' || s.paymentMethod === 'cod') return s.paymentMethod;
+  return s.status === 'COD_CONFIRMED' ? 'cod' : null;
+}
+
+export function toOrderSummary(s: CheckoutSession): Summary {
+  if (!isCheckoutStatus(s.status)) throw new Error(`session ${s.token} has an unknown status ${s.status}`);
+  return {
+    token: s.token,
+    status: s.status,
+    email: s.email,
+    totals: { currency: s.currency, subtotalMinor: s.subtotalMinor, shippingMinor: s.shippingMinor, discountMinor: s.discountMinor, totalMinor: s.totalMinor },
+    paymentMethod: paymentMethodOf(s),
+    storeOrderId: s.storeOrderId,
+    storeOrderError: s.storeOrderError !== null,
+    codPaid: s.codPaidAt !== null,
+    createdAt: s.createdAt.toISOString(),
+    paymentStartedAt: iso(s.paymentStartedAt),
+    completedAt: iso(s.completedAt),
+  };
+}
+
+const record = (v: Prisma.JsonValue): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+
+function sessionEventSummary(e: SessionEvent, currency: string): string {
+  const d = record(e.data);
+  const amount = (key: string) => (typeof d[key] === 'number' ? formatMoney({ amount: d[key], currency: typeof d.currency === 'string' ? d.currency : currency }, 'en') : null);
+  switch (e.type) {
+    case 'created':
+      return `Checkout created from the store cart${amount('subtotalMinor') ? ` (subtotal ${amount('subtotalMinor')})` : ''}`;
+    case 'contact_entered':
+      return 'The shopper entered their contact details';
+    case 'shipping_chosen':
+      return 'The shopper chose a shipping rate';
+    case 'details_entered':
+      return `The shopper's details were stored${amount('totalMinor') ? `: total ${amount('totalMinor')}` : ''}`;
+    case 'payment_started':
+      return `Card payment started${typeof d.attempt === 'number' ? ` (attempt ${d.attempt})` : ''}${amount('amount') ? `: ${amount('amount')}` : ''}`;
+    case 'status_changed':
+      return `Status ${String(d.from)} → ${String(d.to)}${typeof d.cause === 'string' ? ` (${d.cause})` : ''}`;
+    case 'order_created':
+      return `Order ${typeof d.number === 'string' && d.number ? d.number : String(d.storeOrderId)} ${d.created === false ? 'found' : 'created'} on the store`;
+    case 'order_failed':
+      return `The store refused the order: ${String(d.message)}`;
+    case 'cod_confirmed':
+      return 'Cash on delivery confirmed by the shopper';
+    case 'cod_paid':
+      return 'The store reports the cash-on-delivery order paid';
+    case 'refund_requested':
+      return `Full refund requested at the processor${amount('amount') ? `: ${amount('amount')}` : ''}`;
+    case 'email_sent':
+      return `Email sent: ${String(d.kind)}`;
+    default:
+      return e.type.replace(/_/g, ' ');
+  }
+}
+
+function webhookSummary(w: Pick<ProcessorWebhookDelivery, 'event' | 'signatureValid' | 'rejection' | 'signalledAt'>): string {
+  const what = `Processor webhook ${w.event ?? '(no event name)'}`;
+  if (!w.signatureValid) return `${what}: signature invalid, ignored${w.rejection ? ` (${w.rejection})` : ''}`;
+  if (w.rejection === 'duplicate') return `${what}: signature valid, a redelivery (applied once)`;
+  if (w.rejection) return `${what}: signature valid, not applied (${w.rejection})`;
+  return `${what}: signature valid, ${w.signalledAt ? 'applied' : 'not applied yet'}`;
+}
+
+const EMAIL_LABELS: Record<string, string> = {
+  order_confirmation: 'Order confirmation to the shopper',
+  merchant_order_notification: 'New-order notification to you',
+  store_order_problem: 'Store order problem notice to you',
+  refund_confirmation: 'Refund confirmation to the shopper',
+};
+
+function emailSummary(m: EmailMessage): string {
+  const label = EMAIL_LABELS[m.kind] ?? `Email ${m.kind}`;
+  if (m.status === 'SENT') return `${label}: sent`;
+  return `${label}: ${m.status === 'FAILED' ? 'failed' : 'not sent yet'}${m.error ? ` (${m.error})` : ''}`;
+}
+
+/** The session's events, its webhook deliveries and its emails, oldest first (ties keep that order). */
+export function mergeTimeline(session: CheckoutSession, events: SessionEvent[], deliveries: Array<Omit<ProcessorWebhookDelivery, 'rawBody'>>, emails: EmailMessage[]): Entry[] {
+  const emailKinds = new Set(emails.map((m) => m.kind));
+  const entries: Array<Entry & { t: number }> = [];
+  for (const e of events) {
+    // Shown from their own tables instead, with more: every delivery with its verification, every email with its state.
+    if (e.type === 'webhook_received') continue;
+    if (e.type === 'email_sent' && emailKinds.has(String(record(e.data).kind))) continue;
+    entries.push({ t: e.at.getTime(), at: e.at.toISOString(), source: 'session', type: e.type, summary: sessionEventSummary(e, session.currency), data: record(e.data) });
+  }
+  for (const w of deliveries) {
+    entries.push({
+      t: w.receivedAt.getTime(),
+      at: w.receivedAt.toISOString(),
+      source: 'webhook',
+      type: w.event ?? 'unknown',
+      summary: webhookSummary(w),
+      data: { eventId: w.eventId, event: w.event, signatureValid: w.signatureValid, rejection: w.rejection, applied: w.signalledAt !== null, signalledAt: iso(w.signalledAt) },
+    });
+  }
+  for (const m of emails) {
+    const at = m.sentAt ?? m.createdAt;
+    entries.push({
+      t: at.getTime(),
+      at: at.toISOString(),
+      source: 'email',
+      type: m.kind,
+      summary: emailSummary(m),
+      data: { kind: m.kind, to: m.to, subject: m.subject, status: m.status, providerMessageId: m.providerMessageId, error: m.error, queuedAt: m.createdAt.toISOString(), sentAt: iso(m.sentAt) },
+    });
+  }
+  // Array.prototype.sort is stable: equal instants keep session, webhook, email order.
+  return entries.sort((a, b) => a.t - b.t).map(({ t: _t, ...entry }) => entry);
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+export const ordersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  const { db } = deps;
+
+  app.get('/api/checkout/merchant/orders', {
+    onRequest: app.authenticate,
+    schema: {
+      tags,
+      summary: "The merchant's orders, newest first, with cursor pagination and filters",
+      description:
+        'An order is a checkout session from a store cart that reached payment: a card payment was started or cash on delivery confirmed ' +
+        '(PAYMENT_PENDING, FAILED, COMPLETED, REFUNDED, COD_CONFIRMED, and ABANDONED after a payment that never came). Previews never appear. ' +
+        `Page size: limit, default ${PAGE_SIZE_DEFAULT}, capped at ${PAGE_SIZE_MAX}; pass nextCursor as cursor for the next page (the same filters). ` +
+        'Filters combine: status (one or several), from/to on the creation time, paymentMethod, q (start of the email or of the token). ' +
+        'storeOrderError is true when the store permanently refused the order of a paid session.',
+      ...auth,
+      querystring: ordersQuery,
+      response: { 200: ordersPage, 400: errorResponse, 401: errorResponse },
+    },
+  }, async (request) => {
+    const query = request.query;
+    const limit = query.limit ?? PAGE_SIZE_DEFAULT;
+    const rows = await db.checkoutSession.findMany({
+      where: listWhere(request.merchant.merchantId, query),
+      orderBy: [{ createdAt: 'desc' }, { token: 'desc' }],
+      take: limit + 1,
+    });
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return { items: page.map(toOrderSummary), nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
+  });
+
+  app.get('/api/checkout/merchant/orders/:token', {
+    onRequest: app.authenticate,
+    schema: {
+      tags,
+      summary: 'One order with its full timeline',
+      description:
+        'The order, its lines, address and payment references, and its timeline, oldest first: the session\'s own events (created, contact ' +
+        'entered, shipping chosen, details stored, payment started, every status change, order created on the store or refused, COD ' +
+        'confirmed or paid, refund requested), every processor webhook delivery for the session with its verification result (valid or ' +
+        'not, applied, redelivery), and every email of the order with its state. 404 NOT_FOUND for a token that is not one of your orders ' +
+        '(another merchant\'s, a preview, a session that never reached payment).',
+      ...auth,
+      params: orderParams,
+      response: { 200: orderDetail, 401: errorResponse, 404: errorResponse },
+    },
+  }, async (request) => {
+    const { token } = request.params;
+    if (!isCheckoutToken(token)) throw noOrder();
+    const session = await db.checkoutSession.findFirst({ where: { AND: [{ token, merchantId: request.merchant.merchantId }, ORDER_WHERE] } });
+    if (!session) throw noOrder();
+    const events = await db.sessionEvent.findMany({ where: { token }, orderBy: [{ at: 'asc' }] });
+    const sentKinds = events.filter((e) => e.type === 'email_sent').map((e) => String(record(e.data).kind));
+    const keys = [...new Set<string>([...ORDER_EMAIL_KINDS, ...sentKinds])].map((kind) => orderEmailIdempotencyKey(kind as OrderEmailKind, token));
+    const [deliveries, emails] = await Promise.all([
+      db.processorWebhookDelivery.findMany({ where: { sessionToken: token }, orderBy: [{ receivedAt: 'asc' }], omit: { rawBody: true } }),
+      db.emailMessage.findMany({ where: { merchantId: session.merchantId, idempotencyKey: { in: keys } }, orderBy: [{ createdAt: 'asc' }] }),
+    ]);
+    const lines = (json: Prisma.JsonValue, orderBump: boolean) =>
+      (Array.isArray(json) ? json : []).map((raw) => {
+        const i = record(raw);
+        return { title: String(i.title ?? ''), variantTitle: typeof i.variantTitle === 'string' ? i.variantTitle : null, quantity: Number(i.quantity ?? 0), unitPrice: Number(i.unitPrice ?? 0), orderBump };
+      });
+    const address = record(session.shippingAddress);
+    return {
+      ...toOrderSummary(session),
+      platform: session.platform === 'STOREFRONT_A' ? ('storefront-a' as const) : ('storefront-b' as const),
+      items: [...lines(session.items, false), ...lines(session.orderBumps, true)],
+      shippingAddress: session.shippingAddress
+        ? {
+          name: String(address.name ?? ''),
+          line1: String(address.line1 ?? ''),
+          line2: typeof address.line2 === 'string' ? address.line2 : undefined,
+          city: String(address.city ?? ''),
+          postalCode: String(address.postalCode ?? ''),
+          country: String(address.country ?? ''),
+          region: typeof address.region === 'string' ? address.region : undefined,
+          phone: typeof address.phone === 'string' ? address.phone : undefined,
+        }
+        : null,
+      shippingName: session.shippingName,
+      discountCode: session.discountCode,
+      processorPaymentId: session.processorPaymentId,
+      storeOrderErrorMessage: session.storeOrderError,
+      refundRequestedAt: iso(session.refundRequestedAt),
+      refundedAt: iso(session.refundedAt),
+      timeline: mergeTimeline(session, events, deliveries, emails),
+    };
+  });
+};

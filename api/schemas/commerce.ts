@@ -1,0 +1,237 @@
+// The checkout's commercial extras: discount codes, order bumps, upsells and tracking pixels. Merchant CRUD
+// shapes (amounts in EUR cents, like shipping rates) and what the checkout page is served (amounts in the
+// session currency). One source for validation, serialization and the OpenAPI document.
+import { z } from 'zod';
+import { DISCOUNT_CODE_PATTERN } from '../../domain/discounts.js';
+import { PIXEL_EVENTS, PIXEL_PLATFORMS } from '../../domain/pixels.js';
+import { money, pixelConfig } from './checkout.js';
+
+export const idParams = z.object({ id: z.uuid('must be an id') });
+
+/** The store's own numeric ids (both platforms use numbers). */
+const storeId = z.string().trim().regex(/^\d{1,20}$/, 'must be the store\'s numeric id');
+const eurCents = (max: number) => z.number().int().min(0).max(max);
+/** Shown to shoppers' browsers (never fetched by us): https only, so a checkout page never loads mixed content. */
+const imageUrl = z.url({ protocol: /^https$/, error: 'must be an https URL' }).max(2048);
+const position = z.number().int().min(0).max(1000).describe('Order on the checkout page, lowest first');
+const timestamps = { createdAt: z.string(), updatedAt: z.string() };
+
+// ---------------------------------------------------------------------------------------------------
+// Discount codes.
+
+/** What a shopper types: any short text (an unknown one answers DISCOUNT_UNKNOWN, not a format error). */
+export const discountCodeInput = z.string().trim().min(1, 'enter a discount code').max(64);
+export const orderBumpIds = z.array(z.uuid('must be an order bump id')).max(10);
+
+export const discountType = z.enum(['percentage', 'fixed_amount']);
+
+const discountFields = {
+  code: z.string().trim().toUpperCase().regex(DISCOUNT_CODE_PATTERN, '3-40 letters, digits, "-" or "_"').describe('Case-insensitive; stored upper-case'),
+  type: discountType,
+  percentOff: z.number().int().min(1).max(100).describe('percentage codes: 1-100').optional(),
+  amountOffCents: z.number().int().min(1).max(10_000_000).describe('fixed_amount codes: EUR cents, converted into the checkout currency with the session\'s FX snapshot').optional(),
+  minimumSubtotalCents: eurCents(100_000_000).nullable().describe('Merchandise subtotal (items + order bumps) the code needs, EUR cents, converted').optional(),
+  usageLimit: z.number().int().min(1).max(10_000_000).nullable().describe('Completed checkouts that may use it; null: unlimited').optional(),
+  oncePerEmail: z.boolean().describe('One completed checkout per shopper email').optional(),
+  expiresAt: z.iso.datetime({ offset: true }).nullable().describe('From this instant on the code is refused').optional(),
+  active: z.boolean().describe('Off: the code answers DISCOUNT_UNKNOWN').optional(),
+};
+
+/** A type needs its own amount field and not the other's (checked after a PATCH is merged, too). */
+export function discountAmountProblem(d: { type: 'percentage' | 'fixed_amount'; percentOff?: number | null; amountOffCents?: number | null }): Record<string, string> | undefined {
+  if (d.type === 'percentage') {
+    if (d.percentOff == null) return { 'body.percentOff': 'required for a percentage code' };
+    if (d.amountOffCents != null) return { 'body.amountOffCents': 'only for fixed_amount codes' };
+  } else {
+    if (d.amountOffCents == null) return { 'body.amountOffCents': 'required for a fixed_amount code' };
+    if (d.percentOff != null) return { 'body.percentOff': 'only for percentage codes' };
+  }
+  return undefined;
+}
+
+export const discountCreate = z.object(discountFields).strict();
+export const discountPatch = z.object({ ...discountFields, code: discountFields.code.optional(), type: discountType.optional() }).strict();
+
+export const discountView = z
+  .object({
+    id: z.string(),
+    code: z.string(),
+    type: discountType,
+    percentOff: z.number().int().nullable(),
+    amountOffCents: z.number().int().nullable(),
+    minimumSubtotalCents: z.number().int().nullable(),
+    usageLimit: z.number().int().nullable(),
+    oncePerEmail: z.boolean(),
+    expiresAt: z.string().nullable(),
+    active: z.boolean(),
+    timesUsed: z.number().int().describe('Completed checkouts (COMPLETED or COD_CONFIRMED) that used it, each counted once'),
+    ...timestamps,
+  })
+  .meta({ id: 'DiscountCode' });
+
+export const validateDiscountBody = z
+  .object({
+    code: discountCodeInput,
+    email: z.string().trim().toLowerCase().email('enter a valid email address').max(254).optional().describe('Needed to check once-per-email codes'),
+    shippingRateId: z.string().trim().min(1).max(100).optional().describe('When given, the total includes this rate'),
+    orderBumpIds: orderBumpIds.optional().describe('Order bumps ticked so far: part of the subtotal the code applies to'),
+  })
+  .strict();
+
+export const validateDiscountResponse = z
+  .object({
+    code: z.string().describe('The code as applied (upper-case)'),
+    type: discountType,
+    subtotal: money.describe('Items + ticked order bumps, before the discount'),
+    discount: money.describe('Taken off the subtotal; never more than it, never off shipping'),
+    shipping: money.nullable().describe('The chosen rate (null when no shippingRateId was given)'),
+    total: money.describe('subtotal − discount + shipping: the amount init-payment will charge'),
+  })
+  .meta({ id: 'DiscountValidation' });
+
+// ---------------------------------------------------------------------------------------------------
+// Order bumps: one extra product offered on the checkout page, ticked with one click.
+
+const bumpFields = {
+  productId: storeId.describe('The store\'s product id (the store order gets this line)'),
+  variantId: storeId.nullable().describe('The store\'s variant (storefront A) or variation (storefront B) id').optional(),
+  title: z.string().trim().min(1).max(120),
+  description: z.string().trim().max(500).nullable().optional(),
+  imageUrl: imageUrl.nullable().optional(),
+  priceCents: eurCents(10_000_000).describe('The bump price, EUR cents, converted into the checkout currency'),
+  compareAtCents: eurCents(10_000_000).nullable().describe('A higher regular price shown struck through').optional(),
+  active: z.boolean().optional(),
+  position: position.optional(),
+};
+
+export const orderBumpCreate = z.object(bumpFields).strict();
+export const orderBumpPatch = z.object({ ...bumpFields, productId: bumpFields.productId.optional(), title: bumpFields.title.optional(), priceCents: bumpFields.priceCents.optional() }).strict();
+
+export const orderBumpView = z
+  .object({
+    id: z.string(),
+    productId: z.string(),
+    variantId: z.string().nullable(),
+    title: z.string(),
+    description: z.string().nullable(),
+    imageUrl: z.string().nullable(),
+    priceCents: z.number().int(),
+    compareAtCents: z.number().int().nullable(),
+    active: z.boolean(),
+    position: z.number().int(),
+    ...timestamps,
+  })
+  .meta({ id: 'OrderBump' });
+
+export const orderBumpOffer = z
+  .object({
+    id: z.string().describe('Send it in init-payment orderBumpIds to accept the bump'),
+    productId: z.string(),
+    variantId: z.string().nullable(),
+    title: z.string(),
+    description: z.string().nullable(),
+    imageUrl: z.string().nullable(),
+    price: money.describe('In the session currency: what is added to the total'),
+    compareAtPrice: money.nullable(),
+  })
+  .meta({ id: 'OrderBumpOffer' });
+
+// ---------------------------------------------------------------------------------------------------
+// Upsells: a one-click offer of a product at a discount, before confirming or after payment.
+
+export const upsellPlacement = z.enum(['pre_confirm', 'post_purchase']);
+
+const upsellFields = {
+  placement: upsellPlacement.describe('pre_confirm: on the checkout before paying; post_purchase: on the confirmation page'),
+  headline: z.string().trim().min(1).max(120),
+  description: z.string().trim().max(500).nullable().optional(),
+  productId: storeId,
+  variantId: storeId.nullable().optional(),
+  title: z.string().trim().min(1).max(120),
+  imageUrl: imageUrl.nullable().optional(),
+  priceCents: eurCents(10_000_000).describe('The product\'s regular price, EUR cents'),
+  discountPercent: z.number().int().min(0).max(90).describe('Off the regular price in the offer').optional(),
+  active: z.boolean().optional(),
+  position: position.optional(),
+};
+
+export const upsellCreate = z.object(upsellFields).strict();
+export const upsellPatch = z
+  .object({
+    ...upsellFields,
+    placement: upsellFields.placement.optional(),
+    headline: upsellFields.headline.optional(),
+    productId: upsellFields.productId.optional(),
+    title: upsellFields.title.optional(),
+    priceCents: upsellFields.priceCents.optional(),
+  })
+  .strict();
+
+export const upsellView = z
+  .object({
+    id: z.string(),
+    placement: upsellPlacement,
+    headline: z.string(),
+    description: z.string().nullable(),
+    productId: z.string(),
+    variantId: z.string().nullable(),
+    title: z.string(),
+    imageUrl: z.string().nullable(),
+    priceCents: z.number().int(),
+    discountPercent: z.number().int(),
+    active: z.boolean(),
+    position: z.number().int(),
+    ...timestamps,
+  })
+  .meta({ id: 'Upsell' });
+
+export const upsellOffer = z
+  .object({
+    id: z.string(),
+    placement: upsellPlacement,
+    headline: z.string(),
+    description: z.string().nullable(),
+    productId: z.string(),
+    variantId: z.string().nullable(),
+    title: z.string(),
+    imageUrl: z.string().nullable(),
+    price: money.describe('The regular price in the session currency'),
+    discountPercent: z.number().int(),
+    offerPrice: money.describe('price − discountPercent, rounded half-up to minor units'),
+  })
+  .meta({ id: 'UpsellOffer' });
+
+// ---------------------------------------------------------------------------------------------------
+// Tracking pixels.
+
+export const pixelPlatform = z.enum(PIXEL_PLATFORMS);
+export const pixelEvents = z
+  .array(z.enum(PIXEL_EVENTS))
+  .min(1, 'choose at least one event')
+  .max(PIXEL_EVENTS.length)
+  .refine((events) => new Set(events).size === events.length, 'each event once');
+
+const pixelFields = {
+  platform: pixelPlatform,
+  trackingId: z.string().trim().min(1).max(100).describe('The platform\'s pixel / measurement / conversion id (format checked per platform)'),
+  events: pixelEvents.describe('Checkout events this pixel fires'),
+  active: z.boolean().optional(),
+};
+
+export const pixelCreate = z.object(pixelFields).strict();
+export const pixelPatch = z.object({ trackingId: pixelFields.trackingId.optional(), events: pixelFields.events.optional(), active: z.boolean().optional() }).strict();
+
+export const pixelView = z
+  .object({ id: z.string(), platform: pixelPlatform, trackingId: z.string(), events: z.array(z.string()), active: z.boolean(), ...timestamps })
+  .meta({ id: 'TrackingPixel' });
+
+export const pixelsResponse = z
+  .object({
+    items: z.array(pixelConfig),
+    purchaseEventId: z.string().describe('The event id to send with `purchase`: the session token, so a reloaded confirmation page counts once'),
+  })
+  .meta({ id: 'CheckoutPixels' });
+
+export const deletedResponse = z.object({ deleted: z.literal(true), id: z.string() });
+
+export const list = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item) });

@@ -1,0 +1,222 @@
+// The merchant's orders and checkout statistics (read side): query parameters, list items, the order with
+// its timeline, stats and funnel. One source for validation, serialization and the OpenAPI document; money
+// is integer minor units with its currency.
+import { z } from 'zod';
+import { CHECKOUT_STATUSES } from '../../domain/checkout-status.js';
+import { FUNNEL_STEPS } from '../../domain/stats.js';
+import { checkoutStatus, shippingAddress } from './checkout.js';
+
+export const PAGE_SIZE_DEFAULT = 25;
+export const PAGE_SIZE_MAX = 100;
+/** Statistics cover at most this many days per request (a year and a day: a whole year in any time zone). */
+export const STATS_MAX_DAYS = 366;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+// ---------------------------------------------------------------------------------------------------
+// Shared parameters.
+
+/** An instant: a date (00:00 UTC of that day) or a date-time with an offset. */
+const instant = z
+  .union([z.iso.date(), z.iso.datetime({ offset: true })])
+  .transform((value) => new Date(value.length === 10 ? `${value}T00:00:00.000Z` : value));
+
+const range = {
+  from: instant.optional().describe('Start, inclusive: YYYY-MM-DD (00:00 UTC) or an ISO date-time with offset'),
+  to: instant.optional().describe('End, exclusive: YYYY-MM-DD (00:00 UTC) or an ISO date-time with offset'),
+};
+
+function checkRange(value: { from?: Date; to?: Date }, ctx: z.RefinementCtx) {
+  if (value.from && value.to && value.from >= value.to) ctx.addIssue({ code: 'custom', path: ['to'], message: 'must be after from' });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// GET /api/checkout/merchant/orders
+
+const statusList = z
+  .union([z.string(), z.array(z.string())])
+  .transform((value, ctx) => {
+    const wanted = [...new Set((Array.isArray(value) ? value : [value]).flatMap((v) => v.split(',')).map((v) => v.trim().toUpperCase()).filter(Boolean))];
+    const unknown = wanted.filter((v) => !(CHECKOUT_STATUSES as readonly string[]).includes(v));
+    if (unknown.length || wanted.length === 0) {
+      ctx.addIssue({ code: 'custom', message: `unknown status ${unknown.join(', ') || '(empty)'}: use ${CHECKOUT_STATUSES.join(', ')}` });
+      return z.NEVER;
+    }
+    return wanted as Array<(typeof CHECKOUT_STATUSES)[number]>;
+  })
+  .describe(`One or several of ${CHECKOUT_STATUSES.join(', ')}: repeat the parameter or separate with commas`);
+
+export const ordersQuery = z
+  .object({
+    limit: z
+      .string()
+      .regex(/^\d{1,6}$/, 'a whole number from 1')
+      .transform(Number)
+      .refine((n) => n >= 1, 'a whole number from 1')
+      .transform((n) => Math.min(n, PAGE_SIZE_MAX))
+      .optional()
+      .describe(`Page size, default ${PAGE_SIZE_DEFAULT}; larger values are capped at ${PAGE_SIZE_MAX}`),
+    cursor: z.string().max(300).optional().describe('nextCursor of the previous page (opaque)'),
+    status: statusList.optional(),
+    ...range,
+    paymentMethod: z.enum(['card', 'cod']).optional(),
+    q: z
+      .string()
+      .trim()
+      .min(1)
+      .max(254)
+      .optional()
+      .describe('Search: the start of the shopper\'s email (case-insensitive) or of the session token'),
+  })
+  .strict()
+  .superRefine(checkRange);
+
+export type OrdersQuery = z.output<typeof ordersQuery>;
+
+export const orderTotals = z.object({
+  currency: z.string().length(3),
+  subtotalMinor: z.number().int().describe('Items and accepted order bumps'),
+  shippingMinor: z.number().int().nullable(),
+  discountMinor: z.number().int(),
+  totalMinor: z.number().int().nullable().describe('What the shopper pays (charged by card, or owed on delivery)'),
+});
+
+export const orderSummary = z
+  .object({
+    token: z.string(),
+    status: checkoutStatus,
+    email: z.string().nullable(),
+    totals: orderTotals,
+    paymentMethod: z.enum(['card', 'cod']).nullable(),
+    storeOrderId: z.string().nullable().describe('The order on the store, once created'),
+    storeOrderError: z.boolean().describe('The store permanently refused the order: the session is paid but has no store order (see the detail)'),
+    codPaid: z.boolean().describe('COD only: the store reports the order paid'),
+    createdAt: z.string(),
+    paymentStartedAt: z.string().nullable(),
+    completedAt: z.string().nullable().describe('When the processor confirmed the payment'),
+  })
+  .meta({ id: 'OrderSummary' });
+
+export const ordersPage = z
+  .object({
+    items: z.array(orderSummary).describe('Newest first'),
+    nextCursor: z.string().nullable().describe('Pass as cursor for the next page; null on the last page'),
+  })
+  .meta({ id: 'OrdersPage' });
+
+// ---------------------------------------------------------------------------------------------------
+// GET /api/checkout/merchant/orders/:token
+
+export const orderParams = z.object({ token: z.string().max(100).describe('The session token (cs_…)') });
+
+export const timelineEntry = z
+  .object({
+    at: z.string(),
+    source: z.enum(['session', 'webhook', 'email']).describe('session: the session\'s own timeline; webhook: a processor delivery; email: an email of this order'),
+    type: z
+      .string()
+      .describe(
+        'session: created, contact_entered, shipping_chosen, details_entered, payment_started, status_changed, order_created, order_failed, ' +
+          'cod_confirmed, cod_paid, refund_requested, …; webhook: the processor event name; email: the email kind',
+      ),
+    summary: z.string().describe('One line for people'),
+    data: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: 'OrderTimelineEntry' });
+
+export const orderLine = z.object({
+  title: z.string(),
+  variantTitle: z.string().nullable(),
+  quantity: z.number().int(),
+  unitPrice: z.number().int().describe('Minor units of the session currency'),
+  orderBump: z.boolean().describe('An order bump the shopper accepted on the checkout page'),
+});
+
+export const orderDetail = orderSummary
+  .extend({
+    platform: z.enum(['storefront-a', 'storefront-b']),
+    items: z.array(orderLine),
+    shippingAddress: shippingAddress.nullable(),
+    shippingName: z.string().nullable(),
+    discountCode: z.string().nullable(),
+    processorPaymentId: z.string().nullable(),
+    storeOrderErrorMessage: z.string().nullable().describe('Why the store refused the order, for the merchant'),
+    refundRequestedAt: z.string().nullable(),
+    refundedAt: z.string().nullable(),
+    timeline: z.array(timelineEntry).describe('Oldest first: session events, every processor webhook delivery for the session (with its verification result), and its emails'),
+  })
+  .meta({ id: 'OrderDetail' });
+
+// ---------------------------------------------------------------------------------------------------
+// GET /api/merchant/stats, /api/merchant/stats/funnel
+
+export const statsQuery = z
+  .object(range)
+  .strict()
+  .transform((value, ctx) => {
+    const to = value.to ?? new Date();
+    const from = value.from ?? new Date(to.getTime() - 30 * DAY_MS);
+    if (from >= to) ctx.addIssue({ code: 'custom', path: ['from'], message: 'must be before to (default: now)' });
+    if (to.getTime() - from.getTime() > STATS_MAX_DAYS * DAY_MS) ctx.addIssue({ code: 'custom', path: ['from'], message: `the range may span at most ${STATS_MAX_DAYS} days` });
+    return { from, to };
+  });
+
+const period = { from: z.string(), to: z.string() };
+
+export const statsResponse = z
+  .object({
+    ...period,
+    sessions: z.number().int().describe('Checkout sessions created from a store cart in the range (previews never count)'),
+    completedOrders: z.number().int().describe('Of those, card checkouts the processor confirmed: COMPLETED, or REFUNDED since'),
+    refundedOrders: z.number().int().describe('Of the completed orders, those refunded since'),
+    codOrders: z.number().int().describe('Confirmed cash-on-delivery orders (COD_CONFIRMED): orders, not paid revenue'),
+    conversionRate: z.number().describe('(completedOrders + codOrders) / sessions, from 0 to 1; 0 without sessions'),
+    revenue: z
+      .array(
+        z.object({
+          currency: z.string().length(3),
+          orders: z.number().int().describe('Paid orders in this currency (COMPLETED: refunded ones are not revenue)'),
+          amountMinor: z.number().int().describe('Their totals, in minor units'),
+          averageOrderValueMinor: z.number().int().describe('amountMinor / orders, rounded to the nearest minor unit'),
+        }),
+      )
+      .describe('Paid revenue per currency (never summed across currencies); COD is not in it'),
+    cod: z
+      .array(
+        z.object({
+          currency: z.string().length(3),
+          orders: z.number().int(),
+          amountMinor: z.number().int().describe('Owed on delivery'),
+          collectedOrders: z.number().int().describe('Of those, orders the store reports paid'),
+          collectedAmountMinor: z.number().int(),
+        }),
+      )
+      .describe('Cash-on-delivery order value per currency, apart from revenue'),
+  })
+  .meta({ id: 'CheckoutStats' });
+
+export const funnelResponse = z
+  .object({
+    ...period,
+    steps: z
+      .array(
+        z.object({
+          step: z.enum(FUNNEL_STEPS),
+          sessions: z.number().int().describe('Sessions that reached this step or a later one'),
+          stepConversion: z.number().nullable().describe('sessions / the previous step\'s sessions; null for the first step or after an empty one'),
+          overallConversion: z.number().nullable().describe('sessions / created; null without sessions'),
+        }),
+      )
+      .describe(`In order: ${FUNNEL_STEPS.join(' → ')}`),
+  })
+  .meta({ id: 'CheckoutFunnel' });
+
+// ---------------------------------------------------------------------------------------------------
+// POST /api/checkout/:token/progress
+
+export const progressBody = z
+  .object({ step: z.enum(['contact_entered', 'shipping_chosen']).describe('The checkout step the shopper just completed') })
+  .strict();
+
+export const progressResponse = z
+  .object({ recorded: z.boolean().describe('false: this step was already recorded for the session (nothing changed)') })
+  .meta({ id: 'CheckoutProgress' });

@@ -1,0 +1,140 @@
+// Statistics for a big merchant: 100k checkout sessions (and their ~360k timeline events) of one merchant,
+// beside 20k of another, seeded in real PostgreSQL with one INSERT … SELECT over generate_series
+// (test/harness/stats-seed.ts), then VACUUM ANALYZE as autovacuum would do after such a load. Measured over
+// real loopback HTTP, one request at a time, interleaved one for one with the baseline: GET
+// /api/merchant/stats and /stats/funnel over the merchant's whole year (all 100k sessions: the worst case)
+// and over the last 30 days (the dashboard's default), and the first page of the orders list. Baseline: a
+// bare Fastify route in the same process doing one primary-key read through the same Prisma client (what
+// any JWT route pays anyway). EXPLAIN shows the plan of the stats query. Target: p50 under 200 ms.
+import http from 'node:http';
+import Fastify from 'fastify';
+import pg from 'pg';
+import { Client, Connection } from '@temporalio/client';
+import { buildApp } from '../../api/app.js';
+import { statsGroups, statsGroupsSql } from '../../api/routes/merchant/stats.js';
+import { loadConfig } from '../../config/index.js';
+import { createDb, Prisma } from '../../prisma/client.js';
+import { migrate } from '../../prisma/migrate.js';
+import { startPostgres } from '../../test/harness/postgres.js';
+import { seedCheckoutSessions } from '../../test/harness/stats-seed.js';
+import { percentile } from './load.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+function get(agent: http.Agent, url: string, headers: Record<string, string> = {}): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const u = new URL(url);
+    const t0 = performance.now();
+    const req = http.request({ agent, method: 'GET', host: u.hostname, port: u.port, path: u.pathname + u.search, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        if (res.statusCode !== 200) reject(new Error(`${url} answered ${res.statusCode}: ${Buffer.concat(chunks).toString('utf8').slice(0, 200)}`));
+        else resolve(performance.now() - t0);
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+export async function benchStats(opts: { sessions?: number; others?: number; rounds?: number } = {}): Promise<Record<string, number>> {
+  const sessions = opts.sessions ?? 100_000;
+  const others = opts.others ?? 20_000;
+  const rounds = opts.rounds ?? 60;
+  const postgres = await startPostgres();
+  const connection = Connection.lazy({ address: '127.0.0.1:1' }); // no Temporal on these routes: never dialled
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  let db: ReturnType<typeof createDb> | undefined;
+  const closers: Array<() => Promise<unknown>> = [];
+  try {
+    const admin = new pg.Client({ connectionString: postgres.url() });
+    await admin.connect();
+    await admin.query('CREATE DATABASE checkout_bench_stats');
+    await admin.end();
+    const url = postgres.url('checkout_bench_stats');
+    await migrate(url);
+    db = createDb(url, { max: 4 });
+    const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', JWT_SECRET: 'bench-secret-bench-secret-bench-secret-00', SECRETS_KEY: Buffer.alloc(32, 1).toString('base64'), SANDBOX_ENABLED: 'false' });
+    const merchant = await db.merchant.create({ data: { email: 'big@bench.test', passwordHash: 'x', shopName: 'Big Store', phone: '+4912345678', slug: 'big-store' } });
+    const other = await db.merchant.create({ data: { email: 'other@bench.test', passwordHash: 'x', shopName: 'Other', phone: '+4912345678', slug: 'other-store' } });
+
+    // A year of sessions ending now; the other merchant's interleaved in the same index.
+    const now = Date.now();
+    const span = 360 * DAY_MS;
+    const t0 = performance.now();
+    const seeded = await seedCheckoutSessions(db, { merchantId: merchant.id, count: sessions, seed: 'bench-big', start: new Date(now - span), stepMs: Math.floor(span / sessions) });
+    await seedCheckoutSessions(db, { merchantId: other.id, count: others, seed: 'bench-other', start: new Date(now - span), stepMs: Math.floor(span / others) });
+    const seedMs = performance.now() - t0;
+    await db.$executeRawUnsafe('VACUUM ANALYZE checkout_sessions');
+    await db.$executeRawUnsafe('VACUUM ANALYZE session_events');
+
+    const app = await buildApp({ config, db, temporal: { client: new Client({ connection }), connection }, logger: false });
+    const apiUrl = await app.listen({ port: 0, host: '127.0.0.1' });
+    closers.push(() => app.close());
+    const auth = { authorization: `Bearer ${app.jwt.sign({ merchantId: merchant.id, shopDomain: '' })}` };
+
+    const bare = Fastify({ logger: false });
+    const readMerchant = db.merchant;
+    bare.get<{ Params: { id: string } }>('/bare/merchant/:id', async (request) => readMerchant.findUniqueOrThrow({ where: { id: request.params.id }, select: { id: true, slug: true } }));
+    const bareUrl = await bare.listen({ port: 0, host: '127.0.0.1' });
+    closers.push(() => bare.close());
+
+    const year = `from=${encodeURIComponent(new Date(now - 365 * DAY_MS).toISOString())}&to=${encodeURIComponent(new Date(now + 60_000).toISOString())}`;
+    const targets = {
+      statsYear: `${apiUrl}/api/merchant/stats?${year}`,
+      funnelYear: `${apiUrl}/api/merchant/stats/funnel?${year}`,
+      stats30d: `${apiUrl}/api/merchant/stats`,
+      ordersPage: `${apiUrl}/api/checkout/merchant/orders`,
+      bare: `${bareUrl}/bare/merchant/${merchant.id}`,
+    };
+    const timings = Object.fromEntries(Object.keys(targets).map((k) => [k, [] as number[]])) as Record<keyof typeof targets, number[]>;
+    for (let i = 0; i < 5; i++) for (const url of Object.values(targets)) await get(agent, url, auth); // warm-up, not measured
+    for (let i = 0; i < rounds; i++) {
+      // Interleaved, the order rotating each round, so drift and caches fall on all alike.
+      const names = Object.keys(targets) as Array<keyof typeof targets>;
+      for (let j = 0; j < names.length; j++) {
+        const name = names[(i + j) % names.length]!;
+        timings[name].push(await get(agent, targets[name], auth));
+      }
+    }
+
+    // The plan of the stats query over the whole year: an index-only scan of checkout_sessions_stats_idx.
+    const from = new Date(now - 365 * DAY_MS);
+    const to = new Date(now + 60_000);
+    const plan = await db.$queryRaw<Array<{ 'QUERY PLAN': string }>>(Prisma.sql`EXPLAIN (ANALYZE, BUFFERS) ${statsGroupsSql(merchant.id, from, to)}`);
+    const planText = plan.map((r) => r['QUERY PLAN']).join('\n');
+    console.log(`  [plan]\n${planText.split('\n').map((l) => `    ${l}`).join('\n')}`);
+    const counted = (await statsGroups(db, merchant.id, from, to)).reduce((n, g) => n + g.sessions, 0);
+
+    const p = (name: keyof typeof targets, q: number) => percentile([...timings[name]].sort((x, y) => x - y), q);
+    return {
+      sessionsSeeded: seeded.sessions,
+      eventsSeeded: seeded.events,
+      otherMerchantSessions: others,
+      seedSeconds: seedMs / 1000,
+      sessionsCountedYear: counted,
+      indexOnlyScan: /Index Only Scan using checkout_sessions_stats_idx/.test(planText) ? 1 : 0,
+      rounds,
+      statsYearP50Ms: p('statsYear', 50),
+      statsYearP99Ms: p('statsYear', 99),
+      funnelYearP50Ms: p('funnelYear', 50),
+      funnelYearP99Ms: p('funnelYear', 99),
+      stats30dP50Ms: p('stats30d', 50),
+      stats30dP99Ms: p('stats30d', 99),
+      ordersPageP50Ms: p('ordersPage', 50),
+      ordersPageP99Ms: p('ordersPage', 99),
+      bareReadP50Ms: p('bare', 50),
+      bareReadP99Ms: p('bare', 99),
+      ratioStatsYearP50: p('statsYear', 50) / p('bare', 50),
+      ratioFunnelYearP50: p('funnelYear', 50) / p('bare', 50),
+    };
+  } finally {
+    agent.destroy();
+    for (const close of closers.reverse()) await close().catch(() => undefined);
+    await connection.close().catch(() => undefined);
+    await db?.$disconnect();
+    await postgres.stop();
+  }
+}

@@ -1,0 +1,15 @@
+// The checkout page's JavaScript budget (issue 8): at most 50 KB gzip for everything /checkout/{token} can
+// load. Fails the build the day a dependency or a feature pushes it over.
+import { describe, expect, it } from 'vitest';
+import { ensureWebBuild } from '../../scripts/web-build.js';
+import { CHECKOUT_JS_BUDGET_BYTES, kb, pageWeight } from '../../scripts/lib/web-size.js';
+
+describe('the checkout page stays small', () => {
+  it('given the production build / all JS the checkout route can load is within 50 KB gzip', async () => {
+    await ensureWebBuild({ targets: ['checkout'] });
+    const weight = pageWeight('checkout');
+    const detail = weight.js.map((f) => `${f.file} ${kb(f.gzipBytes)}`).join(', ');
+    expect(weight.js.length).toBeGreaterThan(0);
+    expect(weight.jsGzipBytes, `checkout JS ${kb(weight.jsGzipBytes)} gzip (${detail}) over the ${kb(CHECKOUT_JS_BUDGET_BYTES)} budget`).toBeLessThanOrEqual(CHECKOUT_JS_BUDGET_BYTES);
+  }, 120_000);
+});

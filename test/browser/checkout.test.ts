@@ -1,0 +1,253 @@
+// The shopper's checkout in a real browser, against the whole service: the storefront A shop's checkout
+// button (our script tag) → the branded checkout page on {slug}.localhost → details → the processor's
+// hosted page with a test card → back → the success page; and the outcomes behind it (the session
+// COMPLETED, one order in the shop). Screenshots of each key page go to test-artifacts/browser/.
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { screenshot, useBrowserStack } from './harness.js';
+import { api, sessionStatus, storefrontACheckout, storefrontAMerchant, storefrontAOrdersOf, waitFor } from '../e2e/checkout-helpers.js';
+import type { SimShop } from '../../sandbox/storefront-a/state.js';
+
+const b = useBrowserStack();
+
+const META_PIXEL = '123456789012345';
+/** Stands in for Meta's fbevents.js (no internet here): takes over the fbq queue and records each call, as the real tag sends them. */
+const META_TAG_STUB = `(function () {
+  var fbq = window.fbq, calls = (window.__pixelCalls = window.__pixelCalls || []);
+  fbq.callMethod = function () { calls.push(Array.prototype.slice.call(arguments)); };
+  (fbq.queue || []).splice(0).forEach(function (args) { calls.push(args); });
+})();`;
+
+/** The purchase events this page sent to the Meta tag: [pixel id, event, data, options]. */
+async function purchasesSent(page: Page): Promise<unknown[][]> {
+  const calls = await page.evaluate(() => (globalThis as unknown as { __pixelCalls?: unknown[][] }).__pixelCalls ?? []);
+  return calls.filter((c) => c[0] === 'trackSingle' && c[2] === 'Purchase').map((c) => c.slice(1));
+}
+
+/** The shopper in the shop: two of the first product into the cart, then the cart page's checkout button. */
+async function clickCheckoutInShop(page: Page, shop: SimShop, storeUrl: string): Promise<void> {
+  await page.goto(`${storeUrl}/shops/${shop.host}/`);
+  const first = page.locator('.card').first();
+  await first.locator('input[name=quantity]').fill('2');
+  await first.locator('[data-add-to-cart]').click();
+  await page.waitForURL(/\/cart$/);
+  await screenshot(page, 'card-0-store-cart');
+  await page.locator('[data-storefront-checkout]').click();
+}
+
+async function fillShopperDetails(page: Page, details: { postalCode?: string } = {}): Promise<void> {
+  await page.getByLabel('Email').fill('jane@customer.test');
+  await page.getByLabel('Full name').fill('Jane Doe');
+  await page.getByLabel('Street and number').fill('Hauptstr. 1');
+  await page.getByLabel('Postal code').fill(details.postalCode ?? '10115');
+  await page.getByLabel('City').fill('Berlin');
+  await page.getByLabel('Country').selectOption('DE');
+}
+
+describe('the shopper checks out in a browser', () => {
+  it('given a storefront A shop with our script tag / cart → checkout page → a test card on the processor page → the success page, and one paid order in the shop', async () => {
+    const { stack } = b;
+    const merchant = await storefrontAMerchant(stack, 'Alpha Store');
+    const { shop } = merchant;
+    const logoUrl = `${stack.urls.storefrontA}/shops/${shop.host}/cdn/products/${shop.products[2]!.handle}.svg`;
+    // A very light primary: the page darkens it until buttons and links are readable.
+    const branded = await api(stack, 'PATCH', '/api/merchant/config', {
+      branding: { primaryColor: '#ffd400', accentColor: '#ffe866', logoUrl },
+      checkoutTexts: { headline: 'Almost yours', successMessage: 'Danke! Your order is on its way.' },
+    }, merchant.token);
+    expect(branded.status, JSON.stringify(branded.body)).toBe(200);
+    const pixel = await api(stack, 'POST', '/api/merchant/pixels', { platform: 'meta', trackingId: META_PIXEL, events: ['page_view', 'purchase'] }, merchant.token);
+    expect(pixel.status, JSON.stringify(pixel.body)).toBe(201);
+
+    const context = await b.newContext();
+    await context.route('https://connect.facebook.net/**', (route) => route.fulfill({ contentType: 'text/javascript', body: META_TAG_STUB }));
+    const page = await context.newPage();
+    await clickCheckoutInShop(page, shop, stack.urls.storefrontA);
+
+    // The script tag created the session and sent the browser to the merchant's checkout host.
+    await page.waitForURL(/^http:\/\/[a-z0-9-]+\.localhost:\d+\/checkout\/cs_[A-Za-z0-9_-]{32}$/, { timeout: 15_000 });
+    const token = new URL(page.url()).pathname.split('/').pop()!;
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Almost yours');
+    const pay = page.getByRole('button', { name: /^Pay / });
+    // Cheapest rate first and chosen: Standard (€4.90) for 2 × the first product.
+    const product = shop.products[0]!.variants[0]!;
+    const expectedTotal = 2 * product.price + 490;
+    await expect.poll(() => pay.textContent()).toBe(`Pay €${(expectedTotal / 100).toFixed(2)}`);
+    await screenshot(page, 'card-1-checkout-page');
+
+    // The API's field message shows next to the field it concerns.
+    await fillShopperDetails(page, { postalCode: '!!' });
+    await pay.click();
+    const postal = page.getByLabel('Postal code');
+    await expect.poll(() => postal.getAttribute('aria-invalid')).toBe('true');
+    const describedBy = await postal.getAttribute('aria-describedby');
+    expect(await page.locator(`#${describedBy}`).textContent()).toMatch(/letters, digits, spaces and hyphens only/i);
+    expect(await page.getByRole('alert').textContent()).toMatch(/highlighted field/);
+    await screenshot(page, 'card-2-field-error');
+    expect(await sessionStatus(stack, token)).toBe('OPEN');
+
+    await postal.fill('10115');
+    await pay.click();
+    // The processor's hosted payment page.
+    await page.waitForURL(new RegExp(`^${stack.urls.processor}/pay/`), { timeout: 15_000 });
+    await screenshot(page, 'card-3-processor-page');
+    await page.fill('#card_number', '4242 4242 4242 4242');
+    await page.fill('#expiry', '12/34');
+    await page.fill('#cvc', '123');
+    await page.click('button[type=submit]');
+
+    // Back on the checkout page: confirmed, the success page with the order summary.
+    await page.waitForURL((url) => url.pathname === `/checkout/${token}`, { timeout: 15_000 });
+    await page.getByRole('heading', { name: 'Danke! Your order is on its way.' }).waitFor({ timeout: 30_000 });
+    expect(await page.locator('.summary .grand dd').textContent()).toContain(`€${(expectedTotal / 100).toFixed(2)}`);
+    await screenshot(page, 'card-4-success');
+
+    await waitFor('COMPLETED', async () => ((await sessionStatus(stack, token)) === 'COMPLETED' ? true : undefined));
+    const orders = await waitFor('the store order', () => (storefrontAOrdersOf(shop, token).length ? storefrontAOrdersOf(shop, token) : undefined));
+    expect(orders).toHaveLength(1);
+    expect(orders[0]!.total).toBe(expectedTotal);
+
+    // The merchant's pixel got the purchase, with the session token as event id.
+    await expect.poll(() => purchasesSent(page), { timeout: 10_000 }).toEqual([[META_PIXEL, 'Purchase', { value: expectedTotal / 100, currency: 'EUR' }, { eventID: token }]]);
+
+    // A reload shows the success page again (the status is read fresh), never the form, and sends no second purchase.
+    await page.reload();
+    await page.getByRole('heading', { name: 'Danke! Your order is on its way.' }).waitFor();
+    expect(await page.getByRole('button', { name: /^Pay / }).count()).toBe(0);
+    await expect.poll(() => page.evaluate(() => ((globalThis as unknown as { __pixelCalls?: unknown[][] }).__pixelCalls ?? []).length)).toBeGreaterThan(0);
+    await page.getByText('Checkout reference').waitFor();
+    expect(await purchasesSent(page)).toEqual([]);
+  }, 150_000);
+});
+
+describe('cash on delivery, discount and order bump, on a phone', () => {
+  it('given COD enabled, a 10% code and an order bump / the shopper ticks the bump, applies the code, places a COD order and sees the confirmation; the shop has one pending order with that total', async () => {
+    const { stack } = b;
+    const merchant = await storefrontAMerchant(stack, 'Cod Corner');
+    const { shop } = merchant;
+    const setup = await api(stack, 'PATCH', '/api/merchant/config', { codEnabled: true, branding: { primaryColor: '#0b6e4f', accentColor: '#08543c' } }, merchant.token);
+    expect(setup.status, JSON.stringify(setup.body)).toBe(200);
+    const code = await api(stack, 'POST', '/api/merchant/discounts', { code: 'WELCOME10', type: 'percentage', percentOff: 10 }, merchant.token);
+    expect(code.status, JSON.stringify(code.body)).toBe(201);
+    const extra = shop.products[1]!;
+    const bump = await api(stack, 'POST', '/api/merchant/order-bumps', {
+      productId: String(extra.id), variantId: String(extra.variants[0]!.id), title: 'Gift wrapping', description: 'Wrapped by hand, with a card', priceCents: 500, compareAtCents: 800,
+    }, merchant.token);
+    expect(bump.status, JSON.stringify(bump.body)).toBe(201);
+    const token = await storefrontACheckout(stack, shop);
+    const { checkoutOrigin } = (await api(stack, 'GET', '/api/merchant/me', undefined, merchant.token)).body as { checkoutOrigin: string };
+
+    const page = await (await b.newContext({ mobile: true, locale: 'de-DE' })).newPage();
+    await page.goto(`${checkoutOrigin}/checkout/${token}`);
+    await fillShopperDetails(page);
+    await page.getByRole('checkbox', { name: /Gift wrapping/ }).check();
+    await page.getByLabel('Discount code').fill('welcome10');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.getByText(/WELCOME10 applied/).waitFor();
+    await page.getByRole('radio', { name: /Cash on delivery/ }).check();
+    const place = page.getByRole('button', { name: /^Place order/ });
+    await screenshot(page, 'cod-1-checkout-phone');
+    const shownTotal = (await page.locator('.summary .grand dd').textContent())!.replace(/^EUR\s*/, '').trim();
+    expect(await place.textContent()).toContain(shownTotal);
+
+    await place.click();
+    await page.getByRole('heading', { name: 'Thank you for your order!' }).waitFor({ timeout: 30_000 });
+    expect(await page.getByText(/You pay in cash when it is delivered/).count()).toBe(1);
+    // The confirmation summarizes what was ordered: the bump, the code, the shopper's address, the same total.
+    await page.getByText('jane@customer.test').waitFor();
+    await expect.poll(() => page.locator('.summary').textContent()).toContain('Gift wrapping');
+    expect(await page.locator('.summary .discount dt').textContent()).toContain('WELCOME10');
+    expect((await page.locator('.summary .grand dd').textContent())!.replace(/^EUR\s*/, '').trim()).toBe(shownTotal);
+    await screenshot(page, 'cod-2-confirmation-phone');
+
+    await waitFor('COD_CONFIRMED', async () => ((await sessionStatus(stack, token)) === 'COD_CONFIRMED' ? true : undefined));
+    const session = await stack.database.db.checkoutSession.findUniqueOrThrow({ where: { token } });
+    expect(session.discountCode).toBe('WELCOME10');
+    expect(session.discountMinor).toBeGreaterThan(0);
+    // The total the page showed (de-DE: "1.234,56 €") is the total charged on delivery.
+    expect(shownTotal.replace(/[^\d]/g, '')).toBe(String(session.totalMinor));
+    const orders = await waitFor('the store order', () => (storefrontAOrdersOf(shop, token).length ? storefrontAOrdersOf(shop, token) : undefined));
+    expect(orders).toHaveLength(1);
+    expect(orders[0]!.financialStatus).toBe('pending');
+    expect(orders[0]!.total).toBe(session.totalMinor);
+  }, 120_000);
+
+  it('given a code the shop does not have / the API\'s message shows next to the discount field and nothing is applied', async () => {
+    const { stack } = b;
+    const merchant = await storefrontAMerchant(stack, 'Code Checkers');
+    const token = await storefrontACheckout(stack, merchant.shop);
+    const { checkoutOrigin } = (await api(stack, 'GET', '/api/merchant/me', undefined, merchant.token)).body as { checkoutOrigin: string };
+    const page = await (await b.newContext()).newPage();
+    await page.goto(`${checkoutOrigin}/checkout/${token}`);
+    const field = page.getByLabel('Discount code');
+    await field.fill('NOPE-NOPE');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await expect.poll(() => field.getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator(`#${await field.getAttribute('aria-describedby')}`).textContent()).toMatch(/not valid/);
+    expect(await page.locator('.summary .discount').count()).toBe(0);
+  }, 60_000);
+});
+
+describe('a checkout preview', () => {
+  it('given a merchant opening a preview / the page shows the Preview banner, the placeholder cart and a disabled pay button', async () => {
+    const { stack } = b;
+    const merchant = await storefrontAMerchant(stack, 'Preview Palace');
+    const preview = await api(stack, 'POST', '/api/merchant/preview', {}, merchant.token);
+    expect(preview.status, JSON.stringify(preview.body)).toBe(201);
+    const page = await (await b.newContext()).newPage();
+    await page.goto(preview.body.previewUrl as string);
+    await page.getByText('This is how shoppers see your checkout. Payment is disabled.').waitFor();
+    expect(await page.locator('.summary .item').count()).toBe(2);
+    const pay = page.getByRole('button', { name: /^Pay / });
+    expect(await pay.isDisabled()).toBe(true);
+    await screenshot(page, 'preview-1-banner');
+  }, 60_000);
+});
+
+describe('failure and expiry', () => {
+  it('given a declined card / the shopper comes back to the form with the failure message and pays with another card', async () => {
+    const { stack } = b;
+    const merchant = await storefrontAMerchant(stack, 'Decline Depot');
+    const token = await storefrontACheckout(stack, merchant.shop);
+    const { checkoutOrigin } = (await api(stack, 'GET', '/api/merchant/me', undefined, merchant.token)).body as { checkoutOrigin: string };
+    const page = await (await b.newContext()).newPage();
+    await page.goto(`${checkoutOrigin}/checkout/${token}`);
+    await fillShopperDetails(page);
+
+    const payWith = async (card: string) => {
+      await page.getByRole('button', { name: /^Pay / }).click();
+      await page.waitForURL(new RegExp(`^${stack.urls.processor}/pay/`), { timeout: 15_000 });
+      await page.fill('#card_number', card);
+      await page.fill('#expiry', '12/34');
+      await page.fill('#cvc', '123');
+      await page.click('button[type=submit]');
+    };
+    await payWith('4000 0000 0000 0002');
+    // The processor's page says it failed and links back to the shop's checkout.
+    await page.getByRole('link', { name: /Return to/ }).click();
+    await page.waitForURL((url) => url.pathname === `/checkout/${token}`);
+    const alert = page.getByRole('alert');
+    await expect.poll(() => alert.textContent(), { timeout: 30_000 }).toMatch(/did not go through/);
+    await screenshot(page, 'failed-1-payment-declined');
+    expect(await sessionStatus(stack, token)).toBe('FAILED');
+    // The details are still there; another card pays.
+    expect(await page.getByLabel('Email').inputValue()).toBe('jane@customer.test');
+    await payWith('4242 4242 4242 4242');
+    await page.getByRole('heading', { name: 'Thank you for your order!' }).waitFor({ timeout: 30_000 });
+    await waitFor('COMPLETED', async () => ((await sessionStatus(stack, token)) === 'COMPLETED' ? true : undefined));
+  }, 120_000);
+
+  it('given a session abandoned for a day / the page says the checkout expired, with no form', async () => {
+    const { stack } = b;
+    const merchant = await storefrontAMerchant(stack, 'Expired Emporium');
+    const token = await storefrontACheckout(stack, merchant.shop);
+    // What the workflow writes after 24 hours without progress (its timer is tested with time skipping).
+    await stack.database.db.checkoutSession.update({ where: { token }, data: { status: 'ABANDONED' } });
+    const { checkoutOrigin } = (await api(stack, 'GET', '/api/merchant/me', undefined, merchant.token)).body as { checkoutOrigin: string };
+    const page = await (await b.newContext()).newPage();
+    await page.goto(`${checkoutOrigin}/checkout/${token}`);
+    await page.getByRole('heading', { name: 'This checkout has expired' }).waitFor();
+    expect(await page.locator('form').count()).toBe(0);
+    await screenshot(page, 'expired-1-notice');
+  }, 60_000);
+});

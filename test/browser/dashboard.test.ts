@@ -1,0 +1,344 @@
+// The merchant's dashboard in a real browser, against the whole service and its sandboxes: a new merchant
+// registers, verifies the email from the sandbox mailbox, and goes through the six-step wizard (storefront A
+// OAuth in the sandbox, brand, a rate, the processor key, the preview, a plan paid on the processor's page,
+// a real cart click in the sandbox shop) to a verified setup and the dashboard; and a merchant finds a paid
+// order in the orders list and refunds it. Screenshots of the key pages go to test-artifacts/browser/.
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { screenshot, useBrowserStack } from './harness.js';
+import { api, control, sessionStatus, shopperPays, storefrontACheckout, storefrontAMerchant, unique, waitFor } from '../e2e/checkout-helpers.js';
+import { DEMO_APP } from '../../sandbox/storefront-a/simulator.js';
+
+const b = useBrowserStack({ targets: ['checkout', 'script-tag', 'dashboard'] });
+
+const PASSWORD = 'correct horse battery 9';
+
+/** The link of the newest email to `to` whose text contains `path`, as the merchant would click it. */
+async function emailedLink(to: string, path: string): Promise<string> {
+  return waitFor(`the ${path} email to ${to}`, () => {
+    for (const m of b.stack.sims.email.messages({ to })) {
+      const link = new RegExp(`https?://[^\\s"'<>]+${path}\\?token=[A-Za-z0-9_-]+`).exec(`${m.TextBody ?? ''} ${m.HtmlBody ?? ''}`);
+      if (link) return link[0];
+    }
+    return undefined;
+  });
+}
+
+/** The text of a form field's error (the element its aria-describedby names), once it shows. */
+async function fieldError(page: Page, label: string): Promise<string> {
+  const input = page.getByLabel(label, { exact: true }).and(page.locator('input, select'));
+  await expect.poll(() => input.getAttribute('aria-invalid'), { timeout: 15_000 }).toBe('true');
+  const ids = (await input.getAttribute('aria-describedby'))!.split(' ');
+  return (await page.locator(`[id="${ids[ids.length - 1]}"]`).textContent()) ?? '';
+}
+
+/** The shopper's click: two of the first product into the shop's cart, then the cart page's checkout button. */
+async function cartClick(page: Page, shopUrl: string): Promise<string> {
+  await page.goto(shopUrl);
+  const first = page.locator('.card').first();
+  await first.locator('input[name=quantity]').fill('2');
+  await first.locator('[data-add-to-cart]').click();
+  await page.waitForURL(/\/cart$/);
+  await page.locator('[data-storefront-checkout]').click();
+  await page.waitForURL(/\/checkout\/cs_[A-Za-z0-9_-]+$/, { timeout: 20_000 });
+  return new URL(page.url()).pathname.split('/').pop()!;
+}
+
+const step = (page: Page, n: number) => page.locator(`.stepper [data-step="${n}"]`);
+
+describe('the merchant dashboard in a browser', () => {
+  it('given a new merchant / registers, verifies the email and onboards through the wizard against the sandbox to a verified setup and the dashboard', async () => {
+    const { stack } = b;
+    const app = stack.apiUrl;
+    const email = `wizard-${unique()}@shop.test`;
+    const shopHost = `wizard-${unique()}.myshopify.com`;
+    expect((await control(stack.urls.storefrontA, 'POST', 'shops', { shop: shopHost, name: 'Wizard Goods' })).status).toBe(201);
+    const account = await control(stack.urls.processor, 'POST', 'accounts', { businessName: 'Wizard Goods' });
+    expect(account.status).toBe(201);
+
+    const page = await (await b.newContext()).newPage();
+
+    // Register: the API's field message (password policy) shows next to the password field.
+    await page.goto(`${app}/register`);
+    await page.getByLabel('Shop name').fill('Wizard Goods');
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Phone').fill('+49 30 1234567');
+    await page.getByLabel('Password').fill('password');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    expect(await fieldError(page, 'Password')).toMatch(/\w/);
+    await screenshot(page, 'dashboard-0-register-error');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Create account' }).click();
+
+    // The verification screen, then the link from the sandbox mailbox.
+    await page.waitForURL(`${app}/verify-email`);
+    await page.getByRole('heading', { name: 'Verify your email' }).waitFor();
+    await screenshot(page, 'dashboard-1-verify-email');
+    await page.goto(await emailedLink(email, '/verify-email'));
+    await page.getByRole('heading', { name: 'Email address verified' }).waitFor();
+    await page.getByRole('button', { name: 'Continue to setup' }).click();
+
+    // Step 1: storefront A, installed through the sandbox platform's OAuth consent page.
+    await page.waitForURL(`${app}/onboarding`);
+    await page.getByRole('heading', { name: 'Platform', level: 1 }).waitFor();
+    await page.getByRole('radio', { name: /Storefront A/ }).check();
+    await page.getByLabel('Shop address').fill(shopHost);
+    await page.getByLabel('App client id').fill(DEMO_APP.clientId);
+    await page.getByLabel('App client secret').fill(DEMO_APP.clientSecret);
+    await screenshot(page, 'dashboard-2-wizard-platform');
+    await page.getByRole('button', { name: 'Save and install the app' }).click();
+    await page.waitForURL(new RegExp(`^${stack.urls.storefrontA}/shops/${shopHost}/admin/oauth/authorize`));
+    await page.click('#install-app');
+    await page.waitForURL(`${app}/onboarding?storefrontA=connected`);
+    await page.getByText('Storefront A app installed').waitFor();
+    await expect.poll(() => step(page, 1).locator('.step-number').textContent()).toBe('✓');
+    await screenshot(page, 'dashboard-3-wizard-connected');
+
+    // Step 2: brand. A logo URL the API refuses shows its message at the field; then a real one.
+    await page.getByRole('button', { name: 'Continue →' }).click();
+    await page.getByRole('heading', { name: 'Brand', level: 1 }).waitFor();
+    await page.getByLabel('Logo URL').fill('http://logo.example/logo.png');
+    await page.getByLabel('Primary color', { exact: true }).fill('#0e7c66');
+    await page.getByLabel('Accent color (hover)', { exact: true }).fill('#095c4b');
+    await page.getByRole('button', { name: 'Save and continue' }).click();
+    expect(await fieldError(page, 'Logo URL')).toMatch(/https/i);
+    await screenshot(page, 'dashboard-4-wizard-brand-error');
+    const shop = stack.sims.storefrontA.state.shops.get(shopHost)!;
+    await page.getByLabel('Logo URL').fill(`${stack.urls.storefrontA}/shops/${shopHost}/cdn/products/${shop.products[2]!.handle}.svg`);
+    await page.getByRole('button', { name: 'Save and continue' }).click();
+
+    // Step 3: one shipping rate.
+    await page.getByRole('heading', { name: 'Shipping', level: 1 }).waitFor();
+    await page.getByLabel('Rate name').fill('Standard');
+    await page.getByLabel('Price (EUR)').fill('4.90');
+    await page.getByRole('button', { name: 'Save and continue' }).click();
+
+    // Step 4: a rejected processor key is reported at the key field; the sandbox account's key connects.
+    await page.getByRole('heading', { name: 'Payments', level: 1 }).waitFor();
+    expect(await page.getByRole('button', { name: 'Continue →' }).isDisabled()).toBe(true);
+    await page.getByLabel('Processor API key').fill('sk_sandbox_not_a_key');
+    await page.getByRole('button', { name: 'Connect processor' }).click();
+    expect(await fieldError(page, 'Processor API key')).toMatch(/key/i);
+    await page.getByLabel('Processor API key').fill(String(account.body.apiKey));
+    await page.getByRole('button', { name: 'Connect processor' }).click();
+    await page.getByText('Processor connected.').waitFor({ timeout: 30_000 });
+    await expect.poll(() => page.getByRole('button', { name: 'Continue →' }).isEnabled()).toBe(true);
+    await screenshot(page, 'dashboard-5-wizard-payments');
+    await page.getByRole('button', { name: 'Continue →' }).click();
+
+    // Step 5: the final check stays out of reach until the preview was opened (in a new tab).
+    await page.getByRole('heading', { name: 'Preview', level: 1 }).waitFor();
+    expect(await page.getByRole('button', { name: 'Continue →' }).isDisabled()).toBe(true);
+    const [preview] = await Promise.all([page.waitForEvent('popup'), page.getByRole('button', { name: 'Open checkout preview' }).click()]);
+    await preview.waitForURL(/\.localhost:\d+\/checkout\/prev_/, { timeout: 15_000 });
+    await preview.waitForLoadState('networkidle');
+    await screenshot(preview, 'dashboard-6-preview-tab');
+    await preview.close();
+    await expect.poll(() => page.getByRole('button', { name: 'Continue →' }).isEnabled(), { timeout: 15_000 }).toBe(true);
+    await page.getByRole('button', { name: 'Continue →' }).click();
+
+    // Step 6: the final check. Verification blocks on the plan and sends the merchant to billing.
+    await page.getByRole('heading', { name: 'Final check', level: 1 }).waitFor();
+    expect(await page.locator('[data-check="realCheckout"]').getAttribute('data-ok')).toBe('false');
+    await screenshot(page, 'dashboard-7-wizard-final-check');
+    await page.getByRole('button', { name: 'Mark setup verified' }).click();
+    await page.waitForURL(`${app}/dashboard/billing?from=setup`);
+    await page.getByRole('heading', { name: 'Billing', level: 1 }).waitFor();
+    await screenshot(page, 'dashboard-8-billing');
+
+    // Subscribe: the first month is paid on the processor's page, which returns to the dashboard.
+    await page.locator('[data-plan="STARTER"]').getByRole('button', { name: /Subscribe/ }).click();
+    await page.waitForURL(new RegExp(`^${stack.urls.processor}/pay/`));
+    await page.fill('#card_number', '4242 4242 4242 4242');
+    await page.fill('#expiry', '12/34');
+    await page.fill('#cvc', '123');
+    await page.click('button[type=submit]');
+    await page.waitForURL(/\/dashboard\/billing\?/);
+    await page.getByText('Plan active').waitFor({ timeout: 60_000 });
+    await screenshot(page, 'dashboard-9-billing-active');
+
+    // A real click on the shop's checkout button: the script tag the OAuth install put there opens our checkout.
+    const token = await cartClick(page, `${stack.urls.storefrontA}/shops/${shopHost}/`);
+    expect(token).toMatch(/^cs_/);
+
+    // Back in the wizard: every prerequisite met; verification passes and the dashboard opens.
+    await page.goto(`${app}/onboarding`);
+    await step(page, 6).click();
+    await expect.poll(() => page.locator('[data-check="realCheckout"]').getAttribute('data-ok'), { timeout: 15_000 }).toBe('true');
+    await screenshot(page, 'dashboard-10-wizard-ready');
+    await page.getByRole('button', { name: 'Mark setup verified' }).click();
+    await page.waitForURL(`${app}/dashboard?welcome=1`, { timeout: 30_000 });
+    await page.getByText('Setup verified').waitFor();
+    await screenshot(page, 'dashboard-11-overview');
+    const merchant = await stack.database.db.merchant.findUniqueOrThrow({ where: { email } });
+    expect(merchant.onboardingCompletedAt).not.toBeNull();
+
+    // A later login goes straight to the dashboard.
+    const again = await (await b.newContext()).newPage();
+    await again.goto(`${app}/login`);
+    await again.getByLabel('Email').fill(email);
+    await again.getByLabel('Password').fill(PASSWORD);
+    await again.getByRole('button', { name: 'Log in' }).click();
+    await again.waitForURL(`${app}/dashboard`);
+  }, 240_000);
+
+  it('given a paid order / the merchant finds it in the orders list and refunds it: REFUNDED once the refund webhook arrives', async () => {
+    const { stack } = b;
+    const merchant = await storefrontAMerchant(stack, 'Refund Store');
+    const token = await storefrontACheckout(stack, merchant.shop);
+    await shopperPays(stack, token);
+    await waitFor('COMPLETED', async () => ((await sessionStatus(stack, token)) === 'COMPLETED' ? true : undefined));
+    // A merchant past setup: verified email and a verified setup, so login opens the dashboard.
+    await stack.database.db.merchant.update({ where: { id: merchant.id }, data: { emailVerifiedAt: new Date(), onboardingCompletedAt: new Date() } });
+
+    const page = await (await b.newContext()).newPage();
+    await page.goto(`${stack.apiUrl}/login`);
+    await page.getByLabel('Email').fill(merchant.email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.waitForURL(`${stack.apiUrl}/dashboard`);
+
+    await page.getByRole('link', { name: 'Orders', exact: true }).click();
+    const row = page.locator(`tr[data-token="${token}"]`);
+    await row.waitFor();
+    expect(await row.getAttribute('data-status')).toBe('COMPLETED');
+    await screenshot(page, 'dashboard-12-orders');
+
+    await row.getByRole('link').click();
+    await page.waitForURL(`${stack.apiUrl}/dashboard/orders/${token}`);
+    await page.getByRole('heading', { name: 'Timeline' }).waitFor();
+    expect(await page.locator('[data-order-status]').getAttribute('data-order-status')).toBe('COMPLETED');
+    expect(await page.locator('.timeline li').count()).toBeGreaterThan(2);
+    await screenshot(page, 'dashboard-13-order-detail');
+
+    await page.getByRole('button', { name: 'Refund' }).click();
+    await page.getByRole('button', { name: 'Yes, continue' }).click();
+    // The page watches the order: REFUNDED once the processor's refund webhook went through the workflow.
+    await expect.poll(() => page.locator('[data-order-status]').getAttribute('data-order-status'), { timeout: 30_000 }).toBe('REFUNDED');
+    await page.getByText('Refunded in full').waitFor();
+    await screenshot(page, 'dashboard-14-order-refunded');
+    expect(await sessionStatus(stack, token)).toBe('REFUNDED');
+    // The processor refunded the payment once: one payment_refunded event for this session.
+    const events = (await control(stack.urls.processor, 'GET', 'webhooks/events')).body.events as Array<{ event: string; payload: { data: { metadata?: Record<string, string> } } }>;
+    expect(events.filter((e) => e.event === 'payment_refunded' && e.payload.data.metadata?.checkout_session_token === token)).toHaveLength(1);
+    expect(await page.getByRole('button', { name: 'Refund' }).count()).toBe(0);
+  }, 150_000);
+
+  it('given a live merchant with orders / statistics, extras, domain and settings show their data, and the API\'s field errors show in place', async () => {
+    const { stack } = b;
+    const merchant = await storefrontAMerchant(stack, 'Stats Store');
+    const tokens = [await storefrontACheckout(stack, merchant.shop), await storefrontACheckout(stack, merchant.shop), await storefrontACheckout(stack, merchant.shop)];
+    await shopperPays(stack, tokens[0]!);
+    await shopperPays(stack, tokens[1]!);
+    await waitFor('two COMPLETED', async () => ((await sessionStatus(stack, tokens[1]!)) === 'COMPLETED' && (await sessionStatus(stack, tokens[0]!)) === 'COMPLETED' ? true : undefined));
+    await stack.database.db.merchant.update({ where: { id: merchant.id }, data: { emailVerifiedAt: new Date(), onboardingCompletedAt: new Date() } });
+
+    const page = await (await b.newContext()).newPage();
+    const app = stack.apiUrl;
+    await page.goto(`${app}/login?next=/dashboard/stats`);
+    await page.getByLabel('Email').fill(merchant.email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Log in' }).click();
+
+    // Statistics: three checkouts from store carts, two paid; charts drawn from the API's numbers.
+    await page.waitForURL(`${app}/dashboard/stats`);
+    await expect.poll(() => page.locator('[data-kpi="sessions"]').textContent(), { timeout: 20_000 }).toBe('3');
+    expect(await page.locator('[data-kpi="orders"]').textContent()).toBe('2');
+    await page.locator('.funnel svg').waitFor();
+    expect(await page.locator('.chart svg rect').count()).toBeGreaterThan(0);
+    await screenshot(page, 'dashboard-15-stats');
+
+    // Discount codes: the API's message for a malformed code sits at the Code field; a good one is listed.
+    await page.getByRole('link', { name: 'Discount codes' }).click();
+    await page.getByRole('button', { name: 'New discount code' }).click();
+    await page.getByLabel('Code', { exact: true }).fill('x');
+    await page.getByLabel('Percent off').fill('10');
+    await page.getByRole('button', { name: 'Create discount code' }).click();
+    expect(await fieldError(page, 'Code')).toMatch(/3-40/);
+    await screenshot(page, 'dashboard-16-discount-error');
+    await page.getByLabel('Code', { exact: true }).fill('summer10');
+    await page.getByRole('button', { name: 'Create discount code' }).click();
+    await page.getByRole('cell', { name: 'SUMMER10' }).waitFor();
+    await screenshot(page, 'dashboard-17-discounts');
+    expect(await stack.database.db.discountCode.count({ where: { merchantId: merchant.id, code: 'SUMMER10' } })).toBe(1);
+
+    // An order bump and a pixel.
+    await page.getByRole('link', { name: 'Order bumps' }).click();
+    await page.getByRole('button', { name: 'New order bump' }).click();
+    await page.getByLabel('Store product id').fill(String(merchant.shop.products[5]!.id));
+    await page.getByLabel('Title', { exact: true }).fill('Espresso beans');
+    await page.getByLabel('Price (EUR)', { exact: true }).fill('9.90');
+    await page.getByRole('button', { name: 'Create order bump' }).click();
+    await page.getByRole('cell', { name: /Espresso beans/ }).waitFor();
+    await screenshot(page, 'dashboard-18-order-bumps');
+    await page.getByRole('link', { name: 'Pixels' }).click();
+    await page.getByRole('button', { name: 'New pixel' }).click();
+    await page.getByLabel('Tracking id').fill('123456789012345');
+    await page.getByRole('button', { name: 'Create pixel' }).click();
+    await page.getByRole('cell', { name: '123456789012345' }).waitFor();
+    await page.getByRole('link', { name: 'Upsells' }).click();
+    await page.getByRole('button', { name: 'New upsell' }).click();
+    await page.getByLabel('Headline').fill('Complete your look');
+    await page.getByLabel('Store product id').fill(String(merchant.shop.products[2]!.id));
+    await page.getByLabel('Title', { exact: true }).fill('Merino beanie');
+    await page.getByLabel('Price (EUR)', { exact: true }).fill('34.00');
+    await page.getByLabel('Discount (%)').fill('20');
+    await page.getByRole('button', { name: 'Create upsell' }).click();
+    await page.getByRole('cell', { name: /Complete your look/ }).waitFor();
+    await screenshot(page, 'dashboard-18b-upsells');
+
+    // A custom domain: the DNS records to create, and its status.
+    await page.getByRole('link', { name: 'Custom domain' }).click();
+    await page.getByLabel('Checkout domain').fill('checkout.stats-store.example');
+    await page.getByRole('button', { name: 'Add domain' }).click();
+    await page.getByRole('heading', { name: 'DNS records to create' }).waitFor({ timeout: 20_000 });
+    expect(await page.locator('[data-domain-status]').getAttribute('data-domain-status')).toBe('pending');
+    await screenshot(page, 'dashboard-19-domain');
+
+    // Branding with its live preview, the store and processor connections, settings.
+    await page.getByRole('link', { name: 'Branding' }).click();
+    await page.getByLabel('Primary color', { exact: true }).fill('#ffe14d');
+    await page.locator('.corrections li').first().waitFor();
+    await screenshot(page, 'dashboard-20-branding');
+    await page.getByRole('link', { name: 'Store & payments' }).click();
+    await page.locator('[data-check="script-tag"][data-ok="true"]').waitFor({ timeout: 20_000 });
+    await screenshot(page, 'dashboard-21-connections');
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByLabel('Subdomain', { exact: true }).fill('not a slug!');
+    await page.getByRole('button', { name: 'Save subdomain' }).click();
+    expect(await fieldError(page, 'Subdomain')).toMatch(/\w/);
+    await screenshot(page, 'dashboard-22-settings');
+    // On a phone the navigation moves above the page.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByRole('link', { name: 'Orders', exact: true }).click();
+    await page.locator(`tr[data-token="${tokens[0]}"]`).waitFor();
+    await screenshot(page, 'dashboard-24-orders-mobile');
+  }, 150_000);
+
+  it('given a merchant who forgot the password / the emailed link sets a new one and logs in; the old one stops working', async () => {
+    const { stack } = b;
+    const email = `forgot-${unique()}@shop.test`;
+    const reg = await api(stack, 'POST', '/api/auth/register', { email, password: PASSWORD, shopName: 'Forgetful Shop', phone: '+49 30 1234567' });
+    expect(reg.status).toBe(201);
+
+    const page = await (await b.newContext()).newPage();
+    await page.goto(`${stack.apiUrl}/login`);
+    await page.getByRole('link', { name: 'Forgot your password?' }).click();
+    await page.getByLabel('Email').fill(email);
+    await page.getByRole('button', { name: 'Send reset link' }).click();
+    await page.getByText('Check your inbox').waitFor();
+
+    await page.goto(await emailedLink(email, '/reset-password'));
+    await page.getByLabel('New password', { exact: true }).fill('a brand new passphrase 7');
+    await page.getByLabel('Repeat the new password').fill('something else entirely');
+    await page.getByRole('button', { name: 'Set password and log in' }).click();
+    expect(await fieldError(page, 'Repeat the new password')).toMatch(/differ/);
+    await screenshot(page, 'dashboard-23-reset-password');
+    await page.getByLabel('Repeat the new password').fill('a brand new passphrase 7');
+    await page.getByRole('button', { name: 'Set password and log in' }).click();
+    // Logged in again; the email is still to be verified, so the verification screen comes first.
+    await page.waitForURL(`${stack.apiUrl}/verify-email`);
+    expect((await api(stack, 'POST', '/api/auth/login', { email, password: PASSWORD })).body.code).toBe('INVALID_CREDENTIALS');
+    expect((await api(stack, 'POST', '/api/auth/login', { email, password: 'a brand new passphrase 7' })).status).toBe(200);
+  }, 60_000);
+});

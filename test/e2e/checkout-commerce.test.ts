@@ -1,0 +1,93 @@
+// A discount code and an order bump, end to end over HTTP in a currency without minor units: a storefront A
+// shop selling in JPY (the merchant's EUR prices converted at 162.5 yen), the shopper ticks a bump, enters a
+// code, pays on the processor's page; the store's order carries the bump line, the discount and the total
+// that was charged, and the code is counted once however often the processor repeats its webhooks.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestStack, type TestStack } from '../harness/stack.js';
+import {
+  api, control, emailsOf, expectCompletedWithOneOrderAndTwoEmails, payOnHostedPage, returnFromPaymentPage, SHOPPER, storefrontACheckout, storefrontAMerchant,
+  storefrontAOrdersOf, type Json,
+} from './checkout-helpers.js';
+
+let stack: TestStack;
+
+beforeAll(async () => {
+  stack = await startTestStack();
+  await stack.database.db.fxRate.upsert({
+    where: { currency: 'JPY' },
+    create: { currency: 'JPY', rate: '162.5', rateDate: new Date('2026-11-20'), source: 'test' },
+    update: { rate: '162.5' },
+  });
+});
+afterAll(async () => {
+  await stack?.close();
+});
+
+describe('a discount and an order bump in a non-EUR checkout, end to end', () => {
+  it('given a JPY shop, a 10 % code and a gift-wrap bump / the paid store order has the bump line, the discount and the charged total; the code counts once', async () => {
+    const merchant = await storefrontAMerchant(stack, 'Tokyo Store', { currency: 'JPY' });
+    const { shop } = merchant;
+    const [tote, tee, notebook] = [shop.products[0]!, shop.products[3]!, shop.products[4]!];
+    expect(shop.currency).toBe('JPY');
+
+    // The merchant's extras, through the dashboard API: a 6.00 EUR bump of the shop's notebook set, a 10 % code.
+    const bump = await api(stack, 'POST', '/api/merchant/order-bumps', { productId: String(notebook.id), variantId: String(notebook.variants[0]!.id), title: 'Add a notebook set', priceCents: 600 }, merchant.token);
+    expect(bump.status, JSON.stringify(bump.body)).toBe(201);
+    const code = await api(stack, 'POST', '/api/merchant/discounts', { code: 'tokyo10', type: 'percentage', percentOff: 10, usageLimit: 100 }, merchant.token);
+    expect(code.status, JSON.stringify(code.body)).toBe(201);
+
+    // Cart: 2 × tote (2490 yen) + 1 × tee M (2900 yen) = 7880 yen, read from the store.
+    const token = await storefrontACheckout(stack, shop, [{ variantId: tote.variants[0]!.id, quantity: 2 }, { variantId: tee.variants[1]!.id, quantity: 1 }]);
+    const bundle = await api(stack, 'GET', `/api/checkout/session-bundle/${token}`);
+    expect(bundle.body).toMatchObject({ currency: 'JPY', cart: { subtotal: { amount: 7880, currency: 'JPY' } } });
+    const standard = (bundle.body.shipping as Json[]).find((r) => r.name === 'Standard')!;
+    expect(standard.price).toEqual({ amount: 796, currency: 'JPY' }); // 4.90 EUR × 162.5 = 796.25
+
+    const offers = await api(stack, 'GET', `/api/checkout/${token}/order-bumps`);
+    expect(offers.body.items).toEqual([expect.objectContaining({ id: bump.body.id, price: { amount: 975, currency: 'JPY' } })]); // 6.00 EUR
+
+    // The page checks the code: merchandise 7880 + 975 = 8855; 10 % = 885.5 → 886; + 796 shipping = 8765.
+    const checked = await api(stack, 'POST', `/api/checkout/${token}/validate-discount`, { code: 'Tokyo10', email: SHOPPER.email, shippingRateId: standard.id, orderBumpIds: [bump.body.id] });
+    expect(checked.body).toEqual({
+      code: 'TOKYO10', type: 'percentage', subtotal: { amount: 8855, currency: 'JPY' }, discount: { amount: 886, currency: 'JPY' }, shipping: { amount: 796, currency: 'JPY' }, total: { amount: 8765, currency: 'JPY' },
+    });
+
+    // init-payment charges exactly that (a double click gets the same payment).
+    const details = { ...SHOPPER, shippingRateId: standard.id, discountCode: 'tokyo10', orderBumpIds: [bump.body.id] };
+    const init = await api(stack, 'POST', `/api/checkout/${token}/init-payment`, details);
+    expect(init.status, JSON.stringify(init.body)).toBe(200);
+    expect(init.body).toMatchObject({ totalMinor: 8765, currency: 'JPY' });
+    expect((await api(stack, 'POST', `/api/checkout/${token}/init-payment`, details)).body.paymentId).toBe(init.body.paymentId);
+
+    await payOnHostedPage(token, init.body.paymentUrl as string);
+    await returnFromPaymentPage(stack, token);
+    await expectCompletedWithOneOrderAndTwoEmails(stack, token, merchant.email, () => storefrontAOrdersOf(shop, token).length);
+
+    // The store's order: the cart lines, the bump as a line at its converted price, the code, the charged total.
+    const [order] = storefrontAOrdersOf(shop, token);
+    expect(order).toMatchObject({ currency: 'JPY', financialStatus: 'paid', subtotal: 8855, totalShipping: 796, totalDiscounts: 886, total: 8765 });
+    expect(order!.lines.map((l) => [l.variantId, l.quantity, l.price])).toEqual([
+      [tote.variants[0]!.id, 2, 2490],
+      [tee.variants[1]!.id, 1, 2900],
+      [notebook.variants[0]!.id, 1, 975],
+    ]);
+    expect(order!.discountCodes).toEqual([{ code: 'TOKYO10', type: 'fixed_amount', amount: 886 }]);
+    expect(order!.transactions.filter((t) => t.status === 'success').reduce((n, t) => n + t.amount, 0)).toBe(8765);
+    // The shopper's confirmation shows the discount line.
+    expect(emailsOf(stack, token, merchant.email).toShopper[0]!.TextBody).toContain('Discount (TOKYO10): −¥886');
+
+    // The processor repeats every event of the payment three more times: still one use, one order.
+    const received = await stack.database.db.processorWebhookDelivery.findMany({ where: { sessionToken: token, signatureValid: true, rejection: null } });
+    const eventIds = received.map((d) => d.eventId!).filter(Boolean);
+    expect(eventIds.length).toBeGreaterThan(0);
+    for (const eventId of eventIds) expect((await control(stack.urls.processor, 'POST', 'webhooks/redeliver', { eventId, times: 3 })).status).toBeLessThan(300);
+    await stack.sims.processor.webhooks.idle();
+    const duplicates = await stack.database.db.processorWebhookDelivery.count({ where: { sessionToken: token, rejection: 'duplicate' } });
+    expect(duplicates).toBeGreaterThanOrEqual(3 * eventIds.length);
+
+    const used = await api(stack, 'GET', `/api/merchant/discounts/${code.body.id}`, undefined, merchant.token);
+    expect(used.body.timesUsed).toBe(1);
+    expect(await stack.database.db.discountRedemption.count({ where: { discountId: code.body.id } })).toBe(1);
+    expect(storefrontAOrdersOf(shop, token)).toHaveLength(1);
+  });
+});

@@ -1,0 +1,207 @@
+// The checkout workflow's transitions after the shopper's part: cash on delivery (COD_CONFIRMED with one
+// unpaid store order and both emails), the merchant's refund (asked once, REFUNDED on the processor's event,
+// one refund email), and the forced status sync, also on sessions whose run has already ended (the API sends
+// refund and backfill-status with update-with-start; a new run resumes from the database). Real activities
+// against the sandboxes and a real database; the dev server, or the time-skipping server where the
+// workflow's own refund polls are awaited.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WithStartWorkflowOperation, type Client, type WorkflowHandle } from '@temporalio/client';
+import type { UpdateDefinition } from '@temporalio/common';
+import { checkoutWorkflow } from '../../workflows/checkout.js';
+import {
+  backfillStatusUpdate, checkoutWorkflowId, completeCodUpdate, initPaymentUpdate, processorEventSignal, refreshStatusUpdate, refundUpdate, type CheckoutWorkflowInput,
+} from '../../workflows/checkout.messages.js';
+import { DEMO_SHOP } from '../../sandbox/storefront-a/simulator.js';
+import { startActivityRig, type ActivityRig } from '../harness/activity-rig.js';
+import { connectTestTemporal, startTimeSkipping, type TestTemporal } from '../harness/temporal.js';
+import { createOpenSession, createSellingMerchant, settlePaymentSilently, shopperDetails, type SellingMerchant } from './checkout-fixtures.js';
+
+const MINUTE = 60_000;
+
+let temporal: TestTemporal;
+let rig: ActivityRig;
+let merchant: SellingMerchant;
+
+beforeAll(async () => {
+  temporal = await connectTestTemporal();
+  rig = await startActivityRig({ taskQueue: temporal.taskQueue });
+  merchant = await createSellingMerchant(rig);
+});
+afterAll(async () => {
+  await rig?.close();
+  await temporal?.close();
+});
+
+const db = () => rig.database.db;
+const ordersFor = (token: string) => [...rig.sims.storefrontA.state.shops.get(DEMO_SHOP)!.orders.values()].filter((o) => o.tags.includes(`checkout:${token}`));
+const mailsFor = (token: string, tag?: string) => rig.sims.email.messages({ metadataKey: 'token', metadataValue: token }).filter((m) => !tag || m.Tag === tag);
+const statusChanges = async (token: string) =>
+  (await db().sessionEvent.findMany({ where: { token, type: 'status_changed' }, orderBy: { at: 'asc' } })).map((e) => e.data as { from: string; to: string; cause: string });
+const setCod = (enabled: boolean) => db().merchant.update({ where: { id: merchant.id }, data: { codEnabled: enabled } });
+
+function start(client: Client, taskQueue: string, input: CheckoutWorkflowInput): Promise<WorkflowHandle<typeof checkoutWorkflow>> {
+  return client.workflow.start(checkoutWorkflow, { taskQueue, workflowId: checkoutWorkflowId(input.token), args: [input] });
+}
+
+/** What the API does for refund and backfill-status: the update, to the running workflow or to a new run. */
+function updateWithStart<Ret>(client: Client, taskQueue: string, input: CheckoutWorkflowInput, update: UpdateDefinition<Ret, []>): Promise<Ret> {
+  const startWorkflowOperation = new WithStartWorkflowOperation(checkoutWorkflow, {
+    workflowId: checkoutWorkflowId(input.token), taskQueue, args: [input], workflowIdConflictPolicy: 'USE_EXISTING',
+  });
+  return client.workflow.executeUpdateWithStart(update, { startWorkflowOperation });
+}
+
+/** The processor's word on a payment (its sandbox API, as the merchant's account sees it). */
+async function processorPayment(paymentId: string): Promise<{ status: string; refund_id: string | null }> {
+  const res = await fetch(`${rig.urls.processor}/v1/payments/${paymentId}`, { headers: { authorization: `Bearer ${rig.sims.processor.defaultApiKey}` } });
+  return (await res.json()) as { status: string; refund_id: string | null };
+}
+
+/** A COMPLETED card session whose run has ended: its order is on the store and both emails went out. */
+async function paidSession(client: Client, taskQueue: string) {
+  const session = await createOpenSession(rig, merchant);
+  const handle = await start(client, taskQueue, session.input);
+  const init = await handle.executeUpdate(initPaymentUpdate, { args: [shopperDetails(merchant)] });
+  await settlePaymentSilently(rig, init.paymentId, 'succeeded');
+  expect(await handle.executeUpdate(refreshStatusUpdate)).toEqual({ status: 'COMPLETED' });
+  expect(await handle.result()).toEqual({ status: 'COMPLETED' });
+  expect(ordersFor(session.token)).toHaveLength(1);
+  return { ...session, paymentId: init.paymentId };
+}
+
+describe('cash on delivery (dev server)', () => {
+  it('given an OPEN session and COD enabled / completeCod, twice at once / COD_CONFIRMED, one unpaid store order, two emails, and the run ends', async () => {
+    await setCod(true);
+    const session = await createOpenSession(rig, merchant);
+    await temporal.withWorker(rig.activities, async () => {
+      const handle = await start(temporal.client, temporal.taskQueue, session.input);
+      const details = shopperDetails(merchant);
+      const answers = await Promise.all([handle.executeUpdate(completeCodUpdate, { args: [details] }), handle.executeUpdate(completeCodUpdate, { args: [details] })]);
+      expect(answers).toEqual([{ status: 'COD_CONFIRMED' }, { status: 'COD_CONFIRMED' }]);
+      // Other details after the confirmation would need a second order.
+      await expect(handle.executeUpdate(completeCodUpdate, { args: [{ ...details, email: 'someone@else.test' }] })).rejects.toMatchObject({ cause: { type: 'CONFLICT' } });
+      expect(await handle.result()).toEqual({ status: 'COD_CONFIRMED' });
+    });
+
+    const row = await db().checkoutSession.findUniqueOrThrow({ where: { token: session.token } });
+    expect(row).toMatchObject({ status: 'COD_CONFIRMED', paymentMethod: 'cod', email: 'jane@customer.test', totalMinor: session.subtotalMinor + 490, completedAt: null });
+    const orders = ordersFor(session.token);
+    expect(orders).toHaveLength(1);
+    expect(orders[0]).toMatchObject({ id: Number(row.storeOrderId), financialStatus: 'pending', total: row.totalMinor });
+    expect(mailsFor(session.token).map((m) => m.Tag).sort()).toEqual(['merchant_order_notification', 'order_confirmation']);
+    expect(await statusChanges(session.token)).toEqual([{ from: 'OPEN', to: 'COD_CONFIRMED', cause: 'complete-cod' }]);
+    expect(await db().sessionEvent.count({ where: { token: session.token, type: 'cod_confirmed' } })).toBe(1);
+  });
+
+  it('given COD switched off, or a card payment pending / completeCod is refused and the session stays as it was', async () => {
+    const session = await createOpenSession(rig, merchant);
+    await temporal.withWorker(rig.activities, async () => {
+      const handle = await start(temporal.client, temporal.taskQueue, session.input);
+      await setCod(false);
+      await expect(handle.executeUpdate(completeCodUpdate, { args: [shopperDetails(merchant)] })).rejects.toMatchObject({ cause: { cause: { type: 'COD_NOT_ENABLED' } } });
+      await setCod(true);
+      await handle.executeUpdate(initPaymentUpdate, { args: [shopperDetails(merchant)] });
+      await expect(handle.executeUpdate(completeCodUpdate, { args: [shopperDetails(merchant)] })).rejects.toMatchObject({ cause: { type: 'CONFLICT' } });
+      await handle.terminate('test done');
+    });
+    expect(await db().checkoutSession.findUniqueOrThrow({ where: { token: session.token } })).toMatchObject({ status: 'PAYMENT_PENDING', paymentMethod: 'card', storeOrderId: null });
+    expect(ordersFor(session.token)).toHaveLength(0);
+  });
+});
+
+describe('refunds and status syncs on a session whose run has ended (dev server)', () => {
+  it('given a COMPLETED session / refund, twice at once → one refund at the processor; its event → REFUNDED, one refund email; a later refund is refused', async () => {
+    const { client, taskQueue } = temporal;
+    await temporal.withWorker(rig.activities, async () => {
+      const session = await paidSession(client, taskQueue);
+      const results = await Promise.allSettled([updateWithStart(client, taskQueue, session.input, refundUpdate), updateWithStart(client, taskQueue, session.input, refundUpdate)]);
+      const granted = results.filter((r) => r.status === 'fulfilled').map((r) => r.value);
+      const refused = results.filter((r) => r.status === 'rejected').map((r) => r.reason as unknown);
+      expect(granted).toEqual([{ status: 'COMPLETED', refund: { state: 'requested', refundId: expect.stringMatching(/^re_/) } }]);
+      expect(refused).toMatchObject([{ cause: { type: 'REFUND_ALREADY_REQUESTED' } }]);
+      const refundId = granted[0]!.refund.refundId;
+      expect(await processorPayment(session.paymentId)).toMatchObject({ status: 'refunded', refund_id: refundId });
+
+      // The processor's refund event (as the webhook route signals it), twice: applied once.
+      const handle = client.workflow.getHandle(checkoutWorkflowId(session.token));
+      for (let i = 0; i < 2; i++) await handle.signal(processorEventSignal, { eventId: 'evt_refund_1', event: 'payment_refunded', paymentId: session.paymentId });
+      expect(await handle.result()).toEqual({ status: 'REFUNDED' });
+
+      const row = await db().checkoutSession.findUniqueOrThrow({ where: { token: session.token } });
+      expect(row).toMatchObject({ status: 'REFUNDED', processorRefundId: refundId });
+      expect(row.refundRequestedAt).not.toBeNull();
+      expect(row.refundedAt).not.toBeNull();
+      expect(mailsFor(session.token, 'refund_confirmation')).toHaveLength(1);
+      expect(mailsFor(session.token, 'refund_confirmation')[0]!.To).toBe('jane@customer.test');
+      expect((await statusChanges(session.token)).at(-1)).toEqual({ from: 'COMPLETED', to: 'REFUNDED', cause: 'payment_refunded (evt_refund_1)' });
+      expect((await db().sessionEvent.findMany({ where: { token: session.token, type: 'refund_requested' } })).map((e) => e.data)).toEqual([
+        { refundId, paymentId: session.paymentId, amount: row.totalMinor, currency: 'EUR' },
+      ]);
+
+      // After REFUNDED: refused without asking the processor; the backfill finds nothing new.
+      await expect(updateWithStart(client, taskQueue, session.input, refundUpdate)).rejects.toMatchObject({ cause: { type: 'REFUND_ALREADY_REQUESTED', message: 'This order is already refunded' } });
+      expect(await updateWithStart(client, taskQueue, session.input, backfillStatusUpdate)).toEqual({ status: 'REFUNDED', processorStatus: 'refunded', codPaidAt: null });
+      expect(mailsFor(session.token, 'refund_confirmation')).toHaveLength(1);
+    });
+  });
+
+  it('given a COMPLETED session refunded at the processor without any webhook / backfill-status → REFUNDED with the refund email', async () => {
+    const { client, taskQueue } = temporal;
+    await temporal.withWorker(rig.activities, async () => {
+      const session = await paidSession(client, taskQueue);
+      const forced = await fetch(`${rig.urls.processor}/_control/payments/${session.paymentId}/status`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ status: 'refunded' }),
+      });
+      expect(forced.status).toBe(200);
+      expect(await updateWithStart(client, taskQueue, session.input, backfillStatusUpdate)).toEqual({ status: 'REFUNDED', processorStatus: 'refunded', codPaidAt: null });
+      expect(await client.workflow.getHandle(checkoutWorkflowId(session.token)).result()).toEqual({ status: 'REFUNDED' });
+      expect(mailsFor(session.token, 'refund_confirmation')).toHaveLength(1);
+      // Refunded outside the service: there is nothing left to refund.
+      await expect(updateWithStart(client, taskQueue, session.input, refundUpdate)).rejects.toMatchObject({ cause: { type: 'REFUND_ALREADY_REQUESTED' } });
+    });
+  });
+
+  it('given an OPEN session / a refund is refused as NOT_REFUNDABLE and the processor is not asked', async () => {
+    const session = await createOpenSession(rig, merchant);
+    await temporal.withWorker(rig.activities, async () => {
+      const handle = await start(temporal.client, temporal.taskQueue, session.input);
+      await expect(handle.executeUpdate(refundUpdate)).rejects.toMatchObject({ cause: { type: 'NOT_REFUNDABLE' } });
+      await handle.terminate('test done');
+    });
+    expect(await db().checkoutSession.findUniqueOrThrow({ where: { token: session.token } })).toMatchObject({ status: 'OPEN', refundRequestedAt: null });
+  });
+});
+
+describe('a refund whose confirmation never arrives (time-skipping)', () => {
+  it('given a refund requested and no webhook / after 5 minutes the workflow asks the processor: REFUNDED, one refund email, the run ends', async () => {
+    const ts = await startTimeSkipping();
+    try {
+      const session = await createOpenSession(rig, merchant);
+      const { result, polls, ranFor } = await ts.withWorker(rig.activities, async () => {
+        const client = ts.env.client;
+        const handle = await start(client, ts.taskQueue, session.input);
+        const init = await handle.executeUpdate(initPaymentUpdate, { args: [shopperDetails(merchant)] });
+        await settlePaymentSilently(rig, init.paymentId, 'succeeded');
+        await handle.executeUpdate(refreshStatusUpdate);
+        expect(await handle.result()).toEqual({ status: 'COMPLETED' });
+        // The run has ended; the refund starts a new one, which waits for the processor's confirmation.
+        const refund = await updateWithStart(client, ts.taskQueue, session.input, refundUpdate);
+        expect(refund.status).toBe('COMPLETED');
+        const latest = client.workflow.getHandle(checkoutWorkflowId(session.token));
+        const history = async () => (await latest.fetchHistory()).events ?? [];
+        const result = await latest.result();
+        const polls = (await history()).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'getProcessorPaymentStatus').length;
+        const { startTime, closeTime } = await latest.describe();
+        return { result, polls, ranFor: closeTime!.getTime() - startTime.getTime() };
+      });
+      expect(result).toEqual({ status: 'REFUNDED' });
+      expect(polls).toBe(1);
+      expect(ranFor).toBeGreaterThanOrEqual(5 * MINUTE);
+      expect(ranFor).toBeLessThan(10 * MINUTE);
+      expect(mailsFor(session.token, 'refund_confirmation')).toHaveLength(1);
+      expect((await statusChanges(session.token)).at(-1)).toMatchObject({ from: 'COMPLETED', to: 'REFUNDED', cause: expect.stringMatching(/^payment_refunded \(sync:/) });
+    } finally {
+      await ts.close();
+    }
+  });
+});

@@ -1,0 +1,255 @@
+// The platform subscription's clocks, on the time-skipping test server with the real activities against a
+// real database, the processor sandbox (the platform's own account) and the sandbox mailbox: a paid plan
+// renews at the period end; a renewal that keeps failing is retried over the grace period and then the
+// account returns to Demo, with one email per step; cancel returns to Demo at once; a first payment never
+// made is given up. Months pass in seconds: time skips while the test sleeps or awaits the result.
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import type { WorkflowHandle } from '@temporalio/client';
+import { platformSubscriptionWorkflow } from '../../workflows/platform-subscription.js';
+import {
+  cancelUpdate, platformSubscriptionWorkflowId, subscribeUpdate, subscriptionStateQuery, type PlatformSubscriptionTimings,
+} from '../../workflows/platform-subscription.messages.js';
+import { readBillingStatus } from '../../activities/platform-billing-status.js';
+import { createProcessorClient } from '../../integrations/processor/index.js';
+import { PLATFORM_API_KEY } from '../../sandbox/processor/index.js';
+import { startActivityRig, type ActivityRig } from '../harness/activity-rig.js';
+import { startTimeSkipping, uniqueTaskQueue, type TimeSkippingTemporal } from '../harness/temporal.js';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+const TIMINGS: PlatformSubscriptionTimings = { periodMs: 30 * DAY, graceMs: 7 * DAY, renewalAttempts: 3, firstPollMs: 30_000, firstPaymentTimeoutMs: DAY };
+
+let rig: ActivityRig;
+let ts: TimeSkippingTemporal;
+
+beforeAll(async () => {
+  // Nothing listens at PUBLIC_API_URL here: the sandbox's billing webhooks go nowhere and the workflow
+  // finds every payment by asking the processor (the webhook path is tested through the API).
+  rig = await startActivityRig({ taskQueue: uniqueTaskQueue('billing'), env: { PUBLIC_API_URL: 'http://127.0.0.1:9' } });
+});
+afterAll(async () => {
+  await rig?.close();
+});
+beforeEach(async () => {
+  ts = await startTimeSkipping();
+});
+afterEach(async () => {
+  await ts?.close();
+});
+
+const db = () => rig.database.db;
+const platform = () => createProcessorClient({ apiKey: PLATFORM_API_KEY, baseUrl: rig.urls.processor });
+
+async function newMerchant() {
+  const i = randomBytes(4).toString('hex');
+  const email = `billing-${i}@shop.test`;
+  const row = await db().merchant.create({ data: { email, passwordHash: 'x', shopName: `Billing Shop ${i}`, phone: '+49 30 1234', slug: `bill-${i}` } });
+  return { id: row.id, email };
+}
+
+const start = (merchantId: string, timings = TIMINGS) =>
+  ts.env.client.workflow.start(platformSubscriptionWorkflow, { taskQueue: ts.taskQueue, workflowId: platformSubscriptionWorkflowId(merchantId), args: [{ merchantId, timings }] });
+
+/** The merchant on the processor's hosted page with the test card that succeeds. */
+async function pay(paymentUrl: string) {
+  const res = await fetch(paymentUrl, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ card_number: '4242 4242 4242 4242', expiry: '12/34', cvc: '123', name: 'Merchant' }).toString(),
+  });
+  expect(res.status).toBe(303);
+}
+
+/** The billing emails the merchant got, by kind (tag), in the sandbox mailbox. */
+function emailsTo(email: string): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const m of rig.sims.email.messages({ to: email })) counts[m.Tag ?? ''] = (counts[m.Tag ?? ''] ?? 0) + 1;
+  return counts;
+}
+
+const subscription = (merchantId: string) => db().platformSubscription.findUniqueOrThrow({ where: { merchantId } });
+const payments = (merchantId: string) => db().platformBillingPayment.findMany({ where: { merchantId }, orderBy: [{ createdAt: 'asc' }, { attempt: 'asc' }] });
+
+/** Subscribes to STARTER and pays; the workflow's first look at the processor (30 s later) activates the plan. */
+async function subscribeAndPay(handle: WorkflowHandle, merchantId: string) {
+  const { paymentUrl } = await handle.executeUpdate(subscribeUpdate, { args: [{ planId: 'STARTER' }] });
+  expect(await subscription(merchantId)).toMatchObject({ planId: 'FREE', status: 'PENDING', pendingPlanId: 'STARTER', pendingPaymentUrl: paymentUrl });
+  expect((await readBillingStatus(db(), merchantId)).paid).toBe(false);
+  // A double click answers the same page.
+  expect((await handle.executeUpdate(subscribeUpdate, { args: [{ planId: 'STARTER' }] })).paymentUrl).toBe(paymentUrl);
+  await pay(paymentUrl);
+  await ts.env.sleep(MINUTE);
+  const active = await subscription(merchantId);
+  expect(active).toMatchObject({ planId: 'STARTER', status: 'ACTIVE', pendingPlanId: null, renewalFailures: 0 });
+  expect(active.currentPeriodEnd!.getTime() - active.currentPeriodStart!.getTime()).toBe(TIMINGS.periodMs);
+  expect(await readBillingStatus(db(), merchantId)).toMatchObject({ planId: 'STARTER', paid: true, status: 'ACTIVE' });
+  return active;
+}
+
+/** When each renewal charge was scheduled, in the (skipped) time of the run that charged them. */
+async function chargeTimes(workflowId: string): Promise<number[]> {
+  const history = await ts.env.client.workflow.getHandle(workflowId).fetchHistory();
+  return (history.events ?? [])
+    .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'chargePlatformRenewal')
+    .map((e) => Number(e.eventTime!.seconds) * 1000 + Math.floor((e.eventTime!.nanos ?? 0) / 1e6));
+}
+
+describe('platform subscription renewals (time-skipping)', () => {
+  it('given a paid STARTER plan / when the period ends / the renewal is charged once and a new period starts, with no email but the activation', async () => {
+    const merchant = await newMerchant();
+    await ts.withWorker(rig.activities, async () => {
+      const handle = await start(merchant.id);
+      const first = await subscribeAndPay(handle, merchant.id);
+
+      await ts.env.sleep(TIMINGS.periodMs! + HOUR);
+
+      const renewed = await subscription(merchant.id);
+      expect(renewed).toMatchObject({ planId: 'STARTER', status: 'ACTIVE', renewalFailures: 0, graceUntil: null });
+      expect(renewed.currentPeriodStart).toEqual(first.currentPeriodEnd);
+      expect(renewed.currentPeriodEnd!.getTime()).toBe(first.currentPeriodEnd!.getTime() + TIMINGS.periodMs!);
+      expect((await payments(merchant.id)).map((p) => [p.kind, p.attempt, p.status, p.amountCents])).toEqual([
+        ['first', 1, 'SUCCEEDED', 2_900],
+        ['renewal', 1, 'SUCCEEDED', 2_900],
+      ]);
+      // The processor charged the membership once more, on the card on file.
+      const membership = await platform().getMembership(renewed.processorMembershipId!);
+      const renewal = (await payments(merchant.id))[1]!;
+      expect(membership).toMatchObject({ status: 'active', valid: true, latest_payment_id: renewal.processorPaymentId });
+      expect(await handle.query(subscriptionStateQuery)).toMatchObject({ planId: 'STARTER', status: 'ACTIVE', periodEnd: renewed.currentPeriodEnd!.getTime() });
+
+      await handle.executeUpdate(cancelUpdate);
+      expect(await handle.result()).toEqual({ planId: 'FREE', status: 'DEMO', reason: 'cancelled' });
+    });
+    expect(emailsTo(merchant.email)).toEqual({ billing_activated: 1, billing_cancelled: 1 });
+  });
+
+  it('given renewals that keep failing / 3 charges over the 7-day grace period, PAST_DUE (still paid) in between, then Demo with one email per step', async () => {
+    const merchant = await newMerchant();
+    const workflowId = platformSubscriptionWorkflowId(merchant.id);
+    const { result, periodEnd, graceState } = await ts.withWorker(rig.activities, async () => {
+      const handle = await start(merchant.id);
+      const active = await subscribeAndPay(handle, merchant.id);
+      const answer = await fetch(`${rig.urls.processor}/_control/memberships/${active.processorMembershipId}/renewal-outcome`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ outcome: 'failed' }),
+      });
+      expect(answer.status).toBe(200);
+      const end = active.currentPeriodEnd!.getTime();
+
+      // Just past the first failed charge: in grace, still paid.
+      await ts.env.sleep(end - (await ts.env.currentTimeMs()) + HOUR);
+      const grace = { row: await subscription(merchant.id), billing: await readBillingStatus(db(), merchant.id) };
+
+      return { result: await handle.result(), periodEnd: end, graceState: grace };
+    });
+
+    expect(graceState.row).toMatchObject({ planId: 'STARTER', status: 'PAST_DUE', renewalFailures: 1 });
+    expect(graceState.row.graceUntil!.getTime()).toBe(periodEnd + TIMINGS.graceMs!);
+    expect(graceState.row.nextRetryAt!.getTime()).toBe(periodEnd + TIMINGS.graceMs! / 2);
+    expect(graceState.billing).toMatchObject({ paid: true, status: 'PAST_DUE' });
+
+    expect(result).toEqual({ planId: 'FREE', status: 'DEMO', reason: 'grace_expired' });
+    // The charges ran at the period end, half-way through the grace period and at its end; only then Demo.
+    const times = await chargeTimes(workflowId);
+    expect(times).toHaveLength(3);
+    times.forEach((at, n) => {
+      const due = periodEnd + (TIMINGS.graceMs! * n) / 2;
+      expect(at).toBeGreaterThanOrEqual(due);
+      expect(at).toBeLessThan(due + MINUTE);
+    });
+    expect(await ts.env.currentTimeMs()).toBeGreaterThanOrEqual(periodEnd + TIMINGS.graceMs!);
+
+    const row = await subscription(merchant.id);
+    expect(row).toMatchObject({ planId: 'FREE', status: 'DEMO', endedReason: 'grace_expired', processorMembershipId: null, currentPeriodEnd: null, cancelledAt: null });
+    expect(await readBillingStatus(db(), merchant.id)).toEqual({ planId: 'FREE', paid: false, status: 'DEMO', currentPeriodEnd: null });
+    expect((await payments(merchant.id)).map((p) => [p.kind, p.attempt, p.status])).toEqual([
+      ['first', 1, 'SUCCEEDED'],
+      ['renewal', 1, 'FAILED'],
+      ['renewal', 2, 'FAILED'],
+      ['renewal', 3, 'FAILED'],
+    ]);
+    expect(emailsTo(merchant.email)).toEqual({ billing_activated: 1, billing_renewal_failed: 2, billing_downgraded: 1 });
+    const failed = rig.sims.email.messages({ to: merchant.email, tag: 'billing_renewal_failed' });
+    expect(failed.map((m) => m.TextBody.match(/attempt \d of \d/)?.[0]).sort()).toEqual(['attempt 1 of 3', 'attempt 2 of 3']);
+    // The processor stops charging it.
+    expect((await platform().getMembership((await payments(merchant.id))[0]!.processorMembershipId)).status).toBe('canceled');
+  });
+
+  it('given a plan PAST_DUE after a failed renewal / the merchant pays again on a new page / ACTIVE for a new period, the old membership cancelled', async () => {
+    const merchant = await newMerchant();
+    await ts.withWorker(rig.activities, async () => {
+      const handle = await start(merchant.id);
+      const active = await subscribeAndPay(handle, merchant.id);
+      await fetch(`${rig.urls.processor}/_control/memberships/${active.processorMembershipId}/renewal-outcome`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ outcome: 'failed' }),
+      });
+      await ts.env.sleep(active.currentPeriodEnd!.getTime() - (await ts.env.currentTimeMs()) + HOUR);
+      expect(await subscription(merchant.id)).toMatchObject({ status: 'PAST_DUE', renewalFailures: 1 });
+
+      const { paymentUrl } = await handle.executeUpdate(subscribeUpdate, { args: [{ planId: 'STARTER' }] });
+      expect(await subscription(merchant.id)).toMatchObject({ planId: 'STARTER', status: 'PAST_DUE', pendingPlanId: 'STARTER' });
+      await pay(paymentUrl);
+      await ts.env.sleep(MINUTE);
+
+      const renewed = await subscription(merchant.id);
+      expect(renewed).toMatchObject({ planId: 'STARTER', status: 'ACTIVE', renewalFailures: 0, graceUntil: null, nextRetryAt: null, pendingPlanId: null });
+      expect(renewed.processorMembershipId).not.toBe(active.processorMembershipId);
+      expect((await platform().getMembership(active.processorMembershipId!)).status).toBe('canceled');
+      // The new period starts at the payment: no further charges of the old period are due.
+      await ts.env.sleep(TIMINGS.graceMs! + HOUR);
+      expect(await subscription(merchant.id)).toMatchObject({ status: 'ACTIVE', processorMembershipId: renewed.processorMembershipId });
+      expect((await payments(merchant.id)).filter((p) => p.kind === 'renewal').map((p) => p.status)).toEqual(['FAILED']);
+
+      await handle.executeUpdate(cancelUpdate);
+      await handle.result();
+    });
+    expect(emailsTo(merchant.email)).toEqual({ billing_activated: 2, billing_renewal_failed: 1, billing_cancelled: 1 });
+  });
+
+  it('given an active plan / when the merchant cancels / the account is on Demo when the answer comes, the membership is cancelled, one email', async () => {
+    const merchant = await newMerchant();
+    const { result, cancelledAt, ranFor, rowAfterCancel, billingAfterCancel } = await ts.withWorker(rig.activities, async () => {
+      const handle = await start(merchant.id);
+      await subscribeAndPay(handle, merchant.id);
+
+      const answer = await handle.executeUpdate(cancelUpdate);
+      expect(answer).toEqual({ previousPlanId: 'STARTER' });
+      const rowAfterCancel = await subscription(merchant.id);
+      const billingAfterCancel = await readBillingStatus(db(), merchant.id);
+      const result = await handle.result();
+      // The run that was cancelled (started at activation), start to close in its own time. The server's clock
+      // is no measure here: once the result is in it may jump to the next pending timer.
+      const { startTime, closeTime } = await ts.env.client.workflow.getHandle(platformSubscriptionWorkflowId(merchant.id)).describe();
+      return { result, cancelledAt: rowAfterCancel.cancelledAt, ranFor: closeTime!.getTime() - startTime.getTime(), rowAfterCancel, billingAfterCancel };
+    });
+
+    expect(rowAfterCancel).toMatchObject({ planId: 'FREE', status: 'DEMO', endedReason: 'cancelled', processorMembershipId: null, pendingPlanId: null });
+    expect(cancelledAt).not.toBeNull();
+    expect(billingAfterCancel).toEqual({ planId: 'FREE', paid: false, status: 'DEMO', currentPeriodEnd: null });
+    expect(result).toEqual({ planId: 'FREE', status: 'DEMO', reason: 'cancelled' });
+    // Nothing waited for the period to end.
+    expect(ranFor).toBeLessThan(HOUR);
+    const membershipId = (await payments(merchant.id))[0]!.processorMembershipId;
+    expect(await platform().getMembership(membershipId)).toMatchObject({ status: 'canceled', valid: false });
+    expect((await payments(merchant.id)).filter((p) => p.kind === 'renewal')).toHaveLength(0);
+    expect(emailsTo(merchant.email)).toEqual({ billing_activated: 1, billing_cancelled: 1 });
+  });
+
+  it('given a first payment never made / after its 24 hours the page is given up: Demo, membership cancelled, no email', async () => {
+    const merchant = await newMerchant();
+    const result = await ts.withWorker(rig.activities, async () => {
+      const handle = await start(merchant.id);
+      await handle.executeUpdate(subscribeUpdate, { args: [{ planId: 'GROWTH' }] });
+      return handle.result();
+    });
+
+    expect(result).toEqual({ planId: 'FREE', status: 'DEMO', reason: 'payment_expired' });
+    expect(await subscription(merchant.id)).toMatchObject({ planId: 'FREE', status: 'DEMO', endedReason: 'payment_expired', pendingPlanId: null });
+    const [first] = await payments(merchant.id);
+    expect(first).toMatchObject({ kind: 'first', planId: 'GROWTH', amountCents: 7_900, status: 'FAILED', error: 'payment_expired' });
+    expect((await platform().getMembership(first!.processorMembershipId)).status).toBe('canceled');
+    expect(emailsTo(merchant.email)).toEqual({});
+  });
+});

@@ -1,0 +1,58 @@
+// The checkout page's entry: the session the page route embedded (or, in `npm run web:dev`, read from the
+// API), the merchant's colors applied before the first paint, then the page.
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { api } from '../shared/api.js';
+import { applyTheme } from '../shared/theme.js';
+import { Checkout, Notice, parseOrderBumps, parseUpsells } from './Checkout.js';
+import { Frame } from './parts.js';
+import type { Bundle, Embedded } from './types.js';
+import './checkout.css';
+
+const token = decodeURIComponent(location.pathname.split('/').filter(Boolean)[1] ?? '');
+
+function readEmbedded(): Embedded | null {
+  const el = document.getElementById('checkout-data');
+  if (!el?.textContent) return null;
+  try {
+    return JSON.parse(el.textContent) as Embedded;
+  } catch {
+    return null;
+  }
+}
+
+function App({ embedded }: { embedded: Embedded | null }) {
+  // undefined: still loading; null: no such checkout.
+  const [bundle, setBundle] = useState<Bundle | null | undefined>(embedded ? embedded.bundle : undefined);
+  const [bumps, setBumps] = useState<unknown>(embedded?.orderBumps);
+  const [upsells, setUpsells] = useState<unknown>(embedded?.upsells);
+  useEffect(() => {
+    if (embedded) return;
+    void api<Bundle>('GET', `/api/checkout/session-bundle/${encodeURIComponent(token)}`).then((r) => setBundle(r.ok ? r.data : null));
+    void api<unknown>('GET', `/api/checkout/${encodeURIComponent(token)}/order-bumps`).then((r) => r.ok && setBumps(r.data));
+    void api<unknown>('GET', `/api/checkout/${encodeURIComponent(token)}/upsells`).then((r) => r.ok && setUpsells(r.data));
+  }, []);
+  if (bundle === undefined) {
+    return (
+      <Frame bundle={null}>
+        <p class="card" role="status">
+          Loading your checkout…
+        </p>
+      </Frame>
+    );
+  }
+  if (bundle === null) {
+    return (
+      <Frame bundle={null}>
+        <Notice title="Checkout not found" body="This checkout link is not valid. Return to the shop and check out again." />
+      </Frame>
+    );
+  }
+  applyTheme(bundle.branding.primaryColor, bundle.branding.accentColor);
+  document.title = `Checkout · ${bundle.shopName}`;
+  return <Checkout token={token} bundle={bundle} orderBumps={parseOrderBumps(bumps, bundle.currency)} upsells={parseUpsells(upsells)} cardEnabled={embedded?.cardEnabled} />;
+}
+
+const root = document.getElementById('app')!;
+root.textContent = '';
+render(<App embedded={readEmbedded()} />, root);

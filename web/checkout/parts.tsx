@@ -1,0 +1,155 @@
+// The checkout page's building blocks: the branded frame, the order summary, and form fields that show the
+// API's field messages next to the field they concern (linked with aria-describedby, marked aria-invalid).
+import type { ComponentChildren } from 'preact';
+import { formatMoney } from '../shared/money.js';
+import type { Bundle, CartItem, OrderBump } from './types.js';
+
+export function Frame({ bundle, children }: { bundle: Pick<Bundle, 'shopName' | 'branding' | 'preview' | 'checkoutTexts'> | null; children: ComponentChildren }) {
+  const logo = bundle?.branding.logoUrl;
+  return (
+    <>
+      <header class="top">
+        <div class="top-in">
+          {logo ? <img class="logo" src={logo} alt={bundle?.shopName ?? ''} height={40} /> : <span class="shop">{bundle?.shopName ?? 'Checkout'}</span>}
+          <span class="secure">
+            <svg aria-hidden="true" width="14" height="14" viewBox="0 0 24 24"><path fill="currentColor" d="M12 1a5 5 0 0 0-5 5v4H5v13h14V10h-2V6a5 5 0 0 0-5-5Zm-3 9V6a3 3 0 1 1 6 0v4H9Z" /></svg>
+            Secure checkout
+          </span>
+        </div>
+      </header>
+      {bundle?.preview && (
+        <p class="preview-banner" role="note">
+          <strong>Preview</strong> · This is how shoppers see your checkout. Payment is disabled.
+        </p>
+      )}
+      <main class="page">{children}</main>
+      {bundle?.checkoutTexts.footerNote && <footer class="foot">{bundle.checkoutTexts.footerNote}</footer>}
+    </>
+  );
+}
+
+export interface Totals {
+  subtotal: number;
+  bumps: number;
+  discount: number;
+  /** null: no rate chosen yet. */
+  shipping: number | null;
+  total: number;
+}
+
+export function Summary(props: {
+  items: CartItem[];
+  bumps: OrderBump[];
+  totals: Totals;
+  currency: string;
+  locale: string | undefined;
+  discountCode?: string | null;
+  shippingFree?: boolean;
+  children?: ComponentChildren;
+}) {
+  const { items, bumps, totals, currency, locale } = props;
+  const fmt = (n: number) => formatMoney(n, currency, locale);
+  return (
+    <section class="summary" aria-labelledby="summary-h">
+      <h2 id="summary-h">Order summary</h2>
+      <ul class="items">
+        {items.map((item) => (
+          <li class="item" key={`${item.productId}-${item.variantId ?? ''}`}>
+            <span class="thumb">
+              {item.imageUrl ? <img src={item.imageUrl} alt="" width={56} height={56} loading="lazy" decoding="async" /> : <span class="ph" aria-hidden="true">{item.title.charAt(0)}</span>}
+              <span class="qty" aria-hidden="true">{item.quantity}</span>
+            </span>
+            <span class="item-name">
+              {item.title}
+              {item.variantTitle && <span class="muted"> · {item.variantTitle}</span>}
+              <span class="sr-only">, quantity {item.quantity}</span>
+            </span>
+            <span class="price">{fmt(item.unitPrice * item.quantity)}</span>
+          </li>
+        ))}
+        {bumps.map((bump) => (
+          <li class="item" key={`bump-${bump.id}`}>
+            <span class="thumb">{bump.imageUrl ? <img src={bump.imageUrl} alt="" width={56} height={56} loading="lazy" decoding="async" /> : <span class="ph" aria-hidden="true">+</span>}</span>
+            <span class="item-name">{bump.title}</span>
+            <span class="price">{fmt(bump.price.amount)}</span>
+          </li>
+        ))}
+      </ul>
+      {props.children}
+      <dl class="totals">
+        <div>
+          <dt>Subtotal</dt>
+          <dd>{fmt(totals.subtotal + totals.bumps)}</dd>
+        </div>
+        {totals.discount > 0 && (
+          <div class="discount">
+            <dt>Discount{props.discountCode ? ` (${props.discountCode})` : ''}</dt>
+            <dd>−{fmt(totals.discount)}</dd>
+          </div>
+        )}
+        <div>
+          <dt>Shipping</dt>
+          <dd>{totals.shipping === null ? <span class="muted">Choose a method</span> : props.shippingFree ? 'Free' : fmt(totals.shipping)}</dd>
+        </div>
+        <div class="grand">
+          <dt>Total</dt>
+          <dd>
+            <span class="cur">{currency}</span> {fmt(totals.total)}
+          </dd>
+        </div>
+      </dl>
+    </section>
+  );
+}
+
+export function FieldError({ id, message }: { id: string; message: string | undefined }) {
+  return message ? (
+    <p class="field-error" id={id}>
+      {message}
+    </p>
+  ) : null;
+}
+
+type InputProps = {
+  name: string;
+  label: string;
+  value: string;
+  error: string | undefined;
+  onInput: (value: string) => void;
+  autoComplete: string;
+  type?: 'text' | 'email' | 'tel';
+  optional?: boolean;
+  inputMode?: 'text' | 'email' | 'tel' | 'numeric';
+  disabled?: boolean;
+};
+
+/** A labelled input; `name` is the API's field path (`address.postalCode`), which also keys its error. */
+export function Field(p: InputProps) {
+  const id = `f-${p.name.replace(/\./g, '-')}`;
+  return (
+    <div class={`field${p.error ? ' invalid' : ''}`}>
+      <label for={id}>
+        {p.label}
+        {p.optional && <span class="muted"> (optional)</span>}
+      </label>
+      <input
+        id={id}
+        name={p.name}
+        // Preact's input props are a union by `type`; these three share every attribute used here.
+        type={(p.type ?? 'text') as 'text'}
+        value={p.value}
+        autoComplete={p.autoComplete}
+        inputMode={p.inputMode}
+        disabled={p.disabled}
+        aria-invalid={p.error ? 'true' : undefined}
+        aria-describedby={p.error ? `${id}-err` : undefined}
+        onInput={(e) => p.onInput((e.currentTarget as HTMLInputElement).value)}
+      />
+      <FieldError id={`${id}-err`} message={p.error} />
+    </div>
+  );
+}
+
+export function Spinner() {
+  return <span class="spinner" aria-hidden="true" />;
+}

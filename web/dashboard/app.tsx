@@ -1,0 +1,185 @@
+// The dashboard's screens and where each merchant may be: logged out → the auth screens; email not yet
+// verified → the verification screen; setup not verified → the wizard (the other pages stay reachable, as
+// the spec lets the merchant go back or skip); afterwards the dashboard. Later logins go straight there.
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef } from 'preact/hooks';
+import { match, navigate, safeNext, useLocation } from './router.js';
+import { useSession } from './session.js';
+import { Link, Spinner } from './ui.js';
+import { ForgotPassword, Login, Register, ResetPassword, VerifyEmail } from './pages/auth.js';
+import { Wizard } from './pages/wizard.js';
+import { Overview } from './pages/overview.js';
+import { OrderDetailPage, OrdersPage } from './pages/orders.js';
+import { StatsPage } from './pages/stats.js';
+import { BrandingPage } from './pages/branding.js';
+import { ShippingPage } from './pages/shipping.js';
+import { DomainPage } from './pages/domain.js';
+import { ConnectionsPage } from './pages/connections.js';
+import { PreviewPage } from './pages/preview.js';
+import { DiscountsPage, OrderBumpsPage, PixelsPage, UpsellsPage } from './pages/commerce.js';
+import { BillingPage } from './pages/billing.js';
+import { SettingsPage } from './pages/settings.js';
+
+interface PageRoute {
+  path: string;
+  title: string;
+  render: (params: Record<string, string>) => ComponentChildren;
+}
+
+const NAV: Array<{ section: string; items: Array<{ href: string; label: string }> }> = [
+  { section: 'Sales', items: [{ href: '/dashboard', label: 'Overview' }, { href: '/dashboard/orders', label: 'Orders' }, { href: '/dashboard/stats', label: 'Statistics' }] },
+  {
+    section: 'Checkout',
+    items: [
+      { href: '/dashboard/branding', label: 'Branding' },
+      { href: '/dashboard/shipping', label: 'Shipping rates' },
+      { href: '/dashboard/preview', label: 'Preview' },
+      { href: '/dashboard/domain', label: 'Custom domain' },
+      { href: '/dashboard/connections', label: 'Store & payments' },
+    ],
+  },
+  {
+    section: 'Grow',
+    items: [
+      { href: '/dashboard/discounts', label: 'Discount codes' },
+      { href: '/dashboard/order-bumps', label: 'Order bumps' },
+      { href: '/dashboard/upsells', label: 'Upsells' },
+      { href: '/dashboard/pixels', label: 'Pixels' },
+    ],
+  },
+  { section: 'Account', items: [{ href: '/dashboard/billing', label: 'Billing' }, { href: '/dashboard/settings', label: 'Settings' }] },
+];
+
+const PAGES: PageRoute[] = [
+  { path: '/dashboard', title: 'Overview', render: () => <Overview /> },
+  { path: '/dashboard/orders', title: 'Orders', render: () => <OrdersPage /> },
+  { path: '/dashboard/orders/:token', title: 'Order', render: (p) => <OrderDetailPage token={p.token!} /> },
+  { path: '/dashboard/stats', title: 'Statistics', render: () => <StatsPage /> },
+  { path: '/dashboard/branding', title: 'Branding', render: () => <BrandingPage /> },
+  { path: '/dashboard/shipping', title: 'Shipping rates', render: () => <ShippingPage /> },
+  { path: '/dashboard/preview', title: 'Preview', render: () => <PreviewPage /> },
+  { path: '/dashboard/domain', title: 'Custom domain', render: () => <DomainPage /> },
+  { path: '/dashboard/connections', title: 'Store & payments', render: () => <ConnectionsPage /> },
+  { path: '/dashboard/discounts', title: 'Discount codes', render: () => <DiscountsPage /> },
+  { path: '/dashboard/order-bumps', title: 'Order bumps', render: () => <OrderBumpsPage /> },
+  { path: '/dashboard/upsells', title: 'Upsells', render: () => <UpsellsPage /> },
+  { path: '/dashboard/pixels', title: 'Pixels', render: () => <PixelsPage /> },
+  { path: '/dashboard/billing', title: 'Billing', render: () => <BillingPage /> },
+  { path: '/dashboard/settings', title: 'Settings', render: () => <SettingsPage /> },
+];
+
+const PUBLIC: Record<string, () => ComponentChildren> = {
+  '/login': () => <Login />,
+  '/register': () => <Register />,
+  '/forgot-password': () => <ForgotPassword />,
+  '/reset-password': () => <ResetPassword />,
+};
+
+function Redirect(props: { to: string }) {
+  useEffect(() => navigate(props.to, { replace: true }), [props.to]);
+  return <Spinner />;
+}
+
+function Shell(props: { path: string; children: ComponentChildren }) {
+  const { me, logout } = useSession();
+  // A page change moves focus to the new page (screen readers announce it; Tab starts from there).
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    document.getElementById('main')?.focus({ preventScroll: true });
+  }, [props.path]);
+  const active = (href: string) => (href === '/dashboard' ? props.path === href : props.path === href || props.path.startsWith(`${href}/`));
+  return (
+    <div class="shell">
+      <a class="skip-link" href="#main">Skip to content</a>
+      <aside class="sidebar" aria-label="Main navigation">
+        <div class="brand">
+          <span class="brand-mark" aria-hidden="true">◆</span>
+          <span>Checkout</span>
+        </div>
+        <nav>
+          {NAV.map((group) => (
+            <div class="nav-group" key={group.section}>
+              <p class="nav-section">{group.section}</p>
+              <ul>
+                {group.items.map((item) => (
+                  <li key={item.href}>
+                    <Link href={item.href} class={active(item.href) ? 'nav-link active' : 'nav-link'} aria-current={active(item.href) ? 'page' : undefined}>{item.label}</Link>
+                  </li>
+                ))}
+              </ul>
+            </div>
+          ))}
+        </nav>
+      </aside>
+      <div class="main-col">
+        <header class="topbar">
+          <div class="topbar-shop">
+            <strong>{me?.shopName}</strong>
+            {me && <a class="muted" href={me.checkoutOrigin} target="_blank" rel="noreferrer">{me.checkoutOrigin.replace(/^https?:\/\//, '')}</a>}
+          </div>
+          <div class="topbar-actions">
+            <span class="muted">{me?.email}</span>
+            <button type="button" class="btn btn-ghost btn-small" onClick={() => void logout().then(() => navigate('/login'))}>Log out</button>
+          </div>
+        </header>
+        {me && !me.onboardingCompletedAt && (
+          <div class="setup-banner" role="status">
+            Your checkout is not live yet. <Link href="/onboarding">Continue the setup wizard →</Link>
+          </div>
+        )}
+        <main id="main" class="content" tabIndex={-1}>{props.children}</main>
+      </div>
+    </div>
+  );
+}
+
+export function App() {
+  const { me } = useSession();
+  const { path, query } = useLocation();
+
+  useEffect(() => {
+    const page = PAGES.find((p) => match(p.path, path));
+    document.title = `${page?.title ?? (path === '/onboarding' ? 'Setup' : 'Dashboard')} · Checkout`;
+  }, [path]);
+
+  if (me === undefined) return <Spinner label="Loading your dashboard…" />;
+
+  // Verification links work logged in or out.
+  if (path === '/verify-email') return <VerifyEmail />;
+
+  const publicPage = PUBLIC[path];
+  if (publicPage) {
+    // A logged-in merchant opening /login goes on; the reset link always works (it starts a new session).
+    if (me && path !== '/reset-password') return <Redirect to={safeNext(query.get('next'))} />;
+    return <>{publicPage()}</>;
+  }
+
+  if (!me) {
+    const next = path === '/' ? '' : `?next=${encodeURIComponent(path + window.location.search)}`;
+    return <Redirect to={`/login${next}`} />;
+  }
+  if (!me.emailVerified) return <Redirect to="/verify-email" />;
+  if (path === '/') return <Redirect to={me.onboardingCompletedAt ? '/dashboard' : '/onboarding'} />;
+  if (path === '/onboarding') return <Wizard />;
+  // The processor's payment page returns a subscription to /billing (activities/platform-billing.ts).
+  if (path === '/billing') return <Redirect to={`/dashboard/billing${window.location.search}`} />;
+  // The OAuth install comes back to /dashboard?storefrontA=connected: during setup that is the wizard.
+  if (path === '/dashboard' && !me.onboardingCompletedAt) return <Redirect to={`/onboarding${window.location.search}`} />;
+
+  for (const page of PAGES) {
+    const params = match(page.path, path);
+    if (params) return <Shell path={path}>{page.render(params)}</Shell>;
+  }
+  return (
+    <Shell path={path}>
+      <h1>Page not found</h1>
+      <p>
+        There is nothing at <code>{path}</code>. <Link href="/dashboard">Back to the dashboard</Link>
+      </p>
+    </Shell>
+  );
+}

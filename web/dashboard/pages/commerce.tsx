@@ -1,0 +1,355 @@
+// The checkout's commercial extras: discount codes, order bumps, upsells and tracking pixels. One list +
+// form component driven by a description of each resource's fields; amounts are entered in EUR and sent
+// as cents (the checkout converts them into the shopper's currency).
+import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
+import { PIXEL_EVENTS, PIXEL_PLATFORMS, pixelIdProblem, type PixelPlatform } from '../../../domain/pixels.js';
+import { api } from '../api.js';
+import { centsToInput, formatAmount, formatDate, inputToCents } from '../format.js';
+import { invalid, useForm } from '../form.js';
+import { useLoad } from '../session.js';
+import type { Discount, OrderBump, Pixel, Upsell } from '../types.js';
+import { Alert, Button, Card, Checkbox, ConfirmButton, Empty, Field, Form, PageHeader, Pill, SelectField, Spinner } from '../ui.js';
+
+type Value = string | boolean | string[];
+
+interface FieldSpec {
+  name: string;
+  label: string;
+  kind: 'text' | 'eur' | 'int' | 'checkbox' | 'select' | 'multi' | 'datetime' | 'textarea';
+  hint?: string;
+  placeholder?: string;
+  options?: Array<{ value: string; label: string }>;
+  /** Shown only when this answers true for the current values. */
+  when?: (v: Record<string, Value>) => boolean;
+  /** Empty input is sent as null (else left out). */
+  nullable?: boolean;
+  /** Fields the API does not let change after creation. */
+  createOnly?: boolean;
+}
+
+interface ResourceSpec<T extends { id: string; active: boolean }> {
+  path: string;
+  title: string;
+  description: ComponentChildren;
+  noun: string;
+  fields: FieldSpec[];
+  empty: Record<string, Value>;
+  fromItem: (item: T) => Record<string, Value>;
+  columns: Array<{ label: string; render: (item: T) => ComponentChildren; num?: boolean }>;
+  /** Local checks before sending (besides the API's own). */
+  check?: (v: Record<string, Value>) => Record<string, string>;
+}
+
+function toBody(fields: FieldSpec[], values: Record<string, Value>, creating: boolean): { body: Record<string, unknown>; problems: Record<string, string> } {
+  const body: Record<string, unknown> = {};
+  const problems: Record<string, string> = {};
+  for (const f of fields) {
+    if (f.when && !f.when(values)) continue;
+    if (f.createOnly && !creating) continue;
+    const v = values[f.name];
+    if (f.kind === 'checkbox' || f.kind === 'multi') {
+      body[f.name] = v;
+      continue;
+    }
+    const text = String(v ?? '').trim();
+    if (text === '') {
+      if (f.nullable) body[f.name] = null;
+      continue;
+    }
+    if (f.kind === 'eur') {
+      const cents = inputToCents(text);
+      if (typeof cents === 'number') body[f.name] = cents;
+      else problems[f.name] = cents.error;
+    } else if (f.kind === 'int') {
+      if (!/^\d+$/.test(text)) problems[f.name] = 'must be a whole number';
+      else body[f.name] = Number(text);
+    } else if (f.kind === 'datetime') {
+      const d = new Date(text);
+      if (Number.isNaN(d.getTime())) problems[f.name] = 'must be a date and time';
+      else body[f.name] = d.toISOString();
+    } else {
+      body[f.name] = text;
+    }
+  }
+  return { body, problems };
+}
+
+function ResourceForm<T extends { id: string; active: boolean }>(props: { spec: ResourceSpec<T>; item: T | null; onDone: (saved: T) => void; onCancel: () => void }) {
+  const { spec, item } = props;
+  const creating = item === null;
+  const form = useForm<Record<string, Value>>(item ? spec.fromItem(item) : spec.empty, spec.fields.map((f) => f.name));
+  const v = form.values;
+  const submit = () =>
+    form.run(async () => {
+      const { body, problems } = toBody(spec.fields, v, creating);
+      Object.assign(problems, spec.check?.(v) ?? {});
+      if (Object.keys(problems).length) throw invalid(problems);
+      const saved = creating ? await api.post<T>(spec.path, body) : await api.patch<T>(`${spec.path}/${item.id}`, body);
+      props.onDone(saved);
+    });
+  return (
+    <Form onSubmit={submit} error={form.error} label={`${creating ? 'New' : 'Edit'} ${spec.noun}`} class="form resource-form">
+      <div class="form-grid">
+        {spec.fields.map((f) => {
+          if (f.when && !f.when(v)) return null;
+          const disabled = f.createOnly && !creating;
+          const error = form.errors[f.name];
+          if (f.kind === 'checkbox') return <Checkbox key={f.name} label={f.label} name={f.name} checked={v[f.name] === true} onChange={(c) => form.set(f.name, c)} hint={f.hint} error={error} />;
+          if (f.kind === 'select') return <SelectField key={f.name} label={f.label} name={f.name} value={String(v[f.name] ?? '')} onChange={(x) => form.set(f.name, x)} options={f.options ?? []} error={error} hint={disabled ? 'Cannot change after creation' : f.hint} />;
+          if (f.kind === 'multi') {
+            const chosen = (v[f.name] as string[] | undefined) ?? [];
+            return (
+              <fieldset key={f.name} class={`fieldset field${error ? ' has-error' : ''}`} data-field={f.name}>
+                <legend>{f.label}</legend>
+                <div class="multi">
+                  {(f.options ?? []).map((o) => (
+                    <Checkbox key={o.value} label={o.label} name={`${f.name}.${o.value}`} checked={chosen.includes(o.value)} onChange={(c) => form.set(f.name, c ? [...chosen, o.value] : chosen.filter((x) => x !== o.value))} />
+                  ))}
+                </div>
+                {f.hint && <p class="hint">{f.hint}</p>}
+                {error && <p class="field-error" role="alert">{error}</p>}
+              </fieldset>
+            );
+          }
+          return (
+            <Field
+              key={f.name}
+              label={f.label}
+              name={f.name}
+              value={String(v[f.name] ?? '')}
+              onInput={(x) => form.set(f.name, x)}
+              error={error}
+              hint={f.hint}
+              placeholder={f.placeholder}
+              disabled={disabled}
+              type={f.kind === 'datetime' ? 'datetime-local' : 'text'}
+              inputProps={f.kind === 'eur' ? { inputMode: 'decimal' } : f.kind === 'int' ? { inputMode: 'numeric' } : undefined}
+            />
+          );
+        })}
+      </div>
+      <div class="button-row">
+        <Button type="submit" busy={form.busy}>{creating ? `Create ${spec.noun}` : 'Save changes'}</Button>
+        <Button variant="ghost" onClick={props.onCancel}>Cancel</Button>
+      </div>
+    </Form>
+  );
+}
+
+function ResourcePage<T extends { id: string; active: boolean }>(props: { spec: ResourceSpec<T> }) {
+  const { spec } = props;
+  const list = useLoad(() => api.get<{ items: T[] }>(spec.path), [spec.path]);
+  const [editing, setEditing] = useState<T | 'new' | null>(null);
+  const row = useForm({});
+  const items = list.data?.items ?? [];
+  const replace = (saved: T) => list.setData({ items: items.some((i) => i.id === saved.id) ? items.map((i) => (i.id === saved.id ? saved : i)) : [saved, ...items] });
+  return (
+    <>
+      <PageHeader title={spec.title} description={spec.description} actions={editing === null && <Button onClick={() => setEditing('new')}>New {spec.noun}</Button>} />
+      {editing !== null && (
+        <Card title={editing === 'new' ? `New ${spec.noun}` : `Edit ${spec.noun}`}>
+          <ResourceForm
+            key={editing === 'new' ? 'new' : editing.id}
+            spec={spec}
+            item={editing === 'new' ? null : editing}
+            onCancel={() => setEditing(null)}
+            onDone={(saved) => {
+              replace(saved);
+              setEditing(null);
+              row.setNotice(`${spec.noun[0]!.toUpperCase()}${spec.noun.slice(1)} saved.`);
+            }}
+          />
+        </Card>
+      )}
+      {row.error && <Alert kind="error">{row.error}</Alert>}
+      {row.notice && <Alert kind="success">{row.notice}</Alert>}
+      <Card>
+        {list.loading && !list.data && <Spinner />}
+        {list.error && <Alert kind="error">{list.error.message}</Alert>}
+        {list.data && items.length === 0 && <Empty>No {spec.noun}s yet.</Empty>}
+        {items.length > 0 && (
+          <div class="table-wrap">
+            <table class="table">
+              <thead>
+                <tr>
+                  {spec.columns.map((c) => <th key={c.label} scope="col" class={c.num ? 'num' : ''}>{c.label}</th>)}
+                  <th scope="col">Active</th>
+                  <th scope="col"><span class="visually-hidden">Actions</span></th>
+                </tr>
+              </thead>
+              <tbody>
+                {items.map((item) => (
+                  <tr key={item.id}>
+                    {spec.columns.map((c) => <td key={c.label} class={c.num ? 'num' : ''}>{c.render(item)}</td>)}
+                    <td>
+                      <label class="switch">
+                        <input
+                          type="checkbox"
+                          checked={item.active}
+                          aria-label={`${spec.noun} active`}
+                          onChange={(e) => {
+                            const active = (e.currentTarget as HTMLInputElement).checked;
+                            void row.run(async () => replace(await api.patch<T>(`${spec.path}/${item.id}`, { active })));
+                          }}
+                        />
+                        <span aria-hidden="true" />
+                      </label>
+                    </td>
+                    <td class="actions">
+                      <Button variant="ghost" small onClick={() => setEditing(item)}>Edit</Button>
+                      <ConfirmButton small confirm="Delete?" onConfirm={() => void row.run(async () => {
+                        await api.del(`${spec.path}/${item.id}`);
+                        list.setData({ items: items.filter((i) => i.id !== item.id) });
+                        return 'Deleted.';
+                      })}>
+                        Delete
+                      </ConfirmButton>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Card>
+    </>
+  );
+}
+
+const eur = (cents: number | null | undefined) => (cents === null || cents === undefined ? '—' : formatAmount(cents, 'EUR'));
+const localDateTime = (iso: string | null) => (iso ? new Date(new Date(iso).getTime() - new Date(iso).getTimezoneOffset() * 60_000).toISOString().slice(0, 16) : '');
+
+const discounts: ResourceSpec<Discount> = {
+  path: '/api/merchant/discounts',
+  title: 'Discount codes',
+  description: 'Codes shoppers enter at checkout. A discount applies to the items, never to shipping, and never makes a total negative.',
+  noun: 'discount code',
+  fields: [
+    { name: 'code', label: 'Code', kind: 'text', placeholder: 'SUMMER10', hint: '3–40 letters, digits, - or _; not case-sensitive' },
+    { name: 'type', label: 'Type', kind: 'select', options: [{ value: 'percentage', label: 'Percentage off' }, { value: 'fixed_amount', label: 'Fixed amount off (EUR)' }] },
+    { name: 'percentOff', label: 'Percent off', kind: 'int', placeholder: '10', when: (v) => v.type === 'percentage', nullable: true },
+    { name: 'amountOffCents', label: 'Amount off (EUR)', kind: 'eur', placeholder: '5.00', when: (v) => v.type === 'fixed_amount', nullable: true },
+    { name: 'minimumSubtotalCents', label: 'Minimum subtotal (EUR)', kind: 'eur', placeholder: 'optional', nullable: true },
+    { name: 'usageLimit', label: 'Usage limit', kind: 'int', placeholder: 'unlimited', nullable: true, hint: 'Completed checkouts that may use it' },
+    { name: 'expiresAt', label: 'Expires', kind: 'datetime', nullable: true },
+    { name: 'oncePerEmail', label: 'Once per customer email', kind: 'checkbox' },
+    { name: 'active', label: 'Active', kind: 'checkbox' },
+  ],
+  empty: { code: '', type: 'percentage', percentOff: '', amountOffCents: '', minimumSubtotalCents: '', usageLimit: '', expiresAt: '', oncePerEmail: false, active: true },
+  fromItem: (d) => ({
+    code: d.code,
+    type: d.type,
+    percentOff: d.percentOff === null ? '' : String(d.percentOff),
+    amountOffCents: centsToInput(d.amountOffCents),
+    minimumSubtotalCents: centsToInput(d.minimumSubtotalCents),
+    usageLimit: d.usageLimit === null ? '' : String(d.usageLimit),
+    expiresAt: localDateTime(d.expiresAt),
+    oncePerEmail: d.oncePerEmail,
+    active: d.active,
+  }),
+  check: (v): Record<string, string> => {
+    if (v.type === 'percentage' && !String(v.percentOff ?? '').trim()) return { percentOff: 'required for a percentage code' };
+    if (v.type === 'fixed_amount' && !String(v.amountOffCents ?? '').trim()) return { amountOffCents: 'required for a fixed amount code' };
+    return {};
+  },
+  columns: [
+    { label: 'Code', render: (d) => <code>{d.code}</code> },
+    { label: 'Discount', render: (d) => (d.type === 'percentage' ? `${d.percentOff} %` : eur(d.amountOffCents)) },
+    { label: 'Minimum', render: (d) => eur(d.minimumSubtotalCents) },
+    { label: 'Used', num: true, render: (d) => `${d.timesUsed}${d.usageLimit !== null ? ` / ${d.usageLimit}` : ''}` },
+    { label: 'Expires', render: (d) => (d.expiresAt ? (new Date(d.expiresAt) < new Date() ? <Pill status="EXPIRED" label="expired" /> : formatDate(d.expiresAt)) : '—') },
+  ],
+};
+
+const productFields: FieldSpec[] = [
+  { name: 'productId', label: 'Store product id', kind: 'text', placeholder: '6100000000014', hint: 'The numeric id in your store' },
+  { name: 'variantId', label: 'Variant id', kind: 'text', placeholder: 'optional', nullable: true },
+  { name: 'title', label: 'Title', kind: 'text' },
+  { name: 'imageUrl', label: 'Image URL', kind: 'text', placeholder: 'https://…', nullable: true },
+  { name: 'priceCents', label: 'Price (EUR)', kind: 'eur', placeholder: '9.90' },
+];
+
+const bumps: ResourceSpec<OrderBump> = {
+  path: '/api/merchant/order-bumps',
+  title: 'Order bumps',
+  description: 'One extra product shoppers add with a single tick before paying. It joins the order on your store.',
+  noun: 'order bump',
+  fields: [
+    ...productFields,
+    { name: 'compareAtCents', label: 'Regular price (EUR)', kind: 'eur', placeholder: 'optional, shown struck through', nullable: true },
+    { name: 'description', label: 'Description', kind: 'text', nullable: true },
+    { name: 'position', label: 'Position', kind: 'int', placeholder: '0', hint: 'Lowest first' },
+    { name: 'active', label: 'Active', kind: 'checkbox' },
+  ],
+  empty: { productId: '', variantId: '', title: '', imageUrl: '', priceCents: '', compareAtCents: '', description: '', position: '', active: true },
+  fromItem: (b) => ({
+    productId: b.productId, variantId: b.variantId ?? '', title: b.title, imageUrl: b.imageUrl ?? '', priceCents: centsToInput(b.priceCents),
+    compareAtCents: centsToInput(b.compareAtCents), description: b.description ?? '', position: String(b.position), active: b.active,
+  }),
+  columns: [
+    { label: 'Product', render: (b) => <><strong>{b.title}</strong><div class="muted small mono">{b.productId}{b.variantId && ` / ${b.variantId}`}</div></> },
+    { label: 'Price', num: true, render: (b) => <>{eur(b.priceCents)}{b.compareAtCents !== null && <s class="muted"> {eur(b.compareAtCents)}</s>}</> },
+    { label: 'Position', num: true, render: (b) => b.position },
+  ],
+};
+
+const upsells: ResourceSpec<Upsell> = {
+  path: '/api/merchant/upsells',
+  title: 'Upsells',
+  description: 'A one-click offer of a product at a discount: before the shopper confirms, or on the confirmation page.',
+  noun: 'upsell',
+  fields: [
+    { name: 'placement', label: 'Placement', kind: 'select', options: [{ value: 'pre_confirm', label: 'Before confirming' }, { value: 'post_purchase', label: 'After purchase' }] },
+    { name: 'headline', label: 'Headline', kind: 'text', placeholder: 'Complete your look' },
+    ...productFields,
+    { name: 'discountPercent', label: 'Discount (%)', kind: 'int', placeholder: '0' },
+    { name: 'description', label: 'Description', kind: 'text', nullable: true },
+    { name: 'position', label: 'Position', kind: 'int', placeholder: '0' },
+    { name: 'active', label: 'Active', kind: 'checkbox' },
+  ],
+  empty: { placement: 'pre_confirm', headline: '', productId: '', variantId: '', title: '', imageUrl: '', priceCents: '', discountPercent: '', description: '', position: '', active: true },
+  fromItem: (u) => ({
+    placement: u.placement, headline: u.headline, productId: u.productId, variantId: u.variantId ?? '', title: u.title, imageUrl: u.imageUrl ?? '',
+    priceCents: centsToInput(u.priceCents), discountPercent: String(u.discountPercent), description: u.description ?? '', position: String(u.position), active: u.active,
+  }),
+  columns: [
+    { label: 'Offer', render: (u) => <><strong>{u.headline}</strong><div class="muted small">{u.title}</div></> },
+    { label: 'Placement', render: (u) => (u.placement === 'pre_confirm' ? 'Before confirming' : 'After purchase') },
+    { label: 'Price', num: true, render: (u) => <>{eur(Math.round((u.priceCents * (100 - u.discountPercent)) / 100))}{u.discountPercent > 0 && <span class="muted"> (−{u.discountPercent} %)</span>}</> },
+  ],
+};
+
+const PLATFORM_LABELS: Record<PixelPlatform, string> = { meta: 'Meta', ga4: 'Google Analytics 4', google_ads: 'Google Ads', tiktok: 'TikTok', pinterest: 'Pinterest', snapchat: 'Snapchat' };
+
+const pixels: ResourceSpec<Pixel> = {
+  path: '/api/merchant/pixels',
+  title: 'Pixels',
+  description: 'Measure your checkout in your ad and analytics tools. The purchase event fires once per order (its id is the checkout token).',
+  noun: 'pixel',
+  fields: [
+    { name: 'platform', label: 'Platform', kind: 'select', createOnly: true, options: PIXEL_PLATFORMS.map((p) => ({ value: p, label: PLATFORM_LABELS[p] })) },
+    { name: 'trackingId', label: 'Tracking id', kind: 'text', hint: 'Pixel, measurement or conversion id' },
+    { name: 'events', label: 'Events', kind: 'multi', options: PIXEL_EVENTS.map((e) => ({ value: e, label: e.replace(/_/g, ' ') })) },
+    { name: 'active', label: 'Active', kind: 'checkbox' },
+  ],
+  empty: { platform: 'meta', trackingId: '', events: ['page_view', 'purchase'], active: true },
+  fromItem: (p) => ({ platform: p.platform, trackingId: p.trackingId, events: p.events, active: p.active }),
+  check: (v) => {
+    const problem = pixelIdProblem(v.platform as PixelPlatform, String(v.trackingId ?? '').trim());
+    const out: Record<string, string> = {};
+    if (String(v.trackingId ?? '').trim() && problem) out.trackingId = problem;
+    if ((v.events as string[]).length === 0) out.events = 'choose at least one event';
+    return out;
+  },
+  columns: [
+    { label: 'Platform', render: (p) => PLATFORM_LABELS[p.platform] },
+    { label: 'Tracking id', render: (p) => <code>{p.trackingId}</code> },
+    { label: 'Events', render: (p) => p.events.map((e) => e.replace(/_/g, ' ')).join(', ') },
+  ],
+};
+
+export const DiscountsPage = () => <ResourcePage spec={discounts} />;
+export const OrderBumpsPage = () => <ResourcePage spec={bumps} />;
+export const UpsellsPage = () => <ResourcePage spec={upsells} />;
+export const PixelsPage = () => <ResourcePage spec={pixels} />;

@@ -1,0 +1,360 @@
+// Store and payment connections: storefront A (OAuth app install) or storefront B (REST keys + plugin),
+// our script tag in a storefront A shop, the payment processor (API key) and cash on delivery. Secrets are
+// write-only: the API never returns them, so the forms show what is stored (last 4 characters, booleans).
+import { useState } from 'preact/hooks';
+import { api, ApiError } from '../api.js';
+import { formatDate } from '../format.js';
+import { invalid, useForm } from '../form.js';
+import { useLoad, useSession } from '../session.js';
+import type { Merchant, ProcessorStatus, ScriptTagStatus, StorefrontAConnection, StorefrontBStatus } from '../types.js';
+import { Alert, Button, Card, Checkbox, CheckItem, ConfirmButton, Field, Form, PageHeader, Pill, Spinner } from '../ui.js';
+
+type Platform = 'storefront-a' | 'storefront-b';
+
+async function loadStorefrontA(): Promise<StorefrontAConnection | null> {
+  try {
+    return await api.get<StorefrontAConnection>('/api/merchant/storefront-a');
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'NOT_FOUND') return null;
+    throw err;
+  }
+}
+
+function StorefrontAPanel(props: { onChange?: () => void }) {
+  const { refresh } = useSession();
+  const current = useLoad(loadStorefrontA);
+  const conn = current.data;
+  const [editing, setEditing] = useState(false);
+  const form = useForm({ shop: '', clientId: '', clientSecret: '' });
+  const disconnect = useForm({});
+
+  if (current.loading && conn === undefined) return <Spinner />;
+  const showForm = !conn || editing || !conn.connected;
+
+  const submit = () =>
+    form.run(async () => {
+      const problems: Record<string, string> = {};
+      if (!form.values.shop.trim()) problems.shop = 'enter your shop address, e.g. my-shop.myshopify.com';
+      if (!form.values.clientId.trim()) problems.clientId = 'enter the client id of your app';
+      if (!form.values.clientSecret.trim()) problems.clientSecret = 'enter the client secret of your app';
+      if (Object.keys(problems).length) throw invalid(problems);
+      const saved = await api.put<{ installUrl: string }>('/api/merchant/storefront-a', form.values);
+      await refresh();
+      // The platform's consent page, then back to /dashboard?storefrontA=connected.
+      window.location.assign(saved.installUrl);
+    });
+
+  return (
+    <div class="stack">
+      {conn && (
+        <div class="status-line" data-connection="storefront-a">
+          <Pill status={conn.connected ? 'CONNECTED' : 'PENDING'} label={conn.connected ? 'Connected' : conn.uninstalledAt ? 'Uninstalled' : 'Install not completed'} />
+          <span>
+            <strong>{conn.shop}</strong>
+            {conn.installedAt && <span class="muted"> · installed {formatDate(conn.installedAt)}</span>}
+          </span>
+        </div>
+      )}
+      {conn?.connected && conn.scopes.length > 0 && <p class="hint">Access granted: {conn.scopes.join(', ')}</p>}
+      {conn && !conn.connected && (
+        <Alert kind="warning">
+          {conn.uninstalledAt ? 'The app was uninstalled from your shop.' : 'The app install was not completed.'} Run the install again to connect.
+          <div class="button-row"><a class="btn btn-primary" href={conn.installUrl}>Install the app on {conn.shop}</a></div>
+        </Alert>
+      )}
+      {showForm ? (
+        <Form onSubmit={submit} error={form.error} label="Storefront A install">
+          <Field label="Shop address" name="shop" value={form.values.shop} onInput={(v) => form.set('shop', v)} error={form.errors.shop} placeholder={conn?.shop ?? 'my-shop.myshopify.com'} hint="Your shop's myshopify-style address" />
+          <Field label="App client id" name="clientId" value={form.values.clientId} onInput={(v) => form.set('clientId', v)} error={form.errors.clientId} placeholder={conn?.clientId ?? ''} autoComplete="off" />
+          <Field label="App client secret" name="clientSecret" type="password" value={form.values.clientSecret} onInput={(v) => form.set('clientSecret', v)} error={form.errors.clientSecret} autoComplete="off" hint="Stored encrypted; never shown again" />
+          <div class="button-row">
+            <Button type="submit" busy={form.busy}>Save and install the app</Button>
+            {editing && <Button variant="ghost" onClick={() => setEditing(false)}>Cancel</Button>}
+          </div>
+          <p class="hint">You will approve the install on your shop's page, then come back here.</p>
+        </Form>
+      ) : (
+        <div class="button-row">
+          <a class="btn btn-secondary" href={conn.installUrl}>Reinstall the app</a>
+          <Button variant="ghost" onClick={() => setEditing(true)}>Change shop or app</Button>
+          <ConfirmButton
+            confirm="Remove our script tag and forget this shop?"
+            busy={disconnect.busy}
+            onConfirm={() =>
+              void disconnect.run(async () => {
+                const r = await api.del<{ warning: string | null }>('/api/merchant/storefront-a');
+                await Promise.all([current.reload(), refresh()]);
+                props.onChange?.();
+                return r.warning ? `Disconnected. ${r.warning}` : 'Disconnected: the checkout button goes to your store’s own checkout again.';
+              })
+            }
+          >
+            Disconnect
+          </ConfirmButton>
+        </div>
+      )}
+      {disconnect.error && <Alert kind="error">{disconnect.error}</Alert>}
+      {disconnect.notice && <Alert kind="success">{disconnect.notice}</Alert>}
+    </div>
+  );
+}
+
+function StorefrontBPanel(props: { onChange?: () => void }) {
+  const { refresh } = useSession();
+  const current = useLoad(() => api.get<StorefrontBStatus>('/api/merchant/storefront-b'));
+  const [result, setResult] = useState<{ pluginActive?: boolean; currency?: string } | null>(null);
+  const form = useForm({ storeUrl: '', consumerKey: '', consumerSecret: '' });
+  const disconnect = useForm({});
+  const status = current.data;
+  if (!status) return current.error ? <Alert kind="error">{current.error.message}</Alert> : <Spinner />;
+
+  const submit = () =>
+    form.run(async () => {
+      const problems: Record<string, string> = {};
+      if (!form.values.storeUrl.trim()) problems.storeUrl = 'enter your store address (https://…)';
+      if (!form.values.consumerKey.trim()) problems.consumerKey = 'enter the REST consumer key (ck_…)';
+      if (!form.values.consumerSecret.trim()) problems.consumerSecret = 'enter the REST consumer secret (cs_…)';
+      if (Object.keys(problems).length) throw invalid(problems);
+      try {
+        const r = await api.post<StorefrontBStatus & { pluginActive: boolean; currency: string }>('/api/merchant/storefront-b/connect', form.values);
+        setResult({ pluginActive: r.pluginActive, currency: r.currency });
+      } catch (err) {
+        if (err instanceof ApiError && err.code === 'INVALID_STORE_CREDENTIALS') throw invalid({ consumerKey: err.message });
+        throw err;
+      }
+      form.setAll({ storeUrl: '', consumerKey: '', consumerSecret: '' });
+      await Promise.all([current.reload(), refresh()]);
+      props.onChange?.();
+      return 'Store connected.';
+    });
+
+  return (
+    <div class="stack">
+      {status.connected && (
+        <>
+          <div class="status-line" data-connection="storefront-b">
+            <Pill status="CONNECTED" label="Connected" />
+            <span>
+              <strong>{status.storeUrl}</strong> <span class="muted">· key …{status.consumerKeyLast4} · since {formatDate(status.connectedAt)}</span>
+            </span>
+          </div>
+          <ul class="checklist">
+            <CheckItem ok={status.pluginInterceptedAt !== null} label="Our official plugin has sent a checkout" reason="Install and activate the plugin in your store, then click checkout once." />
+          </ul>
+          {result && result.pluginActive === false && <Alert kind="warning">The store reports our plugin as inactive: activate it so it can send checkouts here.</Alert>}
+          {result?.currency && <p class="hint">Store currency: {result.currency}</p>}
+        </>
+      )}
+      <Form onSubmit={submit} error={form.error} notice={form.notice} label="Storefront B connection">
+        <Field label="Store URL" name="storeUrl" type="url" value={form.values.storeUrl} onInput={(v) => form.set('storeUrl', v)} error={form.errors.storeUrl} placeholder={status.connected ? status.storeUrl : 'https://shop.example'} />
+        <Field label="Consumer key" name="consumerKey" value={form.values.consumerKey} onInput={(v) => form.set('consumerKey', v)} error={form.errors.consumerKey} autoComplete="off" placeholder="ck_…" />
+        <Field label="Consumer secret" name="consumerSecret" type="password" value={form.values.consumerSecret} onInput={(v) => form.set('consumerSecret', v)} error={form.errors.consumerSecret} autoComplete="off" placeholder="cs_…" hint="Read/write REST keys; stored encrypted, never shown again" />
+        <div class="button-row">
+          <Button type="submit" busy={form.busy}>{status.connected ? 'Replace keys' : 'Connect store'}</Button>
+          {status.connected && (
+            <ConfirmButton
+              confirm="Disconnect this store?"
+              busy={disconnect.busy}
+              onConfirm={() =>
+                void disconnect.run(async () => {
+                  await api.del('/api/merchant/storefront-b');
+                  await Promise.all([current.reload(), refresh()]);
+                  props.onChange?.();
+                  return 'Store disconnected.';
+                })
+              }
+            >
+              Disconnect
+            </ConfirmButton>
+          )}
+        </div>
+      </Form>
+      {disconnect.error && <Alert kind="error">{disconnect.error}</Alert>}
+    </div>
+  );
+}
+
+/** Wizard step 1 and the Store card: choose the platform, then connect it. */
+export function StoreConnection(props: { onChange?: () => void }) {
+  const { me, setMe } = useSession();
+  const [platform, setPlatform] = useState<Platform | null>(me?.storePlatform ?? null);
+  const choose = async (p: Platform) => {
+    setPlatform(p);
+    // Remember the choice (the wizard resumes with it); connecting confirms it anyway.
+    if (me?.storePlatform !== p && !me?.shopDomain) {
+      try {
+        setMe(await api.patch<Merchant>('/api/merchant/shop', { storePlatform: p }));
+      } catch {
+        // Only a convenience: connecting sets the platform too.
+      }
+    }
+  };
+  return (
+    <div class="stack">
+      <div class="choice-grid" role="radiogroup" aria-label="Store platform">
+        {([
+          ['storefront-a', 'Storefront A', 'Hosted platform: install our app with OAuth; a script tag takes over the checkout button.'],
+          ['storefront-b', 'Storefront B', 'Self-hosted platform: REST keys plus our official plugin.'],
+        ] as const).map(([value, title, text]) => (
+          <label class={`choice${platform === value ? ' selected' : ''}`} key={value}>
+            <input type="radio" name="platform" value={value} checked={platform === value} onChange={() => void choose(value)} />
+            <span class="choice-title">{title}</span>
+            <span class="choice-text">{text}</span>
+          </label>
+        ))}
+      </div>
+      {platform === 'storefront-a' && <StorefrontAPanel onChange={props.onChange} />}
+      {platform === 'storefront-b' && <StorefrontBPanel onChange={props.onChange} />}
+    </div>
+  );
+}
+
+export function ScriptTagCard() {
+  const status = useLoad(() => api.get<ScriptTagStatus>('/api/merchant/script-tag/status'));
+  const install = useForm({});
+  return (
+    <Card
+      title="Script tag"
+      id="script-tag"
+      actions={
+        <Button variant="secondary" small busy={install.busy} onClick={() => void install.run(async () => {
+          status.setData(await api.post<ScriptTagStatus>('/api/merchant/script-tag/install'));
+          return 'Script tag installed.';
+        })}>
+          Reinstall
+        </Button>
+      }
+    >
+      <p class="hint">Our script in your storefront A shop sends the checkout button to your hosted checkout. Checked live at the store.</p>
+      {status.loading && !status.data && <Spinner label="Asking your shop…" />}
+      {status.error && !status.data && <Alert kind={status.error instanceof ApiError && status.error.code === 'CONFLICT' ? 'info' : 'error'}>{status.error.message}</Alert>}
+      {status.data && (
+        <ul class="checklist">
+          <CheckItem ok={status.data.installed} name="script-tag" label={status.data.installed ? 'Installed in your shop' : 'Not in your shop'} reason="Reinstall it to take over the checkout button." />
+          <li class="muted small">Source <code>{status.data.src}</code> · checked {formatDate(status.data.checkedAt)}</li>
+        </ul>
+      )}
+      {install.error && <Alert kind="error">{install.error}</Alert>}
+      {install.notice && <Alert kind="success">{install.notice}</Alert>}
+    </Card>
+  );
+}
+
+/** Wizard step 4 and the Payments card: the processor API key, what it set up, and wallets. */
+export function ProcessorConnection(props: { onChange?: () => void }) {
+  const current = useLoad(() => api.get<ProcessorStatus>('/api/merchant/processor'));
+  const form = useForm({ apiKey: '' });
+  const disconnect = useForm({});
+  const s = current.data;
+  const submit = () =>
+    form.run(async () => {
+      if (!form.values.apiKey.trim()) throw invalid({ apiKey: 'paste the secret API key of your processor account' });
+      try {
+        current.setData(await api.post<ProcessorStatus>('/api/merchant/processor/connect', { apiKey: form.values.apiKey.trim() }));
+      } catch (err) {
+        if (err instanceof ApiError && err.code === 'INVALID_PROCESSOR_KEY') throw invalid({ apiKey: err.message });
+        throw err;
+      }
+      form.setAll({ apiKey: '' });
+      props.onChange?.();
+      return 'Processor connected.';
+    });
+  return (
+    <div class="stack">
+      {!s && (current.error ? <Alert kind="error">{current.error.message}</Alert> : <Spinner />)}
+      {s && (
+        <>
+          <div class="status-line" data-connection="processor">
+            <Pill status={s.ready ? 'CONNECTED' : s.status ?? 'DEMO'} label={s.ready ? 'Ready' : s.status ? s.status.toLowerCase() : 'Not connected'} />
+            {s.apiKeyLast4 && <span class="muted">API key …{s.apiKeyLast4}{s.connectedAt ? ` · connected ${formatDate(s.connectedAt)}` : ''}</span>}
+          </div>
+          {s.status && (
+            <ul class="checklist" aria-label="Processor readiness">
+              <CheckItem ok={!!s.businessId} name="businessId" label={<>Business ID {s.businessId && <code>{s.businessId}</code>}</>} reason="The key did not lead to a business." />
+              <CheckItem ok={!!s.productId} name="productId" label={<>Product ID {s.productId && <code>{s.productId}</code>}</>} reason="The checkout product was not created yet." />
+              <CheckItem ok={s.webhookRegistered} name="webhook" label="Webhook registered, secret stored" reason="Payment updates cannot reach us yet." />
+              {s.wallets && <CheckItem ok={s.wallets.ready} name="wallets" label={<>Wallet payments on <code>{s.wallets.domain}</code></>} reason={s.wallets.statusMessage ?? `Domain ${s.wallets.status ?? 'not registered'} at the processor (optional).`} />}
+            </ul>
+          )}
+          {s.lastError && <Alert kind="error" title="Last connection attempt failed">{s.lastError}</Alert>}
+        </>
+      )}
+      <Form onSubmit={submit} error={form.error} notice={form.notice} label="Processor connection">
+        <Field
+          label={s?.connected ? 'Replace the API key' : 'Processor API key'}
+          name="apiKey"
+          type="password"
+          value={form.values.apiKey}
+          onInput={(v) => form.set('apiKey', v)}
+          error={form.errors.apiKey}
+          autoComplete="off"
+          placeholder="sk_…"
+          hint="We check it, find your business, create the checkout product and register our webhook. Stored encrypted."
+        />
+        <div class="button-row">
+          <Button type="submit" busy={form.busy}>{form.busy ? 'Connecting…' : 'Connect processor'}</Button>
+          {s?.status && (
+            <ConfirmButton
+              confirm="Disconnect the processor? Card payments stop."
+              busy={disconnect.busy}
+              onConfirm={() =>
+                void disconnect.run(async () => {
+                  await api.del('/api/merchant/processor');
+                  await current.reload();
+                  props.onChange?.();
+                  return 'Processor disconnected.';
+                })
+              }
+            >
+              Disconnect
+            </ConfirmButton>
+          )}
+        </div>
+      </Form>
+      {disconnect.error && <Alert kind="error">{disconnect.error}</Alert>}
+      {disconnect.notice && <Alert kind="success">{disconnect.notice}</Alert>}
+    </div>
+  );
+}
+
+export function CodToggle(props: { onChange?: () => void }) {
+  const { me, setMe } = useSession();
+  const form = useForm({});
+  return (
+    <div>
+      <Checkbox
+        label="Offer cash on delivery"
+        name="codEnabled"
+        checked={me?.codEnabled ?? false}
+        disabled={form.busy}
+        hint="The order is created in your store as pending payment; you mark it paid when the money arrives."
+        onChange={(checked) =>
+          void form.run(async () => {
+            setMe(await api.patch<Merchant>('/api/merchant/config', { codEnabled: checked }));
+            props.onChange?.();
+          })
+        }
+      />
+      {form.error && <Alert kind="error">{form.error}</Alert>}
+    </div>
+  );
+}
+
+export function ConnectionsPage() {
+  const { me } = useSession();
+  return (
+    <>
+      <PageHeader title="Store & payments" description="Where carts come from and how shoppers pay." />
+      <Card title="Store">
+        <StoreConnection />
+      </Card>
+      {me?.storePlatform === 'storefront-a' && <ScriptTagCard />}
+      <Card title="Payment processor">
+        <ProcessorConnection />
+      </Card>
+      <Card title="Cash on delivery">
+        <CodToggle />
+      </Card>
+    </>
+  );
+}

@@ -1,0 +1,285 @@
+// Orders: the list (filters in the URL, so Back and shared links keep them; cursor pages) and one order
+// with its session timeline, refund and status sync. A refund is requested here and becomes REFUNDED when
+// the processor's webhook confirms it, so the page watches the order until then.
+import { useEffect, useState } from 'preact/hooks';
+import { CHECKOUT_STATUSES } from '../../../domain/checkout-status.js';
+import { api, ApiError, query } from '../api.js';
+import { formatAmount, formatDate } from '../format.js';
+import { useForm } from '../form.js';
+import { navigate, useLocation } from '../router.js';
+import { useLoad } from '../session.js';
+import type { OrderDetail, OrderSummary, OrdersPage as Page, TimelineEntry } from '../types.js';
+import { Alert, Button, Card, ConfirmButton, Empty, Field, Link, PageHeader, Pill, SelectField, Spinner } from '../ui.js';
+
+const ORDER_STATUSES = CHECKOUT_STATUSES.filter((s) => s !== 'OPEN');
+
+function Filters(props: { values: URLSearchParams; errors: Record<string, string> }) {
+  const [q, setQ] = useState(props.values.get('q') ?? '');
+  const [status, setStatus] = useState(props.values.get('status') ?? '');
+  const [method, setMethod] = useState(props.values.get('paymentMethod') ?? '');
+  const [from, setFrom] = useState(props.values.get('from') ?? '');
+  const [to, setTo] = useState(props.values.get('to') ?? '');
+  const apply = (e?: Event) => {
+    e?.preventDefault();
+    navigate(`/dashboard/orders${query({ q: q.trim(), status, paymentMethod: method, from, to })}`);
+  };
+  return (
+    <form class="filters" onSubmit={apply} aria-label="Filter orders">
+      <Field label="Search" name="q" value={q} onInput={setQ} placeholder="Email or token" error={props.errors.q} />
+      <SelectField
+        label="Status"
+        name="status"
+        value={status}
+        onChange={setStatus}
+        error={props.errors.status}
+        options={[{ value: '', label: 'Any status' }, { value: 'COMPLETED,REFUNDED,COD_CONFIRMED', label: 'Orders (paid, refunded, COD)' }, ...ORDER_STATUSES.map((s) => ({ value: s, label: s.replace(/_/g, ' ').toLowerCase() }))]}
+      />
+      <SelectField label="Payment" name="paymentMethod" value={method} onChange={setMethod} error={props.errors.paymentMethod} options={[{ value: '', label: 'Any' }, { value: 'card', label: 'Card' }, { value: 'cod', label: 'Cash on delivery' }]} />
+      <Field label="From" name="from" type="date" value={from} onInput={setFrom} error={props.errors.from} />
+      <Field label="Until (excl.)" name="to" type="date" value={to} onInput={setTo} error={props.errors.to} />
+      <div class="filters-actions">
+        <Button type="submit" variant="secondary">Apply</Button>
+        <Button variant="ghost" onClick={() => { setQ(''); setStatus(''); setMethod(''); setFrom(''); setTo(''); navigate('/dashboard/orders'); }}>Reset</Button>
+      </div>
+    </form>
+  );
+}
+
+export function OrdersTable(props: { items: OrderSummary[] }) {
+  return (
+    <div class="table-wrap">
+      <table class="table orders-table">
+        <thead>
+          <tr>
+            <th scope="col">Date</th>
+            <th scope="col">Order</th>
+            <th scope="col">Customer</th>
+            <th scope="col">Status</th>
+            <th scope="col">Payment</th>
+            <th scope="col" class="num">Total</th>
+            <th scope="col">Store order</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.items.map((o) => (
+            <tr key={o.token} data-token={o.token} data-status={o.status}>
+              <td>{formatDate(o.createdAt)}</td>
+              <td><Link href={`/dashboard/orders/${o.token}`} class="mono">{o.token.slice(0, 14)}…</Link></td>
+              <td>{o.email ?? <span class="muted">—</span>}</td>
+              <td><Pill status={o.status} /></td>
+              <td>{o.paymentMethod === 'cod' ? `COD${o.codPaid ? ' · paid' : ''}` : o.paymentMethod === 'card' ? 'Card' : '—'}</td>
+              <td class="num">{formatAmount(o.totals.totalMinor, o.totals.currency)}</td>
+              <td>{o.storeOrderError ? <Pill status="ERROR" label="store refused" /> : o.storeOrderId ? <span class="mono">#{o.storeOrderId}</span> : <span class="muted">—</span>}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export function OrdersPage() {
+  const { query: params } = useLocation();
+  const key = params.toString();
+  const [items, setItems] = useState<OrderSummary[]>([]);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [state, setState] = useState<{ loading: boolean; error: ApiError | Error | null }>({ loading: true, error: null });
+
+  const load = async (after: string | null) => {
+    setState({ loading: true, error: null });
+    try {
+      const filters = Object.fromEntries(params.entries());
+      const page = await api.get<Page>(`/api/checkout/merchant/orders${query({ ...filters, cursor: after ?? undefined, limit: 25 })}`);
+      setItems((prev) => (after ? [...prev, ...page.items] : page.items));
+      setCursor(page.nextCursor);
+      setState({ loading: false, error: null });
+    } catch (err) {
+      setState({ loading: false, error: err as Error });
+    }
+  };
+  useEffect(() => {
+    setItems([]);
+    void load(null);
+  }, [key]);
+
+  const fieldErrors = state.error instanceof ApiError ? state.error.fields : {};
+  return (
+    <>
+      <PageHeader title="Orders" description="Checkouts that reached payment: paid, pending, failed, refunded and cash on delivery. Newest first." />
+      <Card>
+        <Filters key={key} values={params} errors={fieldErrors} />
+      </Card>
+      {state.error && <Alert kind="error">{state.error.message}</Alert>}
+      <Card>
+        {items.length > 0 && <OrdersTable items={items} />}
+        {!state.loading && items.length === 0 && !state.error && <Empty>No orders match. Orders appear here as soon as a shopper starts paying.</Empty>}
+        {state.loading && <Spinner />}
+        {cursor && !state.loading && (
+          <div class="button-row center">
+            <Button variant="secondary" onClick={() => void load(cursor)}>Load more</Button>
+          </div>
+        )}
+      </Card>
+    </>
+  );
+}
+
+const SOURCE_LABEL: Record<TimelineEntry['source'], string> = { session: 'Checkout', webhook: 'Processor', email: 'Email' };
+
+function Timeline(props: { entries: TimelineEntry[] }) {
+  if (props.entries.length === 0) return <Empty>No events recorded.</Empty>;
+  return (
+    <ol class="timeline" aria-label="Session timeline">
+      {props.entries.map((e, i) => (
+        <li key={`${e.at}-${i}`} class={`tl tl-${e.source}`} data-type={e.type}>
+          <span class="tl-dot" aria-hidden="true" />
+          <div class="tl-body">
+            <div class="tl-head">
+              <span class="tl-source">{SOURCE_LABEL[e.source]}</span>
+              <strong>{e.summary}</strong>
+              <time dateTime={e.at} class="muted">{formatDate(e.at)}</time>
+            </div>
+            {Object.keys(e.data).length > 0 && (
+              <details>
+                <summary>Details</summary>
+                <pre>{JSON.stringify(e.data, null, 2)}</pre>
+              </details>
+            )}
+          </div>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+export function OrderDetailPage(props: { token: string }) {
+  const order = useLoad(() => api.get<OrderDetail>(`/api/checkout/merchant/orders/${encodeURIComponent(props.token)}`), [props.token]);
+  const refund = useForm({});
+  const sync = useForm({});
+  const [watching, setWatching] = useState(false);
+  const o = order.data;
+
+  // After a refund request: look again until the processor's webhook has made it REFUNDED (or a minute passed).
+  useEffect(() => {
+    if (!watching) return;
+    if (o?.status === 'REFUNDED') {
+      setWatching(false);
+      refund.setNotice('Refunded in full: the processor confirmed the refund.');
+      return;
+    }
+    const started = Date.now();
+    const timer = setInterval(() => {
+      if (Date.now() - started > 60_000) setWatching(false);
+      else void order.reload();
+    }, 1500);
+    return () => clearInterval(timer);
+  }, [watching, o?.status]);
+
+  if (!o) {
+    if (order.error) {
+      return (
+        <>
+          <PageHeader title="Order" />
+          <Alert kind="error">{order.error instanceof ApiError && order.error.code === 'NOT_FOUND' ? 'No such order in your shop.' : order.error.message}</Alert>
+          <Link href="/dashboard/orders">← All orders</Link>
+        </>
+      );
+    }
+    return <Spinner />;
+  }
+  const currency = o.totals.currency;
+  const refundable = o.status === 'COMPLETED' && o.paymentMethod === 'card' && !o.refundRequestedAt;
+  return (
+    <>
+      <p class="crumbs"><Link href="/dashboard/orders">← All orders</Link></p>
+      <PageHeader
+        title={`Order ${o.storeOrderId ? `#${o.storeOrderId}` : o.token.slice(0, 14)}`}
+        description={<><span class="mono">{o.token}</span> · created {formatDate(o.createdAt)}</>}
+        actions={
+          <div class="button-row">
+            <Button variant="secondary" busy={sync.busy} onClick={() => void sync.run(async () => {
+              const r = await api.post<{ status: string; processorStatus: string | null }>(`/api/checkout/merchant/orders/${o.token}/backfill-status`);
+              await order.reload();
+              return `Status synced: ${r.status.toLowerCase()}${r.processorStatus ? ` (processor: ${r.processorStatus})` : ''}.`;
+            })}>
+              Sync status
+            </Button>
+            {refundable && (
+              <ConfirmButton
+                name="refund"
+                confirm={`Refund ${formatAmount(o.totals.totalMinor, currency)} in full?`}
+                busy={refund.busy}
+                onConfirm={() =>
+                  void refund.run(async () => {
+                    await api.post(`/api/checkout/merchant/orders/${o.token}/refund`, o.totals.totalMinor ? { amountMinor: o.totals.totalMinor } : {});
+                    setWatching(true);
+                    await order.reload();
+                    return 'Refund requested: the order shows refunded as soon as the processor confirms it.';
+                  })
+                }
+              >
+                Refund
+              </ConfirmButton>
+            )}
+          </div>
+        }
+      />
+      <div class="status-line big" data-order-status={o.status}>
+        <Pill status={o.status} />
+        <strong>{formatAmount(o.totals.totalMinor, currency)}</strong>
+        {watching && <span class="muted"><span class="spinner" aria-hidden="true" /> waiting for the processor…</span>}
+      </div>
+      {refund.error && <Alert kind="error">{refund.error}</Alert>}
+      {refund.notice && <Alert kind="success">{refund.notice}</Alert>}
+      {sync.error && <Alert kind="error">{sync.error}</Alert>}
+      {sync.notice && <Alert kind="success">{sync.notice}</Alert>}
+      {o.storeOrderError && <Alert kind="error" title="The store refused this order">{o.storeOrderErrorMessage ?? 'The payment went through but the store did not accept the order.'}</Alert>}
+
+      <div class="grid-2">
+        <Card title="Items">
+          <table class="table compact">
+            <tbody>
+              {o.items.map((l, i) => (
+                <tr key={i}>
+                  <td>{l.title}{l.variantTitle && <span class="muted"> · {l.variantTitle}</span>}</td>
+                  <td class="num">× {l.quantity}</td>
+                  <td class="num">{formatAmount(l.unitPrice * l.quantity, currency)}</td>
+                </tr>
+              ))}
+            </tbody>
+            <tfoot>
+              <tr><td colSpan={2}>Subtotal</td><td class="num">{formatAmount(o.totals.subtotalMinor, currency)}</td></tr>
+              {o.totals.discountMinor > 0 && <tr><td colSpan={2}>Discount {o.discountCode && <code>{o.discountCode}</code>}</td><td class="num">−{formatAmount(o.totals.discountMinor, currency)}</td></tr>}
+              <tr><td colSpan={2}>Shipping {o.shippingName && <span class="muted">({o.shippingName})</span>}</td><td class="num">{o.totals.shippingMinor === 0 ? 'Free' : formatAmount(o.totals.shippingMinor, currency)}</td></tr>
+              <tr class="total"><td colSpan={2}>Total</td><td class="num">{formatAmount(o.totals.totalMinor, currency)}</td></tr>
+            </tfoot>
+          </table>
+        </Card>
+        <Card title="Customer & payment">
+          <dl class="dl">
+            <dt>Email</dt><dd>{o.email ?? '—'}</dd>
+            <dt>Ship to</dt>
+            <dd>
+              {o.shippingAddress ? (
+                <address>
+                  {o.shippingAddress.name}<br />
+                  {o.shippingAddress.line1}{o.shippingAddress.line2 && <>, {o.shippingAddress.line2}</>}<br />
+                  {o.shippingAddress.postalCode} {o.shippingAddress.city}, {o.shippingAddress.country}
+                </address>
+              ) : '—'}
+            </dd>
+            <dt>Payment</dt><dd>{o.paymentMethod === 'cod' ? `Cash on delivery${o.codPaid ? ' (paid)' : ''}` : o.paymentMethod === 'card' ? 'Card / wallet' : '—'}</dd>
+            <dt>Processor payment</dt><dd class="mono">{o.processorPaymentId ?? '—'}</dd>
+            <dt>Store</dt><dd>{o.platform === 'storefront-a' ? 'Storefront A' : 'Storefront B'}{o.storeOrderId && <> · order <span class="mono">#{o.storeOrderId}</span></>}</dd>
+            <dt>Paid</dt><dd>{formatDate(o.completedAt)}</dd>
+            {o.refundRequestedAt && <><dt>Refund requested</dt><dd>{formatDate(o.refundRequestedAt)}</dd></>}
+            {o.refundedAt && <><dt>Refunded</dt><dd>{formatDate(o.refundedAt)}</dd></>}
+          </dl>
+        </Card>
+      </div>
+      <Card title="Timeline">
+        <Timeline entries={o.timeline} />
+      </Card>
+    </>
+  );
+}

@@ -1,0 +1,116 @@
+// Account and shop settings: shop name, checkout subdomain (slug), email, phone and password.
+import { api, ApiError } from '../api.js';
+import { invalid, useForm } from '../form.js';
+import { useSession } from '../session.js';
+import type { Merchant, SessionAnswer } from '../types.js';
+import { Button, Card, Copyable, Field, Form, PageHeader } from '../ui.js';
+
+function ShopForm() {
+  const { me, setMe } = useSession();
+  const form = useForm({ shopName: me?.shopName ?? '' });
+  return (
+    <Form
+      label="Shop name"
+      error={form.error}
+      notice={form.notice}
+      onSubmit={() =>
+        void form.run(async () => {
+          if (!form.values.shopName.trim()) throw invalid({ shopName: 'enter the name of your shop' });
+          setMe(await api.patch<Merchant>('/api/merchant/shop', { shopName: form.values.shopName.trim() }));
+          return 'Shop name saved.';
+        })
+      }
+    >
+      <Field label="Shop name" name="shopName" value={form.values.shopName} onInput={(v) => form.set('shopName', v)} error={form.errors.shopName} />
+      <Button type="submit" busy={form.busy}>Save</Button>
+    </Form>
+  );
+}
+
+function SlugForm() {
+  const { me, setMe } = useSession();
+  const form = useForm({ slug: me?.slug ?? '' });
+  const regen = useForm({});
+  const save = () =>
+    form.run(async () => {
+      try {
+        setMe(await api.patch<Merchant>('/api/merchant/slug', { slug: form.values.slug.trim() }));
+      } catch (err) {
+        // INVALID_SLUG and SLUG_COLLISION are about this one field.
+        if (err instanceof ApiError && (err.code === 'INVALID_SLUG' || err.code === 'SLUG_COLLISION')) throw invalid({ slug: err.message });
+        throw err;
+      }
+      return 'Subdomain saved: new checkouts use it.';
+    });
+  return (
+    <Form label="Checkout subdomain" onSubmit={() => void save()} error={form.error ?? regen.error} notice={form.notice ?? regen.notice}>
+      {me && <p>Checkouts are served at <Copyable value={me.checkoutOrigin} label="checkout address" /></p>}
+      <Field label="Subdomain" name="slug" value={form.values.slug} onInput={(v) => form.set('slug', v.toLowerCase())} error={form.errors.slug} hint="Lower-case letters, digits and hyphens" inputProps={{ spellcheck: false, class: 'mono' }} />
+      <div class="button-row">
+        <Button type="submit" busy={form.busy}>Save subdomain</Button>
+        <Button
+          variant="secondary"
+          busy={regen.busy}
+          onClick={() =>
+            void regen.run(async () => {
+              const m = await api.post<Merchant>('/api/merchant/slug/regenerate');
+              setMe(m);
+              form.setAll({ slug: m.slug });
+              return `New subdomain: ${m.slug}`;
+            })
+          }
+        >
+          Generate a new one
+        </Button>
+      </div>
+    </Form>
+  );
+}
+
+function AccountForm() {
+  const { me, setMe } = useSession();
+  const form = useForm({ email: me?.email ?? '', phone: me?.phone ?? '', newPassword: '', currentPassword: '' });
+  const v = form.values;
+  const save = () =>
+    form.run(async () => {
+      const body: Record<string, string> = {};
+      if (v.email.trim() && v.email.trim() !== me?.email) body.email = v.email.trim();
+      if (v.phone.trim() !== me?.phone) body.phone = v.phone.trim();
+      if (v.newPassword) body.newPassword = v.newPassword;
+      if ((body.email || body.newPassword) && !v.currentPassword) throw invalid({ currentPassword: 'enter your current password to change the email or the password' });
+      if (v.currentPassword) body.currentPassword = v.currentPassword;
+      if (Object.keys(body).length === 0) return 'Nothing changed.';
+      try {
+        const answer = await api.patch<SessionAnswer>('/api/merchant/account', body);
+        setMe(answer.merchant);
+      } catch (err) {
+        if (err instanceof ApiError && err.code === 'INVALID_CREDENTIALS') throw invalid({ currentPassword: err.message });
+        if (err instanceof ApiError && err.code === 'EMAIL_EXISTS') throw invalid({ email: err.message });
+        throw err;
+      }
+      form.setAll({ ...v, newPassword: '', currentPassword: '' });
+      return body.email ? 'Saved. Confirm the new address with the link we just sent.' : 'Saved.';
+    });
+  return (
+    <Form label="Account" onSubmit={() => void save()} error={form.error} notice={form.notice}>
+      <Field label="Email" name="email" type="email" autoComplete="email" value={v.email} onInput={(x) => form.set('email', x)} error={form.errors.email} />
+      <Field label="Phone" name="phone" type="tel" autoComplete="tel" value={v.phone} onInput={(x) => form.set('phone', x)} error={form.errors.phone} />
+      <Field label="New password" name="newPassword" type="password" autoComplete="new-password" value={v.newPassword} onInput={(x) => form.set('newPassword', x)} error={form.errors.newPassword} hint="Leave empty to keep it. Other sessions end when it changes." />
+      <Field label="Current password" name="currentPassword" type="password" autoComplete="current-password" value={v.currentPassword} onInput={(x) => form.set('currentPassword', x)} error={form.errors.currentPassword} hint="Needed to change the email or the password" />
+      <Button type="submit" busy={form.busy}>Save account</Button>
+    </Form>
+  );
+}
+
+export function SettingsPage() {
+  return (
+    <>
+      <PageHeader title="Settings" />
+      <div class="grid-2">
+        <Card title="Shop"><ShopForm /></Card>
+        <Card title="Checkout subdomain"><SlugForm /></Card>
+      </div>
+      <Card title="Account"><AccountForm /></Card>
+    </>
+  );
+}

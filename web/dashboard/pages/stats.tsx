@@ -1,0 +1,190 @@
+// Statistics and the funnel. GET /api/merchant/stats answers totals for a range, so the trend chart asks
+// it once per day (or per week for long ranges), a handful at a time; each answer is one indexed query.
+import { useEffect, useState } from 'preact/hooks';
+import { api, query } from '../api.js';
+import { Donut, FunnelChart, TimeChart } from '../charts.js';
+import { formatAmount, formatNumber, formatPercent, isoDay, locale } from '../format.js';
+import type { Funnel, Stats } from '../types.js';
+import { Alert, Button, Card, Empty, Field, PageHeader, Spinner } from '../ui.js';
+
+const DAY = 24 * 60 * 60 * 1000;
+export const FUNNEL_LABELS: Record<string, string> = {
+  created: 'Checkout opened',
+  contact_entered: 'Contact entered',
+  shipping_chosen: 'Shipping chosen',
+  payment_started: 'Payment started',
+  completed: 'Completed',
+};
+
+export interface Bucket {
+  from: Date;
+  to: Date;
+  label: string;
+}
+
+/** Days for up to 31 days, else weeks (at most ~53 requests for a year). */
+export function buckets(from: Date, to: Date): Bucket[] {
+  const span = to.getTime() - from.getTime();
+  const step = span <= 31 * DAY ? DAY : 7 * DAY;
+  const fmt = new Intl.DateTimeFormat(locale, { month: 'short', day: 'numeric' });
+  const out: Bucket[] = [];
+  for (let t = from.getTime(); t < to.getTime(); t += step) out.push({ from: new Date(t), to: new Date(Math.min(t + step, to.getTime())), label: fmt.format(new Date(t)) });
+  return out;
+}
+
+async function inBatches<T, R>(items: T[], size: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = [];
+  for (let i = 0; i < items.length; i += size) out.push(...(await Promise.all(items.slice(i, i + size).map(work))));
+  return out;
+}
+
+const statsUrl = (from: Date, to: Date, path = '') => `/api/merchant/stats${path}${query({ from: from.toISOString(), to: to.toISOString() })}`;
+
+export function useStats(from: Date, to: Date, withSeries: boolean) {
+  const [data, setData] = useState<{ stats: Stats; funnel: Funnel; series: Array<{ bucket: Bucket; stats: Stats }> } | null>(null);
+  const [error, setError] = useState<Error | null>(null);
+  const [loading, setLoading] = useState(true);
+  const key = `${from.toISOString()}|${to.toISOString()}|${withSeries}`;
+  useEffect(() => {
+    let live = true;
+    setLoading(true);
+    setError(null);
+    void (async () => {
+      try {
+        const [stats, funnel] = await Promise.all([api.get<Stats>(statsUrl(from, to)), api.get<Funnel>(statsUrl(from, to, '/funnel'))]);
+        const series = withSeries ? await inBatches(buckets(from, to), 6, async (bucket) => ({ bucket, stats: await api.get<Stats>(statsUrl(bucket.from, bucket.to)) })) : [];
+        if (live) setData({ stats, funnel, series });
+      } catch (err) {
+        if (live) setError(err as Error);
+      } finally {
+        if (live) setLoading(false);
+      }
+    })();
+    return () => {
+      live = false;
+    };
+  }, [key]);
+  return { data, error, loading };
+}
+
+export function Kpis(props: { stats: Stats }) {
+  const s = props.stats;
+  const orders = s.completedOrders + s.codOrders;
+  return (
+    <div class="kpis">
+      <div class="kpi"><span class="kpi-label">Checkouts</span><span class="kpi-value" data-kpi="sessions">{formatNumber(s.sessions)}</span></div>
+      <div class="kpi"><span class="kpi-label">Orders</span><span class="kpi-value" data-kpi="orders">{formatNumber(orders)}</span><span class="kpi-sub">{formatNumber(s.completedOrders)} paid · {formatNumber(s.codOrders)} COD</span></div>
+      <div class="kpi"><span class="kpi-label">Conversion</span><span class="kpi-value" data-kpi="conversion">{formatPercent(s.conversionRate)}</span></div>
+      <div class="kpi">
+        <span class="kpi-label">Revenue</span>
+        {s.revenue.length === 0 ? <span class="kpi-value">—</span> : s.revenue.map((r) => <span key={r.currency} class="kpi-value" data-kpi={`revenue-${r.currency}`}>{formatAmount(r.amountMinor, r.currency)}</span>)}
+        {s.revenue.map((r) => <span key={r.currency} class="kpi-sub">avg. order {formatAmount(r.averageOrderValueMinor, r.currency)}</span>)}
+      </div>
+    </div>
+  );
+}
+
+export function StatsPage() {
+  const [range, setRange] = useState(30);
+  const [custom, setCustom] = useState<{ from: string; to: string } | null>(null);
+  const [draft, setDraft] = useState({ from: isoDay(new Date(Date.now() - 30 * DAY)), to: isoDay(new Date(Date.now() + DAY)) });
+  // Whole days, so the series buckets line up with the calendar.
+  const [now] = useState(() => new Date(Math.ceil(Date.now() / DAY) * DAY));
+  const to = custom ? new Date(`${custom.to}T00:00:00Z`) : now;
+  const from = custom ? new Date(`${custom.from}T00:00:00Z`) : new Date(now.getTime() - range * DAY);
+  const { data, error, loading } = useStats(from, to, true);
+
+  const main = data?.stats.revenue.slice().sort((a, b) => b.amountMinor - a.amountMinor)[0]?.currency;
+  return (
+    <>
+      <PageHeader
+        title="Statistics"
+        description="Checkouts created from store carts (previews never count), grouped by the day they were opened."
+        actions={
+          <div class="segmented" role="group" aria-label="Range">
+            {[7, 30, 90].map((d) => (
+              <button type="button" key={d} class={!custom && range === d ? 'active' : ''} aria-pressed={!custom && range === d} onClick={() => { setCustom(null); setRange(d); }}>
+                {d} days
+              </button>
+            ))}
+          </div>
+        }
+      />
+      <Card>
+        <form class="filters" onSubmit={(e) => { e.preventDefault(); setCustom({ ...draft }); }} aria-label="Custom range">
+          <Field label="From" name="from" type="date" value={draft.from} onInput={(v) => setDraft({ ...draft, from: v })} />
+          <Field label="Until (excl.)" name="to" type="date" value={draft.to} onInput={(v) => setDraft({ ...draft, to: v })} />
+          <div class="filters-actions"><Button type="submit" variant="secondary">Show range</Button></div>
+        </form>
+      </Card>
+      {error && <Alert kind="error">{error.message}</Alert>}
+      {loading && !data && <Spinner label="Counting…" />}
+      {data && (
+        <div class={`page-stack${loading ? ' stale' : ''}`}>
+          <Kpis stats={data.stats} />
+          <div class="grid-2">
+            <Card title="Checkouts and orders">
+              {data.series.length ? (
+                <TimeChart
+                  label="Checkouts and orders per period"
+                  labels={data.series.map((p) => p.bucket.label)}
+                  series={[
+                    { name: 'Checkouts', kind: 'bar', color: 'var(--chart-1)', values: data.series.map((p) => p.stats.sessions) },
+                    { name: 'Orders', kind: 'line', color: 'var(--chart-2)', values: data.series.map((p) => p.stats.completedOrders + p.stats.codOrders) },
+                  ]}
+                />
+              ) : <Empty>No data.</Empty>}
+            </Card>
+            <Card title={`Revenue${main ? ` (${main})` : ''}`}>
+              {main ? (
+                <TimeChart
+                  label={`Paid revenue in ${main} per period`}
+                  labels={data.series.map((p) => p.bucket.label)}
+                  format={(v) => formatAmount(Math.round(v), main)}
+                  series={[{ name: `Revenue ${main}`, kind: 'bar', color: 'var(--chart-3)', values: data.series.map((p) => p.stats.revenue.find((r) => r.currency === main)?.amountMinor ?? 0) }]}
+                />
+              ) : <Empty>No paid orders in this range yet.</Empty>}
+            </Card>
+          </div>
+          <div class="grid-2">
+            <Card title="Funnel">
+              {data.funnel.steps[0]?.sessions ? (
+                <FunnelChart steps={data.funnel.steps.map((s) => ({ label: FUNNEL_LABELS[s.step] ?? s.step, sessions: s.sessions, stepConversion: s.stepConversion, overallConversion: s.overallConversion }))} />
+              ) : <Empty>No checkouts in this range.</Empty>}
+            </Card>
+            <Card title="Order outcomes">
+              <Donut
+                label="Orders by outcome"
+                center={formatNumber(data.stats.completedOrders + data.stats.codOrders)}
+                parts={[
+                  { label: 'Paid', value: data.stats.completedOrders - data.stats.refundedOrders, color: 'var(--chart-2)' },
+                  { label: 'Refunded', value: data.stats.refundedOrders, color: 'var(--chart-4)' },
+                  { label: 'Cash on delivery', value: data.stats.codOrders, color: 'var(--chart-1)' },
+                ]}
+              />
+              {data.stats.cod.length > 0 && (
+                <ul class="plain-list small">
+                  {data.stats.cod.map((c) => (
+                    <li key={c.currency}>COD {c.currency}: {formatAmount(c.amountMinor, c.currency)} owed, {formatAmount(c.collectedAmountMinor, c.currency)} collected ({formatNumber(c.collectedOrders)} of {formatNumber(c.orders)})</li>
+                  ))}
+                </ul>
+              )}
+            </Card>
+          </div>
+          {data.stats.revenue.length > 1 && (
+            <Card title="Revenue by currency">
+              <table class="table compact">
+                <thead><tr><th scope="col">Currency</th><th scope="col" class="num">Orders</th><th scope="col" class="num">Revenue</th><th scope="col" class="num">Average order</th></tr></thead>
+                <tbody>
+                  {data.stats.revenue.map((r) => (
+                    <tr key={r.currency}><td>{r.currency}</td><td class="num">{formatNumber(r.orders)}</td><td class="num">{formatAmount(r.amountMinor, r.currency)}</td><td class="num">{formatAmount(r.averageOrderValueMinor, r.currency)}</td></tr>
+                  ))}
+                </tbody>
+              </table>
+            </Card>
+          )}
+        </div>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,71 @@
+// Who is logged in. The API's cookie is the session; this only mirrors GET /api/merchant/me so every page
+// can read the merchant and refresh it after a change.
+import { createContext, type ComponentChildren } from 'preact';
+import { useCallback, useContext, useEffect, useState } from 'preact/hooks';
+import { api, setUnauthorizedHandler } from './api.js';
+import type { Merchant } from './types.js';
+
+export interface Session {
+  /** undefined while loading, null when logged out. */
+  me: Merchant | null | undefined;
+  setMe: (m: Merchant | null) => void;
+  refresh: () => Promise<Merchant | null>;
+  logout: () => Promise<void>;
+}
+
+const SessionContext = createContext<Session>({
+  me: undefined,
+  setMe: () => undefined,
+  refresh: async () => null,
+  logout: async () => undefined,
+});
+
+export function SessionProvider(props: { children: ComponentChildren }) {
+  const [me, setMe] = useState<Merchant | null | undefined>(undefined);
+  const refresh = useCallback(async () => {
+    try {
+      const m = await api.get<Merchant>('/api/merchant/me', { quiet401: true });
+      setMe(m);
+      return m;
+    } catch {
+      setMe(null);
+      return null;
+    }
+  }, []);
+  useEffect(() => {
+    setUnauthorizedHandler(() => setMe(null));
+    void refresh();
+  }, [refresh]);
+  const logout = useCallback(async () => {
+    try {
+      await api.post('/api/auth/logout');
+    } finally {
+      setMe(null);
+    }
+  }, []);
+  return <SessionContext.Provider value={{ me, setMe, refresh, logout }}>{props.children}</SessionContext.Provider>;
+}
+
+export const useSession = () => useContext(SessionContext);
+
+/** A small loader hook: runs `load` on mount and when `deps` change; `reload` runs it again. */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[] = []): { data: T | undefined; error: Error | null; loading: boolean; reload: () => Promise<void>; setData: (d: T) => void } {
+  const [data, setData] = useState<T | undefined>(undefined);
+  const [error, setError] = useState<Error | null>(null);
+  const [loading, setLoading] = useState(true);
+  const reload = useCallback(async () => {
+    setLoading(true);
+    try {
+      setData(await load());
+      setError(null);
+    } catch (err) {
+      setError(err as Error);
+    } finally {
+      setLoading(false);
+    }
+  }, deps);
+  useEffect(() => {
+    void reload();
+  }, [reload]);
+  return { data, error, loading, reload, setData };
+}

@@ -1,0 +1,75 @@
+// Answer shapes of the API. Where the API declares them in api/schemas (pure zod), they are taken from
+// there (type-only: nothing of zod reaches the bundle), so a change of the API's shape breaks the
+// dashboard's typecheck instead of the page. Shapes declared inside route files (which import server code)
+// are restated here.
+import type { z } from 'zod';
+import type { merchantView } from '../../api/schemas/merchant.js';
+import type { checkoutActivation, onboardingState, setupVerificationResult } from '../../api/schemas/onboarding.js';
+import type { funnelResponse, orderDetail, orderSummary, ordersPage, statsResponse, timelineEntry } from '../../api/schemas/orders.js';
+import type { discountView, orderBumpView, pixelView, upsellView } from '../../api/schemas/commerce.js';
+
+export type Merchant = z.output<typeof merchantView>;
+export type ShippingRate = Merchant['shippingRates'][number];
+export type SessionAnswer = { token: string; merchant: Merchant };
+
+export type OnboardingState = z.output<typeof onboardingState>;
+export type CheckoutActivation = z.output<typeof checkoutActivation>;
+export type SetupVerificationResult = z.output<typeof setupVerificationResult>;
+
+export type OrderSummary = z.output<typeof orderSummary>;
+export type OrdersPage = z.output<typeof ordersPage>;
+export type OrderDetail = z.output<typeof orderDetail>;
+export type TimelineEntry = z.output<typeof timelineEntry>;
+export type Stats = z.output<typeof statsResponse>;
+export type Funnel = z.output<typeof funnelResponse>;
+
+export type Discount = z.output<typeof discountView>;
+export type OrderBump = z.output<typeof orderBumpView>;
+export type Upsell = z.output<typeof upsellView>;
+export type Pixel = z.output<typeof pixelView>;
+
+/** GET /api/merchant/processor (api/routes/merchant/processor.ts). */
+export interface ProcessorStatus {
+  connected: boolean;
+  ready: boolean;
+  status: string | null;
+  apiKeyLast4: string | null;
+  businessId: string | null;
+  productId: string | null;
+  webhookRegistered: boolean;
+  lastError: string | null;
+  connectedAt: string | null;
+  wallets?: { domain: string | null; status: string | null; ready: boolean; statusMessage?: string | null } | null;
+}
+
+/** GET /api/merchant/storefront-a (api/routes/merchant/storefront-a.ts). */
+export interface StorefrontAConnection {
+  shop: string;
+  clientId: string;
+  connected: boolean;
+  installedAt: string | null;
+  uninstalledAt: string | null;
+  scopes: string[];
+  installUrl: string;
+}
+
+/** GET /api/merchant/storefront-b (api/routes/merchant/storefront-b.ts). */
+export type StorefrontBStatus =
+  | { connected: true; storeUrl: string; consumerKeyLast4: string; connectedAt: string; pluginInterceptedAt: string | null; pluginActive?: boolean; currency?: string }
+  | { connected: false };
+
+/** GET /api/merchant/script-tag/status (api/routes/merchant/script-tag.ts). */
+export interface ScriptTagStatus {
+  platform: 'STOREFRONT_A';
+  installed: boolean;
+  scriptTagId: string | null;
+  src: string;
+  checkedAt: string;
+}
+
+export interface Subdomain {
+  slug: string;
+  subdomain: string;
+  checkoutOrigin: string;
+  exampleCheckoutUrl: string;
+}

@@ -1,0 +1,254 @@
+// The dashboard's building blocks: fields that carry their error message (aria-invalid + aria-describedby),
+// buttons, cards, alerts, status pills, and a confirm step for destructive actions.
+import type { ComponentChildren, HTMLInputTypeAttribute } from 'preact';
+import { useId, useState } from 'preact/hooks';
+import { linkClick } from './router.js';
+
+export function Link(props: { href: string; class?: string; children: ComponentChildren; 'aria-current'?: 'page' | undefined }) {
+  return (
+    <a href={props.href} class={props.class} aria-current={props['aria-current']} onClick={(e) => linkClick(e, props.href)}>
+      {props.children}
+    </a>
+  );
+}
+
+/** The few extra input attributes forms use. */
+interface InputProps {
+  inputMode?: 'decimal' | 'numeric' | 'text' | 'email' | 'tel' | 'url';
+  maxLength?: number;
+  spellcheck?: boolean;
+  class?: string;
+}
+
+export function Field(props: {
+  label: ComponentChildren;
+  name: string;
+  value: string;
+  onInput: (value: string) => void;
+  error?: string | undefined;
+  hint?: ComponentChildren;
+  type?: HTMLInputTypeAttribute;
+  autoComplete?: string;
+  placeholder?: string;
+  required?: boolean;
+  disabled?: boolean;
+  inputProps?: InputProps;
+  suffix?: ComponentChildren;
+}) {
+  const id = useId();
+  const describedBy = [props.hint ? `${id}-hint` : '', props.error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
+  return (
+    <div class={`field${props.error ? ' has-error' : ''}`} data-field={props.name}>
+      <label for={id}>{props.label}</label>
+      <div class="field-control">
+        <input
+          id={id}
+          name={props.name}
+          // Preact types an input's attributes per type; the type is the caller's choice here.
+          type={(props.type ?? 'text') as 'text'}
+          value={props.value}
+          onInput={(e) => props.onInput((e.currentTarget as HTMLInputElement).value)}
+          autoComplete={props.autoComplete}
+          placeholder={props.placeholder}
+          required={props.required}
+          disabled={props.disabled}
+          aria-invalid={props.error ? 'true' : undefined}
+          aria-describedby={describedBy}
+          {...props.inputProps}
+        />
+        {props.suffix}
+      </div>
+      {props.hint && <p class="hint" id={`${id}-hint`}>{props.hint}</p>}
+      {props.error && <p class="field-error" id={`${id}-error`} role="alert">{props.error}</p>}
+    </div>
+  );
+}
+
+export function SelectField(props: {
+  label: ComponentChildren;
+  name: string;
+  value: string;
+  onChange: (value: string) => void;
+  options: Array<{ value: string; label: string }>;
+  error?: string | undefined;
+  hint?: ComponentChildren;
+}) {
+  const id = useId();
+  return (
+    <div class={`field${props.error ? ' has-error' : ''}`} data-field={props.name}>
+      <label for={id}>{props.label}</label>
+      <select id={id} name={props.name} value={props.value} onChange={(e) => props.onChange((e.currentTarget as HTMLSelectElement).value)} aria-invalid={props.error ? 'true' : undefined} aria-describedby={props.error ? `${id}-error` : undefined}>
+        {props.options.map((o) => <option key={o.value} value={o.value}>{o.label}</option>)}
+      </select>
+      {props.hint && <p class="hint">{props.hint}</p>}
+      {props.error && <p class="field-error" id={`${id}-error`} role="alert">{props.error}</p>}
+    </div>
+  );
+}
+
+export function Checkbox(props: { label: ComponentChildren; name: string; checked: boolean; onChange: (checked: boolean) => void; hint?: ComponentChildren; error?: string | undefined; disabled?: boolean }) {
+  const id = useId();
+  return (
+    <div class={`field checkbox${props.error ? ' has-error' : ''}`} data-field={props.name}>
+      <input id={id} type="checkbox" name={props.name} checked={props.checked} disabled={props.disabled} onChange={(e) => props.onChange((e.currentTarget as HTMLInputElement).checked)} />
+      <label for={id}>
+        {props.label}
+        {props.hint && <span class="hint">{props.hint}</span>}
+      </label>
+      {props.error && <p class="field-error" role="alert">{props.error}</p>}
+    </div>
+  );
+}
+
+export function Button(props: {
+  children: ComponentChildren;
+  onClick?: () => void;
+  type?: 'button' | 'submit';
+  variant?: 'primary' | 'secondary' | 'danger' | 'ghost';
+  busy?: boolean;
+  disabled?: boolean;
+  name?: string;
+  title?: string;
+  small?: boolean;
+}) {
+  return (
+    <button
+      type={props.type ?? 'button'}
+      class={`btn btn-${props.variant ?? 'primary'}${props.small ? ' btn-small' : ''}`}
+      onClick={props.onClick}
+      disabled={props.disabled || props.busy}
+      aria-busy={props.busy ? 'true' : undefined}
+      name={props.name}
+      title={props.title}
+    >
+      {props.busy && <span class="spinner" aria-hidden="true" />}
+      {props.children}
+    </button>
+  );
+}
+
+/** A button that asks once more before doing something that cannot be undone. */
+export function ConfirmButton(props: { children: ComponentChildren; confirm: string; onConfirm: () => void; busy?: boolean; disabled?: boolean; variant?: 'danger' | 'primary' | 'secondary'; name?: string; small?: boolean }) {
+  const [asking, setAsking] = useState(false);
+  if (!asking) return <Button variant={props.variant ?? 'danger'} name={props.name} small={props.small} busy={props.busy} disabled={props.disabled} onClick={() => setAsking(true)}>{props.children}</Button>;
+  return (
+    <span class="confirm" role="group" aria-label="Confirm">
+      <span class="confirm-text">{props.confirm}</span>
+      <Button variant={props.variant ?? 'danger'} small={props.small} name={props.name ? `${props.name}-confirm` : undefined} busy={props.busy} onClick={() => { setAsking(false); props.onConfirm(); }}>Yes, continue</Button>
+      <Button variant="ghost" small={props.small} onClick={() => setAsking(false)}>Cancel</Button>
+    </span>
+  );
+}
+
+export function Form(props: { onSubmit: () => void; children: ComponentChildren; error?: string | null; notice?: string | null; class?: string; label?: string }) {
+  return (
+    <form
+      class={props.class ?? 'form'}
+      aria-label={props.label}
+      noValidate
+      onSubmit={(e) => {
+        e.preventDefault();
+        props.onSubmit();
+      }}
+    >
+      {props.error && <Alert kind="error">{props.error}</Alert>}
+      {props.notice && <Alert kind="success">{props.notice}</Alert>}
+      {props.children}
+    </form>
+  );
+}
+
+export function Alert(props: { kind: 'error' | 'success' | 'info' | 'warning'; children: ComponentChildren; title?: string }) {
+  return (
+    <div class={`alert alert-${props.kind}`} role={props.kind === 'error' ? 'alert' : 'status'}>
+      {props.title && <strong class="alert-title">{props.title}</strong>}
+      <div>{props.children}</div>
+    </div>
+  );
+}
+
+export function Card(props: { title?: ComponentChildren; children: ComponentChildren; actions?: ComponentChildren; class?: string; id?: string }) {
+  return (
+    <section class={`card ${props.class ?? ''}`} id={props.id} aria-label={typeof props.title === 'string' ? props.title : undefined}>
+      {(props.title || props.actions) && (
+        <header class="card-header">
+          {props.title && <h2>{props.title}</h2>}
+          {props.actions && <div class="card-actions">{props.actions}</div>}
+        </header>
+      )}
+      <div class="card-body">{props.children}</div>
+    </section>
+  );
+}
+
+export function PageHeader(props: { title: string; description?: ComponentChildren; actions?: ComponentChildren }) {
+  return (
+    <header class="page-header">
+      <div>
+        <h1>{props.title}</h1>
+        {props.description && <p class="lead">{props.description}</p>}
+      </div>
+      {props.actions && <div class="page-actions">{props.actions}</div>}
+    </header>
+  );
+}
+
+const PILL_KIND: Record<string, string> = {
+  COMPLETED: 'success', VERIFIED: 'success', ACTIVE: 'success', CONNECTED: 'success', REFUNDED: 'neutral', ok: 'success',
+  PAYMENT_PENDING: 'warning', PENDING: 'warning', OPEN: 'info', CONNECTING: 'warning', PAST_DUE: 'warning', COD_CONFIRMED: 'info',
+  FAILED: 'danger', EXPIRED: 'danger', ABANDONED: 'neutral', DEMO: 'neutral', ERROR: 'danger', missing: 'danger',
+};
+
+export function Pill(props: { status: string; label?: string }) {
+  const kind = PILL_KIND[props.status] ?? 'neutral';
+  return <span class={`pill pill-${kind}`} data-status={props.status}>{props.label ?? props.status.replace(/_/g, ' ').toLowerCase()}</span>;
+}
+
+export function Spinner(props: { label?: string }) {
+  return (
+    <div class="loading" role="status">
+      <span class="spinner" aria-hidden="true" /> {props.label ?? 'Loading…'}
+    </div>
+  );
+}
+
+export function Empty(props: { children: ComponentChildren }) {
+  return <div class="empty">{props.children}</div>;
+}
+
+/** "ok" / "missing" line of a checklist. */
+export function CheckItem(props: { ok: boolean; label: ComponentChildren; reason?: string | null; name?: string }) {
+  return (
+    <li class={`check ${props.ok ? 'check-ok' : 'check-missing'}`} data-check={props.name} data-ok={props.ok ? 'true' : 'false'}>
+      <span class="check-icon" aria-hidden="true">{props.ok ? '✓' : '!'}</span>
+      <span>
+        <span class="check-label">{props.label}</span>
+        <span class="visually-hidden">{props.ok ? ' — done' : ' — missing'}</span>
+        {!props.ok && props.reason && <span class="check-reason">{props.reason}</span>}
+      </span>
+    </li>
+  );
+}
+
+/** Read-only value with a copy button (DNS records, URLs). */
+export function Copyable(props: { value: string; label?: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <span class="copyable">
+      <code>{props.value}</code>
+      <button
+        type="button"
+        class="btn btn-ghost btn-small"
+        aria-label={`Copy ${props.label ?? props.value}`}
+        onClick={() => {
+          void navigator.clipboard?.writeText(props.value).then(() => {
+            setCopied(true);
+            setTimeout(() => setCopied(false), 1500);
+          }, () => undefined);
+        }}
+      >
+        {copied ? 'Copied' : 'Copy'}
+      </button>
+    </span>
+  );
+}

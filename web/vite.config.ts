@@ -1,0 +1,96 @@
+// The web build (Vite 8, Preact): three outputs with different budgets, each a build of its own in web/dist/:
+// the shopper's checkout page (lean), the merchant dashboard, and the storefront A script tag (a tiny IIFE at
+// a fixed name). The API serves them (api/routes/pages). `npm run web:build` (scripts/web-build.ts) runs the
+// builds whose sources changed; `npm start` and the browser tests call it. `npm run web:dev` serves this
+// config's default (both pages, hot reload, /api sent to a running `npm start`).
+import { fileURLToPath } from 'node:url';
+import { defineConfig, type InlineConfig, type Plugin, type UserConfig } from 'vite';
+
+export const WEB_ROOT = fileURLToPath(new URL('.', import.meta.url));
+export const DIST_DIR = fileURLToPath(new URL('./dist', import.meta.url));
+
+/** Preact's automatic JSX runtime (Vite 8 transforms TS/JSX with Oxc). */
+const oxc = { jsx: { runtime: 'automatic', importSource: 'preact' } } as const;
+
+/** Dev server only: the production routes of api/routes/pages, as URL rewrites onto the two HTML entries. */
+function devRoutes(): Plugin {
+  return {
+    name: 'checkout-dev-routes',
+    configureServer(server) {
+      server.middlewares.use((req, _res, next) => {
+        const path = (req.url ?? '/').split('?')[0]!;
+        if (/^\/checkout\/[A-Za-z0-9_-]+\/?$/.test(path)) req.url = '/checkout/index.html';
+        else if (req.headers.accept?.includes('text/html') && !/^\/(api|webhooks|docs|checkout|dashboard|@|node_modules|src)/.test(path) && !/\.\w+$/.test(path)) req.url = '/dashboard/index.html';
+        next();
+      });
+    },
+  };
+}
+
+/** One HTML page as its own build: its assets under `/assets/<name>/` (the page route serves them on any host). */
+function pageConfig(name: 'checkout' | 'dashboard', outDir: string): InlineConfig {
+  return {
+    configFile: false,
+    root: `${WEB_ROOT}${name}`,
+    base: `/assets/${name}/`,
+    publicDir: false,
+    oxc,
+    build: {
+      outDir,
+      emptyOutDir: true,
+      assetsDir: '.',
+      manifest: true,
+      // Modern browsers only: no modulepreload polyfill in the checkout's budget.
+      modulePreload: { polyfill: false },
+      reportCompressedSize: false,
+    },
+    logLevel: 'warn',
+  };
+}
+
+/**
+ * The checkout page, a build of its own: the shopper's route loads nothing of the dashboard (they are served on
+ * different origins, so a shared chunk would never be shared anyway), and a broken dashboard never blocks it.
+ */
+export const checkoutConfig = (outDir = `${DIST_DIR}/checkout`) => pageConfig('checkout', outDir);
+export const dashboardConfig = (outDir = `${DIST_DIR}/dashboard`) => pageConfig('dashboard', outDir);
+
+/** `npm run web:dev`: both pages from one dev server with hot reload, /api proxied to a running `npm start`. */
+export function devConfig(): UserConfig {
+  return {
+    root: WEB_ROOT,
+    base: '/',
+    publicDir: false,
+    oxc,
+    plugins: [devRoutes()],
+    server: {
+      port: 5173,
+      host: 'localhost',
+      // Any {slug}.localhost works in dev as in `npm start`.
+      allowedHosts: ['.localhost'],
+      proxy: { '/api': process.env.API_URL ?? 'http://localhost:3000' },
+    },
+  };
+}
+
+/**
+ * The storefront A script tag: one self-contained IIFE at a stable URL (`/script-tag.js`, the src the shop
+ * loads), no framework, written into the pages build's output directory.
+ */
+export function scriptTagConfig(outDir = `${DIST_DIR}/script-tag`): InlineConfig {
+  return {
+    configFile: false,
+    root: WEB_ROOT,
+    publicDir: false,
+    oxc,
+    build: {
+      outDir,
+      emptyOutDir: true,
+      reportCompressedSize: false,
+      lib: { entry: `${WEB_ROOT}script-tag/index.ts`, formats: ['iife'], name: 'CheckoutScriptTag', fileName: () => 'script-tag.js' },
+    },
+    logLevel: 'warn',
+  };
+}
+
+export default defineConfig(devConfig());
