@@ -107,14 +107,19 @@ const bumpFields = {
 export const orderBumpCreate = z.object(bumpFields).strict();
 export const orderBumpPatch = z.object({ ...bumpFields, productId: bumpFields.productId.optional(), title: bumpFields.title.optional(), priceCents: bumpFields.priceCents.optional() }).strict();
 
+/** What the merchant sees of a bump and what a checkout is offered, before their prices. */
+const bumpShown = {
+  id: z.string(),
+  productId: z.string(),
+  variantId: z.string().nullable(),
+  title: z.string(),
+  description: z.string().nullable(),
+  imageUrl: z.string().nullable(),
+};
+
 export const orderBumpView = z
   .object({
-    id: z.string(),
-    productId: z.string(),
-    variantId: z.string().nullable(),
-    title: z.string(),
-    description: z.string().nullable(),
-    imageUrl: z.string().nullable(),
+    ...bumpShown,
     priceCents: z.number().int(),
     compareAtCents: z.number().int().nullable(),
     active: z.boolean(),
@@ -125,12 +130,8 @@ export const orderBumpView = z
 
 export const orderBumpOffer = z
   .object({
+    ...bumpShown,
     id: z.string().describe('Send it in init-payment orderBumpIds to accept the bump'),
-    productId: z.string(),
-    variantId: z.string().nullable(),
-    title: z.string(),
-    description: z.string().nullable(),
-    imageUrl: z.string().nullable(),
     price: money.describe('In the session currency: what is added to the total'),
     compareAtPrice: money.nullable(),
   })
@@ -167,16 +168,21 @@ export const upsellPatch = z
   })
   .strict();
 
+/** What the merchant sees of an upsell and what a checkout is offered, before their prices. */
+const upsellShown = {
+  id: z.string(),
+  placement: upsellPlacement,
+  headline: z.string(),
+  description: z.string().nullable(),
+  productId: z.string(),
+  variantId: z.string().nullable(),
+  title: z.string(),
+  imageUrl: z.string().nullable(),
+};
+
 export const upsellView = z
   .object({
-    id: z.string(),
-    placement: upsellPlacement,
-    headline: z.string(),
-    description: z.string().nullable(),
-    productId: z.string(),
-    variantId: z.string().nullable(),
-    title: z.string(),
-    imageUrl: z.string().nullable(),
+    ...upsellShown,
     priceCents: z.number().int(),
     discountPercent: z.number().int(),
     active: z.boolean(),
@@ -187,14 +193,7 @@ export const upsellView = z
 
 export const upsellOffer = z
   .object({
-    id: z.string(),
-    placement: upsellPlacement,
-    headline: z.string(),
-    description: z.string().nullable(),
-    productId: z.string(),
-    variantId: z.string().nullable(),
-    title: z.string(),
-    imageUrl: z.string().nullable(),
+    ...upsellShown,
     price: money.describe('The regular price in the session currency'),
     discountPercent: z.number().int(),
     offerPrice: money.describe('price − discountPercent, rounded half-up to minor units'),

@@ -4,9 +4,9 @@
 // store's backend, a status sync brings it back. A preview shows the checkout but can never be paid.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../harness/stack.js';
-import { DEMO_STORE } from '../../sandbox/storefront-b/state.js';
 import {
-  api, emailsOf, merchantWithProcessor, SHOPPER, storefrontACheckout, storefrontAMerchant, storefrontAOrdersOf, timelineOf, waitFor, type Json, type Merchant,
+  api, connectStorefrontBDemo, emailsOf, merchantWithProcessor, SHOPPER, storefrontACheckout, storefrontAMerchant, storefrontAOrdersOf, storefrontBCheckout,
+  storefrontBOrdersOf, timelineOf, waitFor, type Json, type Merchant,
 } from './checkout-helpers.js';
 
 let stack: TestStack;
@@ -115,24 +115,15 @@ describe('cash on delivery, end to end over HTTP', () => {
   it('given a storefront B cart handed over by the plugin / complete-cod → one on-hold order and two emails; marked paid in the back office → reflected after backfill-status', async () => {
     const merchant = await merchantWithProcessor(stack, 'Cod Beta');
     await enableCod(merchant);
-    const connect = await api(stack, 'POST', '/api/merchant/storefront-b/connect', { storeUrl: `${stack.urls.storefrontB}/stores/demo`, consumerKey: DEMO_STORE.consumerKey, consumerSecret: DEMO_STORE.consumerSecret }, merchant.token);
-    expect(connect.status, JSON.stringify(connect.body)).toBe(200);
-    const store = stack.sims.storefrontB.stores.get('demo')!;
+    const store = await connectStorefrontBDemo(stack, merchant);
     const simple = store.products.find((p) => p.option === undefined)!;
-    const click = await fetch(`${stack.urls.storefrontB}/_control/stores/demo/checkout`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ items: [{ productId: simple.id, quantity: 2 }] }),
-    });
-    const clicked = (await click.json()) as Json;
-    const token = new URL(clicked.location as string).pathname.split('/').pop()!;
-    expect(token).toMatch(/^cs_/);
+    const token = await storefrontBCheckout(stack, [{ productId: simple.id, quantity: 2 }]);
 
     const cod = await api(stack, 'POST', `/api/checkout/${token}/complete-cod`, await detailsFor(token));
     expect(cod.status, JSON.stringify(cod.body)).toBe(200);
     expect(cod.body).toEqual({ status: 'COD_CONFIRMED', totalMinor: 2 * simple.price + 490, currency: 'EUR' });
 
-    const ordersOf = () => [...store.orders.values()].filter((o) => o.metaData.some((m) => m.key === 'checkout_session_token' && m.value === token));
+    const ordersOf = () => storefrontBOrdersOf(store, token);
     const row = await expectCodOrderAndTwoEmails(token, merchant, () => ordersOf().length);
     expect(ordersOf()[0]).toMatchObject({ id: Number(row.storeOrderId), status: 'on-hold', paymentMethod: 'cod', paidAt: null, total: cod.body.totalMinor });
 

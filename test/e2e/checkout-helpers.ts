@@ -1,4 +1,4 @@
-// The steps of the end-to-end checkout tests (checkout-card, exactly-once), one copy: the API over HTTP,
+// The steps of the end-to-end checkout tests (checkout-card, -cod, -refund, exactly-once), one copy: the API over HTTP,
 // a merchant set up as through the dashboard, the shopper's steps, the sandboxes' control APIs, and the
 // outcome checks. Every merchant gets a processor account and (storefront A) a shop of its own, so the
 // tests of one file never see each other's webhooks, orders or emails.
@@ -7,6 +7,7 @@ import type { TestStack } from '../harness/stack.js';
 import { consent, openCallback, openInstall, saveInputs, storefrontAStackOf } from '../../api/test/storefront-a-stack.js';
 import { STOREFRONT_A_API_VERSION } from '../../integrations/storefront-a/client.js';
 import type { SimOrder, SimShop } from '../../sandbox/storefront-a/state.js';
+import { DEMO_STORE, type BOrder, type Store as StorefrontBStore } from '../../sandbox/storefront-b/state.js';
 import { givePaidPlan } from '../harness/billing.js';
 
 export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -111,6 +112,31 @@ export async function storefrontACheckout(stack: TestStack, shop: SimShop, items
   expect(created.body.checkoutUrl).toContain(`/checkout/${token}`);
   return token;
 }
+
+/** Connects the merchant to storefront B's demo store with its REST keys (as the dashboard does): answers the store. */
+export async function connectStorefrontBDemo(stack: TestStack, merchant: Merchant): Promise<StorefrontBStore> {
+  const connect = await api(stack, 'POST', '/api/merchant/storefront-b/connect', { storeUrl: `${stack.urls.storefrontB}/stores/demo`, consumerKey: DEMO_STORE.consumerKey, consumerSecret: DEMO_STORE.consumerSecret }, merchant.token);
+  expect(connect.status, JSON.stringify(connect.body)).toBe(200);
+  return stack.sims.storefrontB.stores.get('demo')!;
+}
+
+/** The shopper's click on the demo store's checkout button: the plugin calls our create and redirects. Answers the token. */
+export async function storefrontBCheckout(stack: TestStack, items: { productId: number; quantity: number }[]): Promise<string> {
+  const click = await fetch(`${stack.urls.storefrontB}/_control/stores/demo/checkout`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ items }),
+  });
+  const clicked = (await click.json()) as Json;
+  expect(clicked.interception?.outcome, JSON.stringify(clicked)).not.toBe('error');
+  const token = new URL(clicked.location as string).pathname.split('/').pop()!;
+  expect(token).toMatch(/^cs_/);
+  return token;
+}
+
+/** The orders the checkout service created in the storefront B store for this session. */
+export const storefrontBOrdersOf = (store: StorefrontBStore, token: string): BOrder[] =>
+  [...store.orders.values()].filter((o) => o.metaData.some((m) => m.key === 'checkout_session_token' && m.value === token));
 
 export const SHOPPER = {
   email: 'jane@customer.test',

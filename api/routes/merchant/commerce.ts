@@ -1,6 +1,9 @@
 // The merchant's commercial extras: discount codes, order bumps, upsells and tracking pixels, each with list,
-// read, create, update (PATCH, merged then validated whole) and delete. Every query carries the caller's
-// merchant id from the token, so another merchant's record is simply not found (404), never changed.
+// read, create, update (PATCH, merged then validated whole) and delete, registered by one factory (crud).
+// Every query carries the caller's merchant id from the token, so another merchant's record is simply not
+// found (404), never changed.
+import type { z } from 'zod';
+import type { FastifyRequest, FastifyTypeProviderDefault } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { Prisma } from '../../../prisma/client.js';
 import type { DiscountCode, OrderBump, TrackingPixel, Upsell } from '../../../generated/prisma/client.js';
@@ -69,13 +72,94 @@ function checkPixelId(platform: PixelPlatform, trackingId: string) {
   if (problem) throw invalid({ 'body.trackingId': problem });
 }
 
+/** The id in the URL and the caller's merchant id from the token: another merchant's record is not found. */
+type Owned = { id: string; merchantId: string };
+type Doc = { summary: string; description?: string };
+
+/** One merchant-owned resource: its schemas, its docs, and how it is stored. The routes around it are alike. */
+interface Resource<View, Create, Patch> {
+  path: string;
+  /** In "No such …" answers. */
+  noun: string;
+  kind: keyof typeof MAX_RECORDS;
+  schemas: { view: z.ZodType<View>; create: z.ZodType<Create>; patch: z.ZodType<Patch> };
+  docs: { list: string; get: string; create: Doc; patch: Doc; delete: Doc };
+  /** PATCH can collide with a unique field (409). */
+  patchConflicts?: boolean;
+  list(merchantId: string): Promise<View[]>;
+  find(where: Owned): Promise<View | null>;
+  count(merchantId: string): Promise<number>;
+  /** Checks a create body beyond its schema, before the per-shop limit is counted. */
+  check?(body: Create): void;
+  insert(merchantId: string, body: Create): Promise<View>;
+  /** How many records it changed: 0 when there is no such record of this merchant. */
+  update(where: Owned, body: Patch): Promise<number>;
+  remove(where: Owned): Promise<number>;
+}
+
 export const merchantCommerceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   const { db } = deps;
-  const common = (summary: string) => ({ tags, summary, ...auth });
+  const common = ({ summary, description }: Doc) => ({ tags, summary, ...(description ? { description } : {}), ...auth });
   const errors = { 400: errorResponse, 401: errorResponse, 404: errorResponse };
 
-  async function underLimit(count: Promise<number>, kind: keyof typeof MAX_RECORDS) {
-    if ((await count) >= MAX_RECORDS[kind]) throw new AppError('CONFLICT', `At most ${MAX_RECORDS[kind]} records of this kind per shop: delete one first`);
+  /** GET list, GET one, POST, PATCH and DELETE for one resource, each with its zod schemas (the OpenAPI document). */
+  function crud<View, Create, Patch>(r: Resource<View, Create, Patch>) {
+    const { view, create, patch } = r.schemas;
+    // The zod type provider cannot resolve request and reply types from schemas that are type parameters. The
+    // app's zod validator and serializer still run on every route (they are the app's, not the provider's),
+    // so the body is the schema's output, as Resource types it.
+    const routes = app.withTypeProvider<FastifyTypeProviderDefault>();
+    const owned = (request: FastifyRequest): Owned => ({ id: (request.params as z.output<typeof idParams>).id, merchantId: request.merchant.merchantId });
+
+    routes.get(r.path, {
+      onRequest: app.authenticate,
+      schema: { ...common({ summary: r.docs.list }), response: { 200: list(view), 401: errorResponse } },
+    }, async (request) => ({ items: await r.list(request.merchant.merchantId) }));
+
+    routes.get(`${r.path}/:id`, {
+      onRequest: app.authenticate,
+      schema: { ...common({ summary: r.docs.get }), params: idParams, response: { 200: view, ...errors } },
+    }, async (request) => {
+      const found = await r.find(owned(request));
+      if (!found) throw notFound(r.noun);
+      return found;
+    });
+
+    routes.post(r.path, {
+      onRequest: app.authenticate,
+      schema: { ...common(r.docs.create), body: create, response: { 201: view, ...errors, 409: errorResponse } },
+    }, async (request, reply) => {
+      const { merchantId } = request.merchant;
+      const body = request.body as Create;
+      r.check?.(body);
+      if ((await r.count(merchantId)) >= MAX_RECORDS[r.kind]) {
+        throw new AppError('CONFLICT', `At most ${MAX_RECORDS[r.kind]} records of this kind per shop: delete one first`);
+      }
+      return reply.code(201).send(await r.insert(merchantId, body));
+    });
+
+    routes.patch(`${r.path}/:id`, {
+      onRequest: app.authenticate,
+      schema: {
+        ...common(r.docs.patch), params: idParams, body: patch,
+        response: { 200: view, ...errors, ...(r.patchConflicts ? { 409: errorResponse } : {}) },
+      },
+    }, async (request) => {
+      const where = owned(request);
+      if ((await r.update(where, request.body as Patch)) === 0) throw notFound(r.noun);
+      const found = await r.find(where);
+      if (!found) throw notFound(r.noun);
+      return found;
+    });
+
+    routes.delete(`${r.path}/:id`, {
+      onRequest: app.authenticate,
+      schema: { ...common(r.docs.delete), params: idParams, response: { 200: deletedResponse, 401: errorResponse, 404: errorResponse } },
+    }, async (request) => {
+      const where = owned(request);
+      if ((await r.remove(where)) === 0) throw notFound(r.noun);
+      return { deleted: true as const, id: where.id };
+    });
   }
 
   // -------------------------------------------------------------------------------------------------
@@ -86,231 +170,160 @@ export const merchantCommerceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
   const discountData = (b: { type: 'percentage' | 'fixed_amount'; percentOff?: number | null; amountOffCents?: number | null }) =>
     ({ type: b.type === 'percentage' ? ('PERCENTAGE' as const) : ('FIXED_AMOUNT' as const), value: (b.type === 'percentage' ? b.percentOff : b.amountOffCents)! });
 
-  app.get('/api/merchant/discounts', {
-    onRequest: app.authenticate,
-    schema: { ...common('The shop\'s discount codes, newest first'), response: { 200: list(discountView), 401: errorResponse } },
-  }, async (request) => {
-    const rows = await db.discountCode.findMany({ where: { merchantId: request.merchant.merchantId }, include: usedCount, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }] });
-    return { items: rows.map(toDiscountView) };
-  });
-
-  app.get('/api/merchant/discounts/:id', {
-    onRequest: app.authenticate,
-    schema: { ...common('One discount code'), params: idParams, response: { 200: discountView, ...errors } },
-  }, async (request) => {
-    const row = await db.discountCode.findFirst({ where: { id: request.params.id, merchantId: request.merchant.merchantId }, include: usedCount });
-    if (!row) throw notFound('discount code');
-    return toDiscountView(row);
-  });
-
-  app.post('/api/merchant/discounts', {
-    onRequest: app.authenticate,
-    schema: {
-      ...common('Create a discount code'),
-      description: 'percentage (percentOff 1-100) or fixed_amount (amountOffCents, EUR cents converted into each checkout\'s currency). It comes off the merchandise (items + order bumps), never shipping, never below zero. Codes are case-insensitive and unique per shop (DISCOUNT_CODE_EXISTS).',
-      body: discountCreate,
-      response: { 201: discountView, ...errors, 409: errorResponse },
+  crud({
+    path: '/api/merchant/discounts',
+    noun: 'discount code',
+    kind: 'discount',
+    schemas: { view: discountView, create: discountCreate, patch: discountPatch },
+    docs: {
+      list: 'The shop\'s discount codes, newest first',
+      get: 'One discount code',
+      create: {
+        summary: 'Create a discount code',
+        description: 'percentage (percentOff 1-100) or fixed_amount (amountOffCents, EUR cents converted into each checkout\'s currency). It comes off the merchandise (items + order bumps), never shipping, never below zero. Codes are case-insensitive and unique per shop (DISCOUNT_CODE_EXISTS).',
+      },
+      patch: {
+        summary: 'Change a discount code',
+        description: 'Fields not sent keep their value; changing type needs the new type\'s amount field. Checkouts that already started paying keep the amount they were quoted.',
+      },
+      delete: {
+        summary: 'Delete a discount code',
+        description: 'Checkouts that already applied it keep their discount (their order says so); new checkouts get DISCOUNT_UNKNOWN. To pause a code instead, PATCH active: false.',
+      },
     },
-  }, async (request, reply) => {
-    const { merchantId } = request.merchant;
-    const b = request.body;
-    const problem = discountAmountProblem(b);
-    if (problem) throw invalid(problem);
-    await underLimit(db.discountCode.count({ where: { merchantId } }), 'discount');
-    try {
-      const row = await db.discountCode.create({
-        data: {
-          merchantId, code: b.code, ...discountData(b), minSubtotalCents: b.minimumSubtotalCents ?? null, usageLimit: b.usageLimit ?? null,
-          oncePerEmail: b.oncePerEmail ?? false, expiresAt: b.expiresAt ? new Date(b.expiresAt) : null, active: b.active ?? true,
-        },
-        include: usedCount,
-      });
-      return reply.code(201).send(toDiscountView(row));
-    } catch (err) {
-      if (isUniqueViolation(err)) throw codeTaken(b.code);
-      throw err;
-    }
-  });
-
-  app.patch('/api/merchant/discounts/:id', {
-    onRequest: app.authenticate,
-    schema: {
-      ...common('Change a discount code'),
-      description: 'Fields not sent keep their value; changing type needs the new type\'s amount field. Checkouts that already started paying keep the amount they were quoted.',
-      params: idParams,
-      body: discountPatch,
-      response: { 200: discountView, ...errors, 409: errorResponse },
+    patchConflicts: true,
+    list: async (merchantId) =>
+      (await db.discountCode.findMany({ where: { merchantId }, include: usedCount, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }] })).map(toDiscountView),
+    find: async (where) => {
+      const row = await db.discountCode.findFirst({ where, include: usedCount });
+      return row && toDiscountView(row);
     },
-  }, async (request) => {
-    const where = { id: request.params.id, merchantId: request.merchant.merchantId };
-    const current = await db.discountCode.findFirst({ where });
-    if (!current) throw notFound('discount code');
-    const b = request.body;
-    const type = b.type ?? (current.type === 'PERCENTAGE' ? 'percentage' : 'fixed_amount');
-    const keepsType = type === (current.type === 'PERCENTAGE' ? 'percentage' : 'fixed_amount');
-    const merged = {
-      type,
-      percentOff: b.percentOff !== undefined ? b.percentOff : keepsType && type === 'percentage' ? current.value : null,
-      amountOffCents: b.amountOffCents !== undefined ? b.amountOffCents : keepsType && type === 'fixed_amount' ? current.value : null,
-    };
-    const problem = discountAmountProblem(merged);
-    if (problem) throw invalid(problem);
-    try {
-      const { count } = await db.discountCode.updateMany({
-        where,
-        data: {
-          ...discountData(merged),
-          ...(b.code !== undefined ? { code: b.code } : {}),
-          ...(b.minimumSubtotalCents !== undefined ? { minSubtotalCents: b.minimumSubtotalCents } : {}),
-          ...(b.usageLimit !== undefined ? { usageLimit: b.usageLimit } : {}),
-          ...(b.oncePerEmail !== undefined ? { oncePerEmail: b.oncePerEmail } : {}),
-          ...(b.expiresAt !== undefined ? { expiresAt: b.expiresAt ? new Date(b.expiresAt) : null } : {}),
-          ...(b.active !== undefined ? { active: b.active } : {}),
-        },
-      });
-      if (count === 0) throw notFound('discount code');
-    } catch (err) {
-      if (isUniqueViolation(err)) throw codeTaken(b.code ?? current.code);
-      throw err;
-    }
-    return toDiscountView(await db.discountCode.findFirstOrThrow({ where, include: usedCount }));
-  });
-
-  app.delete('/api/merchant/discounts/:id', {
-    onRequest: app.authenticate,
-    schema: {
-      ...common('Delete a discount code'),
-      description: 'Checkouts that already applied it keep their discount (their order says so); new checkouts get DISCOUNT_UNKNOWN. To pause a code instead, PATCH active: false.',
-      params: idParams,
-      response: { 200: deletedResponse, 401: errorResponse, 404: errorResponse },
+    count: (merchantId) => db.discountCode.count({ where: { merchantId } }),
+    check: (b) => {
+      const problem = discountAmountProblem(b);
+      if (problem) throw invalid(problem);
     },
-  }, async (request) => {
-    const { count } = await db.discountCode.deleteMany({ where: { id: request.params.id, merchantId: request.merchant.merchantId } });
-    if (count === 0) throw notFound('discount code');
-    return { deleted: true as const, id: request.params.id };
+    insert: async (merchantId, b) => {
+      try {
+        const row = await db.discountCode.create({
+          data: {
+            merchantId, code: b.code, ...discountData(b), minSubtotalCents: b.minimumSubtotalCents ?? null, usageLimit: b.usageLimit ?? null,
+            oncePerEmail: b.oncePerEmail ?? false, expiresAt: b.expiresAt ? new Date(b.expiresAt) : null, active: b.active ?? true,
+          },
+          include: usedCount,
+        });
+        return toDiscountView(row);
+      } catch (err) {
+        if (isUniqueViolation(err)) throw codeTaken(b.code);
+        throw err;
+      }
+    },
+    update: async (where, b) => {
+      const current = await db.discountCode.findFirst({ where });
+      if (!current) return 0;
+      const type = b.type ?? (current.type === 'PERCENTAGE' ? 'percentage' : 'fixed_amount');
+      const keepsType = type === (current.type === 'PERCENTAGE' ? 'percentage' : 'fixed_amount');
+      const merged = {
+        type,
+        percentOff: b.percentOff !== undefined ? b.percentOff : keepsType && type === 'percentage' ? current.value : null,
+        amountOffCents: b.amountOffCents !== undefined ? b.amountOffCents : keepsType && type === 'fixed_amount' ? current.value : null,
+      };
+      const problem = discountAmountProblem(merged);
+      if (problem) throw invalid(problem);
+      try {
+        const { count } = await db.discountCode.updateMany({
+          where,
+          data: {
+            ...discountData(merged),
+            ...(b.code !== undefined ? { code: b.code } : {}),
+            ...(b.minimumSubtotalCents !== undefined ? { minSubtotalCents: b.minimumSubtotalCents } : {}),
+            ...(b.usageLimit !== undefined ? { usageLimit: b.usageLimit } : {}),
+            ...(b.oncePerEmail !== undefined ? { oncePerEmail: b.oncePerEmail } : {}),
+            ...(b.expiresAt !== undefined ? { expiresAt: b.expiresAt ? new Date(b.expiresAt) : null } : {}),
+            ...(b.active !== undefined ? { active: b.active } : {}),
+          },
+        });
+        return count;
+      } catch (err) {
+        if (isUniqueViolation(err)) throw codeTaken(b.code ?? current.code);
+        throw err;
+      }
+    },
+    remove: async (where) => (await db.discountCode.deleteMany({ where })).count,
   });
 
   // -------------------------------------------------------------------------------------------------
   // Order bumps
 
-  app.get('/api/merchant/order-bumps', {
-    onRequest: app.authenticate,
-    schema: { ...common('The shop\'s order bumps, in checkout order'), response: { 200: list(orderBumpView), 401: errorResponse } },
-  }, async (request) => ({
-    items: (await db.orderBump.findMany({ where: { merchantId: request.merchant.merchantId }, orderBy: [{ position: 'asc' }, { id: 'asc' }] })).map(toOrderBumpView),
-  }));
-
-  app.get('/api/merchant/order-bumps/:id', {
-    onRequest: app.authenticate,
-    schema: { ...common('One order bump'), params: idParams, response: { 200: orderBumpView, ...errors } },
-  }, async (request) => {
-    const row = await db.orderBump.findFirst({ where: { id: request.params.id, merchantId: request.merchant.merchantId } });
-    if (!row) throw notFound('order bump');
-    return toOrderBumpView(row);
-  });
-
-  app.post('/api/merchant/order-bumps', {
-    onRequest: app.authenticate,
-    schema: {
-      ...common('Create an order bump'),
-      description: 'An extra store product offered on the checkout page with one click. Its price (EUR cents) is converted into each checkout\'s currency; an accepted bump is added to the total and becomes a line of the store order (with these product/variant ids: they must exist in the store, or the store refuses the order).',
-      body: orderBumpCreate,
-      response: { 201: orderBumpView, ...errors, 409: errorResponse },
+  crud({
+    path: '/api/merchant/order-bumps',
+    noun: 'order bump',
+    kind: 'orderBump',
+    schemas: { view: orderBumpView, create: orderBumpCreate, patch: orderBumpPatch },
+    docs: {
+      list: 'The shop\'s order bumps, in checkout order',
+      get: 'One order bump',
+      create: {
+        summary: 'Create an order bump',
+        description: 'An extra store product offered on the checkout page with one click. Its price (EUR cents) is converted into each checkout\'s currency; an accepted bump is added to the total and becomes a line of the store order (with these product/variant ids: they must exist in the store, or the store refuses the order).',
+      },
+      patch: { summary: 'Change an order bump (fields not sent keep their value)' },
+      delete: { summary: 'Delete an order bump (checkouts that accepted it keep it)' },
     },
-  }, async (request, reply) => {
-    const { merchantId } = request.merchant;
-    const b = request.body;
-    checkCompareAt(b);
-    await underLimit(db.orderBump.count({ where: { merchantId } }), 'orderBump');
-    const row = await db.orderBump.create({
+    list: async (merchantId) => (await db.orderBump.findMany({ where: { merchantId }, orderBy: [{ position: 'asc' }, { id: 'asc' }] })).map(toOrderBumpView),
+    find: async (where) => {
+      const row = await db.orderBump.findFirst({ where });
+      return row && toOrderBumpView(row);
+    },
+    count: (merchantId) => db.orderBump.count({ where: { merchantId } }),
+    check: (b) => checkCompareAt(b),
+    insert: async (merchantId, b) => toOrderBumpView(await db.orderBump.create({
       data: {
         merchantId, productId: b.productId, variantId: b.variantId ?? null, title: b.title, description: b.description ?? null, imageUrl: b.imageUrl ?? null,
         priceCents: b.priceCents, compareAtCents: b.compareAtCents ?? null, active: b.active ?? true, position: b.position ?? 0,
       },
-    });
-    return reply.code(201).send(toOrderBumpView(row));
-  });
-
-  app.patch('/api/merchant/order-bumps/:id', {
-    onRequest: app.authenticate,
-    schema: { ...common('Change an order bump (fields not sent keep their value)'), params: idParams, body: orderBumpPatch, response: { 200: orderBumpView, ...errors } },
-  }, async (request) => {
-    const where = { id: request.params.id, merchantId: request.merchant.merchantId };
-    const current = await db.orderBump.findFirst({ where });
-    if (!current) throw notFound('order bump');
-    const b = request.body;
-    checkCompareAt({ priceCents: b.priceCents ?? current.priceCents, compareAtCents: b.compareAtCents !== undefined ? b.compareAtCents : current.compareAtCents });
-    const { count } = await db.orderBump.updateMany({ where, data: b });
-    if (count === 0) throw notFound('order bump');
-    return toOrderBumpView(await db.orderBump.findFirstOrThrow({ where }));
-  });
-
-  app.delete('/api/merchant/order-bumps/:id', {
-    onRequest: app.authenticate,
-    schema: { ...common('Delete an order bump (checkouts that accepted it keep it)'), params: idParams, response: { 200: deletedResponse, 401: errorResponse, 404: errorResponse } },
-  }, async (request) => {
-    const { count } = await db.orderBump.deleteMany({ where: { id: request.params.id, merchantId: request.merchant.merchantId } });
-    if (count === 0) throw notFound('order bump');
-    return { deleted: true as const, id: request.params.id };
+    })),
+    update: async (where, b) => {
+      const current = await db.orderBump.findFirst({ where });
+      if (!current) return 0;
+      checkCompareAt({ priceCents: b.priceCents ?? current.priceCents, compareAtCents: b.compareAtCents !== undefined ? b.compareAtCents : current.compareAtCents });
+      return (await db.orderBump.updateMany({ where, data: b })).count;
+    },
+    remove: async (where) => (await db.orderBump.deleteMany({ where })).count,
   });
 
   // -------------------------------------------------------------------------------------------------
   // Upsells
 
-  app.get('/api/merchant/upsells', {
-    onRequest: app.authenticate,
-    schema: { ...common('The shop\'s upsell offers, in checkout order'), response: { 200: list(upsellView), 401: errorResponse } },
-  }, async (request) => ({
-    items: (await db.upsell.findMany({ where: { merchantId: request.merchant.merchantId }, orderBy: [{ position: 'asc' }, { id: 'asc' }] })).map(toUpsellView),
-  }));
-
-  app.get('/api/merchant/upsells/:id', {
-    onRequest: app.authenticate,
-    schema: { ...common('One upsell offer'), params: idParams, response: { 200: upsellView, ...errors } },
-  }, async (request) => {
-    const row = await db.upsell.findFirst({ where: { id: request.params.id, merchantId: request.merchant.merchantId } });
-    if (!row) throw notFound('upsell');
-    return toUpsellView(row);
-  });
-
-  app.post('/api/merchant/upsells', {
-    onRequest: app.authenticate,
-    schema: {
-      ...common('Create an upsell offer'),
-      description: 'A one-click offer of a store product at discountPercent off, shown before confirming (pre_confirm) or on the confirmation page (post_purchase). Served to checkouts by GET /api/checkout/:token/upsells; accepting an offer is not built yet (docs/commerce-extras.md).',
-      body: upsellCreate,
-      response: { 201: upsellView, ...errors, 409: errorResponse },
+  crud({
+    path: '/api/merchant/upsells',
+    noun: 'upsell',
+    kind: 'upsell',
+    schemas: { view: upsellView, create: upsellCreate, patch: upsellPatch },
+    docs: {
+      list: 'The shop\'s upsell offers, in checkout order',
+      get: 'One upsell offer',
+      create: {
+        summary: 'Create an upsell offer',
+        description: 'A one-click offer of a store product at discountPercent off, shown before confirming (pre_confirm) or on the confirmation page (post_purchase). Served to checkouts by GET /api/checkout/:token/upsells; accepting an offer is not built yet (docs/commerce-extras.md).',
+      },
+      patch: { summary: 'Change an upsell offer (fields not sent keep their value)' },
+      delete: { summary: 'Delete an upsell offer' },
     },
-  }, async (request, reply) => {
-    const { merchantId } = request.merchant;
-    const b = request.body;
-    await underLimit(db.upsell.count({ where: { merchantId } }), 'upsell');
-    const row = await db.upsell.create({
+    list: async (merchantId) => (await db.upsell.findMany({ where: { merchantId }, orderBy: [{ position: 'asc' }, { id: 'asc' }] })).map(toUpsellView),
+    find: async (where) => {
+      const row = await db.upsell.findFirst({ where });
+      return row && toUpsellView(row);
+    },
+    count: (merchantId) => db.upsell.count({ where: { merchantId } }),
+    insert: async (merchantId, b) => toUpsellView(await db.upsell.create({
       data: {
         merchantId, placement: b.placement, headline: b.headline, description: b.description ?? null, productId: b.productId, variantId: b.variantId ?? null,
         title: b.title, imageUrl: b.imageUrl ?? null, priceCents: b.priceCents, discountPercent: b.discountPercent ?? 0, active: b.active ?? true, position: b.position ?? 0,
       },
-    });
-    return reply.code(201).send(toUpsellView(row));
-  });
-
-  app.patch('/api/merchant/upsells/:id', {
-    onRequest: app.authenticate,
-    schema: { ...common('Change an upsell offer (fields not sent keep their value)'), params: idParams, body: upsellPatch, response: { 200: upsellView, ...errors } },
-  }, async (request) => {
-    const where = { id: request.params.id, merchantId: request.merchant.merchantId };
-    const { count } = await db.upsell.updateMany({ where, data: request.body });
-    if (count === 0) throw notFound('upsell');
-    return toUpsellView(await db.upsell.findFirstOrThrow({ where }));
-  });
-
-  app.delete('/api/merchant/upsells/:id', {
-    onRequest: app.authenticate,
-    schema: { ...common('Delete an upsell offer'), params: idParams, response: { 200: deletedResponse, 401: errorResponse, 404: errorResponse } },
-  }, async (request) => {
-    const { count } = await db.upsell.deleteMany({ where: { id: request.params.id, merchantId: request.merchant.merchantId } });
-    if (count === 0) throw notFound('upsell');
-    return { deleted: true as const, id: request.params.id };
+    })),
+    update: async (where, b) => (await db.upsell.updateMany({ where, data: b })).count,
+    remove: async (where) => (await db.upsell.deleteMany({ where })).count,
   });
 
   // -------------------------------------------------------------------------------------------------
@@ -318,68 +331,48 @@ export const merchantCommerceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
 
   const pixelTaken = () => new AppError('CONFLICT', 'This pixel is configured already');
 
-  app.get('/api/merchant/pixels', {
-    onRequest: app.authenticate,
-    schema: { ...common('The shop\'s tracking pixels'), response: { 200: list(pixelView), 401: errorResponse } },
-  }, async (request) => ({
-    items: (await db.trackingPixel.findMany({ where: { merchantId: request.merchant.merchantId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] })).map(toPixelView),
-  }));
-
-  app.get('/api/merchant/pixels/:id', {
-    onRequest: app.authenticate,
-    schema: { ...common('One tracking pixel'), params: idParams, response: { 200: pixelView, ...errors } },
-  }, async (request) => {
-    const row = await db.trackingPixel.findFirst({ where: { id: request.params.id, merchantId: request.merchant.merchantId } });
-    if (!row) throw notFound('pixel');
-    return toPixelView(row);
-  });
-
-  app.post('/api/merchant/pixels', {
-    onRequest: app.authenticate,
-    schema: {
-      ...common('Add a tracking pixel'),
-      description: 'platform meta (15-16 digit pixel id), ga4 (G-XXXXXXX), google_ads (AW-123456789, optionally /label), tiktok (20-character pixel code), pinterest (13-digit tag id) or snapchat (UUID), with the checkout events it fires. The checkout fires `purchase` with the session token as event id, so a sale counts once.',
-      body: pixelCreate,
-      response: { 201: pixelView, ...errors, 409: errorResponse },
+  crud({
+    path: '/api/merchant/pixels',
+    noun: 'pixel',
+    kind: 'pixel',
+    schemas: { view: pixelView, create: pixelCreate, patch: pixelPatch },
+    docs: {
+      list: 'The shop\'s tracking pixels',
+      get: 'One tracking pixel',
+      create: {
+        summary: 'Add a tracking pixel',
+        description: 'platform meta (15-16 digit pixel id), ga4 (G-XXXXXXX), google_ads (AW-123456789, optionally /label), tiktok (20-character pixel code), pinterest (13-digit tag id) or snapchat (UUID), with the checkout events it fires. The checkout fires `purchase` with the session token as event id, so a sale counts once.',
+      },
+      patch: { summary: 'Change a tracking pixel\'s id, events or active flag' },
+      delete: { summary: 'Remove a tracking pixel' },
     },
-  }, async (request, reply) => {
-    const { merchantId } = request.merchant;
-    const b = request.body;
-    checkPixelId(b.platform, b.trackingId);
-    await underLimit(db.trackingPixel.count({ where: { merchantId } }), 'pixel');
-    try {
-      const row = await db.trackingPixel.create({ data: { merchantId, platform: b.platform, trackingId: b.trackingId, events: b.events, active: b.active ?? true } });
-      return reply.code(201).send(toPixelView(row));
-    } catch (err) {
-      if (isUniqueViolation(err)) throw pixelTaken();
-      throw err;
-    }
-  });
-
-  app.patch('/api/merchant/pixels/:id', {
-    onRequest: app.authenticate,
-    schema: { ...common('Change a tracking pixel\'s id, events or active flag'), params: idParams, body: pixelPatch, response: { 200: pixelView, ...errors, 409: errorResponse } },
-  }, async (request) => {
-    const where = { id: request.params.id, merchantId: request.merchant.merchantId };
-    const current = await db.trackingPixel.findFirst({ where });
-    if (!current) throw notFound('pixel');
-    if (request.body.trackingId !== undefined) checkPixelId(current.platform as PixelPlatform, request.body.trackingId);
-    try {
-      const { count } = await db.trackingPixel.updateMany({ where, data: request.body });
-      if (count === 0) throw notFound('pixel');
-    } catch (err) {
-      if (isUniqueViolation(err)) throw pixelTaken();
-      throw err;
-    }
-    return toPixelView(await db.trackingPixel.findFirstOrThrow({ where }));
-  });
-
-  app.delete('/api/merchant/pixels/:id', {
-    onRequest: app.authenticate,
-    schema: { ...common('Remove a tracking pixel'), params: idParams, response: { 200: deletedResponse, 401: errorResponse, 404: errorResponse } },
-  }, async (request) => {
-    const { count } = await db.trackingPixel.deleteMany({ where: { id: request.params.id, merchantId: request.merchant.merchantId } });
-    if (count === 0) throw notFound('pixel');
-    return { deleted: true as const, id: request.params.id };
+    patchConflicts: true,
+    list: async (merchantId) => (await db.trackingPixel.findMany({ where: { merchantId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] })).map(toPixelView),
+    find: async (where) => {
+      const row = await db.trackingPixel.findFirst({ where });
+      return row && toPixelView(row);
+    },
+    count: (merchantId) => db.trackingPixel.count({ where: { merchantId } }),
+    check: (b) => checkPixelId(b.platform, b.trackingId),
+    insert: async (merchantId, b) => {
+      try {
+        return toPixelView(await db.trackingPixel.create({ data: { merchantId, platform: b.platform, trackingId: b.trackingId, events: b.events, active: b.active ?? true } }));
+      } catch (err) {
+        if (isUniqueViolation(err)) throw pixelTaken();
+        throw err;
+      }
+    },
+    update: async (where, b) => {
+      const current = await db.trackingPixel.findFirst({ where });
+      if (!current) return 0;
+      if (b.trackingId !== undefined) checkPixelId(current.platform as PixelPlatform, b.trackingId);
+      try {
+        return (await db.trackingPixel.updateMany({ where, data: b })).count;
+      } catch (err) {
+        if (isUniqueViolation(err)) throw pixelTaken();
+        throw err;
+      }
+    },
+    remove: async (where) => (await db.trackingPixel.deleteMany({ where })).count,
   });
 };

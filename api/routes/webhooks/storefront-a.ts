@@ -14,6 +14,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { RouteDeps } from '../../app.js';
 import { errorResponse } from '../../schemas/common.js';
 import { acceptRawBodies, rawBodyOf } from '../../plugins/raw-body.js';
+import { parseJsonOrUndefined } from '../../webhook-deliveries.js';
 import { AppError } from '../../../domain/errors.js';
 import { Prisma } from '../../../prisma/client.js';
 import { isValidShopHost } from '../../../integrations/storefront-a/oauth.js';
@@ -77,12 +78,7 @@ export const storefrontAWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async 
     const shop = header(request, WEBHOOK_HEADERS.shopDomain).toLowerCase().slice(0, 255);
     const deliveryId = header(request, WEBHOOK_HEADERS.webhookId).slice(0, 255) || null;
     const text = body.toString('utf8');
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
+    const json = parseJsonOrUndefined(text);
 
     const connection = isValidShopHost(shop, config.storefrontA.shopSuffix) ? await db.storefrontAConnection.findUnique({ where: { shop } }) : null;
     const secret = connection ? secrets.decrypt(connection.clientSecretEnc, storefrontAAad.clientSecret(connection.merchantId)) : '';

@@ -1,0 +1,137 @@
+// What the processor's two signed webhooks (checkout payments, api/routes/webhooks/processor.ts; the
+// platform's own billing, api/routes/billing/webhook.ts) do alike: X-Processor-Signature is checked over
+// the raw bytes, in constant time, before the body is trusted; every delivery is stored for audit (valid
+// or not, with why it was not applied); a valid event is signalled with signal-with-start once per event
+// id. Each route keeps its own table, secrets, workflow and answers.
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import type { Connection } from '@temporalio/client';
+import type { AppError } from '../domain/errors.js';
+import type { Db, Prisma } from '../prisma/client.js';
+import { SIGNATURE_HEADER, verifyWebhookSignature } from '../integrations/processor/signature.js';
+import type { ProcessorWebhookPayload } from '../integrations/processor/webhook.js';
+
+/** Unverified bodies are kept for audit up to this size; a verified one (≤ the 1 MB body limit) whole. */
+const MAX_STORED_UNVERIFIED = 64 * 1024;
+/** Long enough for a healthy Temporal; past it the route answers 503 and the processor retries. */
+const SIGNAL_DEADLINE_MS = 5_000;
+/** Above the signal deadline, and enough for the deliveries of one event queued on its lock. */
+const TRANSACTION = { maxWait: 10_000, timeout: 20_000 };
+const CLAIM_MAX = 255;
+
+/** PostgreSQL text cannot hold NUL; an unverified body is also capped. */
+export function storableBody(text: string, verified: boolean): string {
+  return (verified ? text : text.slice(0, MAX_STORED_UNVERIFIED)).replaceAll('\u0000', '\uFFFD');
+}
+
+/** A string an unverified body claims, fit for an audit column; anything else is null. */
+export const claimedString = (value: unknown): string | null => (typeof value === 'string' && value ? value.slice(0, CLAIM_MAX) : null);
+
+/** The body parsed as JSON, undefined when it is not JSON. */
+export function parseJsonOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * True when X-Processor-Signature is the HMAC of these bytes with one of the secrets. Every candidate is
+ * checked (no early exit), each in constant time.
+ */
+export function signedByAny(request: FastifyRequest, raw: Buffer, secrets: readonly string[]): boolean {
+  const header = request.headers[SIGNATURE_HEADER];
+  const signature = Array.isArray(header) ? header[0] : header;
+  return secrets.map((secret) => verifyWebhookSignature(secret, raw, signature)).includes(true);
+}
+
+/** The event id deliveries are deduplicated by; a payload without one is keyed by what it says happened. */
+export function eventIdOf(payload: ProcessorWebhookPayload): string {
+  return payload.id ?? `${payload.event}:${payload.data.id}`;
+}
+
+/** The columns every delivery row has before its outcome is known. */
+export interface DeliveryAudit {
+  rawBody: string;
+  event: string | null;
+  merchantId: string | null;
+}
+
+interface DeliveryOutcome {
+  signatureValid: boolean;
+  rejection?: string;
+  eventId?: string | null;
+  signalledAt?: Date | null;
+}
+
+/** The part of a Prisma delivery model this module writes (processorWebhookDelivery, platformBillingWebhookDelivery). */
+export interface DeliveryTable<A extends DeliveryAudit> {
+  create(args: { data: A & DeliveryOutcome }): PromiseLike<unknown>;
+  findUnique(args: { where: { eventId: string }; select: { id: true; signalledAt: true } }): PromiseLike<{ id: string; signalledAt: Date | null } | null>;
+  update(args: { where: { id: string }; data: { signalledAt: Date } }): PromiseLike<unknown>;
+}
+
+export interface WebhookDeliveryOptions<A extends DeliveryAudit> {
+  db: Db;
+  connection: Pick<Connection, 'withDeadline'>;
+  /** The delivery model, on the client or inside the transaction. */
+  table: (client: Db | Prisma.TransactionClient) => DeliveryTable<A>;
+  /** Names the advisory lock of an event id (one namespace per webhook). */
+  lockPrefix: string;
+  /** Logged when the workflow cannot be signalled. */
+  signalFailure: string;
+}
+
+export type ApplyOutcome = 'signalled' | 'duplicate' | 'unavailable';
+
+export function webhookDeliveries<A extends DeliveryAudit, Rejection extends string>(options: WebhookDeliveryOptions<A>) {
+  const { db, connection, table, lockPrefix, signalFailure } = options;
+
+  /** Records a delivery that is not applied and answers why (an invalid signature changes nothing else). */
+  async function refuse(audit: A, rejection: Rejection, error: AppError, signatureValid = false): Promise<never> {
+    await table(db).create({ data: { ...audit, signatureValid, rejection } });
+    throw error;
+  }
+
+  /** Records a valid delivery there is nothing to do about. */
+  async function ignore(audit: A, rejection: Rejection): Promise<void> {
+    await table(db).create({ data: { ...audit, signatureValid: true, rejection } });
+  }
+
+  /**
+   * Stores a verified delivery and signals its event unless an earlier delivery of it was signalled.
+   * Deliveries of one event wait for each other on the lock, so exactly one of them signals. The first
+   * delivery of an event holds its id (and runs `onFirst` in the same transaction); a redelivery after a
+   * failed signal signals and marks both rows.
+   */
+  async function applyOnce(
+    audit: A,
+    eventId: string,
+    signal: () => Promise<unknown>,
+    log: FastifyBaseLogger,
+    onFirst?: (tx: Prisma.TransactionClient) => Promise<unknown>,
+  ): Promise<ApplyOutcome> {
+    return db.$transaction(async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`${lockPrefix}:${eventId}`}, 0))`;
+      const rows = table(tx);
+      const first = await rows.findUnique({ where: { eventId }, select: { id: true, signalledAt: true } });
+      if (first?.signalledAt) {
+        await rows.create({ data: { ...audit, signatureValid: true, rejection: 'duplicate' } });
+        return 'duplicate' as const;
+      }
+      let signalledAt: Date | null = null;
+      try {
+        await connection.withDeadline(Date.now() + SIGNAL_DEADLINE_MS, signal);
+        signalledAt = new Date();
+      } catch (err) {
+        log.error({ err, eventId }, signalFailure);
+      }
+      await rows.create({ data: { ...audit, signatureValid: true, eventId: first ? null : eventId, signalledAt } });
+      if (first && signalledAt) await rows.update({ where: { id: first.id }, data: { signalledAt } });
+      if (!first && onFirst) await onFirst(tx);
+      return signalledAt ? ('signalled' as const) : ('unavailable' as const);
+    }, TRANSACTION);
+  }
+
+  return { refuse, ignore, applyOnce };
+}
