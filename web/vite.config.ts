@@ -12,18 +12,42 @@ export const DIST_DIR = fileURLToPath(new URL('./dist', import.meta.url));
 /** Preact's automatic JSX runtime (Vite 8 transforms TS/JSX with Oxc). */
 const oxc = { jsx: { runtime: 'automatic', importSource: 'preact' } } as const;
 
-/** Dev server only: the production routes of api/routes/pages, as URL rewrites onto the two HTML entries. */
+/**
+ * Dev server only: the production routes of api/routes/pages as a rewrite onto one of the two HTML entries, or
+ * null to leave the request to Vite (modules, files, /api). A checkout token path is the checkout page; any
+ * other browser navigation without a file extension is the dashboard, deep links under /dashboard/… included
+ * (its history router reads the path and query from the address bar). The query is dropped from the rewrite:
+ * Vite reads some (?raw, ?url, ?import) as transform instructions.
+ */
+export function devRewrite(url: string, accept: string | undefined): string | null {
+  const path = url.split('?')[0] ?? '/';
+  if (/^\/checkout\/[A-Za-z0-9_-]+\/?$/.test(path)) return '/checkout/index.html';
+  if (!accept?.includes('text/html') || /\.\w+$/.test(path)) return null;
+  if (/^\/(api|webhooks|docs|checkout)(\/|$)/.test(path) || /^\/(@|node_modules)/.test(path)) return null;
+  return '/dashboard/index.html';
+}
+
+/**
+ * The entries' `./main.tsx` made absolute (`/dashboard/main.tsx`) for the dev server: a rewritten page's relative
+ * URLs resolve against the address bar, so /dashboard/orders/… asked for /dashboard/orders/main.tsx (404). The
+ * builds keep the relative form (each has its own root and base).
+ */
+export function devAbsoluteUrls(html: string, htmlPath: string): string {
+  const dir = htmlPath.slice(0, htmlPath.lastIndexOf('/') + 1);
+  return html.replace(/\b(src|href)="\.\//g, `$1="${dir}`);
+}
+
 function devRoutes(): Plugin {
   return {
     name: 'checkout-dev-routes',
     configureServer(server) {
       server.middlewares.use((req, _res, next) => {
-        const path = (req.url ?? '/').split('?')[0]!;
-        if (/^\/checkout\/[A-Za-z0-9_-]+\/?$/.test(path)) req.url = '/checkout/index.html';
-        else if (req.headers.accept?.includes('text/html') && !/^\/(api|webhooks|docs|checkout|dashboard|@|node_modules|src)/.test(path) && !/\.\w+$/.test(path)) req.url = '/dashboard/index.html';
+        const to = devRewrite(req.url ?? '/', req.headers.accept);
+        if (to) req.url = to;
         next();
       });
     },
+    transformIndexHtml: { order: 'pre', handler: (html, ctx) => devAbsoluteUrls(html, ctx.path) },
   };
 }
 

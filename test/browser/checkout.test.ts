@@ -188,6 +188,47 @@ describe('cash on delivery, discount and order bump, on a phone', () => {
   }, 60_000);
 });
 
+describe('the merchant\'s funnel sees shoppers who leave before paying', () => {
+  it('given a shopper who enters their email and picks a rate but does not pay / the session records contact entered, then shipping chosen, and the funnel counts both steps', async () => {
+    const { stack } = b;
+    const merchant = await storefrontAMerchant(stack, 'Funnel Fields');
+    const token = await storefrontACheckout(stack, merchant.shop);
+    const { checkoutOrigin } = (await api(stack, 'GET', '/api/merchant/me', undefined, merchant.token)).body as { checkoutOrigin: string };
+    const milestones = () =>
+      stack.database.db.checkoutSession.findUniqueOrThrow({ where: { token }, select: { contactEnteredAt: true, shippingChosenAt: true, paymentStartedAt: true, status: true } });
+
+    const page = await (await b.newContext()).newPage();
+    await page.goto(`${checkoutOrigin}/checkout/${token}`);
+    // Loading the page, and an address that is not complete yet, report nothing.
+    await page.getByLabel('Email').fill('jane@');
+    await page.getByLabel('Full name').focus();
+    await page.waitForLoadState('networkidle');
+    expect(await milestones()).toMatchObject({ contactEnteredAt: null, shippingChosenAt: null });
+
+    await page.getByLabel('Email').fill('jane@customer.test');
+    await page.getByLabel('Full name').focus();
+    await expect.poll(async () => (await milestones()).contactEnteredAt, { timeout: 10_000 }).not.toBeNull();
+    expect((await milestones()).shippingChosenAt).toBeNull();
+
+    await page.getByRole('radio', { name: /Express/ }).check();
+    await expect.poll(async () => (await milestones()).shippingChosenAt, { timeout: 10_000 }).not.toBeNull();
+    expect(await milestones()).toMatchObject({ paymentStartedAt: null, status: 'OPEN' });
+    // Picking another rate and leaving the email again record nothing more: one event per step.
+    await page.getByRole('radio', { name: /Standard/ }).check();
+    await page.getByLabel('Email').focus();
+    await page.getByLabel('Full name').focus();
+    await page.waitForLoadState('networkidle');
+    const events = await stack.database.db.sessionEvent.findMany({ where: { token, type: { in: ['contact_entered', 'shipping_chosen'] } }, orderBy: { at: 'asc' } });
+    expect(events.map((e) => e.type)).toEqual(['contact_entered', 'shipping_chosen']);
+
+    const funnel = await api(stack, 'GET', '/api/merchant/stats/funnel', undefined, merchant.token);
+    expect(funnel.status, JSON.stringify(funnel.body)).toBe(200);
+    expect(Object.fromEntries((funnel.body.steps as Array<{ step: string; sessions: number }>).map((s) => [s.step, s.sessions]))).toEqual({
+      created: 1, contact_entered: 1, shipping_chosen: 1, payment_started: 0, completed: 0,
+    });
+  }, 60_000);
+});
+
 describe('a checkout preview', () => {
   it('given a merchant opening a preview / the page shows the Preview banner, the placeholder cart and a disabled pay button', async () => {
     const { stack } = b;
@@ -201,6 +242,13 @@ describe('a checkout preview', () => {
     const pay = page.getByRole('button', { name: /^Pay / });
     expect(await pay.isDisabled()).toBe(true);
     await screenshot(page, 'preview-1-banner');
+    // A merchant trying the form in a preview is no shopper: nothing reaches the funnel.
+    await page.getByLabel('Email').fill('merchant@shop.test');
+    await page.getByRole('radio').first().check();
+    await page.waitForLoadState('networkidle');
+    const token = new URL(preview.body.previewUrl as string).pathname.split('/').pop()!;
+    const row = await stack.database.db.checkoutSession.findUniqueOrThrow({ where: { token } });
+    expect([row.contactEnteredAt, row.shippingChosenAt]).toEqual([null, null]);
   }, 60_000);
 });
 

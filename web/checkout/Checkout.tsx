@@ -8,6 +8,7 @@ import { browserLocale, formatMoney } from '../shared/money.js';
 import { countries, countryOfLocale, type Country } from './countries.js';
 import { createPixels, type PixelEventName, type Pixels } from './pixels.js';
 import { Field, FieldError, Frame, Spinner, Summary, type Totals } from './parts.js';
+import { EMAIL_RE, reportProgress } from './progress.js';
 import type { Bundle, OrderBump, Pixel, SessionStatus, Status, Upsell } from './types.js';
 
 const locale = browserLocale();
@@ -341,6 +342,12 @@ function CheckoutForm(props: CheckoutProps & { failed: boolean; onStatus: (s: St
   const shipping = rate ? rate.price.amount : null;
   const totals: Totals = { subtotal, bumps: bumpTotal, discount: discountAmount, shipping, total: subtotal + bumpTotal - discountAmount + (shipping ?? 0) };
 
+  // Funnel steps, reported when the shopper does them (never on load): a valid email, a rate they picked.
+  const contactEntered = (value: string) => {
+    if (EMAIL_RE.test(value.trim())) reportProgress(token, 'contact_entered', preview);
+  };
+  const shippingChosen = () => reportProgress(token, 'shipping_chosen', preview);
+
   const setField = (key: keyof AddressState) => (value: string) => {
     setAddress((a) => ({ ...a, [key]: value }));
     if (errors[`address.${key}`]) setErrors(({ [`address.${key}`]: _gone, ...rest }) => rest);
@@ -368,7 +375,7 @@ function CheckoutForm(props: CheckoutProps & { failed: boolean; onStatus: (s: St
       return;
     }
     setDiscountBusy(true);
-    const validEmail = /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email.trim());
+    const validEmail = EMAIL_RE.test(email.trim());
     const r = await api<unknown>('POST', `/api/checkout/${token}/validate-discount`, {
       code,
       ...(validEmail ? { email: email.trim() } : {}),
@@ -463,7 +470,7 @@ function CheckoutForm(props: CheckoutProps & { failed: boolean; onStatus: (s: St
 
         <fieldset>
           <legend>{text(bundle, 'contactHeading')}</legend>
-          <Field name="email" label="Email" type="email" inputMode="email" autoComplete="email" value={email} error={errors.email} onInput={(v) => setEmail(v)} />
+          <Field name="email" label="Email" type="email" inputMode="email" autoComplete="email" value={email} error={errors.email} onInput={(v) => setEmail(v)} onCommit={contactEntered} />
         </fieldset>
 
         <fieldset>
@@ -507,7 +514,18 @@ function CheckoutForm(props: CheckoutProps & { failed: boolean; onStatus: (s: St
           <div class="choices">
             {rates.map((r) => (
               <label class={`choice${r.id === rateId ? ' on' : ''}`} key={r.id}>
-                <input type="radio" name="shippingRateId" value={r.id} checked={r.id === rateId} onChange={() => setRateId(r.id)} />
+                <input
+                  type="radio"
+                  name="shippingRateId"
+                  value={r.id}
+                  checked={r.id === rateId}
+                  onChange={() => {
+                    setRateId(r.id);
+                    shippingChosen();
+                  }}
+                  // A click on the preselected rate confirms it too (no change event for that).
+                  onClick={shippingChosen}
+                />
                 <span class="choice-name">{r.name}</span>
                 <span class="choice-price">{r.free ? <span class="free">Free</span> : fmt(r.price.amount)}</span>
               </label>

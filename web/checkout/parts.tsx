@@ -116,6 +116,8 @@ type InputProps = {
   value: string;
   error: string | undefined;
   onInput: (value: string) => void;
+  /** The shopper is done with the field: its value changed and was committed, or focus left it. */
+  onCommit?: (value: string) => void;
   autoComplete: string;
   type?: 'text' | 'email' | 'tel';
   optional?: boolean;
@@ -144,6 +146,8 @@ export function Field(p: InputProps) {
         aria-invalid={p.error ? 'true' : undefined}
         aria-describedby={p.error ? `${id}-err` : undefined}
         onInput={(e) => p.onInput((e.currentTarget as HTMLInputElement).value)}
+        onChange={p.onCommit && ((e) => p.onCommit!((e.currentTarget as HTMLInputElement).value))}
+        onBlur={p.onCommit && ((e) => p.onCommit!((e.currentTarget as HTMLInputElement).value))}
       />
       <FieldError id={`${id}-err`} message={p.error} />
     </div>
