@@ -40,7 +40,7 @@ function scriptsOf(html: string): string[] {
   return [...found];
 }
 
-async function startChromium(): Promise<{ port: number; stop: () => void }> {
+async function startChromium(): Promise<{ port: number; stop: () => Promise<void> }> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'lighthouse-chrome-'));
   const child: ChildProcess = spawn(process.env.CHROME_PATH ?? '/usr/bin/chromium', [...CHROMIUM_ARGS, '--remote-debugging-port=0', `--user-data-dir=${dir}`, 'about:blank'], {
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -60,9 +60,13 @@ async function startChromium(): Promise<{ port: number; stop: () => void }> {
   });
   return {
     port,
-    stop: () => {
+    // Chromium's helper processes can still be writing the profile for a moment after the browser dies:
+    // wait for the exit, then remove the directory with retries.
+    stop: async () => {
+      const exited = child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise<void>((r) => child.once('exit', () => r()));
       child.kill('SIGKILL');
-      rmSync(dir, { recursive: true, force: true });
+      await exited;
+      rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     },
   };
 }
@@ -98,7 +102,7 @@ export async function benchWeb(): Promise<Record<string, number>> {
     const result = await lighthouse(pageUrl, { port: chrome.port, output: 'json', logLevel: 'error', onlyCategories: ['performance', 'accessibility'] });
     lhr = result?.lhr;
   } finally {
-    chrome.stop();
+    await chrome.stop();
   }
   if (!lhr) throw new Error('Lighthouse produced no report');
   const score = (id: string) => Math.round((lhr.categories[id]?.score ?? 0) * 100);

@@ -21,9 +21,10 @@ export const CHROMIUM_ARGS = [
 
 export const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/browser/', import.meta.url));
 
-export async function launchChromium(): Promise<Browser> {
+/** `extraArgs` go after the standard flags (e.g. `--host-resolver-rules=MAP checkout.shop.example 127.0.0.1`). */
+export async function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
-  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  return chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS, ...extraArgs] });
 }
 
 /** Saves a full-page screenshot as test-artifacts/browser/<name>.png; answers its path. */

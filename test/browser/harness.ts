@@ -20,15 +20,16 @@ export interface BrowserStack {
 
 /**
  * One stack and one Chromium for a test file: web/dist parts built (checkout and script tag by default),
- * the service started, the browser launched; everything closed after the file. The returned object is
+ * the service started (`env` on top of the test configuration), the browser launched (`chromiumArgs` added to
+ * its flags); everything closed after the file. The returned object is
  * filled in by beforeAll, so tests use it directly.
  */
-export function useBrowserStack(opts: { targets?: WebTarget[]; env?: Record<string, string> } = {}): BrowserStack {
+export function useBrowserStack(opts: { targets?: WebTarget[]; env?: Record<string, string>; chromiumArgs?: string[] } = {}): BrowserStack {
   const holder = {} as BrowserStack;
   const contexts: BrowserContext[] = [];
   beforeAll(async () => {
     await ensureWebBuild({ targets: opts.targets ?? ['checkout', 'script-tag'] });
-    const [stack, browser] = await Promise.all([startTestStack(opts.env), launchChromium()]);
+    const [stack, browser] = await Promise.all([startTestStack(opts.env), launchChromium(opts.chromiumArgs)]);
     Object.assign(holder, {
       stack,
       browser,
