@@ -181,10 +181,11 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
   const { config, db, secrets } = deps;
   const outbox = { db, email: deps.email, from: config.email.from };
 
-  async function sessionOf(token: string): Promise<Session> {
+  /** The session, which must be paid or COD-confirmed (or vouched for as paid by its workflow: `paid`). */
+  async function sessionOf(token: string, paid = false): Promise<Session> {
     const s = await db.checkoutSession.findUnique({ where: { token }, include: { merchant: true } });
     if (!s) throw ApplicationFailure.nonRetryable(`checkout session ${token} not found`, 'NOT_FOUND');
-    if (!FULFILLABLE.has(s.status)) throw ApplicationFailure.nonRetryable(`checkout session ${token} is ${s.status}, not paid or confirmed`, 'CONFLICT');
+    if (!FULFILLABLE.has(s.status) && !paid) throw ApplicationFailure.nonRetryable(`checkout session ${token} is ${s.status}, not paid or confirmed`, 'CONFLICT');
     return s;
   }
 
@@ -298,8 +299,13 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
      * session token, else created with idempotency key `checkout-<token>`. `created` is true only for the
      * call that created it.
      */
-    async createStoreOrder(token: string): Promise<{ storeOrderId: string; created: boolean }> {
-      const s = await sessionOf(token);
+    /**
+     * The session's order on its store, exactly once (find by token before creating, idempotency key). `paid`:
+     * the workflow has the processor's success and writes COMPLETED alongside this call, so the stored status
+     * may not say so yet.
+     */
+    async createStoreOrder(token: string, opts: { paid?: boolean } = {}): Promise<{ storeOrderId: string; created: boolean }> {
+      const s = await sessionOf(token, opts.paid === true);
       if (s.storeOrderId) return { storeOrderId: s.storeOrderId, created: false };
       const input = orderInputOf(s);
       const store = await storeOf(s);

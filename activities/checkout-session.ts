@@ -2,7 +2,7 @@
 // change. The workflow is the only caller, so a session's status is never written around it.
 import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../prisma/client.js';
-import { type Prisma } from '../prisma/client.js';
+import { Prisma } from '../prisma/client.js';
 import type { FxRates } from '../domain/money.js';
 import { AppError } from '../domain/errors.js';
 import type { CheckoutStatus } from '../domain/checkout-status.js';
@@ -40,6 +40,28 @@ export function sessionFxRates(fx: Prisma.JsonValue): FxRates {
   return rates && typeof rates === 'object' ? (rates as FxRates) : {};
 }
 
+/** What a checkout workflow run starts from (recorded in its history). */
+export interface LoadedSession {
+  status: CheckoutStatus;
+  hasOrder: boolean;
+  paymentAttempt: number;
+  /** Absent in histories recorded before refunds existed. */
+  refundRequested?: boolean;
+  /** The shopper's last progress, epoch ms; absent in histories recorded when the workflow started at create. */
+  lastActivityAt?: number;
+}
+
+/** Where the idle sweep stopped: sessions are listed in (lastActivityAt, token) order. */
+export interface IdleSessionCursor {
+  lastActivityAt: number;
+  token: string;
+}
+
+export interface IdleSession extends IdleSessionCursor {
+  merchantId: string;
+  platform: 'STOREFRONT_A' | 'STOREFRONT_B';
+}
+
 export function createCheckoutSessionActivities(deps: { db: Db }) {
   const { db } = deps;
 
@@ -47,19 +69,35 @@ export function createCheckoutSessionActivities(deps: { db: Db }) {
   const event = (token: string, type: string, data: Prisma.InputJsonValue = {}) => recordSessionEvent(db, token, type, data);
 
   return classifyFailures({
-    /** The session's persisted status: a workflow (re)started by a late signal resumes from it. */
-    async loadSessionStatus(token: string): Promise<{ status: CheckoutStatus; hasOrder: boolean; paymentAttempt: number; refundRequested: boolean }> {
-      const session = await db.checkoutSession.findUnique({
-        where: { token },
-        select: { status: true, storeOrderId: true, storeOrderError: true, paymentAttempt: true, refundRequestedAt: true },
-      });
+    /**
+     * The session's persisted status, which a workflow run resumes from, and when the shopper last made
+     * progress (epoch ms). Stamps workflow_started_at the first time: from then on the idle sweep leaves the
+     * session to its workflow.
+     */
+    async loadSessionStatus(token: string): Promise<LoadedSession> {
+      const rows = await db.$queryRaw<Array<{ status: string; hasOrder: boolean; paymentAttempt: number; refundRequested: boolean; lastActivityAt: Date }>>`
+        UPDATE checkout_sessions SET workflow_started_at = COALESCE(workflow_started_at, now())
+        WHERE token = ${token}
+        RETURNING status, (store_order_id IS NOT NULL OR store_order_error IS NOT NULL) AS "hasOrder", payment_attempt AS "paymentAttempt",
+                  (refund_requested_at IS NOT NULL) AS "refundRequested", last_activity_at AS "lastActivityAt"`;
+      const session = rows[0];
       if (!session) throw ApplicationFailure.nonRetryable(`No checkout session ${token}`, 'NOT_FOUND');
-      return {
-        status: session.status as CheckoutStatus,
-        hasOrder: session.storeOrderId !== null || session.storeOrderError !== null,
-        paymentAttempt: session.paymentAttempt,
-        refundRequested: session.refundRequestedAt !== null,
-      };
+      return { ...session, status: session.status as CheckoutStatus, lastActivityAt: session.lastActivityAt.getTime() };
+    },
+
+    /**
+     * OPEN sessions that never got a workflow and whose shopper's last step is older than idleBefore (epoch ms),
+     * after the cursor, oldest first: the idle sweep (workflows/checkout-idle-sweep.ts) wakes their workflows.
+     * Served by the (status, workflow_started_at, last_activity_at) index; previews never get a workflow.
+     */
+    async listIdleSessionsWithoutWorkflow(query: { idleBefore: number; after?: IdleSessionCursor; limit: number }): Promise<IdleSession[]> {
+      const after = query.after ? Prisma.sql`AND (last_activity_at, token) > (${new Date(query.after.lastActivityAt)}, ${query.after.token})` : Prisma.empty;
+      const rows = await db.$queryRaw<Array<{ token: string; merchantId: string; platform: IdleSession['platform']; lastActivityAt: Date }>>`
+        SELECT token, merchant_id AS "merchantId", platform, last_activity_at AS "lastActivityAt" FROM checkout_sessions
+        WHERE status = 'OPEN' AND workflow_started_at IS NULL AND last_activity_at < ${new Date(query.idleBefore)} AND source <> 'preview' ${after}
+        ORDER BY last_activity_at, token
+        LIMIT ${query.limit}`;
+      return rows.map((r) => ({ ...r, lastActivityAt: r.lastActivityAt.getTime() }));
     },
 
     /**

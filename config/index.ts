@@ -20,6 +20,9 @@ export const SANDBOX_PORTS = {
   ecb: 4060,
 } as const;
 
+/** Production default of CHECKOUT_CACHE_SECONDS (tests run with 0 unless they say otherwise). */
+export const CHECKOUT_CACHE_SECONDS_DEFAULT = 15;
+
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -83,6 +86,14 @@ const envSchema = z.object({
   /** Nameserver(s) (host:port, comma-separated) used for custom domain verification. */
   DNS_SERVERS: z.string().optional(),
 
+  /** A checkout session with no progress for this long becomes ABANDONED (its workflow, or the idle sweep, does it). */
+  CHECKOUT_ABANDON_AFTER_HOURS: z.coerce.number().positive().max(24 * 90).default(24),
+  /**
+   * How long checkout create reuses what it read for the next carts: a store's connection and plan, the FX rates,
+   * storefront B prices (0: every create reads everything; a storefront A cart is always read).
+   */
+  CHECKOUT_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(CHECKOUT_CACHE_SECONDS_DEFAULT),
+
   /** Rate limits: max requests per window per client IP, as "<max>/<window in seconds>". */
   RATE_LIMIT_LOGIN: z.string().regex(/^\d+\/\d+$/).default('10/900'),
   RATE_LIMIT_REGISTER: z.string().regex(/^\d+\/\d+$/).default('5/900'),
@@ -139,6 +150,12 @@ export interface Config {
   platformBilling: { apiKey: string | undefined; webhookSecret: string | undefined };
   email: { apiUrl: string; serverToken: string | undefined; from: string };
   dns: { servers: string[] };
+  checkout: {
+    /** No progress for this long → ABANDONED. */
+    abandonAfterMs: number;
+    /** What create reads (store connection and plan, FX rates, storefront B prices) is reused this long (0: never). */
+    cacheMs: number;
+  };
   rateLimits: Record<RateLimitName, { max: number; windowSeconds: number }>;
   sandbox: { enabled: boolean; host: string; ports: typeof SANDBOX_PORTS; urls: Record<keyof typeof SANDBOX_PORTS, string> };
 }
@@ -209,6 +226,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       from: e.EMAIL_FROM,
     },
     dns: { servers: (e.DNS_SERVERS ?? (sandboxEnabled ? `${e.SANDBOX_HOST}:${SANDBOX_PORTS.dnsUdp}` : '')).split(',').map((s) => s.trim()).filter(Boolean) },
+    checkout: { abandonAfterMs: Math.round(e.CHECKOUT_ABANDON_AFTER_HOURS * 3_600_000), cacheMs: e.CHECKOUT_CACHE_SECONDS * 1000 },
     rateLimits: {
       login: parseLimit(e.RATE_LIMIT_LOGIN),
       register: parseLimit(e.RATE_LIMIT_REGISTER),

@@ -16,11 +16,11 @@ const BENCHES: Record<string, { describe: string; run: () => Promise<Record<stri
   // The three below share one environment (scripts/bench/stack.ts: PostgreSQL, Temporal dev server, the
   // service with its simulators), started by the first of them and stopped after the last.
   'checkout-create': {
-    describe: 'POST /api/checkout/create (storefront B cart, store read included) vs a bare Fastify route doing one INSERT; real HTTP, 8 clients, 5 s each: req/s, p99, ratio of req/s (target ≥ 0.5)',
+    describe: 'POST /api/checkout/create (storefront B cart; store, plan and FX reads reused for CHECKOUT_CACHE_SECONDS) vs a bare Fastify route doing one INSERT; real HTTP, 8 clients, 5 s each: req/s, p99, ratio of req/s (target ≥ 0.5); then the same with the cache off (noCache…)',
     run: () => benchCheckoutCreate(),
   },
   'session-bundle': {
-    describe: 'GET /api/checkout/session-bundle/:token vs a bare Fastify route serving the same bytes from memory; real HTTP, 8 clients, 5 s each: req/s, p99, ratio of req/s (target ≥ 0.5)',
+    describe: 'GET /api/checkout/session-bundle/:token vs a bare Fastify route serving the same bytes from memory; real HTTP, 8 clients, 5 s each: req/s, p99, ratio of req/s (target ≥ 0.5); then a bare primary-key read through Prisma vs memory (the ceiling of any database read)',
     run: () => benchSessionBundle(),
   },
   web: {

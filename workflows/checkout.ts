@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, allHandlersFinished, condition, log, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, allHandlersFinished, condition, log, patched, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import { applyProcessorEvent, canTransition, refundRefusal, type CheckoutStatus } from '../domain/checkout-status.js';
 import { isErrorCode, type ErrorCode } from '../domain/errors.js';
 import type { CheckoutSessionActivities } from '../activities/checkout-session.js';
@@ -59,6 +59,12 @@ function asAnswer(err: unknown, what: string, timeout: 'PROCESSOR_TIMEOUT' | 'ST
   throw type.endsWith('.timeout') ? refusal(timeout, `${what} did not answer in time: try again`) : refusal('UPSTREAM_ERROR', `${what} could not be reached: try again`);
 }
 
+/**
+ * Patch: after a success event, the store order starts alongside the COMPLETED status write instead of after
+ * it. Histories recorded before (the status write, then the order) replay the old order of commands.
+ */
+const ORDER_ALONGSIDE_STATUS = 'order-alongside-status';
+
 const SETTLED: ReadonlySet<CheckoutStatus> = new Set(['COMPLETED', 'REFUNDED', 'COD_CONFIRMED', 'ABANDONED']);
 
 /**
@@ -97,9 +103,14 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
   /** Signals and updates queued or running: the run never ends under one of them. */
   let busy = 0;
 
-  // A workflow started (or restarted) by a late event resumes from what the database holds. The load is the
-  // first item of the queue below, so handlers registered before it finishes wait for it.
-  const load = session.loadSessionStatus(token).then((loaded) => {
+  /** OPEN or FAILED: abandoned after abandonAfterMs without progress (a pending payment has its own rule below). */
+  const idleAbandonable = () => status !== 'PAYMENT_PENDING' && canTransition(status, 'ABANDONED');
+  const idleCause = () => `no progress for ${abandonAfterMs / HOUR} hours`;
+
+  // The workflow starts with the first action that needs it (api/checkout-workflow.ts), a late event, or the
+  // idle sweep, and resumes from what the database holds. The load is the first item of the queue below, so
+  // handlers registered before it finishes wait for it.
+  const load = session.loadSessionStatus(token).then(async (loaded) => {
     status = loaded.status;
     publishStatus();
     attempt = loaded.paymentAttempt;
@@ -107,6 +118,14 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
     if (loaded.hasOrder) {
       fulfilment = Promise.resolve();
       fulfilled = true;
+    }
+    // Idle time counts from the shopper's last step, which may be long before this run (absent in histories
+    // recorded when the workflow started at create: idle from the start, as then). A session already idle
+    // for the whole delay is abandoned before any queued action is handled: a shopper back after it
+    // finds the checkout expired, as when the workflow ran all along.
+    if (loaded.lastActivityAt !== undefined) {
+      lastActivity = loaded.lastActivityAt;
+      if (idleAbandonable() && Date.now() - lastActivity >= abandonAfterMs) await setStatus('ABANDONED', idleCause());
     }
   });
 
@@ -128,16 +147,23 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
     lastActivity = Date.now();
   }
 
-  async function fulfil() {
+  /**
+   * The order on the store, then the emails. `alongside`: the COMPLETED status write running at the same time
+   * (the order activity is told the session is paid; the emails wait for the write).
+   */
+  async function fulfil(alongside?: Promise<void>) {
+    const before = alongside ?? Promise.resolve();
     try {
-      await store.createStoreOrder(token);
+      await (alongside ? store.createStoreOrder(token, { paid: true }) : store.createStoreOrder(token));
     } catch (err) {
       // The store refused for good (or for two days): keep the paid session, flag it and tell the merchant.
       const message = err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
       log.error('store order failed', { token, message });
+      await before;
       await store.recordStoreOrderFailure(token, message);
       await emails.sendStoreOrderProblemEmail(token).catch((e: unknown) => log.error('problem email failed', { token, error: String(e) }));
     }
+    await before;
     for (const send of [emails.sendOrderConfirmation, emails.sendMerchantOrderNotification]) {
       await send(token).catch((e: unknown) => log.error('order email failed', { token, error: String(e) }));
     }
@@ -153,9 +179,17 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
     if (seenEvents.has(message.eventId)) return;
     seenEvents.add(message.eventId);
     const outcome = applyProcessorEvent(status, message.event);
-    if (outcome.changed) await setStatus(outcome.next, `${message.event} (${message.eventId})`);
-    // Every COMPLETED session gets its order exactly once, however many success events arrive.
-    if (outcome.effect === 'create_order' && !fulfilment) fulfilment = fulfil();
+    if (outcome.effect === 'create_order' && !fulfilment && patched(ORDER_ALONGSIDE_STATUS)) {
+      // The store order needs nothing the status write records (the payment method was stored with the
+      // payment): both activities go out together, saving the shopper's order a round trip.
+      const written = outcome.changed ? setStatus(outcome.next, `${message.event} (${message.eventId})`) : Promise.resolve();
+      fulfilment = fulfil(written);
+      await written;
+    } else {
+      if (outcome.changed) await setStatus(outcome.next, `${message.event} (${message.eventId})`);
+      // Every COMPLETED session gets its order exactly once, however many success events arrive.
+      if (outcome.effect === 'create_order' && !fulfilment) fulfilment = fulfil();
+    }
     // The shopper hears of the refund once (the email's idempotency key also holds across runs).
     if (outcome.changed && outcome.next === 'REFUNDED' && !refundEmail) refundEmail = sendRefundEmail();
   }
@@ -285,7 +319,8 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
     const seen = lastActivity;
     const idleFor = Date.now() - lastActivity;
     const progressed = await condition(() => lastActivity !== seen || SETTLED.has(status), Math.max(abandonAfterMs - idleFor, 1));
-    if (!progressed && canTransition(status, 'ABANDONED')) await exclusive(() => setStatus('ABANDONED', `no progress for ${abandonAfterMs / HOUR} hours`));
+    // Checked again in turn: an action queued when the delay ran out may have moved the session on.
+    if (!progressed) await exclusive(async () => (lastActivity === seen && idleAbandonable() ? setStatus('ABANDONED', idleCause()) : undefined));
   }
 
   // Settled. A refund asked for (in this run or a started one) keeps the run until the processor confirms it;

@@ -11,3 +11,4 @@ export { walletDomainWorkflow } from './wallet-domain.js';
 export { setupVerificationWorkflow } from './setup-verification.js';
 export { checkoutWorkflow } from './checkout.js';
 export { platformSubscriptionWorkflow } from './platform-subscription.js';
+export { checkoutIdleSweepWorkflow } from './checkout-idle-sweep.js';

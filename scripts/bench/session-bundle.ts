@@ -3,6 +3,11 @@
 // of real sessions, against a bare Fastify route in the same process answering the very same bytes (and
 // content type) per token from memory. Both over real loopback HTTP, same clients, same duration, in
 // alternating slices. Target: ratio ≥ 0.5.
+//
+// A second pair shows what any read from PostgreSQL costs here: a bare route that reads the session row by
+// its primary key through the same Prisma client (and then answers the same bytes), against the memory
+// route again. `pkReadVsMemory` is the ceiling for a route that reads the database on every request;
+// `bundleVsPkRead` is how close the bundle (one statement: session, merchant, rates, pixels) comes to it.
 import Fastify from 'fastify';
 import { api, benchStack, demoCartBody } from './stack.js';
 import { compareLoad } from './load.js';
@@ -31,12 +36,23 @@ export async function benchSessionBundle(opts: { sessions?: number; concurrency?
     if (!found) return reply.code(404).send();
     return reply.header('content-type', found.contentType).header('cache-control', 'no-store').send(found.body);
   });
+  bare.get<{ Params: { token: string } }>('/bare/pk-read/:token', async (request, reply) => {
+    const rows = await service.db.$queryRaw<Array<{ token: string }>>`SELECT token, status, items, fx_rates FROM checkout_sessions WHERE token = ${request.params.token}`;
+    const found = rows[0] ? bytes.get(rows[0].token) : undefined;
+    if (!found) return reply.code(404).send();
+    return reply.header('content-type', found.contentType).header('cache-control', 'no-store').send(found.body);
+  });
   const bareUrl = await bare.listen({ port: 0, host: '127.0.0.1' });
   try {
     const { target, baseline } = await compareLoad(
       { name: 'session-bundle', method: 'GET', url: (i) => `${service.apiUrl}/api/checkout/session-bundle/${tokens[i % tokens.length]}`, expectStatus: 200 },
       { name: 'bare bytes', method: 'GET', url: (i) => `${bareUrl}/bare/session-bundle/${tokens[i % tokens.length]}`, expectStatus: 200 },
       { concurrency, durationMs, maxRequests },
+    );
+    const pk = await compareLoad(
+      { name: 'bare pk read', method: 'GET', url: (i) => `${bareUrl}/bare/pk-read/${tokens[i % tokens.length]}`, expectStatus: 200 },
+      { name: 'bare bytes', method: 'GET', url: (i) => `${bareUrl}/bare/session-bundle/${tokens[i % tokens.length]}`, expectStatus: 200 },
+      { concurrency, durationMs: durationMs / 2, maxRequests },
     );
     return {
       concurrency,
@@ -51,6 +67,10 @@ export async function benchSessionBundle(opts: { sessions?: number; concurrency?
       bareP50Ms: baseline.p50Ms,
       bareP99Ms: baseline.p99Ms,
       ratio: target.rps / baseline.rps,
+      pkReadRps: pk.target.rps,
+      pkReadP50Ms: pk.target.p50Ms,
+      pkReadVsMemory: pk.target.rps / pk.baseline.rps,
+      bundleVsPkRead: target.rps / pk.target.rps,
     };
   } finally {
     await bare.close();

@@ -9,6 +9,7 @@
 // so do the benchmarks' load clients (scripts/bench/load.ts); PostgreSQL and Temporal run in processes of
 // their own.
 import pg from 'pg';
+import { CHECKOUT_CACHE_SECONDS_DEFAULT } from '../../config/index.js';
 import { bundleWorkflows } from '../../activities/bundle.js';
 import { seedFxRatesIfEmpty } from '../../activities/fx-rates.js';
 import { migrate } from '../../prisma/migrate.js';
@@ -32,11 +33,15 @@ export interface BenchStack {
   merchant: BenchMerchant;
 }
 
-/** High enough that no benchmark run gets near them (the limits are per client IP, and every client is 127.0.0.1). */
-const NO_LIMITS = {
+/**
+ * Rate limits high enough that no benchmark run gets near them (the limits are per client IP, and every client
+ * is 127.0.0.1); create's cache at its production default (the test harness turns it off).
+ */
+const BENCH_ENV = {
   RATE_LIMIT_CHECKOUT_CREATE: '100000000/60',
   RATE_LIMIT_INIT_PAYMENT: '100000000/60',
   RATE_LIMIT_REGISTER: '100000000/60',
+  CHECKOUT_CACHE_SECONDS: String(CHECKOUT_CACHE_SECONDS_DEFAULT),
 };
 
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -82,7 +87,7 @@ async function start(): Promise<BenchStack> {
   const databaseUrl = postgres.url('checkout_bench');
   await migrate(databaseUrl);
 
-  const service = await startServiceStack({ databaseUrl, temporalAddress: temporal.address, workflowBundle: () => ({ code: bundle.code }), env: NO_LIMITS });
+  const service = await startServiceStack({ databaseUrl, temporalAddress: temporal.address, workflowBundle: () => ({ code: bundle.code }), env: BENCH_ENV });
   cleanups.push(() => service.close());
   await seedFxRatesIfEmpty(service.db);
   // The bare baselines' one-row inserts go to a table of the service's own database.

@@ -3,6 +3,7 @@ import { createEcbSimulator } from '../../sandbox/ecb/index.js';
 import type { Simulator } from '../../sandbox/shared/simulator.js';
 import { createFxRatesActivities } from '../../activities/fx-rates.js';
 import { FX_SCHEDULE_ID } from '../../workflows/fx-rates.js';
+import { CHECKOUT_IDLE_SWEEP_SCHEDULE_ID } from '../../workflows/checkout-idle-sweep.js';
 import { ensureSchedules } from './schedules.js';
 import { createTestDatabase, type TestDatabase } from '../../test/harness/db.js';
 import { connectTestTemporal, type TestTemporal } from '../../test/harness/temporal.js';
@@ -20,13 +21,14 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await temporal.client.schedule.getHandle(FX_SCHEDULE_ID).delete().catch(() => undefined);
+  await temporal.client.schedule.getHandle(CHECKOUT_IDLE_SWEEP_SCHEDULE_ID).delete().catch(() => undefined);
   await temporal?.close();
   await database?.drop();
   await ecb?.app.close();
 });
 
-describe('FX refresh schedule', () => {
-  it('given a fresh Temporal / ensureSchedules creates the daily schedule, runs it once at once, and is idempotent', async () => {
+describe('schedules', () => {
+  it('given a fresh Temporal / ensureSchedules creates the daily FX schedule (run once at once) and the idle sweep, and is idempotent', async () => {
     const address = ecb.app.server.address();
     const port = typeof address === 'object' && address ? address.port : 0;
     const config = testConfig({ TEMPORAL_TASK_QUEUE: temporal.taskQueue, FX_RATES_URL: `http://127.0.0.1:${port}/stats/eurofxref/eurofxref-daily.xml` });
@@ -50,6 +52,12 @@ describe('FX refresh schedule', () => {
       }
       expect(rows).toBe(29);
       expect((await handle.describe()).info.recentActions.length).toBe(1);
+
+      // The idle sweep: every 10 minutes with the configured abandonment delay, not run at creation.
+      const sweep = await temporal.client.schedule.getHandle(CHECKOUT_IDLE_SWEEP_SCHEDULE_ID).describe();
+      expect(sweep.spec.intervals).toEqual([expect.objectContaining({ every: 10 * 60_000 })]);
+      expect(sweep.action).toMatchObject({ type: 'startWorkflow', workflowType: 'checkoutIdleSweepWorkflow', taskQueue: temporal.taskQueue, args: [{ abandonAfterMs: config.checkout.abandonAfterMs }] });
+      expect(sweep.info.recentActions).toHaveLength(0);
     });
   });
 });

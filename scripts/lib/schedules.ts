@@ -1,28 +1,59 @@
 // Temporal Schedules the service needs, created or updated idempotently at worker start-up.
-import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
+import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptionsAction, type ScheduleSpec } from '@temporalio/client';
 import type { Config } from '../../config/index.js';
 import { FX_SCHEDULE_ID, FX_WORKFLOW_ID } from '../../workflows/fx-rates.js';
+import { CHECKOUT_IDLE_SWEEP_SCHEDULE_ID, CHECKOUT_IDLE_SWEEP_WORKFLOW_ID, type CheckoutIdleSweepInput } from '../../workflows/checkout-idle-sweep.js';
+
+/** How often the idle sweep runs: an untouched session is abandoned at most this long after its delay. */
+export const CHECKOUT_IDLE_SWEEP_EVERY = '10 minutes';
+
+interface ScheduleDefinition {
+  id: string;
+  spec: ScheduleSpec;
+  action: ScheduleOptionsAction;
+  catchupWindow: string;
+  /** Run once as soon as the schedule is created (a fresh install then has a visible first run). */
+  runAtCreation: boolean;
+  note: string;
+}
+
+export function scheduleDefinitions(config: Config): ScheduleDefinition[] {
+  const taskQueue = config.temporal.taskQueue;
+  const sweep: CheckoutIdleSweepInput = { abandonAfterMs: config.checkout.abandonAfterMs };
+  return [
+    {
+      id: FX_SCHEDULE_ID,
+      spec: { cronExpressions: [config.fx.refreshCron] },
+      action: { type: 'startWorkflow', workflowType: 'refreshFxRatesWorkflow', workflowId: FX_WORKFLOW_ID, taskQueue, args: [] },
+      catchupWindow: '1 day',
+      runAtCreation: true,
+      note: 'Daily refresh of the ECB euro reference rates (fx_rates table)',
+    },
+    {
+      id: CHECKOUT_IDLE_SWEEP_SCHEDULE_ID,
+      spec: { intervals: [{ every: CHECKOUT_IDLE_SWEEP_EVERY }] },
+      action: { type: 'startWorkflow', workflowType: 'checkoutIdleSweepWorkflow', workflowId: CHECKOUT_IDLE_SWEEP_WORKFLOW_ID, taskQueue, args: [sweep] },
+      catchupWindow: '1 hour',
+      runAtCreation: false,
+      note: 'Starts the checkout workflow of sessions nobody acted on once they are idle long enough to be abandoned',
+    },
+  ];
+}
 
 export async function ensureSchedules(client: Client, config: Config): Promise<void> {
-  const action = {
-    type: 'startWorkflow' as const,
-    workflowType: 'refreshFxRatesWorkflow',
-    workflowId: FX_WORKFLOW_ID,
-    taskQueue: config.temporal.taskQueue,
-    args: [],
-  };
-  const spec = { cronExpressions: [config.fx.refreshCron] };
-  try {
-    // A new schedule runs once right away, so a fresh install has today's rates and a visible run.
-    await client.schedule.create({
-      scheduleId: FX_SCHEDULE_ID,
-      spec,
-      action,
-      policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 day' },
-      state: { triggerImmediately: true, note: 'Daily refresh of the ECB euro reference rates (fx_rates table)' },
-    });
-  } catch (err) {
-    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-    await client.schedule.getHandle(FX_SCHEDULE_ID).update((prev) => ({ ...prev, spec, action }));
+  for (const { id, spec, action, catchupWindow, runAtCreation, note } of scheduleDefinitions(config)) {
+    try {
+      await client.schedule.create({
+        scheduleId: id,
+        spec,
+        action,
+        policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow },
+        state: { triggerImmediately: runAtCreation, note },
+      });
+    } catch (err) {
+      if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+      // An existing schedule takes the current spec and action (a changed cron, delay or task queue).
+      await client.schedule.getHandle(id).update((prev) => ({ ...prev, spec, action }));
+    }
   }
 }

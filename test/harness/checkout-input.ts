@@ -1,5 +1,5 @@
 // Test timings for the checkout workflows the API starts: the API builds the workflow's input itself
-// (POST /api/checkout/create, and the webhook's signal-with-start), so a test stack adds its overrides
+// (api/checkout-workflow.ts: update-with-start for the shopper's and merchant's actions, signal-with-start for webhooks), so a test stack adds its overrides
 // (e.g. a shorter storeRetryInitialMs) through an interceptor on the API's Temporal client.
 import type { WorkflowClientInterceptor } from '@temporalio/client';
 import type { CheckoutWorkflowInput } from '../../workflows/checkout.messages.js';
@@ -19,5 +19,11 @@ export function checkoutInputInterceptor(overrides: Overrides): WorkflowClientIn
   return {
     startWithDetails: (input, next) => next(withOverrides(input, overrides)),
     signalWithStart: (input, next) => next(withOverrides(input, overrides)),
+    startUpdateWithStart: (input, next) => {
+      if (input.workflowType !== CHECKOUT_WORKFLOW) return next(input);
+      const options = input.workflowStartOptions;
+      const [first, ...rest] = options.args;
+      return next({ ...input, workflowStartOptions: { ...options, args: [{ ...(first as CheckoutWorkflowInput), ...overrides }, ...rest] } });
+    },
   };
 }

@@ -1,10 +1,12 @@
 // The checkout workflow's clocks, on the time-skipping test server with the real activities against a
 // real database and the sandboxes: when no webhook comes, reconciliation asks the processor (and backs
-// off); a session with no progress for 24 hours becomes ABANDONED. Hours pass in seconds: time skips
+// off); a session with no progress for 24 hours becomes ABANDONED, through its running workflow or, for a
+// session nobody acted on (no workflow yet), through the idle sweep that starts one. Hours pass in seconds: time skips
 // whenever no activity runs while the test awaits the workflow's result.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { WorkflowHandle } from '@temporalio/client';
 import { checkoutWorkflow } from '../../workflows/checkout.js';
+import { checkoutIdleSweepWorkflow } from '../../workflows/checkout-idle-sweep.js';
 import { checkoutWorkflowId, initPaymentUpdate, statusQuery } from '../../workflows/checkout.messages.js';
 import { searchAttributeKeys } from '../../workflows/search-attributes.js';
 import { DEMO_SHOP } from '../../sandbox/storefront-a/simulator.js';
@@ -126,13 +128,15 @@ describe('expiry after 24 hours without progress (time-skipping)', () => {
     });
 
     expect(result).toEqual({ status: 'ABANDONED' });
-    expect((await ts.env.currentTimeMs()) - startedAt).toBeGreaterThanOrEqual(24 * HOUR);
-    const ranFor = await workflowDuration(handle);
-    expect(ranFor).toBeGreaterThanOrEqual(24 * HOUR);
-    expect(ranFor).toBeLessThan(24 * HOUR + MINUTE);
+    expect((await ts.env.currentTimeMs()) - startedAt).toBeGreaterThanOrEqual(24 * HOUR - MINUTE);
+    // Idle time counts from the shopper's last step (here: create, just before the workflow started); the
+    // test server's clock and the database's may differ by a moment.
+    const row = await db().checkoutSession.findUniqueOrThrow({ where: { token: session.token } });
+    const { closeTime } = await handle.describe();
+    expect(Math.abs(closeTime!.getTime() - row.lastActivityAt.getTime() - 24 * HOUR)).toBeLessThan(MINUTE);
+    expect(await workflowDuration(handle)).toBeLessThan(24 * HOUR + MINUTE);
     expect((await handle.describe()).status.name).toBe('COMPLETED');
 
-    const row = await db().checkoutSession.findUniqueOrThrow({ where: { token: session.token } });
     expect(row).toMatchObject({ status: 'ABANDONED', email: null, processorPaymentId: null, storeOrderId: null });
     expect(await statusChanges(session.token)).toEqual([{ from: 'OPEN', to: 'ABANDONED', cause: 'no progress for 24 hours' }]);
     expect(await pollTimes(handle)).toHaveLength(0);
@@ -179,5 +183,49 @@ describe('expiry after 24 hours without progress (time-skipping)', () => {
     expect(ordersFor(session.token)).toHaveLength(0);
     expect(mailsFor(session.token)).toHaveLength(0);
     expect(await publishedAttributes(handle)).toEqual({ merchantId: merchant.id, storePlatform: 'STOREFRONT_A', checkoutStatus: 'ABANDONED' });
+  });
+
+  it('given sessions nobody acted on (no workflow) / when the idle sweep runs a day later / each one\'s workflow starts and abandons it; later progress and previews are left alone', async () => {
+    const idle = [await createOpenSession(rig, merchant), await createOpenSession(rig, merchant), await createOpenSession(rig, merchant)];
+    const later = await createOpenSession(rig, merchant);
+    const preview = await createOpenSession(rig, merchant);
+    // The shopper of `later` entered their email two hours after create; `preview` is a merchant's preview.
+    await db().checkoutSession.update({ where: { token: later.token }, data: { lastActivityAt: new Date(Date.now() + 2 * HOUR) } });
+    await db().checkoutSession.update({ where: { token: preview.token }, data: { source: 'preview' } });
+
+    await ts.env.sleep(24 * HOUR + 10 * MINUTE);
+    const results = await ts.withWorker(rig.activities, async () => {
+      // One session per batch and two batches per run: the third session is found by a continued run.
+      await ts.env.client.workflow.execute(checkoutIdleSweepWorkflow, { taskQueue: ts.taskQueue, workflowId: `sweep-${idle[0]!.token}`, args: [{ abandonAfterMs: 24 * HOUR, batchSize: 1, batchesPerRun: 2 }] });
+      return Promise.all(idle.map((s) => ts.env.client.workflow.getHandle(checkoutWorkflowId(s.token)).result()));
+    });
+
+    expect(results).toEqual(idle.map(() => ({ status: 'ABANDONED' })));
+    for (const s of idle) {
+      expect(await statusChanges(s.token)).toEqual([{ from: 'OPEN', to: 'ABANDONED', cause: 'no progress for 24 hours' }]);
+      expect((await db().checkoutSession.findUniqueOrThrow({ where: { token: s.token } })).workflowStartedAt).toBeInstanceOf(Date);
+      expect(await publishedAttributes(ts.env.client.workflow.getHandle(checkoutWorkflowId(s.token)))).toEqual({ merchantId: merchant.id, storePlatform: 'STOREFRONT_A', checkoutStatus: 'ABANDONED' });
+    }
+    for (const s of [later, preview]) {
+      expect(await db().checkoutSession.findUniqueOrThrow({ where: { token: s.token } })).toMatchObject({ status: 'OPEN', workflowStartedAt: null });
+      await expect(ts.env.client.workflow.getHandle(checkoutWorkflowId(s.token)).describe()).rejects.toThrow(/not found/i);
+    }
+  });
+
+  it('given a session nobody acted on for 25 hours / when the shopper comes back and starts a payment / the run it starts abandons it first: CONFLICT, no payment', async () => {
+    const session = await createOpenSession(rig, merchant);
+    await ts.env.sleep(25 * HOUR);
+
+    const { refused, result } = await ts.withWorker(rig.activities, async () => {
+      const handle = await startCheckout(session.input);
+      const refused = await handle.executeUpdate(initPaymentUpdate, { args: [shopperDetails(merchant)] }).then(() => null, (err: unknown) => err);
+      return { refused, result: await handle.result() };
+    });
+
+    expect(refused).toMatchObject({ cause: { type: 'CONFLICT', message: expect.stringContaining('abandoned') } });
+    expect(result).toEqual({ status: 'ABANDONED' });
+    const row = await db().checkoutSession.findUniqueOrThrow({ where: { token: session.token } });
+    expect(row).toMatchObject({ status: 'ABANDONED', processorPaymentId: null, email: null });
+    expect(await statusChanges(session.token)).toEqual([{ from: 'OPEN', to: 'ABANDONED', cause: 'no progress for 24 hours' }]);
   });
 });

@@ -24,7 +24,6 @@ let stack: TestStack;
 let app: FastifyInstance;
 let apiUrl: string;
 let secrets: ReturnType<typeof createSecretBox>;
-const started: string[] = [];
 const FX_DATE = '2026-11-20';
 
 let ip = 0;
@@ -41,11 +40,7 @@ async function call(method: 'GET' | 'POST', url: string, body?: unknown, opts: {
   }
   return { status: res.statusCode, body: json, headers: res.headers };
 }
-const create = async (body: unknown, opts: { ip?: string; on?: FastifyInstance } = {}) => {
-  const res = await call('POST', '/api/checkout/create', body, opts);
-  if (res.status === 201) started.push(String(res.body.token));
-  return res;
-};
+const create = (body: unknown, opts: { ip?: string; on?: FastifyInstance } = {}) => call('POST', '/api/checkout/create', body, opts);
 
 async function control(base: string, path: string, body: unknown, method = 'POST') {
   const res = await fetch(`${base}/_control/${path}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -141,8 +136,6 @@ beforeAll(async () => {
   }
 });
 afterAll(async () => {
-  // Sessions wait a day for their shopper: end their workflows so the shared dev server stays clean.
-  await Promise.all(started.map((t) => stack?.temporal.client.workflow.getHandle(checkoutWorkflowId(t)).terminate('test over').catch(() => undefined)));
   if (app && app !== stack?.app) await app.close();
   await stack?.close();
 });
@@ -151,7 +144,7 @@ beforeEach(async () => {
 });
 
 describe('POST /api/checkout/create from a storefront A cart', () => {
-  it('given a connected shop and a cart / the session holds the store\'s prices, the FX snapshot, a created event and a running workflow', async () => {
+  it('given a connected shop and a cart / the session holds the store\'s prices, the FX snapshot and a created event; no workflow until the shopper acts', async () => {
     const { m, shop, simShop, cart } = await shopA();
     const cartToken = cart([[0, 0, 2], [3, 2, 1]]);
 
@@ -180,10 +173,9 @@ describe('POST /api/checkout/create from a storefront A cart', () => {
       ],
     });
     expect(session!.events.map((e) => e.type)).toEqual(['created']);
-    expect(await workflowStatus(token)).toBe('RUNNING');
-    const described = await stack.temporal.client.workflow.getHandle(checkoutWorkflowId(token)).describe();
-    expect(described.type).toBe('checkoutWorkflow');
-    expect(described.taskQueue).toBe(stack.config.temporal.taskQueue);
+    // Create makes no Temporal call: the workflow starts with the first action that needs it (init-payment, COD, an event).
+    expect(session!.workflowStartedAt).toBeNull();
+    expect(await workflowStatus(token)).toBeUndefined();
   });
 
   it('given a body that also sends prices or lines / 400 INVALID_INPUT and nothing is created (prices only come from the store)', async () => {
@@ -261,7 +253,6 @@ describe('POST /api/checkout/create from a storefront B cart', () => {
 
     expect(clicked.interception, JSON.stringify(clicked)).toMatchObject({ outcome: 'redirected' });
     const [session] = await sessionsOf(s.m);
-    started.push(session!.token);
     expect(clicked.location).toBe(`${checkoutOrigin((await db().merchant.findUniqueOrThrow({ where: { id: s.m.id } })).slug, stack.config)}/checkout/${session!.token}`);
     const simplePrice = Math.round(Number(s.simple.price) * 100);
     expect(session).toMatchObject({
@@ -275,7 +266,7 @@ describe('POST /api/checkout/create from a storefront B cart', () => {
         { productId: String(s.variable.id), variantId: String(variation.id), title: s.variable.name, variantTitle: variation.title, quantity: 1, unitPrice: variation.price, imageUrl: expect.any(String) },
       ],
     });
-    expect(await workflowStatus(session!.token)).toBe('RUNNING');
+    expect(session!.workflowStartedAt).toBeNull();
     const connection = await db().storefrontBConnection.findUniqueOrThrow({ where: { merchantId: s.m.id } });
     expect(connection.pluginInterceptedAt).toBeInstanceOf(Date);
   });
@@ -325,6 +316,27 @@ describe('POST /api/checkout/create from a storefront B cart', () => {
 
     expect(res).toMatchObject({ status: 502, body: { code: 'UPSTREAM_ERROR' } });
     expect(await sessionsOf(s.m)).toHaveLength(0);
+  });
+
+  it('given create\'s cache on (CHECKOUT_CACHE_SECONDS) / the next cart of the store reuses the prices just read: a store failing meanwhile is not asked', async () => {
+    const s = await storeB();
+    const config = { ...stack.config, checkout: { ...stack.config.checkout, cacheMs: 60_000 } };
+    const cached = await appWith({ config, db: db(), temporal: { client: stack.temporal.client, connection: stack.temporal.connection }, logger: false, urlGuard: createUrlGuard({ allowedOrigins: Object.values(stack.urls) }) });
+    try {
+      const cart = { platform: 'storefront-b', storeUrl: s.storeUrl, cart: { items: [{ productId: s.simple.id, quantity: 1 }] } };
+      const first = await create(cart, { on: cached });
+      await fault(stack.urls.storefrontB, { mode: 'error', status: 503, count: 10, match: `/stores/${s.id}/wp-json` });
+
+      const second = await create(cart, { on: cached });
+      const uncached = await create(cart);
+
+      expect([first.status, second.status, uncached.status]).toEqual([201, 201, 502]);
+      const sessions = await sessionsOf(s.m);
+      expect(sessions).toHaveLength(2);
+      expect(sessions.map((x) => x.subtotalMinor)).toEqual([Math.round(Number(s.simple.price) * 100), Math.round(Number(s.simple.price) * 100)]);
+    } finally {
+      await cached.close();
+    }
   });
 });
 
@@ -416,16 +428,18 @@ describe('passthrough, workflow start and the dedicated limiter', () => {
     expect(doc.components.schemas.CheckoutPassthrough!.properties).toEqual({ passthrough: expect.objectContaining({ const: true }) });
   });
 
-  it('given Temporal refuses to start the workflow / 503 NOT_READY and no session is left behind', async () => {
+  it('given Temporal is unreachable / create still answers 201 and the page\'s bundle is served: neither calls Temporal', async () => {
     const { m, shop, cart } = await shopA();
-    const refusing = { workflow: { start: () => Promise.reject(new Error('Temporal is down')) } } as unknown as Client;
-    const broken = await appWith({ config: stack.config, db: db(), temporal: { client: refusing, connection: stack.temporal.connection }, logger: false, urlGuard: createUrlGuard({ allowedOrigins: Object.values(stack.urls) }) });
+    const down = () => Promise.reject(new Error('Temporal is down'));
+    const unreachable = { workflow: new Proxy({}, { get: () => down }) } as unknown as Client;
+    const broken = await appWith({ config: stack.config, db: db(), temporal: { client: unreachable, connection: stack.temporal.connection }, logger: false, urlGuard: createUrlGuard({ allowedOrigins: Object.values(stack.urls) }) });
     try {
       const res = await create({ platform: 'storefront-a', shop, cartToken: cart([[0, 0, 1]]) }, { on: broken });
 
-      expect(res).toMatchObject({ status: 503, body: { code: 'NOT_READY' } });
-      expect(await sessionsOf(m)).toHaveLength(0);
-      expect(await db().sessionEvent.count({ where: { session: { merchantId: m.id } } })).toBe(0);
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      expect(await sessionsOf(m)).toHaveLength(1);
+      const bundle = await broken.inject({ method: 'GET', url: `/api/checkout/session-bundle/${String(res.body.token)}` });
+      expect(bundle.statusCode).toBe(200);
     } finally {
       await broken.close();
     }

@@ -1,14 +1,14 @@
 // Cash on delivery: the shopper confirms on the checkout instead of paying. Like init-payment it goes through
-// the session's workflow (an update), which stores the details and totals, creates the order on the store in a
+// the session's workflow (an update-with-start, api/checkout-workflow.ts), which stores the details and totals, creates the order on the store in a
 // pending-payment state and sends both emails, each exactly once; a double click answers the same confirmation.
 import { z } from 'zod';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { RouteDeps } from '../../app.js';
 import { AppError } from '../../../domain/errors.js';
-import { isCheckoutStatus, type CheckoutStatus } from '../../../domain/checkout-status.js';
+import { isCheckoutStatus } from '../../../domain/checkout-status.js';
 import { isCheckoutToken, isPreviewToken } from '../../../domain/tokens.js';
-import { checkoutWorkflowId, completeCodUpdate, type StatusResult } from '../../../workflows/checkout.messages.js';
+import { completeCodUpdate } from '../../../workflows/checkout.messages.js';
+import { updateCheckout } from '../../checkout-workflow.js';
 import { errorResponse } from '../../schemas/common.js';
 import { limit } from '../../plugins/rate-limits.js';
 import { shopperDetails } from './payment.js';
@@ -22,11 +22,8 @@ const codResponse = z
   })
   .meta({ id: 'CodConfirmation' });
 
-/** A run that has ended (or never existed) cannot take the update: the stored status answers instead. */
-const workflowClosed = (err: unknown) => err instanceof WorkflowNotFoundError || /already completed/i.test((err as Error).message);
-
 export const checkoutCodRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
-  const { db, temporal, config } = deps;
+  const { db, config } = deps;
 
   app.post('/api/checkout/:token/complete-cod', {
     // init-payment's numbers, with a counter of its own: each confirmation can create a store order.
@@ -48,21 +45,13 @@ export const checkoutCodRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
     const { token } = request.params;
     if (isPreviewToken(token)) throw new AppError('PREVIEW_SESSION', 'This is a preview: orders cannot be confirmed');
     const session = isCheckoutToken(token)
-      ? await db.checkoutSession.findUnique({ where: { token }, select: { status: true, merchant: { select: { codEnabled: true } } } })
+      ? await db.checkoutSession.findUnique({ where: { token }, select: { token: true, merchantId: true, platform: true, status: true, merchant: { select: { codEnabled: true } } } })
       : null;
     if (!session || !isCheckoutStatus(session.status)) throw new AppError('NOT_FOUND', 'No such checkout');
     if (!session.merchant.codEnabled) throw new AppError('COD_NOT_ENABLED', 'This store does not offer cash on delivery');
 
-    let result: StatusResult;
-    try {
-      result = await temporal.client.workflow.getHandle(checkoutWorkflowId(token)).executeUpdate(completeCodUpdate, { args: [request.body] });
-    } catch (err) {
-      if (!workflowClosed(err)) throw err;
-      // The confirmation's run may have ended after its order and emails: a late double click gets the same answer.
-      const stored = (await db.checkoutSession.findUniqueOrThrow({ where: { token }, select: { status: true } })).status as CheckoutStatus;
-      if (stored !== 'COD_CONFIRMED') throw new AppError('CONFLICT', `This checkout is ${stored.toLowerCase().replace('_', ' ')}: it cannot be confirmed`);
-      result = { status: stored };
-    }
+    // A late double click, after the confirmation's run ended, starts a run that answers the same confirmation.
+    const result = await updateCheckout(deps, session, completeCodUpdate, request.body);
     const row = await db.checkoutSession.findUniqueOrThrow({ where: { token }, select: { totalMinor: true, currency: true } });
     if (result.status !== 'COD_CONFIRMED' || row.totalMinor === null) throw new AppError('CONFLICT', 'This checkout could not be confirmed');
     return { status: result.status, totalMinor: row.totalMinor, currency: row.currency };

@@ -6,11 +6,19 @@
 // side effect (orders, payments, emails) stays in activities. A store read is bounded by
 // STORE_READ_TIMEOUT_MS, under the ~5 s after which the script tag and the plugin give up and fall back to
 // the store's native checkout (they do so on any error answer too).
+//
+// What create reads on every request but changes rarely is reused for CHECKOUT_CACHE_SECONDS (15 s by
+// default) in each API process (CreateCaches): the store's connection with its merchant, plan and verified
+// custom domain, the FX rates, and each storefront B product or variation as the store answered it. So a
+// price changed in the store reaches new checkouts within that time, and a disconnected store or a plan
+// back on Demo stops new sessions within it. A storefront A cart is read from the store every time (each
+// cart is new). docs/operations.md "Checkout create" has the figures.
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../../../config/index.js';
 import type { Db } from '../../../prisma/client.js';
-import type { Merchant, PlatformSubscription } from '../../../generated/prisma/client.js';
+import type { CustomDomain, Merchant, PlatformSubscription, StorefrontAConnection, StorefrontBConnection } from '../../../generated/prisma/client.js';
 import type { SecretBox } from '../../../security/secrets.js';
+import { TtlCache } from '../../ttl-cache.js';
 import { UnsafeUrlError, type UrlGuard } from '../../../security/ssrf.js';
 import { AppError } from '../../../domain/errors.js';
 import { BASE_CURRENCY, isKnownCurrency, isValidRate, money, multiply, sum, type Money } from '../../../domain/money.js';
@@ -18,7 +26,7 @@ import { CHECKOUT_TOKEN_PREFIX } from '../../../domain/tokens.js';
 import { IntegrationError } from '../../../integrations/errors.js';
 import { isValidShopHost } from '../../../integrations/storefront-a/oauth.js';
 import { createStorefrontAClient } from '../../../integrations/storefront-a/client.js';
-import { createStorefrontBClient, type StorefrontBClient, type StorefrontBVariation } from '../../../integrations/storefront-b/client.js';
+import { createStorefrontBClient, type StorefrontBClient, type StorefrontBProduct, type StorefrontBVariation } from '../../../integrations/storefront-b/client.js';
 import { storefrontAAad } from '../../../activities/storefront-a.js';
 import { billingStatusOf } from '../../../activities/platform-billing-status.js';
 import type { SessionLine } from '../../../activities/checkout-session.js';
@@ -35,6 +43,7 @@ export interface CartDeps {
   db: Db;
   secrets: SecretBox;
   urlGuard: UrlGuard;
+  caches: CreateCaches;
 }
 
 /** A cart as read from the store: what the session is created from. */
@@ -45,24 +54,50 @@ export interface StoreCart {
   storeCartRef: string | null;
 }
 
-/** A merchant with its plan, read in the same query as the store (no subscription row: Demo). */
-export type BilledMerchant = Merchant & { platformSubscription: Pick<PlatformSubscription, 'planId' | 'status' | 'currentPeriodEnd'> | null };
+/** A merchant with its plan and custom domain, read in the same query as the store (no subscription row: Demo). */
+export type BilledMerchant = Merchant & {
+  platformSubscription: Pick<PlatformSubscription, 'planId' | 'status' | 'currentPeriodEnd'> | null;
+  customDomain: Pick<CustomDomain, 'hostname' | 'status'> | null;
+};
 
-/** What the store lookups include: the merchant and its plan, one query. */
-const merchantWithPlan = { merchant: { include: { platformSubscription: { select: { planId: true, status: true, currentPeriodEnd: true } } } } } as const;
+/** What the store lookups include: the merchant, its plan and its custom domain, one query. */
+const merchantWithPlan = {
+  merchant: { include: { platformSubscription: { select: { planId: true, status: true, currentPeriodEnd: true } }, customDomain: { select: { hostname: true, status: true } } } },
+} as const;
+
+/** The hostname checkouts of this merchant are served at, once its custom domain is verified. */
+export function verifiedHostnameOf(merchant: BilledMerchant): string | null {
+  return merchant.customDomain?.status === 'VERIFIED' ? merchant.customDomain.hostname : null;
+}
+
+/** What create reuses between requests for config.checkout.cacheMs (see the top of this file). */
+export interface CreateCaches {
+  storefrontA: TtlCache<(StorefrontAConnection & { merchant: BilledMerchant }) | null>;
+  storefrontB: TtlCache<(StorefrontBConnection & { merchant: BilledMerchant }) | null>;
+  fx: TtlCache<FxSnapshot>;
+  products: TtlCache<StorefrontBProduct>;
+  variations: TtlCache<StorefrontBVariation>;
+}
+
+export function createCreateCaches(config: Pick<Config, 'checkout'>): CreateCaches {
+  const ttl = config.checkout.cacheMs;
+  return { storefrontA: new TtlCache(ttl), storefrontB: new TtlCache(ttl), fx: new TtlCache(ttl, 1), products: new TtlCache(ttl), variations: new TtlCache(ttl) };
+}
 
 /** The store a create request names, resolved to its merchant; the cart is read only once passthrough is ruled out. */
 export interface CartSource {
   platform: 'STOREFRONT_A' | 'STOREFRONT_B';
   merchant: BilledMerchant;
   readCart(): Promise<StoreCart>;
+  /** Storefront B: records the plugin's first hand-over (setup verification needs one); once per process and store. */
+  recordInterception?(): Promise<void>;
 }
 
 /**
  * Whether this merchant's store keeps its native checkout: the plan is Demo/FREE (no paid plan in force,
  * activities/platform-billing-status.ts), the spec's passthrough, no session created.
  */
-export function shouldPassThrough(merchant: BilledMerchant): boolean {
+export function shouldPassThrough(merchant: Pick<BilledMerchant, 'platformSubscription'>): boolean {
   return !billingStatusOf(merchant.platformSubscription).paid;
 }
 
@@ -100,11 +135,11 @@ async function fromStore<T>(read: Promise<T>, notFound?: () => AppError): Promis
 // Storefront A: the script tag names the shop and the cart; we read the cart with the merchant's token.
 
 export async function storefrontASource(deps: CartDeps, body: z.output<typeof storefrontACreateBody>): Promise<CartSource> {
-  const { config, db, secrets } = deps;
+  const { config, db, secrets, caches } = deps;
   if (!isValidShopHost(body.shop, config.storefrontA.shopSuffix)) {
     throw new AppError('INVALID_INPUT', `shop: must be a <name>${config.storefrontA.shopSuffix} host`, { fields: { 'body.shop': 'not a shop host' } });
   }
-  const connection = await db.storefrontAConnection.findUnique({ where: { shop: body.shop }, include: merchantWithPlan });
+  const connection = await caches.storefrontA.get(body.shop, () => db.storefrontAConnection.findUnique({ where: { shop: body.shop }, include: merchantWithPlan }));
   if (!connection?.connected || !connection.accessTokenEnc) throw unknownStore();
   const { merchant } = connection;
   const sealed = connection.accessTokenEnc;
@@ -144,19 +179,25 @@ export async function storefrontASource(deps: CartDeps, body: z.output<typeof st
 type BItem = z.output<typeof storefrontBCreateBody>['cart']['items'][number];
 
 export async function storefrontBSource(deps: CartDeps, body: z.output<typeof storefrontBCreateBody>): Promise<CartSource> {
-  const { db, secrets, urlGuard } = deps;
+  const { db, secrets, urlGuard, caches } = deps;
   let storeUrl: string;
   try {
     storeUrl = normalizeStoreUrl(new URL(body.storeUrl));
   } catch {
     throw new AppError('INVALID_INPUT', 'storeUrl: not a URL', { fields: { 'body.storeUrl': 'not a URL' } });
   }
-  const connection = await db.storefrontBConnection.findUnique({ where: { storeUrl }, include: merchantWithPlan });
+  const connection = await caches.storefrontB.get(storeUrl, () => db.storefrontBConnection.findUnique({ where: { storeUrl }, include: merchantWithPlan }));
   if (!connection) throw unknownStore();
   const { merchant } = connection;
   return {
     platform: 'STOREFRONT_B',
     merchant,
+    async recordInterception() {
+      if (connection.pluginInterceptedAt !== null) return;
+      // Marked on the cached row too, so the next creates of this store skip the write (the first time is kept).
+      connection.pluginInterceptedAt = new Date();
+      await db.storefrontBConnection.updateMany({ where: { merchantId: merchant.id, pluginInterceptedAt: null }, data: { pluginInterceptedAt: connection.pluginInterceptedAt } });
+    },
     async readCart() {
       const { items } = body.cart;
       if (items.length === 0) throw emptyCart();
@@ -173,13 +214,23 @@ export async function storefrontBSource(deps: CartDeps, body: z.output<typeof st
         consumerSecret: secrets.decrypt(connection.consumerSecretEnc, storefrontBAad.consumerSecret(merchant.id)),
         timeoutMs: STORE_READ_TIMEOUT_MS,
       });
-      return { ...(await priceLines(client, items)), storeCartRef: null };
+      return { ...(await priceLines(cachedReads(client, connection.storeUrl, caches), items)), storeCartRef: null };
     },
   };
 }
 
+type PriceReads = Pick<StorefrontBClient, 'getProduct' | 'getVariation'>;
+
+/** The store's product and variation reads, each answer reused for the cache's time. */
+function cachedReads(client: StorefrontBClient, storeUrl: string, caches: CreateCaches): PriceReads {
+  return {
+    getProduct: (id) => caches.products.get(`${storeUrl} ${id}`, () => client.getProduct(id)),
+    getVariation: (id, variationId) => caches.variations.get(`${storeUrl} ${id} ${variationId}`, () => client.getVariation(id, variationId)),
+  };
+}
+
 /** The plugin's lines with the store's current prices, titles and pictures (all reads in parallel). */
-async function priceLines(client: StorefrontBClient, items: BItem[]): Promise<Omit<StoreCart, 'storeCartRef'>> {
+async function priceLines(client: PriceReads, items: BItem[]): Promise<Omit<StoreCart, 'storeCartRef'>> {
   const line = (i: number) => `cart.items.${i}`;
   const invalid = (i: number, why: string) => new AppError('INVALID_INPUT', `${line(i)}: ${why}`, { fields: { [`body.${line(i)}`]: why } });
   const productIds = [...new Set(items.map((item) => item.productId))];
@@ -221,6 +272,11 @@ export interface FxSnapshot {
   /** The newest ECB publication date among the rates (YYYY-MM-DD); null while the rates table is empty. */
   date: string | null;
   rates: Record<string, string>;
+}
+
+/** The snapshot a new session keeps, reused for the cache's time (rates change once a day). */
+export function cachedFxRates(db: Db, caches: CreateCaches): Promise<FxSnapshot> {
+  return caches.fx.get('fx', () => snapshotFxRates(db));
 }
 
 export async function snapshotFxRates(db: Db): Promise<FxSnapshot> {

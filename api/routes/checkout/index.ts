@@ -1,7 +1,8 @@
 // The public checkout: creating a session from a store cart, and the read paths the checkout page uses.
-// Create reads the cart from the store (never trusting a browser's prices), keeps an FX snapshot, inserts
-// the session and starts its workflow (checkout-<token>), which owns it from then on. The read paths are
-// PostgreSQL only, never Temporal: they sit on the shopper's critical path.
+// Create reads the cart from the store (never trusting a browser's prices), keeps an FX snapshot and inserts
+// the session; its workflow (checkout-<token>) starts with the first action that needs it and owns the
+// session from then on (api/checkout-workflow.ts). Create and the read paths are PostgreSQL only, never
+// Temporal: they sit on the shopper's critical path.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { RouteDeps } from '../../app.js';
 import type { Db, Prisma } from '../../../prisma/client.js';
@@ -14,7 +15,7 @@ import { quoteShippingRates, type ShippingRateInput } from '../../../domain/ship
 import { isPreviewToken, isSessionToken } from '../../../domain/tokens.js';
 import { sessionFxRates, sessionLines, type SessionLine } from '../../../activities/checkout-session.js';
 import { sessionBumpLines } from '../../../activities/checkout-pricing.js';
-import { checkoutWorkflowId, type CheckoutWorkflowInput, type ShippingAddress } from '../../../workflows/checkout.messages.js';
+import type { ShippingAddress } from '../../../workflows/checkout.messages.js';
 import { limit } from '../../plugins/rate-limits.js';
 import { errorResponse } from '../../schemas/common.js';
 import {
@@ -25,17 +26,15 @@ import {
   sessionStatusResponse,
   tokenParams,
 } from '../../schemas/checkout.js';
-import { checkoutOriginWith, verifiedCustomHostname } from '../../checkout-host.js';
-import { checkCurrency, newSessionToken, shouldPassThrough, snapshotFxRates, storefrontASource, storefrontBSource, subtotalOf, type CartDeps } from './create.js';
+import { checkoutOriginWith } from '../../checkout-host.js';
+import { cachedFxRates, checkCurrency, createCreateCaches, newSessionToken, shouldPassThrough, storefrontASource, storefrontBSource, subtotalOf, verifiedHostnameOf, type CartDeps } from './create.js';
 
 const tags = ['checkout'];
 const noSession = () => new AppError('NOT_FOUND', 'No such checkout session');
-/** The checkout workflow's type name: started by name so the API does not import workflow code. */
-const CHECKOUT_WORKFLOW = 'checkoutWorkflow';
 
 export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
-  const { config, db, temporal } = deps;
-  const cartDeps: CartDeps = deps;
+  const { config, db } = deps;
+  const cartDeps: CartDeps = { ...deps, caches: createCreateCaches(config) };
 
   /** A session token of the right shape, or 404 before any database read. */
   const token = (value: string) => {
@@ -53,8 +52,8 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
         'and variation over REST); a body carrying anything else, prices included, is refused. 201: the session and the hosted ' +
         'checkout URL. 200 `{ passthrough: true }`: continue the store\'s native checkout (nothing is created). Errors: unknown or ' +
         'disconnected store, unknown cart: NOT_FOUND; empty cart or a product the store does not sell: INVALID_INPUT; a currency without an ' +
-        'exchange rate: UNSUPPORTED_CURRENCY; store failing: UPSTREAM_ERROR, too slow: STORE_TIMEOUT; the session could not be ' +
-        'started: NOT_READY. On any error the script tag and the plugin continue to the native checkout. Dedicated rate limiter.',
+        'exchange rate: UNSUPPORTED_CURRENCY; store failing: UPSTREAM_ERROR, too slow: STORE_TIMEOUT. ' +
+        'On any error the script tag and the plugin continue to the native checkout. Dedicated rate limiter.',
       body: createCheckoutBody,
       response: {
         200: passthroughResponse,
@@ -64,7 +63,6 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
         422: errorResponse,
         429: errorResponse,
         502: errorResponse,
-        503: errorResponse,
         504: errorResponse,
       },
     },
@@ -74,8 +72,7 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
     const { merchant, platform } = source;
     if (shouldPassThrough(merchant)) return reply.code(200).send({ passthrough: true as const });
 
-    // The verified custom domain (if any) is read alongside the store: the checkout URL costs no extra wait.
-    const [cart, fx, customHostname] = await Promise.all([source.readCart(), snapshotFxRates(db), verifiedCustomHostname(db, merchant.id)]);
+    const [cart, fx] = await Promise.all([source.readCart(), cachedFxRates(db, cartDeps.caches)]);
     checkCurrency(cart.currency, fx);
     let subtotalMinor: number;
     try {
@@ -86,37 +83,18 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
     }
 
     const sessionToken = newSessionToken();
-    const created = db.checkoutSession.create({
-      data: {
-        token: sessionToken,
-        merchantId: merchant.id,
-        platform,
-        status: INITIAL_STATUS,
-        source: 'store_cart',
-        storeCartRef: cart.storeCartRef,
-        currency: cart.currency,
-        fxRates: fx as unknown as Prisma.InputJsonValue,
-        items: cart.items as unknown as Prisma.InputJsonValue,
-        subtotalMinor,
-        events: { create: { type: 'created', data: { platform, lines: cart.items.length, currency: cart.currency, subtotalMinor, fxDate: fx.date } } },
-      },
-      select: { token: true },
-    });
-    // The plugin delivered a checkout: setup verification needs it to have done so once (the first time is kept).
-    const intercepted = platform === 'STOREFRONT_B'
-      ? [db.storefrontBConnection.updateMany({ where: { merchantId: merchant.id, pluginInterceptedAt: null }, data: { pluginInterceptedAt: new Date() } })]
-      : [];
-    await db.$transaction([created, ...intercepted]);
-
-    const input: CheckoutWorkflowInput = { token: sessionToken, merchantId: merchant.id, platform };
-    try {
-      await temporal.client.workflow.start(CHECKOUT_WORKFLOW, { workflowId: checkoutWorkflowId(sessionToken), taskQueue: config.temporal.taskQueue, args: [input] });
-    } catch (err) {
-      // Never leave a session without the workflow that owns it: remove it, the shopper falls back to the store.
-      request.log.error({ err, merchantId: merchant.id }, 'checkout workflow could not be started');
-      await db.checkoutSession.delete({ where: { token: sessionToken } });
-      throw new AppError('NOT_READY', 'Checkout is temporarily unavailable');
-    }
+    const createdEvent = { platform, lines: cart.items.length, currency: cart.currency, subtotalMinor, fxDate: fx.date };
+    // One statement: the session and its 'created' event (the hot path of create: one round trip).
+    await db.$executeRaw`
+      WITH s AS (
+        INSERT INTO checkout_sessions (token, merchant_id, platform, status, source, store_cart_ref, currency, fx_rates, items, subtotal_minor, updated_at)
+        VALUES (${sessionToken}, ${merchant.id}::uuid, ${platform}::"StorePlatform", ${INITIAL_STATUS}, 'store_cart', ${cart.storeCartRef}, ${cart.currency},
+                ${JSON.stringify(fx)}::jsonb, ${JSON.stringify(cart.items)}::jsonb, ${subtotalMinor}, now())
+        RETURNING token, created_at
+      )
+      INSERT INTO session_events (id, token, type, data, at) SELECT gen_random_uuid(), token, 'created', ${JSON.stringify(createdEvent)}::jsonb, created_at FROM s`;
+    await source.recordInterception?.();
+    const customHostname = verifiedHostnameOf(merchant);
     return reply.code(201).send({ token: sessionToken, checkoutUrl: `${checkoutOriginWith(config, merchant.slug, customHostname)}/checkout/${sessionToken}` });
   });
 

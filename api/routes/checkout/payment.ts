@@ -1,12 +1,13 @@
-// The shopper's payment steps. Each goes through the session's workflow (an update), never around it:
-// the workflow owns the status, and its update handlers serialize double clicks into one payment.
+// The shopper's payment steps. Each goes through the session's workflow (an update-with-start: the first
+// one starts it, api/checkout-workflow.ts), never around it: the workflow owns the status, and its update
+// handlers serialize double clicks into one payment.
 import { z } from 'zod';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { RouteDeps } from '../../app.js';
 import { AppError } from '../../../domain/errors.js';
 import { isPreviewToken, isSessionToken } from '../../../domain/tokens.js';
-import { checkoutWorkflowId, initPaymentUpdate, payUpdate, refreshStatusUpdate, type StatusResult } from '../../../workflows/checkout.messages.js';
+import { initPaymentUpdate, payUpdate, refreshStatusUpdate } from '../../../workflows/checkout.messages.js';
+import { updateCheckout } from '../../checkout-workflow.js';
 import { errorResponse } from '../../schemas/common.js';
 import { limit } from '../../plugins/rate-limits.js';
 import { discountCodeInput, orderBumpIds } from '../../schemas/commerce.js';
@@ -38,26 +39,15 @@ const initPaymentResponse = z.object({ paymentId: z.string(), paymentUrl: z.stri
 const statusResponse = z.object({ status: z.string() });
 
 export const checkoutPaymentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
-  const { db, temporal, config } = deps;
+  const { db, config } = deps;
   const tags = ['checkout'];
 
   /** The session must exist; previews are never paid. */
   async function payableSession(token: string) {
     if (isPreviewToken(token)) throw new AppError('PREVIEW_SESSION', 'This is a preview: payment is disabled');
-    const found = isSessionToken(token) ? await db.checkoutSession.findUnique({ where: { token }, select: { token: true, status: true } }) : null;
+    const found = isSessionToken(token) ? await db.checkoutSession.findUnique({ where: { token }, select: { token: true, merchantId: true, platform: true } }) : null;
     if (!found) throw new AppError('NOT_FOUND', 'No such checkout');
     return found;
-  }
-
-  /** Runs an update; a session whose workflow has finished answers its stored status instead. */
-  async function statusUpdate(token: string, update: typeof payUpdate | typeof refreshStatusUpdate): Promise<StatusResult> {
-    const stored = await payableSession(token);
-    try {
-      return await temporal.client.workflow.getHandle(checkoutWorkflowId(token)).executeUpdate(update);
-    } catch (err) {
-      if (err instanceof WorkflowNotFoundError || /already completed/i.test((err as Error).message)) return { status: stored.status as StatusResult['status'] };
-      throw err;
-    }
   }
 
   app.post('/api/checkout/:token/init-payment', {
@@ -70,16 +60,13 @@ export const checkoutPaymentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
       body: shopperDetails,
       response: { 200: initPaymentResponse, 400: errorResponse, 404: errorResponse, 409: errorResponse, 422: errorResponse, 429: errorResponse },
     },
-  }, async (request) => {
-    await payableSession(request.params.token);
-    return temporal.client.workflow.getHandle(checkoutWorkflowId(request.params.token)).executeUpdate(initPaymentUpdate, { args: [request.body] });
-  });
+  }, async (request) => updateCheckout(deps, await payableSession(request.params.token), initPaymentUpdate, request.body));
 
   app.post('/api/checkout/:token/pay', {
     schema: { tags, summary: "The payment page's step is done: confirm with the processor and answer the session status", params: tokenParams, response: { 200: statusResponse, 404: errorResponse, 409: errorResponse } },
-  }, async (request) => statusUpdate(request.params.token, payUpdate));
+  }, async (request) => updateCheckout(deps, await payableSession(request.params.token), payUpdate));
 
   app.post('/api/checkout/:token/refresh-status', {
     schema: { tags, summary: "Re-fetch the processor's status of the payment and answer the session status", params: tokenParams, response: { 200: statusResponse, 404: errorResponse, 409: errorResponse } },
-  }, async (request) => statusUpdate(request.params.token, refreshStatusUpdate));
+  }, async (request) => updateCheckout(deps, await payableSession(request.params.token), refreshStatusUpdate));
 };

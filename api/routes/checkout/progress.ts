@@ -47,7 +47,7 @@ export const checkoutProgressRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
     });
     const recorded = await db.$queryRaw<Array<{ id: string }>>`
       WITH marked AS (
-        UPDATE checkout_sessions SET ${Prisma.join(sets)}
+        UPDATE checkout_sessions SET ${Prisma.join(sets)}, last_activity_at = ${at}
         WHERE token = ${token} AND ${column} IS NULL AND source <> 'preview' AND status IN (${Prisma.join(OPEN_STATUSES)})
         RETURNING token
       )

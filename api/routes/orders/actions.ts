@@ -1,25 +1,20 @@
 // What a merchant does to one of its orders: the full refund and the forced status sync. Both are updates of
-// the session's workflow, sent with update-with-start: a session whose run has ended (a paid or COD session's
+// the session's workflow, sent with update-with-start (api/checkout-workflow.ts): a session whose run has ended (a paid or COD session's
 // run ends once its order and emails are done) gets a new run that resumes from the database and handles the
 // update. The checks here (ownership, status, amount) answer clear errors before anything changes; the
 // workflow checks its own state again, so two clicks at once still make one refund.
 import { z } from 'zod';
-import { WithStartWorkflowOperation } from '@temporalio/client';
-import type { UpdateDefinition } from '@temporalio/common';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { RouteDeps } from '../../app.js';
 import { AppError } from '../../../domain/errors.js';
 import { CHECKOUT_STATUSES, isCheckoutStatus, refundRefusal } from '../../../domain/checkout-status.js';
 import { isCheckoutToken } from '../../../domain/tokens.js';
-import {
-  backfillStatusUpdate, checkoutWorkflowId, refundUpdate, type CheckoutWorkflowInput,
-} from '../../../workflows/checkout.messages.js';
+import { backfillStatusUpdate, refundUpdate } from '../../../workflows/checkout.messages.js';
+import { updateCheckout } from '../../checkout-workflow.js';
 import { errorResponse } from '../../schemas/common.js';
 
 const auth = { security: [{ bearerAuth: [] }] };
 const tags = ['orders'];
-/** Started by name: the API does not import workflow code. */
-const CHECKOUT_WORKFLOW = 'checkoutWorkflow';
 
 const orderParams = z.object({ token: z.string().max(100).describe("The order's checkout session token (cs_…)") });
 const refundBody = z
@@ -54,7 +49,7 @@ const backfillResponse = z
   .meta({ id: 'StatusSync' });
 
 export const orderActionRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
-  const { config, db, temporal } = deps;
+  const { db } = deps;
 
   /** The caller's own order (never a preview); another merchant's token is as unknown as a made-up one. */
   async function ownOrder(merchantId: string, token: string) {
@@ -66,18 +61,6 @@ export const orderActionRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
       : null;
     if (!session) throw new AppError('NOT_FOUND', 'No such order');
     return session;
-  }
-
-  /** The update, delivered to the running workflow or to a new run when the last one has ended. */
-  function updateWithStart<Ret>(session: CheckoutWorkflowInput, update: UpdateDefinition<Ret, []>): Promise<Ret> {
-    const input: CheckoutWorkflowInput = { token: session.token, merchantId: session.merchantId, platform: session.platform };
-    const startWorkflowOperation = new WithStartWorkflowOperation(CHECKOUT_WORKFLOW, {
-      workflowId: checkoutWorkflowId(session.token),
-      taskQueue: config.temporal.taskQueue,
-      args: [input],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-    });
-    return temporal.client.workflow.executeUpdateWithStart(update, { startWorkflowOperation });
   }
 
   app.post('/api/checkout/merchant/orders/:token/refund', {
@@ -107,7 +90,7 @@ export const orderActionRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
     if (amount !== undefined && amount !== session.totalMinor) {
       throw new AppError('PARTIAL_REFUND_NOT_SUPPORTED', `Only full refunds are offered: omit amountMinor or send the order total (${session.totalMinor} ${session.currency} minor units)`);
     }
-    const result = await updateWithStart(session, refundUpdate);
+    const result = await updateCheckout(deps, session, refundUpdate);
     return reply.code(202).send(result);
   });
 
@@ -127,6 +110,6 @@ export const orderActionRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
     },
   }, async (request) => {
     const session = await ownOrder(request.merchant.merchantId, request.params.token);
-    return updateWithStart(session, backfillStatusUpdate);
+    return updateCheckout(deps, session, backfillStatusUpdate);
   });
 };

@@ -172,7 +172,7 @@ describe('a validly signed event', () => {
     ]);
     const wf = await workflowOf(f.token);
     expect(wf).toMatchObject({ status: 'RUNNING', type: 'checkoutWorkflow', taskQueue: workerlessQueue });
-    expect(wf!.input).toEqual({ token: f.token, merchantId: f.merchantId, platform: 'STOREFRONT_A' });
+    expect(wf!.input).toEqual({ token: f.token, merchantId: f.merchantId, platform: 'STOREFRONT_A', abandonAfterMs: stack.config.checkout.abandonAfterMs });
     expect(wf!.signals).toEqual([{ eventId: body.id, event: 'payment_succeeded', paymentId: 'pay_abc' }]);
   });
 

@@ -25,9 +25,8 @@ import { SIGNATURE_HEADER } from '../../../integrations/processor/signature.js';
 import { webhookPayloadSchema, type ProcessorWebhookPayload } from '../../../integrations/processor/webhook.js';
 import { PROCESSOR_WEBHOOK_PATH } from '../../../activities/processor.js';
 import { processorAad } from '../../../workflows/processor-connection.messages.js';
-import {
-  checkoutWorkflowId, processorEventSignal, type CheckoutWorkflowInput, type ProcessorEventMessage,
-} from '../../../workflows/checkout.messages.js';
+import type { ProcessorEventMessage } from '../../../workflows/checkout.messages.js';
+import { signalCheckout, type CheckoutRef } from '../../checkout-workflow.js';
 
 export type DeliveryRejection = 'bad_signature' | 'unknown_session' | 'malformed' | 'duplicate' | 'no_secret';
 
@@ -57,7 +56,7 @@ interface Audit extends DeliveryAudit {
 }
 
 export const processorWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
-  const { config, db, secrets, temporal } = deps;
+  const { db, secrets, temporal } = deps;
 
   // Raw bytes for the signature, in this plugin only (the rest of the API keeps the JSON parser).
   acceptRawBodies(app);
@@ -81,17 +80,10 @@ export const processorWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
   }
 
   /** Signals the session's workflow once per event id; its first delivery also goes on the session's timeline. */
-  function apply(audit: Audit, session: CheckoutWorkflowInput, payload: ProcessorWebhookPayload, log: FastifyBaseLogger) {
+  function apply(audit: Audit, session: CheckoutRef, payload: ProcessorWebhookPayload, log: FastifyBaseLogger) {
     const eventId = eventIdOf(payload);
     const message: ProcessorEventMessage = { eventId, event: payload.event, paymentId: payload.data.id };
-    const signal = () =>
-      temporal.client.workflow.signalWithStart<(input: CheckoutWorkflowInput) => Promise<unknown>, [ProcessorEventMessage]>('checkoutWorkflow', {
-        workflowId: checkoutWorkflowId(session.token),
-        taskQueue: config.temporal.taskQueue,
-        args: [session],
-        signal: processorEventSignal,
-        signalArgs: [message],
-      });
+    const signal = () => signalCheckout(deps, session, message);
     return deliveries.applyOnce(audit, eventId, signal, log, (tx) =>
       tx.sessionEvent.create({ data: { token: session.token, type: 'webhook_received', data: { eventId, event: payload.event, verified: true } } }));
   }

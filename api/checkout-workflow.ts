@@ -1,0 +1,64 @@
+// How the API reaches a checkout session's workflow (checkout-<token>). There is one way in for each kind of
+// message, and both start the workflow when it is not running:
+//
+//   - a shopper's or merchant's action (init-payment, pay, refresh-status, complete-cod, refund,
+//     backfill-status) is an update-with-start (conflict policy USE_EXISTING: the running workflow gets it;
+//     none running, a new run starts, loads the session from PostgreSQL and handles it);
+//   - a processor event is a signal-with-start.
+//
+// Create does not start the workflow. A session that is never paid needs no durable process until it is
+// abandoned, and most carts that reach checkout are never paid; create stays one database write (the
+// speed target of docs/operations.md). The idle sweep (workflows/checkout-idle-sweep.ts) starts the
+// workflow of a session nobody touched, once it has been idle long enough to be abandoned, so every
+// session's status is still only ever written by its own workflow.
+import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
+import type { UpdateDefinition } from '@temporalio/common';
+import type { Config } from '../config/index.js';
+import { checkoutWorkflowId, processorEventSignal, type CheckoutWorkflowInput, type ProcessorEventMessage } from '../workflows/checkout.messages.js';
+
+/** The checkout workflow's type name: started by name so the API does not import workflow code. */
+export const CHECKOUT_WORKFLOW = 'checkoutWorkflow';
+
+/** What identifies a session to its workflow (a row of checkout_sessions has these three). */
+export interface CheckoutRef {
+  token: string;
+  merchantId: string;
+  /** STOREFRONT_A or STOREFRONT_B, as stored. */
+  platform: string;
+}
+
+export interface CheckoutWorkflowDeps {
+  config: Config;
+  temporal: { client: Client };
+}
+
+/** The workflow's input for a session: its identity and the configured abandonment delay. */
+export function checkoutWorkflowInput(config: Config, session: CheckoutRef): CheckoutWorkflowInput {
+  return { token: session.token, merchantId: session.merchantId, platform: session.platform as CheckoutWorkflowInput['platform'], abandonAfterMs: config.checkout.abandonAfterMs };
+}
+
+function startOptions(deps: CheckoutWorkflowDeps, session: CheckoutRef) {
+  return {
+    workflowId: checkoutWorkflowId(session.token),
+    taskQueue: deps.config.temporal.taskQueue,
+    args: [checkoutWorkflowInput(deps.config, session)] as [CheckoutWorkflowInput],
+  };
+}
+
+/** Runs `update` on the session's workflow, starting it first if no run is open; answers the update's result. */
+export function updateCheckout<Ret, Args extends unknown[]>(deps: CheckoutWorkflowDeps, session: CheckoutRef, update: UpdateDefinition<Ret, Args>, ...args: Args): Promise<Ret> {
+  const startWorkflowOperation = new WithStartWorkflowOperation<(input: CheckoutWorkflowInput) => Promise<unknown>>(CHECKOUT_WORKFLOW, {
+    ...startOptions(deps, session),
+    workflowIdConflictPolicy: 'USE_EXISTING',
+  });
+  return deps.temporal.client.workflow.executeUpdateWithStart(update, { startWorkflowOperation, args });
+}
+
+/** Delivers a processor event to the session's workflow, starting it first if no run is open. */
+export async function signalCheckout(deps: CheckoutWorkflowDeps, session: CheckoutRef, message: ProcessorEventMessage): Promise<void> {
+  await deps.temporal.client.workflow.signalWithStart<(input: CheckoutWorkflowInput) => Promise<unknown>, [ProcessorEventMessage]>(CHECKOUT_WORKFLOW, {
+    ...startOptions(deps, session),
+    signal: processorEventSignal,
+    signalArgs: [message],
+  });
+}
