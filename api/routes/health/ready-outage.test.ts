@@ -66,4 +66,23 @@ describe('readiness during outages', () => {
     expect(res.json()).toMatchObject({ error: 'Not ready: database and temporal unreachable', checks: { database: { ok: false }, temporal: { ok: false } } });
     expect((await app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);
   });
+
+  it('given a probe while Temporal is unreachable and the app closed at once / nothing of the probe outlives the close', async () => {
+    const uncaught: Error[] = [];
+    const onUncaught = (err: Error) => uncaught.push(err);
+    process.on('uncaughtException', onUncaught);
+    try {
+      const app = await appOn(inject('postgresUrl'), '127.0.0.1:1'); // nothing listens there: connection refused
+      const res = await app.inject({ method: 'GET', url: '/ready' });
+      expect(res.statusCode).toBe(503);
+      await app.close();
+      await connections.at(-1)!.close();
+      // The SDK's retrying interceptor would still hold a timer for its next attempt (seconds later, on the
+      // closed channel); wait past the longest such chain for the probe's 2 s deadline.
+      await new Promise((resolve) => setTimeout(resolve, 4_500));
+      expect(uncaught.map((err) => err.message)).toEqual([]);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+    }
+  });
 });
