@@ -44,6 +44,20 @@ if (unknown.length) {
   console.error(`unknown benchmark(s): ${unknown.join(', ')}; available: ${Object.keys(BENCHES).join(', ')}`);
   process.exit(2);
 }
+// A run that dies (an error thrown from a timer, a rejection nobody awaited, Ctrl-C) still stops the
+// PostgreSQL clusters, Temporal dev server and browsers it started; otherwise they would outlive it.
+let dying = false;
+function die(code: number, err?: unknown): void {
+  if (err !== undefined) console.error(err);
+  if (dying) return;
+  dying = true;
+  void closeBenchStack().finally(() => process.exit(code));
+}
+process.on('uncaughtException', (err) => die(1, err));
+process.on('unhandledRejection', (err) => die(1, err));
+process.once('SIGINT', () => die(130));
+process.once('SIGTERM', () => die(143));
+
 try {
   for (const [name, bench] of Object.entries(BENCHES)) {
     if (wanted.length && !wanted.includes(name)) continue;

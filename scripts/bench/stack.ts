@@ -44,40 +44,38 @@ const BENCH_ENV = {
   CHECKOUT_CACHE_SECONDS: String(CHECKOUT_CACHE_SECONDS_DEFAULT),
 };
 
-const cleanups: Array<() => Promise<unknown>> = [];
+// Everything a benchmark starts outside this process (PostgreSQL runs detached, the Temporal dev server and
+// Chromium are child processes) is registered here, so that scripts/bench.ts stops it at the end of the run
+// and also when the run dies early (an uncaught error, Ctrl-C).
+const cleanups: Array<() => Promise<void>> = [];
 let started: Promise<BenchStack> | undefined;
 
-async function cleanup(): Promise<void> {
-  while (cleanups.length) await cleanups.pop()!().catch(() => undefined);
+/** Registers `stop` to run at the end of the run or when it dies; returns it wrapped to run once (call it when done). */
+export function atBenchExit(stop: () => Promise<unknown>): () => Promise<void> {
+  let done: Promise<void> | undefined;
+  const once = () => (done ??= stop().then(() => undefined, () => undefined));
+  cleanups.push(once);
+  return once;
 }
-
-const onSignal = () => void cleanup().finally(() => process.exit(130));
 
 /** The shared environment; the first call starts it (about 10–20 s). */
 export function benchStack(): Promise<BenchStack> {
-  started ??= start().catch(async (err: unknown) => {
-    await cleanup();
-    throw err;
-  });
+  started ??= start();
   return started;
 }
 
-/** Stops everything benchStack() started (PostgreSQL runs detached: it would outlive us otherwise). */
+/** Stops everything registered with atBenchExit (and so the shared environment), newest first. */
 export async function closeBenchStack(): Promise<void> {
   if (started) await started.catch(() => undefined);
-  await cleanup();
-  process.off('SIGINT', onSignal);
-  process.off('SIGTERM', onSignal);
+  while (cleanups.length) await cleanups.pop()!();
   started = undefined;
 }
 
 async function start(): Promise<BenchStack> {
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
   const t0 = Date.now();
   const [postgres, temporal, bundle] = await Promise.all([
-    startPostgres().then((p: PostgresCluster) => (cleanups.push(p.stop), p)),
-    startTemporalDevServer().then((t: TemporalDevServer) => (cleanups.push(t.stop), t)),
+    startPostgres().then((p: PostgresCluster) => (atBenchExit(p.stop), p)),
+    startTemporalDevServer().then((t: TemporalDevServer) => (atBenchExit(t.stop), t)),
     bundleWorkflows(),
   ]);
   const admin = new pg.Client({ connectionString: postgres.url() });
@@ -88,7 +86,7 @@ async function start(): Promise<BenchStack> {
   await migrate(databaseUrl);
 
   const service = await startServiceStack({ databaseUrl, temporalAddress: temporal.address, workflowBundle: () => ({ code: bundle.code }), env: BENCH_ENV });
-  cleanups.push(() => service.close());
+  atBenchExit(() => service.close());
   await seedFxRatesIfEmpty(service.db);
   // The bare baselines' one-row inserts go to a table of the service's own database.
   await service.db.$executeRawUnsafe('CREATE TABLE bench_rows (id bigserial PRIMARY KEY, ref text NOT NULL, payload jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now())');

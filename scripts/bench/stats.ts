@@ -16,6 +16,7 @@ import { loadConfig } from '../../config/index.js';
 import { createDb, Prisma } from '../../prisma/client.js';
 import { migrate } from '../../prisma/migrate.js';
 import { startPostgres } from '../../test/harness/postgres.js';
+import { atBenchExit } from './stack.js';
 import { seedCheckoutSessions } from '../../test/harness/stats-seed.js';
 import { percentile } from './load.js';
 
@@ -44,6 +45,7 @@ export async function benchStats(opts: { sessions?: number; others?: number; rou
   const others = opts.others ?? 20_000;
   const rounds = opts.rounds ?? 60;
   const postgres = await startPostgres();
+  const stopPostgres = atBenchExit(postgres.stop);
   const connection = Connection.lazy({ address: '127.0.0.1:1' }); // no Temporal on these routes: never dialled
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   let db: ReturnType<typeof createDb> | undefined;
@@ -135,6 +137,6 @@ export async function benchStats(opts: { sessions?: number; others?: number; rou
     for (const close of closers.reverse()) await close().catch(() => undefined);
     await connection.close().catch(() => undefined);
     await db?.$disconnect();
-    await postgres.stop();
+    await stopPostgres();
   }
 }

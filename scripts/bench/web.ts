@@ -11,7 +11,7 @@ import path from 'node:path';
 import { ensureWebBuild } from '../web-build.js';
 import { CHECKOUT_JS_BUDGET_BYTES, pageWeight } from '../lib/web-size.js';
 import { CHROMIUM_ARGS } from '../../test/browser/chromium.js';
-import { api, benchStack, demoCartBody } from './stack.js';
+import { api, atBenchExit, benchStack, demoCartBody } from './stack.js';
 
 interface Raw {
   status: number;
@@ -61,13 +61,13 @@ async function startChromium(): Promise<{ port: number; stop: () => Promise<void
   return {
     port,
     // Chromium's helper processes can still be writing the profile for a moment after the browser dies:
-    // wait for the exit, then remove the directory with retries.
-    stop: async () => {
+    // wait for the exit, then remove the directory with retries. Registered so a run that dies stops it too.
+    stop: atBenchExit(async () => {
       const exited = child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise<void>((r) => child.once('exit', () => r()));
       child.kill('SIGKILL');
       await exited;
       rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
-    },
+    }),
   };
 }
 

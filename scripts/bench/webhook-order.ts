@@ -30,17 +30,21 @@ function waiters() {
   const pending = new Map<string, () => void>();
   return {
     wait(key: string, what: string): Promise<void> {
-      return new Promise<void>((resolve, reject) => {
+      const settled = new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => {
           pending.delete(key);
           reject(new Error(`timed out after ${TIMEOUT_MS} ms waiting for ${what}`));
         }, TIMEOUT_MS);
+        timer.unref(); // a waiter left behind by a failed step must not hold the run open
         pending.set(key, () => {
           clearTimeout(timer);
           pending.delete(key);
           resolve();
         });
       });
+      // Awaiting it still throws; a waiter nobody awaits any more (the step before it failed) is not fatal.
+      settled.catch(() => undefined);
+      return settled;
     },
     settle(key: string) {
       pending.get(key)?.();
