@@ -241,9 +241,10 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
       if (!canTransition(status, 'PAYMENT_PENDING')) {
         throw ApplicationFailure.create({ type: 'CONFLICT', message: `This checkout is ${status.toLowerCase().replace('_', ' ')}: no payment can start`, nonRetryable: true });
       }
-      const quote = await session.recordShopperDetails(token, details);
+      const quote = await session.recordShopperDetails(token, details, { forCard: true });
       attempt += 1;
-      const created = await payment.createProcessorPayment(token, attempt);
+      // The processor refusing or unreachable through the retries: a clear error for the shopper, never a 500.
+      const created = await payment.createProcessorPayment(token, attempt).catch((err: unknown) => asAnswer(err, 'The processor', 'PROCESSOR_TIMEOUT'));
       await setStatus('PAYMENT_PENDING', 'init-payment');
       current = { ...created, totalMinor: quote.totalMinor, currency: quote.currency, detailsKey };
       return { paymentId: created.paymentId, paymentUrl: created.paymentUrl, totalMinor: quote.totalMinor, currency: quote.currency };

@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../harness/stack.js';
 import {
-  connectStorefrontBDemo, expectCompletedWithOneOrderAndTwoEmails, merchantWithProcessor, shopperPays, storefrontACheckout, storefrontAMerchant, storefrontAOrdersOf,
-  storefrontBCheckout, storefrontBOrdersOf,
+  api, connectStorefrontBDemo, control, expectCompletedWithOneOrderAndTwoEmails, merchantWithProcessor, sessionStatus, SHOPPER, shopperPays, storefrontACheckout, storefrontAMerchant, storefrontAOrdersOf,
+  storefrontBCheckout, storefrontBOrdersOf, type Json,
 } from './checkout-helpers.js';
 
 let stack: TestStack;
@@ -43,5 +43,23 @@ describe('a card checkout, end to end over HTTP', () => {
     expect(payment.totalMinor).toBe(3 * simple.price + 490);
 
     await expectCompletedWithOneOrderAndTwoEmails(stack, token, merchant.email, () => storefrontBOrdersOf(store, token).length);
+  });
+
+  it('given the processor failing while the payment starts / 502 UPSTREAM_ERROR, the checkout stays OPEN, and the next click gets a payment', async () => {
+    const merchant = await storefrontAMerchant(stack, 'Gamma Store');
+    const token = await storefrontACheckout(stack, merchant.shop);
+    const rate = (await api(stack, 'GET', `/api/checkout/session-bundle/${token}`)).body.shipping[0] as Json;
+    const details = { ...SHOPPER, shippingRateId: rate.id };
+
+    // Every attempt of the activity fails (it tries 3 times): the shopper gets an answer to act on, not a 500.
+    expect((await control(stack.urls.processor, 'POST', 'faults', { mode: 'error', status: 500, count: 3, match: '/v1/payments', method: 'POST' })).status).toBe(201);
+    const failed = await api(stack, 'POST', `/api/checkout/${token}/init-payment`, details);
+    expect(failed).toMatchObject({ status: 502, body: { code: 'UPSTREAM_ERROR', error: expect.stringContaining('The processor could not be reached') } });
+    expect(await sessionStatus(stack, token)).toBe('OPEN');
+    expect((await control(stack.urls.processor, 'GET', 'faults')).body.faults).toEqual([]);
+
+    const payment = await shopperPays(stack, token);
+    expect(payment.paymentId).toEqual(expect.stringMatching(/^pay_/));
+    await expectCompletedWithOneOrderAndTwoEmails(stack, token, merchant.email, () => storefrontAOrdersOf(merchant.shop, token).length);
   });
 });

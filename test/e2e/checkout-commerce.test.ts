@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../harness/stack.js';
 import {
   api, control, emailsOf, expectCompletedWithOneOrderAndTwoEmails, payOnHostedPage, returnFromPaymentPage, SHOPPER, storefrontACheckout, storefrontAMerchant,
-  storefrontAOrdersOf, type Json,
+  storefrontAOrdersOf, timelineOf, waitFor, type Json,
 } from './checkout-helpers.js';
 
 let stack: TestStack;
@@ -89,5 +89,38 @@ describe('a discount and an order bump in a non-EUR checkout, end to end', () =>
     expect(used.body.timesUsed).toBe(1);
     expect(await stack.database.db.discountRedemption.count({ where: { discountId: code.body.id } })).toBe(1);
     expect(storefrontAOrdersOf(shop, token)).toHaveLength(1);
+  });
+
+  it('given a 100 % code and free shipping / init-payment answers NOTHING_TO_PAY and stores nothing; with cash on delivery the order is placed at 0', async () => {
+    const merchant = await storefrontAMerchant(stack, 'Giveaway Store');
+    const { shop } = merchant;
+    const setup = await api(stack, 'PATCH', '/api/merchant/config', { shippingRates: [{ name: 'Pickup', basePriceCents: 0 }] }, merchant.token);
+    expect(setup.status, JSON.stringify(setup.body)).toBe(200);
+    const code = await api(stack, 'POST', '/api/merchant/discounts', { code: 'free100', type: 'percentage', percentOff: 100, usageLimit: 5 }, merchant.token);
+    expect(code.status, JSON.stringify(code.body)).toBe(201);
+    const token = await storefrontACheckout(stack, shop, [{ variantId: shop.products[0]!.variants[0]!.id, quantity: 1 }]);
+    const pickup = (await api(stack, 'GET', `/api/checkout/session-bundle/${token}`)).body.shipping[0] as Json;
+    const details = { ...SHOPPER, shippingRateId: pickup.id, discountCode: 'FREE100' };
+
+    const checked = await api(stack, 'POST', `/api/checkout/${token}/validate-discount`, { code: 'FREE100', email: SHOPPER.email, shippingRateId: pickup.id });
+    expect(checked.body.total).toEqual({ amount: 0, currency: 'EUR' });
+
+    // A card payment of nothing: refused before anything is stored or asked of the processor.
+    const init = await api(stack, 'POST', `/api/checkout/${token}/init-payment`, details);
+    expect(init).toMatchObject({ status: 422, body: { code: 'NOTHING_TO_PAY', error: expect.stringContaining('remove the discount code') } });
+    const row = await stack.database.db.checkoutSession.findUniqueOrThrow({ where: { token } });
+    expect(row).toMatchObject({ status: 'OPEN', email: null, totalMinor: null, discountCode: null, processorPaymentId: null, paymentAttempt: 0 });
+    expect(await stack.database.db.discountRedemption.count({ where: { sessionToken: token } })).toBe(0);
+    expect(await timelineOf(stack, token, 'payment_started')).toHaveLength(0);
+
+    // The same order with cash on delivery: confirmed at 0 on the store, the code counted once.
+    expect((await api(stack, 'PATCH', '/api/merchant/config', { codEnabled: true }, merchant.token)).status).toBe(200);
+    const again = await api(stack, 'POST', `/api/checkout/${token}/init-payment`, details);
+    expect(again).toMatchObject({ status: 422, body: { code: 'NOTHING_TO_PAY', error: expect.stringContaining('cash on delivery') } });
+    const cod = await api(stack, 'POST', `/api/checkout/${token}/complete-cod`, details);
+    expect(cod, JSON.stringify(cod.body)).toMatchObject({ status: 200, body: { status: 'COD_CONFIRMED' } });
+    const [order] = await waitFor('the store order', () => storefrontAOrdersOf(shop, token).length ? storefrontAOrdersOf(shop, token) : undefined);
+    expect(order).toMatchObject({ total: 0, totalDiscounts: shop.products[0]!.variants[0]!.price, totalShipping: 0 });
+    expect((await api(stack, 'GET', `/api/merchant/discounts/${code.body.id}`, undefined, merchant.token)).body.timesUsed).toBe(1);
   });
 });
