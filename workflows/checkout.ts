@@ -15,10 +15,14 @@ const DAY = 24 * HOUR;
 /** Polls for a refund's confirmation back off up to this. */
 const REFUND_POLL_MAX_MS = 6 * HOUR;
 
-// Writes of the session's own record: quick, retried for a while.
+// Writes of the session's own record: quick, and retried until they land (every 30 s at most). A status the
+// workflow decided must be written whatever the database's outage: with a bounded policy, a write failing
+// for good inside a signal (a success webhook during a 10-minute outage) was an unhandled rejection that
+// stuck the run's workflow task for ever, and the order with it. Refusals (an unknown rate, a code that
+// does not apply) are non-retryable and still answer at once.
 const session = proxyActivities<CheckoutSessionActivities>({
   startToCloseTimeout: '15 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 20 },
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
 // The shopper is waiting on these: a few quick attempts, then a clear error.
 const payment = proxyActivities<CheckoutPaymentActivities>({
@@ -194,18 +198,38 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
     if (outcome.changed && outcome.next === 'REFUNDED' && !refundEmail) refundEmail = sendRefundEmail();
   }
 
-  /** Asks the processor for the session's payment and applies its status like a webhook; answers that status. */
-  async function syncProcessor(cause: string): Promise<string | null> {
-    const found = await payment.getProcessorPaymentStatus(token);
+  /**
+   * Asks the processor for the session's payment and applies its status like a webhook; answers that status.
+   * `unreachable` decides what the lookup failing through its retries means (only the lookup: a failure to
+   * apply the status is not the processor's and propagates).
+   */
+  async function syncProcessor(cause: string, unreachable: (err: unknown) => null): Promise<string | null> {
+    const found = await payment.getProcessorPaymentStatus(token).catch(unreachable);
     const event = found ? PAYMENT_STATUS_EVENTS[found.status] : undefined;
     if (found && event) await applyEvent({ eventId: `sync:${found.paymentId}:${found.status}`, event, paymentId: found.paymentId });
     log.info('status sync', { token, cause, processorStatus: found?.status ?? null, status });
     return found?.status ?? null;
   }
 
+  /** Someone waits for the answer (pay, refresh-status, backfill-status): the processor unreachable is a clear 502/504, never a 500. */
+  const answerUnreachable = (err: unknown): null => asAnswer(err, 'The processor', 'PROCESSOR_TIMEOUT');
+
   async function syncWithProcessor(cause: string): Promise<StatusResult> {
-    await syncProcessor(cause);
+    await syncProcessor(cause, answerUnreachable);
     return { status };
+  }
+
+  /**
+   * The run's own polls (payment and refund reconciliation): the processor unreachable through the activity's
+   * retries is asked again at the next poll. A failed lookup must not end the run: its clocks (the next poll,
+   * abandonment) and the order after a late success live in it.
+   */
+  async function pollProcessor(cause: string): Promise<void> {
+    await syncProcessor(cause, (err) => {
+      if (!(err instanceof ActivityFailure)) throw err;
+      log.warn('processor lookup failed; asking again at the next poll', { token, cause, error: err.cause?.message ?? err.message });
+      return null;
+    });
   }
 
   /** After a refund request: wait for the processor's refund event, asking it now and then, for at most refundWaitMs. */
@@ -214,7 +238,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
     let wait = reconcileAfterMs;
     while (status === 'COMPLETED' && Date.now() - since < refundWaitMs) {
       if (await condition(() => status !== 'COMPLETED', Math.min(wait, refundWaitMs - (Date.now() - since)))) break;
-      await exclusive(() => syncWithProcessor('refund reconciliation'));
+      await exclusive(() => pollProcessor('refund reconciliation'));
       wait = Math.min(wait * 2, REFUND_POLL_MAX_MS);
     }
     if (status === 'COMPLETED') {
@@ -288,7 +312,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
 
   setHandler(backfillStatusUpdate, () =>
     exclusive(async (): Promise<BackfillResult> => {
-      const processorStatus = await syncProcessor('backfill-status').catch((err: unknown) => asAnswer(err, 'The processor', 'PROCESSOR_TIMEOUT'));
+      const processorStatus = await syncProcessor('backfill-status', answerUnreachable);
       // A COD order is paid to the merchant in cash: only the store knows whether it was marked paid.
       const cod = status === 'COD_CONFIRMED'
         ? await storeLookup.syncStoreOrderPayment(token).catch((err: unknown) => asAnswer(err, 'The store', 'STORE_TIMEOUT'))
@@ -311,7 +335,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
       let wait = reconcileAfterMs;
       while (status === 'PAYMENT_PENDING' && Date.now() - lastActivity < abandonAfterMs) {
         if (await condition(() => status !== 'PAYMENT_PENDING', wait)) break;
-        await exclusive(() => syncWithProcessor('reconciliation'));
+        await exclusive(() => pollProcessor('reconciliation'));
         wait = Math.min(wait * 2, HOUR);
       }
       if (status === 'PAYMENT_PENDING') await exclusive(() => setStatus('ABANDONED', 'no payment result'));

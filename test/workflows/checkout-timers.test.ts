@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { WorkflowHandle } from '@temporalio/client';
 import { checkoutWorkflow } from '../../workflows/checkout.js';
 import { checkoutIdleSweepWorkflow } from '../../workflows/checkout-idle-sweep.js';
-import { checkoutWorkflowId, initPaymentUpdate, statusQuery } from '../../workflows/checkout.messages.js';
+import { checkoutWorkflowId, initPaymentUpdate, processorEventSignal, statusQuery } from '../../workflows/checkout.messages.js';
 import { searchAttributeKeys } from '../../workflows/search-attributes.js';
 import { DEMO_SHOP } from '../../sandbox/storefront-a/simulator.js';
 import { startActivityRig, type ActivityRig } from '../harness/activity-rig.js';
@@ -114,6 +114,64 @@ describe('reconciliation when no webhook arrives (time-skipping)', () => {
     expect(mails).toHaveLength(2);
 
     expect(await publishedAttributes(handle)).toEqual({ merchantId: merchant.id, storePlatform: 'STOREFRONT_A', checkoutStatus: 'COMPLETED' });
+  });
+
+  it('given the processor down at the first poll / the run goes on and the next poll finds the payment: COMPLETED, one order', async () => {
+    const session = await createOpenSession(rig, merchant);
+    const { result, handle, paymentId } = await ts.withWorker(rig.activities, async () => {
+      const handle = await startCheckout(session.input);
+      const init = await handle.executeUpdate(initPaymentUpdate, { args: [shopperDetails(merchant)] });
+      await settlePaymentSilently(rig, init.paymentId, 'succeeded');
+      // Every attempt of the first poll's activity (it tries 3 times) gets a 503.
+      const fault = await fetch(`${rig.urls.processor}/_control/faults`, {
+        method: 'POST', headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ mode: 'error', status: 503, count: 3, match: `/v1/payments/${init.paymentId}`, method: 'GET' }),
+      });
+      expect(fault.status).toBe(201);
+      return { result: await handle.result(), handle, paymentId: init.paymentId };
+    });
+
+    expect(result).toEqual({ status: 'COMPLETED' });
+    const { faults } = (await (await fetch(`${rig.urls.processor}/_control/faults`)).json()) as { faults: unknown[] };
+    expect(faults).toEqual([]);
+    const polls = await pollTimes(handle);
+    expect(polls).toHaveLength(2); // the failed one, then 10 minutes later the one that found it
+    expect(Math.round((polls[1]! - polls[0]!) / MINUTE)).toBe(10);
+    expect(await statusChanges(session.token)).toEqual([
+      { from: 'OPEN', to: 'PAYMENT_PENDING', cause: 'init-payment' },
+      { from: 'PAYMENT_PENDING', to: 'COMPLETED', cause: `payment_succeeded (sync:${paymentId}:succeeded)` },
+    ]);
+    expect(ordersFor(session.token)).toHaveLength(1);
+  });
+
+  it('given the database refusing the status write for 15 minutes after the success webhook / the write is retried until it lands: COMPLETED, one order', async () => {
+    const session = await createOpenSession(rig, merchant);
+    let refusals = 0;
+    let refuseUntil = Infinity;
+    const activities = {
+      ...rig.activities,
+      async recordSessionStatus(...args: Parameters<typeof rig.activities.recordSessionStatus>) {
+        if (args[1] === 'COMPLETED' && (await ts.env.currentTimeMs()) < refuseUntil) {
+          refusals += 1;
+          throw new Error('connection refused: the database is down');
+        }
+        return rig.activities.recordSessionStatus(...args);
+      },
+    };
+    const { result } = await ts.withWorker(activities, async () => {
+      const handle = await startCheckout(session.input);
+      const init = await handle.executeUpdate(initPaymentUpdate, { args: [shopperDetails(merchant)] });
+      refuseUntil = (await ts.env.currentTimeMs()) + 15 * MINUTE;
+      await settlePaymentSilently(rig, init.paymentId, 'succeeded');
+      await handle.signal(processorEventSignal, { eventId: 'evt_db_down', event: 'payment_succeeded', paymentId: init.paymentId });
+      return { result: await handle.result() };
+    });
+
+    expect(result).toEqual({ status: 'COMPLETED' });
+    expect(refusals).toBeGreaterThan(20); // more attempts than a bounded retry policy of 20 would have made
+    const row = await db().checkoutSession.findUniqueOrThrow({ where: { token: session.token } });
+    expect(row).toMatchObject({ status: 'COMPLETED', storeOrderError: null });
+    expect(ordersFor(session.token)).toHaveLength(1);
   });
 });
 
