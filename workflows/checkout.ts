@@ -63,6 +63,9 @@ function asAnswer(err: unknown, what: string, timeout: 'PROCESSOR_TIMEOUT' | 'ST
   throw type.endsWith('.timeout') ? refusal(timeout, `${what} did not answer in time: try again`) : refusal('UPSTREAM_ERROR', `${what} could not be reached: try again`);
 }
 
+/** Someone waits for the answer: the processor refusing or unreachable through the retries is a clear 502/504, never a 500. */
+const asProcessorAnswer = (err: unknown): never => asAnswer(err, 'The processor', 'PROCESSOR_TIMEOUT');
+
 /**
  * Patch: after a success event, the store order starts alongside the COMPLETED status write instead of after
  * it. Histories recorded before (the status write, then the order) replay the old order of commands.
@@ -211,11 +214,8 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
     return found?.status ?? null;
   }
 
-  /** Someone waits for the answer (pay, refresh-status, backfill-status): the processor unreachable is a clear 502/504, never a 500. */
-  const answerUnreachable = (err: unknown): null => asAnswer(err, 'The processor', 'PROCESSOR_TIMEOUT');
-
   async function syncWithProcessor(cause: string): Promise<StatusResult> {
-    await syncProcessor(cause, answerUnreachable);
+    await syncProcessor(cause, asProcessorAnswer);
     return { status };
   }
 
@@ -267,8 +267,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
       }
       const quote = await session.recordShopperDetails(token, details, { forCard: true });
       attempt += 1;
-      // The processor refusing or unreachable through the retries: a clear error for the shopper, never a 500.
-      const created = await payment.createProcessorPayment(token, attempt).catch((err: unknown) => asAnswer(err, 'The processor', 'PROCESSOR_TIMEOUT'));
+      const created = await payment.createProcessorPayment(token, attempt).catch(asProcessorAnswer);
       await setStatus('PAYMENT_PENDING', 'init-payment');
       current = { ...created, totalMinor: quote.totalMinor, currency: quote.currency, detailsKey };
       return { paymentId: created.paymentId, paymentUrl: created.paymentUrl, totalMinor: quote.totalMinor, currency: quote.currency };
@@ -303,7 +302,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
       // Checked again here: two clicks that both passed the API's check are handled one after the other.
       const refused = refundRefusal({ status, refundRequested });
       if (refused) throw refusal(refused.code, refused.message);
-      const { refundId } = await payment.refundProcessorPayment(token).catch((err: unknown) => asAnswer(err, 'The processor', 'PROCESSOR_TIMEOUT'));
+      const { refundId } = await payment.refundProcessorPayment(token).catch(asProcessorAnswer);
       refundRequested = true;
       refundWaitOver = false;
       return { status, refund: { state: 'requested', refundId } };
@@ -312,7 +311,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
 
   setHandler(backfillStatusUpdate, () =>
     exclusive(async (): Promise<BackfillResult> => {
-      const processorStatus = await syncProcessor('backfill-status', answerUnreachable);
+      const processorStatus = await syncProcessor('backfill-status', asProcessorAnswer);
       // A COD order is paid to the merchant in cash: only the store knows whether it was marked paid.
       const cod = status === 'COD_CONFIRMED'
         ? await storeLookup.syncStoreOrderPayment(token).catch((err: unknown) => asAnswer(err, 'The store', 'STORE_TIMEOUT'))
