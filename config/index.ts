@@ -38,9 +38,9 @@ const envSchema = z.object({
   TRUST_PROXY: bool.default(false),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
 
-  /** Unset: `npm start` runs an embedded PGlite under DATA_DIR and points this at it. */
+  /** Unset: `npm start` runs an embedded PostgreSQL server under DATA_DIR and points this at it. */
   DATABASE_URL: z.string().optional(),
-  PGLITE_PORT: port.default(54329),
+  EMBEDDED_POSTGRES_PORT: port.default(54329),
 
   /** Unset: `npm start` runs a Temporal dev server (state under DATA_DIR) and points this at it. */
   TEMPORAL_ADDRESS: z.string().optional(),
@@ -128,7 +128,8 @@ export interface Config {
   serviceDomain: string;
   appOrigin: string;
   databaseUrl: string | undefined;
-  pglitePort: number;
+  /** Port of the embedded PostgreSQL server `npm start` runs when DATABASE_URL is unset. */
+  embeddedPostgresPort: number;
   temporal: {
     address: string | undefined;
     namespace: string;
@@ -192,7 +193,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     serviceDomain: e.SERVICE_DOMAIN,
     appOrigin: e.APP_ORIGIN ?? publicUrl,
     databaseUrl: e.DATABASE_URL,
-    pglitePort: e.PGLITE_PORT,
+    embeddedPostgresPort: e.EMBEDDED_POSTGRES_PORT,
     temporal: {
       address: e.TEMPORAL_ADDRESS,
       namespace: e.TEMPORAL_NAMESPACE,

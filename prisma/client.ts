@@ -1,5 +1,5 @@
 // The one way to open the database: Prisma Client 7 (query compiler in wasm) over node-postgres, which
-// works offline and against both real PostgreSQL and the embedded PGlite of local runs.
+// works offline and against any PostgreSQL server, the embedded one of local runs included.
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from '../generated/prisma/client.js';
 

@@ -1,15 +1,14 @@
 // `npm run db:diff -- <name> [--from-ref <git rev>] [--from-empty] [--print]`
 // Writes prisma/migrations/<UTC timestamp>_<name>/migration.sql with the SQL that takes the schema at
 // <git rev> (default HEAD) to the working copy of prisma/schema.prisma. Uses Prisma 6's wasm engine
-// (tools/prisma-migrate) against DATABASE_URL, or a throwaway embedded PGlite when it is unset.
+// (tools/prisma-migrate) against DATABASE_URL, or a throwaway embedded PostgreSQL when it is unset.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { MIGRATIONS_DIR } from '../prisma/migrate.js';
 import { diffSchemas, readSchema } from './lib/schema-diff.js';
-import { startPglite } from './lib/pglite.js';
-import { freePort } from './lib/ports.js';
+import { startPostgres } from '../test/harness/postgres.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -25,9 +24,9 @@ const from = values['from-empty']
   ? ('empty' as const)
   : { schema: execFileSync('git', ['show', `${values['from-ref']}:prisma/schema.prisma`]).toString() };
 
-const embedded = process.env.DATABASE_URL ? undefined : await startPglite({ port: await freePort() });
+const embedded = process.env.DATABASE_URL ? undefined : await startPostgres();
 try {
-  const sql = await diffSchemas({ from, to: readSchema(), databaseUrl: process.env.DATABASE_URL ?? embedded!.url });
+  const sql = await diffSchemas({ from, to: readSchema(), databaseUrl: process.env.DATABASE_URL ?? embedded!.url() });
   if (!sql.trim() || /^-- This is an empty migration\.?\s*$/.test(sql.trim())) {
     console.log('schema.prisma has no changes against', values['from-empty'] ? 'an empty database' : values['from-ref']);
   } else if (values.print) {

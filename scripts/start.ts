@@ -1,6 +1,6 @@
 // `npm start`: the whole service on one machine with embedded defaults. Starts, in order, a Temporal dev
-// server (state in DATA_DIR/temporal, Web UI on), PostgreSQL (embedded PGlite in DATA_DIR/pglite unless
-// DATABASE_URL is set), migrations and seed data, the local simulators, the Temporal worker and the API
+// server (state in DATA_DIR/temporal, Web UI on), PostgreSQL (an embedded real server, data in DATA_DIR/postgres,
+// unless DATABASE_URL is set), migrations and seed data, the local simulators, the Temporal worker and the API
 // (which serves the web pages, built meanwhile when their sources changed); waits for each, prints every URL,
 // and stops all of them on Ctrl-C. A second start keeps the data.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -17,7 +17,7 @@ import { createActivities, createWorker } from '../activities/worker.js';
 import { seedFxRatesIfEmpty } from '../activities/fx-rates.js';
 import { startSandbox, type RunningSandbox } from '../sandbox/index.js';
 import { ensureTemporalCli, ProvisionError } from './lib/temporal-binaries.js';
-import { startPglite, type EmbeddedPostgres } from './lib/pglite.js';
+import { startEmbeddedPostgres, type EmbeddedPostgresServer } from './lib/embedded-postgres.js';
 import { ensureSchedules } from './lib/schedules.js';
 import { withLocalSecrets } from './lib/local-secrets.js';
 import { devServerArgs, waitForTemporal, stopChild } from './lib/temporal-dev-server.js';
@@ -94,16 +94,17 @@ async function startDatabase(config: ReturnType<typeof loadConfig>): Promise<str
     log('Database: using DATABASE_URL');
     return config.databaseUrl;
   }
-  const dataDir = path.join(config.dataDir, 'pglite');
-  log(`Database: starting embedded PGlite on :${config.pglitePort} (data in ${path.relative(process.cwd(), dataDir)})`);
-  let pglite: EmbeddedPostgres;
+  const dataDir = path.join(config.dataDir, 'postgres');
+  const port = config.embeddedPostgresPort;
+  log(`Database: starting embedded PostgreSQL on 127.0.0.1:${port} (data in ${path.relative(process.cwd(), dataDir)})`);
+  let server: EmbeddedPostgresServer;
   try {
-    pglite = await startPglite({ dataDir, port: config.pglitePort });
+    server = await startEmbeddedPostgres({ dataDir, port });
   } catch (err) {
-    throw new Error(`Could not start PGlite on port ${config.pglitePort}: ${(err as Error).message} (set PGLITE_PORT, or DATABASE_URL for a real server)`);
+    throw new Error(`Could not start PostgreSQL on port ${port}: ${(err as Error).message}\n(set EMBEDDED_POSTGRES_PORT, or DATABASE_URL for a server of your own)`);
   }
-  stops.push({ name: 'PGlite', run: () => pglite.stop() });
-  return pglite.url;
+  stops.push({ name: 'PostgreSQL', run: () => server.stop() });
+  return server.url();
 }
 
 /** The web pages (checkout, dashboard, script tag), each rebuilt only when its sources changed; a failed build is reported, not fatal. */

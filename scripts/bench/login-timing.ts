@@ -7,16 +7,15 @@ import { createDb } from '../../prisma/client.js';
 import { migrate } from '../../prisma/migrate.js';
 import { hashPassword } from '../../security/passwords.js';
 import { loadConfig } from '../../config/index.js';
-import { startPglite } from '../lib/pglite.js';
-import { freePort } from '../lib/ports.js';
+import { startPostgres } from '../../test/harness/postgres.js';
 
 export async function benchLoginTiming(rounds = 60): Promise<Record<string, number>> {
-  const pg = await startPglite({ port: await freePort() });
-  const db = createDb(pg.url, { max: 2 });
+  const pg = await startPostgres();
+  const db = createDb(pg.url(), { max: 2 });
   // Nothing listens here: login needs no Temporal, and a lazy connection never dials.
   const connection = Connection.lazy({ address: '127.0.0.1:1' });
   try {
-    await migrate(pg.url);
+    await migrate(pg.url());
     const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', JWT_SECRET: 'bench-secret-bench-secret-bench-secret-00', SECRETS_KEY: Buffer.alloc(32, 1).toString('base64'), RATE_LIMIT_LOGIN: '100000/60' });
     await db.merchant.create({ data: { email: 'known@bench.test', passwordHash: await hashPassword('the real password 1'), shopName: 'Bench', phone: '+4912345678', slug: 'bench' } });
     const app = await buildApp({ config, db, temporal: { client: new Client({ connection }), connection }, logger: false });

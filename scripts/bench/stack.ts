@@ -1,5 +1,5 @@
 // What the checkout benchmarks run against, started once on first use and closed by scripts/bench.ts at the
-// end: PostgreSQL from Debian's binaries (the targets are for PostgreSQL, not the embedded PGlite), migrated;
+// end: a throwaway embedded PostgreSQL server (as the test harness runs it), migrated;
 // a Temporal dev server (the real server, in memory); the whole service as the end-to-end tests run it
 // (test/harness/service-stack.ts: every simulator on a loopback port, the API listening, a worker with every
 // activity), with the rate limiters raised so they never answer 429 during a run; FX rates seeded as
