@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { RouteDeps } from '../../app.js';
-import { errorResponse } from '../../schemas/common.js';
+import { credential, errorResponse } from '../../schemas/common.js';
 import { AppError } from '../../../domain/errors.js';
 import { Prisma } from '../../../prisma/client.js';
 import { isValidShopHost } from '../../../integrations/storefront-a/oauth.js';
@@ -23,8 +23,8 @@ export function normalizeShopHost(input: string): string {
 
 const inputsBody = z.object({
   shop: z.string().min(1).max(255).describe('Shop host, e.g. demo-shop.myshopify.com'),
-  clientId: z.string().trim().min(1).max(255).describe('Client id of the merchant\'s storefront A app'),
-  clientSecret: z.string().trim().min(1).max(1024).describe('Client secret of that app; stored encrypted, never returned'),
+  clientId: credential('client id', 255).describe('Client id of the merchant\'s storefront A app'),
+  clientSecret: credential('client secret', 1024).describe('Client secret of that app; stored encrypted, never returned'),
 });
 
 const installUrl = z.string().describe('Open in the merchant\'s browser within 10 minutes to run the OAuth install');
