@@ -39,6 +39,8 @@ export interface ProcessorStatus {
   webhookRegistered: boolean;
   lastError: string | null;
   connectedAt: string | null;
+  /** The latest key submitted since the connection was made, being set up or refused (the connection keeps working). */
+  attempt: { status: 'CONNECTING' | 'FAILED'; apiKeyLast4: string; error: string | null; startedAt: string } | null;
   wallets?: { domain: string | null; status: string | null; ready: boolean; statusMessage?: string | null } | null;
 }
 

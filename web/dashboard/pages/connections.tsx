@@ -252,6 +252,8 @@ export function ProcessorConnection(props: { onChange?: () => void }) {
       try {
         current.setData(await api.post<ProcessorStatus>('/api/merchant/processor/connect', { apiKey: form.values.apiKey.trim() }));
       } catch (err) {
+        // The previous connection is unchanged; the status now says why the new key was not taken.
+        void current.reload();
         if (err instanceof ApiError && err.code === 'INVALID_PROCESSOR_KEY') throw invalid({ apiKey: err.message });
         throw err;
       }
@@ -276,7 +278,12 @@ export function ProcessorConnection(props: { onChange?: () => void }) {
               {s.wallets && <CheckItem ok={s.wallets.ready} name="wallets" label={<>Wallet payments on <code>{s.wallets.domain}</code></>} reason={s.wallets.statusMessage ?? `Domain ${s.wallets.status ?? 'not registered'} at the processor (optional).`} />}
             </ul>
           )}
-          {s.lastError && <Alert kind="error" title="Last connection attempt failed">{s.lastError}</Alert>}
+          {s.lastError && (
+            <Alert kind="error" title={s.attempt ? `The key …${s.attempt.apiKeyLast4} was not taken` : 'Last connection attempt failed'}>
+              {s.lastError}
+              {s.connected && ` Your connection with the key …${s.apiKeyLast4} keeps working.`}
+            </Alert>
+          )}
         </>
       )}
       <Form onSubmit={submit} error={form.error} notice={form.notice} label="Processor connection">
