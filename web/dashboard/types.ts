@@ -52,7 +52,10 @@ export interface StorefrontAConnection {
   installedAt: string | null;
   uninstalledAt: string | null;
   scopes: string[];
+  /** Runs the install of the pending inputs if any, else a reinstall of this connection. */
   installUrl: string;
+  /** New inputs waiting for their install; the connection above keeps working until it completes. */
+  pending: { shop: string; clientId: string; since: string } | null;
 }
 
 /** GET /api/merchant/storefront-b (api/routes/merchant/storefront-b.ts). */

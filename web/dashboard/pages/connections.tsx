@@ -56,6 +56,12 @@ function StorefrontAPanel(props: { onChange?: () => void }) {
         </div>
       )}
       {conn?.connected && conn.scopes.length > 0 && <p class="hint">Access granted: {conn.scopes.join(', ')}</p>}
+      {conn?.pending && (
+        <Alert kind="info" title={`New app details for ${conn.pending.shop} wait for their install`}>
+          Your connection to {conn.shop} keeps working until the install completes; if it does not, nothing changes.
+          <div class="button-row"><a class="btn btn-primary" href={conn.installUrl}>Install the app on {conn.pending.shop}</a></div>
+        </Alert>
+      )}
       {conn && !conn.connected && (
         <Alert kind="warning">
           {conn.uninstalledAt ? 'The app was uninstalled from your shop.' : 'The app install was not completed.'} Run the install again to connect.
@@ -75,7 +81,7 @@ function StorefrontAPanel(props: { onChange?: () => void }) {
         </Form>
       ) : (
         <div class="button-row">
-          <a class="btn btn-secondary" href={conn.installUrl}>Reinstall the app</a>
+          {!conn.pending && <a class="btn btn-secondary" href={conn.installUrl}>Reinstall the app</a>}
           <Button variant="ghost" onClick={() => setEditing(true)}>Change shop or app</Button>
           <ConfirmButton
             confirm="Remove our script tag and forget this shop?"
