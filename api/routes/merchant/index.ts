@@ -144,7 +144,9 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
       throw err;
     }
     if (emailChanges) await queueAccountEmail(deps, request.log, updated, 'email_verification');
-    const token = app.startSession(reply, { merchantId, shopDomain: updated.shopDomain ?? '' });
+    // A new password ends every session, at once (passwordChangedAt also refuses older tokens); this one gets a new token.
+    if (body.newPassword !== undefined) await app.endAllSessions(merchantId);
+    const token = await app.startSession(reply, { merchantId, shopDomain: updated.shopDomain ?? '' });
     return { token, merchant: toMerchantView(updated, config) };
   });
 
