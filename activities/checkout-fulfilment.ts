@@ -21,6 +21,7 @@ import { createStorefrontAClient } from '../integrations/storefront-a/client.js'
 import { createStorefrontBClient } from '../integrations/storefront-b/client.js';
 import { parseOrderInput, type StoreOrder, type StoreOrderInput } from '../integrations/storefront-common/order.js';
 import { formatMoney } from '../domain/money.js';
+import { STATUSES_WITH_STORE_ORDER } from '../domain/store-order.js';
 import { storefrontBAad } from '../workflows/storefront-b-connection.messages.js';
 import { classifyFailures } from './failures.js';
 import { sessionBumpLines } from './checkout-pricing.js';
@@ -44,7 +45,7 @@ export const storeOrderIdempotencyKey = (token: string) => `checkout-${token}`;
 export const orderEmailIdempotencyKey = (kind: OrderEmailKind, token: string) => `${kind}:${token}`;
 
 /** Statuses after which a session has an order to create and emails to send (REFUNDED was paid once). */
-const FULFILLABLE = new Set(['COMPLETED', 'COD_CONFIRMED', 'REFUNDED']);
+const FULFILLABLE = STATUSES_WITH_STORE_ORDER;
 const EMAIL_LOCALE = 'en';
 /** The emails that go to the shopper (from the shop's name, replies to the merchant); the rest go to the merchant. */
 const SHOPPER_EMAILS: ReadonlySet<OrderEmailKind> = new Set(['order_confirmation', 'refund_confirmation']);

@@ -27,6 +27,29 @@ export const storefrontAAad = {
   oauthCode: (merchantId: string) => `${merchantId}:storefrontA.oauthCode`,
 };
 
+/** The inputs of a storefront A connection row, current and pending (prisma's StorefrontAConnection fits). */
+export interface StorefrontAInputsRow {
+  shop: string;
+  clientId: string;
+  clientSecretEnc: string;
+  pendingShop: string | null;
+  pendingClientId: string | null;
+  pendingClientSecretEnc: string | null;
+}
+
+/**
+ * The inputs an OAuth install is for: new ones saved while a connection works (they wait for their install to
+ * replace it), else the connection's own.
+ */
+export function installingInputs(row: StorefrontAInputsRow): { shop: string; clientId: string; clientSecretEnc: string; pending: boolean } {
+  if (row.pendingShop && row.pendingClientId && row.pendingClientSecretEnc) {
+    return { shop: row.pendingShop, clientId: row.pendingClientId, clientSecretEnc: row.pendingClientSecretEnc, pending: true };
+  }
+  return { shop: row.shop, clientId: row.clientId, clientSecretEnc: row.clientSecretEnc, pending: false };
+}
+
+export const NO_PENDING_INPUTS = { pendingShop: null, pendingClientId: null, pendingClientSecretEnc: null, pendingSince: null } as const;
+
 /** The script the shop loads on every storefront page to send the checkout button to us. */
 export const scriptTagSrc = (config: Pick<Config, 'publicApiUrl'>) => `${config.publicApiUrl}/script-tag.js`;
 
@@ -54,13 +77,14 @@ export function createStorefrontAActivities(deps: StorefrontAActivityDeps) {
     return row;
   }
 
-  /** A client with the given sealed token, or else the stored one of a connected shop. */
+  /** A client with the given sealed token (of an install: the shop being installed), or else the stored one of a connected shop. */
   async function clientOf(merchantId: string, sealedAccessToken?: string): Promise<StorefrontAClient> {
     const row = await connectionOf(merchantId);
     const sealed = sealedAccessToken ?? (row.connected ? row.accessTokenEnc : null);
     if (!sealed) throw fail('Storefront A is not connected: install the app first', 'CONFLICT');
     const accessToken = secrets.decrypt(sealed, storefrontAAad.accessToken(merchantId));
-    return createStorefrontAClient({ shop: row.shop, accessToken, apiUrlTemplate, shopSuffix: config.storefrontA.shopSuffix, fetch: deps.fetch });
+    const shop = sealedAccessToken ? installingInputs(row).shop : row.shop;
+    return createStorefrontAClient({ shop, accessToken, apiUrlTemplate, shopSuffix: config.storefrontA.shopSuffix, fetch: deps.fetch });
   }
 
   const ours = (tags: Array<{ id: string; src: string }>) => tags.find((t) => t.src === src);
@@ -68,12 +92,12 @@ export function createStorefrontAActivities(deps: StorefrontAActivityDeps) {
   return classifyFailures({
     /** Trades the callback's code for the shop's access token; answers the token sealed, never in clear. */
     async exchangeStorefrontACode(input: { merchantId: string; shop: string; sealedCode: string }): Promise<{ sealedAccessToken: string; scopes: string[] }> {
-      const row = await connectionOf(input.merchantId);
-      if (row.shop !== input.shop) throw fail('The storefront A inputs changed during the install: start it again', 'CONFLICT');
+      const installing = installingInputs(await connectionOf(input.merchantId));
+      if (installing.shop !== input.shop) throw fail('The storefront A inputs changed during the install: start it again', 'CONFLICT');
       const { accessToken, scopes } = await exchangeCode({
-        shop: row.shop,
-        clientId: row.clientId,
-        clientSecret: secrets.decrypt(row.clientSecretEnc, storefrontAAad.clientSecret(input.merchantId)),
+        shop: installing.shop,
+        clientId: installing.clientId,
+        clientSecret: secrets.decrypt(installing.clientSecretEnc, storefrontAAad.clientSecret(input.merchantId)),
         code: secrets.decrypt(input.sealedCode, storefrontAAad.oauthCode(input.merchantId)),
         apiUrlTemplate,
         shopSuffix: config.storefrontA.shopSuffix,
@@ -104,22 +128,50 @@ export function createStorefrontAActivities(deps: StorefrontAActivityDeps) {
       return { checkedAt: checkedAt.toISOString() };
     },
 
-    /** The install's one write: token (sealed), scopes, connected, script tag, all at once. */
+    /**
+     * The install's one write: token (sealed), scopes, connected, script tag, all at once. Inputs that were
+     * waiting for this install replace the connection's in the same write (and become the merchant's shop);
+     * until here the connection they replace kept working.
+     */
     async saveStorefrontAInstall(input: { merchantId: string; shop: string; sealedAccessToken: string; scopes: string[]; scriptTagId: string }): Promise<{ installedAt: string }> {
       const now = new Date();
-      const { count } = await db.storefrontAConnection.updateMany({
-        where: { merchantId: input.merchantId, shop: input.shop },
-        data: {
-          accessTokenEnc: input.sealedAccessToken,
-          scopes: input.scopes.join(','),
-          connected: true,
-          installedAt: now,
-          uninstalledAt: null,
-          scriptTagId: input.scriptTagId,
-          scriptTagCheckedAt: now,
-        },
+      const installed = {
+        accessTokenEnc: input.sealedAccessToken,
+        scopes: input.scopes.join(','),
+        connected: true,
+        installedAt: now,
+        uninstalledAt: null,
+        scriptTagId: input.scriptTagId,
+        scriptTagCheckedAt: now,
+      };
+      const changed = () => fail('The storefront A inputs changed during the install: start it again', 'CONFLICT');
+      await db.$transaction(async (tx) => {
+        const row = await tx.storefrontAConnection.findUnique({ where: { merchantId: input.merchantId } });
+        if (!row) throw changed();
+        const installing = installingInputs(row);
+        if (installing.shop !== input.shop) throw changed();
+        // Written only if the inputs are still the ones read here (a save meanwhile wins; this install starts again).
+        const unchanged = { merchantId: input.merchantId, shop: row.shop, clientId: row.clientId, pendingShop: row.pendingShop, pendingClientId: row.pendingClientId, pendingClientSecretEnc: row.pendingClientSecretEnc };
+        if (!installing.pending) {
+          if ((await tx.storefrontAConnection.updateMany({ where: unchanged, data: installed })).count === 0) throw changed();
+          return;
+        }
+        if (installing.shop !== row.shop) {
+          // The shop goes to whoever completes OAuth, unless another merchant's install of it works.
+          const holder = await tx.storefrontAConnection.findUnique({ where: { shop: installing.shop } });
+          if (holder && holder.merchantId !== input.merchantId) {
+            if (holder.connected) throw fail('This shop is connected to another account', 'CONFLICT');
+            await tx.storefrontAConnection.delete({ where: { merchantId: holder.merchantId } });
+            await tx.merchant.updateMany({ where: { id: holder.merchantId, shopDomain: installing.shop }, data: { shopDomain: null } });
+          }
+        }
+        const { count } = await tx.storefrontAConnection.updateMany({
+          where: unchanged,
+          data: { ...installed, shop: installing.shop, clientId: installing.clientId, clientSecretEnc: installing.clientSecretEnc, ...NO_PENDING_INPUTS },
+        });
+        if (count === 0) throw changed();
+        await tx.merchant.update({ where: { id: input.merchantId }, data: { storePlatform: 'STOREFRONT_A', shopDomain: installing.shop } });
       });
-      if (count === 0) throw fail('The storefront A inputs changed during the install: start it again', 'CONFLICT');
       return { installedAt: now.toISOString() };
     },
 

@@ -125,14 +125,21 @@ describe('error format', () => {
 });
 
 describe('CORS allowlist', () => {
-  const allowed = ['http://localhost:3000', 'https://shoes.localhost', 'http://shoes.localhost:3000', 'https://demo-shop.myshopify.com'];
+  const allowed = ['https://shoes.localhost', 'http://shoes.localhost:3000', 'https://demo-shop.myshopify.com'];
   const refused = ['https://evil.example', 'https://localhost.evil.example', 'https://myshopify.com.evil.example', 'null', 'https://.myshopify.com'];
 
-  it.each(allowed)('allows %s and echoes it', async (origin) => {
+  it('allows the app origin (the dashboard) with credentials', async () => {
+    const res = await app.inject({ method: 'GET', url: '/health', headers: { origin: 'http://localhost:3000' } });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['access-control-allow-origin']).toBe('http://localhost:3000');
+    expect(res.headers['access-control-allow-credentials']).toBe('true');
+  });
+
+  it.each(allowed)('allows %s and echoes it, without credentials', async (origin) => {
     const res = await app.inject({ method: 'GET', url: '/health', headers: { origin } });
     expect(res.statusCode).toBe(200);
     expect(res.headers['access-control-allow-origin']).toBe(origin);
-    expect(res.headers['access-control-allow-credentials']).toBe('true');
+    expect(res.headers['access-control-allow-credentials']).toBeUndefined();
   });
 
   it.each(refused)('refuses %s with 403 ORIGIN_NOT_ALLOWED', async (origin) => {

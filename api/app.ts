@@ -3,10 +3,11 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Client, Connection } from '@temporalio/client';
-import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from '../config/index.js';
 import type { Db } from '../prisma/client.js';
-import { errorsPlugin } from './plugins/errors.js';
+import { clientErrorHandler, errorsPlugin, frameworkErrors } from './plugins/errors.js';
+import { validatorCompiler } from './validation.js';
 import { corsPlugin } from './plugins/cors.js';
 import { requestLimitsPlugin } from './plugins/request-limits.js';
 import { openapiPlugin } from './plugins/openapi.js';
@@ -91,6 +92,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       },
     },
     bodyLimit: config.api.bodyLimit,
+    // What Fastify and Node answer by themselves (bad URL encoding, over-long path parameter, malformed HTTP) as `{ error, code }` too.
+    frameworkErrors,
+    clientErrorHandler,
     trustProxy: config.api.trustProxy,
     requestIdHeader: false,
     // Keep a caller's request id when it looks like one, so a request can be followed across services.
@@ -118,7 +122,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(openapiPlugin, { serverUrl: config.api.publicUrl });
   const routeDeps = resolveDeps(deps);
-  await app.register(authPlugin, { db: deps.db, secret: config.jwtSecret!, secureCookie: config.env === 'production' });
+  await app.register(authPlugin, { db: deps.db, secret: config.jwtSecret!, secureCookie: config.env === 'production', appOrigin: config.appOrigin });
   await app.register(rateLimitsPlugin);
 
   await app.register(healthRoutes, { db: deps.db, temporal: deps.temporal });

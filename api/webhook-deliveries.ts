@@ -8,7 +8,8 @@ import type { Connection } from '@temporalio/client';
 import type { AppError } from '../domain/errors.js';
 import type { Db, Prisma } from '../prisma/client.js';
 import { SIGNATURE_HEADER, verifyWebhookSignature } from '../integrations/processor/signature.js';
-import type { ProcessorWebhookPayload } from '../integrations/processor/webhook.js';
+import { webhookPayloadSchema, type ProcessorWebhookPayload } from '../integrations/processor/webhook.js';
+import { findUnstorableText, storableText } from '../domain/text.js';
 
 /** Unverified bodies are kept for audit up to this size; a verified one (≤ the 1 MB body limit) whole. */
 const MAX_STORED_UNVERIFIED = 64 * 1024;
@@ -18,13 +19,22 @@ const SIGNAL_DEADLINE_MS = 5_000;
 const TRANSACTION = { maxWait: 10_000, timeout: 20_000 };
 const CLAIM_MAX = 255;
 
-/** PostgreSQL text cannot hold NUL; an unverified body is also capped. */
+/** PostgreSQL text cannot hold NUL (domain/text.ts): kept as U+FFFD; an unverified body is also capped. */
 export function storableBody(text: string, verified: boolean): string {
-  return (verified ? text : text.slice(0, MAX_STORED_UNVERIFIED)).replaceAll('\u0000', '\uFFFD');
+  return storableText(verified ? text : text.slice(0, MAX_STORED_UNVERIFIED));
 }
 
-/** A string an unverified body claims, fit for an audit column; anything else is null. */
-export const claimedString = (value: unknown): string | null => (typeof value === 'string' && value ? value.slice(0, CLAIM_MAX) : null);
+/** A string an unverified body claims, fit for an audit column (capped, NUL and lone surrogates as U+FFFD); anything else is null. */
+export const claimedString = (value: unknown): string | null => (typeof value === 'string' && value ? storableText(value.slice(0, CLAIM_MAX)) : null);
+
+/**
+ * A verified body as a processor event, or undefined when it is not one: wrong shape, or text no column can
+ * hold (its event id, name and ids are stored and signalled as they are).
+ */
+export function processorEventOf(json: unknown): ProcessorWebhookPayload | undefined {
+  const parsed = webhookPayloadSchema.safeParse(json);
+  return parsed.success && !findUnstorableText(parsed.data) ? parsed.data : undefined;
+}
 
 /** The body parsed as JSON, undefined when it is not JSON. */
 export function parseJsonOrUndefined(text: string): unknown {

@@ -14,6 +14,7 @@ export const ERROR_CODES = {
   ORIGIN_NOT_ALLOWED: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
+  REQUEST_TIMEOUT: 408, // the request did not arrive in time (Node's HTTP server gave up on it)
   EMAIL_EXISTS: 409,
   DOMAIN_EXISTS: 409,
   SLUG_COLLISION: 409,
@@ -25,6 +26,7 @@ export const ERROR_CODES = {
   NOT_REFUNDABLE: 409, // only a COMPLETED card payment can be refunded (COD, open, failed... cannot)
   REFUND_ALREADY_REQUESTED: 409, // a refund was already asked for (or done): never a second one
   PAYLOAD_TOO_LARGE: 413,
+  URI_TOO_LONG: 414, // a path parameter longer than the router accepts
   UNSUPPORTED_MEDIA_TYPE: 415,
   INVALID_PROCESSOR_KEY: 422,
   INVALID_STORE_CREDENTIALS: 422,
@@ -38,6 +40,7 @@ export const ERROR_CODES = {
   DISCOUNT_MINIMUM_NOT_MET: 422, // details.minimumSubtotal: the subtotal it needs, in the checkout currency
   DISCOUNT_ALREADY_USED: 422, // a once-per-email code this email already used
   RATE_LIMITED: 429,
+  HEADERS_TOO_LARGE: 431, // request headers over Node's limit (16 KB by default)
   INTERNAL_ERROR: 500,
   UPSTREAM_ERROR: 502,
   NOT_READY: 503,

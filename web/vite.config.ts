@@ -79,8 +79,14 @@ function pageConfig(name: 'checkout' | 'dashboard', outDir: string): InlineConfi
 export const checkoutConfig = (outDir = `${DIST_DIR}/checkout`) => pageConfig('checkout', outDir);
 export const dashboardConfig = (outDir = `${DIST_DIR}/dashboard`) => pageConfig('dashboard', outDir);
 
-/** `npm run web:dev`: both pages from one dev server with hot reload, /api proxied to a running `npm start`. */
+/**
+ * `npm run web:dev`: both pages from one dev server with hot reload, /api proxied to a running `npm start`. The
+ * browser sees the dashboard and /api on one origin (the dev server's), so the API must too: a request from the
+ * page itself carries the dev server's Origin, which the proxy turns into the API's own (its APP_ORIGIN), since
+ * the API accepts the session cookie only from the dashboard's origin. Other origins pass unchanged.
+ */
 export function devConfig(): UserConfig {
+  const target = process.env.API_URL ?? 'http://localhost:3000';
   return {
     root: WEB_ROOT,
     base: '/',
@@ -92,7 +98,17 @@ export function devConfig(): UserConfig {
       host: 'localhost',
       // Any {slug}.localhost works in dev as in `npm start`.
       allowedHosts: ['.localhost'],
-      proxy: { '/api': process.env.API_URL ?? 'http://localhost:3000' },
+      proxy: {
+        '/api': {
+          target,
+          configure: (proxy) => {
+            proxy.on('proxyReq', (proxyReq, req) => {
+              const origin = req.headers.origin;
+              if (origin && URL.canParse(origin) && new URL(origin).host === req.headers.host) proxyReq.setHeader('origin', new URL(target).origin);
+            });
+          },
+        },
+      },
     },
   };
 }

@@ -1,8 +1,8 @@
 // Ids, inputs, results and failure mapping of the processor connection workflows, shared by the workflows
 // and the API that starts them. Deterministic: @temporalio/workflow and domain/ only.
 //
-// No secret ever travels through these types: the API key is sealed into processor_connections by the
-// API before the workflow starts, and the webhook secret is sealed there by the activity that receives it.
+// No secret ever travels through these types: the API key is sealed into processor_connection_attempts by
+// the API before the workflow starts, and the webhook secret is sealed there by the activity that receives it.
 import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
 import { isErrorCode, type ErrorCode } from '../domain/errors.js';
 
@@ -19,7 +19,15 @@ export const processorAad = {
 
 export interface ProcessorConnectionInput {
   merchantId: string;
+  /**
+   * Connect: the attempt row holding the key to set up (api/routes/merchant/processor.ts inserts it). Runs
+   * started before attempts existed have none and set the key up in processor_connections itself.
+   */
+  attemptId?: string;
 }
+
+/** Where the key being set up lives: an attempt, or (a bare merchant id) the connection row of a run from before attempts. */
+export type ProcessorKeyRef = string | { merchantId: string; attemptId: string };
 
 export interface ProcessorConnectionResult {
   businessId: string;

@@ -1,8 +1,8 @@
 // The merchant's payment processor connection, as two business processes: connecting (key checked,
 // business found, checkout product created, payment webhook registered) and disconnecting (webhook
-// removed at the processor, connection forgotten). The API seals the key into processor_connections
-// before it starts a connection, so only the merchant id travels through workflow history.
-import { patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
+// removed at the processor, connection forgotten). The API seals the key into an attempt row
+// (processor_connection_attempts) before it starts a connection, so only ids travel through workflow history.
+import { log, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { ProcessorActivities } from '../activities/processor.js';
 import {
   describeProcessorFailure,
@@ -25,8 +25,44 @@ const records = proxyActivities<ProcessorActivities>({
   retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds', maximumAttempts: 6 },
 });
 
-/** Connects the merchant's processor account so it can take card payments and report them by webhook. */
-export async function connectProcessorWorkflow({ merchantId }: ProcessorConnectionInput): Promise<ProcessorConnectionResult> {
+/** The version point of connecting through an attempt row (and of disconnect removing attempts' webhooks). */
+const CANDIDATE_KEY_PATCH = 'processor-candidate-key';
+
+/**
+ * Connects the merchant's processor account so it can take card payments and report them by webhook. The new
+ * key is set up on its own (attempt row) while any working connection keeps taking payments; only a complete
+ * set-up replaces it, and then the replaced connection's webhook is removed with its own key. A refused key
+ * or any other failure leaves the previous connection exactly as it was.
+ */
+export async function connectProcessorWorkflow(input: ProcessorConnectionInput): Promise<ProcessorConnectionResult> {
+  // Versioned: runs started before attempts existed (no attemptId, no marker) replay the in-place set-up below.
+  if (input.attemptId === undefined || !patched(CANDIDATE_KEY_PATCH)) return connectInPlace(input.merchantId);
+  const key = { merchantId: input.merchantId, attemptId: input.attemptId };
+  let webhookAttempted = false;
+  let connected: ProcessorConnectionResult;
+  try {
+    await processor.validateProcessorKey(key);
+    await processor.createProcessorProduct(key);
+    webhookAttempted = true;
+    const { webhookId } = await processor.registerProcessorWebhook({ ...key, idempotencyKey: `webhook-${key.merchantId}-${workflowInfo().runId}` });
+    connected = await records.promoteProcessorAttempt({ ...key, webhookId });
+  } catch (err) {
+    const failure = describeProcessorFailure(err);
+    // Do not leave an endpoint behind that nothing will ever verify; if this fails too, the attempt keeps its
+    // key and webhook id, and the next successful connect (or a disconnect) removes it.
+    if (webhookAttempted) await processor.unregisterProcessorWebhook(key).catch(() => undefined);
+    await records.markProcessorAttemptFailed(key, failure.message);
+    throw toProcessorFailure(err);
+  }
+  // The connection is made: removing the replaced webhook is housekeeping, retried by the next connect or disconnect.
+  await processor.removeStaleProcessorWebhooks(key.merchantId).catch((err: unknown) => log.warn('stale processor webhooks not removed yet', { error: String(err) }));
+  // Wallet payments need the checkout domain registered with this account: best effort, in a workflow of its own.
+  await startOrSignalWalletDomain(key.merchantId);
+  return connected;
+}
+
+/** Runs started before attempts existed: the key was set up in processor_connections itself. Kept for replay. */
+async function connectInPlace(merchantId: string): Promise<ProcessorConnectionResult> {
   let webhookAttempted = false;
   try {
     await processor.validateProcessorKey(merchantId);
@@ -34,23 +70,24 @@ export async function connectProcessorWorkflow({ merchantId }: ProcessorConnecti
     webhookAttempted = true;
     await processor.registerProcessorWebhook({ merchantId, idempotencyKey: `webhook-${merchantId}-${workflowInfo().runId}` });
     const connected = await records.markProcessorConnected(merchantId);
-    // Wallet payments need the checkout domain registered with this account: best effort, in a workflow of its
-    // own. Patched so connections recorded before this step existed still replay.
+    // Patched so connections recorded before this step existed still replay.
     if (patched('wallet-domain-after-connect')) await startOrSignalWalletDomain(merchantId);
     return connected;
   } catch (err) {
     const failure = describeProcessorFailure(err);
-    // Do not leave an endpoint behind that nothing will ever verify; if this fails too, the row keeps its id
-    // and a later disconnect or reconnect removes it.
     if (webhookAttempted) await processor.unregisterProcessorWebhook(merchantId).catch(() => undefined);
     await records.markProcessorConnectionFailed(merchantId, failure.message);
     throw toProcessorFailure(err);
   }
 }
 
-/** Disconnects the merchant's processor: our webhook endpoint is removed there, then the connection is forgotten. */
+/**
+ * Disconnects the merchant's processor: our webhook endpoints are removed there (the connection's, and any
+ * an attempt left behind), then the connection and its attempts are forgotten.
+ */
 export async function disconnectProcessorWorkflow({ merchantId }: ProcessorConnectionInput): Promise<ProcessorDisconnectResult> {
   try {
+    if (patched(CANDIDATE_KEY_PATCH)) await processor.removeStaleProcessorWebhooks(merchantId);
     const { unregistered } = await processor.unregisterProcessorWebhook(merchantId);
     const { deleted } = await records.deleteProcessorConnection(merchantId);
     return { deleted, webhookUnregistered: unregistered };

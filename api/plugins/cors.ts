@@ -6,6 +6,11 @@
 //   4. https://<shop><storefront A shop suffix>, for the script tag.
 // Outside production, http is accepted for 2 and 3 (local checkouts keep http and the API port), and the
 // sandbox's own pages are allowed.
+//
+// Only the main web origin (the dashboard) gets credentialed CORS (Access-Control-Allow-Credentials): the
+// others call the public checkout routes, which need no cookie, and a shop page or a checkout subdomain must
+// never act with a logged-in merchant's cookie. The auth plugin also refuses the cookie on any request whose
+// Origin is not the dashboard's, since a "simple" cross-site POST is sent without asking CORS first.
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../domain/errors.js';
@@ -53,7 +58,7 @@ export const corsPlugin = fp(async (app: FastifyInstance, policy: OriginPolicy) 
       throw new AppError('ORIGIN_NOT_ALLOWED', `Origin ${origin} is not allowed`);
     }
     reply.header('access-control-allow-origin', origin);
-    reply.header('access-control-allow-credentials', 'true');
+    if (origin === policy.appOrigin) reply.header('access-control-allow-credentials', 'true');
     reply.header('vary', 'Origin');
     if (request.method === 'OPTIONS' && request.headers['access-control-request-method']) {
       reply

@@ -13,7 +13,9 @@ export const openapiPlugin = fp(async (app: FastifyInstance, opts: { serverUrl: 
       info: {
         title: 'Checkout service API',
         version: '0.1.0',
-        description: 'Hosted checkout for online stores. Errors are always `{ error, code }` (see the Error schema).',
+        description:
+          'Hosted checkout for online stores. Errors are always `{ error, code }` (see the Error schema). Strings never contain U+0000 ' +
+          'or an unpaired UTF-16 surrogate: any string that does (body, query, path) answers 400 INVALID_INPUT naming the field.',
       },
       servers: [{ url: opts.serverUrl }],
       components: {

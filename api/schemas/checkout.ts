@@ -1,6 +1,7 @@
 // Public checkout shapes (create, session status, session bundle, extras): one source for validation,
 // serialization and the OpenAPI document. Money is always integer minor units of an ISO currency.
 import { z } from 'zod';
+import { STORE_ORDER_STATES } from '../../domain/store-order.js';
 import { CHECKOUT_STATUSES } from '../../domain/checkout-status.js';
 import { branding } from './merchant.js';
 import { PIXEL_EVENTS, PIXEL_PLATFORMS } from '../../domain/pixels.js';
@@ -66,6 +67,18 @@ export const money = z
 
 export const checkoutStatus = z.enum(CHECKOUT_STATUSES);
 
+/** The order on the merchant's store, apart from the session status (domain/store-order.ts). */
+export const storeOrder = z
+  .object({
+    state: z.enum(STORE_ORDER_STATES).describe(
+      'pending: the payment is settled and the order is being created on the store (retried while the store is down); ' +
+        'created: it is on the store; failed: the store refused it for good',
+    ),
+    id: z.string().nullable().describe("The store's order id, once created"),
+    error: z.string().nullable().describe('Why the store refused it (failed only), written for the merchant'),
+  })
+  .meta({ id: 'StoreOrder' });
+
 export const sessionStatusResponse = z
   .object({
     token: z.string(),
@@ -74,6 +87,10 @@ export const sessionStatusResponse = z
     totalMinor: z.number().int().nullable().describe('Items + shipping, once the shopper chose a rate'),
     paymentUrl: z.string().nullable().describe("The processor's hosted payment page, once a payment started"),
     storeOrderId: z.string().optional().describe('The order on the store, once created'),
+    storeOrder: storeOrder
+      .omit({ error: true })
+      .nullable()
+      .describe('The order on the store, once the session is paid (COMPLETED, COD_CONFIRMED, REFUNDED): COMPLETED alone does not mean it exists yet; null before'),
   })
   .meta({ id: 'CheckoutSessionStatus' });
 

@@ -11,8 +11,13 @@ export const idParams = z.object({ id: z.uuid('must be an id') });
 /** The store's own numeric ids (both platforms use numbers). */
 const storeId = z.string().trim().regex(/^\d{1,20}$/, 'must be the store\'s numeric id');
 const eurCents = (max: number) => z.number().int().min(0).max(max);
-/** Shown to shoppers' browsers (never fetched by us): https only, so a checkout page never loads mixed content. */
-const imageUrl = z.url({ protocol: /^https$/, error: 'must be an https URL' }).max(2048);
+/**
+ * Shown to shoppers' browsers. The route fetches it once through the SSRF guard, as the logo (api/image-url.ts):
+ * https only (so a checkout page never loads mixed content; http only for the local sandbox's own pictures),
+ * a public address, answering an image.
+ */
+const imageUrl = z.url({ protocol: /^https?$/, error: 'must be an https URL' }).max(2048)
+  .describe('https URL of the product picture on a public address (checked when saved: it must answer an image)');
 const position = z.number().int().min(0).max(1000).describe('Order on the checkout page, lowest first');
 const timestamps = { createdAt: z.string(), updatedAt: z.string() };
 

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { CHECKOUT_STATUSES } from '../../domain/checkout-status.js';
 import { FUNNEL_STEPS } from '../../domain/stats.js';
-import { checkoutStatus, shippingAddress } from './checkout.js';
+import { checkoutStatus, shippingAddress, storeOrder } from './checkout.js';
 
 export const PAGE_SIZE_DEFAULT = 25;
 export const PAGE_SIZE_MAX = 100;
@@ -89,6 +89,7 @@ export const orderSummary = z
     paymentMethod: z.enum(['card', 'cod']).nullable(),
     storeOrderId: z.string().nullable().describe('The order on the store, once created'),
     storeOrderError: z.boolean().describe('The store permanently refused the order: the session is paid but has no store order (see the detail)'),
+    storeOrder: storeOrder.nullable().describe('The order on the store, apart from the status: pending (paid, being created), created or failed; null before payment'),
     codPaid: z.boolean().describe('COD only: the store reports the order paid'),
     createdAt: z.string(),
     paymentStartedAt: z.string().nullable(),

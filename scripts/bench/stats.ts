@@ -75,7 +75,7 @@ export async function benchStats(opts: { sessions?: number; others?: number; rou
     const app = await buildApp({ config, db, temporal: { client: new Client({ connection }), connection }, logger: false });
     const apiUrl = await app.listen({ port: 0, host: '127.0.0.1' });
     closers.push(() => app.close());
-    const auth = { authorization: `Bearer ${app.jwt.sign({ merchantId: merchant.id, shopDomain: '' })}` };
+    const auth = { authorization: `Bearer ${await app.issueSessionToken({ merchantId: merchant.id, shopDomain: '' })}` };
 
     const bare = Fastify({ logger: false });
     const readMerchant = db.merchant;

@@ -3,14 +3,23 @@
 // page loads resolves from that address (a relative ./main.tsx would not, below /dashboard/orders/…).
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer, type ViteDevServer } from 'vite';
 import { devConfig } from '../../web/vite.config.js';
 
 let server: ViteDevServer;
 let origin: string;
+/** Stands in for the API behind the dev server's /api proxy: answers the Origin it was sent. */
+let api: Server;
+let apiOrigin: string;
 
 beforeAll(async () => {
+  api = createHttpServer((req, res) => res.end(JSON.stringify({ origin: req.headers.origin ?? null })));
+  await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+  apiOrigin = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+  process.env.API_URL = apiOrigin;
   const config = devConfig();
+  delete process.env.API_URL;
   // Port 0: any free port, so a developer's own `npm run web:dev` on 5173 is not in the way.
   server = await createServer({ ...config, configFile: false, logLevel: 'silent', server: { ...config.server, port: 0, strictPort: false, hmr: false, watch: null } });
   await server.listen();
@@ -19,6 +28,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
+  await new Promise((resolve) => api?.close(resolve));
 });
 
 /** A browser navigation: the page's HTML, then the module script it names, fetched as the browser resolves it. */
@@ -45,6 +55,13 @@ describe('the web dev server', () => {
   it('given a checkout token path / it answers the checkout page, whose script loads', async () => {
     const page = await navigate('/checkout/cs_abcdefghijklmnopqrstuvwxyz012345');
     expect(page).toMatchObject({ status: 200, title: 'Checkout', script: { url: '/checkout/main.tsx', status: 200 } });
+  });
+
+  it('given an /api call from the dashboard it serves / the API sees its own origin (the cookie is accepted only from there); other origins pass as sent', async () => {
+    const own = await fetch(`${origin}/api/merchant/me`, { method: 'POST', headers: { origin } });
+    expect(await own.json()).toEqual({ origin: apiOrigin });
+    const foreign = await fetch(`${origin}/api/merchant/me`, { method: 'POST', headers: { origin: 'https://evil.example' } });
+    expect(await foreign.json()).toEqual({ origin: 'https://evil.example' });
   });
 
   it('given a module request under /dashboard/ / it gets the module, not the page', async () => {

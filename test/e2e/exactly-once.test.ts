@@ -13,8 +13,8 @@ import { signWebhook, SIGNATURE_HEADER } from '../../integrations/processor/sign
 import { PROCESSOR_WEBHOOK_PATH } from '../../activities/processor.js';
 import { checkoutWorkflowId } from '../../workflows/checkout.messages.js';
 import {
-  control, emailsOf, expectCompletedWithOneOrderAndTwoEmails, payOnHostedPage, returnFromPaymentPage, sessionStatus, shopperPays, startPayment,
-  storefrontACheckout, storefrontAMerchant, storefrontAOrdersOf, storefrontAOrdersPath, timelineOf, unique, type Json,
+  api, control, emailsOf, expectCompletedWithOneOrderAndTwoEmails, payOnHostedPage, returnFromPaymentPage, sessionStatus, shopperPays, startPayment,
+  storefrontACheckout, storefrontAMerchant, storefrontAOrdersOf, storefrontAOrdersPath, timelineOf, unique, waitFor, type Json,
 } from './checkout-helpers.js';
 
 const FAST_STORE_RETRIES = { checkoutWorkflowInput: { storeRetryInitialMs: 250 } };
@@ -167,6 +167,41 @@ describe('a store that fails', () => {
     expect(created).toHaveLength(1);
     expect((created[0]!.data as Json).created).toBe(true);
     expect(await timelineOf(stack, token, 'order_failed')).toEqual([]);
+  });
+});
+
+describe('a store that is down when the shopper pays', () => {
+  it('given the store down / the session reads COMPLETED with its store order pending (session API, orders list and detail); once the store answers, created with its id', async () => {
+    const merchant = await storefrontAMerchant(stack, 'Down Store');
+    const token = await storefrontACheckout(stack, merchant.shop);
+    expect((await control(stack.urls.storefrontA, 'POST', 'faults', { mode: 'error', status: 503, count: 1000, match: storefrontAOrdersPath(merchant.shop) })).status).toBe(201);
+    const views = async () => {
+      const [session, list, detail] = await Promise.all([
+        api(stack, 'GET', `/api/checkout/session/${token}`),
+        api(stack, 'GET', `/api/checkout/merchant/orders?q=${token}`, undefined, merchant.token),
+        api(stack, 'GET', `/api/checkout/merchant/orders/${token}`, undefined, merchant.token),
+      ]);
+      return { session: session.body, listed: list.body.items[0] as Json, detail: detail.body };
+    };
+    try {
+      expect((await views()).session).toMatchObject({ status: 'OPEN', storeOrder: null });
+      await shopperPays(stack, token);
+      await waitFor('COMPLETED', async () => ((await sessionStatus(stack, token)) === 'COMPLETED' ? true : undefined));
+
+      const paid = await views();
+      expect(paid.session).toMatchObject({ status: 'COMPLETED', storeOrder: { state: 'pending', id: null } });
+      expect(paid.session.storeOrderId).toBeUndefined();
+      for (const order of [paid.listed, paid.detail]) expect(order).toMatchObject({ status: 'COMPLETED', storeOrderId: null, storeOrderError: false, storeOrder: { state: 'pending', id: null, error: null } });
+      expect(storefrontAOrdersOf(merchant.shop, token)).toEqual([]);
+    } finally {
+      await control(stack.urls.storefrontA, 'DELETE', 'faults');
+    }
+
+    const row = await waitFor('the store order', async () => (await stack.database.db.checkoutSession.findUniqueOrThrow({ where: { token } })).storeOrderId ?? undefined, 60_000);
+    const done = await views();
+    expect(done.session).toMatchObject({ status: 'COMPLETED', storeOrderId: row, storeOrder: { state: 'created', id: row } });
+    for (const order of [done.listed, done.detail]) expect(order).toMatchObject({ storeOrderId: row, storeOrder: { state: 'created', id: row, error: null } });
+    expect(storefrontAOrdersOf(merchant.shop, token)).toHaveLength(1);
   });
 });
 

@@ -24,5 +24,5 @@ export async function createTestMerchant(db: Db, app: FastifyInstance, shopName 
   const row = await db.merchant.create({ data: { email, passwordHash: 'x', shopName, phone: '+49 30 1234', slug: `m-${i}` } });
   const plan = opts.plan ?? TEST_PAID_PLAN;
   if (plan !== 'demo') await givePaidPlan(db, row.id, plan);
-  return { id: row.id, email, token: app.jwt.sign({ merchantId: row.id, shopDomain: '' }) };
+  return { id: row.id, email, token: await app.issueSessionToken({ merchantId: row.id, shopDomain: '' }) };
 }

@@ -39,6 +39,8 @@ export interface ProcessorStatus {
   webhookRegistered: boolean;
   lastError: string | null;
   connectedAt: string | null;
+  /** The latest key submitted since the connection was made, being set up or refused (the connection keeps working). */
+  attempt: { status: 'CONNECTING' | 'FAILED'; apiKeyLast4: string; error: string | null; startedAt: string } | null;
   wallets?: { domain: string | null; status: string | null; ready: boolean; statusMessage?: string | null } | null;
 }
 
@@ -50,7 +52,10 @@ export interface StorefrontAConnection {
   installedAt: string | null;
   uninstalledAt: string | null;
   scopes: string[];
+  /** Runs the install of the pending inputs if any, else a reinstall of this connection. */
   installUrl: string;
+  /** New inputs waiting for their install; the connection above keeps working until it completes. */
+  pending: { shop: string; clientId: string; since: string } | null;
 }
 
 /** GET /api/merchant/storefront-b (api/routes/merchant/storefront-b.ts). */

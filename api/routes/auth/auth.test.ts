@@ -155,27 +155,32 @@ describe('login and sessions', () => {
   describe('every bad token answers 401 UNAUTHORIZED', () => {
     let merchantId: string;
     let email: string;
+    /** The session the registration started: forged payloads name it, so each case fails for its own reason. */
+    let sid: string;
     beforeAll(async () => {
       const r = await register();
       merchantId = String(r.body.merchant!.id);
       email = r.email;
+      sid = (JSON.parse(Buffer.from(String(r.body.token).split('.')[1]!, 'base64url').toString()) as { sid: string }).sid;
     });
     const now = () => Math.floor(Date.now() / 1000);
     const cases: Array<[string, () => Record<string, string>]> = [
       ['missing', () => ({})],
       ['not a bearer header', () => ({ authorization: 'Basic abc' })],
       ['garbage', () => ({ authorization: 'Bearer not.a.jwt' })],
-      ['expired', () => ({ authorization: `Bearer ${forge({ merchantId, shopDomain: '', iat: now() - 40 * 86400, exp: now() - 10 * 86400 })}` })],
-      ['alg none', () => ({ authorization: `Bearer ${forge({ merchantId, shopDomain: '', iat: now() }, '', { alg: 'none', typ: 'JWT' }).split('.').slice(0, 2).join('.')}.` })],
-      ['signed with another secret', () => ({ authorization: `Bearer ${forge({ merchantId, shopDomain: '', iat: now() }, 'another-secret-another-secret-another')}` })],
+      ['expired', () => ({ authorization: `Bearer ${forge({ sid, merchantId, shopDomain: '', iat: now() - 40 * 86400, exp: now() - 10 * 86400 })}` })],
+      ['alg none', () => ({ authorization: `Bearer ${forge({ sid, merchantId, shopDomain: '', iat: now() }, '', { alg: 'none', typ: 'JWT' }).split('.').slice(0, 2).join('.')}.` })],
+      ['signed with another secret', () => ({ authorization: `Bearer ${forge({ sid, merchantId, shopDomain: '', iat: now() }, 'another-secret-another-secret-another')}` })],
       ['tampered payload', () => {
-        const good = forge({ merchantId, shopDomain: '', iat: now() });
+        const good = forge({ sid, merchantId, shopDomain: '', iat: now() });
         const [h, , s] = good.split('.');
-        const evil = Buffer.from(JSON.stringify({ merchantId: '00000000-0000-0000-0000-000000000000', shopDomain: '', iat: now() })).toString('base64url');
+        const evil = Buffer.from(JSON.stringify({ sid, merchantId: '00000000-0000-0000-0000-000000000000', shopDomain: '', iat: now() })).toString('base64url');
         return { authorization: `Bearer ${h}.${evil}.${s}` };
       }],
       ['a handoff token', () => ({ authorization: `Bearer ${stack.app.signPurposeToken({ merchantId, shopDomain: '' }, 'storefront-a-install', 600)}` })],
-      ['an unknown merchant', () => ({ authorization: `Bearer ${forge({ merchantId: '00000000-0000-0000-0000-000000000000', shopDomain: '', iat: now() })}` })],
+      ['an unknown merchant', () => ({ authorization: `Bearer ${forge({ sid, merchantId: '00000000-0000-0000-0000-000000000000', shopDomain: '', iat: now() })}` })],
+      ['no session id', () => ({ authorization: `Bearer ${forge({ merchantId, shopDomain: '', iat: now() })}` })],
+      ['an unknown session', () => ({ authorization: `Bearer ${forge({ sid: '00000000-0000-0000-0000-000000000000', merchantId, shopDomain: '', iat: now() })}` })],
     ];
     it.each(cases)('%s', async (_label, headers) => {
       const res = await stack.app.inject({ method: 'GET', url: '/api/merchant/me', headers: headers() });
@@ -183,7 +188,7 @@ describe('login and sessions', () => {
       expect(res.json()).toEqual({ error: expect.any(String), code: 'UNAUTHORIZED' });
     });
     it('a valid forged-looking token signed with our secret works (the cases above fail for their own reason)', async () => {
-      const res = await stack.app.inject({ method: 'GET', url: '/api/merchant/me', headers: { authorization: `Bearer ${forge({ merchantId, shopDomain: '', iat: now() })}` } });
+      const res = await stack.app.inject({ method: 'GET', url: '/api/merchant/me', headers: { authorization: `Bearer ${forge({ sid, merchantId, shopDomain: '', iat: now() })}` } });
       expect(res.statusCode).toBe(200);
       expect(res.json().email).toBe(email);
     });

@@ -103,7 +103,7 @@ export const authRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =>
     }
     const merchant = await createMerchant(deps, { email: body.email, passwordHash: await hashPassword(body.password), shopName: body.shopName, phone: body.phone });
     await queueAccountEmail(deps, request.log, merchant, 'email_verification');
-    const token = app.startSession(reply, { merchantId: merchant.id, shopDomain: merchant.shopDomain ?? '' });
+    const token = await app.startSession(reply, { merchantId: merchant.id, shopDomain: merchant.shopDomain ?? '' });
     return reply.code(201).send({ token, merchant: toMerchantView(merchant, config) });
   });
 
@@ -120,15 +120,42 @@ export const authRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =>
     // Same work on both paths: an unknown email verifies against a dummy hash.
     const valid = await verifyPassword(request.body.password, merchant?.passwordHash ?? DUMMY_PASSWORD_HASH);
     if (!merchant || !valid) throw new AppError('INVALID_CREDENTIALS', 'Email or password is wrong');
-    const token = app.startSession(reply, { merchantId: merchant.id, shopDomain: merchant.shopDomain ?? '' });
+    const token = await app.startSession(reply, { merchantId: merchant.id, shopDomain: merchant.shopDomain ?? '' });
     return { token, merchant: toMerchantView(merchant, config) };
   });
 
   app.post('/api/auth/logout', {
-    schema: { tags, summary: 'Clear the session cookie (bearer tokens simply stop being sent)', response: { 200: ok } },
-  }, async (_request, reply) => {
+    schema: {
+      tags,
+      summary: 'Log out: end this session (its token stops working at once) and clear the session cookie',
+      description:
+        'Ends the session of the token presented (Authorization: Bearer, or the session cookie from the dashboard\'s origin): that token ' +
+        'answers 401 from now on, on every device that holds a copy. Other sessions of the merchant go on; POST /api/auth/logout-all ends ' +
+        'them all. Always answers 200 and clears the cookie, also without a valid token (nothing to end).',
+      response: { 200: ok },
+    },
+  }, async (request, reply) => {
+    const ended = await app.endSession(request);
     reply.clearCookie(SESSION_COOKIE, { path: '/' });
-    return { ok: true as const };
+    return { ok: true as const, message: ended ? 'Logged out: this session has ended' : 'Logged out' };
+  });
+
+  app.post('/api/auth/logout-all', {
+    onRequest: app.authenticate,
+    schema: {
+      tags,
+      summary: 'Log out everywhere: end every session of this merchant, this one included',
+      description:
+        'Every token issued to this merchant (every device and browser, API clients included) answers 401 from now on, and the cookie is ' +
+        'cleared; log in again to get a new one. Use it after losing a device or sharing a token by mistake. A password change also ends ' +
+        'every other session.',
+      security: [{ bearerAuth: [] }],
+      response: { 200: ok.extend({ sessionsEnded: z.number().int().describe('How many sessions were still live') }), 401: errorResponse, 403: errorResponse },
+    },
+  }, async (request, reply) => {
+    const sessionsEnded = await app.endAllSessions(request.merchant.merchantId);
+    reply.clearCookie(SESSION_COOKIE, { path: '/' });
+    return { ok: true as const, message: 'Logged out everywhere: every session has ended', sessionsEnded };
   });
 
   app.post('/api/auth/password/reset-request', {
@@ -165,7 +192,8 @@ export const authRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =>
       include: merchantViewInclude,
     });
     await db.oneTimeToken.updateMany({ where: { merchantId: merchant.id, purpose: 'PASSWORD_RESET', usedAt: null }, data: { usedAt: new Date() } });
-    const token = app.startSession(reply, { merchantId: merchant.id, shopDomain: merchant.shopDomain ?? '' });
+    await app.endAllSessions(merchant.id);
+    const token = await app.startSession(reply, { merchantId: merchant.id, shopDomain: merchant.shopDomain ?? '' });
     return { token, merchant: toMerchantView(merchant, config) };
   });
 

@@ -13,7 +13,7 @@ import { errorResponse } from '../../schemas/common.js';
 import { AppError } from '../../../domain/errors.js';
 import { buildAuthorizeUrl, isValidShopHost, verifyCallbackHmac } from '../../../integrations/storefront-a/oauth.js';
 import { SecretDecryptionError } from '../../../security/secrets.js';
-import { STOREFRONT_A_SCOPES, storefrontAAad } from '../../../activities/storefront-a.js';
+import { installingInputs, STOREFRONT_A_SCOPES, storefrontAAad } from '../../../activities/storefront-a.js';
 import type { installStorefrontAWorkflow } from '../../../workflows/storefront-a-install.js';
 import { storefrontAWorkflowIds } from '../../../workflows/storefront-a.messages.js';
 
@@ -43,16 +43,18 @@ export const storefrontAAuthRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
     const claims = app.verifyPurposeToken(request.query.handoff, STOREFRONT_A_INSTALL_PURPOSE);
     const connection = await db.storefrontAConnection.findUnique({ where: { merchantId: claims.merchantId } });
     if (!connection) throw new AppError('NOT_FOUND', 'No storefront A install inputs: save the shop, client id and client secret first');
-    if (connection.shop !== claims.shopDomain) throw new AppError('UNAUTHORIZED', 'This install link is for another shop: start the install from the dashboard again');
+    // The pending inputs when new ones wait beside a working connection, else the connection's own (a reinstall).
+    const installing = installingInputs(connection);
+    if (installing.shop !== claims.shopDomain) throw new AppError('UNAUTHORIZED', 'This install link is for another shop: start the install from the dashboard again');
 
     const state = randomBytes(32).toString('base64url');
     const now = Date.now();
     // Old states are of no use to anyone: clear them as new ones are made.
     await db.oAuthState.deleteMany({ where: { expiresAt: { lt: new Date(now - 24 * 60 * 60 * 1000) } } });
-    await db.oAuthState.create({ data: { state, merchantId: connection.merchantId, shop: connection.shop, expiresAt: new Date(now + OAUTH_STATE_TTL_MS) } });
+    await db.oAuthState.create({ data: { state, merchantId: connection.merchantId, shop: installing.shop, expiresAt: new Date(now + OAUTH_STATE_TTL_MS) } });
     const url = buildAuthorizeUrl({
-      shop: connection.shop,
-      clientId: connection.clientId,
+      shop: installing.shop,
+      clientId: installing.clientId,
       scopes: STOREFRONT_A_SCOPES,
       redirectUri: `${config.publicApiUrl}${storefrontACallbackPath}`,
       state,
@@ -91,9 +93,11 @@ export const storefrontAAuthRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
     if (!pending) throw new AppError('INVALID_TOKEN', 'Unknown install state: start the install again from the dashboard');
     const connection = await db.storefrontAConnection.findUnique({ where: { merchantId: pending.merchantId } });
     if (!connection) throw new AppError('INVALID_TOKEN', 'The storefront A install inputs were removed: save them and start again');
+    // Signed with the secret of the app being installed: new inputs prove their secret here.
+    const installing = installingInputs(connection);
     let clientSecret: string;
     try {
-      clientSecret = secrets.decrypt(connection.clientSecretEnc, storefrontAAad.clientSecret(connection.merchantId));
+      clientSecret = secrets.decrypt(installing.clientSecretEnc, storefrontAAad.clientSecret(connection.merchantId));
     } catch (err) {
       if (err instanceof SecretDecryptionError) throw new AppError('INTERNAL_ERROR', 'Stored client secret cannot be opened');
       throw err;
@@ -101,7 +105,7 @@ export const storefrontAAuthRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
     if (!verifyCallbackHmac(params, clientSecret, { maxAgeSeconds: CALLBACK_MAX_AGE_SECONDS })) {
       throw new AppError('INVALID_SIGNATURE', 'The callback signature is not valid (or too old): start the install again');
     }
-    if (pending.shop !== shop || connection.shop !== shop) throw new AppError('INVALID_INPUT', 'This callback is for another shop than the install that was started');
+    if (pending.shop !== shop || installing.shop !== shop) throw new AppError('INVALID_INPUT', 'This callback is for another shop than the install that was started');
     const now = new Date();
     if (pending.usedAt || pending.expiresAt <= now) throw new AppError('INVALID_TOKEN', 'This install state was already used or has expired: start the install again');
     // Single use, also against two callbacks racing each other.

@@ -16,12 +16,12 @@ import type { RouteDeps } from '../../app.js';
 import { errorResponse } from '../../schemas/common.js';
 import { acceptRawBodies, rawBodyOf } from '../../plugins/raw-body.js';
 import {
-  claimedString, eventIdOf, parseJsonOrUndefined, signedByAny, storableBody, webhookDeliveries, type DeliveryAudit,
+  claimedString, eventIdOf, parseJsonOrUndefined, processorEventOf, signedByAny, storableBody, webhookDeliveries, type DeliveryAudit,
 } from '../../webhook-deliveries.js';
 import { AppError } from '../../../domain/errors.js';
 import { isPaidStatus } from '../../../domain/plans.js';
 import { SIGNATURE_HEADER } from '../../../integrations/processor/signature.js';
-import { webhookPayloadSchema, type ProcessorWebhookPayload } from '../../../integrations/processor/webhook.js';
+import type { ProcessorWebhookPayload } from '../../../integrations/processor/webhook.js';
 import { platformBillingWebhookAad } from '../../../activities/platform-billing.js';
 import {
   billingEventSignal, PLATFORM_BILLING_METADATA_KEY, PLATFORM_BILLING_WEBHOOK_PATH, platformSubscriptionWorkflowId,
@@ -106,9 +106,9 @@ export const billingWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
 
     // Verified: from here on the body is the processor's word.
     audit.rawBody = storableBody(text, true);
-    const parsed = webhookPayloadSchema.safeParse(json);
-    if (!parsed.success) return deliveries.refuse(audit, 'malformed', new AppError('INVALID_INPUT', 'The body is not a processor event (event, data.id, data.metadata)'), true);
-    const merchantId = claimedString(parsed.data.data.metadata[PLATFORM_BILLING_METADATA_KEY]);
+    const event = processorEventOf(json);
+    if (!event) return deliveries.refuse(audit, 'malformed', new AppError('INVALID_INPUT', 'The body is not a processor event (event, data.id, data.metadata; text without U+0000 or lone surrogates)'), true);
+    const merchantId = claimedString(event.data.metadata[PLATFORM_BILLING_METADATA_KEY]);
     const merchant = merchantId && UUID.test(merchantId)
       ? await db.merchant.findUnique({ where: { id: merchantId }, select: { id: true, platformSubscription: { select: { planId: true, status: true, pendingMembershipId: true } } } })
       : null;
@@ -123,7 +123,7 @@ export const billingWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
       await deliveries.ignore(audit, 'stale');
       return { received: true as const, duplicate: false, ignored: true };
     }
-    const outcome = await apply(audit, merchant.id, parsed.data, request.log);
+    const outcome = await apply(audit, merchant.id, event, request.log);
     if (outcome === 'unavailable') throw new AppError('NOT_READY', 'The event is stored but could not be applied yet: retry later');
     return { received: true as const, duplicate: outcome === 'duplicate', ignored: false };
   });

@@ -479,7 +479,7 @@ describe('the read paths', () => {
     const bundle = await call('GET', `/api/checkout/session-bundle/${token}`);
 
     expect(status.status).toBe(200);
-    expect(status.body).toEqual({ token, status: 'OPEN', currency: 'EUR', totalMinor: null, paymentUrl: null });
+    expect(status.body).toEqual({ token, status: 'OPEN', currency: 'EUR', totalMinor: null, paymentUrl: null, storeOrder: null });
     expect(status.headers['cache-control']).toBe('no-store');
     expect(bundle.status).toBe(200);
     expect(bundle.body).toEqual({
@@ -508,7 +508,7 @@ describe('the read paths', () => {
 
     const res = await call('GET', `/api/checkout/session/${token}`);
 
-    expect(res.body).toEqual({ token, status: 'COMPLETED', currency: 'EUR', totalMinor: 2985, paymentUrl: 'http://pay.example/p/1', storeOrderId: '4711' });
+    expect(res.body).toEqual({ token, status: 'COMPLETED', currency: 'EUR', totalMinor: 2985, paymentUrl: 'http://pay.example/p/1', storeOrderId: '4711', storeOrder: { state: 'created', id: '4711' } });
   });
 
   it('given a preview session / the bundle says preview', async () => {

@@ -13,6 +13,7 @@ import { INITIAL_STATUS, isCheckoutStatus } from '../../../domain/checkout-statu
 import { MoneyError, money } from '../../../domain/money.js';
 import { quoteShippingRates, type ShippingRateInput } from '../../../domain/shipping.js';
 import { isPreviewToken, isSessionToken } from '../../../domain/tokens.js';
+import { storeOrderOf } from '../../../domain/store-order.js';
 import { sessionFxRates, sessionLines, type SessionLine } from '../../../activities/checkout-session.js';
 import { sessionBumpLines } from '../../../activities/checkout-pricing.js';
 import type { ShippingAddress } from '../../../workflows/checkout.messages.js';
@@ -101,17 +102,22 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
   app.get('/api/checkout/session/:token', {
     schema: {
       tags,
-      summary: 'Session status (no personal data)',
+      summary: 'Session status (no personal data), and the state of its order on the store',
+      description:
+        'COMPLETED: the processor confirmed the payment. The order on the store is created after that (retried while the store is down), ' +
+        'so storeOrder says where it is: pending, created (with its id) or failed.',
       params: tokenParams,
       response: { 200: sessionStatusResponse, 404: errorResponse },
     },
   }, async (request, reply) => {
     const session = await db.checkoutSession.findUnique({
       where: { token: token(request.params.token) },
-      select: { token: true, status: true, currency: true, totalMinor: true, paymentUrl: true, storeOrderId: true },
+      select: { token: true, status: true, currency: true, totalMinor: true, paymentUrl: true, storeOrderId: true, storeOrderError: true },
     });
     if (!session || !isCheckoutStatus(session.status)) throw noSession();
     reply.header('cache-control', 'no-store');
+    // The shopper sees whether the order reached the store, not the store's reason for refusing it.
+    const order = storeOrderOf(session);
     return {
       token: session.token,
       status: session.status,
@@ -119,6 +125,7 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
       totalMinor: session.totalMinor,
       paymentUrl: session.paymentUrl,
       ...(session.storeOrderId ? { storeOrderId: session.storeOrderId } : {}),
+      storeOrder: order && { state: order.state, id: order.id },
     };
   });
 

@@ -10,6 +10,8 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 let a: TestMerchant;
 let b: TestMerchant;
 let n = 0;
+/** A product picture the storefront A simulator serves (an allowed sandbox origin here, as the logo's). */
+let productImage: string;
 
 async function call(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, token: string, body?: unknown) {
   const res = await stack.app.inject({
@@ -22,6 +24,8 @@ beforeAll(async () => {
   stack = await startTestStack();
   a = await createTestMerchant(stack.database.db, stack.app, 'Alpha Extras');
   b = await createTestMerchant(stack.database.db, stack.app, 'Beta Extras');
+  const page = await (await fetch(`${stack.urls.storefrontA}/shops/demo-shop.myshopify.com/`)).text();
+  productImage = new URL(/src="([^"]+\.svg)"/.exec(page)![1]!, `${stack.urls.storefrontA}/`).toString();
 });
 afterAll(async () => {
   await stack?.close();
@@ -109,10 +113,10 @@ describe('order bumps', () => {
   const bump = { productId: '1001', variantId: '2002', title: 'Gift wrap', description: 'Wrapped by hand', imageUrl: 'https://cdn.example/wrap.png', priceCents: 499, compareAtCents: 799 };
 
   it('given a bump / it is stored as given and listed in position order; a PATCH changes only what it sends', async () => {
-    const second = await call('POST', '/api/merchant/order-bumps', a.token, { ...bump, title: 'Socks', position: 2 });
-    const first = await call('POST', '/api/merchant/order-bumps', a.token, { ...bump, position: 1 });
+    const second = await call('POST', '/api/merchant/order-bumps', a.token, { ...bump, imageUrl: null, title: 'Socks', position: 2 });
+    const first = await call('POST', '/api/merchant/order-bumps', a.token, { ...bump, imageUrl: productImage, position: 1 });
     expect(first.status, JSON.stringify(first.body)).toBe(201);
-    expect(first.body).toEqual({ id: expect.any(String), ...bump, active: true, position: 1, createdAt: expect.any(String), updatedAt: expect.any(String) });
+    expect(first.body).toEqual({ id: expect.any(String), ...bump, imageUrl: productImage, active: true, position: 1, createdAt: expect.any(String), updatedAt: expect.any(String) });
     expect((await call('GET', '/api/merchant/order-bumps', a.token)).body.items.map((x: Json) => x.title)).toEqual(['Gift wrap', 'Socks']);
 
     const patched = await call('PATCH', `/api/merchant/order-bumps/${second.body.id}`, a.token, { active: false, variantId: null });
@@ -149,6 +153,36 @@ describe('upsells', () => {
     expect((await call('DELETE', `/api/merchant/upsells/${created.body.id}`, b.token)).status).toBe(404);
     expect((await call('DELETE', `/api/merchant/upsells/${created.body.id}`, a.token)).status).toBe(200);
     expect((await call('GET', '/api/merchant/upsells', a.token)).body.items).toEqual([]);
+  });
+});
+
+describe('order bump and upsell images', () => {
+  const unsafe = ['https://127.0.0.1/wrap.png', 'https://169.254.169.254/latest/meta-data', 'https://[::1]/wrap.png', 'https://10.0.0.1/wrap.png', 'https://localhost/wrap.png'];
+  const kinds = [
+    { list: '/api/merchant/order-bumps', body: { productId: '1001', title: 'Gift wrap', priceCents: 499 } },
+    { list: '/api/merchant/upsells', body: { placement: 'pre_confirm', headline: 'One more?', productId: '1001', title: 'Ceramic Mug', priceCents: 1800 } },
+  ];
+
+  it('given an image URL on a loopback, private, link-local or metadata address / create and PATCH answer 400 naming body.imageUrl, as the logo does, and change nothing', async () => {
+    for (const kind of kinds) {
+      const created = await call('POST', kind.list, a.token, { ...kind.body, imageUrl: null });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      for (const imageUrl of unsafe) {
+        await refused(kind.list, () => call('POST', kind.list, a.token, { ...kind.body, imageUrl }), 'body.imageUrl');
+        await refused(kind.list, () => call('PATCH', `${kind.list}/${created.body.id}`, a.token, { imageUrl }), 'body.imageUrl');
+      }
+      const pictured = await call('PATCH', `${kind.list}/${created.body.id}`, a.token, { imageUrl: productImage });
+      expect(pictured.status, JSON.stringify(pictured.body)).toBe(200);
+      expect(pictured.body.imageUrl).toBe(productImage);
+    }
+  });
+
+  it('given a URL that does not answer an image / it is refused too (an HTML page, a missing picture)', async () => {
+    for (const kind of kinds) {
+      for (const imageUrl of [`${stack.urls.storefrontA}/shops/demo-shop.myshopify.com/`, `${stack.urls.storefrontA}/shops/demo-shop.myshopify.com/cdn/products/none.svg`]) {
+        await refused(kind.list, () => call('POST', kind.list, a.token, { ...kind.body, imageUrl }), 'body.imageUrl');
+      }
+    }
   });
 });
 

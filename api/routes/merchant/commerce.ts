@@ -11,6 +11,7 @@ import type { RouteDeps } from '../../app.js';
 import { AppError } from '../../../domain/errors.js';
 import { pixelIdProblem, type PixelPlatform } from '../../../domain/pixels.js';
 import { errorResponse } from '../../schemas/common.js';
+import { checkImageUrl, PRODUCT_IMAGE_TYPES } from '../../image-url.js';
 import {
   deletedResponse, discountAmountProblem, discountCreate, discountPatch, discountView, idParams, list, orderBumpCreate, orderBumpPatch, orderBumpView,
   pixelCreate, pixelPatch, pixelView, upsellCreate, upsellPatch, upsellView,
@@ -91,6 +92,8 @@ interface Resource<View, Create, Patch> {
   count(merchantId: string): Promise<number>;
   /** Checks a create body beyond its schema, before the per-shop limit is counted. */
   check?(body: Create): void;
+  /** Its `imageUrl`, when a create or PATCH sends one, must pass the image check (the logo's: api/image-url.ts). */
+  hasImage?: boolean;
   insert(merchantId: string, body: Create): Promise<View>;
   /** How many records it changed: 0 when there is no such record of this merchant. */
   update(where: Owned, body: Patch): Promise<number>;
@@ -98,7 +101,7 @@ interface Resource<View, Create, Patch> {
 }
 
 export const merchantCommerceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
-  const { db } = deps;
+  const { db, urlGuard } = deps;
   const common = ({ summary, description }: Doc) => ({ tags, summary, ...(description ? { description } : {}), ...auth });
   const errors = { 400: errorResponse, 401: errorResponse, 404: errorResponse };
 
@@ -110,6 +113,10 @@ export const merchantCommerceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
     // so the body is the schema's output, as Resource types it.
     const routes = app.withTypeProvider<FastifyTypeProviderDefault>();
     const owned = (request: FastifyRequest): Owned => ({ id: (request.params as z.output<typeof idParams>).id, merchantId: request.merchant.merchantId });
+    const checkImage = async (body: unknown) => {
+      const url = (body as { imageUrl?: string | null }).imageUrl;
+      if (r.hasImage && url) await checkImageUrl(urlGuard, url, { field: 'body.imageUrl', types: PRODUCT_IMAGE_TYPES });
+    };
 
     routes.get(r.path, {
       onRequest: app.authenticate,
@@ -132,6 +139,7 @@ export const merchantCommerceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
       const { merchantId } = request.merchant;
       const body = request.body as Create;
       r.check?.(body);
+      await checkImage(body);
       if ((await r.count(merchantId)) >= MAX_RECORDS[r.kind]) {
         throw new AppError('CONFLICT', `At most ${MAX_RECORDS[r.kind]} records of this kind per shop: delete one first`);
       }
@@ -146,6 +154,7 @@ export const merchantCommerceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
       },
     }, async (request) => {
       const where = owned(request);
+      await checkImage(request.body);
       if ((await r.update(where, request.body as Patch)) === 0) throw notFound(r.noun);
       const found = await r.find(where);
       if (!found) throw notFound(r.noun);
@@ -260,6 +269,7 @@ export const merchantCommerceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
     noun: 'order bump',
     kind: 'orderBump',
     schemas: { view: orderBumpView, create: orderBumpCreate, patch: orderBumpPatch },
+    hasImage: true,
     docs: {
       list: 'The shop\'s order bumps, in checkout order',
       get: 'One order bump',
@@ -300,6 +310,7 @@ export const merchantCommerceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
     noun: 'upsell',
     kind: 'upsell',
     schemas: { view: upsellView, create: upsellCreate, patch: upsellPatch },
+    hasImage: true,
     docs: {
       list: 'The shop\'s upsell offers, in checkout order',
       get: 'One upsell offer',

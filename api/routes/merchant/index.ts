@@ -8,14 +8,12 @@ import type { RouteDeps } from '../../app.js';
 import { AppError } from '../../../domain/errors.js';
 import { slugFromName, slugProblem, withSuffix } from '../../../domain/slug.js';
 import { checkPasswordPolicy, hashPassword, verifyPassword } from '../../../security/passwords.js';
-import { UnsafeUrlError } from '../../../security/ssrf.js';
+import { checkImageUrl, LOGO_TYPES } from '../../image-url.js';
 import { errorResponse } from '../../schemas/common.js';
 import { accountPatch, configPatch, merchantView, publicConfig, sessionResponse, shopPatch } from '../../schemas/merchant.js';
 import { checkoutOrigin, merchantViewInclude, PLATFORM_ENUM, toMerchantView, toPublicConfig } from './view.js';
 import { queueAccountEmail } from '../auth/account-emails.js';
 import { merchantForCheckoutHost } from '../../checkout-host.js';
-
-const LOGO_TYPES = ['image/png', 'image/svg+xml'];
 
 const auth = { security: [{ bearerAuth: [] }] };
 const tags = ['merchant'];
@@ -24,21 +22,6 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
   const { config, db, urlGuard } = deps;
 
   const load = (merchantId: string) => db.merchant.findUniqueOrThrow({ where: { id: merchantId }, include: merchantViewInclude });
-
-  /** The logo must be an https URL (SSRF-checked) that answers a PNG or SVG image. */
-  async function checkLogo(url: string): Promise<void> {
-    const fail = (why: string) => new AppError('INVALID_INPUT', `branding.logoUrl: ${why}`, { fields: { 'body.branding.logoUrl': why } });
-    let res;
-    try {
-      res = await urlGuard.fetch(url, { method: 'GET', timeoutMs: 5_000, maxBytes: 2 * 1024 * 1024 });
-    } catch (err) {
-      if (err instanceof UnsafeUrlError) throw fail(err.message);
-      throw err;
-    }
-    if (res.status !== 200) throw fail(`the URL answered HTTP ${res.status}`);
-    const type = (res.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-    if (!LOGO_TYPES.includes(type)) throw fail(`must be a PNG or SVG image (got ${type || 'no content type'})`);
-  }
 
   /** Claims a slug for this merchant; INVALID_SLUG or SLUG_COLLISION otherwise. */
   async function setSlug(merchantId: string, slug: string) {
@@ -94,7 +77,7 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
       const { onboardingCompletedAt } = await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { onboardingCompletedAt: true } });
       if (!onboardingCompletedAt) throw new AppError('SETUP_NOT_VERIFIED', 'onboardingCompletedAt is set by setup verification: run POST /api/merchant/setup-verification');
     }
-    if (body.branding?.logoUrl) await checkLogo(body.branding.logoUrl);
+    if (body.branding?.logoUrl) await checkImageUrl(urlGuard, body.branding.logoUrl, { field: 'body.branding.logoUrl', types: LOGO_TYPES });
     const data: Prisma.MerchantUpdateInput = {};
     if (body.branding) {
       if (body.branding.logoUrl !== undefined) data.logoUrl = body.branding.logoUrl;
@@ -161,7 +144,9 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
       throw err;
     }
     if (emailChanges) await queueAccountEmail(deps, request.log, updated, 'email_verification');
-    const token = app.startSession(reply, { merchantId, shopDomain: updated.shopDomain ?? '' });
+    // A new password ends every session, at once (passwordChangedAt also refuses older tokens); this one gets a new token.
+    if (body.newPassword !== undefined) await app.endAllSessions(merchantId);
+    const token = await app.startSession(reply, { merchantId, shopDomain: updated.shopDomain ?? '' });
     return { token, merchant: toMerchantView(updated, config) };
   });
 

@@ -15,6 +15,7 @@ import { createTestDatabase, type TestDatabase } from '../../../test/harness/db.
 import { connectTestTemporal, type TestTemporal } from '../../../test/harness/temporal.js';
 import { testConfig } from '../../../test/harness/config.js';
 import { processorWorkflowIds } from '../../../workflows/processor-connection.messages.js';
+import { connectProcessorWorkflow } from '../../../workflows/processor-connection.js';
 
 /** Short, so a processor slower than this times out in about two seconds (two attempts). */
 const CLIENT_TIMEOUT_MS = 1_000;
@@ -48,6 +49,8 @@ async function call(method: 'GET' | 'POST' | 'DELETE', url: string, opts: { toke
 const connect = (m: TestMerchant, apiKey: unknown) => call('POST', '/api/merchant/processor/connect', { token: m.token, body: { apiKey } });
 const status = (m: TestMerchant) => call('GET', '/api/merchant/processor', { token: m.token });
 const row = (m: TestMerchant) => database.db.processorConnection.findUnique({ where: { merchantId: m.id } });
+/** The latest key submitted that did not (yet) become the connection. */
+const attemptOf = (m: TestMerchant) => database.db.processorConnectionAttempt.findFirst({ where: { merchantId: m.id }, orderBy: { createdAt: 'desc' } });
 const webhooksOf = (apiKey: string) => processor.client({ apiKey }).listWebhooks();
 /** A workflow's whole history as text, payloads decoded (they come as base64 `data`), to search it for secrets. */
 const historyText = async (workflowId: string) =>
@@ -137,10 +140,14 @@ describe('connecting the processor', () => {
     expect(res.status).toBe(422);
     expect(res.body).toMatchObject({ code: 'INVALID_PROCESSOR_KEY', error: expect.stringContaining('rejected') });
     expect(res.text).not.toContain('sk_not_a_real_key_1234');
-    const stored = (await row(m))!;
-    expect(stored).toMatchObject({ status: 'FAILED', businessId: null, productId: null, webhookId: null, webhookSecretEnc: null, connectedAt: null });
+    expect(await row(m)).toBeNull();
+    const stored = (await attemptOf(m))!;
+    expect(stored).toMatchObject({ status: 'FAILED', apiKeyEnc: null, businessId: null, productId: null, webhookId: null, webhookSecretEnc: null });
     expect(stored.lastError).toEqual(expect.stringContaining('rejected'));
-    expect((await status(m)).body).toMatchObject({ connected: false, ready: false, status: 'FAILED', apiKeyLast4: '1234', webhookRegistered: false, lastError: stored.lastError });
+    expect((await status(m)).body).toMatchObject({
+      connected: false, ready: false, status: 'FAILED', apiKeyLast4: '1234', webhookRegistered: false, lastError: stored.lastError,
+      attempt: { status: 'FAILED', apiKeyLast4: '1234', error: stored.lastError, startedAt: expect.any(String) },
+    });
   });
 
   it('given a processor slower than the client time-out / it answers 504 PROCESSOR_TIMEOUT after a short bounded retry and records FAILED', async () => {
@@ -154,7 +161,8 @@ describe('connecting the processor', () => {
     expect(res.status).toBe(504);
     expect(res.body.code).toBe('PROCESSOR_TIMEOUT');
     expect(Date.now() - started).toBeLessThan(15_000);
-    expect(await row(m)).toMatchObject({ status: 'FAILED', lastError: expect.stringContaining('did not answer in time'), webhookSecretEnc: null });
+    expect(await row(m)).toBeNull();
+    expect(await attemptOf(m)).toMatchObject({ status: 'FAILED', lastError: expect.stringContaining('did not answer in time'), webhookSecretEnc: null });
     expect(await webhooksOf(apiKey)).toEqual([]);
   });
 
@@ -167,7 +175,7 @@ describe('connecting the processor', () => {
 
     expect(res.status).toBe(502);
     expect(res.body.code).toBe('UPSTREAM_ERROR');
-    expect(await row(m)).toMatchObject({ status: 'FAILED', lastError: expect.stringContaining('unavailable') });
+    expect(await attemptOf(m)).toMatchObject({ status: 'FAILED', lastError: expect.stringContaining('unavailable') });
   });
 
   it('given a connection in progress / when the merchant connects again / it answers 409 CONFLICT and the first one completes', async () => {
@@ -198,6 +206,7 @@ describe('connecting the processor', () => {
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('INVALID_INPUT');
     expect(await row(m)).toBeNull();
+    expect(await attemptOf(m)).toBeNull();
   });
 });
 
@@ -217,6 +226,84 @@ describe('reconnecting and disconnecting', () => {
     const hooks = await webhooksOf(second.apiKey);
     expect(hooks.map((h) => h.id)).toEqual([(await row(m))!.webhookId]);
     expect(secrets.decrypt((await row(m))!.apiKeyEnc, `${m.id}:processor.apiKey`)).toBe(second.apiKey);
+  });
+
+  describe('given a working connection, a new key that fails', () => {
+    /** A connected merchant, what it looks like, and the answer to connecting `next` (after `fault`, if any). */
+    async function reconnect(next: (working: { apiKey: string }) => Promise<string> | string, fault?: Record<string, unknown>) {
+      const m = await merchant();
+      const working = await account();
+      expect((await connect(m, working.apiKey)).status).toBe(200);
+      const before = await row(m);
+      const nextKey = await next(working);
+      if (fault) await processor.control('POST', 'faults', fault);
+      const res = await connect(m, nextKey);
+      return { m, working, before, nextKey, res };
+    }
+
+    /** The connection is exactly as before, its webhook still registered, and GET says why the new key was not taken. */
+    async function expectUnchanged(r: Awaited<ReturnType<typeof reconnect>>, error: RegExp) {
+      expect(await row(r.m)).toEqual(r.before);
+      const hooks = await webhooksOf(r.working.apiKey);
+      expect(hooks.map((h) => h.id)).toEqual([r.before!.webhookId]);
+      const body = (await status(r.m)).body;
+      expect(body).toMatchObject({
+        connected: true, ready: true, status: 'CONNECTED', apiKeyLast4: r.working.apiKey.slice(-4), businessId: r.before!.businessId, webhookRegistered: true,
+        lastError: expect.stringMatching(error), attempt: { status: 'FAILED', apiKeyLast4: r.nextKey.slice(-4), error: expect.stringMatching(error) },
+      });
+    }
+
+    it('when the processor rejects it / 422 INVALID_PROCESSOR_KEY and the working connection stays in place, ready, with its webhook', async () => {
+      const r = await reconnect(() => 'sk_rejected_key_9999');
+      expect(r.res.status).toBe(422);
+      expect(r.res.body.code).toBe('INVALID_PROCESSOR_KEY');
+      await expectUnchanged(r, /rejected/);
+    });
+
+    it('when the processor fails while the new key is checked / 502 and the working connection stays in place', async () => {
+      const r = await reconnect(async () => (await account()).apiKey, { mode: 'error', status: 503, match: '/v1/me', count: 5 });
+      expect(r.res.status).toBe(502);
+      await expectUnchanged(r, /unavailable/);
+    });
+
+    it('when registering the new webhook fails / the working connection stays in place and the new account keeps no webhook of ours', async () => {
+      const r = await reconnect(async () => (await account()).apiKey, { mode: 'error', status: 503, match: '/v1/webhooks', method: 'POST', count: 5 });
+      expect(r.res.status).toBe(502);
+      await processor.control('DELETE', 'faults');
+      await expectUnchanged(r, /unavailable/);
+      expect(await webhooksOf(r.nextKey)).toEqual([]);
+    });
+
+    it('then a good key / replaces the connection, and the failed attempt is no longer reported', async () => {
+      const r = await reconnect(() => 'sk_rejected_key_9999');
+      const next = await account();
+      const res = await connect(r.m, next.apiKey);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ ready: true, businessId: next.businessId, lastError: null, attempt: null });
+      expect(await webhooksOf(r.working.apiKey)).toEqual([]);
+      expect(await database.db.processorConnectionAttempt.count({ where: { merchantId: r.m.id } })).toBe(0);
+    });
+  });
+
+  it('given the old webhook cannot be removed after a successful reconnect / the new connection stands, and the old webhook is removed by the next disconnect', async () => {
+    const m = await merchant();
+    const first = await account();
+    const second = await account();
+    expect((await connect(m, first.apiKey)).status).toBe(200);
+    await processor.control('POST', 'faults', { mode: 'error', status: 503, match: '/v1/webhooks/', method: 'DELETE', count: 10 });
+
+    const res = await connect(m, second.apiKey);
+
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ ready: true, businessId: second.businessId, apiKeyLast4: second.apiKey.slice(-4) });
+    expect(await webhooksOf(first.apiKey)).toHaveLength(1);
+    expect(await attemptOf(m)).toMatchObject({ status: 'REPLACED', webhookId: expect.stringMatching(/^whk_/) });
+    await processor.control('DELETE', 'faults');
+
+    expect((await call('DELETE', '/api/merchant/processor', { token: m.token })).status).toBe(200);
+    expect(await webhooksOf(first.apiKey)).toEqual([]);
+    expect(await webhooksOf(second.apiKey)).toEqual([]);
+    expect(await database.db.processorConnectionAttempt.count({ where: { merchantId: m.id } })).toBe(0);
   });
 
   it('given a connected processor / when the merchant connects the same key again / there is still exactly one webhook and the same product', async () => {
@@ -273,6 +360,22 @@ describe('reconnecting and disconnecting', () => {
     expect(res.body.code).toBe('PROCESSOR_TIMEOUT');
     expect(await row(m)).toMatchObject({ status: 'CONNECTED', webhookId: expect.stringMatching(/^whk_/) });
     expect((await status(m)).body.ready).toBe(true);
+  });
+});
+
+describe('runs started before attempts existed', () => {
+  it('given a connect run with the key in the connection row (no attemptId) / it still sets the connection up in place', async () => {
+    const m = await merchant();
+    const { apiKey, businessId } = await account();
+    await database.db.processorConnection.create({ data: { merchantId: m.id, apiKeyEnc: secrets.encrypt(apiKey, `${m.id}:processor.apiKey`), apiKeyLast4: apiKey.slice(-4), status: 'CONNECTING' } });
+
+    const result = await temporal.client.workflow.execute(connectProcessorWorkflow, {
+      workflowId: processorWorkflowIds.connect(m.id), taskQueue: temporal.taskQueue, args: [{ merchantId: m.id }], workflowExecutionTimeout: '1 minute',
+    });
+
+    expect(result).toMatchObject({ businessId, webhookId: expect.stringMatching(/^whk_/) });
+    expect(await row(m)).toMatchObject({ status: 'CONNECTED', businessId, webhookId: result.webhookId });
+    expect(await attemptOf(m)).toBeNull();
   });
 });
 

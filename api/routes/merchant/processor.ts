@@ -1,18 +1,20 @@
 // The merchant's payment processor connection. Connecting and disconnecting are workflows (they call the
-// processor); the status is read from processor_connections only. The API key is sealed into the row
-// before the connection workflow starts, so it never enters workflow history, and no answer ever carries
-// the key or the webhook secret (only the key's last 4 characters and booleans).
+// processor); the status is read from processor_connections (the working connection) and the latest
+// processor_connection_attempts row (a key being set up, or why the last one failed). A new key is sealed
+// into an attempt row before the connection workflow starts, so it never enters workflow history, and it
+// replaces the working connection only once it is completely set up: a refused key changes nothing that
+// works. No answer ever carries a key or a webhook secret (only the key's last 4 characters and booleans).
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
-import { Prisma } from '../../../prisma/client.js';
 import type { RouteDeps } from '../../app.js';
 import { AppError } from '../../../domain/errors.js';
 import { isProcessorReady } from '../../../domain/processor.js';
-import { errorResponse } from '../../schemas/common.js';
+import { credential, errorResponse } from '../../schemas/common.js';
 import { connectProcessorWorkflow, disconnectProcessorWorkflow } from '../../../workflows/processor-connection.js';
-import { processorAad, processorWorkflowIds } from '../../../workflows/processor-connection.messages.js';
-import type { ProcessorConnection } from '../../../generated/prisma/client.js';
+import { processorAad, processorWorkflowIds, type ProcessorConnectionInput } from '../../../workflows/processor-connection.messages.js';
+import type { ProcessorConnection, ProcessorConnectionAttempt } from '../../../generated/prisma/client.js';
+import type { Db } from '../../../prisma/client.js';
 import { walletStatus, walletStatusOf } from './domain.js';
 
 const auth = { security: [{ bearerAuth: [] }] };
@@ -22,41 +24,65 @@ const WORKFLOW_TIMEOUT = '3 minutes';
 /** Between writing the CONNECTING row and the workflow starting: a second connect in this window is a CONFLICT. */
 const STARTING_WINDOW_MS = 15_000;
 
+const attemptView = z
+  .object({
+    status: z.enum(['CONNECTING', 'FAILED']),
+    apiKeyLast4: z.string(),
+    error: z.string().nullable().describe('Why it failed'),
+    startedAt: z.string(),
+  })
+  .describe('The latest key submitted since the connection above was made, while it is being set up or after it failed; the connection keeps working meanwhile')
+  .meta({ id: 'ProcessorConnectionAttempt' });
+
 export const processorStatus = z
   .object({
     connected: z.boolean().describe('The connection finished successfully (status CONNECTED)'),
     ready: z.boolean().describe('Business ID, Product ID and webhook secret all present: card payments can run'),
-    status: z.enum(['CONNECTING', 'CONNECTED', 'FAILED']).nullable(),
+    status: z.enum(['CONNECTING', 'CONNECTED', 'FAILED']).nullable().describe('The connection\'s, or without one the attempt\'s'),
     apiKeyLast4: z.string().nullable().describe('Last 4 characters of the API key; the key itself is never returned'),
     businessId: z.string().nullable(),
     productId: z.string().nullable(),
     webhookRegistered: z.boolean().describe('Our payment webhook is registered and its secret stored (never returned)'),
-    lastError: z.string().nullable().describe('Why the last connection attempt failed'),
+    lastError: z.string().nullable().describe('Why the last connection attempt failed (the connection, if any, is unchanged)'),
     connectedAt: z.string().nullable(),
+    attempt: attemptView.nullable(),
   })
   .meta({ id: 'ProcessorConnectionStatus' });
 
 export type ProcessorStatus = z.infer<typeof processorStatus>;
 
-export function toProcessorStatus(row: ProcessorConnection | null): ProcessorStatus {
-  if (!row) {
-    return { connected: false, ready: false, status: null, apiKeyLast4: null, businessId: null, productId: null, webhookRegistered: false, lastError: null, connectedAt: null };
-  }
+type Attempt = Pick<ProcessorConnectionAttempt, 'status' | 'apiKeyLast4' | 'lastError' | 'createdAt'>;
+
+/** The working connection, with the latest attempt made since (the connection wins every top-level field it has). */
+export function toProcessorStatus(row: ProcessorConnection | null, latest: Attempt | null = null): ProcessorStatus {
+  const attempt = latest && latest.status !== 'REPLACED' && (!row?.connectedAt || latest.createdAt > row.connectedAt)
+    ? { status: latest.status, apiKeyLast4: latest.apiKeyLast4, error: latest.lastError, startedAt: latest.createdAt.toISOString() }
+    : null;
   return {
-    connected: row.status === 'CONNECTED',
+    connected: row?.status === 'CONNECTED',
     ready: isProcessorReady(row),
-    status: row.status,
-    apiKeyLast4: row.apiKeyLast4,
-    businessId: row.businessId,
-    productId: row.productId,
-    webhookRegistered: row.webhookId !== null && row.webhookSecretEnc !== null,
-    lastError: row.lastError,
-    connectedAt: row.connectedAt?.toISOString() ?? null,
+    status: row?.status ?? attempt?.status ?? null,
+    apiKeyLast4: row?.apiKeyLast4 ?? attempt?.apiKeyLast4 ?? null,
+    businessId: row?.businessId ?? null,
+    productId: row?.productId ?? null,
+    webhookRegistered: !!row && row.webhookId !== null && row.webhookSecretEnc !== null,
+    lastError: attempt?.status === 'FAILED' ? attempt.error : row?.lastError ?? null,
+    connectedAt: row?.connectedAt?.toISOString() ?? null,
+    attempt,
   };
 }
 
+/** The merchant's status as GET and connect answer it. */
+export async function processorStatusOf(db: Db, merchantId: string): Promise<ProcessorStatus> {
+  const [row, latest] = await Promise.all([
+    db.processorConnection.findUnique({ where: { merchantId } }),
+    db.processorConnectionAttempt.findFirst({ where: { merchantId, status: { not: 'REPLACED' } }, orderBy: { createdAt: 'desc' } }),
+  ]);
+  return toProcessorStatus(row, latest);
+}
+
 const connectBody = z.object({
-  apiKey: z.string().trim().min(1, 'the API key is required').max(256).describe("The processor account's secret API key"),
+  apiKey: credential('API key', 256).describe("The processor account's secret API key (printable ASCII, no spaces)"),
 });
 
 export const processorRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
@@ -78,13 +104,13 @@ export const processorRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
   }
 
   /** Runs one of the merchant's processor workflows and waits for it; one at a time per id (else CONFLICT). */
-  async function run<T>(workflow: (input: { merchantId: string }) => Promise<T>, workflowId: string, merchantId: string): Promise<T> {
+  async function run<T>(workflow: (input: ProcessorConnectionInput) => Promise<T>, workflowId: string, input: ProcessorConnectionInput): Promise<T> {
     let handle;
     try {
       handle = await temporal.client.workflow.start(workflow, {
         workflowId,
         taskQueue: config.temporal.taskQueue,
-        args: [{ merchantId }],
+        args: [input],
         // A finished run (succeeded or failed) never blocks the next attempt; a running one does.
         workflowIdReusePolicy: 'ALLOW_DUPLICATE',
         workflowIdConflictPolicy: 'FAIL',
@@ -111,9 +137,9 @@ export const processorRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
     },
   }, async (request) => {
     const { merchantId } = request.merchant;
-    const row = await db.processorConnection.findUnique({ where: { merchantId } });
-    const wallets = await walletStatusOf(db, config, merchantId, row?.status === 'CONNECTED' ? row.businessId : null);
-    return { ...toProcessorStatus(row), wallets };
+    const status = await processorStatusOf(db, merchantId);
+    const wallets = await walletStatusOf(db, config, merchantId, status.connected ? status.businessId : null);
+    return { ...status, wallets };
   });
 
   app.post('/api/merchant/processor/connect', {
@@ -122,9 +148,11 @@ export const processorRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
       tags,
       summary: 'Connect the processor with an API key: key checked, business found, product created, webhook registered',
       description:
-        'Replaces any previous connection (its webhook is removed at the processor first). Answers when the connection is ready, ' +
-        'or INVALID_PROCESSOR_KEY (422) for a key the processor rejects, PROCESSOR_TIMEOUT (504) when it does not answer in time, ' +
-        'UPSTREAM_ERROR (502) for other processor failures, CONFLICT (409) while another connection change is running.',
+        'The key is set up on its own first; only once it is complete does it replace the previous connection (whose webhook is then ' +
+        'removed at the processor with the previous key). A key the processor rejects answers INVALID_PROCESSOR_KEY (422); one that does ' +
+        'not answer in time PROCESSOR_TIMEOUT (504); other processor failures UPSTREAM_ERROR (502); another connection change running ' +
+        'CONFLICT (409). On any failure the previous connection keeps working unchanged, and GET /api/merchant/processor shows it with ' +
+        'lastError and attempt saying why the new key was not taken.',
       ...auth,
       body: connectBody,
       response: { 200: processorStatus, 400: errorResponse, 401: errorResponse, 409: errorResponse, 422: errorResponse, 502: errorResponse, 504: errorResponse },
@@ -134,25 +162,25 @@ export const processorRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
     const { apiKey } = request.body;
     await refuseWhileBusy(merchantId);
 
-    const existing = await db.processorConnection.findUnique({ where: { merchantId }, select: { status: true, updatedAt: true } });
-    if (existing?.status === 'CONNECTING' && Date.now() - existing.updatedAt.getTime() < STARTING_WINDOW_MS) {
+    const pending = await db.processorConnectionAttempt.findFirst({ where: { merchantId, status: 'CONNECTING' }, orderBy: { createdAt: 'desc' } });
+    if (pending && Date.now() - pending.createdAt.getTime() < STARTING_WINDOW_MS) {
       throw new AppError('CONFLICT', 'A processor connection is already in progress: wait for it to finish');
     }
-    // A new key replaces the old connection: its webhook is removed with the key it was registered with.
-    if (existing) await run(disconnectProcessorWorkflow, processorWorkflowIds.disconnect(merchantId), merchantId);
-
+    // An attempt still CONNECTING here has no run left (it timed out); attempts with nothing left to clean up
+    // (no webhook of theirs at the processor) are history. The connection itself is not touched.
+    await db.processorConnectionAttempt.updateMany({ where: { merchantId, status: 'CONNECTING' }, data: { status: 'FAILED', lastError: 'This connection attempt did not finish: connect again' } });
+    await db.processorConnectionAttempt.deleteMany({ where: { merchantId, status: { not: 'CONNECTING' }, webhookId: null } });
+    const attempt = await db.processorConnectionAttempt.create({
+      data: { merchantId, status: 'CONNECTING', apiKeyEnc: secrets.encrypt(apiKey, processorAad.apiKey(merchantId)), apiKeyLast4: apiKey.slice(-4) },
+    });
     try {
-      await db.processorConnection.create({
-        data: { merchantId, apiKeyEnc: secrets.encrypt(apiKey, processorAad.apiKey(merchantId)), apiKeyLast4: apiKey.slice(-4), status: 'CONNECTING' },
-      });
+      await run(connectProcessorWorkflow, processorWorkflowIds.connect(merchantId), { merchantId, attemptId: attempt.id });
     } catch (err) {
-      if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') {
-        throw new AppError('CONFLICT', 'A processor connection is already in progress: wait for it to finish');
-      }
+      // Another connection won the start: this attempt never ran.
+      if (err instanceof AppError && err.code === 'CONFLICT') await db.processorConnectionAttempt.deleteMany({ where: { id: attempt.id, status: 'CONNECTING', businessId: null } });
       throw err;
     }
-    await run(connectProcessorWorkflow, processorWorkflowIds.connect(merchantId), merchantId);
-    return toProcessorStatus(await db.processorConnection.findUnique({ where: { merchantId } }));
+    return processorStatusOf(db, merchantId);
   });
 
   app.delete('/api/merchant/processor', {
@@ -175,7 +203,7 @@ export const processorRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
     const existing = await db.processorConnection.findUnique({ where: { merchantId }, select: { merchantId: true } });
     if (!existing) throw new AppError('NOT_FOUND', 'No processor is connected');
     await refuseWhileBusy(merchantId);
-    const { deleted } = await run(disconnectProcessorWorkflow, processorWorkflowIds.disconnect(merchantId), merchantId);
+    const { deleted } = await run(disconnectProcessorWorkflow, processorWorkflowIds.disconnect(merchantId), { merchantId });
     if (!deleted) throw new AppError('NOT_FOUND', 'No processor is connected');
     return { connected: false as const };
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { storefrontAAad } from '../../../activities/storefront-a.js';
 import {
-  call, createMerchant, DEMO_APP, DEMO_SHOP, installThroughOAuth, saveInputs, simShop, useStorefrontAStack,
+  call, consent, createMerchant, DEMO_APP, DEMO_SHOP, installThroughOAuth, openCallback, openInstall, saveInputs, simControl, simShop, useStorefrontAStack,
 } from '../../test/storefront-a-stack.js';
 
 const s = useStorefrontAStack();
@@ -68,14 +68,96 @@ describe('PUT /api/merchant/storefront-a', () => {
     expect((await db().storefrontAConnection.findUniqueOrThrow({ where: { shop: DEMO_SHOP } })).merchantId).toBe(b.id);
   });
 
-  it('given a connected shop / when the merchant saves a new secret for the same shop and app / then the connection stays; when the shop changes / then it is reset', async () => {
+  it('given a connected shop / when the merchant saves the same inputs again / then nothing changes and the link reinstalls the same app', async () => {
     const m = await createMerchant(s);
     await installThroughOAuth(s, m.token);
-    const same = await call(s, 'PUT', '/api/merchant/storefront-a', { token: m.token, body: { ...inputs, clientSecret: 'rotated-secret-0123456789' } });
-    expect(same.body.connected).toBe(true);
-    const other = await call(s, 'PUT', '/api/merchant/storefront-a', { token: m.token, body: { ...inputs, shop: 'other-shop.myshopify.com' } });
-    expect(other.body.connected).toBe(false);
-    expect(await db().storefrontAConnection.findUniqueOrThrow({ where: { merchantId: m.id } })).toMatchObject({ shop: 'other-shop.myshopify.com', accessTokenEnc: null, scopes: null, scriptTagId: null });
+    const before = await db().storefrontAConnection.findUniqueOrThrow({ where: { merchantId: m.id } });
+    const res = await call(s, 'PUT', '/api/merchant/storefront-a', { token: m.token, body: inputs });
+    expect(res.body).toMatchObject({ shop: DEMO_SHOP, connected: true, pending: false });
+    expect(await db().storefrontAConnection.findUniqueOrThrow({ where: { merchantId: m.id } })).toEqual({ ...before, updatedAt: expect.any(Date) });
+  });
+});
+
+describe('reconnecting storefront A: the working connection serves until the new install completes', () => {
+  /** A storefront A cart of `shop` turned into a checkout: proof the connection works end to end. */
+  async function checkoutFrom(shop: string) {
+    const products = (await (await fetch(`${s.stack.urls.storefrontA}/_control/shops/${shop}`)).json()) as { products: Array<{ variants: Array<{ id: number }> }> };
+    const cart = await simControl(s, `shops/${shop}/carts`, { items: [{ variantId: products.products[0]!.variants[0]!.id, quantity: 1 }] });
+    return call(s, 'POST', '/api/checkout/create', { body: { platform: 'storefront-a', shop, cartToken: cart.body.token } });
+  }
+
+  const otherShop = 'second-shop.myshopify.com';
+  const otherApp = { clientId: 'sfa-second-client-0002', clientSecret: 'sfa_secret_second_0123456789ab' };
+
+  async function connectedMerchant() {
+    const m = await createMerchant(s);
+    await installThroughOAuth(s, m.token);
+    expect((await checkoutFrom(DEMO_SHOP)).status).toBe(201);
+    return { m, before: await db().storefrontAConnection.findUniqueOrThrow({ where: { merchantId: m.id } }), merchantBefore: await db().merchant.findUniqueOrThrow({ where: { id: m.id } }) };
+  }
+
+  /** The connection, the merchant's platform and shop, checkouts and the answer of GET: all as before, plus the pending inputs. */
+  async function expectWorkingAsBefore(c: Awaited<ReturnType<typeof connectedMerchant>>, pending: { shop: string; clientId: string } | null) {
+    const row = await db().storefrontAConnection.findUniqueOrThrow({ where: { merchantId: c.m.id } });
+    const { pendingShop, pendingClientId, pendingClientSecretEnc, pendingSince, updatedAt, ...working } = row;
+    const { pendingShop: _a, pendingClientId: _b, pendingClientSecretEnc: _c, pendingSince: _d, updatedAt: _e, ...workingBefore } = c.before;
+    expect(working).toEqual(workingBefore);
+    expect({ pendingShop, pendingClientId }).toEqual({ pendingShop: pending?.shop ?? null, pendingClientId: pending?.clientId ?? null });
+    expect(pendingClientSecretEnc === null).toBe(pending === null);
+    expect(pendingSince === null).toBe(pending === null);
+    expect(updatedAt).toBeInstanceOf(Date);
+    expect(await db().merchant.findUniqueOrThrow({ where: { id: c.m.id } })).toMatchObject({ storePlatform: 'STOREFRONT_A', shopDomain: DEMO_SHOP });
+    expect((await checkoutFrom(DEMO_SHOP)).status).toBe(201);
+    const seen = await call(s, 'GET', '/api/merchant/storefront-a', { token: c.m.token });
+    expect(seen.body).toMatchObject({ shop: DEMO_SHOP, clientId: DEMO_APP.clientId, connected: true, pending: pending ? { ...pending, since: expect.any(String) } : null });
+  }
+
+  it('given a connected shop / when the merchant saves another shop, another app or a new secret / then the connection keeps serving and the inputs wait as pending', async () => {
+    const c = await connectedMerchant();
+    for (const body of [
+      { ...inputs, shop: otherShop },
+      { ...inputs, clientId: otherApp.clientId },
+      { ...inputs, clientSecret: 'rotated-secret-0123456789' },
+    ]) {
+      const res = await call(s, 'PUT', '/api/merchant/storefront-a', { token: c.m.token, body });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ shop: body.shop, clientId: body.clientId, connected: false, pending: true });
+      const handoff = s.stack.app.jwt.verify<{ shopDomain: string }>(new URL(String(res.body.installUrl)).searchParams.get('handoff')!);
+      expect(handoff.shopDomain).toBe(body.shop);
+      await expectWorkingAsBefore(c, { shop: body.shop, clientId: body.clientId });
+    }
+  });
+
+  it('given pending inputs whose install cannot complete (a wrong secret: the callback does not verify) / then the working connection stays as it was', async () => {
+    const c = await connectedMerchant();
+    const installUrl = await saveInputs(s, c.m.token, { clientSecret: 'not-the-apps-secret-0123456789' });
+    const res = await openCallback(s, await consent(await openInstall(s, installUrl)));
+    expect(res.status).toBe(401);
+    expect(res.body.code).toBe('INVALID_SIGNATURE');
+    await expectWorkingAsBefore(c, { shop: DEMO_SHOP, clientId: DEMO_APP.clientId });
+    // The right inputs again: nothing left pending.
+    await saveInputs(s, c.m.token);
+    await expectWorkingAsBefore(c, null);
+  });
+
+  it('given pending inputs for another shop and app / when their install completes / then they replace the connection in one step', async () => {
+    expect((await simControl(s, 'shops', { shop: otherShop, name: 'Second Shop' })).status).toBe(201);
+    expect((await simControl(s, 'apps', { ...otherApp, redirectUrls: [`${s.stack.config.publicApiUrl}/api/auth/storefront-a/callback`] })).status).toBe(201);
+    const c = await connectedMerchant();
+    const installUrl = await saveInputs(s, c.m.token, { shop: otherShop, ...otherApp });
+    await expectWorkingAsBefore(c, { shop: otherShop, clientId: otherApp.clientId });
+
+    const res = await openCallback(s, await consent(await openInstall(s, installUrl)));
+    expect(res.status, JSON.stringify(res.body)).toBe(302);
+
+    const row = await db().storefrontAConnection.findUniqueOrThrow({ where: { merchantId: c.m.id } });
+    expect(row).toMatchObject({ shop: otherShop, clientId: otherApp.clientId, connected: true, pendingShop: null, pendingClientId: null, pendingClientSecretEnc: null, pendingSince: null });
+    expect(s.secrets.decrypt(row.clientSecretEnc, storefrontAAad.clientSecret(c.m.id))).toBe(otherApp.clientSecret);
+    expect(row.accessTokenEnc).not.toBe(c.before.accessTokenEnc);
+    expect(await db().merchant.findUniqueOrThrow({ where: { id: c.m.id } })).toMatchObject({ storePlatform: 'STOREFRONT_A', shopDomain: otherShop });
+    expect((await simShop(s, otherShop)).scriptTags).toHaveLength(1);
+    expect((await checkoutFrom(otherShop)).status).toBe(201);
+    expect((await checkoutFrom(DEMO_SHOP)).status).toBe(404);
   });
 });
 

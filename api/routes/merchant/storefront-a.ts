@@ -1,15 +1,18 @@
 // The merchant's storefront A connection: the install inputs (wizard step 1), their state, and disconnect.
 // Saving the inputs answers an installUrl the dashboard opens to run the OAuth install
-// (api/routes/auth/storefront-a.ts). The client secret and the access token are stored sealed and never
-// returned. Every query is scoped by the caller's merchant id.
+// (api/routes/auth/storefront-a.ts). New inputs saved while a connection works (another shop, app or
+// secret) wait beside it as pending: the working connection keeps serving checkouts and webhooks until
+// their install's callback succeeds, and a failed or abandoned install changes nothing. The client secret
+// and the access token are stored sealed and never returned. Every query is scoped by the caller's
+// merchant id.
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { RouteDeps } from '../../app.js';
-import { errorResponse } from '../../schemas/common.js';
+import { credential, errorResponse } from '../../schemas/common.js';
 import { AppError } from '../../../domain/errors.js';
 import { Prisma } from '../../../prisma/client.js';
 import { isValidShopHost } from '../../../integrations/storefront-a/oauth.js';
-import { storefrontAAad } from '../../../activities/storefront-a.js';
+import { installingInputs, NO_PENDING_INPUTS, storefrontAAad } from '../../../activities/storefront-a.js';
 import type { removeStorefrontAScriptTagWorkflow } from '../../../workflows/storefront-a-script-tag.js';
 import { storefrontAWorkflowIds } from '../../../workflows/storefront-a.messages.js';
 import { STOREFRONT_A_INSTALL_PURPOSE } from '../auth/storefront-a.js';
@@ -23,13 +26,24 @@ export function normalizeShopHost(input: string): string {
 
 const inputsBody = z.object({
   shop: z.string().min(1).max(255).describe('Shop host, e.g. demo-shop.myshopify.com'),
-  clientId: z.string().trim().min(1).max(255).describe('Client id of the merchant\'s storefront A app'),
-  clientSecret: z.string().trim().min(1).max(1024).describe('Client secret of that app; stored encrypted, never returned'),
+  clientId: credential('client id', 255).describe('Client id of the merchant\'s storefront A app'),
+  clientSecret: credential('client secret', 1024).describe('Client secret of that app; stored encrypted, never returned'),
 });
 
 const installUrl = z.string().describe('Open in the merchant\'s browser within 10 minutes to run the OAuth install');
 
-const savedResponse = z.object({ shop: z.string(), clientId: z.string(), connected: z.boolean(), installUrl });
+const pendingInputs = z
+  .object({ shop: z.string(), clientId: z.string(), since: z.string() })
+  .nullable()
+  .describe('New inputs waiting for their OAuth install (installUrl runs it); the connection above keeps working until it completes');
+
+const savedResponse = z.object({
+  shop: z.string().describe('The shop of the saved inputs'),
+  clientId: z.string(),
+  connected: z.boolean().describe('Whether these inputs are the working connection (false while they wait for their install)'),
+  installUrl,
+  pending: z.boolean().describe('The inputs wait beside a working connection, which keeps serving until their install completes'),
+});
 
 const connectionResponse = z
   .object({
@@ -39,7 +53,8 @@ const connectionResponse = z
     installedAt: z.string().nullable(),
     uninstalledAt: z.string().nullable(),
     scopes: z.array(z.string()),
-    installUrl,
+    installUrl: installUrl.describe('Runs the OAuth install of the pending inputs if any, else of this connection (reinstall)'),
+    pending: pendingInputs,
   })
   .meta({ id: 'StorefrontAConnection' });
 
@@ -61,7 +76,11 @@ export const storefrontAMerchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async
     schema: {
       tags: ['merchant'],
       summary: 'Save the storefront A install inputs (shop, client id, client secret)',
-      description: 'Chooses storefront A as the store platform. Answers the installUrl that runs the OAuth install. A shop connected to another account answers CONFLICT.',
+      description:
+        'Answers the installUrl that runs the OAuth install. Without a working connection the inputs are saved as they are and storefront A ' +
+        'becomes the store platform. With one, other inputs (another shop, app or secret) wait as pending: the working connection keeps ' +
+        'serving checkouts and webhooks until their install\'s callback succeeds, which replaces it; a failed or abandoned install changes ' +
+        'nothing. A shop connected to another account answers CONFLICT.',
       security,
       body: inputsBody,
       response: { 200: savedResponse, 400: errorResponse, 401: errorResponse, 409: errorResponse },
@@ -70,8 +89,8 @@ export const storefrontAMerchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async
     const { merchantId } = request.merchant;
     const shop = normalizeShopHost(request.body.shop);
     if (!isValidShopHost(shop, suffix)) throw new AppError('INVALID_INPUT', `shop must be a storefront A shop host: <name>${suffix}`, { fields: { 'body.shop': `must be <name>${suffix}` } });
-    const { clientId } = request.body;
-    const clientSecretEnc = secrets.encrypt(request.body.clientSecret, storefrontAAad.clientSecret(merchantId));
+    const { clientId, clientSecret } = request.body;
+    const clientSecretEnc = secrets.encrypt(clientSecret, storefrontAAad.clientSecret(merchantId));
 
     let saved;
     try {
@@ -84,12 +103,18 @@ export const storefrontAMerchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async
           await tx.merchant.updateMany({ where: { id: holder.merchantId, shopDomain: shop }, data: { shopDomain: null } });
         }
         const mine = await tx.storefrontAConnection.findUnique({ where: { merchantId } });
-        // Another shop or app: what OAuth gave us belongs to the old one.
+        if (mine?.connected && mine.accessTokenEnc) {
+          // A working connection stays as it is: the same inputs ask for nothing new (a reinstall link), others wait for their install.
+          const same = mine.shop === shop && mine.clientId === clientId && secrets.decrypt(mine.clientSecretEnc, storefrontAAad.clientSecret(merchantId)) === clientSecret;
+          const pending = same ? NO_PENDING_INPUTS : { pendingShop: shop, pendingClientId: clientId, pendingClientSecretEnc: clientSecretEnc, pendingSince: new Date() };
+          return tx.storefrontAConnection.update({ where: { merchantId }, data: pending });
+        }
+        // Nothing works yet: the inputs are saved as they are. Another shop or app: what OAuth gave us belongs to the old one.
         const reset = { accessTokenEnc: null, scopes: null, connected: false, installedAt: null, uninstalledAt: null, scriptTagId: null, scriptTagCheckedAt: null };
         const row = mine
           ? await tx.storefrontAConnection.update({
             where: { merchantId },
-            data: { shop, clientId, clientSecretEnc, ...(mine.shop === shop && mine.clientId === clientId ? {} : reset) },
+            data: { shop, clientId, clientSecretEnc, ...NO_PENDING_INPUTS, ...(mine.shop === shop && mine.clientId === clientId ? {} : reset) },
           })
           : await tx.storefrontAConnection.create({ data: { merchantId, shop, clientId, clientSecretEnc } });
         await tx.merchant.update({ where: { id: merchantId }, data: { storePlatform: 'STOREFRONT_A', shopDomain: shop } });
@@ -99,7 +124,8 @@ export const storefrontAMerchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async
       if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') throw new AppError('CONFLICT', 'This shop is connected to another account');
       throw err;
     }
-    return { shop: saved.shop, clientId: saved.clientId, connected: saved.connected, installUrl: installUrlFor(merchantId, saved.shop) };
+    const installing = installingInputs(saved);
+    return { shop: installing.shop, clientId: installing.clientId, connected: !installing.pending && saved.connected, installUrl: installUrlFor(merchantId, installing.shop), pending: installing.pending };
   });
 
   app.get('/api/merchant/storefront-a', {
@@ -121,7 +147,8 @@ export const storefrontAMerchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async
       installedAt: row.installedAt?.toISOString() ?? null,
       uninstalledAt: row.uninstalledAt?.toISOString() ?? null,
       scopes: row.scopes ? row.scopes.split(',') : [],
-      installUrl: installUrlFor(merchantId, row.shop),
+      installUrl: installUrlFor(merchantId, installingInputs(row).shop),
+      pending: row.pendingShop && row.pendingClientId && row.pendingSince ? { shop: row.pendingShop, clientId: row.pendingClientId, since: row.pendingSince.toISOString() } : null,
     };
   });
 

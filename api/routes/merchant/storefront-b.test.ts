@@ -27,6 +27,8 @@ const secrets = createSecretBox(Buffer.alloc(32, 7).toString('base64'));
 let n = 0;
 const merchant = () => createTestMerchant(database.db, app);
 
+type Creds = { storeUrl: string; consumerKey: string; consumerSecret: string };
+
 /** A fresh store in the sandbox with its own keys. */
 async function store(): Promise<{ storeUrl: string; consumerKey: string; consumerSecret: string }> {
   const res = await fetch(`${simUrl}/_control/stores`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: `shop-${++n}` }) });
@@ -138,16 +140,38 @@ describe('connecting a storefront B store', () => {
     expect(await merchantRow(m)).toMatchObject({ storePlatform: null, shopDomain: null });
   });
 
-  it('given a working connection / when the merchant retries with wrong keys / the working connection stays', async () => {
-    const m = await merchant();
-    const creds = await store();
-    expect((await connect(m, creds)).status).toBe(200);
-    const before = await row(m);
+  describe('given a working connection, a reconnect that fails', () => {
+    /** A checkout from the store's cart: the connection works end to end (keys, prices, plan). */
+    async function checkoutFrom(storeUrl: string) {
+      const summary = (await (await fetch(`${simUrl}/_control/stores/${storeUrl.split('/').pop()}`)).json()) as { products: Array<{ id: number; type: string }> };
+      const simple = summary.products.find((p) => p.type === 'simple')!;
+      const res = await app.inject({ method: 'POST', url: '/api/checkout/create', payload: { platform: 'storefront-b', storeUrl, cart: { items: [{ productId: String(simple.id), quantity: 1 }] } } });
+      return res.statusCode;
+    }
 
-    const res = await connect(m, { ...creds, consumerKey: 'ck_wrongwrongwrong' });
+    it.each([
+      ['keys the store refuses', 422, async (c: Creds) => ({ ...c, consumerKey: 'ck_wrongwrongwrong' })],
+      ['another store that never answers', 504, async () => { const other = await store(); await fault({ mode: 'timeout', match: new URL(other.storeUrl).pathname, count: 5 }); return other; }],
+      ['another store failing with 5xx', 502, async () => { const other = await store(); await fault({ mode: 'error', status: 500, match: new URL(other.storeUrl).pathname, count: 5 }); return other; }],
+      ['a URL where no store answers', 400, async (c: Creds) => ({ ...c, storeUrl: `${simUrl}/stores/no-such-store` })],
+      ['an unsafe URL', 400, async (c: Creds) => ({ ...c, storeUrl: 'https://169.254.169.254/latest' })],
+      ['a store another merchant holds', 409, async () => { const held = await store(); expect((await connect(await merchant(), held)).status).toBe(200); return held; }],
+    ] as const)('given %s / it answers %i and the working connection, platform, shop domain and checkouts stay as they were', async (_what, code, next) => {
+      const m = await merchant();
+      const creds = await store();
+      expect((await connect(m, creds)).status).toBe(200);
+      expect(await checkoutFrom(creds.storeUrl)).toBe(201);
+      const [before, merchantBefore] = [await row(m), await merchantRow(m)];
 
-    expect(res.status).toBe(422);
-    expect(await row(m)).toEqual(before);
+      const res = await connect(m, await next(creds));
+
+      expect(res.status, JSON.stringify(res.body)).toBe(code);
+      expect(await row(m)).toEqual(before);
+      expect(await merchantRow(m)).toEqual(merchantBefore);
+      expect((await status(m)).body).toMatchObject({ connected: true, storeUrl: creds.storeUrl });
+      await fetch(`${simUrl}/_control/faults`, { method: 'DELETE' });
+      expect(await checkoutFrom(creds.storeUrl)).toBe(201);
+    });
   });
 
   it.each([

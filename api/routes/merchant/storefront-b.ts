@@ -8,7 +8,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { RouteDeps } from '../../app.js';
 import { AppError } from '../../../domain/errors.js';
 import { UnsafeUrlError } from '../../../security/ssrf.js';
-import { errorResponse } from '../../schemas/common.js';
+import { credential, errorResponse } from '../../schemas/common.js';
 import { connectStorefrontBWorkflow } from '../../../workflows/storefront-b-connection.js';
 import { storefrontBAad, storefrontBWorkflowIds } from '../../../workflows/storefront-b-connection.messages.js';
 
@@ -35,11 +35,10 @@ const connectResult = connectedStatus
   })
   .meta({ id: 'StorefrontBConnectResult' });
 
-const credential = (what: string) => z.string().trim().min(1, `the ${what} is required`).max(256);
 const connectBody = z.object({
   storeUrl: z.string().trim().min(1, 'the store URL is required').max(2048).describe('The store address, https (e.g. https://shop.example)'),
-  consumerKey: credential('consumer key').describe('REST API consumer key (ck_…), read/write'),
-  consumerSecret: credential('consumer secret').describe('REST API consumer secret (cs_…)'),
+  consumerKey: credential('consumer key', 256).describe('REST API consumer key (ck_…), read/write'),
+  consumerSecret: credential('consumer secret', 256).describe('REST API consumer secret (cs_…)'),
 });
 
 /** The form every comparison uses: origin + path without a trailing slash (no query, no fragment). */

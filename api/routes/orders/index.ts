@@ -16,6 +16,7 @@ import { ORDERED_STATUSES } from '../../../domain/stats.js';
 import { isCheckoutStatus } from '../../../domain/checkout-status.js';
 import { isCheckoutToken } from '../../../domain/tokens.js';
 import { formatMoney } from '../../../domain/money.js';
+import { storeOrderOf } from '../../../domain/store-order.js';
 import { orderEmailIdempotencyKey } from '../../../activities/checkout-fulfilment.js';
 import type { OrderEmailKind } from '../../../activities/order-email-templates.js';
 import { errorResponse } from '../../schemas/common.js';
@@ -101,6 +102,7 @@ export function toOrderSummary(s: CheckoutSession): Summary {
     paymentMethod: paymentMethodOf(s),
     storeOrderId: s.storeOrderId,
     storeOrderError: s.storeOrderError !== null,
+    storeOrder: storeOrderOf(s),
     codPaid: s.codPaidAt !== null,
     createdAt: s.createdAt.toISOString(),
     paymentStartedAt: iso(s.paymentStartedAt),
@@ -214,6 +216,8 @@ export const ordersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
         '(PAYMENT_PENDING, FAILED, COMPLETED, REFUNDED, COD_CONFIRMED, and ABANDONED after a payment that never came). Previews never appear. ' +
         `Page size: limit, default ${PAGE_SIZE_DEFAULT}, capped at ${PAGE_SIZE_MAX}; pass nextCursor as cursor for the next page (the same filters). ` +
         'Filters combine: status (one or several), from/to on the creation time, paymentMethod, q (start of the email or of the token). ' +
+        'storeOrder is the order on the store apart from the status (COMPLETED means the payment is confirmed; the store order follows): ' +
+        'pending while it is being created (retried while the store is down), created with its id, or failed with the store\'s reason; ' +
         'storeOrderError is true when the store permanently refused the order of a paid session.',
       ...auth,
       querystring: ordersQuery,

@@ -17,12 +17,12 @@ import type { RouteDeps } from '../../app.js';
 import { errorResponse } from '../../schemas/common.js';
 import { acceptRawBodies, rawBodyOf } from '../../plugins/raw-body.js';
 import {
-  claimedString, eventIdOf, parseJsonOrUndefined, signedByAny, storableBody, webhookDeliveries, type DeliveryAudit,
+  claimedString, eventIdOf, parseJsonOrUndefined, processorEventOf, signedByAny, storableBody, webhookDeliveries, type DeliveryAudit,
 } from '../../webhook-deliveries.js';
 import { AppError } from '../../../domain/errors.js';
 import { isSessionToken } from '../../../domain/tokens.js';
 import { SIGNATURE_HEADER } from '../../../integrations/processor/signature.js';
-import { webhookPayloadSchema, type ProcessorWebhookPayload } from '../../../integrations/processor/webhook.js';
+import type { ProcessorWebhookPayload } from '../../../integrations/processor/webhook.js';
 import { PROCESSOR_WEBHOOK_PATH } from '../../../activities/processor.js';
 import { processorAad } from '../../../workflows/processor-connection.messages.js';
 import type { ProcessorEventMessage } from '../../../workflows/checkout.messages.js';
@@ -124,10 +124,10 @@ export const processorWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
 
     // Verified: from here on the body is the processor's word.
     audit.rawBody = storableBody(text, true);
-    const parsed = webhookPayloadSchema.safeParse(claims.json);
-    if (!parsed.success) return deliveries.refuse(audit, 'malformed', new AppError('INVALID_INPUT', 'The body is not a processor event (event, data.id, data.metadata)'), true);
+    const event = processorEventOf(claims.json);
+    if (!event) return deliveries.refuse(audit, 'malformed', new AppError('INVALID_INPUT', 'The body is not a processor event (event, data.id, data.metadata; text without U+0000 or lone surrogates)'), true);
 
-    const outcome = await apply(audit, { token: session.token, merchantId: session.merchantId, platform: session.platform }, parsed.data, request.log);
+    const outcome = await apply(audit, { token: session.token, merchantId: session.merchantId, platform: session.platform }, event, request.log);
     if (outcome === 'unavailable') throw new AppError('NOT_READY', 'The event is stored but could not be applied yet: retry later');
     return { received: true as const, duplicate: outcome === 'duplicate' };
   });

@@ -16,6 +16,7 @@ import { errorResponse } from '../../schemas/common.js';
 import { acceptRawBodies, rawBodyOf } from '../../plugins/raw-body.js';
 import { parseJsonOrUndefined } from '../../webhook-deliveries.js';
 import { AppError } from '../../../domain/errors.js';
+import { findUnstorableText, storableJson, storableText, TEXT_PROBLEM_MESSAGES } from '../../../domain/text.js';
 import { Prisma } from '../../../prisma/client.js';
 import { isValidShopHost } from '../../../integrations/storefront-a/oauth.js';
 import { isWebhookTopic, verifyWebhookHmac, WEBHOOK_HEADERS, webhookPayloadSchemas, type WebhookTopic } from '../../../integrations/storefront-a/webhooks.js';
@@ -94,15 +95,18 @@ export const storefrontAWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async 
           deliveryId: null,
           hmacValid: false,
           merchantId: connection?.merchantId ?? null,
-          payload: { unverified: true, deliveryId, body: (json as Prisma.InputJsonValue | undefined) ?? text.slice(0, MAX_STORED_RAW) },
+          // As text: anyone can send anything here, and text is stored whatever it holds (NUL and lone surrogates as U+FFFD).
+          payload: { unverified: true, deliveryId, body: storableText(text.slice(0, MAX_STORED_RAW)) },
         },
       });
       throw new AppError('INVALID_SIGNATURE', connection ? 'Webhook signature is not valid' : 'Unknown shop: no app secret to verify this webhook with');
     }
 
+    const unstorable = findUnstorableText(json);
     let problem: string | null = null;
     if (!isWebhookTopic(topic)) problem = `Unsupported topic ${JSON.stringify(topic)}`;
     else if (!pathAllowsTopic(pathTopic, topic)) problem = `The path names another topic than X-Storefront-Topic (${topic})`;
+    else if (unstorable) problem = `The payload's text ${TEXT_PROBLEM_MESSAGES[unstorable.problem]}`;
     else if (!webhookPayloadSchemas[topic as WebhookTopic].safeParse(json).success) problem = `The payload is not a ${topic} payload`;
 
     let row;
@@ -115,7 +119,8 @@ export const storefrontAWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async 
           deliveryId,
           hmacValid: true,
           merchantId: connection.merchantId,
-          payload: (json as Prisma.InputJsonValue | undefined) ?? { raw: text.slice(0, MAX_STORED_RAW) },
+          // A payload with text no column can hold is kept with U+FFFD in its place (and refused below).
+          payload: json == null ? { raw: storableText(text.slice(0, MAX_STORED_RAW)) } : (storableJson(json) as Prisma.InputJsonValue),
           // A signed delivery we cannot act on is recorded as handled, with the reason.
           ...(problem ? { result: { error: problem }, processedAt: new Date() } : {}),
         },

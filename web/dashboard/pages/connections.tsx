@@ -56,6 +56,12 @@ function StorefrontAPanel(props: { onChange?: () => void }) {
         </div>
       )}
       {conn?.connected && conn.scopes.length > 0 && <p class="hint">Access granted: {conn.scopes.join(', ')}</p>}
+      {conn?.pending && (
+        <Alert kind="info" title={`New app details for ${conn.pending.shop} wait for their install`}>
+          Your connection to {conn.shop} keeps working until the install completes; if it does not, nothing changes.
+          <div class="button-row"><a class="btn btn-primary" href={conn.installUrl}>Install the app on {conn.pending.shop}</a></div>
+        </Alert>
+      )}
       {conn && !conn.connected && (
         <Alert kind="warning">
           {conn.uninstalledAt ? 'The app was uninstalled from your shop.' : 'The app install was not completed.'} Run the install again to connect.
@@ -75,7 +81,7 @@ function StorefrontAPanel(props: { onChange?: () => void }) {
         </Form>
       ) : (
         <div class="button-row">
-          <a class="btn btn-secondary" href={conn.installUrl}>Reinstall the app</a>
+          {!conn.pending && <a class="btn btn-secondary" href={conn.installUrl}>Reinstall the app</a>}
           <Button variant="ghost" onClick={() => setEditing(true)}>Change shop or app</Button>
           <ConfirmButton
             confirm="Remove our script tag and forget this shop?"
@@ -252,6 +258,8 @@ export function ProcessorConnection(props: { onChange?: () => void }) {
       try {
         current.setData(await api.post<ProcessorStatus>('/api/merchant/processor/connect', { apiKey: form.values.apiKey.trim() }));
       } catch (err) {
+        // The previous connection is unchanged; the status now says why the new key was not taken.
+        void current.reload();
         if (err instanceof ApiError && err.code === 'INVALID_PROCESSOR_KEY') throw invalid({ apiKey: err.message });
         throw err;
       }
@@ -276,7 +284,12 @@ export function ProcessorConnection(props: { onChange?: () => void }) {
               {s.wallets && <CheckItem ok={s.wallets.ready} name="wallets" label={<>Wallet payments on <code>{s.wallets.domain}</code></>} reason={s.wallets.statusMessage ?? `Domain ${s.wallets.status ?? 'not registered'} at the processor (optional).`} />}
             </ul>
           )}
-          {s.lastError && <Alert kind="error" title="Last connection attempt failed">{s.lastError}</Alert>}
+          {s.lastError && (
+            <Alert kind="error" title={s.attempt ? `The key …${s.attempt.apiKeyLast4} was not taken` : 'Last connection attempt failed'}>
+              {s.lastError}
+              {s.connected && ` Your connection with the key …${s.apiKeyLast4} keeps working.`}
+            </Alert>
+          )}
         </>
       )}
       <Form onSubmit={submit} error={form.error} notice={form.notice} label="Processor connection">

@@ -13,6 +13,15 @@ import { Alert, Button, Card, ConfirmButton, Empty, Field, Link, PageHeader, Pil
 
 const ORDER_STATUSES = CHECKOUT_STATUSES.filter((s) => s !== 'OPEN');
 
+/** The order on the store, apart from the session status: COMPLETED is the payment; the store order follows it. */
+function StoreOrderState(props: { order: OrderSummary['storeOrder'] }) {
+  const order = props.order;
+  if (!order) return <span class="muted">—</span>;
+  if (order.state === 'created') return <span class="mono" data-store-order="created">#{order.id}</span>;
+  if (order.state === 'failed') return <span data-store-order="failed"><Pill status="ERROR" label="store refused" /></span>;
+  return <span data-store-order="pending"><Pill status="PENDING" label="being created" /></span>;
+}
+
 function Filters(props: { values: URLSearchParams; errors: Record<string, string> }) {
   const [q, setQ] = useState(props.values.get('q') ?? '');
   const [status, setStatus] = useState(props.values.get('status') ?? '');
@@ -69,7 +78,7 @@ export function OrdersTable(props: { items: OrderSummary[] }) {
               <td><Pill status={o.status} /></td>
               <td>{o.paymentMethod === 'cod' ? `COD${o.codPaid ? ' · paid' : ''}` : o.paymentMethod === 'card' ? 'Card' : '—'}</td>
               <td class="num">{formatAmount(o.totals.totalMinor, o.totals.currency)}</td>
-              <td>{o.storeOrderError ? <Pill status="ERROR" label="store refused" /> : o.storeOrderId ? <span class="mono">#{o.storeOrderId}</span> : <span class="muted">—</span>}</td>
+              <td><StoreOrderState order={o.storeOrder} /></td>
             </tr>
           ))}
         </tbody>
@@ -227,13 +236,19 @@ export function OrderDetailPage(props: { token: string }) {
       <div class="status-line big" data-order-status={o.status}>
         <Pill status={o.status} />
         <strong>{formatAmount(o.totals.totalMinor, currency)}</strong>
+        {o.storeOrder && <span>Store order: <StoreOrderState order={o.storeOrder} /></span>}
         {watching && <span class="muted"><span class="spinner" aria-hidden="true" /> waiting for the processor…</span>}
       </div>
       {refund.error && <Alert kind="error">{refund.error}</Alert>}
       {refund.notice && <Alert kind="success">{refund.notice}</Alert>}
       {sync.error && <Alert kind="error">{sync.error}</Alert>}
       {sync.notice && <Alert kind="success">{sync.notice}</Alert>}
-      {o.storeOrderError && <Alert kind="error" title="The store refused this order">{o.storeOrderErrorMessage ?? 'The payment went through but the store did not accept the order.'}</Alert>}
+      {o.storeOrder?.state === 'failed' && <Alert kind="error" title="The store refused this order">{o.storeOrder.error ?? 'The payment went through but the store did not accept the order.'}</Alert>}
+      {o.storeOrder?.state === 'pending' && (
+        <Alert kind="info" title="The order is not on your store yet">
+          The payment is settled; the order is being created on your store, and tried again for up to two days while the store does not answer.
+        </Alert>
+      )}
 
       <div class="grid-2">
         <Card title="Items">
@@ -270,7 +285,7 @@ export function OrderDetailPage(props: { token: string }) {
             </dd>
             <dt>Payment</dt><dd>{o.paymentMethod === 'cod' ? `Cash on delivery${o.codPaid ? ' (paid)' : ''}` : o.paymentMethod === 'card' ? 'Card / wallet' : '—'}</dd>
             <dt>Processor payment</dt><dd class="mono">{o.processorPaymentId ?? '—'}</dd>
-            <dt>Store</dt><dd>{o.platform === 'storefront-a' ? 'Storefront A' : 'Storefront B'}{o.storeOrderId && <> · order <span class="mono">#{o.storeOrderId}</span></>}</dd>
+            <dt>Store</dt><dd>{o.platform === 'storefront-a' ? 'Storefront A' : 'Storefront B'}{o.storeOrder && <> · order <StoreOrderState order={o.storeOrder} /></>}</dd>
             <dt>Paid</dt><dd>{formatDate(o.completedAt)}</dd>
             {o.refundRequestedAt && <><dt>Refund requested</dt><dd>{formatDate(o.refundRequestedAt)}</dd></>}
             {o.refundedAt && <><dt>Refunded</dt><dd>{formatDate(o.refundedAt)}</dd></>}

@@ -1,9 +1,10 @@
-// Account and shop settings: shop name, checkout subdomain (slug), email, phone and password.
+// Account and shop settings: shop name, checkout subdomain (slug), email, phone, password and sessions.
 import { api, ApiError } from '../api.js';
 import { invalid, useForm } from '../form.js';
+import { navigate } from '../router.js';
 import { useSession } from '../session.js';
 import type { Merchant, SessionAnswer } from '../types.js';
-import { Button, Card, Copyable, Field, Form, PageHeader } from '../ui.js';
+import { Alert, Button, Card, ConfirmButton, Copyable, Field, Form, PageHeader } from '../ui.js';
 
 function ShopForm() {
   const { me, setMe } = useSession();
@@ -95,10 +96,37 @@ function AccountForm() {
     <Form label="Account" onSubmit={() => void save()} error={form.error} notice={form.notice}>
       <Field label="Email" name="email" type="email" autoComplete="email" value={v.email} onInput={(x) => form.set('email', x)} error={form.errors.email} />
       <Field label="Phone" name="phone" type="tel" autoComplete="tel" value={v.phone} onInput={(x) => form.set('phone', x)} error={form.errors.phone} />
-      <Field label="New password" name="newPassword" type="password" autoComplete="new-password" value={v.newPassword} onInput={(x) => form.set('newPassword', x)} error={form.errors.newPassword} hint="Leave empty to keep it. Other sessions end when it changes." />
+      <Field label="New password" name="newPassword" type="password" autoComplete="new-password" value={v.newPassword} onInput={(x) => form.set('newPassword', x)} error={form.errors.newPassword} hint="Leave empty to keep it. Every other session ends when it changes." />
       <Field label="Current password" name="currentPassword" type="password" autoComplete="current-password" value={v.currentPassword} onInput={(x) => form.set('currentPassword', x)} error={form.errors.currentPassword} hint="Needed to change the email or the password" />
       <Button type="submit" busy={form.busy}>Save account</Button>
     </Form>
+  );
+}
+
+/** POST /api/auth/logout-all: every token of the account stops working, this browser's included. */
+function SessionsForm() {
+  const { setMe } = useSession();
+  const form = useForm({});
+  return (
+    <div class="stack">
+      <p class="hint">Ends every session of this account at once: other browsers and devices, API tokens, and this one. Use it after losing a device.</p>
+      <div class="button-row">
+        <ConfirmButton
+          confirm="Log out on every device, this one included?"
+          busy={form.busy}
+          onConfirm={() =>
+            void form.run(async () => {
+              await api.post('/api/auth/logout-all');
+              setMe(null);
+              navigate('/login');
+            })
+          }
+        >
+          Log out everywhere
+        </ConfirmButton>
+      </div>
+      {form.error && <Alert kind="error">{form.error}</Alert>}
+    </div>
   );
 }
 
@@ -111,6 +139,7 @@ export function SettingsPage() {
         <Card title="Checkout subdomain"><SlugForm /></Card>
       </div>
       <Card title="Account"><AccountForm /></Card>
+      <Card title="Sessions"><SessionsForm /></Card>
     </>
   );
 }
