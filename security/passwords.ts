@@ -75,7 +75,7 @@ export const MIN_PASSWORD_LENGTH = 10;
 export const MAX_PASSWORD_LENGTH = 200;
 
 // The most common passwords that are long enough to pass the length rule (shorter ones already fail it).
-const COMMON_PASSWORDS: ReadonlySet<string> = new Set([
+export const COMMON_PASSWORDS: ReadonlySet<string> = new Set([
   '1234567890', '0123456789', '0987654321', '9876543210', '12345678910', '123456789a', 'a123456789',
   '1234qwerty', 'qwertyuiop', 'qwerty1234', 'qwerty123456', '1q2w3e4r5t', '1qaz2wsx3edc', 'zaq12wsxcde3',
   'asdfghjkl1', 'zxcvbnm123', 'abcdefghij', 'abc1234567', 'password12', 'password123', 'password1234',

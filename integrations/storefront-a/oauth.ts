@@ -13,9 +13,12 @@ export const DEFAULT_API_URL_TEMPLATE = 'https://{shop}';
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** The name part of a shop host: one lowercase DNS label (the API's schemas spell it out for the document too). */
+export const SHOP_NAME = '[a-z0-9][a-z0-9-]{0,59}';
+
 /** A shop host the platform could have issued: one lowercase DNS label then the platform's suffix. */
 export function isValidShopHost(host: string, suffix = SHOP_HOST_SUFFIX): boolean {
-  return new RegExp(`^[a-z0-9][a-z0-9-]{0,59}${escapeRegExp(suffix)}$`).test(host);
+  return new RegExp(`^${SHOP_NAME}${escapeRegExp(suffix)}$`).test(host);
 }
 
 /**

@@ -199,10 +199,6 @@ export const merchantCommerceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
       return row && toDiscountView(row);
     },
     count: (merchantId) => db.discountCode.count({ where: { merchantId } }),
-    check: (b) => {
-      const problem = discountAmountProblem(b);
-      if (problem) throw invalid(problem);
-    },
     insert: async (merchantId, b) => {
       try {
         const row = await db.discountCode.create({
@@ -353,7 +349,6 @@ export const merchantCommerceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
       return row && toPixelView(row);
     },
     count: (merchantId) => db.trackingPixel.count({ where: { merchantId } }),
-    check: (b) => checkPixelId(b.platform, b.trackingId),
     insert: async (merchantId, b) => {
       try {
         return toPixelView(await db.trackingPixel.create({ data: { merchantId, platform: b.platform, trackingId: b.trackingId, events: b.events, active: b.active ?? true } }));

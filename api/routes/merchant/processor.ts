@@ -10,6 +10,7 @@ import type { RouteDeps } from '../../app.js';
 import { AppError } from '../../../domain/errors.js';
 import { isProcessorReady } from '../../../domain/processor.js';
 import { errorResponse } from '../../schemas/common.js';
+import { credential } from '../../schemas/text.js';
 import { connectProcessorWorkflow, disconnectProcessorWorkflow } from '../../../workflows/processor-connection.js';
 import { processorAad, processorWorkflowIds } from '../../../workflows/processor-connection.messages.js';
 import type { ProcessorConnection } from '../../../generated/prisma/client.js';
@@ -55,8 +56,8 @@ export function toProcessorStatus(row: ProcessorConnection | null): ProcessorSta
   };
 }
 
-const connectBody = z.object({
-  apiKey: z.string().trim().min(1, 'the API key is required').max(256).describe("The processor account's secret API key"),
+const connectBody = z.strictObject({
+  apiKey: credential('API key', 256).describe("The processor account's secret API key (printable ASCII, no spaces)"),
 });
 
 export const processorRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {

@@ -6,6 +6,8 @@ import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { RouteDeps } from '../../app.js';
 import { errorResponse } from '../../schemas/common.js';
+import { pastedShop } from '../../schemas/storefront-a.js';
+import { text } from '../../schemas/text.js';
 import { AppError } from '../../../domain/errors.js';
 import { Prisma } from '../../../prisma/client.js';
 import { isValidShopHost } from '../../../integrations/storefront-a/oauth.js';
@@ -21,11 +23,12 @@ export function normalizeShopHost(input: string): string {
   return input.trim().toLowerCase().replace(/^https?:\/\//, '').replace(/[/?#].*$/, '');
 }
 
-const inputsBody = z.object({
-  shop: z.string().min(1).max(255).describe('Shop host, e.g. demo-shop.myshopify.com'),
-  clientId: z.string().trim().min(1).max(255).describe('Client id of the merchant\'s storefront A app'),
-  clientSecret: z.string().trim().min(1).max(1024).describe('Client secret of that app; stored encrypted, never returned'),
-});
+const inputsBodyFor = (shopSuffix: string) =>
+  z.strictObject({
+    shop: pastedShop(shopSuffix).describe(`Shop host, e.g. demo-shop${shopSuffix}, or its URL (the host is kept)`),
+    clientId: text(255, { required: 'the client id is required' }).describe('Client id of the merchant\'s storefront A app'),
+    clientSecret: text(1024, { required: 'the client secret is required' }).describe('Client secret of that app; stored encrypted, never returned'),
+  });
 
 const installUrl = z.string().describe('Open in the merchant\'s browser within 10 minutes to run the OAuth install');
 
@@ -63,7 +66,7 @@ export const storefrontAMerchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async
       summary: 'Save the storefront A install inputs (shop, client id, client secret)',
       description: 'Chooses storefront A as the store platform. Answers the installUrl that runs the OAuth install. A shop connected to another account answers CONFLICT.',
       security,
-      body: inputsBody,
+      body: inputsBodyFor(suffix),
       response: { 200: savedResponse, 400: errorResponse, 401: errorResponse, 409: errorResponse },
     },
   }, async (request) => {
