@@ -37,9 +37,8 @@ export const newPassword = z
 export const slugInput = chars(100)
   .trim()
   .meta({
-    pattern:
-      `^[${TRIMMED_CLASS}]*(?=[A-Za-z0-9-]{${SLUG_MIN},${SLUG_MAX}}[${TRIMMED_CLASS}]*$)(?!(?:${[...RESERVED_SLUGS].map(caseless).join('|')})[${TRIMMED_CLASS}]*$)` +
-      `[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*[${TRIMMED_CLASS}]*$`,
+    pattern: `^[${TRIMMED_CLASS}]*(?=[A-Za-z0-9-]{${SLUG_MIN},${SLUG_MAX}}[${TRIMMED_CLASS}]*$)[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*[${TRIMMED_CLASS}]*$`,
+    not: { pattern: `^[${TRIMMED_CLASS}]*(?:${[...RESERVED_SLUGS].map(caseless).join('|')})[${TRIMMED_CLASS}]*$` },
   });
 
 /** A password being checked, not set: anything up to 1000 characters. */

@@ -45,9 +45,9 @@ export function unanchored(re: RegExp): string {
   return re.source.slice(1, -1);
 }
 
-/** `text` as a regex source that matches it literally. */
+/** `text` as a regex source that matches it literally (only the characters special outside a class are escaped, so the source stays valid with the `u` flag too). */
 export function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** `word` matched in any letter case, for patterns the document states without regex flags (JSON Schema has none). */
