@@ -82,8 +82,8 @@ describe('the OpenAPI document lists what the plugins answer', () => {
       if (op.security?.length) expect(statuses, where).toContain('401');
       if (['post', 'put', 'patch', 'delete'].includes(method)) expect(statuses, where).toEqual(expect.arrayContaining(['400', '415']));
     }
-    for (const [path, method] of [['/api/auth/login', 'post'], ['/api/auth/register', 'post'], ['/api/checkout/create', 'post'], ['/api/checkout/{token}/init-payment', 'post']]) {
-      expect(Object.keys(doc.paths[path][method].responses), path).toContain('429');
+    for (const path of ['/api/auth/login', '/api/auth/register', '/api/checkout/create', '/api/checkout/{token}/init-payment']) {
+      expect(Object.keys(doc.paths[path].post.responses), path).toContain('429');
     }
   });
 
