@@ -357,6 +357,10 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
       try {
         order = await (await storeOf(s)).getOrder(s.storeOrderId);
       } catch (err) {
+        // Not connected, or its credentials refused: the merchant has to reconnect the store, nothing failed on our side.
+        if (isIntegrationError(err, 'unauthorized')) {
+          throw ApplicationFailure.nonRetryable(`${STORE_LABEL[s.platform]} cannot be asked about order ${s.storeOrderId}: ${err.message}`, 'CONFLICT');
+        }
         if (isIntegrationError(err) && !err.retryable) {
           throw ApplicationFailure.nonRetryable(`${STORE_LABEL[s.platform]} could not be asked about order ${s.storeOrderId}: ${err.message}`, 'UPSTREAM_ERROR');
         }

@@ -14,7 +14,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyBaseLogger } from 'fastify';
 import type { RouteDeps } from '../../app.js';
 import { errorResponse } from '../../schemas/common.js';
-import { acceptRawBodies, rawBodyOf } from '../../plugins/raw-body.js';
+import { acceptRawBodies, rawBodyOf, rawJsonBody } from '../../plugins/raw-body.js';
 import {
   claimedString, eventIdOf, parseJsonOrUndefined, processorEventOf, signedByAny, storableBody, webhookDeliveries, type DeliveryAudit,
 } from '../../webhook-deliveries.js';
@@ -91,6 +91,8 @@ export const billingWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
         'check the processor, once per event id (a redelivery answers duplicate: true); other valid events are stored and ignored. 503 NOT_READY ' +
         'asks the processor to retry later.',
       headers: z.looseObject({ [SIGNATURE_HEADER]: z.string().optional() }),
+      // Read as raw bytes (the signature covers them): the document states that a JSON body is required.
+      body: rawJsonBody.describe('The processor\'s event as JSON: { event, data: { id, metadata: { platform_billing_merchant_id } } }, verified over its raw bytes'),
       response: { 200: received, 400: errorResponse, 401: errorResponse, 503: errorResponse },
     },
   }, async (request) => {

@@ -33,7 +33,7 @@ import type { SessionLine } from '../../../activities/checkout-session.js';
 import { storefrontBAad } from '../../../workflows/storefront-b-connection.messages.js';
 import { normalizeStoreUrl } from '../merchant/storefront-b.js';
 import type { z } from 'zod';
-import type { storefrontACreateBody, storefrontBCreateBody } from '../../schemas/checkout.js';
+import type { StorefrontACreateBody, storefrontBCreateBody } from '../../schemas/checkout.js';
 
 /** Per store call; the callers (script tag, plugin) wait about 5 s in all. */
 export const STORE_READ_TIMEOUT_MS = 3_000;
@@ -134,7 +134,7 @@ async function fromStore<T>(read: Promise<T>, notFound?: () => AppError): Promis
 // ---------------------------------------------------------------------------------------------------
 // Storefront A: the script tag names the shop and the cart; we read the cart with the merchant's token.
 
-export async function storefrontASource(deps: CartDeps, body: z.output<typeof storefrontACreateBody>): Promise<CartSource> {
+export async function storefrontASource(deps: CartDeps, body: StorefrontACreateBody): Promise<CartSource> {
   const { config, db, secrets, caches } = deps;
   if (!isValidShopHost(body.shop, config.storefrontA.shopSuffix)) {
     throw new AppError('INVALID_INPUT', `shop: must be a <name>${config.storefrontA.shopSuffix} host`, { fields: { 'body.shop': 'not a shop host' } });

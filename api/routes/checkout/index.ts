@@ -20,7 +20,7 @@ import type { ShippingAddress } from '../../../workflows/checkout.messages.js';
 import { limit } from '../../plugins/rate-limits.js';
 import { errorResponse } from '../../schemas/common.js';
 import {
-  createCheckoutBody,
+  createCheckoutBodyFor,
   createCheckoutResponse,
   passthroughResponse,
   sessionBundleResponse,
@@ -55,7 +55,7 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
         'disconnected store, unknown cart: NOT_FOUND; empty cart or a product the store does not sell: INVALID_INPUT; a currency without an ' +
         'exchange rate: UNSUPPORTED_CURRENCY; store failing: UPSTREAM_ERROR, too slow: STORE_TIMEOUT. ' +
         'On any error the script tag and the plugin continue to the native checkout. Dedicated rate limiter.',
-      body: createCheckoutBody,
+      body: createCheckoutBodyFor(config.storefrontA.shopSuffix),
       response: {
         200: passthroughResponse,
         201: createCheckoutResponse,

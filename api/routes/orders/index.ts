@@ -20,7 +20,8 @@ import { storeOrderOf } from '../../../domain/store-order.js';
 import { orderEmailIdempotencyKey } from '../../../activities/checkout-fulfilment.js';
 import type { OrderEmailKind } from '../../../activities/order-email-templates.js';
 import { errorResponse } from '../../schemas/common.js';
-import { orderDetail, orderParams, ordersPage, ordersQuery, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, type OrdersQuery, type timelineEntry } from '../../schemas/orders.js';
+import { tokenParams } from '../../schemas/checkout.js';
+import { orderDetail, ordersPage, ordersQuery, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, type OrdersQuery, type timelineEntry } from '../../schemas/orders.js';
 
 const tags = ['orders'];
 const auth = { security: [{ bearerAuth: [] }] };
@@ -215,7 +216,8 @@ export const ordersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
         'An order is a checkout session from a store cart that reached payment: a card payment was started or cash on delivery confirmed ' +
         '(PAYMENT_PENDING, FAILED, COMPLETED, REFUNDED, COD_CONFIRMED, and ABANDONED after a payment that never came). Previews never appear. ' +
         `Page size: limit, default ${PAGE_SIZE_DEFAULT}, capped at ${PAGE_SIZE_MAX}; pass nextCursor as cursor for the next page (the same filters). ` +
-        'Filters combine: status (one or several), from/to on the creation time, paymentMethod, q (start of the email or of the token). ' +
+        'Filters combine: status (one or several), from/to on the creation time (from before to), paymentMethod, q (start of the email or of the token). ' +
+        'A cursor is only valid as the API handed it out (INVALID_INPUT otherwise). ' +
         'storeOrder is the order on the store apart from the status (COMPLETED means the payment is confirmed; the store order follows): ' +
         'pending while it is being created (retried while the store is down), created with its id, or failed with the store\'s reason; ' +
         'storeOrderError is true when the store permanently refused the order of a paid session.',
@@ -248,7 +250,7 @@ export const ordersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
         'not, applied, redelivery), and every email of the order with its state. 404 NOT_FOUND for a token that is not one of your orders ' +
         '(another merchant\'s, a preview, a session that never reached payment).',
       ...auth,
-      params: orderParams,
+      params: tokenParams,
       response: { 200: orderDetail, 401: errorResponse, 404: errorResponse },
     },
   }, async (request) => {
