@@ -68,6 +68,9 @@ const client = (deps: Pick<ConnectionDeps, 'timeoutMs' | 'fetch'>) => ({ timeout
 // ---------------------------------------------------------------------------------------------------
 // Processor
 
+/** Where the processor delivers a merchant's payment events (registered at connect, served by api/routes/webhooks). */
+export const PROCESSOR_WEBHOOK_PATH = '/webhooks/processor/payment-update';
+
 /** The processor client of a key sealed for `merchantId` (a connection's, or a connection attempt's). */
 export function processorClientOf(deps: ConnectionDeps, merchantId: string, apiKeyEnc: string): ProcessorClient {
   const apiKey = openSecret(deps.secrets, apiKeyEnc, processorAad.apiKey(merchantId), {

@@ -17,7 +17,7 @@ import { DOMAIN_CHECK_SCHEDULE, apexOf, dnsRecordsFor } from '../../../domain/ho
 import { errorResponse } from '../../schemas/common.js';
 import { customDomainInput } from '../../schemas/custom-domain.js';
 import { checkoutOriginWith } from '../../checkout-host.js';
-import { currentCheckoutDomain } from '../../../activities/wallet-domain.js';
+import { currentCheckoutDomain } from '../../../model/checkout-domain.js';
 import { verifyCustomDomainWorkflow } from '../../../workflows/custom-domain.js';
 import { customDomainWorkflowId, recheckDomainSignal, removeDomainSignal, type CustomDomainInput } from '../../../workflows/custom-domain.messages.js';
 import { walletDomainChangedSignal, walletDomainWorkflowId } from '../../../workflows/wallet-domain.messages.js';

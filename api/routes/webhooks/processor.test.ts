@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { buildApp, resolveDeps } from '../../app.js';
 import { processorWebhookRoutes, readClaims } from './processor.js';
-import { PROCESSOR_WEBHOOK_PATH } from '../../../activities/processor.js';
+import { PROCESSOR_WEBHOOK_PATH } from '../../../model/connections.js';
 import { createProcessorClient } from '../../../integrations/processor/client.js';
 import { SIGNATURE_HEADER, signWebhook } from '../../../integrations/processor/signature.js';
 import { createSecretBox } from '../../../security/secrets.js';
