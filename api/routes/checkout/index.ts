@@ -4,7 +4,7 @@
 // session from then on (api/checkout-workflow.ts). Create and the read paths are PostgreSQL only, never
 // Temporal: they sit on the shopper's critical path.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { RouteDeps } from '../../app.js';
+import { type RouteDeps } from '../../route-deps.js';
 import type { Db, Prisma } from '../../../prisma/client.js';
 import type { z } from 'zod';
 import { serializerCompiler } from 'fastify-type-provider-zod';
@@ -27,7 +27,7 @@ import {
   tokenParams,
 } from '../../schemas/checkout.js';
 import { checkoutOriginWith } from '../../checkout-host.js';
-import { cachedFxRates, checkCurrency, createCreateCaches, newSessionToken, shouldPassThrough, storefrontASource, storefrontBSource, subtotalOf, verifiedHostnameOf, type CartDeps } from './create.js';
+import { cachedFxRates, checkCurrency, createCreateCaches, newSessionToken, shouldPassThrough, storefrontASource, storefrontBSource, subtotalOf, verifiedHostnameOf, type CartDeps } from '../../cart-sources.js';
 
 const tags = ['checkout'];
 const noSession = () => new AppError('NOT_FOUND', 'No such checkout session');
