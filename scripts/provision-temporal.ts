@@ -1,6 +1,7 @@
-// `npm run provision`: makes sure the Temporal CLI and the time-skipping test server are available
-// (cached under ~/.cache/checkout-service), and prints their paths. CI runs this before `npm test`.
-import { ensureTemporalCli, ensureTestServer, ProvisionError } from './lib/temporal-binaries.js';
+// `npm run provision`: makes sure the Temporal CLI, the time-skipping test server and the real Temporal
+// server (with temporal-sql-tool, for the cluster and its drill) are available (cached under
+// ~/.cache/checkout-service), and prints their paths. CI runs this before `npm test`.
+import { ensureTemporalCli, ensureTemporalServer, ensureTestServer, ProvisionError } from './lib/temporal-binaries.js';
 
 const progress = (line: string) => console.log(line);
 try {
@@ -9,6 +10,8 @@ try {
   console.log(`temporal CLI:         ${cli}`);
   const testServer = await ensureTestServer(progress);
   console.log(`time-skipping server: ${testServer}`);
+  const server = await ensureTemporalServer(progress);
+  console.log(`temporal server:      ${server.server} (${server.version}; sql tool ${server.sqlTool})`);
   console.log(`provisioned in ${((Date.now() - t0) / 1000).toFixed(1)}s`);
 } catch (err) {
   if (err instanceof ProvisionError) {
