@@ -6,7 +6,7 @@
 // has its own readiness check and log file (DATA_DIR/cluster/logs/<name>.log); stop() stops them newest
 // first. `npm run start:cluster`, the flash-sale benchmark and the drill start it.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, accessSync, constants } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, accessSync, constants } from 'node:fs';
 import dgram from 'node:dgram';
 import net from 'node:net';
 import os from 'node:os';
@@ -175,6 +175,8 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
   const temporary = !opts.dataDir;
   const dir = opts.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'checkout-cluster-'));
   mkdirSync(dir, { recursive: true });
+  // As root, PostgreSQL runs as the postgres user, who must be able to enter the directory (mkdtemp: 0700).
+  if (temporary) chmodSync(dir, 0o711);
   const logDir = path.join(dir, 'logs');
   const processes: ManagedProcess[] = [];
   const stops: Array<() => Promise<unknown>> = [];
