@@ -56,6 +56,10 @@ export interface FlashSaleOptions extends ShopperOptions {
   /** How long paid sessions may take to complete once the last shopper paid. */
   settleMs: number;
   log?: (line: string) => void;
+  /** Called with the number of shoppers through so far, after each one. */
+  onShopperDone?: (done: number) => void;
+  /** Awaited after the last shopper, before settling (the drill's chaos finishes there). */
+  beforeSettle?: () => Promise<unknown>;
 }
 
 /** What the simulators say about every paid session: the exactly-once accounting of the sale. */
@@ -117,10 +121,12 @@ export async function runFlashSale(target: FlashSaleTarget, opts: FlashSaleOptio
     while (next < opts.shoppers && Date.now() < stopArrivals) {
       const index = next++;
       results.push(await runShopper(target, index, opts));
+      opts.onShopperDone?.(results.length);
       if (results.length % 100 === 0) opts.log?.(`  [${target.name}] ${results.length} shoppers through the card page (${((Date.now() - started) / 1000).toFixed(1)} s)`);
     }
   });
   await Promise.all(lanes);
+  await opts.beforeSettle?.();
   const { report, at } = await settle(target, Date.now() + opts.settleMs);
   const account = accountSale(report);
   const seconds = (at - started) / 1000;
