@@ -397,7 +397,7 @@ describe('order emails', () => {
   it('given a retried attempt whose earlier attempt never reached Postmark, then it sends the notification once', async () => {
     const token = await insertSession({ merchantId: merchantB.id, platform: 'STOREFRONT_B', items: [bItems.tote] });
     await acts.createStoreOrder(token);
-    const sent = await new MockActivityEnvironment({ attempt: 3 }).run(acts.sendMerchantOrderNotification, token);
+    const sent = (await new MockActivityEnvironment({ attempt: 3 }).run(acts.sendMerchantOrderNotification, token)) as Awaited<ReturnType<FulfilmentActivities['sendMerchantOrderNotification']>>;
     expect(sent.status).toBe('SENT');
     expect(mailbox(token, 'merchant_order_notification').map((m) => m.MessageID)).toEqual([sent.messageId]);
   });

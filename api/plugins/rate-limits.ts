@@ -37,6 +37,16 @@ export const rateLimitsPlugin = fp(async (app: FastifyInstance, opts: RateLimits
     app.addHook('onClose', async () => {
       redis?.disconnect();
     });
+    // The first requests count too: give Redis a moment to connect before the app serves (a Redis that
+    // is down does not stop the API from starting; it fails open until it answers).
+    const connected = redis;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 2_000);
+      connected.once('ready', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
   await app.register(rateLimit, {
     global: false,

@@ -170,6 +170,26 @@ ${opts.upstreams.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=
 `;
 }
 
+/** redis-server on loopback, in memory only (rate-limit counters need no persistence); ready when it answers PING. */
+export function redisServerSpec(port: number): ProcessSpec {
+  const url = `redis://127.0.0.1:${port}`;
+  return {
+    name: 'redis',
+    command: executable('redis-server', ['/usr/bin', '/usr/sbin']),
+    args: ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
+    ready: async () => {
+      const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      client.on('error', () => undefined); // not up yet: connect() rejects, and readiness tries again
+      try {
+        await client.connect();
+        if ((await client.ping()) !== 'PONG') throw new Error('no PONG');
+      } finally {
+        client.disconnect();
+      }
+    },
+  };
+}
+
 export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> {
   const log = opts.log ?? (() => undefined);
   const temporary = !opts.dataDir;
@@ -198,7 +218,6 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
   try {
     const bin = await ensureTemporalServer(log);
     const nginx = executable('nginx', ['/usr/sbin']);
-    const redisServer = executable('redis-server', ['/usr/bin', '/usr/sbin']);
     const ports = {
       proxy: opts.ports?.proxy || (await freePort()),
       postgres: opts.ports?.postgres || (await freePort()),
@@ -224,21 +243,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     const pgTarget = { host: '127.0.0.1', port: ports.postgres, user: EMBEDDED_PG_USER, password: EMBEDDED_PG_PASSWORD };
 
     const redisUrl = `redis://127.0.0.1:${ports.redis}`;
-    const redisReady = managed({
-      name: 'redis',
-      command: redisServer,
-      args: ['--port', String(ports.redis), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
-      ready: async () => {
-        const client = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-        client.on('error', () => undefined); // not up yet: connect() rejects, and readiness tries again
-        try {
-          await client.connect();
-          if ((await client.ping()) !== 'PONG') throw new Error('no PONG');
-        } finally {
-          client.disconnect();
-        }
-      },
-    });
+    const redisReady = managed(redisServerSpec(ports.redis));
 
     const base = withLocalSecrets(loadConfig({ ...process.env, DATA_DIR: dir }));
     const namespace = base.temporal.namespace;
