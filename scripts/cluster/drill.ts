@@ -12,7 +12,7 @@
 // a dropped webhook). At the end every paid session must have exactly one store order and one of each
 // email; the drill prints the counts and fails otherwise.
 import { startCluster, type Cluster } from './cluster.js';
-import { accountSale, clusterTarget, runFlashSale, type SaleAccount } from '../bench/flash-sale.js';
+import { clusterTarget, runFlashSale, type SaleAccount } from '../bench/flash-sale.js';
 
 export interface DrillOptions {
   shoppers: number;
