@@ -93,9 +93,10 @@ function portFree(port: number, udp = false): Promise<boolean> {
 }
 
 /** An offset that moves every simulator port (4010…4060 and DNS 5354) onto free ports. */
-export async function freeSandboxOffset(): Promise<number> {
+export async function freeSandboxOffset(taken: ReadonlySet<number> = new Set()): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
     const offset = 20_000 + Math.floor(Math.random() * 300) * 100;
+    if (Object.values(SANDBOX_PORTS).some((port) => taken.has(port + offset))) continue;
     const checks = await Promise.all(Object.entries(SANDBOX_PORTS).map(([name, port]) => portFree(port + offset, name === 'dnsUdp')));
     const tcpDns = await portFree(SANDBOX_PORTS.dnsUdp + offset);
     if (checks.every(Boolean) && tcpDns) return offset;
@@ -227,7 +228,8 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     const apiPorts: number[] = [];
     for (let i = 0; i < replicas; i++) apiPorts.push(opts.ports?.apiBase ? opts.ports.apiBase + i : await freePort());
     const temporalPorts = await freeTemporalPorts(opts.ports?.temporal || undefined);
-    const sandboxOffset = opts.sandboxPortOffset ?? (await freeSandboxOffset());
+    // Chosen ports are not bound yet (their servers start later): the sandbox range must avoid them too.
+    const sandboxOffset = opts.sandboxPortOffset ?? (await freeSandboxOffset(new Set([...Object.values(ports), ...apiPorts, ...Object.values(temporalPorts)])));
     const observerPort = await freePort();
 
     // PostgreSQL: one server, three databases.
