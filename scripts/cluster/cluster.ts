@@ -6,7 +6,7 @@
 // has its own readiness check and log file (DATA_DIR/cluster/logs/<name>.log); stop() stops them newest
 // first. `npm run start:cluster`, the flash-sale benchmark and the drill start it.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, accessSync, constants } from 'node:fs';
+import { chmodSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, accessSync, constants } from 'node:fs';
 import dgram from 'node:dgram';
 import net from 'node:net';
 import os from 'node:os';
@@ -23,7 +23,7 @@ import { seedFxRatesIfEmpty } from '../../activities/fx-rates.js';
 import { startEmbeddedPostgres, EMBEDDED_PG_PASSWORD, EMBEDDED_PG_USER, type EmbeddedPostgresServer } from '../lib/embedded-postgres.js';
 import { ensureTemporalServer } from '../lib/temporal-binaries.js';
 import { withLocalSecrets } from '../lib/local-secrets.js';
-import { freePort } from '../lib/ports.js';
+import { freeLowPort } from '../lib/ports.js';
 import { ManagedProcess, type ProcessSpec } from './process.js';
 import { freeTemporalPorts, setupTemporalSchema, temporalServerSpec } from './temporal-server.js';
 import type { SandboxReport } from './observer.js';
@@ -92,10 +92,10 @@ function portFree(port: number, udp = false): Promise<boolean> {
   });
 }
 
-/** An offset that moves every simulator port (4010…4060 and DNS 5354) onto free ports. */
+/** An offset that moves every simulator port (4010…4060 and DNS 5354) onto free ports below 32768. */
 export async function freeSandboxOffset(taken: ReadonlySet<number> = new Set()): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
-    const offset = 20_000 + Math.floor(Math.random() * 300) * 100;
+    const offset = 10_000 + Math.floor(Math.random() * 180) * 100;
     if (Object.values(SANDBOX_PORTS).some((port) => taken.has(port + offset))) continue;
     const checks = await Promise.all(Object.entries(SANDBOX_PORTS).map(([name, port]) => portFree(port + offset, name === 'dnsUdp')));
     const tcpDns = await portFree(SANDBOX_PORTS.dnsUdp + offset);
@@ -219,21 +219,31 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
   try {
     const bin = await ensureTemporalServer(log);
     const nginx = executable('nginx', ['/usr/sbin']);
+    // Ports below the ephemeral range, none twice (they are bound later, by the processes started below).
+    const taken = new Set<number>(Object.values(opts.ports ?? {}).filter((p): p is number => !!p));
     const ports = {
-      proxy: opts.ports?.proxy || (await freePort()),
-      postgres: opts.ports?.postgres || (await freePort()),
-      redis: opts.ports?.redis || (await freePort()),
+      proxy: opts.ports?.proxy || (await freeLowPort(taken)),
+      postgres: opts.ports?.postgres || (await freeLowPort(taken)),
+      redis: opts.ports?.redis || (await freeLowPort(taken)),
     };
     const replicas = opts.apiReplicas ?? 2;
     const apiPorts: number[] = [];
-    for (let i = 0; i < replicas; i++) apiPorts.push(opts.ports?.apiBase ? opts.ports.apiBase + i : await freePort());
-    const temporalPorts = await freeTemporalPorts(opts.ports?.temporal || undefined);
-    // Chosen ports are not bound yet (their servers start later): the sandbox range must avoid them too.
-    const sandboxOffset = opts.sandboxPortOffset ?? (await freeSandboxOffset(new Set([...Object.values(ports), ...apiPorts, ...Object.values(temporalPorts)])));
-    const observerPort = await freePort();
+    for (let i = 0; i < replicas; i++) apiPorts.push(opts.ports?.apiBase ? opts.ports.apiBase + i : await freeLowPort(taken));
+    const temporalPorts = await freeTemporalPorts(taken, opts.ports?.temporal || undefined);
+    const observerPort = await freeLowPort(taken);
+    const sandboxOffset = opts.sandboxPortOffset ?? (await freeSandboxOffset(taken));
 
-    // PostgreSQL: one server, three databases.
-    const postgres = await startEmbeddedPostgres({ dataDir: path.join(dir, 'postgres'), port: ports.postgres, throwaway: temporary, maxConnections: 300 });
+    // PostgreSQL: one server, three databases; its server log in logs/postgres.log like every other process.
+    mkdirSync(logDir, { recursive: true });
+    const pgLog = createWriteStream(path.join(logDir, 'postgres.log'), { flags: 'a' });
+    stops.push(() => new Promise<void>((resolve) => pgLog.end(resolve)));
+    const postgres = await startEmbeddedPostgres({
+      dataDir: path.join(dir, 'postgres'),
+      port: ports.postgres,
+      throwaway: temporary,
+      maxConnections: 300,
+      onLog: (line) => pgLog.write(`${line}\n`),
+    });
     stops.push(() => postgres.stop());
     log(`postgres: ready on 127.0.0.1:${ports.postgres} (PostgreSQL 18, embedded)`);
     const admin = new pg.Client({ connectionString: postgres.url() });

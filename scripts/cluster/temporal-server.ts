@@ -6,7 +6,6 @@
 // `npm start`; a real server starts with no namespace at all).
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
@@ -14,6 +13,7 @@ import { msToTs } from '@temporalio/common/lib/time.js';
 import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
 import type { TemporalServerBinaries } from '../lib/temporal-binaries.js';
 import type { ProcessSpec } from './process.js';
+import { freeLowPort } from '../lib/ports.js';
 
 export interface PostgresTarget {
   host: string;
@@ -70,29 +70,9 @@ export interface TemporalServerPorts {
   workerMembership: number;
 }
 
-/**
- * A free loopback port below 32768: the server stores its membership ports in a smallint column, so the
- * kernel's ephemeral ports (32768 and up, what port 0 gives) fail at start-up.
- */
-async function freeLowPort(taken: Set<number>): Promise<number> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const port = 10_000 + Math.floor(Math.random() * 22_000);
-    if (taken.has(port)) continue;
-    const free = await new Promise<boolean>((resolve) => {
-      const server = net.createServer();
-      server.once('error', () => resolve(false));
-      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-    });
-    if (free) {
-      taken.add(port);
-      return port;
-    }
-  }
-  throw new Error('no free port below 32768');
-}
-
-export async function freeTemporalPorts(frontend?: number): Promise<TemporalServerPorts> {
-  const taken = new Set<number>(frontend ? [frontend] : []);
+/** Ports below 32768: the server stores membership ports in a smallint column (ephemeral ports fail at start-up). */
+export async function freeTemporalPorts(taken: Set<number>, frontend?: number): Promise<TemporalServerPorts> {
+  if (frontend) taken.add(frontend);
   const ports: number[] = [];
   for (let i = 0; i < 8; i++) ports.push(await freeLowPort(taken));
   return {
