@@ -4,8 +4,9 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../shared/api.js';
 import { applyTheme } from '../shared/theme.js';
-import { Checkout, Notice, parseOrderBumps, parseUpsells } from './Checkout.js';
-import { Frame } from './parts.js';
+import { Checkout } from './Checkout.js';
+import { parseOrderBumps, parseUpsells } from './offers.js';
+import { Frame, Notice } from './parts.js';
 import type { Bundle, Embedded } from './types.js';
 import './checkout.css';
 

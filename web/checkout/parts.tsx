@@ -1,6 +1,7 @@
-// The checkout page's building blocks: the branded frame, the order summary, and form fields that show the
+// The checkout page's building blocks: the branded frame, a notice, the order summary, and form fields that show the
 // API's field messages next to the field they concern (linked with aria-describedby, marked aria-invalid).
 import type { ComponentChildren } from 'preact';
+import { useEffect, useRef } from 'preact/hooks';
 import { formatMoney } from '../shared/money.js';
 import type { Bundle, CartItem, OrderBump } from './types.js';
 
@@ -156,4 +157,19 @@ export function Field(p: InputProps) {
 
 export function Spinner() {
   return <span class="spinner" aria-hidden="true" />;
+}
+
+/** A full-card message (expired, refunded, not found …); its heading takes focus so screen readers announce it. */
+export function Notice({ title, body, children }: { title: string; body?: string; children?: ComponentChildren }) {
+  const h = useRef<HTMLHeadingElement>(null);
+  useEffect(() => h.current?.focus(), []);
+  return (
+    <section class="card notice" aria-labelledby="notice-h">
+      <h1 id="notice-h" tabIndex={-1} ref={h}>
+        {title}
+      </h1>
+      {body && <p>{body}</p>}
+      {children}
+    </section>
+  );
 }

@@ -4,7 +4,8 @@ import { currencyExponent } from '../../domain/money.js';
 
 const formats = new Map<string, Intl.NumberFormat>();
 
-function exponentOf(currency: string): number {
+/** How many decimals the currency has (EUR 2, JPY 0, KWD 3); 2 for a code we do not know. */
+export function currencyDigits(currency: string): number {
   try {
     return currencyExponent(currency);
   } catch {
@@ -15,7 +16,7 @@ function exponentOf(currency: string): number {
 export function formatMoney(amountMinor: number, currency: string, locale?: string): string {
   const key = `${locale ?? ''}|${currency}`;
   let format = formats.get(key);
-  const digits = exponentOf(currency);
+  const digits = currencyDigits(currency);
   if (!format) {
     format = new Intl.NumberFormat(locale, { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: digits });
     formats.set(key, format);

@@ -1,0 +1,263 @@
+// The checkout workflow's decision logic, fast: its activities are plain functions over memory
+// (fakes/checkout-activities.ts) on the time-skipping test server — no database, no processor, no store, and
+// hours of timers pass in milliseconds. What is asserted is what the workflow decides: statuses, one order and
+// one email of each kind however events arrive, refusals, and its own reconciliation. The same behaviour
+// against real activities, PostgreSQL and the sandbox is tested in checkout-timers, checkout-aftercare and
+// test/e2e.
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApplicationFailure, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { createWorker } from '../../activities/worker.js';
+import { checkoutWorkflow } from '../../workflows/checkout.js';
+import {
+  checkoutWorkflowId, completeCodUpdate, initPaymentUpdate, processorEventSignal, refundUpdate, statusQuery, type ShopperDetails,
+} from '../../workflows/checkout.messages.js';
+import { startTimeSkipping, testWorkflowBundle, uniqueTaskQueue, type TimeSkippingTemporal } from '../harness/temporal.js';
+import { fakeCheckoutActivities, newWorld, FAKE_QUOTE, type FakeWorld } from './fakes/checkout-activities.js';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+let ts: TimeSkippingTemporal;
+beforeAll(async () => {
+  ts = await startTimeSkipping();
+});
+afterAll(async () => {
+  await ts?.close();
+});
+
+const details = (overrides: Partial<ShopperDetails> = {}): ShopperDetails => ({
+  email: 'shopper@example.com',
+  address: { name: 'Ada Shopper', line1: 'Main St 1', city: 'Berlin', postalCode: '10115', country: 'DE' },
+  shippingRateId: 'rate-standard',
+  ...overrides,
+});
+
+const newToken = () => `cs_${randomBytes(24).toString('base64url')}`;
+let eventSeq = 0;
+const event = (name: string, paymentId = 'pay_1') => ({ eventId: `evt_${++eventSeq}`, event: name, paymentId });
+
+/**
+ * Runs `fn` against the checkout workflow of a fresh session, with a worker whose activities act on `world`, on
+ * a task queue of its own (a workflow of an earlier test can never reach this world); the workflow is ended
+ * whatever happens.
+ */
+async function withCheckout<T>(world: FakeWorld, fn: (handle: WorkflowHandle<typeof checkoutWorkflow>) => Promise<T>): Promise<T> {
+  const token = newToken();
+  const taskQueue = uniqueTaskQueue('fast');
+  // The test server's clock is skipped ahead by earlier tests: idle time counts from its own now.
+  world.session.lastActivityAt = (await ts.env.currentTimeMs()) - world.session.idleForMs;
+  const worker = await createWorker({ connection: ts.env.nativeConnection, namespace: 'default', taskQueue, activities: fakeCheckoutActivities(world), workflowBundle: testWorkflowBundle() });
+  return worker.runUntil(async () => {
+    const handle = await ts.env.client.workflow.start(checkoutWorkflow, {
+      taskQueue,
+      workflowId: checkoutWorkflowId(token),
+      args: [{ token, merchantId: 'm-fast', platform: 'STOREFRONT_B', reconcileAfterMs: 5 * MINUTE, storeRetryInitialMs: 1_000 }],
+    });
+    try {
+      return await fn(handle);
+    } finally {
+      await handle.terminate('test over').catch(() => undefined);
+    }
+  });
+}
+
+/** The status once the signals sent so far are applied (a signal returns before the workflow handles it). */
+async function statusAfterSignals(handle: WorkflowHandle<typeof checkoutWorkflow>, expected: string): Promise<string> {
+  let status = '';
+  for (let i = 0; i < 50; i++) {
+    status = (await handle.query(statusQuery)).status;
+    if (status === expected) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return status;
+}
+
+/** The error code an update was refused with: the first ApplicationFailure type in its causes, as the API maps it. */
+async function refusedWith(run: Promise<unknown>): Promise<string | undefined> {
+  try {
+    await run;
+    return undefined;
+  } catch (err) {
+    if (!(err instanceof WorkflowUpdateFailedError)) throw err;
+    for (let e: unknown = err.cause; e instanceof Error; e = e.cause) {
+      if (e instanceof ApplicationFailure && e.type) return e.type;
+    }
+    return 'no code';
+  }
+}
+
+describe('checkout workflow decisions (fast tier: activities in memory)', () => {
+  it('given a pending payment / when the success event arrives three times, mixed with a late failure / one COMPLETED, one order, each email once', async () => {
+    const world = newWorld();
+    const result = await withCheckout(world, async (handle) => {
+      await handle.executeUpdate(initPaymentUpdate, { args: [details()] });
+      for (const name of ['payment_succeeded', 'invoice_paid', 'payment_failed', 'payment_succeeded']) await handle.signal(processorEventSignal, event(name));
+      return handle.result();
+    });
+    expect(result).toEqual({ status: 'COMPLETED' });
+    expect(world.session.statusWrites.map((w) => w.to)).toEqual(['PAYMENT_PENDING', 'COMPLETED']);
+    expect(world.storeOrders).toHaveLength(1);
+    expect(world.emails.sort()).toEqual(['merchant_order_notification', 'order_confirmation']);
+    // Asked once each: the workflow decides "exactly once", not only the activities' own idempotency.
+    const calls = (name: string) => world.calls.filter((c) => c === name).length;
+    expect([calls('createStoreOrder'), calls('sendOrderConfirmation'), calls('sendMerchantOrderNotification')]).toEqual([1, 1, 1]);
+  });
+
+  it('given a refunded session / when the original success event is delivered again / it stays REFUNDED (an event id is applied once)', async () => {
+    const world = newWorld();
+    await withCheckout(world, async (handle) => {
+      await handle.executeUpdate(initPaymentUpdate, { args: [details()] });
+      const success = event('payment_succeeded');
+      await handle.signal(processorEventSignal, success);
+      await handle.signal(processorEventSignal, event('payment_refunded'));
+      expect(await statusAfterSignals(handle, 'REFUNDED')).toBe('REFUNDED');
+      await handle.signal(processorEventSignal, success);
+      // A fresh success event (another id) would make it COMPLETED again, as the spec says; the redelivery must not.
+      await handle.signal(processorEventSignal, event('payment_failed'));
+      expect(await statusAfterSignals(handle, 'COMPLETED')).toBe('REFUNDED');
+    });
+    expect(world.session.statusWrites.map((w) => w.to)).toEqual(['PAYMENT_PENDING', 'COMPLETED', 'REFUNDED']);
+  });
+
+  it('given the same event id delivered twice / it is applied once', async () => {
+    const world = newWorld();
+    await withCheckout(world, async (handle) => {
+      await handle.executeUpdate(initPaymentUpdate, { args: [details()] });
+      const failed = event('payment_failed');
+      await handle.signal(processorEventSignal, failed);
+      await handle.signal(processorEventSignal, failed);
+      expect(await statusAfterSignals(handle, 'FAILED')).toBe('FAILED');
+    });
+    expect(world.session.statusWrites.filter((w) => w.to === 'FAILED')).toHaveLength(1);
+  });
+
+  it('given a failed payment / when a refund event arrives / nothing changes (REFUNDED only from COMPLETED)', async () => {
+    const world = newWorld();
+    await withCheckout(world, async (handle) => {
+      await handle.executeUpdate(initPaymentUpdate, { args: [details()] });
+      await handle.signal(processorEventSignal, event('payment_failed'));
+      expect(await statusAfterSignals(handle, 'FAILED')).toBe('FAILED');
+      await handle.signal(processorEventSignal, event('payment_refunded'));
+      // Applied in order: a query answered after a later signal (below) has seen the refund event too.
+      await handle.signal(processorEventSignal, event('payment_failed'));
+      expect(await statusAfterSignals(handle, 'FAILED')).toBe('FAILED');
+    });
+    expect(world.storeOrders).toEqual([]);
+    expect(world.emails).toEqual([]);
+  });
+
+  it('given init-payment / when it is clicked again with the same details it answers the same payment; with other details CONFLICT', async () => {
+    const world = newWorld();
+    await withCheckout(world, async (handle) => {
+      const first = await handle.executeUpdate(initPaymentUpdate, { args: [details()] });
+      const again = await handle.executeUpdate(initPaymentUpdate, { args: [details()] });
+      expect(again).toEqual(first);
+      expect(first).toMatchObject({ totalMinor: FAKE_QUOTE.totalMinor, currency: 'EUR' });
+      expect(await refusedWith(handle.executeUpdate(initPaymentUpdate, { args: [details({ email: 'other@example.com' })] }))).toBe('CONFLICT');
+      // Cash on delivery is not offered while a card payment is pending: one session is never paid twice.
+      expect(await refusedWith(handle.executeUpdate(completeCodUpdate, { args: [details()] }))).toBe('CONFLICT');
+    });
+    expect(world.processor.created).toBe(1);
+  });
+
+  it('given a total of 0 / init-payment is refused with NOTHING_TO_PAY and the session stays OPEN; cash on delivery still confirms it', async () => {
+    const world = newWorld();
+    const result = await withCheckout(world, async (handle) => {
+      expect(await refusedWith(handle.executeUpdate(initPaymentUpdate, { args: [details({ discountCode: 'FREE100' })] }))).toBe('NOTHING_TO_PAY');
+      expect(await handle.query(statusQuery)).toEqual({ status: 'OPEN' });
+      expect(await handle.executeUpdate(completeCodUpdate, { args: [details({ discountCode: 'FREE100' })] })).toEqual({ status: 'COD_CONFIRMED' });
+      // A double click answers the same confirmation.
+      expect(await handle.executeUpdate(completeCodUpdate, { args: [details({ discountCode: 'FREE100' })] })).toEqual({ status: 'COD_CONFIRMED' });
+      return handle.result();
+    });
+    expect(result).toEqual({ status: 'COD_CONFIRMED' });
+    expect(world.processor.created).toBe(0);
+    expect(world.storeOrders).toHaveLength(1);
+    expect(world.emails.sort()).toEqual(['merchant_order_notification', 'order_confirmation']);
+  });
+
+  it('given a paid session whose store refuses the order for good / the failure is recorded, the merchant is told, the shopper still gets the confirmation', async () => {
+    const world = newWorld();
+    world.faults.createStoreOrder = ['permanent'];
+    const result = await withCheckout(world, async (handle) => {
+      await handle.executeUpdate(initPaymentUpdate, { args: [details()] });
+      await handle.signal(processorEventSignal, event('payment_succeeded'));
+      return handle.result();
+    });
+    expect(result).toEqual({ status: 'COMPLETED' });
+    expect(world.storeOrders).toEqual([]);
+    expect(world.session.storeOrderError).toMatch(/refused for good/);
+    expect(world.emails.sort()).toEqual(['merchant_order_notification', 'order_confirmation', 'store_order_problem']);
+  });
+
+  it('given a store that is down for a while / the order is retried until it lands, once', async () => {
+    const world = newWorld();
+    world.faults.createStoreOrder = ['retryable', 'retryable', 'retryable', 'retryable'];
+    await withCheckout(world, async (handle) => {
+      await handle.executeUpdate(initPaymentUpdate, { args: [details()] });
+      await handle.signal(processorEventSignal, event('payment_succeeded'));
+      return handle.result();
+    });
+    expect(world.calls.filter((c) => c === 'createStoreOrder')).toHaveLength(5);
+    expect(world.storeOrders).toHaveLength(1);
+    expect(world.session.storeOrderError).toBeNull();
+  });
+
+  it('given a payment that succeeded without a webhook and a processor that fails the first poll / the next poll finds it: COMPLETED, one order', async () => {
+    const world = newWorld();
+    // The first poll's three attempts fail (the activity's retry policy): the run must carry on to the next poll.
+    world.faults.getProcessorPaymentStatus = ['retryable', 'retryable', 'retryable'];
+    const result = await withCheckout(world, async (handle) => {
+      await handle.executeUpdate(initPaymentUpdate, { args: [details()] });
+      world.processor.status = 'succeeded';
+      return handle.result();
+    });
+    expect(result).toEqual({ status: 'COMPLETED' });
+    expect(world.processor.lookups).toBe(1);
+    expect(world.storeOrders).toHaveLength(1);
+    expect(world.session.statusWrites.at(-1)).toMatchObject({ to: 'COMPLETED', cause: 'payment_succeeded (sync:pay_1:succeeded)' });
+  });
+
+  it('given a payment nobody ever completes / after 24 hours of polls it is ABANDONED', async () => {
+    const world = newWorld();
+    const result = await withCheckout(world, async (handle) => {
+      await handle.executeUpdate(initPaymentUpdate, { args: [details()] });
+      return handle.result();
+    });
+    expect(result).toEqual({ status: 'ABANDONED' });
+    expect(world.session.statusWrites.at(-1)).toEqual({ to: 'ABANDONED', cause: 'no payment result' });
+    // Asked 5 minutes after the start, then backing off by doubling up to an hour, for 24 hours.
+    const times = world.processor.lookupTimes;
+    const gaps = times.slice(1).map((t, i) => Math.round((t - times[i]!) / MINUTE));
+    expect(gaps.slice(0, 5)).toEqual([10, 20, 40, 60, 60]);
+    expect(new Set(gaps.slice(4))).toEqual(new Set([60]));
+    // The last wait starts before the 24 hours are up and may end up to an hour after.
+    expect(times.at(-1)! - times[0]!).toBeGreaterThan(23 * HOUR);
+    expect(times.at(-1)! - times[0]!).toBeLessThan(25 * HOUR);
+  });
+
+  it('given a session nobody acts on / it is ABANDONED after 24 hours', async () => {
+    const world = newWorld({ idleForMs: 23 * HOUR });
+    const result = await withCheckout(world, (handle) => handle.result());
+    expect(result).toEqual({ status: 'ABANDONED' });
+    expect(world.calls).not.toContain('createProcessorPayment');
+  });
+
+  it('given a completed card payment / the refund is asked of the processor once; its event makes it REFUNDED with one email', async () => {
+    const world = newWorld();
+    const result = await withCheckout(world, async (handle) => {
+      await handle.executeUpdate(initPaymentUpdate, { args: [details()] });
+      await handle.signal(processorEventSignal, event('payment_succeeded'));
+      const refund = await handle.executeUpdate(refundUpdate);
+      expect(refund).toEqual({ status: 'COMPLETED', refund: { state: 'requested', refundId: 're_1' } });
+      expect(await refusedWith(handle.executeUpdate(refundUpdate))).toBe('REFUND_ALREADY_REQUESTED');
+      await handle.signal(processorEventSignal, event('payment_refunded'));
+      await handle.signal(processorEventSignal, event('invoice_refunded'));
+      return handle.result();
+    });
+    expect(result).toEqual({ status: 'REFUNDED' });
+    expect(world.processor.refunds).toBe(1);
+    expect(world.emails.filter((e) => e === 'refund_confirmation')).toHaveLength(1);
+  });
+});

@@ -1,0 +1,172 @@
+// The checkout workflow's activities as plain functions over memory, for the fast tier of workflow tests
+// (test/workflows/checkout-decisions.test.ts): the workflow's decisions — statuses, exactly-once order and
+// emails, refusals, reconciliation — without a database, a processor or a store. The faithful tier
+// (checkout-timers, checkout-aftercare, test/e2e) runs the real activities against PostgreSQL and the sandbox.
+//
+// The activity names and signatures are the workflow's contract (they are recorded in histories); the
+// `satisfies` clauses below make the compiler check them against the real activity groups.
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { CheckoutSessionActivities, LoadedSession, PaymentQuote } from '../../../activities/checkout-session.js';
+import type { CheckoutPaymentActivities } from '../../../activities/checkout-payment.js';
+import type { FulfilmentActivities } from '../../../activities/checkout-fulfilment.js';
+import type { CheckoutStatus } from '../../../domain/checkout-status.js';
+import type { ShopperDetails } from '../../../workflows/checkout.messages.js';
+import type { EmailSendResult } from '../../../activities/email-outbox.js';
+
+type Fn<T> = T extends (...args: infer A) => infer R ? (...args: A) => R : never;
+type Plain<T> = { [K in keyof T]: Fn<T[K]> };
+
+export interface FakeSession {
+  status: CheckoutStatus;
+  /** How long before the workflow starts the shopper last made progress (the test server's clock jumps, so this is relative). */
+  idleForMs: number;
+  paymentAttempt: number;
+  refundRequested: boolean;
+  /** Epoch ms in the test server's time; set when the workflow starts (see withCheckout). */
+  lastActivityAt: number;
+  storeOrderId: string | null;
+  storeOrderError: string | null;
+  details?: ShopperDetails;
+  codConfirmed: boolean;
+  /** Every status write, in order (what recordSessionStatus stored). */
+  statusWrites: Array<{ to: CheckoutStatus; cause: string }>;
+}
+
+export interface FakeWorld {
+  session: FakeSession;
+  /** The processor's view of the session's payment (what getProcessorPaymentStatus answers). */
+  processor: { paymentId: string | null; status: string | null; created: number; refunds: number; lookups: number; lookupTimes: number[] };
+  /** Orders the store holds for this session. */
+  storeOrders: string[];
+  /** Emails sent, by kind. */
+  emails: string[];
+  /** Faults to inject: each entry is consumed by one call of that activity. */
+  faults: Partial<Record<ActivityName, Array<'retryable' | 'permanent'>>>;
+  /** Calls of each activity, in order. */
+  calls: ActivityName[];
+}
+
+type AllActivities = Plain<CheckoutSessionActivities> & Plain<CheckoutPaymentActivities> & Plain<FulfilmentActivities>;
+export type ActivityName = keyof AllActivities;
+
+export function newWorld(overrides: Partial<FakeSession> = {}): FakeWorld {
+  return {
+    session: {
+      status: 'OPEN',
+      idleForMs: 0,
+      paymentAttempt: 0,
+      refundRequested: false,
+      lastActivityAt: 0,
+      storeOrderId: null,
+      storeOrderError: null,
+      codConfirmed: false,
+      statusWrites: [],
+      ...overrides,
+    },
+    processor: { paymentId: null, status: null, created: 0, refunds: 0, lookups: 0, lookupTimes: [] },
+    storeOrders: [],
+    emails: [],
+    faults: {},
+    calls: [],
+  };
+}
+
+/** The quote every fake checkout gets: 25.00 EUR of goods and 4.90 shipping. */
+export const FAKE_QUOTE: PaymentQuote = { currency: 'EUR', subtotalMinor: 2500, shippingMinor: 490, discountMinor: 0, totalMinor: 2990 };
+
+export function fakeCheckoutActivities(world: FakeWorld) {
+  const s = world.session;
+  /** Records the call and throws the next injected fault of this activity, if any. */
+  const enter = (name: ActivityName) => {
+    world.calls.push(name);
+    const fault = world.faults[name]?.shift();
+    if (fault === 'permanent') throw ApplicationFailure.nonRetryable(`${name}: refused for good`, 'store.rejected');
+    if (fault === 'retryable') throw ApplicationFailure.retryable(`${name}: unavailable`, 'processor.unavailable');
+  };
+  const email = (kind: string) => async (_token: string): Promise<EmailSendResult> => {
+    enter(kind === 'order_confirmation' ? 'sendOrderConfirmation' : kind === 'merchant_order_notification' ? 'sendMerchantOrderNotification' : kind === 'store_order_problem' ? 'sendStoreOrderProblemEmail' : 'sendRefundConfirmation');
+    // Idempotent per kind, as the real activity is (an idempotency key per session and kind).
+    if (world.emails.includes(kind)) return { status: 'ALREADY_SENT', messageId: null };
+    world.emails.push(kind);
+    return { status: 'SENT', messageId: `msg-${kind}` };
+  };
+
+  const session = {
+    async loadSessionStatus(_token: string): Promise<LoadedSession> {
+      enter('loadSessionStatus');
+      return { status: s.status, hasOrder: s.storeOrderId !== null || s.storeOrderError !== null, paymentAttempt: s.paymentAttempt, refundRequested: s.refundRequested, lastActivityAt: s.lastActivityAt };
+    },
+    async listIdleSessionsWithoutWorkflow() {
+      enter('listIdleSessionsWithoutWorkflow');
+      return [];
+    },
+    async recordShopperDetails(_token: string, details: ShopperDetails, opts: { forCard?: boolean } = {}): Promise<PaymentQuote> {
+      enter('recordShopperDetails');
+      if (details.shippingRateId === 'unknown-rate') throw ApplicationFailure.nonRetryable('Choose one of the shipping options offered', 'INVALID_INPUT');
+      const quote = details.discountCode === 'FREE100' ? { ...FAKE_QUOTE, discountMinor: 2500, shippingMinor: 0, totalMinor: 0 } : FAKE_QUOTE;
+      if (opts.forCard && quote.totalMinor === 0) throw ApplicationFailure.nonRetryable('Nothing to pay', 'NOTHING_TO_PAY');
+      s.details = details;
+      return quote;
+    },
+    async recordSessionStatus(_token: string, status: CheckoutStatus, cause: string): Promise<void> {
+      enter('recordSessionStatus');
+      s.status = status;
+      s.statusWrites.push({ to: status, cause });
+    },
+    async confirmCashOnDelivery(_token: string): Promise<void> {
+      enter('confirmCashOnDelivery');
+      s.codConfirmed = true;
+    },
+  } satisfies Plain<CheckoutSessionActivities>;
+
+  const payment = {
+    async createProcessorPayment(token: string, attempt: number) {
+      enter('createProcessorPayment');
+      world.processor.created += 1;
+      world.processor.paymentId = `pay_${attempt}`;
+      world.processor.status = 'pending';
+      s.paymentAttempt = attempt;
+      return { paymentId: world.processor.paymentId, paymentUrl: `https://processor.test/pay/${token}/${attempt}` };
+    },
+    async getProcessorPaymentStatus(_token: string) {
+      enter('getProcessorPaymentStatus');
+      world.processor.lookups += 1;
+      // When the workflow scheduled it, in the test server's (skipped) time.
+      world.processor.lookupTimes.push(Context.current().info.scheduledTimestampMs);
+      return world.processor.paymentId && world.processor.status ? { paymentId: world.processor.paymentId, status: world.processor.status } : null;
+    },
+    async refundProcessorPayment(_token: string) {
+      enter('refundProcessorPayment');
+      world.processor.refunds += 1;
+      s.refundRequested = true;
+      return { refundId: `re_${world.processor.refunds}`, paymentId: world.processor.paymentId ?? 'pay_none' };
+    },
+  } satisfies Plain<CheckoutPaymentActivities>;
+
+  const fulfilment = {
+    async createStoreOrder(token: string) {
+      enter('createStoreOrder');
+      // Exactly once on the store's side too: found by the session token before it is created.
+      if (s.storeOrderId) return { storeOrderId: s.storeOrderId, created: false };
+      const id = `order-${token.slice(-6)}-${world.storeOrders.length + 1}`;
+      world.storeOrders.push(id);
+      s.storeOrderId = id;
+      return { storeOrderId: id, created: true };
+    },
+    async recordStoreOrderFailure(_token: string, message: string) {
+      enter('recordStoreOrderFailure');
+      s.storeOrderError = message;
+    },
+    sendOrderConfirmation: email('order_confirmation'),
+    sendMerchantOrderNotification: email('merchant_order_notification'),
+    sendStoreOrderProblemEmail: email('store_order_problem'),
+    sendRefundConfirmation: email('refund_confirmation'),
+    async syncStoreOrderPayment(_token: string) {
+      enter('syncStoreOrderPayment');
+      return { paid: false, codPaidAt: null };
+    },
+  } satisfies Plain<FulfilmentActivities>;
+
+  return { ...session, ...payment, ...fulfilment };
+}

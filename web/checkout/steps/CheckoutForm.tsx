@@ -1,0 +1,183 @@
+// The form, step by step: contact (1), shipping address (2, form/AddressFields), shipping rate (3,
+// form/ShippingRates), extras (order bumps and a discount code), payment method (4, form/PaymentMethods), and
+// confirm. This file holds what the steps share: the shopper's choices, the totals the summary shows (the
+// API prices the order again: the browser is never trusted for money), and sending it all to init-payment or
+// complete-cod, with the API's field messages shown next to their fields.
+import { useRef, useState } from 'preact/hooks';
+import { api } from '../../shared/api.js';
+import { browserLocale, formatMoney } from '../../shared/money.js';
+import type { PixelEventName } from '../pixels.js';
+import { Field, Spinner, Summary, type Totals } from '../parts.js';
+import { EMAIL_RE, reportProgress } from '../progress.js';
+import { text } from '../texts.js';
+import type { Bundle, OrderBump, Status } from '../types.js';
+import { AddressFields, addressBody, ADDRESS_FIELDS, initialAddress, type AddressState } from './form/AddressFields.js';
+import { DiscountCode, useDiscount } from './form/DiscountCode.js';
+import { OrderBumpChoices } from './form/OrderBumpChoices.js';
+import { PaymentMethods, type PaymentMethod } from './form/PaymentMethods.js';
+import { ShippingRates } from './form/ShippingRates.js';
+
+const locale = browserLocale();
+
+export interface CheckoutFormProps {
+  token: string;
+  bundle: Bundle;
+  orderBumps: OrderBump[];
+  /** Card/wallet payments are possible (the merchant's processor is connected); undefined: unknown, offered. */
+  cardEnabled?: boolean;
+  /** The last payment failed: the form says so above the fields. */
+  failed: boolean;
+  onStatus: (s: Status) => void;
+  fire: (e: PixelEventName, value?: number) => void;
+}
+
+type ApiFailure = { code: string; message: string; fields: Record<string, string>; retryAfterSeconds?: number };
+
+export function CheckoutForm(props: CheckoutFormProps) {
+  const { bundle, token, orderBumps } = props;
+  const preview = bundle.preview;
+  const shopper = bundle.shopper;
+  const rates = bundle.shipping;
+  const cardEnabled = props.cardEnabled !== false;
+
+  const [email, setEmail] = useState(shopper.email ?? '');
+  const [address, setAddress] = useState<AddressState>(() => initialAddress(shopper, locale));
+  const [rateId, setRateId] = useState<string>(() => (rates.some((r) => r.id === shopper.shippingRateId) ? shopper.shippingRateId! : rates[0]?.id ?? ''));
+  const [method, setMethod] = useState<PaymentMethod>(cardEnabled || !bundle.codEnabled ? 'card' : 'cod');
+  const [bumpIds, setBumpIds] = useState<string[]>(() => (shopper.orderBumpIds ?? []).filter((id) => orderBumps.some((b) => b.id === id)));
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [banner, setBanner] = useState<string | null>(props.failed ? 'Your payment did not go through. Please check your details and try again, or use another card.' : null);
+  const [busy, setBusy] = useState<null | PaymentMethod>(null);
+  const formRef = useRef<HTMLFormElement>(null);
+
+  const setFieldError = (key: string) => (message: string | null) =>
+    setErrors((e) => {
+      if (message !== null) return { ...e, [key]: message };
+      const { [key]: _gone, ...rest } = e;
+      return rest;
+    });
+  const discount = useDiscount({ token, preview, storedCode: shopper.discountCode, email, bumpIds, setError: setFieldError('discountCode') });
+
+  const fmt = (n: number) => formatMoney(n, bundle.currency, locale);
+  const rate = rates.find((r) => r.id === rateId);
+  const bumps = orderBumps.filter((b) => bumpIds.includes(b.id));
+  const bumpTotal = bumps.reduce((sum, b) => sum + b.price.amount, 0);
+  const subtotal = bundle.cart.subtotal.amount;
+  const discountAmount = Math.min(discount.applied?.amount ?? 0, subtotal + bumpTotal);
+  const shipping = rate ? rate.price.amount : null;
+  const totals: Totals = { subtotal, bumps: bumpTotal, discount: discountAmount, shipping, total: subtotal + bumpTotal - discountAmount + (shipping ?? 0) };
+
+  // Funnel steps, reported when the shopper does them (never on load): a valid email, a rate they picked.
+  const contactEntered = (value: string) => {
+    if (EMAIL_RE.test(value.trim())) reportProgress(token, 'contact_entered', preview);
+  };
+  const shippingChosen = () => reportProgress(token, 'shipping_chosen', preview);
+
+  const setField = (key: keyof AddressState) => (value: string) => {
+    setAddress((a) => ({ ...a, [key]: value }));
+    if (errors[`address.${key}`]) setFieldError(`address.${key}`)(null);
+  };
+
+  /** Shows the API's field messages next to their fields, the rest in the alert, and moves focus to the first. */
+  function showErrors(raw: Record<string, string>, message: string) {
+    const fields = Object.fromEntries(Object.entries(raw).map(([k, m]) => [k, m.charAt(0).toUpperCase() + m.slice(1)]));
+    setErrors(fields);
+    const known = new Set(['email', 'shippingRateId', 'discountCode', ...ADDRESS_FIELDS.map((f) => `address.${f}`)]);
+    const other = Object.entries(fields).filter(([k]) => !known.has(k));
+    const count = Object.keys(fields).length;
+    setBanner(count ? `Please check ${count === 1 ? 'the highlighted field' : `the ${count} highlighted fields`}.${other.length ? ` ${other.map(([, m]) => m).join('. ')}` : ''}` : message);
+    requestAnimationFrame(() => formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus());
+  }
+
+  async function submit(e: Event) {
+    e.preventDefault();
+    if (preview || busy) return;
+    setBanner(null);
+    const body = {
+      email: email.trim(),
+      address: addressBody(address),
+      shippingRateId: rateId,
+      ...(discount.applied ? { discountCode: discount.applied.code } : {}),
+      ...(bumpIds.length ? { orderBumpIds: bumpIds } : {}),
+    };
+    setBusy(method);
+    props.fire('add_shipping_info', totals.total);
+    if (method === 'cod') {
+      const r = await api<{ status: Status }>('POST', `/api/checkout/${token}/complete-cod`, body);
+      if (r.ok) return props.onStatus(r.data.status);
+      setBusy(null);
+      return failed(r);
+    }
+    const r = await api<{ paymentUrl: string }>('POST', `/api/checkout/${token}/init-payment`, body);
+    if (r.ok) {
+      props.fire('add_payment_info', totals.total);
+      // The processor's hosted page; it sends the shopper back to this URL.
+      location.assign(r.data.paymentUrl);
+      return;
+    }
+    setBusy(null);
+    return failed(r);
+  }
+
+  async function failed(r: ApiFailure) {
+    if (r.code === 'INVALID_INPUT' && Object.keys(r.fields).length) return showErrors(r.fields, r.message);
+    if (r.code === 'RATE_LIMITED') return setBanner(`Too many attempts. Please wait ${r.retryAfterSeconds ?? 60} seconds and try again.`);
+    if (r.code === 'CONFLICT') {
+      // The session moved on (a payment already started, or it completed in another tab): follow it.
+      const s = await api<{ status: Status }>('GET', `/api/checkout/session/${token}`);
+      if (s.ok && s.data.status !== 'OPEN' && s.data.status !== 'FAILED') return props.onStatus(s.data.status);
+    }
+    if (r.code.startsWith('DISCOUNT_')) {
+      discount.remove();
+      return showErrors({ discountCode: r.message }, r.message);
+    }
+    setBanner(r.message);
+  }
+
+  const payLabel =
+    method === 'cod'
+      ? bundle.checkoutTexts.codButtonLabel?.trim() || `Place order · ${fmt(totals.total)}`
+      : bundle.checkoutTexts.payButtonLabel?.trim() || `Pay ${fmt(totals.total)}`;
+
+  return (
+    <div class="layout">
+      <Summary items={bundle.cart.items} bumps={bumps} totals={totals} currency={bundle.currency} locale={locale} discountCode={discount.applied?.code} shippingFree={rate?.free} />
+      <form ref={formRef} class="details" noValidate onSubmit={submit} aria-labelledby="checkout-h">
+        <h1 id="checkout-h">{text(bundle, 'headline')}</h1>
+        <div class={banner ? 'alert' : 'alert empty'} role="alert" aria-live="assertive">
+          {banner}
+        </div>
+
+        <fieldset>
+          <legend>{text(bundle, 'contactHeading')}</legend>
+          <Field name="email" label="Email" type="email" inputMode="email" autoComplete="email" value={email} error={errors.email} onInput={(v) => setEmail(v)} onCommit={contactEntered} />
+        </fieldset>
+
+        <AddressFields heading={text(bundle, 'shippingHeading')} address={address} errors={errors} setField={setField} formRef={formRef} locale={locale} loadAtOnce={!!shopper.address?.country} />
+        <ShippingRates rates={rates} rateId={rateId} error={errors.shippingRateId} fmt={fmt} onChoose={setRateId} onChosen={shippingChosen} />
+        <OrderBumpChoices bumps={orderBumps} chosen={bumpIds} error={errors.orderBumpIds} fmt={fmt} onChange={setBumpIds} />
+        <DiscountCode state={discount} error={errors.discountCode} appliedAmount={discountAmount} fmt={fmt} />
+        <PaymentMethods heading={text(bundle, 'paymentHeading')} cardEnabled={cardEnabled} codEnabled={bundle.codEnabled} method={method} onChange={setMethod} />
+
+        <button type="submit" class="pay" disabled={preview || busy !== null || (!cardEnabled && !bundle.codEnabled)} aria-describedby={preview ? 'preview-note' : undefined}>
+          {busy === 'card' ? (
+            <>
+              <Spinner /> Redirecting to payment…
+            </>
+          ) : busy === 'cod' ? (
+            <>
+              <Spinner /> Placing your order…
+            </>
+          ) : (
+            payLabel
+          )}
+        </button>
+        {preview && (
+          <p class="muted small" id="preview-note">
+            Payment is disabled in a preview.
+          </p>
+        )}
+      </form>
+    </div>
+  );
+}

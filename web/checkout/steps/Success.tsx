@@ -1,0 +1,112 @@
+// Success: the order summary as stored, the purchase pixel event (once per session), and the merchant's
+// post-purchase offers.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api } from '../../shared/api.js';
+import { browserLocale, currencyDigits, formatMoney } from '../../shared/money.js';
+import type { Pixels } from '../pixels.js';
+import { Summary, type Totals } from '../parts.js';
+import { text } from '../texts.js';
+import type { Bundle, OrderBump, SessionStatus, Status, Upsell } from '../types.js';
+
+const locale = browserLocale();
+
+function countryName(code: string): string {
+  try {
+    return new Intl.DisplayNames(locale ? [locale, 'en'] : ['en'], { type: 'region' }).of(code) ?? code;
+  } catch {
+    return code;
+  }
+}
+
+export interface SuccessProps {
+  token: string;
+  bundle: Bundle;
+  status: Status;
+  pixels: Pixels;
+  orderBumps: OrderBump[];
+  upsells?: Upsell[];
+}
+
+export function Success({ token, bundle: initial, status, pixels, upsells, orderBumps }: SuccessProps) {
+  // The session as stored now (the shopper's details, the accepted bumps and code), and its total.
+  const [bundle, setBundle] = useState(initial);
+  const [session, setSession] = useState<SessionStatus | null>(null);
+  useEffect(() => {
+    void api<Bundle>('GET', `/api/checkout/session-bundle/${token}`).then((r) => r.ok && setBundle(r.data));
+    void api<SessionStatus>('GET', `/api/checkout/session/${token}`).then((r) => {
+      if (!r.ok) return;
+      setSession(r.data);
+      if (!initial.preview && r.data.totalMinor !== null) {
+        pixels.fire('purchase', { token, currency: initial.currency, value: r.data.totalMinor / 10 ** currencyDigits(initial.currency) });
+      }
+    });
+  }, [token]);
+  const h = useRef<HTMLHeadingElement>(null);
+  useEffect(() => h.current?.focus(), []);
+  // The merchant's post-purchase offers, shown for the next visit (accepting one would need a second charge).
+  const offers = (upsells ?? []).filter((u) => u.placement === 'post_purchase' && u.offerPrice.currency === bundle.currency);
+
+  const rate = bundle.shipping.find((r) => r.id === bundle.shopper.shippingRateId);
+  const bumps = orderBumps.filter((b) => (bundle.shopper.orderBumpIds ?? []).includes(b.id));
+  const subtotal = bundle.cart.subtotal.amount;
+  const bumpTotal = bumps.reduce((n, b) => n + b.price.amount, 0);
+  const shipping = rate ? rate.price.amount : 0;
+  const total = session?.totalMinor ?? subtotal + bumpTotal + shipping;
+  // The stored total is the truth; what it is short of items + bumps + shipping is the discount.
+  const totals: Totals = { subtotal, bumps: bumpTotal, discount: Math.max(0, subtotal + bumpTotal + shipping - total), shipping, total };
+  const cod = status === 'COD_CONFIRMED';
+  return (
+    <div class="layout done">
+      <section class="card" aria-labelledby="success-h">
+        <p class="check" aria-hidden="true">✓</p>
+        <h1 id="success-h" tabIndex={-1} ref={h}>
+          {text(bundle, 'successMessage')}
+        </h1>
+        <p>
+          {cod ? 'Your order is placed. You pay in cash when it is delivered.' : 'Your payment was received and your order is placed.'}
+          {bundle.shopper.email && (
+            <>
+              {' '}
+              A confirmation is on its way to <strong>{bundle.shopper.email}</strong>.
+            </>
+          )}
+        </p>
+        {bundle.shopper.address && (
+          <div class="ship-to">
+            <h2>Shipping to</h2>
+            <p>
+              {bundle.shopper.address.name}
+              <br />
+              {bundle.shopper.address.line1}
+              {bundle.shopper.address.line2 && (
+                <>
+                  <br />
+                  {bundle.shopper.address.line2}
+                </>
+              )}
+              <br />
+              {bundle.shopper.address.postalCode} {bundle.shopper.address.city}
+              <br />
+              {countryName(bundle.shopper.address.country)}
+            </p>
+            {rate && <p class="muted">Shipping method: {rate.name}</p>}
+          </div>
+        )}
+        <p class="muted small">Checkout reference: {token.replace(/[^A-Za-z0-9]/g, '').slice(-8).toUpperCase()}</p>
+        {offers.map((u) => (
+          <aside class="offer" key={u.id} aria-label="Offer">
+            {u.imageUrl && <img src={u.imageUrl} alt="" width={56} height={56} loading="lazy" />}
+            <div>
+              <p class="offer-h">{u.headline}</p>
+              <p class="small">
+                {u.title}: <s class="muted">{formatMoney(u.price.amount, u.price.currency, locale)}</s> <strong>{formatMoney(u.offerPrice.amount, u.offerPrice.currency, locale)}</strong> (−{u.discountPercent}%)
+              </p>
+              {u.description && <p class="muted small">{u.description}</p>}
+            </div>
+          </aside>
+        ))}
+      </section>
+      <Summary items={bundle.cart.items} bumps={bumps} totals={totals} currency={bundle.currency} locale={locale} discountCode={bundle.shopper.discountCode} shippingFree={rate?.free} />
+    </div>
+  );
+}

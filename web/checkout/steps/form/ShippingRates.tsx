@@ -1,0 +1,43 @@
+// Step 3 of the form: the shipping rate, cheapest first (as the API lists them); a click on the preselected
+// rate confirms it too, for the funnel.
+import { FieldError } from '../../parts.js';
+import type { ShippingQuote } from '../../types.js';
+
+export function ShippingRates(props: {
+  rates: ShippingQuote[];
+  rateId: string;
+  error: string | undefined;
+  fmt: (minor: number) => string;
+  onChoose: (id: string) => void;
+  /** The shopper picked or confirmed a rate (funnel progress). */
+  onChosen: () => void;
+}) {
+  const { rates, rateId } = props;
+  return (
+    <fieldset aria-describedby={props.error ? 'rates-err' : undefined}>
+      <legend>Shipping method</legend>
+      {rates.length === 0 && <p class="muted">This shop has no shipping method yet.</p>}
+      <div class="choices">
+        {rates.map((r) => (
+          <label class={`choice${r.id === rateId ? ' on' : ''}`} key={r.id}>
+            <input
+              type="radio"
+              name="shippingRateId"
+              value={r.id}
+              checked={r.id === rateId}
+              onChange={() => {
+                props.onChoose(r.id);
+                props.onChosen();
+              }}
+              // No change event for a click on the preselected rate.
+              onClick={props.onChosen}
+            />
+            <span class="choice-name">{r.name}</span>
+            <span class="choice-price">{r.free ? <span class="free">Free</span> : props.fmt(r.price.amount)}</span>
+          </label>
+        ))}
+      </div>
+      <FieldError id="rates-err" message={props.error} />
+    </fieldset>
+  );
+}
