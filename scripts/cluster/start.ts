@@ -3,7 +3,7 @@
 // stays in DATA_DIR/cluster between runs; Ctrl-C stops every process, newest first. Ports sit beside
 // `npm start`'s so both can run at once (CLUSTER_* variables move them).
 import path from 'node:path';
-import { loadConfig } from '../../config/index.js';
+import { loadConfig, SANDBOX_PORTS } from '../../config/index.js';
 import { startCluster, type Cluster } from './cluster.js';
 
 const t0 = Date.now();
@@ -62,6 +62,6 @@ Cluster is up. Open:
   Sandbox                     processor ${c.config.sandbox.urls.processor}, store B ${c.config.sandbox.urls.storefrontB}, mailbox ${c.config.sandbox.urls.email}
   Logs                        ${path.relative(process.cwd(), c.logDir)}/<process>.log   (${c.processes.map((p) => p.name).join(', ')})
 
-Try: DEMO_API_URL=${c.url} SANDBOX_PORT_OFFSET=${c.config.sandbox.ports.processor - 4010} npm run demo
+Try: DEMO_API_URL=${c.url} SANDBOX_PORT_OFFSET=${c.config.sandbox.ports.processor - SANDBOX_PORTS.processor} npm run demo
 Press Ctrl-C to stop everything.
 `);
