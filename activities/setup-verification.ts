@@ -5,7 +5,7 @@ import type { Db } from '../prisma/client.js';
 import { isProcessorReady } from '../domain/processor.js';
 import type { OnboardingFacts } from '../domain/onboarding.js';
 import type { SetupVerificationFacts } from '../workflows/setup-verification.messages.js';
-import { readBillingStatus } from './platform-billing-status.js';
+import { readBillingStatus } from '../model/billing-status.js';
 import { classifyFailures } from './failures.js';
 
 const iso = (d: Date | null | undefined) => d?.toISOString() ?? null;

@@ -13,7 +13,7 @@ import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { createSecretBox } from '../../security/secrets.js';
 import { signWebhook, SIGNATURE_HEADER } from '../../integrations/processor/signature.js';
 import { PROCESSOR_WEBHOOK_PATH } from '../../activities/processor.js';
-import { processorAad } from '../../workflows/processor-connection.messages.js';
+import { processorAad } from '../../model/connections.js';
 import { checkoutWorkflowId } from '../../workflows/checkout.messages.js';
 import type { BOrder } from '../../sandbox/storefront-b/state.js';
 import { uniqueTaskQueue } from '../../test/harness/service-stack.js';

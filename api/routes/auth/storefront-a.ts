@@ -14,7 +14,7 @@ import { exactShopHost } from '../../schemas/storefront-a.js';
 import { AppError } from '../../../domain/errors.js';
 import { buildAuthorizeUrl, isValidShopHost, verifyCallbackHmac } from '../../../integrations/storefront-a/oauth.js';
 import { SecretDecryptionError } from '../../../security/secrets.js';
-import { installingInputs, STOREFRONT_A_SCOPES, storefrontAAad } from '../../../activities/storefront-a.js';
+import { installingInputs, STOREFRONT_A_SCOPES, storefrontAAad } from '../../../model/connections.js';
 import type { installStorefrontAWorkflow } from '../../../workflows/storefront-a-install.js';
 import { storefrontAWorkflowIds } from '../../../workflows/storefront-a.messages.js';
 

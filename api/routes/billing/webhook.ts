@@ -22,7 +22,7 @@ import { AppError } from '../../../domain/errors.js';
 import { isPaidStatus } from '../../../domain/plans.js';
 import { SIGNATURE_HEADER } from '../../../integrations/processor/signature.js';
 import type { ProcessorWebhookPayload } from '../../../integrations/processor/webhook.js';
-import { platformBillingWebhookAad } from '../../../activities/platform-billing.js';
+import { platformBillingWebhookAad } from '../../../model/connections.js';
 import {
   billingEventSignal, PLATFORM_BILLING_METADATA_KEY, PLATFORM_BILLING_WEBHOOK_PATH, platformSubscriptionWorkflowId,
   type BillingEventMessage, type PlatformSubscriptionInput,

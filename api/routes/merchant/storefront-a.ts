@@ -14,7 +14,7 @@ import { credential } from '../../schemas/text.js';
 import { AppError } from '../../../domain/errors.js';
 import { Prisma } from '../../../prisma/client.js';
 import { isValidShopHost } from '../../../integrations/storefront-a/oauth.js';
-import { installingInputs, NO_PENDING_INPUTS, storefrontAAad } from '../../../activities/storefront-a.js';
+import { installingInputs, NO_PENDING_INPUTS, storefrontAAad } from '../../../model/connections.js';
 import type { removeStorefrontAScriptTagWorkflow } from '../../../workflows/storefront-a-script-tag.js';
 import { storefrontAWorkflowIds } from '../../../workflows/storefront-a.messages.js';
 import { STOREFRONT_A_INSTALL_PURPOSE } from '../auth/storefront-a.js';

@@ -11,7 +11,8 @@ import { UnsafeUrlError } from '../../../security/ssrf.js';
 import { errorResponse } from '../../schemas/common.js';
 import { credential, fetchedUrl } from '../../schemas/text.js';
 import { connectStorefrontBWorkflow } from '../../../workflows/storefront-b-connection.js';
-import { storefrontBAad, storefrontBWorkflowIds } from '../../../workflows/storefront-b-connection.messages.js';
+import { storefrontBAad } from '../../../model/connections.js';
+import { storefrontBWorkflowIds } from '../../../workflows/storefront-b-connection.messages.js';
 
 const auth = { security: [{ bearerAuth: [] }] };
 const tags = ['storefront-b'];

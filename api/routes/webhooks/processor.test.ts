@@ -19,7 +19,7 @@ import { freePort } from '../../../scripts/lib/ports.js';
 import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
 import { uniqueTaskQueue } from '../../../test/harness/temporal.js';
 import { createTestMerchant } from '../../../test/harness/merchants.js';
-import { processorAad } from '../../../workflows/processor-connection.messages.js';
+import { processorAad } from '../../../model/connections.js';
 import { checkoutWorkflowId, type ProcessorEventMessage } from '../../../workflows/checkout.messages.js';
 
 let stack: TestStack;

@@ -24,7 +24,7 @@ import { isSessionToken } from '../../../domain/tokens.js';
 import { SIGNATURE_HEADER } from '../../../integrations/processor/signature.js';
 import type { ProcessorWebhookPayload } from '../../../integrations/processor/webhook.js';
 import { PROCESSOR_WEBHOOK_PATH } from '../../../activities/processor.js';
-import { processorAad } from '../../../workflows/processor-connection.messages.js';
+import { processorAad } from '../../../model/connections.js';
 import type { ProcessorEventMessage } from '../../../workflows/checkout.messages.js';
 import { signalCheckout, type CheckoutRef } from '../../checkout-workflow.js';
 
