@@ -24,7 +24,8 @@ import { classifyFailures } from './failures.js';
 import { MalformedSessionError, sessionAddress, sessionBumpLines, sessionLines, type SessionLine } from '../model/checkout-session.js';
 import type { ShippingAddress } from '../domain/address.js';
 import { recordEmail, sendRecordedEmail, type EmailSendResult } from './email-outbox.js';
-import { renderOrderEmail, type OrderEmailData, type OrderEmailKind } from './order-email-templates.js';
+import { renderOrderEmail, type OrderEmailData } from './order-email-templates.js';
+import { orderEmailIdempotencyKey, type OrderEmailKind } from '../model/order-emails.js';
 
 export interface FulfilmentActivityDeps {
   config: Config;
@@ -39,7 +40,6 @@ export interface FulfilmentActivityDeps {
 }
 
 export const storeOrderIdempotencyKey = (token: string) => `checkout-${token}`;
-export const orderEmailIdempotencyKey = (kind: OrderEmailKind, token: string) => `${kind}:${token}`;
 
 /** Statuses after which a session has an order to create and emails to send (REFUNDED was paid once). */
 const FULFILLABLE = STATUSES_WITH_STORE_ORDER;

@@ -13,7 +13,7 @@ import { platformBillingWebhookAad, platformProcessorClient } from '../model/con
 import { isIntegrationError } from '../integrations/errors.js';
 import { FREE_PLAN_ID, findPlan, isPaidPlan } from '../domain/plans.js';
 import { eur, formatMoney } from '../domain/money.js';
-import { PLATFORM_BILLING_METADATA_KEY, PLATFORM_BILLING_WEBHOOK_PATH } from '../workflows/platform-subscription.messages.js';
+import { PLATFORM_BILLING_METADATA_KEY, PLATFORM_BILLING_WEBHOOK_PATH } from '../domain/plans.js';
 import { classifyFailures } from './failures.js';
 import { recordEmail, sendRecordedEmail, type EmailSendResult } from './email-outbox.js';
 import { renderBillingEmail, type BillingEmailKind } from './billing-email-templates.js';

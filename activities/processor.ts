@@ -10,12 +10,11 @@ import type { Config } from '../config/index.js';
 import type { Db } from '../prisma/client.js';
 import type { SecretBox } from '../security/secrets.js';
 import { PROCESSOR_EVENTS, type ProcessorClient } from '../integrations/processor/index.js';
-import { processorAad, processorClientOf } from '../model/connections.js';
+import { PROCESSOR_WEBHOOK_PATH, processorAad, processorClientOf } from '../model/connections.js';
 import { isIntegrationError } from '../integrations/errors.js';
 import type { ProcessorConnectionResult, ProcessorKeyRef } from '../workflows/processor-connection.messages.js';
 import { classifyFailures } from './failures.js';
 
-export const PROCESSOR_WEBHOOK_PATH = '/webhooks/processor/payment-update';
 /** The product every checkout payment is booked against (the processor does not split product and shipping). */
 export const CHECKOUT_PRODUCT = { name: 'Checkout', description: 'Hosted checkout' } as const;
 

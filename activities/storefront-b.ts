@@ -7,10 +7,7 @@ import { Prisma } from '../prisma/client.js';
 import type { SecretBox } from '../security/secrets.js';
 import { UnsafeUrlError, type UrlGuard } from '../security/ssrf.js';
 import { storefrontBClientOf } from '../model/connections.js';
-import {
-  type ConnectStorefrontBInput,
-  type StorefrontBStoreInfo,
-} from '../workflows/storefront-b-connection.messages.js';
+import type { ConnectStorefrontBInput, StorefrontBStoreInfo } from '../workflows/storefront-b-connection.messages.js';
 import { classifyFailures } from './failures.js';
 
 export interface StorefrontBActivityDeps {

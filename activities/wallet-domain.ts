@@ -8,6 +8,7 @@ import type { Db } from '../prisma/client.js';
 import type { SecretBox } from '../security/secrets.js';
 import type { EmailClient } from '../integrations/email/index.js';
 import { processorClientOf } from '../model/connections.js';
+import { currentCheckoutDomain } from '../model/checkout-domain.js';
 import type { WalletDomainStatus, WalletDomainSync } from '../workflows/wallet-domain.messages.js';
 import { classifyFailures } from './failures.js';
 import { escapeHtml } from './email-templates.js';
@@ -22,11 +23,6 @@ export interface WalletDomainActivityDeps {
   email: EmailClient;
   /** Per-call time-out of the processor client (default 10 s). */
   timeoutMs?: number;
-}
-
-/** The host checkouts of this merchant are served at now. */
-export function currentCheckoutDomain(config: Pick<Config, 'serviceDomain'>, merchant: { slug: string; customDomain: { hostname: string; status: string } | null }): string {
-  return merchant.customDomain?.status === 'VERIFIED' ? merchant.customDomain.hostname : `${merchant.slug}.${config.serviceDomain}`;
 }
 
 /** The email sent when the processor wants the merchant to add the domain in its dashboard. */

@@ -69,6 +69,9 @@ const client = (deps: Pick<ConnectionDeps, 'timeoutMs' | 'fetch'>) => ({ timeout
 // ---------------------------------------------------------------------------------------------------
 // Processor
 
+/** Where the processor delivers a merchant's payment events (registered at connect, served by api/routes/webhooks). */
+export const PROCESSOR_WEBHOOK_PATH = '/webhooks/processor/payment-update';
+
 /** The processor client of a key sealed for `merchantId` (a connection's, or a connection attempt's). */
 export function processorClientOf(deps: ConnectionDeps, merchantId: string, apiKeyEnc: string): ProcessorClient {
   const apiKey = openSecret(deps.secrets, apiKeyEnc, processorAad.apiKey(merchantId), {
@@ -130,6 +133,9 @@ export function installingInputs(row: StorefrontAInputsRow): { shop: string; cli
   return { shop: row.shop, clientId: row.clientId, clientSecretEnc: row.clientSecretEnc, pending: false };
 }
 
+/** The purpose of the short-lived token that hands an install from the dashboard to the OAuth redirect. */
+export const STOREFRONT_A_INSTALL_PURPOSE = 'storefront-a-install';
+
 export const NO_PENDING_INPUTS = { pendingShop: null, pendingClientId: null, pendingClientSecretEnc: null, pendingSince: null } as const;
 
 
@@ -142,6 +148,11 @@ export function storefrontAClientOf(deps: ConnectionDeps, merchantId: string, sh
     message: 'The stored storefront A access token cannot be read: install the app again',
   });
   return createStorefrontAClient({ shop, accessToken, apiUrlTemplate: deps.config.storefrontA.apiTemplate, shopSuffix: deps.config.storefrontA.shopSuffix, ...client(deps) });
+}
+
+/** A storefront B store URL in the form every comparison uses: origin + path without a trailing slash (no query, no fragment). */
+export function normalizeStoreUrl(url: URL): string {
+  return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
 }
 
 /** What a storefront B client is built from (a connection row, or the inputs of one being set up). */

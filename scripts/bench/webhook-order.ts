@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { createSecretBox } from '../../security/secrets.js';
 import { signWebhook, SIGNATURE_HEADER } from '../../integrations/processor/signature.js';
-import { PROCESSOR_WEBHOOK_PATH } from '../../activities/processor.js';
+import { PROCESSOR_WEBHOOK_PATH } from '../../model/connections.js';
 import { processorAad } from '../../model/connections.js';
 import { checkoutWorkflowId } from '../../workflows/checkout.messages.js';
 import type { BOrder } from '../../sandbox/storefront-b/state.js';

@@ -6,7 +6,7 @@ import { STOREFRONT_A_SCOPES, storefrontAAad } from '../../../model/connections.
 import {
   call, consent, createMerchant, DEMO_APP, DEMO_SHOP, installThroughOAuth, openCallback, openInstall, saveInputs, simControl, simShop,
   useStorefrontAStack, workflowExists,
-} from '../../test/storefront-a-stack.js';
+} from '../../../test/harness/storefront-a-stack.js';
 
 const s = useStorefrontAStack((s) => s.stack.database.db.oAuthState.deleteMany());
 

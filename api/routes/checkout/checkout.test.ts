@@ -4,7 +4,8 @@ import { signHandoff } from '../../../integrations/storefront-b/handoff.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import type { Client } from '@temporalio/client';
-import { buildApp, resolveDeps, type AppDeps } from '../../app.js';
+import { resolveDeps, type AppDeps } from '../../route-deps.js';
+import { buildApp } from '../../app.js';
 import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
 import { createTestMerchant, type TestMerchant } from '../../../test/harness/merchants.js';
 import { createSecretBox } from '../../../security/secrets.js';
@@ -16,7 +17,7 @@ import { DEMO_APP } from '../../../sandbox/storefront-a/simulator.js';
 import { convertFromEur } from '../../../domain/money.js';
 import { checkoutOrigin } from '../merchant/view.js';
 import { checkoutPublicRoutes } from './index.js';
-import { shouldPassThrough } from './create.js';
+import { shouldPassThrough } from '../../cart-sources.js';
 
 type Json = Record<string, unknown> & { code?: string; error?: string };
 

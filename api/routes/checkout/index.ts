@@ -6,7 +6,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { RouteDeps } from '../../app.js';
+import { type RouteDeps } from '../../route-deps.js';
 import type { Db, Prisma } from '../../../prisma/client.js';
 import type { z } from 'zod';
 import { serializerCompiler } from 'fastify-type-provider-zod';
@@ -30,7 +30,7 @@ import {
 } from '../../schemas/checkout.js';
 import { checkoutOriginWith } from '../../checkout-host.js';
 import { HANDOFF_HEADERS, type Handoff } from '../../../integrations/storefront-b/handoff.js';
-import { cachedFxRates, checkCurrency, createCreateCaches, newSessionToken, shouldPassThrough, storefrontASource, storefrontBSource, subtotalOf, verifiedHostnameOf, type CartDeps } from './create.js';
+import { cachedFxRates, checkCurrency, createCreateCaches, newSessionToken, shouldPassThrough, storefrontASource, storefrontBSource, subtotalOf, verifiedHostnameOf, type CartDeps } from '../../cart-sources.js';
 
 const tags = ['checkout'];
 const noSession = () => new AppError('NOT_FOUND', 'No such checkout session');

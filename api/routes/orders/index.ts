@@ -8,7 +8,7 @@
 // and ABANDONED ones whose payment never came; shoppers who left before paying are in the funnel, not here.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
-import type { RouteDeps } from '../../app.js';
+import { type RouteDeps } from '../../route-deps.js';
 import type { Prisma } from '../../../prisma/client.js';
 import type { CheckoutSession, EmailMessage, ProcessorWebhookDelivery, SessionEvent } from '../../../generated/prisma/client.js';
 import { AppError } from '../../../domain/errors.js';
@@ -17,8 +17,8 @@ import { isCheckoutStatus } from '../../../domain/checkout-status.js';
 import { isCheckoutToken } from '../../../domain/tokens.js';
 import { formatMoney } from '../../../domain/money.js';
 import { storeOrderOf } from '../../../domain/store-order.js';
-import { orderEmailIdempotencyKey } from '../../../activities/checkout-fulfilment.js';
-import type { OrderEmailKind } from '../../../activities/order-email-templates.js';
+import { orderEmailIdempotencyKey } from '../../../model/order-emails.js';
+import { type OrderEmailKind } from '../../../model/order-emails.js';
 import { errorResponse } from '../../schemas/common.js';
 import { tokenParams } from '../../schemas/checkout.js';
 import { orderDetail, ordersPage, ordersQuery, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, type OrdersQuery, type timelineEntry } from '../../schemas/orders.js';
