@@ -45,7 +45,8 @@ export async function startProcessor(opts: ProcessorSimulatorOptions = {}): Prom
 export interface ReceivedWebhook {
   headers: IncomingHttpHeaders;
   rawBody: Buffer;
-  json: { id: string; event: string; data: { id: string; status: string; metadata: Record<string, string> } & Record<string, unknown> };
+  /** Whop's envelope ({ id, type, data }); `event` in the spec's own format. */
+  json: { id: string; type?: string; event?: string; data: { id: string; status: string; metadata: Record<string, string> } & Record<string, unknown> } & Record<string, unknown>;
   status: number;
 }
 
@@ -94,7 +95,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       const deadline = Date.now() + timeoutMs;
       while (received.length < count) {
         const left = deadline - Date.now();
-        if (left <= 0) throw new Error(`expected ${count} webhooks, received ${received.length}: ${received.map((r) => r.json.event).join(', ')}`);
+        if (left <= 0) throw new Error(`expected ${count} webhooks, received ${received.length}: ${received.map((r) => r.json.type ?? r.json.event).join(', ')}`);
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, left);
           waiters.push(() => (clearTimeout(timer), resolve()));
