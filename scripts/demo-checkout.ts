@@ -31,8 +31,8 @@ const suffix = randomBytes(3).toString('hex');
 const email = `demo-${suffix}@merchant.test`;
 const { token } = await call('POST', '/api/auth/register', { email, password: `demo passphrase ${suffix}`, shopName: `Demo Shop ${suffix}`, phone: '+49 30 1234567' });
 step(`merchant ${email} registered`);
-await call('POST', '/api/merchant/processor/connect', { apiKey: 'sk_sandbox_demo' }, token);
-step('processor connected (sandbox key sk_sandbox_demo)');
+await call('POST', '/api/merchant/processor/connect', { apiKey: 'apik_sandbox_demo' }, token);
+step('processor connected (sandbox key apik_sandbox_demo)');
 await call('PATCH', '/api/merchant/config', { branding: { primaryColor: '#2b59c3', accentColor: '#1d3f8f' }, shippingRates: [{ name: 'Standard', basePriceCents: 490 }, { name: 'Express', basePriceCents: 1290 }] }, token);
 
 // A Demo account's checkouts stay in the store: buy the Starter plan on the platform's processor page first.

@@ -11,6 +11,8 @@ export interface RunningProcessor {
   sim: ProcessorSimulator;
   baseUrl: string;
   client(opts?: { apiKey?: string; timeoutMs?: number }): ProcessorClient;
+  /** The webhook endpoints registered with this key's company (read from the sandbox's state). */
+  webhooksOf(apiKey: string): Array<{ id: string; url: string; events: string[] }>;
   /** Calls a /_control/ endpoint; answers status and JSON body. */
   control<T = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
   close(): Promise<void>;
@@ -24,7 +26,11 @@ export async function startProcessor(opts: ProcessorSimulatorOptions = {}): Prom
   return {
     sim,
     baseUrl,
-    client: ({ apiKey = sim.defaultApiKey, timeoutMs } = {}) => createProcessorClient({ apiKey, baseUrl, timeoutMs }),
+    client: ({ apiKey = sim.defaultApiKey, timeoutMs } = {}) => createProcessorClient({ apiKey, baseUrl: `${baseUrl}/api/v1`, timeoutMs }),
+    webhooksOf: (apiKey) => {
+      const company = sim.store.accountByKey(apiKey)?.company.id;
+      return [...sim.store.webhooks.values()].filter((w) => w.company_id === company).map(({ id, url, events }) => ({ id, url, events }));
+    },
     control: async <T>(method: string, path: string, body?: unknown) => {
       const res = await fetch(`${baseUrl}/_control/${path.replace(/^\//, '')}`, {
         method,

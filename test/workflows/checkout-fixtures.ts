@@ -49,7 +49,7 @@ export async function createSellingMerchant(rig: ActivityRig): Promise<SellingMe
   // The processor connection as the connect workflow leaves it: the sealed key and the checkout product
   // (created at the processor sandbox); no webhook endpoint, so no webhook can ever reach a session.
   const apiKey = rig.sims.processor.defaultApiKey;
-  const product = await createProcessorClient({ apiKey, baseUrl: rig.urls.processor }).createProduct({ name: 'Checkout' }, `checkout-product-${merchant.id}`);
+  const product = await createProcessorClient({ apiKey, baseUrl: `${rig.urls.processor}/api/v1` }).createProduct({ companyId: rig.sims.processor.defaultBusinessId, title: 'Checkout' }, `checkout-product-${merchant.id}`);
   await db.processorConnection.create({
     data: {
       merchantId: merchant.id,

@@ -125,7 +125,7 @@ describe('reconciliation when no webhook arrives (time-skipping)', () => {
       // Every attempt of the first poll's activity (it tries 3 times) gets a 503.
       const fault = await fetch(`${rig.urls.processor}/_control/faults`, {
         method: 'POST', headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ mode: 'error', status: 503, count: 3, match: `/v1/payments/${init.paymentId}`, method: 'GET' }),
+        body: JSON.stringify({ mode: 'error', status: 503, count: 3, match: '/api/v1/payments', method: 'GET' }),
       });
       expect(fault.status).toBe(201);
       return { result: await handle.result(), handle, paymentId: init.paymentId };

@@ -40,7 +40,7 @@ afterEach(async () => {
 });
 
 const db = () => rig.database.db;
-const platform = () => createProcessorClient({ apiKey: PLATFORM_API_KEY, baseUrl: rig.urls.processor });
+const platform = () => createProcessorClient({ apiKey: PLATFORM_API_KEY, baseUrl: `${rig.urls.processor}/api/v1` });
 
 async function newMerchant() {
   const i = randomBytes(4).toString('hex');

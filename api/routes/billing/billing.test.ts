@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
 import { createTestMerchant, type TestMerchant } from '../../../test/harness/merchants.js';
 import { api, control, waitFor, type Json } from '../../../test/e2e/checkout-helpers.js';
-import { signWebhook, SIGNATURE_HEADER } from '../../../integrations/processor/signature.js';
+import { signSpecWebhook as signWebhook, SPEC_SIGNATURE_HEADER as SIGNATURE_HEADER } from '../../../integrations/processor/webhook.js';
 import { platformSubscriptionWorkflowId } from '../../../workflows/platform-subscription.messages.js';
 
 let stack: TestStack;
@@ -104,7 +104,7 @@ describe('subscribe, pay, cancel', () => {
     await waitFor('the cancellation email', () => (mails(m, 'billing_cancelled').length ? true : undefined));
     await waitFor('the workflow to end', async () => ((await workflowRunning(m.id)) ? undefined : true));
     const membershipId = (await db().platformBillingPayment.findFirstOrThrow({ where: { merchantId: m.id } })).processorMembershipId;
-    expect(stack.sims.processor.webhooks.listEvents().some((e) => e.event === 'membership_went_invalid' && e.payload.data.id === membershipId)).toBe(true);
+    expect(stack.sims.processor.webhooks.listEvents().some((e) => e.event === 'membership.cancel_at_period_end_changed' && (e.payload.data as { id: string }).id === membershipId)).toBe(true);
     await stack.sims.processor.webhooks.idle();
     expect(mails(m, 'billing_activated')).toHaveLength(1);
     expect(mails(m, 'billing_cancelled')).toHaveLength(1);

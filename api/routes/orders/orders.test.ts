@@ -8,7 +8,7 @@ import { createTestMerchant, type TestMerchant } from '../../../test/harness/mer
 import { seedCheckoutSessions } from '../../../test/harness/stats-seed.js';
 import { DEMO_STORE } from '../../../sandbox/storefront-b/state.js';
 import { PROCESSOR_WEBHOOK_PATH } from '../../../model/connections.js';
-import { SIGNATURE_HEADER } from '../../../integrations/processor/signature.js';
+import { SPEC_SIGNATURE_HEADER as SIGNATURE_HEADER } from '../../../integrations/processor/webhook.js';
 import type { CheckoutSession } from '../../../generated/prisma/client.js';
 import { api, expectCompletedWithOneOrderAndTwoEmails, merchantWithProcessor, shopperPays, type Json } from '../../../test/e2e/checkout-helpers.js';
 
