@@ -302,7 +302,7 @@ describe('reconnecting and disconnecting', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ ready: true, businessId: second.businessId, apiKeyLast4: second.apiKey.slice(-4) });
     expect(await webhooksOf(first.apiKey)).toHaveLength(1);
-    expect(await attemptOf(m)).toMatchObject({ status: 'REPLACED', webhookId: expect.stringMatching(/^whk_/) });
+    expect(await attemptOf(m)).toMatchObject({ status: 'REPLACED', webhookId: expect.stringMatching(/^hook_/) });
     await processor.control('DELETE', 'faults');
 
     expect((await call('DELETE', '/api/merchant/processor', { token: m.token })).status).toBe(200);
@@ -363,7 +363,7 @@ describe('reconnecting and disconnecting', () => {
 
     expect(res.status).toBe(504);
     expect(res.body.code).toBe('PROCESSOR_TIMEOUT');
-    expect(await row(m)).toMatchObject({ status: 'CONNECTED', webhookId: expect.stringMatching(/^whk_/) });
+    expect(await row(m)).toMatchObject({ status: 'CONNECTED', webhookId: expect.stringMatching(/^hook_/) });
     expect((await status(m)).body.ready).toBe(true);
   });
 });
@@ -378,7 +378,7 @@ describe('runs started before attempts existed', () => {
       workflowId: processorWorkflowIds.connect(m.id), taskQueue: temporal.taskQueue, args: [{ merchantId: m.id }], workflowExecutionTimeout: '1 minute',
     });
 
-    expect(result).toMatchObject({ businessId, webhookId: expect.stringMatching(/^whk_/) });
+    expect(result).toMatchObject({ businessId, webhookId: expect.stringMatching(/^hook_/) });
     expect(await row(m)).toMatchObject({ status: 'CONNECTED', businessId, webhookId: result.webhookId });
     expect(await attemptOf(m)).toBeNull();
   });
