@@ -39,7 +39,8 @@ describe('exactly once over duplicate, late and out-of-order webhooks', () => {
     const merchant = await storefrontAMerchant(stack, 'Duplicate Store');
     const token = await storefrontACheckout(stack, merchant.shop);
     const payment = await startPayment(stack, token);
-    const paymentId = payment.paymentId as string;
+    const checkoutId = payment.paymentId as string;
+    let paymentId = '';
 
     // The processor's outbox holds every event from here on, so we choose the order they arrive in.
     expect((await control(stack.urls.processor, 'POST', 'webhooks/hold')).status).toBe(200);
@@ -49,19 +50,22 @@ describe('exactly once over duplicate, late and out-of-order webhooks', () => {
       // The shopper pays (the processor queues payment_succeeded and invoice_paid) and never comes back to
       // the return page: only webhooks tell the session.
       await payOnHostedPage(token, payment.paymentUrl as string);
-      const send = async (event: string, times = 1) => {
-        const sent = await control(stack.urls.processor, 'POST', 'webhooks/send', { event, paymentId, times });
+      // Whop's payment (pay_…) exists once paid: the one made through the session's checkout (ch_…).
+      paymentId = ((await control(stack.urls.processor, 'GET', 'webhooks/outbox')).body.events as Json[]).find((e) => e.payload.data.checkout_configuration_id === checkoutId)!.payload.data.id as string;
+      const send = async (type: string, times = 1) => {
+        const sent = await control(stack.urls.processor, 'POST', 'webhooks/send', { type, objectId: paymentId, times });
         expect(sent.status, JSON.stringify(sent.body)).toBe(202);
         expect(sent.body.state).toBe('held');
         return sent.body.id as string;
       };
+      // Both spellings: the spec's legacy names and Whop's dotted ones.
       const refunded = await send('payment_refunded');
-      succeeded = await send('payment_succeeded', 10);
-      const failed = await send('payment_failed');
+      succeeded = await send('payment.succeeded', 10);
+      const failed = await send('payment.failed');
       const outbox = await control(stack.urls.processor, 'GET', 'webhooks/outbox');
-      const ours = (outbox.body.events as Json[]).filter((e) => e.payload.data.id === paymentId);
+      const ours = (outbox.body.events as Json[]).filter((e) => e.payload.data.id === paymentId || e.payload.data.checkout_configuration_id === checkoutId);
       const fromThePayment = ours.filter((e) => ![refunded, succeeded, failed].includes(e.id)).map((e) => e.id as string);
-      expect(ours.filter((e) => fromThePayment.includes(e.id)).map((e) => e.event).sort()).toEqual(['invoice_paid', 'payment_succeeded']);
+      expect(ours.filter((e) => fromThePayment.includes(e.id)).map((e) => e.event).sort()).toEqual(['membership.activated', 'payment.succeeded']);
 
       // Refunded first (the session is still PAYMENT_PENDING), then every success (10 concurrent copies of
       // one), then failed; each event's first delivery is answered before the next is sent.
