@@ -83,7 +83,7 @@ describe('refunding a card order, end to end over HTTP', () => {
     expect(row.refundedAt).not.toBeNull();
     expect((await timelineOf(stack, token, 'refund_requested'))).toHaveLength(1);
     const lastChange = (await timelineOf(stack, token, 'status_changed')).at(-1)!.data as Json;
-    expect(lastChange).toMatchObject({ from: 'COMPLETED', to: 'REFUNDED', cause: expect.stringMatching(/^(payment|invoice)_refunded \(evt_/) });
+    expect(lastChange).toMatchObject({ from: 'COMPLETED', to: 'REFUNDED', cause: expect.stringMatching(/^(payment|invoice)_refunded \(msg_/) });
     expect((await api(stack, 'GET', `/api/checkout/session/${token}`)).body.status).toBe('REFUNDED');
     // Still exactly one order on the store and the two order emails.
     expect(storefrontAOrdersOf(merchant.shop, token)).toHaveLength(1);
