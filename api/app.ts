@@ -96,7 +96,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(methodNotAllowedPlugin);
   const routeDeps = resolveDeps(deps);
   await app.register(authPlugin, { db: deps.db, secret: config.jwtSecret!, secureCookie: config.env === 'production', appOrigin: config.appOrigin });
-  await app.register(rateLimitsPlugin);
+  await app.register(rateLimitsPlugin, { redisUrl: config.redisUrl });
 
   await app.register(healthRoutes, { db: deps.db, temporal: deps.temporal });
   await app.register(authRoutes, routeDeps);
