@@ -244,7 +244,8 @@ export function createProcessorClient(options: ProcessorClientOptions): Processo
         currency: input.currency.toLowerCase() as 'usd', visibility: 'hidden', title: input.title.slice(0, 60),
       }, idem(key))),
     getMembership: async (membershipId) => toMembership(await call('GET /memberships/{id}', membershipSchema, () => whop.memberships.retrieve(membershipId))),
+    // Immediate: our plan ends when we cancel (the account is on Demo at once), so Whop must stop billing now too.
     cancelMembership: async (membershipId) =>
-      toMembership(await call('POST /memberships/{id}/cancel', membershipSchema, () => whop.memberships.cancel(membershipId, { cancellation_mode: 'at_period_end' }))),
+      toMembership(await call('POST /memberships/{id}/cancel', membershipSchema, () => whop.memberships.cancel(membershipId, { cancellation_mode: 'immediate' }))),
   };
 }
