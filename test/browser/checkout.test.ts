@@ -89,7 +89,7 @@ describe('the shopper checks out in a browser', () => {
     await postal.fill('10115');
     await pay.click();
     // The processor's hosted payment page.
-    await page.waitForURL(new RegExp(`^${stack.urls.processor}/pay/`), { timeout: 15_000 });
+    await page.waitForURL(new RegExp(`^${stack.urls.processor}/checkout/plan_`), { timeout: 15_000 });
     await screenshot(page, 'card-3-processor-page');
     await page.fill('#card_number', '4242 4242 4242 4242');
     await page.fill('#expiry', '12/34');
@@ -264,7 +264,7 @@ describe('failure and expiry', () => {
 
     const payWith = async (card: string) => {
       await page.getByRole('button', { name: /^Pay / }).click();
-      await page.waitForURL(new RegExp(`^${stack.urls.processor}/pay/`), { timeout: 15_000 });
+      await page.waitForURL(new RegExp(`^${stack.urls.processor}/checkout/plan_`), { timeout: 15_000 });
       await page.fill('#card_number', card);
       await page.fill('#expiry', '12/34');
       await page.fill('#cvc', '123');

@@ -148,7 +148,7 @@ describe('the merchant dashboard in a browser', () => {
 
     // Subscribe: the first month is paid on the processor's page, which returns to the dashboard.
     await page.locator('[data-plan="STARTER"]').getByRole('button', { name: /Subscribe/ }).click();
-    await page.waitForURL(new RegExp(`^${stack.urls.processor}/pay/`));
+    await page.waitForURL(new RegExp(`^${stack.urls.processor}/checkout/plan_`));
     await page.fill('#card_number', '4242 4242 4242 4242');
     await page.fill('#expiry', '12/34');
     await page.fill('#cvc', '123');
