@@ -271,9 +271,10 @@ describe('failure and expiry', () => {
       await page.click('button[type=submit]');
     };
     await payWith('4000 0000 0000 0002');
-    // The processor's page says it failed and links back to the shop's checkout.
-    await page.getByRole('link', { name: /Return to/ }).click();
-    await page.waitForURL((url) => url.pathname === `/checkout/${token}`);
+    // Whop's page keeps its card form after a decline (no redirect: only a paid checkout goes to redirect_url);
+    // the shopper goes back to the shop's checkout.
+    await page.locator('#card_number').waitFor();
+    await page.goto(`${checkoutOrigin}/checkout/${token}`);
     const alert = page.getByRole('alert');
     await expect.poll(() => alert.textContent(), { timeout: 30_000 }).toMatch(/did not go through/);
     await screenshot(page, 'failed-1-payment-declined');
