@@ -8,7 +8,8 @@
 import Whop from '@whop/sdk';
 import type { z } from 'zod';
 import { currencyExponent } from '../../domain/money.js';
-import { IntegrationError, type IntegrationErrorKind } from '../errors.js';
+import { IntegrationError } from '../errors.js';
+import { kindForStatus } from '../http.js';
 import {
   accountSchema, checkoutConfigurationSchema, createdWebhookSchema, membershipSchema, paymentSchema, planSchema, productSchema, type WhopMembership, type WhopPayment,
 } from './schemas.js';
@@ -132,15 +133,6 @@ function toMembership(m: WhopMembership): Membership {
     cancelAtPeriodEnd: m.cancel_at_period_end ?? false, periodStart: m.renewal_period_start ?? null, periodEnd: m.renewal_period_end ?? null,
     metadata: stringRecord(m.metadata), planId: m.plan?.id ?? null,
   };
-}
-
-function kindForStatus(status: number): IntegrationErrorKind {
-  if (status === 401 || status === 403) return 'unauthorized';
-  if (status === 404) return 'not_found';
-  if (status === 409) return 'conflict';
-  if (status === 429) return 'rate_limited';
-  if (status >= 500) return 'unavailable';
-  return 'rejected';
 }
 
 /** Retry-After (seconds or an HTTP date), else Whop's documented body "Try again in N seconds.". */
