@@ -244,7 +244,7 @@ export async function clusterMerchant(cluster: Cluster): Promise<{ storeUrl: str
   };
   const reg = await call('POST', '/api/auth/register', { email: `flash-${randomBytes(3).toString('hex')}@shop.test`, password: 'correct horse battery 9', shopName: 'Flash Store', phone: '+49 30 1234567' });
   const token = reg.token as string;
-  await call('POST', '/api/merchant/processor/connect', { apiKey: 'sk_sandbox_demo' }, token);
+  await call('POST', '/api/merchant/processor/connect', { apiKey: 'apik_sandbox_demo' }, token);
   await call('PATCH', '/api/merchant/config', { shippingRates: [{ name: 'Standard', basePriceCents: 490 }] }, token);
   const storeUrl = `${cluster.config.sandbox.urls.storefrontB}/stores/${DEMO_STORE.id}`;
   await call('POST', '/api/merchant/storefront-b/connect', { storeUrl, consumerKey: DEMO_STORE.consumerKey, consumerSecret: DEMO_STORE.consumerSecret }, token);

@@ -112,7 +112,7 @@ async function createMerchant(service: ServiceStack): Promise<BenchMerchant> {
   const reg = await api(service, 'POST', '/api/auth/register', { email, password: 'correct horse battery 9', shopName: 'Bench Store', phone: '+49 30 1234567' });
   const token = reg.token as string;
   const id = (reg.merchant as Json).id as string;
-  await api(service, 'POST', '/api/merchant/processor/connect', { apiKey: 'sk_sandbox_demo' }, token);
+  await api(service, 'POST', '/api/merchant/processor/connect', { apiKey: 'apik_sandbox_demo' }, token);
   await api(service, 'PATCH', '/api/merchant/config', { shippingRates: [{ name: 'Express', basePriceCents: 1290 }, { name: 'Standard', basePriceCents: 490 }] }, token);
   const storeUrl = `${service.urls.storefrontB}/stores/demo`;
   await api(service, 'POST', '/api/merchant/storefront-b/connect', { storeUrl, consumerKey: DEMO_STORE.consumerKey, consumerSecret: DEMO_STORE.consumerSecret }, token);

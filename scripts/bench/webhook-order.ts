@@ -11,7 +11,7 @@ import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { createSecretBox } from '../../security/secrets.js';
-import { signWebhook, SIGNATURE_HEADER } from '../../integrations/processor/signature.js';
+import { signSpecWebhook as signWebhook, SPEC_SIGNATURE_HEADER as SIGNATURE_HEADER } from '../../integrations/processor/webhook.js';
 import { PROCESSOR_WEBHOOK_PATH } from '../../model/connections.js';
 import { processorAad } from '../../model/connections.js';
 import { checkoutWorkflowId } from '../../workflows/checkout.messages.js';

@@ -148,7 +148,7 @@ describe('the merchant dashboard in a browser', () => {
 
     // Subscribe: the first month is paid on the processor's page, which returns to the dashboard.
     await page.locator('[data-plan="STARTER"]').getByRole('button', { name: /Subscribe/ }).click();
-    await page.waitForURL(new RegExp(`^${stack.urls.processor}/pay/`));
+    await page.waitForURL(new RegExp(`^${stack.urls.processor}/checkout/plan_`));
     await page.fill('#card_number', '4242 4242 4242 4242');
     await page.fill('#expiry', '12/34');
     await page.fill('#cvc', '123');
@@ -218,9 +218,9 @@ describe('the merchant dashboard in a browser', () => {
     await page.getByText('Refunded in full').waitFor();
     await screenshot(page, 'dashboard-14-order-refunded');
     expect(await sessionStatus(stack, token)).toBe('REFUNDED');
-    // The processor refunded the payment once: one payment_refunded event for this session.
-    const events = (await control(stack.urls.processor, 'GET', 'webhooks/events')).body.events as Array<{ event: string; payload: { data: { metadata?: Record<string, string> } } }>;
-    expect(events.filter((e) => e.event === 'payment_refunded' && e.payload.data.metadata?.checkout_session_token === token)).toHaveLength(1);
+    // Whop refunded the payment once: one refund.updated (succeeded) whose payment carries this session's token.
+    const events = (await control(stack.urls.processor, 'GET', 'webhooks/events')).body.events as Array<{ event: string; payload: { data: { status?: string; payment?: { metadata?: Record<string, string> } } } }>;
+    expect(events.filter((e) => e.event === 'refund.updated' && e.payload.data.status === 'succeeded' && e.payload.data.payment?.metadata?.checkout_session_token === token)).toHaveLength(1);
     expect(await page.getByRole('button', { name: 'Refund' }).count()).toBe(0);
   }, 150_000);
 

@@ -8,7 +8,7 @@ import { createTestMerchant, type TestMerchant } from '../../../test/harness/mer
 import { seedCheckoutSessions } from '../../../test/harness/stats-seed.js';
 import { DEMO_STORE } from '../../../sandbox/storefront-b/state.js';
 import { PROCESSOR_WEBHOOK_PATH } from '../../../model/connections.js';
-import { SIGNATURE_HEADER } from '../../../integrations/processor/signature.js';
+import { SPEC_SIGNATURE_HEADER as SIGNATURE_HEADER } from '../../../integrations/processor/webhook.js';
 import type { CheckoutSession } from '../../../generated/prisma/client.js';
 import { api, expectCompletedWithOneOrderAndTwoEmails, merchantWithProcessor, shopperPays, type Json } from '../../../test/e2e/checkout-helpers.js';
 
@@ -245,7 +245,7 @@ describe('one order, end to end', () => {
 
     const webhooks = timeline.filter((e) => e.source === 'webhook');
     const valid = webhooks.filter((w) => w.data.signatureValid);
-    expect(valid.map((w) => w.type)).toEqual(expect.arrayContaining(['payment_succeeded', 'invoice_paid']));
+    expect(valid.map((w) => w.type)).toEqual(expect.arrayContaining(['payment.succeeded', 'membership.activated']));
     expect(valid.filter((w) => w.data.rejection === null).every((w) => w.data.applied === true)).toBe(true);
     const bad = webhooks.filter((w) => !w.data.signatureValid);
     expect(bad).toEqual([expect.objectContaining({ type: 'payment.refunded', data: expect.objectContaining({ rejection: 'bad_signature', applied: false }), summary: expect.stringContaining('signature invalid') })]);
