@@ -31,6 +31,8 @@ export interface BenchMerchant {
 export interface BenchStack {
   service: ServiceStack;
   merchant: BenchMerchant;
+  /** The service's database (for the bare baselines' own pools). */
+  databaseUrl: string;
 }
 
 /**
@@ -93,7 +95,7 @@ async function start(): Promise<BenchStack> {
   await service.db.$executeRawUnsafe('CREATE INDEX bench_rows_ref ON bench_rows (ref)');
   const merchant = await createMerchant(service);
   console.log(`  [stack] postgres :${postgres.port}, temporal ${temporal.address}, API ${service.apiUrl}: ready in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  return { service, merchant };
+  return { service, merchant, databaseUrl };
 }
 
 type Json = Record<string, unknown>;
