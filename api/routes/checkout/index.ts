@@ -5,7 +5,7 @@
 // Temporal: they sit on the shopper's critical path.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { RouteDeps } from '../../app.js';
-import type { Db, Prisma } from '../../../prisma/client.js';
+import { sqlPool, type Db, type Prisma } from '../../../prisma/client.js';
 import type { z } from 'zod';
 import { serializerCompiler } from 'fastify-type-provider-zod';
 import { AppError } from '../../../domain/errors.js';
@@ -206,9 +206,12 @@ interface BundleRow {
  * the rates through their (merchant_id, position) index, aggregated in position order (ties by id, so the order is
  * stable), the active tracking pixels through their (merchant_id, ...) unique index. Read on every request: the status
  * is never served from a cache.
+ *
+ * Sent as a named (prepared) statement on the pool under Prisma: planning this statement costs PostgreSQL more than
+ * running it, and a named statement is planned once per connection; Prisma's raw queries are not prepared and cost
+ * about twice a raw node-postgres query on top (scripts/bench/session-bundle.ts measures both).
  */
-async function readBundle(db: Db, sessionToken: string): Promise<BundleRow | undefined> {
-  const rows = await db.$queryRaw<BundleRow[]>`
+const BUNDLE_SQL = `
     SELECT s.token, s.status, s.currency, s.items, s.subtotal_minor AS "subtotalMinor", s.fx_rates AS "fxRates", s.email,
            s.shipping_address AS "shippingAddress", s.shipping_rate_id AS "shippingRateId",
            s.discount_code AS "discountCode", s.order_bumps AS "orderBumps",
@@ -220,7 +223,10 @@ async function readBundle(db: Db, sessionToken: string): Promise<BundleRow | und
            COALESCE((SELECT json_agg(json_build_object('platform', p.platform, 'trackingId', p.tracking_id, 'events', p.events) ORDER BY p.created_at, p.id)
                      FROM tracking_pixels p WHERE p.merchant_id = s.merchant_id AND p.active), '[]'::json) AS "pixels"
     FROM checkout_sessions s JOIN merchants m ON m.id = s.merchant_id
-    WHERE s.token = ${sessionToken}`;
+    WHERE s.token = $1`;
+
+async function readBundle(db: Db, sessionToken: string): Promise<BundleRow | undefined> {
+  const { rows } = await sqlPool(db).query<BundleRow>({ name: 'checkout-session-bundle', text: BUNDLE_SQL, values: [sessionToken] });
   return rows[0];
 }
 
