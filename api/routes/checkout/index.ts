@@ -160,9 +160,9 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
       branding: { logoUrl: session.logoUrl, primaryColor: session.primaryColor, accentColor: session.accentColor },
       checkoutTexts: checkoutTexts(session.checkoutTexts),
       codEnabled: session.codEnabled,
-      shipping: quoteShippingRates(session.shippingRates, { currency, subtotal, fxRates: sessionFxRates(session.fxRates) }),
+      shipping: quoteShippingRates(session.parts.shippingRates, { currency, subtotal, fxRates: sessionFxRates(session.fxRates) }),
       // A preview fires no tracking: the merchant's ad platforms would count a checkout nobody made.
-      pixels: isPreviewToken(session.token) ? [] : session.pixels,
+      pixels: isPreviewToken(session.token) ? [] : session.parts.pixels,
       shopper: {
         email: session.email,
         address: shippingAddress(session.shippingAddress as unknown as ShippingAddress | null),
@@ -178,7 +178,7 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
 // ---------------------------------------------------------------------------------------------------
 // The session bundle: one round trip to PostgreSQL, no re-validation of what we just built.
 
-/** What the bundle reads: the session, its merchant's public fields, its shipping rates in the merchant's order. */
+/** What the bundle reads: the session, its merchant's public fields and checkout parts (rates, pixels). */
 interface BundleRow {
   token: string;
   status: string;
@@ -191,37 +191,32 @@ interface BundleRow {
   shippingRateId: string | null;
   discountCode: string | null;
   orderBumps: Prisma.JsonValue;
-  pixels: BundleAnswer['pixels'];
   shopName: string;
   logoUrl: string | null;
   primaryColor: string | null;
   accentColor: string | null;
   checkoutTexts: Prisma.JsonValue;
   codEnabled: boolean;
-  shippingRates: ShippingRateInput[];
+  /** merchants.checkout_parts: kept by database triggers, see prisma/schema.prisma. */
+  parts: { shippingRates: ShippingRateInput[]; pixels: BundleAnswer['pixels'] };
 }
 
 /**
- * One statement (Prisma's include would send three): the session by its primary key, its merchant by primary key,
- * the rates through their (merchant_id, position) index, aggregated in position order (ties by id, so the order is
- * stable), the active tracking pixels through their (merchant_id, ...) unique index. Read on every request: the status
- * is never served from a cache.
+ * One statement, two primary-key lookups: the session by its token, its merchant by id. The merchant's shipping
+ * rates (in position order, ties by id) and active tracking pixels come aggregated in merchants.checkout_parts,
+ * which triggers on those tables recompute in the same transaction as every change: the bundle never shows parts
+ * older than its own snapshot, and nothing of it (the status least of all) is served from a cache. Aggregating
+ * them here instead cost PostgreSQL twice the CPU of the bare primary-key read per request.
  *
- * Sent as a named (prepared) statement on the pool under Prisma: planning this statement costs PostgreSQL more than
- * running it, and a named statement is planned once per connection; Prisma's raw queries are not prepared and cost
- * about twice a raw node-postgres query on top (scripts/bench/session-bundle.ts measures both).
+ * Sent as a named (prepared) statement on the pool under Prisma: planned once per connection, and without
+ * Prisma's per-query cost, which is about that of the query itself (scripts/bench/session-bundle.ts measures both).
  */
 const BUNDLE_SQL = `
     SELECT s.token, s.status, s.currency, s.items, s.subtotal_minor AS "subtotalMinor", s.fx_rates AS "fxRates", s.email,
            s.shipping_address AS "shippingAddress", s.shipping_rate_id AS "shippingRateId",
            s.discount_code AS "discountCode", s.order_bumps AS "orderBumps",
            m.shop_name AS "shopName", m.logo_url AS "logoUrl", m.primary_color AS "primaryColor", m.accent_color AS "accentColor",
-           m.checkout_texts AS "checkoutTexts", m.cod_enabled AS "codEnabled",
-           COALESCE((SELECT json_agg(json_build_object('id', r.id, 'name', r.name, 'free', r.free, 'basePriceCents', r.base_price_cents,
-                                                       'freeThresholdCents', r.free_threshold_cents) ORDER BY r.position, r.id)
-                     FROM shipping_rates r WHERE r.merchant_id = s.merchant_id), '[]'::json) AS "shippingRates",
-           COALESCE((SELECT json_agg(json_build_object('platform', p.platform, 'trackingId', p.tracking_id, 'events', p.events) ORDER BY p.created_at, p.id)
-                     FROM tracking_pixels p WHERE p.merchant_id = s.merchant_id AND p.active), '[]'::json) AS "pixels"
+           m.checkout_texts AS "checkoutTexts", m.cod_enabled AS "codEnabled", m.checkout_parts AS "parts"
     FROM checkout_sessions s JOIN merchants m ON m.id = s.merchant_id
     WHERE s.token = $1`;
 
