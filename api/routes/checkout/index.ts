@@ -14,11 +14,12 @@ import { MoneyError, money } from '../../../domain/money.js';
 import { quoteShippingRates, type ShippingRateInput } from '../../../domain/shipping.js';
 import { isPreviewToken, isSessionToken } from '../../../domain/tokens.js';
 import { storeOrderOf } from '../../../domain/store-order.js';
-import { sessionFxRates, sessionLines, type SessionLine } from '../../../activities/checkout-session.js';
+import { sessionFxRates, sessionLines } from '../../../activities/checkout-session.js';
 import { sessionBumpLines } from '../../../activities/checkout-pricing.js';
 import type { ShippingAddress } from '../../../workflows/checkout.messages.js';
 import { limit } from '../../plugins/rate-limits.js';
 import { errorResponse } from '../../schemas/common.js';
+import { compiledSerializer } from '../../serialization.js';
 import {
   createCheckoutBody,
   createCheckoutResponse,
@@ -140,10 +141,10 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
       params: tokenParams,
       response: { 200: sessionBundleResponse, 404: errorResponse },
     },
-    // The checkout page's hot read: the 200 answer is built field by field below (typed against the schema, stored
-    // JSON projected onto it), so it is written with JSON.stringify instead of being re-validated by zod on every
-    // request. The schema above still documents it; errors keep the shared serializer.
-    serializerCompiler: (route) => (route.httpStatus === '200' ? bundleJson : serializerCompiler(route as unknown as Parameters<typeof serializerCompiler>[0])),
+    // The checkout page's hot read: its 200 answer is written by a serializer compiled from the schema above
+    // (api/serialization.ts): the documented properties only, without re-validating with zod what the handler just
+    // built from typed values. Errors keep the shared serializer.
+    serializerCompiler: (route) => (route.httpStatus === '200' ? bundleSerializer : serializerCompiler(route as unknown as Parameters<typeof serializerCompiler>[0])),
   }, async (request, reply) => {
     const session = await readBundle(db, token(request.params.token));
     if (!session || !isCheckoutStatus(session.status)) throw noSession();
@@ -155,7 +156,7 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
       status: session.status,
       currency,
       preview: isPreviewToken(session.token),
-      cart: { items: sessionLines(session.items).map(cartLine), subtotal },
+      cart: { items: sessionLines(session.items), subtotal },
       shopName: session.shopName,
       branding: { logoUrl: session.logoUrl, primaryColor: session.primaryColor, accentColor: session.accentColor },
       checkoutTexts: checkoutTexts(session.checkoutTexts),
@@ -165,7 +166,7 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
       pixels: isPreviewToken(session.token) ? [] : session.parts.pixels,
       shopper: {
         email: session.email,
-        address: shippingAddress(session.shippingAddress as unknown as ShippingAddress | null),
+        address: session.shippingAddress as unknown as ShippingAddress | null,
         shippingRateId: session.shippingRateId,
         discountCode: session.discountCode,
         orderBumpIds: sessionBumpLines(session.orderBumps).map((b) => b.bumpId),
@@ -227,24 +228,6 @@ async function readBundle(db: Db, sessionToken: string): Promise<BundleRow | und
 
 type BundleAnswer = z.output<typeof sessionBundleResponse>;
 
-// Stored JSON projected onto the schema's fields (and order), as the zod serializer would strip it.
-function cartLine(line: SessionLine): BundleAnswer['cart']['items'][number] {
-  return {
-    productId: line.productId,
-    variantId: line.variantId,
-    title: line.title,
-    variantTitle: line.variantTitle,
-    quantity: line.quantity,
-    unitPrice: line.unitPrice,
-    imageUrl: line.imageUrl,
-  };
-}
-
-function shippingAddress(a: ShippingAddress | null): BundleAnswer['shopper']['address'] {
-  if (!a) return null;
-  return { name: a.name, line1: a.line1, line2: a.line2, city: a.city, postalCode: a.postalCode, country: a.country, region: a.region, phone: a.phone };
-}
-
 function checkoutTexts(value: Prisma.JsonValue): Record<string, string> {
   const texts: Record<string, string> = {};
   if (value && typeof value === 'object' && !Array.isArray(value)) {
@@ -253,4 +236,5 @@ function checkoutTexts(value: Prisma.JsonValue): Record<string, string> {
   return texts;
 }
 
-const bundleJson = (data: unknown): string => JSON.stringify(data);
+/** Stored JSON (cart lines, address) may hold more than the schema shows: the serializer writes only what it documents. */
+const bundleSerializer = compiledSerializer(sessionBundleResponse);
