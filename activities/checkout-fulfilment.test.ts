@@ -12,8 +12,8 @@ import { createEmailClient } from '../integrations/email/index.js';
 import { STOREFRONT_A_API_VERSION } from '../integrations/storefront-a/client.js';
 import { DEMO_APP, DEMO_SHOP } from '../sandbox/storefront-a/simulator.js';
 import { DEMO_STORE } from '../sandbox/storefront-b/simulator.js';
-import { storefrontBAad } from '../workflows/storefront-b-connection.messages.js';
-import { storefrontAAad } from './storefront-a.js';
+import { storefrontBAad } from '../model/connections.js';
+import { storefrontAAad } from '../model/connections.js';
 import { checkoutReference, createFulfilmentActivities, type FulfilmentActivities } from './checkout-fulfilment.js';
 
 type Json = Record<string, unknown>;

@@ -9,25 +9,23 @@
 // (rejected, unauthorized, not_found, ...) fails non-retryably with a message written for the merchant.
 import { createHash } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
-import { z } from 'zod';
 import type { Config } from '../config/index.js';
 import type { Db } from '../prisma/client.js';
 import type { CheckoutSession, Merchant } from '../generated/prisma/client.js';
 import type { SecretBox } from '../security/secrets.js';
-import { UnsafeUrlError, type UrlGuard } from '../security/ssrf.js';
+import type { UrlGuard } from '../security/ssrf.js';
 import type { EmailClient } from '../integrations/email/index.js';
 import { IntegrationError, isIntegrationError, type IntegrationErrorKind } from '../integrations/errors.js';
-import { createStorefrontAClient } from '../integrations/storefront-a/client.js';
-import { createStorefrontBClient } from '../integrations/storefront-b/client.js';
+import { storeClientFor } from '../model/connections.js';
 import { parseOrderInput, type StoreOrder, type StoreOrderInput } from '../integrations/storefront-common/order.js';
 import { formatMoney } from '../domain/money.js';
 import { STATUSES_WITH_STORE_ORDER } from '../domain/store-order.js';
-import { storefrontBAad } from '../workflows/storefront-b-connection.messages.js';
 import { classifyFailures } from './failures.js';
-import { sessionBumpLines } from './checkout-pricing.js';
-import { storefrontAAad } from './storefront-a.js';
+import { MalformedSessionError, sessionAddress, sessionBumpLines, sessionLines, type SessionLine } from '../model/checkout-session.js';
+import type { ShippingAddress } from '../domain/address.js';
 import { recordEmail, sendRecordedEmail, type EmailSendResult } from './email-outbox.js';
-import { renderOrderEmail, type OrderEmailData, type OrderEmailKind } from './order-email-templates.js';
+import { renderOrderEmail, type OrderEmailData } from './order-email-templates.js';
+import { orderEmailIdempotencyKey, type OrderEmailKind } from '../model/order-emails.js';
 
 export interface FulfilmentActivityDeps {
   config: Config;
@@ -42,7 +40,6 @@ export interface FulfilmentActivityDeps {
 }
 
 export const storeOrderIdempotencyKey = (token: string) => `checkout-${token}`;
-export const orderEmailIdempotencyKey = (kind: OrderEmailKind, token: string) => `${kind}:${token}`;
 
 /** Statuses after which a session has an order to create and emails to send (REFUNDED was paid once). */
 const FULFILLABLE = STATUSES_WITH_STORE_ORDER;
@@ -52,33 +49,7 @@ const SHOPPER_EMAILS: ReadonlySet<OrderEmailKind> = new Set(['order_confirmation
 const STORE_LABEL = { STOREFRONT_A: 'storefront A', STOREFRONT_B: 'storefront B' } as const;
 const SYSTEM = { STOREFRONT_A: 'storefront-a', STOREFRONT_B: 'storefront-b' } as const;
 
-const id = z.union([z.string(), z.number().int()]).transform(String);
-const itemsSchema = z
-  .array(
-    z.object({
-      productId: id,
-      variantId: id.nullish(),
-      title: z.string(),
-      variantTitle: z.string().nullish(),
-      quantity: z.number().int(),
-      unitPrice: z.number().int(),
-    }),
-  )
-  .min(1);
-const addressSchema = z.object({
-  name: z.string(),
-  line1: z.string(),
-  line2: z.string().nullish(),
-  city: z.string(),
-  postalCode: z.string(),
-  country: z.string(),
-  region: z.string().nullish(),
-  phone: z.string().nullish(),
-});
-
 type Session = CheckoutSession & { merchant: Merchant };
-type Items = z.output<typeof itemsSchema>;
-type Address = z.output<typeof addressSchema>;
 
 /** The shopper's one name field as the stores' first and last name (both required by the order input). */
 function splitName(name: string): { firstName: string; lastName: string } {
@@ -97,13 +68,18 @@ function paymentMethodOf(s: Session): 'card' | 'cod' {
 }
 
 /** The session's stored cart and address, read strictly: a session that cannot become an order is a permanent failure. */
-function contentsOf(s: Session): { items: Items; address: Address } {
-  // The cart as read from the store, then the order bumps the shopper accepted (priced when the total was computed).
-  const items = itemsSchema.safeParse([...(Array.isArray(s.items) ? s.items : []), ...sessionBumpLines(s.orderBumps)]);
-  const address = addressSchema.safeParse(s.shippingAddress);
-  if (items.success && address.success) return { items: items.data, address: address.data };
-  const what = items.success ? 'shipping address' : 'items';
-  throw new IntegrationError(SYSTEM[s.platform], 'rejected', `The checkout's ${what} cannot be turned into an order (${(items.error ?? address.error)?.issues[0]?.message ?? 'malformed'})`);
+function contentsOf(s: Session): { items: SessionLine[]; address: ShippingAddress } {
+  try {
+    // The cart as read from the store, then the order bumps the shopper accepted (priced when the total was computed).
+    const items = [...sessionLines(s.items), ...sessionBumpLines(s.orderBumps)];
+    if (items.length === 0) throw new MalformedSessionError('The checkout has no items');
+    const address = sessionAddress(s.shippingAddress);
+    if (!address) throw new MalformedSessionError('The checkout has no shipping address');
+    return { items, address };
+  } catch (err) {
+    if (err instanceof MalformedSessionError) throw new IntegrationError(SYSTEM[s.platform], 'rejected', `${err.message}: it cannot be turned into an order`);
+    throw err;
+  }
 }
 
 /** The neutral order of a paid session: what was charged, line by line, plus shipping; totals as the session computed them. */
@@ -179,7 +155,7 @@ function refusal(err: IntegrationError, label: string): IntegrationError {
 }
 
 export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
-  const { config, db, secrets } = deps;
+  const { config, db } = deps;
   const outbox = { db, email: deps.email, from: config.email.from };
 
   /** The session, which must be paid or COD-confirmed (or vouched for as paid by its workflow: `paid`). */
@@ -190,39 +166,8 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
     return s;
   }
 
-  function open(system: string, sealed: string, aad: string): string {
-    try {
-      return secrets.decrypt(sealed, aad);
-    } catch {
-      throw new IntegrationError(system, 'unauthorized', `The stored ${system} credentials cannot be read: reconnect the store`);
-    }
-  }
-
   /** The client of the store the session came from, with the merchant's current credentials. */
-  async function storeOf(s: Session): Promise<Pick<ReturnType<typeof createStorefrontAClient>, 'createOrder' | 'findOrderBySessionToken' | 'getOrder'>> {
-    const common = { timeoutMs: deps.timeoutMs, fetch: deps.fetch };
-    if (s.platform === 'STOREFRONT_A') {
-      const row = await db.storefrontAConnection.findUnique({ where: { merchantId: s.merchantId } });
-      if (!row?.connected || !row.accessTokenEnc) throw new IntegrationError('storefront-a', 'unauthorized', 'Storefront A is not connected (the app was uninstalled): reconnect the store in your dashboard');
-      const accessToken = open('storefront-a', row.accessTokenEnc, storefrontAAad.accessToken(s.merchantId));
-      return createStorefrontAClient({ shop: row.shop, accessToken, apiUrlTemplate: config.storefrontA.apiTemplate, shopSuffix: config.storefrontA.shopSuffix, ...common });
-    }
-    const row = await db.storefrontBConnection.findUnique({ where: { merchantId: s.merchantId } });
-    if (!row) throw new IntegrationError('storefront-b', 'unauthorized', 'Storefront B is not connected: connect the store in your dashboard');
-    try {
-      await deps.urlGuard?.check(row.storeUrl);
-    } catch (err) {
-      if (!(err instanceof UnsafeUrlError)) throw err;
-      const transient = err.reason === 'unresolvable' || err.reason === 'timeout' || err.reason === 'unreachable';
-      throw new IntegrationError('storefront-b', transient ? 'unavailable' : 'rejected', `The store URL ${row.storeUrl} cannot be used: ${err.message}`);
-    }
-    return createStorefrontBClient({
-      storeUrl: row.storeUrl,
-      consumerKey: open('storefront-b', row.consumerKeyEnc, storefrontBAad.consumerKey(s.merchantId)),
-      consumerSecret: open('storefront-b', row.consumerSecretEnc, storefrontBAad.consumerSecret(s.merchantId)),
-      ...common,
-    });
-  }
+  const storeOf = (s: Session) => storeClientFor(deps, s.merchantId, s.platform);
 
   /** Records the store's order on the session once (the first recording writes the timeline event). */
   async function recordOrder(s: Session, order: StoreOrder, created: boolean): Promise<void> {
@@ -357,6 +302,10 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
       try {
         order = await (await storeOf(s)).getOrder(s.storeOrderId);
       } catch (err) {
+        // Not connected, or its credentials refused: the merchant has to reconnect the store, nothing failed on our side.
+        if (isIntegrationError(err, 'unauthorized')) {
+          throw ApplicationFailure.nonRetryable(`${STORE_LABEL[s.platform]} cannot be asked about order ${s.storeOrderId}: ${err.message}`, 'CONFLICT');
+        }
         if (isIntegrationError(err) && !err.retryable) {
           throw ApplicationFailure.nonRetryable(`${STORE_LABEL[s.platform]} could not be asked about order ${s.storeOrderId}: ${err.message}`, 'UPSTREAM_ERROR');
         }

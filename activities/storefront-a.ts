@@ -7,48 +7,12 @@ import type { Config } from '../config/index.js';
 import type { Db } from '../prisma/client.js';
 import type { SecretBox } from '../security/secrets.js';
 import type { EmailClient } from '../integrations/email/index.js';
-import { createStorefrontAClient, exchangeCode, type StorefrontAClient } from '../integrations/storefront-a/client.js';
+import { exchangeCode, type StorefrontAClient } from '../integrations/storefront-a/client.js';
+import { installingInputs, NO_PENDING_INPUTS, storefrontAAad, storefrontAClientOf } from '../model/connections.js';
 import { isWebhookTopic, webhookPayloadSchemas, type WebhookTopic } from '../integrations/storefront-a/webhooks.js';
 import { classifyFailures } from './failures.js';
 import { escapeHtml } from './email-templates.js';
 import { collectCustomerData, redactCustomerData, redactShopCustomers } from './privacy.js';
-
-/**
- * The access the service asks for at install: products and carts to build checkouts, script tags to take
- * over the checkout button, orders to create them. Same list as the sandbox's DEFAULT_SCOPES (a test
- * keeps them equal).
- */
-export const STOREFRONT_A_SCOPES: readonly string[] = ['read_products', 'read_checkouts', 'write_script_tags', 'write_orders'];
-
-/** Additional authenticated data binding each sealed storefront A secret to its merchant and field. */
-export const storefrontAAad = {
-  clientSecret: (merchantId: string) => `${merchantId}:storefrontA.clientSecret`,
-  accessToken: (merchantId: string) => `${merchantId}:storefrontA.accessToken`,
-  oauthCode: (merchantId: string) => `${merchantId}:storefrontA.oauthCode`,
-};
-
-/** The inputs of a storefront A connection row, current and pending (prisma's StorefrontAConnection fits). */
-export interface StorefrontAInputsRow {
-  shop: string;
-  clientId: string;
-  clientSecretEnc: string;
-  pendingShop: string | null;
-  pendingClientId: string | null;
-  pendingClientSecretEnc: string | null;
-}
-
-/**
- * The inputs an OAuth install is for: new ones saved while a connection works (they wait for their install to
- * replace it), else the connection's own.
- */
-export function installingInputs(row: StorefrontAInputsRow): { shop: string; clientId: string; clientSecretEnc: string; pending: boolean } {
-  if (row.pendingShop && row.pendingClientId && row.pendingClientSecretEnc) {
-    return { shop: row.pendingShop, clientId: row.pendingClientId, clientSecretEnc: row.pendingClientSecretEnc, pending: true };
-  }
-  return { shop: row.shop, clientId: row.clientId, clientSecretEnc: row.clientSecretEnc, pending: false };
-}
-
-export const NO_PENDING_INPUTS = { pendingShop: null, pendingClientId: null, pendingClientSecretEnc: null, pendingSince: null } as const;
 
 /** The script the shop loads on every storefront page to send the checkout button to us. */
 export const scriptTagSrc = (config: Pick<Config, 'publicApiUrl'>) => `${config.publicApiUrl}/script-tag.js`;
@@ -82,9 +46,8 @@ export function createStorefrontAActivities(deps: StorefrontAActivityDeps) {
     const row = await connectionOf(merchantId);
     const sealed = sealedAccessToken ?? (row.connected ? row.accessTokenEnc : null);
     if (!sealed) throw fail('Storefront A is not connected: install the app first', 'CONFLICT');
-    const accessToken = secrets.decrypt(sealed, storefrontAAad.accessToken(merchantId));
     const shop = sealedAccessToken ? installingInputs(row).shop : row.shop;
-    return createStorefrontAClient({ shop, accessToken, apiUrlTemplate, shopSuffix: config.storefrontA.shopSuffix, fetch: deps.fetch });
+    return storefrontAClientOf(deps, merchantId, shop, sealed);
   }
 
   const ours = (tags: Array<{ id: string; src: string }>) => tags.find((t) => t.src === src);

@@ -11,6 +11,8 @@ import { validatorCompiler } from './validation.js';
 import { corsPlugin } from './plugins/cors.js';
 import { requestLimitsPlugin } from './plugins/request-limits.js';
 import { openapiPlugin } from './plugins/openapi.js';
+import { commonAnswersPlugin } from './plugins/common-answers.js';
+import { methodNotAllowedPlugin } from './plugins/method-not-allowed.js';
 import { authPlugin } from './plugins/auth.js';
 import { rateLimitsPlugin } from './plugins/rate-limits.js';
 import { healthRoutes } from './routes/health/index.js';
@@ -121,6 +123,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     isCustomDomainHost: createCustomDomainHostCheck(deps.db),
   });
   await app.register(openapiPlugin, { serverUrl: config.api.publicUrl });
+  await app.register(commonAnswersPlugin);
+  await app.register(methodNotAllowedPlugin);
   const routeDeps = resolveDeps(deps);
   await app.register(authPlugin, { db: deps.db, secret: config.jwtSecret!, secureCookie: config.env === 'production', appOrigin: config.appOrigin });
   await app.register(rateLimitsPlugin);

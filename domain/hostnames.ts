@@ -16,7 +16,7 @@ export type CustomDomainStatus = (typeof CUSTOM_DOMAIN_STATUSES)[number];
 export const DOMAIN_CHECK_SCHEDULE = { firstDelayMs: 60_000, maxDelayMs: 60 * 60_000, giveUpAfterMs: 72 * 60 * 60_000 } as const;
 
 /** Top-level names that never reach the public internet: a checkout cannot live there. */
-const UNROUTABLE_TLDS = new Set(['localhost', 'local', 'internal', 'invalid', 'arpa', 'onion', 'home', 'lan', 'intranet', 'corp']);
+export const UNROUTABLE_TLDS = new Set(['localhost', 'local', 'internal', 'invalid', 'arpa', 'onion', 'home', 'lan', 'intranet', 'corp']);
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 const TLD = /^(?:[a-z]{2,63}|xn--[a-z0-9-]{1,59})$/;
 

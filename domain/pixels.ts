@@ -11,7 +11,7 @@ export type PixelPlatform = (typeof PIXEL_PLATFORMS)[number];
 export const PIXEL_EVENTS = ['page_view', 'begin_checkout', 'add_shipping_info', 'add_payment_info', 'purchase'] as const;
 export type PixelEvent = (typeof PIXEL_EVENTS)[number];
 
-const FORMATS: Readonly<Record<PixelPlatform, { pattern: RegExp; example: string }>> = {
+export const PIXEL_ID_FORMATS: Readonly<Record<PixelPlatform, { pattern: RegExp; example: string }>> = {
   // Meta (Facebook) pixel / dataset id: 15 or 16 digits.
   meta: { pattern: /^\d{15,16}$/, example: '123456789012345' },
   // GA4 measurement id.
@@ -32,7 +32,7 @@ export function isPixelPlatform(value: string): value is PixelPlatform {
 
 /** Why `trackingId` is not an id of `platform`, or undefined when it is. */
 export function pixelIdProblem(platform: PixelPlatform, trackingId: string): string | undefined {
-  const { pattern, example } = FORMATS[platform];
+  const { pattern, example } = PIXEL_ID_FORMATS[platform];
   return pattern.test(trackingId) ? undefined : `not a ${platform} id (expected the format of ${example})`;
 }
 

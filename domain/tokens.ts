@@ -6,6 +6,9 @@ const BODY = '[A-Za-z0-9_-]{32}';
 const CHECKOUT = new RegExp(`^cs_${BODY}$`);
 const PREVIEW = new RegExp(`^prev_${BODY}$`);
 
+/** Either kind, as one pattern (the OpenAPI document states it for every :token path parameter). */
+export const SESSION_TOKEN_PATTERN = new RegExp(`^(?:cs|prev)_${BODY}$`);
+
 export const CHECKOUT_TOKEN_PREFIX = 'cs_';
 export const PREVIEW_TOKEN_PREFIX = 'prev_';
 

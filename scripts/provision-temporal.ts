@@ -1,6 +1,8 @@
-// `npm run provision`: makes sure the Temporal CLI and the time-skipping test server are available
-// (cached under ~/.cache/checkout-service), and prints their paths. CI runs this before `npm test`.
+// `npm run provision`: makes sure the Temporal CLI, the time-skipping test server and Schemathesis (the
+// OpenAPI fuzzer of test/api/openapi-conformance.test.ts) are available (cached under
+// ~/.cache/checkout-service), and prints their paths. CI runs this before `npm test`.
 import { ensureTemporalCli, ensureTestServer, ProvisionError } from './lib/temporal-binaries.js';
+import { ensureSchemathesis } from './lib/schemathesis.js';
 
 const progress = (line: string) => console.log(line);
 try {
@@ -9,6 +11,8 @@ try {
   console.log(`temporal CLI:         ${cli}`);
   const testServer = await ensureTestServer(progress);
   console.log(`time-skipping server: ${testServer}`);
+  const schemathesis = await ensureSchemathesis(progress);
+  console.log(`schemathesis ${schemathesis.version}: ${schemathesis.python} -m schemathesis.cli`);
   console.log(`provisioned in ${((Date.now() - t0) / 1000).toFixed(1)}s`);
 } catch (err) {
   if (err instanceof ProvisionError) {

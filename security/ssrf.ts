@@ -67,6 +67,8 @@ export interface GuardedResponse {
 }
 
 export interface UrlGuard {
+  /** The origins let through without the host and address checks (the API's schemas state them in the document). */
+  readonly allowedOrigins: readonly string[];
   check(url: string): Promise<URL>;
   fetch(url: string, init?: GuardedFetchInit): Promise<GuardedResponse>;
 }
@@ -139,7 +141,7 @@ export function createUrlGuard(opts: UrlGuardOptions = {}): UrlGuard {
     }
   }
 
-  return { check, fetch: guardedFetch };
+  return { allowedOrigins: [...allowedOrigins], check, fetch: guardedFetch };
 }
 
 async function systemResolve(host: string): Promise<string[]> {

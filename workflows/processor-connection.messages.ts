@@ -11,12 +11,6 @@ export const processorWorkflowIds = {
   disconnect: (merchantId: string) => `processor-disconnect-${merchantId}`,
 };
 
-/** The aad binding each sealed secret to its merchant and field (security/secrets.ts). */
-export const processorAad = {
-  apiKey: (merchantId: string) => `${merchantId}:processor.apiKey`,
-  webhookSecret: (merchantId: string) => `${merchantId}:processor.webhookSecret`,
-};
-
 export interface ProcessorConnectionInput {
   merchantId: string;
   /**

@@ -7,12 +7,6 @@ export const storefrontBWorkflowIds = {
   connect: (merchantId: string) => `storefront-b-connection-${merchantId}`,
 };
 
-/** The aad binding each sealed credential to its merchant and field (security/secrets.ts). */
-export const storefrontBAad = {
-  consumerKey: (merchantId: string) => `${merchantId}:storefrontB.consumerKey`,
-  consumerSecret: (merchantId: string) => `${merchantId}:storefrontB.consumerSecret`,
-};
-
 export interface ConnectStorefrontBInput {
   merchantId: string;
   /** Normalised store URL (origin + path, no trailing slash), already checked by the SSRF guard. */

@@ -1,22 +1,44 @@
 // The OpenAPI document is generated from the same zod schemas that validate requests and serialize
 // responses, so it cannot drift from the code: JSON at /docs/json, browsable at /docs.
+// test/api/openapi-conformance.test.ts fuzzes the API with Schemathesis against this document (docs/api.md).
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import type { ZodType } from 'zod';
+
+const DESCRIPTION = [
+  'Hosted checkout for online stores. Errors are always `{ error, code }` (see the Error schema); 400 INVALID_INPUT names the fields in `details.fields`.',
+  '',
+  'Text fields are trimmed: whitespace around a value is dropped, and patterns state the value as sent. Lengths count characters (code points).',
+  'A request the schemas accept can still be refused by a rule that depends on stored data or on the outside world; each operation\'s description says which.',
+  'A method a path does not support answers 405 METHOD_NOT_ALLOWED with an Allow header.',
+].join('\n');
+
+/** `/api/checkout/:token/pay` → `/api/checkout/{token}/pay`, as @fastify/swagger writes paths. */
+const openApiPath = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\*/g, '{*}');
+
+/** A body the route takes or leaves out (e.g. refund's `.nullish()`); a raw-bytes body (z.unknown()) stays required. */
+function bodyIsOptional(body: unknown): boolean {
+  const schema = body as ZodType | undefined;
+  const type = (schema as { _zod?: { def?: { type?: string } } } | undefined)?._zod?.def?.type;
+  return (type === 'optional' || type === 'nullable') && schema!.safeParse(undefined).success;
+}
 
 export const openapiPlugin = fp(async (app: FastifyInstance, opts: { serverUrl: string }) => {
+  // @fastify/swagger marks every requestBody required (Fastify needs one when a body schema exists, but a zod
+  // schema decides here): operations whose body may be left out are noted as they register.
+  const optionalBodies: Array<{ path: string; method: string }> = [];
+  app.addHook('onRoute', (route) => {
+    if (!route.schema?.body || !bodyIsOptional(route.schema.body)) return;
+    for (const method of [route.method].flat()) optionalBodies.push({ path: openApiPath(route.url), method: method.toLowerCase() });
+  });
+
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: {
-        title: 'Checkout service API',
-        version: '0.1.0',
-        description:
-          'Hosted checkout for online stores. Errors are always `{ error, code }` (see the Error schema). Strings never contain U+0000 ' +
-          'or an unpaired UTF-16 surrogate: any string that does (body, query, path) answers 400 INVALID_INPUT naming the field.',
-      },
+      info: { title: 'Checkout service API', version: '0.1.0', description: DESCRIPTION },
       servers: [{ url: opts.serverUrl }],
       components: {
         securitySchemes: {
@@ -25,7 +47,15 @@ export const openapiPlugin = fp(async (app: FastifyInstance, opts: { serverUrl: 
       },
     },
     transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
+    transformObject: (input) => {
+      const document = jsonSchemaTransformObject(input);
+      const paths = (document as { paths?: Record<string, Record<string, { requestBody?: { required?: boolean } }>> }).paths;
+      for (const { path, method } of optionalBodies) {
+        const requestBody = paths?.[path]?.[method]?.requestBody;
+        if (requestBody) requestBody.required = false;
+      }
+      return document;
+    },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
 }, { name: 'openapi' });

@@ -1,7 +1,14 @@
 // Signed webhooks are verified over the exact bytes the sender signed: re-serialised JSON would not
 // match. Called inside an encapsulated route plugin (registered without fastify-plugin), it makes that
 // plugin's routes receive every body as a Buffer, while the rest of the API keeps the JSON parser.
+import { z } from 'zod';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+
+/**
+ * The body schema of such a route: validates nothing (the route reads the bytes and answers a body that is not
+ * JSON itself, after storing the delivery), and makes the document state that a JSON body is required.
+ */
+export const rawJsonBody = z.unknown();
 
 type ParserHost = Pick<FastifyInstance, 'addContentTypeParser'>;
 

@@ -1,10 +1,14 @@
 // Public checkout shapes (create, session status, session bundle, extras): one source for validation,
 // serialization and the OpenAPI document. Money is always integer minor units of an ISO currency.
 import { z } from 'zod';
+import { shippingAddressSchema } from '../../domain/address.js';
 import { STORE_ORDER_STATES } from '../../domain/store-order.js';
 import { CHECKOUT_STATUSES } from '../../domain/checkout-status.js';
+import { SESSION_TOKEN_PATTERN } from '../../domain/tokens.js';
 import { branding } from './merchant.js';
 import { PIXEL_EVENTS, PIXEL_PLATFORMS } from '../../domain/pixels.js';
+import { emailAddress, trimmed, webUrlPattern } from './text.js';
+import { shopHost } from './storefront-a.js';
 
 // ---------------------------------------------------------------------------------------------------
 // POST /api/checkout/create. Strict at every level: a cart never carries prices (they come from the store),
@@ -15,15 +19,18 @@ const storeId = z
   .union([z.number().int().positive(), z.string().regex(/^\d{1,20}$/, 'must be a numeric id')])
   .transform(String);
 
-export const storefrontACreateBody = z.strictObject({
-  platform: z.literal('storefront-a'),
-  shop: z.string().trim().toLowerCase().min(1).max(255).describe('The shop host, e.g. demo-shop.myshopify.com'),
-  cartToken: z.string().trim().min(1).max(256).regex(/^[\x21-\x7e]+$/, 'must be a cart token').describe("The shopper's cart token at the store"),
-});
+/** The storefront A branch; the shop host's suffix is configuration (STOREFRONT_A_SHOP_SUFFIX). */
+export const storefrontACreateBodyFor = (shopSuffix: string) =>
+  z.strictObject({
+    platform: z.literal('storefront-a'),
+    shop: shopHost(shopSuffix).describe(`The shop host, e.g. demo-shop${shopSuffix}`),
+    cartToken: trimmed(/^[\x21-\x7e]{1,256}$/, 'must be a cart token').describe("The shopper's cart token at the store"),
+  });
+export type StorefrontACreateBody = z.output<ReturnType<typeof storefrontACreateBodyFor>>;
 
 export const storefrontBCreateBody = z.strictObject({
   platform: z.literal('storefront-b'),
-  storeUrl: z.string().trim().min(1).max(2048).describe('The store URL, as connected'),
+  storeUrl: trimmed(webUrlPattern(['http', 'https']), 'must be the store URL (http(s)://host/…)', { max: 2048 }).describe('The store URL, as connected'),
   cart: z.strictObject({
     items: z
       .array(
@@ -33,16 +40,18 @@ export const storefrontBCreateBody = z.strictObject({
           quantity: z.number().int().min(1).max(999),
         }),
       )
+      .min(1, 'the cart is empty')
       .max(100)
       .describe('Quantities from the plugin; prices are re-read from the store'),
     currency: z.string().optional().describe("Informational: prices are in the store's own currency, read over REST"),
   }),
 });
 
-export const createCheckoutBody = z
-  .discriminatedUnion('platform', [storefrontACreateBody, storefrontBCreateBody])
-  .describe('A storefront A cart (sent by the script tag) or a storefront B cart (sent by the official plugin)')
-  .meta({ id: 'CreateCheckoutRequest' });
+/** The create body for this shop host suffix (no component id: the schema differs with configuration). */
+export const createCheckoutBodyFor = (shopSuffix: string) =>
+  z
+    .discriminatedUnion('platform', [storefrontACreateBodyFor(shopSuffix), storefrontBCreateBody])
+    .describe('A storefront A cart (sent by the script tag) or a storefront B cart (sent by the official plugin)');
 
 export const createCheckoutResponse = z
   .object({
@@ -57,9 +66,22 @@ export const passthroughResponse = z
   .meta({ id: 'CheckoutPassthrough' });
 
 // ---------------------------------------------------------------------------------------------------
+// The shopper's details.
+
+export const shopperEmail = emailAddress('enter a valid email address');
+/** One of the session's shipping rates (their ids are in the session bundle); another answers INVALID_INPUT. */
+export const shippingRateId = z.uuid('choose a shipping rate').describe('The id of one of the session\'s shipping rates (session-bundle `shipping`)');
+
+// ---------------------------------------------------------------------------------------------------
 // Read paths.
 
-export const tokenParams = z.object({ token: z.string().describe('Session token (cs_… or prev_…)') });
+/**
+ * A session token in the path: cs_… (a checkout) or prev_… (a preview), 32 base64url characters after the prefix.
+ * Any other value is no session: the routes answer 404 NOT_FOUND for it without a database read.
+ */
+export const tokenParams = z.object({
+  token: z.string().meta({ pattern: SESSION_TOKEN_PATTERN.source }).describe('Session token: cs_… (checkout) or prev_… (preview); anything else is not found (404)'),
+});
 
 export const money = z
   .object({ amount: z.number().int().describe('Integer minor units'), currency: z.string().length(3) })
@@ -121,16 +143,7 @@ export const pixelConfig = z
   })
   .meta({ id: 'PixelConfig' });
 
-export const shippingAddress = z.object({
-  name: z.string(),
-  line1: z.string(),
-  line2: z.string().optional(),
-  city: z.string(),
-  postalCode: z.string(),
-  country: z.string(),
-  region: z.string().optional(),
-  phone: z.string().optional(),
-});
+export const shippingAddress = shippingAddressSchema;
 
 export const sessionBundleResponse = z
   .object({

@@ -3,20 +3,21 @@
 // session currency). One source for validation, serialization and the OpenAPI document.
 import { z } from 'zod';
 import { DISCOUNT_CODE_PATTERN } from '../../domain/discounts.js';
-import { PIXEL_EVENTS, PIXEL_PLATFORMS } from '../../domain/pixels.js';
-import { money, pixelConfig } from './checkout.js';
+import { PIXEL_EVENTS, PIXEL_ID_FORMATS, PIXEL_PLATFORMS, type PixelPlatform } from '../../domain/pixels.js';
+import { money, pixelConfig, shippingRateId, shopperEmail } from './checkout.js';
+import { fetchedUrl, text, trimmed, unanchored } from './text.js';
 
 export const idParams = z.object({ id: z.uuid('must be an id') });
 
 /** The store's own numeric ids (both platforms use numbers). */
-const storeId = z.string().trim().regex(/^\d{1,20}$/, 'must be the store\'s numeric id');
+const storeId = trimmed(/^\d{1,20}$/, 'must be the store\'s numeric id');
 const eurCents = (max: number) => z.number().int().min(0).max(max);
 /**
  * Shown to shoppers' browsers. The route fetches it once through the SSRF guard, as the logo (api/image-url.ts):
- * https only (so a checkout page never loads mixed content; http only for the local sandbox's own pictures),
- * a public address, answering an image.
+ * https (so a checkout page never loads mixed content) or one of the origins the URL guard allows (the local
+ * sandbox's own pictures), on a public address, answering an image.
  */
-const imageUrl = z.url({ protocol: /^https?$/, error: 'must be an https URL' }).max(2048)
+const imageUrlFor = (allowedOrigins: readonly string[]) => fetchedUrl(2048, allowedOrigins)
   .describe('https URL of the product picture on a public address (checked when saved: it must answer an image)');
 const position = z.number().int().min(0).max(1000).describe('Order on the checkout page, lowest first');
 const timestamps = { createdAt: z.string(), updatedAt: z.string() };
@@ -25,16 +26,17 @@ const timestamps = { createdAt: z.string(), updatedAt: z.string() };
 // Discount codes.
 
 /** What a shopper types: any short text (an unknown one answers DISCOUNT_UNKNOWN, not a format error). */
-export const discountCodeInput = z.string().trim().min(1, 'enter a discount code').max(64);
+export const discountCodeInput = text(64, { required: 'enter a discount code' });
 export const orderBumpIds = z.array(z.uuid('must be an order bump id')).max(10);
 
 export const discountType = z.enum(['percentage', 'fixed_amount']);
 
+/** A code as the merchant types it: any letter case, whitespace around it (stored trimmed and upper-case). */
+const discountCode = trimmed(new RegExp(`^${unanchored(DISCOUNT_CODE_PATTERN).replaceAll('A-Z', 'A-Za-z')}$`), '3-40 letters, digits, "-" or "_"')
+  .toUpperCase()
+  .describe('Case-insensitive; stored upper-case');
+
 const discountFields = {
-  code: z.string().trim().toUpperCase().regex(DISCOUNT_CODE_PATTERN, '3-40 letters, digits, "-" or "_"').describe('Case-insensitive; stored upper-case'),
-  type: discountType,
-  percentOff: z.number().int().min(1).max(100).describe('percentage codes: 1-100').optional(),
-  amountOffCents: z.number().int().min(1).max(10_000_000).describe('fixed_amount codes: EUR cents, converted into the checkout currency with the session\'s FX snapshot').optional(),
   minimumSubtotalCents: eurCents(100_000_000).nullable().describe('Merchandise subtotal (items + order bumps) the code needs, EUR cents, converted').optional(),
   usageLimit: z.number().int().min(1).max(10_000_000).nullable().describe('Completed checkouts that may use it; null: unlimited').optional(),
   oncePerEmail: z.boolean().describe('One completed checkout per shopper email').optional(),
@@ -42,7 +44,7 @@ const discountFields = {
   active: z.boolean().describe('Off: the code answers DISCOUNT_UNKNOWN').optional(),
 };
 
-/** A type needs its own amount field and not the other's (checked after a PATCH is merged, too). */
+/** A type needs its own amount field and not the other's (checked after a PATCH is merged with the stored code). */
 export function discountAmountProblem(d: { type: 'percentage' | 'fixed_amount'; percentOff?: number | null; amountOffCents?: number | null }): Record<string, string> | undefined {
   if (d.type === 'percentage') {
     if (d.percentOff == null) return { 'body.percentOff': 'required for a percentage code' };
@@ -54,8 +56,42 @@ export function discountAmountProblem(d: { type: 'percentage' | 'fixed_amount'; 
   return undefined;
 }
 
-export const discountCreate = z.object(discountFields).strict();
-export const discountPatch = z.object({ ...discountFields, code: discountFields.code.optional(), type: discountType.optional() }).strict();
+/** A field this branch must not carry (the document states it as `not: {}`), with the message that says why. */
+const absent = (message: string) => z.never({ error: message }).optional();
+/** zod's message when the value is missing; its own for a wrong value. */
+const required = (message: string) => ({ error: (issue: { input: unknown }) => (issue.input === undefined ? message : undefined) });
+const percentOff = z.number(required('required for a percentage code')).int().min(1).max(100).describe('percentage codes: 1-100');
+const amountOffCents = z
+  .number(required('required for a fixed_amount code'))
+  .int()
+  .min(1)
+  .max(10_000_000)
+  .describe('fixed_amount codes: EUR cents, converted into the checkout currency with the session\'s FX snapshot');
+
+/** One branch per type: a percentage code carries percentOff, a fixed_amount code amountOffCents, never the other. */
+export const discountCreate = z.discriminatedUnion('type', [
+  z.strictObject({ code: discountCode, type: z.literal('percentage'), percentOff, amountOffCents: absent('only for fixed_amount codes'), ...discountFields }),
+  z.strictObject({ code: discountCode, type: z.literal('fixed_amount'), amountOffCents, percentOff: absent('only for percentage codes'), ...discountFields }),
+]);
+
+/**
+ * Fields not sent keep their value. Within the body: never both amount fields, and a type sent with the other
+ * type's amount field is refused (stated as JSON Schema too). Against the stored code, checked by the route:
+ * a new type needs its own amount field, and an amount field without a type must be the stored type's.
+ */
+export const discountPatch = z
+  .strictObject({ code: discountCode.optional(), type: discountType.optional(), percentOff: percentOff.optional(), amountOffCents: amountOffCents.optional(), ...discountFields })
+  .superRefine((d, ctx) => {
+    if (d.percentOff !== undefined && (d.amountOffCents !== undefined || d.type === 'fixed_amount')) ctx.addIssue({ code: 'custom', path: ['percentOff'], message: 'only for percentage codes' });
+    else if (d.amountOffCents !== undefined && d.type === 'percentage') ctx.addIssue({ code: 'custom', path: ['amountOffCents'], message: 'only for fixed_amount codes' });
+  })
+  .meta({
+    not: { required: ['percentOff', 'amountOffCents'] },
+    allOf: [
+      { if: { required: ['type'], properties: { type: { const: 'percentage' } } }, then: { not: { required: ['amountOffCents'] } } },
+      { if: { required: ['type'], properties: { type: { const: 'fixed_amount' } } }, then: { not: { required: ['percentOff'] } } },
+    ],
+  });
 
 export const discountView = z
   .object({
@@ -77,8 +113,8 @@ export const discountView = z
 export const validateDiscountBody = z
   .object({
     code: discountCodeInput,
-    email: z.string().trim().toLowerCase().email('enter a valid email address').max(254).optional().describe('Needed to check once-per-email codes'),
-    shippingRateId: z.string().trim().min(1).max(100).optional().describe('When given, the total includes this rate'),
+    email: shopperEmail.optional().describe('Needed to check once-per-email codes'),
+    shippingRateId: shippingRateId.optional().describe('When given, the total includes this rate'),
     orderBumpIds: orderBumpIds.optional().describe('Order bumps ticked so far: part of the subtotal the code applies to'),
   })
   .strict();
@@ -97,20 +133,26 @@ export const validateDiscountResponse = z
 // ---------------------------------------------------------------------------------------------------
 // Order bumps: one extra product offered on the checkout page, ticked with one click.
 
-const bumpFields = {
+const bumpFieldsFor = (allowedOrigins: readonly string[]) => ({
   productId: storeId.describe('The store\'s product id (the store order gets this line)'),
   variantId: storeId.nullable().describe('The store\'s variant (storefront A) or variation (storefront B) id').optional(),
-  title: z.string().trim().min(1).max(120),
-  description: z.string().trim().max(500).nullable().optional(),
-  imageUrl: imageUrl.nullable().optional(),
+  title: text(120, { required: 'enter a title' }),
+  description: text(500).nullable().optional(),
+  imageUrl: imageUrlFor(allowedOrigins).nullable().optional(),
   priceCents: eurCents(10_000_000).describe('The bump price, EUR cents, converted into the checkout currency'),
-  compareAtCents: eurCents(10_000_000).nullable().describe('A higher regular price shown struck through').optional(),
+  compareAtCents: eurCents(10_000_000).nullable().describe('A higher regular price shown struck through: above priceCents (the stored one when a PATCH leaves it out)').optional(),
   active: z.boolean().optional(),
   position: position.optional(),
-};
+});
 
-export const orderBumpCreate = z.object(bumpFields).strict();
-export const orderBumpPatch = z.object({ ...bumpFields, productId: bumpFields.productId.optional(), title: bumpFields.title.optional(), priceCents: bumpFields.priceCents.optional() }).strict();
+/** Create and PATCH bodies; the image URL rules depend on the origins the URL guard allows. */
+export function orderBumpInputsFor(allowedOrigins: readonly string[]) {
+  const fields = bumpFieldsFor(allowedOrigins);
+  return {
+    create: z.object(fields).strict(),
+    patch: z.object({ ...fields, productId: fields.productId.optional(), title: fields.title.optional(), priceCents: fields.priceCents.optional() }).strict(),
+  };
+}
 
 /** What the merchant sees of a bump and what a checkout is offered, before their prices. */
 const bumpShown = {
@@ -147,31 +189,37 @@ export const orderBumpOffer = z
 
 export const upsellPlacement = z.enum(['pre_confirm', 'post_purchase']);
 
-const upsellFields = {
+const upsellFieldsFor = (allowedOrigins: readonly string[]) => ({
   placement: upsellPlacement.describe('pre_confirm: on the checkout before paying; post_purchase: on the confirmation page'),
-  headline: z.string().trim().min(1).max(120),
-  description: z.string().trim().max(500).nullable().optional(),
+  headline: text(120, { required: 'enter a headline' }),
+  description: text(500).nullable().optional(),
   productId: storeId,
   variantId: storeId.nullable().optional(),
-  title: z.string().trim().min(1).max(120),
-  imageUrl: imageUrl.nullable().optional(),
+  title: text(120, { required: 'enter a title' }),
+  imageUrl: imageUrlFor(allowedOrigins).nullable().optional(),
   priceCents: eurCents(10_000_000).describe('The product\'s regular price, EUR cents'),
   discountPercent: z.number().int().min(0).max(90).describe('Off the regular price in the offer').optional(),
   active: z.boolean().optional(),
   position: position.optional(),
-};
+});
 
-export const upsellCreate = z.object(upsellFields).strict();
-export const upsellPatch = z
-  .object({
-    ...upsellFields,
-    placement: upsellFields.placement.optional(),
-    headline: upsellFields.headline.optional(),
-    productId: upsellFields.productId.optional(),
-    title: upsellFields.title.optional(),
-    priceCents: upsellFields.priceCents.optional(),
-  })
-  .strict();
+/** Create and PATCH bodies; the image URL rules depend on the origins the URL guard allows. */
+export function upsellInputsFor(allowedOrigins: readonly string[]) {
+  const fields = upsellFieldsFor(allowedOrigins);
+  return {
+    create: z.object(fields).strict(),
+    patch: z
+      .object({
+        ...fields,
+        placement: fields.placement.optional(),
+        headline: fields.headline.optional(),
+        productId: fields.productId.optional(),
+        title: fields.title.optional(),
+        priceCents: fields.priceCents.optional(),
+      })
+      .strict(),
+  };
+}
 
 /** What the merchant sees of an upsell and what a checkout is offered, before their prices. */
 const upsellShown = {
@@ -213,17 +261,29 @@ export const pixelEvents = z
   .array(z.enum(PIXEL_EVENTS))
   .min(1, 'choose at least one event')
   .max(PIXEL_EVENTS.length)
-  .refine((events) => new Set(events).size === events.length, 'each event once');
+  .refine((events) => new Set(events).size === events.length, 'each event once')
+  .meta({ uniqueItems: true });
 
-const pixelFields = {
-  platform: pixelPlatform,
-  trackingId: z.string().trim().min(1).max(100).describe('The platform\'s pixel / measurement / conversion id (format checked per platform)'),
-  events: pixelEvents.describe('Checkout events this pixel fires'),
-  active: z.boolean().optional(),
+/** A tracking id in `platform`'s published format (domain/pixels.ts), whitespace around it dropped. */
+const trackingIdOf = (platform: PixelPlatform) => {
+  const { pattern, example } = PIXEL_ID_FORMATS[platform];
+  return trimmed(pattern, `not a ${platform} id (expected the format of ${example})`).describe(`The ${platform} id, e.g. ${example}`);
 };
+/** Any platform's format: a PATCH keeps the stored platform, whose format the route checks. */
+const anyTrackingId = trimmed(new RegExp(`^(?:${PIXEL_PLATFORMS.map((p) => unanchored(PIXEL_ID_FORMATS[p].pattern)).join('|')})$`), 'not a tracking id of any platform');
 
-export const pixelCreate = z.object(pixelFields).strict();
-export const pixelPatch = z.object({ trackingId: pixelFields.trackingId.optional(), events: pixelFields.events.optional(), active: z.boolean().optional() }).strict();
+/** One branch per platform, each with its id format. */
+const pixelBranches = PIXEL_PLATFORMS.map((platform) =>
+  z.strictObject({ platform: z.literal(platform), trackingId: trackingIdOf(platform), events: pixelEvents.describe('Checkout events this pixel fires'), active: z.boolean().optional() }),
+);
+export const pixelCreate = z.discriminatedUnion('platform', pixelBranches as [(typeof pixelBranches)[number], ...typeof pixelBranches]);
+export const pixelPatch = z
+  .object({
+    trackingId: anyTrackingId.optional().describe('In the format of the pixel\'s platform (it cannot change)'),
+    events: pixelEvents.optional().describe('Checkout events this pixel fires'),
+    active: z.boolean().optional(),
+  })
+  .strict();
 
 export const pixelView = z
   .object({ id: z.string(), platform: pixelPlatform, trackingId: z.string(), events: z.array(z.string()), active: z.boolean(), ...timestamps })

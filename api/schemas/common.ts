@@ -13,16 +13,3 @@ export const errorResponse = z
   .meta({ id: 'Error' });
 
 export type ErrorResponse = z.infer<typeof errorResponse>;
-
-/**
- * A credential a platform issued (API key, consumer key or secret, app client id or secret): printable ASCII
- * without spaces, as every platform issues them. Surrounding whitespace from a paste is dropped; anything else
- * (an emoji, a zero-width space, U+202E…) is a paste gone wrong, refused here rather than sent to the platform.
- */
-export const credential = (what: string, max: number) =>
-  z
-    .string()
-    .trim()
-    .min(1, `the ${what} is required`)
-    .max(max)
-    .regex(/^[\x21-\x7e]+$/, `the ${what} must be printable ASCII without spaces: check for a stray character from the paste`);

@@ -1,22 +1,60 @@
 // Merchant-facing shapes: one source for validation, serialization and the OpenAPI document.
 import { z } from 'zod';
+import { caseless, chars, emailAddress, fetchedUrl, text, TRIMMED_CLASS, trimmed } from './text.js';
+import { checkPasswordPolicy, COMMON_PASSWORDS, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../domain/password-policy.js';
+import { RESERVED_SLUGS, SLUG_MAX, SLUG_MIN } from '../../domain/slug.js';
 
-export const email = z.string().trim().toLowerCase().email('must be a valid email address').max(254);
-export const phone = z
+export const email = emailAddress('must be a valid email address');
+export const phone = trimmed(/^\+?[0-9 ()-]{6,20}$/, 'must be a phone number (6-20 digits, spaces, +, -, parentheses)');
+/**
+ * A new password: the policy of security/passwords.ts, stated in the document as far as JSON Schema can:
+ * 10-200 characters (code points on both sides), not one character repeated, not a common password in any
+ * letter case with spaces around it. "Not the account's email" compares with another value: the route checks
+ * it and the description says so.
+ */
+export const newPassword = z
   .string()
+  .superRefine((password, ctx) => {
+    const problem = checkPasswordPolicy(password);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .meta({
+    minLength: MIN_PASSWORD_LENGTH,
+    maxLength: MAX_PASSWORD_LENGTH,
+    not: {
+      anyOf: [
+        { pattern: '^([\\s\\S])\\1*$' },
+        { pattern: `^[${TRIMMED_CLASS}]*(?:${[...COMMON_PASSWORDS].map(caseless).join('|')})[${TRIMMED_CLASS}]*$` },
+      ],
+    },
+  });
+
+/**
+ * A slug as typed: surrounding whitespace and any letter case (the route trims and lower-cases), then what
+ * domain/slug.ts slugProblem accepts: 3-40 letters, digits and single inner hyphens, not a reserved name.
+ * The route answers INVALID_SLUG (the spec's code) for anything else; this pattern states the same rule.
+ */
+export const slugInput = chars(100)
   .trim()
-  .regex(/^\+?[0-9 ()-]{6,20}$/, 'must be a phone number (digits, spaces, +, -, parentheses)');
+  .meta({
+    pattern: `^[${TRIMMED_CLASS}]*(?=[A-Za-z0-9-]{${SLUG_MIN},${SLUG_MAX}}[${TRIMMED_CLASS}]*$)[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*[${TRIMMED_CLASS}]*$`,
+    not: { pattern: `^[${TRIMMED_CLASS}]*(?:${[...RESERVED_SLUGS].map(caseless).join('|')})[${TRIMMED_CLASS}]*$` },
+  });
+
+/** A password being checked, not set: anything up to 1000 characters. */
+export const currentPassword = chars(1000);
+
 export const hexColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a hex color like #1a2b3c').transform((v) => v.toLowerCase());
 
 export const CHECKOUT_TEXT_KEYS = ['headline', 'contactHeading', 'shippingHeading', 'paymentHeading', 'payButtonLabel', 'codButtonLabel', 'footerNote', 'successMessage'] as const;
 export const checkoutTexts = z
-  .object(Object.fromEntries(CHECKOUT_TEXT_KEYS.map((k) => [k, z.string().trim().max(300).optional()])) as Record<(typeof CHECKOUT_TEXT_KEYS)[number], z.ZodOptional<z.ZodString>>)
+  .object(Object.fromEntries(CHECKOUT_TEXT_KEYS.map((k) => [k, text(300).optional()])) as Record<(typeof CHECKOUT_TEXT_KEYS)[number], z.ZodOptional<z.ZodString>>)
   .strict()
   .describe('Texts shown on the checkout page; unset keys use the defaults');
 
 export const shippingRateInput = z
   .object({
-    name: z.string().trim().min(1).max(60).describe('Visible to the shopper'),
+    name: text(60, { required: 'enter a name' }).describe('Visible to the shopper'),
     free: z.boolean().default(false).describe('When on, the price is ignored and the shopper sees a free label'),
     basePriceCents: z.number().int().min(0).max(1_000_000).describe('Price in EUR cents; converted into the checkout currency'),
     freeThresholdCents: z.number().int().min(0).max(100_000_000).nullable().optional().describe('Cart subtotals at or above this (EUR cents) ship free'),
@@ -69,11 +107,15 @@ export const publicConfig = z
   })
   .meta({ id: 'PublicMerchantConfig' });
 
-export const configPatch = z
+/** PATCH /api/merchant/config; the logo URL rules depend on the origins the URL guard allows. */
+export const configPatchFor = (allowedOrigins: readonly string[]) => z
   .object({
     branding: z
       .object({
-        logoUrl: z.string().trim().max(2048).nullable().optional().describe('https URL of a PNG or SVG (60px high recommended); null removes it'),
+        logoUrl: fetchedUrl(2048, allowedOrigins)
+          .nullable()
+          .optional()
+          .describe('https URL of a PNG or SVG (60px high recommended), fetched when saved: it must answer 200 with image/png or image/svg+xml from a public address; null removes it'),
         primaryColor: hexColor.nullable().optional(),
         accentColor: hexColor.nullable().optional(),
       })
@@ -90,14 +132,14 @@ export const accountPatch = z
   .object({
     email: email.optional(),
     phone: phone.optional(),
-    newPassword: z.string().optional(),
-    currentPassword: z.string().optional().describe('Required to change the email or the password'),
+    newPassword: newPassword.optional().describe('Must not be the account\'s email (after this change)'),
+    currentPassword: currentPassword.optional().describe('Required to change the email or the password'),
   })
   .strict();
 
 export const shopPatch = z
   .object({
-    shopName: z.string().trim().min(1).max(120).optional(),
+    shopName: text(120, { required: 'enter the shop name' }).optional(),
     storePlatform: storePlatform.nullable().optional().describe('The platform chosen in wizard step 1'),
   })
   .strict();

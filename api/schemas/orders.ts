@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { CHECKOUT_STATUSES } from '../../domain/checkout-status.js';
 import { FUNNEL_STEPS } from '../../domain/stats.js';
 import { checkoutStatus, shippingAddress, storeOrder } from './checkout.js';
+import { caseless, chars, text, TRIMMED_CLASS } from './text.js';
 
 export const PAGE_SIZE_DEFAULT = 25;
 export const PAGE_SIZE_MAX = 100;
@@ -32,8 +33,14 @@ function checkRange(value: { from?: Date; to?: Date }, ctx: z.RefinementCtx) {
 // ---------------------------------------------------------------------------------------------------
 // GET /api/checkout/merchant/orders
 
+/** A status in any letter case with whitespace around it, or a blank entry (ignored); entries separated by commas. */
+const STATUS_ENTRY = `[${TRIMMED_CLASS}]*(?:${CHECKOUT_STATUSES.map(caseless).join('|')})?[${TRIMMED_CLASS}]*`;
+const STATUS_VALUE = `^${STATUS_ENTRY}(?:,${STATUS_ENTRY})*$`;
+/** …and at least one status in it. */
+const NAMES_A_STATUS = `(?:${CHECKOUT_STATUSES.map(caseless).join('|')})`;
+
 const statusList = z
-  .union([z.string(), z.array(z.string())])
+  .union([z.string().meta({ allOf: [{ pattern: STATUS_VALUE }, { pattern: NAMES_A_STATUS }] }), z.array(z.string().meta({ pattern: STATUS_VALUE })).meta({ contains: { pattern: NAMES_A_STATUS } })])
   .transform((value, ctx) => {
     const wanted = [...new Set((Array.isArray(value) ? value : [value]).flatMap((v) => v.split(',')).map((v) => v.trim().toUpperCase()).filter(Boolean))];
     const unknown = wanted.filter((v) => !(CHECKOUT_STATUSES as readonly string[]).includes(v));
@@ -43,32 +50,28 @@ const statusList = z
     }
     return wanted as Array<(typeof CHECKOUT_STATUSES)[number]>;
   })
-  .describe(`One or several of ${CHECKOUT_STATUSES.join(', ')}: repeat the parameter or separate with commas`);
+  .describe(`One or several of ${CHECKOUT_STATUSES.join(', ')} (any letter case): repeat the parameter or separate with commas`);
 
 export const ordersQuery = z
   .object({
     limit: z
       .string()
-      .regex(/^\d{1,6}$/, 'a whole number from 1')
+      .regex(/^(?!0+$)[0-9]{1,6}$/, 'a whole number from 1')
       .transform(Number)
-      .refine((n) => n >= 1, 'a whole number from 1')
       .transform((n) => Math.min(n, PAGE_SIZE_MAX))
       .optional()
       .describe(`Page size, default ${PAGE_SIZE_DEFAULT}; larger values are capped at ${PAGE_SIZE_MAX}`),
-    cursor: z.string().max(300).optional().describe('nextCursor of the previous page (opaque)'),
+    cursor: chars(300).optional().describe('nextCursor of the previous page (opaque: any other value answers INVALID_INPUT)'),
     status: statusList.optional(),
     ...range,
     paymentMethod: z.enum(['card', 'cod']).optional(),
-    q: z
-      .string()
-      .trim()
-      .min(1)
-      .max(254)
+    q: text(254, { required: 'enter the start of an email or a token' })
       .optional()
       .describe('Search: the start of the shopper\'s email (case-insensitive) or of the session token'),
   })
   .strict()
-  .superRefine(checkRange);
+  .superRefine(checkRange)
+  .describe('from must be before to when both are given');
 
 export type OrdersQuery = z.output<typeof ordersQuery>;
 
@@ -107,7 +110,7 @@ export const ordersPage = z
 // ---------------------------------------------------------------------------------------------------
 // GET /api/checkout/merchant/orders/:token
 
-export const orderParams = z.object({ token: z.string().max(100).describe('The session token (cs_…)') });
+
 
 export const timelineEntry = z
   .object({

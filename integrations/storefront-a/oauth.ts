@@ -6,6 +6,7 @@
 // ["a", "b"] (the real platform's rules).
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { IntegrationError } from '../errors.js';
+import { SHOP_NAME } from '../../domain/shop-host.js';
 
 export const SHOP_HOST_SUFFIX = '.myshopify.com';
 /** Production: shops answer on their own host. The sandbox serves them under a path prefix instead. */
@@ -13,9 +14,10 @@ export const DEFAULT_API_URL_TEMPLATE = 'https://{shop}';
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+
 /** A shop host the platform could have issued: one lowercase DNS label then the platform's suffix. */
 export function isValidShopHost(host: string, suffix = SHOP_HOST_SUFFIX): boolean {
-  return new RegExp(`^[a-z0-9][a-z0-9-]{0,59}${escapeRegExp(suffix)}$`).test(host);
+  return new RegExp(`^${SHOP_NAME}${escapeRegExp(suffix)}$`).test(host);
 }
 
 /**

@@ -12,8 +12,8 @@ import { startTestStack, type TestStack } from '../harness/stack.js';
 import { createTestMerchant, type TestMerchant } from '../harness/merchants.js';
 import { isErrorCode, statusOf } from '../../domain/errors.js';
 import { createSecretBox } from '../../security/secrets.js';
-import { processorAad } from '../../workflows/processor-connection.messages.js';
-import { storefrontAAad } from '../../activities/storefront-a.js';
+import { processorAad } from '../../model/connections.js';
+import { storefrontAAad } from '../../model/connections.js';
 import { SIGNATURE_HEADER, signWebhook } from '../../integrations/processor/signature.js';
 import { signWebhookBody, WEBHOOK_HEADERS } from '../../integrations/storefront-a/webhooks.js';
 

@@ -134,6 +134,20 @@ describe('cash on delivery, end to end over HTTP', () => {
     expect((await timelineOf(stack, token, 'cod_paid')).map((e) => e.data)).toEqual([{ storeOrderId: row.storeOrderId, storeStatus: 'processing' }]);
   });
 
+  it('given a COD order whose store the merchant disconnected / backfill-status answers 409 CONFLICT saying to reconnect, not a 5xx', async () => {
+    const merchant = await storefrontAMerchant(stack, 'Cod Gamma');
+    await enableCod(merchant);
+    const token = await storefrontACheckout(stack, merchant.shop);
+    expect((await api(stack, 'POST', `/api/checkout/${token}/complete-cod`, await detailsFor(token))).status).toBe(200);
+    await expectCodOrderAndTwoEmails(token, merchant, () => storefrontAOrdersOf(merchant.shop, token).length);
+
+    const disconnect = await stack.app.inject({ method: 'DELETE', url: '/api/merchant/storefront-a', headers: { authorization: `Bearer ${merchant.token}` } });
+    expect(disconnect.statusCode, disconnect.body).toBe(200);
+    const sync = await api(stack, 'POST', `/api/checkout/merchant/orders/${token}/backfill-status`, undefined, merchant.token);
+    expect(sync).toMatchObject({ status: 409, body: { code: 'CONFLICT', error: expect.stringContaining('reconnect') } });
+    expect((await sessionRow(token)).codPaidAt).toBeNull();
+  });
+
   it('given a merchant without COD / complete-cod is refused with COD_NOT_ENABLED and nothing changes', async () => {
     const merchant = await storefrontAMerchant(stack, 'No Cod Store');
     const token = await storefrontACheckout(stack, merchant.shop);

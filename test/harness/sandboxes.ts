@@ -21,8 +21,15 @@ async function listen(sim: Simulator): Promise<string> {
   return sim.app.listen({ port: 0, host: '127.0.0.1' });
 }
 
-/** Every simulator on a port of its own; `serviceUrl` is where storefront B's plugin sends checkouts. */
-export async function startSandboxes(opts: { serviceUrl?: string } = {}): Promise<Sandboxes> {
+export interface SandboxOptions {
+  /** Where storefront B's plugin sends checkouts. */
+  serviceUrl?: string;
+  /** How the URL guard resolves host names other than the simulators' (default: the system resolver). */
+  resolveHost?: (host: string) => Promise<string[]>;
+}
+
+/** Every simulator on a port of its own. */
+export async function startSandboxes(opts: SandboxOptions = {}): Promise<Sandboxes> {
   let processorUrl = '';
   let storefrontAUrl = '';
   let storefrontBUrl = '';
@@ -46,7 +53,7 @@ export async function startSandboxes(opts: { serviceUrl?: string } = {}): Promis
       POSTMARK_API_URL: emailUrl,
       POSTMARK_SERVER_TOKEN: 'sandbox-server-token',
     },
-    urlGuard: createUrlGuard({ allowedOrigins: Object.values(urls) }),
+    urlGuard: createUrlGuard({ allowedOrigins: Object.values(urls), resolve: opts.resolveHost }),
     async close() {
       await Promise.all(Object.values(sims).map((s) => s.app.close()));
     },

@@ -85,6 +85,8 @@ export interface ServiceStackOptions {
   worker?: boolean;
   /** Added to the input of every checkout workflow the API starts (tests shorten its timings this way). */
   checkoutWorkflowInput?: Parameters<typeof checkoutInputInterceptor>[0];
+  /** How the URL guard resolves merchants' host names (default: the system resolver); the simulators are always reachable. */
+  resolveHost?: (host: string) => Promise<string[]>;
 }
 
 export interface ServiceStack {
@@ -105,7 +107,7 @@ export interface ServiceStack {
 export async function startServiceStack(opts: ServiceStackOptions): Promise<ServiceStack> {
   const apiPort = await freePort();
   const apiUrl = `http://127.0.0.1:${apiPort}`;
-  const sandboxes = await startSandboxes({ serviceUrl: apiUrl });
+  const sandboxes = await startSandboxes({ serviceUrl: apiUrl, resolveHost: opts.resolveHost });
   const { sims, urls } = sandboxes;
 
   const db = opts.db ?? createDb(opts.databaseUrl, { max: 10 });

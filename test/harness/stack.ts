@@ -13,7 +13,7 @@ export interface TestStack extends ServiceStack {
   temporal: TestTemporal;
 }
 
-export type TestStackOptions = Pick<ServiceStackOptions, 'worker' | 'checkoutWorkflowInput'>;
+export type TestStackOptions = Pick<ServiceStackOptions, 'worker' | 'checkoutWorkflowInput' | 'resolveHost'>;
 
 export async function startTestStack(env: Record<string, string> = {}, opts: TestStackOptions = {}): Promise<TestStack> {
   const database = await createTestDatabase();

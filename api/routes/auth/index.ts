@@ -14,10 +14,12 @@ import { Prisma } from '../../../prisma/client.js';
 import type { RouteDeps } from '../../app.js';
 import { AppError } from '../../../domain/errors.js';
 import { slugFromName, withSuffix } from '../../../domain/slug.js';
-import { checkPasswordPolicy, DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../../security/passwords.js';
+import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../../security/passwords.js';
+import { checkPasswordPolicy } from '../../../domain/password-policy.js';
 import { hashOneTimeToken } from '../../../security/one-time-tokens.js';
 import { errorResponse } from '../../schemas/common.js';
-import { email, ok, phone, sessionResponse } from '../../schemas/merchant.js';
+import { currentPassword, email, newPassword, ok, phone, sessionResponse } from '../../schemas/merchant.js';
+import { text, trimmed } from '../../schemas/text.js';
 import { limit } from '../../plugins/rate-limits.js';
 import { SESSION_COOKIE } from '../../plugins/auth.js';
 import { merchantViewInclude, toMerchantView } from '../merchant/view.js';
@@ -26,15 +28,18 @@ import { queueAccountEmail } from './account-emails.js';
 const registerBody = z
   .object({
     email,
-    password: z.string().max(1000),
-    shopName: z.string().trim().min(1).max(120),
+    password: newPassword.describe('Must not be the email address'),
+    shopName: text(120, { required: 'enter the shop name' }),
     phone,
-    inviteToken: z.string().trim().max(200).optional().describe('Required only while public signup is closed'),
+    inviteToken: text(200).optional().describe('Required only while public signup is closed'),
   })
   .strict();
-const loginBody = z.object({ email: z.string().trim().toLowerCase().max(254), password: z.string().max(1000) }).strict();
-const tokenBody = z.object({ token: z.string().trim().min(16).max(200) }).strict();
-const resetConfirmBody = tokenBody.extend({ password: z.string().max(1000) }).strict();
+/** Any email and password are checked (a wrong pair answers INVALID_CREDENTIALS, whatever its form). */
+const loginEmail = text(254).toLowerCase();
+const loginBody = z.object({ email: loginEmail, password: currentPassword }).strict();
+/** The token of an emailed link (security/one-time-tokens.ts: base64url). */
+const tokenBody = z.object({ token: trimmed(/^[A-Za-z0-9_-]{16,200}$/, 'not the token of one of our links') }).strict();
+const resetConfirmBody = tokenBody.extend({ password: newPassword.describe('Must not be the account\'s email address') }).strict();
 
 function passwordOrThrow(password: string, context: { email?: string }) {
   const problem = checkPasswordPolicy(password, context);
@@ -163,7 +168,7 @@ export const authRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =>
     schema: {
       tags,
       summary: 'Email a single-use password reset link (valid 1 hour). Always answers the same.',
-      body: z.object({ email: z.string().trim().toLowerCase().max(254) }).strict(),
+      body: z.object({ email: loginEmail }).strict(),
       response: { 202: ok, 400: errorResponse, 429: errorResponse },
     },
   }, async (request, reply) => {
@@ -177,6 +182,7 @@ export const authRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =>
     schema: {
       tags,
       summary: 'Set a new password with a reset token; ends every existing session',
+      description: 'The token of an unknown, used or expired link answers INVALID_TOKEN; the password must not be the account\'s email.',
       body: resetConfirmBody,
       response: { 200: sessionResponse, 400: errorResponse, 429: errorResponse },
     },
@@ -217,6 +223,7 @@ export const authRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =>
     schema: {
       tags,
       summary: 'Confirm the email address with the token of the verification link',
+      description: 'The token of an unknown, used or expired link answers INVALID_TOKEN.',
       body: tokenBody,
       response: { 200: ok, 400: errorResponse },
     },

@@ -10,10 +10,11 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { RouteDeps } from '../../app.js';
 import { errorResponse } from '../../schemas/common.js';
+import { exactShopHost } from '../../schemas/storefront-a.js';
 import { AppError } from '../../../domain/errors.js';
 import { buildAuthorizeUrl, isValidShopHost, verifyCallbackHmac } from '../../../integrations/storefront-a/oauth.js';
 import { SecretDecryptionError } from '../../../security/secrets.js';
-import { installingInputs, STOREFRONT_A_SCOPES, storefrontAAad } from '../../../activities/storefront-a.js';
+import { installingInputs, STOREFRONT_A_SCOPES, storefrontAAad } from '../../../model/connections.js';
 import type { installStorefrontAWorkflow } from '../../../workflows/storefront-a-install.js';
 import { storefrontAWorkflowIds } from '../../../workflows/storefront-a.messages.js';
 
@@ -75,8 +76,8 @@ export const storefrontAAuthRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
         'On success redirects (302) to the dashboard with ?storefrontA=connected.',
       querystring: z.looseObject({
         code: z.string().min(1),
-        shop: z.string(),
-        state: z.string().min(1),
+        shop: exactShopHost(config.storefrontA.shopSuffix),
+        state: z.string().min(1).describe('The install state we issued (single use, 10 minutes): another answers INVALID_TOKEN'),
         timestamp: z.string(),
         hmac: z.string(),
         host: z.string().optional(),

@@ -11,6 +11,7 @@ import type { PlatformSubscription } from '../../../generated/prisma/client.js';
 import { AppError } from '../../../domain/errors.js';
 import { FREE_PLAN_ID, PLANS, SUBSCRIPTION_STATUSES, findPlan, isPaidPlan, isPaidStatus } from '../../../domain/plans.js';
 import { errorResponse } from '../../schemas/common.js';
+import { trimmed } from '../../schemas/text.js';
 import {
   cancelUpdate, platformSubscriptionWorkflowId, subscribeUpdate, type PlatformSubscriptionInput,
 } from '../../../workflows/platform-subscription.messages.js';
@@ -61,7 +62,11 @@ export const subscriptionSchema = z
 
 export type SubscriptionView = z.infer<typeof subscriptionSchema>;
 
-const subscribeBody = z.object({ planId: z.string().trim().min(1).max(40).describe('A paid plan id from the catalog') });
+const PAID_PLAN_IDS = PLANS.filter((p) => isPaidPlan(p.id)).map((p) => p.id);
+const subscribeBody = z.strictObject({
+  planId: trimmed(new RegExp(`^(?:${PAID_PLAN_IDS.join('|')})$`), `a paid plan: ${PAID_PLAN_IDS.join(' or ')} (to return to Demo, cancel the paid plan)`)
+    .describe(`A paid plan id from the catalog: ${PAID_PLAN_IDS.join(', ')}`),
+});
 const subscribeResponse = z
   .object({
     planId: z.string(),

@@ -14,7 +14,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyBaseLogger } from 'fastify';
 import type { RouteDeps } from '../../app.js';
 import { errorResponse } from '../../schemas/common.js';
-import { acceptRawBodies, rawBodyOf } from '../../plugins/raw-body.js';
+import { acceptRawBodies, rawBodyOf, rawJsonBody } from '../../plugins/raw-body.js';
 import {
   claimedString, eventIdOf, parseJsonOrUndefined, processorEventOf, signedByAny, storableBody, webhookDeliveries, type DeliveryAudit,
 } from '../../webhook-deliveries.js';
@@ -22,11 +22,9 @@ import { AppError } from '../../../domain/errors.js';
 import { isPaidStatus } from '../../../domain/plans.js';
 import { SIGNATURE_HEADER } from '../../../integrations/processor/signature.js';
 import type { ProcessorWebhookPayload } from '../../../integrations/processor/webhook.js';
-import { platformBillingWebhookAad } from '../../../activities/platform-billing.js';
-import {
-  billingEventSignal, PLATFORM_BILLING_METADATA_KEY, PLATFORM_BILLING_WEBHOOK_PATH, platformSubscriptionWorkflowId,
-  type BillingEventMessage, type PlatformSubscriptionInput,
-} from '../../../workflows/platform-subscription.messages.js';
+import { platformBillingWebhookAad } from '../../../model/connections.js';
+import { PLATFORM_BILLING_METADATA_KEY, PLATFORM_BILLING_WEBHOOK_PATH } from '../../../domain/plans.js';
+import { billingEventSignal, platformSubscriptionWorkflowId, type BillingEventMessage, type PlatformSubscriptionInput } from '../../../workflows/platform-subscription.messages.js';
 
 export type BillingDeliveryRejection = 'bad_signature' | 'no_secret' | 'malformed' | 'not_billing' | 'stale' | 'duplicate';
 
@@ -91,6 +89,8 @@ export const billingWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
         'check the processor, once per event id (a redelivery answers duplicate: true); other valid events are stored and ignored. 503 NOT_READY ' +
         'asks the processor to retry later.',
       headers: z.looseObject({ [SIGNATURE_HEADER]: z.string().optional() }),
+      // Read as raw bytes (the signature covers them): the document states that a JSON body is required.
+      body: rawJsonBody.describe('The processor\'s event as JSON: { event, data: { id, metadata: { platform_billing_merchant_id } } }, verified over its raw bytes'),
       response: { 200: received, 400: errorResponse, 401: errorResponse, 503: errorResponse },
     },
   }, async (request) => {

@@ -8,8 +8,8 @@ import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
 import { createTestMerchant, type TestMerchant } from '../../../test/harness/merchants.js';
 import { createSecretBox } from '../../../security/secrets.js';
 import { createUrlGuard } from '../../../security/ssrf.js';
-import { storefrontAAad } from '../../../activities/storefront-a.js';
-import { storefrontBAad } from '../../../workflows/storefront-b-connection.messages.js';
+import { storefrontAAad } from '../../../model/connections.js';
+import { storefrontBAad } from '../../../model/connections.js';
 import { checkoutWorkflowId } from '../../../workflows/checkout.messages.js';
 import { DEMO_APP } from '../../../sandbox/storefront-a/simulator.js';
 import { convertFromEur } from '../../../domain/money.js';
@@ -301,7 +301,8 @@ describe('POST /api/checkout/create from a storefront B cart', () => {
     const foreignVariation = await create(body([{ productId: s.variable.id, variationId: s.simple.id, quantity: 1 }]));
 
     expect(unknownStore).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
-    expect(empty).toMatchObject({ status: 400, body: { code: 'INVALID_INPUT', error: 'The cart is empty' } });
+    // The schema states it (minItems 1), so it is refused before the store is looked up.
+    expect(empty).toMatchObject({ status: 400, body: { code: 'INVALID_INPUT', details: { fields: { 'body.cart.items': 'the cart is empty' } } } });
     expect(unknownProduct).toMatchObject({ status: 400, body: { code: 'INVALID_INPUT', error: expect.stringContaining('999999') } });
     expect(noVariation).toMatchObject({ status: 400, body: { code: 'INVALID_INPUT', error: expect.stringContaining('variation') } });
     expect(foreignVariation).toMatchObject({ status: 400, body: { code: 'INVALID_INPUT' } });

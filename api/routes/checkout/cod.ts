@@ -10,10 +10,10 @@ import { isCheckoutToken, isPreviewToken } from '../../../domain/tokens.js';
 import { completeCodUpdate } from '../../../workflows/checkout.messages.js';
 import { updateCheckout } from '../../checkout-workflow.js';
 import { errorResponse } from '../../schemas/common.js';
+import { tokenParams } from '../../schemas/checkout.js';
 import { limit } from '../../plugins/rate-limits.js';
 import { shopperDetails } from './payment.js';
 
-const tokenParams = z.object({ token: z.string().max(100).describe('Session token (cs_…)') });
 const codResponse = z
   .object({
     status: z.literal('COD_CONFIRMED'),

@@ -14,14 +14,12 @@ import { MoneyError, money } from '../../../domain/money.js';
 import { quoteShippingRates, type ShippingRateInput } from '../../../domain/shipping.js';
 import { isPreviewToken, isSessionToken } from '../../../domain/tokens.js';
 import { storeOrderOf } from '../../../domain/store-order.js';
-import { sessionFxRates, sessionLines } from '../../../activities/checkout-session.js';
-import { sessionBumpLines } from '../../../activities/checkout-pricing.js';
-import type { ShippingAddress } from '../../../workflows/checkout.messages.js';
+import { sessionAddress, sessionBumpLines, sessionFxRates, sessionLines } from '../../../model/checkout-session.js';
 import { limit } from '../../plugins/rate-limits.js';
 import { errorResponse } from '../../schemas/common.js';
 import { compiledSerializer } from '../../serialization.js';
 import {
-  createCheckoutBody,
+  createCheckoutBodyFor,
   createCheckoutResponse,
   passthroughResponse,
   sessionBundleResponse,
@@ -56,7 +54,7 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
         'disconnected store, unknown cart: NOT_FOUND; empty cart or a product the store does not sell: INVALID_INPUT; a currency without an ' +
         'exchange rate: UNSUPPORTED_CURRENCY; store failing: UPSTREAM_ERROR, too slow: STORE_TIMEOUT. ' +
         'On any error the script tag and the plugin continue to the native checkout. Dedicated rate limiter.',
-      body: createCheckoutBody,
+      body: createCheckoutBodyFor(config.storefrontA.shopSuffix),
       response: {
         200: passthroughResponse,
         201: createCheckoutResponse,
@@ -166,7 +164,7 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
       pixels: isPreviewToken(session.token) ? [] : session.parts.pixels,
       shopper: {
         email: session.email,
-        address: session.shippingAddress as unknown as ShippingAddress | null,
+        address: sessionAddress(session.shippingAddress),
         shippingRateId: session.shippingRateId,
         discountCode: session.discountCode,
         orderBumpIds: sessionBumpLines(session.orderBumps).map((b) => b.bumpId),

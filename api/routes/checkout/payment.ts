@@ -9,27 +9,28 @@ import { isPreviewToken, isSessionToken } from '../../../domain/tokens.js';
 import { initPaymentUpdate, payUpdate, refreshStatusUpdate } from '../../../workflows/checkout.messages.js';
 import { updateCheckout } from '../../checkout-workflow.js';
 import { errorResponse } from '../../schemas/common.js';
+import { shippingRateId, shopperEmail, tokenParams } from '../../schemas/checkout.js';
+import { text, trimmed } from '../../schemas/text.js';
 import { limit } from '../../plugins/rate-limits.js';
 import { discountCodeInput, orderBumpIds } from '../../schemas/commerce.js';
 
-const tokenParams = z.object({ token: z.string().max(100) });
 const address = z
   .object({
-    name: z.string().trim().min(1, 'enter the recipient name').max(120),
-    line1: z.string().trim().min(1, 'enter the street and number').max(200),
-    line2: z.string().trim().max(200).optional(),
-    city: z.string().trim().min(1, 'enter the city').max(120),
-    postalCode: z.string().trim().min(2, 'enter the postal code').max(20).regex(/^[A-Za-z0-9 -]+$/, 'letters, digits, spaces and hyphens only'),
-    country: z.string().trim().toUpperCase().regex(/^[A-Z]{2}$/, 'a two-letter country code such as DE'),
-    region: z.string().trim().max(120).optional(),
-    phone: z.string().trim().regex(/^\+?[0-9 ()-]{6,20}$/, 'a phone number').optional(),
+    name: text(120, { required: 'enter the recipient name' }),
+    line1: text(200, { required: 'enter the street and number' }),
+    line2: text(200).optional(),
+    city: text(120, { required: 'enter the city' }),
+    postalCode: trimmed(/^[A-Za-z0-9 -]{2,20}$/, 'enter the postal code: 2-20 letters, digits, spaces and hyphens'),
+    country: trimmed(/^[A-Za-z]{2}$/, 'a two-letter country code such as DE').toUpperCase(),
+    region: text(120).optional(),
+    phone: trimmed(/^\+?[0-9 ()-]{6,20}$/, 'a phone number').optional(),
   })
   .strict();
 export const shopperDetails = z
   .object({
-    email: z.string().trim().toLowerCase().email('enter a valid email address').max(254),
+    email: shopperEmail,
     address,
-    shippingRateId: z.string().trim().min(1, 'choose a shipping rate').max(100),
+    shippingRateId,
     discountCode: discountCodeInput.optional().describe('A discount code: validated again here and taken off the merchandise (never shipping)'),
     orderBumpIds: orderBumpIds.optional().describe('Order bumps the shopper ticked (ids from GET /api/checkout/:token/order-bumps): added to the total and to the store order'),
   })

@@ -13,8 +13,8 @@ import { pixelIdProblem, type PixelPlatform } from '../../../domain/pixels.js';
 import { errorResponse } from '../../schemas/common.js';
 import { checkImageUrl, PRODUCT_IMAGE_TYPES } from '../../image-url.js';
 import {
-  deletedResponse, discountAmountProblem, discountCreate, discountPatch, discountView, idParams, list, orderBumpCreate, orderBumpPatch, orderBumpView,
-  pixelCreate, pixelPatch, pixelView, upsellCreate, upsellPatch, upsellView,
+  deletedResponse, discountAmountProblem, discountCreate, discountPatch, discountView, idParams, list, orderBumpInputsFor, orderBumpView,
+  pixelCreate, pixelPatch, pixelView, upsellInputsFor, upsellView,
 } from '../../schemas/commerce.js';
 
 const auth = { security: [{ bearerAuth: [] }] };
@@ -208,10 +208,6 @@ export const merchantCommerceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
       return row && toDiscountView(row);
     },
     count: (merchantId) => db.discountCode.count({ where: { merchantId } }),
-    check: (b) => {
-      const problem = discountAmountProblem(b);
-      if (problem) throw invalid(problem);
-    },
     insert: async (merchantId, b) => {
       try {
         const row = await db.discountCode.create({
@@ -268,7 +264,7 @@ export const merchantCommerceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
     path: '/api/merchant/order-bumps',
     noun: 'order bump',
     kind: 'orderBump',
-    schemas: { view: orderBumpView, create: orderBumpCreate, patch: orderBumpPatch },
+    schemas: { view: orderBumpView, ...orderBumpInputsFor(urlGuard.allowedOrigins) },
     hasImage: true,
     docs: {
       list: 'The shop\'s order bumps, in checkout order',
@@ -309,7 +305,7 @@ export const merchantCommerceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
     path: '/api/merchant/upsells',
     noun: 'upsell',
     kind: 'upsell',
-    schemas: { view: upsellView, create: upsellCreate, patch: upsellPatch },
+    schemas: { view: upsellView, ...upsellInputsFor(urlGuard.allowedOrigins) },
     hasImage: true,
     docs: {
       list: 'The shop\'s upsell offers, in checkout order',
@@ -364,7 +360,6 @@ export const merchantCommerceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
       return row && toPixelView(row);
     },
     count: (merchantId) => db.trackingPixel.count({ where: { merchantId } }),
-    check: (b) => checkPixelId(b.platform, b.trackingId),
     insert: async (merchantId, b) => {
       try {
         return toPixelView(await db.trackingPixel.create({ data: { merchantId, platform: b.platform, trackingId: b.trackingId, events: b.events, active: b.active ?? true } }));

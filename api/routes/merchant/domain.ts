@@ -13,10 +13,11 @@ import type { Config } from '../../../config/index.js';
 import type { CustomDomain } from '../../../generated/prisma/client.js';
 import type { RouteDeps } from '../../app.js';
 import { AppError } from '../../../domain/errors.js';
-import { DOMAIN_CHECK_SCHEDULE, apexOf, customDomainProblem, dnsRecordsFor, normalizeHostname } from '../../../domain/hostnames.js';
+import { DOMAIN_CHECK_SCHEDULE, apexOf, dnsRecordsFor } from '../../../domain/hostnames.js';
 import { errorResponse } from '../../schemas/common.js';
+import { customDomainInput } from '../../schemas/custom-domain.js';
 import { checkoutOriginWith } from '../../checkout-host.js';
-import { currentCheckoutDomain } from '../../../activities/wallet-domain.js';
+import { currentCheckoutDomain } from '../../../model/checkout-domain.js';
 import { verifyCustomDomainWorkflow } from '../../../workflows/custom-domain.js';
 import { customDomainWorkflowId, recheckDomainSignal, removeDomainSignal, type CustomDomainInput } from '../../../workflows/custom-domain.messages.js';
 import { walletDomainChangedSignal, walletDomainWorkflowId } from '../../../workflows/wallet-domain.messages.js';
@@ -53,9 +54,6 @@ export const customDomainStatus = z
   })
   .meta({ id: 'CustomDomainStatus' });
 
-const domainBody = z.object({
-  domain: z.string().max(300).describe('The checkout hostname, exactly checkout.<your domain> (e.g. checkout.example.com)'),
-});
 
 export const walletStatus = z
   .object({
@@ -86,6 +84,7 @@ export async function walletStatusOf(db: Db, config: Pick<Config, 'serviceDomain
 
 export const domainRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   const { config, db, temporal } = deps;
+  const policy = { serviceDomain: config.serviceDomain, storefrontAShopSuffix: config.storefrontA.shopSuffix };
   const workflows = temporal.client.workflow;
 
   async function slugOf(merchantId: string): Promise<string> {
@@ -172,14 +171,12 @@ export const domainRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
         '201: claimed now; 200: this domain was already yours (its status). INVALID_INPUT: not checkout.<domain>, not a valid hostname, ' +
         "an IP, or a host of the service or of storefront A. DOMAIN_EXISTS: another merchant has it. CONFLICT: you have another domain (DELETE it first).",
       ...auth,
-      body: domainBody,
+      body: z.strictObject({ domain: customDomainInput(policy) }),
       response: { 200: customDomainStatus, 201: customDomainStatus, 400: errorResponse, 401: errorResponse, 404: errorResponse, 409: errorResponse, 503: errorResponse },
     },
   }, async (request, reply) => {
     const { merchantId } = request.merchant;
-    const hostname = normalizeHostname(request.body.domain);
-    const problem = customDomainProblem(hostname, { serviceDomain: config.serviceDomain, storefrontAShopSuffix: config.storefrontA.shopSuffix });
-    if (problem) throw new AppError('INVALID_INPUT', `domain: ${problem}`, { fields: { 'body.domain': problem } });
+    const hostname = request.body.domain;
     const slug = await slugOf(merchantId);
 
     const mine = await db.customDomain.findUnique({ where: { merchantId } });

@@ -7,10 +7,12 @@ import { Prisma } from '../../../prisma/client.js';
 import type { RouteDeps } from '../../app.js';
 import { AppError } from '../../../domain/errors.js';
 import { slugFromName, slugProblem, withSuffix } from '../../../domain/slug.js';
-import { checkPasswordPolicy, hashPassword, verifyPassword } from '../../../security/passwords.js';
+import { hashPassword, verifyPassword } from '../../../security/passwords.js';
+import { checkPasswordPolicy } from '../../../domain/password-policy.js';
 import { checkImageUrl, LOGO_TYPES } from '../../image-url.js';
 import { errorResponse } from '../../schemas/common.js';
-import { accountPatch, configPatch, merchantView, publicConfig, sessionResponse, shopPatch } from '../../schemas/merchant.js';
+import { accountPatch, configPatchFor, merchantView, publicConfig, sessionResponse, shopPatch, slugInput } from '../../schemas/merchant.js';
+import { chars } from '../../schemas/text.js';
 import { checkoutOrigin, merchantViewInclude, PLATFORM_ENUM, toMerchantView, toPublicConfig } from './view.js';
 import { queueAccountEmail } from '../auth/account-emails.js';
 import { merchantForCheckoutHost } from '../../checkout-host.js';
@@ -44,7 +46,8 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     schema: {
       tags,
       summary: 'Public checkout configuration by slug or by checkout host ({slug}.{service domain}, or a verified checkout.<domain>)',
-      params: z.object({ identifier: z.string().trim().toLowerCase().min(1).max(253) }),
+      // At most 100 characters: Fastify's router answers 414 for a longer path parameter.
+      params: z.object({ identifier: chars(100).regex(/^[A-Za-z0-9.-]+(?::[0-9]{1,5})?$/, 'a slug or a checkout host').toLowerCase() }),
       response: { 200: publicConfig, 404: errorResponse },
     },
   }, async (request) => {
@@ -66,7 +69,7 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
         'instant verification recorded, and before verification passed it answers SETUP_NOT_VERIFIED (409) and changes nothing; null ' +
         're-opens the wizard (the next verification sets it again).',
       ...auth,
-      body: configPatch,
+      body: configPatchFor(urlGuard.allowedOrigins),
       response: { 200: merchantView, 400: errorResponse, 401: errorResponse, 409: errorResponse },
     },
   }, async (request) => {
@@ -167,7 +170,7 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
       tags,
       summary: 'Change the checkout subdomain slug (INVALID_SLUG, SLUG_COLLISION)',
       ...auth,
-      body: z.object({ slug: z.string().trim().max(100) }).strict(),
+      body: z.object({ slug: slugInput }).strict(),
       response: { 200: merchantView, 400: errorResponse, 401: errorResponse, 409: errorResponse },
     },
   }, async (request) => toMerchantView(await setSlug(request.merchant.merchantId, request.body.slug.toLowerCase()), config));

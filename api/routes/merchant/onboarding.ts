@@ -6,7 +6,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { RouteDeps } from '../../app.js';
 import { AppError } from '../../../domain/errors.js';
 import { checkoutActivation as activationOf, paymentCheck, wizardState, type OnboardingFacts } from '../../../domain/onboarding.js';
-import { readOnboardingFacts } from '../../../activities/setup-verification.js';
+import { readOnboardingFacts } from '../../../model/onboarding.js';
 import type { checkStorefrontAScriptTagWorkflow } from '../../../workflows/storefront-a-script-tag.js';
 import type { setupVerificationWorkflow } from '../../../workflows/setup-verification.js';
 import { storefrontAWorkflowIds } from '../../../workflows/storefront-a.messages.js';

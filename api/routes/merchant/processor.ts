@@ -10,9 +10,11 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@te
 import type { RouteDeps } from '../../app.js';
 import { AppError } from '../../../domain/errors.js';
 import { isProcessorReady } from '../../../domain/processor.js';
-import { credential, errorResponse } from '../../schemas/common.js';
+import { errorResponse } from '../../schemas/common.js';
+import { credential } from '../../schemas/text.js';
 import { connectProcessorWorkflow, disconnectProcessorWorkflow } from '../../../workflows/processor-connection.js';
-import { processorAad, processorWorkflowIds, type ProcessorConnectionInput } from '../../../workflows/processor-connection.messages.js';
+import { processorAad } from '../../../model/connections.js';
+import { processorWorkflowIds, type ProcessorConnectionInput } from '../../../workflows/processor-connection.messages.js';
 import type { ProcessorConnection, ProcessorConnectionAttempt } from '../../../generated/prisma/client.js';
 import type { Db } from '../../../prisma/client.js';
 import { walletStatus, walletStatusOf } from './domain.js';
@@ -81,7 +83,7 @@ export async function processorStatusOf(db: Db, merchantId: string): Promise<Pro
   return toProcessorStatus(row, latest);
 }
 
-const connectBody = z.object({
+const connectBody = z.strictObject({
   apiKey: credential('API key', 256).describe("The processor account's secret API key (printable ASCII, no spaces)"),
 });
 

@@ -44,7 +44,7 @@ export async function statsGroups(db: Db, merchantId: string, from: Date, to: Da
 
 const RANGE_DOC =
   `Range: from (inclusive) and to (exclusive), each a date (00:00 UTC) or an ISO date-time with offset; default the last 30 days up to now; ` +
-  `at most ${STATS_MAX_DAYS} days. Counts the checkout sessions created in the range (a cohort) from store carts; previews never count.`;
+  `from before to, at most ${STATS_MAX_DAYS} days apart (INVALID_INPUT on from otherwise). Counts the checkout sessions created in the range (a cohort) from store carts; previews never count.`;
 
 export const statsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   const { db } = deps;

@@ -8,11 +8,13 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { RouteDeps } from '../../app.js';
-import { credential, errorResponse } from '../../schemas/common.js';
+import { errorResponse } from '../../schemas/common.js';
+import { pastedShop } from '../../schemas/storefront-a.js';
+import { credential } from '../../schemas/text.js';
 import { AppError } from '../../../domain/errors.js';
 import { Prisma } from '../../../prisma/client.js';
 import { isValidShopHost } from '../../../integrations/storefront-a/oauth.js';
-import { installingInputs, NO_PENDING_INPUTS, storefrontAAad } from '../../../activities/storefront-a.js';
+import { installingInputs, NO_PENDING_INPUTS, storefrontAAad } from '../../../model/connections.js';
 import type { removeStorefrontAScriptTagWorkflow } from '../../../workflows/storefront-a-script-tag.js';
 import { storefrontAWorkflowIds } from '../../../workflows/storefront-a.messages.js';
 import { STOREFRONT_A_INSTALL_PURPOSE } from '../auth/storefront-a.js';
@@ -24,11 +26,12 @@ export function normalizeShopHost(input: string): string {
   return input.trim().toLowerCase().replace(/^https?:\/\//, '').replace(/[/?#].*$/, '');
 }
 
-const inputsBody = z.object({
-  shop: z.string().min(1).max(255).describe('Shop host, e.g. demo-shop.myshopify.com'),
-  clientId: credential('client id', 255).describe('Client id of the merchant\'s storefront A app'),
-  clientSecret: credential('client secret', 1024).describe('Client secret of that app; stored encrypted, never returned'),
-});
+const inputsBodyFor = (shopSuffix: string) =>
+  z.strictObject({
+    shop: pastedShop(shopSuffix).describe(`Shop host, e.g. demo-shop${shopSuffix}, or its URL (the host is kept)`),
+    clientId: credential('client id', 255).describe('Client id of the merchant\'s storefront A app'),
+    clientSecret: credential('client secret', 1024).describe('Client secret of that app; stored encrypted, never returned'),
+  });
 
 const installUrl = z.string().describe('Open in the merchant\'s browser within 10 minutes to run the OAuth install');
 
@@ -82,7 +85,7 @@ export const storefrontAMerchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async
         'serving checkouts and webhooks until their install\'s callback succeeds, which replaces it; a failed or abandoned install changes ' +
         'nothing. A shop connected to another account answers CONFLICT.',
       security,
-      body: inputsBody,
+      body: inputsBodyFor(suffix),
       response: { 200: savedResponse, 400: errorResponse, 401: errorResponse, 409: errorResponse },
     },
   }, async (request) => {

@@ -33,7 +33,9 @@ type Creds = { storeUrl: string; consumerKey: string; consumerSecret: string };
 async function store(): Promise<{ storeUrl: string; consumerKey: string; consumerSecret: string }> {
   const res = await fetch(`${simUrl}/_control/stores`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: `shop-${++n}` }) });
   expect(res.status).toBe(201);
-  return (await res.json()) as { storeUrl: string; consumerKey: string; consumerSecret: string };
+  // Only what the connect body takes (it refuses other keys).
+  const { storeUrl, consumerKey, consumerSecret } = (await res.json()) as { storeUrl: string; consumerKey: string; consumerSecret: string };
+  return { storeUrl, consumerKey, consumerSecret };
 }
 
 const demo = () => ({ storeUrl: `${simUrl}/stores/demo`, consumerKey: DEMO_STORE.consumerKey, consumerSecret: DEMO_STORE.consumerSecret });
@@ -176,11 +178,12 @@ describe('connecting a storefront B store', () => {
 
   it.each([
     ['plain http', 'http://shop.example/', 'https'],
-    ['a private address', 'https://10.1.2.3/shop', 'private network'],
-    ['loopback outside the sandbox origin', 'https://127.0.0.1/stores/demo', 'loopback'],
-    ['the cloud metadata address', 'https://169.254.169.254/latest', 'link-local'],
+    // An address instead of a host name is refused by the schema; a name resolving to such an address by the URL guard.
+    ['a private address', 'https://10.1.2.3/shop', 'host name'],
+    ['loopback outside the sandbox origin', 'https://127.0.0.1/stores/demo', 'host name'],
+    ['the cloud metadata address', 'https://169.254.169.254/latest', 'host name'],
     ['a local host name', 'https://intranet.local/', 'not a public host'],
-    ['not a URL', 'shop dot example', 'not a valid URL'],
+    ['not a URL', 'shop dot example', 'https URL'],
   ])('given %s as store URL / it answers 400 INVALID_INPUT before calling anything', async (_what, storeUrl, reason) => {
     const m = await merchant();
 

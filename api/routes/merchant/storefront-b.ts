@@ -8,9 +8,11 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { RouteDeps } from '../../app.js';
 import { AppError } from '../../../domain/errors.js';
 import { UnsafeUrlError } from '../../../security/ssrf.js';
-import { credential, errorResponse } from '../../schemas/common.js';
+import { errorResponse } from '../../schemas/common.js';
+import { credential, fetchedUrl } from '../../schemas/text.js';
 import { connectStorefrontBWorkflow } from '../../../workflows/storefront-b-connection.js';
-import { storefrontBAad, storefrontBWorkflowIds } from '../../../workflows/storefront-b-connection.messages.js';
+import { storefrontBAad } from '../../../model/connections.js';
+import { storefrontBWorkflowIds } from '../../../workflows/storefront-b-connection.messages.js';
 
 const auth = { security: [{ bearerAuth: [] }] };
 const tags = ['storefront-b'];
@@ -35,11 +37,12 @@ const connectResult = connectedStatus
   })
   .meta({ id: 'StorefrontBConnectResult' });
 
-const connectBody = z.object({
-  storeUrl: z.string().trim().min(1, 'the store URL is required').max(2048).describe('The store address, https (e.g. https://shop.example)'),
-  consumerKey: credential('consumer key', 256).describe('REST API consumer key (ck_…), read/write'),
-  consumerSecret: credential('consumer secret', 256).describe('REST API consumer secret (cs_…)'),
-});
+const connectBodyFor = (guarded: readonly string[]) =>
+  z.strictObject({
+    storeUrl: fetchedUrl(2048, guarded).describe('The store address, https (e.g. https://shop.example); it must resolve to a public address'),
+    consumerKey: credential('consumer key', 256).describe('REST API consumer key (ck_…), read/write'),
+    consumerSecret: credential('consumer secret', 256).describe('REST API consumer secret (cs_…)'),
+  });
 
 /** The form every comparison uses: origin + path without a trailing slash (no query, no fragment). */
 export function normalizeStoreUrl(url: URL): string {
@@ -78,7 +81,7 @@ export const storefrontBRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
         'a store already connected to another account, or a connection already running: CONFLICT (409). ' +
         'On success storefront B becomes the store platform and the store host the shop domain.',
       ...auth,
-      body: connectBody,
+      body: connectBodyFor(urlGuard.allowedOrigins),
       response: { 200: connectResult, 400: errorResponse, 401: errorResponse, 409: errorResponse, 422: errorResponse, 502: errorResponse, 504: errorResponse },
     },
   }, async (request) => {

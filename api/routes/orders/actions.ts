@@ -12,11 +12,11 @@ import { isCheckoutToken } from '../../../domain/tokens.js';
 import { backfillStatusUpdate, refundUpdate } from '../../../workflows/checkout.messages.js';
 import { updateCheckout } from '../../checkout-workflow.js';
 import { errorResponse } from '../../schemas/common.js';
+import { tokenParams } from '../../schemas/checkout.js';
 
 const auth = { security: [{ bearerAuth: [] }] };
 const tags = ['orders'];
 
-const orderParams = z.object({ token: z.string().max(100).describe("The order's checkout session token (cs_…)") });
 const refundBody = z
   .strictObject({
     amountMinor: z
@@ -76,7 +76,7 @@ export const orderActionRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
         'NOT_REFUNDABLE (cash on delivery, or not a completed payment), NOT_FOUND (not an order of yours), UPSTREAM_ERROR / ' +
         'PROCESSOR_TIMEOUT (the processor refused or did not answer; nothing was recorded).',
       ...auth,
-      params: orderParams,
+      params: tokenParams,
       body: refundBody,
       response: { 202: refundResponse, 400: errorResponse, 401: errorResponse, 404: errorResponse, 409: errorResponse, 422: errorResponse, 502: errorResponse, 504: errorResponse },
     },
@@ -103,10 +103,11 @@ export const orderActionRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
         'The processor\'s answer is applied exactly as its webhook would be (paid → COMPLETED with the order on the store, refunded → ' +
         'REFUNDED with the refund email, failed → FAILED unless paid or refunded). For a cash-on-delivery order the store is asked ' +
         'whether the merchant marked the order paid; the first time it says so, `codPaidAt` is recorded. Errors: NOT_FOUND (not an ' +
-        'order of yours), UPSTREAM_ERROR / PROCESSOR_TIMEOUT / STORE_TIMEOUT (the processor or the store could not be asked).',
+        'order of yours), CONFLICT (the processor, or for a COD order the store, is not connected or refuses its credentials: reconnect it), ' +
+        'UPSTREAM_ERROR / PROCESSOR_TIMEOUT / STORE_TIMEOUT (the processor or the store could not be asked).',
       ...auth,
-      params: orderParams,
-      response: { 200: backfillResponse, 401: errorResponse, 404: errorResponse, 502: errorResponse, 504: errorResponse },
+      params: tokenParams,
+      response: { 200: backfillResponse, 401: errorResponse, 404: errorResponse, 409: errorResponse, 502: errorResponse, 504: errorResponse },
     },
   }, async (request) => {
     const session = await ownOrder(request.merchant.merchantId, request.params.token);

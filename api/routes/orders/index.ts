@@ -17,10 +17,12 @@ import { isCheckoutStatus } from '../../../domain/checkout-status.js';
 import { isCheckoutToken } from '../../../domain/tokens.js';
 import { formatMoney } from '../../../domain/money.js';
 import { storeOrderOf } from '../../../domain/store-order.js';
-import { orderEmailIdempotencyKey } from '../../../activities/checkout-fulfilment.js';
-import type { OrderEmailKind } from '../../../activities/order-email-templates.js';
+import { orderEmailIdempotencyKey } from '../../../model/order-emails.js';
+import { type OrderEmailKind } from '../../../model/order-emails.js';
 import { errorResponse } from '../../schemas/common.js';
-import { orderDetail, orderParams, ordersPage, ordersQuery, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, type OrdersQuery, type timelineEntry } from '../../schemas/orders.js';
+import { tokenParams } from '../../schemas/checkout.js';
+import { orderDetail, ordersPage, ordersQuery, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, type OrdersQuery, type timelineEntry } from '../../schemas/orders.js';
+import { sessionAddress, sessionBumpLines, sessionLines, type SessionLine } from '../../../model/checkout-session.js';
 
 const tags = ['orders'];
 const auth = { security: [{ bearerAuth: [] }] };
@@ -215,7 +217,8 @@ export const ordersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
         'An order is a checkout session from a store cart that reached payment: a card payment was started or cash on delivery confirmed ' +
         '(PAYMENT_PENDING, FAILED, COMPLETED, REFUNDED, COD_CONFIRMED, and ABANDONED after a payment that never came). Previews never appear. ' +
         `Page size: limit, default ${PAGE_SIZE_DEFAULT}, capped at ${PAGE_SIZE_MAX}; pass nextCursor as cursor for the next page (the same filters). ` +
-        'Filters combine: status (one or several), from/to on the creation time, paymentMethod, q (start of the email or of the token). ' +
+        'Filters combine: status (one or several), from/to on the creation time (from before to), paymentMethod, q (start of the email or of the token). ' +
+        'A cursor is only valid as the API handed it out (INVALID_INPUT otherwise). ' +
         'storeOrder is the order on the store apart from the status (COMPLETED means the payment is confirmed; the store order follows): ' +
         'pending while it is being created (retried while the store is down), created with its id, or failed with the store\'s reason; ' +
         'storeOrderError is true when the store permanently refused the order of a paid session.',
@@ -248,7 +251,7 @@ export const ordersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
         'not, applied, redelivery), and every email of the order with its state. 404 NOT_FOUND for a token that is not one of your orders ' +
         '(another merchant\'s, a preview, a session that never reached payment).',
       ...auth,
-      params: orderParams,
+      params: tokenParams,
       response: { 200: orderDetail, 401: errorResponse, 404: errorResponse },
     },
   }, async (request) => {
@@ -263,28 +266,13 @@ export const ordersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
       db.processorWebhookDelivery.findMany({ where: { sessionToken: token }, orderBy: [{ receivedAt: 'asc' }], omit: { rawBody: true } }),
       db.emailMessage.findMany({ where: { merchantId: session.merchantId, idempotencyKey: { in: keys } }, orderBy: [{ createdAt: 'asc' }] }),
     ]);
-    const lines = (json: Prisma.JsonValue, orderBump: boolean) =>
-      (Array.isArray(json) ? json : []).map((raw) => {
-        const i = record(raw);
-        return { title: String(i.title ?? ''), variantTitle: typeof i.variantTitle === 'string' ? i.variantTitle : null, quantity: Number(i.quantity ?? 0), unitPrice: Number(i.unitPrice ?? 0), orderBump };
-      });
-    const address = record(session.shippingAddress);
+    const lines = (stored: SessionLine[], orderBump: boolean) =>
+      stored.map((i) => ({ title: i.title, variantTitle: i.variantTitle, quantity: i.quantity, unitPrice: i.unitPrice, orderBump }));
     return {
       ...toOrderSummary(session),
       platform: session.platform === 'STOREFRONT_A' ? ('storefront-a' as const) : ('storefront-b' as const),
-      items: [...lines(session.items, false), ...lines(session.orderBumps, true)],
-      shippingAddress: session.shippingAddress
-        ? {
-          name: String(address.name ?? ''),
-          line1: String(address.line1 ?? ''),
-          line2: typeof address.line2 === 'string' ? address.line2 : undefined,
-          city: String(address.city ?? ''),
-          postalCode: String(address.postalCode ?? ''),
-          country: String(address.country ?? ''),
-          region: typeof address.region === 'string' ? address.region : undefined,
-          phone: typeof address.phone === 'string' ? address.phone : undefined,
-        }
-        : null,
+      items: [...lines(sessionLines(session.items), false), ...lines(sessionBumpLines(session.orderBumps), true)],
+      shippingAddress: sessionAddress(session.shippingAddress),
       shippingName: session.shippingName,
       discountCode: session.discountCode,
       processorPaymentId: session.processorPaymentId,

@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { buildApp, resolveDeps } from '../../app.js';
 import { processorWebhookRoutes, readClaims } from './processor.js';
-import { PROCESSOR_WEBHOOK_PATH } from '../../../activities/processor.js';
+import { PROCESSOR_WEBHOOK_PATH } from '../../../model/connections.js';
 import { createProcessorClient } from '../../../integrations/processor/client.js';
 import { SIGNATURE_HEADER, signWebhook } from '../../../integrations/processor/signature.js';
 import { createSecretBox } from '../../../security/secrets.js';
@@ -19,7 +19,7 @@ import { freePort } from '../../../scripts/lib/ports.js';
 import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
 import { uniqueTaskQueue } from '../../../test/harness/temporal.js';
 import { createTestMerchant } from '../../../test/harness/merchants.js';
-import { processorAad } from '../../../workflows/processor-connection.messages.js';
+import { processorAad } from '../../../model/connections.js';
 import { checkoutWorkflowId, type ProcessorEventMessage } from '../../../workflows/checkout.messages.js';
 
 let stack: TestStack;

@@ -15,7 +15,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyBaseLogger } from 'fastify';
 import type { RouteDeps } from '../../app.js';
 import { errorResponse } from '../../schemas/common.js';
-import { acceptRawBodies, rawBodyOf } from '../../plugins/raw-body.js';
+import { acceptRawBodies, rawBodyOf, rawJsonBody } from '../../plugins/raw-body.js';
 import {
   claimedString, eventIdOf, parseJsonOrUndefined, processorEventOf, signedByAny, storableBody, webhookDeliveries, type DeliveryAudit,
 } from '../../webhook-deliveries.js';
@@ -23,8 +23,8 @@ import { AppError } from '../../../domain/errors.js';
 import { isSessionToken } from '../../../domain/tokens.js';
 import { SIGNATURE_HEADER } from '../../../integrations/processor/signature.js';
 import type { ProcessorWebhookPayload } from '../../../integrations/processor/webhook.js';
-import { PROCESSOR_WEBHOOK_PATH } from '../../../activities/processor.js';
-import { processorAad } from '../../../workflows/processor-connection.messages.js';
+import { PROCESSOR_WEBHOOK_PATH } from '../../../model/connections.js';
+import { processorAad } from '../../../model/connections.js';
 import type { ProcessorEventMessage } from '../../../workflows/checkout.messages.js';
 import { signalCheckout, type CheckoutRef } from '../../checkout-workflow.js';
 
@@ -98,6 +98,8 @@ export const processorWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
         'answers 401 INVALID_SIGNATURE and changes nothing; a body that is not an event answers 400 INVALID_INPUT. A valid event is applied to the ' +
         'session once per event id (a redelivery answers 200 with duplicate: true); 503 NOT_READY asks the processor to retry later.',
       headers: z.looseObject({ [SIGNATURE_HEADER]: z.string().optional() }),
+      // Read as raw bytes (the signature covers them): the document states that a JSON body is required.
+      body: rawJsonBody.describe('The processor\'s event as JSON: { event, data: { id, metadata: { checkout_session_token } } }, verified over its raw bytes'),
       response: { 200: received, 400: errorResponse, 401: errorResponse, 503: errorResponse },
     },
   }, async (request) => {

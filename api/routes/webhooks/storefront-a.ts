@@ -20,7 +20,7 @@ import { findUnstorableText, storableJson, storableText, TEXT_PROBLEM_MESSAGES }
 import { Prisma } from '../../../prisma/client.js';
 import { isValidShopHost } from '../../../integrations/storefront-a/oauth.js';
 import { isWebhookTopic, verifyWebhookHmac, WEBHOOK_HEADERS, webhookPayloadSchemas, type WebhookTopic } from '../../../integrations/storefront-a/webhooks.js';
-import { storefrontAAad } from '../../../activities/storefront-a.js';
+import { storefrontAAad } from '../../../model/connections.js';
 import type { processStorefrontAWebhookWorkflow } from '../../../workflows/storefront-a-webhook.js';
 import { storefrontAWorkflowIds } from '../../../workflows/storefront-a.messages.js';
 

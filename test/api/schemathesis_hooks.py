@@ -1,0 +1,116 @@
+"""Refusals of schema-valid requests that no JSON Schema can state, for test/api/openapi-conformance.test.ts.
+
+Schemathesis's positive_data_acceptance check fails a request the document calls valid when the API refuses it.
+A few of the API's rules compare a value with another value, with stored data or with the outside world, which
+JSON Schema cannot express; each operation's description states them in words. This hook lets such a failure
+through only when the API's answer names one of these rules exactly (status, code, field, message); any other
+refusal of a valid request still fails the run. Schemathesis counts what this hook drops in its summary.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import schemathesis
+
+# Set by the test: each dropped failure is written here (one JSON line), to see what was let through and why.
+DROPPED_LOG = os.environ.get("FUZZ_DROPPED_LOG")
+
+# (operations, status, code, field in details.fields or None, start of the field's message or of `error`).
+ACCEPTED_REFUSALS = [
+    # A one-time link token, an OAuth install state: only the ones the API issued and nobody used yet are valid.
+    (
+        {"POST /api/auth/email/verify-confirm", "POST /api/auth/password/reset-confirm", "GET /api/auth/storefront-a/callback"},
+        400, "INVALID_TOKEN", None, "",
+    ),
+    # A new password must not be the account's email (compares two values).
+    ({"POST /api/auth/register", "POST /api/auth/password/reset-confirm"}, 400, "INVALID_INPUT", "body.password", "Passwords cannot be the same as the email address"),
+    ({"PATCH /api/merchant/account"}, 400, "INVALID_INPUT", "body.newPassword", "Passwords cannot be the same as the email address"),
+    # The struck-through price is above the price (compares two values; a PATCH compares with the stored one).
+    ({"POST /api/merchant/order-bumps", "PATCH /api/merchant/order-bumps/{id}"}, 400, "INVALID_INPUT", "body.compareAtCents", "must be above priceCents"),
+    # A PATCH of a discount code against its stored type: a new type needs its amount field, an amount field is the type's.
+    ({"PATCH /api/merchant/discounts/{id}"}, 400, "INVALID_INPUT", "body.percentOff", ""),
+    ({"PATCH /api/merchant/discounts/{id}"}, 400, "INVALID_INPUT", "body.amountOffCents", ""),
+    # A PATCH of a pixel's id is checked against its stored platform's format.
+    ({"PATCH /api/merchant/pixels/{id}"}, 400, "INVALID_INPUT", "body.trackingId", "not a "),
+    # Date ranges: from before to (to defaults to now), statistics over at most 366 days (compare two values).
+    ({"GET /api/merchant/stats", "GET /api/merchant/stats/funnel"}, 400, "INVALID_INPUT", "querystring.from", "must be before to"),
+    ({"GET /api/merchant/stats", "GET /api/merchant/stats/funnel"}, 400, "INVALID_INPUT", "querystring.from", "the range may span at most"),
+    ({"GET /api/checkout/merchant/orders"}, 400, "INVALID_INPUT", "querystring.to", "must be after from"),
+    # An opaque cursor: only a nextCursor the API handed out is one.
+    ({"GET /api/checkout/merchant/orders"}, 400, "INVALID_INPUT", "querystring.cursor", "not a cursor of this list"),
+    # References to the session's own shipping rates and order bumps (ids from the session bundle and /order-bumps).
+    (
+        {"POST /api/checkout/{token}/init-payment", "POST /api/checkout/{token}/complete-cod", "POST /api/checkout/{token}/validate-discount"},
+        400, "INVALID_INPUT", "body.shippingRateId", "no shipping rate",
+    ),
+    (
+        {"POST /api/checkout/{token}/init-payment", "POST /api/checkout/{token}/complete-cod", "POST /api/checkout/{token}/validate-discount"},
+        400, "INVALID_INPUT", "body.orderBumpIds", "no order bump",
+    ),
+]
+
+# URLs the server fetches or connects to are refused for what they resolve to or answer (security/ssrf.ts, the logo
+# check, the store's connection check): the fuzz stack resolves every public name to a documentation address, so
+# nothing leaves the machine, and only the simulators answer.
+FETCHED_URL_FIELDS = {
+    "PATCH /api/merchant/config": "body.branding.logoUrl",
+    "POST /api/merchant/storefront-b/connect": "body.storeUrl",
+    "POST /api/merchant/order-bumps": "body.imageUrl",
+    "PATCH /api/merchant/order-bumps/{id}": "body.imageUrl",
+    "POST /api/merchant/upsells": "body.imageUrl",
+    "PATCH /api/merchant/upsells/{id}": "body.imageUrl",
+}
+OUTSIDE_WORLD = (
+    "is in a documentation range",
+    "is not a public host name",
+    "the URL answered HTTP",
+    "must be a PNG or SVG image",
+    "must be an image (",
+    "could not be fetched",
+    "did not answer within",
+    "No storefront B REST API answers at this store URL",
+    "The store refused the connection check",
+)
+
+
+def _answer(response) -> dict:
+    try:
+        body = json.loads(response.content)
+    except (ValueError, TypeError):
+        return {}
+    return body if isinstance(body, dict) else {}
+
+
+def is_accepted_refusal(operation: str, status: int, body: dict) -> bool:
+    code = body.get("code")
+    details = body.get("details") if isinstance(body.get("details"), dict) else {}
+    fields = details.get("fields") if isinstance(details.get("fields"), dict) else {}
+    for operations, expected_status, expected_code, field, message in ACCEPTED_REFUSALS:
+        if operation not in operations or status != expected_status or code != expected_code:
+            continue
+        if field is None:
+            if str(body.get("error", "")).startswith(message):
+                return True
+        elif set(fields) == {field} and str(fields[field]).startswith(message):
+            return True
+    field = FETCHED_URL_FIELDS.get(operation)
+    if field and status == 400 and code == "INVALID_INPUT" and set(fields) <= {field}:
+        said = str(fields.get(field, body.get("error", "")))
+        return any(fragment in said for fragment in OUTSIDE_WORLD)
+    return False
+
+
+@schemathesis.hook
+def filter_failure(context, failure, case, response) -> bool:
+    """Keeps every failure but a schema-valid request refused for one of the rules above."""
+    if getattr(failure, "code", None) != "ST202":
+        return True
+    answer = _answer(response)
+    if not is_accepted_refusal(case.operation.label, response.status_code, answer):
+        return True
+    if DROPPED_LOG:
+        with open(DROPPED_LOG, "a", encoding="utf-8") as log:
+            log.write(json.dumps({"operation": case.operation.label, "status": response.status_code, "answer": answer}) + "\n")
+    return False
