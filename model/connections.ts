@@ -17,6 +17,7 @@ import { IntegrationError } from '../integrations/errors.js';
 import { createProcessorClient, type ProcessorClient } from '../integrations/processor/index.js';
 import { createStorefrontAClient, type StorefrontAClient } from '../integrations/storefront-a/client.js';
 import { createStorefrontBClient, type StorefrontBClient } from '../integrations/storefront-b/client.js';
+import { handoffProblem, type Handoff } from '../integrations/storefront-b/handoff.js';
 
 // ---------------------------------------------------------------------------------------------------
 // The labels (additional authenticated data, security/secrets.ts) binding each sealed secret to its owner and
@@ -132,6 +133,9 @@ export function installingInputs(row: StorefrontAInputsRow): { shop: string; cli
   return { shop: row.shop, clientId: row.clientId, clientSecretEnc: row.clientSecretEnc, pending: false };
 }
 
+/** The purpose of the short-lived token that hands an install from the dashboard to the OAuth redirect. */
+export const STOREFRONT_A_INSTALL_PURPOSE = 'storefront-a-install';
+
 export const NO_PENDING_INPUTS = { pendingShop: null, pendingClientId: null, pendingClientSecretEnc: null, pendingSince: null } as const;
 
 
@@ -144,6 +148,11 @@ export function storefrontAClientOf(deps: ConnectionDeps, merchantId: string, sh
     message: 'The stored storefront A access token cannot be read: install the app again',
   });
   return createStorefrontAClient({ shop, accessToken, apiUrlTemplate: deps.config.storefrontA.apiTemplate, shopSuffix: deps.config.storefrontA.shopSuffix, ...client(deps) });
+}
+
+/** A storefront B store URL in the form every comparison uses: origin + path without a trailing slash (no query, no fragment). */
+export function normalizeStoreUrl(url: URL): string {
+  return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
 }
 
 /** What a storefront B client is built from (a connection row, or the inputs of one being set up). */
@@ -173,6 +182,19 @@ export async function storefrontBClientOf(deps: Omit<ConnectionDeps, 'config'>, 
     consumerSecret: openSecret(deps.secrets, credentials.consumerSecretEnc, storefrontBAad.consumerSecret(merchantId), unreadable),
     ...client(deps),
   });
+}
+
+/**
+ * Proves a checkout handoff comes from the connected storefront B store: the plugin signs it with the secret
+ * of the REST key the store is connected with (integrations/storefront-b/handoff.ts). UNAUTHORIZED otherwise.
+ */
+export function verifyStorefrontBHandoff(deps: Pick<ConnectionDeps, 'secrets'>, merchantId: string, credentials: Omit<StorefrontBCredentials, 'storeUrl'>, handoff: Handoff): void {
+  const unreadable = { code: 'UNAUTHORIZED' as const, message: 'The stored storefront B keys cannot be read: connect the store again' };
+  const problem = handoffProblem(handoff, {
+    consumerKey: openSecret(deps.secrets, credentials.consumerKeyEnc, storefrontBAad.consumerKey(merchantId), unreadable),
+    consumerSecret: openSecret(deps.secrets, credentials.consumerSecretEnc, storefrontBAad.consumerSecret(merchantId), unreadable),
+  });
+  if (problem) throw new AppError('UNAUTHORIZED', `This checkout handoff is not signed by the connected store: ${problem}`);
 }
 
 /** The client of the merchant's connected store on `platform`; CONFLICT when that store is not connected. */

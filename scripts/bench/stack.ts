@@ -13,7 +13,7 @@ import { CHECKOUT_CACHE_SECONDS_DEFAULT } from '../../config/index.js';
 import { bundleWorkflows } from '../../activities/bundle.js';
 import { seedFxRatesIfEmpty } from '../../activities/fx-rates.js';
 import { migrate } from '../../prisma/migrate.js';
-import { DEMO_STORE } from '../../sandbox/storefront-b/state.js';
+import { DEMO_STORE, type Store } from '../../sandbox/storefront-b/state.js';
 import { startPostgres, type PostgresCluster } from '../../test/harness/postgres.js';
 import { startServiceStack, type ServiceStack } from '../../test/harness/service-stack.js';
 import { givePaidPlan } from '../../test/harness/billing.js';
@@ -124,7 +124,11 @@ async function createMerchant(service: ServiceStack): Promise<BenchMerchant> {
 
 /** A storefront B cart as the plugin hands it over: a simple product and a variation of a variable one. */
 export function demoCartBody(service: ServiceStack, storeUrl: string): string {
-  const store = service.sims.storefrontB.stores.get('demo')!;
+  return demoCartBodyOf(service.sims.storefrontB.stores.get('demo')!, storeUrl);
+}
+
+/** The same cart from a store's catalogue (the seeded demo store has the same ids in every simulator). */
+export function demoCartBodyOf(store: Store, storeUrl: string): string {
   const simple = store.products.find((p) => p.variations.length === 0)!;
   const variable = store.products.find((p) => p.variations.length > 0)!;
   return JSON.stringify({

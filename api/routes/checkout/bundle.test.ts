@@ -8,7 +8,7 @@ import type { Prisma } from '../../../prisma/client.js';
 import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
 import { createTestMerchant, type TestMerchant } from '../../../test/harness/merchants.js';
 import { sessionBundleResponse } from '../../schemas/checkout.js';
-import { newSessionToken } from './create.js';
+import { newSessionToken } from '../../cart-sources.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

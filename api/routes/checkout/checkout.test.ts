@@ -1,9 +1,11 @@
 // The public checkout end to end: store cart → POST /api/checkout/create → session row + running workflow,
 // and the read paths (status, bundle, extras), against the storefront simulators of the test stack.
+import { signHandoff } from '../../../integrations/storefront-b/handoff.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import type { Client } from '@temporalio/client';
-import { buildApp, resolveDeps, type AppDeps } from '../../app.js';
+import { resolveDeps, type AppDeps } from '../../route-deps.js';
+import { buildApp } from '../../app.js';
 import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
 import { createTestMerchant, type TestMerchant } from '../../../test/harness/merchants.js';
 import { createSecretBox } from '../../../security/secrets.js';
@@ -15,7 +17,7 @@ import { DEMO_APP } from '../../../sandbox/storefront-a/simulator.js';
 import { convertFromEur } from '../../../domain/money.js';
 import { checkoutOrigin } from '../merchant/view.js';
 import { checkoutPublicRoutes } from './index.js';
-import { shouldPassThrough } from './create.js';
+import { shouldPassThrough } from '../../cart-sources.js';
 
 type Json = Record<string, unknown> & { code?: string; error?: string };
 
@@ -269,6 +271,25 @@ describe('POST /api/checkout/create from a storefront B cart', () => {
     expect(session!.workflowStartedAt).toBeNull();
     const connection = await db().storefrontBConnection.findUniqueOrThrow({ where: { merchantId: s.m.id } });
     expect(connection.pluginInterceptedAt).toBeInstanceOf(Date);
+  });
+
+  it('given a handoff not signed by the connected key / 401 UNAUTHORIZED and nothing recorded; an unsigned create records no interception', async () => {
+    const s = await storeB();
+    const raw = JSON.stringify({ platform: 'storefront-b', storeUrl: s.storeUrl, cart: { items: [{ productId: s.simple.id, quantity: 1 }] }, locale: 'en_US' });
+    const ts = Math.floor(Date.now() / 1000);
+    const signed = (secret: string, key = s.consumerKey, at = ts) => app.inject({
+      method: 'POST', url: '/api/checkout/create', payload: raw, remoteAddress: nextIp(),
+      headers: { 'content-type': 'application/json', 'x-hosted-checkout-key': key, 'x-hosted-checkout-timestamp': String(at), 'x-hosted-checkout-signature': signHandoff(secret, at, raw) },
+    });
+    for (const res of [await signed('cs_someone_else'), await signed(s.consumerSecret, 'ck_other'), await signed(s.consumerSecret, s.consumerKey, ts - 600)]) {
+      expect(res.statusCode, res.body).toBe(401);
+      expect(res.json()).toMatchObject({ code: 'UNAUTHORIZED' });
+    }
+    expect(await sessionsOf(s.m)).toHaveLength(0);
+    expect((await create(JSON.parse(raw))).status).toBe(201);
+    expect((await db().storefrontBConnection.findUniqueOrThrow({ where: { merchantId: s.m.id } })).pluginInterceptedAt).toBeNull();
+    expect((await signed(s.consumerSecret)).statusCode).toBe(201);
+    expect((await db().storefrontBConnection.findUniqueOrThrow({ where: { merchantId: s.m.id } })).pluginInterceptedAt).toBeInstanceOf(Date);
   });
 
   it('given ids as strings and a shopper-chosen quantity / accepted, every price from the store', async () => {

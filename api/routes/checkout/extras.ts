@@ -3,7 +3,7 @@
 // the page the new totals. All reads from PostgreSQL: validate-discount holds nothing (init-payment validates
 // the code again and reserves its use, see model/pricing.ts).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { RouteDeps } from '../../app.js';
+import { type RouteDeps } from '../../route-deps.js';
 import { AppError } from '../../../domain/errors.js';
 import { convertFromEur, percentOf, subtract } from '../../../domain/money.js';
 import { purchaseEventId, type PixelEvent, type PixelPlatform } from '../../../domain/pixels.js';

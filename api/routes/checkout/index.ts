@@ -3,8 +3,10 @@
 // the session; its workflow (checkout-<token>) starts with the first action that needs it and owns the
 // session from then on (api/checkout-workflow.ts). Create and the read paths are PostgreSQL only, never
 // Temporal: they sit on the shopper's critical path.
+import { Readable } from 'node:stream';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { RouteDeps } from '../../app.js';
+import { type RouteDeps } from '../../route-deps.js';
 import { sqlPool, type Db, type Prisma } from '../../../prisma/client.js';
 import type { z } from 'zod';
 import { serializerCompiler } from 'fastify-type-provider-zod';
@@ -27,10 +29,24 @@ import {
   tokenParams,
 } from '../../schemas/checkout.js';
 import { checkoutOriginWith } from '../../checkout-host.js';
-import { cachedFxRates, checkCurrency, createCreateCaches, newSessionToken, shouldPassThrough, storefrontASource, storefrontBSource, subtotalOf, verifiedHostnameOf, type CartDeps } from './create.js';
+import { HANDOFF_HEADERS, type Handoff } from '../../../integrations/storefront-b/handoff.js';
+import { cachedFxRates, checkCurrency, createCreateCaches, newSessionToken, shouldPassThrough, storefrontASource, storefrontBSource, subtotalOf, verifiedHostnameOf, type CartDeps } from '../../cart-sources.js';
 
 const tags = ['checkout'];
 const noSession = () => new AppError('NOT_FOUND', 'No such checkout session');
+
+const handoffBodies = new WeakMap<FastifyRequest, Buffer>();
+
+/** The plugin's signature headers with the raw body they sign, when the request carries them. */
+function handoffOf(request: FastifyRequest): Handoff | undefined {
+  const header = (name: string) => {
+    const v = request.headers[name];
+    return typeof v === 'string' ? v : '';
+  };
+  const rawBody = handoffBodies.get(request);
+  if (rawBody === undefined) return undefined;
+  return { key: header(HANDOFF_HEADERS.key), timestamp: header(HANDOFF_HEADERS.timestamp), signature: header(HANDOFF_HEADERS.signature), rawBody };
+}
 
 export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   const { config, db } = deps;
@@ -53,12 +69,16 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
         'checkout URL. 200 `{ passthrough: true }`: continue the store\'s native checkout (nothing is created). Errors: unknown or ' +
         'disconnected store, unknown cart: NOT_FOUND; empty cart or a product the store does not sell: INVALID_INPUT; a currency without an ' +
         'exchange rate: UNSUPPORTED_CURRENCY; store failing: UPSTREAM_ERROR, too slow: STORE_TIMEOUT. ' +
-        'On any error the script tag and the plugin continue to the native checkout. Dedicated rate limiter.',
+        'On any error the script tag and the plugin continue to the native checkout. Dedicated rate limiter. ' +
+        'Storefront B: the plugin signs its handoff (headers x-hosted-checkout-key, x-hosted-checkout-timestamp, ' +
+        'x-hosted-checkout-signature: v1=hex HMAC-SHA256 of "<timestamp>.<raw body>" with the connected consumer secret); a signed ' +
+        'handoff that does not verify answers UNAUTHORIZED, a verified one records the plugin\'s interception.',
       body: createCheckoutBodyFor(config.storefrontA.shopSuffix),
       response: {
         200: passthroughResponse,
         201: createCheckoutResponse,
         400: errorResponse,
+        401: errorResponse,
         404: errorResponse,
         422: errorResponse,
         429: errorResponse,
@@ -66,9 +86,23 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
         504: errorResponse,
       },
     },
+    // The plugin's signature covers the exact bytes it sent: keep them before the JSON parser runs.
+    preParsing: async (request, _reply, payload) => {
+      if (request.headers[HANDOFF_HEADERS.signature] === undefined) return payload;
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of payload) {
+        size += (chunk as Buffer).length;
+        if (size > config.api.bodyLimit) throw new AppError('PAYLOAD_TOO_LARGE', 'The request body is too large');
+        chunks.push(chunk as Buffer);
+      }
+      const raw = Buffer.concat(chunks);
+      handoffBodies.set(request, raw);
+      return Object.assign(Readable.from([raw]), { receivedEncodedLength: raw.length });
+    },
   }, async (request, reply) => {
     const body = request.body;
-    const source = body.platform === 'storefront-a' ? await storefrontASource(cartDeps, body) : await storefrontBSource(cartDeps, body);
+    const source = body.platform === 'storefront-a' ? await storefrontASource(cartDeps, body) : await storefrontBSource(cartDeps, body, handoffOf(request));
     const { merchant, platform } = source;
     if (shouldPassThrough(merchant)) return reply.code(200).send({ passthrough: true as const });
 

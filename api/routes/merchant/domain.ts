@@ -11,7 +11,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { Prisma, type Db } from '../../../prisma/client.js';
 import type { Config } from '../../../config/index.js';
 import type { CustomDomain } from '../../../generated/prisma/client.js';
-import type { RouteDeps } from '../../app.js';
+import { type RouteDeps } from '../../route-deps.js';
 import { AppError } from '../../../domain/errors.js';
 import { DOMAIN_CHECK_SCHEDULE, apexOf, dnsRecordsFor } from '../../../domain/hostnames.js';
 import { errorResponse } from '../../schemas/common.js';

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
-import type { RouteDeps } from '../../app.js';
+import { type RouteDeps } from '../../route-deps.js';
 import { AppError } from '../../../domain/errors.js';
 import { isProcessorReady } from '../../../domain/processor.js';
 import { errorResponse } from '../../schemas/common.js';

@@ -3,7 +3,7 @@
 // back when it is missing. Only storefront A has script tags (storefront B uses the official plugin).
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { RouteDeps } from '../../app.js';
+import { type RouteDeps } from '../../route-deps.js';
 import { errorResponse } from '../../schemas/common.js';
 import { AppError } from '../../../domain/errors.js';
 import type { checkStorefrontAScriptTagWorkflow, ensureStorefrontAScriptTagWorkflow } from '../../../workflows/storefront-a-script-tag.js';

@@ -8,7 +8,7 @@
 // and ABANDONED ones whose payment never came; shoppers who left before paying are in the funnel, not here.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
-import type { RouteDeps } from '../../app.js';
+import { type RouteDeps } from '../../route-deps.js';
 import type { Prisma } from '../../../prisma/client.js';
 import type { CheckoutSession, EmailMessage, ProcessorWebhookDelivery, SessionEvent } from '../../../generated/prisma/client.js';
 import { AppError } from '../../../domain/errors.js';

@@ -197,7 +197,7 @@ describe('one order, end to end', () => {
     expect((await api(stack, 'POST', `/api/checkout/${token}/progress`, { step: 'contact_entered' })).body).toEqual({ recorded: true });
     expect((await api(stack, 'POST', `/api/checkout/${token}/progress`, { step: 'shipping_chosen' })).body).toEqual({ recorded: true });
     const payment = await shopperPays(stack, token);
-    const ordersFor = () => [...store.orders.values()].filter((o) => o.metaData.some((m) => m.key === 'checkout_session_token' && m.value === token)).length;
+    const ordersFor = () => [...store.orders.values()].filter((o) => o.metaData.some((m) => m.key === '_hosted_checkout_session' && m.value === token)).length;
     const row = await expectCompletedWithOneOrderAndTwoEmails(stack, token, merchant.email, ordersFor);
 
     // A forged delivery claiming this session: refused, and on the timeline as such.

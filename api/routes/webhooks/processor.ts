@@ -13,7 +13,7 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyBaseLogger } from 'fastify';
-import type { RouteDeps } from '../../app.js';
+import { type RouteDeps } from '../../route-deps.js';
 import { errorResponse } from '../../schemas/common.js';
 import { acceptRawBodies, rawBodyOf, rawJsonBody } from '../../plugins/raw-body.js';
 import {

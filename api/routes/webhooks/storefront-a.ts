@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyRequest } from 'fastify';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import type { RouteDeps } from '../../app.js';
+import { type RouteDeps } from '../../route-deps.js';
 import { errorResponse } from '../../schemas/common.js';
 import { acceptRawBodies, rawBodyOf } from '../../plugins/raw-body.js';
 import { parseJsonOrUndefined } from '../../webhook-deliveries.js';

@@ -14,24 +14,24 @@
 // back on Demo stops new sessions within it. A storefront A cart is read from the store every time (each
 // cart is new). docs/operations.md "Checkout create" has the figures.
 import { randomBytes } from 'node:crypto';
-import type { Config } from '../../../config/index.js';
-import type { Db } from '../../../prisma/client.js';
-import type { CustomDomain, Merchant, PlatformSubscription, StorefrontAConnection, StorefrontBConnection } from '../../../generated/prisma/client.js';
-import type { SecretBox } from '../../../security/secrets.js';
-import { TtlCache } from '../../ttl-cache.js';
-import type { UrlGuard } from '../../../security/ssrf.js';
-import { AppError } from '../../../domain/errors.js';
-import { BASE_CURRENCY, isKnownCurrency, isValidRate, money, multiply, sum, type Money } from '../../../domain/money.js';
-import { CHECKOUT_TOKEN_PREFIX } from '../../../domain/tokens.js';
-import { IntegrationError } from '../../../integrations/errors.js';
-import { isValidShopHost } from '../../../integrations/storefront-a/oauth.js';
-import type { StorefrontBClient, StorefrontBProduct, StorefrontBVariation } from '../../../integrations/storefront-b/client.js';
-import { billingStatusOf } from '../../../model/billing-status.js';
-import { type SessionLine } from '../../../model/checkout-session.js';
-import { storefrontAClientOf, storefrontBClientOf } from '../../../model/connections.js';
-import { normalizeStoreUrl } from '../merchant/storefront-b.js';
+import type { Config } from '../config/index.js';
+import type { Db } from '../prisma/client.js';
+import type { CustomDomain, Merchant, PlatformSubscription, StorefrontAConnection, StorefrontBConnection } from '../generated/prisma/client.js';
+import type { SecretBox } from '../security/secrets.js';
+import { TtlCache } from './ttl-cache.js';
+import type { UrlGuard } from '../security/ssrf.js';
+import { AppError } from '../domain/errors.js';
+import { BASE_CURRENCY, isKnownCurrency, isValidRate, money, multiply, sum, type Money } from '../domain/money.js';
+import { CHECKOUT_TOKEN_PREFIX } from '../domain/tokens.js';
+import { IntegrationError } from '../integrations/errors.js';
+import { isValidShopHost } from '../integrations/storefront-a/oauth.js';
+import type { StorefrontBClient, StorefrontBProduct, StorefrontBVariation } from '../integrations/storefront-b/client.js';
+import { billingStatusOf } from '../model/billing-status.js';
+import type { SessionLine } from '../model/checkout-session.js';
+import { normalizeStoreUrl, storefrontAClientOf, storefrontBClientOf, verifyStorefrontBHandoff } from '../model/connections.js';
+import type { Handoff } from '../integrations/storefront-b/handoff.js';
 import type { z } from 'zod';
-import type { StorefrontACreateBody, storefrontBCreateBody } from '../../schemas/checkout.js';
+import type { StorefrontACreateBody, storefrontBCreateBody } from './schemas/checkout.js';
 
 /** Per store call; the callers (script tag, plugin) wait about 5 s in all. */
 export const STORE_READ_TIMEOUT_MS = 3_000;
@@ -170,7 +170,12 @@ export async function storefrontASource(deps: CartDeps, body: StorefrontACreateB
 
 type BItem = z.output<typeof storefrontBCreateBody>['cart']['items'][number];
 
-export async function storefrontBSource(deps: CartDeps, body: z.output<typeof storefrontBCreateBody>): Promise<CartSource> {
+/**
+ * A storefront B cart source. `handoff`: the plugin's signature headers and the raw body; a handoff that
+ * does not verify against the connected key is refused (UNAUTHORIZED), a verified one is what records the
+ * plugin's interception (setup verification). An unsigned create still prices the cart but proves nothing.
+ */
+export async function storefrontBSource(deps: CartDeps, body: z.output<typeof storefrontBCreateBody>, handoff?: Handoff): Promise<CartSource> {
   const { db, caches } = deps;
   let storeUrl: string;
   try {
@@ -181,11 +186,12 @@ export async function storefrontBSource(deps: CartDeps, body: z.output<typeof st
   const connection = await caches.storefrontB.get(storeUrl, () => db.storefrontBConnection.findUnique({ where: { storeUrl }, include: merchantWithPlan }));
   if (!connection) throw unknownStore();
   const { merchant } = connection;
+  if (handoff) verifyStorefrontBHandoff(deps, merchant.id, connection, handoff);
   return {
     platform: 'STOREFRONT_B',
     merchant,
     async recordInterception() {
-      if (connection.pluginInterceptedAt !== null) return;
+      if (!handoff || connection.pluginInterceptedAt !== null) return;
       // Marked on the cached row too, so the next creates of this store skip the write (the first time is kept).
       connection.pluginInterceptedAt = new Date();
       await db.storefrontBConnection.updateMany({ where: { merchantId: merchant.id, pluginInterceptedAt: null }, data: { pluginInterceptedAt: connection.pluginInterceptedAt } });
