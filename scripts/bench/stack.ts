@@ -31,6 +31,7 @@ export interface BenchMerchant {
 export interface BenchStack {
   service: ServiceStack;
   merchant: BenchMerchant;
+  /** The service's database (for the bare baselines' own pools). */
   databaseUrl: string;
 }
 
