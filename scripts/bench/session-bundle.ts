@@ -9,7 +9,7 @@
 // route again. `pkReadVsMemory` is the ceiling for a route that reads the database on every request;
 // `bundleVsPkRead` is how close the bundle (one statement: session, merchant, rates, pixels) comes to it.
 import Fastify from 'fastify';
-import { api, benchStack, demoCartBody } from './stack.js';
+import { benchStack, createSession, demoCart } from './stack.js';
 import { compareLoad } from './load.js';
 
 export async function benchSessionBundle(opts: { sessions?: number; concurrency?: number; durationMs?: number; maxRequests?: number } = {}): Promise<Record<string, number>> {
@@ -20,9 +20,9 @@ export async function benchSessionBundle(opts: { sessions?: number; concurrency?
   const { service, merchant } = await benchStack();
 
   // Real sessions, created through the API; each one's bundle as the API answers it now.
-  const body = JSON.parse(demoCartBody(service, merchant.storeUrl)) as unknown;
+  const cart = demoCart(service, merchant.storeUrl);
   const tokens: string[] = [];
-  for (let i = 0; i < sessions; i++) tokens.push((await api(service, 'POST', '/api/checkout/create', body)).token as string);
+  for (let i = 0; i < sessions; i++) tokens.push(await createSession(service, cart));
   const bytes = new Map<string, { body: Buffer; contentType: string }>();
   for (const token of tokens) {
     const res = await service.app.inject({ method: 'GET', url: `/api/checkout/session-bundle/${token}` });

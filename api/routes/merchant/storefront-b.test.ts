@@ -12,6 +12,7 @@ import { buildApp } from '../../app.js';
 import { createActivities } from '../../../activities/worker.js';
 import { createStorefrontBActivities } from '../../../activities/storefront-b.js';
 import { createStorefrontBSimulator, DEMO_STORE, type StorefrontBSimulator } from '../../../sandbox/storefront-b/simulator.js';
+import { handoffHeaders } from '../../../integrations/storefront-b/handoff.js';
 import { createTestMerchant, type TestMerchant } from '../../../test/harness/merchants.js';
 import { createSecretBox } from '../../../security/secrets.js';
 import { createUrlGuard } from '../../../security/ssrf.js';
@@ -149,11 +150,12 @@ describe('connecting a storefront B store', () => {
   });
 
   describe('given a working connection, a reconnect that fails', () => {
-    /** A checkout from the store's cart: the connection works end to end (keys, prices, plan). */
-    async function checkoutFrom(storeUrl: string) {
+    /** A checkout from the store's cart, signed as the plugin signs it: the connection works end to end (keys, prices, plan). */
+    async function checkoutFrom({ storeUrl, consumerKey, consumerSecret }: Creds) {
       const summary = (await (await fetch(`${simUrl}/_control/stores/${storeUrl.split('/').pop()}`)).json()) as { products: Array<{ id: number; type: string }> };
       const simple = summary.products.find((p) => p.type === 'simple')!;
-      const res = await app.inject({ method: 'POST', url: '/api/checkout/create', payload: { platform: 'storefront-b', storeUrl, cart: { items: [{ productId: String(simple.id), quantity: 1 }] } } });
+      const raw = JSON.stringify({ platform: 'storefront-b', storeUrl, cart: { items: [{ productId: String(simple.id), quantity: 1 }] } });
+      const res = await app.inject({ method: 'POST', url: '/api/checkout/create', payload: raw, headers: handoffHeaders(consumerKey, consumerSecret, raw) });
       return res.statusCode;
     }
 
@@ -168,7 +170,7 @@ describe('connecting a storefront B store', () => {
       const m = await merchant();
       const creds = await store();
       expect((await connect(m, creds)).status).toBe(200);
-      expect(await checkoutFrom(creds.storeUrl)).toBe(201);
+      expect(await checkoutFrom(creds)).toBe(201);
       const [before, merchantBefore] = [await row(m), await merchantRow(m)];
 
       const res = await connect(m, await next(creds));
@@ -178,7 +180,7 @@ describe('connecting a storefront B store', () => {
       expect(await merchantRow(m)).toEqual(merchantBefore);
       expect((await status(m)).body).toMatchObject({ connected: true, storeUrl: creds.storeUrl });
       await fetch(`${simUrl}/_control/faults`, { method: 'DELETE' });
-      expect(await checkoutFrom(creds.storeUrl)).toBe(201);
+      expect(await checkoutFrom(creds)).toBe(201);
     });
   });
 
