@@ -20,6 +20,7 @@ import { uniqueTaskQueue } from '../../test/harness/service-stack.js';
 import { api, benchStack, createSession, demoCart } from './stack.js';
 import { percentile } from './load.js';
 import { roundTripSignal, type RoundTripActivities, type RoundTripMessage } from './round-trip-workflow.js';
+import { PLUGIN_SESSION_META } from '../../sandbox/storefront-b/state.js';
 
 const ROUND_TRIP_WORKFLOW = fileURLToPath(new URL('./round-trip-workflow.ts', import.meta.url));
 const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error };
@@ -95,7 +96,7 @@ export async function benchWebhookOrder(opts: { sessions?: number; warmup?: numb
   const insert = orders.set.bind(orders);
   orders.set = (id: number, order: BOrder) => {
     const result = insert(id, order);
-    const token = order.metaData.find((m) => m.key === 'checkout_session_token')?.value;
+    const token = order.metaData.find((m) => m.key === PLUGIN_SESSION_META)?.value;
     if (typeof token === 'string') orderVisible.settle(token);
     return result;
   };
@@ -174,8 +175,8 @@ export async function benchWebhookOrder(opts: { sessions?: number; warmup?: numb
     }
     const sortedOurs = [...ours].sort((a, b) => a - b);
     const sortedBare = [...bare].sort((a, b) => a - b);
-    const ordersFor = (token: string) => [...store.orders.values()].filter((o) => o.metaData.some((m) => m.key === 'checkout_session_token' && m.value === token)).length;
-    const tokens = new Set([...store.orders.values()].flatMap((o) => o.metaData.filter((m) => m.key === 'checkout_session_token').map((m) => String(m.value))));
+    const ordersFor = (token: string) => [...store.orders.values()].filter((o) => o.metaData.some((m) => m.key === PLUGIN_SESSION_META && m.value === token)).length;
+    const tokens = new Set([...store.orders.values()].flatMap((o) => o.metaData.filter((m) => m.key === PLUGIN_SESSION_META).map((m) => String(m.value))));
     return {
       sessions,
       ordersInStore: store.orders.size,

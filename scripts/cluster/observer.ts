@@ -6,8 +6,9 @@
 import type { ProcessorSimulator } from '../../sandbox/processor/index.js';
 import type { StorefrontBSimulator } from '../../sandbox/storefront-b/simulator.js';
 import type { EmailSimulator } from '../../sandbox/email/index.js';
-import type { BOrder } from '../../sandbox/storefront-b/state.js';
+import { PLUGIN_SESSION_META, type BOrder } from '../../sandbox/storefront-b/state.js';
 
+/** Where the processor's payment carries the session token (our payment metadata). */
 export const TOKEN_META_KEY = 'checkout_session_token';
 
 export interface SessionObservation {
@@ -39,7 +40,7 @@ export interface SandboxObserver {
 type Sims = { processor: ProcessorSimulator; storefrontB: StorefrontBSimulator; email: EmailSimulator };
 
 const tokenOfOrder = (order: BOrder): string | undefined => {
-  const value = order.metaData.find((m) => m.key === TOKEN_META_KEY)?.value;
+  const value = order.metaData.find((m) => m.key === PLUGIN_SESSION_META)?.value;
   return typeof value === 'string' ? value : undefined;
 };
 
