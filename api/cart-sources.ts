@@ -171,12 +171,17 @@ export async function storefrontASource(deps: CartDeps, body: StorefrontACreateB
 type BItem = z.output<typeof storefrontBCreateBody>['cart']['items'][number];
 
 /**
- * A storefront B cart source. `handoff`: the plugin's signature headers and the raw body; a handoff that
- * does not verify against the connected key is refused (UNAUTHORIZED), a verified one is what records the
- * plugin's interception (setup verification). An unsigned create still prices the cart but proves nothing.
+ * A storefront B cart source. `handoff`: the plugin's signature headers and the raw body. Only our plugin
+ * creates storefront B sessions: without the signature anyone who knows a store's URL could open checkouts
+ * in its name, so an unsigned create is refused (UNAUTHORIZED) before any read, and so is a handoff that
+ * does not verify against the connected key. A verified one records the plugin's interception (setup
+ * verification).
  */
-export async function storefrontBSource(deps: CartDeps, body: z.output<typeof storefrontBCreateBody>, handoff?: Handoff): Promise<CartSource> {
+export async function storefrontBSource(deps: CartDeps, body: z.output<typeof storefrontBCreateBody>, handoff: Handoff | undefined): Promise<CartSource> {
   const { db, caches } = deps;
+  if (!handoff) {
+    throw new AppError('UNAUTHORIZED', 'A storefront B checkout is created by our plugin only: the x-hosted-checkout-key, x-hosted-checkout-timestamp and x-hosted-checkout-signature headers are missing');
+  }
   let storeUrl: string;
   try {
     storeUrl = normalizeStoreUrl(new URL(body.storeUrl));
@@ -186,12 +191,12 @@ export async function storefrontBSource(deps: CartDeps, body: z.output<typeof st
   const connection = await caches.storefrontB.get(storeUrl, () => db.storefrontBConnection.findUnique({ where: { storeUrl }, include: merchantWithPlan }));
   if (!connection) throw unknownStore();
   const { merchant } = connection;
-  if (handoff) verifyStorefrontBHandoff(deps, merchant.id, connection, handoff);
+  verifyStorefrontBHandoff(deps, merchant.id, connection, handoff);
   return {
     platform: 'STOREFRONT_B',
     merchant,
     async recordInterception() {
-      if (!handoff || connection.pluginInterceptedAt !== null) return;
+      if (connection.pluginInterceptedAt !== null) return;
       // Marked on the cached row too, so the next creates of this store skip the write (the first time is kept).
       connection.pluginInterceptedAt = new Date();
       await db.storefrontBConnection.updateMany({ where: { merchantId: merchant.id, pluginInterceptedAt: null }, data: { pluginInterceptedAt: connection.pluginInterceptedAt } });

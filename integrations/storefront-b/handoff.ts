@@ -25,6 +25,19 @@ export function signHandoff(consumerSecret: string, timestamp: number, rawBody: 
   return `v1=${createHmac('sha256', consumerSecret).update(`${timestamp}.`).update(rawBody).digest('hex')}`;
 }
 
+/**
+ * The headers our plugin sends with a handoff body (HC_Signature::headers in the PHP). For callers that act as
+ * the plugin: tests, benches and scripts holding the store's REST key pair.
+ */
+export function handoffHeaders(consumerKey: string, consumerSecret: string, rawBody: string, nowS = Math.floor(Date.now() / 1000)): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    [HANDOFF_HEADERS.key]: consumerKey,
+    [HANDOFF_HEADERS.timestamp]: String(nowS),
+    [HANDOFF_HEADERS.signature]: signHandoff(consumerSecret, nowS, rawBody),
+  };
+}
+
 /** Why a handoff is not this store's, or null when it is. Constant-time comparisons throughout. */
 export function handoffProblem(h: Handoff, store: { consumerKey: string; consumerSecret: string }, nowS = Math.floor(Date.now() / 1000)): string | null {
   if (!equal(h.key, store.consumerKey)) return "the plugin's connection key is not the REST key this store is connected with";

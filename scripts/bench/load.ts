@@ -12,6 +12,8 @@ export interface Target {
   url(i: number): string;
   /** The JSON body of request i, if any. */
   body?(i: number): string;
+  /** Further headers of request i (e.g. the plugin's signature of the body). */
+  headers?(i: number): Record<string, string>;
   /** The answer every request must get; any other counts as an error and fails the run. */
   expectStatus: number;
 }
@@ -41,10 +43,10 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-function send(agent: http.Agent, method: string, url: string, body: string | undefined): Promise<{ status: number; body: string }> {
+function send(agent: http.Agent, method: string, url: string, body: string | undefined, extra: Record<string, string> = {}): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const u = new URL(url);
-    const headers: http.OutgoingHttpHeaders = body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
+    const headers: http.OutgoingHttpHeaders = { ...extra, ...(body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }) };
     const req = http.request({ agent, method, host: u.hostname, port: u.port, path: u.pathname + u.search, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
@@ -73,7 +75,7 @@ async function runFor(target: Target, agent: http.Agent, concurrency: number, du
       issued++;
       const i = counter.next++;
       const t0 = performance.now();
-      const res = await send(agent, target.method, target.url(i), target.body?.(i));
+      const res = await send(agent, target.method, target.url(i), target.body?.(i), target.headers?.(i));
       if (res.status !== target.expectStatus) {
         throw new Error(`${target.name}: ${target.method} ${target.url(i)} answered ${res.status}, expected ${target.expectStatus}: ${res.body.slice(0, 300)}`);
       }

@@ -13,7 +13,7 @@
 import os from 'node:os';
 import Fastify from 'fastify';
 import pg from 'pg';
-import { api, benchStack, demoCartBody } from './stack.js';
+import { benchStack, createSession, demoCart } from './stack.js';
 import { measureLoad, type Target } from './load.js';
 
 export const SESSION_BUNDLE_TARGET = 0.8;
@@ -30,9 +30,9 @@ export async function benchSessionBundle(opts: { sessions?: number; concurrency?
   const loadBefore = os.loadavg()[0]!;
 
   // Real sessions, created through the API; each one's bundle as the API answers it now.
-  const body = JSON.parse(demoCartBody(service, merchant.storeUrl)) as unknown;
+  const cart = demoCart(service, merchant.storeUrl);
   const tokens: string[] = [];
-  for (let i = 0; i < sessions; i++) tokens.push((await api(service, 'POST', '/api/checkout/create', body)).token as string);
+  for (let i = 0; i < sessions; i++) tokens.push(await createSession(service, cart));
   const bytes = new Map<string, { body: Buffer; contentType: string }>();
   for (const token of tokens) {
     const res = await service.app.inject({ method: 'GET', url: `/api/checkout/session-bundle/${token}` });

@@ -17,7 +17,7 @@ import { processorAad } from '../../model/connections.js';
 import { checkoutWorkflowId } from '../../workflows/checkout.messages.js';
 import type { BOrder } from '../../sandbox/storefront-b/state.js';
 import { uniqueTaskQueue } from '../../test/harness/service-stack.js';
-import { api, benchStack, demoCartBody } from './stack.js';
+import { api, benchStack, createSession, demoCart } from './stack.js';
 import { percentile } from './load.js';
 import { roundTripSignal, type RoundTripActivities, type RoundTripMessage } from './round-trip-workflow.js';
 import { PLUGIN_SESSION_META } from '../../sandbox/storefront-b/state.js';
@@ -103,11 +103,11 @@ export async function benchWebhookOrder(opts: { sessions?: number; warmup?: numb
 
   const connection = await db.processorConnection.findUniqueOrThrow({ where: { merchantId: merchant.id } });
   const webhookSecret = createSecretBox(config.secretsKey!).decrypt(connection.webhookSecretEnc!, processorAad.webhookSecret(merchant.id));
-  const cart = JSON.parse(demoCartBody(service, merchant.storeUrl)) as unknown;
+  const cart = demoCart(service, merchant.storeUrl);
 
   /** A session with the shopper's details and the processor payment: what exists when the success webhook comes. */
   async function pendingSession(): Promise<{ token: string; paymentId: string; totalMinor: number; currency: string }> {
-    const token = (await api(service, 'POST', '/api/checkout/create', cart)).token as string;
+    const token = await createSession(service, cart);
     const bundle = await api(service, 'GET', `/api/checkout/session-bundle/${token}`);
     const rate = (bundle.shipping as Array<{ id: string }>)[0]!;
     const init = await api(service, 'POST', `/api/checkout/${token}/init-payment`, {

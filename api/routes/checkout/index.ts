@@ -70,9 +70,10 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
         'disconnected store, unknown cart: NOT_FOUND; empty cart or a product the store does not sell: INVALID_INPUT; a currency without an ' +
         'exchange rate: UNSUPPORTED_CURRENCY; store failing: UPSTREAM_ERROR, too slow: STORE_TIMEOUT. ' +
         'On any error the script tag and the plugin continue to the native checkout. Dedicated rate limiter. ' +
-        'Storefront B: the plugin signs its handoff (headers x-hosted-checkout-key, x-hosted-checkout-timestamp, ' +
-        'x-hosted-checkout-signature: v1=hex HMAC-SHA256 of "<timestamp>.<raw body>" with the connected consumer secret); a signed ' +
-        'handoff that does not verify answers UNAUTHORIZED, a verified one records the plugin\'s interception.',
+        'Storefront B: only our plugin creates sessions, and it signs every handoff (headers x-hosted-checkout-key, x-hosted-checkout-timestamp ' +
+        '(unix seconds, within 5 minutes), x-hosted-checkout-signature: v1=hex HMAC-SHA256 of "<timestamp>.<raw body>" with the connected ' +
+        'consumer secret). A storefront B create without these headers, or whose signature does not verify, answers 401 UNAUTHORIZED and ' +
+        'creates nothing; a verified one records the plugin\'s interception (setup verification).',
       body: createCheckoutBodyFor(config.storefrontA.shopSuffix),
       response: {
         200: passthroughResponse,

@@ -10,7 +10,7 @@ import { DEMO_STORE } from '../../../sandbox/storefront-b/state.js';
 import { PROCESSOR_WEBHOOK_PATH } from '../../../model/connections.js';
 import { SPEC_SIGNATURE_HEADER as SIGNATURE_HEADER } from '../../../integrations/processor/webhook.js';
 import type { CheckoutSession } from '../../../generated/prisma/client.js';
-import { api, expectCompletedWithOneOrderAndTwoEmails, merchantWithProcessor, shopperPays, type Json } from '../../../test/e2e/checkout-helpers.js';
+import { api, expectCompletedWithOneOrderAndTwoEmails, merchantWithProcessor, shopperPays, storefrontBCheckout, type Json } from '../../../test/e2e/checkout-helpers.js';
 
 let stack: TestStack;
 let a: TestMerchant;
@@ -189,9 +189,8 @@ describe('one order, end to end', () => {
     expect(connect.status, JSON.stringify(connect.body)).toBe(200);
     const store = stack.sims.storefrontB.stores.get('demo')!;
     const simple = store.products.find((p) => p.variations.length === 0)!;
-    const created = await api(stack, 'POST', '/api/checkout/create', { platform: 'storefront-b', storeUrl: `${stack.urls.storefrontB}/stores/demo`, cart: { items: [{ productId: simple.id, quantity: 2 }] } });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const token = created.body.token as string;
+    // The shopper's click in the store: the plugin hands the cart over, signed.
+    const token = await storefrontBCheckout(stack, [{ productId: simple.id, quantity: 2 }]);
 
     // The page reports the steps as the shopper goes; then pays.
     expect((await api(stack, 'POST', `/api/checkout/${token}/progress`, { step: 'contact_entered' })).body).toEqual({ recorded: true });
