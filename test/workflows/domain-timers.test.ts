@@ -93,11 +93,6 @@ async function activityTimes(handle: WorkflowHandle, activity: string): Promise<
 
 const gapsInMinutes = (times: number[]) => times.slice(1).map((t, i) => Math.round((t - times[i]!) / MINUTE));
 
-async function forceWalletStatus(domain: string, status: 'registered' | 'pending' | 'needs_action') {
-  const res = await fetch(`${rig.urls.processor}/_control/wallet_domains`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ domain, status }) });
-  expect(res.status).toBe(200);
-}
-
 describe('custom domain verification (time-skipping)', () => {
   it('given a claim whose CNAME appears after 30 hours / the hourly re-check finds it: VERIFIED within the hour, and the wallet domain workflow is started', async () => {
     const m = await merchant();
@@ -169,48 +164,27 @@ describe('custom domain verification (time-skipping)', () => {
 });
 
 describe('wallet domain registration (time-skipping)', () => {
-  it('given a processor that reports the domain pending / it re-checks with backoff until the processor registers it: REGISTERED, no email', async () => {
+  it('given a processor without a wallet-domain API (Whop) / the merchant gets exactly one email naming the domain, and hours of re-checks keep NEEDS_ACTION without another', async () => {
     const m = await merchant({ processor: true });
     const domain = `${m.slug}.localhost`;
-    await forceWalletStatus(domain, 'pending');
 
-    const { result, handle } = await ts.withWorker(rig.activities, async () => {
-      const handle = await startWallet(m.id);
-      await ts.env.sleep('10 minutes');
-      expect(await db().walletDomain.findUniqueOrThrow({ where: { merchantId: m.id } })).toMatchObject({ domain, status: 'PENDING', registeredAt: null });
-      await forceWalletStatus(domain, 'registered');
-      return { result: await handle.result(), handle };
-    });
-
-    expect(result).toEqual({ status: 'REGISTERED', domain });
-    const duration = await ranFor(handle);
-    expect(duration).toBeGreaterThanOrEqual(10 * MINUTE);
-    expect(duration).toBeLessThanOrEqual(16 * MINUTE);
-    expect(gapsInMinutes(await activityTimes(handle, 'syncWalletDomain'))).toEqual([1, 2, 4, 8]);
-    const row = await db().walletDomain.findUniqueOrThrow({ where: { merchantId: m.id } });
-    expect(row).toMatchObject({ domain, status: 'REGISTERED', businessId: rig.sims.processor.defaultBusinessId });
-    expect(row.registeredAt).not.toBeNull();
-    expect(rig.sims.email.messages({ to: m.email })).toHaveLength(0);
-  });
-
-  it('given a processor that needs the merchant to act for hours / the merchant gets exactly one email naming the domain, and it ends REGISTERED once they did', async () => {
-    const m = await merchant({ processor: true });
-    const domain = `${m.slug}.localhost`;
-    await forceWalletStatus(domain, 'needs_action');
-
-    const { result, handle } = await ts.withWorker(rig.activities, async () => {
+    const handle = await ts.withWorker(rig.activities, async () => {
       const handle = await startWallet(m.id);
       await ts.env.sleep('5 hours');
-      await forceWalletStatus(domain, 'registered');
-      return { result: await handle.result(), handle };
+      return handle;
     });
 
-    expect(result).toEqual({ status: 'REGISTERED', domain });
-    expect((await activityTimes(handle, 'syncWalletDomain')).length).toBeGreaterThanOrEqual(9); // re-checked many times…
-    const mails = rig.sims.email.messages({ to: m.email });
-    expect(mails).toHaveLength(1); // …and told once
-    expect(mails[0]).toMatchObject({ Tag: WALLET_DOMAIN_EMAIL_KIND, Subject: `Add ${domain} to your processor's wallet domains` });
-    expect(mails[0]!.TextBody).toContain(`Add this domain in your processor dashboard (Settings → Wallet domains): ${domain}`);
-    expect(await db().emailMessage.count({ where: { merchantId: m.id, kind: WALLET_DOMAIN_EMAIL_KIND, status: 'SENT' } })).toBe(1);
+    try {
+      // Whop's API cannot register a wallet domain (docs/processor.md): never reported registered, asked of the merchant.
+      expect(await db().walletDomain.findUniqueOrThrow({ where: { merchantId: m.id } })).toMatchObject({ domain, status: 'NEEDS_ACTION', registeredAt: null });
+      expect((await activityTimes(handle, 'syncWalletDomain')).length).toBeGreaterThanOrEqual(9); // re-checked many times…
+      const mails = rig.sims.email.messages({ to: m.email });
+      expect(mails).toHaveLength(1); // …and told once
+      expect(mails[0]).toMatchObject({ Tag: WALLET_DOMAIN_EMAIL_KIND, Subject: `Add ${domain} to your processor's wallet domains` });
+      expect(mails[0]!.TextBody).toContain(`Add this domain in your processor dashboard (Settings → Wallet domains): ${domain}`);
+      expect(await db().emailMessage.count({ where: { merchantId: m.id, kind: WALLET_DOMAIN_EMAIL_KIND, status: 'SENT' } })).toBe(1);
+    } finally {
+      await handle.terminate('test over').catch(() => undefined);
+    }
   });
 });

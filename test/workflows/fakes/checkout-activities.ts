@@ -45,6 +45,8 @@ export interface FakeWorld {
   faults: Partial<Record<ActivityName, Array<'retryable' | 'permanent'>>>;
   /** Calls of each activity, in order. */
   calls: ActivityName[];
+  /** An email activity waits for its kind's promise here before it sends (keeps a run open while a test works on it). */
+  holds: Partial<Record<ActivityName, Promise<void>>>;
 }
 
 type AllActivities = Plain<CheckoutSessionActivities> & Plain<CheckoutPaymentActivities> & Plain<FulfilmentActivities>;
@@ -69,6 +71,7 @@ export function newWorld(overrides: Partial<FakeSession> = {}): FakeWorld {
     emails: [],
     faults: {},
     calls: [],
+    holds: {},
   };
 }
 
@@ -85,7 +88,9 @@ export function fakeCheckoutActivities(world: FakeWorld) {
     if (fault === 'retryable') throw ApplicationFailure.retryable(`${name}: unavailable`, 'processor.unavailable');
   };
   const email = (kind: string) => async (_token: string): Promise<EmailSendResult> => {
-    enter(kind === 'order_confirmation' ? 'sendOrderConfirmation' : kind === 'merchant_order_notification' ? 'sendMerchantOrderNotification' : kind === 'store_order_problem' ? 'sendStoreOrderProblemEmail' : 'sendRefundConfirmation');
+    const name: ActivityName = kind === 'order_confirmation' ? 'sendOrderConfirmation' : kind === 'merchant_order_notification' ? 'sendMerchantOrderNotification' : kind === 'store_order_problem' ? 'sendStoreOrderProblemEmail' : 'sendRefundConfirmation';
+    enter(name);
+    await world.holds[name];
     // Idempotent per kind, as the real activity is (an idempotency key per session and kind).
     if (world.emails.includes(kind)) return { status: 'ALREADY_SENT', messageId: null };
     world.emails.push(kind);
