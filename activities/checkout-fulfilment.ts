@@ -2,10 +2,10 @@
 // once, and the order emails, each exactly once. The workflow passes the session token only; the cart,
 // the address and the store credentials are read here, so workflow history holds none of them.
 //
-// The order is exactly once whatever retries or crashes happen, by three layers: the storeOrderId the
-// session recorded; else a lookup at the store by session token (finds an order whose creating attempt
-// crashed or lost its answer); else a create with idempotency key `checkout-<token>` (a repeated create
-// answers the first order). Store down, 5xx, time-out or 429 are retryable; a store that refuses for good
+// The order is exactly once whatever retries or crashes happen: the storeOrderId the session recorded;
+// else, on storefront A (Shopify, no idempotency keys), the draft order recorded on the session's timeline
+// before it is completed, read back by id after a lost answer and completed at most once; on storefront B a
+// lookup by session token, then a create with idempotency key `checkout-<token>`. Store down, 5xx, time-out or 429 are retryable; a store that refuses for good
 // (rejected, unauthorized, not_found, ...) fails non-retryably with a message written for the merchant.
 import { createHash } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
@@ -17,7 +17,7 @@ import type { SecretBox } from '../security/secrets.js';
 import { UnsafeUrlError, type UrlGuard } from '../security/ssrf.js';
 import type { EmailClient } from '../integrations/email/index.js';
 import { IntegrationError, isIntegrationError, type IntegrationErrorKind } from '../integrations/errors.js';
-import { createStorefrontAClient } from '../integrations/storefront-a/client.js';
+import { createStorefrontAClient, type OrderIntent } from '../integrations/storefront-a/client.js';
 import { createStorefrontBClient } from '../integrations/storefront-b/client.js';
 import { parseOrderInput, type StoreOrder, type StoreOrderInput } from '../integrations/storefront-common/order.js';
 import { formatMoney } from '../domain/money.js';
@@ -198,14 +198,28 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
     }
   }
 
-  /** The client of the store the session came from, with the merchant's current credentials. */
-  async function storeOf(s: Session): Promise<Pick<ReturnType<typeof createStorefrontAClient>, 'createOrder' | 'findOrderBySessionToken' | 'getOrder'>> {
+  /** The session's order intent, kept on its timeline: the draft order that is (or becomes) its one order. */
+  const intentOf = (token: string): OrderIntent => ({
+    async draftOrderId() {
+      const event = await db.sessionEvent.findFirst({ where: { token, type: 'store_order_draft' }, orderBy: { at: 'asc' } });
+      const id = (event?.data as { draftOrderId?: unknown } | null)?.draftOrderId;
+      return typeof id === 'string' ? id : null;
+    },
+    async recordDraftOrder(draftOrderId: string) {
+      await db.sessionEvent.create({ data: { token, type: 'store_order_draft', data: { draftOrderId } } });
+    },
+  });
+
+  /** The store the session came from, with the merchant's current credentials: its order, exactly once. */
+  async function storeOf(s: Session): Promise<{ placeOrder(input: StoreOrderInput): Promise<{ order: StoreOrder; created: boolean }>; getOrder(id: string): Promise<StoreOrder> }> {
     const common = { timeoutMs: deps.timeoutMs, fetch: deps.fetch };
     if (s.platform === 'STOREFRONT_A') {
       const row = await db.storefrontAConnection.findUnique({ where: { merchantId: s.merchantId } });
       if (!row?.connected || !row.accessTokenEnc) throw new IntegrationError('storefront-a', 'unauthorized', 'Storefront A is not connected (the app was uninstalled): reconnect the store in your dashboard');
       const accessToken = open('storefront-a', row.accessTokenEnc, storefrontAAad.accessToken(s.merchantId));
-      return createStorefrontAClient({ shop: row.shop, accessToken, apiUrlTemplate: config.storefrontA.apiTemplate, shopSuffix: config.storefrontA.shopSuffix, ...common });
+      const client = createStorefrontAClient({ shop: row.shop, accessToken, apiUrlTemplate: config.storefrontA.apiTemplate, shopSuffix: config.storefrontA.shopSuffix, ...common });
+      // Shopify has no idempotency key for orders: a draft order recorded before it is completed, completed once.
+      return { placeOrder: (input) => client.placeOrder(input, intentOf(s.token)), getOrder: (id) => client.getOrder(id) };
     }
     const row = await db.storefrontBConnection.findUnique({ where: { merchantId: s.merchantId } });
     if (!row) throw new IntegrationError('storefront-b', 'unauthorized', 'Storefront B is not connected: connect the store in your dashboard');
@@ -216,12 +230,21 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
       const transient = err.reason === 'unresolvable' || err.reason === 'timeout' || err.reason === 'unreachable';
       throw new IntegrationError('storefront-b', transient ? 'unavailable' : 'rejected', `The store URL ${row.storeUrl} cannot be used: ${err.message}`);
     }
-    return createStorefrontBClient({
+    const b = createStorefrontBClient({
       storeUrl: row.storeUrl,
       consumerKey: open('storefront-b', row.consumerKeyEnc, storefrontBAad.consumerKey(s.merchantId)),
       consumerSecret: open('storefront-b', row.consumerSecretEnc, storefrontBAad.consumerSecret(s.merchantId)),
       ...common,
     });
+    return {
+      // Found by session token before creating, and created with idempotency key `checkout-<token>`.
+      async placeOrder(input) {
+        const found = await b.findOrderBySessionToken(s.token);
+        if (found) return { order: found, created: false };
+        return { order: await b.createOrder(input, storeOrderIdempotencyKey(s.token)), created: true };
+      },
+      getOrder: (id) => b.getOrder(id),
+    };
   }
 
   /** Records the store's order on the session once (the first recording writes the timeline event). */
@@ -313,12 +336,7 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
       let order: StoreOrder;
       let created = false;
       try {
-        const found = await store.findOrderBySessionToken(token);
-        if (found) order = found;
-        else {
-          order = await store.createOrder(input, storeOrderIdempotencyKey(token));
-          created = true;
-        }
+        ({ order, created } = await store.placeOrder(input));
       } catch (err) {
         if (isIntegrationError(err) && !err.retryable) throw refusal(err, STORE_LABEL[s.platform]);
         throw err;

@@ -42,7 +42,7 @@ import { statsRoutes } from './routes/merchant/stats.js';
 import { pagesRoutes } from './routes/pages/index.js';
 import { createSecretBox, type SecretBox } from '../security/secrets.js';
 import { createUrlGuard, type UrlGuard } from '../security/ssrf.js';
-import { createCustomDomainHostCheck } from './checkout-host.js';
+import { createCustomDomainHostCheck, createShopOriginCheck } from './checkout-host.js';
 
 export interface AppDeps {
   config: Config;
@@ -121,6 +121,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     extraOrigins: config.sandbox.enabled ? Object.values(config.sandbox.urls) : [],
     // Verified custom checkout domains and their apex (cached reads of custom_domains).
     isCustomDomainHost: createCustomDomainHostCheck(deps.db),
+    // The connected Shopify shops' own domains (shoppers browse on www.merchant.com, not *.myshopify.com).
+    isShopOrigin: createShopOriginCheck(deps.db),
   });
   await app.register(openapiPlugin, { serverUrl: config.api.publicUrl });
   await app.register(commonAnswersPlugin);

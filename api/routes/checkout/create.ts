@@ -132,7 +132,7 @@ async function fromStore<T>(read: Promise<T>, notFound?: () => AppError): Promis
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Storefront A: the script tag names the shop and the cart; we read the cart with the merchant's token.
+// Storefront A: the app embed names the shop and the /cart.js token; we read the cart through the Storefront API.
 
 export async function storefrontASource(deps: CartDeps, body: StorefrontACreateBody): Promise<CartSource> {
   const { config, db, secrets, caches } = deps;
@@ -143,13 +143,17 @@ export async function storefrontASource(deps: CartDeps, body: StorefrontACreateB
   if (!connection?.connected || !connection.accessTokenEnc) throw unknownStore();
   const { merchant } = connection;
   const sealed = connection.accessTokenEnc;
+  const sealedStorefront = connection.storefrontTokenEnc;
   return {
     platform: 'STOREFRONT_A',
     merchant,
     async readCart() {
+      // The cart lives in the storefront: read through the Storefront API with the token made at install.
+      if (!sealedStorefront) throw new AppError('UPSTREAM_ERROR', 'The store connection has no Storefront API token: reinstall the app');
       const client = createStorefrontAClient({
         shop: connection.shop,
         accessToken: secrets.decrypt(sealed, storefrontAAad.accessToken(merchant.id)),
+        storefrontToken: secrets.decrypt(sealedStorefront, storefrontAAad.storefrontToken(merchant.id)),
         apiUrlTemplate: config.storefrontA.apiTemplate,
         shopSuffix: config.storefrontA.shopSuffix,
         timeoutMs: STORE_READ_TIMEOUT_MS,

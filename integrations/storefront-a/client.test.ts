@@ -1,0 +1,105 @@
+// The client against the simulator over real HTTP: Storefront API cart, draft orders completed exactly once
+// under "commit, then time out" faults, THROTTLED waited out, embed status from settings_data.json.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startSimulator } from '../../sandbox/storefront-common/testing.js';
+import { createStorefrontASimulator, DEMO_APP, DEMO_SHOP, type StorefrontASimulator } from '../../sandbox/storefront-a/simulator.js';
+import { createStorefrontAClient, embedInSettings, type OrderIntent } from './client.js';
+import type { StoreOrderInput } from '../storefront-common/order.js';
+
+let sim: StorefrontASimulator;
+let url: string;
+let close: () => Promise<void>;
+beforeAll(async () => ({ sim, url, close } = await startSimulator((publicUrl) => createStorefrontASimulator({ publicUrl }))));
+afterAll(() => close());
+beforeEach(() => sim.reset());
+
+const control = (path: string, body: unknown) => fetch(`${url}/_control/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const clientFor = (accessToken: string, extra: { storefrontToken?: string; timeoutMs?: number } = {}) => createStorefrontAClient({ shop: DEMO_SHOP, accessToken, apiUrlTemplate: `${url}/shops/{shop}`, ...extra });
+const memoryIntent = (): OrderIntent & { recorded: string[] } => {
+  const recorded: string[] = [];
+  return { recorded, draftOrderId: async () => recorded[0] ?? null, recordDraftOrder: async (id) => void recorded.push(id) };
+};
+
+function orderInput(sessionToken: string, variantId: number, method: 'card' | 'cod' = 'card'): StoreOrderInput {
+  return {
+    sessionToken, currency: 'EUR', email: 'ann@example.com',
+    shippingAddress: { firstName: 'Ann', lastName: 'Lee', line1: '1 Main St', city: 'Berlin', postalCode: '10115', countryCode: 'DE' },
+    lines: [{ title: 'Tote', quantity: 2, unitPriceMinor: 2000, productId: '1', variantId: String(variantId) }],
+    shipping: { title: 'Standard', priceMinor: 450 },
+    totals: { subtotalMinor: 4000, shippingMinor: 450, discountMinor: 0, totalMinor: 4450 },
+    payment: { method, reference: method === 'card' ? 'pay_1' : undefined },
+  };
+}
+const ordersOf = (token: string) => [...sim.state.shops.get(DEMO_SHOP)!.orders.values()].filter((o) => o.customAttributes.some((a) => a.value === token));
+
+describe('orders exactly once without idempotency keys', () => {
+  it('given 20 "commit, then time out" faults on completion, then each of 20 checkouts has exactly one order', async () => {
+    const client = clientFor(sim.install(DEMO_SHOP), { timeoutMs: 300 });
+    const variant = sim.state.shops.get(DEMO_SHOP)!.products[0]!.variants[0]!;
+    await control('faults/commit-then-timeout', { mutation: 'draftOrderComplete', count: 20, hangMs: 1000 });
+    for (let i = 0; i < 20; i++) {
+      const { order, created } = await client.placeOrder(orderInput(`cs_${i}`, variant.id), memoryIntent());
+      expect(created).toBe(false); // the answer was lost: the order was found through its draft
+      expect(order.totalMinor).toBe(4450);
+    }
+    expect(sim.state.commitThenTimeout.size).toBe(0);
+    for (let i = 0; i < 20; i++) expect(ordersOf(`cs_${i}`)).toHaveLength(1);
+    expect(sim.state.shops.get(DEMO_SHOP)!.orders.size).toBe(20);
+  }, 60_000);
+
+  it('given 20 faults on one checkout, retried the way the activity retries (intent kept), then one order', async () => {
+    const client = clientFor(sim.install(DEMO_SHOP), { timeoutMs: 300 });
+    const variant = sim.state.shops.get(DEMO_SHOP)!.products[0]!.variants[0]!;
+    await control('faults/commit-then-timeout', { mutation: 'draftOrderCreate', count: 20, hangMs: 1000 });
+    const intent = memoryIntent();
+    let result;
+    for (let attempt = 0; attempt < 30 && !result; attempt++) result = await client.placeOrder(orderInput('cs_same', variant.id), intent).catch(() => undefined);
+    expect(result?.order.paid).toBe(true);
+    // Lost create answers leave extra open drafts, never a second order.
+    expect(ordersOf('cs_same')).toHaveLength(1);
+    expect([...sim.state.shops.get(DEMO_SHOP)!.draftOrders.values()].filter((d) => d.status === 'COMPLETED')).toHaveLength(1);
+    // And once more, later: answered from the recorded draft.
+    expect(await client.placeOrder(orderInput('cs_same', variant.id), intent)).toMatchObject({ created: false, order: { id: result!.order.id } });
+    expect(ordersOf('cs_same')).toHaveLength(1);
+  }, 60_000);
+
+  it('given a COD checkout, then the order is payment pending and reads paid after the merchant marks it paid', async () => {
+    const client = clientFor(sim.install(DEMO_SHOP));
+    const variant = sim.state.shops.get(DEMO_SHOP)!.products[0]!.variants[0]!;
+    const { order } = await client.placeOrder(orderInput('cs_cod', variant.id, 'cod'), memoryIntent());
+    expect(order).toMatchObject({ paid: false, status: 'pending', number: '#1001' });
+    ordersOf('cs_cod')[0]!.financialStatus = 'PAID';
+    expect(await client.getOrder(order.id)).toMatchObject({ paid: true, sessionToken: 'cs_cod' });
+  });
+});
+
+describe('cart, throttling, embed status', () => {
+  it('reads the /cart.js token through the Storefront API with the token the install created', async () => {
+    const admin = clientFor(sim.install(DEMO_SHOP));
+    const storefrontToken = await admin.createStorefrontToken('hosted-checkout');
+    const variant = sim.state.shops.get(DEMO_SHOP)!.products[3]!.variants[2]!;
+    const token = sim.createCart(DEMO_SHOP, [{ variantId: variant.id, quantity: 2 }]);
+    const cart = await clientFor('x', { storefrontToken }).getCart(token);
+    expect(cart).toMatchObject({ currency: 'EUR', country: 'DE', subtotalMinor: 6200, items: [{ variantId: String(variant.id), quantity: 2, unitPriceMinor: 3100, title: 'Organic Cotton Tee', variantTitle: 'L' }] });
+    await expect(clientFor('x', { storefrontToken }).getCart(token.replace(/key=.*/, 'key=00'))).rejects.toMatchObject({ kind: 'not_found' });
+  });
+
+  it('given an empty cost bucket, then the call waits for it to refill instead of failing', async () => {
+    const client = clientFor(sim.install(DEMO_SHOP));
+    await control(`shops/${DEMO_SHOP}/throttle`, { currentlyAvailable: 0, restoreRate: 50 });
+    const started = Date.now();
+    expect((await client.getShop()).origins).toContain('https://www.demo-shop.example');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(40);
+  });
+
+  it('reports the embed on only when settings_data.json holds it enabled', async () => {
+    const client = clientFor(sim.install(DEMO_SHOP));
+    expect(await client.embedStatus()).toMatchObject({ active: false, present: false, themeName: 'Dawn' });
+    await control(`apps/${DEMO_APP.clientId}/extensions`, { handle: 'checkout', blocks: { 'checkout-embed': '{% schema %}{"name":"x","target":"body"}{% endschema %}' }, assets: {} });
+    await control(`shops/${DEMO_SHOP}/app-embeds`, { clientId: DEMO_APP.clientId, block: 'checkout-embed', enabled: true });
+    expect(await client.embedStatus()).toMatchObject({ active: true, present: true });
+    await control(`shops/${DEMO_SHOP}/app-embeds`, { clientId: DEMO_APP.clientId, block: 'checkout-embed', enabled: false });
+    expect(await client.embedStatus()).toMatchObject({ active: false, present: true });
+    expect(embedInSettings('not json')).toEqual({ active: false, present: false });
+  });
+});
