@@ -2,7 +2,7 @@
 // validation, exactly as Shopify's own code does them. Each merchant owns their app, so each client secret
 // gets its own library instance (the library keys every check with config.apiSecretKey).
 import '@shopify/shopify-api/adapters/node';
-import { shopifyApi, LogSeverity, ApiVersion, type Shopify } from '@shopify/shopify-api';
+import { shopifyApi, LogSeverity, type ApiVersion, type Shopify } from '@shopify/shopify-api';
 import { STOREFRONT_A_API_VERSION } from './api-version.js';
 
 const instances = new Map<string, Shopify>();

@@ -68,8 +68,8 @@ afterAll(async () => {
   await new Promise((resolve) => app.close(resolve));
   await closeSim();
 });
-beforeEach(() => {
-  sim.reset();
+beforeEach(async () => {
+  await sim.reset();
   webhookResults.length = 0;
 });
 

@@ -105,7 +105,7 @@ export async function sendWebhooks(
     const headers = {
       'content-type': 'application/json',
       'x-shopify-topic': input.topic,
-      'x-shopify-hmac-sha256': createHmac('sha256', app.clientSecret).update(body, 'utf8').digest('base64'),
+      'x-shopify-hmac-sha256': signWebhook(body, app.clientSecret),
       'x-shopify-shop-domain': shop.host,
       'x-shopify-api-version': WEBHOOKS_API_VERSION,
       'x-shopify-webhook-id': id,
@@ -133,3 +133,6 @@ export async function sendWebhooks(
   }
   return deliveries;
 }
+
+/** X-Shopify-Hmac-Sha256 of a body: base64 HMAC-SHA256 with the app's client secret. */
+export const signWebhook = (body: string | Buffer, secret: string) => createHmac('sha256', secret).update(body).digest('base64');
