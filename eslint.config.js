@@ -1,5 +1,6 @@
-// Lint rules that protect the design: workflow code stays deterministic (no I/O imports), and no promise
-// is left floating anywhere.
+// Lint rules that protect the design: workflow code stays deterministic (no I/O imports), the layers import
+// downwards only (api/ and activities/ share model/, never each other; simulators are witnesses written from the
+// platforms' documentation, not from our clients; test helpers stay in test/), and no promise is left floating.
 import tseslint from 'typescript-eslint';
 
 const bannedInWorkflows = [
@@ -8,6 +9,13 @@ const bannedInWorkflows = [
   '**/activities', '**/activities/*', '**/integrations/**', '**/sandbox/**', '**/api/**', '**/config', '**/config/*',
   '@temporalio/client', '@temporalio/worker', '@temporalio/activity', '@temporalio/testing',
 ];
+
+const TEST_HELPERS = { group: ['**/test/**'], message: 'Test helpers live in test/ and are imported by tests only.' };
+// The three platform simulators are being rewritten from the platforms' documentation (issues 15-17); each leaves
+// this list when its rewrite lands.
+const SIMULATORS_BEING_REWRITTEN = ['sandbox/processor/**', 'sandbox/storefront-a/**', 'sandbox/storefront-b/**'];
+const restrict = (...patterns) => ({ '@typescript-eslint/no-restricted-imports': ['error', { patterns }] });
+const testFiles = ['**/*.test.ts', '**/*.test.tsx', 'test/**'];
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'generated/**', '.data/**', 'tools/**', 'web/dist/**', '**/*.mjs', 'eslint.config.js', /* shipped into Shopify themes as plain ES5, tested in the browser */ 'plugins/storefront-a-theme-extension/assets/**'] },
@@ -36,5 +44,37 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    // The API reads and writes through model/ (sessions, pricing, connections); activities are the worker's side.
+    files: ['api/**/*.ts'],
+    ignores: testFiles,
+    rules: restrict(
+      { group: ['**/activities', '**/activities/*'], message: 'api/ must not import activities/: share code through model/.' },
+      TEST_HELPERS,
+    ),
+  },
+  {
+    // Activities run the steps a workflow decides: they see workflows' types only (ids and constants live in domain/).
+    files: ['activities/**/*.ts', 'model/**/*.ts'],
+    ignores: testFiles,
+    rules: restrict(
+      { group: ['**/workflows', '**/workflows/*'], allowTypeImports: true, message: 'Import workflow types only (`import type`); shared constants belong in domain/.' },
+      TEST_HELPERS,
+    ),
+  },
+  {
+    // A simulator is a witness: written from the platform's documentation, it shares nothing with our clients.
+    files: ['sandbox/**/*.ts'],
+    ignores: [...testFiles, ...SIMULATORS_BEING_REWRITTEN],
+    rules: restrict(
+      { group: ['**/integrations/**', '**/activities', '**/activities/*', '**/api/**', '**/model/**'], message: 'Simulators import nothing from our clients, activities, model or API.' },
+      TEST_HELPERS,
+    ),
+  },
+  {
+    files: ['domain/**/*.ts', 'integrations/**/*.ts', 'security/**/*.ts', 'config/**/*.ts', 'prisma/**/*.ts', 'web/**/*.ts', 'web/**/*.tsx'],
+    ignores: testFiles,
+    rules: restrict(TEST_HELPERS),
   },
 );

@@ -1,7 +1,7 @@
 // The texts of the platform billing emails to the merchant: plan activated, a renewal charge failed (and
 // when the next one runs), the account returned to Demo after the grace period, the plan cancelled.
 // Every interpolated value is escaped for HTML.
-import { escapeHtml, type RenderedEmail } from './email-templates.js';
+import { accountLayout, type RenderedEmail } from './email-templates.js';
 
 export const BILLING_EMAIL_KINDS = ['billing_activated', 'billing_renewal_failed', 'billing_downgraded', 'billing_cancelled'] as const;
 export type BillingEmailKind = (typeof BILLING_EMAIL_KINDS)[number];
@@ -23,17 +23,8 @@ export interface BillingEmailData {
   graceUntil?: string;
 }
 
-function layout(title: string, paragraphs: string[], button: { label: string; href: string }): string {
-  return `<!doctype html><html><body style="font-family:system-ui,sans-serif;background:#f6f6f7;padding:24px">
-<div style="max-width:520px;margin:auto;background:#fff;border-radius:8px;padding:28px">
-<h1 style="font-size:20px;margin:0 0 16px">${escapeHtml(title)}</h1>
-${paragraphs.map((p) => `<p style="line-height:1.5">${escapeHtml(p)}</p>`).join('\n')}
-<p><a href="${escapeHtml(button.href)}" style="display:inline-block;background:#111;color:#fff;padding:10px 18px;border-radius:6px;text-decoration:none">${escapeHtml(button.label)}</a></p>
-</div></body></html>`;
-}
-
 function email(subject: string, paragraphs: string[], button: { label: string; href: string }): RenderedEmail {
-  return { subject, html: layout(subject, paragraphs, button), text: `${paragraphs.join('\n\n')}\n\n${button.label}: ${button.href}\n` };
+  return { subject, html: accountLayout(subject, paragraphs, button), text: `${paragraphs.join('\n\n')}\n\n${button.label}: ${button.href}\n` };
 }
 
 export function renderBillingEmail(kind: BillingEmailKind, d: BillingEmailData): RenderedEmail {

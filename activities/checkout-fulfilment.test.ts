@@ -3,6 +3,7 @@
 // non-retryable and recorded, and each order email sent once, escaped, findable by its metadata.
 import { randomBytes } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../test/harness/stack.js';
 import { createTestMerchant } from '../test/harness/merchants.js';
@@ -12,8 +13,8 @@ import { createEmailClient } from '../integrations/email/index.js';
 import { STOREFRONT_A_API_VERSION } from '../integrations/storefront-a/client.js';
 import { DEMO_APP, DEMO_SHOP } from '../sandbox/storefront-a/simulator.js';
 import { DEMO_STORE } from '../sandbox/storefront-b/simulator.js';
-import { storefrontBAad } from '../workflows/storefront-b-connection.messages.js';
-import { storefrontAAad } from './storefront-a.js';
+import { storefrontBAad } from '../model/connections.js';
+import { storefrontAAad } from '../model/connections.js';
 import { checkoutReference, createFulfilmentActivities, type FulfilmentActivities } from './checkout-fulfilment.js';
 
 type Json = Record<string, unknown>;
@@ -378,6 +379,27 @@ describe('order emails', () => {
     const row = await db().emailMessage.findUniqueOrThrow({ where: { idempotencyKey: `order_confirmation:${token}` } });
     expect(row).toMatchObject({ status: 'SENT', providerMessageId: first.messageId, merchantId: merchantA.id, to: 'ada@shopper.test' });
     expect((await events(token, 'email_sent')).map((e) => e.data)).toEqual([{ kind: 'order_confirmation', messageId: first.messageId }]);
+  });
+
+  it('given a confirmation Postmark accepted but whose worker died before recording it, when the activity is retried, then the shopper still gets one email', async () => {
+    const token = await insertSession({ merchantId: merchantB.id, platform: 'STOREFRONT_B', items: [bItems.tote] });
+    await acts.createStoreOrder(token);
+    const first = await acts.sendOrderConfirmation(token);
+    // The crash `npm run drill` caught: the message went out, the SENT write never happened.
+    await db().emailMessage.update({ where: { idempotencyKey: `order_confirmation:${token}` }, data: { status: 'PENDING', providerMessageId: null, sentAt: null } });
+
+    const retried = await new MockActivityEnvironment({ attempt: 2 }).run(acts.sendOrderConfirmation, token);
+    expect(retried).toEqual({ status: 'ALREADY_SENT', messageId: first.messageId });
+    expect(mailbox(token, 'order_confirmation')).toHaveLength(1);
+    expect(await db().emailMessage.findUniqueOrThrow({ where: { idempotencyKey: `order_confirmation:${token}` } })).toMatchObject({ status: 'SENT', providerMessageId: first.messageId });
+  });
+
+  it('given a retried attempt whose earlier attempt never reached Postmark, then it sends the notification once', async () => {
+    const token = await insertSession({ merchantId: merchantB.id, platform: 'STOREFRONT_B', items: [bItems.tote] });
+    await acts.createStoreOrder(token);
+    const sent = (await new MockActivityEnvironment({ attempt: 3 }).run(acts.sendMerchantOrderNotification, token)) as Awaited<ReturnType<FulfilmentActivities['sendMerchantOrderNotification']>>;
+    expect(sent.status).toBe('SENT');
+    expect(mailbox(token, 'merchant_order_notification').map((m) => m.MessageID)).toEqual([sent.messageId]);
   });
 
   it('given a created order, when the merchant notification is sent twice, then the merchant gets one email with customer, total and store order id', async () => {

@@ -9,25 +9,24 @@
 // (rejected, unauthorized, not_found, ...) fails non-retryably with a message written for the merchant.
 import { createHash } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
-import { z } from 'zod';
 import type { Config } from '../config/index.js';
 import type { Db } from '../prisma/client.js';
 import type { CheckoutSession, Merchant } from '../generated/prisma/client.js';
 import type { SecretBox } from '../security/secrets.js';
-import { UnsafeUrlError, type UrlGuard } from '../security/ssrf.js';
+import type { UrlGuard } from '../security/ssrf.js';
 import type { EmailClient } from '../integrations/email/index.js';
 import { IntegrationError, isIntegrationError, type IntegrationErrorKind } from '../integrations/errors.js';
-import { createStorefrontAClient, type OrderIntent } from '../integrations/storefront-a/client.js';
-import { createStorefrontBClient } from '../integrations/storefront-b/client.js';
+import type { OrderIntent } from '../integrations/storefront-a/client.js';
+import { storeClientFor } from '../model/connections.js';
 import { parseOrderInput, type StoreOrder, type StoreOrderInput } from '../integrations/storefront-common/order.js';
 import { formatMoney } from '../domain/money.js';
 import { STATUSES_WITH_STORE_ORDER } from '../domain/store-order.js';
-import { storefrontBAad } from '../workflows/storefront-b-connection.messages.js';
 import { classifyFailures } from './failures.js';
-import { sessionBumpLines } from './checkout-pricing.js';
-import { storefrontAAad } from './storefront-a.js';
+import { MalformedSessionError, sessionAddress, sessionBumpLines, sessionLines, type SessionLine } from '../model/checkout-session.js';
+import type { ShippingAddress } from '../domain/address.js';
 import { recordEmail, sendRecordedEmail, type EmailSendResult } from './email-outbox.js';
-import { renderOrderEmail, type OrderEmailData, type OrderEmailKind } from './order-email-templates.js';
+import { renderOrderEmail, type OrderEmailData } from './order-email-templates.js';
+import { orderEmailIdempotencyKey, type OrderEmailKind } from '../model/order-emails.js';
 
 export interface FulfilmentActivityDeps {
   config: Config;
@@ -42,7 +41,6 @@ export interface FulfilmentActivityDeps {
 }
 
 export const storeOrderIdempotencyKey = (token: string) => `checkout-${token}`;
-export const orderEmailIdempotencyKey = (kind: OrderEmailKind, token: string) => `${kind}:${token}`;
 
 /** Statuses after which a session has an order to create and emails to send (REFUNDED was paid once). */
 const FULFILLABLE = STATUSES_WITH_STORE_ORDER;
@@ -52,33 +50,7 @@ const SHOPPER_EMAILS: ReadonlySet<OrderEmailKind> = new Set(['order_confirmation
 const STORE_LABEL = { STOREFRONT_A: 'storefront A', STOREFRONT_B: 'storefront B' } as const;
 const SYSTEM = { STOREFRONT_A: 'storefront-a', STOREFRONT_B: 'storefront-b' } as const;
 
-const id = z.union([z.string(), z.number().int()]).transform(String);
-const itemsSchema = z
-  .array(
-    z.object({
-      productId: id,
-      variantId: id.nullish(),
-      title: z.string(),
-      variantTitle: z.string().nullish(),
-      quantity: z.number().int(),
-      unitPrice: z.number().int(),
-    }),
-  )
-  .min(1);
-const addressSchema = z.object({
-  name: z.string(),
-  line1: z.string(),
-  line2: z.string().nullish(),
-  city: z.string(),
-  postalCode: z.string(),
-  country: z.string(),
-  region: z.string().nullish(),
-  phone: z.string().nullish(),
-});
-
 type Session = CheckoutSession & { merchant: Merchant };
-type Items = z.output<typeof itemsSchema>;
-type Address = z.output<typeof addressSchema>;
 
 /** The shopper's one name field as the stores' first and last name (both required by the order input). */
 function splitName(name: string): { firstName: string; lastName: string } {
@@ -97,13 +69,18 @@ function paymentMethodOf(s: Session): 'card' | 'cod' {
 }
 
 /** The session's stored cart and address, read strictly: a session that cannot become an order is a permanent failure. */
-function contentsOf(s: Session): { items: Items; address: Address } {
-  // The cart as read from the store, then the order bumps the shopper accepted (priced when the total was computed).
-  const items = itemsSchema.safeParse([...(Array.isArray(s.items) ? s.items : []), ...sessionBumpLines(s.orderBumps)]);
-  const address = addressSchema.safeParse(s.shippingAddress);
-  if (items.success && address.success) return { items: items.data, address: address.data };
-  const what = items.success ? 'shipping address' : 'items';
-  throw new IntegrationError(SYSTEM[s.platform], 'rejected', `The checkout's ${what} cannot be turned into an order (${(items.error ?? address.error)?.issues[0]?.message ?? 'malformed'})`);
+function contentsOf(s: Session): { items: SessionLine[]; address: ShippingAddress } {
+  try {
+    // The cart as read from the store, then the order bumps the shopper accepted (priced when the total was computed).
+    const items = [...sessionLines(s.items), ...sessionBumpLines(s.orderBumps)];
+    if (items.length === 0) throw new MalformedSessionError('The checkout has no items');
+    const address = sessionAddress(s.shippingAddress);
+    if (!address) throw new MalformedSessionError('The checkout has no shipping address');
+    return { items, address };
+  } catch (err) {
+    if (err instanceof MalformedSessionError) throw new IntegrationError(SYSTEM[s.platform], 'rejected', `${err.message}: it cannot be turned into an order`);
+    throw err;
+  }
 }
 
 /** The neutral order of a paid session: what was charged, line by line, plus shipping; totals as the session computed them. */
@@ -179,7 +156,7 @@ function refusal(err: IntegrationError, label: string): IntegrationError {
 }
 
 export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
-  const { config, db, secrets } = deps;
+  const { config, db } = deps;
   const outbox = { db, email: deps.email, from: config.email.from };
 
   /** The session, which must be paid or COD-confirmed (or vouched for as paid by its workflow: `paid`). */
@@ -188,14 +165,6 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
     if (!s) throw ApplicationFailure.nonRetryable(`checkout session ${token} not found`, 'NOT_FOUND');
     if (!FULFILLABLE.has(s.status) && !paid) throw ApplicationFailure.nonRetryable(`checkout session ${token} is ${s.status}, not paid or confirmed`, 'CONFLICT');
     return s;
-  }
-
-  function open(system: string, sealed: string, aad: string): string {
-    try {
-      return secrets.decrypt(sealed, aad);
-    } catch {
-      throw new IntegrationError(system, 'unauthorized', `The stored ${system} credentials cannot be read: reconnect the store`);
-    }
   }
 
   /** The session's order intent, kept on its timeline: the draft order that is (or becomes) its one order. */
@@ -210,32 +179,14 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
     },
   });
 
-  /** The store the session came from, with the merchant's current credentials: its order, exactly once. */
+  /** The store the session came from, with the merchant's current credentials (model/connections.ts): its order, exactly once. */
   async function storeOf(s: Session): Promise<{ placeOrder(input: StoreOrderInput): Promise<{ order: StoreOrder; created: boolean }>; getOrder(id: string): Promise<StoreOrder> }> {
-    const common = { timeoutMs: deps.timeoutMs, fetch: deps.fetch };
     if (s.platform === 'STOREFRONT_A') {
-      const row = await db.storefrontAConnection.findUnique({ where: { merchantId: s.merchantId } });
-      if (!row?.connected || !row.accessTokenEnc) throw new IntegrationError('storefront-a', 'unauthorized', 'Storefront A is not connected (the app was uninstalled): reconnect the store in your dashboard');
-      const accessToken = open('storefront-a', row.accessTokenEnc, storefrontAAad.accessToken(s.merchantId));
-      const client = createStorefrontAClient({ shop: row.shop, accessToken, apiUrlTemplate: config.storefrontA.apiTemplate, shopSuffix: config.storefrontA.shopSuffix, ...common });
+      const client = await storeClientFor(deps, s.merchantId, 'STOREFRONT_A');
       // Shopify has no idempotency key for orders: a draft order recorded before it is completed, completed once.
       return { placeOrder: (input) => client.placeOrder(input, intentOf(s.token)), getOrder: (id) => client.getOrder(id) };
     }
-    const row = await db.storefrontBConnection.findUnique({ where: { merchantId: s.merchantId } });
-    if (!row) throw new IntegrationError('storefront-b', 'unauthorized', 'Storefront B is not connected: connect the store in your dashboard');
-    try {
-      await deps.urlGuard?.check(row.storeUrl);
-    } catch (err) {
-      if (!(err instanceof UnsafeUrlError)) throw err;
-      const transient = err.reason === 'unresolvable' || err.reason === 'timeout' || err.reason === 'unreachable';
-      throw new IntegrationError('storefront-b', transient ? 'unavailable' : 'rejected', `The store URL ${row.storeUrl} cannot be used: ${err.message}`);
-    }
-    const b = createStorefrontBClient({
-      storeUrl: row.storeUrl,
-      consumerKey: open('storefront-b', row.consumerKeyEnc, storefrontBAad.consumerKey(s.merchantId)),
-      consumerSecret: open('storefront-b', row.consumerSecretEnc, storefrontBAad.consumerSecret(s.merchantId)),
-      ...common,
-    });
+    const b = await storeClientFor(deps, s.merchantId, 'STOREFRONT_B');
     return {
       // Found by session token before creating, and created with idempotency key `checkout-<token>`.
       async placeOrder(input) {

@@ -5,8 +5,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Config } from '../config/index.js';
 import type { Db } from '../prisma/client.js';
 import type { SecretBox } from '../security/secrets.js';
-import { createProcessorClient } from '../integrations/processor/index.js';
-import { processorAad } from '../workflows/processor-connection.messages.js';
+import type { ProcessorClient } from '../integrations/processor/index.js';
+import { processorClientFor } from '../model/connections.js';
 import { checkoutOrigin } from '../domain/checkout-origin.js';
 import { isIntegrationError } from '../integrations/errors.js';
 import { classifyFailures } from './failures.js';
@@ -16,19 +16,12 @@ import { recordSessionEvent } from './session-events.js';
 export const refundIdempotencyKey = (token: string) => `refund-${token}`;
 
 export function createCheckoutPaymentActivities(deps: { db: Db; secrets: SecretBox; config: Config; timeoutMs?: number }) {
-  const { db, secrets, config } = deps;
+  const { db, config } = deps;
 
-  async function clientFor(merchantId: string) {
-    const connection = await db.processorConnection.findUnique({ where: { merchantId } });
-    if (!connection || connection.status !== 'CONNECTED' || !connection.productId) {
-      throw ApplicationFailure.nonRetryable('This store cannot take card payments: its processor is not connected', 'CONFLICT');
-    }
-    const apiKey = secrets.decrypt(connection.apiKeyEnc, processorAad.apiKey(merchantId));
-    return { client: createProcessorClient({ apiKey, baseUrl: config.processor.apiUrl, timeoutMs: deps.timeoutMs }), productId: connection.productId };
-  }
+  const clientFor = (merchantId: string) => processorClientFor(deps, merchantId);
 
   /** The session's paid payment: the current attempt's, or (after a retry) the one of its attempts the processor shows as paid. */
-  async function paidPayment(client: ReturnType<typeof createProcessorClient>, token: string, paymentId: string | null) {
+  async function paidPayment(client: ProcessorClient, token: string, paymentId: string | null) {
     const current = paymentId ? await client.getPayment(paymentId) : null;
     if (current && (current.status === 'succeeded' || current.status === 'refunded')) return current;
     const all = await client.listPayments({ checkoutSessionToken: token });

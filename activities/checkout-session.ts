@@ -3,24 +3,13 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../prisma/client.js';
 import { Prisma } from '../prisma/client.js';
-import type { FxRates } from '../domain/money.js';
 import { AppError } from '../domain/errors.js';
 import type { CheckoutStatus } from '../domain/checkout-status.js';
 import type { ShopperDetails } from '../workflows/checkout.messages.js';
 import { classifyFailures } from './failures.js';
 import { markMilestones, recordSessionEvent } from './session-events.js';
 import { milestonesOfEvent } from '../domain/stats.js';
-import { priceCheckout, redeemDiscount, REDEEMING_STATUSES, reserveDiscount } from './checkout-pricing.js';
-
-export interface SessionLine {
-  productId: string;
-  variantId: string | null;
-  title: string;
-  variantTitle: string | null;
-  quantity: number;
-  unitPrice: number;
-  imageUrl: string | null;
-}
+import { priceCheckout, redeemDiscount, REDEEMING_STATUSES, reserveDiscount } from '../model/pricing.js';
 
 export interface PaymentQuote {
   currency: string;
@@ -29,15 +18,6 @@ export interface PaymentQuote {
   shippingMinor: number;
   discountMinor: number;
   totalMinor: number;
-}
-
-export function sessionLines(items: Prisma.JsonValue): SessionLine[] {
-  return Array.isArray(items) ? (items as unknown as SessionLine[]) : [];
-}
-
-export function sessionFxRates(fx: Prisma.JsonValue): FxRates {
-  const rates = fx && typeof fx === 'object' && !Array.isArray(fx) ? (fx as { rates?: unknown }).rates : undefined;
-  return rates && typeof rates === 'object' ? (rates as FxRates) : {};
 }
 
 /** What a checkout workflow run starts from (recorded in its history). */
@@ -101,7 +81,7 @@ export function createCheckoutSessionActivities(deps: { db: Db }) {
     },
 
     /**
-     * Prices the checkout (activities/checkout-pricing.ts: items + accepted order bumps + the chosen shipping
+     * Prices the checkout (model/pricing.ts: items + accepted order bumps + the chosen shipping
      * rate − a discount code re-validated now, with the session's own FX snapshot) and stores the shopper's
      * details with the totals, one amount. A discount code's use is reserved in the same transaction, under a
      * lock on the code, so a usage limit holds when shoppers race for its last use.

@@ -11,13 +11,17 @@ export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
-function layout(title: string, paragraphs: string[], button: { label: string; href: string }): string {
+/**
+ * The layout of the service's own emails to merchants (account links, plan billing): a title, paragraphs and one
+ * button; `linkFallback` adds the link as text for mail clients that block buttons (one-time links).
+ */
+export function accountLayout(title: string, paragraphs: string[], button: { label: string; href: string }, opts: { linkFallback?: boolean } = {}): string {
+  const fallback = opts.linkFallback ? `\n<p style="color:#666;font-size:13px">Or paste this link into your browser: ${escapeHtml(button.href)}</p>` : '';
   return `<!doctype html><html><body style="font-family:system-ui,sans-serif;background:#f6f6f7;padding:24px">
 <div style="max-width:520px;margin:auto;background:#fff;border-radius:8px;padding:28px">
 <h1 style="font-size:20px;margin:0 0 16px">${escapeHtml(title)}</h1>
 ${paragraphs.map((p) => `<p style="line-height:1.5">${escapeHtml(p)}</p>`).join('\n')}
-<p><a href="${escapeHtml(button.href)}" style="display:inline-block;background:#111;color:#fff;padding:10px 18px;border-radius:6px;text-decoration:none">${escapeHtml(button.label)}</a></p>
-<p style="color:#666;font-size:13px">Or paste this link into your browser: ${escapeHtml(button.href)}</p>
+<p><a href="${escapeHtml(button.href)}" style="display:inline-block;background:#111;color:#fff;padding:10px 18px;border-radius:6px;text-decoration:none">${escapeHtml(button.label)}</a></p>${fallback}
 </div></body></html>`;
 }
 
@@ -27,7 +31,7 @@ export function renderAccountEmail(kind: AccountEmailKind, data: { shopName: str
     const note = 'The link works once and expires in 48 hours.';
     return {
       subject: 'Confirm your email address',
-      html: layout('Confirm your email address', [intro, note], { label: 'Confirm email', href: data.link }),
+      html: accountLayout('Confirm your email address', [intro, note], { label: 'Confirm email', href: data.link }, { linkFallback: true }),
       text: `${intro}\n\n${data.link}\n\n${note}\n`,
     };
   }
@@ -35,7 +39,7 @@ export function renderAccountEmail(kind: AccountEmailKind, data: { shopName: str
   const note = 'The link works once and expires in 1 hour. If you did not ask for it, ignore this email: your password stays as it is.';
   return {
     subject: 'Reset your password',
-    html: layout('Reset your password', [intro, note], { label: 'Choose a new password', href: data.link }),
+    html: accountLayout('Reset your password', [intro, note], { label: 'Choose a new password', href: data.link }, { linkFallback: true }),
     text: `${intro}\n\n${data.link}\n\n${note}\n`,
   };
 }

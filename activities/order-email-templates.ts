@@ -4,7 +4,7 @@
 // escaped for HTML.
 import { escapeHtml, type RenderedEmail } from './email-templates.js';
 
-export type OrderEmailKind = 'order_confirmation' | 'merchant_order_notification' | 'store_order_problem' | 'refund_confirmation';
+import type { OrderEmailKind } from '../model/order-emails.js';
 
 export interface OrderEmailData {
   shop: { name: string; logoUrl: string | null; primaryColor: string | null };

@@ -8,17 +8,17 @@ import type { Config } from '../config/index.js';
 import { Prisma, type Db } from '../prisma/client.js';
 import type { SecretBox } from '../security/secrets.js';
 import type { EmailClient } from '../integrations/email/index.js';
-import { createProcessorClient, PROCESSOR_EVENTS, type ProcessorClient } from '../integrations/processor/index.js';
+import { PROCESSOR_EVENTS, type ProcessorClient } from '../integrations/processor/index.js';
+import { platformBillingWebhookAad, platformProcessorClient } from '../model/connections.js';
 import { isIntegrationError } from '../integrations/errors.js';
 import { FREE_PLAN_ID, findPlan, isPaidPlan } from '../domain/plans.js';
 import { eur, formatMoney } from '../domain/money.js';
-import { PLATFORM_BILLING_METADATA_KEY, PLATFORM_BILLING_WEBHOOK_PATH } from '../workflows/platform-subscription.messages.js';
+import { PLATFORM_BILLING_METADATA_KEY, PLATFORM_BILLING_WEBHOOK_PATH } from '../domain/plans.js';
 import { classifyFailures } from './failures.js';
 import { recordEmail, sendRecordedEmail, type EmailSendResult } from './email-outbox.js';
 import { renderBillingEmail, type BillingEmailKind } from './billing-email-templates.js';
 
 /** The aad sealing a billing webhook endpoint's secret (security/secrets.ts). */
-export const platformBillingWebhookAad = (endpointId: string) => `platform:billing.webhookSecret:${endpointId}`;
 
 /** The subscription as the workflow keeps it: instants in epoch ms, so it travels through history as is. */
 export interface SubscriptionRecord {
@@ -53,11 +53,7 @@ const EMAIL_LOCALE = 'en';
 export function createPlatformBillingActivities(deps: { db: Db; config: Config; secrets: SecretBox; email: EmailClient; timeoutMs?: number }) {
   const { db, config, secrets } = deps;
 
-  function platformProcessor(): ProcessorClient {
-    const apiKey = config.platformBilling.apiKey;
-    if (!apiKey) throw ApplicationFailure.nonRetryable('Platform billing is not configured (PLATFORM_PROCESSOR_API_KEY)', 'NOT_READY');
-    return createProcessorClient({ apiKey, baseUrl: config.processor.apiUrl, timeoutMs: deps.timeoutMs });
-  }
+  const platformProcessor = (): ProcessorClient => platformProcessorClient(deps, config.platformBilling.apiKey);
 
   function paidPlan(planId: string) {
     const plan = findPlan(planId);

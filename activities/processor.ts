@@ -9,12 +9,12 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Config } from '../config/index.js';
 import type { Db } from '../prisma/client.js';
 import type { SecretBox } from '../security/secrets.js';
-import { createProcessorClient, PROCESSOR_EVENTS, type ProcessorClient } from '../integrations/processor/index.js';
+import { PROCESSOR_EVENTS, type ProcessorClient } from '../integrations/processor/index.js';
+import { PROCESSOR_WEBHOOK_PATH, processorAad, processorClientOf } from '../model/connections.js';
 import { isIntegrationError } from '../integrations/errors.js';
-import { processorAad, type ProcessorConnectionResult, type ProcessorKeyRef } from '../workflows/processor-connection.messages.js';
+import type { ProcessorConnectionResult, ProcessorKeyRef } from '../workflows/processor-connection.messages.js';
 import { classifyFailures } from './failures.js';
 
-export const PROCESSOR_WEBHOOK_PATH = '/webhooks/processor/payment-update';
 /** The product every checkout payment is booked against (the processor does not split product and shipping). */
 export const CHECKOUT_PRODUCT = { name: 'Checkout', description: 'Hosted checkout' } as const;
 
@@ -60,21 +60,7 @@ export function createProcessorActivities(deps: ProcessorActivityDeps) {
     };
   }
 
-  function clientFor(merchantId: string, apiKeyEnc: string): ProcessorClient {
-    let apiKey: string;
-    try {
-      apiKey = secrets.decrypt(apiKeyEnc, processorAad.apiKey(merchantId));
-    } catch {
-      // A key sealed with another SECRETS_KEY (or tampered with) will not open on a retry either.
-      throw ApplicationFailure.nonRetryable('The stored processor API key cannot be read: connect the processor again', 'INTERNAL_ERROR');
-    }
-    return createProcessorClient({
-      apiKey,
-      baseUrl: config.processor.apiUrl,
-      timeoutMs: deps.timeoutMs,
-      fetch: deps.fetch,
-    });
-  }
+  const clientFor = (merchantId: string, apiKeyEnc: string): ProcessorClient => processorClientOf(deps, merchantId, apiKeyEnc);
 
   /** Deletes a webhook endpoint with the key it was registered with; false when it was already gone or the key no longer opens the account. */
   async function deleteWebhookWith(merchantId: string, apiKeyEnc: string, webhookId: string): Promise<boolean> {

@@ -9,54 +9,17 @@ import type { Config } from '../config/index.js';
 import type { Db } from '../prisma/client.js';
 import type { SecretBox } from '../security/secrets.js';
 import type { EmailClient } from '../integrations/email/index.js';
-import { APP_EMBED_HANDLE, createStorefrontAClient, exchangeCode, type StorefrontAClient } from '../integrations/storefront-a/client.js';
+import { APP_EMBED_HANDLE, exchangeCode, type StorefrontAClient } from '../integrations/storefront-a/client.js';
 import { shopBaseUrl } from '../integrations/storefront-a/oauth.js';
 import { isWebhookTopic, SUBSCRIBED_TOPICS, webhookPayloadSchemas, type WebhookTopic } from '../integrations/storefront-a/webhooks.js';
+import { installingInputs, NO_PENDING_INPUTS, storefrontAAad, storefrontAClientOf } from '../model/connections.js';
 import { classifyFailures } from './failures.js';
 import { escapeHtml } from './email-templates.js';
 import { collectCustomerData, redactCustomerData, redactShopCustomers } from './privacy.js';
 
-/**
- * The access the service asks for at install (docs/storefront-a.md): draft orders (the order, exactly once),
- * orders (COD status), themes (app embed status), script tags (only to delete a legacy one) and the Storefront
- * API's cart and product reads.
- */
-export const STOREFRONT_A_SCOPES: readonly string[] = ['write_draft_orders', 'read_orders', 'read_themes', 'write_script_tags', 'unauthenticated_read_checkouts', 'unauthenticated_read_product_listings'];
-
-/** Additional authenticated data binding each sealed storefront A secret to its merchant and field. */
-export const storefrontAAad = {
-  clientSecret: (merchantId: string) => `${merchantId}:storefrontA.clientSecret`,
-  accessToken: (merchantId: string) => `${merchantId}:storefrontA.accessToken`,
-  oauthCode: (merchantId: string) => `${merchantId}:storefrontA.oauthCode`,
-  storefrontToken: (merchantId: string) => `${merchantId}:storefrontA.storefrontToken`,
-};
-
 /** The theme editor's activation deep link for our app embed (docs: "App embed block deep linking"). */
 export const embedActivationUrl = (shopUrl: string, clientId: string) =>
   `${shopUrl}/admin/themes/current/editor?context=apps&activateAppId=${encodeURIComponent(clientId)}/${APP_EMBED_HANDLE}`;
-
-/** The inputs of a storefront A connection row, current and pending (prisma's StorefrontAConnection fits). */
-export interface StorefrontAInputsRow {
-  shop: string;
-  clientId: string;
-  clientSecretEnc: string;
-  pendingShop: string | null;
-  pendingClientId: string | null;
-  pendingClientSecretEnc: string | null;
-}
-
-/**
- * The inputs an OAuth install is for: new ones saved while a connection works (they wait for their install to
- * replace it), else the connection's own.
- */
-export function installingInputs(row: StorefrontAInputsRow): { shop: string; clientId: string; clientSecretEnc: string; pending: boolean } {
-  if (row.pendingShop && row.pendingClientId && row.pendingClientSecretEnc) {
-    return { shop: row.pendingShop, clientId: row.pendingClientId, clientSecretEnc: row.pendingClientSecretEnc, pending: true };
-  }
-  return { shop: row.shop, clientId: row.clientId, clientSecretEnc: row.clientSecretEnc, pending: false };
-}
-
-export const NO_PENDING_INPUTS = { pendingShop: null, pendingClientId: null, pendingClientSecretEnc: null, pendingSince: null } as const;
 
 /** The script legacy installs put in the shop as a script tag (removed now; the app embed replaces it). */
 export const scriptTagSrc = (config: Pick<Config, 'publicApiUrl'>) => `${config.publicApiUrl}/script-tag.js`;
@@ -99,9 +62,8 @@ export function createStorefrontAActivities(deps: StorefrontAActivityDeps) {
     const row = await connectionOf(merchantId);
     const sealed = sealedAccessToken ?? (row.connected ? row.accessTokenEnc : null);
     if (!sealed) throw fail('Storefront A is not connected: install the app first', 'CONFLICT');
-    const accessToken = secrets.decrypt(sealed, storefrontAAad.accessToken(merchantId));
     const shop = sealedAccessToken ? installingInputs(row).shop : row.shop;
-    return createStorefrontAClient({ shop, accessToken, apiUrlTemplate, shopSuffix: config.storefrontA.shopSuffix, fetch: deps.fetch });
+    return storefrontAClientOf(deps, merchantId, shop, sealed);
   }
 
   /** The embed's status and our legacy script tags; `removeLegacy` deletes those (create is refused since 2026-10-01). */

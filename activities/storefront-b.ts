@@ -6,12 +6,8 @@ import type { Db } from '../prisma/client.js';
 import { Prisma } from '../prisma/client.js';
 import type { SecretBox } from '../security/secrets.js';
 import { UnsafeUrlError, type UrlGuard } from '../security/ssrf.js';
-import { createStorefrontBClient } from '../integrations/storefront-b/client.js';
-import {
-  storefrontBAad,
-  type ConnectStorefrontBInput,
-  type StorefrontBStoreInfo,
-} from '../workflows/storefront-b-connection.messages.js';
+import { storefrontBClientOf } from '../model/connections.js';
+import type { ConnectStorefrontBInput, StorefrontBStoreInfo } from '../workflows/storefront-b-connection.messages.js';
 import { classifyFailures } from './failures.js';
 
 export interface StorefrontBActivityDeps {
@@ -29,15 +25,7 @@ export function storeHost(storeUrl: string): string {
 }
 
 export function createStorefrontBActivities(deps: StorefrontBActivityDeps) {
-  const { db, secrets, urlGuard } = deps;
-
-  function open(sealed: string, aad: string): string {
-    try {
-      return secrets.decrypt(sealed, aad);
-    } catch {
-      throw ApplicationFailure.nonRetryable('The store credentials could not be read: enter them again', 'INVALID_INPUT');
-    }
-  }
+  const { db, urlGuard } = deps;
 
   return classifyFailures({
     /** GET system_status with the keys: only an authorised key sees it. Answers what the store reports. */
@@ -49,13 +37,8 @@ export function createStorefrontBActivities(deps: StorefrontBActivityDeps) {
         if (err instanceof UnsafeUrlError) throw ApplicationFailure.nonRetryable(`storeUrl: ${err.message}`, 'INVALID_INPUT');
         throw err;
       }
-      const client = createStorefrontBClient({
-        storeUrl: input.storeUrl,
-        consumerKey: open(input.consumerKeyEnc, storefrontBAad.consumerKey(input.merchantId)),
-        consumerSecret: open(input.consumerSecretEnc, storefrontBAad.consumerSecret(input.merchantId)),
-        timeoutMs: deps.timeoutMs,
-        fetch: deps.fetch,
-      });
+      // The URL was checked just above, with the answer the merchant needs (INVALID_INPUT naming the field).
+      const client = await storefrontBClientOf({ ...deps, urlGuard: undefined }, input.merchantId, input);
       const status = await client.validateCredentials();
       return { currency: status.currency, version: status.version, pluginActive: status.pluginActive };
     },

@@ -3,13 +3,12 @@
 // listing first, registering only when missing, so re-checks never create anything), the recorded status,
 // and the merchant's one email when the processor needs them to act. Best effort: nothing here blocks a
 // checkout; the workflow catches every failure.
-import { ApplicationFailure } from '@temporalio/common';
 import type { Config } from '../config/index.js';
 import type { Db } from '../prisma/client.js';
 import type { SecretBox } from '../security/secrets.js';
 import type { EmailClient } from '../integrations/email/index.js';
-import { createProcessorClient } from '../integrations/processor/index.js';
-import { processorAad } from '../workflows/processor-connection.messages.js';
+import { processorClientOf } from '../model/connections.js';
+import { currentCheckoutDomain } from '../model/checkout-domain.js';
 import type { WalletDomainStatus, WalletDomainSync } from '../workflows/wallet-domain.messages.js';
 import { classifyFailures } from './failures.js';
 import { escapeHtml } from './email-templates.js';
@@ -26,11 +25,6 @@ export interface WalletDomainActivityDeps {
   timeoutMs?: number;
 }
 
-/** The host checkouts of this merchant are served at now. */
-export function currentCheckoutDomain(config: Pick<Config, 'serviceDomain'>, merchant: { slug: string; customDomain: { hostname: string; status: string } | null }): string {
-  return merchant.customDomain?.status === 'VERIFIED' ? merchant.customDomain.hostname : `${merchant.slug}.${config.serviceDomain}`;
-}
-
 /** The email sent when the processor wants the merchant to add the domain in its dashboard. */
 export function renderWalletDomainEmail(data: { shopName: string; domain: string; processorMessage: string | null }) {
   const intro = `Wallet payments (Apple Pay, Google Pay) on the checkout of ${data.shopName} need one step from you at the payment processor.`;
@@ -45,7 +39,7 @@ export function renderWalletDomainEmail(data: { shopName: string; domain: string
 }
 
 export function createWalletDomainActivities(deps: WalletDomainActivityDeps) {
-  const { db, secrets, config } = deps;
+  const { db, config } = deps;
   const outbox = { db, email: deps.email, from: config.email.from };
 
   return classifyFailures({
@@ -60,13 +54,7 @@ export function createWalletDomainActivities(deps: WalletDomainActivityDeps) {
       ]);
       if (!merchant) return { kind: 'skipped', reason: 'the merchant no longer exists' };
       if (!connection || connection.status !== 'CONNECTED' || !connection.businessId) return { kind: 'skipped', reason: 'no processor is connected' };
-      let apiKey: string;
-      try {
-        apiKey = secrets.decrypt(connection.apiKeyEnc, processorAad.apiKey(merchantId));
-      } catch {
-        throw ApplicationFailure.nonRetryable('The stored processor API key cannot be read', 'INTERNAL_ERROR');
-      }
-      const client = createProcessorClient({ apiKey, baseUrl: config.processor.apiUrl, timeoutMs: deps.timeoutMs });
+      const client = processorClientOf(deps, merchantId, connection.apiKeyEnc);
       const domain = currentCheckoutDomain(config, merchant);
       const found = (await client.listWalletDomains()).find((d) => d.domain === domain) ?? (await client.registerWalletDomain(domain));
       const status = found.status.toUpperCase() as Exclude<WalletDomainStatus, 'ERROR'>;

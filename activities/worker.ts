@@ -20,7 +20,7 @@ import { createPlatformBillingActivities } from './platform-billing.js';
 import { createEmailClient } from '../integrations/email/index.js';
 import { createSecretBox } from '../security/secrets.js';
 import { createUrlGuard, type UrlGuard } from '../security/ssrf.js';
-import { ensureSchedules } from '../scripts/lib/schedules.js';
+import { ensureSchedules } from './schedules.js';
 
 export interface ActivityDeps {
   config: Config;

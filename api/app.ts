@@ -1,11 +1,8 @@
 // buildApp(deps): the whole HTTP API without listening, so tests drive it with `inject` and server.ts
 // runs it for real. Plugins first (errors, limits, CORS, docs), then one route plugin per resource group.
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import type { Client, Connection } from '@temporalio/client';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { Config } from '../config/index.js';
-import type { Db } from '../prisma/client.js';
 import { clientErrorHandler, errorsPlugin, frameworkErrors } from './plugins/errors.js';
 import { validatorCompiler } from './validation.js';
 import { corsPlugin } from './plugins/cors.js';
@@ -40,36 +37,8 @@ import { checkoutProgressRoutes } from './routes/checkout/progress.js';
 import { ordersRoutes } from './routes/orders/index.js';
 import { statsRoutes } from './routes/merchant/stats.js';
 import { pagesRoutes } from './routes/pages/index.js';
-import { createSecretBox, type SecretBox } from '../security/secrets.js';
-import { createUrlGuard, type UrlGuard } from '../security/ssrf.js';
+import { resolveDeps, type AppDeps } from './route-deps.js';
 import { createCustomDomainHostCheck, createShopOriginCheck } from './checkout-host.js';
-
-export interface AppDeps {
-  config: Config;
-  db: Db;
-  temporal: { client: Client; connection: Connection };
-  logger?: FastifyServerOptions['logger'];
-  /** Encryption of secrets at rest; built from config.secretsKey when not given. */
-  secrets?: SecretBox;
-  /** SSRF guard for URLs merchants give us; built from config when not given. */
-  urlGuard?: UrlGuard;
-}
-
-/** What route plugins receive: the app's dependencies, resolved. */
-export type RouteDeps = Required<Omit<AppDeps, 'logger'>>;
-
-export function resolveDeps(deps: AppDeps): RouteDeps {
-  const { config } = deps;
-  if (!config.secretsKey || !config.jwtSecret) throw new Error('SECRETS_KEY and JWT_SECRET must be set (npm start generates local ones)');
-  return {
-    config,
-    db: deps.db,
-    temporal: deps.temporal,
-    secrets: deps.secrets ?? createSecretBox(config.secretsKey),
-    // The sandbox runs on loopback http: reachable only while config enables it.
-    urlGuard: deps.urlGuard ?? createUrlGuard({ allowedOrigins: config.sandbox.enabled ? Object.values(config.sandbox.urls) : [] }),
-  };
-}
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 /** Query parameters that carry secrets (handoff tokens, OAuth codes, link tokens): never logged. */
@@ -129,7 +98,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(methodNotAllowedPlugin);
   const routeDeps = resolveDeps(deps);
   await app.register(authPlugin, { db: deps.db, secret: config.jwtSecret!, secureCookie: config.env === 'production', appOrigin: config.appOrigin });
-  await app.register(rateLimitsPlugin);
+  await app.register(rateLimitsPlugin, { redisUrl: config.redisUrl });
 
   await app.register(healthRoutes, { db: deps.db, temporal: deps.temporal });
   await app.register(authRoutes, routeDeps);

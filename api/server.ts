@@ -29,4 +29,4 @@ const close = async (signal: string) => {
 process.on('SIGINT', () => void close('SIGINT'));
 process.on('SIGTERM', () => void close('SIGTERM'));
 
-await app.listen({ host: config.api.host, port: config.api.port });
+await app.listen({ host: config.api.host, port: config.api.listenPort });

@@ -30,6 +30,8 @@ const envSchema = z.object({
 
   API_HOST: z.string().default('127.0.0.1'),
   API_PORT: port.default(3000),
+  /** The port this process listens on when it differs from the public API_PORT (a replica behind a proxy). */
+  API_LISTEN_PORT: port.optional(),
   /** Domain under which merchant checkout subdomains live: {slug}.{SERVICE_DOMAIN}. */
   SERVICE_DOMAIN: z.string().default('localhost'),
   /** The service's main web origin (dashboard); first entry of the CORS allowlist. */
@@ -106,9 +108,17 @@ const envSchema = z.object({
   /** Host suffix of storefront A shops (`<shop><suffix>`): validated on install and allowed by CORS. */
   STOREFRONT_A_SHOP_SUFFIX: z.string().default('.myshopify.com'),
 
+  /**
+   * Shared store of the rate-limit counters (redis://host:port): every API replica counts against the same
+   * limits. Unset: each process counts in its own memory (right for `npm start`'s single process only).
+   */
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'a redis:// or rediss:// URL').optional(),
+
   /** Run the local simulators of external systems (processor, stores, email, DNS, ECB). */
   SANDBOX_ENABLED: bool.optional(),
   SANDBOX_HOST: z.string().default('127.0.0.1'),
+  /** Added to every fixed simulator port (4010…4060, 5354): a second sandbox (a cluster drill) beside `npm start`'s. */
+  SANDBOX_PORT_OFFSET: z.coerce.number().int().min(0).max(50_000).default(0),
 });
 
 export type Env = z.input<typeof envSchema>;
@@ -124,7 +134,8 @@ export interface Config {
   env: 'development' | 'test' | 'production';
   logLevel: string;
   dataDir: string;
-  api: { host: string; port: number; bodyLimit: number; trustProxy: boolean; publicUrl: string };
+  /** port: the public one (checkout origins, links); listenPort: this process's socket. */
+  api: { host: string; port: number; listenPort: number; bodyLimit: number; trustProxy: boolean; publicUrl: string };
   serviceDomain: string;
   appOrigin: string;
   databaseUrl: string | undefined;
@@ -158,7 +169,9 @@ export interface Config {
     cacheMs: number;
   };
   rateLimits: Record<RateLimitName, { max: number; windowSeconds: number }>;
-  sandbox: { enabled: boolean; host: string; ports: typeof SANDBOX_PORTS; urls: Record<keyof typeof SANDBOX_PORTS, string> };
+  /** Where rate-limit counters live: a shared Redis (replicas), or undefined for process memory. */
+  redisUrl: string | undefined;
+  sandbox: { enabled: boolean; host: string; ports: Record<keyof typeof SANDBOX_PORTS, number>; urls: Record<keyof typeof SANDBOX_PORTS, string> };
 }
 
 export const ECB_DAILY_URL = 'https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml';
@@ -181,15 +194,16 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     );
     if (missing.length) throw new ConfigError(`Production needs ${missing.join(', ')} to be set`);
   }
+  const sandboxPorts = Object.fromEntries(Object.entries(SANDBOX_PORTS).map(([k, p]) => [k, p + e.SANDBOX_PORT_OFFSET])) as Record<keyof typeof SANDBOX_PORTS, number>;
   const sandboxUrls = Object.fromEntries(
-    Object.entries(SANDBOX_PORTS).map(([k, p]) => [k, `http://${e.SANDBOX_HOST}:${p}`]),
+    Object.entries(sandboxPorts).map(([k, p]) => [k, `http://${e.SANDBOX_HOST}:${p}`]),
   ) as Record<keyof typeof SANDBOX_PORTS, string>;
   const publicUrl = `http://${e.SERVICE_DOMAIN}:${e.API_PORT}`;
   return {
     env: e.NODE_ENV,
     logLevel: e.LOG_LEVEL,
     dataDir: path.resolve(e.DATA_DIR),
-    api: { host: e.API_HOST, port: e.API_PORT, bodyLimit: e.BODY_LIMIT_BYTES, trustProxy: e.TRUST_PROXY, publicUrl },
+    api: { host: e.API_HOST, port: e.API_PORT, listenPort: e.API_LISTEN_PORT ?? e.API_PORT, bodyLimit: e.BODY_LIMIT_BYTES, trustProxy: e.TRUST_PROXY, publicUrl },
     serviceDomain: e.SERVICE_DOMAIN,
     appOrigin: e.APP_ORIGIN ?? publicUrl,
     databaseUrl: e.DATABASE_URL,
@@ -226,7 +240,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       serverToken: e.POSTMARK_SERVER_TOKEN ?? (sandboxEnabled ? 'sandbox-server-token' : undefined),
       from: e.EMAIL_FROM,
     },
-    dns: { servers: (e.DNS_SERVERS ?? (sandboxEnabled ? `${e.SANDBOX_HOST}:${SANDBOX_PORTS.dnsUdp}` : '')).split(',').map((s) => s.trim()).filter(Boolean) },
+    dns: { servers: (e.DNS_SERVERS ?? (sandboxEnabled ? `${e.SANDBOX_HOST}:${sandboxPorts.dnsUdp}` : '')).split(',').map((s) => s.trim()).filter(Boolean) },
     checkout: { abandonAfterMs: Math.round(e.CHECKOUT_ABANDON_AFTER_HOURS * 3_600_000), cacheMs: e.CHECKOUT_CACHE_SECONDS * 1000 },
     rateLimits: {
       login: parseLimit(e.RATE_LIMIT_LOGIN),
@@ -237,6 +251,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       discount: parseLimit(e.RATE_LIMIT_DISCOUNT),
       checkoutProgress: parseLimit(e.RATE_LIMIT_CHECKOUT_PROGRESS),
     },
-    sandbox: { enabled: sandboxEnabled, host: e.SANDBOX_HOST, ports: SANDBOX_PORTS, urls: sandboxUrls },
+    redisUrl: e.REDIS_URL,
+    sandbox: { enabled: sandboxEnabled, host: e.SANDBOX_HOST, ports: sandboxPorts, urls: sandboxUrls },
   };
 }

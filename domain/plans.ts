@@ -103,3 +103,9 @@ export function renewalAttemptAt(periodEndMs: number, n: number, policy: GracePo
   if (policy.attempts <= 1) return periodEndMs;
   return periodEndMs + Math.round((policy.graceMs * n) / (policy.attempts - 1));
 }
+
+/** Metadata key on the platform's memberships and payments: billing events find their merchant by it. */
+export const PLATFORM_BILLING_METADATA_KEY = 'platform_billing_merchant_id';
+
+/** Where the processor posts the platform account's events (registered by the service, or by hand). */
+export const PLATFORM_BILLING_WEBHOOK_PATH = '/webhooks/processor/platform-billing';

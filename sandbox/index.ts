@@ -2,16 +2,18 @@
 // pages a person can open. Each simulator is also usable alone (tests start them on port 0).
 import type { Config } from '../config/index.js';
 import type { Simulator } from './shared/simulator.js';
-import { createProcessorSimulator } from './processor/index.js';
-import { createStorefrontASimulator } from './storefront-a/simulator.js';
-import { createStorefrontBSimulator } from './storefront-b/simulator.js';
-import { createEmailSimulator } from './email/index.js';
+import { createProcessorSimulator, type ProcessorSimulator } from './processor/index.js';
+import { createStorefrontASimulator, type StorefrontASimulator } from './storefront-a/simulator.js';
+import { createStorefrontBSimulator, type StorefrontBSimulator } from './storefront-b/simulator.js';
+import { createEmailSimulator, type EmailSimulator } from './email/index.js';
 import { createDnsSimulator } from './dns/index.js';
 import { createEcbSimulator } from './ecb/index.js';
 
 export interface RunningSandbox {
   pages: Array<{ label: string; url: string }>;
   simulators: Simulator[];
+  /** The simulators by name, for a runner that watches their state (the cluster's sandbox process). */
+  sims: { processor: ProcessorSimulator; storefrontA: StorefrontASimulator; storefrontB: StorefrontBSimulator; email: EmailSimulator };
   stop(): Promise<void>;
 }
 
@@ -26,14 +28,20 @@ interface Entry {
 export async function startSandbox(config: Config): Promise<RunningSandbox> {
   const { host, ports, urls } = config.sandbox;
   const dns = createDnsSimulator({ udpPort: ports.dnsUdp, host });
+  const sims = {
+    processor: createProcessorSimulator({ publicUrl: urls.processor }),
+    storefrontA: createStorefrontASimulator({ publicUrl: urls.storefrontA }),
+    storefrontB: createStorefrontBSimulator({ publicUrl: urls.storefrontB, serviceUrl: config.publicApiUrl }),
+    email: createEmailSimulator(),
+  };
   const entries: Entry[] = [
     {
-      sim: createProcessorSimulator({ publicUrl: urls.processor }),
+      sim: sims.processor,
       port: ports.processor,
       pages: [{ label: 'processor', url: `${urls.processor}/_control/webhooks/deliveries   (test key sk_sandbox_demo)` }],
     },
     {
-      sim: createStorefrontASimulator({ publicUrl: urls.storefrontA }),
+      sim: sims.storefrontA,
       port: ports.storefrontA,
       pages: [
         { label: 'store A', url: `${urls.storefrontA}/shops/demo-shop.myshopify.com/` },
@@ -41,14 +49,14 @@ export async function startSandbox(config: Config): Promise<RunningSandbox> {
       ],
     },
     {
-      sim: createStorefrontBSimulator({ publicUrl: urls.storefrontB, serviceUrl: config.publicApiUrl }),
+      sim: sims.storefrontB,
       port: ports.storefrontB,
       pages: [
         { label: 'store B', url: `${urls.storefrontB}/stores/demo/` },
         { label: 'store B admin', url: `${urls.storefrontB}/stores/demo/wp-admin/orders` },
       ],
     },
-    { sim: createEmailSimulator(), port: ports.email, pages: [{ label: 'mailbox', url: `${urls.email}/` }] },
+    { sim: sims.email, port: ports.email, pages: [{ label: 'mailbox', url: `${urls.email}/` }] },
     {
       sim: dns,
       port: ports.dnsControl,
@@ -71,6 +79,7 @@ export async function startSandbox(config: Config): Promise<RunningSandbox> {
   return {
     pages: entries.flatMap((e) => e.pages),
     simulators: started,
+    sims,
     stop: async () => {
       await Promise.all(started.map((s) => s.app.close()));
     },

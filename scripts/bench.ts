@@ -5,6 +5,7 @@ import { benchCheckoutCreate } from './bench/checkout-create.js';
 import { benchSessionBundle } from './bench/session-bundle.js';
 import { benchWebhookOrder } from './bench/webhook-order.js';
 import { benchStats } from './bench/stats.js';
+import { benchFlashSale } from './bench/flash-sale.js';
 import { benchWeb } from './bench/web.js';
 import { closeBenchStack } from './bench/stack.js';
 
@@ -30,6 +31,10 @@ const BENCHES: Record<string, { describe: string; run: () => Promise<Record<stri
   'webhook-order': {
     describe: 'signed success webhook POSTed → order visible in the sandbox store, vs a bare signal-with-start of a one-activity workflow → its row inserted; 20 each, interleaved: p50/p99, ratio of p50 (target ≤ 1.5)',
     run: () => benchWebhookOrder(),
+  },
+  'flash-sale': {
+    describe: 'N shoppers (FLASH_SALE_SHOPPERS, default 1000; FLASH_SALE_CONCURRENCY 50 at a time; arrivals for FLASH_SALE_SECONDS 180) through create, bundle, init-payment and the processor page over HTTP, then webhook → store order → 2 emails; against the npm start topology (start.*) and the cluster (cluster.*: nginx, 2 API replicas, 2 workers, the real Temporal server on PostgreSQL): completed checkouts/s, p50/p99 per step and webhook → order, ratio of checkouts/s vs a bare workflow with as many one-row activities on the same Temporal server (targets: ratio ≥ 0.5, webhookToOrderP99Ms < 2000, 0 lost, 0 duplicate orders or emails)',
+    run: () => benchFlashSale(),
   },
   // Its own PostgreSQL (100k sessions would skew the shared stack's benchmarks) and no Temporal.
   stats: {

@@ -1,7 +1,8 @@
-// `npm run provision`: makes sure the Temporal CLI, the time-skipping test server and Schemathesis (the
-// OpenAPI fuzzer of test/api/openapi-conformance.test.ts) are available (cached under
-// ~/.cache/checkout-service), and prints their paths. CI runs this before `npm test`.
-import { ensureTemporalCli, ensureTestServer, ProvisionError } from './lib/temporal-binaries.js';
+// `npm run provision`: makes sure the Temporal CLI, the time-skipping test server, the real Temporal server (with
+// temporal-sql-tool, for the cluster and its drill) and Schemathesis (the OpenAPI fuzzer of
+// test/api/openapi-conformance.test.ts) are available (cached under ~/.cache/checkout-service), and prints their
+// paths. CI runs this before `npm test`.
+import { ensureTemporalCli, ensureTemporalServer, ensureTestServer, ProvisionError } from './lib/temporal-binaries.js';
 import { ensureSchemathesis } from './lib/schemathesis.js';
 
 const progress = (line: string) => console.log(line);
@@ -13,6 +14,8 @@ try {
   console.log(`time-skipping server: ${testServer}`);
   const schemathesis = await ensureSchemathesis(progress);
   console.log(`schemathesis ${schemathesis.version}: ${schemathesis.python} -m schemathesis.cli`);
+  const server = await ensureTemporalServer(progress);
+  console.log(`temporal server:      ${server.server} (${server.version}; sql tool ${server.sqlTool})`);
   console.log(`provisioned in ${((Date.now() - t0) / 1000).toFixed(1)}s`);
 } catch (err) {
   if (err instanceof ProvisionError) {

@@ -18,7 +18,7 @@ import { seedFxRatesIfEmpty } from '../activities/fx-rates.js';
 import { startSandbox, type RunningSandbox } from '../sandbox/index.js';
 import { ensureTemporalCli, ProvisionError } from './lib/temporal-binaries.js';
 import { startEmbeddedPostgres, type EmbeddedPostgresServer } from './lib/embedded-postgres.js';
-import { ensureSchedules } from './lib/schedules.js';
+import { ensureSchedules } from '../activities/schedules.js';
 import { withLocalSecrets } from './lib/local-secrets.js';
 import { devServerArgs, waitForTemporal, stopChild } from './lib/temporal-dev-server.js';
 import { ensureWebBuild, WEB_TARGETS } from './web-build.js';

@@ -1,6 +1,6 @@
 // The idle sweep: checkout workflows start with the first action that needs them (api/checkout-workflow.ts),
 // so a session nobody ever acted on has no workflow to abandon it. Every few minutes (a Temporal Schedule,
-// scripts/lib/schedules.ts) this workflow finds the OPEN sessions without a workflow whose shopper has been
+// activities/schedules.ts) this workflow finds the OPEN sessions without a workflow whose shopper has been
 // idle for the abandonment delay, and starts their checkout workflows; each one loads its session, sees it
 // idle for the whole delay and abandons it (workflows/checkout.ts). The status is still only written by the
 // session's own workflow, and every abandoned session is visible in the Web UI like any other.
@@ -10,8 +10,6 @@ import type { CheckoutSessionActivities, IdleSessionCursor } from '../activities
 import { checkoutWorkflowId } from './checkout.messages.js';
 import type { checkoutWorkflow } from './checkout.js';
 
-export const CHECKOUT_IDLE_SWEEP_SCHEDULE_ID = 'checkout-idle-sweep';
-export const CHECKOUT_IDLE_SWEEP_WORKFLOW_ID = 'checkout-idle-sweep';
 
 const { listIdleSessionsWithoutWorkflow } = proxyActivities<CheckoutSessionActivities>({
   startToCloseTimeout: '30 seconds',

@@ -3,6 +3,7 @@
 // @temporalio/workflow definitions only).
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { CheckoutStatus } from '../domain/checkout-status.js';
+import type { ShippingAddress } from '../domain/address.js';
 
 /** One workflow per session; the id is derived from the token so any event finds it. */
 export const checkoutWorkflowId = (token: string) => `checkout-${token}`;
@@ -24,23 +25,13 @@ export interface CheckoutWorkflowInput {
   refundWaitMs?: number;
 }
 
-export interface ShippingAddress {
-  name: string;
-  line1: string;
-  line2?: string;
-  city: string;
-  postalCode: string;
-  /** ISO 3166-1 alpha-2 */
-  country: string;
-  region?: string;
-  phone?: string;
-}
+export type { ShippingAddress };
 
 export interface ShopperDetails {
   email: string;
   address: ShippingAddress;
   shippingRateId: string;
-  /** A discount code the shopper entered: validated again and applied to the total (activities/checkout-pricing.ts). */
+  /** A discount code the shopper entered: validated again and applied to the total (model/pricing.ts). */
   discountCode?: string;
   /** Ids of the merchant's order bumps the shopper ticked: priced from the merchant's records, never the browser. */
   orderBumpIds?: string[];

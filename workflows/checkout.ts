@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, allHandlersFinished, condition, log, patched, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import { applyProcessorEvent, canTransition, refundRefusal, type CheckoutStatus } from '../domain/checkout-status.js';
-import { isErrorCode, type ErrorCode } from '../domain/errors.js';
+import type { ErrorCode } from '../domain/errors.js';
 import type { CheckoutSessionActivities } from '../activities/checkout-session.js';
 import type { CheckoutPaymentActivities } from '../activities/checkout-payment.js';
 import type { FulfilmentActivities } from '../activities/checkout-fulfilment.js';
@@ -8,6 +8,7 @@ import {
   backfillStatusUpdate, completeCodUpdate, initPaymentUpdate, payUpdate, PAYMENT_STATUS_EVENTS, processorEventSignal, refreshStatusUpdate, refundUpdate, statusQuery,
   type BackfillResult, type CheckoutWorkflowInput, type InitPaymentResult, type ProcessorEventMessage, type RefundResult, type ShopperDetails, type StatusResult,
 } from './checkout.messages.js';
+import { asCallerAnswer } from './failures.js';
 import { searchAttributeKeys } from './search-attributes.js';
 
 const HOUR = 60 * 60 * 1000;
@@ -56,11 +57,10 @@ const label = (status: CheckoutStatus) => status.toLowerCase().replace('_', ' ')
  */
 function asAnswer(err: unknown, what: string, timeout: 'PROCESSOR_TIMEOUT' | 'STORE_TIMEOUT'): never {
   if (!(err instanceof ActivityFailure)) throw err;
-  for (let e: unknown = err.cause; e instanceof Error; e = e.cause) {
-    if (e instanceof ApplicationFailure && isErrorCode(e.type)) throw refusal(e.type, e.message);
-  }
-  const type = err.cause instanceof ApplicationFailure ? (err.cause.type ?? '') : '';
-  throw type.endsWith('.timeout') ? refusal(timeout, `${what} did not answer in time: try again`) : refusal('UPSTREAM_ERROR', `${what} could not be reached: try again`);
+  throw asCallerAnswer(err, {
+    timeout: { code: timeout, message: `${what} did not answer in time: try again` },
+    otherwise: { code: 'UPSTREAM_ERROR', message: `${what} could not be reached: try again` },
+  });
 }
 
 /** Someone waits for the answer: the processor refusing or unreachable through the retries is a clear 502/504, never a 500. */

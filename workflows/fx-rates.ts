@@ -1,8 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { FxRatesActivities, SaveFxRatesResult } from '../activities/fx-rates.js';
 
-export const FX_SCHEDULE_ID = 'fx-rates-daily';
-export const FX_WORKFLOW_ID = 'fx-rates-refresh';
 
 // The ECB can be down for a while: keep the last rates and retry with backoff for about half a day.
 const { fetchReferenceRates } = proxyActivities<FxRatesActivities>({

@@ -6,12 +6,6 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 /** One workflow per merchant, for as long as the merchant has (or is buying) a paid plan. */
 export const platformSubscriptionWorkflowId = (merchantId: string) => `platform-subscription-${merchantId}`;
 
-/** Metadata key on the platform's memberships and payments: billing events find their merchant by it. */
-export const PLATFORM_BILLING_METADATA_KEY = 'platform_billing_merchant_id';
-
-/** Where the processor posts the platform account's events (registered by the service, or by hand). */
-export const PLATFORM_BILLING_WEBHOOK_PATH = '/webhooks/processor/platform-billing';
-
 /** Clocks of the subscription; every one has a production default, tests shorten them. */
 export interface PlatformSubscriptionTimings {
   /** Length of a billing period (default: one calendar month). */

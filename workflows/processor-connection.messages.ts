@@ -3,18 +3,12 @@
 //
 // No secret ever travels through these types: the API key is sealed into processor_connection_attempts by
 // the API before the workflow starts, and the webhook secret is sealed there by the activity that receives it.
-import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
-import { isErrorCode, type ErrorCode } from '../domain/errors.js';
+import { ApplicationFailure } from '@temporalio/workflow';
+import { describeFailure, type Answer, type FailureWording } from './failures.js';
 
 export const processorWorkflowIds = {
   connect: (merchantId: string) => `processor-connection-${merchantId}`,
   disconnect: (merchantId: string) => `processor-disconnect-${merchantId}`,
-};
-
-/** The aad binding each sealed secret to its merchant and field (security/secrets.ts). */
-export const processorAad = {
-  apiKey: (merchantId: string) => `${merchantId}:processor.apiKey`,
-  webhookSecret: (merchantId: string) => `${merchantId}:processor.webhookSecret`,
 };
 
 export interface ProcessorConnectionInput {
@@ -43,27 +37,24 @@ export interface ProcessorDisconnectResult {
   webhookUnregistered: boolean;
 }
 
-const FAILURES: Partial<Record<string, { code: ErrorCode; message: string }>> = {
-  'processor.unauthorized': { code: 'INVALID_PROCESSOR_KEY', message: 'The processor rejected this API key: check that you copied the whole secret key' },
-  'processor.timeout': { code: 'PROCESSOR_TIMEOUT', message: 'The processor did not answer in time: try again in a minute' },
-  'processor.unavailable': { code: 'UPSTREAM_ERROR', message: 'The processor is unavailable: try again in a minute' },
-  'processor.rate_limited': { code: 'UPSTREAM_ERROR', message: 'The processor is rate limiting us: try again in a minute' },
-  'processor.rejected': { code: 'UPSTREAM_ERROR', message: 'The processor refused to set up the connection' },
-  'processor.not_found': { code: 'UPSTREAM_ERROR', message: 'The processor does not know a resource of this connection' },
-  'processor.conflict': { code: 'UPSTREAM_ERROR', message: 'The processor reported a conflicting request: try again' },
-  'processor.invalid_response': { code: 'UPSTREAM_ERROR', message: 'The processor answered something we could not read' },
+const PROCESSOR_FAILURES: FailureWording = {
+  byType: {
+    'processor.unauthorized': { code: 'INVALID_PROCESSOR_KEY', message: 'The processor rejected this API key: check that you copied the whole secret key' },
+    'processor.timeout': { code: 'PROCESSOR_TIMEOUT', message: 'The processor did not answer in time: try again in a minute' },
+    'processor.unavailable': { code: 'UPSTREAM_ERROR', message: 'The processor is unavailable: try again in a minute' },
+    'processor.rate_limited': { code: 'UPSTREAM_ERROR', message: 'The processor is rate limiting us: try again in a minute' },
+    'processor.rejected': { code: 'UPSTREAM_ERROR', message: 'The processor refused to set up the connection' },
+    'processor.not_found': { code: 'UPSTREAM_ERROR', message: 'The processor does not know a resource of this connection' },
+    'processor.conflict': { code: 'UPSTREAM_ERROR', message: 'The processor reported a conflicting request: try again' },
+    'processor.invalid_response': { code: 'UPSTREAM_ERROR', message: 'The processor answered something we could not read' },
+  },
+  timeout: { code: 'PROCESSOR_TIMEOUT', message: 'The processor did not answer in time: try again in a minute' },
+  otherwise: { code: 'INTERNAL_ERROR', message: 'The connection could not be completed: try again' },
 };
 
 /** The error code and a human message (no secrets, no internals) for whatever ended a processor workflow. */
-export function describeProcessorFailure(err: unknown): { code: ErrorCode; message: string } {
-  const cause = err instanceof ActivityFailure ? err.cause : err;
-  if (cause instanceof ApplicationFailure) {
-    if (isErrorCode(cause.type)) return { code: cause.type, message: cause.message };
-    const mapped = cause.type ? FAILURES[cause.type] : undefined;
-    if (mapped) return mapped;
-  }
-  if (cause instanceof TimeoutFailure) return FAILURES['processor.timeout']!;
-  return { code: 'INTERNAL_ERROR', message: 'The connection could not be completed: try again' };
+export function describeProcessorFailure(err: unknown): Answer {
+  return describeFailure(err, PROCESSOR_FAILURES) ?? PROCESSOR_FAILURES.otherwise;
 }
 
 /** The same, as the failure a workflow ends with (the API answers its type as the error code). */

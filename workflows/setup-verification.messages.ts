@@ -8,7 +8,7 @@ export interface SetupVerificationInput {
   merchantId: string;
 }
 
-/** Step 1's reading: the wizard facts plus the billing status (activities/platform-billing-status.ts). */
+/** Step 1's reading: the wizard facts plus the billing status (model/billing-status.ts). */
 export interface SetupVerificationFacts extends OnboardingFacts {
   billing: { planId: string; paid: boolean; status: string };
 }

@@ -1,8 +1,7 @@
 // Inputs, results and failure mapping of the storefront A workflows (install, script tag, webhooks),
 // shared by the workflows and the API that starts them. Deterministic: @temporalio/workflow and domain/ only.
 import type { ActivityOptions } from '@temporalio/workflow';
-import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
-import { isErrorCode, type ErrorCode } from '../domain/errors.js';
+import { asCallerAnswer, type Answer } from './failures.js';
 
 export const storefrontAWorkflowIds = {
   install: (merchantId: string) => `storefront-a-install-${merchantId}`,
@@ -51,32 +50,26 @@ export interface ProcessStorefrontAWebhookResult {
   reportEmail: 'SENT' | 'ALREADY_SENT' | 'FAILED' | null;
 }
 
-type FailureMap = Partial<Record<string, { code: ErrorCode; message: string }>>;
-
-const DEFAULTS: FailureMap = {
+const DEFAULTS: Partial<Record<string, Answer>> = {
   'storefront-a.unauthorized': { code: 'CONFLICT', message: 'The store refused our access (app uninstalled, token revoked or a scope missing): install the app again' },
   'storefront-a.not_found': { code: 'UPSTREAM_ERROR', message: 'The store does not know this shop or resource' },
   'storefront-a.rejected': { code: 'UPSTREAM_ERROR', message: 'The store refused the request' },
   'storefront-a.invalid_response': { code: 'UPSTREAM_ERROR', message: 'The store answered something we could not read' },
   'storefront-a.rate_limited': { code: 'UPSTREAM_ERROR', message: 'The store is rate limiting us: try again in a minute' },
   'storefront-a.unavailable': { code: 'UPSTREAM_ERROR', message: 'The store is unavailable: try again in a minute' },
-  'storefront-a.timeout': { code: 'UPSTREAM_ERROR', message: 'The store did not answer in time: try again in a minute' },
 };
 
 /**
  * Turns an activity failure into a workflow failure whose type is one of our error codes, so the API
- * answers `{ error, code }` with the right status (api/plugins/errors.ts reads the type).
+ * answers `{ error, code }` with the right status (api/plugins/errors.ts reads the type). `overrides` words a
+ * failure type for the step that failed.
  */
-export function toStorefrontAFailure(err: unknown, overrides: FailureMap = {}): unknown {
-  if (!(err instanceof ActivityFailure)) return err;
-  const cause = err.cause;
-  if (cause instanceof ApplicationFailure) {
-    if (isErrorCode(cause.type)) return ApplicationFailure.nonRetryable(cause.message, cause.type);
-    const mapped = (cause.type ? overrides[cause.type] ?? DEFAULTS[cause.type] : undefined) ?? { code: 'UPSTREAM_ERROR' as const, message: 'The store call failed' };
-    return ApplicationFailure.nonRetryable(mapped.message, mapped.code);
-  }
-  if (cause instanceof TimeoutFailure) return ApplicationFailure.nonRetryable('The store did not answer in time: try again in a minute', 'UPSTREAM_ERROR');
-  return err;
+export function toStorefrontAFailure(err: unknown, overrides: Partial<Record<string, Answer>> = {}): unknown {
+  return asCallerAnswer(err, {
+    byType: { ...DEFAULTS, ...overrides },
+    timeout: { code: 'UPSTREAM_ERROR', message: 'The store did not answer in time: try again in a minute' },
+    otherwise: { code: 'UPSTREAM_ERROR', message: 'The store call failed' },
+  });
 }
 
 /** Calls to the merchant's store while someone waits (install, reinstall): three quick attempts. */

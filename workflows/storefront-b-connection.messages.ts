@@ -1,16 +1,10 @@
 // Ids, input, result and failure mapping of the storefront B connection workflow, shared by the workflow
 // and the API that starts it. Deterministic: @temporalio/workflow and domain/ only.
-import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
-import { isErrorCode, type ErrorCode } from '../domain/errors.js';
+import { ApplicationFailure } from '@temporalio/workflow';
+import { describeFailure, type FailureWording } from './failures.js';
 
 export const storefrontBWorkflowIds = {
   connect: (merchantId: string) => `storefront-b-connection-${merchantId}`,
-};
-
-/** The aad binding each sealed credential to its merchant and field (security/secrets.ts). */
-export const storefrontBAad = {
-  consumerKey: (merchantId: string) => `${merchantId}:storefrontB.consumerKey`,
-  consumerSecret: (merchantId: string) => `${merchantId}:storefrontB.consumerSecret`,
 };
 
 export interface ConnectStorefrontBInput {
@@ -39,7 +33,8 @@ export interface ConnectStorefrontBResult extends StorefrontBStoreInfo {
   connectedAt: string;
 }
 
-const FAILURES: Partial<Record<string, { code: ErrorCode; message: string }>> = {
+const STOREFRONT_B_FAILURES: FailureWording = {
+  byType: {
   'storefront-b.unauthorized': {
     code: 'INVALID_STORE_CREDENTIALS',
     message: 'The store refused these REST API keys: check the consumer key and secret (they need read/write permission)',
@@ -50,16 +45,13 @@ const FAILURES: Partial<Record<string, { code: ErrorCode; message: string }>> = 
   'storefront-b.unavailable': { code: 'UPSTREAM_ERROR', message: 'The store could not be reached or failed: try again in a minute' },
   'storefront-b.rate_limited': { code: 'UPSTREAM_ERROR', message: 'The store is rate limiting us: try again in a minute' },
   'storefront-b.invalid_response': { code: 'UPSTREAM_ERROR', message: 'The store answered something that is not a storefront B REST API' },
+  },
+  timeout: { code: 'STORE_TIMEOUT', message: 'The store did not answer in time: check that it is online and try again' },
+  otherwise: { code: 'INTERNAL_ERROR', message: 'The store connection could not be completed: try again' },
 };
 
 /** The failure a storefront B workflow ends with: its type is one of our error codes, its message human. */
 export function toStorefrontBFailure(err: unknown): ApplicationFailure {
-  const cause = err instanceof ActivityFailure ? err.cause : err;
-  if (cause instanceof ApplicationFailure) {
-    if (isErrorCode(cause.type)) return ApplicationFailure.nonRetryable(cause.message, cause.type);
-    const mapped = cause.type ? FAILURES[cause.type] : undefined;
-    if (mapped) return ApplicationFailure.nonRetryable(mapped.message, mapped.code);
-  }
-  if (cause instanceof TimeoutFailure) return ApplicationFailure.nonRetryable(FAILURES['storefront-b.timeout']!.message, 'STORE_TIMEOUT');
-  return ApplicationFailure.nonRetryable('The store connection could not be completed: try again', 'INTERNAL_ERROR');
+  const { code, message } = describeFailure(err, STOREFRONT_B_FAILURES) ?? STOREFRONT_B_FAILURES.otherwise;
+  return ApplicationFailure.nonRetryable(message, code);
 }

@@ -1,6 +1,7 @@
 // Public checkout shapes (create, session status, session bundle, extras): one source for validation,
 // serialization and the OpenAPI document. Money is always integer minor units of an ISO currency.
 import { z } from 'zod';
+import { shippingAddressSchema } from '../../domain/address.js';
 import { STORE_ORDER_STATES } from '../../domain/store-order.js';
 import { CHECKOUT_STATUSES } from '../../domain/checkout-status.js';
 import { SESSION_TOKEN_PATTERN } from '../../domain/tokens.js';
@@ -142,16 +143,7 @@ export const pixelConfig = z
   })
   .meta({ id: 'PixelConfig' });
 
-export const shippingAddress = z.object({
-  name: z.string(),
-  line1: z.string(),
-  line2: z.string().optional(),
-  city: z.string(),
-  postalCode: z.string(),
-  country: z.string(),
-  region: z.string().optional(),
-  phone: z.string().optional(),
-});
+export const shippingAddress = shippingAddressSchema;
 
 export const sessionBundleResponse = z
   .object({

@@ -36,6 +36,17 @@ afterAll(() => sim.app.close());
 beforeEach(() => sim.reset());
 
 describe('given a valid server token', () => {
+  it('when a sent message is searched by recipient and metadata, then the message search finds it and nothing else', async () => {
+    const first = await email.send({ ...message, tag: 'order_confirmation', metadata: { email_key: 'k1', token: 't1' } });
+    await email.send({ ...message, tag: 'order_confirmation', metadata: { email_key: 'k2', token: 't1' } });
+    await email.send({ ...message, to: 'other@customer.test', metadata: { email_key: 'k3' } });
+    expect(await email.findSent({ recipient: 'jane@customer.test', metadata: { email_key: 'k1' } })).toBe(first.messageId);
+    expect(await email.findSent({ recipient: 'jane@customer.test', metadata: { email_key: 'k3' } })).toBeNull();
+    expect(await email.findSent({ recipient: 'jane@customer.test', tag: 'welcome', metadata: { email_key: 'k1' } })).toBeNull();
+    const unauthenticated = await fetch(`${apiUrl}/messages/outbound?count=10&offset=0`, { headers: { accept: 'application/json' } });
+    expect(unauthenticated.status).toBe(401);
+  });
+
   it('when a message is sent, then it lands in the mailbox with its bodies, tag and metadata', async () => {
     const sent = await email.send({ ...message, tag: 'order-confirmed', metadata: { orderId: 'ord_1' }, replyTo: 'help@merchant.test' });
     expect(sent.messageId).toMatch(/^[0-9a-f-]{36}$/);

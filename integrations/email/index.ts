@@ -67,6 +67,11 @@ export interface EmailClient {
   sendBatchWithTemplates(messages: TemplatedEmail[]): Promise<BatchResult[]>;
   /** Creates the template, or updates the one with this alias, so deployments can provision templates. */
   ensureTemplate(template: TemplateDefinition): Promise<{ templateId: number }>;
+  /**
+   * The id of a message already sent to `recipient` carrying every `metadata` pair (Postmark's outbound
+   * message search, GET /messages/outbound with metadata_<key> filters), or null.
+   */
+  findSent(query: { recipient: string; tag?: string; metadata: Record<string, string> }): Promise<string | null>;
 }
 
 const SYSTEM = 'email';
@@ -196,6 +201,13 @@ export function createEmailClient(options: EmailClientOptions): EmailClient {
     sendBatch: (ms) => call('POST /email/batch', (c) => c.sendEmailBatch(ms.map(plain))).then((r) => batchResults('POST /email/batch', r)),
     sendBatchWithTemplates: (ms) =>
       call('POST /email/batchWithTemplates', (c) => c.sendEmailBatchWithTemplates(ms.map(templated))).then((r) => batchResults('POST /email/batchWithTemplates', r)),
+    async findSent({ recipient, tag, metadata }) {
+      const filter = { count: 50, offset: 0, recipient, ...(tag ? { tag } : {}), ...Object.fromEntries(Object.entries(metadata).map(([k, v]) => [`metadata_${k}`, v])) };
+      const found = await call('GET /messages/outbound', (c) => c.getOutboundMessages(filter));
+      // Checked here too: the filters narrow the search, the metadata decides.
+      const match = found.Messages.find((m) => Object.entries(metadata).every(([k, v]) => (m.Metadata as Record<string, string> | undefined)?.[k] === v));
+      return match?.MessageID ?? null;
+    },
     async ensureTemplate(t) {
       const fields = { Name: t.name, Alias: t.alias, Subject: t.subject, HtmlBody: t.html, TextBody: t.text };
       try {

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { IntegrationError, type IntegrationErrorKind } from '../errors.js';
 import { createProcessorClient, type CreatePaymentInput } from './client.js';
-import { startProcessor, startWebhookReceiver, type RunningProcessor, type WebhookReceiver, cardForm, postForm } from './testing.js';
+import { startProcessor, startWebhookReceiver, type RunningProcessor, type WebhookReceiver, cardForm, postForm } from '../../test/harness/processor.js';
 
 let processor: RunningProcessor;
 let receiver: WebhookReceiver;

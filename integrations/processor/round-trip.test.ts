@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CreatedWebhookEndpoint, Payment } from './schemas.js';
 import { verifyWebhookSignature } from './signature.js';
-import { cardForm, postForm, startProcessor, startWebhookReceiver, type RunningProcessor, type WebhookReceiver } from './testing.js';
+import { cardForm, postForm, startProcessor, startWebhookReceiver, type RunningProcessor, type WebhookReceiver } from '../../test/harness/processor.js';
 import { webhookPayloadSchema } from './webhook.js';
 
 let processor: RunningProcessor;

@@ -3,6 +3,7 @@
 // for tests); nothing is ever delivered anywhere.
 //   POST /email, /email/withTemplate, /email/batch, /email/batchWithTemplates   (X-Postmark-Server-Token)
 //   GET|POST /templates, GET|PUT|DELETE /templates/:idOrAlias
+//   GET /messages/outbound (the Messages API's search: count, offset, recipient, tag, metadata_<key>)
 //   GET / (mailbox), GET /messages/:id (one message)
 //   GET|DELETE /_control/messages, GET /_control/messages/:id
 import { randomUUID } from 'node:crypto';
@@ -151,6 +152,40 @@ export function createEmailSimulator(opts: EmailSimulatorOptions = {}): EmailSim
       }
       const all = templates.list().filter((t) => !query.templatetype || query.templatetype === 'All' || t.TemplateType === query.templatetype);
       return { TotalCount: all.length, Templates: all.slice(offset, offset + count).map(summary) };
+    });
+    // Outbound message search (Postmark's Messages API): newest first, summaries only.
+    api.get('/messages/outbound', async (request) => {
+      const query = request.query as Record<string, string>;
+      const lower = Object.fromEntries(Object.entries(query).map(([k, v]) => [k.toLowerCase(), v]));
+      const count = Number(lower.count);
+      const offset = Number(lower.offset);
+      if (!Number.isInteger(count) || count < 1 || count > 500 || !Number.isInteger(offset) || offset < 0 || count + offset > 10_000) {
+        throw new Rejection(ERROR.invalidRequestFields, "Invalid request field(s): 'count' (1-500) and 'offset' are required, count + offset at most 10,000.");
+      }
+      const recipient = lower.recipient?.trim().toLowerCase();
+      const metadata = Object.entries(query).filter(([k]) => k.startsWith('metadata_')).map(([k, v]) => [k.slice('metadata_'.length), v] as const);
+      const found = outbox.filter(
+        (m) =>
+          (!recipient || m.Recipients.includes(recipient)) &&
+          (!lower.tag || m.Tag === lower.tag) &&
+          (!lower.messagestream || m.MessageStream === lower.messagestream) &&
+          metadata.every(([k, v]) => m.Metadata[k] === v),
+      );
+      return {
+        TotalCount: found.length,
+        Messages: found.slice(offset, offset + count).map((m) => ({
+          MessageID: m.MessageID,
+          MessageStream: m.MessageStream,
+          To: m.Recipients.map((Email) => ({ Email, Name: null })),
+          Recipients: m.Recipients,
+          From: m.From,
+          Subject: m.Subject,
+          Tag: m.Tag,
+          Metadata: m.Metadata,
+          Status: 'Sent',
+          ReceivedAt: m.SubmittedAt,
+        })),
+      };
     });
     api.get<{ Params: { idOrAlias: string } }>('/templates/:idOrAlias', async (request) => templates.get(request.params.idOrAlias));
     for (const path of ['/templates', '/templates/']) api.post(path, async (request) => summary(templates.create(request.body)));

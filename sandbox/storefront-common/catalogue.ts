@@ -1,5 +1,5 @@
 // The demo products both sandbox stores sell, with an SVG picture each store serves itself (no internet).
-import { currencyExponent } from '../../integrations/storefront-common/money.js';
+import { currencyExponent } from '../../domain/money.js';
 import { escapeHtml } from './html.js';
 
 export interface CatalogueVariant {

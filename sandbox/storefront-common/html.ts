@@ -1,5 +1,5 @@
 // Server-rendered HTML for the demo stores: one escaping function, one page frame, one money formatter.
-import { minorToDecimal } from '../../integrations/storefront-common/money.js';
+import { minorToDecimalString, money } from '../../domain/money.js';
 
 export function escapeHtml(value: unknown): string {
   return String(value).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -39,5 +39,5 @@ export function page(opts: { title: string; header?: Raw; body: Raw; head?: Raw 
 /** 2490 EUR → "€24.90", formatted from the exact decimal string (no float on the way). */
 export function formatMoney(minor: number, currency: string): string {
   const format = new Intl.NumberFormat('en-IE', { style: 'currency', currency }).format as (value: string) => string;
-  return format(minorToDecimal(minor, currency));
+  return format(minorToDecimalString(money(minor, currency)));
 }

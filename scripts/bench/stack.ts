@@ -13,7 +13,7 @@ import { CHECKOUT_CACHE_SECONDS_DEFAULT } from '../../config/index.js';
 import { bundleWorkflows } from '../../activities/bundle.js';
 import { seedFxRatesIfEmpty } from '../../activities/fx-rates.js';
 import { migrate } from '../../prisma/migrate.js';
-import { DEMO_STORE } from '../../sandbox/storefront-b/state.js';
+import { DEMO_STORE, type Store } from '../../sandbox/storefront-b/state.js';
 import { startPostgres, type PostgresCluster } from '../../test/harness/postgres.js';
 import { startServiceStack, type ServiceStack } from '../../test/harness/service-stack.js';
 import { givePaidPlan } from '../../test/harness/billing.js';
@@ -31,6 +31,7 @@ export interface BenchMerchant {
 export interface BenchStack {
   service: ServiceStack;
   merchant: BenchMerchant;
+  databaseUrl: string;
 }
 
 /**
@@ -93,7 +94,7 @@ async function start(): Promise<BenchStack> {
   await service.db.$executeRawUnsafe('CREATE INDEX bench_rows_ref ON bench_rows (ref)');
   const merchant = await createMerchant(service);
   console.log(`  [stack] postgres :${postgres.port}, temporal ${temporal.address}, API ${service.apiUrl}: ready in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  return { service, merchant };
+  return { service, merchant, databaseUrl };
 }
 
 type Json = Record<string, unknown>;
@@ -122,7 +123,11 @@ async function createMerchant(service: ServiceStack): Promise<BenchMerchant> {
 
 /** A storefront B cart as the plugin hands it over: a simple product and a variation of a variable one. */
 export function demoCartBody(service: ServiceStack, storeUrl: string): string {
-  const store = service.sims.storefrontB.stores.get('demo')!;
+  return demoCartBodyOf(service.sims.storefrontB.stores.get('demo')!, storeUrl);
+}
+
+/** The same cart from a store's catalogue (the seeded demo store has the same ids in every simulator). */
+export function demoCartBodyOf(store: Store, storeUrl: string): string {
   const simple = store.products.find((p) => p.variations.length === 0)!;
   const variable = store.products.find((p) => p.variations.length > 0)!;
   return JSON.stringify({

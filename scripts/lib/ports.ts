@@ -15,3 +15,26 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/**
+ * A TCP port below 32768 that was free on loopback a moment ago, not in `taken`. Below the kernel's
+ * ephemeral range (32768 and up, where port 0 and outgoing connections get theirs), so a server that binds
+ * it later cannot collide with another process's freePort() pick or a client socket (the cluster and its
+ * drill run beside the test suite's stacks). Also what the Temporal server needs for its membership ports.
+ */
+export async function freeLowPort(taken: Set<number> = new Set()): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = 10_000 + Math.floor(Math.random() * 22_000);
+    if (taken.has(port)) continue;
+    const free = await new Promise<boolean>((resolve) => {
+      const server = net.createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+    if (free) {
+      taken.add(port);
+      return port;
+    }
+  }
+  throw new Error('no free port below 32768');
+}

@@ -1,16 +1,19 @@
-// Finds or makes the two Temporal servers we run locally, pinned:
-//   - the Temporal CLI (dev server, `temporal server start-dev`), and
-//   - the Java time-skipping test server (TestWorkflowEnvironment.createTimeSkipping).
+// Finds or makes the Temporal servers we run locally, pinned:
+//   - the Temporal CLI (dev server, `temporal server start-dev`),
+//   - the Java time-skipping test server (TestWorkflowEnvironment.createTimeSkipping), and
+//   - the real Temporal server with its SQL schema tool and schema files (`npm run start:cluster`, the drill).
 // Order for each: a path from the environment; a cached copy; the official download (machines with
 // internet); offline from the package registries (Go module proxy for the CLI, Maven Central for the test
 // server). Builds go to a temp dir and are moved into the cache only when complete.
 import { execFile, spawn } from 'node:child_process';
-import { accessSync, constants, chmodSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
 export const TEMPORAL_CLI_VERSION = '1.5.1';
 export const TEST_SERVER_VERSION = '1.38.0';
+/** go.temporal.io/server: the newest patch when chosen; its go.mod asks for Go 1.26.10 (GOTOOLCHAIN=auto fetches it). */
+export const TEMPORAL_SERVER_VERSION = '1.32.2';
 const SLF4J_VERSION = '1.7.36';
 
 export type Progress = (line: string) => void;
@@ -57,6 +60,13 @@ function run(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?:
       else reject(new Error(`${opts.label} failed (exit ${code}):\n${output.trim()}`));
     });
   });
+}
+
+/** Runs a command and answers its trimmed stdout. */
+function capture(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  return new Promise((resolve, reject) =>
+    execFile(cmd, args, { env }, (err, stdout) => (err ? reject(err) : resolve(stdout.trim()))),
+  );
 }
 
 function download(url: string, dest: string, timeoutMs = 60_000): Promise<void> {
@@ -211,3 +221,76 @@ export async function ensureTestServer(progress: Progress = () => undefined): Pr
   );
 }
 
+
+/** The real Temporal server, its schema tool and the PostgreSQL schema files they were released with. */
+export interface TemporalServerBinaries {
+  version: string;
+  /** `temporal-server --config-file <yaml> --allow-no-auth start` */
+  server: string;
+  /** `temporal-sql-tool --plugin postgres12 … setup-schema / update-schema` */
+  sqlTool: string;
+  /** schema/postgresql/v12 of the module: temporal/versioned and visibility/versioned. */
+  postgresSchemaDir: string;
+}
+
+/**
+ * The Temporal server (go.temporal.io/server/cmd/server) and temporal-sql-tool (cmd/tools/sql) built from
+ * the Go module proxy, once, into the cache; the schema files are copied there from the module cache, so
+ * the schema always matches the binary. The module has no `replace` directives, so `go install pkg@tag`
+ * works; GOTOOLCHAIN=auto lets Go fetch the toolchain its go.mod asks for (from the same proxy).
+ */
+export async function ensureTemporalServer(progress: Progress = () => undefined): Promise<TemporalServerBinaries> {
+  const home = path.join(cacheDir(), `temporal-server-${TEMPORAL_SERVER_VERSION}`);
+  const found: TemporalServerBinaries = {
+    version: TEMPORAL_SERVER_VERSION,
+    server: path.join(home, 'temporal-server'),
+    sqlTool: path.join(home, 'temporal-sql-tool'),
+    postgresSchemaDir: path.join(home, 'schema', 'postgresql', 'v12'),
+  };
+  if (isExecutable(found.server) && isExecutable(found.sqlTool) && existsSync(path.join(found.postgresSchemaDir, 'temporal', 'versioned'))) return found;
+  const go = which('go');
+  if (!go) {
+    throw new ProvisionError(
+      `The Temporal server ${TEMPORAL_SERVER_VERSION} is built from the Go module proxy and needs Go (https://go.dev/dl) on PATH:\n` +
+        `  go install go.temporal.io/server/cmd/server@v${TEMPORAL_SERVER_VERSION} go.temporal.io/server/cmd/tools/sql@v${TEMPORAL_SERVER_VERSION}`,
+    );
+  }
+  mkdirSync(path.dirname(home), { recursive: true });
+  const work = mkdtempSync(path.join(path.dirname(home), '.work-'));
+  try {
+    const env = { ...process.env, GOBIN: path.join(work, 'bin'), CGO_ENABLED: '0', GOTOOLCHAIN: process.env.GOTOOLCHAIN === 'local' || !process.env.GOTOOLCHAIN ? 'auto' : process.env.GOTOOLCHAIN };
+    progress(`Building the Temporal server ${TEMPORAL_SERVER_VERSION} and temporal-sql-tool from the Go module proxy (first time only; several minutes) …`);
+    const started = Date.now();
+    const module = `go.temporal.io/server`;
+    try {
+      await run(go, ['install', `${module}/cmd/server@v${TEMPORAL_SERVER_VERSION}`, `${module}/cmd/tools/sql@v${TEMPORAL_SERVER_VERSION}`], { env, label: 'go install temporal server', progress });
+    } catch (err) {
+      throw new ProvisionError(`Could not build the Temporal server ${TEMPORAL_SERVER_VERSION}: ${(err as Error).message}`);
+    }
+    const modCache = await capture(go, ['env', 'GOMODCACHE'], env);
+    const schema = path.join(modCache, `${module}@v${TEMPORAL_SERVER_VERSION}`, 'schema', 'postgresql', 'v12');
+    if (!existsSync(schema)) throw new ProvisionError(`The Temporal server built, but its schema files are not at ${schema}`);
+    const staged = path.join(work, 'home');
+    mkdirSync(path.join(staged, 'schema', 'postgresql'), { recursive: true });
+    renameSync(path.join(work, 'bin', 'server'), path.join(staged, 'temporal-server'));
+    renameSync(path.join(work, 'bin', 'sql'), path.join(staged, 'temporal-sql-tool'));
+    // The module cache is read-only: copy (not move), and make the copy writable so the cache can be deleted.
+    cpSync(schema, path.join(staged, 'schema', 'postgresql', 'v12'), { recursive: true });
+    chmodTree(path.join(staged, 'schema'));
+    rmSync(home, { recursive: true, force: true });
+    renameSync(staged, home);
+    progress(`Temporal server cached at ${home} (built in ${Math.round((Date.now() - started) / 1000)} s)`);
+    return found;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+function chmodTree(dir: string): void {
+  chmodSync(dir, 0o755);
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, entry.name);
+    if (entry.isDirectory()) chmodTree(p);
+    else chmodSync(p, 0o644);
+  }
+}

@@ -57,12 +57,17 @@ ACCEPTED_REFUSALS = [
 FETCHED_URL_FIELDS = {
     "PATCH /api/merchant/config": "body.branding.logoUrl",
     "POST /api/merchant/storefront-b/connect": "body.storeUrl",
+    "POST /api/merchant/order-bumps": "body.imageUrl",
+    "PATCH /api/merchant/order-bumps/{id}": "body.imageUrl",
+    "POST /api/merchant/upsells": "body.imageUrl",
+    "PATCH /api/merchant/upsells/{id}": "body.imageUrl",
 }
 OUTSIDE_WORLD = (
     "is in a documentation range",
     "is not a public host name",
     "the URL answered HTTP",
     "must be a PNG or SVG image",
+    "must be an image (",
     "could not be fetched",
     "did not answer within",
     "No storefront B REST API answers at this store URL",

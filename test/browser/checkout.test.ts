@@ -81,7 +81,7 @@ describe('the shopper checks out in a browser', () => {
     const postal = page.getByLabel('Postal code');
     await expect.poll(() => postal.getAttribute('aria-invalid')).toBe('true');
     const describedBy = await postal.getAttribute('aria-describedby');
-    expect(await page.locator(`#${describedBy}`).textContent()).toMatch(/letters, digits, spaces and hyphens only/i);
+    expect(await page.locator(`#${describedBy}`).textContent()).toMatch(/postal code: 2-20 letters, digits, spaces and hyphens/i);
     expect(await page.getByRole('alert').textContent()).toMatch(/highlighted field/);
     await screenshot(page, 'card-2-field-error');
     expect(await sessionStatus(stack, token)).toBe('OPEN');

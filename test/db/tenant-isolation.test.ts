@@ -19,7 +19,7 @@ import { startServiceStack, type ServiceStack } from '../harness/service-stack.j
 import { testWorkflowBundle } from '../harness/temporal.js';
 import { givePaidPlan } from '../harness/billing.js';
 import { checkoutWorkflowId } from '../../workflows/checkout.messages.js';
-import { processorAad } from '../../workflows/processor-connection.messages.js';
+import { processorAad } from '../../model/connections.js';
 import { createSecretBox } from '../../security/secrets.js';
 
 const REQUESTS = 600;

@@ -4,7 +4,7 @@
 // tests of one file never see each other's webhooks, orders or emails.
 import { expect } from 'vitest';
 import type { TestStack } from '../harness/stack.js';
-import { consent, openCallback, openInstall, saveInputs, storefrontAStackOf } from '../../api/test/storefront-a-stack.js';
+import { consent, openCallback, openInstall, saveInputs, storefrontAStackOf } from '../harness/storefront-a-stack.js';
 import { STOREFRONT_A_API_VERSION } from '../../integrations/storefront-a/client.js';
 import type { SimOrder, SimShop } from '../../sandbox/storefront-a/state.js';
 import { DEMO_STORE, type BOrder, type Store as StorefrontBStore } from '../../sandbox/storefront-b/state.js';

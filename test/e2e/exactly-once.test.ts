@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startTestStack, type TestStack } from '../harness/stack.js';
 import { startWorkerProcess, type WorkerProcess } from '../harness/worker-process.js';
 import { signWebhook, SIGNATURE_HEADER } from '../../integrations/processor/signature.js';
-import { PROCESSOR_WEBHOOK_PATH } from '../../activities/processor.js';
+import { PROCESSOR_WEBHOOK_PATH } from '../../model/connections.js';
 import { checkoutWorkflowId } from '../../workflows/checkout.messages.js';
 import {
   api, control, emailsOf, expectCompletedWithOneOrderAndTwoEmails, payOnHostedPage, returnFromPaymentPage, sessionStatus, shopperPays, startPayment,

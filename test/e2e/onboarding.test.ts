@@ -4,7 +4,7 @@
 // in the sandbox shop, then setup verification. Every step is read back through the wizard's state.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../harness/stack.js';
-import { consent, openCallback, openInstall, saveInputs, storefrontAStackOf } from '../../api/test/storefront-a-stack.js';
+import { consent, openCallback, openInstall, saveInputs, storefrontAStackOf } from '../harness/storefront-a-stack.js';
 import { api, control, storefrontACheckout, unique, waitFor, type Json } from './checkout-helpers.js';
 
 let stack: TestStack;

@@ -3,9 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_STORE } from '../../sandbox/storefront-b/state.js';
 import { DEMO_APP } from '../../sandbox/storefront-a/simulator.js';
-import { processorAad } from '../../workflows/processor-connection.messages.js';
+import { processorAad } from '../../model/connections.js';
 import { dataDump } from '../harness/pg-catalog.js';
-import { createMerchant, installThroughOAuth, startStorefrontAStack, storedAccessToken, type StorefrontAStack } from '../../api/test/storefront-a-stack.js';
+import { createMerchant, installThroughOAuth, startStorefrontAStack, storedAccessToken, type StorefrontAStack } from '../harness/storefront-a-stack.js';
 
 let s: StorefrontAStack;
 beforeAll(async () => {

@@ -4,8 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import { createProcessorClient } from '../../integrations/processor/index.js';
 import { createSecretBox } from '../../security/secrets.js';
-import { storefrontAAad } from '../../activities/storefront-a.js';
-import { processorAad } from '../../workflows/processor-connection.messages.js';
+import { storefrontAAad } from '../../model/connections.js';
+import { processorAad } from '../../model/connections.js';
 import type { CheckoutWorkflowInput, ShopperDetails } from '../../workflows/checkout.messages.js';
 import { DEMO_APP, DEMO_SHOP } from '../../sandbox/storefront-a/simulator.js';
 import type { ActivityRig } from '../harness/activity-rig.js';

@@ -10,7 +10,7 @@ import { verifyCustomDomainWorkflow } from '../../workflows/custom-domain.js';
 import { customDomainWorkflowId } from '../../workflows/custom-domain.messages.js';
 import { walletDomainWorkflow } from '../../workflows/wallet-domain.js';
 import { walletDomainWorkflowId } from '../../workflows/wallet-domain.messages.js';
-import { processorAad } from '../../workflows/processor-connection.messages.js';
+import { processorAad } from '../../model/connections.js';
 import { WALLET_DOMAIN_EMAIL_KIND } from '../../activities/wallet-domain.js';
 import { DOMAIN_CHECK_SCHEDULE } from '../../domain/hostnames.js';
 import { startActivityRig, type ActivityRig } from '../harness/activity-rig.js';

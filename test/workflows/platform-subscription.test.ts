@@ -10,7 +10,7 @@ import { platformSubscriptionWorkflow } from '../../workflows/platform-subscript
 import {
   cancelUpdate, platformSubscriptionWorkflowId, subscribeUpdate, subscriptionStateQuery, type PlatformSubscriptionTimings,
 } from '../../workflows/platform-subscription.messages.js';
-import { readBillingStatus } from '../../activities/platform-billing-status.js';
+import { readBillingStatus } from '../../model/billing-status.js';
 import { createProcessorClient } from '../../integrations/processor/index.js';
 import { PLATFORM_API_KEY } from '../../sandbox/processor/index.js';
 import { startActivityRig, type ActivityRig } from '../harness/activity-rig.js';

@@ -3,7 +3,7 @@
 // PENDING and the merchant can ask again.
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import type { RouteDeps } from '../../app.js';
+import { type RouteDeps } from '../../route-deps.js';
 import { sendAccountEmailWorkflow } from '../../../workflows/account-email.js';
 
 export type AccountEmailKind = 'email_verification' | 'password_reset';

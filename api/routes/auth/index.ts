@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyBaseLogger } from 'fastify';
 import { Prisma } from '../../../prisma/client.js';
-import type { RouteDeps } from '../../app.js';
+import { type RouteDeps } from '../../route-deps.js';
 import { AppError } from '../../../domain/errors.js';
 import { slugFromName, withSuffix } from '../../../domain/slug.js';
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../../security/passwords.js';

@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { signQuery as signCallbackParams } from '../../../sandbox/storefront-a/oauth.js';
 import { createStorefrontAClient } from '../../../integrations/storefront-a/client.js';
 import { DEFAULT_SCOPES } from '../../../sandbox/storefront-a/simulator.js';
-import { STOREFRONT_A_SCOPES, storefrontAAad } from '../../../activities/storefront-a.js';
+import { STOREFRONT_A_SCOPES, storefrontAAad } from '../../../model/connections.js';
 import {
   call, consent, createMerchant, DEMO_APP, DEMO_SHOP, installThroughOAuth, openCallback, openInstall, saveInputs, simControl, simShop,
   useStorefrontAStack, workflowExists,
-} from '../../test/storefront-a-stack.js';
+} from '../../../test/harness/storefront-a-stack.js';
 
 const s = useStorefrontAStack((s) => s.stack.database.db.oAuthState.deleteMany());
 

@@ -8,17 +8,16 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import type { RouteDeps } from '../../app.js';
+import { type RouteDeps } from '../../route-deps.js';
 import { errorResponse } from '../../schemas/common.js';
 import { exactShopHost } from '../../schemas/storefront-a.js';
 import { AppError } from '../../../domain/errors.js';
 import { buildAuthorizeUrl, isValidShopHost, verifyCallbackHmac } from '../../../integrations/storefront-a/oauth.js';
 import { SecretDecryptionError } from '../../../security/secrets.js';
-import { installingInputs, STOREFRONT_A_SCOPES, storefrontAAad } from '../../../activities/storefront-a.js';
+import { installingInputs, STOREFRONT_A_SCOPES, storefrontAAad, STOREFRONT_A_INSTALL_PURPOSE } from '../../../model/connections.js';
 import type { installStorefrontAWorkflow } from '../../../workflows/storefront-a-install.js';
 import { storefrontAWorkflowIds } from '../../../workflows/storefront-a.messages.js';
 
-export const STOREFRONT_A_INSTALL_PURPOSE = 'storefront-a-install';
 export const OAUTH_STATE_TTL_MS = 10 * 60 * 1000;
 /** How old the platform's signed redirect may be when it reaches us. */
 export const CALLBACK_MAX_AGE_SECONDS = 5 * 60;

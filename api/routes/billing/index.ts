@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
-import type { RouteDeps } from '../../app.js';
+import { type RouteDeps } from '../../route-deps.js';
 import type { PlatformSubscription } from '../../../generated/prisma/client.js';
 import { AppError } from '../../../domain/errors.js';
 import { FREE_PLAN_ID, PLANS, SUBSCRIPTION_STATUSES, findPlan, isPaidPlan, isPaidStatus } from '../../../domain/plans.js';

@@ -12,7 +12,7 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyBaseLogger } from 'fastify';
-import type { RouteDeps } from '../../app.js';
+import { type RouteDeps } from '../../route-deps.js';
 import { errorResponse } from '../../schemas/common.js';
 import { acceptRawBodies, rawBodyOf, rawJsonBody } from '../../plugins/raw-body.js';
 import {
@@ -22,11 +22,9 @@ import { AppError } from '../../../domain/errors.js';
 import { isPaidStatus } from '../../../domain/plans.js';
 import { SIGNATURE_HEADER } from '../../../integrations/processor/signature.js';
 import type { ProcessorWebhookPayload } from '../../../integrations/processor/webhook.js';
-import { platformBillingWebhookAad } from '../../../activities/platform-billing.js';
-import {
-  billingEventSignal, PLATFORM_BILLING_METADATA_KEY, PLATFORM_BILLING_WEBHOOK_PATH, platformSubscriptionWorkflowId,
-  type BillingEventMessage, type PlatformSubscriptionInput,
-} from '../../../workflows/platform-subscription.messages.js';
+import { platformBillingWebhookAad } from '../../../model/connections.js';
+import { PLATFORM_BILLING_METADATA_KEY, PLATFORM_BILLING_WEBHOOK_PATH } from '../../../domain/plans.js';
+import { billingEventSignal, platformSubscriptionWorkflowId, type BillingEventMessage, type PlatformSubscriptionInput } from '../../../workflows/platform-subscription.messages.js';
 
 export type BillingDeliveryRejection = 'bad_signature' | 'no_secret' | 'malformed' | 'not_billing' | 'stale' | 'duplicate';
 

@@ -3,19 +3,20 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import type { Client } from '@temporalio/client';
-import { buildApp, resolveDeps, type AppDeps } from '../../app.js';
+import { resolveDeps, type AppDeps } from '../../route-deps.js';
+import { buildApp } from '../../app.js';
 import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
 import { createTestMerchant, type TestMerchant } from '../../../test/harness/merchants.js';
 import { createSecretBox } from '../../../security/secrets.js';
 import { createUrlGuard } from '../../../security/ssrf.js';
-import { storefrontAAad } from '../../../activities/storefront-a.js';
-import { storefrontBAad } from '../../../workflows/storefront-b-connection.messages.js';
+import { storefrontAAad } from '../../../model/connections.js';
+import { storefrontBAad } from '../../../model/connections.js';
 import { checkoutWorkflowId } from '../../../workflows/checkout.messages.js';
 import { DEMO_APP } from '../../../sandbox/storefront-a/simulator.js';
 import { convertFromEur } from '../../../domain/money.js';
 import { checkoutOrigin } from '../merchant/view.js';
 import { checkoutPublicRoutes } from './index.js';
-import { shouldPassThrough } from './create.js';
+import { shouldPassThrough } from '../../cart-sources.js';
 
 type Json = Record<string, unknown> & { code?: string; error?: string };
 

@@ -3,7 +3,7 @@
 // pending-payment state and sends both emails, each exactly once; a double click answers the same confirmation.
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { RouteDeps } from '../../app.js';
+import { type RouteDeps } from '../../route-deps.js';
 import { AppError } from '../../../domain/errors.js';
 import { isCheckoutStatus } from '../../../domain/checkout-status.js';
 import { isCheckoutToken, isPreviewToken } from '../../../domain/tokens.js';
@@ -12,7 +12,7 @@ import { updateCheckout } from '../../checkout-workflow.js';
 import { errorResponse } from '../../schemas/common.js';
 import { tokenParams } from '../../schemas/checkout.js';
 import { limit } from '../../plugins/rate-limits.js';
-import { shopperDetails } from './payment.js';
+import { shopperDetails } from '../../schemas/shopper.js';
 
 const codResponse = z
   .object({

@@ -8,7 +8,7 @@ import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
 import { createTestMerchant, type TestMerchant } from '../../../test/harness/merchants.js';
 import { createCheckoutSessionActivities } from '../../../activities/checkout-session.js';
 import { PREVIEW_TOKEN_PREFIX } from '../../../domain/tokens.js';
-import { newSessionToken } from './create.js';
+import { newSessionToken } from '../../cart-sources.js';
 
 let stack: TestStack;
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

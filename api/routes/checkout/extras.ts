@@ -1,15 +1,15 @@
 // The checkout page's commercial extras: the merchant's order bumps and upsell offers priced in the session's
 // currency (with its FX snapshot, like shipping), its tracking pixels, and the discount-code check that tells
 // the page the new totals. All reads from PostgreSQL: validate-discount holds nothing (init-payment validates
-// the code again and reserves its use, see activities/checkout-pricing.ts).
+// the code again and reserves its use, see model/pricing.ts).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { RouteDeps } from '../../app.js';
+import { type RouteDeps } from '../../route-deps.js';
 import { AppError } from '../../../domain/errors.js';
 import { convertFromEur, percentOf, subtract } from '../../../domain/money.js';
 import { purchaseEventId, type PixelEvent, type PixelPlatform } from '../../../domain/pixels.js';
 import { isPreviewToken, isSessionToken } from '../../../domain/tokens.js';
-import { sessionFxRates } from '../../../activities/checkout-session.js';
-import { priceCheckout } from '../../../activities/checkout-pricing.js';
+import { sessionFxRates } from '../../../model/checkout-session.js';
+import { priceCheckout } from '../../../model/pricing.js';
 import { limit } from '../../plugins/rate-limits.js';
 import { errorResponse } from '../../schemas/common.js';
 import { tokenParams } from '../../schemas/checkout.js';

@@ -4,7 +4,7 @@
 // session from then on (api/checkout-workflow.ts). Create and the read paths are PostgreSQL only, never
 // Temporal: they sit on the shopper's critical path.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { RouteDeps } from '../../app.js';
+import { type RouteDeps } from '../../route-deps.js';
 import type { Db, Prisma } from '../../../prisma/client.js';
 import type { z } from 'zod';
 import { serializerCompiler } from 'fastify-type-provider-zod';
@@ -14,9 +14,8 @@ import { MoneyError, money } from '../../../domain/money.js';
 import { quoteShippingRates, type ShippingRateInput } from '../../../domain/shipping.js';
 import { isPreviewToken, isSessionToken } from '../../../domain/tokens.js';
 import { storeOrderOf } from '../../../domain/store-order.js';
-import { sessionFxRates, sessionLines, type SessionLine } from '../../../activities/checkout-session.js';
-import { sessionBumpLines } from '../../../activities/checkout-pricing.js';
-import type { ShippingAddress } from '../../../workflows/checkout.messages.js';
+import { sessionAddress, sessionFxRates, type SessionLine, sessionLines } from '../../../model/checkout-session.js';
+import { sessionBumpLines } from '../../../model/checkout-session.js';
 import { limit } from '../../plugins/rate-limits.js';
 import { errorResponse } from '../../schemas/common.js';
 import {
@@ -28,7 +27,7 @@ import {
   tokenParams,
 } from '../../schemas/checkout.js';
 import { checkoutOriginWith } from '../../checkout-host.js';
-import { cachedFxRates, checkCurrency, createCreateCaches, newSessionToken, shouldPassThrough, storefrontASource, storefrontBSource, subtotalOf, verifiedHostnameOf, type CartDeps } from './create.js';
+import { cachedFxRates, checkCurrency, createCreateCaches, newSessionToken, shouldPassThrough, storefrontASource, storefrontBSource, subtotalOf, verifiedHostnameOf, type CartDeps } from '../../cart-sources.js';
 
 const tags = ['checkout'];
 const noSession = () => new AppError('NOT_FOUND', 'No such checkout session');
@@ -165,7 +164,7 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
       pixels: isPreviewToken(session.token) ? [] : session.pixels,
       shopper: {
         email: session.email,
-        address: shippingAddress(session.shippingAddress as unknown as ShippingAddress | null),
+        address: sessionAddress(session.shippingAddress),
         shippingRateId: session.shippingRateId,
         discountCode: session.discountCode,
         orderBumpIds: sessionBumpLines(session.orderBumps).map((b) => b.bumpId),
@@ -237,11 +236,6 @@ function cartLine(line: SessionLine): BundleAnswer['cart']['items'][number] {
     unitPrice: line.unitPrice,
     imageUrl: line.imageUrl,
   };
-}
-
-function shippingAddress(a: ShippingAddress | null): BundleAnswer['shopper']['address'] {
-  if (!a) return null;
-  return { name: a.name, line1: a.line1, line2: a.line2, city: a.city, postalCode: a.postalCode, country: a.country, region: a.region, phone: a.phone };
 }
 
 function checkoutTexts(value: Prisma.JsonValue): Record<string, string> {

@@ -3,38 +3,15 @@
 // handlers serialize double clicks into one payment.
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { RouteDeps } from '../../app.js';
+import { type RouteDeps } from '../../route-deps.js';
 import { AppError } from '../../../domain/errors.js';
 import { isPreviewToken, isSessionToken } from '../../../domain/tokens.js';
 import { initPaymentUpdate, payUpdate, refreshStatusUpdate } from '../../../workflows/checkout.messages.js';
 import { updateCheckout } from '../../checkout-workflow.js';
 import { errorResponse } from '../../schemas/common.js';
-import { shippingRateId, shopperEmail, tokenParams } from '../../schemas/checkout.js';
-import { text, trimmed } from '../../schemas/text.js';
+import { tokenParams } from '../../schemas/checkout.js';
+import { shopperDetails } from '../../schemas/shopper.js';
 import { limit } from '../../plugins/rate-limits.js';
-import { discountCodeInput, orderBumpIds } from '../../schemas/commerce.js';
-
-const address = z
-  .object({
-    name: text(120, { required: 'enter the recipient name' }),
-    line1: text(200, { required: 'enter the street and number' }),
-    line2: text(200).optional(),
-    city: text(120, { required: 'enter the city' }),
-    postalCode: trimmed(/^[A-Za-z0-9 -]{2,20}$/, 'enter the postal code: 2-20 letters, digits, spaces and hyphens'),
-    country: trimmed(/^[A-Za-z]{2}$/, 'a two-letter country code such as DE').toUpperCase(),
-    region: text(120).optional(),
-    phone: trimmed(/^\+?[0-9 ()-]{6,20}$/, 'a phone number').optional(),
-  })
-  .strict();
-export const shopperDetails = z
-  .object({
-    email: shopperEmail,
-    address,
-    shippingRateId,
-    discountCode: discountCodeInput.optional().describe('A discount code: validated again here and taken off the merchandise (never shipping)'),
-    orderBumpIds: orderBumpIds.optional().describe('Order bumps the shopper ticked (ids from GET /api/checkout/:token/order-bumps): added to the total and to the store order'),
-  })
-  .strict();
 
 const initPaymentResponse = z.object({ paymentId: z.string(), paymentUrl: z.string(), totalMinor: z.number().int(), currency: z.string() });
 const statusResponse = z.object({ status: z.string() });

@@ -4,7 +4,7 @@
 // then, appends the timeline event, so a repeated or concurrent report records the step once.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { Prisma } from '../../../prisma/client.js';
-import type { RouteDeps } from '../../app.js';
+import { type RouteDeps } from '../../route-deps.js';
 import { AppError } from '../../../domain/errors.js';
 import { CHECKOUT_STATUSES, isOpen } from '../../../domain/checkout-status.js';
 import { MILESTONE_COLUMNS, PROGRESS_STEPS, upTo } from '../../../domain/stats.js';

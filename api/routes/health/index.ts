@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { Connection } from '@temporalio/client';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { AppDeps } from '../../app.js';
+import { type AppDeps } from '../../route-deps.js';
 import { errorResponse } from '../../schemas/common.js';
 
 const CHECK_TIMEOUT_MS = 2_000;

@@ -7,7 +7,7 @@ import type { FastifyRequest, FastifyTypeProviderDefault } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { Prisma } from '../../../prisma/client.js';
 import type { DiscountCode, OrderBump, TrackingPixel, Upsell } from '../../../generated/prisma/client.js';
-import type { RouteDeps } from '../../app.js';
+import { type RouteDeps } from '../../route-deps.js';
 import { AppError } from '../../../domain/errors.js';
 import { pixelIdProblem, type PixelPlatform } from '../../../domain/pixels.js';
 import { errorResponse } from '../../schemas/common.js';

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { Prisma } from '../../../prisma/client.js';
-import type { RouteDeps } from '../../app.js';
+import { type RouteDeps } from '../../route-deps.js';
 import { AppError } from '../../../domain/errors.js';
 import { slugFromName, slugProblem, withSuffix } from '../../../domain/slug.js';
 import { hashPassword, verifyPassword } from '../../../security/passwords.js';

@@ -3,10 +3,10 @@
 // workflow (setup-verification-<merchantId>) because it calls the store. The rules themselves are pure,
 // in domain/onboarding.ts; see docs/onboarding.md.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { RouteDeps } from '../../app.js';
+import { type RouteDeps } from '../../route-deps.js';
 import { AppError } from '../../../domain/errors.js';
 import { checkoutActivation as activationOf, paymentCheck, wizardState, type OnboardingFacts } from '../../../domain/onboarding.js';
-import { readOnboardingFacts } from '../../../activities/setup-verification.js';
+import { readOnboardingFacts } from '../../../model/onboarding.js';
 import type { checkStorefrontAScriptTagWorkflow } from '../../../workflows/storefront-a-script-tag.js';
 import type { setupVerificationWorkflow } from '../../../workflows/setup-verification.js';
 import { storefrontAWorkflowIds } from '../../../workflows/storefront-a.messages.js';

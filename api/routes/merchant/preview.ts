@@ -9,15 +9,15 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { RouteDeps } from '../../app.js';
+import { type RouteDeps } from '../../route-deps.js';
 import type { Prisma } from '../../../prisma/client.js';
 import { INITIAL_STATUS } from '../../../domain/checkout-status.js';
 import { BASE_CURRENCY } from '../../../domain/money.js';
 import { PREVIEW_TOKEN_PREFIX } from '../../../domain/tokens.js';
-import type { SessionLine } from '../../../activities/checkout-session.js';
+import { type SessionLine } from '../../../model/checkout-session.js';
 import { checkoutUrlOf } from '../../checkout-host.js';
 import { errorResponse } from '../../schemas/common.js';
-import { snapshotFxRates, subtotalOf } from '../checkout/create.js';
+import { snapshotFxRates, subtotalOf } from '../../cart-sources.js';
 
 const auth = { security: [{ bearerAuth: [] }] };
 const PREVIEW_TTL_MS = 24 * 60 * 60 * 1000;

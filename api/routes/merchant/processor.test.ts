@@ -4,11 +4,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import type { Worker } from '@temporalio/worker';
-import { buildApp, type AppDeps } from '../../app.js';
+import { type AppDeps } from '../../route-deps.js';
+import { buildApp } from '../../app.js';
 import { createActivities } from '../../../activities/worker.js';
 import { createProcessorActivities } from '../../../activities/processor.js';
 import { PROCESSOR_EVENTS, SIGNATURE_HEADER, verifyWebhookSignature } from '../../../integrations/processor/index.js';
-import { startProcessor, startWebhookReceiver, type RunningProcessor, type WebhookReceiver } from '../../../integrations/processor/testing.js';
+import { startProcessor, startWebhookReceiver, type RunningProcessor, type WebhookReceiver } from '../../../test/harness/processor.js';
 import { createTestMerchant, type TestMerchant } from '../../../test/harness/merchants.js';
 import { createSecretBox } from '../../../security/secrets.js';
 import { createTestDatabase, type TestDatabase } from '../../../test/harness/db.js';

@@ -7,13 +7,14 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
-import type { RouteDeps } from '../../app.js';
+import { type RouteDeps } from '../../route-deps.js';
 import { AppError } from '../../../domain/errors.js';
 import { isProcessorReady } from '../../../domain/processor.js';
 import { errorResponse } from '../../schemas/common.js';
 import { credential } from '../../schemas/text.js';
 import { connectProcessorWorkflow, disconnectProcessorWorkflow } from '../../../workflows/processor-connection.js';
-import { processorAad, processorWorkflowIds, type ProcessorConnectionInput } from '../../../workflows/processor-connection.messages.js';
+import { processorAad } from '../../../model/connections.js';
+import { processorWorkflowIds, type ProcessorConnectionInput } from '../../../workflows/processor-connection.messages.js';
 import type { ProcessorConnection, ProcessorConnectionAttempt } from '../../../generated/prisma/client.js';
 import type { Db } from '../../../prisma/client.js';
 import { walletStatus, walletStatusOf } from './domain.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createStorefrontAClient } from '../../../integrations/storefront-a/client.js';
 import {
   call, createMerchant, DEMO_SHOP, installThroughOAuth, saveInputs, simControl, simShop, useStorefrontAStack, storedAccessToken,
-} from '../../test/storefront-a-stack.js';
+} from '../../../test/harness/storefront-a-stack.js';
 
 const s = useStorefrontAStack();
 

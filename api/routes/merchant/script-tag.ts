@@ -5,7 +5,7 @@
 // link the merchant opens to turn the embed on (only the merchant can, by saving in the theme editor).
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { RouteDeps } from '../../app.js';
+import { type RouteDeps } from '../../route-deps.js';
 import { errorResponse } from '../../schemas/common.js';
 import { AppError } from '../../../domain/errors.js';
 import type { checkStorefrontAScriptTagWorkflow, ensureStorefrontAScriptTagWorkflow } from '../../../workflows/storefront-a-script-tag.js';

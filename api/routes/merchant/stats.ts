@@ -4,7 +4,7 @@
 // merchant's range can be one index-only scan (`npm run bench -- stats`: 100k sessions). The definitions
 // (what completes, what is revenue, COD) are in domain/stats.ts.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { RouteDeps } from '../../app.js';
+import { type RouteDeps } from '../../route-deps.js';
 import { Prisma, type Db } from '../../../prisma/client.js';
 import { summarizeFunnel, summarizeStats, type StatsGroup } from '../../../domain/stats.js';
 import { errorResponse } from '../../schemas/common.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { storefrontAAad } from '../../../activities/storefront-a.js';
+import { storefrontAAad } from '../../../model/connections.js';
 import {
   call, consent, createMerchant, DEMO_APP, DEMO_SHOP, installThroughOAuth, openCallback, openInstall, saveInputs, simControl, simShop, useStorefrontAStack,
-} from '../../test/storefront-a-stack.js';
+} from '../../../test/harness/storefront-a-stack.js';
 
 const s = useStorefrontAStack();
 

@@ -7,17 +7,17 @@
 // merchant id.
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { RouteDeps } from '../../app.js';
+import { type RouteDeps } from '../../route-deps.js';
 import { errorResponse } from '../../schemas/common.js';
 import { pastedShop } from '../../schemas/storefront-a.js';
 import { credential } from '../../schemas/text.js';
 import { AppError } from '../../../domain/errors.js';
 import { Prisma } from '../../../prisma/client.js';
 import { isValidShopHost } from '../../../integrations/storefront-a/oauth.js';
-import { installingInputs, NO_PENDING_INPUTS, storefrontAAad } from '../../../activities/storefront-a.js';
+import { installingInputs, NO_PENDING_INPUTS, storefrontAAad } from '../../../model/connections.js';
 import type { removeStorefrontAScriptTagWorkflow } from '../../../workflows/storefront-a-script-tag.js';
 import { storefrontAWorkflowIds } from '../../../workflows/storefront-a.messages.js';
-import { STOREFRONT_A_INSTALL_PURPOSE } from '../auth/storefront-a.js';
+import { STOREFRONT_A_INSTALL_PURPOSE } from '../../../model/connections.js';
 
 export const INSTALL_LINK_TTL_SECONDS = 600;
 

@@ -2,7 +2,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import type { Worker } from '@temporalio/worker';
-import { buildApp, type AppDeps } from '../../app.js';
+import { type AppDeps } from '../../route-deps.js';
+import { buildApp } from '../../app.js';
 import { createActivities } from '../../../activities/worker.js';
 import { createStorefrontBActivities } from '../../../activities/storefront-b.js';
 import { createStorefrontBSimulator, DEMO_STORE, type StorefrontBSimulator } from '../../../sandbox/storefront-b/simulator.js';

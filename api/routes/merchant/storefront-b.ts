@@ -5,13 +5,14 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import type { RouteDeps } from '../../app.js';
+import { type RouteDeps } from '../../route-deps.js';
 import { AppError } from '../../../domain/errors.js';
 import { UnsafeUrlError } from '../../../security/ssrf.js';
 import { errorResponse } from '../../schemas/common.js';
 import { credential, fetchedUrl } from '../../schemas/text.js';
 import { connectStorefrontBWorkflow } from '../../../workflows/storefront-b-connection.js';
-import { storefrontBAad, storefrontBWorkflowIds } from '../../../workflows/storefront-b-connection.messages.js';
+import { storefrontBAad, normalizeStoreUrl } from '../../../model/connections.js';
+import { storefrontBWorkflowIds } from '../../../workflows/storefront-b-connection.messages.js';
 
 const auth = { security: [{ bearerAuth: [] }] };
 const tags = ['storefront-b'];
@@ -43,10 +44,6 @@ const connectBodyFor = (guarded: readonly string[]) =>
     consumerSecret: credential('consumer secret', 256).describe('REST API consumer secret (cs_…)'),
   });
 
-/** The form every comparison uses: origin + path without a trailing slash (no query, no fragment). */
-export function normalizeStoreUrl(url: URL): string {
-  return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
-}
 
 const invalidStoreUrl = (why: string) => new AppError('INVALID_INPUT', `storeUrl: ${why}`, { fields: { 'body.storeUrl': why } });
 

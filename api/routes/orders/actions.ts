@@ -5,7 +5,7 @@
 // workflow checks its own state again, so two clicks at once still make one refund.
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { RouteDeps } from '../../app.js';
+import { type RouteDeps } from '../../route-deps.js';
 import { AppError } from '../../../domain/errors.js';
 import { CHECKOUT_STATUSES, isCheckoutStatus, refundRefusal } from '../../../domain/checkout-status.js';
 import { isCheckoutToken } from '../../../domain/tokens.js';

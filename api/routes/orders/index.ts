@@ -8,7 +8,7 @@
 // and ABANDONED ones whose payment never came; shoppers who left before paying are in the funnel, not here.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
-import type { RouteDeps } from '../../app.js';
+import { type RouteDeps } from '../../route-deps.js';
 import type { Prisma } from '../../../prisma/client.js';
 import type { CheckoutSession, EmailMessage, ProcessorWebhookDelivery, SessionEvent } from '../../../generated/prisma/client.js';
 import { AppError } from '../../../domain/errors.js';
@@ -17,11 +17,12 @@ import { isCheckoutStatus } from '../../../domain/checkout-status.js';
 import { isCheckoutToken } from '../../../domain/tokens.js';
 import { formatMoney } from '../../../domain/money.js';
 import { storeOrderOf } from '../../../domain/store-order.js';
-import { orderEmailIdempotencyKey } from '../../../activities/checkout-fulfilment.js';
-import type { OrderEmailKind } from '../../../activities/order-email-templates.js';
+import { orderEmailIdempotencyKey } from '../../../model/order-emails.js';
+import { type OrderEmailKind } from '../../../model/order-emails.js';
 import { errorResponse } from '../../schemas/common.js';
 import { tokenParams } from '../../schemas/checkout.js';
 import { orderDetail, ordersPage, ordersQuery, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, type OrdersQuery, type timelineEntry } from '../../schemas/orders.js';
+import { sessionAddress, sessionBumpLines, sessionLines, type SessionLine } from '../../../model/checkout-session.js';
 
 const tags = ['orders'];
 const auth = { security: [{ bearerAuth: [] }] };
@@ -265,28 +266,13 @@ export const ordersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
       db.processorWebhookDelivery.findMany({ where: { sessionToken: token }, orderBy: [{ receivedAt: 'asc' }], omit: { rawBody: true } }),
       db.emailMessage.findMany({ where: { merchantId: session.merchantId, idempotencyKey: { in: keys } }, orderBy: [{ createdAt: 'asc' }] }),
     ]);
-    const lines = (json: Prisma.JsonValue, orderBump: boolean) =>
-      (Array.isArray(json) ? json : []).map((raw) => {
-        const i = record(raw);
-        return { title: String(i.title ?? ''), variantTitle: typeof i.variantTitle === 'string' ? i.variantTitle : null, quantity: Number(i.quantity ?? 0), unitPrice: Number(i.unitPrice ?? 0), orderBump };
-      });
-    const address = record(session.shippingAddress);
+    const lines = (stored: SessionLine[], orderBump: boolean) =>
+      stored.map((i) => ({ title: i.title, variantTitle: i.variantTitle, quantity: i.quantity, unitPrice: i.unitPrice, orderBump }));
     return {
       ...toOrderSummary(session),
       platform: session.platform === 'STOREFRONT_A' ? ('storefront-a' as const) : ('storefront-b' as const),
-      items: [...lines(session.items, false), ...lines(session.orderBumps, true)],
-      shippingAddress: session.shippingAddress
-        ? {
-          name: String(address.name ?? ''),
-          line1: String(address.line1 ?? ''),
-          line2: typeof address.line2 === 'string' ? address.line2 : undefined,
-          city: String(address.city ?? ''),
-          postalCode: String(address.postalCode ?? ''),
-          country: String(address.country ?? ''),
-          region: typeof address.region === 'string' ? address.region : undefined,
-          phone: typeof address.phone === 'string' ? address.phone : undefined,
-        }
-        : null,
+      items: [...lines(sessionLines(session.items), false), ...lines(sessionBumpLines(session.orderBumps), true)],
+      shippingAddress: sessionAddress(session.shippingAddress),
       shippingName: session.shippingName,
       discountCode: session.discountCode,
       processorPaymentId: session.processorPaymentId,

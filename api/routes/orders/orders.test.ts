@@ -7,7 +7,7 @@ import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
 import { createTestMerchant, type TestMerchant } from '../../../test/harness/merchants.js';
 import { seedCheckoutSessions } from '../../../test/harness/stats-seed.js';
 import { DEMO_STORE } from '../../../sandbox/storefront-b/state.js';
-import { PROCESSOR_WEBHOOK_PATH } from '../../../activities/processor.js';
+import { PROCESSOR_WEBHOOK_PATH } from '../../../model/connections.js';
 import { SIGNATURE_HEADER } from '../../../integrations/processor/signature.js';
 import type { CheckoutSession } from '../../../generated/prisma/client.js';
 import { api, expectCompletedWithOneOrderAndTwoEmails, merchantWithProcessor, shopperPays, type Json } from '../../../test/e2e/checkout-helpers.js';

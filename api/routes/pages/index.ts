@@ -11,7 +11,7 @@
 // These are pages, not API: hidden from the OpenAPI document.
 import { gzipSync } from 'node:zlib';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import type { RouteDeps } from '../../app.js';
+import { type RouteDeps } from '../../route-deps.js';
 import { checkoutUrlOf, merchantForCheckoutHost } from '../../checkout-host.js';
 import { isSessionToken } from '../../../domain/tokens.js';
 import { checkoutTheme } from '../../../domain/brand-colors.js';

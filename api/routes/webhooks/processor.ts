@@ -13,7 +13,7 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyBaseLogger } from 'fastify';
-import type { RouteDeps } from '../../app.js';
+import { type RouteDeps } from '../../route-deps.js';
 import { errorResponse } from '../../schemas/common.js';
 import { acceptRawBodies, rawBodyOf, rawJsonBody } from '../../plugins/raw-body.js';
 import {
@@ -23,8 +23,8 @@ import { AppError } from '../../../domain/errors.js';
 import { isSessionToken } from '../../../domain/tokens.js';
 import { SIGNATURE_HEADER } from '../../../integrations/processor/signature.js';
 import type { ProcessorWebhookPayload } from '../../../integrations/processor/webhook.js';
-import { PROCESSOR_WEBHOOK_PATH } from '../../../activities/processor.js';
-import { processorAad } from '../../../workflows/processor-connection.messages.js';
+import { PROCESSOR_WEBHOOK_PATH } from '../../../model/connections.js';
+import { processorAad } from '../../../model/connections.js';
 import type { ProcessorEventMessage } from '../../../workflows/checkout.messages.js';
 import { signalCheckout, type CheckoutRef } from '../../checkout-workflow.js';
 

@@ -5,7 +5,7 @@ import { REDACTED } from '../../../activities/privacy.js';
 import { pathAllowsTopic } from './storefront-a.js';
 import {
   call, createMerchant, DEMO_APP, DEMO_SHOP, installThroughOAuth, simControl, useStorefrontAStack,
-} from '../../test/storefront-a-stack.js';
+} from '../../../test/harness/storefront-a-stack.js';
 
 const s = useStorefrontAStack(async (s) => {
   await s.stack.database.db.storefrontAWebhook.deleteMany();

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import type { RouteDeps } from '../../app.js';
+import { type RouteDeps } from '../../route-deps.js';
 import { errorResponse } from '../../schemas/common.js';
 import { acceptRawBodies, rawBodyOf } from '../../plugins/raw-body.js';
 import { parseJsonOrUndefined } from '../../webhook-deliveries.js';
@@ -20,7 +20,7 @@ import { findUnstorableText, storableJson, storableText, TEXT_PROBLEM_MESSAGES }
 import { Prisma } from '../../../prisma/client.js';
 import { isValidShopHost } from '../../../integrations/storefront-a/oauth.js';
 import { isWebhookTopic, validateWebhook, WEBHOOK_HEADERS, webhookPayloadSchemas, type WebhookTopic } from '../../../integrations/storefront-a/webhooks.js';
-import { storefrontAAad } from '../../../activities/storefront-a.js';
+import { storefrontAAad } from '../../../model/connections.js';
 import type { processStorefrontAWebhookWorkflow } from '../../../workflows/storefront-a-webhook.js';
 import { storefrontAWorkflowIds } from '../../../workflows/storefront-a.messages.js';
 

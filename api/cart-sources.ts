@@ -14,26 +14,23 @@
 // back on Demo stops new sessions within it. A storefront A cart is read from the store every time (each
 // cart is new). docs/operations.md "Checkout create" has the figures.
 import { randomBytes } from 'node:crypto';
-import type { Config } from '../../../config/index.js';
-import type { Db } from '../../../prisma/client.js';
-import type { CustomDomain, Merchant, PlatformSubscription, StorefrontAConnection, StorefrontBConnection } from '../../../generated/prisma/client.js';
-import type { SecretBox } from '../../../security/secrets.js';
-import { TtlCache } from '../../ttl-cache.js';
-import { UnsafeUrlError, type UrlGuard } from '../../../security/ssrf.js';
-import { AppError } from '../../../domain/errors.js';
-import { BASE_CURRENCY, isKnownCurrency, isValidRate, money, multiply, sum, type Money } from '../../../domain/money.js';
-import { CHECKOUT_TOKEN_PREFIX } from '../../../domain/tokens.js';
-import { IntegrationError } from '../../../integrations/errors.js';
-import { isValidShopHost } from '../../../integrations/storefront-a/oauth.js';
-import { createStorefrontAClient } from '../../../integrations/storefront-a/client.js';
-import { createStorefrontBClient, type StorefrontBClient, type StorefrontBProduct, type StorefrontBVariation } from '../../../integrations/storefront-b/client.js';
-import { storefrontAAad } from '../../../activities/storefront-a.js';
-import { billingStatusOf } from '../../../activities/platform-billing-status.js';
-import type { SessionLine } from '../../../activities/checkout-session.js';
-import { storefrontBAad } from '../../../workflows/storefront-b-connection.messages.js';
-import { normalizeStoreUrl } from '../merchant/storefront-b.js';
+import type { Config } from '../config/index.js';
+import type { Db } from '../prisma/client.js';
+import type { CustomDomain, Merchant, PlatformSubscription, StorefrontAConnection, StorefrontBConnection } from '../generated/prisma/client.js';
+import type { SecretBox } from '../security/secrets.js';
+import { TtlCache } from './ttl-cache.js';
+import type { UrlGuard } from '../security/ssrf.js';
+import { AppError } from '../domain/errors.js';
+import { BASE_CURRENCY, isKnownCurrency, isValidRate, money, multiply, sum, type Money } from '../domain/money.js';
+import { CHECKOUT_TOKEN_PREFIX } from '../domain/tokens.js';
+import { IntegrationError } from '../integrations/errors.js';
+import { isValidShopHost } from '../integrations/storefront-a/oauth.js';
+import type { StorefrontBClient, StorefrontBProduct, StorefrontBVariation } from '../integrations/storefront-b/client.js';
+import { billingStatusOf } from '../model/billing-status.js';
+import type { SessionLine } from '../model/checkout-session.js';
+import { normalizeStoreUrl, storefrontAClientOf, storefrontBClientOf } from '../model/connections.js';
 import type { z } from 'zod';
-import type { StorefrontACreateBody, storefrontBCreateBody } from '../../schemas/checkout.js';
+import type { StorefrontACreateBody, storefrontBCreateBody } from './schemas/checkout.js';
 
 /** Per store call; the callers (script tag, plugin) wait about 5 s in all. */
 export const STORE_READ_TIMEOUT_MS = 3_000;
@@ -95,7 +92,7 @@ export interface CartSource {
 
 /**
  * Whether this merchant's store keeps its native checkout: the plan is Demo/FREE (no paid plan in force,
- * activities/platform-billing-status.ts), the spec's passthrough, no session created.
+ * model/billing-status.ts), the spec's passthrough, no session created.
  */
 export function shouldPassThrough(merchant: Pick<BilledMerchant, 'platformSubscription'>): boolean {
   return !billingStatusOf(merchant.platformSubscription).paid;
@@ -135,7 +132,7 @@ async function fromStore<T>(read: Promise<T>, notFound?: () => AppError): Promis
 // Storefront A: the app embed names the shop and the /cart.js token; we read the cart through the Storefront API.
 
 export async function storefrontASource(deps: CartDeps, body: StorefrontACreateBody): Promise<CartSource> {
-  const { config, db, secrets, caches } = deps;
+  const { config, db, caches } = deps;
   if (!isValidShopHost(body.shop, config.storefrontA.shopSuffix)) {
     throw new AppError('INVALID_INPUT', `shop: must be a <name>${config.storefrontA.shopSuffix} host`, { fields: { 'body.shop': 'not a shop host' } });
   }
@@ -150,14 +147,7 @@ export async function storefrontASource(deps: CartDeps, body: StorefrontACreateB
     async readCart() {
       // The cart lives in the storefront: read through the Storefront API with the token made at install.
       if (!sealedStorefront) throw new AppError('UPSTREAM_ERROR', 'The store connection has no Storefront API token: reinstall the app');
-      const client = createStorefrontAClient({
-        shop: connection.shop,
-        accessToken: secrets.decrypt(sealed, storefrontAAad.accessToken(merchant.id)),
-        storefrontToken: secrets.decrypt(sealedStorefront, storefrontAAad.storefrontToken(merchant.id)),
-        apiUrlTemplate: config.storefrontA.apiTemplate,
-        shopSuffix: config.storefrontA.shopSuffix,
-        timeoutMs: STORE_READ_TIMEOUT_MS,
-      });
+      const client = storefrontAClientOf({ ...deps, timeoutMs: STORE_READ_TIMEOUT_MS }, merchant.id, connection.shop, sealed, sealedStorefront);
       const cart = await fromStore(client.getCart(body.cartToken), () => new AppError('NOT_FOUND', 'The store has no such cart'));
       if (cart.items.length === 0) throw emptyCart();
       return {
@@ -183,7 +173,7 @@ export async function storefrontASource(deps: CartDeps, body: StorefrontACreateB
 type BItem = z.output<typeof storefrontBCreateBody>['cart']['items'][number];
 
 export async function storefrontBSource(deps: CartDeps, body: z.output<typeof storefrontBCreateBody>): Promise<CartSource> {
-  const { db, secrets, urlGuard, caches } = deps;
+  const { db, caches } = deps;
   let storeUrl: string;
   try {
     storeUrl = normalizeStoreUrl(new URL(body.storeUrl));
@@ -205,19 +195,8 @@ export async function storefrontBSource(deps: CartDeps, body: z.output<typeof st
     async readCart() {
       const { items } = body.cart;
       if (items.length === 0) throw emptyCart();
-      // Checked again where the call is made: the host may resolve elsewhere than when it was connected.
-      try {
-        await urlGuard.check(connection.storeUrl);
-      } catch (err) {
-        if (err instanceof UnsafeUrlError) throw Object.assign(new AppError('UPSTREAM_ERROR', 'The store address is not reachable safely'), { cause: err });
-        throw err;
-      }
-      const client = createStorefrontBClient({
-        storeUrl: connection.storeUrl,
-        consumerKey: secrets.decrypt(connection.consumerKeyEnc, storefrontBAad.consumerKey(merchant.id)),
-        consumerSecret: secrets.decrypt(connection.consumerSecretEnc, storefrontBAad.consumerSecret(merchant.id)),
-        timeoutMs: STORE_READ_TIMEOUT_MS,
-      });
+      // The store URL is checked again where the call is made: the host may resolve elsewhere than when it was connected.
+      const client = await fromStore(storefrontBClientOf({ ...deps, timeoutMs: STORE_READ_TIMEOUT_MS }, merchant.id, connection));
       return { ...(await priceLines(cachedReads(client, connection.storeUrl, caches), items)), storeCartRef: null };
     },
   };

@@ -12,14 +12,9 @@ import { AppError } from '../domain/errors.js';
 import { checkDiscount, checkoutTotals, normalizeDiscountCode, type CheckoutTotals, type DiscountRule } from '../domain/discounts.js';
 import { convertFromEur, money, multiply, sum, type FxRates, type Money } from '../domain/money.js';
 import { quoteShippingRates, selectRate, type ShippingQuote, type ShippingRateInput } from '../domain/shipping.js';
-import { sessionFxRates, sessionLines, type SessionLine } from './checkout-session.js';
+import { sessionFxRates, sessionLines, type BumpLine } from './checkout-session.js';
 
 type Tx = Db | Prisma.TransactionClient;
-
-/** An accepted order bump as a line of the order, priced in the session currency. */
-export interface BumpLine extends SessionLine {
-  bumpId: string;
-}
 
 /** Statuses in which a reserved (not yet counted) use still holds the code. */
 const HOLDING = ['OPEN', 'PAYMENT_PENDING', 'FAILED'];
@@ -50,11 +45,6 @@ export interface PricedCheckout {
   shipping?: ShippingQuote;
   discount?: { id: string; code: string; type: DiscountRule['type']; amount: Money };
   totals: CheckoutTotals;
-}
-
-/** The accepted order bumps stored on a session (empty for sessions before bumps existed). */
-export function sessionBumpLines(value: Prisma.JsonValue | undefined): BumpLine[] {
-  return Array.isArray(value) ? (value as unknown as BumpLine[]) : [];
 }
 
 const invalid = (field: string, why: string) => new AppError('INVALID_INPUT', `${field}: ${why}`, { fields: { [`body.${field}`]: why } });

@@ -2,10 +2,10 @@
 // storefront A simulator can post webhooks to it) and the steps of an install through OAuth.
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
-import { startTestStack, type TestStack } from '../../test/harness/stack.js';
-import { createTestMerchant } from '../../test/harness/merchants.js';
+import { startTestStack, type TestStack } from './stack.js';
+import { createTestMerchant } from './merchants.js';
 import { createSecretBox } from '../../security/secrets.js';
-import { storefrontAAad } from '../../activities/storefront-a.js';
+import { storefrontAAad } from '../../model/connections.js';
 import { DEMO_APP, DEMO_SHOP } from '../../sandbox/storefront-a/simulator.js';
 
 export { DEMO_APP, DEMO_SHOP };

@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createProcessorSimulator, type ProcessorSimulator, type ProcessorSimulatorOptions } from '../../sandbox/processor/simulator.js';
-import { createProcessorClient, type ProcessorClient } from './client.js';
+import { createProcessorClient, type ProcessorClient } from '../../integrations/processor/client.js';
 
 export interface RunningProcessor {
   sim: ProcessorSimulator;

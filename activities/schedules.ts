@@ -1,8 +1,9 @@
 // Temporal Schedules the service needs, created or updated idempotently at worker start-up.
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptionsAction, type ScheduleSpec } from '@temporalio/client';
-import type { Config } from '../../config/index.js';
-import { FX_SCHEDULE_ID, FX_WORKFLOW_ID } from '../../workflows/fx-rates.js';
-import { CHECKOUT_IDLE_SWEEP_SCHEDULE_ID, CHECKOUT_IDLE_SWEEP_WORKFLOW_ID, type CheckoutIdleSweepInput } from '../../workflows/checkout-idle-sweep.js';
+import type { Config } from '../config/index.js';
+import { FX_SCHEDULE_ID, FX_WORKFLOW_ID } from '../domain/schedules.js';
+import { CHECKOUT_IDLE_SWEEP_SCHEDULE_ID, CHECKOUT_IDLE_SWEEP_WORKFLOW_ID } from '../domain/schedules.js';
+import type { CheckoutIdleSweepInput } from '../workflows/checkout-idle-sweep.js';
 
 /** How often the idle sweep runs: an untouched session is abandoned at most this long after its delay. */
 export const CHECKOUT_IDLE_SWEEP_EVERY = '10 minutes';

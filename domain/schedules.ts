@@ -1,0 +1,10 @@
+// Ids of the service's Temporal Schedules and of the workflows they start: the workflows, the worker that creates
+// the schedules (activities/schedules.ts) and the tests name them alike.
+
+/** The daily refresh of the ECB reference rates (workflows/fx-rates.ts). */
+export const FX_SCHEDULE_ID = 'fx-rates-daily';
+export const FX_WORKFLOW_ID = 'fx-rates-refresh';
+
+/** The sweep that starts the workflow of sessions nobody acted on (workflows/checkout-idle-sweep.ts). */
+export const CHECKOUT_IDLE_SWEEP_SCHEDULE_ID = 'checkout-idle-sweep';
+export const CHECKOUT_IDLE_SWEEP_WORKFLOW_ID = 'checkout-idle-sweep';

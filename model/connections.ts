@@ -1,0 +1,202 @@
+// A merchant's connections to the systems we call for them: the catalogue of the labels each sealed secret is
+// bound to, and the one place a store or processor client is built from stored, encrypted credentials. The API
+// (checkout create, webhooks) and the activities (orders, payments, connection set-up) both build clients here,
+// so every caller gets the same guards: the connection must be usable, the secret must open, a merchant-given
+// store URL is checked against the SSRF guard again right before the call.
+//
+// A connection that is missing or whose secret will not open is an AppError with a code from domain/errors.ts:
+// the API answers it as it is, activities turn it into a non-retryable Temporal failure of that type
+// (activities/failures.ts). What the remote side does (and a store URL that cannot be reached safely now) is an
+// IntegrationError, retried or not by its kind.
+import type { Config } from '../config/index.js';
+import type { Db } from '../prisma/client.js';
+import type { SecretBox } from '../security/secrets.js';
+import { UnsafeUrlError, type UrlGuard } from '../security/ssrf.js';
+import { AppError, type ErrorCode } from '../domain/errors.js';
+import { IntegrationError } from '../integrations/errors.js';
+import { createProcessorClient, type ProcessorClient } from '../integrations/processor/index.js';
+import { createStorefrontAClient, type StorefrontAClient } from '../integrations/storefront-a/client.js';
+import { createStorefrontBClient, type StorefrontBClient } from '../integrations/storefront-b/client.js';
+
+// ---------------------------------------------------------------------------------------------------
+// The labels (additional authenticated data, security/secrets.ts) binding each sealed secret to its owner and
+// field: a value sealed for one merchant or field never opens as another's. Stored rows depend on these
+// strings: never change one without re-sealing.
+
+export const processorAad = {
+  apiKey: (merchantId: string) => `${merchantId}:processor.apiKey`,
+  webhookSecret: (merchantId: string) => `${merchantId}:processor.webhookSecret`,
+};
+
+export const storefrontAAad = {
+  clientSecret: (merchantId: string) => `${merchantId}:storefrontA.clientSecret`,
+  accessToken: (merchantId: string) => `${merchantId}:storefrontA.accessToken`,
+  oauthCode: (merchantId: string) => `${merchantId}:storefrontA.oauthCode`,
+  storefrontToken: (merchantId: string) => `${merchantId}:storefrontA.storefrontToken`,
+};
+
+export const storefrontBAad = {
+  consumerKey: (merchantId: string) => `${merchantId}:storefrontB.consumerKey`,
+  consumerSecret: (merchantId: string) => `${merchantId}:storefrontB.consumerSecret`,
+};
+
+/** The platform's own billing webhook endpoints (not a merchant's). */
+export const platformBillingWebhookAad = (endpointId: string) => `platform:billing.webhookSecret:${endpointId}`;
+
+// ---------------------------------------------------------------------------------------------------
+
+export interface ConnectionDeps {
+  config: Pick<Config, 'processor' | 'storefrontA'>;
+  secrets: SecretBox;
+  /** Checks a merchant-given store URL right before a call (the name may resolve elsewhere than when it was saved). */
+  urlGuard?: UrlGuard;
+  /** Per-call time-out of the clients (default 10 s). */
+  timeoutMs?: number;
+  fetch?: typeof fetch;
+}
+
+/** A sealed secret opened, or the caller's failure (a value sealed under another SECRETS_KEY, or tampered with, never opens). */
+export function openSecret(secrets: SecretBox, sealed: string, label: string, onFailure: { code: ErrorCode; message: string }): string {
+  try {
+    return secrets.decrypt(sealed, label);
+  } catch {
+    throw new AppError(onFailure.code, onFailure.message);
+  }
+}
+
+const client = (deps: Pick<ConnectionDeps, 'timeoutMs' | 'fetch'>) => ({ timeoutMs: deps.timeoutMs, fetch: deps.fetch });
+
+// ---------------------------------------------------------------------------------------------------
+// Processor
+
+/** Where the processor delivers a merchant's payment events (registered at connect, served by api/routes/webhooks). */
+export const PROCESSOR_WEBHOOK_PATH = '/webhooks/processor/payment-update';
+
+/** The processor client of a key sealed for `merchantId` (a connection's, or a connection attempt's). */
+export function processorClientOf(deps: ConnectionDeps, merchantId: string, apiKeyEnc: string): ProcessorClient {
+  const apiKey = openSecret(deps.secrets, apiKeyEnc, processorAad.apiKey(merchantId), {
+    code: 'INTERNAL_ERROR',
+    message: 'The stored processor API key cannot be read: connect the processor again',
+  });
+  return createProcessorClient({ apiKey, baseUrl: deps.config.processor.apiUrl, ...client(deps) });
+}
+
+/** The processor client of the platform's own account (plan billing), with the configured key. */
+export function platformProcessorClient(deps: ConnectionDeps, apiKey: string | undefined): ProcessorClient {
+  if (!apiKey) throw new AppError('NOT_READY', 'Platform billing is not configured (PLATFORM_PROCESSOR_API_KEY)');
+  return createProcessorClient({ apiKey, baseUrl: deps.config.processor.apiUrl, ...client(deps) });
+}
+
+export interface ConnectedProcessor {
+  client: ProcessorClient;
+  businessId: string;
+  productId: string;
+}
+
+/** The merchant's connected processor, ready to take payments; CONFLICT when it is not connected. */
+export async function processorClientFor(deps: ConnectionDeps & { db: Db }, merchantId: string): Promise<ConnectedProcessor> {
+  const row = await deps.db.processorConnection.findUnique({ where: { merchantId } });
+  if (!row || row.status !== 'CONNECTED' || !row.productId || !row.businessId) {
+    throw new AppError('CONFLICT', 'This store cannot take card payments: its processor is not connected');
+  }
+  return { client: processorClientOf(deps, merchantId, row.apiKeyEnc), businessId: row.businessId, productId: row.productId };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Stores
+
+/**
+ * The access the service asks for at install (docs/storefront-a.md): draft orders (the order, exactly once),
+ * orders (COD status), themes (app embed status), script tags (only to delete a legacy one) and the Storefront
+ * API's cart and product reads.
+ */
+export const STOREFRONT_A_SCOPES: readonly string[] = ['write_draft_orders', 'read_orders', 'read_themes', 'write_script_tags', 'unauthenticated_read_checkouts', 'unauthenticated_read_product_listings'];
+
+/** The inputs of a storefront A connection row, current and pending (prisma's StorefrontAConnection fits). */
+export interface StorefrontAInputsRow {
+  shop: string;
+  clientId: string;
+  clientSecretEnc: string;
+  pendingShop: string | null;
+  pendingClientId: string | null;
+  pendingClientSecretEnc: string | null;
+}
+
+/**
+ * The inputs an OAuth install is for: new ones saved while a connection works (they wait for their install to
+ * replace it), else the connection's own.
+ */
+export function installingInputs(row: StorefrontAInputsRow): { shop: string; clientId: string; clientSecretEnc: string; pending: boolean } {
+  if (row.pendingShop && row.pendingClientId && row.pendingClientSecretEnc) {
+    return { shop: row.pendingShop, clientId: row.pendingClientId, clientSecretEnc: row.pendingClientSecretEnc, pending: true };
+  }
+  return { shop: row.shop, clientId: row.clientId, clientSecretEnc: row.clientSecretEnc, pending: false };
+}
+
+/** The purpose of the short-lived token that hands an install from the dashboard to the OAuth redirect. */
+export const STOREFRONT_A_INSTALL_PURPOSE = 'storefront-a-install';
+
+export const NO_PENDING_INPUTS = { pendingShop: null, pendingClientId: null, pendingClientSecretEnc: null, pendingSince: null } as const;
+
+
+export type StoreClient = StorefrontAClient | StorefrontBClient;
+
+/**
+ * The storefront A client of a shop with tokens sealed for `merchantId` (the connection's, or an install's): the
+ * Admin API token, and the Storefront API token the install created (cart reads) when there is one.
+ */
+export function storefrontAClientOf(deps: ConnectionDeps, merchantId: string, shop: string, accessTokenEnc: string, storefrontTokenEnc?: string | null): StorefrontAClient {
+  const unreadable = { code: 'CONFLICT' as const, message: 'The stored storefront A access token cannot be read: install the app again' };
+  const accessToken = openSecret(deps.secrets, accessTokenEnc, storefrontAAad.accessToken(merchantId), unreadable);
+  const storefrontToken = storefrontTokenEnc ? openSecret(deps.secrets, storefrontTokenEnc, storefrontAAad.storefrontToken(merchantId), unreadable) : undefined;
+  return createStorefrontAClient({ shop, accessToken, storefrontToken, apiUrlTemplate: deps.config.storefrontA.apiTemplate, shopSuffix: deps.config.storefrontA.shopSuffix, ...client(deps) });
+}
+
+/** A storefront B store URL in the form every comparison uses: origin + path without a trailing slash (no query, no fragment). */
+export function normalizeStoreUrl(url: URL): string {
+  return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+}
+
+/** What a storefront B client is built from (a connection row, or the inputs of one being set up). */
+export interface StorefrontBCredentials {
+  storeUrl: string;
+  consumerKeyEnc: string;
+  consumerSecretEnc: string;
+}
+
+/**
+ * The storefront B client of keys sealed for `merchantId`, after the store URL passed the SSRF guard (when the
+ * deps carry one). A URL the guard refuses is the store's `rejected` (permanent); one that cannot be resolved or
+ * reached now is `unavailable` (retried), as a store that is down.
+ */
+export async function storefrontBClientOf(deps: Omit<ConnectionDeps, 'config'>, merchantId: string, credentials: StorefrontBCredentials): Promise<StorefrontBClient> {
+  try {
+    await deps.urlGuard?.check(credentials.storeUrl);
+  } catch (err) {
+    if (!(err instanceof UnsafeUrlError)) throw err;
+    const transient = err.reason === 'unresolvable' || err.reason === 'timeout' || err.reason === 'unreachable';
+    throw new IntegrationError('storefront-b', transient ? 'unavailable' : 'rejected', `The store URL ${credentials.storeUrl} cannot be used: ${err.message}`, { cause: err });
+  }
+  const unreadable = { code: 'CONFLICT' as const, message: 'The stored storefront B keys cannot be read: connect the store again' };
+  return createStorefrontBClient({
+    storeUrl: credentials.storeUrl,
+    consumerKey: openSecret(deps.secrets, credentials.consumerKeyEnc, storefrontBAad.consumerKey(merchantId), unreadable),
+    consumerSecret: openSecret(deps.secrets, credentials.consumerSecretEnc, storefrontBAad.consumerSecret(merchantId), unreadable),
+    ...client(deps),
+  });
+}
+
+/** The client of the merchant's connected store on `platform`; CONFLICT when that store is not connected. */
+export async function storeClientFor(deps: ConnectionDeps & { db: Db }, merchantId: string, platform: 'STOREFRONT_A'): Promise<StorefrontAClient>;
+export async function storeClientFor(deps: ConnectionDeps & { db: Db }, merchantId: string, platform: 'STOREFRONT_B'): Promise<StorefrontBClient>;
+export async function storeClientFor(deps: ConnectionDeps & { db: Db }, merchantId: string, platform: 'STOREFRONT_A' | 'STOREFRONT_B'): Promise<StoreClient>;
+export async function storeClientFor(deps: ConnectionDeps & { db: Db }, merchantId: string, platform: 'STOREFRONT_A' | 'STOREFRONT_B'): Promise<StoreClient> {
+  if (platform === 'STOREFRONT_A') {
+    const row = await deps.db.storefrontAConnection.findUnique({ where: { merchantId } });
+    if (!row?.connected || !row.accessTokenEnc) throw new AppError('CONFLICT', 'Storefront A is not connected (the app was uninstalled): reconnect the store in your dashboard');
+    return storefrontAClientOf(deps, merchantId, row.shop, row.accessTokenEnc, row.storefrontTokenEnc);
+  }
+  const row = await deps.db.storefrontBConnection.findUnique({ where: { merchantId } });
+  if (!row) throw new AppError('CONFLICT', 'Storefront B is not connected: connect the store in your dashboard');
+  return storefrontBClientOf(deps, merchantId, row);
+}

@@ -1,0 +1,37 @@
+// The layering rules of eslint.config.js, proven by probes: each forbidden import is linted as if it were written
+// in a real file of the layer (the file's own text with the import added), and must be refused; the allowed
+// forms next to it must pass. `npm test` runs ESLint over the tree too; this says the rules bite.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const eslint = new ESLint({ cwd: root });
+
+/** The restricted-import messages ESLint reports for `file` with `line` added at its end. */
+async function restrictions(file: string, line: string): Promise<string[]> {
+  const text = `${readFileSync(`${root}/${file}`, 'utf8')}\n${line}\n`;
+  const [result] = await eslint.lintText(text, { filePath: `${root}/${file}` });
+  return result!.messages.filter((m) => m.ruleId === '@typescript-eslint/no-restricted-imports').map((m) => m.message);
+}
+
+describe('the layering rules', () => {
+  it.each([
+    ['a route importing an activity', 'api/routes/merchant/domain.ts', "import { createFxRatesActivities } from '../../../activities/fx-rates.js'; void createFxRatesActivities;", /api\/ must not import activities\//],
+    ['an activity importing a workflow value', 'activities/email.ts', "import { checkoutWorkflow } from '../workflows/checkout.js'; void checkoutWorkflow;", /workflow types only/],
+    ['the model importing a workflow value', 'model/onboarding.ts', "import { checkoutWorkflowId } from '../workflows/checkout.messages.js'; void checkoutWorkflowId;", /workflow types only/],
+    ['a simulator importing our client', 'sandbox/dns/index.ts', "import { IntegrationError } from '../../integrations/errors.js'; void IntegrationError;", /Simulators import nothing/],
+    ['a simulator importing the model', 'sandbox/ecb/index.ts', "import { processorAad } from '../../model/connections.js'; void processorAad;", /Simulators import nothing/],
+    ['production code importing a test helper', 'model/connections.ts', "import { startPostgres } from '../test/harness/postgres.js'; void startPostgres;", /Test helpers live in test\//],
+  ])('given %s / lint refuses it', async (_what, file, line, message) => {
+    const found = await restrictions(file, line);
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatch(message);
+  }, 60_000);
+
+  it('given an activity importing a workflow type, and a route importing the model / lint lets both through', async () => {
+    expect(await restrictions('activities/email.ts', "import type { CheckoutWorkflowInput } from '../workflows/checkout.messages.js'; export type Probe = CheckoutWorkflowInput;")).toEqual([]);
+    expect(await restrictions('api/routes/merchant/domain.ts', "import { sessionLines } from '../../../model/checkout-session.js'; void sessionLines;")).toEqual([]);
+  }, 60_000);
+});
