@@ -92,6 +92,15 @@ describe('cart, throttling, embed status', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(40);
   });
 
+  it('given a bucket that would refill only after the longest wait, then the call fails at once as rate_limited (retryable)', async () => {
+    const client = createStorefrontAClient({ shop: DEMO_SHOP, accessToken: sim.install(DEMO_SHOP), apiUrlTemplate: `${url}/shops/{shop}`, maxThrottleWaitMs: 1_000 });
+    await control(`shops/${DEMO_SHOP}/throttle`, { currentlyAvailable: 0, restoreRate: 1 });
+    const started = Date.now();
+    await expect(client.getShop()).rejects.toMatchObject({ kind: 'rate_limited', retryable: true });
+    expect(Date.now() - started).toBeLessThan(1_000);
+    await control(`shops/${DEMO_SHOP}/throttle`, { currentlyAvailable: 2000 });
+  });
+
   it('reports the embed on only when settings_data.json holds it enabled', async () => {
     const client = clientFor(sim.install(DEMO_SHOP));
     expect(await client.embedStatus()).toMatchObject({ active: false, present: false, themeName: 'Dawn' });

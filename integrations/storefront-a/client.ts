@@ -191,10 +191,11 @@ export function createStorefrontAClient(opts: StorefrontAClientOptions) {
       } catch {
         body = undefined;
       }
-      if (res.status === 429 || res.status === 503) {
-        // Retry-After is in seconds on Shopify's side.
+      if (res.status === 429) {
+        // Retry-After is in seconds on Shopify's side. A 5xx is not waited out here: the caller's retry policy
+        // (activity retries) decides, so a merchant's request is not held for seconds by a store that is down.
         const wait = Math.max(1, Number(res.headers.get('retry-after') ?? '1')) * 1000;
-        if (waited + wait > maxThrottleWaitMs) throw new IntegrationError(SYSTEM, res.status === 429 ? 'rate_limited' : 'unavailable', `${what}: HTTP ${res.status}`, { status: res.status, remote: body ?? text });
+        if (waited + wait > maxThrottleWaitMs) throw new IntegrationError(SYSTEM, 'rate_limited', `${what}: HTTP ${res.status}`, { status: res.status, remote: body ?? text });
         waited += wait;
         await sleep(wait);
         continue;

@@ -119,7 +119,7 @@ describe('a discount and an order bump in a non-EUR checkout, end to end', () =>
     const cod = await api(stack, 'POST', `/api/checkout/${token}/complete-cod`, details);
     expect(cod, JSON.stringify(cod.body)).toMatchObject({ status: 200, body: { status: 'COD_CONFIRMED' } });
     const [order] = await waitFor('the store order', () => storefrontAOrdersOf(shop, token).length ? storefrontAOrdersOf(shop, token) : undefined);
-    expect(order).toMatchObject({ total: 0, totalDiscounts: shop.products[0]!.variants[0]!.price, totalShipping: 0 });
+    expect(order).toMatchObject({ total: 0, discount: { amount: shop.products[0]!.variants[0]!.price }, shipping: { price: 0 } });
     expect((await api(stack, 'GET', `/api/merchant/discounts/${code.body.id}`, undefined, merchant.token)).body.timesUsed).toBe(1);
   });
 });
