@@ -4,7 +4,7 @@
 // storefront_a_webhooks (valid or not); an invalid one answers 401 and has no effect. A valid one is
 // applied by processStorefrontAWebhookWorkflow, once per delivery id, after we have answered 200.
 //
-// The topic comes from X-Storefront-Topic. The platform posts every topic to the app's one webhook
+// The topic comes from X-Shopify-Topic. The platform posts every topic to the app's one webhook
 // address (/webhooks/storefront-a or /webhooks/storefront-a/events); a path naming a topic
 // (/webhooks/storefront-a/customers/redact or …/customers-redact) must name the header's topic.
 import { z } from 'zod';
@@ -141,7 +141,7 @@ export const storefrontAWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async 
     summary,
     description:
       'Signed by storefront A: X-Storefront-Hmac-Sha256 is the base64 HMAC-SHA256 of the raw body with the app\'s client secret. ' +
-      'Topics: app/uninstalled, customers/data_request, customers/redact, shop/redact (X-Storefront-Topic). An invalid signature answers 401 and changes nothing.',
+      'Topics: app/uninstalled, customers/data_request, customers/redact, shop/redact, shop/update, domains/*, themes/publish (X-Shopify-Topic; HMAC in X-Shopify-Hmac-Sha256). An invalid signature answers 401 and changes nothing.',
     headers,
     response: { 200: receivedResponse, 400: errorResponse, 401: errorResponse },
   });
