@@ -361,7 +361,6 @@ export function CodToggle(props: { onChange?: () => void }) {
 }
 
 export function ConnectionsPage() {
-  const { me } = useSession();
   return (
     <>
       <PageHeader title="Store & payments" description="Where carts come from and how shoppers pay." />
