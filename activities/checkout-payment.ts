@@ -1,31 +1,47 @@
-// The session's payment at the processor: created once per attempt (the idempotency key is the token and
-// the attempt number, so a retried activity or a double click gets the same payment), and looked up for
-// status syncs and reconciliation.
+// The session's payment at the processor (Whop). A payment attempt is a Whop checkout configuration (`ch_…`:
+// the session's processorPaymentId holds the current attempt's), created once per attempt (the idempotency key is
+// the token and the attempt number, so a retried activity or a double click gets the same checkout); the payment
+// itself (`pay_…`) exists once the shopper paid on its purchase_url, and is found by listing the payments of the
+// session's checkouts. Looked up for status syncs, reconciliation and the refund.
 import { ApplicationFailure } from '@temporalio/common';
 import type { Config } from '../config/index.js';
 import type { Db } from '../prisma/client.js';
 import type { SecretBox } from '../security/secrets.js';
-import type { ProcessorClient } from '../integrations/processor/index.js';
+import type { Payment, ProcessorClient } from '../integrations/processor/index.js';
 import { processorClientFor } from '../model/connections.js';
 import { checkoutOrigin } from '../domain/checkout-origin.js';
 import { isIntegrationError } from '../integrations/errors.js';
 import { classifyFailures } from './failures.js';
 import { recordSessionEvent } from './session-events.js';
 
-/** One refund per session, whatever retries or clicks happen: the processor answers a repeated key with the first refund. */
+/** One refund per session, whatever retries or clicks happen: the processor answers a repeated key with the first answer. */
 export const refundIdempotencyKey = (token: string) => `refund-${token}`;
+
+/** Payment states as the checkout workflow's status sync names them (workflows/checkout.messages.ts PAYMENT_STATUS_EVENTS). */
+const SYNC_STATUS: Readonly<Record<Payment['state'], string>> = { paid: 'succeeded', failed: 'failed', refunded: 'refunded', pending: 'pending' };
 
 export function createCheckoutPaymentActivities(deps: { db: Db; secrets: SecretBox; config: Config; timeoutMs?: number }) {
   const { db, config } = deps;
 
   const clientFor = (merchantId: string) => processorClientFor(deps, merchantId);
 
-  /** The session's paid payment: the current attempt's, or (after a retry) the one of its attempts the processor shows as paid. */
-  async function paidPayment(client: ProcessorClient, token: string, paymentId: string | null) {
-    const current = paymentId ? await client.getPayment(paymentId) : null;
-    if (current && (current.status === 'succeeded' || current.status === 'refunded')) return current;
-    const all = await client.listPayments({ checkoutSessionToken: token });
-    return all.find((p) => p.status === 'succeeded' || p.status === 'refunded') ?? current;
+  /** Every checkout (payment attempt) the session started at the processor, the current one last. */
+  async function attemptsOf(token: string, current: string | null): Promise<string[]> {
+    const started = await db.sessionEvent.findMany({ where: { token, type: 'payment_started' }, orderBy: { at: 'asc' }, select: { data: true } });
+    const ids = started.map((e) => (e.data as { paymentId?: unknown } | null)?.paymentId).filter((id): id is string => typeof id === 'string');
+    return [...new Set([...ids, ...(current ? [current] : [])])];
+  }
+
+  /**
+   * The session's payment as the processor has it: a paid (or refunded) one of any of its attempts, else the
+   * current attempt's latest. `pay_…` ids (sessions from before checkouts) are read directly.
+   */
+  async function sessionPayment(client: ProcessorClient, companyId: string, token: string, current: string | null): Promise<Payment | null> {
+    if (current?.startsWith('pay_')) return client.getPayment(current);
+    const checkoutIds = (await attemptsOf(token, current)).filter((id) => id.startsWith('ch_'));
+    if (!checkoutIds.length) return null;
+    const payments = await client.listPayments({ companyId, checkoutIds });
+    return payments.find((p) => p.state === 'paid' || p.state === 'refunded') ?? payments.find((p) => p.checkoutId === current) ?? null;
   }
 
   return classifyFailures({
@@ -38,59 +54,72 @@ export function createCheckoutPaymentActivities(deps: { db: Db; secrets: SecretB
       if (session.status !== 'COMPLETED' || session.paymentMethod !== 'card') {
         throw ApplicationFailure.nonRetryable(`Only a completed card payment can be refunded (this checkout is ${session.status.toLowerCase()})`, 'NOT_REFUNDABLE');
       }
-      const { client } = await clientFor(session.merchantId);
-      const { refund, paymentId } = await (async () => {
+      const { client, businessId } = await clientFor(session.merchantId);
+      const refunded = await (async () => {
         try {
-          const paid = await paidPayment(client, token, session.processorPaymentId);
-          if (!paid || (paid.status !== 'succeeded' && paid.status !== 'refunded')) {
+          const paid = await sessionPayment(client, businessId, token, session.processorPaymentId);
+          if (!paid || (paid.state !== 'paid' && paid.state !== 'refunded')) {
             throw ApplicationFailure.nonRetryable('The processor shows no paid payment for this checkout: nothing to refund', 'NOT_REFUNDABLE');
           }
-          return { refund: await client.refundPayment(paid.id, refundIdempotencyKey(token)), paymentId: paid.id };
+          if (paid.state === 'refunded') return paid;
+          try {
+            return await client.refundPayment(paid.id, refundIdempotencyKey(token));
+          } catch (err) {
+            // Whop refuses a second refund (400): after a lost answer, the payment read again shows ours done.
+            if (!isIntegrationError(err, 'rejected')) throw err;
+            const again = await client.getPayment(paid.id);
+            if (again.state !== 'refunded') throw err;
+            return again;
+          }
         } catch (err) {
           // A refusal is for the merchant to read; a transient failure keeps its kind so the activity retries.
           if (isIntegrationError(err) && !err.retryable) throw ApplicationFailure.nonRetryable(`The processor refused the refund: ${err.message}`, 'UPSTREAM_ERROR');
           throw err;
         }
       })();
+      // Whop answers the payment; its newest refund (rf_…) is the reference, else the payment's own id.
+      const refundId = refunded.refundId ?? refunded.id;
       await db.$transaction(async (tx) => {
-        const { count } = await tx.checkoutSession.updateMany({ where: { token, refundRequestedAt: null }, data: { refundRequestedAt: new Date(), processorRefundId: refund.id, lastActivityAt: new Date() } });
-        if (count > 0) await tx.sessionEvent.create({ data: { token, type: 'refund_requested', data: { refundId: refund.id, paymentId, amount: refund.amount, currency: refund.currency } } });
+        const { count } = await tx.checkoutSession.updateMany({ where: { token, refundRequestedAt: null }, data: { refundRequestedAt: new Date(), processorRefundId: refundId, lastActivityAt: new Date() } });
+        if (count > 0) await tx.sessionEvent.create({ data: { token, type: 'refund_requested', data: { refundId, paymentId: refunded.id, amount: refunded.amountMinor, currency: refunded.currency } } });
       });
-      return { refundId: refund.id, paymentId };
+      return { refundId, paymentId: refunded.id };
     },
 
-    /** One payment for the session's total, carrying checkout_session_token so webhooks find the session. */
+    /**
+     * One hosted checkout for the session's total (a one-time price on the merchant's checkout product), carrying
+     * checkout_session_token in its metadata: Whop copies it onto the payment, so webhooks find the session.
+     */
     async createProcessorPayment(token: string, attempt: number): Promise<{ paymentId: string; paymentUrl: string }> {
       const session = await db.checkoutSession.findUniqueOrThrow({ where: { token }, include: { merchant: { select: { slug: true, shopName: true, customDomain: { select: { hostname: true, status: true } } } } } });
       if (session.totalMinor === null) throw ApplicationFailure.nonRetryable('The shopper details are missing', 'INVALID_INPUT');
       const { client, productId } = await clientFor(session.merchantId);
-      const payment = await client.createPayment(
+      const checkout = await client.createCheckout(
         {
-          amount: session.totalMinor,
-          currency: session.currency,
-          product_id: productId,
+          price: { productId, amountMinor: session.totalMinor, currency: session.currency, title: `${session.merchant.shopName} order` },
           metadata: { checkout_session_token: token },
           // Back to where the shopper paid from: the verified custom domain, else the subdomain.
-          return_url: `${checkoutOrigin(session.merchant.slug, { production: config.env === 'production', serviceDomain: config.serviceDomain, port: config.api.port }, session.merchant.customDomain?.status === 'VERIFIED' ? session.merchant.customDomain.hostname : null)}/checkout/${token}`,
-          description: `${session.merchant.shopName} order`,
+          redirectUrl: `${checkoutOrigin(session.merchant.slug, { production: config.env === 'production', serviceDomain: config.serviceDomain, port: config.api.port }, session.merchant.customDomain?.status === 'VERIFIED' ? session.merchant.customDomain.hostname : null)}/checkout/${token}`,
         },
         `checkout-${token}-${attempt}`,
       );
       await db.checkoutSession.update({
         where: { token },
-        data: { processorPaymentId: payment.id, paymentUrl: payment.payment_url, paymentMethod: 'card', paymentAttempt: attempt, lastActivityAt: new Date() },
+        data: { processorPaymentId: checkout.id, paymentUrl: checkout.purchaseUrl, paymentMethod: 'card', paymentAttempt: attempt, lastActivityAt: new Date() },
       });
-      await recordSessionEvent(db, token, 'payment_started', { paymentId: payment.id, attempt, amount: session.totalMinor, currency: session.currency });
-      return { paymentId: payment.id, paymentUrl: payment.payment_url };
+      await recordSessionEvent(db, token, 'payment_started', { paymentId: checkout.id, attempt, amount: session.totalMinor, currency: session.currency });
+      return { paymentId: checkout.id, paymentUrl: checkout.purchaseUrl };
     },
 
     /** The processor's word on the session's current payment (for pay, refresh-status and reconciliation). */
     async getProcessorPaymentStatus(token: string): Promise<{ paymentId: string; status: string } | null> {
       const session = await db.checkoutSession.findUniqueOrThrow({ where: { token } });
       if (!session.processorPaymentId) return null;
-      const { client } = await clientFor(session.merchantId);
-      const payment = await client.getPayment(session.processorPaymentId);
-      return { paymentId: payment.id, status: payment.status };
+      const { client, businessId } = await clientFor(session.merchantId);
+      const payment = await sessionPayment(client, businessId, token, session.processorPaymentId);
+      // Not paid on the hosted page yet: the attempt itself, pending.
+      if (!payment) return { paymentId: session.processorPaymentId, status: 'pending' };
+      return { paymentId: payment.id, status: SYNC_STATUS[payment.state] };
     },
   });
 }

@@ -1,14 +1,15 @@
-// Platform billing activities: the merchant's plan is paid on the PLATFORM's own processor account (config
-// PLATFORM_PROCESSOR_API_KEY), as a processor membership: its first payment is made on the processor's
-// hosted page, each renewal is charged on the card on file with an idempotency key per membership, period
-// and attempt. platform_subscriptions is written only here, on the subscription workflow's orders, and the
+// Platform billing activities: the merchant's plan is paid on the PLATFORM's own Whop company (config
+// PLATFORM_PROCESSOR_API_KEY) as a Whop renewal plan: the first payment is made on the hosted checkout of a
+// checkout configuration for that plan (its `ch_…` id is the pending purchase's reference until it is paid and
+// Whop's membership `mem_…` exists), and Whop bills every renewal itself: at a period's end we read the
+// membership (renewed, past due, canceled) instead of charging anything. platform_subscriptions is written only here, on the subscription workflow's orders, and the
 // workflow resumes from it. Emails go through the outbox (recorded, then sent once).
 import { ApplicationFailure } from '@temporalio/common';
 import type { Config } from '../config/index.js';
 import { Prisma, type Db } from '../prisma/client.js';
 import type { SecretBox } from '../security/secrets.js';
 import type { EmailClient } from '../integrations/email/index.js';
-import { PROCESSOR_EVENTS, type ProcessorClient } from '../integrations/processor/index.js';
+import { SUBSCRIBED_EVENTS, type ProcessorClient } from '../integrations/processor/index.js';
 import { platformBillingWebhookAad, platformProcessorClient } from '../model/connections.js';
 import { isIntegrationError } from '../integrations/errors.js';
 import { FREE_PLAN_ID, findPlan, isPaidPlan } from '../domain/plans.js';
@@ -54,6 +55,22 @@ export function createPlatformBillingActivities(deps: { db: Db; config: Config; 
   const { db, config, secrets } = deps;
 
   const platformProcessor = (): ProcessorClient => platformProcessorClient(deps, config.platformBilling.apiKey);
+  /** The platform's Whop company (the key's Business ID). */
+  const platformCompany = async (client: ProcessorClient) => (await client.getAccount()).id;
+
+  /** The platform's payment through a checkout (the first payment of a plan), if one was made. */
+  async function checkoutPayment(client: ProcessorClient, checkoutId: string) {
+    const payments = await client.listPayments({ companyId: await platformCompany(client), checkoutIds: [checkoutId] });
+    return payments.find((p) => p.state === 'paid' || p.state === 'refunded') ?? payments[0] ?? null;
+  }
+
+  /** A membership reference as Whop's membership id: a paid checkout's (ch_…) membership, or the id itself. */
+  async function membershipIdOf(client: ProcessorClient, ref: string): Promise<string> {
+    if (!ref.startsWith('ch_')) return ref;
+    const paid = await checkoutPayment(client, ref);
+    if (!paid?.membershipId) throw ApplicationFailure.nonRetryable(`The checkout ${ref} has no paid membership`, 'CONFLICT');
+    return paid.membershipId;
+  }
 
   function paidPlan(planId: string) {
     const plan = findPlan(planId);
@@ -71,7 +88,7 @@ export function createPlatformBillingActivities(deps: { db: Db; config: Config; 
     const url = `${config.publicApiUrl}${PLATFORM_BILLING_WEBHOOK_PATH}`;
     if (await db.platformBillingWebhook.findUnique({ where: { url }, select: { id: true } })) return;
     try {
-      const endpoint = await client.registerWebhook({ url, events: [...PROCESSOR_EVENTS] }, `platform-billing-webhook:${url}`);
+      const endpoint = await client.createWebhook({ companyId: await platformCompany(client), url, events: SUBSCRIBED_EVENTS }, `platform-billing-webhook:${url}`);
       await db.platformBillingWebhook.upsert({
         where: { url },
         create: { id: endpoint.id, url, secretEnc: secrets.encrypt(endpoint.secret, platformBillingWebhookAad(endpoint.id)) },
@@ -89,7 +106,12 @@ export function createPlatformBillingActivities(deps: { db: Db; config: Config; 
     const key = `${plan.id}:${plan.monthlyPriceCents}:${plan.currency}:month`;
     const known = await db.platformProcessorPlan.findUnique({ where: { key } });
     if (known) return known.processorPlanId;
-    const created = await client.createPlan({ name: `Checkout ${plan.name}`, amount: plan.monthlyPriceCents, currency: plan.currency, interval: 'month' }, `platform-plan:${key}`);
+    const companyId = await platformCompany(client);
+    const product = await client.createProduct({ companyId, title: 'Checkout plans' }, `platform-product:${companyId}`);
+    const created = await client.createRenewalPlan(
+      { companyId, productId: product.id, title: `Checkout ${plan.name}`, amountMinor: plan.monthlyPriceCents, currency: plan.currency, billingPeriodDays: 30 },
+      `platform-plan:${key}`,
+    );
     const row = await db.platformProcessorPlan.upsert({ where: { key }, create: { key, processorPlanId: created.id }, update: {} });
     return row.processorPlanId;
   }
@@ -125,15 +147,13 @@ export function createPlatformBillingActivities(deps: { db: Db; config: Config; 
       const plan = paidPlan(planId);
       const client = platformProcessor();
       await ensureWebhook(client);
-      const membership = await client.createMembership(
-        {
-          plan_id: await processorPlanId(client, planId),
-          metadata: { [PLATFORM_BILLING_METADATA_KEY]: merchantId, plan_id: planId },
-          return_url: `${config.appOrigin}/billing`,
-        },
+      // Whop's checkout for the plan; its metadata is copied onto the payment and the membership it creates.
+      const checkout = await client.createCheckout(
+        { planId: await processorPlanId(client, planId), metadata: { [PLATFORM_BILLING_METADATA_KEY]: merchantId, plan_id: planId }, redirectUrl: `${config.appOrigin}/billing` },
         key,
       );
-      const pending = { pendingPlanId: planId, pendingMembershipId: membership.id, pendingPaymentUrl: membership.payment_url, pendingSince: new Date(input.since) };
+      const membership = { id: checkout.id };
+      const pending = { pendingPlanId: planId, pendingMembershipId: checkout.id, pendingPaymentUrl: checkout.purchaseUrl, pendingSince: new Date(input.since) };
       await db.$transaction(async (tx) => {
         const row = await tx.platformSubscription.findUnique({ where: { merchantId }, select: { status: true } });
         if (!row) await tx.platformSubscription.create({ data: { merchantId, status: 'PENDING', ...pending } });
@@ -142,7 +162,7 @@ export function createPlatformBillingActivities(deps: { db: Db; config: Config; 
           where: { idempotencyKey: key },
           create: {
             merchantId, idempotencyKey: key, planId, kind: 'first', amountCents: plan.monthlyPriceCents, currency: plan.currency,
-            processorMembershipId: membership.id, processorPaymentId: membership.latest_payment_id,
+            processorMembershipId: membership.id,
           },
           update: {},
         });
@@ -152,33 +172,41 @@ export function createPlatformBillingActivities(deps: { db: Db; config: Config; 
           data: { status: 'FAILED', error: 'replaced', settledAt: new Date() },
         });
       });
-      return { membershipId: membership.id, paymentUrl: membership.payment_url };
+      return { membershipId: checkout.id, paymentUrl: checkout.purchaseUrl };
     },
 
-    /** Where the first payment of a membership stands at the processor (the webhook is only a cue to ask). */
-    async checkPlatformPayment(membershipId: string): Promise<{ state: PaymentCheck; paymentId: string }> {
+    /**
+     * Where the first payment of a plan stands at the processor (the webhook is only a cue to ask): the payment
+     * through its checkout (`ch_…`), or for runs from before checkouts, the membership.
+     */
+    async checkPlatformPayment(ref: string): Promise<{ state: PaymentCheck; paymentId: string }> {
       const client = platformProcessor();
-      const membership = await client.getMembership(membershipId);
-      const paymentId = membership.latest_payment_id;
-      if (membership.status === 'canceled') return { state: 'canceled', paymentId };
-      if (membership.valid) {
-        await settlePayment({ processorPaymentId: paymentId }, 'SUCCEEDED');
-        return { state: 'paid', paymentId };
+      if (!ref.startsWith('ch_')) {
+        const membership = await client.getMembership(ref);
+        if (membership.status === 'canceled' || membership.status === 'expired') return { state: 'canceled', paymentId: ref };
+        return { state: membership.valid ? 'paid' : 'open', paymentId: ref };
       }
-      const payment = await client.getPayment(paymentId);
-      if (payment.status === 'failed') {
-        await settlePayment({ processorPaymentId: paymentId }, 'FAILED', payment.failure_reason ?? 'failed');
-        return { state: 'failed', paymentId };
+      const payment = await checkoutPayment(client, ref);
+      if (!payment) return { state: 'open', paymentId: ref };
+      await db.platformBillingPayment.updateMany({ where: { processorMembershipId: ref, processorPaymentId: null }, data: { processorPaymentId: payment.id } });
+      if (payment.state === 'paid') {
+        await settlePayment({ processorPaymentId: payment.id }, 'SUCCEEDED');
+        return { state: 'paid', paymentId: payment.id };
       }
-      return { state: 'open', paymentId };
+      if (payment.state === 'failed') {
+        await settlePayment({ processorPaymentId: payment.id }, 'FAILED', payment.failureMessage ?? 'failed');
+        return { state: 'failed', paymentId: payment.id };
+      }
+      return { state: 'open', paymentId: payment.id };
     },
 
     /** The bought plan is in force from now for one period; a replaced plan's membership is the workflow's to cancel. */
     async activatePlatformPlan(input: { merchantId: string; planId: string; membershipId: string; periodStart: number; periodEnd: number }): Promise<void> {
+      const membershipId = await membershipIdOf(platformProcessor(), input.membershipId);
       await db.platformSubscription.update({
         where: { merchantId: input.merchantId },
         data: {
-          planId: input.planId, status: 'ACTIVE', processorMembershipId: input.membershipId,
+          planId: input.planId, status: 'ACTIVE', processorMembershipId: membershipId,
           currentPeriodStart: new Date(input.periodStart), currentPeriodEnd: new Date(input.periodEnd),
           renewalFailures: 0, nextRetryAt: null, graceUntil: null,
           pendingPlanId: null, pendingMembershipId: null, pendingPaymentUrl: null, pendingSince: null,
@@ -201,37 +229,39 @@ export function createPlatformBillingActivities(deps: { db: Db; config: Config; 
     },
 
     /**
-     * Charges renewal `attempt` of the period ending at `periodEnd` on the membership's card. The idempotency
-     * key (membership, period, attempt) makes a retried activity answer the first charge, never a second one.
+     * Renewal `attempt` of the period ending at `periodEnd`: Whop bills it itself, so this reads the membership.
+     * Renewed (its period now ends later) is a success; past due, canceled or not yet renewed is a failed attempt
+     * (the workflow asks again at its next retry, within the grace period). Recorded once per key.
      */
     async chargePlatformRenewal(input: { merchantId: string; planId: string; membershipId: string; periodEnd: number; attempt: number }): Promise<{ outcome: 'succeeded' | 'failed'; paymentId: string | null; reason: string | null }> {
-      const { merchantId, planId, membershipId, periodEnd, attempt } = input;
+      const { merchantId, planId, periodEnd, attempt } = input;
       const plan = findPlan(planId);
+      const client = platformProcessor();
+      const membershipId = await membershipIdOf(client, input.membershipId);
       const idempotencyKey = `platform-renewal:${membershipId}:${periodEnd}:${attempt}`;
       await db.platformBillingPayment.upsert({
         where: { idempotencyKey },
         create: { merchantId, idempotencyKey, planId, kind: 'renewal', attempt, amountCents: plan?.monthlyPriceCents ?? 0, processorMembershipId: membershipId },
         update: {},
       });
-      let payment;
+      let membership;
       try {
-        payment = await platformProcessor().renewMembership(membershipId, idempotencyKey);
+        membership = await client.getMembership(membershipId);
       } catch (err) {
-        // The processor refuses to charge (membership cancelled there, card gone): a failed attempt, not a crash.
-        if (isIntegrationError(err, 'rejected') || isIntegrationError(err, 'not_found')) {
-          await settlePayment({ idempotencyKey }, 'FAILED', err.message.slice(0, 500));
-          return { outcome: 'failed', paymentId: null, reason: err.kind };
+        if (isIntegrationError(err, 'not_found')) {
+          await settlePayment({ idempotencyKey }, 'FAILED', 'membership not found');
+          return { outcome: 'failed', paymentId: null, reason: 'not_found' };
         }
         throw err;
       }
-      await db.platformBillingPayment.updateMany({ where: { idempotencyKey, processorPaymentId: null }, data: { processorPaymentId: payment.id } });
-      if (payment.status === 'succeeded') {
+      const renewedUntil = membership.periodEnd ? Date.parse(membership.periodEnd) : 0;
+      if (membership.valid && renewedUntil > periodEnd) {
         await settlePayment({ idempotencyKey }, 'SUCCEEDED');
-        return { outcome: 'succeeded', paymentId: payment.id, reason: null };
+        return { outcome: 'succeeded', paymentId: null, reason: null };
       }
-      const reason = payment.failure_reason ?? payment.status;
+      const reason = membership.valid ? 'not_renewed_yet' : membership.status;
       await settlePayment({ idempotencyKey }, 'FAILED', reason);
-      return { outcome: 'failed', paymentId: payment.id, reason };
+      return { outcome: 'failed', paymentId: null, reason };
     },
 
     /** A renewal went through: the next period, in good standing. */
@@ -266,7 +296,10 @@ export function createPlatformBillingActivities(deps: { db: Db; config: Config; 
     /** Stops the membership at the processor so it never charges again (already cancelled or unknown: done). */
     async cancelPlatformMembership(membershipId: string): Promise<void> {
       try {
-        await platformProcessor().cancelMembership(membershipId);
+        const client = platformProcessor();
+        // An unpaid checkout has no membership to stop.
+        const id = membershipId.startsWith('ch_') ? (await checkoutPayment(client, membershipId))?.membershipId : membershipId;
+        if (id) await client.cancelMembership(id);
       } catch (err) {
         if (!isIntegrationError(err, 'not_found')) throw err;
       }

@@ -9,14 +9,14 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Config } from '../config/index.js';
 import type { Db } from '../prisma/client.js';
 import type { SecretBox } from '../security/secrets.js';
-import { PROCESSOR_EVENTS, type ProcessorClient } from '../integrations/processor/index.js';
+import { SUBSCRIBED_EVENTS, type ProcessorClient } from '../integrations/processor/index.js';
 import { PROCESSOR_WEBHOOK_PATH, processorAad, processorClientOf } from '../model/connections.js';
 import { isIntegrationError } from '../integrations/errors.js';
 import type { ProcessorConnectionResult, ProcessorKeyRef } from '../workflows/processor-connection.messages.js';
 import { classifyFailures } from './failures.js';
 
 /** The product every checkout payment is booked against (the processor does not split product and shipping). */
-export const CHECKOUT_PRODUCT = { name: 'Checkout', description: 'Hosted checkout' } as const;
+export const CHECKOUT_PRODUCT = { title: 'Checkout' } as const;
 
 export interface ProcessorActivityDeps {
   db: Db;
@@ -74,10 +74,10 @@ export function createProcessorActivities(deps: ProcessorActivityDeps) {
   }
 
   return classifyFailures({
-    /** GET /v1/me with the key being set up: the business it belongs to is saved with it. */
+    /** GET /accounts/me with the key being set up: the company (Business ID) it belongs to is saved with it. */
     async validateProcessorKey(ref: ProcessorKeyRef): Promise<{ businessId: string }> {
       const { merchantId, row, record } = await keyBeingSetUp(ref);
-      const business = await clientFor(merchantId, row.apiKeyEnc).validateKey();
+      const business = await clientFor(merchantId, row.apiKeyEnc).getAccount();
       await record({ businessId: business.id });
       return { businessId: business.id };
     },
@@ -85,7 +85,8 @@ export function createProcessorActivities(deps: ProcessorActivityDeps) {
     /** The checkout product; the idempotency key (per merchant) makes a retry or a reconnect answer the same one. */
     async createProcessorProduct(ref: ProcessorKeyRef): Promise<{ productId: string }> {
       const { merchantId, row, record } = await keyBeingSetUp(ref);
-      const product = await clientFor(merchantId, row.apiKeyEnc).createProduct({ ...CHECKOUT_PRODUCT }, `checkout-product-${merchantId}`);
+      if (!row.businessId) throw ApplicationFailure.nonRetryable('The processor key was not checked yet', 'INTERNAL_ERROR');
+      const product = await clientFor(merchantId, row.apiKeyEnc).createProduct({ companyId: row.businessId, ...CHECKOUT_PRODUCT }, `checkout-product-${merchantId}`);
       await record({ productId: product.id });
       return { productId: product.id };
     },
@@ -96,8 +97,9 @@ export function createProcessorActivities(deps: ProcessorActivityDeps) {
      */
     async registerProcessorWebhook(input: { merchantId: string; attemptId?: string; idempotencyKey: string }): Promise<{ webhookId: string }> {
       const { merchantId, row, record } = await keyBeingSetUp(input.attemptId ? { merchantId: input.merchantId, attemptId: input.attemptId } : input.merchantId);
-      const endpoint = await clientFor(merchantId, row.apiKeyEnc).registerWebhook(
-        { url: `${config.publicApiUrl}${PROCESSOR_WEBHOOK_PATH}`, events: [...PROCESSOR_EVENTS] },
+      if (!row.businessId) throw ApplicationFailure.nonRetryable('The processor key was not checked yet', 'INTERNAL_ERROR');
+      const endpoint = await clientFor(merchantId, row.apiKeyEnc).createWebhook(
+        { companyId: row.businessId, url: `${config.publicApiUrl}${PROCESSOR_WEBHOOK_PATH}`, events: SUBSCRIBED_EVENTS },
         input.idempotencyKey,
       );
       await record({ webhookId: endpoint.id, webhookSecretEnc: secrets.encrypt(endpoint.secret, processorAad.webhookSecret(merchantId)) });

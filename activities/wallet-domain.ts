@@ -1,13 +1,13 @@
-// Wallet domain registration with the merchant's processor account: which domain checkouts are served at
-// now (the verified custom domain, else the subdomain), whether the processor has it registered (asked by
-// listing first, registering only when missing, so re-checks never create anything), the recorded status,
-// and the merchant's one email when the processor needs them to act. Best effort: nothing here blocks a
+// Wallet domains at the processor (Whop): which domain checkouts are served at now (the verified custom domain,
+// else the subdomain), its honest status, and the merchant's one email naming the domain to add. Whop's API as
+// the SDK we use (0.0.42) has no wallet-domain endpoint (docs/processor.md), so the spec's fallback applies: the
+// merchant adds the domain in Whop's dashboard and wallets count as ready only once that is confirmed; we never
+// report a registration we could not see. Best effort: nothing here blocks a
 // checkout; the workflow catches every failure.
 import type { Config } from '../config/index.js';
 import type { Db } from '../prisma/client.js';
 import type { SecretBox } from '../security/secrets.js';
 import type { EmailClient } from '../integrations/email/index.js';
-import { processorClientOf } from '../model/connections.js';
 import { currentCheckoutDomain } from '../model/checkout-domain.js';
 import type { WalletDomainStatus, WalletDomainSync } from '../workflows/wallet-domain.messages.js';
 import { classifyFailures } from './failures.js';
@@ -54,13 +54,15 @@ export function createWalletDomainActivities(deps: WalletDomainActivityDeps) {
       ]);
       if (!merchant) return { kind: 'skipped', reason: 'the merchant no longer exists' };
       if (!connection || connection.status !== 'CONNECTED' || !connection.businessId) return { kind: 'skipped', reason: 'no processor is connected' };
-      const client = processorClientOf(deps, merchantId, connection.apiKeyEnc);
       const domain = currentCheckoutDomain(config, merchant);
-      const found = (await client.listWalletDomains()).find((d) => d.domain === domain) ?? (await client.registerWalletDomain(domain));
-      const status = found.status.toUpperCase() as Exclude<WalletDomainStatus, 'ERROR'>;
       const now = new Date();
       const previous = await db.walletDomain.findUnique({ where: { merchantId } });
       const sameRegistration = previous?.domain === domain && previous.businessId === connection.businessId;
+      // No API to ask: a registration confirmed earlier for this domain and company stands; anything else needs the merchant.
+      const found = sameRegistration && previous.status === 'REGISTERED'
+        ? { status: 'REGISTERED' as const, status_message: previous.statusMessage }
+        : { status: 'NEEDS_ACTION' as const, status_message: "Whop's API offers no wallet domain registration: add this domain in your Whop dashboard (payment settings)." };
+      const status: Exclude<WalletDomainStatus, 'ERROR'> = found.status;
       const registeredAt = status === 'REGISTERED' ? ((sameRegistration ? previous.registeredAt : null) ?? now) : null;
       const data = { domain, businessId: connection.businessId, status, statusMessage: found.status_message, lastCheckedAt: now, registeredAt };
       await db.walletDomain.upsert({ where: { merchantId }, create: { merchantId, ...data }, update: data });

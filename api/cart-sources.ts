@@ -28,7 +28,8 @@ import { isValidShopHost } from '../integrations/storefront-a/oauth.js';
 import type { StorefrontBClient, StorefrontBProduct, StorefrontBVariation } from '../integrations/storefront-b/client.js';
 import { billingStatusOf } from '../model/billing-status.js';
 import type { SessionLine } from '../model/checkout-session.js';
-import { normalizeStoreUrl, storefrontAClientOf, storefrontBClientOf } from '../model/connections.js';
+import { normalizeStoreUrl, storefrontAClientOf, storefrontBClientOf, verifyStorefrontBHandoff } from '../model/connections.js';
+import type { Handoff } from '../integrations/storefront-b/handoff.js';
 import type { z } from 'zod';
 import type { StorefrontACreateBody, storefrontBCreateBody } from './schemas/checkout.js';
 
@@ -172,8 +173,18 @@ export async function storefrontASource(deps: CartDeps, body: StorefrontACreateB
 
 type BItem = z.output<typeof storefrontBCreateBody>['cart']['items'][number];
 
-export async function storefrontBSource(deps: CartDeps, body: z.output<typeof storefrontBCreateBody>): Promise<CartSource> {
+/**
+ * A storefront B cart source. `handoff`: the plugin's signature headers and the raw body. Only our plugin
+ * creates storefront B sessions: without the signature anyone who knows a store's URL could open checkouts
+ * in its name, so an unsigned create is refused (UNAUTHORIZED) before any read, and so is a handoff that
+ * does not verify against the connected key. A verified one records the plugin's interception (setup
+ * verification).
+ */
+export async function storefrontBSource(deps: CartDeps, body: z.output<typeof storefrontBCreateBody>, handoff: Handoff | undefined): Promise<CartSource> {
   const { db, caches } = deps;
+  if (!handoff) {
+    throw new AppError('UNAUTHORIZED', 'A storefront B checkout is created by our plugin only: the x-hosted-checkout-key, x-hosted-checkout-timestamp and x-hosted-checkout-signature headers are missing');
+  }
   let storeUrl: string;
   try {
     storeUrl = normalizeStoreUrl(new URL(body.storeUrl));
@@ -183,6 +194,7 @@ export async function storefrontBSource(deps: CartDeps, body: z.output<typeof st
   const connection = await caches.storefrontB.get(storeUrl, () => db.storefrontBConnection.findUnique({ where: { storeUrl }, include: merchantWithPlan }));
   if (!connection) throw unknownStore();
   const { merchant } = connection;
+  verifyStorefrontBHandoff(deps, merchant.id, connection, handoff);
   return {
     platform: 'STOREFRONT_B',
     merchant,

@@ -1,14 +1,14 @@
 // What the processor's two signed webhooks (checkout payments, api/routes/webhooks/processor.ts; the
-// platform's own billing, api/routes/billing/webhook.ts) do alike: X-Processor-Signature is checked over
-// the raw bytes, in constant time, before the body is trusted; every delivery is stored for audit (valid
+// platform's own billing, api/routes/billing/webhook.ts) do alike: the signature (Whop's Standard Webhooks
+// headers, or the spec's X-Processor-Signature) is checked over the raw bytes, in constant time, before the
+// body is trusted; every delivery is stored for audit (valid
 // or not, with why it was not applied); a valid event is signalled with signal-with-start once per event
 // id. Each route keeps its own table, secrets, workflow and answers.
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { Connection } from '@temporalio/client';
 import type { AppError } from '../domain/errors.js';
 import type { Db, Prisma } from '../prisma/client.js';
-import { SIGNATURE_HEADER, verifyWebhookSignature } from '../integrations/processor/signature.js';
-import { webhookPayloadSchema, type ProcessorWebhookPayload } from '../integrations/processor/webhook.js';
+import { readEvent, SPEC_SIGNATURE_HEADER, verifyDelivery, type ProcessorEvent } from '../integrations/processor/webhook.js';
 import { findUnstorableText, storableText } from '../domain/text.js';
 
 /** Unverified bodies are kept for audit up to this size; a verified one (≤ the 1 MB body limit) whole. */
@@ -29,12 +29,28 @@ export const claimedString = (value: unknown): string | null => (typeof value ==
 
 /**
  * A verified body as a processor event, or undefined when it is not one: wrong shape, or text no column can
- * hold (its event id, name and ids are stored and signalled as they are).
+ * hold (its event id, name and ids are stored and signalled as they are). The Standard Webhooks id header, when
+ * present, is the event's id.
  */
-export function processorEventOf(json: unknown): ProcessorWebhookPayload | undefined {
-  const parsed = webhookPayloadSchema.safeParse(json);
-  return parsed.success && !findUnstorableText(parsed.data) ? parsed.data : undefined;
+export function processorEventOf(json: unknown, request: FastifyRequest): ProcessorEvent | undefined {
+  const id = request.headers['webhook-id'];
+  const event = readEvent(json, typeof id === 'string' && id ? id.slice(0, 255) : undefined);
+  return event && !findUnstorableText(event) ? event : undefined;
 }
+
+/** The name an unverified body claims (Whop's `type`, the spec's `event`), for the audit column only. */
+export function claimedEvent(json: unknown): string | null {
+  const body = json !== null && typeof json === 'object' ? (json as Record<string, unknown>) : {};
+  return claimedString(body.type) ?? claimedString(body.event) ?? claimedString(body.action);
+}
+
+/** The request headers a signed delivery may carry, for the OpenAPI document. */
+export const signedDeliveryHeaders = {
+  'webhook-id': 'Standard Webhooks (Whop): the delivery id, also its dedup key',
+  'webhook-timestamp': 'Standard Webhooks (Whop): unix seconds; more than 5 minutes away from now is refused',
+  'webhook-signature': 'Standard Webhooks (Whop): space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`; any one may match (secret rotation)',
+  [SPEC_SIGNATURE_HEADER]: 'The spec\'s scheme: the lowercase hex HMAC-SHA256 of the raw body (used when no webhook-signature is sent)',
+} as const;
 
 /** The body parsed as JSON, undefined when it is not JSON. */
 export function parseJsonOrUndefined(text: string): unknown {
@@ -46,18 +62,16 @@ export function parseJsonOrUndefined(text: string): unknown {
 }
 
 /**
- * True when X-Processor-Signature is the HMAC of these bytes with one of the secrets. Every candidate is
- * checked (no early exit), each in constant time.
+ * True when the delivery is signed with one of the secrets, in either scheme (integrations/processor/webhook.ts).
+ * Every candidate is checked (no early exit), each in constant time.
  */
 export function signedByAny(request: FastifyRequest, raw: Buffer, secrets: readonly string[]): boolean {
-  const header = request.headers[SIGNATURE_HEADER];
-  const signature = Array.isArray(header) ? header[0] : header;
-  return secrets.map((secret) => verifyWebhookSignature(secret, raw, signature)).includes(true);
+  return verifyDelivery(secrets, raw, request.headers) !== null;
 }
 
-/** The event id deliveries are deduplicated by; a payload without one is keyed by what it says happened. */
-export function eventIdOf(payload: ProcessorWebhookPayload): string {
-  return payload.id ?? `${payload.event}:${payload.data.id}`;
+/** The event id deliveries are deduplicated by; an event without one is keyed by what it says happened. */
+export function eventIdOf(event: ProcessorEvent): string {
+  return event.id ?? `${event.name}:${event.objectId}`;
 }
 
 /** The columns every delivery row has before its outcome is known. */

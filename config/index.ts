@@ -230,9 +230,10 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     },
     publicApiUrl: (e.PUBLIC_API_URL ?? publicUrl).replace(/\/+$/, ''),
     signup: { public: e.PUBLIC_SIGNUP, inviteTokens: e.INVITE_TOKENS.split(',').map((t) => t.trim()).filter(Boolean) },
-    processor: { apiUrl: e.PROCESSOR_API_URL ?? (sandboxEnabled ? sandboxUrls.processor : 'https://api.processor.invalid') },
+    // Whop's API v1 base (production: https://api.whop.com/api/v1); the sandbox serves it under the same path.
+    processor: { apiUrl: e.PROCESSOR_API_URL ?? (sandboxEnabled ? `${sandboxUrls.processor}/api/v1` : 'https://api.processor.invalid') },
     platformBilling: {
-      apiKey: e.PLATFORM_PROCESSOR_API_KEY ?? (sandboxEnabled ? 'sk_sandbox_platform' : undefined),
+      apiKey: e.PLATFORM_PROCESSOR_API_KEY ?? (sandboxEnabled ? 'apik_sandbox_platform' : undefined),
       webhookSecret: e.PLATFORM_PROCESSOR_WEBHOOK_SECRET,
     },
     email: {

@@ -25,7 +25,8 @@ export interface HttpClient {
   request<T>(method: string, path: string, opts?: RequestOptions): Promise<T>;
 }
 
-function kindForStatus(status: number): IntegrationErrorKind {
+/** An HTTP status as our error kind (shared by every client, the SDK-based processor client included). */
+export function kindForStatus(status: number): IntegrationErrorKind {
   if (status === 401 || status === 403) return 'unauthorized';
   if (status === 404) return 'not_found';
   if (status === 409) return 'conflict';

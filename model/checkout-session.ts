@@ -31,6 +31,10 @@ export class MalformedSessionError extends Error {
   override name = 'MalformedSessionError';
 }
 
+// Built once: a zod schema costs more to construct than to run (the session bundle parses these on every read).
+const sessionLinesSchema = z.array(sessionLineSchema);
+const bumpLinesSchema = z.array(bumpLineSchema);
+
 function parseStored<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
@@ -40,12 +44,12 @@ function parseStored<S extends z.ZodType>(schema: S, value: unknown, what: strin
 
 /** The cart lines of a session (a store cart is never empty; a test's preview may be). */
 export function sessionLines(items: Prisma.JsonValue): SessionLine[] {
-  return parseStored(z.array(sessionLineSchema), items, 'items');
+  return parseStored(sessionLinesSchema, items, 'items');
 }
 
 /** The accepted order bumps stored on a session (none before the shopper's details, or before bumps existed). */
 export function sessionBumpLines(value: Prisma.JsonValue | undefined): BumpLine[] {
-  return value == null ? [] : parseStored(z.array(bumpLineSchema), value, 'order bumps');
+  return value == null ? [] : parseStored(bumpLinesSchema, value, 'order bumps');
 }
 
 /** The shopper's shipping address, once the details were entered. */

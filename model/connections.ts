@@ -17,6 +17,7 @@ import { IntegrationError } from '../integrations/errors.js';
 import { createProcessorClient, type ProcessorClient } from '../integrations/processor/index.js';
 import { createStorefrontAClient, type StorefrontAClient } from '../integrations/storefront-a/client.js';
 import { createStorefrontBClient, type StorefrontBClient } from '../integrations/storefront-b/client.js';
+import { handoffProblem, type Handoff } from '../integrations/storefront-b/handoff.js';
 
 // ---------------------------------------------------------------------------------------------------
 // The labels (additional authenticated data, security/secrets.ts) binding each sealed secret to its owner and
@@ -184,6 +185,19 @@ export async function storefrontBClientOf(deps: Omit<ConnectionDeps, 'config'>, 
     consumerSecret: openSecret(deps.secrets, credentials.consumerSecretEnc, storefrontBAad.consumerSecret(merchantId), unreadable),
     ...client(deps),
   });
+}
+
+/**
+ * Proves a checkout handoff comes from the connected storefront B store: the plugin signs it with the secret
+ * of the REST key the store is connected with (integrations/storefront-b/handoff.ts). UNAUTHORIZED otherwise.
+ */
+export function verifyStorefrontBHandoff(deps: Pick<ConnectionDeps, 'secrets'>, merchantId: string, credentials: Omit<StorefrontBCredentials, 'storeUrl'>, handoff: Handoff): void {
+  const unreadable = { code: 'UNAUTHORIZED' as const, message: 'The stored storefront B keys cannot be read: connect the store again' };
+  const problem = handoffProblem(handoff, {
+    consumerKey: openSecret(deps.secrets, credentials.consumerKeyEnc, storefrontBAad.consumerKey(merchantId), unreadable),
+    consumerSecret: openSecret(deps.secrets, credentials.consumerSecretEnc, storefrontBAad.consumerSecret(merchantId), unreadable),
+  });
+  if (problem) throw new AppError('UNAUTHORIZED', `This checkout handoff is not signed by the connected store: ${problem}`);
 }
 
 /** The client of the merchant's connected store on `platform`; CONFLICT when that store is not connected. */

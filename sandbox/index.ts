@@ -38,7 +38,7 @@ export async function startSandbox(config: Config): Promise<RunningSandbox> {
     {
       sim: sims.processor,
       port: ports.processor,
-      pages: [{ label: 'processor', url: `${urls.processor}/_control/webhooks/deliveries   (test key sk_sandbox_demo)` }],
+      pages: [{ label: 'processor', url: `${urls.processor}/_control/webhooks/deliveries   (test key apik_sandbox_demo)` }],
     },
     {
       sim: sims.storefrontA,

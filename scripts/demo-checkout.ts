@@ -1,7 +1,7 @@
 // `npm run demo` (with `npm start` running): one whole card checkout, over HTTP only, the way a merchant and a
 // shopper would do it: register, connect the processor, install the storefront A app through OAuth, put
 // products in a cart of a fresh sandbox shop, create the checkout, pay with the test card on the
-// processor's page, and wait until the order is on the store. Prints the session's token, its workflow id
+// processor's page, wait until the order is on the store, then refund it in full and wait for REFUNDED. Prints the session's token, its workflow id
 // and where to look (Temporal Web UI, sandbox store admin, mailbox).
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../config/index.js';
@@ -31,8 +31,8 @@ const suffix = randomBytes(3).toString('hex');
 const email = `demo-${suffix}@merchant.test`;
 const { token } = await call('POST', '/api/auth/register', { email, password: `demo passphrase ${suffix}`, shopName: `Demo Shop ${suffix}`, phone: '+49 30 1234567' });
 step(`merchant ${email} registered`);
-await call('POST', '/api/merchant/processor/connect', { apiKey: 'sk_sandbox_demo' }, token);
-step('processor connected (sandbox key sk_sandbox_demo)');
+await call('POST', '/api/merchant/processor/connect', { apiKey: 'apik_sandbox_demo' }, token);
+step('processor connected (sandbox key apik_sandbox_demo)');
 await call('PATCH', '/api/merchant/config', { branding: { primaryColor: '#2b59c3', accentColor: '#1d3f8f' }, shippingRates: [{ name: 'Standard', basePriceCents: 490 }, { name: 'Express', basePriceCents: 1290 }] }, token);
 
 // A Demo account's checkouts stay in the store: buy the Starter plan on the platform's processor page first.
@@ -100,10 +100,22 @@ while (Date.now() < deadline) {
   await new Promise((r) => setTimeout(r, 300));
 }
 step(`session ${status}`);
+if (status !== 'COMPLETED') process.exit(1);
+
+// The merchant refunds the order in full: one refund at the processor, REFUNDED once its refund webhook arrives.
+const refund = await call('POST', `/api/checkout/merchant/orders/${session}/refund`, {}, token);
+step(`refund requested at the processor (${refund.refund?.refundId ?? 'no refund id'})`);
+const refundDeadline = Date.now() + 30_000;
+while (Date.now() < refundDeadline) {
+  status = (await call('GET', `/api/checkout/session/${session}`)).status as string;
+  if (status === 'REFUNDED') break;
+  await new Promise((r) => setTimeout(r, 300));
+}
+step(`session ${status}`);
 console.log(`
 token         ${session}
 workflow      checkout-${session}   (${config.temporal.uiUrl}/namespaces/${config.temporal.namespace}/workflows/checkout-${session})
 store admin   ${sandbox.storefrontA}/shops/${shop}/admin/orders
 mailbox       ${sandbox.email}/
 replay it     npm run replay -- checkout-${session}`);
-if (status !== 'COMPLETED') process.exit(1);
+if (status !== 'REFUNDED') process.exit(1);

@@ -45,6 +45,7 @@ export const storefrontBCreateBody = z.strictObject({
       .describe('Quantities from the plugin; prices are re-read from the store'),
     currency: z.string().optional().describe("Informational: prices are in the store's own currency, read over REST"),
   }),
+  locale: z.string().regex(/^[A-Za-z]{2,3}([_-][A-Za-z0-9]{2,8})*$/, 'must be a locale such as en_US').max(35).optional().describe("The shopper's locale as WordPress reports it (determine_locale())"),
 });
 
 /** The create body for this shop host suffix (no component id: the schema differs with configuration). */

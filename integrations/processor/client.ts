@@ -1,137 +1,243 @@
-// Client of the processor's REST API (v1): bearer API key, JSON bodies, Idempotency-Key on money
-// movements. The same code talks to the sandbox (sandbox/processor) or the real platform by base URL and key.
-// Every answer is parsed with its schema; every failure is an IntegrationError of system 'processor'
-// (a rejected key is kind 'unauthorized', a slow answer kind 'timeout').
+// Our client of the processor, Whop (API v1), built on the official SDK @whop/sdk 0.0.42 (docs/processor.md maps
+// every call to Whop's documentation). The SDK owns the wire format (paths, Bearer auth, Api-Version-Date, query
+// encoding); this module owns what the service needs from it: integer minor units and ISO currencies in, Whop's
+// decimals and lowercase codes out; an Idempotency-Key header on every POST (the SDK's own idempotency option is
+// never sent); each answer checked against the fields we use; every failure an IntegrationError of system
+// 'processor' by HTTP status (401/403 'unauthorized', a time-out 'timeout', 429 'rate_limited' with its
+// Retry-After, 5xx 'unavailable'). The SDK's own retries are off: Temporal retries the activity, with the same key.
+import Whop from '@whop/sdk';
 import type { z } from 'zod';
-import { createHttpClient, type RequestOptions } from '../http.js';
+import { currencyExponent } from '../../domain/money.js';
 import { IntegrationError } from '../errors.js';
+import { kindForStatus } from '../http.js';
 import {
-  businessSchema,
-  createdWebhookEndpointSchema,
-  deletedSchema,
-  listSchema,
-  membershipSchema,
-  paymentSchema,
-  planSchema,
-  productSchema,
-  refundSchema,
-  walletDomainSchema,
-  webhookEndpointSchema,
-  type Business,
-  type CreatedWebhookEndpoint,
-  type Deleted,
-  type Membership,
-  type Payment,
-  type Plan,
-  type PlanInterval,
-  type Product,
-  type Refund,
-  type WalletDomain,
-  type WebhookEndpoint,
+  accountSchema, checkoutConfigurationSchema, createdWebhookSchema, membershipSchema, paymentSchema, planSchema, productSchema, type WhopMembership, type WhopPayment,
 } from './schemas.js';
-import type { ProcessorEventName } from './webhook.js';
 
 export const PROCESSOR_SYSTEM = 'processor';
 
 export interface ProcessorClientOptions {
   apiKey: string;
+  /** Whop's API base, e.g. https://api.whop.com/api/v1 (the sandbox: http://127.0.0.1:4010/api/v1). */
   baseUrl: string;
   /** Per-call time-out in ms (default 10 s). */
   timeoutMs?: number;
   fetch?: typeof fetch;
 }
 
-export interface CreatePaymentInput {
-  /** Integer minor units. */
-  amount: number;
-  /** ISO 4217 code. */
+/** Where a payment stands for us: paid, failed, refunded in full, or still pending. */
+export type PaymentState = 'paid' | 'failed' | 'refunded' | 'pending';
+
+export interface Payment {
+  id: string;
+  state: PaymentState;
+  /** Whop's own words, for logs and the merchant. */
+  status: string | null;
+  substatus: string | null;
+  amountMinor: number;
+  /** ISO 4217, upper case. */
   currency: string;
-  product_id?: string;
-  /** Links the payment to a checkout session; the processor echoes it in every webhook. */
-  metadata: { checkout_session_token: string } & Record<string, string>;
-  /** Where the hosted page sends the customer after paying (with ?payment_id=). */
-  return_url?: string;
-  description?: string;
+  metadata: Record<string, string>;
+  checkoutId: string | null;
+  memberId: string | null;
+  paymentMethodId: string | null;
+  membershipId: string | null;
+  billingReason: string | null;
+  failureMessage: string | null;
+  /** The newest refund that did not fail (`rf_…`), if any. */
+  refundId: string | null;
 }
 
-export interface CreatePlanInput {
-  name: string;
-  amount: number;
-  currency: string;
-  interval: PlanInterval;
+export interface Membership {
+  id: string;
+  status: string;
+  /** Access now: active or trialing (canceling keeps access until the period ends). */
+  valid: boolean;
+  cancelAtPeriodEnd: boolean;
+  periodStart: string | null;
+  periodEnd: string | null;
+  metadata: Record<string, string>;
+  planId: string | null;
 }
 
-export interface CreateMembershipInput {
-  plan_id: string;
-  metadata?: Record<string, string>;
-  return_url?: string;
+export interface Checkout {
+  id: string;
+  /** Where the buyer pays (Whop's hosted checkout). */
+  purchaseUrl: string;
+}
+
+/** A one-time price: integer minor units in an ISO currency, booked on a product. */
+export interface OneTimePrice {
+  productId: string;
+  amountMinor: number;
+  currency: string;
+  title: string;
 }
 
 export interface ProcessorClient {
-  /** Checks the API key by fetching the business it belongs to. */
-  validateKey(): Promise<Business>;
-  getBusiness(businessId: string): Promise<Business>;
-  createProduct(input: { name: string; description?: string }, idempotencyKey?: string): Promise<Product>;
-  registerWebhook(input: { url: string; events?: ProcessorEventName[] }, idempotencyKey?: string): Promise<CreatedWebhookEndpoint>;
-  listWebhooks(): Promise<WebhookEndpoint[]>;
-  deleteWebhook(webhookId: string): Promise<Deleted>;
-  /** The idempotency key makes a retry return the first payment instead of creating a second one. */
-  createPayment(input: CreatePaymentInput, idempotencyKey: string): Promise<Payment>;
+  /** The key check: the company (Business ID, `biz_…`) the API key belongs to. */
+  getAccount(): Promise<{ id: string; title: string | null }>;
+  createProduct(input: { companyId: string; title: string }, idempotencyKey: string): Promise<{ id: string }>;
+  /** Registers an endpoint for these events; the secret is only ever in this answer. */
+  createWebhook(input: { companyId: string; url: string; events: readonly string[] }, idempotencyKey: string): Promise<{ id: string; secret: string }>;
+  deleteWebhook(webhookId: string): Promise<void>;
+  /** A hosted checkout for a one-time price, or for an existing plan. `metadata` is copied onto its payment and membership. */
+  createCheckout(input: ({ price: OneTimePrice } | { planId: string }) & { metadata: Record<string, string>; redirectUrl: string }, idempotencyKey: string): Promise<Checkout>;
   getPayment(paymentId: string): Promise<Payment>;
-  /** Newest first; optionally only those carrying this checkout session token. */
-  listPayments(filter?: { checkoutSessionToken?: string }): Promise<Payment[]>;
-  /** Full refund. Refunding again returns the same refund. */
-  refundPayment(paymentId: string, idempotencyKey: string): Promise<Refund>;
-  registerWalletDomain(domain: string): Promise<WalletDomain>;
-  listWalletDomains(): Promise<WalletDomain[]>;
-  createPlan(input: CreatePlanInput, idempotencyKey?: string): Promise<Plan>;
-  createMembership(input: CreateMembershipInput, idempotencyKey?: string): Promise<Membership>;
+  /** The payments made through these checkouts, newest first. */
+  listPayments(input: { companyId: string; checkoutIds: readonly string[] }): Promise<Payment[]>;
+  /** Full refund; answers the payment (its refund may settle later). */
+  refundPayment(paymentId: string, idempotencyKey: string): Promise<Payment>;
+  /** Charges a member's saved payment method off-session; answers the payment at once, settled later (webhook or getPayment). */
+  chargeSavedMethod(input: { companyId: string; memberId: string; paymentMethodId: string; price: OneTimePrice; metadata: Record<string, string> }, idempotencyKey: string): Promise<Payment>;
+  /** A renewal plan Whop bills every `billingPeriodDays` itself. */
+  createRenewalPlan(input: { companyId: string; productId: string; title: string; amountMinor: number; currency: string; billingPeriodDays: number }, idempotencyKey: string): Promise<{ id: string }>;
   getMembership(membershipId: string): Promise<Membership>;
+  /** Ends the membership at its period's end (no further renewal). */
   cancelMembership(membershipId: string): Promise<Membership>;
-  /** Charges the membership's next period on its card on file; answers that payment (succeeded or failed). */
-  renewMembership(membershipId: string, idempotencyKey: string): Promise<Payment>;
+}
+
+/** Integer minor units as Whop's decimal major units (exact for every ISO exponent). */
+export function toDecimal(amountMinor: number, currency: string): number {
+  return Number((amountMinor / 10 ** currencyExponent(currency)).toFixed(currencyExponent(currency)));
+}
+
+export function toMinor(decimal: number, currency: string): number {
+  return Math.round(decimal * 10 ** currencyExponent(currency));
+}
+
+/** Whop's status and substatus as one state (a partial refund stays paid: we only ever refund in full). */
+export function paymentState(p: Pick<WhopPayment, 'status' | 'substatus'>): PaymentState {
+  if (p.status === 'paid') return p.substatus === 'refunded' ? 'refunded' : 'paid';
+  if (p.substatus === 'failed' || p.status === 'void' || p.status === 'uncollectible') return 'failed';
+  return 'pending';
+}
+
+const stringRecord = (value: Record<string, unknown> | null | undefined): Record<string, string> =>
+  Object.fromEntries(Object.entries(value ?? {}).filter((e): e is [string, string] => typeof e[1] === 'string'));
+
+function toPayment(p: WhopPayment): Payment {
+  const currency = (p.currency ?? 'usd').toUpperCase();
+  return {
+    id: p.id, state: paymentState(p), status: p.status ?? null, substatus: p.substatus ?? null,
+    amountMinor: toMinor(p.total ?? 0, currency), currency, metadata: stringRecord(p.metadata),
+    checkoutId: p.checkout_configuration_id ?? null, memberId: p.member?.id ?? null, paymentMethodId: p.payment_method?.id ?? null,
+    membershipId: p.membership?.id ?? null, billingReason: p.billing_reason ?? null, failureMessage: p.failure_message ?? null,
+    refundId: p.refunds?.find((r) => r.status !== 'failed' && r.status !== 'canceled')?.id ?? null,
+  };
+}
+
+function toMembership(m: WhopMembership): Membership {
+  return {
+    id: m.id, status: m.status, valid: m.status === 'active' || m.status === 'trialing' || m.status === 'canceling',
+    cancelAtPeriodEnd: m.cancel_at_period_end ?? false, periodStart: m.renewal_period_start ?? null, periodEnd: m.renewal_period_end ?? null,
+    metadata: stringRecord(m.metadata), planId: m.plan?.id ?? null,
+  };
+}
+
+/** Retry-After (seconds or an HTTP date), else Whop's documented body "Try again in N seconds.". */
+function retryAfterMs(err: InstanceType<typeof Whop.APIError>): number | undefined {
+  const header = err.headers?.get('retry-after');
+  if (header) {
+    const seconds = Number(header);
+    if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+    const at = Date.parse(header);
+    if (!Number.isNaN(at)) return Math.max(0, at - Date.now());
+  }
+  const said = /try again in (\d+(?:\.\d+)?) seconds?/i.exec(err.message)?.[1];
+  return said === undefined ? undefined : Number(said) * 1000;
+}
+
+/** Any SDK failure as our IntegrationError (by status, never by message text). */
+export function asIntegrationError(err: unknown, what: string): unknown {
+  if (err instanceof Whop.APIConnectionTimeoutError) return new IntegrationError(PROCESSOR_SYSTEM, 'timeout', `${PROCESSOR_SYSTEM}: ${what} did not answer in time`, { cause: err });
+  if (err instanceof Whop.APIConnectionError) return new IntegrationError(PROCESSOR_SYSTEM, 'unavailable', `${PROCESSOR_SYSTEM}: ${what} failed: ${err.message}`, { cause: err });
+  if (err instanceof Whop.APIError && typeof err.status === 'number') {
+    return new IntegrationError(PROCESSOR_SYSTEM, kindForStatus(err.status), `${PROCESSOR_SYSTEM}: ${what} answered ${err.message}`, {
+      status: err.status, retryAfterMs: retryAfterMs(err), remote: err.error, cause: err,
+    });
+  }
+  return err;
 }
 
 export function createProcessorClient(options: ProcessorClientOptions): ProcessorClient {
-  const http = createHttpClient({
-    system: PROCESSOR_SYSTEM,
-    baseUrl: options.baseUrl,
-    headers: { authorization: `Bearer ${options.apiKey}` },
-    timeoutMs: options.timeoutMs,
-    fetch: options.fetch,
+  const whop = new Whop({
+    apiKey: options.apiKey,
+    baseURL: options.baseUrl.replace(/\/+$/, ''),
+    timeout: options.timeoutMs ?? 10_000,
+    maxRetries: 0,
+    // Never read from the environment: one client per merchant, every value explicit.
+    webhookKey: null,
+    appID: null,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
   });
+  const idem = (key: string) => ({ headers: { 'Idempotency-Key': key } });
 
-  async function call<S extends z.ZodType>(schema: S, method: string, path: string, opts?: RequestOptions): Promise<z.output<S>> {
-    const body = await http.request<unknown>(method, path, opts);
-    const parsed = schema.safeParse(body);
+  async function call<S extends z.ZodType>(what: string, schema: S, run: () => PromiseLike<unknown>): Promise<z.output<S>> {
+    let answer: unknown;
+    try {
+      answer = await run();
+    } catch (err) {
+      throw asIntegrationError(err, what);
+    }
+    const parsed = schema.safeParse(answer);
     if (!parsed.success) {
       const issues = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ');
-      throw new IntegrationError(PROCESSOR_SYSTEM, 'invalid_response', `${PROCESSOR_SYSTEM}: ${method} ${path} answered an unexpected shape (${issues})`, {
-        remote: body,
-      });
+      throw new IntegrationError(PROCESSOR_SYSTEM, 'invalid_response', `${PROCESSOR_SYSTEM}: ${what} answered an unexpected shape (${issues})`, { remote: answer });
     }
     return parsed.data;
   }
-  const seg = encodeURIComponent;
+
+  const plan = (price: OneTimePrice) => ({
+    product_id: price.productId, plan_type: 'one_time' as const, initial_price: toDecimal(price.amountMinor, price.currency),
+    currency: price.currency.toLowerCase() as 'usd', visibility: 'hidden' as const, title: price.title.slice(0, 60),
+  });
 
   return {
-    validateKey: () => call(businessSchema, 'GET', '/v1/me'),
-    getBusiness: (businessId) => call(businessSchema, 'GET', `/v1/businesses/${seg(businessId)}`),
-    createProduct: (input, idempotencyKey) => call(productSchema, 'POST', '/v1/products', { body: input, idempotencyKey }),
-    registerWebhook: (input, idempotencyKey) => call(createdWebhookEndpointSchema, 'POST', '/v1/webhooks', { body: input, idempotencyKey }),
-    listWebhooks: async () => (await call(listSchema(webhookEndpointSchema), 'GET', '/v1/webhooks')).data,
-    deleteWebhook: (webhookId) => call(deletedSchema, 'DELETE', `/v1/webhooks/${seg(webhookId)}`),
-    createPayment: (input, idempotencyKey) => call(paymentSchema, 'POST', '/v1/payments', { body: input, idempotencyKey }),
-    getPayment: (paymentId) => call(paymentSchema, 'GET', `/v1/payments/${seg(paymentId)}`),
-    listPayments: async (filter = {}) =>
-      (await call(listSchema(paymentSchema), 'GET', '/v1/payments', { query: { checkout_session_token: filter.checkoutSessionToken } })).data,
-    refundPayment: (paymentId, idempotencyKey) => call(refundSchema, 'POST', `/v1/payments/${seg(paymentId)}/refund`, { body: {}, idempotencyKey }),
-    registerWalletDomain: (domain) => call(walletDomainSchema, 'POST', '/v1/wallet_domains', { body: { domain } }),
-    listWalletDomains: async () => (await call(listSchema(walletDomainSchema), 'GET', '/v1/wallet_domains')).data,
-    createPlan: (input, idempotencyKey) => call(planSchema, 'POST', '/v1/plans', { body: input, idempotencyKey }),
-    createMembership: (input, idempotencyKey) => call(membershipSchema, 'POST', '/v1/memberships', { body: input, idempotencyKey }),
-    getMembership: (membershipId) => call(membershipSchema, 'GET', `/v1/memberships/${seg(membershipId)}`),
-    cancelMembership: (membershipId) => call(membershipSchema, 'POST', `/v1/memberships/${seg(membershipId)}/cancel`, { body: {} }),
-    renewMembership: (membershipId, idempotencyKey) => call(paymentSchema, 'POST', `/v1/memberships/${seg(membershipId)}/renew`, { body: {}, idempotencyKey }),
+    getAccount: async () => {
+      const account = await call('GET /accounts/me', accountSchema, () => whop.accounts.me());
+      return { id: account.id, title: account.title ?? null };
+    },
+    createProduct: async ({ companyId, title }, key) =>
+      call('POST /products', productSchema, () => whop.products.create({ title, account_id: companyId, visibility: 'hidden' }, idem(key))),
+    createWebhook: async ({ companyId, url, events }, key) => {
+      const hook = await call('POST /webhooks', createdWebhookSchema, () =>
+        whop.webhooks.create({ url, events: [...events] as Whop.WebhookCreateParams['events'], resource_id: companyId, api_version: 'v1' }, idem(key)));
+      return { id: hook.id, secret: hook.webhook_secret.trim() };
+    },
+    deleteWebhook: async (webhookId) => {
+      try {
+        await whop.webhooks.delete(webhookId);
+      } catch (err) {
+        throw asIntegrationError(err, 'DELETE /webhooks/{id}');
+      }
+    },
+    createCheckout: async (input, key) => {
+      const body = { ...('planId' in input ? { plan_id: input.planId } : { plan: plan(input.price) }), metadata: input.metadata, redirect_url: input.redirectUrl };
+      const checkout = await call('POST /checkout_configurations', checkoutConfigurationSchema, () => whop.checkoutConfigurations.create(body, idem(key)));
+      return { id: checkout.id, purchaseUrl: checkout.purchase_url };
+    },
+    getPayment: async (paymentId) => toPayment(await call('GET /payments/{id}', paymentSchema, () => whop.payments.retrieve(paymentId))),
+    listPayments: async ({ companyId, checkoutIds }) => {
+      // One page of 100: a session has one checkout per payment attempt, each paid at most once.
+      const page = await call('GET /payments', paymentSchema.array(), async () =>
+        (await whop.payments.list({ company_id: companyId, checkout_configuration_ids: [...checkoutIds], first: 100 })).data);
+      return page.map(toPayment);
+    },
+    refundPayment: async (paymentId, key) => toPayment(await call('POST /payments/{id}/refund', paymentSchema, () => whop.payments.refund(paymentId, {}, idem(key)))),
+    chargeSavedMethod: async (input, key) =>
+      toPayment(await call('POST /payments', paymentSchema, () => whop.payments.create({
+        company_id: input.companyId, member_id: input.memberId, payment_method_id: input.paymentMethodId, plan: plan(input.price), metadata: input.metadata,
+      }, idem(key)))),
+    createRenewalPlan: async (input, key) =>
+      call('POST /plans', planSchema, () => whop.plans.create({
+        account_id: input.companyId, product_id: input.productId, plan_type: 'renewal', initial_price: 0,
+        renewal_price: toDecimal(input.amountMinor, input.currency), billing_period: input.billingPeriodDays,
+        currency: input.currency.toLowerCase() as 'usd', visibility: 'hidden', title: input.title.slice(0, 60),
+      }, idem(key))),
+    getMembership: async (membershipId) => toMembership(await call('GET /memberships/{id}', membershipSchema, () => whop.memberships.retrieve(membershipId))),
+    // Immediate: our plan ends when we cancel (the account is on Demo at once), so Whop must stop billing now too.
+    cancelMembership: async (membershipId) =>
+      toMembership(await call('POST /memberships/{id}/cancel', membershipSchema, () => whop.memberships.cancel(membershipId, { cancellation_mode: 'immediate' }))),
   };
 }

@@ -1,4 +1,3 @@
 export * from './client.js';
 export * from './schemas.js';
-export * from './signature.js';
 export * from './webhook.js';

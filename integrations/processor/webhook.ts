@@ -1,55 +1,135 @@
-// The payload of the processor's webhooks as the service receives it on
-// POST /webhooks/processor/payment-update. Only what the interface contract guarantees is required
-// (event, data.id, data.metadata); the rest is optional so a payload from the real platform with fewer
-// fields still parses. Unknown fields are tolerated (and dropped by the parse).
+// Webhooks from the processor as our endpoints receive them. Two signature schemes, one secret:
+// - Whop's (Standard Webhooks, docs/processor.md): webhook-id, webhook-timestamp, webhook-signature `v1,<base64>`
+//   (several during a secret rotation), verified with the `standardwebhooks` library: 5-minute tolerance, any
+//   one signature may match, constant-time comparison. Whop's key is the UTF-8 bytes of its `ws_…` secret, so
+//   the library (which base64-decodes its key) gets the secret base64-encoded, as Whop's guide does.
+// - The spec's: X-Processor-Signature, the hex HMAC-SHA256 of the raw body, compared in constant time.
+// Event names arrive in Whop's dotted spelling or the legacy/spec underscore one; both map onto the spec's table.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
 import { z } from 'zod';
 
-/** Every event the sandbox sends. The dotted names are older spellings the service must also accept. */
-export const PROCESSOR_EVENTS = [
-  'payment_succeeded',
-  'payment_failed',
-  'payment_refunded',
-  'invoice_paid',
-  'invoice_payment_failed',
-  'invoice_refunded',
-  'membership_activated',
-  'membership_went_valid',
-  'membership_went_invalid',
-  'payment.failed',
-  'payment.refunded',
+export const SPEC_SIGNATURE_HEADER = 'x-processor-signature';
+export const STANDARD_WEBHOOK_HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const;
+
+/** The events we ask Whop to send (checkout payments, refunds, plan memberships). */
+export const SUBSCRIBED_EVENTS = [
+  'payment.succeeded', 'payment.failed', 'payment.pending', 'refund.created', 'refund.updated',
+  'membership.activated', 'membership.deactivated', 'membership.cancel_at_period_end_changed', 'invoice.paid', 'invoice.past_due',
 ] as const;
 
-export type ProcessorEventName = (typeof PROCESSOR_EVENTS)[number];
+type Headers = Record<string, string | string[] | undefined>;
+const header = (headers: Headers, name: string): string | undefined => {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+};
 
-export const webhookMetadataSchema = z.looseObject({ checkout_session_token: z.string().optional() });
+const HEX_SHA256 = /^[0-9a-f]{64}$/i;
 
-export const webhookPayloadSchema = z.object({
-  /** Event id (evt_...): the same id on every delivery of one event, so processing can be idempotent. */
-  id: z.string().min(1).optional(),
-  event: z.string().min(1),
-  created_at: z.string().optional(),
-  data: z.object({
-    /** The payment (pay_...) or, for membership_* events, the membership (mem_...). */
-    id: z.string().min(1),
-    status: z.string().optional(),
-    amount: z.number().int().optional(),
-    currency: z.string().optional(),
-    metadata: webhookMetadataSchema,
-    membership_id: z.string().optional(),
-    plan_id: z.string().optional(),
+/** The spec's signature of a body (lowercase hex HMAC-SHA256). */
+export function signSpecWebhook(secret: string, rawBody: Buffer | string): string {
+  return createHmac('sha256', secret).update(rawBody).digest('hex');
+}
+
+function specSignatureValid(secret: string, rawBody: Buffer, given: string | undefined): boolean {
+  if (!secret || given === undefined || !HEX_SHA256.test(given.trim())) return false;
+  const expected = Buffer.from(signSpecWebhook(secret, rawBody), 'hex');
+  return timingSafeEqual(Buffer.from(given.trim(), 'hex'), expected);
+}
+
+function standardSignatureValid(secret: string, rawBody: Buffer, headers: Headers): boolean {
+  if (!secret) return false;
+  try {
+    new Webhook(Buffer.from(secret, 'utf8').toString('base64')).verify(rawBody.toString('utf8'), {
+      'webhook-id': header(headers, 'webhook-id') ?? '',
+      'webhook-timestamp': header(headers, 'webhook-timestamp') ?? '',
+      'webhook-signature': header(headers, 'webhook-signature') ?? '',
+    });
+    return true;
+  } catch {
+    return false; // wrong signature, stale or future timestamp, missing headers
+  }
+}
+
+export type SignatureScheme = 'standard-webhooks' | 'x-processor-signature';
+
+/**
+ * Which scheme a delivery is validly signed with by one of `secrets` (every secret is tried: no early exit that
+ * would tell which one matched by its timing), or null. A delivery carrying Standard Webhooks headers is judged
+ * by them only.
+ */
+export function verifyDelivery(secrets: readonly string[], rawBody: Buffer, headers: Headers): SignatureScheme | null {
+  if (header(headers, 'webhook-signature') !== undefined) {
+    return secrets.map((s) => standardSignatureValid(s, rawBody, headers)).includes(true) ? 'standard-webhooks' : null;
+  }
+  const given = header(headers, SPEC_SIGNATURE_HEADER);
+  return secrets.map((s) => specSignatureValid(s, rawBody, given)).includes(true) ? 'x-processor-signature' : null;
+}
+
+/** Received names → the spec's event names (States and transitions); explicit, no blanket `_`↔`.` rewriting. */
+const SPEC_EVENT: Readonly<Record<string, string>> = {
+  'payment.succeeded': 'payment_succeeded', payment_succeeded: 'payment_succeeded',
+  'invoice.paid': 'invoice_paid', invoice_paid: 'invoice_paid',
+  'membership.activated': 'membership_activated', membership_activated: 'membership_activated',
+  'membership.went_valid': 'membership_went_valid', membership_went_valid: 'membership_went_valid',
+  'payment.failed': 'payment_failed', payment_failed: 'payment_failed',
+  'invoice.payment_failed': 'invoice_payment_failed', invoice_payment_failed: 'invoice_payment_failed',
+  'payment.refunded': 'payment_refunded', payment_refunded: 'payment_refunded',
+  'invoice.refunded': 'invoice_refunded', invoice_refunded: 'invoice_refunded',
+  'membership.deactivated': 'membership_deactivated', membership_deactivated: 'membership_deactivated',
+  'membership.went_invalid': 'membership_went_invalid', membership_went_invalid: 'membership_went_invalid',
+};
+
+const metadata = z.record(z.string(), z.unknown());
+const eventSchema = z.looseObject({
+  id: z.string().min(1).max(255).optional(),
+  /** Whop: `type`; the spec's format and Whop's legacy v5: `event` / `action`. */
+  type: z.string().min(1).max(255).optional(),
+  event: z.string().min(1).max(255).optional(),
+  action: z.string().min(1).max(255).optional(),
+  data: z.looseObject({
+    id: z.string().min(1).max(255),
+    status: z.string().nullish(),
+    metadata: metadata.nullish(),
+    /** Refund events: the refunded payment, with the checkout's metadata. */
+    payment: z.looseObject({ id: z.string().min(1).max(255), metadata: metadata.nullish() }).nullish(),
   }),
 });
 
-export type ProcessorWebhookPayload = z.infer<typeof webhookPayloadSchema>;
+export interface ProcessorEvent {
+  /** The event id to deduplicate by (the webhook-id header or the body's id), or undefined. */
+  id: string | undefined;
+  /** The name as received. */
+  name: string;
+  /** The spec's name it counts as (a succeeded refund counts as payment_refunded), else the received name. */
+  specEvent: string;
+  /** The object the event is about (a payment, membership, refund or invoice id). */
+  objectId: string;
+  /** The payment it concerns: data.id, or a refund's data.payment.id. */
+  paymentId: string;
+  /** Our metadata on it: data.metadata, else the refunded payment's. */
+  metadata: Record<string, string>;
+}
 
-/** Parses a raw webhook body (already signature-checked). Returns undefined for anything not a payload. */
-export function parseWebhookPayload(rawBody: Buffer | string): ProcessorWebhookPayload | undefined {
-  let json: unknown;
-  try {
-    json = JSON.parse(typeof rawBody === 'string' ? rawBody : rawBody.toString('utf8'));
-  } catch {
-    return undefined;
-  }
-  const parsed = webhookPayloadSchema.safeParse(json);
-  return parsed.success ? parsed.data : undefined;
+const strings = (value: Record<string, unknown> | null | undefined): Record<string, string> =>
+  Object.fromEntries(Object.entries(value ?? {}).filter((e): e is [string, string] => typeof e[1] === 'string'));
+
+/** A verified body as an event; undefined when it is not one. `webhookId` is the Standard Webhooks id header. */
+export function readEvent(json: unknown, webhookId?: string): ProcessorEvent | undefined {
+  const parsed = eventSchema.safeParse(json);
+  if (!parsed.success) return undefined;
+  const { data } = parsed.data;
+  const name = parsed.data.type ?? parsed.data.event ?? parsed.data.action;
+  if (!name) return undefined;
+  const refund = name === 'refund.updated' || name === 'refund_updated';
+  const specEvent = refund && data.status === 'succeeded' ? 'payment_refunded' : (SPEC_EVENT[name] ?? name);
+  const own = strings(data.metadata);
+  return {
+    id: webhookId ?? parsed.data.id,
+    name,
+    specEvent,
+    objectId: data.id,
+    paymentId: data.payment?.id ?? data.id,
+    metadata: Object.keys(own).length ? own : strings(data.payment?.metadata),
+  };
 }

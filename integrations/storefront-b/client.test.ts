@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import OAuth from 'oauth-1.0a';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createStorefrontBSimulator, DEMO_STORE, type StorefrontBSimulator } from '../../sandbox/storefront-b/simulator.js';
 import { startSimulator, withRetries } from '../../sandbox/storefront-common/testing.js';
 import type { StoreOrderInput } from '../storefront-common/order.js';
-import { createStorefrontBClient } from './client.js';
+import { createStorefrontBClient, oauthFetch } from './client.js';
 
 let sim: StorefrontBSimulator;
 let url: string;
@@ -16,7 +17,10 @@ beforeEach(() => sim.reset());
 
 const storeUrl = (id = 'demo') => `${url}/stores/${id}`;
 const client = (extra: Partial<Parameters<typeof createStorefrontBClient>[0]> = {}) =>
-  createStorefrontBClient({ storeUrl: storeUrl(), consumerKey: DEMO_STORE.consumerKey, consumerSecret: DEMO_STORE.consumerSecret, ...extra });
+  createStorefrontBClient({ storeUrl: storeUrl(), consumerKey: DEMO_STORE.consumerKey, consumerSecret: DEMO_STORE.consumerSecret, lookupWindowMs: 300, lookupIntervalMs: 50, ...extra });
+/** A TLS-terminating proxy in front of the store: the client speaks https, the store's PHP gets http. */
+const viaTlsProxy: typeof fetch = (input, init) => fetch(String(input instanceof Request ? input.url : input).replace(/^https:/, 'http:'), init);
+const setServer = (body: Record<string, unknown>) => control('stores/demo/server', body);
 const demo = () => sim.stores.get('demo')!;
 const product = (slug: string) => demo().products.find((p) => p.slug === slug)!;
 const control = (path: string, body: unknown) => fetch(`${url}/_control/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -81,18 +85,24 @@ describe('storefront B client, given the demo store keys', () => {
     expect(await c.getOrder(order.id)).toEqual(order);
     const stored = demo().orders.get(Number(order.id))!;
     expect(stored).toMatchObject({ paymentMethod: 'hosted_checkout', transactionId: 'pay_9', billing: { email: 'shopper@example.com' } });
-    expect(stored.lines.map((l) => l.total)).toEqual([3100, 4980]);
+    // The 10.00 discount spread over the line totals in proportion (3100 : 4980), no fee line, our code in meta.
+    expect(stored.lines.map((l) => [l.subtotal, l.total])).toEqual([[3100, 2717], [4980, 4363]]);
+    expect(stored.feeLines).toEqual([]);
+    expect(stored.metaData.map((m) => [m.key, m.value])).toEqual([['_hosted_checkout_session', 'sess_b_1'], ['_hosted_checkout_discount_code', 'WELCOME'], ['_hosted_checkout_discount_amount', '10.00']]);
+    expect((await (await fetch(`${url}/_control/stores/demo`)).json() as { orders: Array<{ discount_total: string }> }).orders[0]!.discount_total).toBe('10.00');
   });
 
   it('when it creates a COD order, then it is on-hold and unpaid', async () => {
     expect(await client().createOrder(orderInput({ payment: { method: 'cod' } }), 'cod')).toMatchObject({ status: 'on-hold', paid: false });
   });
 
-  it('when the same idempotency key is sent twice, then one order exists', async () => {
-    const c = client();
+  it('when the same session is created twice, then the second call finds the first order (no idempotency key is sent)', async () => {
+    const sent: string[] = [];
+    const c = client({ fetch: (input, init) => (sent.push(JSON.stringify(init?.headers ?? {})), fetch(input, init)) });
     const first = await c.createOrder(orderInput(), 'same');
-    expect(await c.createOrder(orderInput(), 'same')).toEqual(first);
+    expect(await c.createOrder(orderInput(), 'same')).toMatchObject({ id: first.id, paid: true, totalMinor: 7570 });
     expect(demo().orders.size).toBe(1);
+    expect(sent.join()).not.toMatch(/idempotency/i);
   });
 
   it('when it looks an order up by session token, then the exact token matches, a prefix does not', async () => {
@@ -100,7 +110,8 @@ describe('storefront B client, given the demo store keys', () => {
     await c.createOrder(orderInput({ sessionToken: 'sess_b_10' }), 'a');
     const mine = await c.createOrder(orderInput(), 'b');
     expect(await c.findOrderBySessionToken('sess_b_1')).toEqual(mine);
-    expect(await c.findOrderBySessionToken('sess_b')).toBeNull();
+    expect(await c.findOrderBySessionToken('sess_b_2')).toBeNull();
+    await expect(c.findOrderBySessionToken('sess b')).rejects.toMatchObject({ kind: 'rejected' });
   });
 
   it('when an order line has no store product, then it is rejected before sending', async () => {
@@ -109,14 +120,56 @@ describe('storefront B client, given the demo store keys', () => {
     await expect(client().createOrder(input, 'k')).rejects.toMatchObject({ kind: 'rejected' });
   });
 
-  it('when a line names a variable product without a variation, then the store rejects it', async () => {
-    const input = orderInput();
-    delete input.lines[0]!.variantId;
-    await expect(client().createOrder(input, 'k')).rejects.toMatchObject({ kind: 'rejected', status: 400 });
+  it('when the plugin is not active, then no order is created (it could not be found again) and the merchant is told', async () => {
+    await control('stores/demo/plugin', { active: false });
+    await expect(client().createOrder(orderInput(), 'k')).rejects.toMatchObject({ kind: 'rejected', message: expect.stringContaining('plugin is not active') });
+    expect(demo().orders.size).toBe(0);
   });
 
   it('when it asks for an unknown order, then it is not_found', async () => {
     await expect(client().getOrder('4242')).rejects.toMatchObject({ kind: 'not_found' });
+  });
+});
+
+describe('storefront B client authentication, as WooCommerce decides it', () => {
+  it('given an http store, when it calls, then it signs with OAuth 1.0a in the query string and sends no Authorization', async () => {
+    const seen: string[] = [];
+    const c = client({ fetch: (input, init) => (seen.push(`${String(input)} ${JSON.stringify(init?.headers)}`), fetch(input, init)) });
+    await c.validateCredentials();
+    expect(seen[0]).toMatch(/[?&]oauth_signature_method=HMAC-SHA256&/);
+    expect(seen[0]).toMatch(/oauth_nonce=[A-Za-z0-9]{32}/);
+    expect(seen[0]).not.toMatch(/authorization/i);
+  });
+
+  it('given an https store behind a TLS proxy with HTTPS=on (is_ssl), when it calls, then Basic auth is accepted', async () => {
+    await setServer({ isSsl: true });
+    const c = client({ storeUrl: storeUrl().replace('http:', 'https:'), fetch: viaTlsProxy });
+    expect(await c.validateCredentials()).toMatchObject({ storeUrl: storeUrl().replace('http:', 'https:'), pluginActive: true });
+  });
+
+  it('given an https store whose PHP does not know it is https (TLS offload), when it calls, then the merchant learns why', async () => {
+    const c = client({ storeUrl: storeUrl().replace('http:', 'https:'), fetch: viaTlsProxy });
+    await expect(c.validateCredentials()).rejects.toMatchObject({ kind: 'unauthorized', message: expect.stringContaining("$_SERVER['HTTPS'] = 'on'") });
+  });
+
+  it('given an https store reached by an http URL, when it signs for http, then the signature does not match', async () => {
+    await setServer({ isSsl: true });
+    await expect(client().validateCredentials()).rejects.toMatchObject({ kind: 'unauthorized', remote: { message: 'Invalid signature - provided signature does not match.' } });
+  });
+
+  it('given the pinned nonce and timestamp, when it signs, then the signature is the official client\'s vector', async () => {
+    const nonce = vi.spyOn(OAuth.prototype, 'getNonce').mockReturnValue('kYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgm');
+    const time = vi.spyOn(OAuth.prototype, 'getTimeStamp').mockReturnValue(1700000000);
+    try {
+      let sent = '';
+      const signed = oauthFetch(async (input) => ((sent = String(input)), new Response('{}')), 'ck_4f1c2e0b9a7d6e5f4c3b2a1908f7e6d5c4b3a291', 'cs_0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b');
+      await signed('http://shop.example.com/wp-json/wc/v3/products?include=11%2C12&per_page=100');
+      expect(new URL(sent).searchParams.get('oauth_signature')).toBe('g/PgSZ+oCol7cyryLuUmDIJ7L489tzbGfbJ76wSojI4=');
+      expect(new URL(sent).searchParams.get('include')).toBe('11,12');
+    } finally {
+      nonce.mockRestore();
+      time.mockRestore();
+    }
   });
 });
 
@@ -151,7 +204,7 @@ describe('storefront B client errors', () => {
     await expect(client().validateCredentials()).rejects.toMatchObject({ kind: 'unavailable', status: 502, retryable: true });
   });
 
-  it('given two injected 500s, when order creation is retried with its key, then it succeeds once', async () => {
+  it('given two injected 500s, when order creation is retried, then it succeeds once', async () => {
     await fault({ mode: 'error', count: 2, method: 'POST', match: '/stores/demo/wp-json/wc/v3/orders' });
     const c = client();
     const { result, attempts } = await withRetries(() => c.createOrder(orderInput(), 'retry'));

@@ -1,27 +1,51 @@
-// Client of storefront B's REST API (wp-json/wc/v3) for one store, authenticated with the merchant's
-// consumer key and secret over HTTP Basic. Prices arrive as decimal strings in the store currency and
-// leave this module as integer minor units (exact conversion, no floats).
+// Client of storefront B (WooCommerce) for one store: the REST API under <store>/wp-json/wc/v3 and our
+// plugin's route under <store>/wp-json/wc-hosted-checkout/v1 (docs/storefront-b.md maps every call).
+//
+// Authentication is WooCommerce's own rule (WC_REST_Authentication): HTTP Basic only for https stores,
+// OAuth 1.0a one-legged (HMAC-SHA256, parameters in the query string) for http stores. OAuth is signed by
+// `oauth-1.0a`, the library the official client @woocommerce/woocommerce-rest-api signs with, so our
+// signatures are the official client's by construction (contract tests check both against the simulator);
+// the transport stays our own (time-outs, no redirects, one error mapping).
+//
+// Prices arrive as decimal strings in the store currency and leave as integer minor units; money goes
+// back as strings. WooCommerce honours no idempotency key: exactly-once comes from the session token in
+// the order's meta and the plugin's lookup route (createOrder below).
+import { createHmac } from 'node:crypto';
+import OAuth from 'oauth-1.0a';
 import { z } from 'zod';
-import { IntegrationError } from '../errors.js';
+import { IntegrationError, isIntegrationError } from '../errors.js';
 import { createHttpClient } from '../http.js';
 import { decimalToMinor, minorToDecimal } from '../storefront-common/money.js';
-import { parseOrderInput, SESSION_TOKEN_KEY, type OrderAddress, type StoreOrder, type StoreOrderInput } from '../storefront-common/order.js';
+import { parseOrderInput, type OrderAddress, type StoreOrder, type StoreOrderInput } from '../storefront-common/order.js';
 import { parseResponse, toMinorOrThrow } from '../storefront-common/parse.js';
 
 const SYSTEM = 'storefront-b';
-export const REST_PREFIX = '/wp-json/wc/v3';
-/** The official plugin as it appears in the store's active plugin list. */
-export const PLUGIN_FILE = 'hosted-checkout/hosted-checkout.php';
-/** payment_method of orders paid by card through our checkout ('cod' is the platform's own). */
+export const WP_JSON = '/wp-json';
+export const REST_NAMESPACE = 'wc/v3';
+/** Our plugin's REST namespace: "wc-" so WooCommerce's key authentication covers it. */
+export const PLUGIN_NAMESPACE = 'wc-hosted-checkout/v1';
+/** The plugin as system_status lists it (folder/main file of plugins/woocommerce/hosted-checkout-connector). */
+export const PLUGIN_FILE = 'hosted-checkout-connector/hosted-checkout-connector.php';
+/** Order meta written by us, read by the plugin's lookup route (underscore: hidden in the admin's custom fields). */
+export const ORDER_META = { session: '_hosted_checkout_session', discountCode: '_hosted_checkout_discount_code', discountAmount: '_hosted_checkout_discount_amount' } as const;
+/** The token shape the plugin's lookup route accepts (its route regex). */
+const SESSION_TOKEN_SHAPE = /^[A-Za-z0-9_-]{8,128}$/;
+/** payment_method of orders paid by card through our checkout ('cod' is WooCommerce's own). */
 export const PAYMENT_METHOD_ID = 'hosted_checkout';
 
 export interface StorefrontBClientOptions {
-  /** The store URL the merchant entered, e.g. https://shop.example or http://127.0.0.1:4030/stores/demo. */
+  /** The store URL the merchant entered (its WordPress home), e.g. https://shop.example. */
   storeUrl: string;
   consumerKey: string;
   consumerSecret: string;
   timeoutMs?: number;
   fetch?: typeof fetch;
+  /**
+   * After a create whose answer was lost (time-out, network, 5xx) the store may still be finishing it:
+   * how long to keep looking the order up before the failure goes back to the caller (default 30 s).
+   */
+  lookupWindowMs?: number;
+  lookupIntervalMs?: number;
 }
 
 export interface StorefrontBStatus {
@@ -93,15 +117,29 @@ const orderSchema = z.object({
   meta_data: z.array(z.object({ key: z.string(), value: z.unknown() })),
 });
 
+/** The plugin's lookup answer (class-hc-rest.php). */
+const lookupSchema = z.object({
+  found: z.literal(true),
+  order_id: id,
+  number: z.string(),
+  status: z.string(),
+  total: z.string(),
+  currency: z.string(),
+  date_created_gmt: z.string(),
+  date_paid_gmt: z.string().nullable(),
+});
+
+const toMinor = (price: string, currency: string, what: string) => toMinorOrThrow(SYSTEM, () => decimalToMinor(price, currency), what);
+
 function toStoreOrder(o: z.output<typeof orderSchema>): StoreOrder {
-  const token = o.meta_data.find((m) => m.key === SESSION_TOKEN_KEY)?.value;
+  const token = o.meta_data.find((m) => m.key === ORDER_META.session)?.value;
   return {
     id: o.id,
     number: o.number,
     status: o.status,
     paid: o.date_paid_gmt !== null,
     currency: o.currency,
-    totalMinor: toMinorOrThrow(SYSTEM, () => decimalToMinor(o.total, o.currency), `order ${o.id} total`),
+    totalMinor: toMinor(o.total, o.currency, `order ${o.id} total`),
     sessionToken: typeof token === 'string' ? token : null,
     createdAt: `${o.date_created_gmt}Z`,
   };
@@ -119,37 +157,62 @@ const toAddress = (a: OrderAddress) => ({
   phone: a.phone ?? '',
 });
 
-/** Our neutral order as the platform's order resource. Line totals carry the prices the checkout charged. */
+/**
+ * The discount as WooCommerce represents one on an order: line `total` below line `subtotal`
+ * (calculate_totals: discount_total = Σ(subtotal − total)). Spread in proportion to the lines, the
+ * remainder on the largest line; what the lines cannot absorb comes off shipping. A code the store does
+ * not know cannot go in coupon_lines (400 woocommerce_rest_invalid_coupon, and a draft order stays).
+ */
+export function allocateDiscount(subtotals: number[], shipping: number, discount: number): { lineTotals: number[]; shippingTotal: number } {
+  const merchandise = subtotals.reduce((a, b) => a + b, 0);
+  const onLines = Math.min(discount, merchandise);
+  const shares = subtotals.map((s) => (merchandise === 0 ? 0 : Math.floor((onLines * s) / merchandise)));
+  let rest = onLines - shares.reduce((a, b) => a + b, 0);
+  const order = subtotals.map((s, i) => [s, i] as const).sort((a, b) => b[0] - a[0]);
+  for (const [s, i] of order) {
+    const take = Math.min(rest, s - shares[i]!);
+    shares[i]! += take;
+    rest -= take;
+  }
+  return { lineTotals: subtotals.map((s, i) => s - shares[i]!), shippingTotal: shipping - (discount - onLines) };
+}
+
+/** Our neutral order as WooCommerce's order resource (POST /wc/v3/orders). */
 function toOrderBody(input: StoreOrderInput) {
   const o = parseOrderInput(SYSTEM, input);
   const money = (minor: number) => minorToDecimal(minor, o.currency);
   const card = o.payment.method === 'card';
   const unlinked = o.lines.find((l) => l.productId === undefined);
   if (unlinked) throw new IntegrationError(SYSTEM, 'rejected', `${SYSTEM}: line "${unlinked.title}" has no productId`);
+  const subtotals = o.lines.map((l) => l.unitPriceMinor * l.quantity);
+  const discount = o.discount?.amountMinor ?? 0;
+  const { lineTotals, shippingTotal } = allocateDiscount(subtotals, o.shipping.priceMinor, discount);
   return {
     payment_method: card ? PAYMENT_METHOD_ID : 'cod',
     payment_method_title: card ? 'Card' : 'Cash on delivery',
-    set_paid: card,
+    // set_paid runs payment_complete(transaction_id): processing with a paid date, the store's own emails.
     // A COD order waits for its money: on-hold until the merchant marks it paid.
-    status: card ? 'processing' : 'on-hold',
+    ...(card ? { set_paid: true } : { set_paid: false, status: 'on-hold' }),
     currency: o.currency,
     transaction_id: o.payment.reference ?? '',
     billing: { ...toAddress(o.billingAddress ?? o.shippingAddress), email: o.email },
     shipping: toAddress(o.shippingAddress),
-    line_items: o.lines.map((l) => ({
+    line_items: o.lines.map((l, i) => ({
       product_id: Number(l.productId),
-      variation_id: l.variantId === undefined ? undefined : Number(l.variantId),
+      ...(l.variantId === undefined ? {} : { variation_id: Number(l.variantId) }),
       quantity: l.quantity,
-      subtotal: money(l.unitPriceMinor * l.quantity),
-      total: money(l.unitPriceMinor * l.quantity),
+      subtotal: money(subtotals[i]!),
+      total: money(lineTotals[i]!),
     })),
-    shipping_lines: [{ method_id: o.shipping.code ?? 'flat_rate', method_title: o.shipping.title, total: money(o.shipping.priceMinor) }],
-    fee_lines: o.discount ? [{ name: `Discount ${o.discount.code}`, tax_status: 'none', total: money(-o.discount.amountMinor) }] : [],
-    meta_data: [{ key: SESSION_TOKEN_KEY, value: o.sessionToken }],
+    shipping_lines: [{ method_id: o.shipping.code ?? 'flat_rate', method_title: o.shipping.title, total: money(shippingTotal) }],
+    meta_data: [
+      { key: ORDER_META.session, value: o.sessionToken },
+      ...(o.discount ? [{ key: ORDER_META.discountCode, value: o.discount.code }, { key: ORDER_META.discountAmount, value: money(discount) }] : []),
+    ],
   };
 }
 
-function normalizeStoreUrl(storeUrl: string): string {
+function normalizeStoreUrl(storeUrl: string): URL {
   let url: URL;
   try {
     url = new URL(storeUrl);
@@ -157,37 +220,148 @@ function normalizeStoreUrl(storeUrl: string): string {
     throw new IntegrationError(SYSTEM, 'rejected', `${SYSTEM}: not a URL: ${JSON.stringify(storeUrl)}`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new IntegrationError(SYSTEM, 'rejected', `${SYSTEM}: store URL must be http(s)`);
-  return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+  url.pathname = url.pathname.replace(/\/+$/, '');
+  url.search = '';
+  url.hash = '';
+  return url;
 }
 
+/** RFC 3986 query encoding (%20, not '+'): what oauth-1.0a signs must be what PHP decodes. */
+const rfc3986 = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
+/**
+ * A fetch that signs each request with OAuth 1.0a as the official client does (HMAC-SHA256, fresh
+ * 32-character nonce and timestamp per request, oauth_* in the query string, JSON body unsigned).
+ */
+export function oauthFetch(base: typeof fetch, consumerKey: string, consumerSecret: string): typeof fetch {
+  const oauth = new OAuth({
+    consumer: { key: consumerKey, secret: consumerSecret },
+    signature_method: 'HMAC-SHA256',
+    hash_function: (text, key) => createHmac('sha256', key).update(text).digest('base64'),
+  });
+  return (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const query = [...url.searchParams.entries()];
+    url.search = query.map(([k, v]) => `${rfc3986(k)}=${rfc3986(v)}`).join('&');
+    const data = oauth.authorize({ url: url.toString(), method: (init?.method ?? 'GET').toUpperCase() });
+    // authorize() also echoes the URL's own parameters; only the oauth_* ones are added.
+    const signed = Object.entries(data).filter(([k]) => k.startsWith('oauth_'));
+    url.search = [...query, ...signed.map(([k, v]) => [k, String(v)] as const)].map(([k, v]) => `${rfc3986(k)}=${rfc3986(v)}`).join('&');
+    return base(url, init);
+  };
+}
+
+/** A 401 in words the merchant can act on (WooCommerce's codes, docs/storefront-b.md "Authentication"). */
+function explainUnauthorized(err: IntegrationError, https: boolean): IntegrationError {
+  const code = (err.remote as { code?: unknown } | undefined)?.code;
+  if (code === 'woocommerce_rest_cannot_view' || code === 'woocommerce_rest_cannot_create') {
+    const why = https
+      ? 'the store did not see the credentials: WooCommerce reads Basic auth only when WordPress knows the request is HTTPS (behind a TLS-terminating proxy set $_SERVER[\'HTTPS\'] = \'on\' in wp-config.php) and when the server passes the Authorization header on'
+      : 'the store did not accept the credentials';
+    return new IntegrationError(SYSTEM, 'unauthorized', `${SYSTEM}: ${why}`, { status: err.status, remote: err.remote, cause: err });
+  }
+  return err;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 export function createStorefrontBClient(opts: StorefrontBClientOptions) {
-  const storeUrl = normalizeStoreUrl(opts.storeUrl);
+  const home = normalizeStoreUrl(opts.storeUrl);
+  const storeUrl = `${home.origin}${home.pathname}`;
+  const https = home.protocol === 'https:';
+  const baseFetch = opts.fetch ?? fetch;
   const http = createHttpClient({
     system: SYSTEM,
-    baseUrl: storeUrl + REST_PREFIX,
-    headers: { authorization: `Basic ${Buffer.from(`${opts.consumerKey}:${opts.consumerSecret}`).toString('base64')}` },
+    baseUrl: storeUrl + WP_JSON,
+    headers: https ? { authorization: `Basic ${Buffer.from(`${opts.consumerKey}:${opts.consumerSecret}`).toString('base64')}` } : {},
     timeoutMs: opts.timeoutMs,
-    fetch: opts.fetch,
+    fetch: https ? baseFetch : oauthFetch(baseFetch, opts.consumerKey, opts.consumerSecret),
   });
-  const seg = (...parts: string[]) => `/${parts.map(encodeURIComponent).join('/')}`;
-  const toMinor = (price: string, currency: string, what: string) => toMinorOrThrow(SYSTEM, () => decimalToMinor(price, currency), what);
+  const call = async <T>(method: string, path: string, query?: Record<string, string | number>, body?: unknown): Promise<T> => {
+    try {
+      return await http.request<T>(method, path, { query, body });
+    } catch (err) {
+      throw isIntegrationError(err, 'unauthorized') ? explainUnauthorized(err, https) : err;
+    }
+  };
+  const wc = (...parts: string[]) => `/${REST_NAMESPACE}/${parts.map(encodeURIComponent).join('/')}`;
+  const lookupWindowMs = opts.lookupWindowMs ?? 30_000;
+  const lookupIntervalMs = opts.lookupIntervalMs ?? 1_000;
 
   // Product prices carry no currency: it is a store setting, read once per client.
   let currency: Promise<string> | undefined;
   const storeCurrency = () => {
-    currency ??= http
-      .request('GET', '/data/currencies/current')
-      .then((body) => parseResponse(SYSTEM, z.object({ code: z.string() }), body, 'currency').code);
+    currency ??= call('GET', wc('data', 'currencies', 'current')).then((body) => parseResponse(SYSTEM, z.object({ code: z.string() }), body, 'currency').code);
     currency.catch(() => (currency = undefined));
     return currency;
   };
 
+  /** The order carrying this session token, through the plugin's route (WooCommerce's search never reads meta). */
+  async function findOrderBySessionToken(sessionToken: string): Promise<StoreOrder | null> {
+    // The plugin's route only matches this shape; anything else would read as "no such route".
+    if (!SESSION_TOKEN_SHAPE.test(sessionToken)) throw new IntegrationError(SYSTEM, 'rejected', `${SYSTEM}: a session token must be 8–128 of A-Z a-z 0-9 _ -`);
+    let body: unknown;
+    try {
+      body = await call('GET', `/${PLUGIN_NAMESPACE}/orders/by-session/${encodeURIComponent(sessionToken)}`);
+    } catch (err) {
+      const code = isIntegrationError(err) ? (err.remote as { code?: unknown } | undefined)?.code : undefined;
+      if (code === 'hc_order_not_found') return null;
+      if (code === 'rest_no_route') {
+        throw new IntegrationError(SYSTEM, 'rejected', `${SYSTEM}: the Hosted Checkout Connector plugin is not active on ${storeUrl}: activate it (orders are created only where they can be found again)`, { status: 404, remote: (err as IntegrationError).remote });
+      }
+      if (code === 'hc_order_ambiguous') {
+        const ids = ((err as IntegrationError).remote as { data?: { order_ids?: unknown } }).data?.order_ids;
+        throw new IntegrationError(SYSTEM, 'conflict', `${SYSTEM}: several orders carry session ${sessionToken} (${JSON.stringify(ids)}): resolve them in the store`, { status: 409 });
+      }
+      throw err;
+    }
+    const o = parseResponse(SYSTEM, lookupSchema, body, 'order lookup');
+    return {
+      id: o.order_id,
+      number: o.number,
+      status: o.status,
+      paid: o.date_paid_gmt !== null,
+      currency: o.currency,
+      totalMinor: toMinor(o.total, o.currency, `order ${o.order_id} total`),
+      sessionToken,
+      createdAt: `${o.date_created_gmt}Z`,
+    };
+  }
+
+  /**
+   * WooCommerce adds a line whose product id it does not have as an item without a product (no error), so
+   * every product and variation is read back first: ids in chunks of 100 (per_page's maximum), one page each.
+   */
+  async function assertProductsExist(lines: Array<{ product_id: number; variation_id?: number }>): Promise<void> {
+    const chunks = <T>(list: T[]) => Array.from({ length: Math.ceil(list.length / 100) }, (_, i) => list.slice(i * 100, i * 100 + 100));
+    const listIds = async (path: string, ids: number[]) => {
+      const found = new Set<number>();
+      for (const chunk of chunks(ids)) {
+        const body = await call('GET', path, { include: chunk.join(','), per_page: 100 });
+        for (const item of parseResponse(SYSTEM, z.array(z.object({ id: z.number().int() })), body, 'id list')) found.add(item.id);
+      }
+      return found;
+    };
+    const productIds = [...new Set(lines.map((l) => l.product_id))];
+    const products = await listIds(wc('products'), productIds);
+    const missing = productIds.find((p) => !products.has(p));
+    if (missing !== undefined) throw new IntegrationError(SYSTEM, 'rejected', `${SYSTEM}: Product ID ${missing} is invalid: the store does not have it (deleted since the checkout?)`);
+    const byParent = new Map<number, number[]>();
+    for (const l of lines) if (l.variation_id !== undefined) byParent.set(l.product_id, [...(byParent.get(l.product_id) ?? []), l.variation_id]);
+    for (const [parent, ids] of byParent) {
+      const variations = await listIds(wc('products', String(parent), 'variations'), [...new Set(ids)]);
+      const gone = ids.find((v) => !variations.has(v));
+      if (gone !== undefined) throw new IntegrationError(SYSTEM, 'rejected', `${SYSTEM}: Variation ID ${gone} is invalid for product ${parent}: the store does not have it`);
+    }
+  }
+
   return {
     storeUrl,
 
-    /** Proves the keys work (the system status needs an authorised key) and reports the store's setup. */
+    /** Proves the keys work (system_status needs manage_woocommerce) and reports the store's setup. */
     async validateCredentials(): Promise<StorefrontBStatus> {
-      const s = parseResponse(SYSTEM, systemStatusSchema, await http.request('GET', '/system_status'), 'system status');
+      const body = await call('GET', wc('system_status'), { _fields: 'environment,settings,active_plugins' });
+      const s = parseResponse(SYSTEM, systemStatusSchema, body, 'system status');
       return {
         storeUrl: s.environment.home_url,
         currency: s.settings.currency,
@@ -197,7 +371,7 @@ export function createStorefrontBClient(opts: StorefrontBClientOptions) {
     },
 
     async getProduct(productId: string): Promise<StorefrontBProduct> {
-      const [body, code] = await Promise.all([http.request('GET', seg('products', productId)), storeCurrency()]);
+      const [body, code] = await Promise.all([call('GET', wc('products', productId)), storeCurrency()]);
       const p = parseResponse(SYSTEM, productSchema, body, 'product');
       return {
         id: p.id,
@@ -212,7 +386,7 @@ export function createStorefrontBClient(opts: StorefrontBClientOptions) {
     },
 
     async getVariation(productId: string, variationId: string): Promise<StorefrontBVariation> {
-      const [body, code] = await Promise.all([http.request('GET', seg('products', productId, 'variations', variationId)), storeCurrency()]);
+      const [body, code] = await Promise.all([call('GET', wc('products', productId, 'variations', variationId)), storeCurrency()]);
       const v = parseResponse(SYSTEM, variationSchema, body, 'variation');
       return {
         id: v.id,
@@ -225,21 +399,42 @@ export function createStorefrontBClient(opts: StorefrontBClientOptions) {
       };
     },
 
-    /** Creates the order once per idempotency key: a retry with the same key answers the first order. */
-    async createOrder(input: StoreOrderInput, idempotencyKey: string): Promise<StoreOrder> {
-      const body = await http.request('POST', '/orders', { body: toOrderBody(input), idempotencyKey });
-      return toStoreOrder(parseResponse(SYSTEM, orderSchema, body, 'order'));
+    /**
+     * Creates the order, at most once per session token. The token travels in the order's meta (saved with
+     * the order's first save, before payment_complete) and is looked up before posting. WooCommerce has no
+     * idempotency key, so a create
+     * whose answer is lost is never re-posted here: the order is looked up by token until the window
+     * passes; found, it is the answer; not found, the original failure goes back to the caller (whose
+     * retry looks up again before creating). The second argument is accepted for the shared store-client
+     * shape and deliberately not sent: WooCommerce ignores it.
+     */
+    async createOrder(input: StoreOrderInput, _idempotencyKey?: string): Promise<StoreOrder> {
+      const body = toOrderBody(input);
+      const token = body.meta_data[0]!.value;
+      // A call after a crash or a lost answer finds the order its predecessor created.
+      const earlier = await findOrderBySessionToken(token);
+      if (earlier) return earlier;
+      await assertProductsExist(body.line_items);
+      try {
+        return toStoreOrder(parseResponse(SYSTEM, orderSchema, await call('POST', wc('orders'), undefined, body), 'order'));
+      } catch (err) {
+        if (!isIntegrationError(err) || !err.retryable) throw err;
+        // A 5xx means PHP finished (perhaps after saving the order): one look. A time-out or a dropped
+        // connection may mean it is still running: keep looking for the window.
+        const stillRunning = err.kind === 'timeout' || (err.kind === 'unavailable' && err.status === undefined);
+        for (const until = Date.now() + (stillRunning ? lookupWindowMs : 0); ;) {
+          const found = await findOrderBySessionToken(token).catch(() => null);
+          if (found) return found;
+          if (Date.now() + lookupIntervalMs > until) throw err;
+          await sleep(lookupIntervalMs);
+        }
+      }
     },
 
-    async findOrderBySessionToken(sessionToken: string): Promise<StoreOrder | null> {
-      const body = await http.request('GET', '/orders', { query: { search: sessionToken, per_page: 20 } });
-      const orders = parseResponse(SYSTEM, z.array(orderSchema), body, 'order list').map(toStoreOrder);
-      // The platform's search is a substring match over many fields; only an exact meta match counts.
-      return orders.find((o) => o.sessionToken === sessionToken) ?? null;
-    },
+    findOrderBySessionToken,
 
     async getOrder(orderId: string): Promise<StoreOrder> {
-      return toStoreOrder(parseResponse(SYSTEM, orderSchema, await http.request('GET', seg('orders', orderId)), 'order'));
+      return toStoreOrder(parseResponse(SYSTEM, orderSchema, await call('GET', wc('orders', orderId)), 'order'));
     },
   };
 }

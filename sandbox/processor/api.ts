@@ -1,116 +1,273 @@
-// The processor's public REST API, /v1: bearer API key on every call, JSON in and out, Idempotency-Key on
-// every POST, request bodies validated strictly (unknown parameters are refused, like the real platform).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+// Whop's REST API v1 as documented (docs/processor.md): mounted at /api/v1 like https://api.whop.com/api/v1,
+// `Authorization: Bearer <API key>` on every call, JSON in and out, errors `{ error: { type, message } }`,
+// lists `{ data, page_info }` with cursor pagination, and Idempotency-Key on POSTs (answers stored for replay,
+// `Idempotent-Replayed: true`, the same key with another request is a 400). `Api-Version-Date` is accepted;
+// an unknown date is a 400 as on Whop. Unknown body fields are ignored; known ones are type-checked.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { PLAN_INTERVALS } from '../../integrations/processor/schemas.js';
-import { PROCESSOR_EVENTS } from '../../integrations/processor/webhook.js';
-import { installIdempotency } from './idempotency.js';
-import { ApiError, type Account, type ProcessorState } from './state.js';
-import { amountSchema, apiErrorHandler, currencySchema, domainSchema, httpUrlSchema, metadataSchema, parse, sendApiError } from './validation.js';
+import { WhopError, type Account, type WhopStore } from './store.js';
 
+/** The dated versions this sandbox speaks (@whop/sdk 0.0.42 sends 2026-07-20). */
+export const API_VERSION_DATES = ['2026-07-20'];
+
+const CURRENCIES = new Set(Intl.supportedValuesOf('currency').map((c) => c.toLowerCase()));
+const currency = z.string().transform((c) => c.toLowerCase()).refine((c) => CURRENCIES.has(c), { message: 'not a supported currency' });
+const price = z.number().min(0).max(999_999.99);
+const metadata = z.record(z.string().max(40), z.unknown()).refine((m) => Object.keys(m).length <= 50, { message: 'at most 50 keys' });
+const url = z.url({ protocol: /^https?$/ }).max(2048);
 const idParams = z.object({ id: z.string().min(1).max(100) });
+const planType = z.enum(['one_time', 'renewal']);
+const visibility = z.enum(['visible', 'hidden', 'archived', 'quick_link']);
 
-const productBody = z.strictObject({ name: z.string().trim().min(1).max(250), description: z.string().max(5000).optional() });
-const webhookBody = z.strictObject({ url: httpUrlSchema, events: z.array(z.enum(PROCESSOR_EVENTS)).min(1).optional() });
-const paymentBody = z.strictObject({
-  amount: amountSchema,
-  currency: currencySchema,
-  product_id: z.string().min(1).optional(),
-  metadata: metadataSchema.optional(),
-  return_url: httpUrlSchema.optional(),
-  description: z.string().max(1000).optional(),
+const inlinePlan = z.looseObject({
+  product_id: z.string().nullish(),
+  plan_type: planType.nullish(),
+  initial_price: price.nullish(),
+  renewal_price: price.nullish(),
+  billing_period: z.number().int().min(1).max(3650).nullish(),
+  currency: currency.nullish(),
+  visibility: visibility.nullish(),
+  title: z.string().max(120).nullish(),
+  metadata: metadata.nullish(),
 });
-const paymentListQuery = z.strictObject({
-  checkout_session_token: z.string().min(1).optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(100),
+const productBody = z.looseObject({ title: z.string().trim().min(1).max(80), account_id: z.string().optional(), visibility: visibility.optional(), description: z.string().nullish(), metadata: metadata.nullish() });
+const planBody = inlinePlan.extend({ account_id: z.string().optional() });
+const checkoutBody = z.looseObject({
+  plan: inlinePlan.extend({ account_id: z.string().optional() }).nullish(),
+  plan_id: z.string().nullish(),
+  metadata: metadata.nullish(),
+  redirect_url: url.nullish(),
+  mode: z.enum(['payment', 'setup']).optional(),
+  account_id: z.string().optional(),
 });
-const refundBody = z.strictObject({ amount: z.number().int().optional(), reason: z.string().max(500).optional() });
-const walletDomainBody = z.strictObject({ domain: domainSchema });
-const planBody = z.strictObject({ name: z.string().trim().min(1).max(250), amount: amountSchema, currency: currencySchema, interval: z.enum(PLAN_INTERVALS) });
-const membershipBody = z.strictObject({ plan_id: z.string().min(1), metadata: metadataSchema.optional(), return_url: httpUrlSchema.optional() });
+const chargeBody = z.looseObject({
+  company_id: z.string(),
+  member_id: z.string(),
+  payment_method_id: z.string(),
+  plan_id: z.string().nullish(),
+  plan: inlinePlan.extend({ currency }).nullish(),
+  metadata: metadata.nullish(),
+});
+const refundBody = z.looseObject({ partial_amount: price.nullish() });
+const webhookEvents = z.array(z.string().regex(/^[a-z_]+(\.[a-z_]+)*$/, 'not an event name')).max(100);
+const webhookBody = z.looseObject({
+  url,
+  events: webhookEvents.nullish(),
+  api_version: z.enum(['v1', 'v2', 'v5']).nullish(),
+  resource_id: z.string().nullish(),
+  enabled: z.boolean().nullish(),
+  child_resource_events: z.boolean().nullish(),
+});
+const cancelBody = z.looseObject({ cancellation_mode: z.enum(['at_period_end', 'immediate']).nullish() });
+const page = { first: z.coerce.number().int().min(1).max(100).optional(), after: z.string().optional() };
+
+function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  const result = schema.safeParse(value ?? {});
+  if (result.success) return result.data;
+  throw new WhopError(400, 'invalid_request', result.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
+}
+
+/** A bracketed array query parameter (`ids[]=a&ids[]=b`, how the SDK encodes arrays), or the plain key. */
+function arrayParam(query: Record<string, unknown>, key: string): string[] | undefined {
+  const value = query[`${key}[]`] ?? query[key];
+  if (value === undefined) return undefined;
+  return (Array.isArray(value) ? value : [value]).map(String);
+}
+
+/** `{ data, page_info }`; the cursor is the offset of the next item, and null on the last page (the SDK stops on null). */
+function listPage<T>(items: T[], query: { first?: number; after?: string }) {
+  const start = query.after ? Number(Buffer.from(query.after, 'base64url').toString('utf8')) || 0 : 0;
+  const size = query.first ?? 25;
+  const data = items.slice(start, start + size);
+  const more = start + size < items.length;
+  const cursor = (n: number) => Buffer.from(String(n), 'utf8').toString('base64url');
+  return {
+    data,
+    page_info: { end_cursor: more ? cursor(start + size) : null, start_cursor: data.length ? cursor(start) : null, has_next_page: more, has_previous_page: start > 0 },
+  };
+}
+
+export function sendWhopError(reply: FastifyReply, error: WhopError): FastifyReply {
+  return reply.code(error.status).send({ error: { type: error.type, message: error.message } });
+}
+
+export function whopErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (error instanceof WhopError) return sendWhopError(reply, error);
+  const status = typeof error.statusCode === 'number' ? error.statusCode : 500;
+  if (status < 500) return sendWhopError(reply, new WhopError(status, 'invalid_request', error.message));
+  request.log.error({ err: error }, 'whop sandbox: unexpected error');
+  return sendWhopError(reply, new WhopError(500, 'internal_error', 'An unexpected error occurred'));
+}
+
+/** JSON with sorted keys: the same body in another key order is the same request. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v));
+}
+
+/** Whop's idempotency: per credential and key, 24 hours; the request is method, path, query, body and Api-Version-Date. */
+function installIdempotency(scope: FastifyInstance, credential: (request: FastifyRequest) => string): { clear(): void } {
+  const records = new Map<string, { fingerprint: string; response?: { status: number; body: string } }>();
+  const running = new WeakMap<FastifyRequest, string>();
+  scope.addHook('preHandler', async (request, reply) => {
+    const key = request.headers['idempotency-key'];
+    if (request.method !== 'POST' || key === undefined) return;
+    if (typeof key !== 'string' || key.length === 0 || Buffer.byteLength(key) > 255) throw new WhopError(400, 'invalid_request', 'Idempotency-Key must be 1 to 255 bytes');
+    const storeKey = `${credential(request)} ${key}`;
+    const fingerprint = `${request.method} ${request.url} ${String(request.headers['api-version-date'] ?? '')} ${canonical(request.body ?? {})}`;
+    const record = records.get(storeKey);
+    if (!record) {
+      records.set(storeKey, { fingerprint });
+      running.set(request, storeKey);
+      return;
+    }
+    if (record.fingerprint !== fingerprint) throw new WhopError(400, 'invalid_request', 'This Idempotency-Key was already used with a different request');
+    if (!record.response) throw new WhopError(409, 'conflict', 'A request with this Idempotency-Key is still in progress');
+    return reply.code(record.response.status).header('idempotent-replayed', 'true').type('application/json; charset=utf-8').send(record.response.body);
+  });
+  scope.addHook('onSend', async (request, reply, payload) => {
+    const storeKey = running.get(request);
+    if (storeKey === undefined) return payload;
+    running.delete(request);
+    const record = records.get(storeKey);
+    if (reply.statusCode >= 500 || typeof payload !== 'string' || !record) records.delete(storeKey);
+    else record.response = { status: reply.statusCode, body: payload };
+    return payload;
+  });
+  return { clear: () => records.clear() };
+}
 
 export interface ApiRoutesOptions {
-  state: ProcessorState;
-  /** The hosted page URL of a payment, as seen from this request. */
-  pageUrl: (request: FastifyRequest) => (paymentId: string) => string;
-  /** Called with the scope's idempotency store so reset can clear it. */
+  store: WhopStore;
+  /** This sandbox's address as browsers reach it (purchase_url). */
+  publicBase: (request: FastifyRequest) => string;
+  /** Off-session charges settle this long after the answer (Whop processes them in the background). */
+  chargeSettleMs: number;
   onIdempotencyStore: (store: { clear(): void }) => void;
 }
 
-const list = <T>(data: T[]) => ({ object: 'list' as const, data });
-
-export async function apiRoutes(v1: FastifyInstance, { state, pageUrl, onIdempotencyStore }: ApiRoutesOptions): Promise<void> {
+export async function apiRoutes(v1: FastifyInstance, { store, publicBase, chargeSettleMs, onIdempotencyStore }: ApiRoutesOptions): Promise<void> {
   const accounts = new WeakMap<FastifyRequest, Account>();
-  const account = (request: FastifyRequest): Account => {
-    const found = accounts.get(request);
-    if (!found) throw new ApiError(401, 'authentication_error', 'No API key provided');
-    return found;
+  const account = (request: FastifyRequest) => accounts.get(request)!;
+  const companyOf = (request: FastifyRequest) => account(request).company.id;
+  /** A company id in a request must be the caller's own: another company's is a permission error. */
+  const sameCompany = (request: FastifyRequest, id: string | null | undefined, field: string) => {
+    if (id && id !== companyOf(request)) throw new WhopError(403, 'forbidden', `This API key cannot act on ${field} ${id}`);
+    return companyOf(request);
   };
-  const biz = (request: FastifyRequest) => account(request).business.id;
+  const requiredCompany = (request: FastifyRequest, id: unknown, field: string) => {
+    if (typeof id !== 'string' || !id) throw new WhopError(400, 'invalid_request', `Missing required parameter: ${field}`);
+    return sameCompany(request, id, field);
+  };
 
-  v1.setErrorHandler(apiErrorHandler);
-  v1.setNotFoundHandler((request, reply) => sendApiError(reply, new ApiError(404, 'not_found', `Unrecognized request URL (${request.method} ${request.url})`)));
-
+  v1.setErrorHandler(whopErrorHandler);
+  v1.setNotFoundHandler((request, reply) => sendWhopError(reply, new WhopError(404, 'not_found', `No route ${request.method} ${request.url.split('?')[0]}`)));
   v1.addHook('onRequest', async (request, reply) => {
-    const header = request.headers.authorization;
-    const key = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
-    const found = key === undefined ? undefined : state.accountByKey(key);
+    const key = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
+    const found = key === undefined ? undefined : store.accountByKey(key);
     if (!found) {
-      reply.header('www-authenticate', 'Bearer realm="processor"');
-      throw new ApiError(401, 'authentication_error', header ? 'Invalid API key provided' : 'No API key provided: send Authorization: Bearer <api key>');
+      reply.header('www-authenticate', 'Bearer');
+      throw new WhopError(401, 'unauthorized', 'The API key is missing or not valid');
+    }
+    const date = request.headers['api-version-date'];
+    if (typeof date === 'string' && !API_VERSION_DATES.includes(date)) {
+      throw new WhopError(400, 'invalid_request', `Unsupported Api-Version-Date ${date}; supported: ${API_VERSION_DATES.join(', ')}`);
     }
     accounts.set(request, found);
   });
-  onIdempotencyStore(installIdempotency(v1, biz));
+  onIdempotencyStore(installIdempotency(v1, (request) => account(request).apiKey));
 
-  v1.get('/me', async (request) => account(request).business);
-  v1.get('/businesses/:id', async (request) => {
-    const { id } = parse(idParams, request.params);
-    const business = account(request).business;
-    if (id !== business.id) throw new ApiError(404, 'not_found', `No such business: '${id}'`);
-    return business;
+  // Accounts: the key check.
+  v1.get('/accounts/me', async (request) => {
+    const { company } = account(request);
+    return {
+      ...company, status: 'active', capabilities: null, country: 'US', metadata: {}, parent_account_id: null, balances: [], wallet: null, social_links: [],
+      business_type: null, description: null, logo_url: null, banner_image_url: null,
+    };
   });
 
-  v1.post('/products', async (request, reply) => reply.code(201).send(state.createProduct(biz(request), parse(productBody, request.body))));
-  v1.get('/products/:id', async (request) => state.getProduct(biz(request), parse(idParams, request.params).id));
+  // Products.
+  v1.post('/products', async (request) => {
+    const body = parse(productBody, request.body);
+    return store.createProduct(sameCompany(request, body.account_id, 'account_id'), body);
+  });
+  v1.get('/products/:id', async (request) => store.own(store.products, parse(idParams, request.params).id, companyOf(request), 'Product'));
 
-  v1.post('/webhooks', async (request, reply) => reply.code(201).send(state.registerWebhook(biz(request), parse(webhookBody, request.body))));
-  v1.get('/webhooks', async (request) => list(state.listWebhooks(biz(request)).map(({ secret: _s, business_id: _b, ...endpoint }) => endpoint)));
+  // Plans.
+  v1.post('/plans', async (request) => {
+    const body = parse(planBody, request.body);
+    return store.planView(store.createPlan(sameCompany(request, body.account_id, 'account_id'), body));
+  });
+  v1.get('/plans/:id', async (request) => store.planView(store.own(store.plans, parse(idParams, request.params).id, companyOf(request), 'Plan')));
+
+  // Checkout configurations: where a buyer pays (purchase_url).
+  v1.post('/checkout_configurations', async (request) => {
+    const body = parse(checkoutBody, request.body);
+    const company = sameCompany(request, body.plan?.account_id ?? body.account_id, 'account_id');
+    return store.checkoutView(store.createCheckout(company, body), publicBase(request));
+  });
+  v1.get('/checkout_configurations/:id', async (request) =>
+    store.checkoutView(store.own(store.checkouts, parse(idParams, request.params).id, companyOf(request), 'Checkout configuration'), publicBase(request)));
+
+  // Payments.
+  v1.get('/payments', async (request) => {
+    const query = request.query as Record<string, unknown>;
+    const company = requiredCompany(request, query.company_id, 'company_id');
+    const checkouts = arrayParam(query, 'checkout_configuration_ids');
+    const statuses = arrayParam(query, 'statuses');
+    const items = [...store.payments.values()]
+      .filter((p) => p.company_id === company && (!checkouts || (p.checkout_configuration_id !== null && checkouts.includes(p.checkout_configuration_id))) && (!statuses || statuses.includes(p.status)))
+      .reverse()
+      .map((p) => store.paymentView(p));
+    return listPage(items, parse(z.looseObject(page), query));
+  });
+  v1.get('/payments/:id', async (request) => store.paymentView(store.own(store.payments, parse(idParams, request.params).id, companyOf(request), 'Payment')));
+  v1.post('/payments/:id/refund', async (request) => {
+    const { partial_amount } = parse(refundBody, request.body);
+    return store.paymentView(store.refund(companyOf(request), parse(idParams, request.params).id, partial_amount));
+  });
+  v1.post('/payments', async (request) => {
+    const body = parse(chargeBody, request.body);
+    const { payment, settle } = store.chargeSaved(requiredCompany(request, body.company_id, 'company_id'), body);
+    const view = store.paymentView(payment);
+    setTimeout(settle, chargeSettleMs).unref();
+    return view;
+  });
+
+  // Memberships.
+  v1.get('/memberships', async (request) => {
+    const query = request.query as Record<string, unknown>;
+    const company = requiredCompany(request, query.company_id, 'company_id');
+    const plans = arrayParam(query, 'plan_ids');
+    const statuses = arrayParam(query, 'statuses');
+    const items = [...store.memberships.values()]
+      .filter((m) => m.company_id === company && (!plans || plans.includes(m.plan_id)) && (!statuses || statuses.includes(m.status)))
+      .reverse()
+      .map((m) => store.membershipView(m));
+    return listPage(items, parse(z.looseObject(page), query));
+  });
+  v1.get('/memberships/:id', async (request) => store.membershipView(store.own(store.memberships, parse(idParams, request.params).id, companyOf(request), 'Membership')));
+  v1.post('/memberships/:id/cancel', async (request) => {
+    const { cancellation_mode } = parse(cancelBody, request.body);
+    return store.membershipView(store.cancelMembership(companyOf(request), parse(idParams, request.params).id, cancellation_mode ?? 'at_period_end'));
+  });
+
+  // Webhooks: the secret only in the answer to create.
+  const webhookView = ({ webhook_secret: _s, company_id, ...webhook }: ReturnType<WhopStore['createWebhook']>) => ({ ...webhook, resource_id: company_id, testable_events: webhook.events });
+  v1.post('/webhooks', async (request) => {
+    const body = parse(webhookBody, request.body);
+    const webhook = store.createWebhook(sameCompany(request, body.resource_id, 'resource_id'), body);
+    return { ...webhookView(webhook), webhook_secret: webhook.webhook_secret };
+  });
+  v1.get('/webhooks', async (request) => {
+    const query = request.query as Record<string, unknown>;
+    const company = requiredCompany(request, query.company_id, 'company_id');
+    return listPage([...store.webhooks.values()].filter((w) => w.company_id === company).reverse().map(webhookView), parse(z.looseObject(page), query));
+  });
+  v1.get('/webhooks/:id', async (request) => webhookView(store.own(store.webhooks, parse(idParams, request.params).id, companyOf(request), 'Webhook')));
   v1.delete('/webhooks/:id', async (request) => {
     const { id } = parse(idParams, request.params);
-    state.deleteWebhook(biz(request), id);
-    return { id, deleted: true };
+    store.own(store.webhooks, id, companyOf(request), 'Webhook');
+    store.webhooks.delete(id);
+    return true;
   });
-
-  v1.post('/payments', async (request, reply) =>
-    reply.code(201).send(state.createPayment(biz(request), parse(paymentBody, request.body), pageUrl(request))),
-  );
-  v1.get('/payments', async (request) => {
-    const query = parse(paymentListQuery, request.query);
-    return list(state.listPayments(biz(request), query.checkout_session_token).slice(0, query.limit));
-  });
-  v1.get('/payments/:id', async (request) => state.getPayment(biz(request), parse(idParams, request.params).id));
-  v1.post('/payments/:id/refund', async (request, reply) => {
-    const { amount } = parse(refundBody, request.body);
-    const { refund, created } = state.refund(biz(request), parse(idParams, request.params).id, amount);
-    return reply.code(created ? 201 : 200).send(refund);
-  });
-
-  v1.post('/wallet_domains', async (request, reply) => {
-    const { walletDomain, created } = state.registerWalletDomain(biz(request), parse(walletDomainBody, request.body).domain);
-    return reply.code(created ? 201 : 200).send(walletDomain);
-  });
-  v1.get('/wallet_domains', async (request) => list(state.listWalletDomains(biz(request))));
-
-  v1.post('/plans', async (request, reply) => reply.code(201).send(state.createPlan(biz(request), parse(planBody, request.body))));
-  v1.get('/plans/:id', async (request) => state.getPlan(biz(request), parse(idParams, request.params).id));
-
-  v1.post('/memberships', async (request, reply) =>
-    reply.code(201).send(state.createMembership(biz(request), parse(membershipBody, request.body), pageUrl(request))),
-  );
-  v1.get('/memberships/:id', async (request) => state.getMembership(biz(request), parse(idParams, request.params).id));
-  v1.post('/memberships/:id/renew', async (request, reply) =>
-    reply.code(201).send(state.chargeRenewal(biz(request), parse(idParams, request.params).id, pageUrl(request))),
-  );
-  v1.post('/memberships/:id/cancel', async (request) => state.cancelMembership(biz(request), parse(idParams, request.params).id));
 }

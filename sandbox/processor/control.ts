@@ -1,98 +1,103 @@
-// Control plane of the processor sandbox (tests, demos): accounts, forced states, renewals, and the five
-// webhook controls (send on demand with duplicates and delay, hold/reorder, drop, redeliver, delivery log).
-// Never subject to fault injection (the shared frame skips /_control/).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+// Control plane of the local Whop (tests, demos; never subject to fault injection): companies and API keys,
+// payments paid or moved without any webhook (a lost delivery, for reconciliation), renewals Whop bills on
+// its own, and the webhook controls (send on demand with copies and delay, hold and release in any order,
+// drop, redeliver, delivery log, secret rotation).
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { PAYMENT_STATUSES, WALLET_DOMAIN_STATUSES } from '../../integrations/processor/schemas.js';
-import { PROCESSOR_EVENTS } from '../../integrations/processor/webhook.js';
-import type { ProcessorState } from './state.js';
-import { apiErrorHandler, domainSchema, parse } from './validation.js';
+import { whopErrorHandler } from './api.js';
+import { newId, TEST_CARDS, WhopError, type WhopStore } from './store.js';
 import type { WebhookDispatcher } from './webhooks.js';
 
 const idParams = z.object({ id: z.string().min(1) });
+const times = z.number().int().min(1).max(50).default(1);
 const accountBody = z.strictObject({
   apiKey: z.string().regex(/^[A-Za-z0-9_-]{8,128}$/, '8 to 128 letters, digits, _ or -').optional(),
   businessName: z.string().trim().min(1).max(250).optional(),
 });
-const statusBody = z.strictObject({ status: z.enum(PAYMENT_STATUSES) });
-const renewBody = z.strictObject({ outcome: z.enum(['succeeded', 'failed']) });
-const walletDomainBody = z.strictObject({ domain: domainSchema, status: z.enum(WALLET_DOMAIN_STATUSES) });
-const times = z.number().int().min(1).max(50).default(1);
-const sendBody = z
-  .strictObject({
-    event: z.enum(PROCESSOR_EVENTS),
-    /** A payment (pay_...) or, for membership events, a membership (mem_...). */
-    paymentId: z.string().min(1).optional(),
-    membershipId: z.string().min(1).optional(),
-    times,
-    delayMs: z.number().int().min(0).max(600_000).default(0),
-  })
-  .refine((b) => (b.paymentId === undefined) !== (b.membershipId === undefined), { message: 'give exactly one of paymentId, membershipId' });
+const payBody = z.strictObject({
+  card: z.string().regex(/^\d{16}$/).refine((c) => c in TEST_CARDS, { message: 'not a test card' }).default('4242424242424242'),
+  email: z.email().default('buyer@example.com'),
+  /** No webhook for what this payment does (the delivery is lost): reconciliation must find it. */
+  silent: z.boolean().default(false),
+});
+const forceBody = z.strictObject({ state: z.enum(['paid', 'failed', 'refunded']) });
+const renewBody = z.strictObject({ outcome: z.enum(['succeeded', 'failed']).optional() });
+const sendBody = z.strictObject({ type: z.string().min(1).max(100), objectId: z.string().min(1), times, delayMs: z.number().int().min(0).max(600_000).default(0) });
 const releaseBody = z.strictObject({ ids: z.array(z.string().min(1)).optional() });
 const dropBody = z.strictObject({ count: z.number().int().min(0).max(10_000) });
 const redeliverBody = z.strictObject({ eventId: z.string().min(1), times });
 const deliveriesQuery = z.strictObject({ eventId: z.string().min(1).optional() });
 
-export interface ControlRoutesOptions {
-  state: ProcessorState;
-  webhooks: WebhookDispatcher;
-  pageUrl: (request: FastifyRequest) => (paymentId: string) => string;
+function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  const result = schema.safeParse(value ?? {});
+  if (!result.success) throw new WhopError(400, 'invalid_request', result.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
+  return result.data;
 }
 
-export async function controlRoutes(control: FastifyInstance, { state, webhooks, pageUrl }: ControlRoutesOptions): Promise<void> {
-  control.setErrorHandler(apiErrorHandler);
+export interface ControlRoutesOptions {
+  store: WhopStore;
+  webhooks: WebhookDispatcher;
+  /** Runs `fn` with every event it causes dropped (a lost delivery). */
+  silently<T>(fn: () => T): T;
+}
+
+export async function controlRoutes(control: FastifyInstance, { store, webhooks, silently }: ControlRoutesOptions): Promise<void> {
+  control.setErrorHandler(whopErrorHandler);
 
   control.post('/accounts', async (request, reply) => {
-    const { apiKey, business } = state.createAccount(parse(accountBody, request.body));
-    return reply.code(201).send({ apiKey, businessId: business.id, businessName: business.name });
+    const { apiKey, businessName } = parse(accountBody, request.body);
+    const account = store.createAccount({ apiKey, title: businessName });
+    return reply.code(201).send({ apiKey: account.apiKey, businessId: account.company.id, businessName: account.company.title });
   });
 
-  control.post('/payments/:id/status', async (request) => state.forcePaymentStatus(parse(idParams, request.params).id, parse(statusBody, request.body).status));
-
-  control.post('/memberships/:id/renew', async (request) =>
-    state.renewMembership(parse(idParams, request.params).id, parse(renewBody, request.body).outcome, pageUrl(request)),
-  );
-
-  control.post('/memberships/:id/renewal-outcome', async (request) => {
-    const { outcome } = parse(renewBody, request.body);
-    const membership = state.setRenewalOutcome(parse(idParams, request.params).id, outcome);
-    return { membershipId: membership.id, renewalOutcome: outcome };
+  /** A buyer pays a checkout configuration, as on its hosted page (a test card decides the outcome). */
+  control.post('/checkout_configurations/:id/pay', async (request) => {
+    const { card, email, silent } = parse(payBody, request.body);
+    const checkout = store.own(store.checkouts, parse(idParams, request.params).id, undefined, 'Checkout configuration');
+    if (!store.payable(checkout)) throw new WhopError(409, 'conflict', 'This checkout is already paid');
+    const buy = () => store.purchase(checkout, { email, last4: card.slice(-4), outcome: TEST_CARDS[card]!.outcome });
+    return store.paymentView(silent ? silently(buy) : buy());
   });
 
-  control.post('/wallet_domains', async (request) => {
-    const { domain, status } = parse(walletDomainBody, request.body);
-    return { domain, status, updated: state.forceWalletDomainStatus(domain, status) };
+  control.post('/payments/:id/force', async (request) =>
+    store.paymentView(store.forcePayment(parse(idParams, request.params).id, parse(forceBody, request.body).state)));
+
+  control.post('/memberships/:id/renew', async (request) => {
+    const { membership, payment } = store.renew(parse(idParams, request.params).id, parse(renewBody, request.body).outcome);
+    return { membership: store.membershipView(membership), payment: store.paymentView(payment) };
+  });
+
+  /** Rotation: deliveries to this endpoint are signed with the old and a new secret until the next rotation. */
+  control.post('/webhooks/:id/rotate', async (request) => {
+    const webhook = store.own(store.webhooks, parse(idParams, request.params).id, undefined, 'Webhook');
+    const previous = webhook.webhook_secret;
+    webhook.webhook_secret = `ws_${newId('', 24).slice(1)}`;
+    webhooks.rotating.set(webhook.id, previous);
+    return { id: webhook.id, webhook_secret: webhook.webhook_secret };
   });
 
   control.post('/webhooks/send', async (request, reply) => {
     const body = parse(sendBody, request.body);
-    const { businessId, data } = state.eventSubject((body.paymentId ?? body.membershipId)!);
-    const event = webhooks.publish(businessId, body.event, data, { times: body.times, delayMs: body.delayMs });
-    return reply.code(202).send({ id: event.id, event: event.event, state: event.state, times: body.times, delayMs: body.delayMs });
+    const { companyId, data } = store.eventSubject(body.objectId);
+    const event = webhooks.publish(companyId, body.type, data, { times: body.times, delayMs: body.delayMs });
+    return reply.code(202).send({ id: event.id, type: event.event, state: event.state, times: body.times, delayMs: body.delayMs });
   });
-
   control.post('/webhooks/hold', async () => {
     webhooks.hold();
     return { holding: true };
   });
-
   control.get('/webhooks/outbox', async () => webhooks.outboxEvents());
-
   control.post('/webhooks/release', async (request) => ({ released: await webhooks.release(parse(releaseBody, request.body).ids) }));
-
   control.post('/webhooks/drop', async (request) => {
     const { count } = parse(dropBody, request.body);
     webhooks.drop(count);
     return { dropping: count };
   });
-
   control.post('/webhooks/redeliver', async (request, reply) => {
     const { eventId, times: copies } = parse(redeliverBody, request.body);
     const event = webhooks.redeliver(eventId, copies);
-    return reply.code(202).send({ id: event.id, event: event.event, times: copies });
+    return reply.code(202).send({ id: event.id, type: event.event, times: copies });
   });
-
   control.get('/webhooks/deliveries', async (request) => ({ deliveries: webhooks.deliveries(parse(deliveriesQuery, request.query).eventId) }));
-
   control.get('/webhooks/events', async () => ({ events: webhooks.listEvents() }));
 }

@@ -1,15 +1,14 @@
-// The hosted test payment page (/pay/:id): the customer enters a test card; the payment succeeds, is
-// declined, or first needs the extra authentication step. Card data never leaves this request: only the
-// last four digits are kept. Success redirects (303) to the payment's return_url with ?payment_id=.
+// The hosted checkout (Whop's purchase_url, /checkout/<plan id>/?session=<ch id>): the buyer enters an email and a
+// test card; the payment succeeds, is declined, or first needs the 3-D Secure step. Card data never leaves this
+// request (only the last four digits are kept). A paid checkout redirects (303) to the configuration's
+// redirect_url with `payment_id=pay_…&checkout_status=success` appended, as Whop does.
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
-import type { Payment } from '../../integrations/processor/schemas.js';
 import { authenticatePage, cardFormPage, notFoundPage, statusPage } from './pages.js';
-import { ApiError, TEST_CARDS, type ProcessorState } from './state.js';
-import { parse } from './validation.js';
+import { TEST_CARDS, WhopError, type CheckoutConfiguration, type Payment, type WhopStore } from './store.js';
 
-const idParams = z.object({ id: z.string().min(1).max(100) });
 const form = z.record(z.string(), z.string());
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 function luhnValid(digits: string): boolean {
   let sum = 0;
@@ -34,61 +33,76 @@ export function readCard(fields: Record<string, string>, today = new Date()): { 
   return { number };
 }
 
-export function returnUrlFor(payment: Payment): string | null {
-  if (!payment.return_url) return null;
-  const url = new URL(payment.return_url);
+/** Where a paid checkout sends the buyer: redirect_url with Whop's two parameters. */
+export function redirectFor(checkout: CheckoutConfiguration, payment: Payment): string | null {
+  if (!checkout.redirect_url) return null;
+  const url = new URL(checkout.redirect_url);
   url.searchParams.set('payment_id', payment.id);
-  if (payment.membership_id) url.searchParams.set('membership_id', payment.membership_id);
+  url.searchParams.set('checkout_status', 'success');
   return url.toString();
 }
 
-export async function hostedPageRoutes(app: FastifyInstance, { state }: { state: ProcessorState }): Promise<void> {
+export async function hostedPageRoutes(app: FastifyInstance, { store }: { store: WhopStore }): Promise<void> {
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
   });
   const html = (reply: FastifyReply, status: number, page: string) => reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(page);
   app.setErrorHandler<FastifyError>((error, request, reply) => {
-    const status = error instanceof ApiError ? error.status : typeof error.statusCode === 'number' ? error.statusCode : 500;
-    if (status === 404) return html(reply, 404, notFoundPage(idParams.catch({ id: '' }).parse(request.params).id));
-    if (status >= 500) request.log.error({ err: error }, 'processor sandbox: hosted page error');
+    const status = error instanceof WhopError ? error.status : typeof error.statusCode === 'number' ? error.statusCode : 500;
+    if (status === 404) return html(reply, 404, notFoundPage());
+    if (status >= 500) request.log.error({ err: error }, 'whop sandbox: hosted page error');
     return reply.code(status).type('text/plain').send(status < 500 ? error.message : 'Internal error');
   });
 
-  /** The payment of this URL; an unknown id throws the 404 the error handler renders. */
-  const load = (params: unknown): Payment => state.getPayment(undefined, parse(idParams, params).id);
-  const render = (payment: Payment, reply: FastifyReply, status = 200) => {
-    const business = state.businessName(payment.business_id);
-    if (state.payable(payment)) return html(reply, status, cardFormPage(payment, business));
-    if (payment.status === 'requires_action') return html(reply, status, authenticatePage(payment, business));
-    return html(reply, status, statusPage(payment, business, returnUrlFor(payment)));
+  /** The checkout of this URL: the plan in the path must be the session's plan. */
+  const load = (params: unknown, query: unknown) => {
+    const { planId } = z.object({ planId: z.string() }).catch({ planId: '' }).parse(params);
+    const { session } = z.object({ session: z.string() }).catch({ session: '' }).parse(query);
+    const checkout = store.checkouts.get(session);
+    if (!checkout || checkout.plan_id !== planId) throw new WhopError(404, 'not_found', 'No such checkout');
+    return { checkout, plan: store.plans.get(planId)!, title: store.companyRef(checkout.company_id).title, action: `/checkout/${planId}/?session=${checkout.id}` };
   };
-  /** Post/redirect/get: paid → the merchant's return URL; anything else → this page, showing the new state. */
-  const after = (payment: Payment, reply: FastifyReply) =>
-    reply.redirect((payment.status === 'succeeded' && returnUrlFor(payment)) || `/pay/${encodeURIComponent(payment.id)}`, 303);
+  const latest = (checkout: CheckoutConfiguration) => store.paymentsOf(checkout).at(-1);
+  const authAction = (payment: Payment) => `/checkout/payments/${payment.id}/authenticate`;
 
-  app.get('/pay/:id', async (request, reply) => render(load(request.params), reply));
+  const render = (params: unknown, query: unknown, reply: FastifyReply, status = 200) => {
+    const { checkout, plan, title, action } = load(params, query);
+    const last = latest(checkout);
+    if (last?.status === 'pending' && last.substatus === 'pending') return html(reply, status, authenticatePage(authAction(last), title, last, store.paymentMethods.get(last.payment_method_id!)?.last4 ?? ''));
+    if (!store.payable(checkout)) return html(reply, status, statusPage(title, last!, redirectFor(checkout, last!)));
+    return html(reply, status, cardFormPage(action, title, plan, store.firstCharge(plan)));
+  };
+  /** Post/redirect/get: paid → the redirect_url; anything else → this page, showing the new state. */
+  const after = (checkout: CheckoutConfiguration, payment: Payment, reply: FastifyReply) =>
+    reply.redirect((payment.status === 'paid' && redirectFor(checkout, payment)) || `/checkout/${checkout.plan_id}/?session=${checkout.id}`, 303);
 
-  app.post('/pay/:id', async (request, reply) => {
-    const payment = load(request.params);
-    if (!state.payable(payment)) return render(payment, reply, 409);
+  app.get('/checkout/:planId/', async (request, reply) => render(request.params, request.query, reply));
+
+  app.post('/checkout/:planId/', async (request, reply) => {
+    const { checkout, plan, title, action } = load(request.params, request.query);
+    if (!store.payable(checkout)) return render(request.params, request.query, reply, 409);
     const fields = form.catch({}).parse(request.body);
+    const email = (fields.email ?? '').trim() || 'buyer@example.com';
+    const amount = store.firstCharge(plan);
+    const again = (error: string, status: number) => html(reply, status, cardFormPage(action, title, plan, amount, { error, expiry: fields.expiry, email: fields.email }));
+    if (!EMAIL.test(email)) return again('Enter a valid email address.', 400);
     const card = readCard(fields);
-    const business = state.businessName(payment.business_id);
-    if ('error' in card) return html(reply, 400, cardFormPage(payment, business, { error: card.error, expiry: fields.expiry }));
+    if ('error' in card) return again(card.error, 400);
     const testCard = TEST_CARDS[card.number];
-    if (!testCard) {
-      return html(reply, 402, cardFormPage(payment, business, { error: 'Your card was declined: this is test mode, use one of the test cards below.', expiry: fields.expiry }));
-    }
-    state.submitCard(payment, card.number.slice(-4), testCard.outcome);
-    return after(payment, reply);
+    if (!testCard) return again('Your card was declined: this is test mode, use one of the test cards below.', 402);
+    const payment = store.purchase(checkout, { email, last4: card.number.slice(-4), outcome: testCard.outcome });
+    return after(checkout, payment, reply);
   });
 
-  app.post('/pay/:id/authenticate', async (request, reply) => {
-    const payment = load(request.params);
-    if (payment.status !== 'requires_action') return render(payment, reply, 409);
+  app.post('/checkout/payments/:id/authenticate', async (request, reply) => {
+    const { id } = z.object({ id: z.string() }).parse(request.params);
+    const payment = store.payments.get(id);
+    const checkout = payment?.checkout_configuration_id ? store.checkouts.get(payment.checkout_configuration_id) : undefined;
+    if (!payment || !checkout) throw new WhopError(404, 'not_found', 'No such payment');
+    if (payment.status !== 'pending') return reply.redirect(`/checkout/${checkout.plan_id}/?session=${checkout.id}`, 303);
     const { action } = form.catch({}).parse(request.body);
-    if (action !== 'complete' && action !== 'fail') return html(reply, 400, authenticatePage(payment, state.businessName(payment.business_id)));
-    state.authenticate(payment, action === 'complete');
-    return after(payment, reply);
+    if (action !== 'complete' && action !== 'fail') return reply.code(400).type('text/plain').send('action must be complete or fail');
+    store.authenticate(payment, action === 'complete');
+    return after(checkout, payment, reply);
   });
 }

@@ -1,2 +1,3 @@
-export { createProcessorSimulator, type ProcessorSimulator, type ProcessorSimulatorOptions } from './simulator.js';
-export { DEFAULT_API_KEY, DEFAULT_BUSINESS_ID, PLATFORM_API_KEY, PLATFORM_BUSINESS_ID, TEST_CARDS } from './state.js';
+export { API_PREFIX, createProcessorSimulator, type ProcessorSimulator, type ProcessorSimulatorOptions } from './simulator.js';
+export { DEFAULT_API_KEY, DEFAULT_COMPANY_ID, PLATFORM_API_KEY, PLATFORM_COMPANY_ID, TEST_CARDS } from './store.js';
+export { standardSignature } from './webhooks.js';

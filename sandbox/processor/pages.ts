@@ -1,16 +1,15 @@
-// The hosted test payment page, server-rendered. One URL per payment (/pay/:id) shows whatever the
-// payment needs next: the card form, the extra authentication step, or its final state.
-import type { Payment } from '../../integrations/processor/schemas.js';
-import { TEST_CARDS } from './state.js';
+// The hosted checkout page, server-rendered, one URL per checkout configuration as Whop's purchase_url
+// (/checkout/<plan id>/?session=<ch id>): the card form, the 3-D Secure step of a pending payment, or the result.
+import type { Payment, Plan } from './store.js';
+import { TEST_CARDS } from './store.js';
 
 export function escapeHtml(value: unknown): string {
   return String(value).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** Integer minor units in the currency's own number of decimals (EUR 2, JPY 0, KWD 3). */
+/** A decimal amount in a lowercase currency, as the buyer reads it. */
 export function formatAmount(amount: number, currency: string): string {
-  const format = new Intl.NumberFormat('en', { style: 'currency', currency });
-  return format.format(amount / 10 ** (format.resolvedOptions().maximumFractionDigits ?? 2));
+  return new Intl.NumberFormat('en', { style: 'currency', currency: currency.toUpperCase() }).format(amount);
 }
 
 function layout(title: string, body: string): string {
@@ -32,27 +31,30 @@ function layout(title: string, body: string): string {
 </style></head><body><main><span class="badge">Test mode</span>${body}</main></body></html>`;
 }
 
-function header(payment: Payment, businessName: string): string {
-  return `<h1>${escapeHtml(businessName)}</h1>
-${payment.description ? `<p>${escapeHtml(payment.description)}</p>` : ''}
-<div class="amount">${escapeHtml(formatAmount(payment.amount, payment.currency))}</div>`;
+function header(companyTitle: string, amount: number, currency: string, title: string | null): string {
+  return `<h1>${escapeHtml(companyTitle)}</h1>
+${title ? `<p>${escapeHtml(title)}</p>` : ''}
+<div class="amount">${escapeHtml(formatAmount(amount, currency))}</div>`;
 }
 
 export interface CardFormState {
   error?: string;
   /** Echoed back after a validation error; never the full number or the CVC. */
   expiry?: string;
+  email?: string;
 }
 
-export function cardFormPage(payment: Payment, businessName: string, state: CardFormState = {}): string {
+export function cardFormPage(action: string, companyTitle: string, plan: Plan, amount: number, state: CardFormState = {}): string {
   const cards = Object.entries(TEST_CARDS)
     .map(([number, card]) => `<li><code>${number.replace(/(\d{4})(?=\d)/g, '$1 ')}</code> ${escapeHtml(card.label)}</li>`)
     .join('');
   return layout(
-    `Pay ${businessName}`,
-    `${header(payment, businessName)}
+    `Pay ${companyTitle}`,
+    `${header(companyTitle, amount, plan.currency, plan.title)}
 ${state.error ? `<div class="error" role="alert">${escapeHtml(state.error)}</div>` : ''}
-<form method="post" action="/pay/${escapeHtml(payment.id)}">
+<form method="post" action="${escapeHtml(action)}">
+  <label for="email">Email</label>
+  <input id="email" name="email" type="email" autocomplete="email" placeholder="you@example.com" value="${escapeHtml(state.email ?? '')}">
   <label for="card_number">Card number</label>
   <input id="card_number" name="card_number" inputmode="numeric" autocomplete="cc-number" placeholder="4242 4242 4242 4242" required>
   <div class="row">
@@ -61,43 +63,33 @@ ${state.error ? `<div class="error" role="alert">${escapeHtml(state.error)}</div
     <div><label for="cvc">CVC</label>
     <input id="cvc" name="cvc" inputmode="numeric" autocomplete="cc-csc" placeholder="123" required></div>
   </div>
-  <button type="submit">Pay ${escapeHtml(formatAmount(payment.amount, payment.currency))}</button>
+  <button type="submit">Pay ${escapeHtml(formatAmount(amount, plan.currency))}</button>
 </form>
 <div class="hint">Test cards (any future expiry, any CVC):<ul>${cards}</ul></div>`,
   );
 }
 
-export function authenticatePage(payment: Payment, businessName: string): string {
-  const action = `/pay/${escapeHtml(payment.id)}/authenticate`;
+export function authenticatePage(action: string, companyTitle: string, payment: Payment, last4: string): string {
   return layout(
     'Authenticate payment',
-    `${header(payment, businessName)}
-<p>Your bank asks you to confirm this payment with the card ending in ${escapeHtml(payment.card_last4 ?? '')}.</p>
-<form method="post" action="${action}"><input type="hidden" name="action" value="complete"><button type="submit">Complete</button></form>
-<form method="post" action="${action}"><input type="hidden" name="action" value="fail"><button type="submit" class="secondary">Fail authentication</button></form>`,
+    `${header(companyTitle, payment.total, payment.currency, null)}
+<p>Your bank asks you to confirm this payment with the card ending in ${escapeHtml(last4)}.</p>
+<form method="post" action="${escapeHtml(action)}"><input type="hidden" name="action" value="complete"><button type="submit">Complete</button></form>
+<form method="post" action="${escapeHtml(action)}"><input type="hidden" name="action" value="fail"><button type="submit" class="secondary">Fail authentication</button></form>`,
   );
 }
 
-const STATE_TEXT: Record<Payment['status'], { cls: string; text: string }> = {
-  requires_payment: { cls: 'error', text: 'This payment can no longer be paid.' },
-  requires_action: { cls: 'error', text: 'This payment is waiting for authentication.' },
-  succeeded: { cls: 'ok', text: 'Payment succeeded. Thank you!' },
-  failed: { cls: 'error', text: 'Payment failed.' },
-  refunded: { cls: 'ok', text: 'This payment was refunded.' },
-};
-
-export function statusPage(payment: Payment, businessName: string, returnUrl: string | null): string {
-  const { cls, text } = STATE_TEXT[payment.status];
-  const reason = payment.status === 'failed' && payment.failure_reason ? ` Reason: ${payment.failure_reason.replace(/_/g, ' ')}.` : '';
-  const card = payment.card_last4 ? `<p>Card ending in ${escapeHtml(payment.card_last4)}</p>` : '';
+export function statusPage(companyTitle: string, payment: Payment, returnUrl: string | null): string {
+  const paid = payment.status === 'paid';
+  const text = paid ? (payment.substatus === 'refunded' ? 'This payment was refunded.' : 'Payment succeeded. Thank you!') : `Payment ${payment.substatus}.${payment.failure_message ? ` ${payment.failure_message}` : ''}`;
   return layout(
-    `Payment ${payment.status}`,
-    `${header(payment, businessName)}
-<div class="${cls}" role="status" data-status="${escapeHtml(payment.status)}">${escapeHtml(text + reason)}</div>${card}
-${returnUrl ? `<p><a href="${escapeHtml(returnUrl)}">Return to ${escapeHtml(businessName)}</a></p>` : ''}`,
+    `Payment ${payment.substatus}`,
+    `${header(companyTitle, payment.total, payment.currency, null)}
+<div class="${paid ? 'ok' : 'error'}" role="status" data-status="${escapeHtml(payment.substatus)}">${escapeHtml(text)}</div>
+${returnUrl ? `<p><a href="${escapeHtml(returnUrl)}">Return to ${escapeHtml(companyTitle)}</a></p>` : ''}`,
   );
 }
 
-export function notFoundPage(id: string): string {
-  return layout('Payment not found', `<h1>Payment not found</h1><div class="error">No payment ${escapeHtml(id)} exists.</div>`);
+export function notFoundPage(): string {
+  return layout('Checkout not found', '<h1>Checkout not found</h1><div class="error">This checkout link is not valid.</div>');
 }

@@ -1,22 +1,39 @@
-// Outgoing webhooks of the processor sandbox. Every new event passes one pipeline:
+// Outgoing webhooks of the local Whop. Every new event passes one pipeline:
 //   [delay] → drop (while a drop count is armed) → hold (queued in the outbox) → deliver.
-// Delivery POSTs the event's exact JSON bytes to each subscribed endpoint of the account, signed with that
-// endpoint's secret (X-Processor-Signature, see integrations/processor/signature.ts), and retries a failed
-// attempt (non-2xx, network error, time-out) after each configured delay, then gives up. Every attempt
-// is logged. Redelivery sends an existing event again, same id and bytes, outside the pipeline.
+// Delivery POSTs the event's exact JSON bytes ({ id, api_version, type, timestamp, company_id, data }) to each
+// subscribed endpoint of the company, signed as Whop signs (Standard Webhooks, https://www.standardwebhooks.com/):
+// webhook-id, webhook-timestamp (unix seconds) and webhook-signature `v1,<base64 HMAC-SHA256 of
+// "id.timestamp.body">`, keyed with the UTF-8 bytes of the endpoint's `ws_…` secret. During a secret rotation
+// the header carries one signature per secret. A failed attempt (non-2xx, network error, time-out) is retried
+// after each configured delay (Whop: 10, 20, 40 s), then dropped. Every attempt is logged. Redelivery sends an
+// existing event again, same id and bytes (a fresh timestamp and signature), outside the pipeline.
+import { createHmac } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SIGNATURE_HEADER, signWebhook } from '../../integrations/processor/signature.js';
-import type { ProcessorEventName, ProcessorWebhookPayload } from '../../integrations/processor/webhook.js';
-import { ApiError, newId, type WebhookData } from './state.js';
+import { newId, WhopError } from './store.js';
+
+/** The signature of one Standard Webhooks delivery with one secret (its UTF-8 bytes are the key, as Whop documents). */
+export function standardSignature(secret: string, id: string, timestamp: number, body: string): string {
+  return `v1,${createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
+}
+
+export interface EventPayload {
+  id: string;
+  api_version: 'v1';
+  type: string;
+  timestamp: string;
+  company_id: string;
+  data: unknown;
+}
 
 export interface WebhookTarget {
   id: string;
   url: string;
-  secret: string;
+  /** The secrets a delivery is signed with: one, or the old and the new one during a rotation. */
+  secrets: string[];
 }
 
 export interface WebhookDispatcherOptions {
-  targets(businessId: string, event: ProcessorEventName): WebhookTarget[];
+  targets(companyId: string, type: string): WebhookTarget[];
   /** Retries stop once the endpoint is deleted. */
   targetExists(id: string): boolean;
   retryDelaysMs: number[];
@@ -27,17 +44,17 @@ export type EventState = 'scheduled' | 'dropped' | 'held' | 'sent';
 
 export interface StoredEvent {
   id: string;
-  event: ProcessorEventName;
-  businessId: string;
+  event: string;
+  companyId: string;
   state: EventState;
   /** The exact bytes sent on every delivery of this event. */
   body: string;
-  payload: ProcessorWebhookPayload;
+  payload: EventPayload;
 }
 
 export interface DeliveryAttempt {
   event_id: string;
-  event: ProcessorEventName;
+  event: string;
   webhook_id: string;
   url: string;
   attempt: number;
@@ -56,13 +73,15 @@ export class WebhookDispatcher {
   private dropCount = 0;
   private inflight = new Set<Promise<unknown>>();
   private abort = new AbortController();
+  /** Endpoint id → its previous secret, while a rotation lasts (deliveries carry both signatures). */
+  readonly rotating = new Map<string, string>();
 
   constructor(private readonly opts: WebhookDispatcherOptions) {}
 
   /** Creates an event and sends it through the pipeline; `times` copies are delivered concurrently. */
-  publish(businessId: string, event: ProcessorEventName, data: WebhookData, opts: { times?: number; delayMs?: number } = {}): StoredEvent {
-    const payload: ProcessorWebhookPayload = { id: newId('evt', 20), event, created_at: new Date().toISOString(), data };
-    const stored: StoredEvent = { id: payload.id!, event, businessId, state: 'scheduled', body: JSON.stringify(payload), payload };
+  publish(companyId: string, type: string, data: unknown, opts: { times?: number; delayMs?: number } = {}): StoredEvent {
+    const payload: EventPayload = { id: newId('msg', 24), api_version: 'v1', type, timestamp: new Date().toISOString(), company_id: companyId, data };
+    const stored: StoredEvent = { id: payload.id, event: type, companyId, state: 'scheduled', body: JSON.stringify(payload), payload };
     this.events.set(stored.id, stored);
     const times = opts.times ?? 1;
     if (opts.delayMs) {
@@ -94,7 +113,7 @@ export class WebhookDispatcher {
     this.dropCount = count;
   }
 
-  outboxEvents(): { holding: boolean; dropping: number; events: Array<{ id: string; event: string; times: number; payload: ProcessorWebhookPayload }> } {
+  outboxEvents(): { holding: boolean; dropping: number; events: Array<{ id: string; event: string; times: number; payload: EventPayload }> } {
     return {
       holding: this.holding,
       dropping: this.dropCount,
@@ -108,7 +127,7 @@ export class WebhookDispatcher {
    */
   async release(ids: string[] = []): Promise<string[]> {
     const unknown = ids.filter((id) => !this.outbox.some((q) => q.event.id === id));
-    if (unknown.length) throw new ApiError(404, 'not_found', `Not in the outbox: ${unknown.join(', ')}`);
+    if (unknown.length) throw new WhopError(404, 'not_found', `Not in the outbox: ${unknown.join(', ')}`);
     const queue = this.outbox;
     const ordered = [...ids.map((id) => queue.find((q) => q.event.id === id)!), ...queue.filter((q) => !ids.includes(q.event.id))];
     this.outbox = [];
@@ -124,7 +143,7 @@ export class WebhookDispatcher {
   /** Sends an existing event again (same id, same bytes), e.g. to simulate a duplicate delivery. */
   redeliver(eventId: string, times = 1): StoredEvent {
     const stored = this.events.get(eventId);
-    if (!stored) throw new ApiError(404, 'not_found', `No such event: '${eventId}'`);
+    if (!stored) throw new WhopError(404, 'not_found', `No such event: '${eventId}'`);
     this.track(this.deliver(stored, times));
     return stored;
   }
@@ -133,8 +152,8 @@ export class WebhookDispatcher {
     return this.log.filter((d) => eventId === undefined || d.event_id === eventId);
   }
 
-  listEvents(): Array<{ id: string; event: string; state: EventState; business_id: string; payload: ProcessorWebhookPayload }> {
-    return [...this.events.values()].map((e) => ({ id: e.id, event: e.event, state: e.state, business_id: e.businessId, payload: e.payload }));
+  listEvents(): Array<{ id: string; event: string; state: EventState; company_id: string; payload: EventPayload }> {
+    return [...this.events.values()].map((e) => ({ id: e.id, event: e.event, state: e.state, company_id: e.companyId, payload: e.payload }));
   }
 
   /** Resolves once nothing is being delivered, retried or waiting on a delay (held events excepted). */
@@ -151,6 +170,7 @@ export class WebhookDispatcher {
     this.log = [];
     this.holding = false;
     this.dropCount = 0;
+    this.rotating.clear();
   }
 
   private track(promise: Promise<unknown>): void {
@@ -161,7 +181,7 @@ export class WebhookDispatcher {
   /** Delivers `times` concurrent copies to every subscribed endpoint; pushes each copy's first attempt into `firstAttempts`. */
   private async deliver(stored: StoredEvent, times: number, firstAttempts: Array<Promise<void>> = []): Promise<void> {
     stored.state = 'sent';
-    const copies = this.opts.targets(stored.businessId, stored.event).flatMap((target) =>
+    const copies = this.opts.targets(stored.companyId, stored.event).flatMap((target) =>
       Array.from({ length: times }, () => {
         let firstDone!: () => void;
         firstAttempts.push(new Promise<void>((resolve) => (firstDone = resolve)));
@@ -187,15 +207,16 @@ export class WebhookDispatcher {
     const started = Date.now();
     let statusCode: number | null = null;
     let error: string | null = null;
+    const timestamp = Math.floor(started / 1000);
     try {
       const res = await fetch(target.url, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
-          'user-agent': 'processor-sandbox-webhooks/1.0',
-          [SIGNATURE_HEADER]: signWebhook(target.secret, stored.body),
-          'x-processor-event-id': stored.id,
-          'x-processor-delivery-attempt': String(attempt),
+          'user-agent': 'whop-sandbox-webhooks/1.0',
+          'webhook-id': stored.id,
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': target.secrets.map((secret) => standardSignature(secret, stored.id, timestamp, stored.body)).join(' '),
         },
         body: stored.body,
         redirect: 'manual',

@@ -11,6 +11,8 @@ import { FaultInjector, faultRuleSchema } from './faults.js';
 
 export interface SimulatorOptions {
   logger?: FastifyServerOptions['logger'];
+  /** The body of an injected error in the platform's own error shape (default `{ error, code }`). */
+  faultBody?: (status: number) => unknown;
 }
 
 export interface Simulator {
@@ -51,7 +53,7 @@ export function createSimulator(name: string, opts: SimulatorOptions = {}): Simu
       return;
     }
     if (rule.status === 429) reply.header('retry-after', '1');
-    return reply.code(rule.status).send({ error: `injected fault (${rule.status})`, code: 'INJECTED_FAULT' });
+    return reply.code(rule.status).send(opts.faultBody?.(rule.status) ?? { error: `injected fault (${rule.status})`, code: 'INJECTED_FAULT' });
   });
 
   app.get('/_control/health', async () => ({ ok: true, simulator: name }));

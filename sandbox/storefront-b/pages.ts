@@ -4,9 +4,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { renderOrdersPage } from '../storefront-common/admin.js';
 import { productSvg } from '../storefront-common/catalogue.js';
 import { formatMoney, html, page, type Raw } from '../storefront-common/html.js';
-import { baseUrlOf, intOf, PlatformError, readCookie, setCookie, type PublicUrl } from '../storefront-common/web.js';
+import { intOf, PlatformError, readCookie, setCookie, type PublicUrl } from '../storefront-common/web.js';
 import { interceptCheckout, type Interception } from './plugin.js';
-import { markOrderPaid } from './rest.js';
+import { homeUrlOf, markOrderPaid } from './rest.js';
 import { findPurchasable, requireStore, sessionTokenOf, type Store } from './state.js';
 
 type StoreRequest = FastifyRequest<{ Params: { store: string; file?: string; id?: string }; Body: Record<string, string | undefined> }>;
@@ -24,7 +24,7 @@ export interface PluginRuntime {
 
 export function registerPages(app: FastifyInstance, stores: Map<string, Store>, publicUrl: PublicUrl, plugin: PluginRuntime): void {
   const root = (store: Store) => `/stores/${store.id}`;
-  const storeUrlOf = (request: FastifyRequest, store: Store) => `${baseUrlOf(publicUrl, request)}${root(store)}`;
+  const storeUrlOf = (request: FastifyRequest, store: Store) => homeUrlOf(publicUrl, request, store);
   const cartOf = (request: StoreRequest, store: Store) => {
     const token = readCookie(request, CART_COOKIE);
     return token !== undefined && store.carts.get(token) ? token : null;

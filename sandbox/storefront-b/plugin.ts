@@ -1,17 +1,22 @@
-// The official plugin, as it runs inside the store: it takes over the cart's checkout button server-side,
-// asks the checkout service for a hosted checkout and sends the shopper there. Whatever goes wrong (plugin
-// not configured, service down, slow, answering passthrough or nonsense) the shopper continues to the
-// store's native checkout: a broken plugin must never block a sale.
-import { randomUUID } from 'node:crypto';
+// Our plugin (plugins/woocommerce/hosted-checkout-connector) as it runs inside a simulated store, doing
+// what its PHP does on template_redirect of the checkout page: hand the cart to the checkout service
+// server-to-server, signed with the REST key the merchant configured, and send the shopper to the answered
+// checkout URL. Whatever goes wrong (not configured, service down, slow, passthrough, nonsense) the
+// shopper continues to the store's native checkout: a broken plugin must never block a sale.
+import { createHmac, randomUUID } from 'node:crypto';
 import type { CartLine } from '../storefront-common/cart.js';
 import { describeFetchError } from '../storefront-common/web.js';
+import { wcApiHash } from './oauth.js';
 import type { Store } from './state.js';
 
+/** The plugin's handoff body (class-hc-handoff.php, payload()). */
 export interface PluginCheckoutRequest {
   platform: 'storefront-b';
+  /** home_url(): the store URL the merchant connected. */
   storeUrl: string;
-  /** Ids as the platform's numbers; no prices: the service reads them over REST. */
+  /** Ids as the store's numbers; no prices: the service reads them over REST. */
   cart: { items: Array<{ productId: number; variationId?: number; quantity: number }>; currency: string };
+  locale: string;
 }
 
 export interface Interception {
@@ -28,7 +33,14 @@ export interface Interception {
   durationMs: number;
 }
 
-export const PLUGIN_USER_AGENT = 'HostedCheckout-Plugin/1.0.0 (storefront-b sandbox)';
+export const PLUGIN_USER_AGENT = 'WordPress/6.7.1; hosted-checkout-connector/1.0.0 (storefront-b sandbox)';
+/** The plugin's header names (HC_Signature in the PHP). */
+export const HANDOFF_HEADERS = { key: 'x-hosted-checkout-key', timestamp: 'x-hosted-checkout-timestamp', signature: 'x-hosted-checkout-signature' } as const;
+
+/** v1=hex(HMAC-SHA256(consumer secret, "<timestamp>.<body>")), as HC_Signature::sign does it. */
+export function signHandoff(secret: string, timestamp: number, body: string): string {
+  return `v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
+}
 
 function checkoutUrlOf(body: unknown): string | undefined {
   const value = body && typeof body === 'object' && 'checkoutUrl' in body ? body.checkoutUrl : undefined;
@@ -55,23 +67,38 @@ export async function interceptCheckout(
       items: lines.map((l) => ({ productId: l.productId, ...(l.variantId !== l.productId ? { variationId: l.variantId } : {}), quantity: l.quantity })),
       currency: store.currency,
     },
+    locale: 'en_US',
   };
   const done = (rest: Pick<Interception, 'outcome' | 'status' | 'checkoutUrl' | 'error'>): Interception => ({
     id: randomUUID(), storeId: store.id, storeUrl, at: new Date(started).toISOString(), request, durationMs: Date.now() - started, ...rest,
   });
   const serviceUrl = store.plugin.serviceUrl ?? opts.serviceUrl;
   if (!serviceUrl) return done({ outcome: 'error', status: null, error: 'the plugin has no checkout service URL configured' });
+  // The secret of the configured key, from woocommerce_api_keys (looked up by wc_api_hash, like WooCommerce).
+  const key = store.plugin.connectionKey;
+  const row = key ? store.keys.get(wcApiHash(key)) : undefined;
+  if (!key || !row) return done({ outcome: 'error', status: null, error: 'the connection key is not a REST key of this store' });
+  const body = JSON.stringify(request);
+  const timestamp = Math.floor(Date.now() / 1000);
   try {
     const res = await fetch(`${serviceUrl.replace(/\/+$/, '')}/api/checkout/create`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json', 'user-agent': PLUGIN_USER_AGENT },
-      body: JSON.stringify(request),
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        'user-agent': PLUGIN_USER_AGENT,
+        [HANDOFF_HEADERS.key]: key,
+        [HANDOFF_HEADERS.timestamp]: String(timestamp),
+        [HANDOFF_HEADERS.signature]: signHandoff(row.consumerSecret, timestamp, body),
+      },
+      body,
+      redirect: 'manual',
       signal: AbortSignal.timeout(opts.timeoutMs),
     });
-    const body: unknown = await res.json().catch(() => undefined);
+    const answer: unknown = await res.json().catch(() => undefined);
     if (!res.ok) return done({ outcome: 'error', status: res.status, error: `the service answered ${res.status}` });
-    if (body && typeof body === 'object' && 'passthrough' in body && body.passthrough === true) return done({ outcome: 'passthrough', status: res.status });
-    const checkoutUrl = checkoutUrlOf(body);
+    if (answer && typeof answer === 'object' && 'passthrough' in answer && answer.passthrough === true) return done({ outcome: 'passthrough', status: res.status });
+    const checkoutUrl = checkoutUrlOf(answer);
     return checkoutUrl
       ? done({ outcome: 'redirected', status: res.status, checkoutUrl })
       : done({ outcome: 'error', status: res.status, error: 'the answer has neither a checkoutUrl nor passthrough' });

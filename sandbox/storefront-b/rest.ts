@@ -1,149 +1,325 @@
-// The store's REST API under <store url>/wp-json/wc/v3/, authenticated with a consumer key and secret
-// (HTTP Basic, or consumer_key/consumer_secret query parameters) and answering the platform's error shape
-// { code, message, data: { status } }.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { z } from 'zod';
-import { PLUGIN_FILE } from '../../integrations/storefront-b/client.js';
-import { decimalToMinor, isCurrencyCode } from '../../integrations/storefront-common/money.js';
+// The store's REST API under <home>/wp-json/: WooCommerce's wc/v3 routes the service uses and our plugin's
+// route (wc-hosted-checkout/v1), written from WooCommerce's source and docs (docs/storefront-b.md), not
+// from our client. Authentication follows WC_REST_Authentication: Basic only when is_ssl(), OAuth 1.0a
+// otherwise; errors are WP REST errors { code, message, data: { status } }.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isKnownCurrency, parseDecimalToMinor } from '../../domain/money.js';
 import { baseUrlOf, intOf, PlatformError, randomHex, type PublicUrl } from '../storefront-common/web.js';
-import { findPurchasable, orderJson, PLATFORM_VERSION, productJson, requireStore, variationJson, type BOrder, type Store } from './state.js';
+import { hashEquals, oauthHeaderParams, oauthSignature, OAUTH_REQUIRED, phpQuery, stringToSign, TIMESTAMP_WINDOW_S, wcApiHash } from './oauth.js';
+import { findPurchasable, orderJson, PLATFORM_VERSION, PLUGIN_FILE, productJson, requireStore, sessionTokenOf, variationJson, type ApiKey, type BOrder, type Store } from './state.js';
 
-type RestRequest = FastifyRequest<{ Params: { store: string; id?: string; vid?: string }; Querystring: Record<string, string | undefined>; Body: unknown }>;
+type RestRequest = FastifyRequest<{ Params: { store: string; id?: string; vid?: string; token?: string }; Body: unknown }>;
 
 export const restError = (status: number, code: string, message: string, extra: Record<string, unknown> = {}) =>
   new PlatformError(status, { code, message, data: { status, ...extra } });
 
-function credentialsOf(request: RestRequest): { key?: string; secret?: string } {
+const authError = (message: string) => restError(401, 'woocommerce_rest_authentication_error', message);
+
+/** The request as PHP sees it: $_GET (last duplicate wins) and the path. */
+function phpRequest(request: FastifyRequest) {
+  const url = request.raw.url ?? '/';
+  const q = url.indexOf('?');
+  return { path: q < 0 ? url : url.slice(0, q), get: phpQuery(q < 0 ? '' : url.slice(q + 1)) };
+}
+
+/** The site's home URL (the `home` option): the configured host, the scheme is_ssl() implies. */
+export function homeUrlOf(publicUrl: PublicUrl, request: FastifyRequest, store: Store): string {
+  const base = new URL(baseUrlOf(publicUrl, request));
+  return `${store.isSsl ? 'https' : 'http'}://${base.host}/stores/${store.id}`;
+}
+
+function basicCredentials(request: FastifyRequest, get: Map<string, string>): { key: string; secret: string } | null {
+  // If the $_GET parameters are present, they are used first.
+  const key = get.get('consumer_key');
+  const secret = get.get('consumer_secret');
+  if (key && secret) return { key, secret };
   const header = request.headers.authorization;
-  if (header?.startsWith('Basic ')) {
-    const decoded = Buffer.from(header.slice(6), 'base64').toString();
-    const colon = decoded.indexOf(':');
-    return colon < 0 ? { key: decoded } : { key: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
-  }
-  return { key: request.query.consumer_key, secret: request.query.consumer_secret };
+  if (!header?.startsWith('Basic ')) return null;
+  const decoded = Buffer.from(header.slice(6), 'base64').toString();
+  const colon = decoded.indexOf(':');
+  // PHP_AUTH_USER and PHP_AUTH_PW must both be non-empty.
+  return colon > 0 && colon < decoded.length - 1 ? { key: decoded.slice(0, colon), secret: decoded.slice(colon + 1) } : null;
 }
 
-/** Key, secret and the key's read/write permission, with the platform's own messages. */
-function authenticate(request: RestRequest, store: Store, access: 'read' | 'write'): void {
-  const { key, secret } = credentialsOf(request);
-  if (!key) throw restError(401, access === 'read' ? 'woocommerce_rest_cannot_view' : 'woocommerce_rest_cannot_create', access === 'read' ? 'Sorry, you cannot list resources.' : 'Sorry, you are not allowed to create resources.');
-  const apiKey = store.keys.get(key);
-  if (!apiKey) throw restError(401, 'woocommerce_rest_authentication_error', 'Consumer key is invalid.');
-  if (apiKey.consumerSecret !== secret) throw restError(401, 'woocommerce_rest_authentication_error', 'Consumer secret is invalid.');
-  if (apiKey.permissions !== 'read_write' && apiKey.permissions !== access) {
-    throw restError(401, 'woocommerce_rest_authentication_error', `The API key provided does not have ${access} permissions.`);
+/**
+ * WC_REST_Authentication::authenticate plus check_user_permissions: answers the key's row, null for "no
+ * user" (the route's own permission check then refuses), or throws the recorded authentication error.
+ */
+function authenticate(request: RestRequest, store: Store, homeUrl: string): ApiKey | null {
+  const { path, get } = phpRequest(request);
+  let error: PlatformError | null = null;
+  let user: ApiKey | null = null;
+
+  if (store.isSsl) {
+    const creds = basicCredentials(request, get);
+    const row = creds ? store.keys.get(wcApiHash(creds.key)) : undefined;
+    // An unknown key over Basic is not an error: authentication falls through.
+    if (creds && row) {
+      if (hashEquals(row.consumerSecret, creds.secret)) user = row;
+      else error = authError('Consumer secret is invalid.');
+    }
+  }
+
+  if (!user) {
+    const params = new Map(get);
+    const body = request.body;
+    if (body && typeof body === 'object' && request.headers['content-type']?.startsWith('application/x-www-form-urlencoded')) {
+      for (const [k, v] of Object.entries(body as Record<string, string>)) params.set(k, v);
+    }
+    for (const [k, v] of oauthHeaderParams(request.headers.authorization)) params.set(k, v);
+    const missing = OAUTH_REQUIRED.filter((name) => !params.get(name));
+    if (missing.length < OAUTH_REQUIRED.length) {
+      if (missing.length > 0) {
+        error = restError(401, 'woocommerce_rest_authentication_missing_parameter', `Missing OAuth parameter${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`);
+      } else {
+        const row = store.keys.get(wcApiHash(params.get('oauth_consumer_key')!));
+        if (!row) error = authError('Consumer key is invalid.');
+        else {
+          error = checkSignature(request.method, homeUrl, path, store.id, params, row) ?? checkTimestampAndNonce(row, params.get('oauth_timestamp')!, params.get('oauth_nonce')!);
+          if (!error) user = row;
+        }
+      }
+    }
+  }
+  if (error) throw error;
+  if (user) checkPermissions(user, request.method);
+  return user;
+}
+
+function checkSignature(method: string, homeUrl: string, path: string, storeId: string, params: Map<string, string>, row: ApiKey): PlatformError | null {
+  // The request path minus the home path, re-based on the home URL (get_home_url with is_ssl()'s scheme).
+  const homePath = `/stores/${storeId}`;
+  const rest = path.startsWith(homePath) ? path.slice(homePath.length) : path;
+  let decodedPath: string;
+  try {
+    decodedPath = decodeURIComponent(rest);
+  } catch {
+    decodedPath = rest;
+  }
+  const text = stringToSign(method, homeUrl + decodedPath, params);
+  const algorithm = params.get('oauth_signature_method');
+  if (algorithm !== 'HMAC-SHA1' && algorithm !== 'HMAC-SHA256') return authError('Invalid signature - signature method is invalid.');
+  const expected = oauthSignature(algorithm === 'HMAC-SHA1' ? 'sha1' : 'sha256', text, row.consumerSecret);
+  const given = decodeURIComponent(params.get('oauth_signature')!.replace(/ /g, '+'));
+  return hashEquals(expected, given) ? null : authError('Invalid signature - provided signature does not match.');
+}
+
+function checkTimestampAndNonce(row: ApiKey, timestamp: string, nonce: string): PlatformError | null {
+  const now = Math.floor(Date.now() / 1000);
+  const ts = Number(timestamp);
+  if (!Number.isFinite(ts) || ts < now - TIMESTAMP_WINDOW_S || ts > now + TIMESTAMP_WINDOW_S) return authError('Invalid timestamp.');
+  if ([...row.nonces.values()].includes(nonce)) return authError('Invalid nonce - nonce has already been used.');
+  row.nonces.set(ts, nonce);
+  for (const seen of row.nonces.keys()) if (seen < now - TIMESTAMP_WINDOW_S) row.nonces.delete(seen);
+  return null;
+}
+
+function checkPermissions(row: ApiKey, method: string): void {
+  const can = (p: 'read' | 'write') => row.permissions === p || row.permissions === 'read_write';
+  if ((method === 'GET' || method === 'HEAD') && !can('read')) throw authError('The API key provided does not have read permissions.');
+  if (['POST', 'PUT', 'PATCH', 'DELETE'].includes(method) && !can('write')) throw authError('The API key provided does not have write permissions.');
+}
+
+/** The route's permission callback when no user was authenticated (rest_authorization_required_code: 401). */
+const cannot = {
+  view: () => restError(401, 'woocommerce_rest_cannot_view', 'Sorry, you cannot list resources.'),
+  viewOne: () => restError(401, 'woocommerce_rest_cannot_view', 'Sorry, you cannot view this resource.'),
+  create: () => restError(401, 'woocommerce_rest_cannot_create', 'Sorry, you are not allowed to create resources.'),
+  forbidden: () => restError(401, 'rest_forbidden', 'Sorry, you are not allowed to do that.'),
+};
+
+const invalidParam = (param: string, message: string) => restError(400, 'rest_invalid_param', `Invalid parameter(s): ${param}`, { params: { [param]: message } });
+
+/** WP's `_fields`: keep only the named top-level properties. */
+function onlyFields<T extends Record<string, unknown>>(value: T, fields: string | undefined): Partial<T> {
+  if (!fields) return value;
+  const names = new Set(fields.split(',').map((f) => f.trim().split('.')[0]));
+  return Object.fromEntries(Object.entries(value).filter(([k]) => names.has(k))) as Partial<T>;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// POST /orders, as WC_REST_Orders_Controller::save_object does it.
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The WP schema types the money fields as strings: a number is refused, not coerced. */
+function moneyField(value: unknown, param: string, currency: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw invalidParam(param, `${param} is not of type string.`);
+  try {
+    return parseDecimalToMinor(value.trim() === '' ? '0' : value.trim(), currency).amount;
+  } catch {
+    throw invalidParam(param, `${param} is not a valid amount.`);
   }
 }
 
-const decimal = z.union([z.string(), z.number()]).transform(String);
-const address = z.record(z.string(), z.union([z.string(), z.null()]).transform((v) => v ?? ''));
-const orderBodySchema = z.object({
-  payment_method: z.string().default(''),
-  payment_method_title: z.string().default(''),
-  set_paid: z.boolean().default(false),
-  status: z.enum(['pending', 'processing', 'on-hold', 'completed', 'cancelled', 'refunded', 'failed']).optional(),
-  currency: z.string().optional(),
-  transaction_id: z.string().default(''),
-  billing: address.default({}),
-  shipping: address.default({}),
-  line_items: z
-    .array(
-      z.object({
-        product_id: z.number().int(),
-        variation_id: z.number().int().nullish(),
-        quantity: z.number().int().min(1),
-        subtotal: decimal.optional(),
-        total: decimal.optional(),
-      }),
-    )
-    .min(1),
-  shipping_lines: z.array(z.object({ method_id: z.string().min(1), method_title: z.string().min(1), total: decimal })).default([]),
-  fee_lines: z.array(z.object({ name: z.string().min(1), total: decimal, tax_status: z.string().optional() })).default([]),
-  meta_data: z.array(z.object({ key: z.string().min(1), value: z.unknown() })).default([]),
-});
+const ORDER_STATUSES = ['pending', 'processing', 'on-hold', 'completed', 'cancelled', 'refunded', 'failed', 'checkout-draft'];
+const ADDRESS_FIELDS = ['first_name', 'last_name', 'company', 'address_1', 'address_2', 'city', 'state', 'postcode', 'country', 'email', 'phone'];
+
+function address(value: unknown, param: 'billing' | 'shipping'): Record<string, string> {
+  if (value === undefined) return Object.fromEntries(ADDRESS_FIELDS.filter((f) => param === 'billing' || f !== 'email').map((f) => [f, '']));
+  if (!isObject(value)) throw invalidParam(param, `${param} is not of type object.`);
+  const out: Record<string, string> = {};
+  for (const f of ADDRESS_FIELDS) {
+    if (param === 'shipping' && f === 'email') continue;
+    const v = value[f];
+    if (v !== undefined && v !== null && typeof v !== 'string') throw invalidParam(param, `${param}[${f}] is not of type string.`);
+    out[f] = v ?? '';
+  }
+  if (param === 'billing' && out.email && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(out.email)) throw invalidParam('billing', 'Invalid billing email address.');
+  return out;
+}
+
+function metaData(value: unknown, param: string, nextId: () => number): BOrder['metaData'] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw invalidParam(param, `${param} is not of type array.`);
+  return value.map((m, i) => {
+    if (!isObject(m) || typeof m.key !== 'string') throw invalidParam(param, `${param}[${i}][key] is not of type string.`);
+    return { id: nextId(), key: m.key, value: m.value };
+  });
+}
+
+function array(value: unknown, param: string): Json[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || !value.every(isObject)) throw invalidParam(param, `${param} is not of type array.`);
+  return value;
+}
 
 function createOrder(store: Store, body: unknown): BOrder {
-  const parsed = orderBodySchema.safeParse(body ?? {});
-  if (!parsed.success) {
-    const params = Object.fromEntries(parsed.error.issues.map((i) => [String(i.path[0] ?? 'body'), `${i.path.join('.')}: ${i.message}`]));
-    throw restError(400, 'rest_invalid_param', `Invalid parameter(s): ${Object.keys(params).join(', ')}`, { params });
+  if (!isObject(body)) throw restError(400, 'rest_invalid_json', 'Invalid JSON body passed.');
+  if (body.id !== undefined) throw restError(400, 'woocommerce_rest_shop_order_exists', 'Cannot create existing order.');
+  const currency = body.currency ?? store.currency;
+  if (typeof currency !== 'string' || !isKnownCurrency(currency)) throw invalidParam('currency', 'currency is not one of the supported currencies.');
+  const status = body.status;
+  if (status !== undefined && (typeof status !== 'string' || !ORDER_STATUSES.includes(status))) throw invalidParam('status', `status is not one of ${ORDER_STATUSES.join(', ')}.`);
+  for (const f of ['payment_method', 'payment_method_title', 'transaction_id', 'customer_note'] as const) {
+    if (body[f] !== undefined && typeof body[f] !== 'string') throw invalidParam(f, `${f} is not of type string.`);
   }
-  const o = parsed.data;
-  const currency = o.currency ?? store.currency;
-  if (!isCurrencyCode(currency)) throw restError(400, 'rest_invalid_param', 'Invalid parameter(s): currency', { params: { currency: 'currency is not one of the supported currencies.' } });
-  if (o.billing.email && !z.email().safeParse(o.billing.email).success) throw restError(400, 'rest_invalid_param', 'Invalid parameter(s): billing', { params: { billing: 'Invalid billing email address.' } });
-  const amount = (value: string, param: string) => {
-    try {
-      return decimalToMinor(value, currency);
-    } catch (err) {
-      throw restError(400, 'rest_invalid_param', `Invalid parameter(s): ${param}`, { params: { [param]: (err as Error).message } });
-    }
-  };
+  if (body.set_paid !== undefined && typeof body.set_paid !== 'boolean') throw invalidParam('set_paid', 'set_paid is not of type boolean.');
 
-  const lines = o.line_items.map((l) => {
-    const found = findPurchasable(store, l.product_id, l.variation_id);
-    if (!found) {
-      throw l.variation_id
-        ? restError(400, 'woocommerce_rest_invalid_variation_id', `Variation ID ${l.variation_id} is invalid for product ${l.product_id}.`)
-        : restError(400, 'woocommerce_rest_invalid_product_id', `Product ID ${l.product_id} is invalid or needs a variation_id.`);
-    }
-    // Catalogue prices are in the store currency: an order in another currency states its own line totals.
-    if (l.total === undefined && currency !== store.currency) throw restError(400, 'rest_invalid_param', 'Invalid parameter(s): line_items', { params: { line_items: 'total is required when the order currency differs from the store currency.' } });
-    const total = l.total === undefined ? found.price * l.quantity : amount(l.total, 'line_items');
-    const subtotal = l.subtotal === undefined ? total : amount(l.subtotal, 'line_items');
-    if (total < 0 || subtotal < total) throw restError(400, 'rest_invalid_param', 'Invalid parameter(s): line_items', { params: { line_items: 'total must be between 0 and subtotal.' } });
-    return { id: store.nextId(), name: found.title, productId: found.product.id, variationId: found.variation?.id ?? 0, quantity: l.quantity, subtotal, total, sku: found.sku };
+  const lines = array(body.line_items, 'line_items').map((l, i) => {
+    const param = `line_items[${i}]`;
+    const quantity = l.quantity ?? 1;
+    if (typeof quantity !== 'number' || !Number.isInteger(quantity)) throw invalidParam('line_items', `${param}[quantity] is not of type integer.`);
+    const productId = intOf(l.product_id) ?? 0;
+    const variationId = intOf(l.variation_id) ?? 0;
+    if (!productId && !variationId && !l.sku) throw restError(400, 'woocommerce_rest_required_product_reference', 'Product ID or SKU is required.');
+    const found = findPurchasable(store, productId, variationId || undefined);
+    // An id the store does not have adds an item without a product (no name, zero totals): WooCommerce does not refuse it.
+    const computed = found ? found.price * quantity : 0;
+    const subtotal = moneyField(l.subtotal, 'line_items', currency) ?? computed;
+    const total = moneyField(l.total, 'line_items', currency) ?? computed;
+    return {
+      id: store.nextId(),
+      name: typeof l.name === 'string' ? l.name : (found?.title ?? ''),
+      productId: found?.product.id ?? productId,
+      variationId: found?.variation?.id ?? 0,
+      quantity,
+      subtotal,
+      total,
+      sku: found?.sku ?? '',
+      metaData: metaData(l.meta_data, 'line_items', store.nextId),
+    };
   });
-  const shippingLines = o.shipping_lines.map((s) => ({ id: store.nextId(), methodId: s.method_id, methodTitle: s.method_title, total: amount(s.total, 'shipping_lines') }));
-  const feeLines = o.fee_lines.map((f) => ({ id: store.nextId(), name: f.name, total: amount(f.total, 'fee_lines') }));
-  const total = [...lines, ...shippingLines, ...feeLines].reduce((n, x) => n + x.total, 0);
-  if (total < 0) throw restError(400, 'rest_invalid_param', 'Invalid parameter(s): fee_lines', { params: { fee_lines: 'fees exceed the order total.' } });
+  const shippingLines = array(body.shipping_lines, 'shipping_lines').map((s) => {
+    if (typeof s.method_id !== 'string' || !s.method_id) throw restError(400, 'woocommerce_rest_invalid_shipping_item', 'Shipping method ID is required.');
+    return { id: store.nextId(), methodId: s.method_id, methodTitle: typeof s.method_title === 'string' ? s.method_title : '', total: moneyField(s.total, 'shipping_lines', currency) ?? 0 };
+  });
+  const feeLines = array(body.fee_lines, 'fee_lines').map((f) => {
+    if (typeof f.name !== 'string' || !f.name) throw restError(400, 'woocommerce_rest_invalid_fee_item', 'Fee name is required.');
+    return { id: store.nextId(), name: f.name, total: moneyField(f.total, 'fee_lines', currency) ?? 0 };
+  });
+  const couponLines = array(body.coupon_lines, 'coupon_lines');
 
-  // set_paid runs the platform's payment_complete(): processing, with a paid date. Reaching processing or
-  // completed by status alone records the paid date too.
-  const status = o.set_paid ? (o.status === 'completed' ? 'completed' : 'processing') : (o.status ?? 'pending');
   const now = new Date();
   const order: BOrder = {
     id: store.nextId(),
     orderKey: `wc_order_${randomHex(7)}`,
-    status,
+    status: 'pending',
     currency,
-    paymentMethod: o.payment_method,
-    paymentMethodTitle: o.payment_method_title,
-    transactionId: o.transaction_id,
-    billing: o.billing,
-    shipping: o.shipping,
+    paymentMethod: (body.payment_method as string | undefined) ?? '',
+    paymentMethodTitle: (body.payment_method_title as string | undefined) ?? '',
+    transactionId: (body.transaction_id as string | undefined) ?? '',
+    billing: address(body.billing, 'billing'),
+    shipping: address(body.shipping, 'shipping'),
     lines,
     shippingLines,
     feeLines,
-    metaData: o.meta_data.map((m) => ({ id: store.nextId(), key: m.key, value: m.value })),
-    total,
+    metaData: metaData(body.meta_data, 'meta_data', store.nextId),
+    total: 0,
     createdAt: now,
     modifiedAt: now,
-    paidAt: status === 'processing' || status === 'completed' ? now : null,
+    paidAt: null,
   };
+  // save(): the row, its items and meta exist from here on, whatever fails next.
   store.orders.set(order.id, order);
+  // calculate_totals(): a negative fee is capped so the total cannot go below zero.
+  const itemsAndShipping = [...lines, ...shippingLines].reduce((n, x) => n + x.total, 0);
+  order.total = Math.max(0, itemsAndShipping + feeLines.reduce((n, f) => n + f.total, 0));
+
+  // calculate_coupons(): every code must be a coupon of this store (the sandbox stores have none).
+  for (const c of couponLines) {
+    if (c.id !== undefined) throw restError(400, 'woocommerce_rest_coupon_item_id_readonly', 'Coupon item ID is readonly.');
+    if (typeof c.code !== 'string' || !c.code.trim()) throw restError(400, 'woocommerce_rest_invalid_coupon', 'Coupon code is required.');
+    order.status = 'checkout-draft';
+    throw restError(400, 'woocommerce_rest_invalid_coupon', `Coupon "${c.code.toLowerCase()}" does not exist!`, { new_draft_order_id: order.id });
+  }
+  if (typeof status === 'string') order.status = status;
+  // maybe_set_date_paid(): reaching processing or completed records the paid date.
+  if (order.status === 'processing' || order.status === 'completed') order.paidAt = now;
+  if (body.set_paid === true) paymentComplete(order, now);
   return order;
 }
 
-/** The merchant's "Mark as paid" on an order awaiting payment. */
+/** WC_Order::payment_complete(): only from a status that awaits payment; all items here need processing. */
+function paymentComplete(order: BOrder, at: Date): void {
+  if (!['on-hold', 'pending', 'failed', 'cancelled'].includes(order.status)) return;
+  order.status = 'processing';
+  order.paidAt ??= at;
+  order.modifiedAt = at;
+}
+
+/** The merchant's "Mark as paid" on an order awaiting payment (admin edit → processing). */
 export function markOrderPaid(order: BOrder): void {
   if (order.status !== 'pending' && order.status !== 'on-hold') return;
   order.status = 'processing';
   order.paidAt = order.modifiedAt = new Date();
 }
 
+/**
+ * What `search` matches on posts storage (WC_Order_Data_Store_CPT::search_orders): a numeric term is an
+ * order id; otherwise LIKE %term% over the billing and shipping address indexes, billing last name and
+ * email, and order item names. Order meta (our session token) is never searched.
+ */
 function matchesSearch(o: BOrder, term: string): boolean {
-  const haystack = [String(o.id), ...Object.values(o.billing), ...Object.values(o.shipping), ...o.lines.map((l) => l.name), ...o.metaData.map((m) => (typeof m.value === 'string' ? m.value : ''))];
+  if (/^\d+$/.test(term) && o.id === Number(term)) return true;
+  const index = (a: Record<string, string>) => Object.values(a).join(' ');
+  const haystack = [index(o.billing), index(o.shipping), o.billing.last_name ?? '', o.billing.email ?? '', ...o.lines.map((l) => l.name)];
   return haystack.some((v) => v.toLowerCase().includes(term.toLowerCase()));
 }
 
+/** Holds the answer until the client gives up, then drops the connection: the order is already saved. */
+async function hang(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, 600_000);
+    // The response's close is the connection's (the request's fires once its body has been read).
+    reply.raw.on('close', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  reply.hijack();
+  request.raw.socket?.destroy();
+}
+
 export function registerRest(app: FastifyInstance, stores: Map<string, Store>, publicUrl: PublicUrl): void {
-  const prefix = '/stores/:store/wp-json/wc/v3';
-  const open = (request: RestRequest, access: 'read' | 'write') => {
+  const root = '/stores/:store/wp-json';
+  const prefix = `${root}/wc/v3`;
+  const open = (request: RestRequest) => {
     const store = requireStore(stores, request.params.store, 'json');
-    authenticate(request, store, access);
-    return { store, storeUrl: `${baseUrlOf(publicUrl, request)}/stores/${store.id}` };
+    const homeUrl = homeUrlOf(publicUrl, request, store);
+    return { store, homeUrl, user: authenticate(request, store, homeUrl), query: phpRequest(request).get };
   };
   const product = (store: Store, id: string | undefined) => {
     const found = store.products.find((p) => p.id === intOf(id));
@@ -151,69 +327,136 @@ export function registerRest(app: FastifyInstance, stores: Map<string, Store>, p
     return found;
   };
 
+  // The REST index: public, names the active namespaces (our plugin's appears when it is active).
+  app.get(`${root}/`, async (request: RestRequest) => {
+    const store = requireStore(stores, request.params.store, 'json');
+    const home = homeUrlOf(publicUrl, request, store);
+    return { name: store.name, description: '', url: home, home, gmt_offset: 0, timezone_string: 'UTC', namespaces: ['oembed/1.0', 'wc/v3', 'wc/store/v1', ...(store.plugin.active ? ['wc-hosted-checkout/v1'] : []), 'wp/v2'] };
+  });
+
   app.get(`${prefix}/system_status`, async (request: RestRequest) => {
-    const { store, storeUrl } = open(request, 'read');
-    const symbol = new Intl.NumberFormat('en', { style: 'currency', currency: store.currency }).formatToParts(0).find((p) => p.type === 'currency')?.value;
-    return {
-      environment: { home_url: storeUrl, site_url: storeUrl, version: PLATFORM_VERSION, wp_version: '6.7.1', php_version: '8.2.26', server_info: 'sandbox', language: 'en_US', timezone: 'UTC' },
+    const { store, homeUrl, user, query } = open(request);
+    if (!user) throw cannot.view();
+    return onlyFields({
+      environment: { home_url: homeUrl, site_url: homeUrl, version: PLATFORM_VERSION, wp_version: '6.7.1', php_version: '8.2.26', server_info: 'sandbox', language: 'en_US', timezone: 'UTC' },
       database: { wc_database_version: PLATFORM_VERSION },
       active_plugins: [
-        { plugin: 'woocommerce/woocommerce.php', name: 'WooCommerce', version: PLATFORM_VERSION },
-        ...(store.plugin.active ? [{ plugin: PLUGIN_FILE, name: 'Hosted Checkout', version: '1.0.0' }] : []),
+        { plugin: 'woocommerce/woocommerce.php', name: 'WooCommerce', version: PLATFORM_VERSION, version_latest: PLATFORM_VERSION, url: 'https://woocommerce.com/', author_name: 'Automattic', author_url: 'https://woocommerce.com', network_activated: false },
+        ...(store.plugin.active ? [{ plugin: PLUGIN_FILE, name: 'Hosted Checkout Connector', version: '1.0.0', version_latest: '1.0.0', url: '', author_name: '', author_url: '', network_activated: false }] : []),
       ],
-      settings: { api_enabled: true, currency: store.currency, currency_symbol: symbol, currency_position: 'left', thousand_separator: ',', decimal_separator: '.', number_of_decimals: 2 },
-      security: { secure_connection: storeUrl.startsWith('https:'), hide_errors: true },
-    };
+      settings: { api_enabled: true, currency: store.currency, currency_symbol: store.currency, currency_position: 'left', thousand_separator: ',', decimal_separator: '.', number_of_decimals: 2 },
+      security: { secure_connection: store.isSsl, hide_errors: true },
+    }, query.get('_fields'));
   });
 
   app.get(`${prefix}/data/currencies/current`, async (request: RestRequest) => {
-    const { store } = open(request, 'read');
+    const { store, user } = open(request);
+    if (!user) throw cannot.viewOne();
     const name = new Intl.DisplayNames('en', { type: 'currency' }).of(store.currency);
     return { code: store.currency, name, symbol: store.currency };
   });
 
+  /** A collection page as WC_REST_CRUD_Controller::get_items answers it: X-WP-Total, X-WP-TotalPages, Link prev/next. */
+  const paginate = <T>(reply: FastifyReply, query: Map<string, string>, listUrl: string, all: T[]): T[] => {
+    const perPage = intOf(query.get('per_page') ?? '10');
+    const page = intOf(query.get('page') ?? '1');
+    if (perPage === null || perPage < 1 || perPage > 100) throw invalidParam('per_page', 'per_page must be between 1 (inclusive) and 100 (inclusive)');
+    if (page === null || page < 1) throw invalidParam('page', 'page must be greater than or equal to 1');
+    const totalPages = Math.ceil(all.length / perPage);
+    reply.header('x-wp-total', String(all.length)).header('x-wp-totalpages', String(totalPages));
+    const linkTo = (n: number) => {
+      const params = new URLSearchParams([...query.entries()].filter(([k]) => !k.startsWith('oauth_') && k !== 'page' && k !== 'consumer_key' && k !== 'consumer_secret'));
+      params.set('page', String(n));
+      return `<${listUrl}?${params.toString()}>`;
+    };
+    const links = [...(page > 1 ? [`${linkTo(Math.min(page - 1, Math.max(totalPages, 1)))}; rel="prev"`] : []), ...(page < totalPages ? [`${linkTo(page + 1)}; rel="next"`] : [])];
+    if (links.length) reply.header('link', links.join(', '));
+    return all.slice((page - 1) * perPage, page * perPage);
+  };
+  /** `include` as wp_parse_id_list reads it: CSV or include[0]=…; empty means no filter. */
+  const includeOf = (query: Map<string, string>) => [...query.entries()].filter(([k]) => k === 'include' || k.startsWith('include[')).flatMap(([, v]) => v.split(/[\s,]+/)).map(Number).filter((n) => Number.isInteger(n) && n > 0);
+
+  app.get(`${prefix}/products`, async (request: RestRequest, reply) => {
+    const { store, homeUrl, user, query } = open(request);
+    if (!user) throw cannot.view();
+    const include = includeOf(query);
+    const all = store.products.filter((p) => include.length === 0 || include.includes(p.id)).sort((a, b) => b.id - a.id);
+    return paginate(reply, query, `${homeUrl}/wp-json/wc/v3/products`, all).map((p) => productJson(homeUrl, store, p));
+  });
+
+  app.get(`${prefix}/products/:id/variations`, async (request: RestRequest, reply) => {
+    const { store, homeUrl, user, query } = open(request);
+    if (!user) throw cannot.view();
+    const p = product(store, request.params.id);
+    const include = includeOf(query);
+    const all = p.variations.filter((v) => include.length === 0 || include.includes(v.id));
+    return paginate(reply, query, `${homeUrl}/wp-json/wc/v3/products/${p.id}/variations`, all).map((v) => variationJson(homeUrl, store, p, v));
+  });
+
   app.get(`${prefix}/products/:id`, async (request: RestRequest) => {
-    const { store, storeUrl } = open(request, 'read');
-    return productJson(storeUrl, store, product(store, request.params.id));
+    const { store, homeUrl, user } = open(request);
+    if (!user) throw cannot.viewOne();
+    return productJson(homeUrl, store, product(store, request.params.id));
   });
 
   app.get(`${prefix}/products/:id/variations/:vid`, async (request: RestRequest) => {
-    const { store, storeUrl } = open(request, 'read');
+    const { store, homeUrl, user } = open(request);
+    if (!user) throw cannot.viewOne();
     const p = product(store, request.params.id);
     const v = p.variations.find((x) => x.id === intOf(request.params.vid));
     if (!v) throw restError(404, 'woocommerce_rest_product_variation_invalid_id', 'Invalid ID.');
-    return variationJson(storeUrl, store, p, v);
+    return variationJson(homeUrl, store, p, v);
   });
 
+  // No Idempotency-Key is read: every POST that gets this far creates an order.
   app.post(`${prefix}/orders`, async (request: RestRequest, reply) => {
-    const { store, storeUrl } = open(request, 'write');
-    const key = request.headers['idempotency-key'];
-    const earlier = typeof key === 'string' ? store.orders.get(store.idempotency.get(key) ?? -1) : undefined;
-    if (earlier) return reply.code(200).header('idempotent-replayed', 'true').send(orderJson(storeUrl, earlier));
+    const { store, homeUrl, user } = open(request);
+    if (!user) throw cannot.create();
     const order = createOrder(store, request.body);
-    if (typeof key === 'string') store.idempotency.set(key, order.id);
-    return reply.code(201).send(orderJson(storeUrl, order));
+    if (store.commitThenHang > 0) {
+      store.commitThenHang -= 1;
+      return hang(request, reply);
+    }
+    return reply.code(201).header('location', `${homeUrl}/wp-json/wc/v3/orders/${order.id}`).send(orderJson(homeUrl, order));
   });
 
+  // Collection params of v3 orders; anything else (meta_key, meta_value, …) is ignored, not refused.
   app.get(`${prefix}/orders`, async (request: RestRequest, reply) => {
-    const { store, storeUrl } = open(request, 'read');
-    const perPage = intOf(request.query.per_page ?? '10');
-    const page = intOf(request.query.page ?? '1');
-    if (perPage === null || perPage < 1 || perPage > 100) throw restError(400, 'rest_invalid_param', 'Invalid parameter(s): per_page', { params: { per_page: 'per_page must be between 1 (inclusive) and 100 (inclusive)' } });
-    if (page === null || page < 1) throw restError(400, 'rest_invalid_param', 'Invalid parameter(s): page', { params: { page: 'page must be greater than or equal to 1' } });
-    const { search, status } = request.query;
+    const { store, homeUrl, user, query } = open(request);
+    if (!user) throw cannot.view();
+    const search = query.get('search');
+    const statuses = [...query.entries()].filter(([k]) => k === 'status' || k.startsWith('status[')).flatMap(([, v]) => v.split(','));
     const all = [...store.orders.values()]
       .filter((o) => !search || matchesSearch(o, search))
-      .filter((o) => !status || status === 'any' || status.split(',').includes(o.status))
+      .filter((o) => statuses.length === 0 || statuses.includes('any') || statuses.includes(o.status))
       .sort((a, b) => b.id - a.id);
-    reply.header('x-wp-total', String(all.length)).header('x-wp-totalpages', String(Math.ceil(all.length / perPage)));
-    return all.slice((page - 1) * perPage, page * perPage).map((o) => orderJson(storeUrl, o));
+    return paginate(reply, query, `${homeUrl}/wp-json/wc/v3/orders`, all).map((o) => orderJson(homeUrl, o));
   });
 
   app.get(`${prefix}/orders/:id`, async (request: RestRequest) => {
-    const { store, storeUrl } = open(request, 'read');
+    const { store, homeUrl, user } = open(request);
+    if (!user) throw cannot.viewOne();
     const order = store.orders.get(intOf(request.params.id) ?? -1);
     if (!order) throw restError(404, 'woocommerce_rest_shop_order_invalid_id', 'Invalid ID.');
-    return orderJson(storeUrl, order);
+    return orderJson(homeUrl, order);
+  });
+
+  // Our plugin's route (includes/class-hc-rest.php): WooCommerce's key auth applies because the
+  // namespace starts with "wc-". Registered only while the plugin is active.
+  app.get(`${root}/wc-hosted-checkout/v1/orders/by-session/:token`, async (request: RestRequest) => {
+    const store = requireStore(stores, request.params.store, 'json');
+    const token = request.params.token ?? '';
+    if (!store.plugin.active || !/^[A-Za-z0-9_-]{8,128}$/.test(token)) {
+      throw restError(404, 'rest_no_route', 'No route was found matching the URL and request method.');
+    }
+    const { homeUrl, user } = open(request);
+    if (!user) throw cannot.forbidden();
+    const found = [...store.orders.values()].filter((o) => sessionTokenOf(o) === token).sort((a, b) => a.id - b.id);
+    if (found.length === 0) throw restError(404, 'hc_order_not_found', 'No order carries this session token.');
+    if (found.length > 1) throw restError(409, 'hc_order_ambiguous', 'More than one order carries this session token.', { order_ids: found.map((o) => o.id) });
+    const o = found[0]!;
+    const json = orderJson(homeUrl, o);
+    return { found: true, order_id: o.id, number: json.number, status: o.status, order_key: o.orderKey, date_created_gmt: json.date_created_gmt, date_paid_gmt: json.date_paid_gmt, total: json.total, currency: o.currency, transaction_id: o.transactionId };
   });
 }
+

@@ -3,17 +3,19 @@
 // merchant enters is http://127.0.0.1:4030/stores/<id>. See docs/sandbox.md.
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { isCurrencyCode } from '../../integrations/storefront-common/money.js';
+import { isKnownCurrency } from '../../domain/money.js';
 import { createSimulator, type Simulator, type SimulatorOptions } from '../shared/simulator.js';
-import { baseUrlOf, installErrorHandler, PlatformError, registerFormParser, type PublicUrl } from '../storefront-common/web.js';
+import { installErrorHandler, PlatformError, registerFormParser, type PublicUrl } from '../storefront-common/web.js';
 import { registerPages } from './pages.js';
 import { interceptCheckout, type Interception } from './plugin.js';
-import { registerRest } from './rest.js';
+import { homeUrlOf, registerRest } from './rest.js';
 import { addKey, addStore, findPurchasable, orderJson, productJson, seed, type Store } from './state.js';
 
 export { DEMO_STORE } from './state.js';
 export { CART_COOKIE } from './pages.js';
 export type { Interception, PluginCheckoutRequest } from './plugin.js';
+export { HANDOFF_HEADERS, signHandoff } from './plugin.js';
+export { PLUGIN_FILE, PLUGIN_SESSION_META } from './state.js';
 
 export interface StorefrontBSimulatorOptions {
   /** Base URL of the simulator as shoppers and the service reach it; defaults to the request's own host. */
@@ -42,15 +44,18 @@ const permissions = z.enum(['read', 'write', 'read_write']);
 const storeSchema = z.object({
   id: z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/).optional(),
   name: z.string().min(1).max(100).optional(),
-  currency: z.string().refine(isCurrencyCode, 'must be an ISO 4217 code').optional(),
+  currency: z.string().refine(isKnownCurrency, 'must be an ISO 4217 code').optional(),
   consumerKey: z.string().regex(/^ck_[A-Za-z0-9]{8,64}$/).optional(),
   consumerSecret: z.string().regex(/^cs_[A-Za-z0-9]{8,64}$/).optional(),
   permissions: permissions.optional(),
   pluginActive: z.boolean().optional(),
   serviceUrl: z.url().optional(),
+  /** is_ssl() on the store's server: true for an HTTPS store (or TLS offload with HTTPS=on). */
+  isSsl: z.boolean().optional(),
 });
 const keySchema = z.object({ permissions: permissions.default('read_write'), description: z.string().optional() });
-const pluginSchema = z.object({ active: z.boolean().optional(), serviceUrl: z.url().nullable().optional() });
+const pluginSchema = z.object({ active: z.boolean().optional(), serviceUrl: z.url().nullable().optional(), connectionKey: z.string().nullable().optional() });
+const serverSchema = z.object({ isSsl: z.boolean().optional(), commitThenTimeout: z.number().int().min(0).max(1000).optional() });
 const checkoutSchema = z.object({ items: z.array(z.object({ productId: z.number().int(), variationId: z.number().int().optional(), quantity: z.number().int().min(1).max(99) })).min(1) });
 
 export function createStorefrontBSimulator(opts: StorefrontBSimulatorOptions = {}): StorefrontBSimulator {
@@ -79,13 +84,14 @@ export function createStorefrontBSimulator(opts: StorefrontBSimulatorOptions = {
     return store;
   };
   const summary = (store: Store, request: FastifyRequest) => {
-    const storeUrl = `${baseUrlOf(opts.publicUrl, request)}/stores/${store.id}`;
+    const storeUrl = homeUrlOf(opts.publicUrl, request, store);
     return {
       id: store.id,
       name: store.name,
       storeUrl,
+      isSsl: store.isSsl,
       currency: store.currency,
-      keys: [...store.keys.values()],
+      keys: [...store.keys.values()].map(({ nonces: _nonces, ...k }) => k),
       plugin: { ...store.plugin, effectiveServiceUrl: store.plugin.serviceUrl ?? serviceUrl() ?? null },
       products: store.products.map((p) => ({ ...productJson(storeUrl, store, p), variation_prices: p.variations.map((v) => ({ id: v.id, title: v.title, price: v.price })) })),
     };
@@ -112,7 +118,16 @@ export function createStorefrontBSimulator(opts: StorefrontBSimulatorOptions = {
     const input = parse(pluginSchema, request.body);
     if (input.active !== undefined) store.plugin.active = input.active;
     if (input.serviceUrl !== undefined) store.plugin.serviceUrl = input.serviceUrl;
+    if (input.connectionKey !== undefined) store.plugin.connectionKey = input.connectionKey;
     return store.plugin;
+  });
+  // The store's server: is_ssl(), and the "commit, then time out" fault on the next N order creates.
+  app.post('/_control/stores/:id/server', async (request: Req<{ id: string }>) => {
+    const store = controlStore(request.params.id);
+    const input = parse(serverSchema, request.body);
+    if (input.isSsl !== undefined) store.isSsl = input.isSsl;
+    if (input.commitThenTimeout !== undefined) store.commitThenHang = input.commitThenTimeout;
+    return { isSsl: store.isSsl, commitThenTimeout: store.commitThenHang };
   });
   // A shopper's click on the checkout button, without a browser: the same interception the page runs.
   app.post('/_control/stores/:id/checkout', async (request: Req<{ id: string }>) => {
@@ -122,9 +137,10 @@ export function createStorefrontBSimulator(opts: StorefrontBSimulatorOptions = {
       if (!found) throw new PlatformError(422, { error: `no product ${i.productId}${i.variationId ? ` variation ${i.variationId}` : ''}`, code: 'INVALID_INPUT' });
       return { productId: i.productId, variantId: found.variation?.id ?? i.productId, quantity: i.quantity };
     });
-    const nativeUrl = `${baseUrlOf(opts.publicUrl, request)}/stores/${store.id}/checkout`;
+    const home = homeUrlOf(opts.publicUrl, request, store);
+    const nativeUrl = `${home}/checkout`;
     if (!store.plugin.active) return { location: nativeUrl, interception: null };
-    const interception = await interceptCheckout(store, `${baseUrlOf(opts.publicUrl, request)}/stores/${store.id}`, lines, { serviceUrl: serviceUrl(), timeoutMs: pluginTimeoutMs });
+    const interception = await interceptCheckout(store, home, lines, { serviceUrl: serviceUrl(), timeoutMs: pluginTimeoutMs });
     interceptions.push(interception);
     return { location: interception.checkoutUrl ?? nativeUrl, interception };
   });

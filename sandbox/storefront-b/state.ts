@@ -1,11 +1,18 @@
 // Storefront B's state: self-hosted stores, each with its REST keys, catalogue, carts, orders and the
 // official plugin's settings; and how products and orders look in the platform's REST API.
-import { minorToDecimal } from '../../integrations/storefront-common/money.js';
-import { SESSION_TOKEN_KEY } from '../../integrations/storefront-common/order.js';
+import { minorToDecimalString } from '../../domain/money.js';
 import { CATALOGUE, priceIn, type CatalogueProduct } from '../storefront-common/catalogue.js';
 import { CartStore } from '../storefront-common/cart.js';
 import { html, page } from '../storefront-common/html.js';
 import { PlatformError, randomHex } from '../storefront-common/web.js';
+import { wcApiHash } from './oauth.js';
+
+const minorToDecimal = (amount: number, currency: string) => minorToDecimalString({ amount, currency });
+
+/** The order meta key our plugin reads (hosted-checkout-connector.php, HC_SESSION_META). */
+export const PLUGIN_SESSION_META = '_hosted_checkout_session';
+/** The plugin as system_status lists it: folder/main file. */
+export const PLUGIN_FILE = 'hosted-checkout-connector/hosted-checkout-connector.php';
 
 export type KeyPermissions = 'read' | 'write' | 'read_write';
 
@@ -14,6 +21,8 @@ export interface ApiKey {
   consumerSecret: string;
   permissions: KeyPermissions;
   description: string;
+  /** Nonces seen in the last 15 minutes, by timestamp (the key row's `nonces` column). */
+  nonces: Map<number, string>;
 }
 
 export interface BVariation {
@@ -46,7 +55,7 @@ export interface BOrder {
   transactionId: string;
   billing: Record<string, string>;
   shipping: Record<string, string>;
-  lines: Array<{ id: number; name: string; productId: number; variationId: number; quantity: number; subtotal: number; total: number; sku: string }>;
+  lines: Array<{ id: number; name: string; productId: number; variationId: number; quantity: number; subtotal: number; total: number; sku: string; metaData: Array<{ id: number; key: string; value: unknown }> }>;
   shippingLines: Array<{ id: number; methodId: string; methodTitle: string; total: number }>;
   feeLines: Array<{ id: number; name: string; total: number }>;
   metaData: Array<{ id: number; key: string; value: unknown }>;
@@ -60,13 +69,20 @@ export interface Store {
   id: string;
   name: string;
   currency: string;
+  /** REST keys by wc_api_hash(consumer key), as woocommerce_api_keys stores them. */
   keys: Map<string, ApiKey>;
+  /** is_ssl(): whether PHP sees the request as HTTPS ($_SERVER['HTTPS'] on). Decides Basic vs OAuth and the signed scheme. */
+  isSsl: boolean;
   products: BProduct[];
   carts: CartStore;
   orders: Map<number, BOrder>;
-  idempotency: Map<string, number>;
-  /** The official plugin: whether it is active, and the checkout service it calls (else the simulator's). */
-  plugin: { active: boolean; serviceUrl: string | null };
+  /** Store-side fault: the next N order creates commit, then the response never comes (PHP still running, proxy timed out). */
+  commitThenHang: number;
+  /**
+   * The plugin's settings: active, the checkout service it calls (else the simulator's), and the
+   * connection key (the REST consumer key whose secret signs the handoff).
+   */
+  plugin: { active: boolean; serviceUrl: string | null; connectionKey: string | null };
   nextId(): number;
 }
 
@@ -81,7 +97,7 @@ export const PLATFORM_VERSION = '9.5.1';
 
 export function addStore(
   stores: Map<string, Store>,
-  input: { id?: string; name?: string; currency?: string; consumerKey?: string; consumerSecret?: string; permissions?: KeyPermissions; pluginActive?: boolean; serviceUrl?: string },
+  input: { id?: string; name?: string; currency?: string; consumerKey?: string; consumerSecret?: string; permissions?: KeyPermissions; pluginActive?: boolean; serviceUrl?: string; isSsl?: boolean },
 ): Store {
   let counter = 9; // post ids of a fresh install start after the sample pages
   const currency = input.currency ?? 'EUR';
@@ -90,11 +106,12 @@ export function addStore(
     name: input.name ?? 'Sandbox Store',
     currency,
     keys: new Map(),
+    isSsl: input.isSsl ?? false,
     products: [],
     carts: new CartStore(),
     orders: new Map(),
-    idempotency: new Map(),
-    plugin: { active: input.pluginActive ?? true, serviceUrl: input.serviceUrl ?? null },
+    commitThenHang: 0,
+    plugin: { active: input.pluginActive ?? true, serviceUrl: input.serviceUrl ?? null, connectionKey: null },
     nextId: () => ++counter,
   };
   store.products = CATALOGUE.map((source) => {
@@ -113,7 +130,9 @@ export function addStore(
       variations,
     };
   });
-  addKey(store, { consumerKey: input.consumerKey, consumerSecret: input.consumerSecret, permissions: input.permissions ?? 'read_write' });
+  const key = addKey(store, { consumerKey: input.consumerKey, consumerSecret: input.consumerSecret, permissions: input.permissions ?? 'read_write' });
+  // The merchant pastes the key they connected into the plugin's settings.
+  store.plugin.connectionKey = key.consumerKey;
   stores.set(store.id, store);
   return store;
 }
@@ -124,8 +143,9 @@ export function addKey(store: Store, input: { consumerKey?: string; consumerSecr
     consumerSecret: input.consumerSecret ?? `cs_${randomHex(20)}`,
     permissions: input.permissions,
     description: input.description ?? 'Hosted checkout',
+    nonces: new Map(),
   };
-  store.keys.set(key.consumerKey, key);
+  store.keys.set(wcApiHash(key.consumerKey), key);
   return key;
 }
 
@@ -215,9 +235,13 @@ export function orderJson(storeUrl: string, o: BOrder) {
     date_created_gmt: wpDate(o.createdAt),
     date_modified: wpDate(o.modifiedAt),
     date_modified_gmt: wpDate(o.modifiedAt),
-    discount_total: money(0),
+    // calculate_totals(): the discount is what the line totals sit below their subtotals.
+    discount_total: money(o.lines.reduce((n, l) => n + l.subtotal - l.total, 0)),
+    discount_tax: money(0),
     shipping_total: money(shippingTotal),
     total: money(o.total),
+    shipping_tax: money(0),
+    cart_tax: money(0),
     total_tax: money(0),
     prices_include_tax: false,
     customer_id: 0,
@@ -233,17 +257,21 @@ export function orderJson(storeUrl: string, o: BOrder) {
     meta_data: o.metaData,
     line_items: o.lines.map((l) => ({
       id: l.id, name: l.name, product_id: l.productId, variation_id: l.variationId, quantity: l.quantity,
-      subtotal: money(l.subtotal), total: money(l.total), total_tax: money(0), sku: l.sku, price: Number(money(l.total)) / l.quantity,
+      tax_class: '', subtotal: money(l.subtotal), subtotal_tax: money(0), total: money(l.total), total_tax: money(0), taxes: [], meta_data: l.metaData,
+      sku: l.sku, price: Number(money(l.total)) / l.quantity,
     })),
+    tax_lines: [],
     shipping_lines: o.shippingLines.map((s) => ({ id: s.id, method_id: s.methodId, method_title: s.methodTitle, total: money(s.total), total_tax: money(0) })),
     fee_lines: o.feeLines.map((f) => ({ id: f.id, name: f.name, tax_status: 'none', total: money(f.total), total_tax: money(0) })),
     coupon_lines: [],
     refunds: [],
     payment_url: `${storeUrl}/checkout/order-pay/${o.id}/?pay_for_order=true&key=${o.orderKey}`,
+    needs_payment: o.paidAt === null && (o.status === 'pending' || o.status === 'failed'),
+    _links: { self: [{ href: `${storeUrl}/wp-json/wc/v3/orders/${o.id}` }], collection: [{ href: `${storeUrl}/wp-json/wc/v3/orders` }] },
   };
 }
 
 export const sessionTokenOf = (o: BOrder) => {
-  const value = o.metaData.find((m) => m.key === SESSION_TOKEN_KEY)?.value;
+  const value = o.metaData.find((m) => m.key === PLUGIN_SESSION_META)?.value;
   return typeof value === 'string' ? value : null;
 };

@@ -1,7 +1,8 @@
+import { createHmac } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createStorefrontBClient } from '../../integrations/storefront-b/client.js';
+import { WooCommerceRestApi } from '../../test/harness/woocommerce-official.js';
 import { startReceiver, startSimulator, type Reply } from '../storefront-common/testing.js';
-import { createStorefrontBSimulator, DEMO_STORE, type StorefrontBSimulator } from './simulator.js';
+import { createStorefrontBSimulator, DEMO_STORE, PLUGIN_FILE, type StorefrontBSimulator } from './simulator.js';
 
 // The fake checkout service answers whatever the current test sets.
 let answer: Reply = { status: 200, json: { passthrough: true } };
@@ -22,6 +23,7 @@ beforeEach(() => sim.reset());
 afterEach(() => void (service.received.length = 0));
 
 const store = () => `${url}/stores/demo`;
+const official = () => new WooCommerceRestApi({ url: store(), consumerKey: DEMO_STORE.consumerKey, consumerSecret: DEMO_STORE.consumerSecret, version: 'wc/v3' });
 const demo = () => sim.stores.get('demo')!;
 const form = (fields: Record<string, string>, cookie?: string): RequestInit => ({
   method: 'POST',
@@ -56,12 +58,18 @@ describe('the official plugin on the checkout button', () => {
 
     const [call] = service.received;
     expect(call).toMatchObject({ method: 'POST', path: '/api/checkout/create' });
+    // Signed with the connection key's secret over "<timestamp>.<body>", as the PHP plugin signs.
+    const ts = call!.headers['x-hosted-checkout-timestamp'] as string;
+    expect(call!.headers['x-hosted-checkout-key']).toBe(DEMO_STORE.consumerKey);
+    expect(Math.abs(Number(ts) - Date.now() / 1000)).toBeLessThan(60);
+    expect(call!.headers['x-hosted-checkout-signature']).toBe(`v1=${createHmac('sha256', DEMO_STORE.consumerSecret).update(`${ts}.${call!.body}`).digest('hex')}`);
     const tee = demo().products.find((p) => p.slug === 'organic-tee')!;
     const tote = demo().products.find((p) => p.slug === 'linen-tote')!;
     expect(JSON.parse(call!.body)).toEqual({
       platform: 'storefront-b',
       storeUrl: store(),
       cart: { items: [{ productId: tee.id, variationId: tee.variations[2]!.id, quantity: 1 }, { productId: tote.id, quantity: 2 }], currency: 'EUR' },
+      locale: 'en_US',
     });
     const list = (await (await fetch(`${url}/_control/plugin/interceptions?store=demo`)).json()) as { interceptions: unknown };
     expect(list.interceptions).toMatchObject([{ outcome: 'redirected', status: 201, checkoutUrl: 'http://demo.localhost:3000/checkout/tok_1' }]);
@@ -89,8 +97,9 @@ describe('the official plugin on the checkout button', () => {
     const res = await checkout(await fillCart());
     expect(res.headers.get('location')).toBe('/stores/demo/checkout');
     expect(service.received).toHaveLength(0);
-    const status = await createStorefrontBClient({ storeUrl: store(), consumerKey: DEMO_STORE.consumerKey, consumerSecret: DEMO_STORE.consumerSecret }).validateCredentials();
-    expect(status.pluginActive).toBe(false);
+    const status = (await official().get('system_status', { _fields: 'active_plugins' })).data as { active_plugins: Array<{ plugin: string }> };
+    expect(status.active_plugins.map((p) => p.plugin)).not.toContain(PLUGIN_FILE);
+    expect((await fetch(`${store()}/wp-json/wc-hosted-checkout/v1/orders/by-session/cs_anything`)).status).toBe(404);
   });
 
   it('given an empty cart, when checkout is pressed, then the shopper returns to the cart and nothing is intercepted', async () => {
@@ -109,22 +118,20 @@ describe('the official plugin on the checkout button', () => {
 
 describe('merchant back office', () => {
   it('given a COD order, when the merchant presses Mark as paid, then it is processing and paid', async () => {
-    const c = createStorefrontBClient({ storeUrl: store(), consumerKey: DEMO_STORE.consumerKey, consumerSecret: DEMO_STORE.consumerSecret });
     const tote = demo().products.find((p) => p.slug === 'linen-tote')!;
-    const order = await c.createOrder({
-      sessionToken: 'sess_cod_b', currency: 'EUR', email: 'cod@example.com',
-      shippingAddress: { firstName: 'C', lastName: 'D', line1: 'Street 2', city: 'Hamburg', postalCode: '20095', countryCode: 'DE' },
-      lines: [{ title: 'Linen Tote Bag', quantity: 1, unitPriceMinor: 2490, productId: String(tote.id) }],
-      shipping: { title: 'Standard', priceMinor: 490 },
-      totals: { subtotalMinor: 2490, shippingMinor: 490, discountMinor: 0, totalMinor: 2980 },
-      payment: { method: 'cod' },
-    }, 'cod-b');
-    expect(order.paid).toBe(false);
+    const order = (await official().post('orders', {
+      status: 'on-hold', payment_method: 'cod', payment_method_title: 'Cash on delivery', currency: 'EUR',
+      billing: { first_name: 'C', last_name: 'D', address_1: 'Street 2', city: 'Hamburg', postcode: '20095', country: 'DE', email: 'cod@example.com' },
+      line_items: [{ product_id: tote.id, quantity: 1 }],
+      shipping_lines: [{ method_id: 'flat_rate', method_title: 'Standard', total: '4.90' }],
+      meta_data: [{ key: '_hosted_checkout_session', value: 'sess_cod_b' }],
+    })).data as { id: number; date_paid_gmt: string | null };
+    expect(order.date_paid_gmt).toBeNull();
     const admin = await (await fetch(`${store()}/wp-admin/orders`)).text();
     expect(admin).toContain('sess_cod_b');
     const action = /<form method="post" action="([^"]+mark-paid)"/.exec(admin)![1]!;
     expect((await fetch(url + action, { method: 'POST', redirect: 'manual' })).status).toBe(303);
-    expect(await c.getOrder(order.id)).toMatchObject({ status: 'processing', paid: true });
+    expect((await official().get(`orders/${order.id}`)).data).toMatchObject({ status: 'processing', date_paid_gmt: expect.any(String) });
   });
 
   it('given a new store by control, when its shop page opens, then it lists the catalogue at its currency', async () => {

@@ -13,7 +13,7 @@ import Fastify from 'fastify';
 import { randomBytes } from 'node:crypto';
 import { buildApp } from '../../api/app.js';
 import { createUrlGuard } from '../../security/ssrf.js';
-import { benchStack, demoCartBody } from './stack.js';
+import { benchStack, demoCart } from './stack.js';
 import { compareLoad } from './load.js';
 
 export async function benchCheckoutCreate(opts: { concurrency?: number; durationMs?: number; maxRequests?: number } = {}): Promise<Record<string, number>> {
@@ -32,10 +32,12 @@ export async function benchCheckoutCreate(opts: { concurrency?: number; duration
   const bareUrl = await bare.listen({ port: 0, host: '127.0.0.1' });
   const sessionsBefore = await db.checkoutSession.count();
   try {
-    const body = demoCartBody(service, merchant.storeUrl);
+    // Signed as the plugin signs it; the bare baseline gets the same bytes and headers (and ignores them).
+    const cart = demoCart(service, merchant.storeUrl);
+    const body = cart.body;
     const { target, baseline } = await compareLoad(
-      { name: 'create', method: 'POST', url: () => `${service.apiUrl}/api/checkout/create`, body: () => body, expectStatus: 201 },
-      { name: 'bare insert', method: 'POST', url: () => `${bareUrl}/bare/insert`, body: () => body, expectStatus: 201 },
+      { name: 'create', method: 'POST', url: () => `${service.apiUrl}/api/checkout/create`, body: () => body, headers: () => cart.headers(), expectStatus: 201 },
+      { name: 'bare insert', method: 'POST', url: () => `${bareUrl}/bare/insert`, body: () => body, headers: () => cart.headers(), expectStatus: 201 },
       { concurrency, durationMs, maxRequests },
     );
     // The same route on a second app whose cache is off (same database, Temporal and simulators).
@@ -48,8 +50,8 @@ export async function benchCheckoutCreate(opts: { concurrency?: number; duration
     });
     const noCacheUrl = await noCacheApp.listen({ port: 0, host: '127.0.0.1' });
     const cold = await compareLoad(
-      { name: 'create, no cache', method: 'POST', url: () => `${noCacheUrl}/api/checkout/create`, body: () => body, expectStatus: 201 },
-      { name: 'bare insert', method: 'POST', url: () => `${bareUrl}/bare/insert`, body: () => body, expectStatus: 201 },
+      { name: 'create, no cache', method: 'POST', url: () => `${noCacheUrl}/api/checkout/create`, body: () => body, headers: () => cart.headers(), expectStatus: 201 },
+      { name: 'bare insert', method: 'POST', url: () => `${bareUrl}/bare/insert`, body: () => body, headers: () => cart.headers(), expectStatus: 201 },
       { concurrency, durationMs: durationMs / 2, maxRequests },
     ).finally(() => noCacheApp.close());
     const created = (await db.checkoutSession.count()) - sessionsBefore;

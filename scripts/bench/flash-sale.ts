@@ -27,7 +27,7 @@ import { givePaidPlan } from '../../test/harness/billing.js';
 import { quietRuntime } from '../../test/harness/service-stack.js';
 import { observeSandbox, type SandboxReport, type SessionObservation } from '../cluster/observer.js';
 import { startCluster, type Cluster } from '../cluster/cluster.js';
-import { atBenchExit, benchStack, demoCartBody, demoCartBodyOf } from './stack.js';
+import { atBenchExit, benchStack, demoCart, demoCartOf, type PluginCart } from './stack.js';
 import { percentile } from './load.js';
 import { runShopper, type ShopperOptions, type ShopperResult, type Step } from './shopper.js';
 import type { BareActivities } from './activities-workflow.js';
@@ -41,7 +41,7 @@ export const CHECKOUT_EMAILS = ['order_confirmation', 'merchant_order_notificati
 export interface FlashSaleTarget {
   name: string;
   apiUrl: string;
-  cartBody: string;
+  cart: PluginCart;
   observe(): Promise<SandboxReport>;
   temporal: { client: Client; nativeConnection: NativeConnection; namespace: string };
   /** The application database (the bare baseline writes its rows there). */
@@ -244,7 +244,7 @@ export async function clusterMerchant(cluster: Cluster): Promise<{ storeUrl: str
   };
   const reg = await call('POST', '/api/auth/register', { email: `flash-${randomBytes(3).toString('hex')}@shop.test`, password: 'correct horse battery 9', shopName: 'Flash Store', phone: '+49 30 1234567' });
   const token = reg.token as string;
-  await call('POST', '/api/merchant/processor/connect', { apiKey: 'sk_sandbox_demo' }, token);
+  await call('POST', '/api/merchant/processor/connect', { apiKey: 'apik_sandbox_demo' }, token);
   await call('PATCH', '/api/merchant/config', { shippingRates: [{ name: 'Standard', basePriceCents: 490 }] }, token);
   const storeUrl = `${cluster.config.sandbox.urls.storefrontB}/stores/${DEMO_STORE.id}`;
   await call('POST', '/api/merchant/storefront-b/connect', { storeUrl, consumerKey: DEMO_STORE.consumerKey, consumerSecret: DEMO_STORE.consumerSecret }, token);
@@ -268,7 +268,7 @@ export async function clusterTarget(cluster: Cluster): Promise<FlashSaleTarget &
   return {
     name: 'cluster',
     apiUrl: cluster.url,
-    cartBody: demoCartBodyOf(demoStore, storeUrl),
+    cart: demoCartOf(demoStore, storeUrl),
     observe: () => cluster.observe(),
     temporal: { client: new Client({ connection, namespace }), nativeConnection, namespace },
     databaseUrl: cluster.databaseUrl,
@@ -296,7 +296,7 @@ export async function benchFlashSale(): Promise<Record<string, number>> {
       add('start', await flashSaleFigures({
         name: 'npm start',
         apiUrl: service.apiUrl,
-        cartBody: demoCartBody(service, merchant.storeUrl),
+        cart: demoCart(service, merchant.storeUrl),
         observe: async () => observer.report(),
         temporal: { client: service.temporal.client, nativeConnection: service.temporal.nativeConnection, namespace: 'default' },
         databaseUrl,

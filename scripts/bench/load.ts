@@ -1,8 +1,8 @@
 // A small closed-loop load generator for the HTTP benchmarks (autocannon is not a dependency): N clients,
 // each sending its next request when the previous one answered, over real loopback HTTP with keep-alive
 // (node:http, one socket per client), bounded by both a duration and a request count. A target and its
-// baseline are measured in alternating slices (A B B A ...) so drift during the run (a growing table, a
-// warming JIT, other load on the machine) falls on both alike.
+// baseline (or several targets) are measured in alternating slices (A B B A ..., rotated for more than two)
+// so drift during the run (a growing table, a warming JIT, other load on the machine) falls on all alike.
 import http from 'node:http';
 
 export interface Target {
@@ -12,6 +12,8 @@ export interface Target {
   url(i: number): string;
   /** The JSON body of request i, if any. */
   body?(i: number): string;
+  /** Further headers of request i (e.g. the plugin's signature of the body). */
+  headers?(i: number): Record<string, string>;
   /** The answer every request must get; any other counts as an error and fails the run. */
   expectStatus: number;
 }
@@ -30,7 +32,7 @@ export interface LoadOptions {
   durationMs: number;
   /** Hard cap per target over all slices. */
   maxRequests: number;
-  /** Slices per target (even: ABBA ordering). */
+  /** Slices per target (a multiple of 2 × the number of targets: each target runs in each position equally often). */
   slices?: number;
   /** Unmeasured requests per target first (JIT, pools, caches). */
   warmupRequests?: number;
@@ -41,10 +43,10 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-function send(agent: http.Agent, method: string, url: string, body: string | undefined): Promise<{ status: number; body: string }> {
+function send(agent: http.Agent, method: string, url: string, body: string | undefined, extra: Record<string, string> = {}): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const u = new URL(url);
-    const headers: http.OutgoingHttpHeaders = body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
+    const headers: http.OutgoingHttpHeaders = { ...extra, ...(body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }) };
     const req = http.request({ agent, method, host: u.hostname, port: u.port, path: u.pathname + u.search, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
@@ -73,7 +75,7 @@ async function runFor(target: Target, agent: http.Agent, concurrency: number, du
       issued++;
       const i = counter.next++;
       const t0 = performance.now();
-      const res = await send(agent, target.method, target.url(i), target.body?.(i));
+      const res = await send(agent, target.method, target.url(i), target.body?.(i), target.headers?.(i));
       if (res.status !== target.expectStatus) {
         throw new Error(`${target.name}: ${target.method} ${target.url(i)} answered ${res.status}, expected ${target.expectStatus}: ${res.body.slice(0, 300)}`);
       }
@@ -86,32 +88,45 @@ async function runFor(target: Target, agent: http.Agent, concurrency: number, du
 
 /** Measures `target` and `baseline` alike, in alternating slices; answers each one's figures. */
 export async function compareLoad(target: Target, baseline: Target, opts: LoadOptions): Promise<{ target: LoadFigures; baseline: LoadFigures }> {
+  const [t, b] = await measureLoad([target, baseline], opts);
+  return { target: t!, baseline: b! };
+}
+
+/**
+ * Measures several targets alike: warm-up of each, then `slices` rounds in which every target runs one slice, the
+ * order rotated and reversed from round to round (A B C, C B A, B C A, A C B, ...) so that each target runs in each
+ * position equally often and drift (a growing table, a warming JIT, other load on the machine) falls on all alike.
+ * Answers each target's figures, in the order given.
+ */
+export async function measureLoad(targets: readonly Target[], opts: LoadOptions): Promise<LoadFigures[]> {
   const slices = opts.slices ?? 4;
-  const agents = new Map([target, baseline].map((t) => [t, new http.Agent({ keepAlive: true, maxSockets: opts.concurrency })]));
-  const counters = new Map([target, baseline].map((t) => [t, { next: 0 }]));
-  const totals = new Map([target, baseline].map((t) => [t, { latencies: [] as number[], elapsedMs: 0 }]));
+  const agents = targets.map(() => new http.Agent({ keepAlive: true, maxSockets: opts.concurrency }));
+  const counters = targets.map(() => ({ next: 0 }));
+  const totals = targets.map(() => ({ latencies: [] as number[], elapsedMs: 0 }));
   try {
-    for (const t of [target, baseline]) {
-      await runFor(t, agents.get(t)!, opts.concurrency, 60_000, opts.warmupRequests ?? 50, counters.get(t)!);
+    for (const [i, t] of targets.entries()) {
+      await runFor(t, agents[i]!, opts.concurrency, 60_000, opts.warmupRequests ?? 50, counters[i]!);
     }
     for (let s = 0; s < slices; s++) {
-      // A B B A A B B A ...: each target is measured first as often as second.
-      const order = s % 2 === 0 ? [target, baseline] : [baseline, target];
-      for (const t of order) {
-        const total = totals.get(t)!;
+      for (const i of sliceOrder(targets.length, s)) {
         const budget = Math.ceil(opts.maxRequests / slices);
-        const run = await runFor(t, agents.get(t)!, opts.concurrency, opts.durationMs / slices, budget, counters.get(t)!);
-        total.latencies.push(...run.latencies);
-        total.elapsedMs += run.elapsedMs;
+        const run = await runFor(targets[i]!, agents[i]!, opts.concurrency, opts.durationMs / slices, budget, counters[i]!);
+        totals[i]!.latencies.push(...run.latencies);
+        totals[i]!.elapsedMs += run.elapsedMs;
       }
     }
   } finally {
-    for (const agent of agents.values()) agent.destroy();
+    for (const agent of agents) agent.destroy();
   }
-  const figures = (t: Target): LoadFigures => {
-    const { latencies, elapsedMs } = totals.get(t)!;
+  return totals.map(({ latencies, elapsedMs }) => {
     const sorted = [...latencies].sort((a, b) => a - b);
     return { requests: sorted.length, seconds: elapsedMs / 1000, rps: sorted.length / (elapsedMs / 1000), p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99) };
-  };
-  return { target: figures(target), baseline: figures(baseline) };
+  });
+}
+
+/** Round s of n targets: rotated by s/2 and reversed on odd rounds (for two targets: A B, B A, B A, A B, ...). */
+export function sliceOrder(n: number, s: number): number[] {
+  const shift = Math.floor(s / 2) % n;
+  const rotated = Array.from({ length: n }, (_, i) => (i + shift) % n);
+  return s % 2 === 0 ? rotated : rotated.reverse();
 }

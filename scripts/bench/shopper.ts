@@ -9,8 +9,8 @@ import http from 'node:http';
 export interface ShopperTarget {
   /** The API as shoppers reach it (the proxy in the cluster). */
   apiUrl: string;
-  /** POST /api/checkout/create body (what the store's plugin sends). */
-  cartBody: string;
+  /** POST /api/checkout/create as the store's plugin sends it: the body and its signature headers (fresh per call). */
+  cart: { body: string; headers(): Record<string, string> };
 }
 
 export type Step = 'create' | 'bundle' | 'initPayment' | 'payPage' | 'confirm';
@@ -46,7 +46,7 @@ interface Answer {
   headers: http.IncomingHttpHeaders;
 }
 
-function request(agent: http.Agent, localAddress: string, method: string, url: string, body?: string, contentType = 'application/json'): Promise<Answer> {
+function request(agent: http.Agent, localAddress: string, method: string, url: string, body?: string, contentType = 'application/json', extra: Record<string, string> = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const u = new URL(url);
     const req = http.request(
@@ -57,7 +57,7 @@ function request(agent: http.Agent, localAddress: string, method: string, url: s
         host: u.hostname === 'localhost' ? '127.0.0.1' : u.hostname,
         port: u.port,
         path: u.pathname + u.search,
-        headers: { host: u.host, ...(body !== undefined ? { 'content-type': contentType, 'content-length': Buffer.byteLength(body) } : {}) },
+        headers: { ...extra, host: u.host, ...(body !== undefined ? { 'content-type': contentType, 'content-length': Buffer.byteLength(body) } : {}) },
         timeout: 60_000,
       },
       (res) => {
@@ -105,7 +105,8 @@ export async function runShopper(target: ShopperTarget, index: number, opts: Sho
   const api = (method: string, path: string, body?: unknown) => () => request(agent, address, method, `${target.apiUrl}${path}`, body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body));
 
   try {
-    const created = await step('create', api('POST', '/api/checkout/create', target.cartBody), (a) => a.status === 201);
+    // Signed when the request is sent (a retried click signs again, as the plugin does on every checkout).
+    const created = await step('create', () => request(agent, address, 'POST', `${target.apiUrl}/api/checkout/create`, target.cart.body, 'application/json', target.cart.headers()), (a) => a.status === 201);
     const token = (JSON.parse(created.body) as { token: string }).token;
     result.token = token;
     const bundle = await step('bundle', api('GET', `/api/checkout/session-bundle/${token}`), (a) => a.status === 200);

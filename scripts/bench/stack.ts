@@ -14,6 +14,7 @@ import { bundleWorkflows } from '../../activities/bundle.js';
 import { seedFxRatesIfEmpty } from '../../activities/fx-rates.js';
 import { migrate } from '../../prisma/migrate.js';
 import { DEMO_STORE, type Store } from '../../sandbox/storefront-b/state.js';
+import { handoffHeaders } from '../../integrations/storefront-b/handoff.js';
 import { startPostgres, type PostgresCluster } from '../../test/harness/postgres.js';
 import { startServiceStack, type ServiceStack } from '../../test/harness/service-stack.js';
 import { givePaidPlan } from '../../test/harness/billing.js';
@@ -31,6 +32,7 @@ export interface BenchMerchant {
 export interface BenchStack {
   service: ServiceStack;
   merchant: BenchMerchant;
+  /** The service's database (for the bare baselines' own pools). */
   databaseUrl: string;
 }
 
@@ -106,13 +108,20 @@ export async function api(service: ServiceStack, method: 'GET' | 'POST' | 'PATCH
   return res.json();
 }
 
+/** A session created as the store's plugin creates it (set-up only, never measured): answers the token. */
+export async function createSession(service: ServiceStack, cart: PluginCart): Promise<string> {
+  const res = await service.app.inject({ method: 'POST', url: '/api/checkout/create', payload: cart.body, headers: cart.headers() });
+  if (res.statusCode >= 300) throw new Error(`POST /api/checkout/create answered ${res.statusCode}: ${res.body}`);
+  return (res.json() as { token: string }).token;
+}
+
 /** A merchant as the end-to-end test makes one: registered, processor connected, two shipping rates, the storefront B demo store. */
 async function createMerchant(service: ServiceStack): Promise<BenchMerchant> {
   const email = `bench-${Date.now()}@shop.test`;
   const reg = await api(service, 'POST', '/api/auth/register', { email, password: 'correct horse battery 9', shopName: 'Bench Store', phone: '+49 30 1234567' });
   const token = reg.token as string;
   const id = (reg.merchant as Json).id as string;
-  await api(service, 'POST', '/api/merchant/processor/connect', { apiKey: 'sk_sandbox_demo' }, token);
+  await api(service, 'POST', '/api/merchant/processor/connect', { apiKey: 'apik_sandbox_demo' }, token);
   await api(service, 'PATCH', '/api/merchant/config', { shippingRates: [{ name: 'Express', basePriceCents: 1290 }, { name: 'Standard', basePriceCents: 490 }] }, token);
   const storeUrl = `${service.urls.storefrontB}/stores/demo`;
   await api(service, 'POST', '/api/merchant/storefront-b/connect', { storeUrl, consumerKey: DEMO_STORE.consumerKey, consumerSecret: DEMO_STORE.consumerSecret }, token);
@@ -121,18 +130,26 @@ async function createMerchant(service: ServiceStack): Promise<BenchMerchant> {
   return { id, token, email, storeUrl };
 }
 
-/** A storefront B cart as the plugin hands it over: a simple product and a variation of a variable one. */
-export function demoCartBody(service: ServiceStack, storeUrl: string): string {
-  return demoCartBodyOf(service.sims.storefrontB.stores.get('demo')!, storeUrl);
+/** A create request as the store's plugin sends it: the body, and its signature headers made fresh per request (the
+ * service accepts a timestamp within 5 minutes, and benches run longer). */
+export interface PluginCart {
+  body: string;
+  headers(): Record<string, string>;
 }
 
-/** The same cart from a store's catalogue (the seeded demo store has the same ids in every simulator). */
-export function demoCartBodyOf(store: Store, storeUrl: string): string {
+/** A storefront B cart as the plugin hands it over: a simple product and a variation of a variable one. */
+export function demoCart(service: ServiceStack, storeUrl: string): PluginCart {
+  return demoCartOf(service.sims.storefrontB.stores.get('demo')!, storeUrl);
+}
+
+/** The same cart from a store's catalogue (the seeded demo store has the same ids and keys in every simulator). */
+export function demoCartOf(store: Store, storeUrl: string): PluginCart {
   const simple = store.products.find((p) => p.variations.length === 0)!;
   const variable = store.products.find((p) => p.variations.length > 0)!;
-  return JSON.stringify({
+  const body = JSON.stringify({
     platform: 'storefront-b',
     storeUrl,
     cart: { items: [{ productId: simple.id, quantity: 2 }, { productId: variable.id, variationId: variable.variations[0]!.id, quantity: 1 }] },
   });
+  return { body, headers: () => handoffHeaders(DEMO_STORE.consumerKey, DEMO_STORE.consumerSecret, body) };
 }

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { ensureWebBuild } from '../web-build.js';
 import { CHECKOUT_JS_BUDGET_BYTES, pageWeight } from '../lib/web-size.js';
 import { CHROMIUM_ARGS } from '../../test/browser/chromium.js';
-import { api, atBenchExit, benchStack, demoCartBody } from './stack.js';
+import { atBenchExit, benchStack, createSession, demoCart } from './stack.js';
 
 interface Raw {
   status: number;
@@ -76,8 +76,7 @@ export async function benchWeb(): Promise<Record<string, number>> {
   const built = pageWeight('checkout');
   const { service, merchant } = await benchStack();
 
-  const created = await api(service, 'POST', '/api/checkout/create', JSON.parse(demoCartBody(service, merchant.storeUrl)));
-  const token = created.token as string;
+  const token = await createSession(service, demoCart(service, merchant.storeUrl));
   const { slug } = await service.db.merchant.findUniqueOrThrow({ where: { id: merchant.id }, select: { slug: true } });
   const port = new URL(service.apiUrl).port;
   const host = `${slug}.localhost:${port}`;

@@ -11,15 +11,16 @@ import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { createSecretBox } from '../../security/secrets.js';
-import { signWebhook, SIGNATURE_HEADER } from '../../integrations/processor/signature.js';
+import { signSpecWebhook as signWebhook, SPEC_SIGNATURE_HEADER as SIGNATURE_HEADER } from '../../integrations/processor/webhook.js';
 import { PROCESSOR_WEBHOOK_PATH } from '../../model/connections.js';
 import { processorAad } from '../../model/connections.js';
 import { checkoutWorkflowId } from '../../workflows/checkout.messages.js';
 import type { BOrder } from '../../sandbox/storefront-b/state.js';
 import { uniqueTaskQueue } from '../../test/harness/service-stack.js';
-import { api, benchStack, demoCartBody } from './stack.js';
+import { api, benchStack, createSession, demoCart } from './stack.js';
 import { percentile } from './load.js';
 import { roundTripSignal, type RoundTripActivities, type RoundTripMessage } from './round-trip-workflow.js';
+import { PLUGIN_SESSION_META } from '../../sandbox/storefront-b/state.js';
 
 const ROUND_TRIP_WORKFLOW = fileURLToPath(new URL('./round-trip-workflow.ts', import.meta.url));
 const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error };
@@ -95,18 +96,18 @@ export async function benchWebhookOrder(opts: { sessions?: number; warmup?: numb
   const insert = orders.set.bind(orders);
   orders.set = (id: number, order: BOrder) => {
     const result = insert(id, order);
-    const token = order.metaData.find((m) => m.key === 'checkout_session_token')?.value;
+    const token = order.metaData.find((m) => m.key === PLUGIN_SESSION_META)?.value;
     if (typeof token === 'string') orderVisible.settle(token);
     return result;
   };
 
   const connection = await db.processorConnection.findUniqueOrThrow({ where: { merchantId: merchant.id } });
   const webhookSecret = createSecretBox(config.secretsKey!).decrypt(connection.webhookSecretEnc!, processorAad.webhookSecret(merchant.id));
-  const cart = JSON.parse(demoCartBody(service, merchant.storeUrl)) as unknown;
+  const cart = demoCart(service, merchant.storeUrl);
 
   /** A session with the shopper's details and the processor payment: what exists when the success webhook comes. */
   async function pendingSession(): Promise<{ token: string; paymentId: string; totalMinor: number; currency: string }> {
-    const token = (await api(service, 'POST', '/api/checkout/create', cart)).token as string;
+    const token = await createSession(service, cart);
     const bundle = await api(service, 'GET', `/api/checkout/session-bundle/${token}`);
     const rate = (bundle.shipping as Array<{ id: string }>)[0]!;
     const init = await api(service, 'POST', `/api/checkout/${token}/init-payment`, {
@@ -174,8 +175,8 @@ export async function benchWebhookOrder(opts: { sessions?: number; warmup?: numb
     }
     const sortedOurs = [...ours].sort((a, b) => a - b);
     const sortedBare = [...bare].sort((a, b) => a - b);
-    const ordersFor = (token: string) => [...store.orders.values()].filter((o) => o.metaData.some((m) => m.key === 'checkout_session_token' && m.value === token)).length;
-    const tokens = new Set([...store.orders.values()].flatMap((o) => o.metaData.filter((m) => m.key === 'checkout_session_token').map((m) => String(m.value))));
+    const ordersFor = (token: string) => [...store.orders.values()].filter((o) => o.metaData.some((m) => m.key === PLUGIN_SESSION_META && m.value === token)).length;
+    const tokens = new Set([...store.orders.values()].flatMap((o) => o.metaData.filter((m) => m.key === PLUGIN_SESSION_META).map((m) => String(m.value))));
     return {
       sessions,
       ordersInStore: store.orders.size,

@@ -13,6 +13,7 @@
 // email; the drill prints the counts and fails otherwise.
 import { startCluster, type Cluster } from './cluster.js';
 import { clusterTarget, runFlashSale, type SaleAccount } from '../bench/flash-sale.js';
+import { PAYMENT_SUCCEEDED } from './observer.js';
 
 export interface DrillOptions {
   shoppers: number;
@@ -99,7 +100,7 @@ export async function runDrill(opts: DrillOptions): Promise<DrillOutcome> {
       while (!saleOver) {
         await sleep(between(200, 600));
         const { events: sent } = (await processorControl(cluster, '/webhooks/events').catch(() => ({ events: [] }))) as { events: Array<{ id: string; event: string; state: string }> };
-        const candidates = sent.filter((e) => e.event === 'payment_succeeded' && e.state === 'sent');
+        const candidates = sent.filter((e) => e.event === PAYMENT_SUCCEEDED && e.state === 'sent');
         if (!candidates.length) continue;
         await processorControl(cluster, '/webhooks/redeliver', { eventId: pick(candidates).id, times: 2 }).catch(() => undefined);
         redeliveries += 1;

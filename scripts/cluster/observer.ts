@@ -6,13 +6,16 @@
 import type { ProcessorSimulator } from '../../sandbox/processor/index.js';
 import type { StorefrontBSimulator } from '../../sandbox/storefront-b/simulator.js';
 import type { EmailSimulator } from '../../sandbox/email/index.js';
-import type { BOrder } from '../../sandbox/storefront-b/state.js';
+import { PLUGIN_SESSION_META, type BOrder } from '../../sandbox/storefront-b/state.js';
 
+/** Where the processor's payment carries the session token (our payment metadata). */
 export const TOKEN_META_KEY = 'checkout_session_token';
+/** Whop's event for a paid payment; its `data` is the Payment, carrying the checkout configuration's metadata. */
+export const PAYMENT_SUCCEEDED = 'payment.succeeded';
 
 export interface SessionObservation {
   token: string;
-  /** The processor's payment_succeeded event exists: the shopper paid. */
+  /** The processor's payment.succeeded event (Whop's name) exists: the shopper paid. */
   paid: boolean;
   /** Epoch ms of the first delivery attempt of that event (absent: not delivered yet, or dropped). */
   webhookAt?: number;
@@ -39,7 +42,7 @@ export interface SandboxObserver {
 type Sims = { processor: ProcessorSimulator; storefrontB: StorefrontBSimulator; email: EmailSimulator };
 
 const tokenOfOrder = (order: BOrder): string | undefined => {
-  const value = order.metaData.find((m) => m.key === TOKEN_META_KEY)?.value;
+  const value = order.metaData.find((m) => m.key === PLUGIN_SESSION_META)?.value;
   return typeof value === 'string' ? value : undefined;
 };
 
@@ -68,7 +71,7 @@ export function observeSandbox(sims: Sims): SandboxObserver {
       };
       const eventToken = new Map<string, string>();
       for (const event of sims.processor.webhooks.listEvents()) {
-        if (event.event !== 'payment_succeeded') continue;
+        if (event.event !== PAYMENT_SUCCEEDED) continue;
         const token = (event.payload.data as { metadata?: Record<string, unknown> }).metadata?.[TOKEN_META_KEY];
         if (typeof token !== 'string') continue;
         const s = session(token);

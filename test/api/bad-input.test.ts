@@ -14,7 +14,7 @@ import { isErrorCode, statusOf } from '../../domain/errors.js';
 import { createSecretBox } from '../../security/secrets.js';
 import { processorAad } from '../../model/connections.js';
 import { storefrontAAad } from '../../model/connections.js';
-import { SIGNATURE_HEADER, signWebhook } from '../../integrations/processor/signature.js';
+import { signSpecWebhook as signWebhook, SPEC_SIGNATURE_HEADER as SIGNATURE_HEADER } from '../../integrations/processor/webhook.js';
 import { WEBHOOK_HEADERS } from '../../integrations/storefront-a/webhooks.js';
 import { signWebhook as signWebhookBody } from '../../sandbox/storefront-a/webhooks.js';
 

@@ -93,7 +93,7 @@ describe('the shopper checks out in a browser', () => {
     await postal.fill('10115');
     await pay.click();
     // The processor's hosted payment page.
-    await page.waitForURL(new RegExp(`^${stack.urls.processor}/pay/`), { timeout: 15_000 });
+    await page.waitForURL(new RegExp(`^${stack.urls.processor}/checkout/plan_`), { timeout: 15_000 });
     await screenshot(page, 'card-3-processor-page');
     await page.fill('#card_number', '4242 4242 4242 4242');
     await page.fill('#expiry', '12/34');
@@ -268,16 +268,17 @@ describe('failure and expiry', () => {
 
     const payWith = async (card: string) => {
       await page.getByRole('button', { name: /^Pay / }).click();
-      await page.waitForURL(new RegExp(`^${stack.urls.processor}/pay/`), { timeout: 15_000 });
+      await page.waitForURL(new RegExp(`^${stack.urls.processor}/checkout/plan_`), { timeout: 15_000 });
       await page.fill('#card_number', card);
       await page.fill('#expiry', '12/34');
       await page.fill('#cvc', '123');
       await page.click('button[type=submit]');
     };
     await payWith('4000 0000 0000 0002');
-    // The processor's page says it failed and links back to the shop's checkout.
-    await page.getByRole('link', { name: /Return to/ }).click();
-    await page.waitForURL((url) => url.pathname === `/checkout/${token}`);
+    // Whop's page keeps its card form after a decline (no redirect: only a paid checkout goes to redirect_url);
+    // the shopper goes back to the shop's checkout.
+    await page.locator('#card_number').waitFor();
+    await page.goto(`${checkoutOrigin}/checkout/${token}`);
     const alert = page.getByRole('alert');
     await expect.poll(() => alert.textContent(), { timeout: 30_000 }).toMatch(/did not go through/);
     await screenshot(page, 'failed-1-payment-declined');

@@ -139,7 +139,7 @@ describe('a checkout on the merchant\'s verified custom domain', () => {
     await pay.click();
 
     // The processor's hosted page, with a test card.
-    await page.waitForURL(new RegExp(`^${stack.urls.processor}/pay/`), { timeout: 15_000 });
+    await page.waitForURL(new RegExp(`^${stack.urls.processor}/checkout/plan_`), { timeout: 15_000 });
     await screenshot(page, 'custom-domain-2-processor-page');
     await page.fill('#card_number', '4242 4242 4242 4242');
     await page.fill('#expiry', '12/34');

@@ -3,10 +3,14 @@
 // OAuth in the sandbox, brand, a rate, the processor key, the preview, a plan paid on the processor's page,
 // a real cart click in the sandbox shop) to a verified setup and the dashboard; and a merchant finds a paid
 // order in the orders list and refunds it. Screenshots of the key pages go to test-artifacts/browser/.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { screenshot, useBrowserStack } from './harness.js';
-import { api, control, sessionStatus, shopperPays, storefrontACheckout, storefrontAMerchant, unique, waitFor } from '../e2e/checkout-helpers.js';
+import { api, control, merchantWithProcessor, sessionStatus, shopperPays, storefrontACheckout, storefrontAMerchant, unique, waitFor } from '../e2e/checkout-helpers.js';
 import { DEMO_APP } from '../../sandbox/storefront-a/simulator.js';
 
 const b = useBrowserStack({ targets: ['checkout', 'script-tag', 'dashboard'] });
@@ -161,7 +165,7 @@ describe('the merchant dashboard in a browser', () => {
 
     // Subscribe: the first month is paid on the processor's page, which returns to the dashboard.
     await page.locator('[data-plan="STARTER"]').getByRole('button', { name: /Subscribe/ }).click();
-    await page.waitForURL(new RegExp(`^${stack.urls.processor}/pay/`));
+    await page.waitForURL(new RegExp(`^${stack.urls.processor}/checkout/plan_`));
     await page.fill('#card_number', '4242 4242 4242 4242');
     await page.fill('#expiry', '12/34');
     await page.fill('#cvc', '123');
@@ -231,9 +235,9 @@ describe('the merchant dashboard in a browser', () => {
     await page.getByText('Refunded in full').waitFor();
     await screenshot(page, 'dashboard-14-order-refunded');
     expect(await sessionStatus(stack, token)).toBe('REFUNDED');
-    // The processor refunded the payment once: one payment_refunded event for this session.
-    const events = (await control(stack.urls.processor, 'GET', 'webhooks/events')).body.events as Array<{ event: string; payload: { data: { metadata?: Record<string, string> } } }>;
-    expect(events.filter((e) => e.event === 'payment_refunded' && e.payload.data.metadata?.checkout_session_token === token)).toHaveLength(1);
+    // Whop refunded the payment once: one refund.updated (succeeded) whose payment carries this session's token.
+    const events = (await control(stack.urls.processor, 'GET', 'webhooks/events')).body.events as Array<{ event: string; payload: { data: { status?: string; payment?: { metadata?: Record<string, string> } } } }>;
+    expect(events.filter((e) => e.event === 'refund.updated' && e.payload.data.status === 'succeeded' && e.payload.data.payment?.metadata?.checkout_session_token === token)).toHaveLength(1);
     expect(await page.getByRole('button', { name: 'Refund' }).count()).toBe(0);
   }, 150_000);
 
@@ -353,5 +357,35 @@ describe('the merchant dashboard in a browser', () => {
     await page.waitForURL(`${stack.apiUrl}/verify-email`);
     expect((await api(stack, 'POST', '/api/auth/login', { email, password: PASSWORD })).body.code).toBe('INVALID_CREDENTIALS');
     expect((await api(stack, 'POST', '/api/auth/login', { email, password: 'a brand new passphrase 7' })).status).toBe(200);
+  }, 60_000);
+  it('given a storefront B merchant / Store & payments offers the plugin zip with install steps, and the link downloads the zip WordPress installs', async () => {
+    const { stack } = b;
+    const merchant = await merchantWithProcessor(stack, 'Plugin Shop');
+    await stack.database.db.merchant.update({ where: { id: merchant.id }, data: { emailVerifiedAt: new Date(), onboardingCompletedAt: new Date() } });
+    const page = await (await b.newContext()).newPage();
+    await page.goto(`${stack.apiUrl}/login?next=/dashboard/connections`);
+    await page.getByLabel('Email').fill(merchant.email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.waitForURL(`${stack.apiUrl}/dashboard/connections`);
+    await page.getByRole('radio', { name: /Storefront B/ }).check();
+
+    const install = page.locator('[data-plugin-install]');
+    await expect.poll(() => install.textContent()).toMatch(/Upload Plugin.*Activate.*REST API.*Hosted Checkout/);
+    expect(await install.textContent()).toContain(stack.apiUrl);
+    await screenshot(page, 'dashboard-24-plugin-download');
+    const [download] = await Promise.all([page.waitForEvent('download'), install.getByRole('link', { name: 'Download the plugin (zip)' }).click()]);
+    expect(download.suggestedFilename()).toBe('hosted-checkout-connector-1.0.0.zip');
+    const dir = mkdtempSync(join(tmpdir(), 'plugin-download-'));
+    try {
+      const zip = join(dir, 'plugin.zip');
+      await download.saveAs(zip);
+      const names = execFileSync('unzip', ['-Z1', zip], { encoding: 'utf8' }).trim().split('\n');
+      expect(names).toContain('hosted-checkout-connector/hosted-checkout-connector.php');
+      expect(names.every((n) => n.startsWith('hosted-checkout-connector/'))).toBe(true);
+      expect(execFileSync('unzip', ['-p', zip, 'hosted-checkout-connector/hosted-checkout-connector.php'], { encoding: 'utf8' })).toMatch(/Plugin Name:\s+Hosted Checkout Connector/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 60_000);
 });

@@ -12,7 +12,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../api/app.js';
 import type { Config } from '../../config/index.js';
 import { PROCESSOR_WEBHOOK_PATH } from '../../model/connections.js';
-import { SIGNATURE_HEADER, signWebhook } from '../../integrations/processor/signature.js';
+import { Webhook } from 'standardwebhooks';
 import { createSecretBox } from '../../security/secrets.js';
 import { createUrlGuard } from '../../security/ssrf.js';
 import { freePort } from '../../scripts/lib/ports.js';
@@ -104,12 +104,20 @@ describe('exactly once across replicas', () => {
     try {
       await payOnHostedPage(token, payment.paymentUrl as string);
       const outbox = await control(stack.urls.processor, 'GET', 'webhooks/outbox');
-      const event = (outbox.body.events as Json[]).find((e) => e.event === 'payment_succeeded' && e.payload.data.id === payment.paymentId)!;
+      // Whop's payment.succeeded: data is the Payment, carrying the checkout configuration's metadata.
+      const event = (outbox.body.events as Json[]).find((e) => e.event === 'payment.succeeded' && e.payload.data.metadata?.checkout_session_token === token)!;
       expect(event).toBeDefined();
       const body = JSON.stringify(event.payload);
       const connection = await stack.database.db.processorConnection.findUniqueOrThrow({ where: { merchantId: merchant.id } });
       const secret = createSecretBox(stack.config.secretsKey!).decrypt(connection.webhookSecretEnc!, processorAad.webhookSecret(merchant.id));
-      const headers = { 'content-type': 'application/json', [SIGNATURE_HEADER]: signWebhook(secret, body) };
+      // Signed as Whop signs (Standard Webhooks; the key is the secret's UTF-8 bytes): one webhook-id for all 10 copies.
+      const sentAt = new Date();
+      const headers = {
+        'content-type': 'application/json',
+        'webhook-id': event.id as string,
+        'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
+        'webhook-signature': new Webhook(Buffer.from(secret, 'utf8').toString('base64')).sign(event.id as string, sentAt, body),
+      };
       const answers = await Promise.all(
         [stack.apiUrl, secondUrl].flatMap((url) => Array.from({ length: 5 }, () => fetch(`${url}${PROCESSOR_WEBHOOK_PATH}`, { method: 'POST', headers, body }).then((r) => r.status))),
       );

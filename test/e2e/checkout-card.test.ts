@@ -52,7 +52,7 @@ describe('a card checkout, end to end over HTTP', () => {
     const details = { ...SHOPPER, shippingRateId: rate.id };
 
     // Every attempt of the activity fails (it tries 3 times): the shopper gets an answer to act on, not a 500.
-    expect((await control(stack.urls.processor, 'POST', 'faults', { mode: 'error', status: 500, count: 3, match: '/v1/payments', method: 'POST' })).status).toBe(201);
+    expect((await control(stack.urls.processor, 'POST', 'faults', { mode: 'error', status: 500, count: 3, match: '/api/v1/checkout_configurations', method: 'POST' })).status).toBe(201);
     const failed = await api(stack, 'POST', `/api/checkout/${token}/init-payment`, details);
     expect(failed).toMatchObject({ status: 502, body: { code: 'UPSTREAM_ERROR', error: expect.stringContaining('The processor could not be reached') } });
     expect(await sessionStatus(stack, token)).toBe('OPEN');
@@ -62,7 +62,7 @@ describe('a card checkout, end to end over HTTP', () => {
     await payOnHostedPage(token, payment.paymentUrl as string);
     // Back from the payment page while the processor fails its lookups: pay says so (the page then follows the
     // session's status); the payment itself is not lost.
-    expect((await control(stack.urls.processor, 'POST', 'faults', { mode: 'error', status: 503, count: 3, match: `/v1/payments/${payment.paymentId as string}`, method: 'GET' })).status).toBe(201);
+    expect((await control(stack.urls.processor, 'POST', 'faults', { mode: 'error', status: 503, count: 3, match: '/api/v1/payments', method: 'GET' })).status).toBe(201);
     const pay = await api(stack, 'POST', `/api/checkout/${token}/pay`);
     expect(pay).toMatchObject({ status: 502, body: { code: 'UPSTREAM_ERROR' } });
     await expectCompletedWithOneOrderAndTwoEmails(stack, token, merchant.email, () => storefrontAOrdersOf(merchant.shop, token).length);

@@ -142,7 +142,7 @@ export async function storefrontBCheckout(stack: TestStack, items: { productId: 
 
 /** The orders the checkout service created in the storefront B store for this session. */
 export const storefrontBOrdersOf = (store: StorefrontBStore, token: string): BOrder[] =>
-  [...store.orders.values()].filter((o) => o.metaData.some((m) => m.key === 'checkout_session_token' && m.value === token));
+  [...store.orders.values()].filter((o) => o.metaData.some((m) => m.key === '_hosted_checkout_session' && m.value === token));
 
 export const SHOPPER = {
   email: 'jane@customer.test',

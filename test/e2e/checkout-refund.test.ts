@@ -23,7 +23,15 @@ const refundMails = (token: string) => stack.sims.email.messages({ to: SHOPPER.e
 /** The refunds the processor made of this payment: one payment_refunded event each (its control API lists every event). */
 async function refundsAtProcessor(paymentId: string): Promise<Json[]> {
   const { body } = await control(stack.urls.processor, 'GET', 'webhooks/events');
-  return (body.events as Json[]).filter((e) => e.event === 'payment_refunded' && e.payload?.data?.id === paymentId).map((e) => e.payload.data as Json);
+  // Whop's refund.updated (status succeeded) about the payment paid through the session's checkout (ch_…).
+  return (body.events as Json[])
+    .filter((e) => e.event === 'refund.updated' && e.payload?.data?.status === 'succeeded' && (e.payload.data.payment?.id === paymentId || e.payload.data.payment?.id === paidThrough(body.events as Json[], paymentId)))
+    .map((e) => ({ ...e.payload.data, status: 'refunded', amount: Math.round((e.payload.data.amount as number) * 100) }) as Json);
+}
+
+/** The payment (pay_…) made through a checkout (ch_…), from the sandbox's events. */
+function paidThrough(events: Json[], checkoutId: string): string | undefined {
+  return events.find((e) => e.payload?.data?.checkout_configuration_id === checkoutId)?.payload.data.id as string | undefined;
 }
 
 /** A storefront A merchant whose shopper paid: COMPLETED, order on the store, both emails. */
@@ -53,7 +61,7 @@ describe('refunding a card order, end to end over HTTP', () => {
     const clicks = await Promise.all([refund(token, merchant.token, { amountMinor: payment.totalMinor }), refund(token, merchant.token, {})]);
     const accepted = clicks.filter((c) => c.status === 202);
     expect(accepted, JSON.stringify(clicks)).toHaveLength(1);
-    expect(accepted[0]!.body).toEqual({ status: 'COMPLETED', refund: { state: 'requested', refundId: expect.stringMatching(/^re_/) } });
+    expect(accepted[0]!.body).toEqual({ status: 'COMPLETED', refund: { state: 'requested', refundId: expect.stringMatching(/^rf_/) } });
     expect(clicks.find((c) => c.status !== 202)).toMatchObject({ status: 409, body: { code: 'REFUND_ALREADY_REQUESTED' } });
 
     await waitFor('REFUNDED', async () => ((await sessionRow(token)).status === 'REFUNDED' ? true : undefined));
@@ -75,7 +83,7 @@ describe('refunding a card order, end to end over HTTP', () => {
     expect(row.refundedAt).not.toBeNull();
     expect((await timelineOf(stack, token, 'refund_requested'))).toHaveLength(1);
     const lastChange = (await timelineOf(stack, token, 'status_changed')).at(-1)!.data as Json;
-    expect(lastChange).toMatchObject({ from: 'COMPLETED', to: 'REFUNDED', cause: expect.stringMatching(/^(payment|invoice)_refunded \(evt_/) });
+    expect(lastChange).toMatchObject({ from: 'COMPLETED', to: 'REFUNDED', cause: expect.stringMatching(/^(payment|invoice)_refunded \(msg_/) });
     expect((await api(stack, 'GET', `/api/checkout/session/${token}`)).body.status).toBe('REFUNDED');
     // Still exactly one order on the store and the two order emails.
     expect(storefrontAOrdersOf(merchant.shop, token)).toHaveLength(1);

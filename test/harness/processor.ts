@@ -11,6 +11,8 @@ export interface RunningProcessor {
   sim: ProcessorSimulator;
   baseUrl: string;
   client(opts?: { apiKey?: string; timeoutMs?: number }): ProcessorClient;
+  /** The webhook endpoints registered with this key's company (read from the sandbox's state). */
+  webhooksOf(apiKey: string): Array<{ id: string; url: string; events: string[] }>;
   /** Calls a /_control/ endpoint; answers status and JSON body. */
   control<T = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
   close(): Promise<void>;
@@ -24,7 +26,11 @@ export async function startProcessor(opts: ProcessorSimulatorOptions = {}): Prom
   return {
     sim,
     baseUrl,
-    client: ({ apiKey = sim.defaultApiKey, timeoutMs } = {}) => createProcessorClient({ apiKey, baseUrl, timeoutMs }),
+    client: ({ apiKey = sim.defaultApiKey, timeoutMs } = {}) => createProcessorClient({ apiKey, baseUrl: `${baseUrl}/api/v1`, timeoutMs }),
+    webhooksOf: (apiKey) => {
+      const company = sim.store.accountByKey(apiKey)?.company.id;
+      return [...sim.store.webhooks.values()].filter((w) => w.company_id === company).map(({ id, url, events }) => ({ id, url, events }));
+    },
     control: async <T>(method: string, path: string, body?: unknown) => {
       const res = await fetch(`${baseUrl}/_control/${path.replace(/^\//, '')}`, {
         method,
@@ -45,7 +51,8 @@ export async function startProcessor(opts: ProcessorSimulatorOptions = {}): Prom
 export interface ReceivedWebhook {
   headers: IncomingHttpHeaders;
   rawBody: Buffer;
-  json: { id: string; event: string; data: { id: string; status: string; metadata: Record<string, string> } & Record<string, unknown> };
+  /** Whop's envelope ({ id, type, data }); `event` in the spec's own format. */
+  json: { id: string; type?: string; event?: string; data: { id: string; status: string; metadata: Record<string, string> } & Record<string, unknown> } & Record<string, unknown>;
   status: number;
 }
 
@@ -94,7 +101,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       const deadline = Date.now() + timeoutMs;
       while (received.length < count) {
         const left = deadline - Date.now();
-        if (left <= 0) throw new Error(`expected ${count} webhooks, received ${received.length}: ${received.map((r) => r.json.event).join(', ')}`);
+        if (left <= 0) throw new Error(`expected ${count} webhooks, received ${received.length}: ${received.map((r) => r.json.type ?? r.json.event).join(', ')}`);
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, left);
           waiters.push(() => (clearTimeout(timer), resolve()));

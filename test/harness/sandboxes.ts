@@ -52,7 +52,7 @@ export async function startSandboxes(opts: SandboxOptions = {}): Promise<Sandbox
     sims,
     urls,
     env: {
-      PROCESSOR_API_URL: processorUrl,
+      PROCESSOR_API_URL: `${processorUrl}/api/v1`,
       STOREFRONT_A_API_TEMPLATE: `${storefrontAUrl}/shops/{shop}`,
       POSTMARK_API_URL: emailUrl,
       POSTMARK_SERVER_TOKEN: 'sandbox-server-token',

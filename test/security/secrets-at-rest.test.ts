@@ -21,7 +21,7 @@ describe('secrets at rest', () => {
     const merchant = await createMerchant(s, 'Vault Shop');
     const auth = { authorization: `Bearer ${merchant.token}` };
 
-    const processor = await stack.app.inject({ method: 'POST', url: '/api/merchant/processor/connect', headers: auth, payload: { apiKey: 'sk_sandbox_demo' } });
+    const processor = await stack.app.inject({ method: 'POST', url: '/api/merchant/processor/connect', headers: auth, payload: { apiKey: 'apik_sandbox_demo' } });
     expect(processor.statusCode, processor.body).toBe(200);
     const storeB = await stack.app.inject({
       method: 'POST',
@@ -39,7 +39,7 @@ describe('secrets at rest', () => {
     expect(accessToken).toEqual(expect.any(String));
 
     const secrets = {
-      'processor API key': 'sk_sandbox_demo',
+      'processor API key': 'apik_sandbox_demo',
       'processor webhook secret': webhookSecret,
       'storefront B consumer key': DEMO_STORE.consumerKey,
       'storefront B consumer secret': DEMO_STORE.consumerSecret,

@@ -53,9 +53,9 @@ function updateWithStart<Ret>(client: Client, taskQueue: string, input: Checkout
 }
 
 /** The processor's word on a payment (its sandbox API, as the merchant's account sees it). */
-async function processorPayment(paymentId: string): Promise<{ status: string; refund_id: string | null }> {
-  const res = await fetch(`${rig.urls.processor}/v1/payments/${paymentId}`, { headers: { authorization: `Bearer ${rig.sims.processor.defaultApiKey}` } });
-  return (await res.json()) as { status: string; refund_id: string | null };
+async function processorPayment(paymentId: string): Promise<{ substatus: string; refunds: Array<{ id: string }> }> {
+  const res = await fetch(`${rig.urls.processor}/api/v1/payments/${paymentId}`, { headers: { authorization: `Bearer ${rig.sims.processor.defaultApiKey}` } });
+  return (await res.json()) as { substatus: string; refunds: Array<{ id: string }> };
 }
 
 /** A COMPLETED card session whose run has ended: its order is on the store and both emails went out. */
@@ -63,11 +63,12 @@ async function paidSession(client: Client, taskQueue: string) {
   const session = await createOpenSession(rig, merchant);
   const handle = await start(client, taskQueue, session.input);
   const init = await handle.executeUpdate(initPaymentUpdate, { args: [shopperDetails(merchant)] });
-  await settlePaymentSilently(rig, init.paymentId, 'succeeded');
+  // The session's payment attempt is Whop's checkout (ch_…); the payment (pay_…) exists once paid.
+  const paymentId = await settlePaymentSilently(rig, init.paymentId, 'succeeded');
   expect(await handle.executeUpdate(refreshStatusUpdate)).toEqual({ status: 'COMPLETED' });
   expect(await handle.result()).toEqual({ status: 'COMPLETED' });
   expect(ordersFor(session.token)).toHaveLength(1);
-  return { ...session, paymentId: init.paymentId };
+  return { ...session, checkoutId: init.paymentId, paymentId };
 }
 
 describe('cash on delivery (dev server)', () => {
@@ -118,10 +119,13 @@ describe('refunds and status syncs on a session whose run has ended (dev server)
       const results = await Promise.allSettled([updateWithStart(client, taskQueue, session.input, refundUpdate), updateWithStart(client, taskQueue, session.input, refundUpdate)]);
       const granted = results.filter((r) => r.status === 'fulfilled').map((r) => r.value);
       const refused = results.filter((r) => r.status === 'rejected').map((r) => r.reason as unknown);
-      expect(granted).toEqual([{ status: 'COMPLETED', refund: { state: 'requested', refundId: expect.stringMatching(/^re_/) } }]);
+      expect(granted).toEqual([{ status: 'COMPLETED', refund: { state: 'requested', refundId: expect.stringMatching(/^rf_/) } }]);
       expect(refused).toMatchObject([{ cause: { type: 'REFUND_ALREADY_REQUESTED' } }]);
       const refundId = granted[0]!.refund.refundId;
-      expect(await processorPayment(session.paymentId)).toMatchObject({ status: 'refunded', refund_id: refundId });
+      // Whop refunded the payment once: its substatus and its one refund (rf_…).
+      const atWhop = await processorPayment(session.paymentId);
+      expect(atWhop.substatus).toBe('refunded');
+      expect(atWhop.refunds.map((r) => r.id)).toEqual([refundId]);
 
       // The processor's refund event (as the webhook route signals it), twice: applied once.
       const handle = client.workflow.getHandle(checkoutWorkflowId(session.token));
@@ -150,8 +154,8 @@ describe('refunds and status syncs on a session whose run has ended (dev server)
     const { client, taskQueue } = temporal;
     await temporal.withWorker(rig.activities, async () => {
       const session = await paidSession(client, taskQueue);
-      const forced = await fetch(`${rig.urls.processor}/_control/payments/${session.paymentId}/status`, {
-        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ status: 'refunded' }),
+      const forced = await fetch(`${rig.urls.processor}/_control/payments/${session.paymentId}/force`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ state: 'refunded' }),
       });
       expect(forced.status).toBe(200);
       expect(await updateWithStart(client, taskQueue, session.input, backfillStatusUpdate)).toEqual({ status: 'REFUNDED', processorStatus: 'refunded', codPaidAt: null });

@@ -37,7 +37,7 @@ export async function createSellingMerchant(rig: ActivityRig): Promise<SellingMe
   // The processor connection as the connect workflow leaves it: the sealed key and the checkout product
   // (created at the processor sandbox); no webhook endpoint, so no webhook can ever reach a session.
   const apiKey = rig.sims.processor.defaultApiKey;
-  const product = await createProcessorClient({ apiKey, baseUrl: rig.urls.processor }).createProduct({ name: 'Checkout' }, `checkout-product-${merchant.id}`);
+  const product = await createProcessorClient({ apiKey, baseUrl: `${rig.urls.processor}/api/v1` }).createProduct({ companyId: rig.sims.processor.defaultBusinessId, title: 'Checkout' }, `checkout-product-${merchant.id}`);
   await db.processorConnection.create({
     data: {
       merchantId: merchant.id,
@@ -84,12 +84,16 @@ export const shopperDetails = (merchant: SellingMerchant): ShopperDetails => ({
   shippingRateId: merchant.shippingRateId,
 });
 
-/** Forces the payment's status at the processor sandbox, as a silent control-plane move: no webhook is sent. */
-export async function settlePaymentSilently(rig: ActivityRig, paymentId: string, status: 'succeeded' | 'failed'): Promise<void> {
-  const res = await fetch(`${rig.urls.processor}/_control/payments/${paymentId}/status`, {
+/**
+ * The shopper pays the session's checkout (`ch_…`) at the local Whop with a test card that succeeds or is declined,
+ * as a silent control-plane move: no webhook is sent (a lost delivery). Answers Whop's payment (`pay_…`).
+ */
+export async function settlePaymentSilently(rig: ActivityRig, checkoutId: string, status: 'succeeded' | 'failed'): Promise<string> {
+  const res = await fetch(`${rig.urls.processor}/_control/checkout_configurations/${checkoutId}/pay`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ status }),
+    body: JSON.stringify({ card: status === 'succeeded' ? '4242424242424242' : '4000000000000002', silent: true }),
   });
   if (res.status !== 200) throw new Error(`processor sandbox answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { id: string }).id;
 }

@@ -1,6 +1,7 @@
 // The platform subscription's clocks, on the time-skipping test server with the real activities against a
-// real database, the processor sandbox (the platform's own account) and the sandbox mailbox: a paid plan
-// renews at the period end; a renewal that keeps failing is retried over the grace period and then the
+// real database, the processor sandbox (the platform's own Whop company) and the sandbox mailbox: Whop bills
+// each renewal itself (the sandbox's control plane plays its billing run), and at the period end the workflow
+// reads the membership: renewed is a new period; past due is retried over the grace period and then the
 // account returns to Demo, with one email per step; cancel returns to Demo at once; a first payment never
 // made is given up. Months pass in seconds: time skips while the test sleeps or awaits the result.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -40,7 +41,7 @@ afterEach(async () => {
 });
 
 const db = () => rig.database.db;
-const platform = () => createProcessorClient({ apiKey: PLATFORM_API_KEY, baseUrl: rig.urls.processor });
+const platform = () => createProcessorClient({ apiKey: PLATFORM_API_KEY, baseUrl: `${rig.urls.processor}/api/v1` });
 
 async function newMerchant() {
   const i = randomBytes(4).toString('hex');
@@ -70,6 +71,13 @@ function emailsTo(email: string): Record<string, number> {
   return counts;
 }
 
+/** Whop's membership (mem_…) of the merchant's paid first payment. */
+async function subscriptionMembership(merchantId: string): Promise<string> {
+  const [first] = await payments(merchantId);
+  const [paid] = await platform().listPayments({ companyId: (await platform().getAccount()).id, checkoutIds: [first!.processorMembershipId] });
+  return paid!.membershipId!;
+}
+
 const subscription = (merchantId: string) => db().platformSubscription.findUniqueOrThrow({ where: { merchantId } });
 const payments = (merchantId: string) => db().platformBillingPayment.findMany({ where: { merchantId }, orderBy: [{ createdAt: 'asc' }, { attempt: 'asc' }] });
 
@@ -89,6 +97,15 @@ async function subscribeAndPay(handle: WorkflowHandle, merchantId: string) {
   return active;
 }
 
+/** Whop's billing run for the membership's next period (card on file), ahead of the period end the workflow reads it at. */
+async function whopBillsRenewal(membershipId: string, outcome: 'succeeded' | 'failed') {
+  const answer = await fetch(`${rig.urls.processor}/_control/memberships/${membershipId}/renew`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ outcome }),
+  });
+  expect(answer.status).toBe(200);
+  return ((await answer.json()) as { payment: { id: string } }).payment;
+}
+
 /** When each renewal charge was scheduled, in the (skipped) time of the run that charged them. */
 async function chargeTimes(workflowId: string): Promise<number[]> {
   const history = await ts.env.client.workflow.getHandle(workflowId).fetchHistory();
@@ -103,6 +120,7 @@ describe('platform subscription renewals (time-skipping)', () => {
     await ts.withWorker(rig.activities, async () => {
       const handle = await start(merchant.id);
       const first = await subscribeAndPay(handle, merchant.id);
+      const billed = await whopBillsRenewal(first.processorMembershipId!, 'succeeded');
 
       await ts.env.sleep(TIMINGS.periodMs! + HOUR);
 
@@ -114,10 +132,11 @@ describe('platform subscription renewals (time-skipping)', () => {
         ['first', 1, 'SUCCEEDED', 2_900],
         ['renewal', 1, 'SUCCEEDED', 2_900],
       ]);
-      // The processor charged the membership once more, on the card on file.
+      // Whop charged the membership once more, on the card on file; the period we read is the one it billed.
       const membership = await platform().getMembership(renewed.processorMembershipId!);
-      const renewal = (await payments(merchant.id))[1]!;
-      expect(membership).toMatchObject({ status: 'active', valid: true, latest_payment_id: renewal.processorPaymentId });
+      expect(membership).toMatchObject({ status: 'active', valid: true });
+      expect(Date.parse(membership.periodEnd!)).toBeGreaterThan(first.currentPeriodEnd!.getTime());
+      expect((await platform().getPayment(billed.id)).state).toBe('paid');
       expect(await handle.query(subscriptionStateQuery)).toMatchObject({ planId: 'STARTER', status: 'ACTIVE', periodEnd: renewed.currentPeriodEnd!.getTime() });
 
       await handle.executeUpdate(cancelUpdate);
@@ -132,10 +151,7 @@ describe('platform subscription renewals (time-skipping)', () => {
     const { result, periodEnd, graceState } = await ts.withWorker(rig.activities, async () => {
       const handle = await start(merchant.id);
       const active = await subscribeAndPay(handle, merchant.id);
-      const answer = await fetch(`${rig.urls.processor}/_control/memberships/${active.processorMembershipId}/renewal-outcome`, {
-        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ outcome: 'failed' }),
-      });
-      expect(answer.status).toBe(200);
+      await whopBillsRenewal(active.processorMembershipId!, 'failed');
       const end = active.currentPeriodEnd!.getTime();
 
       // Just past the first failed charge: in grace, still paid.
@@ -173,8 +189,8 @@ describe('platform subscription renewals (time-skipping)', () => {
     expect(emailsTo(merchant.email)).toEqual({ billing_activated: 1, billing_renewal_failed: 2, billing_downgraded: 1 });
     const failed = rig.sims.email.messages({ to: merchant.email, tag: 'billing_renewal_failed' });
     expect(failed.map((m) => m.TextBody.match(/attempt \d of \d/)?.[0]).sort()).toEqual(['attempt 1 of 3', 'attempt 2 of 3']);
-    // The processor stops charging it.
-    expect((await platform().getMembership((await payments(merchant.id))[0]!.processorMembershipId)).status).toBe('canceled');
+    // Whop stops billing it.
+    expect((await platform().getMembership((await subscriptionMembership(merchant.id)))).status).toBe('canceled');
   });
 
   it('given a plan PAST_DUE after a failed renewal / the merchant pays again on a new page / ACTIVE for a new period, the old membership cancelled', async () => {
@@ -182,9 +198,7 @@ describe('platform subscription renewals (time-skipping)', () => {
     await ts.withWorker(rig.activities, async () => {
       const handle = await start(merchant.id);
       const active = await subscribeAndPay(handle, merchant.id);
-      await fetch(`${rig.urls.processor}/_control/memberships/${active.processorMembershipId}/renewal-outcome`, {
-        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ outcome: 'failed' }),
-      });
+      await whopBillsRenewal(active.processorMembershipId!, 'failed');
       await ts.env.sleep(active.currentPeriodEnd!.getTime() - (await ts.env.currentTimeMs()) + HOUR);
       expect(await subscription(merchant.id)).toMatchObject({ status: 'PAST_DUE', renewalFailures: 1 });
 
@@ -231,8 +245,7 @@ describe('platform subscription renewals (time-skipping)', () => {
     expect(result).toEqual({ planId: 'FREE', status: 'DEMO', reason: 'cancelled' });
     // Nothing waited for the period to end.
     expect(ranFor).toBeLessThan(HOUR);
-    const membershipId = (await payments(merchant.id))[0]!.processorMembershipId;
-    expect(await platform().getMembership(membershipId)).toMatchObject({ status: 'canceled', valid: false });
+    expect(await platform().getMembership(await subscriptionMembership(merchant.id))).toMatchObject({ status: 'canceled', valid: false });
     expect((await payments(merchant.id)).filter((p) => p.kind === 'renewal')).toHaveLength(0);
     expect(emailsTo(merchant.email)).toEqual({ billing_activated: 1, billing_cancelled: 1 });
   });
@@ -249,7 +262,9 @@ describe('platform subscription renewals (time-skipping)', () => {
     expect(await subscription(merchant.id)).toMatchObject({ planId: 'FREE', status: 'DEMO', endedReason: 'payment_expired', pendingPlanId: null });
     const [first] = await payments(merchant.id);
     expect(first).toMatchObject({ kind: 'first', planId: 'GROWTH', amountCents: 7_900, status: 'FAILED', error: 'payment_expired' });
-    expect((await platform().getMembership(first!.processorMembershipId)).status).toBe('canceled');
+    // Never paid: the checkout (ch_…) made no payment and no membership at Whop.
+    expect(first!.processorMembershipId).toMatch(/^ch_/);
+    expect(await platform().listPayments({ companyId: (await platform().getAccount()).id, checkoutIds: [first!.processorMembershipId] })).toEqual([]);
     expect(emailsTo(merchant.email)).toEqual({});
   });
 });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
 import { createTestMerchant, type TestMerchant } from '../../../test/harness/merchants.js';
 import { api, control, waitFor, type Json } from '../../../test/e2e/checkout-helpers.js';
-import { signWebhook, SIGNATURE_HEADER } from '../../../integrations/processor/signature.js';
+import { signSpecWebhook as signWebhook, SPEC_SIGNATURE_HEADER as SIGNATURE_HEADER } from '../../../integrations/processor/webhook.js';
 import { platformSubscriptionWorkflowId } from '../../../workflows/platform-subscription.messages.js';
 
 let stack: TestStack;
@@ -70,7 +70,8 @@ describe('subscribe, pay, cancel', () => {
     const sub = await api(stack, 'POST', '/api/platform-billing/subscribe', { planId: 'STARTER' }, m.token);
     expect(sub.status, JSON.stringify(sub.body)).toBe(200);
     const paymentUrl = sub.body.paymentUrl as string;
-    expect(paymentUrl).toContain(`${stack.urls.processor}/pay/pay_`);
+    // Whop's hosted checkout of the plan: purchase_url /checkout/<plan>/?session=<ch_…>.
+    expect(paymentUrl).toMatch(new RegExp(`^${stack.urls.processor}/checkout/plan_\\w+/\\?session=ch_`));
     expect(sub.body.subscription).toMatchObject({ planId: 'FREE', status: 'PENDING', paid: false, pending: { planId: 'STARTER', paymentUrl } });
     // Not paid yet: still Demo for checkouts.
     expect((await current(m)).paid).toBe(false);
@@ -103,8 +104,9 @@ describe('subscribe, pay, cancel', () => {
 
     await waitFor('the cancellation email', () => (mails(m, 'billing_cancelled').length ? true : undefined));
     await waitFor('the workflow to end', async () => ((await workflowRunning(m.id)) ? undefined : true));
-    const membershipId = (await db().platformBillingPayment.findFirstOrThrow({ where: { merchantId: m.id } })).processorMembershipId;
-    expect(stack.sims.processor.webhooks.listEvents().some((e) => e.event === 'membership_went_invalid' && e.payload.data.id === membershipId)).toBe(true);
+    // Whop ended the membership at once (cancellation_mode immediate): its membership.deactivated, carrying the checkout's metadata.
+    const ofMerchant = (e: { payload: { data: unknown } }) => (e.payload.data as { metadata?: Record<string, unknown> }).metadata?.platform_billing_merchant_id === m.id;
+    expect(stack.sims.processor.webhooks.listEvents().some((e) => e.event === 'membership.deactivated' && ofMerchant(e))).toBe(true);
     await stack.sims.processor.webhooks.idle();
     expect(mails(m, 'billing_activated')).toHaveLength(1);
     expect(mails(m, 'billing_cancelled')).toHaveLength(1);
@@ -170,13 +172,13 @@ describe('bad input changes nothing', () => {
 describe('the billing webhook', () => {
   it('given a forged signature, no signature or a body that is not JSON / 401 or 400, stored for audit, nothing signalled', async () => {
     const m = await demoMerchant('Billing Forged');
-    const body = JSON.stringify({ id: 'evt_forged_1', event: 'membership_activated', data: { id: 'mem_x', metadata: { platform_billing_merchant_id: m.id } } });
+    const body = JSON.stringify({ id: 'evt_forged_1', event: 'membership.activated', data: { id: 'mem_x', metadata: { platform_billing_merchant_id: m.id } } });
 
     expect(await postWebhook(body, signWebhook('whsec_not_the_platform_secret_000', body))).toMatchObject({ status: 401, body: { code: 'INVALID_SIGNATURE' } });
     expect(await postWebhook(body)).toMatchObject({ status: 401, body: { code: 'INVALID_SIGNATURE' } });
     expect(await postWebhook('{not json', 'abc')).toMatchObject({ status: 400, body: { code: 'INVALID_INPUT' } });
 
-    const stored = await db().platformBillingWebhookDelivery.findMany({ where: { OR: [{ event: 'membership_activated', eventId: null, signatureValid: false }, { rejection: 'malformed' }] } });
+    const stored = await db().platformBillingWebhookDelivery.findMany({ where: { OR: [{ event: 'membership.activated', eventId: null, signatureValid: false }, { rejection: 'malformed' }] } });
     expect(stored.map((d) => d.rejection).sort()).toEqual(expect.arrayContaining(['bad_signature', 'bad_signature', 'malformed']));
     expect(stored.every((d) => d.signalledAt === null)).toBe(true);
     expect(await workflowRunning(m.id)).toBe(false);
@@ -190,13 +192,13 @@ describe('the billing webhook', () => {
     await payOnHostedPage(sub.body.paymentUrl as string);
     await waitFor('ACTIVE', async () => ((await current(m)).status === 'ACTIVE' ? true : undefined), 15_000);
     await stack.sims.processor.webhooks.idle();
-    const first = await db().platformBillingWebhookDelivery.findFirstOrThrow({ where: { merchantId: m.id, event: 'membership_activated', rejection: null } });
+    const first = await db().platformBillingWebhookDelivery.findFirstOrThrow({ where: { merchantId: m.id, event: 'membership.activated', rejection: null } });
 
     const redelivered = await control(stack.urls.processor, 'POST', 'webhooks/redeliver', { eventId: first.eventId, times: 1 });
     expect(redelivered.status).toBe(202);
     await stack.sims.processor.webhooks.idle();
 
-    const rows = await db().platformBillingWebhookDelivery.findMany({ where: { merchantId: m.id, event: 'membership_activated' }, orderBy: { receivedAt: 'asc' } });
+    const rows = await db().platformBillingWebhookDelivery.findMany({ where: { merchantId: m.id, event: 'membership.activated' }, orderBy: { receivedAt: 'asc' } });
     expect(rows.map((r) => r.rejection)).toEqual([null, 'duplicate']);
     const attempts = stack.sims.processor.webhooks.deliveries(first.eventId!).filter((d) => d.url.endsWith('/webhooks/processor/platform-billing'));
     expect(attempts.map((a) => a.status_code)).toEqual([200, 200]);

@@ -16,12 +16,11 @@ import { type RouteDeps } from '../../route-deps.js';
 import { errorResponse } from '../../schemas/common.js';
 import { acceptRawBodies, rawBodyOf, rawJsonBody } from '../../plugins/raw-body.js';
 import {
-  claimedString, eventIdOf, parseJsonOrUndefined, processorEventOf, signedByAny, storableBody, webhookDeliveries, type DeliveryAudit,
+  claimedEvent, claimedString, eventIdOf, parseJsonOrUndefined, processorEventOf, signedByAny, signedDeliveryHeaders, storableBody, webhookDeliveries, type DeliveryAudit,
 } from '../../webhook-deliveries.js';
 import { AppError } from '../../../domain/errors.js';
 import { isPaidStatus } from '../../../domain/plans.js';
-import { SIGNATURE_HEADER } from '../../../integrations/processor/signature.js';
-import type { ProcessorWebhookPayload } from '../../../integrations/processor/webhook.js';
+import type { ProcessorEvent } from '../../../integrations/processor/webhook.js';
 import { platformBillingWebhookAad } from '../../../model/connections.js';
 import { PLATFORM_BILLING_METADATA_KEY, PLATFORM_BILLING_WEBHOOK_PATH } from '../../../domain/plans.js';
 import { billingEventSignal, platformSubscriptionWorkflowId, type BillingEventMessage, type PlatformSubscriptionInput } from '../../../workflows/platform-subscription.messages.js';
@@ -64,9 +63,9 @@ export const billingWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
   }
 
   /** Wakes the merchant's subscription workflow once per event id. */
-  function apply(audit: DeliveryAudit, merchantId: string, payload: ProcessorWebhookPayload, log: FastifyBaseLogger) {
-    const eventId = eventIdOf(payload);
-    const message: BillingEventMessage = { eventId, event: payload.event, objectId: payload.data.id };
+  function apply(audit: DeliveryAudit, merchantId: string, event: ProcessorEvent, log: FastifyBaseLogger) {
+    const eventId = eventIdOf(event);
+    const message: BillingEventMessage = { eventId, event: event.name, objectId: event.objectId };
     const signal = () =>
       temporal.client.workflow.signalWithStart<(input: PlatformSubscriptionInput) => Promise<unknown>, [BillingEventMessage]>('platformSubscriptionWorkflow', {
         workflowId: platformSubscriptionWorkflowId(merchantId),
@@ -83,12 +82,12 @@ export const billingWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
       tags: ['webhooks'],
       summary: "Processor event of the platform's own account (plan payments, signed)",
       description:
-        'X-Processor-Signature is the lowercase hex HMAC-SHA256 of the raw body with the platform billing webhook secret. Every delivery is ' +
+        'Signed with the platform billing webhook secret: Whop\'s Standard Webhooks headers or X-Processor-Signature (hex HMAC-SHA256 of the raw body). Every delivery is ' +
         'stored for audit. An invalid signature answers 401 INVALID_SIGNATURE and changes nothing; a body that is not an event answers 400 ' +
         'INVALID_INPUT. A valid event about a merchant\'s plan (data.metadata.platform_billing_merchant_id) makes that merchant\'s subscription ' +
         'check the processor, once per event id (a redelivery answers duplicate: true); other valid events are stored and ignored. 503 NOT_READY ' +
         'asks the processor to retry later.',
-      headers: z.looseObject({ [SIGNATURE_HEADER]: z.string().optional() }),
+      headers: z.looseObject(Object.fromEntries(Object.entries(signedDeliveryHeaders).map(([name, text]) => [name, z.string().optional().describe(text)]))),
       // Read as raw bytes (the signature covers them): the document states that a JSON body is required.
       body: rawJsonBody.describe('The processor\'s event as JSON: { event, data: { id, metadata: { platform_billing_merchant_id } } }, verified over its raw bytes'),
       response: { 200: received, 400: errorResponse, 401: errorResponse, 503: errorResponse },
@@ -97,7 +96,7 @@ export const billingWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
     const raw = rawBodyOf(request);
     const text = raw.toString('utf8');
     const json = parseJsonOrUndefined(text);
-    const audit: DeliveryAudit = { rawBody: storableBody(text, false), event: claimedString((json as { event?: unknown } | undefined)?.event), merchantId: null };
+    const audit: DeliveryAudit = { rawBody: storableBody(text, false), event: claimedEvent(json), merchantId: null };
     if (json === undefined) return deliveries.refuse(audit, 'malformed', new AppError('INVALID_INPUT', 'The body is not JSON'));
 
     const candidates = await candidateSecrets(request.log);
@@ -106,9 +105,9 @@ export const billingWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
 
     // Verified: from here on the body is the processor's word.
     audit.rawBody = storableBody(text, true);
-    const event = processorEventOf(json);
+    const event = processorEventOf(json, request);
     if (!event) return deliveries.refuse(audit, 'malformed', new AppError('INVALID_INPUT', 'The body is not a processor event (event, data.id, data.metadata; text without U+0000 or lone surrogates)'), true);
-    const merchantId = claimedString(event.data.metadata[PLATFORM_BILLING_METADATA_KEY]);
+    const merchantId = claimedString(event.metadata[PLATFORM_BILLING_METADATA_KEY]);
     const merchant = merchantId && UUID.test(merchantId)
       ? await db.merchant.findUnique({ where: { id: merchantId }, select: { id: true, platformSubscription: { select: { planId: true, status: true, pendingMembershipId: true } } } })
       : null;

@@ -1,5 +1,6 @@
 // The public checkout end to end: store cart → POST /api/checkout/create → session row + running workflow,
 // and the read paths (status, bundle, extras), against the storefront simulators of the test stack.
+import { handoffHeaders, signHandoff } from '../../../integrations/storefront-b/handoff.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import type { Client } from '@temporalio/client';
@@ -30,8 +31,8 @@ let ip = 0;
 /** Each call from an address of its own, so the create limiter only counts where a test means it to. */
 const nextIp = () => `10.9.${Math.floor(++ip / 250)}.${(ip % 250) + 1}`;
 
-async function call(method: 'GET' | 'POST', url: string, body?: unknown, opts: { ip?: string; on?: FastifyInstance } = {}) {
-  const res = await (opts.on ?? app).inject({ method, url, payload: body as Json | undefined, remoteAddress: opts.ip ?? nextIp() });
+async function call(method: 'GET' | 'POST', url: string, body?: unknown, opts: { ip?: string; on?: FastifyInstance; headers?: Record<string, string> } = {}) {
+  const res = await (opts.on ?? app).inject({ method, url, payload: body as Json | string | undefined, remoteAddress: opts.ip ?? nextIp(), headers: opts.headers });
   let json: Json = {};
   try {
     json = res.json();
@@ -41,6 +42,11 @@ async function call(method: 'GET' | 'POST', url: string, body?: unknown, opts: {
   return { status: res.statusCode, body: json, headers: res.headers };
 }
 const create = (body: unknown, opts: { ip?: string; on?: FastifyInstance } = {}) => call('POST', '/api/checkout/create', body, opts);
+/** A storefront B create as our plugin sends it: the body signed with the store's REST key pair. */
+const createB = (store: { consumerKey: string; consumerSecret: string }, body: unknown, opts: { ip?: string; on?: FastifyInstance } = {}) => {
+  const raw = JSON.stringify(body);
+  return call('POST', '/api/checkout/create', raw, { ...opts, headers: handoffHeaders(store.consumerKey, store.consumerSecret, raw) });
+};
 
 async function control(base: string, path: string, body: unknown, method = 'POST') {
   const res = await fetch(`${base}/_control/${path}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -259,10 +265,51 @@ describe('POST /api/checkout/create from a storefront B cart', () => {
     expect(connection.pluginInterceptedAt).toBeInstanceOf(Date);
   });
 
+  it('given a handoff not signed by the connected key / 401 UNAUTHORIZED and nothing recorded; the first good one records the interception', async () => {
+    const s = await storeB();
+    const raw = JSON.stringify({ platform: 'storefront-b', storeUrl: s.storeUrl, cart: { items: [{ productId: s.simple.id, quantity: 1 }] }, locale: 'en_US' });
+    const ts = Math.floor(Date.now() / 1000);
+    const signed = (secret: string, key = s.consumerKey, at = ts) => app.inject({
+      method: 'POST', url: '/api/checkout/create', payload: raw, remoteAddress: nextIp(),
+      headers: { 'content-type': 'application/json', 'x-hosted-checkout-key': key, 'x-hosted-checkout-timestamp': String(at), 'x-hosted-checkout-signature': signHandoff(secret, at, raw) },
+    });
+    for (const res of [await signed('cs_someone_else'), await signed(s.consumerSecret, 'ck_other'), await signed(s.consumerSecret, s.consumerKey, ts - 600)]) {
+      expect(res.statusCode, res.body).toBe(401);
+      expect(res.json()).toMatchObject({ code: 'UNAUTHORIZED' });
+    }
+    expect(await sessionsOf(s.m)).toHaveLength(0);
+    expect((await db().storefrontBConnection.findUniqueOrThrow({ where: { merchantId: s.m.id } })).pluginInterceptedAt).toBeNull();
+    expect((await signed(s.consumerSecret)).statusCode).toBe(201);
+    expect((await db().storefrontBConnection.findUniqueOrThrow({ where: { merchantId: s.m.id } })).pluginInterceptedAt).toBeInstanceOf(Date);
+  });
+
+  it('given a create without the plugin\'s signature / 401 UNAUTHORIZED naming the headers, for a connected store and an unknown one alike; nothing read, created or recorded', async () => {
+    const s = await storeB();
+    const body = (storeUrl: string) => ({ platform: 'storefront-b', storeUrl, cart: { items: [{ productId: s.simple.id, quantity: 1 }] }, locale: 'en_US' });
+    const raw = JSON.stringify(body(s.storeUrl));
+    const signed = handoffHeaders(s.consumerKey, s.consumerSecret, raw);
+    const { 'x-hosted-checkout-signature': _signature, ...keyAndTimeOnly } = signed;
+    await fault(stack.urls.storefrontB, { mode: 'error', status: 503, count: 10, match: `/stores/${s.id}/wp-json` });
+
+    const answers = [
+      await create(body(s.storeUrl)),
+      await create(body(`${stack.urls.storefrontB}/stores/nobody`)),
+      await call('POST', '/api/checkout/create', raw, { headers: keyAndTimeOnly }),
+    ];
+
+    for (const res of answers) {
+      // 401, not the store's 502: refused before the store is read; an unknown store is not told apart from a known one.
+      expect(res).toMatchObject({ status: 401, body: { code: 'UNAUTHORIZED', error: expect.stringContaining('x-hosted-checkout-signature') } });
+    }
+    expect(await sessionsOf(s.m)).toHaveLength(0);
+    expect((await db().storefrontBConnection.findUniqueOrThrow({ where: { merchantId: s.m.id } })).pluginInterceptedAt).toBeNull();
+    await clearFaults(stack.urls.storefrontB);
+  });
+
   it('given ids as strings and a shopper-chosen quantity / accepted, every price from the store', async () => {
     const s = await storeB();
 
-    const res = await create({ platform: 'storefront-b', storeUrl: `${s.storeUrl}/`, cart: { items: [{ productId: String(s.simple.id), quantity: 7 }], currency: 'EUR' } });
+    const res = await createB(s, { platform: 'storefront-b', storeUrl: `${s.storeUrl}/`, cart: { items: [{ productId: String(s.simple.id), quantity: 7 }], currency: 'EUR' } });
 
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const [session] = await sessionsOf(s.m);
@@ -272,7 +319,7 @@ describe('POST /api/checkout/create from a storefront B cart', () => {
   it('given a line carrying a price / 400 INVALID_INPUT, nothing created', async () => {
     const s = await storeB();
 
-    const res = await create({ platform: 'storefront-b', storeUrl: s.storeUrl, cart: { items: [{ productId: s.simple.id, quantity: 1, price: '0.01' }] } });
+    const res = await createB(s, { platform: 'storefront-b', storeUrl: s.storeUrl, cart: { items: [{ productId: s.simple.id, quantity: 1, price: '0.01' }] } });
 
     expect(res).toMatchObject({ status: 400, body: { code: 'INVALID_INPUT' } });
     expect(await sessionsOf(s.m)).toHaveLength(0);
@@ -282,11 +329,11 @@ describe('POST /api/checkout/create from a storefront B cart', () => {
     const s = await storeB();
     const body = (items: unknown[], storeUrl = s.storeUrl) => ({ platform: 'storefront-b', storeUrl, cart: { items } });
 
-    const unknownStore = await create(body([{ productId: s.simple.id, quantity: 1 }], `${stack.urls.storefrontB}/stores/nope`));
-    const empty = await create(body([]));
-    const unknownProduct = await create(body([{ productId: 999999, quantity: 1 }]));
-    const noVariation = await create(body([{ productId: s.variable.id, quantity: 1 }]));
-    const foreignVariation = await create(body([{ productId: s.variable.id, variationId: s.simple.id, quantity: 1 }]));
+    const unknownStore = await createB(s, body([{ productId: s.simple.id, quantity: 1 }], `${stack.urls.storefrontB}/stores/nope`));
+    const empty = await createB(s, body([]));
+    const unknownProduct = await createB(s, body([{ productId: 999999, quantity: 1 }]));
+    const noVariation = await createB(s, body([{ productId: s.variable.id, quantity: 1 }]));
+    const foreignVariation = await createB(s, body([{ productId: s.variable.id, variationId: s.simple.id, quantity: 1 }]));
 
     expect(unknownStore).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
     // The schema states it (minItems 1), so it is refused before the store is looked up.
@@ -301,7 +348,7 @@ describe('POST /api/checkout/create from a storefront B cart', () => {
     const s = await storeB();
     await fault(stack.urls.storefrontB, { mode: 'error', status: 503, count: 10, match: `/stores/${s.id}/wp-json` });
 
-    const res = await create({ platform: 'storefront-b', storeUrl: s.storeUrl, cart: { items: [{ productId: s.simple.id, quantity: 1 }] } });
+    const res = await createB(s, { platform: 'storefront-b', storeUrl: s.storeUrl, cart: { items: [{ productId: s.simple.id, quantity: 1 }] } });
 
     expect(res).toMatchObject({ status: 502, body: { code: 'UPSTREAM_ERROR' } });
     expect(await sessionsOf(s.m)).toHaveLength(0);
@@ -313,11 +360,11 @@ describe('POST /api/checkout/create from a storefront B cart', () => {
     const cached = await appWith({ config, db: db(), temporal: { client: stack.temporal.client, connection: stack.temporal.connection }, logger: false, urlGuard: createUrlGuard({ allowedOrigins: Object.values(stack.urls) }) });
     try {
       const cart = { platform: 'storefront-b', storeUrl: s.storeUrl, cart: { items: [{ productId: s.simple.id, quantity: 1 }] } };
-      const first = await create(cart, { on: cached });
+      const first = await createB(s, cart, { on: cached });
       await fault(stack.urls.storefrontB, { mode: 'error', status: 503, count: 10, match: `/stores/${s.id}/wp-json` });
 
-      const second = await create(cart, { on: cached });
-      const uncached = await create(cart);
+      const second = await createB(s, cart, { on: cached });
+      const uncached = await createB(s, cart);
 
       expect([first.status, second.status, uncached.status]).toEqual([201, 201, 502]);
       const sessions = await sessionsOf(s.m);
@@ -380,7 +427,7 @@ describe('passthrough, workflow start and the dedicated limiter', () => {
     const b = await storeB({ plan: 'demo' });
 
     const resA = await create({ platform: 'storefront-a', shop: a.shop, cartToken: a.cart([[0, 0, 1]]) });
-    const resB = await create({ platform: 'storefront-b', storeUrl: b.storeUrl, cart: { items: [{ productId: String(b.simple.id), quantity: 1 }] } });
+    const resB = await createB(b, { platform: 'storefront-b', storeUrl: b.storeUrl, cart: { items: [{ productId: String(b.simple.id), quantity: 1 }] } });
 
     expect(resA).toMatchObject({ status: 200, body: { passthrough: true } });
     expect(resB).toMatchObject({ status: 200, body: { passthrough: true } });

@@ -3,9 +3,11 @@
 // the session; its workflow (checkout-<token>) starts with the first action that needs it and owns the
 // session from then on (api/checkout-workflow.ts). Create and the read paths are PostgreSQL only, never
 // Temporal: they sit on the shopper's critical path.
+import { Readable } from 'node:stream';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { type RouteDeps } from '../../route-deps.js';
-import type { Db, Prisma } from '../../../prisma/client.js';
+import { sqlPool, type Db, type Prisma } from '../../../prisma/client.js';
 import type { z } from 'zod';
 import { serializerCompiler } from 'fastify-type-provider-zod';
 import { AppError } from '../../../domain/errors.js';
@@ -14,10 +16,10 @@ import { MoneyError, money } from '../../../domain/money.js';
 import { quoteShippingRates, type ShippingRateInput } from '../../../domain/shipping.js';
 import { isPreviewToken, isSessionToken } from '../../../domain/tokens.js';
 import { storeOrderOf } from '../../../domain/store-order.js';
-import { sessionAddress, sessionFxRates, type SessionLine, sessionLines } from '../../../model/checkout-session.js';
-import { sessionBumpLines } from '../../../model/checkout-session.js';
+import { sessionAddress, sessionBumpLines, sessionFxRates, sessionLines } from '../../../model/checkout-session.js';
 import { limit } from '../../plugins/rate-limits.js';
 import { errorResponse } from '../../schemas/common.js';
+import { compiledSerializer } from '../../serialization.js';
 import {
   createCheckoutBodyFor,
   createCheckoutResponse,
@@ -27,10 +29,24 @@ import {
   tokenParams,
 } from '../../schemas/checkout.js';
 import { checkoutOriginWith } from '../../checkout-host.js';
+import { HANDOFF_HEADERS, type Handoff } from '../../../integrations/storefront-b/handoff.js';
 import { cachedFxRates, checkCurrency, createCreateCaches, newSessionToken, shouldPassThrough, storefrontASource, storefrontBSource, subtotalOf, verifiedHostnameOf, type CartDeps } from '../../cart-sources.js';
 
 const tags = ['checkout'];
 const noSession = () => new AppError('NOT_FOUND', 'No such checkout session');
+
+const handoffBodies = new WeakMap<FastifyRequest, Buffer>();
+
+/** The plugin's signature headers with the raw body they sign, when the request carries them. */
+function handoffOf(request: FastifyRequest): Handoff | undefined {
+  const header = (name: string) => {
+    const v = request.headers[name];
+    return typeof v === 'string' ? v : '';
+  };
+  const rawBody = handoffBodies.get(request);
+  if (rawBody === undefined) return undefined;
+  return { key: header(HANDOFF_HEADERS.key), timestamp: header(HANDOFF_HEADERS.timestamp), signature: header(HANDOFF_HEADERS.signature), rawBody };
+}
 
 export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   const { config, db } = deps;
@@ -53,12 +69,17 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
         'checkout URL. 200 `{ passthrough: true }`: continue the store\'s native checkout (nothing is created). Errors: unknown or ' +
         'disconnected store, unknown cart: NOT_FOUND; empty cart or a product the store does not sell: INVALID_INPUT; a currency without an ' +
         'exchange rate: UNSUPPORTED_CURRENCY; store failing: UPSTREAM_ERROR, too slow: STORE_TIMEOUT. ' +
-        'On any error the script tag and the plugin continue to the native checkout. Dedicated rate limiter.',
+        'On any error the script tag and the plugin continue to the native checkout. Dedicated rate limiter. ' +
+        'Storefront B: only our plugin creates sessions, and it signs every handoff (headers x-hosted-checkout-key, x-hosted-checkout-timestamp ' +
+        '(unix seconds, within 5 minutes), x-hosted-checkout-signature: v1=hex HMAC-SHA256 of "<timestamp>.<raw body>" with the connected ' +
+        'consumer secret). A storefront B create without these headers, or whose signature does not verify, answers 401 UNAUTHORIZED and ' +
+        'creates nothing; a verified one records the plugin\'s interception (setup verification).',
       body: createCheckoutBodyFor(config.storefrontA.shopSuffix),
       response: {
         200: passthroughResponse,
         201: createCheckoutResponse,
         400: errorResponse,
+        401: errorResponse,
         404: errorResponse,
         422: errorResponse,
         429: errorResponse,
@@ -66,9 +87,23 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
         504: errorResponse,
       },
     },
+    // The plugin's signature covers the exact bytes it sent: keep them before the JSON parser runs.
+    preParsing: async (request, _reply, payload) => {
+      if (request.headers[HANDOFF_HEADERS.signature] === undefined) return payload;
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of payload) {
+        size += (chunk as Buffer).length;
+        if (size > config.api.bodyLimit) throw new AppError('PAYLOAD_TOO_LARGE', 'The request body is too large');
+        chunks.push(chunk as Buffer);
+      }
+      const raw = Buffer.concat(chunks);
+      handoffBodies.set(request, raw);
+      return Object.assign(Readable.from([raw]), { receivedEncodedLength: raw.length });
+    },
   }, async (request, reply) => {
     const body = request.body;
-    const source = body.platform === 'storefront-a' ? await storefrontASource(cartDeps, body) : await storefrontBSource(cartDeps, body);
+    const source = body.platform === 'storefront-a' ? await storefrontASource(cartDeps, body) : await storefrontBSource(cartDeps, body, handoffOf(request));
     const { merchant, platform } = source;
     if (shouldPassThrough(merchant)) return reply.code(200).send({ passthrough: true as const });
 
@@ -139,10 +174,10 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
       params: tokenParams,
       response: { 200: sessionBundleResponse, 404: errorResponse },
     },
-    // The checkout page's hot read: the 200 answer is built field by field below (typed against the schema, stored
-    // JSON projected onto it), so it is written with JSON.stringify instead of being re-validated by zod on every
-    // request. The schema above still documents it; errors keep the shared serializer.
-    serializerCompiler: (route) => (route.httpStatus === '200' ? bundleJson : serializerCompiler(route as unknown as Parameters<typeof serializerCompiler>[0])),
+    // The checkout page's hot read: its 200 answer is written by a serializer compiled from the schema above
+    // (api/serialization.ts): the documented properties only, without re-validating with zod what the handler just
+    // built from typed values. Errors keep the shared serializer.
+    serializerCompiler: (route) => (route.httpStatus === '200' ? bundleSerializer : serializerCompiler(route as unknown as Parameters<typeof serializerCompiler>[0])),
   }, async (request, reply) => {
     const session = await readBundle(db, token(request.params.token));
     if (!session || !isCheckoutStatus(session.status)) throw noSession();
@@ -154,14 +189,14 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
       status: session.status,
       currency,
       preview: isPreviewToken(session.token),
-      cart: { items: sessionLines(session.items).map(cartLine), subtotal },
+      cart: { items: sessionLines(session.items), subtotal },
       shopName: session.shopName,
       branding: { logoUrl: session.logoUrl, primaryColor: session.primaryColor, accentColor: session.accentColor },
       checkoutTexts: checkoutTexts(session.checkoutTexts),
       codEnabled: session.codEnabled,
-      shipping: quoteShippingRates(session.shippingRates, { currency, subtotal, fxRates: sessionFxRates(session.fxRates) }),
+      shipping: quoteShippingRates(session.parts.shippingRates, { currency, subtotal, fxRates: sessionFxRates(session.fxRates) }),
       // A preview fires no tracking: the merchant's ad platforms would count a checkout nobody made.
-      pixels: isPreviewToken(session.token) ? [] : session.pixels,
+      pixels: isPreviewToken(session.token) ? [] : session.parts.pixels,
       shopper: {
         email: session.email,
         address: sessionAddress(session.shippingAddress),
@@ -177,7 +212,7 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
 // ---------------------------------------------------------------------------------------------------
 // The session bundle: one round trip to PostgreSQL, no re-validation of what we just built.
 
-/** What the bundle reads: the session, its merchant's public fields, its shipping rates in the merchant's order. */
+/** What the bundle reads: the session, its merchant's public fields and checkout parts (rates, pixels). */
 interface BundleRow {
   token: string;
   status: string;
@@ -190,53 +225,41 @@ interface BundleRow {
   shippingRateId: string | null;
   discountCode: string | null;
   orderBumps: Prisma.JsonValue;
-  pixels: BundleAnswer['pixels'];
   shopName: string;
   logoUrl: string | null;
   primaryColor: string | null;
   accentColor: string | null;
   checkoutTexts: Prisma.JsonValue;
   codEnabled: boolean;
-  shippingRates: ShippingRateInput[];
+  /** merchants.checkout_parts: kept by database triggers, see prisma/schema.prisma. */
+  parts: { shippingRates: ShippingRateInput[]; pixels: BundleAnswer['pixels'] };
 }
 
 /**
- * One statement (Prisma's include would send three): the session by its primary key, its merchant by primary key,
- * the rates through their (merchant_id, position) index, aggregated in position order (ties by id, so the order is
- * stable), the active tracking pixels through their (merchant_id, ...) unique index. Read on every request: the status
- * is never served from a cache.
+ * One statement, two primary-key lookups: the session by its token, its merchant by id. The merchant's shipping
+ * rates (in position order, ties by id) and active tracking pixels come aggregated in merchants.checkout_parts,
+ * which triggers on those tables recompute in the same transaction as every change: the bundle never shows parts
+ * older than its own snapshot, and nothing of it (the status least of all) is served from a cache. Aggregating
+ * them here instead cost PostgreSQL twice the CPU of the bare primary-key read per request.
+ *
+ * Sent as a named (prepared) statement on the pool under Prisma: planned once per connection, and without
+ * Prisma's per-query cost, which is about that of the query itself (scripts/bench/session-bundle.ts measures both).
  */
-async function readBundle(db: Db, sessionToken: string): Promise<BundleRow | undefined> {
-  const rows = await db.$queryRaw<BundleRow[]>`
+const BUNDLE_SQL = `
     SELECT s.token, s.status, s.currency, s.items, s.subtotal_minor AS "subtotalMinor", s.fx_rates AS "fxRates", s.email,
            s.shipping_address AS "shippingAddress", s.shipping_rate_id AS "shippingRateId",
            s.discount_code AS "discountCode", s.order_bumps AS "orderBumps",
            m.shop_name AS "shopName", m.logo_url AS "logoUrl", m.primary_color AS "primaryColor", m.accent_color AS "accentColor",
-           m.checkout_texts AS "checkoutTexts", m.cod_enabled AS "codEnabled",
-           COALESCE((SELECT json_agg(json_build_object('id', r.id, 'name', r.name, 'free', r.free, 'basePriceCents', r.base_price_cents,
-                                                       'freeThresholdCents', r.free_threshold_cents) ORDER BY r.position, r.id)
-                     FROM shipping_rates r WHERE r.merchant_id = s.merchant_id), '[]'::json) AS "shippingRates",
-           COALESCE((SELECT json_agg(json_build_object('platform', p.platform, 'trackingId', p.tracking_id, 'events', p.events) ORDER BY p.created_at, p.id)
-                     FROM tracking_pixels p WHERE p.merchant_id = s.merchant_id AND p.active), '[]'::json) AS "pixels"
+           m.checkout_texts AS "checkoutTexts", m.cod_enabled AS "codEnabled", m.checkout_parts AS "parts"
     FROM checkout_sessions s JOIN merchants m ON m.id = s.merchant_id
-    WHERE s.token = ${sessionToken}`;
+    WHERE s.token = $1`;
+
+async function readBundle(db: Db, sessionToken: string): Promise<BundleRow | undefined> {
+  const { rows } = await sqlPool(db).query<BundleRow>({ name: 'checkout-session-bundle', text: BUNDLE_SQL, values: [sessionToken] });
   return rows[0];
 }
 
 type BundleAnswer = z.output<typeof sessionBundleResponse>;
-
-// Stored JSON projected onto the schema's fields (and order), as the zod serializer would strip it.
-function cartLine(line: SessionLine): BundleAnswer['cart']['items'][number] {
-  return {
-    productId: line.productId,
-    variantId: line.variantId,
-    title: line.title,
-    variantTitle: line.variantTitle,
-    quantity: line.quantity,
-    unitPrice: line.unitPrice,
-    imageUrl: line.imageUrl,
-  };
-}
 
 function checkoutTexts(value: Prisma.JsonValue): Record<string, string> {
   const texts: Record<string, string> = {};
@@ -246,4 +269,5 @@ function checkoutTexts(value: Prisma.JsonValue): Record<string, string> {
   return texts;
 }
 
-const bundleJson = (data: unknown): string => JSON.stringify(data);
+/** Stored JSON (cart lines, address) may hold more than the schema shows: the serializer writes only what it documents. */
+const bundleSerializer = compiledSerializer(sessionBundleResponse);

@@ -8,7 +8,8 @@ import { type AppDeps } from '../../route-deps.js';
 import { buildApp } from '../../app.js';
 import { createActivities } from '../../../activities/worker.js';
 import { createProcessorActivities } from '../../../activities/processor.js';
-import { PROCESSOR_EVENTS, SIGNATURE_HEADER, verifyWebhookSignature } from '../../../integrations/processor/index.js';
+import { Webhook } from 'standardwebhooks';
+import { SUBSCRIBED_EVENTS } from '../../../integrations/processor/index.js';
 import { startProcessor, startWebhookReceiver, type RunningProcessor, type WebhookReceiver } from '../../../test/harness/processor.js';
 import { createTestMerchant, type TestMerchant } from '../../../test/harness/merchants.js';
 import { createSecretBox } from '../../../security/secrets.js';
@@ -52,7 +53,7 @@ const status = (m: TestMerchant) => call('GET', '/api/merchant/processor', { tok
 const row = (m: TestMerchant) => database.db.processorConnection.findUnique({ where: { merchantId: m.id } });
 /** The latest key submitted that did not (yet) become the connection. */
 const attemptOf = (m: TestMerchant) => database.db.processorConnectionAttempt.findFirst({ where: { merchantId: m.id }, orderBy: { createdAt: 'desc' } });
-const webhooksOf = (apiKey: string) => processor.client({ apiKey }).listWebhooks();
+const webhooksOf = async (apiKey: string) => processor.webhooksOf(apiKey);
 /** A workflow's whole history as text, payloads decoded (they come as base64 `data`), to search it for secrets. */
 const historyText = async (workflowId: string) =>
   JSON.stringify(await temporal.client.workflow.getHandle(workflowId).fetchHistory(), (key, v: unknown) =>
@@ -61,7 +62,7 @@ const historyText = async (workflowId: string) =>
 
 beforeAll(async () => {
   [processor, receiver, database, temporal] = await Promise.all([startProcessor({ webhookRetryDelaysMs: [] }), startWebhookReceiver(), createTestDatabase(), connectTestTemporal()]);
-  const config = testConfig({ TEMPORAL_TASK_QUEUE: temporal.taskQueue, PROCESSOR_API_URL: processor.baseUrl, PUBLIC_API_URL: receiver.url });
+  const config = testConfig({ TEMPORAL_TASK_QUEUE: temporal.taskQueue, PROCESSOR_API_URL: `${processor.baseUrl}/api/v1`, PUBLIC_API_URL: receiver.url });
   const activities = {
     ...createActivities({ config, db: database.db }),
     ...createProcessorActivities({ db: database.db, secrets, config, timeoutMs: CLIENT_TIMEOUT_MS }),
@@ -111,19 +112,22 @@ describe('connecting the processor', () => {
     expect(stored.apiKeyEnc).not.toContain(apiKey);
     expect(secrets.decrypt(stored.apiKeyEnc, `${m.id}:processor.apiKey`)).toBe(apiKey);
     const secret = secrets.decrypt(stored.webhookSecretEnc!, `${m.id}:processor.webhookSecret`);
-    expect(secret).toMatch(/^whsec_/);
+    expect(secret).toMatch(/^ws_/);
     expect(stored.webhookSecretEnc).not.toContain(secret);
 
     const hooks = await webhooksOf(apiKey);
     expect(hooks).toEqual([expect.objectContaining({ id: stored.webhookId, url: `${receiver.url}/webhooks/processor/payment-update` })]);
-    expect([...hooks[0]!.events].sort()).toEqual([...PROCESSOR_EVENTS].sort());
+    expect([...hooks[0]!.events].sort()).toEqual([...SUBSCRIBED_EVENTS].sort());
 
     // The processor signs its deliveries with exactly the secret we sealed.
-    const payment = await processor.client({ apiKey }).createPayment({ amount: 1000, currency: 'EUR', metadata: { checkout_session_token: 'tok_sealed' } }, 'pay-sealed');
+    const checkout = await processor.client({ apiKey }).createCheckout(
+      { price: { productId: stored.productId!, amountMinor: 1000, currency: 'EUR', title: 'Sealed' }, metadata: { checkout_session_token: 'tok_sealed' }, redirectUrl: 'https://shop.example/r' }, 'pay-sealed');
+    const payment = (await processor.control<{ id: string }>('POST', `checkout_configurations/${checkout.id}/pay`, { silent: true })).body;
     const before = receiver.received.length;
-    await processor.control('POST', 'webhooks/send', { event: 'invoice_paid', paymentId: payment.id });
+    await processor.control('POST', 'webhooks/send', { type: 'invoice.paid', objectId: payment.id });
     const [delivery] = (await receiver.waitFor(before + 1)).slice(before);
-    expect(verifyWebhookSignature(secret, delivery!.rawBody, delivery!.headers[SIGNATURE_HEADER] as string)).toBe(true);
+    const headers = Object.fromEntries(Object.entries(delivery!.headers).map(([k, v]) => [k, String(v)]));
+    expect(new Webhook(Buffer.from(secret).toString('base64')).verify(delivery!.rawBody.toString('utf8'), headers)).toMatchObject({ type: 'invoice.paid' });
 
     // No answer, and no workflow history, ever carries a secret.
     for (const text of [res.text, (await status(m)).text, await historyText(processorWorkflowIds.connect(m.id))]) {
@@ -154,7 +158,7 @@ describe('connecting the processor', () => {
   it('given a processor slower than the client time-out / it answers 504 PROCESSOR_TIMEOUT after a short bounded retry and records FAILED', async () => {
     const m = await merchant();
     const { apiKey } = await account();
-    await processor.control('POST', 'faults', { mode: 'slow', delayMs: CLIENT_TIMEOUT_MS * 4, match: '/v1/me', count: 5 });
+    await processor.control('POST', 'faults', { mode: 'slow', delayMs: CLIENT_TIMEOUT_MS * 4, match: '/api/v1/accounts/me', count: 5 });
 
     const started = Date.now();
     const res = await connect(m, apiKey);
@@ -170,7 +174,7 @@ describe('connecting the processor', () => {
   it('given a processor failing with 5xx / it answers 502 UPSTREAM_ERROR and records FAILED', async () => {
     const m = await merchant();
     const { apiKey } = await account();
-    await processor.control('POST', 'faults', { mode: 'error', status: 503, match: '/v1/me', count: 5 });
+    await processor.control('POST', 'faults', { mode: 'error', status: 503, match: '/api/v1/accounts/me', count: 5 });
 
     const res = await connect(m, apiKey);
 
@@ -182,7 +186,7 @@ describe('connecting the processor', () => {
   it('given a connection in progress / when the merchant connects again / it answers 409 CONFLICT and the first one completes', async () => {
     const m = await merchant();
     const { apiKey } = await account();
-    await processor.control('POST', 'faults', { mode: 'slow', delayMs: 600, match: '/v1/me', count: 1 });
+    await processor.control('POST', 'faults', { mode: 'slow', delayMs: 600, match: '/api/v1/accounts/me', count: 1 });
 
     const first = connect(m, apiKey);
     await expect.poll(async () => {
@@ -262,13 +266,13 @@ describe('reconnecting and disconnecting', () => {
     });
 
     it('when the processor fails while the new key is checked / 502 and the working connection stays in place', async () => {
-      const r = await reconnect(async () => (await account()).apiKey, { mode: 'error', status: 503, match: '/v1/me', count: 5 });
+      const r = await reconnect(async () => (await account()).apiKey, { mode: 'error', status: 503, match: '/api/v1/accounts/me', count: 5 });
       expect(r.res.status).toBe(502);
       await expectUnchanged(r, /unavailable/);
     });
 
     it('when registering the new webhook fails / the working connection stays in place and the new account keeps no webhook of ours', async () => {
-      const r = await reconnect(async () => (await account()).apiKey, { mode: 'error', status: 503, match: '/v1/webhooks', method: 'POST', count: 5 });
+      const r = await reconnect(async () => (await account()).apiKey, { mode: 'error', status: 503, match: '/api/v1/webhooks', method: 'POST', count: 5 });
       expect(r.res.status).toBe(502);
       await processor.control('DELETE', 'faults');
       await expectUnchanged(r, /unavailable/);
@@ -291,14 +295,14 @@ describe('reconnecting and disconnecting', () => {
     const first = await account();
     const second = await account();
     expect((await connect(m, first.apiKey)).status).toBe(200);
-    await processor.control('POST', 'faults', { mode: 'error', status: 503, match: '/v1/webhooks/', method: 'DELETE', count: 10 });
+    await processor.control('POST', 'faults', { mode: 'error', status: 503, match: '/api/v1/webhooks/', method: 'DELETE', count: 10 });
 
     const res = await connect(m, second.apiKey);
 
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ ready: true, businessId: second.businessId, apiKeyLast4: second.apiKey.slice(-4) });
     expect(await webhooksOf(first.apiKey)).toHaveLength(1);
-    expect(await attemptOf(m)).toMatchObject({ status: 'REPLACED', webhookId: expect.stringMatching(/^whk_/) });
+    expect(await attemptOf(m)).toMatchObject({ status: 'REPLACED', webhookId: expect.stringMatching(/^hook_/) });
     await processor.control('DELETE', 'faults');
 
     expect((await call('DELETE', '/api/merchant/processor', { token: m.token })).status).toBe(200);
@@ -353,13 +357,13 @@ describe('reconnecting and disconnecting', () => {
     const m = await merchant();
     const { apiKey } = await account();
     await connect(m, apiKey);
-    await processor.control('POST', 'faults', { mode: 'timeout', match: '/v1/webhooks', method: 'DELETE', count: 5 });
+    await processor.control('POST', 'faults', { mode: 'timeout', match: '/api/v1/webhooks', method: 'DELETE', count: 5 });
 
     const res = await call('DELETE', '/api/merchant/processor', { token: m.token });
 
     expect(res.status).toBe(504);
     expect(res.body.code).toBe('PROCESSOR_TIMEOUT');
-    expect(await row(m)).toMatchObject({ status: 'CONNECTED', webhookId: expect.stringMatching(/^whk_/) });
+    expect(await row(m)).toMatchObject({ status: 'CONNECTED', webhookId: expect.stringMatching(/^hook_/) });
     expect((await status(m)).body.ready).toBe(true);
   });
 });
@@ -374,7 +378,7 @@ describe('runs started before attempts existed', () => {
       workflowId: processorWorkflowIds.connect(m.id), taskQueue: temporal.taskQueue, args: [{ merchantId: m.id }], workflowExecutionTimeout: '1 minute',
     });
 
-    expect(result).toMatchObject({ businessId, webhookId: expect.stringMatching(/^whk_/) });
+    expect(result).toMatchObject({ businessId, webhookId: expect.stringMatching(/^hook_/) });
     expect(await row(m)).toMatchObject({ status: 'CONNECTED', businessId, webhookId: result.webhookId });
     expect(await attemptOf(m)).toBeNull();
   });

@@ -1,4 +1,9 @@
 // The storefront B connection end to end: HTTP → connect workflow → activities → storefront B sandbox.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import type { Worker } from '@temporalio/worker';
@@ -7,6 +12,7 @@ import { buildApp } from '../../app.js';
 import { createActivities } from '../../../activities/worker.js';
 import { createStorefrontBActivities } from '../../../activities/storefront-b.js';
 import { createStorefrontBSimulator, DEMO_STORE, type StorefrontBSimulator } from '../../../sandbox/storefront-b/simulator.js';
+import { handoffHeaders } from '../../../integrations/storefront-b/handoff.js';
 import { createTestMerchant, type TestMerchant } from '../../../test/harness/merchants.js';
 import { createSecretBox } from '../../../security/secrets.js';
 import { createUrlGuard } from '../../../security/ssrf.js';
@@ -144,11 +150,12 @@ describe('connecting a storefront B store', () => {
   });
 
   describe('given a working connection, a reconnect that fails', () => {
-    /** A checkout from the store's cart: the connection works end to end (keys, prices, plan). */
-    async function checkoutFrom(storeUrl: string) {
+    /** A checkout from the store's cart, signed as the plugin signs it: the connection works end to end (keys, prices, plan). */
+    async function checkoutFrom({ storeUrl, consumerKey, consumerSecret }: Creds) {
       const summary = (await (await fetch(`${simUrl}/_control/stores/${storeUrl.split('/').pop()}`)).json()) as { products: Array<{ id: number; type: string }> };
       const simple = summary.products.find((p) => p.type === 'simple')!;
-      const res = await app.inject({ method: 'POST', url: '/api/checkout/create', payload: { platform: 'storefront-b', storeUrl, cart: { items: [{ productId: String(simple.id), quantity: 1 }] } } });
+      const raw = JSON.stringify({ platform: 'storefront-b', storeUrl, cart: { items: [{ productId: String(simple.id), quantity: 1 }] } });
+      const res = await app.inject({ method: 'POST', url: '/api/checkout/create', payload: raw, headers: handoffHeaders(consumerKey, consumerSecret, raw) });
       return res.statusCode;
     }
 
@@ -163,7 +170,7 @@ describe('connecting a storefront B store', () => {
       const m = await merchant();
       const creds = await store();
       expect((await connect(m, creds)).status).toBe(200);
-      expect(await checkoutFrom(creds.storeUrl)).toBe(201);
+      expect(await checkoutFrom(creds)).toBe(201);
       const [before, merchantBefore] = [await row(m), await merchantRow(m)];
 
       const res = await connect(m, await next(creds));
@@ -173,7 +180,7 @@ describe('connecting a storefront B store', () => {
       expect(await merchantRow(m)).toEqual(merchantBefore);
       expect((await status(m)).body).toMatchObject({ connected: true, storeUrl: creds.storeUrl });
       await fetch(`${simUrl}/_control/faults`, { method: 'DELETE' });
-      expect(await checkoutFrom(creds.storeUrl)).toBe(201);
+      expect(await checkoutFrom(creds)).toBe(201);
     });
   });
 
@@ -322,5 +329,51 @@ describe('access', () => {
     expect((await call('DELETE', '/api/merchant/storefront-b', { token: b.token })).status).toBe(404);
     expect(await row(a)).toEqual(before);
     expect((await merchantRow(a)).storePlatform).toBe('STOREFRONT_B');
+  });
+});
+
+describe('GET /api/merchant/storefront-b/plugin.zip', () => {
+  const pluginDir = fileURLToPath(new URL('../../../plugins/woocommerce/hosted-checkout-connector', import.meta.url));
+  const filesOf = (dir: string, prefix = ''): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesOf(join(dir, e.name), `${prefix}${e.name}/`) : [`${prefix}${e.name}`]));
+
+  it('given a merchant / the zip WordPress installs: one top folder with the main file and its header, every plugin file byte for byte, as Debian\'s unzip reads it', async () => {
+    const m = await merchant();
+    const res = await app.inject({ method: 'GET', url: '/api/merchant/storefront-b/plugin.zip', headers: { authorization: `Bearer ${m.token}` } });
+
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/zip');
+    expect(res.headers['content-disposition']).toBe('attachment; filename="hosted-checkout-connector-1.0.0.zip"');
+    const dir = mkdtempSync(join(tmpdir(), 'plugin-zip-'));
+    try {
+      const zip = join(dir, 'plugin.zip');
+      writeFileSync(zip, res.rawPayload);
+      const unzip = (...args: string[]) => execFileSync('unzip', args, { encoding: 'utf8' });
+      expect(unzip('-tq', zip)).toMatch(/No errors detected/);
+      const names = unzip('-Z1', zip).trim().split('\n');
+      expect(new Set(names.map((n) => n.split('/')[0]))).toEqual(new Set(['hosted-checkout-connector']));
+      const files = names.filter((n) => !n.endsWith('/')).map((n) => n.slice('hosted-checkout-connector/'.length)).sort();
+      expect(files).toEqual(filesOf(pluginDir).sort());
+      expect(files).toContain('hosted-checkout-connector.php');
+      unzip('-q', zip, '-d', dir);
+      for (const file of files) expect(readFileSync(join(dir, 'hosted-checkout-connector', file)).equals(readFileSync(join(pluginDir, file))), file).toBe(true);
+      const header = readFileSync(join(dir, 'hosted-checkout-connector', 'hosted-checkout-connector.php'), 'utf8').slice(0, 1200);
+      expect(header).toMatch(/Plugin Name:\s+Hosted Checkout Connector/);
+      expect(header).toMatch(/Version:\s+1\.0\.0/);
+      expect(header).toMatch(/License:\s+GPL-2\.0-or-later/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('given no session / 401 UNAUTHORIZED and no zip; the OpenAPI document lists the route with its zip answer and 401', async () => {
+    const res = await call('GET', '/api/merchant/storefront-b/plugin.zip');
+    expect(res.status).toBe(401);
+    expect(res.body.code).toBe('UNAUTHORIZED');
+    const doc = (await call('GET', '/docs/json')).body as { paths: Record<string, Record<string, { security?: unknown; responses: Record<string, { content?: Record<string, unknown> }> }>> };
+    const op = doc.paths['/api/merchant/storefront-b/plugin.zip']?.get;
+    expect(op?.security).toEqual([{ bearerAuth: [] }]);
+    expect(Object.keys(op?.responses ?? {})).toEqual(expect.arrayContaining(['200', '401']));
+    expect(op?.responses['200']?.content).toEqual({ 'application/zip': { schema: { type: 'string', format: 'binary' } } });
   });
 });

@@ -13,6 +13,7 @@ import { credential, fetchedUrl } from '../../schemas/text.js';
 import { connectStorefrontBWorkflow } from '../../../workflows/storefront-b-connection.js';
 import { storefrontBAad, normalizeStoreUrl } from '../../../model/connections.js';
 import { storefrontBWorkflowIds } from '../../../workflows/storefront-b-connection.messages.js';
+import { pluginZip, PLUGIN_SLUG } from '../../storefront-b-plugin.js';
 
 const auth = { security: [{ bearerAuth: [] }] };
 const tags = ['storefront-b'];
@@ -64,6 +65,31 @@ export const storefrontBRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
   }, async (request) => {
     const row = await db.storefrontBConnection.findUnique({ where: { merchantId: request.merchant.merchantId } });
     return row ? view(row) : { connected: false as const };
+  });
+
+  app.get('/api/merchant/storefront-b/plugin.zip', {
+    onRequest: app.authenticate,
+    schema: {
+      tags,
+      summary: 'Download our WordPress plugin (Hosted Checkout Connector) as the zip WordPress installs',
+      description:
+        `One top folder \`${PLUGIN_SLUG}/\` with the main file \`${PLUGIN_SLUG}.php\` (plugin header, GPL-2.0-or-later). Install: WordPress ` +
+        'admin → Plugins → Add New → Upload Plugin → choose the zip → Install Now → Activate; then WooCommerce → Hosted Checkout: the ' +
+        'service URL and the consumer key connected here. The same zip for every merchant (it holds no secret). 401 without a session.',
+      ...auth,
+      response: {
+        200: { description: 'The plugin zip (Content-Disposition: attachment)', content: { 'application/zip': { schema: z.string().meta({ format: 'binary' }) } } },
+        401: errorResponse,
+      },
+    },
+  }, async (_request, reply) => {
+    const zip = pluginZip();
+    return reply
+      .type('application/zip')
+      .header('content-disposition', `attachment; filename="${zip.fileName}"`)
+      .header('cache-control', 'private, no-cache')
+      // The bytes as they are: Fastify sends a Buffer without serializing it (the schema's string is the document's "binary").
+      .send(Buffer.from(zip.bytes.buffer, zip.bytes.byteOffset, zip.bytes.byteLength) as unknown as string);
   });
 
   app.post('/api/merchant/storefront-b/connect', {

@@ -8,9 +8,9 @@ import { createTestMerchant, type TestMerchant } from '../../../test/harness/mer
 import { seedCheckoutSessions } from '../../../test/harness/stats-seed.js';
 import { DEMO_STORE } from '../../../sandbox/storefront-b/state.js';
 import { PROCESSOR_WEBHOOK_PATH } from '../../../model/connections.js';
-import { SIGNATURE_HEADER } from '../../../integrations/processor/signature.js';
+import { SPEC_SIGNATURE_HEADER as SIGNATURE_HEADER } from '../../../integrations/processor/webhook.js';
 import type { CheckoutSession } from '../../../generated/prisma/client.js';
-import { api, expectCompletedWithOneOrderAndTwoEmails, merchantWithProcessor, shopperPays, type Json } from '../../../test/e2e/checkout-helpers.js';
+import { api, expectCompletedWithOneOrderAndTwoEmails, merchantWithProcessor, shopperPays, storefrontBCheckout, type Json } from '../../../test/e2e/checkout-helpers.js';
 
 let stack: TestStack;
 let a: TestMerchant;
@@ -189,15 +189,14 @@ describe('one order, end to end', () => {
     expect(connect.status, JSON.stringify(connect.body)).toBe(200);
     const store = stack.sims.storefrontB.stores.get('demo')!;
     const simple = store.products.find((p) => p.variations.length === 0)!;
-    const created = await api(stack, 'POST', '/api/checkout/create', { platform: 'storefront-b', storeUrl: `${stack.urls.storefrontB}/stores/demo`, cart: { items: [{ productId: simple.id, quantity: 2 }] } });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const token = created.body.token as string;
+    // The shopper's click in the store: the plugin hands the cart over, signed.
+    const token = await storefrontBCheckout(stack, [{ productId: simple.id, quantity: 2 }]);
 
     // The page reports the steps as the shopper goes; then pays.
     expect((await api(stack, 'POST', `/api/checkout/${token}/progress`, { step: 'contact_entered' })).body).toEqual({ recorded: true });
     expect((await api(stack, 'POST', `/api/checkout/${token}/progress`, { step: 'shipping_chosen' })).body).toEqual({ recorded: true });
     const payment = await shopperPays(stack, token);
-    const ordersFor = () => [...store.orders.values()].filter((o) => o.metaData.some((m) => m.key === 'checkout_session_token' && m.value === token)).length;
+    const ordersFor = () => [...store.orders.values()].filter((o) => o.metaData.some((m) => m.key === '_hosted_checkout_session' && m.value === token)).length;
     const row = await expectCompletedWithOneOrderAndTwoEmails(stack, token, merchant.email, ordersFor);
 
     // A forged delivery claiming this session: refused, and on the timeline as such.
@@ -245,7 +244,7 @@ describe('one order, end to end', () => {
 
     const webhooks = timeline.filter((e) => e.source === 'webhook');
     const valid = webhooks.filter((w) => w.data.signatureValid);
-    expect(valid.map((w) => w.type)).toEqual(expect.arrayContaining(['payment_succeeded', 'invoice_paid']));
+    expect(valid.map((w) => w.type)).toEqual(expect.arrayContaining(['payment.succeeded', 'membership.activated']));
     expect(valid.filter((w) => w.data.rejection === null).every((w) => w.data.applied === true)).toBe(true);
     const bad = webhooks.filter((w) => !w.data.signatureValid);
     expect(bad).toEqual([expect.objectContaining({ type: 'payment.refunded', data: expect.objectContaining({ rejection: 'bad_signature', applied: false }), summary: expect.stringContaining('signature invalid') })]);

@@ -13,7 +13,7 @@ import { buildApp } from '../../app.js';
 import { processorWebhookRoutes, readClaims } from './processor.js';
 import { PROCESSOR_WEBHOOK_PATH } from '../../../model/connections.js';
 import { createProcessorClient } from '../../../integrations/processor/client.js';
-import { SIGNATURE_HEADER, signWebhook } from '../../../integrations/processor/signature.js';
+import { signSpecWebhook as signWebhook, SPEC_SIGNATURE_HEADER as SIGNATURE_HEADER } from '../../../integrations/processor/webhook.js';
 import { createSecretBox } from '../../../security/secrets.js';
 import { createUrlGuard } from '../../../security/ssrf.js';
 import { freePort } from '../../../scripts/lib/ports.js';
@@ -387,16 +387,18 @@ describe('end to end with the processor sandbox', () => {
       payload: { apiKey },
     });
     expect(connected.statusCode, connected.body).toBe(200);
+    const connectedProductId = (await db().processorConnection.findUniqueOrThrow({ where: { merchantId: merchant.id } })).productId!;
     const token = await sessionFor(merchant.id);
-    const payment = await createProcessorClient({ apiKey, baseUrl: stack.urls.processor }).createPayment(
-      { amount: 2500, currency: 'EUR', metadata: { checkout_session_token: token } },
+    const checkout = await createProcessorClient({ apiKey, baseUrl: `${stack.urls.processor}/api/v1` }).createCheckout(
+      { price: { productId: connectedProductId, amountMinor: 2500, currency: 'EUR', title: 'Test' }, metadata: { checkout_session_token: token }, redirectUrl: 'https://shop.example/r' },
       `test-${token}`,
     );
+    const payment = (await (await fetch(`${stack.urls.processor}/_control/checkout_configurations/${checkout.id}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ silent: true }) })).json()) as { id: string };
 
     const sent = await fetch(`${stack.urls.processor}/_control/webhooks/send`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ event: 'payment_succeeded', paymentId: payment.id, times: 10 }),
+      body: JSON.stringify({ type: 'payment.succeeded', objectId: payment.id, times: 10 }),
     });
     expect(sent.status).toBe(202);
     const { id: eventId } = (await sent.json()) as { id: string };

@@ -1,7 +1,11 @@
-// The processor's payment webhooks. X-Processor-Signature (lowercase hex HMAC-SHA256 of the exact raw body,
-// keyed with the merchant's webhook secret) is checked before anything in the body is trusted. The body
-// is read once, leniently, only to find which secret to check with: the checkout session token in
-// data.metadata leads to the session, its merchant and that merchant's sealed webhook secret.
+// The processor's (Whop's) payment webhooks. The signature is checked with the merchant's webhook secret before
+// anything in the body is trusted: Whop's Standard Webhooks headers (webhook-id/-timestamp/-signature, 5-minute
+// tolerance, several signatures during a rotation) or the spec's X-Processor-Signature (hex HMAC-SHA256 of the
+// raw body). The body is read once, leniently, only to find which secret to check with: the checkout session
+// token in data.metadata (a payment: Whop copies the checkout's metadata onto it) or data.payment.metadata (a
+// refund) leads to the session, its merchant and that merchant's sealed webhook secret. Event names in Whop's
+// spelling (payment.succeeded) and the spec's (payment_succeeded) count as the spec's event; any other valid
+// event is stored and acknowledged, and changes nothing.
 //
 // Every delivery is stored in processor_webhook_deliveries, valid or not, with why it was not applied.
 // A valid one is signalled to the session's workflow with signal-with-start (so an event arriving before,
@@ -17,12 +21,11 @@ import { type RouteDeps } from '../../route-deps.js';
 import { errorResponse } from '../../schemas/common.js';
 import { acceptRawBodies, rawBodyOf, rawJsonBody } from '../../plugins/raw-body.js';
 import {
-  claimedString, eventIdOf, parseJsonOrUndefined, processorEventOf, signedByAny, storableBody, webhookDeliveries, type DeliveryAudit,
+  claimedEvent, claimedString, eventIdOf, parseJsonOrUndefined, processorEventOf, signedByAny, signedDeliveryHeaders, storableBody, webhookDeliveries, type DeliveryAudit,
 } from '../../webhook-deliveries.js';
 import { AppError } from '../../../domain/errors.js';
 import { isSessionToken } from '../../../domain/tokens.js';
-import { SIGNATURE_HEADER } from '../../../integrations/processor/signature.js';
-import type { ProcessorWebhookPayload } from '../../../integrations/processor/webhook.js';
+import type { ProcessorEvent } from '../../../integrations/processor/webhook.js';
 import { PROCESSOR_WEBHOOK_PATH } from '../../../model/connections.js';
 import { processorAad } from '../../../model/connections.js';
 import type { ProcessorEventMessage } from '../../../workflows/checkout.messages.js';
@@ -48,7 +51,9 @@ const field = (value: unknown, key: string): unknown => (value !== null && typeo
 export function readClaims(text: string): Claims {
   const json = parseJsonOrUndefined(text);
   if (json === undefined) return { json: undefined, token: null, event: null };
-  return { json, token: claimedString(field(field(field(json, 'data'), 'metadata'), 'checkout_session_token')), event: claimedString(field(json, 'event')) };
+  const data = field(json, 'data');
+  const token = claimedString(field(field(data, 'metadata'), 'checkout_session_token')) ?? claimedString(field(field(field(data, 'payment'), 'metadata'), 'checkout_session_token'));
+  return { json, token, event: claimedEvent(json) };
 }
 
 interface Audit extends DeliveryAudit {
@@ -80,12 +85,13 @@ export const processorWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
   }
 
   /** Signals the session's workflow once per event id; its first delivery also goes on the session's timeline. */
-  function apply(audit: Audit, session: CheckoutRef, payload: ProcessorWebhookPayload, log: FastifyBaseLogger) {
-    const eventId = eventIdOf(payload);
-    const message: ProcessorEventMessage = { eventId, event: payload.event, paymentId: payload.data.id };
+  function apply(audit: Audit, session: CheckoutRef, event: ProcessorEvent, log: FastifyBaseLogger) {
+    const eventId = eventIdOf(event);
+    // The workflow knows the spec's names: Whop's spelling is translated here, once.
+    const message: ProcessorEventMessage = { eventId, event: event.specEvent, paymentId: event.paymentId };
     const signal = () => signalCheckout(deps, session, message);
     return deliveries.applyOnce(audit, eventId, signal, log, (tx) =>
-      tx.sessionEvent.create({ data: { token: session.token, type: 'webhook_received', data: { eventId, event: payload.event, verified: true } } }));
+      tx.sessionEvent.create({ data: { token: session.token, type: 'webhook_received', data: { eventId, event: event.name, verified: true } } }));
   }
 
   app.post(PROCESSOR_WEBHOOK_PATH, {
@@ -93,13 +99,16 @@ export const processorWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
       tags: ['webhooks'],
       summary: 'Processor payment event (signed)',
       description:
-        'X-Processor-Signature is the lowercase hex HMAC-SHA256 of the raw body with the webhook secret of the merchant whose checkout session ' +
-        'data.metadata.checkout_session_token names. Every delivery is stored for audit. An invalid signature, or a session we cannot verify for, ' +
+        'Signed with the webhook secret of the merchant whose checkout session data.metadata.checkout_session_token (or, for a refund, ' +
+        'data.payment.metadata.checkout_session_token) names: Whop\'s Standard Webhooks headers (webhook-id, webhook-timestamp within 5 minutes, ' +
+        'webhook-signature v1,<base64>, any of several) or X-Processor-Signature, the lowercase hex HMAC-SHA256 of the raw body. ' +
+        'Events in Whop\'s spelling (type: payment.succeeded) or the spec\'s (event: payment_succeeded) count as the spec\'s; others are stored and ' +
+        'acknowledged. Every delivery is stored for audit. An invalid signature, or a session we cannot verify for, ' +
         'answers 401 INVALID_SIGNATURE and changes nothing; a body that is not an event answers 400 INVALID_INPUT. A valid event is applied to the ' +
         'session once per event id (a redelivery answers 200 with duplicate: true); 503 NOT_READY asks the processor to retry later.',
-      headers: z.looseObject({ [SIGNATURE_HEADER]: z.string().optional() }),
+      headers: z.looseObject(Object.fromEntries(Object.entries(signedDeliveryHeaders).map(([name, text]) => [name, z.string().optional().describe(text)]))),
       // Read as raw bytes (the signature covers them): the document states that a JSON body is required.
-      body: rawJsonBody.describe('The processor\'s event as JSON: { event, data: { id, metadata: { checkout_session_token } } }, verified over its raw bytes'),
+      body: rawJsonBody.describe('The processor\'s event as JSON: Whop\'s { id, type, data: Payment | Refund } or the spec\'s { event, data: { id, metadata: { checkout_session_token } } }, verified over its raw bytes'),
       response: { 200: received, 400: errorResponse, 401: errorResponse, 503: errorResponse },
     },
   }, async (request) => {
@@ -126,8 +135,8 @@ export const processorWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
 
     // Verified: from here on the body is the processor's word.
     audit.rawBody = storableBody(text, true);
-    const event = processorEventOf(claims.json);
-    if (!event) return deliveries.refuse(audit, 'malformed', new AppError('INVALID_INPUT', 'The body is not a processor event (event, data.id, data.metadata; text without U+0000 or lone surrogates)'), true);
+    const event = processorEventOf(claims.json, request);
+    if (!event) return deliveries.refuse(audit, 'malformed', new AppError('INVALID_INPUT', 'The body is not a processor event (type or event, data.id; text without U+0000 or lone surrogates)'), true);
 
     const outcome = await apply(audit, { token: session.token, merchantId: session.merchantId, platform: session.platform }, event, request.log);
     if (outcome === 'unavailable') throw new AppError('NOT_READY', 'The event is stored but could not be applied yet: retry later');

@@ -137,6 +137,7 @@ function StorefrontBPanel(props: { onChange?: () => void }) {
 
   return (
     <div class="stack">
+      <PluginInstall />
       {status.connected && (
         <>
           <div class="status-line" data-connection="storefront-b">
@@ -178,6 +179,26 @@ function StorefrontBPanel(props: { onChange?: () => void }) {
       </Form>
       {disconnect.error && <Alert kind="error">{disconnect.error}</Alert>}
     </div>
+  );
+}
+
+/** The plugin zip (served by the API with the session cookie) and how to install it. */
+function PluginInstall() {
+  return (
+    <section class="stack" data-plugin-install>
+      <p>
+        <a class="btn btn-secondary" href="/api/merchant/storefront-b/plugin.zip" download>
+          Download the plugin (zip)
+        </a>
+      </p>
+      <ol class="hint">
+        <li>In your store's WordPress admin: Plugins → Add New → Upload Plugin, choose the zip, Install Now, then Activate.</li>
+        <li>WooCommerce → Settings → Advanced → REST API → Add key: Read/Write, for an administrator or shop manager.</li>
+        <li>Connect the store below with that consumer key and secret.</li>
+        <li>WooCommerce → Hosted Checkout: enter the service URL <code>{location.origin}</code> and the same consumer key, then press "Test connection".</li>
+        <li>Put something in your store's cart and go to checkout once: the plugin sends it here, which completes the setup check.</li>
+      </ol>
+    </section>
   );
 }
 

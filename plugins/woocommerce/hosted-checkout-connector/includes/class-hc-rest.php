@@ -1,0 +1,88 @@
+<?php
+/**
+ * The plugin's REST route: the service finds the order of a checkout session (exactly-once creates).
+ *
+ * @package HostedCheckoutConnector
+ */
+
+defined( 'ABSPATH' ) || exit;
+
+/**
+ * The namespace starts with "wc-" so that WooCommerce's REST key authentication (Basic over HTTPS, OAuth
+ * 1.0a over HTTP) applies to it: the service calls it with the same consumer key as /wc/v3.
+ */
+class HC_Rest {
+
+	const REST_NAMESPACE = 'wc-hosted-checkout/v1';
+
+	/**
+	 * Registers GET /wc-hosted-checkout/v1/orders/by-session/<token>.
+	 *
+	 * @return void
+	 */
+	public static function register_routes() {
+		register_rest_route(
+			self::REST_NAMESPACE,
+			'/orders/by-session/(?P<token>[A-Za-z0-9_-]{8,128})',
+			array(
+				'methods'             => 'GET',
+				'callback'            => array( __CLASS__, 'find_by_session' ),
+				'permission_callback' => static function () {
+					return current_user_can( 'read_private_shop_orders' );
+				},
+			)
+		);
+	}
+
+	/**
+	 * The order carrying the token in its meta. wc_get_orders with meta_key/meta_value works on both order
+	 * storages (HPOS remaps them to a meta query; posts storage passes them to WP_Query, which a meta_query
+	 * argument would not reach). Every status, drafts included: a half-finished create must be found.
+	 *
+	 * @param WP_REST_Request $request Request.
+	 * @return array|WP_Error
+	 */
+	public static function find_by_session( $request ) {
+		$token    = (string) $request->get_param( 'token' );
+		$statuses = array_merge( array_keys( wc_get_order_statuses() ), array( 'checkout-draft', 'trash' ) );
+		$ids      = wc_get_orders(
+			array(
+				'type'       => 'shop_order',
+				'limit'      => 2,
+				'return'     => 'ids',
+				'status'     => $statuses,
+				'meta_key'   => HC_SESSION_META, // phpcs:ignore WordPress.DB.SlowDBQuery.slow_db_query_meta_key
+				'meta_value' => $token, // phpcs:ignore WordPress.DB.SlowDBQuery.slow_db_query_meta_value
+				'orderby'    => 'ID',
+				'order'      => 'ASC',
+			)
+		);
+		if ( empty( $ids ) ) {
+			return new WP_Error( 'hc_order_not_found', 'No order carries this session token.', array( 'status' => 404 ) );
+		}
+		if ( count( $ids ) > 1 ) {
+			return new WP_Error( 'hc_order_ambiguous', 'More than one order carries this session token.', array( 'status' => 409, 'order_ids' => array_map( 'intval', $ids ) ) );
+		}
+		$order = wc_get_order( $ids[0] );
+		if ( ! $order ) {
+			return new WP_Error( 'hc_order_not_found', 'No order carries this session token.', array( 'status' => 404 ) );
+		}
+		$gmt  = static function ( $date ) {
+			return $date ? gmdate( 'Y-m-d\TH:i:s', $date->getTimestamp() ) : null;
+		};
+		return rest_ensure_response(
+			array(
+				'found'            => true,
+				'order_id'         => $order->get_id(),
+				'number'           => (string) $order->get_order_number(),
+				'status'           => $order->get_status(),
+				'order_key'        => $order->get_order_key(),
+				'date_created_gmt' => $gmt( $order->get_date_created() ),
+				'date_paid_gmt'    => $gmt( $order->get_date_paid() ),
+				'total'            => wc_format_decimal( $order->get_total(), wc_get_price_decimals() ),
+				'currency'         => $order->get_currency(),
+				'transaction_id'   => $order->get_transaction_id(),
+			)
+		);
+	}
+}

@@ -1,0 +1,105 @@
+<?php
+/**
+ * The checkout interception: handoff payload, signature, redirect, and every fallback to native checkout.
+ *
+ * @package HostedCheckoutConnector
+ */
+
+use PHPUnit\Framework\TestCase;
+
+final class HandoffTest extends TestCase {
+
+	const KEY    = 'ck_5f0e2d8c1b4a79e3c6d2f1a0b9e8d7c6b5a4f3e2';
+	const SECRET = 'cs_9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b';
+
+	protected function setUp(): void {
+		hc_wp_reset();
+		add_filter( 'hosted_checkout_exit_after_redirect', '__return_false_stub' );
+		$GLOBALS['hc_wp']['options'] = array( HC_OPTION_SERVICE_URL => 'https://checkout.example/', HC_OPTION_CONNECTION_KEY => self::KEY );
+		$GLOBALS['hc_wp']['keys']    = array( self::KEY => self::SECRET );
+		$GLOBALS['hc_wp']['cart']    = array(
+			'a1' => array( 'product_id' => 10, 'variation_id' => 0, 'quantity' => 2 ),
+			'b2' => array( 'product_id' => 11, 'variation_id' => 13, 'quantity' => 1 ),
+		);
+	}
+
+	private function answer( $status, $body ) {
+		$GLOBALS['hc_wp']['http'] = static function () use ( $status, $body ) {
+			return array( 'response' => array( 'code' => $status ), 'body' => json_encode( $body ) );
+		};
+	}
+
+	public function test_a_checkout_is_handed_over_signed_and_the_shopper_redirected_303(): void {
+		$this->answer( 201, array( 'token' => 'cs_x', 'checkoutUrl' => 'https://demo.checkout.example/checkout/cs_x' ) );
+		HC_Handoff::maybe_intercept();
+
+		$this->assertSame( array( array( 'https://demo.checkout.example/checkout/cs_x', 303 ) ), $GLOBALS['hc_wp']['redirects'] );
+		$this->assertSame( 1, $GLOBALS['hc_wp']['nocache'] );
+		$request = $GLOBALS['hc_wp']['requests'][0];
+		$this->assertSame( 'https://checkout.example/api/checkout/create', $request['url'] );
+		$this->assertSame( 0, $request['args']['redirection'] );
+		$this->assertLessThanOrEqual( 5, $request['args']['timeout'] );
+		$this->assertSame(
+			array( 'platform' => 'storefront-b', 'storeUrl' => 'http://shop.example', 'cart' => array( 'items' => array( array( 'productId' => 10, 'quantity' => 2 ), array( 'productId' => 11, 'quantity' => 1, 'variationId' => 13 ) ), 'currency' => 'EUR' ), 'locale' => 'de_DE' ),
+			json_decode( $request['args']['body'], true )
+		);
+		$headers = $request['args']['headers'];
+		$this->assertSame( self::KEY, $headers['X-Hosted-Checkout-Key'] );
+		$expected = 'v1=' . hash_hmac( 'sha256', $headers['X-Hosted-Checkout-Timestamp'] . '.' . $request['args']['body'], self::SECRET );
+		$this->assertSame( $expected, $headers['X-Hosted-Checkout-Signature'] );
+		$this->assertEqualsWithDelta( time(), (int) $headers['X-Hosted-Checkout-Timestamp'], 5 );
+	}
+
+	public function test_the_signature_is_the_services_scheme(): void {
+		// The same vector as integrations/storefront-b/handoff.ts computes (plugin.test.ts checks it there too).
+		$this->assertSame( 'v1=' . hash_hmac( 'sha256', '1700000000.{"a":1}', 'cs_secret' ), HC_Signature::sign( 'cs_secret', 1700000000, '{"a":1}' ) );
+	}
+
+	/** @dataProvider fallbacks */
+	public function test_on_any_failure_the_native_checkout_renders( $scene, $backoff ): void {
+		$scene( $this );
+		HC_Handoff::maybe_intercept();
+		$this->assertSame( array(), $GLOBALS['hc_wp']['redirects'] );
+		$this->assertSame( $backoff, (bool) get_transient( HC_TRANSIENT_BACKOFF ) );
+	}
+
+	public function fallbacks(): array {
+		return array(
+			'passthrough (Demo plan)' => array( static function ( $t ) { $t->answer( 200, array( 'passthrough' => true ) ); }, false ),
+			'service 500'             => array( static function ( $t ) { $t->answer( 500, array( 'error' => 'x' ) ); }, true ),
+			'timeout'                 => array( static function () { $GLOBALS['hc_wp']['http'] = static function () { return new WP_Error( 'http_request_failed', 'cURL error 28: Operation timed out' ); }; }, true ),
+			'401 bad signature'       => array( static function ( $t ) { $t->answer( 401, array( 'code' => 'UNAUTHORIZED' ) ); }, false ),
+			'javascript: URL'         => array( static function ( $t ) { $t->answer( 201, array( 'checkoutUrl' => 'javascript:alert(1)' ) ); }, false ),
+			'http URL from https service' => array( static function ( $t ) { $t->answer( 201, array( 'checkoutUrl' => 'http://evil.example/x' ) ); }, false ),
+			'not configured'          => array( static function () { $GLOBALS['hc_wp']['options'] = array(); $GLOBALS['hc_wp']['http'] = static function () { throw new RuntimeException( 'must not call' ); }; }, false ),
+			'key not of this store'   => array( static function () { $GLOBALS['hc_wp']['keys'] = array(); $GLOBALS['hc_wp']['http'] = static function () { throw new RuntimeException( 'must not call' ); }; }, false ),
+		);
+	}
+
+	/** @dataProvider not_the_checkout */
+	public function test_other_pages_are_left_alone( $scene ): void {
+		$GLOBALS['hc_wp']['http'] = static function () { throw new RuntimeException( 'must not call' ); };
+		$scene();
+		HC_Handoff::maybe_intercept();
+		$this->assertSame( array(), $GLOBALS['hc_wp']['requests'] );
+	}
+
+	public function not_the_checkout(): array {
+		return array(
+			'not the checkout page' => array( static function () { $GLOBALS['hc_wp']['is_checkout'] = false; } ),
+			'order received'        => array( static function () { $GLOBALS['hc_wp']['endpoint'] = 'order-received'; } ),
+			'order pay'             => array( static function () { $GLOBALS['hc_wp']['endpoint'] = 'order-pay'; } ),
+			'empty cart'            => array( static function () { $GLOBALS['hc_wp']['cart'] = array(); } ),
+			'admin'                 => array( static function () { $GLOBALS['hc_wp']['is_admin'] = true; } ),
+			'service backing off'   => array( static function () { set_transient( HC_TRANSIENT_BACKOFF, 1 ); } ),
+		);
+	}
+
+	public function test_the_plugin_hooks_template_redirect(): void {
+		$this->assertContains( array( 'HC_Handoff', 'maybe_intercept' ), $GLOBALS['hc_wp_boot_actions']['template_redirect'] );
+	}
+}
+
+function __return_false_stub() {
+	return false;
+}

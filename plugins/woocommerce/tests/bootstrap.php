@@ -1,0 +1,332 @@
+<?php
+/**
+ * A hand-written stand-in for the WordPress and WooCommerce functions the plugin calls (no WordPress
+ * runtime can be installed here). Each stub keeps its state in $GLOBALS['hc_wp'] so tests can set the
+ * scene (options, cart, HTTP answers, orders) and read what the plugin did (redirects, routes).
+ *
+ * @package HostedCheckoutConnector
+ */
+
+define( 'ABSPATH', __DIR__ . '/' );
+
+function hc_wp_reset() {
+	$GLOBALS['hc_wp'] = array(
+		'options'    => array(),
+		'transients' => array(),
+		'filters'    => array(),
+		'actions'    => array(),
+		'is_checkout' => true,
+		'endpoint'   => null,
+		'is_admin'   => false,
+		'cart'       => array(),
+		'currency'   => 'EUR',
+		'home'       => 'http://shop.example/',
+		'keys'       => array(),
+		'http'       => null,
+		'requests'   => array(),
+		'redirects'  => array(),
+		'nocache'    => 0,
+		'routes'     => array(),
+		'caps'       => array( 'read_private_shop_orders', 'manage_woocommerce' ),
+		'orders'     => array(),
+		'queries'    => array(),
+	);
+	$GLOBALS['wpdb'] = new HC_Test_Wpdb();
+}
+
+class WP_Error {
+	public $code;
+	public $message;
+	public $data;
+	public function __construct( $code = '', $message = '', $data = '' ) {
+		$this->code    = $code;
+		$this->message = $message;
+		$this->data    = $data;
+	}
+	public function get_error_message() {
+		return $this->message;
+	}
+	public function get_error_code() {
+		return $this->code;
+	}
+	public function get_error_data() {
+		return $this->data;
+	}
+}
+
+class WP_REST_Request {
+	private $params;
+	public function __construct( array $params ) {
+		$this->params = $params;
+	}
+	public function get_param( $name ) {
+		return $this->params[ $name ] ?? null;
+	}
+}
+
+/** $wpdb as far as the plugin uses it: the woocommerce_api_keys lookup. */
+class HC_Test_Wpdb {
+	public $prefix = 'wp_';
+	public $last_query;
+	public function prepare( $query, ...$args ) {
+		return array( $query, $args );
+	}
+	public function get_var( $prepared ) {
+		list( $query, $args ) = $prepared;
+		$this->last_query      = $query;
+		if ( false === strpos( $query, 'wp_woocommerce_api_keys' ) ) {
+			return null;
+		}
+		foreach ( $GLOBALS['hc_wp']['keys'] as $key => $secret ) {
+			if ( wc_api_hash( $key ) === $args[0] ) {
+				return $secret;
+			}
+		}
+		return null;
+	}
+}
+
+/** A cart as WC()->cart presents it. */
+class HC_Test_Cart {
+	public function get_cart() {
+		return $GLOBALS['hc_wp']['cart'];
+	}
+	public function is_empty() {
+		return 0 === count( $GLOBALS['hc_wp']['cart'] );
+	}
+}
+
+/** An order as wc_get_order() presents it (the getters the plugin reads). */
+class HC_Test_Order {
+	public $data;
+	public function __construct( array $data ) {
+		$this->data = $data;
+	}
+	public function get_id() {
+		return $this->data['id'];
+	}
+	public function get_order_number() {
+		return (string) $this->data['id'];
+	}
+	public function get_status() {
+		return $this->data['status'];
+	}
+	public function get_order_key() {
+		return 'wc_order_' . $this->data['id'];
+	}
+	public function get_date_created() {
+		return new DateTimeImmutable( '@' . $this->data['created'] );
+	}
+	public function get_date_paid() {
+		return isset( $this->data['paid'] ) ? new DateTimeImmutable( '@' . $this->data['paid'] ) : null;
+	}
+	public function get_total() {
+		return $this->data['total'];
+	}
+	public function get_currency() {
+		return 'EUR';
+	}
+	public function get_transaction_id() {
+		return $this->data['transaction_id'] ?? '';
+	}
+	public function get_meta( $key ) {
+		return $this->data['meta'][ $key ] ?? '';
+	}
+}
+
+function add_action( $hook, $callback, $priority = 10, $args = 1 ) {
+	$GLOBALS['hc_wp']['actions'][ $hook ][] = $callback;
+	return true;
+}
+function add_filter( $hook, $callback, $priority = 10, $args = 1 ) {
+	$GLOBALS['hc_wp']['filters'][ $hook ][] = $callback;
+	return true;
+}
+function apply_filters( $hook, $value, ...$args ) {
+	foreach ( $GLOBALS['hc_wp']['filters'][ $hook ] ?? array() as $callback ) {
+		$value = $callback( $value, ...$args );
+	}
+	return $value;
+}
+function register_deactivation_hook( $file, $callback ) {
+	$GLOBALS['hc_wp']['actions']['deactivate'][] = $callback;
+}
+function get_option( $name, $default = false ) {
+	return $GLOBALS['hc_wp']['options'][ $name ] ?? $default;
+}
+function update_option( $name, $value, $autoload = null ) {
+	$GLOBALS['hc_wp']['options'][ $name ] = $value;
+	return true;
+}
+function delete_option( $name ) {
+	unset( $GLOBALS['hc_wp']['options'][ $name ] );
+	return true;
+}
+function get_transient( $name ) {
+	return $GLOBALS['hc_wp']['transients'][ $name ] ?? false;
+}
+function set_transient( $name, $value, $ttl = 0 ) {
+	$GLOBALS['hc_wp']['transients'][ $name ] = $value;
+	return true;
+}
+function delete_transient( $name ) {
+	unset( $GLOBALS['hc_wp']['transients'][ $name ] );
+	return true;
+}
+function is_admin() {
+	return $GLOBALS['hc_wp']['is_admin'];
+}
+function wp_doing_ajax() {
+	return false;
+}
+function is_ssl() {
+	return false;
+}
+function is_checkout() {
+	return $GLOBALS['hc_wp']['is_checkout'];
+}
+function is_wc_endpoint_url( $endpoint = false ) {
+	return $GLOBALS['hc_wp']['endpoint'] === $endpoint;
+}
+function WC() { // phpcs:ignore WordPress.NamingConventions.ValidFunctionName
+	return (object) array( 'cart' => new HC_Test_Cart() );
+}
+function get_woocommerce_currency() {
+	return $GLOBALS['hc_wp']['currency'];
+}
+function determine_locale() {
+	return 'de_DE';
+}
+function home_url( $path = '' ) {
+	return $GLOBALS['hc_wp']['home'] . ltrim( $path, '/' );
+}
+function admin_url( $path = '' ) {
+	return 'http://shop.example/wp-admin/' . $path;
+}
+function untrailingslashit( $value ) {
+	return rtrim( $value, '/\\' );
+}
+function wp_json_encode( $data ) {
+	return json_encode( $data );
+}
+function wp_parse_url( $url, $component = -1 ) {
+	return parse_url( $url, $component );
+}
+function esc_url_raw( $url ) {
+	return filter_var( $url, FILTER_VALIDATE_URL ) ? $url : '';
+}
+function sanitize_text_field( $value ) {
+	return trim( preg_replace( '/[\r\n\t]+/', ' ', wp_strip_all_tags_stub( (string) $value ) ) );
+}
+function wp_strip_all_tags_stub( $value ) {
+	return strip_tags( $value );
+}
+function wc_api_hash( $data ) {
+	return hash_hmac( 'sha256', $data, 'wc-api' );
+}
+function is_wp_error( $thing ) {
+	return $thing instanceof WP_Error;
+}
+/**
+ * The HTTP API: a scripted answer from $GLOBALS['hc_wp']['http'] (a callable), or a real request when
+ * it is 'real' (the end-to-end test against the running API).
+ */
+function wp_remote_request( $url, $args ) {
+	$GLOBALS['hc_wp']['requests'][] = array( 'url' => $url, 'args' => $args );
+	$http = $GLOBALS['hc_wp']['http'];
+	if ( 'real' !== $http ) {
+		return $http( $url, $args );
+	}
+	$headers = '';
+	foreach ( $args['headers'] ?? array() as $name => $value ) {
+		$headers .= $name . ': ' . $value . "\r\n";
+	}
+	$context = stream_context_create(
+		array(
+			'http' => array(
+				'method'          => $args['method'],
+				'header'          => $headers,
+				'content'         => $args['body'] ?? '',
+				'timeout'         => $args['timeout'] ?? 5,
+				'ignore_errors'   => true,
+				'follow_location' => 0,
+			),
+		)
+	);
+	$body = @file_get_contents( $url, false, $context ); // phpcs:ignore
+	if ( false === $body ) {
+		return new WP_Error( 'http_request_failed', 'request failed' );
+	}
+	preg_match( '/^HTTP\/\S+\s+(\d+)/', $http_response_header[0] ?? '', $m );
+	return array( 'response' => array( 'code' => (int) ( $m[1] ?? 0 ) ), 'body' => $body );
+}
+function wp_remote_post( $url, $args = array() ) {
+	return wp_remote_request( $url, $args + array( 'method' => 'POST' ) );
+}
+function wp_remote_get( $url, $args = array() ) {
+	return wp_remote_request( $url, $args + array( 'method' => 'GET' ) );
+}
+function wp_remote_retrieve_response_code( $response ) {
+	return is_wp_error( $response ) ? '' : $response['response']['code'];
+}
+function wp_remote_retrieve_body( $response ) {
+	return is_wp_error( $response ) ? '' : $response['body'];
+}
+function nocache_headers() {
+	$GLOBALS['hc_wp']['nocache']++;
+}
+/** wp_safe_redirect: a host not in allowed_redirect_hosts goes to the admin instead, as WordPress does. */
+function wp_safe_redirect( $location, $status = 302 ) {
+	$allowed = apply_filters( 'allowed_redirect_hosts', array( parse_url( home_url(), PHP_URL_HOST ) ) );
+	$host    = parse_url( $location, PHP_URL_HOST );
+	$GLOBALS['hc_wp']['redirects'][] = array( in_array( $host, $allowed, true ) ? $location : admin_url(), $status );
+	return true;
+}
+function register_rest_route( $namespace, $route, $args ) {
+	$GLOBALS['hc_wp']['routes'][ $namespace . $route ] = $args;
+	return true;
+}
+function current_user_can( $cap ) {
+	return in_array( $cap, $GLOBALS['hc_wp']['caps'], true );
+}
+function rest_ensure_response( $data ) {
+	return $data;
+}
+function wc_get_order_statuses() {
+	return array( 'wc-pending' => 'Pending payment', 'wc-processing' => 'Processing', 'wc-on-hold' => 'On hold', 'wc-completed' => 'Completed', 'wc-cancelled' => 'Cancelled', 'wc-refunded' => 'Refunded', 'wc-failed' => 'Failed' );
+}
+/** wc_get_orders over the in-memory orders: the meta_key/meta_value pair, limit, ids. */
+function wc_get_orders( $args ) {
+	$GLOBALS['hc_wp']['queries'][] = $args;
+	$ids = array();
+	foreach ( $GLOBALS['hc_wp']['orders'] as $order ) {
+		if ( isset( $args['meta_key'] ) && ( $order['meta'][ $args['meta_key'] ] ?? null ) !== $args['meta_value'] ) {
+			continue;
+		}
+		$ids[] = $order['id'];
+	}
+	sort( $ids );
+	return array_slice( $ids, 0, $args['limit'] );
+}
+function wc_get_order( $id ) {
+	foreach ( $GLOBALS['hc_wp']['orders'] as $order ) {
+		if ( $order['id'] === $id ) {
+			return new HC_Test_Order( $order );
+		}
+	}
+	return false;
+}
+function wc_format_decimal( $value, $dp ) {
+	return number_format( (float) $value, $dp, '.', '' );
+}
+function wc_get_price_decimals() {
+	return 2;
+}
+function get_current_user_id() {
+	return 1;
+}
+
+hc_wp_reset();
+require dirname( __DIR__ ) . '/hosted-checkout-connector/hosted-checkout-connector.php';
+// What the plugin hooked at load time, kept across the per-test resets.
+$GLOBALS['hc_wp_boot_actions'] = $GLOBALS['hc_wp']['actions'];

@@ -1,0 +1,239 @@
+// Contract: the local Whop (sandbox/processor) answers the official SDK (@whop/sdk 0.0.42, pointed at it with
+// baseURL) for every operation the service uses, and every webhook it sends verifies with standardwebhooks (and
+// the SDK's own unwrap) under Whop's key rule (the UTF-8 bytes of the `ws_…` secret). A simulator that drifts
+// from what the SDK sends or expects fails here, whatever our own client does.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import Whop from '@whop/sdk';
+import { Webhook } from 'standardwebhooks';
+import { startProcessor, startWebhookReceiver, type ReceivedWebhook, type RunningProcessor, type WebhookReceiver } from '../harness/processor.js';
+
+let processor: RunningProcessor;
+let receiver: WebhookReceiver;
+const apiBase = () => `${processor.baseUrl}/api/v1`;
+const sdk = (apiKey = processor.sim.defaultApiKey, opts: { maxRetries?: number; timeout?: number } = {}) =>
+  new Whop({ apiKey, baseURL: apiBase(), maxRetries: opts.maxRetries ?? 0, timeout: opts.timeout ?? 5_000, webhookKey: null });
+const company = () => processor.sim.defaultBusinessId;
+const idem = (key: string) => ({ headers: { 'Idempotency-Key': key } });
+/** Whop's documented key rule: the SDK and standardwebhooks take base64 of the secret string's bytes. */
+const keyOf = (secret: string) => Buffer.from(secret, 'utf8').toString('base64');
+const headersOf = (w: ReceivedWebhook) => Object.fromEntries(Object.entries(w.headers).map(([k, v]) => [k, String(v)]));
+
+/** Every delivery the receiver got verifies with the secret, through standardwebhooks and the SDK's unwrap. */
+function expectAllVerified(secret: string) {
+  expect(receiver.received.length).toBeGreaterThan(0);
+  for (const w of receiver.received) {
+    const body = w.rawBody.toString('utf8');
+    expect(new Webhook(keyOf(secret)).verify(body, headersOf(w))).toMatchObject({ id: w.headers['webhook-id'], api_version: 'v1' });
+    expect(sdk().webhooks.unwrap(body, { headers: headersOf(w), key: keyOf(secret) })).toHaveProperty('type');
+  }
+}
+
+/** Pays a purchase_url like a browser: the page, then the card form; answers the redirect. */
+async function payOnPage(purchaseUrl: string, card = '4242 4242 4242 4242'): Promise<URL> {
+  expect((await fetch(purchaseUrl)).status).toBe(200);
+  const paid = await fetch(purchaseUrl, {
+    method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ email: 'jane@example.com', card_number: card, expiry: '12/34', cvc: '123' }).toString(),
+  });
+  expect(paid.status).toBe(303);
+  return new URL(paid.headers.get('location')!, purchaseUrl);
+}
+
+beforeAll(async () => {
+  processor = await startProcessor({ webhookRetryDelaysMs: [50, 100] });
+  receiver = await startWebhookReceiver();
+});
+afterAll(async () => {
+  await receiver?.close();
+  await processor?.close();
+});
+beforeEach(async () => {
+  await processor.sim.reset();
+  receiver.received.length = 0;
+});
+
+describe('the official SDK against the local Whop', () => {
+  it('accounts.me() is the key check: the Business ID of the key; a wrong key is the SDK\'s AuthenticationError', async () => {
+    const me = await sdk().accounts.me();
+    expect(me).toMatchObject({ id: company(), title: expect.any(String) });
+    expect(me.id).toMatch(/^biz_/);
+    await expect(sdk('apik_wrong_key_123').accounts.me()).rejects.toBeInstanceOf(Whop.AuthenticationError);
+  });
+
+  it('products.create with an Idempotency-Key answers the same product again (Idempotent-Replayed), another body with it is a 400', async () => {
+    const first = await sdk().products.create({ title: 'Checkout', account_id: company(), visibility: 'hidden' }, idem('product-1'));
+    expect(first.id).toMatch(/^prod_/);
+    const { data, response } = await sdk().products.create({ title: 'Checkout', account_id: company(), visibility: 'hidden' }, idem('product-1')).withResponse();
+    expect(data.id).toBe(first.id);
+    expect(response.headers.get('idempotent-replayed')).toBe('true');
+    await expect(sdk().products.create({ title: 'Other', account_id: company() }, idem('product-1'))).rejects.toBeInstanceOf(Whop.BadRequestError);
+    expect((await sdk().products.retrieve(first.id)).title).toBe('Checkout');
+  });
+
+  it('webhooks.create answers webhook_secret once (list and retrieve never show it); webhooks.delete answers true', async () => {
+    const created = await sdk().webhooks.create({ url: `${receiver.url}/wh`, events: ['payment.succeeded'], resource_id: company(), api_version: 'v1' });
+    expect(created.id).toMatch(/^hook_/);
+    expect(created.webhook_secret).toMatch(/^ws_/);
+    const page = await sdk().webhooks.list({ company_id: company() });
+    expect(page.data.map((w) => w.id)).toEqual([created.id]);
+    expect(page.data[0]).not.toHaveProperty('webhook_secret');
+    expect(await sdk().webhooks.delete(created.id)).toBe(true);
+    await expect(sdk().webhooks.retrieve(created.id)).rejects.toBeInstanceOf(Whop.NotFoundError);
+  });
+
+  it('a card checkout: checkoutConfigurations.create → purchase_url → paid → redirect with payment_id, payment.succeeded signed, payments.list/retrieve in decimals', async () => {
+    const hook = await sdk().webhooks.create({ url: `${receiver.url}/wh`, events: ['payment.succeeded', 'membership.activated'], resource_id: company(), api_version: 'v1' });
+    const product = await sdk().products.create({ title: 'Checkout', account_id: company(), visibility: 'hidden' });
+    const checkout = await sdk().checkoutConfigurations.create({
+      plan: { product_id: product.id, plan_type: 'one_time', initial_price: 59.98, currency: 'eur', visibility: 'hidden', title: 'Order' },
+      metadata: { checkout_session_token: 'cs_contract' },
+      redirect_url: 'https://shop.example/checkout/cs_contract',
+    }, idem('checkout-cs_contract-1'));
+    expect(checkout.id).toMatch(/^ch_/);
+    expect(checkout.plan).toMatchObject({ plan_type: 'one_time', initial_price: 59.98, currency: 'eur' });
+    expect(checkout.purchase_url).toBe(`${processor.baseUrl}/checkout/${checkout.plan!.id}/?session=${checkout.id}`);
+
+    const back = await payOnPage(checkout.purchase_url!);
+    expect(back.origin + back.pathname).toBe('https://shop.example/checkout/cs_contract');
+    expect(back.searchParams.get('checkout_status')).toBe('success');
+    const paymentId = back.searchParams.get('payment_id')!;
+
+    const page = await sdk().payments.list({ company_id: company(), checkout_configuration_ids: [checkout.id] });
+    expect(page.data.map((p) => p.id)).toEqual([paymentId]);
+    const payment = await sdk().payments.retrieve(paymentId);
+    expect(payment).toMatchObject({ status: 'paid', substatus: 'succeeded', total: 59.98, currency: 'eur', checkout_configuration_id: checkout.id, metadata: { checkout_session_token: 'cs_contract' } });
+    expect(payment.member?.id).toMatch(/^mber_/);
+    expect(payment.payment_method?.id).toMatch(/^payt_/);
+
+    const [delivery] = await receiver.waitFor(2);
+    expect(delivery!.json).toMatchObject({ type: 'payment.succeeded', api_version: 'v1', data: { id: paymentId, metadata: { checkout_session_token: 'cs_contract' } } });
+    expect(delivery!.headers['webhook-id']).toBe(delivery!.json.id);
+    expectAllVerified(hook.webhook_secret);
+  });
+
+  it('payments.refund answers the Payment, refunded in full; a second full refund is the SDK\'s BadRequestError; refund.* events verify', async () => {
+    const hook = await sdk().webhooks.create({ url: `${receiver.url}/wh`, events: ['refund.created', 'refund.updated'], resource_id: company() });
+    const checkout = await sdk().checkoutConfigurations.create({ plan: { plan_type: 'one_time', initial_price: 10, currency: 'usd' }, metadata: { checkout_session_token: 'cs_r' }, redirect_url: 'https://shop.example/r' });
+    const paymentId = (await payOnPage(checkout.purchase_url!)).searchParams.get('payment_id')!;
+    const refunded = await sdk().payments.refund(paymentId, {}, idem('refund-cs_r'));
+    expect(refunded).toMatchObject({ id: paymentId, status: 'paid', substatus: 'refunded', refunded_amount: 10, refundable: false });
+    expect(refunded.refunds?.[0]).toMatchObject({ id: expect.stringMatching(/^rf_/), amount: 10, status: 'succeeded' });
+    // The same key replays the first answer; without it, Whop refuses a second refund.
+    expect((await sdk().payments.refund(paymentId, {}, idem('refund-cs_r'))).id).toBe(paymentId);
+    await expect(sdk().payments.refund(paymentId, {})).rejects.toBeInstanceOf(Whop.BadRequestError);
+    const events = await receiver.waitFor(2);
+    expect(events.map((e) => e.json.type)).toEqual(['refund.created', 'refund.updated']);
+    expect(events[1]!.json).toMatchObject({ data: { status: 'succeeded', payment: { id: paymentId, metadata: { checkout_session_token: 'cs_r' } } } });
+    expectAllVerified(hook.webhook_secret);
+  });
+
+  it('payments.create charges the saved method of the first payment off-session: a Payment at once, payment.succeeded after', async () => {
+    const hook = await sdk().webhooks.create({ url: `${receiver.url}/wh`, events: ['payment.succeeded', 'payment.failed'], resource_id: company() });
+    const product = await sdk().products.create({ title: 'Checkout', account_id: company() });
+    const checkout = await sdk().checkoutConfigurations.create({ plan: { product_id: product.id, plan_type: 'one_time', initial_price: 20, currency: 'usd' }, metadata: { checkout_session_token: 'cs_u' }, redirect_url: 'https://shop.example/r' });
+    const first = await sdk().payments.retrieve((await payOnPage(checkout.purchase_url!)).searchParams.get('payment_id')!);
+    await receiver.waitFor(1);
+
+    const upsell = await sdk().payments.create({
+      company_id: company(), member_id: first.member!.id, payment_method_id: first.payment_method!.id,
+      plan: { currency: 'usd', plan_type: 'one_time', initial_price: 9.5, product_id: product.id, visibility: 'hidden' },
+      metadata: { checkout_session_token: 'cs_u', upsell_offer_id: 'up_1' },
+    }, idem('upsell-cs_u-up_1'));
+    expect(upsell).toMatchObject({ total: 9.5, currency: 'usd', metadata: { upsell_offer_id: 'up_1' } });
+    expect(upsell.status).not.toBe('paid');
+    const [, settled] = await receiver.waitFor(2);
+    expect(settled!.json).toMatchObject({ type: 'payment.succeeded', data: { id: upsell.id, total: 9.5 } });
+    expect((await sdk().payments.retrieve(upsell.id)).status).toBe('paid');
+    // Another member's method is refused.
+    await expect(sdk().payments.create({ company_id: company(), member_id: first.member!.id, payment_method_id: 'payt_nope', plan_id: first.plan!.id })).rejects.toBeInstanceOf(Whop.BadRequestError);
+    expectAllVerified(hook.webhook_secret);
+  });
+
+  it('plan billing: plans.create (renewal) → checkout with plan_id → membership active; Whop renews; memberships.list/retrieve/cancel', async () => {
+    const hook = await sdk().webhooks.create({ url: `${receiver.url}/wh`, resource_id: company() });
+    const product = await sdk().products.create({ title: 'Platform', account_id: company() });
+    const plan = await sdk().plans.create({ account_id: company(), product_id: product.id, plan_type: 'renewal', initial_price: 0, renewal_price: 29, billing_period: 30, currency: 'eur', visibility: 'hidden' });
+    expect(plan).toMatchObject({ plan_type: 'renewal', renewal_price: 29, billing_period: 30, currency: 'eur' });
+    const checkout = await sdk().checkoutConfigurations.create({ plan_id: plan.id, metadata: { platform_billing_merchant_id: 'm_1' }, redirect_url: 'https://app.example/billing' });
+    const paymentId = (await payOnPage(checkout.purchase_url!)).searchParams.get('payment_id')!;
+    const payment = await sdk().payments.retrieve(paymentId);
+    expect(payment).toMatchObject({ total: 29, billing_reason: 'subscription_create' });
+    const membership = await sdk().memberships.retrieve(payment.membership!.id);
+    expect(membership).toMatchObject({ status: 'active', metadata: { platform_billing_merchant_id: 'm_1' }, plan: { id: plan.id } });
+
+    await processor.control('POST', `memberships/${membership.id}/renew`, { outcome: 'succeeded' });
+    const renewed = await sdk().memberships.retrieve(membership.id);
+    expect(renewed.renewal_period_end! > membership.renewal_period_end!).toBe(true);
+    expect((await sdk().memberships.list({ company_id: company(), plan_ids: [plan.id] })).data.map((m) => m.id)).toEqual([membership.id]);
+
+    const canceled = await sdk().memberships.cancel(membership.id, { cancellation_mode: 'at_period_end' });
+    expect(canceled).toMatchObject({ status: 'active', cancel_at_period_end: true });
+    expect((await sdk().memberships.cancel(membership.id, { cancellation_mode: 'immediate' })).status).toBe('canceled');
+    const types = (await receiver.waitFor(5)).map((w) => w.json.type);
+    expect(types).toEqual(expect.arrayContaining(['payment.succeeded', 'membership.activated', 'membership.cancel_at_period_end_changed', 'membership.deactivated']));
+    expectAllVerified(hook.webhook_secret);
+  });
+
+  it('lists are { data, page_info } with cursors; the SDK\'s auto-pagination ends on end_cursor null', async () => {
+    for (let i = 0; i < 5; i++) await sdk().products.create({ title: `P${i}` }).then((p) => sdk().checkoutConfigurations.create({ plan: { product_id: p.id, initial_price: 1 + i, currency: 'usd' } })).then((c) => processor.control('POST', `checkout_configurations/${c.id}/pay`, {}));
+    const first = await sdk().payments.list({ company_id: company(), first: 2 });
+    expect(first.data).toHaveLength(2);
+    expect(first.page_info.end_cursor).toEqual(expect.any(String));
+    expect(first.page_info).toMatchObject({ has_next_page: true, has_previous_page: false });
+    const all = [];
+    for await (const p of sdk().payments.list({ company_id: company(), first: 2 })) all.push(p.id);
+    expect(new Set(all).size).toBe(5);
+  });
+});
+
+describe('faults the SDK reacts to', () => {
+  it('429 carries Retry-After and Whop\'s body: RateLimitError without retries, success after the SDK\'s own retry', async () => {
+    await processor.control('POST', 'faults', { mode: 'error', status: 429, count: 1, match: '/api/v1/accounts/me' });
+    const err = await sdk().accounts.me().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Whop.RateLimitError);
+    expect((err as InstanceType<typeof Whop.RateLimitError>).headers.get('retry-after')).toBe('1');
+    expect((err as InstanceType<typeof Whop.RateLimitError>).error).toMatchObject({ error: { type: 'rate_limit_exceeded' } });
+    await processor.control('POST', 'faults', { mode: 'error', status: 503, count: 1, match: '/api/v1/accounts/me' });
+    expect((await sdk(undefined, { maxRetries: 2 }).accounts.me()).id).toBe(company());
+  });
+
+  it('a time-out is the SDK\'s APIConnectionTimeoutError; 5xx its InternalServerError', async () => {
+    await processor.control('POST', 'faults', { mode: 'timeout', count: 1, match: '/api/v1/payments' });
+    await expect(sdk(undefined, { timeout: 300 }).payments.list({ company_id: company() })).rejects.toBeInstanceOf(Whop.APIConnectionTimeoutError);
+    await processor.control('POST', 'faults', { mode: 'error', status: 500, count: 1, match: '/api/v1/payments' });
+    await expect(sdk().payments.list({ company_id: company() })).rejects.toBeInstanceOf(Whop.InternalServerError);
+  });
+
+  it('duplicates, reordering, redelivery and secret rotation: every delivery still verifies (with either secret while rotating)', async () => {
+    const hook = await sdk().webhooks.create({ url: `${receiver.url}/wh`, events: ['payment.succeeded', 'membership.activated'], resource_id: company() });
+    await processor.control('POST', 'webhooks/hold');
+    const checkout = await sdk().checkoutConfigurations.create({ plan: { initial_price: 5, currency: 'usd' } });
+    await payOnPage(checkout.purchase_url!);
+    const outbox = (await processor.control<{ events: Array<{ id: string; event: string }> }>('GET', 'webhooks/outbox')).body.events;
+    expect(outbox.map((e) => e.event)).toEqual(['payment.succeeded', 'membership.activated']);
+    await processor.control('POST', 'webhooks/release', { ids: [outbox[1]!.id, outbox[0]!.id] });
+    await processor.control('POST', 'webhooks/redeliver', { eventId: outbox[0]!.id, times: 2 });
+    const got = await receiver.waitFor(4);
+    expect(got.map((w) => w.json.id)).toEqual([outbox[1]!.id, outbox[0]!.id, outbox[0]!.id, outbox[0]!.id]);
+    expectAllVerified(hook.webhook_secret);
+
+    const rotated = (await processor.control<{ webhook_secret: string }>('POST', `webhooks/${hook.id}/rotate`)).body.webhook_secret;
+    receiver.received.length = 0;
+    await processor.control('POST', 'webhooks/redeliver', { eventId: outbox[0]!.id });
+    const [both] = await receiver.waitFor(1);
+    expect(String(both!.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expectAllVerified(hook.webhook_secret);
+    expectAllVerified(rotated);
+  });
+
+  it('a failing endpoint gets Whop\'s retries, each attempt signed afresh', async () => {
+    const hook = await sdk().webhooks.create({ url: `${receiver.url}/wh`, events: ['payment.succeeded'], resource_id: company() });
+    receiver.respondWith(500, 503);
+    const checkout = await sdk().checkoutConfigurations.create({ plan: { initial_price: 5, currency: 'usd' } });
+    await payOnPage(checkout.purchase_url!);
+    const got = await receiver.waitFor(3);
+    expect(got.map((w) => w.status)).toEqual([500, 503, 200]);
+    expect(new Set(got.map((w) => w.json.id)).size).toBe(1);
+    expectAllVerified(hook.webhook_secret);
+  });
+});

@@ -1,0 +1,191 @@
+// merchants.checkout_parts (migration 20261125075825_merchant_checkout_parts): the shipping rates and active
+// tracking pixels the session bundle shows, kept on the merchant by triggers. Whatever writes those tables, and
+// however two writers interleave, the column must equal what aggregating the tables gives at that moment;
+// otherwise the checkout page shows rates or pixels that are not the merchant's.
+import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrate, MIGRATIONS_DIR } from '../../prisma/migrate.js';
+import { createEmptyDatabase, createTestDatabase, type TestDatabase } from '../harness/db.js';
+
+const MIGRATION = '20261125075825_merchant_checkout_parts';
+const cleanups: Array<() => Promise<unknown> | void> = [];
+afterAll(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+async function connect(url: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  cleanups.push(() => client.end());
+  return client;
+}
+
+let merchantN = 0;
+async function insertMerchant(c: pg.Client): Promise<string> {
+  const n = ++merchantN;
+  const { rows } = await c.query<{ id: string }>(
+    `INSERT INTO merchants (id, email, password_hash, shop_name, phone, slug, updated_at)
+     VALUES (gen_random_uuid(), $1, 'x', 'Shop', '+49301234', $2, now()) RETURNING id`,
+    [`m${n}@shop.test`, `shop-${n}`],
+  );
+  return rows[0]!.id;
+}
+
+const addRate = (c: pg.Client, merchant: string, name: string, position: number, cents = 500) =>
+  c.query<{ id: string }>(
+    `INSERT INTO shipping_rates (id, merchant_id, name, base_price_cents, position) VALUES (gen_random_uuid(), $1, $2, $3, $4) RETURNING id`,
+    [merchant, name, cents, position],
+  ).then((r) => r.rows[0]!.id);
+
+const addPixel = (c: pg.Client, merchant: string, platform: string, trackingId: string, opts: { active?: boolean; createdAt?: string } = {}) =>
+  c.query<{ id: string }>(
+    `INSERT INTO tracking_pixels (id, merchant_id, platform, tracking_id, events, active, created_at, updated_at)
+     VALUES (gen_random_uuid(), $1, $2, $3, '{purchase}', $4, COALESCE($5::timestamptz, now()), now()) RETURNING id`,
+    [merchant, platform, trackingId, opts.active ?? true, opts.createdAt ?? null],
+  ).then((r) => r.rows[0]!.id);
+
+interface Parts {
+  shippingRates: Array<{ id: string; name: string; free: boolean; basePriceCents: number; freeThresholdCents: number | null }>;
+  pixels: Array<{ platform: string; trackingId: string; events: string[] }>;
+}
+
+async function parts(c: pg.Client, merchant: string): Promise<Parts> {
+  const { rows } = await c.query<{ parts: Parts }>('SELECT checkout_parts AS parts FROM merchants WHERE id = $1', [merchant]);
+  return rows[0]!.parts;
+}
+
+/** The parts as the tables say now, aggregated here independently of the migration's function. */
+async function fromTables(c: pg.Client, merchant: string): Promise<Parts> {
+  const rates = await c.query<Parts['shippingRates'][number]>(
+    `SELECT id, name, free, base_price_cents AS "basePriceCents", free_threshold_cents AS "freeThresholdCents"
+     FROM shipping_rates WHERE merchant_id = $1 ORDER BY position, id`,
+    [merchant],
+  );
+  const pixels = await c.query<Parts['pixels'][number]>(
+    `SELECT platform, tracking_id AS "trackingId", events FROM tracking_pixels WHERE merchant_id = $1 AND active ORDER BY created_at, id`,
+    [merchant],
+  );
+  return { shippingRates: rates.rows, pixels: pixels.rows };
+}
+
+const names = (p: Parts) => ({ rates: p.shippingRates.map((r) => r.name), pixels: p.pixels.map((x) => x.trackingId) });
+
+describe(`migration ${MIGRATION}`, () => {
+  it('given merchants with rates and pixels from before it / it fills their parts; a merchant without any gets empty lists', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'migrations-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    for (const name of readdirSync(MIGRATIONS_DIR)) {
+      if (name.endsWith('.toml') || name < MIGRATION) cpSync(path.join(MIGRATIONS_DIR, name), path.join(dir, name), { recursive: true });
+    }
+    const database = await createEmptyDatabase();
+    cleanups.push(database.drop);
+    await migrate(database.url, { dir });
+    const c = await connect(database.url);
+    const shop = await insertMerchant(c);
+    const empty = await insertMerchant(c);
+    await addRate(c, shop, 'Express', 1, 1290);
+    await addRate(c, shop, 'Standard', 0, 490);
+    await addPixel(c, shop, 'ga4', 'G-NEWER', { createdAt: '2026-11-02T00:00:00Z' });
+    await addPixel(c, shop, 'meta', '123456789012345', { createdAt: '2026-11-01T00:00:00Z' });
+    await addPixel(c, shop, 'tiktok', 'PAUSED', { active: false });
+
+    await migrate(database.url);
+
+    expect(names(await parts(c, shop))).toEqual({ rates: ['Standard', 'Express'], pixels: ['123456789012345', 'G-NEWER'] });
+    expect(await parts(c, shop)).toEqual(await fromTables(c, shop));
+    expect(await parts(c, empty)).toEqual({ shippingRates: [], pixels: [] });
+  });
+});
+
+describe('merchants.checkout_parts', () => {
+  let database: TestDatabase;
+  let c: pg.Client;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    cleanups.push(() => database.drop());
+    c = await connect(database.url);
+  });
+
+  it('given inserts, updates and deletes of rates and pixels / after each one the parts equal the tables', async () => {
+    const m = await insertMerchant(c);
+    const other = await insertMerchant(c);
+    const check = async () => {
+      expect(await parts(c, m)).toEqual(await fromTables(c, m));
+      expect(await parts(c, other)).toEqual(await fromTables(c, other));
+    };
+    expect(await parts(c, m)).toEqual({ shippingRates: [], pixels: [] });
+
+    const express = await addRate(c, m, 'Express', 2, 1290);
+    const standard = await addRate(c, m, 'Standard', 0, 490);
+    await addRate(c, m, 'Pickup', 1, 0);
+    await check();
+    expect(names(await parts(c, m)).rates).toEqual(['Standard', 'Pickup', 'Express']);
+
+    await c.query('UPDATE shipping_rates SET position = -1, base_price_cents = 990, free_threshold_cents = 5000 WHERE id = $1', [express]);
+    await check();
+    expect((await parts(c, m)).shippingRates[0]).toMatchObject({ id: express, basePriceCents: 990, freeThresholdCents: 5000 });
+
+    await c.query('UPDATE shipping_rates SET merchant_id = $1 WHERE id = $2', [other, standard]);
+    await check();
+    expect(names(await parts(c, other)).rates).toEqual(['Standard']);
+
+    await c.query('DELETE FROM shipping_rates WHERE merchant_id = $1', [m]);
+    await check();
+    expect((await parts(c, m)).shippingRates).toEqual([]);
+
+    const meta = await addPixel(c, m, 'meta', '123456789012345');
+    await addPixel(c, m, 'ga4', 'G-ABC123');
+    await check();
+    await c.query('UPDATE tracking_pixels SET active = false WHERE id = $1', [meta]);
+    await check();
+    expect(names(await parts(c, m)).pixels).toEqual(['G-ABC123']);
+    await c.query(`UPDATE tracking_pixels SET active = true, events = '{page_view,purchase}' WHERE id = $1`, [meta]);
+    await check();
+    expect((await parts(c, m)).pixels[0]).toEqual({ platform: 'meta', trackingId: '123456789012345', events: ['page_view', 'purchase'] });
+    await c.query('DELETE FROM tracking_pixels WHERE id = $1', [meta]);
+    await check();
+
+    await addRate(c, m, 'Again', 0);
+    await c.query('TRUNCATE shipping_rates, tracking_pixels');
+    expect(await parts(c, m)).toEqual({ shippingRates: [], pixels: [] });
+    expect(await parts(c, other)).toEqual({ shippingRates: [], pixels: [] });
+  });
+
+  it('given two transactions adding rates to one merchant at once / the parts hold both once both committed', async () => {
+    const m = await insertMerchant(c);
+    const first = await connect(database.url);
+    const second = await connect(database.url);
+    const secondPid = (await second.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+
+    await first.query('BEGIN');
+    await addRate(first, m, 'First', 0);
+    await second.query('BEGIN');
+    const secondInsert = addRate(second, m, 'Second', 1);
+    // The second writer's trigger waits for the first's lock on the merchant row.
+    for (let i = 0; ; i++) {
+      const { rows } = await c.query<{ wait: string | null }>('SELECT wait_event_type AS wait FROM pg_stat_activity WHERE pid = $1', [secondPid]);
+      if (rows[0]?.wait === 'Lock') break;
+      if (i > 200) throw new Error('the second transaction never waited for the first');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await first.query('COMMIT');
+    await secondInsert;
+    await second.query('COMMIT');
+
+    expect(names(await parts(c, m)).rates).toEqual(['First', 'Second']);
+    expect(await parts(c, m)).toEqual(await fromTables(c, m));
+  });
+
+  it('given a merchant with rates and pixels / deleting it cascades without an error from the triggers', async () => {
+    const m = await insertMerchant(c);
+    await addRate(c, m, 'Standard', 0);
+    await addPixel(c, m, 'meta', '123456789012345');
+
+    await c.query('DELETE FROM merchants WHERE id = $1', [m]);
+
+    expect((await c.query('SELECT 1 FROM shipping_rates WHERE merchant_id = $1 UNION ALL SELECT 1 FROM tracking_pixels WHERE merchant_id = $1', [m])).rowCount).toBe(0);
+  });
+});
