@@ -2,10 +2,10 @@
 // once, and the order emails, each exactly once. The workflow passes the session token only; the cart,
 // the address and the store credentials are read here, so workflow history holds none of them.
 //
-// The order is exactly once whatever retries or crashes happen, by three layers: the storeOrderId the
-// session recorded; else a lookup at the store by session token (finds an order whose creating attempt
-// crashed or lost its answer); else a create with idempotency key `checkout-<token>` (a repeated create
-// answers the first order). Store down, 5xx, time-out or 429 are retryable; a store that refuses for good
+// The order is exactly once whatever retries or crashes happen: the storeOrderId the session recorded;
+// else, on storefront A (Shopify, no idempotency keys), the draft order recorded on the session's timeline
+// before it is completed, read back by id after a lost answer and completed at most once; on storefront B a
+// lookup by session token, then a create with idempotency key `checkout-<token>`. Store down, 5xx, time-out or 429 are retryable; a store that refuses for good
 // (rejected, unauthorized, not_found, ...) fails non-retryably with a message written for the merchant.
 import { createHash } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
@@ -16,6 +16,7 @@ import type { SecretBox } from '../security/secrets.js';
 import type { UrlGuard } from '../security/ssrf.js';
 import type { EmailClient } from '../integrations/email/index.js';
 import { IntegrationError, isIntegrationError, type IntegrationErrorKind } from '../integrations/errors.js';
+import type { OrderIntent } from '../integrations/storefront-a/client.js';
 import { storeClientFor } from '../model/connections.js';
 import { parseOrderInput, type StoreOrder, type StoreOrderInput } from '../integrations/storefront-common/order.js';
 import { formatMoney } from '../domain/money.js';
@@ -166,8 +167,36 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
     return s;
   }
 
-  /** The client of the store the session came from, with the merchant's current credentials. */
-  const storeOf = (s: Session) => storeClientFor(deps, s.merchantId, s.platform);
+  /** The session's order intent, kept on its timeline: the draft order that is (or becomes) its one order. */
+  const intentOf = (token: string): OrderIntent => ({
+    async draftOrderId() {
+      const event = await db.sessionEvent.findFirst({ where: { token, type: 'store_order_draft' }, orderBy: { at: 'asc' } });
+      const id = (event?.data as { draftOrderId?: unknown } | null)?.draftOrderId;
+      return typeof id === 'string' ? id : null;
+    },
+    async recordDraftOrder(draftOrderId: string) {
+      await db.sessionEvent.create({ data: { token, type: 'store_order_draft', data: { draftOrderId } } });
+    },
+  });
+
+  /** The store the session came from, with the merchant's current credentials (model/connections.ts): its order, exactly once. */
+  async function storeOf(s: Session): Promise<{ placeOrder(input: StoreOrderInput): Promise<{ order: StoreOrder; created: boolean }>; getOrder(id: string): Promise<StoreOrder> }> {
+    if (s.platform === 'STOREFRONT_A') {
+      const client = await storeClientFor(deps, s.merchantId, 'STOREFRONT_A');
+      // Shopify has no idempotency key for orders: a draft order recorded before it is completed, completed once.
+      return { placeOrder: (input) => client.placeOrder(input, intentOf(s.token)), getOrder: (id) => client.getOrder(id) };
+    }
+    const b = await storeClientFor(deps, s.merchantId, 'STOREFRONT_B');
+    return {
+      // Found by session token before creating, and created with idempotency key `checkout-<token>`.
+      async placeOrder(input) {
+        const found = await b.findOrderBySessionToken(s.token);
+        if (found) return { order: found, created: false };
+        return { order: await b.createOrder(input, storeOrderIdempotencyKey(s.token)), created: true };
+      },
+      getOrder: (id) => b.getOrder(id),
+    };
+  }
 
   /** Records the store's order on the session once (the first recording writes the timeline event). */
   async function recordOrder(s: Session, order: StoreOrder, created: boolean): Promise<void> {
@@ -258,12 +287,7 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
       let order: StoreOrder;
       let created = false;
       try {
-        const found = await store.findOrderBySessionToken(token);
-        if (found) order = found;
-        else {
-          order = await store.createOrder(input, storeOrderIdempotencyKey(token));
-          created = true;
-        }
+        ({ order, created } = await store.placeOrder(input));
       } catch (err) {
         if (isIntegrationError(err) && !err.retryable) throw refusal(err, STORE_LABEL[s.platform]);
         throw err;

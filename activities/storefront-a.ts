@@ -1,5 +1,7 @@
-// Storefront A (hosted platform, OAuth app): the code exchange of an install, our script tag at the shop,
-// and the effects of the platform's webhooks (uninstall and the three privacy topics, docs/privacy.md).
+// Storefront A (Shopify, merchant-owned app; docs/storefront-a.md): the code exchange of an install, setting
+// up the shop (Storefront API token, webhook subscriptions, the app embed's config, CORS origins), the app
+// embed's status in the published theme (what script-tag/status reports), legacy script tag removal, and the
+// effects of Shopify's webhooks (uninstall, the three privacy topics, shop/domain changes, theme publish).
 // Secrets cross workflow history only sealed: the OAuth code and a fresh access token travel as
 // ciphertext (security/secrets.ts) and are opened here, in the activity, right before use.
 import { ApplicationFailure } from '@temporalio/common';
@@ -7,15 +9,29 @@ import type { Config } from '../config/index.js';
 import type { Db } from '../prisma/client.js';
 import type { SecretBox } from '../security/secrets.js';
 import type { EmailClient } from '../integrations/email/index.js';
-import { exchangeCode, type StorefrontAClient } from '../integrations/storefront-a/client.js';
+import { APP_EMBED_HANDLE, exchangeCode, type StorefrontAClient } from '../integrations/storefront-a/client.js';
+import { shopBaseUrl } from '../integrations/storefront-a/oauth.js';
+import { isWebhookTopic, SUBSCRIBED_TOPICS, webhookPayloadSchemas, type WebhookTopic } from '../integrations/storefront-a/webhooks.js';
 import { installingInputs, NO_PENDING_INPUTS, storefrontAAad, storefrontAClientOf } from '../model/connections.js';
-import { isWebhookTopic, webhookPayloadSchemas, type WebhookTopic } from '../integrations/storefront-a/webhooks.js';
 import { classifyFailures } from './failures.js';
 import { escapeHtml } from './email-templates.js';
 import { collectCustomerData, redactCustomerData, redactShopCustomers } from './privacy.js';
 
-/** The script the shop loads on every storefront page to send the checkout button to us. */
+/** The theme editor's activation deep link for our app embed (docs: "App embed block deep linking"). */
+export const embedActivationUrl = (shopUrl: string, clientId: string) =>
+  `${shopUrl}/admin/themes/current/editor?context=apps&activateAppId=${encodeURIComponent(clientId)}/${APP_EMBED_HANDLE}`;
+
+/** The script legacy installs put in the shop as a script tag (removed now; the app embed replaces it). */
 export const scriptTagSrc = (config: Pick<Config, 'publicApiUrl'>) => `${config.publicApiUrl}/script-tag.js`;
+
+/** What script-tag/status reports: the app embed in the published theme, and any legacy script tag. */
+export interface InterceptionStatus {
+  installed: boolean;
+  scriptTagId: string | null;
+  src: string;
+  activationUrl: string;
+  themeName: string | null;
+}
 
 export const DATA_REQUEST_EMAIL_KIND = 'privacy_data_request';
 
@@ -50,7 +66,18 @@ export function createStorefrontAActivities(deps: StorefrontAActivityDeps) {
     return storefrontAClientOf(deps, merchantId, shop, sealed);
   }
 
-  const ours = (tags: Array<{ id: string; src: string }>) => tags.find((t) => t.src === src);
+  /** The embed's status and our legacy script tags; `removeLegacy` deletes those (create is refused since 2026-10-01). */
+  async function interception(merchantId: string, client: StorefrontAClient, removeLegacy: boolean): Promise<InterceptionStatus> {
+    const row = await connectionOf(merchantId);
+    let tags = await client.listScriptTags();
+    if (removeLegacy) {
+      for (const tag of tags) await client.deleteScriptTag(tag.id);
+      tags = [];
+    }
+    const embed = await client.embedStatus();
+    const shopUrl = shopBaseUrl(apiUrlTemplate, client.shop, config.storefrontA.shopSuffix);
+    return { installed: embed.active, scriptTagId: tags[0]?.id ?? null, src, activationUrl: embedActivationUrl(shopUrl, installingInputs(row).pending ? installingInputs(row).clientId : row.clientId), themeName: embed.themeName };
+  }
 
   return classifyFailures({
     /** Trades the callback's code for the shop's access token; answers the token sealed, never in clear. */
@@ -69,26 +96,44 @@ export function createStorefrontAActivities(deps: StorefrontAActivityDeps) {
       return { sealedAccessToken: secrets.encrypt(accessToken, storefrontAAad.accessToken(input.merchantId)), scopes };
     },
 
-    /** Our script tag at the shop: found, or created. Writes nothing here (the workflow records it). */
-    async ensureStorefrontAScriptTag(input: { merchantId: string; sealedAccessToken?: string }): Promise<{ scriptTagId: string; src: string; created: boolean }> {
+    /**
+     * Sets up a freshly installed shop: a Storefront API token (cart reads), webhook subscriptions (uninstall,
+     * shop and domain changes, theme publish), the app embed's config (app-data metafields), the shop's origins
+     * (CORS), and the embed status; legacy script tags go. Writes nothing here (the workflow records it).
+     */
+    async setUpStorefrontAShop(input: { merchantId: string; sealedAccessToken: string }): Promise<{ sealedStorefrontToken: string; origins: string[]; status: InterceptionStatus }> {
       const client = await clientOf(input.merchantId, input.sealedAccessToken);
-      const existing = ours(await client.listScriptTags());
-      if (existing) return { scriptTagId: existing.id, src, created: false };
-      const tag = await client.createScriptTag(src);
-      return { scriptTagId: tag.id, src, created: true };
+      const storefrontToken = await client.createStorefrontToken('hosted-checkout');
+      await client.subscribeWebhooks(`${config.publicApiUrl}/webhooks/storefront-a`, SUBSCRIBED_TOPICS);
+      await client.setAppConfig({ api_base: config.publicApiUrl, shop: client.shop });
+      const shop = await client.getShop();
+      const status = await interception(input.merchantId, client, true);
+      return { sealedStorefrontToken: secrets.encrypt(storefrontToken, storefrontAAad.storefrontToken(input.merchantId)), origins: shop.origins, status };
     },
 
-    /** Looks at the shop, live: is our script tag there? */
-    async checkStorefrontAScriptTag(input: { merchantId: string }): Promise<{ installed: boolean; scriptTagId: string | null; src: string }> {
+    /** Drives interception: removes legacy script tags and answers the embed's status with its activation link. */
+    async ensureStorefrontAScriptTag(input: { merchantId: string }): Promise<InterceptionStatus> {
       const client = await clientOf(input.merchantId);
-      const existing = ours(await client.listScriptTags());
-      return { installed: existing !== undefined, scriptTagId: existing?.id ?? null, src };
+      await client.setAppConfig({ api_base: config.publicApiUrl, shop: client.shop });
+      return interception(input.merchantId, client, true);
     },
 
-    async recordStorefrontAScriptTag(input: { merchantId: string; scriptTagId: string | null }): Promise<{ checkedAt: string }> {
+    /** Looks at the shop, live: is our app embed on in the published theme, is a legacy script tag left? */
+    async checkStorefrontAScriptTag(input: { merchantId: string }): Promise<InterceptionStatus> {
+      return interception(input.merchantId, await clientOf(input.merchantId), false);
+    },
+
+    async recordStorefrontAScriptTag(input: { merchantId: string; scriptTagId: string | null; embedActive?: boolean }): Promise<{ checkedAt: string }> {
       const checkedAt = new Date();
-      await db.storefrontAConnection.updateMany({ where: { merchantId: input.merchantId }, data: { scriptTagId: input.scriptTagId, scriptTagCheckedAt: checkedAt } });
+      await db.storefrontAConnection.updateMany({ where: { merchantId: input.merchantId }, data: { scriptTagId: input.scriptTagId, scriptTagCheckedAt: checkedAt, ...(input.embedActive === undefined ? {} : { appEmbedActive: input.embedActive }) } });
       return { checkedAt: checkedAt.toISOString() };
+    },
+
+    /** Re-reads the shop's domains (shop/update, domains/*): its origins join the CORS allowlist. */
+    async refreshStorefrontAOrigins(input: { merchantId: string }): Promise<{ origins: string[] }> {
+      const { origins } = await (await clientOf(input.merchantId)).getShop();
+      await db.storefrontAConnection.updateMany({ where: { merchantId: input.merchantId, connected: true }, data: { shopOrigins: origins } });
+      return { origins };
     },
 
     /**
@@ -96,7 +141,7 @@ export function createStorefrontAActivities(deps: StorefrontAActivityDeps) {
      * waiting for this install replace the connection's in the same write (and become the merchant's shop);
      * until here the connection they replace kept working.
      */
-    async saveStorefrontAInstall(input: { merchantId: string; shop: string; sealedAccessToken: string; scopes: string[]; scriptTagId: string }): Promise<{ installedAt: string }> {
+    async saveStorefrontAInstall(input: { merchantId: string; shop: string; sealedAccessToken: string; scopes: string[]; scriptTagId: string | null; sealedStorefrontToken?: string; origins?: string[]; embedActive?: boolean }): Promise<{ installedAt: string }> {
       const now = new Date();
       const installed = {
         accessTokenEnc: input.sealedAccessToken,
@@ -106,6 +151,9 @@ export function createStorefrontAActivities(deps: StorefrontAActivityDeps) {
         uninstalledAt: null,
         scriptTagId: input.scriptTagId,
         scriptTagCheckedAt: now,
+        storefrontTokenEnc: input.sealedStorefrontToken ?? null,
+        shopOrigins: input.origins ?? [],
+        appEmbedActive: input.embedActive ?? false,
       };
       const changed = () => fail('The storefront A inputs changed during the install: start it again', 'CONFLICT');
       await db.$transaction(async (tx) => {
@@ -151,7 +199,8 @@ export function createStorefrontAActivities(deps: StorefrontAActivityDeps) {
         throw err;
       }
       let removed = 0;
-      for (const tag of tags.filter((t) => t.src === src || t.id === row.scriptTagId)) {
+      // Every script tag of this app in the shop is ours (Shopify scopes them per app).
+      for (const tag of tags) {
         try {
           await client.deleteScriptTag(tag.id);
           removed++;
@@ -186,7 +235,7 @@ export function createStorefrontAActivities(deps: StorefrontAActivityDeps) {
         // The platform deleted the app's tokens and script tags: forget ours too.
         const { count } = await db.storefrontAConnection.updateMany({
           where: { merchantId, shop: row.shop },
-          data: { connected: false, uninstalledAt: now, accessTokenEnc: null, scopes: null, scriptTagId: null, scriptTagCheckedAt: null },
+          data: { connected: false, uninstalledAt: now, accessTokenEnc: null, storefrontTokenEnc: null, shopOrigins: [], appEmbedActive: false, scopes: null, scriptTagId: null, scriptTagCheckedAt: null },
         });
         result = { connected: false, uninstalledAt: now.toISOString(), connectionsUpdated: count };
       } else if (topic === 'shop/redact') {
@@ -197,8 +246,24 @@ export function createStorefrontAActivities(deps: StorefrontAActivityDeps) {
         await db.merchant.updateMany({ where: { id: merchantId, shopDomain: row.shop }, data: { shopDomain: null } });
         await db.merchant.updateMany({ where: { id: merchantId, storePlatform: 'STOREFRONT_A', shopDomain: null }, data: { storePlatform: null } });
         result = { redacted, deleted: { storefront_a_connections: connection.count, oauth_states: states.count } };
+      } else if (topic === 'shop/update' || topic.startsWith('domains/') || topic === 'themes/publish') {
+        // The payloads' shapes are not relied on: the shop is read again through the Admin API.
+        const connection = await db.storefrontAConnection.findUnique({ where: { merchantId } });
+        if (!connection?.connected || connection.shop !== row.shop) result = { skipped: 'the shop is not connected' };
+        else {
+          const client = await clientOf(merchantId);
+          if (topic === 'themes/publish') {
+            const embed = await client.embedStatus();
+            await db.storefrontAConnection.updateMany({ where: { merchantId, shop: row.shop }, data: { appEmbedActive: embed.active, scriptTagCheckedAt: new Date() } });
+            result = { embedActive: embed.active, theme: embed.themeName };
+          } else {
+            const { origins } = await client.getShop();
+            await db.storefrontAConnection.updateMany({ where: { merchantId, shop: row.shop, connected: true }, data: { shopOrigins: origins } });
+            result = { origins };
+          }
+        }
       } else {
-        const payload = webhookPayloadSchemas[topic].parse(row.payload);
+        const payload = webhookPayloadSchemas[topic as 'customers/redact' | 'customers/data_request'].parse(row.payload);
         const customerEmail = payload.customer.email;
         const subject = customerEmail ? { merchantId, shop: row.shop, email: customerEmail } : null;
         if (topic === 'customers/redact') {

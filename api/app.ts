@@ -38,7 +38,7 @@ import { ordersRoutes } from './routes/orders/index.js';
 import { statsRoutes } from './routes/merchant/stats.js';
 import { pagesRoutes } from './routes/pages/index.js';
 import { resolveDeps, type AppDeps } from './route-deps.js';
-import { createCustomDomainHostCheck } from './checkout-host.js';
+import { createCustomDomainHostCheck, createShopOriginCheck } from './checkout-host.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 /** Query parameters that carry secrets (handoff tokens, OAuth codes, link tokens): never logged. */
@@ -90,6 +90,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     extraOrigins: config.sandbox.enabled ? Object.values(config.sandbox.urls) : [],
     // Verified custom checkout domains and their apex (cached reads of custom_domains).
     isCustomDomainHost: createCustomDomainHostCheck(deps.db),
+    // The connected Shopify shops' own domains (shoppers browse on www.merchant.com, not *.myshopify.com).
+    isShopOrigin: createShopOriginCheck(deps.db),
   });
   await app.register(openapiPlugin, { serverUrl: config.api.publicUrl });
   await app.register(commonAnswersPlugin);

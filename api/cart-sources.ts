@@ -130,7 +130,7 @@ async function fromStore<T>(read: Promise<T>, notFound?: () => AppError): Promis
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Storefront A: the script tag names the shop and the cart; we read the cart with the merchant's token.
+// Storefront A: the app embed names the shop and the /cart.js token; we read the cart through the Storefront API.
 
 export async function storefrontASource(deps: CartDeps, body: StorefrontACreateBody): Promise<CartSource> {
   const { config, db, caches } = deps;
@@ -141,11 +141,14 @@ export async function storefrontASource(deps: CartDeps, body: StorefrontACreateB
   if (!connection?.connected || !connection.accessTokenEnc) throw unknownStore();
   const { merchant } = connection;
   const sealed = connection.accessTokenEnc;
+  const sealedStorefront = connection.storefrontTokenEnc;
   return {
     platform: 'STOREFRONT_A',
     merchant,
     async readCart() {
-      const client = storefrontAClientOf({ ...deps, timeoutMs: STORE_READ_TIMEOUT_MS }, merchant.id, connection.shop, sealed);
+      // The cart lives in the storefront: read through the Storefront API with the token made at install.
+      if (!sealedStorefront) throw new AppError('UPSTREAM_ERROR', 'The store connection has no Storefront API token: reinstall the app');
+      const client = storefrontAClientOf({ ...deps, timeoutMs: STORE_READ_TIMEOUT_MS }, merchant.id, connection.shop, sealed, sealedStorefront);
       const cart = await fromStore(client.getCart(body.cartToken), () => new AppError('NOT_FOUND', 'The store has no such cart'));
       if (cart.items.length === 0) throw emptyCart();
       return {

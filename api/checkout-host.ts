@@ -90,3 +90,21 @@ export function createCustomDomainHostCheck(db: Db, opts: { ttlMs?: number; nega
   };
   return Object.assign(check, { clear: () => cache.clear() });
 }
+
+/** Whether an https origin is a domain of a connected storefront A shop (cached reads of storefront_a_connections). */
+export function createShopOriginCheck(db: Db, opts: { ttlMs?: number; negativeTtlMs?: number; maxEntries?: number } = {}): (origin: string) => Promise<boolean> {
+  const ttlMs = opts.ttlMs ?? 30_000;
+  const negativeTtlMs = opts.negativeTtlMs ?? 5_000;
+  const maxEntries = opts.maxEntries ?? 10_000;
+  const cache = new Map<string, { allowed: boolean; until: number }>();
+  return async (origin: string) => {
+    const now = Date.now();
+    const hit = cache.get(origin);
+    if (hit && hit.until > now) return hit.allowed;
+    const found = await db.storefrontAConnection.findFirst({ where: { connected: true, shopOrigins: { has: origin } }, select: { merchantId: true } });
+    const allowed = found !== null;
+    if (cache.size >= maxEntries) cache.clear();
+    cache.set(origin, { allowed, until: now + (allowed ? ttlMs : negativeTtlMs) });
+    return allowed;
+  };
+}

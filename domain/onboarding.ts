@@ -213,7 +213,7 @@ export function wizardState(f: OnboardingFacts): WizardState {
 // Checkout activation: the hosted checkout really takes over the store's checkout button.
 
 export interface ActivationInput {
-  /** Storefront A only: what the store showed when asked for our script tag; null when it could not be asked. */
+  /** Storefront A only: whether the store showed our app embed on in its published theme; null when it could not be asked. */
   scriptTagInstalled: boolean | null;
 }
 
@@ -223,8 +223,8 @@ export interface CheckoutActivation extends Check {
 }
 
 /**
- * A real non-preview checkout from a store cart must exist; storefront A also needs our script tag in
- * place, storefront B the official plugin to have intercepted a checkout at least once.
+ * A real non-preview checkout from a store cart must exist; storefront A also needs our app embed on in the
+ * published theme, storefront B the official plugin to have intercepted a checkout at least once.
  */
 export function checkoutActivation(f: OnboardingFacts, input: ActivationInput): CheckoutActivation {
   const realCheckoutExists = f.firstRealCheckoutAt !== null;
@@ -233,15 +233,15 @@ export function checkoutActivation(f: OnboardingFacts, input: ActivationInput): 
   if (!gate.ok) return result(gate);
   if (f.storePlatform === 'STOREFRONT_A' && input.scriptTagInstalled !== true) {
     return result(fail('SCRIPT_TAG_MISSING', input.scriptTagInstalled === null
-      ? 'Our script tag could not be checked at the store: try again in a minute'
-      : 'Our script tag is not in the storefront A shop: reinstall it'));
+      ? 'Our app embed could not be checked at the store: try again in a minute'
+      : 'Our app embed is not on in the storefront A shop\'s published theme: turn it on in the theme editor and save'));
   }
   return result(pass);
 }
 
 /**
- * Setup verification step 4: what blocks there. Storefront A's script tag is not judged here: step 5
- * installs or reinstalls it and checks again, so a missing tag blocks only if that fails.
+ * Setup verification step 4: what blocks there. Storefront A's app embed is not judged here: step 5
+ * removes legacy script tags and checks the embed again, so an embed that is off blocks there.
  */
 export function activationGate(f: OnboardingFacts): Check {
   const store = storeReadiness(f);

@@ -33,6 +33,7 @@ export const storefrontAAad = {
   clientSecret: (merchantId: string) => `${merchantId}:storefrontA.clientSecret`,
   accessToken: (merchantId: string) => `${merchantId}:storefrontA.accessToken`,
   oauthCode: (merchantId: string) => `${merchantId}:storefrontA.oauthCode`,
+  storefrontToken: (merchantId: string) => `${merchantId}:storefrontA.storefrontToken`,
 };
 
 export const storefrontBAad = {
@@ -106,11 +107,11 @@ export async function processorClientFor(deps: ConnectionDeps & { db: Db }, merc
 // Stores
 
 /**
- * The access the service asks for at install: products and carts to build checkouts, script tags to take
- * over the checkout button, orders to create them. Same list as the sandbox's DEFAULT_SCOPES (a test
- * keeps them equal).
+ * The access the service asks for at install (docs/storefront-a.md): draft orders (the order, exactly once),
+ * orders (COD status), themes (app embed status), script tags (only to delete a legacy one) and the Storefront
+ * API's cart and product reads.
  */
-export const STOREFRONT_A_SCOPES: readonly string[] = ['read_products', 'read_checkouts', 'write_script_tags', 'write_orders'];
+export const STOREFRONT_A_SCOPES: readonly string[] = ['write_draft_orders', 'read_orders', 'read_themes', 'write_script_tags', 'unauthenticated_read_checkouts', 'unauthenticated_read_product_listings'];
 
 /** The inputs of a storefront A connection row, current and pending (prisma's StorefrontAConnection fits). */
 export interface StorefrontAInputsRow {
@@ -141,13 +142,15 @@ export const NO_PENDING_INPUTS = { pendingShop: null, pendingClientId: null, pen
 
 export type StoreClient = StorefrontAClient | StorefrontBClient;
 
-/** The storefront A client of a shop with a token sealed for `merchantId` (the connection's, or an install's). */
-export function storefrontAClientOf(deps: ConnectionDeps, merchantId: string, shop: string, accessTokenEnc: string): StorefrontAClient {
-  const accessToken = openSecret(deps.secrets, accessTokenEnc, storefrontAAad.accessToken(merchantId), {
-    code: 'CONFLICT',
-    message: 'The stored storefront A access token cannot be read: install the app again',
-  });
-  return createStorefrontAClient({ shop, accessToken, apiUrlTemplate: deps.config.storefrontA.apiTemplate, shopSuffix: deps.config.storefrontA.shopSuffix, ...client(deps) });
+/**
+ * The storefront A client of a shop with tokens sealed for `merchantId` (the connection's, or an install's): the
+ * Admin API token, and the Storefront API token the install created (cart reads) when there is one.
+ */
+export function storefrontAClientOf(deps: ConnectionDeps, merchantId: string, shop: string, accessTokenEnc: string, storefrontTokenEnc?: string | null): StorefrontAClient {
+  const unreadable = { code: 'CONFLICT' as const, message: 'The stored storefront A access token cannot be read: install the app again' };
+  const accessToken = openSecret(deps.secrets, accessTokenEnc, storefrontAAad.accessToken(merchantId), unreadable);
+  const storefrontToken = storefrontTokenEnc ? openSecret(deps.secrets, storefrontTokenEnc, storefrontAAad.storefrontToken(merchantId), unreadable) : undefined;
+  return createStorefrontAClient({ shop, accessToken, storefrontToken, apiUrlTemplate: deps.config.storefrontA.apiTemplate, shopSuffix: deps.config.storefrontA.shopSuffix, ...client(deps) });
 }
 
 /** A storefront B store URL in the form every comparison uses: origin + path without a trailing slash (no query, no fragment). */
@@ -205,7 +208,7 @@ export async function storeClientFor(deps: ConnectionDeps & { db: Db }, merchant
   if (platform === 'STOREFRONT_A') {
     const row = await deps.db.storefrontAConnection.findUnique({ where: { merchantId } });
     if (!row?.connected || !row.accessTokenEnc) throw new AppError('CONFLICT', 'Storefront A is not connected (the app was uninstalled): reconnect the store in your dashboard');
-    return storefrontAClientOf(deps, merchantId, row.shop, row.accessTokenEnc);
+    return storefrontAClientOf(deps, merchantId, row.shop, row.accessTokenEnc, row.storefrontTokenEnc);
   }
   const row = await deps.db.storefrontBConnection.findUnique({ where: { merchantId } });
   if (!row) throw new AppError('CONFLICT', 'Storefront B is not connected: connect the store in your dashboard');

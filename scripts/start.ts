@@ -16,6 +16,8 @@ import { buildApp } from '../api/app.js';
 import { createActivities, createWorker } from '../activities/worker.js';
 import { seedFxRatesIfEmpty } from '../activities/fx-rates.js';
 import { startSandbox, type RunningSandbox } from '../sandbox/index.js';
+import { DEMO_APP } from '../sandbox/storefront-a/simulator.js';
+import { deployThemeExtension } from './lib/theme-extension.js';
 import { ensureTemporalCli, ProvisionError } from './lib/temporal-binaries.js';
 import { startEmbeddedPostgres, type EmbeddedPostgresServer } from './lib/embedded-postgres.js';
 import { ensureSchedules } from '../activities/schedules.js';
@@ -137,6 +139,12 @@ async function main() {
     sandbox = await startSandbox(config);
     stops.push({ name: 'sandbox simulators', run: () => sandbox!.stop() });
     log(`Sandbox: ${sandbox.simulators.length} simulators up`);
+    // `shopify app deploy`, locally: the demo app carries our theme app extension (again after a sandbox reset);
+    // the merchant turns its app embed on in the theme editor (the dashboard links there).
+    const storefrontAUrl = config.sandbox.urls.storefrontA;
+    await deployThemeExtension(storefrontAUrl, DEMO_APP.clientId);
+    sandbox.sims.storefrontA.onReset(() => deployThemeExtension(storefrontAUrl, DEMO_APP.clientId));
+    log(`Sandbox: theme app extension (plugins/storefront-a-theme-extension) deployed to the demo storefront A app`);
   }
 
   const connection = await Connection.connect({ address: temporalAddress });

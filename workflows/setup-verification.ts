@@ -51,11 +51,12 @@ export async function setupVerificationWorkflow({ merchantId }: SetupVerificatio
   if (facts.storePlatform === 'STOREFRONT_A') {
     try {
       const tag = await store.ensureStorefrontAScriptTag({ merchantId });
-      await recordStorefrontAScriptTag({ merchantId, scriptTagId: tag.scriptTagId });
+      await recordStorefrontAScriptTag({ merchantId, scriptTagId: tag.scriptTagId, embedActive: tag.installed });
       const seen = await store.checkStorefrontAScriptTag({ merchantId });
-      await recordStorefrontAScriptTag({ merchantId, scriptTagId: seen.scriptTagId });
-      if (!seen.installed) return blocked(5, 'SCRIPT_TAG_NOT_INSTALLED', 'The store does not show our script tag even after installing it: reinstall it from the dashboard and try again');
-      mark(5, 'passed', tag.created ? 'script tag reinstalled' : 'script tag in place');
+      await recordStorefrontAScriptTag({ merchantId, scriptTagId: seen.scriptTagId, embedActive: seen.installed });
+      // Only the merchant can turn an app embed on (theme editor, Save): we can link there, not do it.
+      if (!seen.installed) return blocked(5, 'SCRIPT_TAG_NOT_INSTALLED', `Our app embed is not on in the published theme: open ${seen.activationUrl}, save in the theme editor, then verify again`);
+      mark(5, 'passed', `app embed on in ${seen.themeName ?? 'the published theme'}`);
     } catch (err) {
       if (!(err instanceof ActivityFailure)) throw err;
       const failure = toStorefrontAFailure(err);

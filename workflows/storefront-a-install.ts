@@ -7,8 +7,9 @@ const store = proxyActivities<StorefrontAActivities>(STORE_CALL_OPTIONS);
 const { saveStorefrontAInstall } = proxyActivities<StorefrontAActivities>(RECORD_OPTIONS);
 
 /**
- * Completes a storefront A app install: trades the OAuth code for the access token, puts our script tag
- * in the shop, then stores token, scopes and script tag in one write, so a failure stores nothing.
+ * Completes a storefront A app install: trades the OAuth code for the access token, sets the shop up (Storefront
+ * API token, webhooks, app embed config, origins; legacy script tags removed), then stores it all in one
+ * write, so a failure stores nothing. Short-lived (seconds): no history of it is kept for replay.
  */
 export async function installStorefrontAWorkflow(input: InstallStorefrontAInput): Promise<InstallStorefrontAResult> {
   let exchanged;
@@ -21,12 +22,15 @@ export async function installStorefrontAWorkflow(input: InstallStorefrontAInput)
     });
   }
   try {
-    const tag = await store.ensureStorefrontAScriptTag({ merchantId: input.merchantId, sealedAccessToken: exchanged.sealedAccessToken });
-    const saved = await saveStorefrontAInstall({ merchantId: input.merchantId, shop: input.shop, sealedAccessToken: exchanged.sealedAccessToken, scopes: exchanged.scopes, scriptTagId: tag.scriptTagId });
-    return { scopes: exchanged.scopes, scriptTagId: tag.scriptTagId, installedAt: saved.installedAt };
+    const setUp = await store.setUpStorefrontAShop({ merchantId: input.merchantId, sealedAccessToken: exchanged.sealedAccessToken });
+    const saved = await saveStorefrontAInstall({
+      merchantId: input.merchantId, shop: input.shop, sealedAccessToken: exchanged.sealedAccessToken, scopes: exchanged.scopes,
+      scriptTagId: setUp.status.scriptTagId, sealedStorefrontToken: setUp.sealedStorefrontToken, origins: setUp.origins, embedActive: setUp.status.installed,
+    });
+    return { scopes: exchanged.scopes, scriptTagId: setUp.status.scriptTagId, installedAt: saved.installedAt, embedActive: setUp.status.installed, activationUrl: setUp.status.activationUrl };
   } catch (err) {
     throw toStorefrontAFailure(err, {
-      'storefront-a.unauthorized': { code: 'CONFLICT', message: 'Storefront A did not grant the script tag access the checkout needs: approve every requested access and install again' },
+      'storefront-a.unauthorized': { code: 'CONFLICT', message: 'Storefront A did not grant the access the checkout needs (draft orders, themes, storefront cart): approve every requested access and install again' },
     });
   }
 }

@@ -6,22 +6,22 @@ import { toStorefrontAFailure, type ScriptTagStatus, RECORD_OPTIONS, STORE_CALL_
 const store = proxyActivities<StorefrontAActivities>(STORE_CALL_OPTIONS);
 const { recordStorefrontAScriptTag } = proxyActivities<StorefrontAActivities>(RECORD_OPTIONS);
 
-/** Puts our script tag in the merchant's shop when it is missing (manual reinstall, setup verification). */
+/** Drives interception (install): removes legacy script tags, answers the app embed's status and activation link. */
 export async function ensureStorefrontAScriptTagWorkflow(merchantId: string): Promise<ScriptTagStatus> {
   try {
-    const tag = await store.ensureStorefrontAScriptTag({ merchantId });
-    const { checkedAt } = await recordStorefrontAScriptTag({ merchantId, scriptTagId: tag.scriptTagId });
-    return { installed: true, scriptTagId: tag.scriptTagId, src: tag.src, checkedAt };
+    const status = await store.ensureStorefrontAScriptTag({ merchantId });
+    const { checkedAt } = await recordStorefrontAScriptTag({ merchantId, scriptTagId: status.scriptTagId, embedActive: status.installed });
+    return { ...status, checkedAt };
   } catch (err) {
     throw toStorefrontAFailure(err);
   }
 }
 
-/** Looks at the merchant's shop, live, for our script tag, and records what it saw. */
+/** Looks at the merchant's shop, live: is our app embed on in the published theme? Records what it saw. */
 export async function checkStorefrontAScriptTagWorkflow(merchantId: string): Promise<ScriptTagStatus> {
   try {
     const found = await store.checkStorefrontAScriptTag({ merchantId });
-    const { checkedAt } = await recordStorefrontAScriptTag({ merchantId, scriptTagId: found.scriptTagId });
+    const { checkedAt } = await recordStorefrontAScriptTag({ merchantId, scriptTagId: found.scriptTagId, embedActive: found.installed });
     return { ...found, checkedAt };
   } catch (err) {
     throw toStorefrontAFailure(err);

@@ -23,15 +23,24 @@ export interface InstallStorefrontAInput {
 
 export interface InstallStorefrontAResult {
   scopes: string[];
-  scriptTagId: string;
+  /** A legacy script tag left in the shop (null: none; install removes ours). */
+  scriptTagId: string | null;
   installedAt: string;
+  /** Whether the app embed is on in the published theme, and the theme editor link that turns it on. */
+  embedActive: boolean;
+  activationUrl: string;
 }
 
+/** What script-tag/status reports: `installed` = our app embed is on in the published theme. */
 export interface ScriptTagStatus {
   installed: boolean;
+  /** A legacy script tag of ours still in the shop (script tags stop running on 2027-03-01). */
   scriptTagId: string | null;
   src: string;
   checkedAt: string;
+  /** The theme editor deep link that activates the app embed (the merchant saves there). */
+  activationUrl: string;
+  themeName: string | null;
 }
 
 export interface ProcessStorefrontAWebhookResult {

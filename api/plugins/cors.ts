@@ -3,7 +3,8 @@
 //   1. the service's main web origin;
 //   2. any subdomain of the service domain (merchant checkouts);
 //   3. https://checkout.<domain> and https://<domain> of a verified custom domain (asked of `customOrigin`);
-//   4. https://<shop><storefront A shop suffix>, for the script tag.
+//   4. https://<shop><storefront A shop suffix>, and the https domains of connected storefront A shops (primary
+//      and others, stored at install and on shop/domain webhooks), for the app embed's call to create.
 // Outside production, http is accepted for 2 and 3 (local checkouts keep http and the API port), and the
 // sandbox's own pages are allowed.
 //
@@ -25,6 +26,8 @@ export interface OriginPolicy {
   extraOrigins: string[];
   /** Whether this host is a verified custom checkout domain (or its apex). */
   isCustomDomainHost?: (host: string) => Promise<boolean>;
+  /** Whether this https origin is a domain of a connected storefront A shop. */
+  isShopOrigin?: (origin: string) => Promise<boolean>;
 }
 
 function parseOrigin(origin: string): URL | undefined {
@@ -46,6 +49,7 @@ export async function isAllowedOrigin(origin: string, policy: OriginPolicy): Pro
   const domain = policy.serviceDomain.toLowerCase();
   if (schemeOk && (host === domain || host.endsWith(`.${domain}`))) return true;
   if (secure && host.endsWith(policy.storefrontAShopSuffix) && host.length > policy.storefrontAShopSuffix.length) return true;
+  if (secure && policy.isShopOrigin && (await policy.isShopOrigin(url.origin))) return true;
   if (schemeOk && policy.isCustomDomainHost) return policy.isCustomDomainHost(host);
   return false;
 }

@@ -61,8 +61,10 @@ export const checkoutActivation = z
     firstRealCheckoutAt: z.string().nullable(),
     storefrontA: z
       .object({
-        scriptTagInstalled: z.boolean().nullable().describe('Checked live at the store; null when the store could not be asked'),
-        scriptTagId: z.string().nullable(),
+        scriptTagInstalled: z.boolean().nullable().describe('Our app embed is on in the published theme (checked live; the spec\'s name kept); null when the store could not be asked'),
+        scriptTagId: z.string().nullable().describe('A legacy script tag of ours still in the shop'),
+        activationUrl: z.string().nullable().describe('Theme editor link that turns the app embed on (the merchant saves there)'),
+        themeName: z.string().nullable().describe('The published theme'),
         checkedAt: z.string().nullable(),
         checkError: z.string().nullable().describe('Why the live check failed'),
       })

@@ -1,189 +1,114 @@
+// The client against the simulator over real HTTP: Storefront API cart, draft orders completed exactly once
+// under "commit, then time out" faults, THROTTLED waited out, embed status from settings_data.json.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startSimulator } from '../../sandbox/storefront-common/testing.js';
 import { createStorefrontASimulator, DEMO_APP, DEMO_SHOP, type StorefrontASimulator } from '../../sandbox/storefront-a/simulator.js';
-import { startSimulator, withRetries } from '../../sandbox/storefront-common/testing.js';
+import { createStorefrontAClient, embedInSettings, type OrderIntent } from './client.js';
 import type { StoreOrderInput } from '../storefront-common/order.js';
-import { createStorefrontAClient, exchangeCode } from './client.js';
 
 let sim: StorefrontASimulator;
 let url: string;
 let close: () => Promise<void>;
-let template: string;
-
-beforeAll(async () => {
-  ({ sim, url, close } = await startSimulator((publicUrl) => createStorefrontASimulator({ publicUrl })));
-  template = `${url}/shops/{shop}`;
-});
+beforeAll(async () => ({ sim, url, close } = await startSimulator((publicUrl) => createStorefrontASimulator({ publicUrl }))));
 afterAll(() => close());
 beforeEach(() => sim.reset());
 
-const client = (accessToken = sim.install(DEMO_SHOP), extra: { timeoutMs?: number; fetch?: typeof fetch } = {}) =>
-  createStorefrontAClient({ shop: DEMO_SHOP, accessToken, apiUrlTemplate: template, ...extra });
-const variants = () => sim.state.shops.get(DEMO_SHOP)!.products.flatMap((p) => p.variants);
-const fault = (rule: Record<string, unknown>) => fetch(`${url}/_control/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(rule) });
+const control = (path: string, body: unknown) => fetch(`${url}/_control/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const clientFor = (accessToken: string, extra: { storefrontToken?: string; timeoutMs?: number } = {}) => createStorefrontAClient({ shop: DEMO_SHOP, accessToken, apiUrlTemplate: `${url}/shops/{shop}`, ...extra });
+const memoryIntent = (): OrderIntent & { recorded: string[] } => {
+  const recorded: string[] = [];
+  return { recorded, draftOrderId: async () => recorded[0] ?? null, recordDraftOrder: async (id) => void recorded.push(id) };
+};
 
-function orderInput(overrides: Partial<StoreOrderInput> = {}): StoreOrderInput {
-  const [mug] = variants().filter((v) => v.sku === 'MUG-SND');
+function orderInput(sessionToken: string, variantId: number, method: 'card' | 'cod' = 'card'): StoreOrderInput {
   return {
-    sessionToken: 'sess_123',
-    currency: 'EUR',
-    email: 'shopper@example.com',
-    shippingAddress: { firstName: 'Ada', lastName: 'Lovelace', line1: 'Hauptstr. 1', city: 'Berlin', postalCode: '10115', countryCode: 'DE' },
-    lines: [{ title: 'Ceramic Mug', variantTitle: 'Sand', quantity: 2, unitPriceMinor: 1800, productId: String(mug!.productId), variantId: String(mug!.id) }],
-    shipping: { title: 'Standard', priceMinor: 490 },
-    discount: { code: 'WELCOME', amountMinor: 500 },
-    totals: { subtotalMinor: 3600, shippingMinor: 490, discountMinor: 500, totalMinor: 3590 },
-    payment: { method: 'card', reference: 'pay_1' },
-    ...overrides,
+    sessionToken, currency: 'EUR', email: 'ann@example.com',
+    shippingAddress: { firstName: 'Ann', lastName: 'Lee', line1: '1 Main St', city: 'Berlin', postalCode: '10115', countryCode: 'DE' },
+    lines: [{ title: 'Tote', quantity: 2, unitPriceMinor: 2000, productId: '1', variantId: String(variantId) }],
+    shipping: { title: 'Standard', priceMinor: 450 },
+    totals: { subtotalMinor: 4000, shippingMinor: 450, discountMinor: 0, totalMinor: 4450 },
+    payment: { method, reference: method === 'card' ? 'pay_1' : undefined },
   };
 }
+const ordersOf = (token: string) => [...sim.state.shops.get(DEMO_SHOP)!.orders.values()].filter((o) => o.customAttributes.some((a) => a.value === token));
 
-describe('storefront A client, given an installed app', () => {
-  it('when it reads the shop, then it gets the demo shop with its currency', async () => {
-    expect(await client().getShop()).toMatchObject({ myshopifyDomain: DEMO_SHOP, currency: 'EUR', countryCode: 'DE', name: 'Demo Shop' });
-  });
+describe('orders exactly once without idempotency keys', () => {
+  it('given 20 "commit, then time out" faults on completion, then each of 20 checkouts has exactly one order', async () => {
+    const client = clientFor(sim.install(DEMO_SHOP), { timeoutMs: 300 });
+    const variant = sim.state.shops.get(DEMO_SHOP)!.products[0]!.variants[0]!;
+    await control('faults/commit-then-timeout', { mutation: 'draftOrderComplete', count: 20, hangMs: 1000 });
+    for (let i = 0; i < 20; i++) {
+      const { order, created } = await client.placeOrder(orderInput(`cs_${i}`, variant.id), memoryIntent());
+      expect(created).toBe(false); // the answer was lost: the order was found through its draft
+      expect(order.totalMinor).toBe(4450);
+    }
+    expect(sim.state.commitThenTimeout.size).toBe(0);
+    for (let i = 0; i < 20; i++) expect(ordersOf(`cs_${i}`)).toHaveLength(1);
+    expect(sim.state.shops.get(DEMO_SHOP)!.orders.size).toBe(20);
+  }, 60_000);
 
-  it("when it reads a shopper's cart, then lines carry integer minor-unit prices and image URLs", async () => {
-    const [tee] = variants().filter((v) => v.sku === 'TEE-L');
-    const token = sim.createCart(DEMO_SHOP, [{ variantId: tee!.id, quantity: 3 }]);
-    const cart = await client().getCart(token);
-    expect(cart).toMatchObject({ token, currency: 'EUR', country: 'DE', subtotalMinor: 9300 });
-    expect(cart.items).toEqual([
-      { productId: String(tee!.productId), variantId: String(tee!.id), title: 'Organic Cotton Tee', variantTitle: 'L', quantity: 3, unitPriceMinor: 3100, imageUrl: `${url}/shops/${DEMO_SHOP}/cdn/products/organic-tee.svg` },
-    ]);
-    const image = await fetch(cart.items[0]!.imageUrl!);
-    expect(image.headers.get('content-type')).toContain('image/svg+xml');
-  });
+  it('given 20 faults on one checkout, retried the way the activity retries (intent kept), then one order', async () => {
+    const client = clientFor(sim.install(DEMO_SHOP), { timeoutMs: 300 });
+    const variant = sim.state.shops.get(DEMO_SHOP)!.products[0]!.variants[0]!;
+    await control('faults/commit-then-timeout', { mutation: 'draftOrderCreate', count: 20, hangMs: 1000 });
+    const intent = memoryIntent();
+    let result;
+    for (let attempt = 0; attempt < 30 && !result; attempt++) result = await client.placeOrder(orderInput('cs_same', variant.id), intent).catch(() => undefined);
+    expect(result?.order.paid).toBe(true);
+    // Lost create answers leave extra open drafts, never a second order.
+    expect(ordersOf('cs_same')).toHaveLength(1);
+    expect([...sim.state.shops.get(DEMO_SHOP)!.draftOrders.values()].filter((d) => d.status === 'COMPLETED')).toHaveLength(1);
+    // And once more, later: answered from the recorded draft.
+    expect(await client.placeOrder(orderInput('cs_same', variant.id), intent)).toMatchObject({ created: false, order: { id: result!.order.id } });
+    expect(ordersOf('cs_same')).toHaveLength(1);
+  }, 60_000);
 
-  it('when it asks for an unknown cart, then it is not_found', async () => {
-    await expect(client().getCart('nope')).rejects.toMatchObject({ kind: 'not_found', retryable: false });
-  });
-
-  it('when it manages script tags, then they are created, listed and deleted', async () => {
-    const c = client();
-    const tag = await c.createScriptTag('http://localhost:3000/script-tag.js');
-    expect(tag).toMatchObject({ src: 'http://localhost:3000/script-tag.js', event: 'onload' });
-    expect(await c.listScriptTags()).toEqual([tag]);
-    await c.deleteScriptTag(tag.id);
-    expect(await c.listScriptTags()).toEqual([]);
-    await expect(c.deleteScriptTag(tag.id)).rejects.toMatchObject({ kind: 'not_found' });
-  });
-
-  it('when a script tag src is not https, then the platform rejects it', async () => {
-    await expect(client().createScriptTag('http://evil.example/x.js')).rejects.toMatchObject({ kind: 'rejected', status: 422 });
-  });
-
-  it("when another app's script tags exist, then this app neither sees nor deletes them", async () => {
-    const other = await (await fetch(`${url}/_control/apps`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"Other"}' })).json() as { clientId: string };
-    const theirs = await client(sim.install(DEMO_SHOP, { clientId: other.clientId })).createScriptTag('https://cdn.other.example/a.js');
-    expect(await client().listScriptTags()).toEqual([]);
-    await expect(client().deleteScriptTag(theirs.id)).rejects.toMatchObject({ kind: 'not_found' });
-  });
-
-  it('when it creates a card order, then the shop has it paid with our session token and totals', async () => {
-    const c = client();
-    const order = await c.createOrder(orderInput(), 'key-1');
-    expect(order).toMatchObject({ number: '#1001', status: 'paid', paid: true, currency: 'EUR', totalMinor: 3590, sessionToken: 'sess_123' });
-    expect(await c.getOrder(order.id)).toEqual(order);
-    const stored = sim.state.shops.get(DEMO_SHOP)!.orders.get(Number(order.id))!;
-    expect(stored).toMatchObject({ email: 'shopper@example.com', subtotal: 3600, totalShipping: 490, totalDiscounts: 500, total: 3590, tags: ['checkout:sess_123'] });
-    expect(stored.transactions).toMatchObject([{ kind: 'sale', status: 'success', amount: 3590, authorization: 'pay_1' }]);
-  });
-
-  it('when it creates a COD order, then it is pending until the merchant marks it paid', async () => {
-    const order = await client().createOrder(orderInput({ payment: { method: 'cod' } }), 'key-cod');
-    expect(order).toMatchObject({ status: 'pending', paid: false });
-  });
-
-  it('when the same idempotency key is sent twice, then one order exists and both answers are it', async () => {
-    const c = client();
-    const first = await c.createOrder(orderInput(), 'same-key');
-    const second = await c.createOrder(orderInput({ email: 'changed@example.com' }), 'same-key');
-    expect(second).toEqual(first);
-    expect(sim.state.shops.get(DEMO_SHOP)!.orders.size).toBe(1);
-    const third = await c.createOrder(orderInput(), 'other-key');
-    expect(third.id).not.toBe(first.id);
-  });
-
-  it('when it looks an order up by session token, then it finds exactly that order or null', async () => {
-    const c = client();
-    await c.createOrder(orderInput({ sessionToken: 'sess_other' }), 'k1');
-    const mine = await c.createOrder(orderInput(), 'k2');
-    expect(await c.findOrderBySessionToken('sess_123')).toEqual(mine);
-    expect(await c.findOrderBySessionToken('sess_missing')).toBeNull();
-  });
-
-  it('when it asks for an unknown order, then it is not_found', async () => {
-    await expect(client().getOrder('42')).rejects.toMatchObject({ kind: 'not_found' });
-  });
-
-  it('when the order input does not add up, then it is rejected before anything is sent', async () => {
-    const bad = orderInput({ totals: { subtotalMinor: 3600, shippingMinor: 490, discountMinor: 500, totalMinor: 9999 } });
-    await expect(client().createOrder(bad, 'k')).rejects.toMatchObject({ kind: 'rejected', status: undefined });
-    expect(sim.state.shops.get(DEMO_SHOP)!.orders.size).toBe(0);
-  });
-
-  it('when the platform itself refuses the order (unknown variant), then it is rejected', async () => {
-    const input = orderInput();
-    input.lines[0]!.variantId = '123';
-    await expect(client().createOrder(input, 'k')).rejects.toMatchObject({ kind: 'rejected', status: 422 });
+  it('given a COD checkout, then the order is payment pending and reads paid after the merchant marks it paid', async () => {
+    const client = clientFor(sim.install(DEMO_SHOP));
+    const variant = sim.state.shops.get(DEMO_SHOP)!.products[0]!.variants[0]!;
+    const { order } = await client.placeOrder(orderInput('cs_cod', variant.id, 'cod'), memoryIntent());
+    expect(order).toMatchObject({ paid: false, status: 'pending', number: '#1001' });
+    ordersOf('cs_cod')[0]!.financialStatus = 'PAID';
+    expect(await client.getOrder(order.id)).toMatchObject({ paid: true, sessionToken: 'cs_cod' });
   });
 });
 
-describe('storefront A client errors', () => {
-  it('given a wrong access token, when it calls, then it is unauthorized', async () => {
-    await expect(client('sfat_wrong').getShop()).rejects.toMatchObject({ kind: 'unauthorized', status: 401, retryable: false });
+describe('cart, throttling, embed status', () => {
+  it('reads the /cart.js token through the Storefront API with the token the install created', async () => {
+    const admin = clientFor(sim.install(DEMO_SHOP));
+    const storefrontToken = await admin.createStorefrontToken('hosted-checkout');
+    const variant = sim.state.shops.get(DEMO_SHOP)!.products[3]!.variants[2]!;
+    const token = sim.createCart(DEMO_SHOP, [{ variantId: variant.id, quantity: 2 }]);
+    const cart = await clientFor('x', { storefrontToken }).getCart(token);
+    expect(cart).toMatchObject({ currency: 'EUR', country: 'DE', subtotalMinor: 6200, items: [{ variantId: String(variant.id), quantity: 2, unitPriceMinor: 3100, title: 'Organic Cotton Tee', variantTitle: 'L' }] });
+    await expect(clientFor('x', { storefrontToken }).getCart(token.replace(/key=.*/, 'key=00'))).rejects.toMatchObject({ kind: 'not_found' });
   });
 
-  it('given a token without the orders scope, when it creates an order, then it is unauthorized (403)', async () => {
-    const token = sim.install(DEMO_SHOP, { scopes: ['read_products'] });
-    await expect(client(token).createOrder(orderInput(), 'k')).rejects.toMatchObject({ kind: 'unauthorized', status: 403 });
+  it('given an empty cost bucket, then the call waits for it to refill instead of failing', async () => {
+    const client = clientFor(sim.install(DEMO_SHOP));
+    await control(`shops/${DEMO_SHOP}/throttle`, { currentlyAvailable: 0, restoreRate: 50 });
+    const started = Date.now();
+    expect((await client.getShop()).origins).toContain('https://www.demo-shop.example');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(40);
   });
 
-  it('given an unknown shop, when it calls, then it is not_found', async () => {
-    const c = createStorefrontAClient({ shop: 'ghost.myshopify.com', accessToken: 'x', apiUrlTemplate: template });
-    await expect(c.getShop()).rejects.toMatchObject({ kind: 'not_found' });
+  it('given a bucket that would refill only after the longest wait, then the call fails at once as rate_limited (retryable)', async () => {
+    const client = createStorefrontAClient({ shop: DEMO_SHOP, accessToken: sim.install(DEMO_SHOP), apiUrlTemplate: `${url}/shops/{shop}`, maxThrottleWaitMs: 1_000 });
+    await control(`shops/${DEMO_SHOP}/throttle`, { currentlyAvailable: 0, restoreRate: 1 });
+    const started = Date.now();
+    await expect(client.getShop()).rejects.toMatchObject({ kind: 'rate_limited', retryable: true });
+    expect(Date.now() - started).toBeLessThan(1_000);
+    await control(`shops/${DEMO_SHOP}/throttle`, { currentlyAvailable: 2000 });
   });
 
-  it('given a shop host that is not the platform\'s, when a client is made, then it is rejected', () => {
-    expect(() => createStorefrontAClient({ shop: 'evil.example', accessToken: 'x', apiUrlTemplate: template })).toThrow(expect.objectContaining({ kind: 'rejected' }));
-  });
-
-  it('given the platform never answers, when it calls, then it times out (retryable)', async () => {
-    await fault({ mode: 'timeout', match: '/shops/' });
-    await expect(client(undefined, { timeoutMs: 300 }).getShop()).rejects.toMatchObject({ kind: 'timeout', retryable: true });
-  });
-
-  it('given a 5xx or a 429, when it calls, then it is unavailable or rate_limited (retryable)', async () => {
-    await fault({ mode: 'error', status: 503, match: '/shops/' });
-    await expect(client().getShop()).rejects.toMatchObject({ kind: 'unavailable', status: 503, retryable: true });
-    await fault({ mode: 'error', status: 429, match: '/shops/' });
-    await expect(client().getShop()).rejects.toMatchObject({ kind: 'rate_limited', retryAfterMs: 1000 });
-  });
-
-  it('given two injected 500s on order creation, when the call is retried with its key, then it succeeds with one order', async () => {
-    const c = client();
-    await fault({ mode: 'error', count: 2, method: 'POST', match: `/shops/${DEMO_SHOP}/admin/api/2025-01/orders` });
-    const { result, attempts } = await withRetries(() => c.createOrder(orderInput(), 'retry-key'));
-    expect(attempts).toBe(3);
-    expect(result.paid).toBe(true);
-    expect(sim.state.shops.get(DEMO_SHOP)!.orders.size).toBe(1);
-  });
-
-  it('given an answer not in the protocol shape, when it calls, then it is invalid_response', async () => {
-    const malformed: typeof fetch = async () => new Response(JSON.stringify({ shop: { id: 1 } }), { status: 200 });
-    await expect(client('t', { fetch: malformed }).getShop()).rejects.toMatchObject({ kind: 'invalid_response', retryable: false });
-    const badPrice: typeof fetch = async () =>
-      new Response(JSON.stringify({ order: { id: 1, name: '#1', financial_status: 'paid', currency: 'EUR', total_price: '1.005', created_at: 'x', note_attributes: [] } }));
-    await expect(client('t', { fetch: badPrice }).getOrder('1')).rejects.toMatchObject({ kind: 'invalid_response' });
-  });
-});
-
-describe('exchangeCode errors', () => {
-  it('given a wrong client secret, when a code is exchanged, then it is unauthorized', async () => {
-    await expect(exchangeCode({ shop: DEMO_SHOP, clientId: DEMO_APP.clientId, clientSecret: 'wrong', code: 'x', apiUrlTemplate: template })).rejects.toMatchObject({ kind: 'unauthorized' });
-  });
-
-  it('given an unknown code, when it is exchanged, then it is rejected', async () => {
-    await expect(exchangeCode({ shop: DEMO_SHOP, clientId: DEMO_APP.clientId, clientSecret: DEMO_APP.clientSecret, code: 'x', apiUrlTemplate: template })).rejects.toMatchObject({ kind: 'rejected', status: 400 });
+  it('reports the embed on only when settings_data.json holds it enabled', async () => {
+    const client = clientFor(sim.install(DEMO_SHOP));
+    expect(await client.embedStatus()).toMatchObject({ active: false, present: false, themeName: 'Dawn' });
+    await control(`apps/${DEMO_APP.clientId}/extensions`, { handle: 'checkout', blocks: { 'checkout-embed': '{% schema %}{"name":"x","target":"body"}{% endschema %}' }, assets: {} });
+    await control(`shops/${DEMO_SHOP}/app-embeds`, { clientId: DEMO_APP.clientId, block: 'checkout-embed', enabled: true });
+    expect(await client.embedStatus()).toMatchObject({ active: true, present: true });
+    await control(`shops/${DEMO_SHOP}/app-embeds`, { clientId: DEMO_APP.clientId, block: 'checkout-embed', enabled: false });
+    expect(await client.embedStatus()).toMatchObject({ active: false, present: true });
+    expect(embedInSettings('not json')).toEqual({ active: false, present: false });
   });
 });

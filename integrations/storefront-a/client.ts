@@ -1,27 +1,39 @@
-// Client of storefront A's Admin REST API (version 2025-01) for one installed shop, and the OAuth code
-// exchange that yields its access token. URLs come from apiUrlTemplate, so the same code talks to the real
-// platform ("https://{shop}") or the sandbox ("http://127.0.0.1:4020/shops/{shop}").
+// Client of one installed Shopify shop (docs/storefront-a.md): the GraphQL Admin API through Shopify's
+// @shopify/admin-api-client and the Storefront API through @shopify/storefront-api-client (both build the URL,
+// headers and body exactly as Shopify ships them), with what the libraries leave to us: cost-based throttling
+// (THROTTLED is never retried by them), error classification, and orders exactly once via a draft order
+// completed once. URLs come from apiUrlTemplate, so the same code talks to https://{shop} or the sandbox.
+import { createAdminApiClient } from '@shopify/admin-api-client';
+import { createStorefrontApiClient } from '@shopify/storefront-api-client';
 import { z } from 'zod';
-import { createHttpClient } from '../http.js';
+import { IntegrationError } from '../errors.js';
 import { decimalToMinor, minorToDecimal } from '../storefront-common/money.js';
-import { parseOrderInput, SESSION_TOKEN_KEY, type OrderAddress, type StoreOrder, type StoreOrderInput } from '../storefront-common/order.js';
-import { parseResponse, toMinorOrThrow } from '../storefront-common/parse.js';
+import { parseOrderInput, type OrderAddress, type StoreOrder, type StoreOrderInput } from '../storefront-common/order.js';
+import { STOREFRONT_A_API_VERSION } from './api-version.js';
 import { DEFAULT_API_URL_TEMPLATE, shopBaseUrl } from './oauth.js';
 
+export { STOREFRONT_A_API_VERSION } from './api-version.js';
+
 const SYSTEM = 'storefront-a';
-export const STOREFRONT_A_API_VERSION = '2025-01';
-export const ACCESS_TOKEN_HEADER = 'X-Storefront-Access-Token';
-/** Tag put on every order we create, searchable with GET orders.json?tag=. */
-export const sessionTag = (sessionToken: string) => `checkout:${sessionToken}`;
+/** The app embed block of our theme app extension (plugins/storefront-a-theme-extension/blocks/). */
+export const APP_EMBED_HANDLE = 'checkout-embed';
+/** App-data metafields the embed reads (app.metafields.hosted_checkout.*). */
+export const APP_METAFIELD_NAMESPACE = 'hosted_checkout';
+/** The custom attribute that ties an order to its checkout session. */
+export const SESSION_ATTRIBUTE = 'checkout_session_token';
 
 export interface StorefrontAClientOptions {
   /** Shop host, e.g. demo-shop.myshopify.com. */
   shop: string;
   accessToken: string;
+  /** The Storefront API token the install created (cart reads). */
+  storefrontToken?: string;
   apiUrlTemplate?: string;
   /** Host suffix shops must have (default .myshopify.com; config STOREFRONT_A_SHOP_SUFFIX). */
   shopSuffix?: string;
   timeoutMs?: number;
+  /** Longest total wait for the cost bucket to refill before answering rate_limited (default 10 s). */
+  maxThrottleWaitMs?: number;
   fetch?: typeof fetch;
 }
 
@@ -29,10 +41,11 @@ export interface StorefrontAShop {
   id: string;
   name: string;
   email: string;
-  domain: string;
   myshopifyDomain: string;
   currency: string;
-  countryCode: string;
+  primaryDomain: string;
+  /** https origins the shop's storefront is served on (primary, other domains, myshopify). */
+  origins: string[];
 }
 
 export interface StorefrontACartLine {
@@ -48,207 +61,373 @@ export interface StorefrontACartLine {
 export interface StorefrontACart {
   token: string;
   currency: string;
-  /** Country of the market the shopper browses in (ISO 3166-1 alpha-2). */
+  /** Country of the buyer's market (ISO 3166-1 alpha-2). */
   country: string;
   items: StorefrontACartLine[];
   subtotalMinor: number;
 }
 
+export interface EmbedStatus {
+  /** The embed is on (present and not disabled) in the published theme's settings_data.json. */
+  active: boolean;
+  /** It was activated once (present in settings_data.json, maybe disabled since). */
+  present: boolean;
+  themeName: string | null;
+}
+
 export interface ScriptTag {
   id: string;
   src: string;
-  event: string;
-  createdAt: string;
 }
 
-const id = z.union([z.number().int(), z.string().regex(/^\d+$/)]).transform(String);
+/** Where the order flow keeps its intent between attempts (the activity stores it with the session). */
+export interface OrderIntent {
+  draftOrderId(): Promise<string | null>;
+  recordDraftOrder(draftOrderId: string): Promise<void>;
+}
 
-const shopSchema = z.object({
-  shop: z.object({
-    id,
-    name: z.string(),
-    email: z.string(),
-    domain: z.string(),
-    myshopify_domain: z.string(),
-    currency: z.string(),
-    country_code: z.string(),
-  }),
-});
+type Json = Record<string, unknown>;
+const gidNumber = (gid: string) => /\/(\d+)(?:\?.*)?$/.exec(gid)?.[1] ?? gid;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const cartSchema = z.object({
-  cart: z.object({
-    token: z.string(),
-    currency: z.string(),
-    market: z.object({ country: z.string() }),
-    total_price: z.number().int(),
-    items: z.array(
-      z.object({
-        product_id: id,
-        variant_id: id,
-        product_title: z.string(),
-        variant_title: z.string().nullable(),
-        quantity: z.number().int().min(1),
-        price: z.number().int().nonnegative(),
-        image: z.string().nullable(),
-      }),
-    ),
-  }),
-});
-
-const scriptTagSchema = z.object({ id, src: z.string(), event: z.string(), created_at: z.string() });
-
+const moneySchema = z.object({ amount: z.string(), currencyCode: z.string() });
 const orderSchema = z.object({
-  id,
+  id: z.string(),
   name: z.string(),
-  financial_status: z.string(),
-  currency: z.string(),
-  total_price: z.string(),
-  created_at: z.string(),
-  note_attributes: z.array(z.object({ name: z.string(), value: z.string().nullable() })).default([]),
+  createdAt: z.string(),
+  displayFinancialStatus: z.string().nullable(),
+  totalPriceSet: z.object({ shopMoney: moneySchema, presentmentMoney: moneySchema }),
+  customAttributes: z.array(z.object({ key: z.string(), value: z.string().nullable() })),
 });
-
-const toScriptTag = (t: z.output<typeof scriptTagSchema>): ScriptTag => ({ id: t.id, src: t.src, event: t.event, createdAt: t.created_at });
+const ORDER_FIELDS = 'id name createdAt displayFinancialStatus totalPriceSet { shopMoney { amount currencyCode } presentmentMoney { amount currencyCode } } customAttributes { key value }';
 
 function toStoreOrder(o: z.output<typeof orderSchema>): StoreOrder {
+  const money = o.totalPriceSet.presentmentMoney;
+  let totalMinor: number;
+  try {
+    totalMinor = decimalToMinor(money.amount, money.currencyCode);
+  } catch (err) {
+    throw new IntegrationError(SYSTEM, 'invalid_response', `order ${o.id} total ${money.amount}: ${(err as Error).message}`);
+  }
   return {
-    id: o.id,
+    id: gidNumber(o.id),
     number: o.name,
-    status: o.financial_status,
-    paid: o.financial_status === 'paid',
-    currency: o.currency,
-    totalMinor: toMinorOrThrow(SYSTEM, () => decimalToMinor(o.total_price, o.currency), `order ${o.id} total_price`),
-    sessionToken: o.note_attributes.find((a) => a.name === SESSION_TOKEN_KEY)?.value ?? null,
-    createdAt: o.created_at,
+    status: (o.displayFinancialStatus ?? 'PENDING').toLowerCase(),
+    paid: o.displayFinancialStatus === 'PAID',
+    currency: money.currencyCode,
+    totalMinor,
+    sessionToken: o.customAttributes.find((a) => a.key === SESSION_ATTRIBUTE)?.value ?? null,
+    createdAt: o.createdAt,
   };
 }
 
 const toAddress = (a: OrderAddress) => ({
-  first_name: a.firstName,
-  last_name: a.lastName,
+  firstName: a.firstName,
+  lastName: a.lastName,
   address1: a.line1,
   address2: a.line2 ?? null,
   city: a.city,
   zip: a.postalCode,
-  province: a.region ?? null,
-  country_code: a.countryCode,
+  provinceCode: a.region ?? null,
+  countryCode: a.countryCode,
   phone: a.phone ?? null,
 });
 
-/** Our neutral order as the platform's order resource: prices as decimal strings in the order currency. */
-function toOrderBody(input: StoreOrderInput) {
+/** Our neutral order as a DraftOrderInput: every price is the one charged, in the session currency. */
+export function toDraftOrderInput(input: StoreOrderInput) {
   const o = parseOrderInput(SYSTEM, input);
-  const money = (minor: number) => minorToDecimal(minor, o.currency);
-  const card = o.payment.method === 'card';
+  const money = (minor: number) => ({ amount: minorToDecimal(minor, o.currency), currencyCode: o.currency });
   return {
-    order: {
-      email: o.email,
-      currency: o.currency,
-      financial_status: card ? 'paid' : 'pending',
-      line_items: o.lines.map((l) => ({
-        variant_id: l.variantId === undefined ? undefined : Number(l.variantId),
-        product_id: l.productId === undefined ? undefined : Number(l.productId),
-        title: l.title,
-        variant_title: l.variantTitle,
-        sku: l.sku,
-        quantity: l.quantity,
-        price: money(l.unitPriceMinor),
-      })),
-      shipping_lines: [{ title: o.shipping.title, code: o.shipping.code ?? o.shipping.title, price: money(o.shipping.priceMinor) }],
-      discount_codes: o.discount ? [{ code: o.discount.code, amount: money(o.discount.amountMinor), type: 'fixed_amount' }] : [],
-      shipping_address: toAddress(o.shippingAddress),
-      billing_address: toAddress(o.billingAddress ?? o.shippingAddress),
-      transactions: [
-        {
-          kind: 'sale',
-          status: card ? 'success' : 'pending',
-          amount: money(o.totals.totalMinor),
-          gateway: card ? 'checkout-processor' : 'Cash on Delivery (COD)',
-          authorization: o.payment.reference,
-        },
-      ],
-      subtotal_price: money(o.totals.subtotalMinor),
-      total_discounts: money(o.totals.discountMinor),
-      total_price: money(o.totals.totalMinor),
-      tags: sessionTag(o.sessionToken),
-      note_attributes: [{ name: SESSION_TOKEN_KEY, value: o.sessionToken }],
-      send_receipt: false,
-    },
+    email: o.email,
+    presentmentCurrencyCode: o.currency,
+    tags: ['hosted-checkout', o.sessionToken],
+    customAttributes: [
+      { key: SESSION_ATTRIBUTE, value: o.sessionToken },
+      ...(o.payment.reference ? [{ key: 'payment_reference', value: o.payment.reference }] : []),
+    ],
+    note: o.payment.method === 'card' ? `Paid with the hosted checkout${o.payment.reference ? ` (payment ${o.payment.reference})` : ''}` : 'Cash on delivery (hosted checkout)',
+    lineItems: o.lines.map((l) =>
+      l.variantId !== undefined
+        ? { variantId: `gid://shopify/ProductVariant/${l.variantId}`, quantity: l.quantity, priceOverride: money(l.unitPriceMinor) }
+        : { title: l.title, quantity: l.quantity, originalUnitPriceWithCurrency: money(l.unitPriceMinor), sku: l.sku ?? null },
+    ),
+    shippingLine: { title: o.shipping.title, priceWithCurrency: money(o.shipping.priceMinor) },
+    ...(o.discount ? { appliedDiscount: { title: o.discount.code, value: Number(minorToDecimal(o.discount.amountMinor, o.currency)), valueType: 'FIXED_AMOUNT', amountWithCurrency: money(o.discount.amountMinor) } } : {}),
+    shippingAddress: toAddress(o.shippingAddress),
+    billingAddress: toAddress(o.billingAddress ?? o.shippingAddress),
   };
 }
 
 export function createStorefrontAClient(opts: StorefrontAClientOptions) {
-  const http = createHttpClient({
-    system: SYSTEM,
-    baseUrl: `${shopBaseUrl(opts.apiUrlTemplate ?? DEFAULT_API_URL_TEMPLATE, opts.shop, opts.shopSuffix)}/admin/api/${STOREFRONT_A_API_VERSION}`,
-    headers: { [ACCESS_TOKEN_HEADER]: opts.accessToken },
-    timeoutMs: opts.timeoutMs,
-    fetch: opts.fetch,
-  });
-  const path = (segment: string) => `/${segment.split('/').map(encodeURIComponent).join('/')}.json`;
+  const base = shopBaseUrl(opts.apiUrlTemplate ?? DEFAULT_API_URL_TEMPLATE, opts.shop, opts.shopSuffix);
+  const timeoutMs = opts.timeoutMs ?? 10_000;
+  const maxThrottleWaitMs = opts.maxThrottleWaitMs ?? 10_000;
+  const doFetch = opts.fetch ?? fetch;
+  // The libraries address https://{shop}/…; the template decides where that really is (sandbox or Shopify).
+  const customFetchApi = (url: string | URL | Request, init?: RequestInit) => {
+    const target = String(url).replace(/^https:\/\/[^/]+/, base);
+    return doFetch(target, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+  };
+  const admin = createAdminApiClient({ storeDomain: opts.shop, apiVersion: STOREFRONT_A_API_VERSION, accessToken: opts.accessToken, customFetchApi, retries: 0 });
+  const storefront = opts.storefrontToken
+    ? createStorefrontApiClient({ storeDomain: opts.shop, apiVersion: STOREFRONT_A_API_VERSION, publicAccessToken: opts.storefrontToken, customFetchApi, retries: 0 })
+    : null;
 
-  return {
+  /** One GraphQL call through a library client: HTTP and GraphQL errors classified, THROTTLED waited out. */
+  async function call(client: { fetch: (op: string, o: { variables?: Json; retries?: number }) => Promise<Response> }, what: string, query: string, variables: Json = {}): Promise<Json> {
+    let waited = 0;
+    for (;;) {
+      let res: Response;
+      try {
+        res = await client.fetch(query, { variables, retries: 0 });
+      } catch (err) {
+        const timedOut = (err as Error).name === 'TimeoutError' || (err as Error).name === 'AbortError' || /aborted|timeout/i.test(String((err as Error).message));
+        throw new IntegrationError(SYSTEM, timedOut ? 'timeout' : 'unavailable', `${what}: ${timedOut ? `no answer within ${timeoutMs} ms` : (err as Error).message}`, { cause: err });
+      }
+      const text = await res.text().catch(() => '');
+      let body: Json | undefined;
+      try {
+        body = text ? (JSON.parse(text) as Json) : undefined;
+      } catch {
+        body = undefined;
+      }
+      if (res.status === 429) {
+        // Retry-After is in seconds on Shopify's side. A 5xx is not waited out here: the caller's retry policy
+        // (activity retries) decides, so a merchant's request is not held for seconds by a store that is down.
+        const wait = Math.max(1, Number(res.headers.get('retry-after') ?? '1')) * 1000;
+        if (waited + wait > maxThrottleWaitMs) throw new IntegrationError(SYSTEM, 'rate_limited', `${what}: HTTP ${res.status}`, { status: res.status, remote: body ?? text });
+        waited += wait;
+        await sleep(wait);
+        continue;
+      }
+      if (!res.ok) {
+        const kind = res.status === 401 || res.status === 403 ? 'unauthorized' : res.status === 404 ? 'not_found' : res.status >= 500 ? 'unavailable' : 'rejected';
+        throw new IntegrationError(SYSTEM, kind, `${what}: HTTP ${res.status}`, { status: res.status, remote: body ?? text });
+      }
+      if (!body) throw new IntegrationError(SYSTEM, 'invalid_response', `${what}: not JSON`, { status: res.status, remote: text.slice(0, 300) });
+      const errors = Array.isArray(body.errors) ? (body.errors as Array<{ message?: string; extensions?: { code?: string } }>) : [];
+      if (errors.some((e) => e.extensions?.code === 'THROTTLED')) {
+        // Wait until the bucket holds what this query asked for (restoreRate points per second).
+        const cost = (body.extensions as { cost?: { requestedQueryCost?: number; throttleStatus?: { currentlyAvailable?: number; restoreRate?: number } } } | undefined)?.cost;
+        const missing = (cost?.requestedQueryCost ?? 50) - (cost?.throttleStatus?.currentlyAvailable ?? 0);
+        const wait = Math.max(50, Math.ceil((missing / (cost?.throttleStatus?.restoreRate || 50)) * 1000));
+        if (waited + wait > maxThrottleWaitMs) throw new IntegrationError(SYSTEM, 'rate_limited', `${what}: throttled (query cost ${cost?.requestedQueryCost ?? '?'})`, { remote: body });
+        waited += wait;
+        await sleep(wait);
+        continue;
+      }
+      if (errors.length) {
+        const denied = errors.some((e) => e.extensions?.code === 'ACCESS_DENIED');
+        throw new IntegrationError(SYSTEM, denied ? 'unauthorized' : 'rejected', `${what}: ${errors.map((e) => e.message).join('; ')}`, { status: res.status, remote: body });
+      }
+      if (!body.data || typeof body.data !== 'object') throw new IntegrationError(SYSTEM, 'invalid_response', `${what}: no data`, { remote: body });
+      return body.data as Json;
+    }
+  }
+  const adminCall = (what: string, query: string, variables?: Json) => call(admin, what, query, variables);
+  function parse<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) throw new IntegrationError(SYSTEM, 'invalid_response', `${what}: ${parsed.error.issues[0]?.path.join('.')} ${parsed.error.issues[0]?.message}`, { remote: value });
+    return parsed.data;
+  }
+  /** A mutation's userErrors are a refusal of this input: permanent. */
+  function userErrors(payload: { userErrors?: Array<{ field?: string[] | null; message: string }> } | null | undefined, what: string): void {
+    const errs = payload?.userErrors ?? [];
+    if (errs.length) throw new IntegrationError(SYSTEM, 'rejected', `${what}: ${errs.map((e) => `${e.field?.join('.') ?? ''} ${e.message}`.trim()).join('; ')}`, { remote: { errors: errs.map((e) => e.message).join('; ') } });
+  }
+
+  const draftSchema = z.object({ id: z.string(), status: z.enum(['OPEN', 'INVOICE_SENT', 'COMPLETED']), order: orderSchema.nullable() });
+  const DRAFT_FIELDS = `id status order { ${ORDER_FIELDS} }`;
+
+  const client = {
     shop: opts.shop,
 
     async getShop(): Promise<StorefrontAShop> {
-      const { shop } = parseResponse(SYSTEM, shopSchema, await http.request('GET', path('shop')), 'shop');
-      return { id: shop.id, name: shop.name, email: shop.email, domain: shop.domain, myshopifyDomain: shop.myshopify_domain, currency: shop.currency, countryCode: shop.country_code };
+      const data = await adminCall('shop', 'query Shop { shop { id name email myshopifyDomain currencyCode primaryDomain { host } domains { host } } }');
+      const s = parse(z.object({ shop: z.object({ id: z.string(), name: z.string(), email: z.string(), myshopifyDomain: z.string(), currencyCode: z.string(), primaryDomain: z.object({ host: z.string() }), domains: z.array(z.object({ host: z.string() })) }) }), data, 'shop').shop;
+      const hosts = [s.primaryDomain.host, ...s.domains.map((d) => d.host), s.myshopifyDomain].map((h) => h.toLowerCase());
+      return { id: s.id, name: s.name, email: s.email, myshopifyDomain: s.myshopifyDomain, currency: s.currencyCode, primaryDomain: s.primaryDomain.host, origins: [...new Set(hosts)].map((h) => `https://${h}`) };
     },
 
-    /** The shopper's cart, prices in the cart's (market's) currency as integer minor units. */
-    async getCart(token: string): Promise<StorefrontACart> {
-      const { cart } = parseResponse(SYSTEM, cartSchema, await http.request('GET', path(`carts/${token}`)), 'cart');
-      return {
-        token: cart.token,
-        currency: cart.currency,
-        country: cart.market.country,
-        subtotalMinor: cart.total_price,
-        items: cart.items.map((i) => ({
-          productId: i.product_id,
-          variantId: i.variant_id,
-          title: i.product_title,
-          variantTitle: i.variant_title,
-          quantity: i.quantity,
-          unitPriceMinor: i.price,
-          imageUrl: i.image,
-        })),
-      };
+    /** A Storefront API token for server-side cart reads (the app's unauthenticated_* scopes). */
+    async createStorefrontToken(title: string): Promise<string> {
+      const data = await adminCall('storefront token', 'mutation Token($input: StorefrontAccessTokenInput!) { storefrontAccessTokenCreate(input: $input) { storefrontAccessToken { accessToken } userErrors { field message } } }', { input: { title } });
+      const p = parse(z.object({ storefrontAccessTokenCreate: z.object({ storefrontAccessToken: z.object({ accessToken: z.string() }).nullable(), userErrors: z.array(z.object({ field: z.array(z.string()).nullable(), message: z.string() })) }) }), data, 'storefront token').storefrontAccessTokenCreate;
+      userErrors(p, 'storefront token');
+      if (!p.storefrontAccessToken) throw new IntegrationError(SYSTEM, 'invalid_response', 'storefront token: none returned');
+      return p.storefrontAccessToken.accessToken;
+    },
+
+    /** Subscribes the topics to our webhook address; an existing identical subscription counts as done. */
+    async subscribeWebhooks(uri: string, topics: readonly string[]): Promise<void> {
+      for (const topic of topics) {
+        const data = await adminCall('webhook subscription', 'mutation Sub($topic: WebhookSubscriptionTopic!, $sub: WebhookSubscriptionInput!) { webhookSubscriptionCreate(topic: $topic, webhookSubscription: $sub) { webhookSubscription { id } userErrors { field message } } }', { topic, sub: { uri, format: 'JSON' } });
+        const p = parse(z.object({ webhookSubscriptionCreate: z.object({ userErrors: z.array(z.object({ field: z.array(z.string()).nullable(), message: z.string() })) }) }), data, 'webhook subscription').webhookSubscriptionCreate;
+        userErrors({ userErrors: p.userErrors.filter((e) => !/already been taken/i.test(e.message)) }, `webhook subscription ${topic}`);
+      }
+    },
+
+    /** App-data metafields the app embed reads in Liquid (only our app can write them). */
+    async setAppConfig(values: Record<string, string>): Promise<void> {
+      const data = await adminCall('app installation', 'query Me { currentAppInstallation { id } }');
+      const ownerId = parse(z.object({ currentAppInstallation: z.object({ id: z.string() }) }), data, 'app installation').currentAppInstallation.id;
+      const metafields = Object.entries(values).map(([key, value]) => ({ ownerId, namespace: APP_METAFIELD_NAMESPACE, key, value, type: 'single_line_text_field' }));
+      const set = await adminCall('app config', 'mutation Set($metafields: [MetafieldsSetInput!]!) { metafieldsSet(metafields: $metafields) { metafields { key } userErrors { field message } } }', { metafields });
+      userErrors(parse(z.object({ metafieldsSet: z.object({ userErrors: z.array(z.object({ field: z.array(z.string()).nullable(), message: z.string() })) }) }), set, 'app config').metafieldsSet, 'app config');
+    },
+
+    /** Is our app embed on in the published theme? Read from its config/settings_data.json. */
+    async embedStatus(blockHandle = APP_EMBED_HANDLE): Promise<EmbedStatus> {
+      const data = await adminCall('theme settings', 'query Main { themes(first: 1, roles: [MAIN]) { nodes { name files(filenames: ["config/settings_data.json"], first: 1) { nodes { body { ... on OnlineStoreThemeFileBodyText { content } } } } } } }');
+      const theme = parse(z.object({ themes: z.object({ nodes: z.array(z.object({ name: z.string(), files: z.object({ nodes: z.array(z.object({ body: z.object({ content: z.string().optional() }) })) }).nullable() })) }) }), data, 'theme settings').themes.nodes[0];
+      if (!theme) return { active: false, present: false, themeName: null };
+      return { ...embedInSettings(theme.files?.nodes[0]?.body.content ?? '', blockHandle), themeName: theme.name };
     },
 
     async listScriptTags(): Promise<ScriptTag[]> {
-      const body = parseResponse(SYSTEM, z.object({ script_tags: z.array(scriptTagSchema) }), await http.request('GET', path('script_tags')), 'script tag list');
-      return body.script_tags.map(toScriptTag);
+      const data = await adminCall('script tags', 'query Tags { scriptTags(first: 50) { nodes { id src } } }');
+      return parse(z.object({ scriptTags: z.object({ nodes: z.array(z.object({ id: z.string(), src: z.string() })) }) }), data, 'script tags').scriptTags.nodes;
     },
 
-    async createScriptTag(src: string): Promise<ScriptTag> {
-      const body = await http.request('POST', path('script_tags'), { body: { script_tag: { event: 'onload', src } } });
-      return toScriptTag(parseResponse(SYSTEM, z.object({ script_tag: scriptTagSchema }), body, 'script tag').script_tag);
+    /** Deletes a (legacy) script tag; one that is gone already counts as deleted. */
+    async deleteScriptTag(id: string): Promise<void> {
+      const data = await adminCall('script tag delete', 'mutation Del($id: ID!) { scriptTagDelete(id: $id) { deletedScriptTagId userErrors { field message } } }', { id });
+      const p = parse(z.object({ scriptTagDelete: z.object({ userErrors: z.array(z.object({ field: z.array(z.string()).nullable(), message: z.string() })) }) }), data, 'script tag delete').scriptTagDelete;
+      userErrors({ userErrors: p.userErrors.filter((e) => !/does not exist/i.test(e.message)) }, 'script tag delete');
     },
 
-    async deleteScriptTag(scriptTagId: string): Promise<void> {
-      await http.request('DELETE', path(`script_tags/${scriptTagId}`));
+    /** The shopper's cart, read authoritatively through the Storefront API: prices from the store only. */
+    async getCart(cartToken: string): Promise<StorefrontACart> {
+      if (!storefront) throw new IntegrationError(SYSTEM, 'unauthorized', 'No Storefront API token: install the app again');
+      const data = await call(storefront, 'cart', CART_QUERY, { id: `gid://shopify/Cart/${cartToken}` });
+      const cart = parse(cartSchema, data, 'cart').cart;
+      if (!cart) throw new IntegrationError(SYSTEM, 'not_found', 'cart: the store has no such cart');
+      const minor = (m: z.output<typeof moneySchema>) => {
+        try {
+          return decimalToMinor(m.amount, m.currencyCode);
+        } catch (err) {
+          throw new IntegrationError(SYSTEM, 'invalid_response', `cart amount ${m.amount}: ${(err as Error).message}`);
+        }
+      };
+      const items = cart.lines.nodes.map((l) => ({
+        productId: gidNumber(l.merchandise.product.id),
+        variantId: gidNumber(l.merchandise.id),
+        title: l.merchandise.product.title,
+        variantTitle: l.merchandise.title === 'Default Title' ? null : l.merchandise.title,
+        quantity: l.quantity,
+        unitPriceMinor: minor(l.cost.amountPerQuantity),
+        imageUrl: l.merchandise.image?.url ?? null,
+      }));
+      return { token: cartToken, currency: cart.cost.subtotalAmount.currencyCode, country: cart.buyerIdentity.countryCode ?? '', items, subtotalMinor: minor(cart.cost.subtotalAmount) };
     },
 
-    /** Creates the order once per idempotency key: a retry with the same key answers the first order. */
-    async createOrder(input: StoreOrderInput, idempotencyKey: string): Promise<StoreOrder> {
-      const body = await http.request('POST', path('orders'), { body: toOrderBody(input), idempotencyKey });
-      return toStoreOrder(parseResponse(SYSTEM, z.object({ order: orderSchema }), body, 'order').order);
+    async getDraftOrder(draftOrderId: string) {
+      const data = await adminCall('draft order', `query Draft($id: ID!) { draftOrder(id: $id) { ${DRAFT_FIELDS} } }`, { id: draftOrderId });
+      const d = parse(z.object({ draftOrder: draftSchema.nullable() }), data, 'draft order').draftOrder;
+      if (!d) throw new IntegrationError(SYSTEM, 'not_found', `draft order ${draftOrderId} not found`);
+      return { id: d.id, status: d.status, order: d.order ? toStoreOrder(d.order) : null };
     },
 
-    async findOrderBySessionToken(sessionToken: string): Promise<StoreOrder | null> {
-      const body = await http.request('GET', path('orders'), { query: { status: 'any', tag: sessionTag(sessionToken) } });
-      const { orders } = parseResponse(SYSTEM, z.object({ orders: z.array(orderSchema) }), body, 'order list');
-      const found = orders.map(toStoreOrder).find((o) => o.sessionToken === sessionToken);
-      return found ?? null;
+    /**
+     * The order of a paid checkout, exactly once without store-side idempotency keys: a draft order (recorded
+     * in `intent` before it is completed) completed once. After an answer lost to a time-out, the draft is
+     * read back by id — no search index — and completed again only if it is still open.
+     */
+    async placeOrder(input: StoreOrderInput, intent: OrderIntent): Promise<{ order: StoreOrder; created: boolean }> {
+      const paymentPending = input.payment.method === 'cod';
+      let draftId = await intent.draftOrderId();
+      if (draftId) {
+        const draft = await client.getDraftOrder(draftId);
+        if (draft.order) return { order: draft.order, created: false };
+      } else {
+        // An answer lost here leaves at most an extra open draft, which never becomes an order by itself.
+        const data = await adminCall('draft order create', `mutation Create($input: DraftOrderInput!) { draftOrderCreate(input: $input) { draftOrder { id } userErrors { field message } } }`, { input: toDraftOrderInput(input) });
+        const p = parse(z.object({ draftOrderCreate: z.object({ draftOrder: z.object({ id: z.string() }).nullable(), userErrors: z.array(z.object({ field: z.array(z.string()).nullable(), message: z.string() })) }) }), data, 'draft order create').draftOrderCreate;
+        userErrors(p, 'draft order create');
+        if (!p.draftOrder) throw new IntegrationError(SYSTEM, 'invalid_response', 'draft order create: no draft order');
+        draftId = p.draftOrder.id;
+        await intent.recordDraftOrder(draftId);
+      }
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const data = await adminCall('draft order complete', `mutation Complete($id: ID!, $pending: Boolean) { draftOrderComplete(id: $id, paymentPending: $pending) { draftOrder { ${DRAFT_FIELDS} } userErrors { field message } } }`, { id: draftId, pending: paymentPending });
+          const p = parse(z.object({ draftOrderComplete: z.object({ draftOrder: draftSchema.nullable(), userErrors: z.array(z.object({ field: z.array(z.string()).nullable(), message: z.string() })) }) }), data, 'draft order complete').draftOrderComplete;
+          if (p.userErrors.length) {
+            // Completed meanwhile (by the attempt whose answer we lost): that order is the one.
+            const again = await client.getDraftOrder(draftId);
+            if (again.order) return { order: again.order, created: false };
+            userErrors(p, 'draft order complete');
+          }
+          if (!p.draftOrder?.order) throw new IntegrationError(SYSTEM, 'invalid_response', 'draft order complete: no order');
+          return { order: toStoreOrder(p.draftOrder.order), created: true };
+        } catch (err) {
+          if (!(err instanceof IntegrationError) || !err.retryable || attempt >= 4) throw err;
+          // Ambiguous: the completion may have committed. Ask the draft itself.
+          const draft = await client.getDraftOrder(draftId);
+          if (draft.order) return { order: draft.order, created: false };
+        }
+      }
     },
 
     async getOrder(orderId: string): Promise<StoreOrder> {
-      const body = await http.request('GET', path(`orders/${orderId}`));
-      return toStoreOrder(parseResponse(SYSTEM, z.object({ order: orderSchema }), body, 'order').order);
+      const data = await adminCall('order', `query Order($id: ID!) { order(id: $id) { ${ORDER_FIELDS} } }`, { id: `gid://shopify/Order/${orderId}` });
+      const o = parse(z.object({ order: orderSchema.nullable() }), data, 'order').order;
+      if (!o) throw new IntegrationError(SYSTEM, 'not_found', `order ${orderId} not found`);
+      return toStoreOrder(o);
     },
   };
+  return client;
 }
 
 export type StorefrontAClient = ReturnType<typeof createStorefrontAClient>;
+
+/** Whether settings_data.json (theme JSON may start with a comment) holds our embed, and whether it is on. */
+export function embedInSettings(content: string, blockHandle = APP_EMBED_HANDLE): { active: boolean; present: boolean } {
+  let json: { current?: { blocks?: Record<string, { type?: string; disabled?: boolean }> } } | undefined;
+  try {
+    json = JSON.parse(content.replace(/^\s*\/\*[\s\S]*?\*\//, '')) as typeof json;
+  } catch {
+    return { active: false, present: false };
+  }
+  const current = json?.current;
+  const blocks = current && typeof current === 'object' ? Object.values(current.blocks ?? {}) : [];
+  const ours = blocks.filter((b) => typeof b?.type === 'string' && b.type.includes(`/blocks/${blockHandle}/`));
+  return { present: ours.length > 0, active: ours.some((b) => b.disabled !== true) };
+}
+
+const CART_QUERY = `query Cart($id: ID!) {
+  cart(id: $id) {
+    id
+    buyerIdentity { countryCode }
+    cost { subtotalAmount { amount currencyCode } }
+    lines(first: 100) {
+      nodes {
+        quantity
+        cost { amountPerQuantity { amount currencyCode } }
+        merchandise { ... on ProductVariant { id title image { url } product { id title } } }
+      }
+    }
+  }
+}`;
+
+const cartSchema = z.object({
+  cart: z
+    .object({
+      id: z.string(),
+      buyerIdentity: z.object({ countryCode: z.string().nullable() }),
+      cost: z.object({ subtotalAmount: moneySchema }),
+      lines: z.object({
+        nodes: z.array(
+          z.object({
+            quantity: z.number().int().min(1),
+            cost: z.object({ amountPerQuantity: moneySchema }),
+            merchandise: z.object({ id: z.string(), title: z.string(), image: z.object({ url: z.string() }).nullable(), product: z.object({ id: z.string(), title: z.string() }) }),
+          }),
+        ),
+      }),
+    })
+    .nullable(),
+});
 
 export interface ExchangeCodeInput {
   shop: string;
@@ -262,12 +441,33 @@ export interface ExchangeCodeInput {
   fetch?: typeof fetch;
 }
 
-/** Trades the one-time code of the OAuth callback for the shop's offline access token. */
+/** Trades the one-time code of the OAuth callback for the shop's offline access token (JSON, as the library sends it). */
 export async function exchangeCode(input: ExchangeCodeInput): Promise<{ accessToken: string; scopes: string[] }> {
-  const http = createHttpClient({ system: SYSTEM, baseUrl: shopBaseUrl(input.apiUrlTemplate ?? DEFAULT_API_URL_TEMPLATE, input.shop, input.shopSuffix), timeoutMs: input.timeoutMs, fetch: input.fetch });
-  const body = await http.request('POST', '/admin/oauth/access_token', {
-    body: { client_id: input.clientId, client_secret: input.clientSecret, code: input.code },
-  });
-  const token = parseResponse(SYSTEM, z.object({ access_token: z.string().min(1), scope: z.string() }), body, 'access token');
-  return { accessToken: token.access_token, scopes: token.scope.split(',').filter(Boolean) };
+  const url = `${shopBaseUrl(input.apiUrlTemplate ?? DEFAULT_API_URL_TEMPLATE, input.shop, input.shopSuffix)}/admin/oauth/access_token`;
+  let res: Response;
+  try {
+    res = await (input.fetch ?? fetch)(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ client_id: input.clientId, client_secret: input.clientSecret, code: input.code, expiring: '0' }),
+      signal: AbortSignal.timeout(input.timeoutMs ?? 10_000),
+    });
+  } catch (err) {
+    const timedOut = (err as Error).name === 'TimeoutError';
+    throw new IntegrationError(SYSTEM, timedOut ? 'timeout' : 'unavailable', `access token: ${(err as Error).message}`, { cause: err });
+  }
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = text;
+  }
+  if (!res.ok) {
+    const kind = res.status === 401 || res.status === 403 ? 'unauthorized' : res.status === 404 ? 'not_found' : res.status >= 500 ? 'unavailable' : 'rejected';
+    throw new IntegrationError(SYSTEM, kind, `access token: HTTP ${res.status}`, { status: res.status, remote: body });
+  }
+  const parsed = z.object({ access_token: z.string().min(1), scope: z.string() }).safeParse(body);
+  if (!parsed.success) throw new IntegrationError(SYSTEM, 'invalid_response', 'access token: unexpected answer', { remote: body });
+  return { accessToken: parsed.data.access_token, scopes: parsed.data.scope.split(',').filter(Boolean) };
 }

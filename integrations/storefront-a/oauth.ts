@@ -1,13 +1,10 @@
-// Storefront A's OAuth app install, merchant side of the protocol: the authorize URL we send the merchant
-// to, and the HMAC the platform puts on the redirect back to us. The sandbox signs its redirects with
-// signCallbackParams, so both sides share one implementation of the scheme:
-//   hmac = hex HMAC-SHA256(app secret, every other query parameter sorted by key, joined as k=v&k=v)
-// with '%' and '&' percent-encoded in keys and values and '=' in keys, and array values rendered as
-// ["a", "b"] (the real platform's rules).
-import { createHmac, timingSafeEqual } from 'node:crypto';
+// Shopify's OAuth install (authorization code grant), our side: the authorize URL we send the merchant to, and
+// the check of the HMAC Shopify puts on the redirect back to us — done by the official library
+// (@shopify/shopify-api utils.validateHmac: params sorted, form-URL-encoded, ±90 s timestamp), so our check is
+// byte-for-byte Shopify's own (docs/storefront-a.md).
 import { IntegrationError } from '../errors.js';
 import { SHOP_NAME } from '../../domain/shop-host.js';
-
+import { shopifyFor } from './library.js';
 export const SHOP_HOST_SUFFIX = '.myshopify.com';
 /** Production: shops answer on their own host. The sandbox serves them under a path prefix instead. */
 export const DEFAULT_API_URL_TEMPLATE = 'https://{shop}';
@@ -49,49 +46,24 @@ export function buildAuthorizeUrl(input: AuthorizeUrlInput): string {
   url.searchParams.set('scope', input.scopes.join(','));
   url.searchParams.set('redirect_uri', input.redirectUri);
   url.searchParams.set('state', input.state);
+  // Offline (per-shop) access: the key is sent empty, as the library does.
+  url.searchParams.set('grant_options[]', '');
   return url.toString();
 }
 
-type QueryValue = string | readonly string[] | undefined;
 export type CallbackQuery = URLSearchParams | Readonly<Record<string, unknown>>;
 
-function entriesOf(query: CallbackQuery): Array<[string, QueryValue]> {
-  if (query instanceof URLSearchParams) {
-    return [...new Set(query.keys())].map((k) => {
-      const all = query.getAll(k);
-      return [k, all.length === 1 ? all[0] : all];
-    });
-  }
-  return Object.entries(query).map(([k, v]) => [k, typeof v === 'string' || Array.isArray(v) ? (v as QueryValue) : v === undefined ? undefined : String(v)]);
-}
-
-const escapeValue = (s: string) => s.replace(/%/g, '%25').replace(/&/g, '%26');
-const escapeKey = (s: string) => escapeValue(s).replace(/=/g, '%3D');
-
-/** The exact string the platform signs: every parameter but hmac/signature, sorted by key. */
-export function callbackMessage(query: CallbackQuery): string {
-  return entriesOf(query)
-    .filter(([k, v]) => k !== 'hmac' && k !== 'signature' && v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([k, v]) => `${escapeKey(k)}=${escapeValue(typeof v === 'string' ? v : `[${(v ?? []).map((x) => `"${x}"`).join(', ')}]`)}`)
-    .join('&');
-}
-
-export function signCallbackParams(query: CallbackQuery, secret: string): string {
-  return createHmac('sha256', secret).update(callbackMessage(query)).digest('hex');
-}
-
 /**
- * True only when the query's hmac was made with this app secret over exactly these parameters (compared
- * in constant time) and, when maxAgeSeconds is given, its timestamp is that recent.
+ * True only when the query's hmac was made with this app secret over exactly these parameters, and its
+ * timestamp is within the library's ±90 s (Shopify's own check, constant-time compare).
  */
-export function verifyCallbackHmac(query: CallbackQuery, secret: string, opts: { maxAgeSeconds?: number; now?: Date } = {}): boolean {
-  const given = entriesOf(query).find(([k]) => k === 'hmac')?.[1];
-  if (!secret || typeof given !== 'string' || !/^[0-9a-f]{64}$/i.test(given)) return false;
-  const expected = Buffer.from(signCallbackParams(query, secret), 'hex');
-  if (!timingSafeEqual(Buffer.from(given, 'hex'), expected)) return false;
-  if (opts.maxAgeSeconds === undefined) return true;
-  const timestamp = Number(entriesOf(query).find(([k]) => k === 'timestamp')?.[1]);
-  const age = (opts.now ?? new Date()).getTime() / 1000 - timestamp;
-  return Number.isFinite(timestamp) && age <= opts.maxAgeSeconds && age >= -60;
+export async function verifyCallbackHmac(query: CallbackQuery, app: { clientId: string; clientSecret: string }): Promise<boolean> {
+  if (!app.clientSecret) return false;
+  const params = query instanceof URLSearchParams ? query : new URLSearchParams(Object.entries(query).flatMap(([k, v]) => (Array.isArray(v) ? v.map((x): [string, string] => [k, String(x)]) : v === undefined ? [] : [[k, String(v)] as [string, string]])));
+  try {
+    return await shopifyFor(app).utils.validateHmac(params);
+  } catch {
+    // The library throws on a missing hmac or a stale/absent timestamp: not a valid callback either way.
+    return false;
+  }
 }

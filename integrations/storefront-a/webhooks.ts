@@ -1,35 +1,36 @@
-// Storefront A's webhooks to an installed app (uninstall and the three mandatory privacy topics):
-// header X-Storefront-Hmac-Sha256 carries the base64 HMAC-SHA256 of the exact raw body, keyed with the
-// app's client secret. The sandbox signs with signWebhookBody; the service verifies with
-// verifyWebhookHmac on the raw bytes before parsing, then reads the payload with parseWebhookPayload.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+// Shopify's webhooks to an installed app (docs/storefront-a.md): X-Shopify-Hmac-Sha256 carries the base64
+// HMAC-SHA256 of the exact raw body keyed with the app's client secret; X-Shopify-Topic, -Shop-Domain,
+// -API-Version and -Webhook-Id are required. The official library validates them (webhooks.validate), on the
+// raw bytes before parsing; parseWebhookPayload then reads the payload.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { parseResponse } from '../storefront-common/parse.js';
+import { shopifyFor } from './library.js';
 
 export const WEBHOOK_HEADERS = {
-  topic: 'x-storefront-topic',
-  shopDomain: 'x-storefront-shop-domain',
-  hmac: 'x-storefront-hmac-sha256',
-  webhookId: 'x-storefront-webhook-id',
-  apiVersion: 'x-storefront-api-version',
-  triggeredAt: 'x-storefront-triggered-at',
+  topic: 'x-shopify-topic',
+  shopDomain: 'x-shopify-shop-domain',
+  hmac: 'x-shopify-hmac-sha256',
+  webhookId: 'x-shopify-webhook-id',
+  apiVersion: 'x-shopify-api-version',
+  triggeredAt: 'x-shopify-triggered-at',
 } as const;
 
-export const WEBHOOK_TOPICS = ['app/uninstalled', 'customers/data_request', 'customers/redact', 'shop/redact'] as const;
+/** Topics whose effect is ours to apply; shop/update and domains/* only re-read the shop (CORS origins). */
+export const WEBHOOK_TOPICS = ['app/uninstalled', 'customers/data_request', 'customers/redact', 'shop/redact', 'shop/update', 'domains/create', 'domains/update', 'domains/destroy', 'themes/publish'] as const;
 export type WebhookTopic = (typeof WEBHOOK_TOPICS)[number];
+/** Topics we subscribe through the Admin API at install (the compliance topics live in the app's configuration). */
+export const SUBSCRIBED_TOPICS = ['APP_UNINSTALLED', 'SHOP_UPDATE', 'DOMAINS_CREATE', 'DOMAINS_UPDATE', 'DOMAINS_DESTROY', 'THEMES_PUBLISH'] as const;
 
-const BASE64_SHA256 = /^[A-Za-z0-9+/]{43}=$/;
+export type WebhookValidation = { valid: true; topic: string; domain: string; webhookId: string; apiVersion: string } | { valid: false; reason: string };
 
-export function signWebhookBody(rawBody: Buffer | string, secret: string): string {
-  return createHmac('sha256', secret).update(rawBody).digest('base64');
-}
-
-/** True only when `header` is the HMAC of exactly these bytes with this secret (constant-time compare). */
-export function verifyWebhookHmac(rawBody: Buffer | string, header: string | undefined, secret: string): boolean {
-  if (!secret || header === undefined || !BASE64_SHA256.test(header.trim())) return false;
-  const given = Buffer.from(header.trim(), 'base64');
-  const expected = Buffer.from(signWebhookBody(rawBody, secret), 'base64');
-  return given.length === expected.length && timingSafeEqual(given, expected);
+/** Validates one delivery exactly as @shopify/shopify-api does (HMAC over rawBody, required headers). */
+export async function validateWebhook(app: { clientId: string; clientSecret: string }, rawBody: string, rawRequest: IncomingMessage, rawResponse: ServerResponse): Promise<WebhookValidation> {
+  if (!app.clientSecret) return { valid: false, reason: 'no_secret' };
+  const result = await shopifyFor(app).webhooks.validate({ rawBody, rawRequest, rawResponse });
+  if (!result.valid) return { valid: false, reason: result.reason };
+  if (result.webhookType !== 'webhooks') return { valid: false, reason: 'not_a_webhook' };
+  return { valid: true, topic: String(result.topic), domain: result.domain, webhookId: result.webhookId, apiVersion: result.apiVersion };
 }
 
 const customer = z.object({ id: z.number(), email: z.string().nullable(), phone: z.string().nullable() });
@@ -45,6 +46,12 @@ export const webhookPayloadSchemas = {
   }),
   'customers/redact': z.object({ shop_id: z.number(), shop_domain: z.string(), customer, orders_to_redact: z.array(z.number()) }),
   'shop/redact': z.object({ shop_id: z.number(), shop_domain: z.string() }),
+  // Re-read through the Admin API instead of trusting these shapes (docs/storefront-a.md, "could not be verified").
+  'shop/update': z.looseObject({}),
+  'domains/create': z.looseObject({}),
+  'domains/update': z.looseObject({}),
+  'domains/destroy': z.looseObject({}),
+  'themes/publish': z.looseObject({}),
 } satisfies Record<WebhookTopic, z.ZodType>;
 
 export type WebhookPayload<T extends WebhookTopic> = z.output<(typeof webhookPayloadSchemas)[T]>;

@@ -1,19 +1,36 @@
-// The OAuth app install: the merchant's consent page, the signed redirect back to the app with a one-time
-// code, and the exchange of that code (plus the app's secret) for an offline access token.
+// The OAuth app install (authorization code grant, shopify.dev/docs/apps/build/authentication-authorization/
+// access-tokens/authorization-code-grant): the merchant's consent page, the signed redirect back to the app
+// with a one-time code, and the exchange of that code (plus the app's secret) for an offline access token.
+import { createHmac } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { signCallbackParams } from '../../integrations/storefront-a/oauth.js';
 import { html, page } from '../storefront-common/html.js';
 import { PlatformError, randomHex } from '../storefront-common/web.js';
 import { KNOWN_SCOPES, requireShop, type SimApp, type SimShop, type State } from './state.js';
 
 type Params = Record<string, string | undefined>;
 
+/**
+ * The query signature Shopify puts on redirects to the app: hex HMAC-SHA256 with the client secret over every
+ * parameter except hmac/signature, sorted by key, each pair application/x-www-form-urlencoded, spaces as %20.
+ */
+export function signQuery(params: URLSearchParams, secret: string): string {
+  const message = new URLSearchParams();
+  for (const key of [...new Set(params.keys())].filter((k) => k !== 'hmac' && k !== 'signature').sort((a, b) => a.localeCompare(b))) {
+    message.append(key, params.getAll(key).join(','));
+  }
+  return createHmac('sha256', secret).update(message.toString().replace(/\+/g, '%20')).digest('hex');
+}
+
 const SCOPE_LABELS: Record<string, string> = {
   products: 'Products',
   orders: 'Orders',
   customers: 'Customers',
-  checkouts: 'Carts and checkouts',
+  checkouts: 'Checkouts',
+  draft_orders: 'Draft orders',
   script_tags: 'Storefront scripts',
+  unauthenticated_read_checkouts: 'Carts and checkouts (storefront)',
+  unauthenticated_write_checkouts: 'Carts and checkouts (storefront)',
+  unauthenticated_read_product_listings: 'Products (storefront)',
   themes: 'Themes',
   shipping: 'Shipping',
   locales: 'Languages',
@@ -53,7 +70,7 @@ function checkAuthorizeRequest(state: State, host: string, p: Params): Authorize
 }
 
 function consentPage(r: AuthorizeRequest): string {
-  const areas = [...new Set(r.scopes.map((s) => s.replace(/^(read|write)_/, '')))];
+  const areas = [...new Set(r.scopes.map((s) => (s.startsWith('unauthenticated_') ? s : s.replace(/^(read|write)_/, ''))))];
   const access = (area: string) => (r.scopes.includes(`write_${area}`) ? 'View and edit' : 'View');
   const hidden = { client_id: r.app.clientId, scope: r.scopes.join(','), redirect_uri: r.redirectUri, state: r.state };
   return page({
@@ -83,18 +100,19 @@ export function registerOAuth(app: FastifyInstance, state: State, opts: { authCo
     const r = checkAuthorizeRequest(state, request.params.shop, body);
     if (body.decision !== 'install') return reply.redirect(`/shops/${r.shop.host}/admin?install_cancelled=${encodeURIComponent(r.app.name)}`, 303);
 
-    r.shop.installs.set(r.app.clientId, { scopes: r.scopes, installedAt: new Date().toISOString() });
+    r.shop.installs.set(r.app.clientId, { scopes: r.scopes, installedAt: new Date().toISOString(), installationId: r.shop.installs.get(r.app.clientId)?.installationId ?? state.nextId() });
     r.shop.everInstalled.add(r.app.clientId);
     const code = randomHex(16);
     state.codes.set(code, { shop: r.shop.host, clientId: r.app.clientId, scopes: r.scopes, expiresAt: Date.now() + opts.authCodeTtlMs });
 
     const target = new URL(r.redirectUri);
     target.searchParams.set('code', code);
-    target.searchParams.set('host', Buffer.from(`${r.shop.host}/admin`).toString('base64url'));
+    // host: base64 of admin.shopify.com/store/<handle> (padding included, so values carry '=').
+    target.searchParams.set('host', Buffer.from(`admin.shopify.com/store/${r.shop.host.split('.')[0]}`).toString('base64'));
     target.searchParams.set('shop', r.shop.host);
     target.searchParams.set('state', r.state);
     target.searchParams.set('timestamp', String(Math.floor(Date.now() / 1000)));
-    target.searchParams.set('hmac', signCallbackParams(target.searchParams, r.app.clientSecret));
+    target.searchParams.set('hmac', signQuery(target.searchParams, r.app.clientSecret));
     return reply.redirect(target.toString(), 302);
   });
 
@@ -111,7 +129,7 @@ export function registerOAuth(app: FastifyInstance, state: State, opts: { authCo
     if (!grant || grant.shop !== shop.host || grant.clientId !== client.clientId || grant.expiresAt < Date.now()) {
       throw new PlatformError(400, { error: 'invalid_request', error_description: 'The authorization code was not found or was already used.' });
     }
-    const accessToken = `sfat_${randomHex(16)}`;
+    const accessToken = `shpat_${randomHex(16)}`;
     state.tokens.set(accessToken, { shop: shop.host, clientId: client.clientId, scopes: grant.scopes });
     return { access_token: accessToken, scope: grant.scopes.join(',') };
   });

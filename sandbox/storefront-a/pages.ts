@@ -1,13 +1,13 @@
-// The shop's pages: the demo storefront (products, server-side cart, native checkout) with every installed
-// script tag loaded, and the merchant's back office (installed apps, orders with "Mark as paid").
+// The shop's pages: the demo storefront (products, Ajax cart, cart form, native checkout) with the app embed
+// blocks active on the published theme rendered into every page (plus legacy script tags until 2027-03-01),
+// the theme editor's app-embeds panel that activation deep links open, and the merchant's back office.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { renderOrdersPage } from '../storefront-common/admin.js';
 import { productSvg } from '../storefront-common/catalogue.js';
 import { formatMoney, html, page, raw, type Raw } from '../storefront-common/html.js';
-import { baseUrlOf, intOf, PlatformError, readCookie, setCookie, type PublicUrl } from '../storefront-common/web.js';
-import { SESSION_TOKEN_KEY } from '../../integrations/storefront-common/order.js';
+import { baseUrlOf, intOf, PlatformError, randomHex, readCookie, setCookie, type PublicUrl } from '../storefront-common/web.js';
 import { markOrderPaid } from './orders.js';
-import { findVariant, requireShop, serializeCart, type SimShop, type State } from './state.js';
+import { ajaxCart, findVariant, newCart, requireShop, type DeployedExtension, type SimApp, type SimShop, type State } from './state.js';
 
 type ShopRequest = FastifyRequest<{ Params: { shop: string; file?: string; id?: string }; Querystring: Record<string, string | undefined>; Body: Record<string, string | undefined> }>;
 
@@ -26,14 +26,72 @@ const adminHeader = (shop: SimShop) =>
   html`<header><span>${shop.name} · Admin</span><nav style="display:flex;gap:18px">
     <a href="/shops/${shop.host}/admin">Apps</a><a href="/shops/${shop.host}/admin/orders">Orders</a><a href="/shops/${shop.host}/">View store</a></nav></header>`;
 
+/** A block's `{% schema %}` JSON. */
+export function blockSchema(liquid: string): { target?: string; javascript?: string; name?: string } {
+  const m = /{%-?\s*schema\s*-?%}([\s\S]*?){%-?\s*endschema\s*-?%}/.exec(liquid);
+  try {
+    return m ? (JSON.parse(m[1]!) as { target?: string; javascript?: string }) : {};
+  } catch {
+    return {};
+  }
+}
+
 /**
- * What every storefront page gives scripts: window.Storefront (shop, cart token, currency) and the
- * installed script tags, loaded after the page is parsed like the platform's onload script tags.
+ * The Liquid an app embed block may use here (a subset): output tags `{{ path | filter }}` over `shop`,
+ * `app.metafields.<namespace>.<key>.value` and `block.settings`, with the json, escape and asset_url filters.
  */
-function storefrontHead(shop: SimShop, cartToken: string | null): Raw {
-  const globals = JSON.stringify({ shop: shop.host, cartToken, currency: shop.currency, country: shop.country, root: `/shops/${shop.host}/`, cartUrl: `/shops/${shop.host}/cart.js` }).replace(/</g, '\\u003c');
-  const tags = [...shop.scriptTags.values()].filter((t) => t.displayScope !== 'order_status');
-  return html`<script>window.Storefront = ${raw(globals)};</script>${tags.map((t) => html`<script src="${t.src}" defer data-script-tag-id="${t.id}"></script>`)}`;
+function renderBlock(liquid: string, scope: Record<string, unknown>, assetUrl: (file: string) => string): string {
+  const body = liquid.replace(/{%-?\s*schema\s*-?%}[\s\S]*?{%-?\s*endschema\s*-?%}/, '');
+  return body.replace(/{{-?\s*([\s\S]*?)\s*-?}}/g, (_, expr: string) => {
+    const [head, ...filters] = expr.split('|').map((x) => x.trim());
+    let value: unknown = /^'(.*)'$|^"(.*)"$/.test(head ?? '') ? (head ?? '').slice(1, -1) : (head ?? '').split('.').reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), scope);
+    for (const f of filters) {
+      if (f === 'json') value = JSON.stringify(value ?? null).replace(/</g, '\\u003c');
+      else if (f === 'escape') value = String(value ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+      else if (f === 'asset_url') value = assetUrl(String(value));
+    }
+    return value === undefined || value === null ? '' : String(value);
+  });
+}
+
+export const extensionAssetUrl = (shop: SimShop, app: SimApp, ext: DeployedExtension, file: string) => `/shops/${shop.host}/cdn/extensions/${app.clientId}/${ext.handle}/assets/${file}`;
+
+/** App embed blocks active on the published theme, from its settings_data.json, for installed apps. */
+export function activeEmbeds(state: State, shop: SimShop): Array<{ app: SimApp; ext: DeployedExtension; block: string; liquid: string }> {
+  const main = shop.themes.find((t) => t.role === 'MAIN');
+  const out: Array<{ app: SimApp; ext: DeployedExtension; block: string; liquid: string }> = [];
+  for (const entry of Object.values(main?.settingsData.current.blocks ?? {})) {
+    const m = /^shopify:\/\/apps\/([^/]+)\/blocks\/([^/]+)\/[^/]+$/.exec(entry.type);
+    if (!m || entry.disabled) continue;
+    const app = [...state.apps.values()].find((a) => a.handle === m[1] && shop.installs.has(a.clientId));
+    const ext = app?.extensions.find((e) => e.blocks[m[2]!] !== undefined);
+    if (app && ext) out.push({ app, ext, block: m[2]!, liquid: ext.blocks[m[2]!]! });
+  }
+  return out;
+}
+
+/**
+ * What every storefront page gives scripts: window.Shopify (shop, routes.root, currency) as themes do, the
+ * active app embed blocks, and legacy script tags (still injected until 2027-03-01).
+ */
+function storefrontExtras(state: State, shop: SimShop): { head: Raw; end: Raw } {
+  const globals = JSON.stringify({ shop: shop.host, routes: { root: `/shops/${shop.host}/` }, currency: { active: shop.currency }, country: shop.country }).replace(/</g, '\\u003c');
+  const tags = [...shop.scriptTags.values()].filter((t) => t.displayScope !== 'ORDER_STATUS');
+  const embeds = activeEmbeds(state, shop).map(({ app, ext, liquid }) => {
+    const metafields: Record<string, Record<string, { value: string }>> = {};
+    for (const [k, v] of shop.appMetafields.get(app.clientId) ?? []) {
+      const [ns, key] = [k.slice(0, k.lastIndexOf('.')), k.slice(k.lastIndexOf('.') + 1)];
+      (metafields[ns] ??= {})[key] = { value: v.value };
+    }
+    const scope = { shop: { permanent_domain: shop.host, domain: shop.host, currency: shop.currency }, app: { metafields }, block: { settings: {} } };
+    const schema = blockSchema(liquid);
+    const asset = (file: string) => extensionAssetUrl(shop, app, ext, file);
+    return html`${raw(renderBlock(liquid, scope, asset))}${schema.javascript ? html`<script src="${asset(schema.javascript)}" defer></script>` : ''}`;
+  });
+  return {
+    head: html`<script>window.Shopify = ${raw(globals)};</script>${tags.map((t) => html`<script src="${t.src}" defer data-script-tag-id="${t.id}"></script>`)}`,
+    end: html`${embeds}`,
+  };
 }
 
 export function registerPages(app: FastifyInstance, state: State, publicUrl: PublicUrl): void {
@@ -42,6 +100,10 @@ export function registerPages(app: FastifyInstance, state: State, publicUrl: Pub
     return token !== undefined && shop.carts.get(token) ? token : null;
   };
   const itemCount = (shop: SimShop, token: string | null) => (shop.carts.get(token ?? undefined) ?? []).reduce((n, l) => n + l.quantity, 0);
+  const storefrontPage = (shop: SimShop, title: string, token: string | null, body: Raw) => {
+    const extras = storefrontExtras(state, shop);
+    return page({ title, header: storefrontHeader(shop, itemCount(shop, token)), head: extras.head, body: html`${body}${extras.end}` });
+  };
 
   const home = async (request: ShopRequest, reply: FastifyReply) => {
     const shop = requireShop(state, request.params.shop, 'html');
@@ -59,7 +121,7 @@ export function registerPages(app: FastifyInstance, state: State, publicUrl: Pub
           <button type="submit" data-add-to-cart>Add to cart</button>
         </form></div>`;
     });
-    return sendHtml(reply, page({ title: shop.name, header: storefrontHeader(shop, itemCount(shop, token)), head: storefrontHead(shop, token), body: html`<div class="grid">${cards}</div>` }));
+    return sendHtml(reply, storefrontPage(shop, shop.name, token, html`<div class="grid">${cards}</div>`));
   };
   app.get('/shops/:shop', home);
   app.get('/shops/:shop/', home);
@@ -71,6 +133,16 @@ export function registerPages(app: FastifyInstance, state: State, publicUrl: Pub
     return reply.type('image/svg+xml').header('cache-control', 'public, max-age=3600').send(productSvg(product.source));
   });
 
+  // Theme app extension assets, as Shopify's CDN serves them for a deployed app version.
+  app.get('/shops/:shop/cdn/extensions/:clientId/:ext/assets/:file', async (request: FastifyRequest<{ Params: { shop: string; clientId: string; ext: string; file: string } }>, reply) => {
+    requireShop(state, request.params.shop, 'html');
+    const ext = state.apps.get(request.params.clientId)?.extensions.find((e) => e.handle === request.params.ext);
+    const content = ext?.assets[request.params.file];
+    if (content === undefined) throw new PlatformError(404, 'Not Found', 'text/plain');
+    const type = request.params.file.endsWith('.js') ? 'text/javascript; charset=utf-8' : request.params.file.endsWith('.css') ? 'text/css; charset=utf-8' : 'application/octet-stream';
+    return reply.type(type).header('cache-control', 'no-cache').send(content);
+  });
+
   app.post('/shops/:shop/cart/add', async (request: ShopRequest, reply) => {
     const shop = requireShop(state, request.params.shop, 'html');
     const found = findVariant(shop, intOf(request.body?.id) ?? -1);
@@ -80,7 +152,7 @@ export function registerPages(app: FastifyInstance, state: State, publicUrl: Pub
     }
     let token = cartOf(request, shop);
     if (!token) {
-      token = shop.carts.create();
+      token = newCart(shop);
       setCookie(reply, CART_COOKIE, token, `/shops/${shop.host}/`);
     }
     shop.carts.add(token, { productId: found.product.id, variantId: found.variant.id, quantity });
@@ -96,16 +168,25 @@ export function registerPages(app: FastifyInstance, state: State, publicUrl: Pub
     return reply.redirect(`/shops/${shop.host}/cart`, 303);
   });
 
+  // The theme's cart form posts here; its checkout button (name="checkout") goes on to the native checkout.
+  app.post('/shops/:shop/cart', async (request: ShopRequest, reply) => {
+    const shop = requireShop(state, request.params.shop, 'html');
+    return reply.redirect(request.body?.checkout !== undefined ? `/shops/${shop.host}/checkout` : `/shops/${shop.host}/cart`, 302);
+  });
+
+  // The Ajax API cart (shopify.dev/docs/api/ajax/reference/cart): token carries ?key=.
   app.get('/shops/:shop/cart.js', async (request: ShopRequest) => {
     const shop = requireShop(state, request.params.shop, 'json');
-    const token = cartOf(request, shop);
-    return token ? serializeCart(baseUrlOf(publicUrl, request), shop, token) : { token: null, currency: shop.currency, item_count: 0, total_price: 0, items: [] };
+    let token = cartOf(request, shop);
+    if (!token) return { token: null, note: null, attributes: {}, total_price: 0, item_count: 0, items: [], currency: shop.currency, requires_shipping: false };
+    token ??= newCart(shop);
+    return ajaxCart(baseUrlOf(publicUrl, request), shop, token);
   });
 
   app.get('/shops/:shop/cart', async (request: ShopRequest, reply) => {
     const shop = requireShop(state, request.params.shop, 'html');
     const token = cartOf(request, shop);
-    const cart = token ? serializeCart(baseUrlOf(publicUrl, request), shop, token) : null;
+    const cart = token ? ajaxCart(baseUrlOf(publicUrl, request), shop, token) : null;
     const body = !cart || cart.items.length === 0
       ? html`<h1>Your cart</h1><p class="muted">Your cart is empty.</p><a class="button" href="/shops/${shop.host}/">Continue shopping</a>`
       : html`<h1>Your cart</h1>
@@ -119,16 +200,16 @@ export function registerPages(app: FastifyInstance, state: State, publicUrl: Pub
           <td>${formatMoney(i.line_price, cart.currency)}</td></tr>`)}
         </tbody></table>
         <p style="text-align:right;font-size:18px">Subtotal <strong data-cart-subtotal>${formatMoney(cart.total_price, cart.currency)}</strong></p>
-        <form method="get" action="/shops/${shop.host}/checkout" id="${CHECKOUT_BUTTON_ID}-form" style="text-align:right">
+        <form method="post" action="/shops/${shop.host}/cart" id="${CHECKOUT_BUTTON_ID}-form" style="text-align:right">
           <button type="submit" name="checkout" id="${CHECKOUT_BUTTON_ID}" data-storefront-checkout>Check out</button></form>`;
-    return sendHtml(reply, page({ title: `Cart · ${shop.name}`, header: storefrontHeader(shop, cart?.item_count ?? 0), head: storefrontHead(shop, token), body }));
+    return sendHtml(reply, storefrontPage(shop, `Cart · ${shop.name}`, token, body));
   });
 
-  // The platform's own checkout: where the button leads when no script tag takes over.
+  // The platform's own checkout: where the button leads when nothing takes over.
   app.get('/shops/:shop/checkout', async (request: ShopRequest, reply) => {
     const shop = requireShop(state, request.params.shop, 'html');
     const token = cartOf(request, shop);
-    const cart = token ? serializeCart(baseUrlOf(publicUrl, request), shop, token) : null;
+    const cart = token ? ajaxCart(baseUrlOf(publicUrl, request), shop, token) : null;
     if (!cart || cart.items.length === 0) return reply.redirect(`/shops/${shop.host}/cart`, 303);
     return sendHtml(reply, page({
       title: `Checkout · ${shop.name}`,
@@ -140,35 +221,72 @@ export function registerPages(app: FastifyInstance, state: State, publicUrl: Pub
     }));
   });
 
+  // The theme editor's App embeds panel. The activation deep link
+  // /admin/themes/current/editor?context=apps&activateAppId=<client id>/<block handle> opens it with that embed
+  // switched on; nothing changes until the merchant saves.
+  type EditorRequest = FastifyRequest<{ Params: { shop: string }; Querystring: Record<string, string | undefined>; Body: Record<string, string | undefined> }>;
+  const embedsOf = (shop: SimShop) =>
+    [...shop.installs.keys()].flatMap((clientId) => {
+      const a = state.apps.get(clientId);
+      return (a?.extensions ?? []).flatMap((ext) => Object.keys(ext.blocks).filter((b) => blockSchema(ext.blocks[b]!).target !== 'section').map((block) => ({ app: a!, block })));
+    });
+  const embedKey = (theme: SimShop['themes'][number], app: SimApp, block: string) =>
+    Object.entries(theme.settingsData.current.blocks).find(([, v]) => v.type.startsWith(`shopify://apps/${app.handle}/blocks/${block}/`));
+  app.get('/shops/:shop/admin/themes/current/editor', async (request: EditorRequest, reply) => {
+    const shop = requireShop(state, request.params.shop, 'html');
+    const theme = shop.themes.find((t) => t.role === 'MAIN')!;
+    const activate = request.query.activateAppId;
+    const rows = embedsOf(shop).map(({ app: a, block }) => {
+      const entry = embedKey(theme, a, block)?.[1];
+      const on = activate === `${a.clientId}/${block}` || (entry !== undefined && !entry.disabled);
+      return html`<li><label><input type="checkbox" name="embed" value="${a.clientId}/${block}" ${on ? raw('checked') : ''} data-app-embed="${a.clientId}/${block}"> ${a.name} · ${block}</label></li>`;
+    });
+    return sendHtml(reply, page({
+      title: `Customize ${theme.name}`,
+      header: adminHeader(shop),
+      body: html`<h1>${theme.name} · App embeds</h1>
+        <form method="post" action="/shops/${shop.host}/admin/themes/current/editor">
+          <ul data-app-embeds>${rows.length ? rows : html`<li class="muted">No app embeds: deploy an app with a theme app extension.</li>`}</ul>
+          <button type="submit" id="theme-editor-save">Save</button></form>`,
+    }));
+  });
+  app.post('/shops/:shop/admin/themes/current/editor', async (request: EditorRequest, reply) => {
+    const shop = requireShop(state, request.params.shop, 'html');
+    const raw_ = (request.body as Record<string, string | string[] | undefined> | undefined)?.embed;
+    const chosen = new Set(Array.isArray(raw_) ? raw_ : raw_ ? [raw_] : []);
+    const theme = shop.themes.find((t) => t.role === 'MAIN')!;
+    for (const { app: a, block } of embedsOf(shop)) setEmbed(theme, a, block, chosen.has(`${a.clientId}/${block}`));
+    return reply.redirect(`/shops/${shop.host}/admin/themes/current/editor`, 303);
+  });
+
   app.get('/shops/:shop/admin', async (request: ShopRequest, reply) => {
     const shop = requireShop(state, request.params.shop, 'html');
     const cancelled = request.query.install_cancelled;
     const installs = [...shop.installs].map(([clientId, install]) => {
       const name = state.apps.get(clientId)?.name ?? clientId;
-      const tags = [...shop.scriptTags.values()].filter((t) => t.clientId === clientId);
-      return html`<tr><td>${name}</td><td class="muted">${install.scopes.join(', ')}</td><td>${tags.map((t) => html`<div>${t.src}</div>`)}</td><td>${install.installedAt.slice(0, 16).replace('T', ' ')}</td></tr>`;
+      return html`<tr><td>${name}</td><td class="muted">${install.scopes.join(', ')}</td><td>${install.installedAt.slice(0, 16).replace('T', ' ')}</td></tr>`;
     });
     return sendHtml(reply, page({
       title: `Admin · ${shop.name}`,
       header: adminHeader(shop),
       body: html`${cancelled ? html`<p class="notice">Installation of ${cancelled} was cancelled.</p>` : ''}
         <h1>Installed apps</h1>
-        ${installs.length ? html`<table><thead><tr><th>App</th><th>Access</th><th>Script tags</th><th>Installed</th></tr></thead><tbody>${installs}</tbody></table>` : html`<p class="muted">No apps installed.</p>`}`,
+        ${installs.length ? html`<table><thead><tr><th>App</th><th>Access</th><th>Installed</th></tr></thead><tbody>${installs}</tbody></table>` : html`<p class="muted">No apps installed.</p>`}`,
     }));
   });
 
   app.get('/shops/:shop/admin/orders', async (request: ShopRequest, reply) => {
     const shop = requireShop(state, request.params.shop, 'html');
     const rows = [...shop.orders.values()].sort((a, b) => b.id - a.id).map((o) => ({
-      number: `#${o.number}`,
+      number: o.name,
       createdAt: o.createdAt,
       email: o.email ?? '',
       total: formatMoney(o.total, o.currency),
-      payment: o.gateway,
-      status: o.financialStatus,
-      paid: o.financialStatus === 'paid',
-      markPaidAction: o.financialStatus === 'paid' ? undefined : `/shops/${shop.host}/admin/orders/${o.id}/mark-paid`,
-      sessionToken: o.noteAttributes.find((a) => a.name === SESSION_TOKEN_KEY)?.value ?? null,
+      payment: o.financialStatus === 'PAID' ? 'Paid' : 'Payment pending',
+      status: o.financialStatus.toLowerCase(),
+      paid: o.financialStatus === 'PAID',
+      markPaidAction: o.financialStatus === 'PAID' ? undefined : `/shops/${shop.host}/admin/orders/${o.id}/mark-paid`,
+      sessionToken: o.customAttributes.find((a) => a.key === 'checkout_session_token')?.value ?? null,
     }));
     return sendHtml(reply, renderOrdersPage({ storeName: shop.name, header: adminHeader(shop), rows }));
   });
@@ -177,7 +295,15 @@ export function registerPages(app: FastifyInstance, state: State, publicUrl: Pub
     const shop = requireShop(state, request.params.shop, 'html');
     const order = shop.orders.get(intOf(request.params.id) ?? -1);
     if (!order) throw new PlatformError(404, page({ title: 'Not found', body: html`<p>Order not found.</p>` }), 'text/html; charset=utf-8');
-    markOrderPaid(state, order);
+    markOrderPaid(order);
     return reply.redirect(`/shops/${shop.host}/admin/orders`, 303);
   });
+}
+
+/** Turns an app embed on or off in settings_data.json (first activation adds the block with a fresh id). */
+export function setEmbed(theme: SimShop['themes'][number], app: SimApp, block: string, enabled: boolean): void {
+  const blocks = theme.settingsData.current.blocks;
+  const existing = Object.values(blocks).find((v) => v.type.startsWith(`shopify://apps/${app.handle}/blocks/${block}/`));
+  if (existing) existing.disabled = !enabled;
+  else if (enabled) blocks[String(BigInt('0x' + randomHex(8)) % 10n ** 19n)] = { type: `shopify://apps/${app.handle}/blocks/${block}/${randomHex(16)}`, disabled: false, settings: {} };
 }

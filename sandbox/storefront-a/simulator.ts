@@ -1,21 +1,19 @@
-// Storefront A simulator: a hosted commerce platform whose shops live on <shop>.myshopify.com hosts and
-// connect apps by OAuth install. Locally every shop is served under /shops/<shop host>/ (the client's
-// apiUrlTemplate is "http://127.0.0.1:4020/shops/{shop}"). See docs/sandbox.md.
+// Storefront A simulator: Shopify, written from shopify.dev (docs/storefront-a.md), never from our client.
+// Shops live on <shop>.myshopify.com hosts; locally every shop is served under /shops/<shop host>/ and
+// everything after that prefix is Shopify's own path (OAuth, GraphQL Admin and Storefront APIs, /cart.js,
+// theme editor). See docs/sandbox.md.
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { isValidShopHost } from '../../integrations/storefront-a/oauth.js';
-import { WEBHOOK_TOPICS } from '../../integrations/storefront-a/webhooks.js';
-import { isCurrencyCode } from '../../integrations/storefront-common/money.js';
 import { createSimulator, type Simulator, type SimulatorOptions } from '../shared/simulator.js';
 import { baseUrlOf, installErrorHandler, PlatformError, randomHex, registerFormParser, type PublicUrl } from '../storefront-common/web.js';
-import { registerAdminApi } from './api.js';
+import { bucketKey, registerGraphql, settingsDataFile } from './graphql.js';
+import { isCurrency, toDecimal } from './money.js';
 import { registerOAuth } from './oauth.js';
-import { serializeOrder } from './orders.js';
-import { registerPages } from './pages.js';
-import { addApp, addShop, createState, DEMO_APP, findVariant, KNOWN_SCOPES, requireShop, seed, serializeCart, shopJson, type SimShop, type State } from './state.js';
-import { sendWebhooks, type WebhookDelivery } from './webhooks.js';
+import { registerPages, setEmbed } from './pages.js';
+import { addApp, addShop, ajaxCart, createState, DEMO_APP, findVariant, gid, isShopHost, KNOWN_SCOPES, newCart, publicCartToken, requireShop, seed, type SimShop, type State } from './state.js';
+import { restShop, sendWebhooks, WEBHOOK_TOPICS, type WebhookDelivery } from './webhooks.js';
 
-export { DEMO_APP, DEMO_SHOP } from './state.js';
+export { DEMO_APP, DEMO_SHOP, DEMO_SHOP_PRIMARY_DOMAIN } from './state.js';
 export { CART_COOKIE, CHECKOUT_BUTTON_ID } from './pages.js';
 
 export interface StorefrontASimulatorOptions {
@@ -37,8 +35,8 @@ export interface StorefrontASimulator extends Simulator {
   deliveries: WebhookDelivery[];
 }
 
-/** Scopes the checkout service needs: carts, script tags, orders. */
-export const DEFAULT_SCOPES = ['read_products', 'read_checkouts', 'write_script_tags', 'write_orders'];
+/** Scopes a hosted-checkout app asks for (docs/storefront-a.md), granted by install() without the OAuth dance. */
+export const DEFAULT_SCOPES = ['write_draft_orders', 'read_orders', 'read_themes', 'write_script_tags', 'unauthenticated_read_checkouts', 'unauthenticated_read_product_listings'];
 
 const invalid = (error: z.ZodError) =>
   new PlatformError(400, { error: error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '), code: 'INVALID_INPUT' });
@@ -53,14 +51,16 @@ const appSchema = z.object({
   clientId: z.string().regex(/^[A-Za-z0-9_-]{8,64}$/).optional(),
   clientSecret: z.string().min(16).optional(),
   name: z.string().min(1).max(100).optional(),
+  handle: z.string().regex(/^[a-z0-9-]{1,60}$/).optional(),
   redirectUrls: z.array(url).optional(),
   webhookAddress: url.optional(),
 });
 const shopSchema = z.object({
-  shop: z.string().refine((s) => isValidShopHost(s), 'must be a <name>.myshopify.com host'),
+  shop: z.string().refine(isShopHost, 'must be a <name>.myshopify.com host'),
+  primaryDomain: z.string().regex(/^[a-z0-9.-]+$/).optional(),
   name: z.string().min(1).optional(),
   email: z.email().optional(),
-  currency: z.string().refine(isCurrencyCode, 'must be an ISO 4217 code').optional(),
+  currency: z.string().refine(isCurrency, 'must be an ISO 4217 code').optional(),
   country: z.string().regex(/^[A-Z]{2}$/).optional(),
 });
 const cartSchema = z.object({ items: z.array(z.object({ variantId: z.number().int(), quantity: z.number().int().min(1).max(99) })).min(1) });
@@ -80,7 +80,7 @@ export function createStorefrontASimulator(opts: StorefrontASimulatorOptions = {
   const deliveries: WebhookDelivery[] = [];
   seed(state);
   sim.onReset(() => {
-    for (const key of ['apps', 'shops', 'tokens', 'codes'] as const) state[key].clear();
+    for (const key of ['apps', 'shops', 'tokens', 'storefrontTokens', 'codes', 'buckets', 'commitThenTimeout'] as const) state[key].clear();
     deliveries.length = 0;
     state.lastId = 0;
     seed(state);
@@ -89,7 +89,7 @@ export function createStorefrontASimulator(opts: StorefrontASimulatorOptions = {
   registerFormParser(app);
   installErrorHandler(app, (status, message) => (status >= 500 ? { errors: 'Internal Server Error' } : { errors: message }));
   registerOAuth(app, state, { authCodeTtlMs: opts.authCodeTtlMs ?? 5 * 60_000 });
-  registerAdminApi(app, state, opts.publicUrl);
+  registerGraphql(app, state, (request) => baseUrlOf(opts.publicUrl, request));
   registerPages(app, state, opts.publicUrl);
 
   const controlShop = (host: string) => {
@@ -99,25 +99,26 @@ export function createStorefrontASimulator(opts: StorefrontASimulatorOptions = {
   };
   const install = (shop: SimShop, clientId: string, scopes: string[]) => {
     if (!state.apps.has(clientId)) throw new PlatformError(404, { error: `unknown app ${clientId}`, code: 'NOT_FOUND' });
-    shop.installs.set(clientId, { scopes, installedAt: new Date().toISOString() });
+    shop.installs.set(clientId, { scopes, installedAt: new Date().toISOString(), installationId: shop.installs.get(clientId)?.installationId ?? state.nextId() });
     shop.everInstalled.add(clientId);
-    const token = `sfat_${randomHex(16)}`;
+    const token = `shpat_${randomHex(16)}`;
     state.tokens.set(token, { shop: shop.host, clientId, scopes });
     return token;
   };
   const createCart = (shop: SimShop, items: Array<{ variantId: number; quantity: number }>) => {
-    const token = shop.carts.create();
+    const token = newCart(shop);
     for (const item of items) {
       const found = findVariant(shop, item.variantId);
       if (!found) throw new PlatformError(422, { error: `unknown variant ${item.variantId}`, code: 'INVALID_INPUT' });
       shop.carts.add(token, { productId: found.product.id, variantId: found.variant.id, quantity: item.quantity });
     }
-    return token;
+    return publicCartToken(shop, token);
   };
   const shopSummary = (shop: SimShop, request: FastifyRequest) => ({
-    ...shopJson(shop),
+    ...restShop(shop),
+    domains: shop.domains.map((d) => d.host),
     storefrontUrl: `${baseUrlOf(opts.publicUrl, request)}/shops/${shop.host}/`,
-    products: shop.products.map((p) => ({ id: p.id, handle: p.handle, title: p.title, variants: p.variants.map((v) => ({ id: v.id, title: v.title, price: v.price, sku: v.sku })) })),
+    products: shop.products.map((p) => ({ id: p.id, handle: p.handle, title: p.title, variants: p.variants.map((v) => ({ id: v.id, gid: gid('ProductVariant', v.id), title: v.title, price: v.price, priceDecimal: toDecimal(v.price, shop.currency), sku: v.sku })) })),
   });
 
   type Req<P = Record<string, string>> = FastifyRequest<{ Params: P; Body: unknown }>;
@@ -147,7 +148,10 @@ export function createStorefrontASimulator(opts: StorefrontASimulatorOptions = {
       ...shopSummary(shop, request),
       installs: [...shop.installs].map(([clientId, i]) => ({ clientId, ...i })),
       scriptTags: [...shop.scriptTags.values()],
-      orders: [...shop.orders.values()].map((o) => serializeOrder(shop, o)),
+      draftOrders: [...shop.draftOrders.values()],
+      orders: [...shop.orders.values()],
+      webhookSubscriptions: shop.webhookSubscriptions,
+      settingsData: settingsDataFile(shop.themes.find((t) => t.role === 'MAIN')!),
     };
   });
   app.post('/_control/shops/:shop/install', async (request: Req<{ shop: string }>, reply) => {
@@ -159,7 +163,60 @@ export function createStorefrontASimulator(opts: StorefrontASimulatorOptions = {
   app.post('/_control/shops/:shop/carts', async (request: Req<{ shop: string }>, reply) => {
     const shop = controlShop(request.params.shop);
     const token = createCart(shop, parse(cartSchema, request.body).items);
-    return reply.code(201).send({ token, cart: serializeCart(baseUrlOf(opts.publicUrl, request), shop, token) });
+    const internal = /^c1-([0-9a-f]+)\?/.exec(token)![1]!;
+    return reply.code(201).send({ token, cart: ajaxCart(baseUrlOf(opts.publicUrl, request), shop, internal) });
+  });
+
+  // `shopify app deploy`: the app's theme app extension (blocks and assets) becomes available to its shops.
+  const deploySchema = z.object({ handle: z.string().regex(/^[a-z0-9-]{1,60}$/), blocks: z.record(z.string().regex(/^[a-z0-9-_]+$/), z.string()), assets: z.record(z.string().regex(/^[\w.-]+$/), z.string()) });
+  app.post('/_control/apps/:clientId/extensions', async (request: Req<{ clientId: string }>, reply) => {
+    const target = state.apps.get(request.params.clientId);
+    if (!target) throw new PlatformError(404, { error: `unknown app ${request.params.clientId}`, code: 'NOT_FOUND' });
+    const ext = parse(deploySchema, request.body);
+    target.extensions = [...target.extensions.filter((e) => e.handle !== ext.handle), ext];
+    return reply.code(201).send({ handle: ext.handle, blocks: Object.keys(ext.blocks), assets: Object.keys(ext.assets) });
+  });
+  // What the merchant's Save in the theme editor does (or a theme switch that lacks the embed).
+  app.post('/_control/shops/:shop/app-embeds', async (request: Req<{ shop: string }>) => {
+    const shop = controlShop(request.params.shop);
+    const input = parse(z.object({ clientId: z.string(), block: z.string(), enabled: z.boolean() }), request.body);
+    const target = state.apps.get(input.clientId);
+    if (!target) throw new PlatformError(404, { error: `unknown app ${input.clientId}`, code: 'NOT_FOUND' });
+    const theme = shop.themes.find((t) => t.role === 'MAIN')!;
+    setEmbed(theme, target, input.block, input.enabled);
+    return { settingsData: settingsDataFile(theme) };
+  });
+  // A script tag made before 2026-10-01 (they can no longer be created through the API).
+  app.post('/_control/shops/:shop/script-tags', async (request: Req<{ shop: string }>, reply) => {
+    const shop = controlShop(request.params.shop);
+    const input = parse(z.object({ clientId: z.string(), src: url }), request.body);
+    const tag = { id: state.nextId(), clientId: input.clientId, src: input.src, displayScope: 'ONLINE_STORE' as const, createdAt: new Date().toISOString() };
+    shop.scriptTags.set(tag.id, tag);
+    return reply.code(201).send({ ...tag, gid: gid('ScriptTag', tag.id) });
+  });
+  // The merchant adds a domain (optionally primary); Shopify then sends domains/create (and shop/update).
+  app.post('/_control/shops/:shop/domains', async (request: Req<{ shop: string }>, reply) => {
+    const shop = controlShop(request.params.shop);
+    const input = parse(z.object({ host: z.string().regex(/^[a-z0-9.-]+$/), primary: z.boolean().default(false) }), request.body);
+    const domain = shop.domains.find((d) => d.host === input.host) ?? { id: state.nextId(), host: input.host };
+    if (!shop.domains.includes(domain)) shop.domains.push(domain);
+    if (input.primary) shop.primaryDomainId = domain.id;
+    return reply.code(201).send({ domains: shop.domains.map((d) => d.host), primary: shop.domains.find((d) => d.id === shop.primaryDomainId)?.host });
+  });
+  // Faults: the next `count` calls of `mutation` commit, then hang for `hangMs` and drop the connection.
+  app.post('/_control/faults/commit-then-timeout', async (request: Req) => {
+    const input = parse(z.object({ mutation: z.enum(['draftOrderCreate', 'draftOrderComplete']), count: z.number().int().min(0).max(1000), hangMs: z.number().int().min(1).max(120_000).default(10_000) }), request.body);
+    if (input.count === 0) state.commitThenTimeout.delete(input.mutation);
+    else state.commitThenTimeout.set(input.mutation, { count: input.count, hangMs: input.hangMs });
+    return { [input.mutation]: state.commitThenTimeout.get(input.mutation) ?? null };
+  });
+  // The GraphQL cost bucket of one app on one shop (drain it to provoke THROTTLED).
+  app.post('/_control/shops/:shop/throttle', async (request: Req<{ shop: string }>) => {
+    const shop = controlShop(request.params.shop);
+    const input = parse(z.object({ clientId: z.string().default(DEMO_APP.clientId), currentlyAvailable: z.number().min(0), maximumAvailable: z.number().min(1).default(2000), restoreRate: z.number().min(1).default(100) }), request.body);
+    const bucket = { ...input, updatedAt: Date.now() };
+    state.buckets.set(bucketKey(shop.host, input.clientId), { maximumAvailable: bucket.maximumAvailable, currentlyAvailable: bucket.currentlyAvailable, restoreRate: bucket.restoreRate, updatedAt: bucket.updatedAt });
+    return { throttleStatus: { maximumAvailable: bucket.maximumAvailable, currentlyAvailable: bucket.currentlyAvailable, restoreRate: bucket.restoreRate } };
   });
 
   app.post('/_control/webhooks/send', async (request: Req) => {

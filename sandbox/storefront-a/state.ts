@@ -1,19 +1,31 @@
-// Storefront A's state: apps, shops (catalogue, carts, script tags, orders, installs), access tokens and
-// pending OAuth codes; and how shops and carts look on the wire.
+// Storefront A (Shopify) simulator state: apps (client id/secret, redirect URLs, deployed theme extensions),
+// shops (catalogue, carts, themes, domains, draft orders, orders, legacy script tags, installs), access
+// tokens and pending OAuth codes. Written from shopify.dev (docs/storefront-a.md), not from our client.
 import { CATALOGUE, priceIn, type CatalogueProduct } from '../storefront-common/catalogue.js';
 import { CartStore } from '../storefront-common/cart.js';
-import { PlatformError, randomHex } from '../storefront-common/web.js';
-import { isValidShopHost } from '../../integrations/storefront-a/oauth.js';
 import { page, html } from '../storefront-common/html.js';
+import { PlatformError, randomHex } from '../storefront-common/web.js';
+
+/** A theme app extension as `shopify app deploy` ships it: blocks (Liquid with a schema) and assets. */
+export interface DeployedExtension {
+  handle: string;
+  /** Block handle (file name without .liquid) → Liquid source. */
+  blocks: Record<string, string>;
+  /** Asset file name → content. */
+  assets: Record<string, string>;
+}
 
 export interface SimApp {
   clientId: string;
   clientSecret: string;
   name: string;
-  /** When non-empty, the only redirect_uri values OAuth accepts. */
+  /** The app's handle (shopify://apps/<handle>/blocks/...). */
+  handle: string;
+  /** When non-empty, the only redirect_uri values OAuth accepts ([auth] redirect_urls). */
   redirectUrls: string[];
-  /** Where the platform posts this app's webhooks. */
+  /** App-configuration webhooks (shopify.app.toml): compliance topics and app/uninstalled go here. */
   webhookAddress: string | null;
+  extensions: DeployedExtension[];
 }
 
 export interface SimVariant {
@@ -38,55 +50,117 @@ export interface ScriptTagRecord {
   id: number;
   clientId: string;
   src: string;
-  event: 'onload';
-  displayScope: string;
+  displayScope: 'ONLINE_STORE' | 'ORDER_STATUS' | 'ALL';
   createdAt: string;
-  updatedAt: string;
+}
+
+export interface MoneyLine {
+  title: string;
+  variantId: number | null;
+  productId: number | null;
+  sku: string | null;
+  variantTitle: string | null;
+  quantity: number;
+  /** Minor units of the draft's currency. */
+  unitPrice: number;
+  customAttributes: Array<{ key: string; value: string }>;
+}
+
+export interface SimDraftOrder {
+  id: number;
+  clientId: string;
+  name: string;
+  status: 'OPEN' | 'INVOICE_SENT' | 'COMPLETED';
+  currency: string;
+  email: string | null;
+  note: string | null;
+  tags: string[];
+  customAttributes: Array<{ key: string; value: string }>;
+  lines: MoneyLine[];
+  shipping: { title: string; price: number } | null;
+  discount: { title: string; amount: number } | null;
+  shippingAddress: Record<string, unknown> | null;
+  billingAddress: Record<string, unknown> | null;
+  orderId: number | null;
+  createdAt: string;
+  completedAt: string | null;
 }
 
 export interface SimOrder {
   id: number;
-  number: number;
+  name: string;
   clientId: string;
+  draftOrderId: number | null;
   email: string | null;
-  customerId: number | null;
   currency: string;
-  financialStatus: 'pending' | 'authorized' | 'paid';
-  gateway: string;
-  lines: Array<{ id: number; variantId: number | null; productId: number | null; title: string; variantTitle: string | null; sku: string | null; quantity: number; price: number }>;
-  shippingLines: Array<{ id: number; title: string; code: string; price: number }>;
-  discountCodes: Array<{ code: string; amount: number; type: string }>;
+  financialStatus: 'PENDING' | 'PAID';
+  lines: MoneyLine[];
+  shipping: { title: string; price: number } | null;
+  discount: { title: string; amount: number } | null;
   shippingAddress: Record<string, unknown> | null;
-  billingAddress: Record<string, unknown> | null;
-  transactions: Array<{ id: number; kind: string; status: string; amount: number; gateway: string; authorization: string | null; createdAt: string }>;
   subtotal: number;
-  totalShipping: number;
-  totalDiscounts: number;
   total: number;
   tags: string[];
-  noteAttributes: Array<{ name: string; value: string }>;
+  customAttributes: Array<{ key: string; value: string }>;
+  note: string | null;
   createdAt: string;
-  updatedAt: string;
+}
+
+export interface AppEmbedBlock {
+  /** shopify://apps/<app handle>/blocks/<block handle>/<uid> */
+  type: string;
+  disabled: boolean;
+  settings: Record<string, unknown>;
+}
+
+export interface SimTheme {
+  id: number;
+  name: string;
+  role: 'MAIN' | 'UNPUBLISHED';
+  /** config/settings_data.json: current.blocks holds app embeds once first activated. */
+  settingsData: { current: { blocks: Record<string, AppEmbedBlock> } & Record<string, unknown> };
+}
+
+export interface SimDomain {
+  id: number;
+  host: string;
+}
+
+export interface WebhookSubscription {
+  id: number;
+  clientId: string;
+  topic: string;
+  uri: string;
 }
 
 export interface SimShop {
   id: number;
+  /** The permanent <name>.myshopify.com domain. */
   host: string;
   name: string;
   email: string;
   currency: string;
   country: string;
+  /** The shop's own domains; the primary one is where shoppers browse. */
+  domains: SimDomain[];
+  primaryDomainId: number;
   products: SimProduct[];
   carts: CartStore;
+  /** Cart token → its secret key (cart ids carry ?key=…). */
+  cartKeys: Map<string, string>;
+  themes: SimTheme[];
   scriptTags: Map<number, ScriptTagRecord>;
+  draftOrders: Map<number, SimDraftOrder>;
   orders: Map<number, SimOrder>;
   nextOrderNumber: number;
-  /** Idempotency-Key → order id: a repeated key answers the first order. */
-  idempotency: Map<string, number>;
+  nextDraftNumber: number;
   /** Apps installed now, with the scopes the merchant granted. */
-  installs: Map<string, { scopes: string[]; installedAt: string }>;
+  installs: Map<string, { scopes: string[]; installedAt: string; installationId: number }>;
   /** Apps ever installed: privacy webhooks still reach an app after its uninstall. */
   everInstalled: Set<string>;
+  /** App-owned metafields of each installation (clientId → "namespace.key" → value). */
+  appMetafields: Map<string, Map<string, { type: string; value: string }>>;
+  webhookSubscriptions: WebhookSubscription[];
   customers: Map<string, number>;
 }
 
@@ -96,15 +170,36 @@ export interface TokenGrant {
   scopes: string[];
 }
 
+export interface StorefrontToken {
+  shop: string;
+  clientId: string;
+  id: number;
+  title: string;
+  scopes: string[];
+  createdAt: string;
+}
+
 export interface AuthCode extends TokenGrant {
   expiresAt: number;
+}
+
+/** Cost-based throttling of the GraphQL Admin API: a leaky bucket per app and shop. */
+export interface Bucket {
+  maximumAvailable: number;
+  currentlyAvailable: number;
+  restoreRate: number;
+  updatedAt: number;
 }
 
 export interface State {
   apps: Map<string, SimApp>;
   shops: Map<string, SimShop>;
   tokens: Map<string, TokenGrant>;
+  storefrontTokens: Map<string, StorefrontToken>;
   codes: Map<string, AuthCode>;
+  buckets: Map<string, Bucket>;
+  /** Mutation name → how many of the next calls commit and then never answer in time. */
+  commitThenTimeout: Map<string, { count: number; hangMs: number }>;
   /** Ids count up from here; reset to 0 so a fresh sandbox always has the same (documented) ids. */
   lastId: number;
   nextId(): number;
@@ -112,12 +207,21 @@ export interface State {
 
 export const DEMO_APP = {
   clientId: 'sfa-demo-client-0001',
-  clientSecret: 'sfa_secret_demo_0123456789abcdef',
+  clientSecret: 'shpss_sandbox_demo_0123456789abcdef',
   name: 'Hosted Checkout (sandbox)',
+  handle: 'hosted-checkout',
 } as const;
 export const DEMO_SHOP = 'demo-shop.myshopify.com';
+/** The demo shop's primary domain (where shoppers browse, beside the myshopify host). */
+export const DEMO_SHOP_PRIMARY_DOMAIN = 'www.demo-shop.example';
 
-export const KNOWN_SCOPES = ['products', 'orders', 'customers', 'checkouts', 'script_tags', 'themes', 'shipping', 'locales'].flatMap((s) => [`read_${s}`, `write_${s}`]);
+/** Admin scopes (subset) and the Storefront API's unauthenticated_* scopes. */
+export const KNOWN_SCOPES = [
+  ...['products', 'orders', 'draft_orders', 'customers', 'script_tags', 'themes', 'shipping', 'locales', 'checkouts'].flatMap((s) => [`read_${s}`, `write_${s}`]),
+  'unauthenticated_read_checkouts',
+  'unauthenticated_write_checkouts',
+  'unauthenticated_read_product_listings',
+];
 
 /** write_x implies read_x, as on the real platform. */
 export function hasScope(granted: readonly string[], needed: string): boolean {
@@ -129,7 +233,10 @@ export function createState(): State {
     apps: new Map(),
     shops: new Map(),
     tokens: new Map(),
+    storefrontTokens: new Map(),
     codes: new Map(),
+    buckets: new Map(),
+    commitThenTimeout: new Map(),
     lastId: 0,
     // Ids in the platform's range, unique across every kind of resource.
     nextId: () => 6_100_000_000_000 + ++state.lastId * 7,
@@ -140,18 +247,23 @@ export function createState(): State {
 export function addApp(state: State, input: Partial<SimApp> = {}): SimApp {
   const app: SimApp = {
     clientId: input.clientId ?? randomHex(16),
-    clientSecret: input.clientSecret ?? `sfa_secret_${randomHex(16)}`,
+    clientSecret: input.clientSecret ?? `shpss_${randomHex(16)}`,
     name: input.name ?? 'Untitled app',
+    handle: input.handle ?? (input.name ?? 'untitled-app').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, ''),
     redirectUrls: input.redirectUrls ?? [],
     webhookAddress: input.webhookAddress ?? null,
+    extensions: input.extensions ?? [],
   };
   state.apps.set(app.clientId, app);
   return app;
 }
 
-export function addShop(state: State, input: { host: string; name?: string; email?: string; currency?: string; country?: string }): SimShop {
+export function addShop(state: State, input: { host: string; name?: string; email?: string; currency?: string; country?: string; primaryDomain?: string }): SimShop {
   const currency = input.currency ?? 'EUR';
   const label = input.host.split('.')[0] ?? input.host;
+  const myshopify = { id: state.nextId(), host: input.host };
+  const domains = [myshopify];
+  if (input.primaryDomain) domains.push({ id: state.nextId(), host: input.primaryDomain });
   const shop: SimShop = {
     id: state.nextId(),
     host: input.host,
@@ -159,6 +271,8 @@ export function addShop(state: State, input: { host: string; name?: string; emai
     email: input.email ?? `owner@${label}.example`,
     currency,
     country: input.country ?? 'DE',
+    domains,
+    primaryDomainId: domains.at(-1)!.id,
     products: CATALOGUE.map((source) => {
       const productId = state.nextId();
       return {
@@ -172,12 +286,18 @@ export function addShop(state: State, input: { host: string; name?: string; emai
       };
     }),
     carts: new CartStore(),
+    cartKeys: new Map(),
+    // Theme JSON files carry Shopify's auto-generated comment header; readers must strip it.
+    themes: [{ id: state.nextId(), name: 'Dawn', role: 'MAIN', settingsData: { current: { blocks: {} } } }],
     scriptTags: new Map(),
+    draftOrders: new Map(),
     orders: new Map(),
     nextOrderNumber: 1001,
-    idempotency: new Map(),
+    nextDraftNumber: 1,
     installs: new Map(),
     everInstalled: new Set(),
+    appMetafields: new Map(),
+    webhookSubscriptions: [],
     customers: new Map(),
   };
   state.shops.set(shop.host, shop);
@@ -186,16 +306,20 @@ export function addShop(state: State, input: { host: string; name?: string; emai
 
 export function seed(state: State): void {
   addApp(state, { ...DEMO_APP });
-  addShop(state, { host: DEMO_SHOP, name: 'Demo Shop', email: 'owner@demo-shop.example' });
+  addShop(state, { host: DEMO_SHOP, name: 'Demo Shop', email: 'owner@demo-shop.example', primaryDomain: DEMO_SHOP_PRIMARY_DOMAIN });
 }
+
+const SHOP_HOST = /^[a-zA-Z0-9][a-zA-Z0-9-]*\.myshopify\.com$/;
 
 /** The shop a URL names, or the platform's 404 (as JSON for the API, as a page for browsers). */
 export function requireShop(state: State, host: string, as: 'json' | 'html'): SimShop {
-  const shop = isValidShopHost(host) ? state.shops.get(host) : undefined;
+  const shop = SHOP_HOST.test(host) ? state.shops.get(host) : undefined;
   if (shop) return shop;
   if (as === 'json') throw new PlatformError(404, { errors: 'Not Found' });
   throw new PlatformError(404, page({ title: 'Shop unavailable', body: html`<h1>Sorry, this shop is currently unavailable.</h1>` }), 'text/html; charset=utf-8');
 }
+
+export const isShopHost = (host: string) => SHOP_HOST.test(host);
 
 export function findVariant(shop: SimShop, variantId: number): { product: SimProduct; variant: SimVariant } | undefined {
   for (const product of shop.products) {
@@ -215,8 +339,22 @@ export function customerId(state: State, shop: SimShop, email: string): number {
 
 export const imageUrl = (base: string, shop: SimShop, product: SimProduct) => `${base}/shops/${shop.host}/cdn/products/${product.handle}.svg`;
 
-/** A cart as the platform's cart JSON: prices in integer minor units of the cart currency. */
-export function serializeCart(base: string, shop: SimShop, token: string) {
+/** A new cart: its public token is "<token>?key=<key>" as /cart.js and cart ids carry it since 2024. */
+export function newCart(shop: SimShop): string {
+  const token = shop.carts.create();
+  shop.cartKeys.set(token, randomHex(10));
+  return token;
+}
+export const publicCartToken = (shop: SimShop, token: string) => `c1-${token}?key=${shop.cartKeys.get(token) ?? ''}`;
+/** The internal token of a public "<token>?key=<key>", or undefined when the key is wrong. */
+export function cartTokenOf(shop: SimShop, publicToken: string): string | undefined {
+  const m = /^c1-([0-9a-f]+)\?key=([0-9a-f]+)$/.exec(publicToken);
+  if (!m || shop.cartKeys.get(m[1]!) !== m[2]) return undefined;
+  return m[1];
+}
+
+/** The Ajax API cart (/cart.js): prices in integer minor units of the cart currency. */
+export function ajaxCart(base: string, shop: SimShop, token: string) {
   const items = (shop.carts.get(token) ?? []).flatMap((line) => {
     const found = findVariant(shop, line.variantId);
     if (!found) return [];
@@ -233,35 +371,38 @@ export function serializeCart(base: string, shop: SimShop, token: string) {
       handle: product.handle,
       quantity: line.quantity,
       price: variant.price,
+      original_price: variant.price,
+      final_price: variant.price,
       line_price: variant.price * line.quantity,
+      final_line_price: variant.price * line.quantity,
       image: imageUrl(base, shop, product),
       url: `/products/${product.handle}?variant=${variant.id}`,
       requires_shipping: true,
+      properties: {},
     }];
   });
+  const total = items.reduce((n, i) => n + i.line_price, 0);
   return {
-    token,
-    currency: shop.currency,
-    market: { country: shop.country, handle: shop.country.toLowerCase() },
+    token: publicCartToken(shop, token),
+    note: null,
+    attributes: {},
+    original_total_price: total,
+    total_price: total,
+    total_discount: 0,
+    total_weight: 0,
     item_count: items.reduce((n, i) => n + i.quantity, 0),
-    total_price: items.reduce((n, i) => n + i.line_price, 0),
-    requires_shipping: items.length > 0,
     items,
+    requires_shipping: items.length > 0,
+    currency: shop.currency,
+    items_subtotal_price: total,
+    cart_level_discount_applications: [],
   };
 }
 
-export function shopJson(shop: SimShop) {
-  return {
-    id: shop.id,
-    name: shop.name,
-    email: shop.email,
-    domain: shop.host,
-    myshopify_domain: shop.host,
-    currency: shop.currency,
-    enabled_presentment_currencies: [shop.currency],
-    country_code: shop.country,
-    plan_name: 'basic',
-    money_format: `{{amount}} ${shop.currency}`,
-    created_at: '2024-01-15T09:00:00Z',
-  };
+export const primaryDomainOf = (shop: SimShop) => shop.domains.find((d) => d.id === shop.primaryDomainId) ?? shop.domains[0]!;
+export const gid = (type: string, id: number) => `gid://shopify/${type}/${id}`;
+/** The numeric id of a gid of that type, or null. */
+export function idOf(type: string, value: unknown): number | null {
+  const m = typeof value === 'string' ? new RegExp(`^gid://shopify/${type}/(\\d+)$`).exec(value) : null;
+  return m ? Number(m[1]) : null;
 }

@@ -1,10 +1,19 @@
-// Webhooks the platform posts to installed apps: app/uninstalled and the three mandatory privacy topics,
-// signed with the app's secret (integrations/storefront-a/webhooks.ts holds the scheme).
-import { randomUUID } from 'node:crypto';
-import { STOREFRONT_A_API_VERSION } from '../../integrations/storefront-a/client.js';
-import { signWebhookBody, WEBHOOK_HEADERS, type WebhookTopic } from '../../integrations/storefront-a/webhooks.js';
+// Webhooks Shopify posts to apps (shopify.dev/docs/apps/build/webhooks/delivery-structure): the raw JSON body
+// with X-Shopify-Topic, X-Shopify-Hmac-Sha256 (base64 HMAC-SHA256 of the body with the app's client secret),
+// X-Shopify-Shop-Domain, X-Shopify-API-Version, X-Shopify-Webhook-Id, X-Shopify-Triggered-At, X-Shopify-Event-Id.
+import { createHmac, randomUUID } from 'node:crypto';
 import { describeFetchError, PlatformError } from '../storefront-common/web.js';
-import { customerId, shopJson, type SimShop, type State } from './state.js';
+import { customerId, primaryDomainOf, type SimShop, type State } from './state.js';
+
+export const WEBHOOK_TOPICS = [
+  'app/uninstalled', 'customers/data_request', 'customers/redact', 'shop/redact',
+  'shop/update', 'domains/create', 'domains/update', 'domains/destroy', 'themes/publish',
+] as const;
+export type WebhookTopic = (typeof WEBHOOK_TOPICS)[number];
+/** Compliance topics exist only in app configuration (shopify.app.toml), never as API subscriptions. */
+const COMPLIANCE: ReadonlySet<string> = new Set(['customers/data_request', 'customers/redact', 'shop/redact']);
+/** The webhooks API version of the app configuration. */
+export const WEBHOOKS_API_VERSION = '2026-10';
 
 export interface WebhookDelivery {
   id: string;
@@ -17,19 +26,51 @@ export interface WebhookDelivery {
   ok: boolean;
   error?: string;
   body: string;
+  headers: Record<string, string>;
   sentAt: string;
 }
 
-/** Uninstalling removes the app's install, every access token it held for the shop and its script tags. */
+/** Uninstalling removes the app's install, every token it held for the shop, its script tags and subscriptions. */
 export function uninstall(state: State, shop: SimShop, clientId: string): void {
   shop.installs.delete(clientId);
   for (const [token, grant] of state.tokens) if (grant.shop === shop.host && grant.clientId === clientId) state.tokens.delete(token);
+  for (const [token, grant] of state.storefrontTokens) if (grant.shop === shop.host && grant.clientId === clientId) state.storefrontTokens.delete(token);
   for (const [id, tag] of shop.scriptTags) if (tag.clientId === clientId) shop.scriptTags.delete(id);
+  shop.webhookSubscriptions = shop.webhookSubscriptions.filter((s) => s.clientId !== clientId);
+}
+
+/** The REST Shop resource, as app/uninstalled and shop/update carry it. */
+export function restShop(shop: SimShop) {
+  return {
+    id: shop.id,
+    name: shop.name,
+    email: shop.email,
+    domain: primaryDomainOf(shop).host,
+    country_code: shop.country,
+    currency: shop.currency,
+    myshopify_domain: shop.host,
+    plan_name: 'basic',
+    plan_display_name: 'Basic',
+    created_at: '2026-01-10T09:00:00-05:00',
+    iana_timezone: 'Europe/Berlin',
+    primary_locale: 'en',
+    password_enabled: false,
+    has_storefront: true,
+    enabled_presentment_currencies: [shop.currency],
+  };
 }
 
 function payloadFor(state: State, shop: SimShop, topic: WebhookTopic, customerEmail: string | undefined): unknown {
-  if (topic === 'app/uninstalled') return shopJson(shop);
+  if (topic === 'app/uninstalled' || topic === 'shop/update') return restShop(shop);
   if (topic === 'shop/redact') return { shop_id: shop.id, shop_domain: shop.host };
+  if (topic.startsWith('domains/')) {
+    const d = primaryDomainOf(shop);
+    return { id: d.id, host: d.host, ssl_enabled: true, localization: null };
+  }
+  if (topic === 'themes/publish') {
+    const t = shop.themes.find((x) => x.role === 'MAIN')!;
+    return { id: t.id, name: t.name, role: 'main', theme_store_id: null, previewable: true, processing: false, admin_graphql_api_id: `gid://shopify/OnlineStoreTheme/${t.id}` };
+  }
   const orders = [...shop.orders.values()];
   const email = customerEmail ?? orders[0]?.email ?? 'shopper@example.com';
   const customer = { id: customerId(state, shop, email), email, phone: null };
@@ -38,6 +79,8 @@ function payloadFor(state: State, shop: SimShop, topic: WebhookTopic, customerEm
     ? { shop_id: shop.id, shop_domain: shop.host, customer, orders_to_redact: orderIds }
     : { shop_id: shop.id, shop_domain: shop.host, orders_requested: orderIds, customer, data_request: { id: state.nextId() } };
 }
+
+const topicEnum = (topic: string) => topic.toUpperCase().replace(/[/.]/g, '_');
 
 export async function sendWebhooks(
   state: State,
@@ -52,11 +95,24 @@ export async function sendWebhooks(
   for (const clientId of clientIds) {
     const app = state.apps.get(clientId);
     if (!app) throw new PlatformError(404, { error: `unknown app ${clientId}`, code: 'NOT_FOUND' });
+    // An API subscription of the topic wins; else the app configuration's address (compliance topics always).
+    const subscribed = COMPLIANCE.has(input.topic) ? undefined : shop.webhookSubscriptions.find((s) => s.clientId === clientId && s.topic === topicEnum(input.topic));
+    const address = input.address ?? subscribed?.uri ?? app.webhookAddress;
     if (input.topic === 'app/uninstalled') uninstall(state, shop, clientId);
     const body = JSON.stringify(payloadFor(state, shop, input.topic, input.customerEmail));
-    const delivery: WebhookDelivery = {
-      id: randomUUID(), topic: input.topic, shop: shop.host, clientId, address: input.address ?? app.webhookAddress, status: null, ok: false, body, sentAt: new Date().toISOString(),
+    const id = randomUUID();
+    const sentAt = new Date().toISOString();
+    const headers = {
+      'content-type': 'application/json',
+      'x-shopify-topic': input.topic,
+      'x-shopify-hmac-sha256': signWebhook(body, app.clientSecret),
+      'x-shopify-shop-domain': shop.host,
+      'x-shopify-api-version': WEBHOOKS_API_VERSION,
+      'x-shopify-webhook-id': id,
+      'x-shopify-triggered-at': sentAt,
+      'x-shopify-event-id': randomUUID(),
     };
+    const delivery: WebhookDelivery = { id, topic: input.topic, shop: shop.host, clientId, address, status: null, ok: false, body, headers, sentAt };
     if (!delivery.address) delivery.error = 'the app has no webhook address';
     else {
       try {
@@ -64,15 +120,7 @@ export async function sendWebhooks(
           method: 'POST',
           body,
           signal: AbortSignal.timeout(timeoutMs),
-          headers: {
-            'content-type': 'application/json',
-            [WEBHOOK_HEADERS.topic]: input.topic,
-            [WEBHOOK_HEADERS.shopDomain]: shop.host,
-            [WEBHOOK_HEADERS.hmac]: signWebhookBody(body, app.clientSecret),
-            [WEBHOOK_HEADERS.webhookId]: delivery.id,
-            [WEBHOOK_HEADERS.apiVersion]: STOREFRONT_A_API_VERSION,
-            [WEBHOOK_HEADERS.triggeredAt]: delivery.sentAt,
-          },
+          headers,
         });
         await res.arrayBuffer();
         delivery.status = res.status;
@@ -85,3 +133,6 @@ export async function sendWebhooks(
   }
   return deliveries;
 }
+
+/** X-Shopify-Hmac-Sha256 of a body: base64 HMAC-SHA256 with the app's client secret. */
+export const signWebhook = (body: string | Buffer, secret: string) => createHmac('sha256', secret).update(body).digest('base64');

@@ -15,7 +15,8 @@ import { createSecretBox } from '../../security/secrets.js';
 import { processorAad } from '../../model/connections.js';
 import { storefrontAAad } from '../../model/connections.js';
 import { signSpecWebhook as signWebhook, SPEC_SIGNATURE_HEADER as SIGNATURE_HEADER } from '../../integrations/processor/webhook.js';
-import { signWebhookBody, WEBHOOK_HEADERS } from '../../integrations/storefront-a/webhooks.js';
+import { WEBHOOK_HEADERS } from '../../integrations/storefront-a/webhooks.js';
+import { signWebhook as signWebhookBody } from '../../sandbox/storefront-a/webhooks.js';
 
 const NUL = 'a\u0000b';
 const LONE = 'a\ud83db';
@@ -198,7 +199,7 @@ describe('signed webhooks with text that cannot be stored', () => {
     const secret = 'shpss_bad_input_secret';
     await db().storefrontAConnection.create({ data: { merchantId: m.id, shop, clientId: 'cid', clientSecretEnc: box().encrypt(secret, storefrontAAad.clientSecret(m.id)) } });
     const raw = JSON.stringify({ shop_id: 1, shop_domain: shop, note: NUL, other: LONE });
-    const headers = { 'content-type': 'application/json', [WEBHOOK_HEADERS.topic]: 'shop/redact', [WEBHOOK_HEADERS.shopDomain]: shop };
+    const headers = { 'content-type': 'application/json', [WEBHOOK_HEADERS.topic]: 'shop/redact', [WEBHOOK_HEADERS.shopDomain]: shop, [WEBHOOK_HEADERS.apiVersion]: '2026-10', [WEBHOOK_HEADERS.webhookId]: randomUUID() };
 
     const forged = await stack.app.inject({ method: 'POST', url: '/webhooks/storefront-a', payload: raw, headers: { ...headers, [WEBHOOK_HEADERS.hmac]: signWebhookBody(raw, 'not-the-secret') } });
     expect(forged.statusCode, forged.body).toBe(401);

@@ -1,5 +1,5 @@
 // The shopper's checkout in a real browser, against the whole service: the storefront A shop's checkout
-// button (our script tag) → the branded checkout page on {slug}.localhost → details → the processor's
+// button (taken over by our theme app extension's app embed script, plugins/storefront-a-theme-extension) → the branded checkout page on {slug}.localhost → details → the processor's
 // hosted page with a test card → back → the success page; and the outcomes behind it (the session
 // COMPLETED, one order in the shop). Screenshots of each key page go to test-artifacts/browser/.
 import { describe, expect, it } from 'vitest';
@@ -45,7 +45,7 @@ async function fillShopperDetails(page: Page, details: { postalCode?: string } =
 }
 
 describe('the shopper checks out in a browser', () => {
-  it('given a storefront A shop with our script tag / cart → checkout page → a test card on the processor page → the success page, and one paid order in the shop', async () => {
+  it('given a storefront A shop with our app embed on / cart → checkout page → a test card on the processor page → the success page, and one paid order in the shop', async () => {
     const { stack } = b;
     const merchant = await storefrontAMerchant(stack, 'Alpha Store');
     const { shop } = merchant;
@@ -63,8 +63,12 @@ describe('the shopper checks out in a browser', () => {
     await context.route('https://connect.facebook.net/**', (route) => route.fulfill({ contentType: 'text/javascript', body: META_TAG_STUB }));
     const page = await context.newPage();
     await clickCheckoutInShop(page, shop, stack.urls.storefrontA);
+    // What takes over is the app embed (no script tag in the shop): its block's config and the asset we ship.
+    expect(shop.scriptTags.size).toBe(0);
+    expect(await page.locator('script#hosted-checkout-config').count()).toBe(1);
+    expect(await page.locator('script[src*="/checkout-embed.js"]').count()).toBe(1);
 
-    // The script tag created the session and sent the browser to the merchant's checkout host.
+    // The embed's script created the session and sent the browser to the merchant's checkout host.
     await page.waitForURL(/^http:\/\/[a-z0-9-]+\.localhost:\d+\/checkout\/cs_[A-Za-z0-9_-]{32}$/, { timeout: 15_000 });
     const token = new URL(page.url()).pathname.split('/').pop()!;
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Almost yours');
@@ -168,7 +172,7 @@ describe('cash on delivery, discount and order bump, on a phone', () => {
     expect(shownTotal.replace(/[^\d]/g, '')).toBe(String(session.totalMinor));
     const orders = await waitFor('the store order', () => (storefrontAOrdersOf(shop, token).length ? storefrontAOrdersOf(shop, token) : undefined));
     expect(orders).toHaveLength(1);
-    expect(orders[0]!.financialStatus).toBe('pending');
+    expect(orders[0]!.financialStatus).toBe('PENDING');
     expect(orders[0]!.total).toBe(session.totalMinor);
   }, 120_000);
 

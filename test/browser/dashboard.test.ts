@@ -96,7 +96,20 @@ describe('the merchant dashboard in a browser', () => {
     await page.waitForURL(`${app}/onboarding?storefrontA=connected`);
     await page.getByText('Storefront A app installed').waitFor();
     await expect.poll(() => step(page, 1).locator('.step-number').textContent()).toBe('✓');
+    // Installed, the app embed is still off (only the merchant can turn it on): step 1 says so, read live from
+    // the shop, with the theme editor link; there the merchant saves it on, and "Check again" sees it.
+    await page.locator('[data-check="app-embed"][data-ok="false"]').waitFor({ timeout: 20_000 });
     await screenshot(page, 'dashboard-3-wizard-connected');
+    const [editor] = await Promise.all([page.context().waitForEvent('page'), page.locator('[data-activation-link]').first().click()]);
+    await editor.waitForLoadState();
+    expect(editor.url()).toContain(`/shops/${shopHost}/admin/themes/current/editor?context=apps&activateAppId=${DEMO_APP.clientId}/checkout-embed`);
+    expect(await editor.locator(`[data-app-embed="${DEMO_APP.clientId}/checkout-embed"]`).isChecked()).toBe(true);
+    await editor.click('#theme-editor-save');
+    await editor.waitForLoadState();
+    await editor.close();
+    await page.getByRole('button', { name: 'Check again' }).click();
+    await page.locator('[data-check="app-embed"][data-ok="true"]').waitFor({ timeout: 20_000 });
+    await screenshot(page, 'dashboard-3b-wizard-embed-on');
 
     // Step 2: brand. A logo URL the API refuses shows its message at the field; then a real one.
     await page.getByRole('button', { name: 'Continue →' }).click();
@@ -161,7 +174,7 @@ describe('the merchant dashboard in a browser', () => {
     await page.getByText('Plan active').waitFor({ timeout: 60_000 });
     await screenshot(page, 'dashboard-9-billing-active');
 
-    // A real click on the shop's checkout button: the script tag the OAuth install put there opens our checkout.
+    // A real click on the shop's checkout button: the app embed the merchant turned on opens our checkout.
     const token = await cartClick(page, `${stack.urls.storefrontA}/shops/${shopHost}/`);
     expect(token).toMatch(/^cs_/);
 
@@ -305,7 +318,7 @@ describe('the merchant dashboard in a browser', () => {
     await page.locator('.corrections li').first().waitFor();
     await screenshot(page, 'dashboard-20-branding');
     await page.getByRole('link', { name: 'Store & payments' }).click();
-    await page.locator('[data-check="script-tag"][data-ok="true"]').waitFor({ timeout: 20_000 });
+    await page.locator('[data-check="app-embed"][data-ok="true"]').waitFor({ timeout: 20_000 });
     await screenshot(page, 'dashboard-21-connections');
     await page.getByRole('link', { name: 'Settings' }).click();
     await page.getByLabel('Subdomain', { exact: true }).fill('not a slug!');

@@ -29,7 +29,7 @@ describe('a card checkout, end to end over HTTP', () => {
 
     await expectCompletedWithOneOrderAndTwoEmails(stack, token, merchant.email, () => storefrontAOrdersOf(shop, token).length);
     const [order] = storefrontAOrdersOf(shop, token);
-    expect(order!.financialStatus).toBe('paid');
+    expect(order!.financialStatus).toBe('PAID');
     expect(order!.total).toBe(payment.totalMinor);
   });
 

@@ -6,7 +6,10 @@ import { expect } from 'vitest';
 import type { TestStack } from '../harness/stack.js';
 import { consent, openCallback, openInstall, saveInputs, storefrontAStackOf } from '../harness/storefront-a-stack.js';
 import { STOREFRONT_A_API_VERSION } from '../../integrations/storefront-a/client.js';
-import type { SimOrder, SimShop } from '../../sandbox/storefront-a/state.js';
+import type { SimShop } from '../../sandbox/storefront-a/state.js';
+import { simOrdersOf } from '../harness/storefront-a-seed.js';
+import { setAppEmbed } from '../../scripts/lib/theme-extension.js';
+import { DEMO_APP } from '../../sandbox/storefront-a/simulator.js';
 import { DEMO_STORE, type BOrder, type Store as StorefrontBStore } from '../../sandbox/storefront-b/state.js';
 import { givePaidPlan } from '../harness/billing.js';
 
@@ -66,6 +69,8 @@ export interface MerchantOptions {
   plan?: 'demo' | string;
   /** storefrontAMerchant: the shop's currency (default EUR; the checkout converts EUR rates with the FX table). */
   currency?: string;
+  /** storefrontAMerchant: the merchant turns our app embed on in the theme editor after the install (default true). */
+  embed?: boolean;
 }
 
 /** A merchant registered through the API, its own processor account connected, two shipping rates, on a paid plan (unless `plan: 'demo'`). */
@@ -94,14 +99,15 @@ export async function storefrontAMerchant(stack: TestStack, shopName: string, op
   const s = storefrontAStackOf(stack);
   const callback = await openCallback(s, await consent(await openInstall(s, await saveInputs(s, merchant.token, { shop: host }))));
   expect(callback.status, JSON.stringify(callback.body)).toBe(302);
+  if (opts.embed !== false) await setAppEmbed(stack.urls.storefrontA, host, DEMO_APP.clientId, true);
   return { ...merchant, shop: stack.sims.storefrontA.state.shops.get(host)! };
 }
 
-/** The shop's Admin API path of orders (for faults on the store's order calls). */
-export const storefrontAOrdersPath = (shop: SimShop) => `/shops/${shop.host}/admin/api/${STOREFRONT_A_API_VERSION}/orders`;
+/** The shop's GraphQL Admin API path (for faults on the store's order calls: draft order create and complete). */
+export const storefrontAOrdersPath = (shop: SimShop) => `/shops/${shop.host}/admin/api/${STOREFRONT_A_API_VERSION}/graphql.json`;
 
 /** The orders the checkout service created in the shop for this session. */
-export const storefrontAOrdersOf = (shop: SimShop, token: string): SimOrder[] => [...shop.orders.values()].filter((o) => o.tags.includes(`checkout:${token}`));
+export const storefrontAOrdersOf = simOrdersOf;
 
 /** A shopper's cart in the shop becomes a checkout session through POST /api/checkout/create: answers its token. */
 export async function storefrontACheckout(stack: TestStack, shop: SimShop, items = [{ variantId: shop.products[0]!.variants[0]!.id, quantity: 2 }, { variantId: shop.products[3]!.variants[1]!.id, quantity: 1 }]): Promise<string> {

@@ -247,7 +247,7 @@ describe('a worker killed right after the store call', () => {
     await crash?.close();
   });
 
-  it('given SIGKILL after the store created the order, before the activity returned / a new worker finds that order by session token: still exactly one order, one email each', async () => {
+  it('given SIGKILL after the store created the order, before the activity returned / a new worker finds that order through its recorded draft order: still exactly one order, one email each', async () => {
     const first = await startWorker(true);
     const merchant = await storefrontAMerchant(crash, 'Crash Store');
     const token = await storefrontACheckout(crash, merchant.shop);
@@ -272,6 +272,6 @@ describe('a worker killed right after the store call', () => {
     expect(session.storeOrderId).toBe(String(order!.id));
     const recorded = await timelineOf(crash, token, 'order_created');
     expect(recorded).toHaveLength(1);
-    expect((recorded[0]!.data as Json).created).toBe(false); // found by the lookup, not created again
+    expect((recorded[0]!.data as Json).created).toBe(false); // found through its recorded draft order, not created again
   }, 180_000);
 });

@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../harness/stack.js';
 import { consent, openCallback, openInstall, saveInputs, storefrontAStackOf } from '../harness/storefront-a-stack.js';
 import { api, control, storefrontACheckout, unique, waitFor, type Json } from './checkout-helpers.js';
+import { setAppEmbed } from '../../scripts/lib/theme-extension.js';
+import { DEMO_APP } from '../../sandbox/storefront-a/simulator.js';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -40,6 +42,11 @@ describe('onboarding end to end', () => {
     const s = storefrontAStackOf(stack);
     const callback = await openCallback(s, await consent(await openInstall(s, await saveInputs(s, token, { shop: host }))));
     expect(callback.status, JSON.stringify(callback.body)).toBe(302);
+    // Installed, but the app embed is the merchant's to turn on: status says off, with the theme editor link.
+    const embedOff = await api(stack, 'GET', '/api/merchant/script-tag/status', undefined, token);
+    expect(embedOff.body).toMatchObject({ installed: false, activationUrl: expect.stringContaining(`/admin/themes/current/editor?context=apps&activateAppId=${DEMO_APP.clientId}/checkout-embed`) });
+    await setAppEmbed(stack.urls.storefrontA, host, DEMO_APP.clientId, true);
+    expect((await api(stack, 'GET', '/api/merchant/script-tag/status', undefined, token)).body).toMatchObject({ installed: true });
     expect(await filled()).toEqual([true, false, false, false, false, false]);
     expect((await api(stack, 'PATCH', '/api/merchant/onboarding', { currentStep: 2 }, token)).body.currentStep).toBe(2);
 

@@ -1,7 +1,8 @@
 // The outside world of a test or a benchmark: every simulator on port 0, and the configuration variables
 // that point the service at them. No vitest here (the benchmarks use it too).
 import { createProcessorSimulator, type ProcessorSimulator } from '../../sandbox/processor/index.js';
-import { createStorefrontASimulator, type StorefrontASimulator } from '../../sandbox/storefront-a/simulator.js';
+import { createStorefrontASimulator, DEMO_APP, type StorefrontASimulator } from '../../sandbox/storefront-a/simulator.js';
+import { deployThemeExtension } from '../../scripts/lib/theme-extension.js';
 import { createStorefrontBSimulator, type StorefrontBSimulator } from '../../sandbox/storefront-b/simulator.js';
 import { createEmailSimulator, type EmailSimulator } from '../../sandbox/email/index.js';
 import type { Simulator } from '../../sandbox/shared/simulator.js';
@@ -43,6 +44,9 @@ export async function startSandboxes(opts: SandboxOptions = {}): Promise<Sandbox
   storefrontAUrl = await listen(sims.storefrontA);
   storefrontBUrl = await listen(sims.storefrontB);
   const emailUrl = await listen(sims.email);
+  // The demo app carries our theme app extension, as `shopify app deploy` leaves it (again after every reset).
+  await deployThemeExtension(storefrontAUrl, DEMO_APP.clientId);
+  sims.storefrontA.onReset(() => deployThemeExtension(storefrontAUrl, DEMO_APP.clientId));
   const urls = { processor: processorUrl, storefrontA: storefrontAUrl, storefrontB: storefrontBUrl, email: emailUrl };
   return {
     sims,

@@ -4,7 +4,7 @@
 // under tsx; the child's part is main() below (nothing here may import vitest).
 //
 // With `holdAfterStoreOrderCreated`, the store clients' fetch, once the store answered an order create
-// (POST …/orders[.json], 2xx), tells the parent { type: 'store-order-created' } and holds the activity
+// (POST …/orders[.json], or Shopify's draftOrderComplete, 2xx), tells the parent { type: 'store-order-created' } and holds the activity
 // before it records or returns the order: a kill on that message lands right after the store call.
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -80,7 +80,9 @@ function holdingFetch(send: (m: WorkerProcessMessage) => void): typeof fetch {
     const res = await fetch(input, init);
     const url = new URL(input instanceof Request ? input.url : String(input));
     const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
-    if (method !== 'POST' || !/\/orders(\.json)?$/.test(url.pathname) || !res.ok) return res;
+    // Storefront B: POST …/orders; storefront A (Shopify): the GraphQL draftOrderComplete that makes the order.
+    const orderCall = /\/orders(\.json)?$/.test(url.pathname) || (/\/graphql\.json$/.test(url.pathname) && typeof init?.body === 'string' && init.body.includes('draftOrderComplete'));
+    if (method !== 'POST' || !orderCall || !res.ok) return res;
     // Read now: the client's per-call time-out would abort a body read after the hold.
     const body = await res.arrayBuffer();
     send({ type: 'store-order-created', url: url.pathname, status: res.status });

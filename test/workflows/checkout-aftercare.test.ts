@@ -12,6 +12,7 @@ import {
   backfillStatusUpdate, checkoutWorkflowId, completeCodUpdate, initPaymentUpdate, processorEventSignal, refreshStatusUpdate, refundUpdate, type CheckoutWorkflowInput,
 } from '../../workflows/checkout.messages.js';
 import { DEMO_SHOP } from '../../sandbox/storefront-a/simulator.js';
+import { simOrdersOf } from '../harness/storefront-a-seed.js';
 import { startActivityRig, type ActivityRig } from '../harness/activity-rig.js';
 import { connectTestTemporal, startTimeSkipping, type TestTemporal } from '../harness/temporal.js';
 import { createOpenSession, createSellingMerchant, settlePaymentSilently, shopperDetails, type SellingMerchant } from './checkout-fixtures.js';
@@ -33,7 +34,7 @@ afterAll(async () => {
 });
 
 const db = () => rig.database.db;
-const ordersFor = (token: string) => [...rig.sims.storefrontA.state.shops.get(DEMO_SHOP)!.orders.values()].filter((o) => o.tags.includes(`checkout:${token}`));
+const ordersFor = (token: string) => simOrdersOf(rig.sims.storefrontA.state.shops.get(DEMO_SHOP)!, token);
 const mailsFor = (token: string, tag?: string) => rig.sims.email.messages({ metadataKey: 'token', metadataValue: token }).filter((m) => !tag || m.Tag === tag);
 const statusChanges = async (token: string) =>
   (await db().sessionEvent.findMany({ where: { token, type: 'status_changed' }, orderBy: { at: 'asc' } })).map((e) => e.data as { from: string; to: string; cause: string });
@@ -88,7 +89,7 @@ describe('cash on delivery (dev server)', () => {
     expect(row).toMatchObject({ status: 'COD_CONFIRMED', paymentMethod: 'cod', email: 'jane@customer.test', totalMinor: session.subtotalMinor + 490, completedAt: null });
     const orders = ordersFor(session.token);
     expect(orders).toHaveLength(1);
-    expect(orders[0]).toMatchObject({ id: Number(row.storeOrderId), financialStatus: 'pending', total: row.totalMinor });
+    expect(orders[0]).toMatchObject({ id: Number(row.storeOrderId), financialStatus: 'PENDING', total: row.totalMinor });
     expect(mailsFor(session.token).map((m) => m.Tag).sort()).toEqual(['merchant_order_notification', 'order_confirmation']);
     expect(await statusChanges(session.token)).toEqual([{ from: 'OPEN', to: 'COD_CONFIRMED', cause: 'complete-cod' }]);
     expect(await db().sessionEvent.count({ where: { token: session.token, type: 'cod_confirmed' } })).toBe(1);

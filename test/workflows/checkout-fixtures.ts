@@ -4,10 +4,10 @@
 import { randomBytes } from 'node:crypto';
 import { createProcessorClient } from '../../integrations/processor/index.js';
 import { createSecretBox } from '../../security/secrets.js';
-import { storefrontAAad } from '../../model/connections.js';
+import { seedStorefrontAConnection } from '../harness/storefront-a-seed.js';
 import { processorAad } from '../../model/connections.js';
 import type { CheckoutWorkflowInput, ShopperDetails } from '../../workflows/checkout.messages.js';
-import { DEMO_APP, DEMO_SHOP } from '../../sandbox/storefront-a/simulator.js';
+import { DEMO_SHOP } from '../../sandbox/storefront-a/simulator.js';
 import type { ActivityRig } from '../harness/activity-rig.js';
 import { givePaidPlan } from '../harness/billing.js';
 
@@ -32,19 +32,7 @@ export async function createSellingMerchant(rig: ActivityRig): Promise<SellingMe
   // Selling needs a paid plan (a Demo merchant's checkouts pass through), as through the API.
   await givePaidPlan(db, merchant.id);
 
-  const accessToken = rig.sims.storefrontA.install(DEMO_SHOP);
-  await db.storefrontAConnection.create({
-    data: {
-      merchantId: merchant.id,
-      shop: DEMO_SHOP,
-      clientId: DEMO_APP.clientId,
-      clientSecretEnc: secrets.encrypt(DEMO_APP.clientSecret, storefrontAAad.clientSecret(merchant.id)),
-      accessTokenEnc: secrets.encrypt(accessToken, storefrontAAad.accessToken(merchant.id)),
-      scopes: 'write_orders',
-      connected: true,
-      installedAt: new Date(),
-    },
-  });
+  await seedStorefrontAConnection({ db, secrets, config: rig.config, sim: rig.sims.storefrontA }, merchant.id, DEMO_SHOP);
 
   // The processor connection as the connect workflow leaves it: the sealed key and the checkout product
   // (created at the processor sandbox); no webhook endpoint, so no webhook can ever reach a session.

@@ -10,6 +10,7 @@ import { checkoutIdleSweepWorkflow } from '../../workflows/checkout-idle-sweep.j
 import { checkoutWorkflowId, initPaymentUpdate, processorEventSignal, statusQuery } from '../../workflows/checkout.messages.js';
 import { searchAttributeKeys } from '../../workflows/search-attributes.js';
 import { DEMO_SHOP } from '../../sandbox/storefront-a/simulator.js';
+import { simOrdersOf } from '../harness/storefront-a-seed.js';
 import { startActivityRig, type ActivityRig } from '../harness/activity-rig.js';
 import { startTimeSkipping, uniqueTaskQueue, type TimeSkippingTemporal } from '../harness/temporal.js';
 import { createOpenSession, createSellingMerchant, settlePaymentSilently, shopperDetails, SHIPPING_MINOR, type SellingMerchant } from './checkout-fixtures.js';
@@ -41,7 +42,7 @@ const startCheckout = (input: Awaited<ReturnType<typeof createOpenSession>>['inp
   ts.env.client.workflow.start(checkoutWorkflow, { taskQueue: ts.taskQueue, workflowId: checkoutWorkflowId(input.token), args: [input] });
 const statusChanges = async (token: string) =>
   (await db().sessionEvent.findMany({ where: { token, type: 'status_changed' }, orderBy: { at: 'asc' } })).map((e) => e.data as { from: string; to: string; cause: string });
-const ordersFor = (token: string) => [...rig.sims.storefrontA.state.shops.get(DEMO_SHOP)!.orders.values()].filter((o) => o.tags.includes(`checkout:${token}`));
+const ordersFor = (token: string) => simOrdersOf(rig.sims.storefrontA.state.shops.get(DEMO_SHOP)!, token);
 const mailsFor = (token: string) => rig.sims.email.messages({ metadataKey: 'token', metadataValue: token });
 
 /** The status the workflow publishes for operators (the CheckoutStatus search attribute). */
@@ -107,7 +108,7 @@ describe('reconciliation when no webhook arrives (time-skipping)', () => {
 
     const orders = ordersFor(session.token);
     expect(orders).toHaveLength(1);
-    expect(orders[0]).toMatchObject({ id: Number(row.storeOrderId), financialStatus: 'paid', total: totalMinor });
+    expect(orders[0]).toMatchObject({ id: Number(row.storeOrderId), financialStatus: 'PAID', total: totalMinor });
     const mails = mailsFor(session.token);
     expect(mails.filter((m) => m.To === 'jane@customer.test')).toHaveLength(1);
     expect(mails.filter((m) => m.To === merchant.email)).toHaveLength(1);

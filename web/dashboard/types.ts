@@ -66,10 +66,15 @@ export type StorefrontBStatus =
 /** GET /api/merchant/script-tag/status (api/routes/merchant/script-tag.ts). */
 export interface ScriptTagStatus {
   platform: 'STOREFRONT_A';
+  /** Our app embed is on in the published theme. */
   installed: boolean;
+  /** A legacy script tag of ours still in the shop. */
   scriptTagId: string | null;
   src: string;
   checkedAt: string;
+  /** Theme editor link that turns the app embed on. */
+  activationUrl: string;
+  themeName: string | null;
 }
 
 export interface Subdomain {

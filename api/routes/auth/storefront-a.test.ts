@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { signCallbackParams } from '../../../integrations/storefront-a/oauth.js';
+import { signQuery as signCallbackParams } from '../../../sandbox/storefront-a/oauth.js';
 import { createStorefrontAClient } from '../../../integrations/storefront-a/client.js';
 import { DEFAULT_SCOPES } from '../../../sandbox/storefront-a/simulator.js';
 import { STOREFRONT_A_SCOPES, storefrontAAad } from '../../../model/connections.js';
@@ -106,10 +106,13 @@ describe('OAuth install end to end', () => {
     const client = createStorefrontAClient({ shop: DEMO_SHOP, accessToken: token, apiUrlTemplate: s.stack.config.storefrontA.apiTemplate });
     expect((await client.getShop()).myshopifyDomain).toBe(DEMO_SHOP);
 
-    const tags = (await simShop(s)).scriptTags;
-    expect(tags).toHaveLength(1);
-    expect(tags[0]).toMatchObject({ src: `${s.stack.config.publicApiUrl}/script-tag.js`, clientId: DEMO_APP.clientId });
-    expect(row.scriptTagId).toBe(String(tags[0]!.id));
+    // Shopify refuses new script tags: the install sets up the shop for the app embed instead.
+    const shop = (await simShop(s)) as unknown as { scriptTags: unknown[]; webhookSubscriptions: Array<{ topic: string; uri: string }> };
+    expect(shop.scriptTags).toEqual([]);
+    expect(shop.webhookSubscriptions.map((w) => w.topic).sort()).toEqual(['APP_UNINSTALLED', 'DOMAINS_CREATE', 'DOMAINS_DESTROY', 'DOMAINS_UPDATE', 'SHOP_UPDATE', 'THEMES_PUBLISH']);
+    expect(row.scriptTagId).toBeNull();
+    expect(row.storefrontTokenEnc).toBeTruthy();
+    expect(row.shopOrigins).toEqual(expect.arrayContaining([`https://${DEMO_SHOP}`, 'https://www.demo-shop.example']));
     expect(row.scriptTagCheckedAt).toBeInstanceOf(Date);
 
     expect((await db().oAuthState.findUniqueOrThrow({ where: { state: callback.searchParams.get('state')! } })).usedAt).toBeInstanceOf(Date);
@@ -122,11 +125,11 @@ describe('OAuth install end to end', () => {
     expect(view.body).toMatchObject({ shop: DEMO_SHOP, connected: true, scopes: STOREFRONT_A_SCOPES });
   });
 
-  it('given an installed shop / when the merchant installs again / then the script tag is not duplicated', async () => {
+  it('given an installed shop / when the merchant installs again / then the webhook subscriptions are not duplicated', async () => {
     const m = await createMerchant(s);
     await installThroughOAuth(s, m.token);
     await installThroughOAuth(s, m.token);
-    expect((await simShop(s)).scriptTags).toHaveLength(1);
+    expect(((await simShop(s)) as unknown as { webhookSubscriptions: unknown[] }).webhookSubscriptions).toHaveLength(6);
     expect((await db().storefrontAConnection.findUniqueOrThrow({ where: { merchantId: m.id } })).connected).toBe(true);
   });
 

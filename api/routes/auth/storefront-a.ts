@@ -102,7 +102,7 @@ export const storefrontAAuthRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
       if (err instanceof SecretDecryptionError) throw new AppError('INTERNAL_ERROR', 'Stored client secret cannot be opened');
       throw err;
     }
-    if (!verifyCallbackHmac(params, clientSecret, { maxAgeSeconds: CALLBACK_MAX_AGE_SECONDS })) {
+    if (!(await verifyCallbackHmac(params, { clientId: installing.clientId, clientSecret }))) {
       throw new AppError('INVALID_SIGNATURE', 'The callback signature is not valid (or too old): start the install again');
     }
     if (pending.shop !== shop || installing.shop !== shop) throw new AppError('INVALID_INPUT', 'This callback is for another shop than the install that was started');

@@ -10,10 +10,9 @@ import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
 import { createTestMerchant, type TestMerchant } from '../../../test/harness/merchants.js';
 import { createSecretBox } from '../../../security/secrets.js';
 import { createUrlGuard } from '../../../security/ssrf.js';
-import { storefrontAAad } from '../../../model/connections.js';
+import { seedStorefrontAConnection } from '../../../test/harness/storefront-a-seed.js';
 import { storefrontBAad } from '../../../model/connections.js';
 import { checkoutWorkflowId } from '../../../workflows/checkout.messages.js';
-import { DEMO_APP } from '../../../sandbox/storefront-a/simulator.js';
 import { convertFromEur } from '../../../domain/money.js';
 import { checkoutOrigin } from '../merchant/view.js';
 import { checkoutPublicRoutes } from './index.js';
@@ -72,20 +71,8 @@ let shopN = 0;
 async function shopA(opts: { currency?: string; connected?: boolean; plan?: 'demo' } = {}) {
   const shop = `co-shop-${++shopN}-${process.pid}.myshopify.com`;
   await control(stack.urls.storefrontA, 'shops', { shop, currency: opts.currency ?? 'EUR' });
-  const accessToken = stack.sims.storefrontA.install(shop);
   const m = await createTestMerchant(db(), stack.app, `Shop A${shopN}`, { plan: opts.plan });
-  await db().storefrontAConnection.create({
-    data: {
-      merchantId: m.id,
-      shop,
-      clientId: DEMO_APP.clientId,
-      clientSecretEnc: secrets.encrypt(DEMO_APP.clientSecret, storefrontAAad.clientSecret(m.id)),
-      accessTokenEnc: secrets.encrypt(accessToken, storefrontAAad.accessToken(m.id)),
-      connected: opts.connected ?? true,
-      installedAt: new Date(),
-    },
-  });
-  await db().merchant.update({ where: { id: m.id }, data: { storePlatform: 'STOREFRONT_A', shopDomain: shop } });
+  await seedStorefrontAConnection({ db: db(), secrets, config: stack.config, sim: stack.sims.storefrontA }, m.id, shop, { connected: opts.connected });
   const simShop = stack.sims.storefrontA.state.shops.get(shop)!;
   /** [product index, variant index, quantity] → a cart at the shop. */
   const cart = (lines: Array<[number, number, number]>) =>
@@ -225,9 +212,9 @@ describe('POST /api/checkout/create from a storefront A cart', () => {
     const { m, shop, cart } = await shopA();
     const cartToken = cart([[0, 0, 1]]);
 
-    await fault(stack.urls.storefrontA, { mode: 'error', status: 500, match: `/shops/${shop}/admin` });
+    await fault(stack.urls.storefrontA, { mode: 'error', status: 500, match: `/shops/${shop}/api/` });
     const failing = await create({ platform: 'storefront-a', shop, cartToken });
-    await fault(stack.urls.storefrontA, { mode: 'timeout', match: `/shops/${shop}/admin` });
+    await fault(stack.urls.storefrontA, { mode: 'timeout', match: `/shops/${shop}/api/` });
     const t0 = Date.now();
     const slow = await create({ platform: 'storefront-a', shop, cartToken });
     const took = Date.now() - t0;

@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
 import { api, control, merchantWithProcessor, storefrontACheckout, storefrontAMerchant, unique, type Json, type Merchant, type MerchantOptions } from '../../../test/e2e/checkout-helpers.js';
-import { STOREFRONT_A_API_VERSION } from '../../../integrations/storefront-a/client.js';
+import { setAppEmbed } from '../../../scripts/lib/theme-extension.js';
+import { DEMO_APP } from '../../../sandbox/storefront-a/simulator.js';
 import type { SimShop } from '../../../sandbox/storefront-a/state.js';
 
 let stack: TestStack;
@@ -42,7 +43,7 @@ async function readyStorefrontAMerchant(name: string, opts: MerchantOptions = {}
   return m;
 }
 
-const scriptTagsPath = (shop: SimShop) => `/shops/${shop.host}/admin/api/${STOREFRONT_A_API_VERSION}/script_tags.json`;
+const embed = (shop: SimShop, enabled: boolean) => setAppEmbed(stack.urls.storefrontA, shop.host, DEMO_APP.clientId, enabled);
 
 describe('the wizard state (GET/PATCH /api/merchant/onboarding)', () => {
   it('given an unverified email / the wizard answers locked behind the verification screen, and nothing can be saved or verified', async () => {
@@ -149,26 +150,27 @@ describe('setup verification: each blocking condition answers its step and reaso
     expect(await completedAt(m)).toBeNull();
   });
 
-  it('given a real checkout but our script tag gone and the store refusing to create it / blocked at step 5; once the store accepts, verified', async () => {
-    const m = await readyStorefrontAMerchant('Tagless Shop');
+  it('given a real checkout but our app embed off in the published theme / blocked at step 5 with the activation link; once the merchant turns it on, verified', async () => {
+    const m = await readyStorefrontAMerchant('Embedless Shop');
     await storefrontACheckout(stack, m.shop);
-    m.shop.scriptTags.clear();
-    stack.sims.storefrontA.faults.add({ mode: 'error', status: 422, count: 50, method: 'POST', match: scriptTagsPath(m.shop) });
+    await embed(m.shop, false);
 
     const live = await activation(m);
-    expect(live.body).toMatchObject({ active: false, realCheckoutExists: true, code: 'SCRIPT_TAG_MISSING', storefrontA: { scriptTagInstalled: false } });
+    const activationUrl = `${stack.config.storefrontA.apiTemplate.replace('{shop}', m.shop.host)}/admin/themes/current/editor?context=apps&activateAppId=${DEMO_APP.clientId}/checkout-embed`;
+    expect(live.body).toMatchObject({ active: false, realCheckoutExists: true, code: 'SCRIPT_TAG_MISSING', storefrontA: { scriptTagInstalled: false, activationUrl, themeName: 'Dawn' } });
+    expect(live.body.reason).toMatch(/app embed/);
 
     const blocked = await verify(m);
     expect(blocked.body).toMatchObject({ verified: false, blockedAt: 5, code: 'SCRIPT_TAG_NOT_INSTALLED', redirect: null, onboardingCompletedAt: null });
+    expect(blocked.body.reason).toContain(activationUrl);
     expect((blocked.body.steps as Json[]).map((s) => s.outcome)).toEqual(['passed', 'passed', 'passed', 'passed', 'blocked', 'not_reached', 'not_reached']);
-    expect(m.shop.scriptTags.size).toBe(0);
     expect(await completedAt(m)).toBeNull();
 
-    stack.sims.storefrontA.faults.clear();
+    await embed(m.shop, true);
     const verified = await verify(m);
     expect(verified.body).toMatchObject({ verified: true, blockedAt: null, code: null, redirect: 'dashboard', onboardingCompletedAt: expect.any(String) });
-    expect((verified.body.steps as Json[])[4]).toMatchObject({ outcome: 'passed', detail: 'script tag reinstalled' });
-    expect([...m.shop.scriptTags.values()].map((t) => t.src)).toEqual([`${stack.config.publicApiUrl}/script-tag.js`]);
+    expect((verified.body.steps as Json[])[4]).toMatchObject({ outcome: 'passed', detail: 'app embed on in Dawn' });
+    expect(m.shop.scriptTags.size).toBe(0);
     expect((await completedAt(m))?.toISOString()).toBe(verified.body.onboardingCompletedAt);
     expect((await activation(m)).body).toMatchObject({ active: true, code: null });
 

@@ -72,10 +72,11 @@ export const onboardingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, de
     onRequest: app.authenticate,
     schema: {
       tags,
-      summary: 'Whether the hosted checkout is live: a real non-preview checkout from a store cart, plus the script tag (A) or the plugin (B)',
+      summary: 'Whether the hosted checkout is live: a real non-preview checkout from a store cart, plus the app embed (A) or the plugin (B)',
       description:
-        'Storefront A: our script tag is looked for at the store, live (the same check as GET /api/merchant/script-tag/status); when the store cannot ' +
-        'be asked, `scriptTagInstalled` is null with `checkError`. Storefront B: the official plugin has sent us a checkout at least once.',
+        'Storefront A: whether our app embed is on in the published theme is read at the store, live (the same check as GET /api/merchant/script-tag/status), ' +
+        'with the theme editor link that turns it on; when the store cannot be asked, `scriptTagInstalled` is null with `checkError`. ' +
+        'Storefront B: the official plugin has sent us a checkout at least once.',
       ...auth,
       response: { 200: checkoutActivation, 401: errorResponse },
     },
@@ -84,7 +85,7 @@ export const onboardingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, de
     const facts = await readOnboardingFacts(db, merchantId);
     let storefrontA = null;
     if (facts.storePlatform === 'STOREFRONT_A') {
-      storefrontA = { scriptTagInstalled: null as boolean | null, scriptTagId: null as string | null, checkedAt: null as string | null, checkError: null as string | null };
+      storefrontA = { scriptTagInstalled: null as boolean | null, scriptTagId: null as string | null, activationUrl: null as string | null, themeName: null as string | null, checkedAt: null as string | null, checkError: null as string | null };
       if (facts.storefrontA?.connected && facts.storefrontA.hasAccessToken) {
         try {
           const seen = await temporal.client.workflow.execute<typeof checkStorefrontAScriptTagWorkflow>('checkStorefrontAScriptTagWorkflow', {
@@ -93,10 +94,10 @@ export const onboardingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, de
             workflowIdConflictPolicy: 'USE_EXISTING',
             args: [merchantId],
           });
-          storefrontA = { scriptTagInstalled: seen.installed, scriptTagId: seen.scriptTagId, checkedAt: seen.checkedAt, checkError: null };
+          storefrontA = { scriptTagInstalled: seen.installed, scriptTagId: seen.scriptTagId, activationUrl: seen.activationUrl, themeName: seen.themeName, checkedAt: seen.checkedAt, checkError: null };
         } catch (err) {
           const failure = toAppError(err);
-          request.log.warn({ err, merchantId }, 'script tag check failed');
+          request.log.warn({ err, merchantId }, 'app embed check failed');
           storefrontA.checkError = failure.status >= 500 && failure.code === 'INTERNAL_ERROR' ? 'The store could not be asked: try again in a minute' : failure.message;
         }
       } else {

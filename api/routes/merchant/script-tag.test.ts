@@ -1,57 +1,54 @@
 import { describe, expect, it } from 'vitest';
-import { createStorefrontAClient } from '../../../integrations/storefront-a/client.js';
 import {
-  call, createMerchant, DEMO_SHOP, installThroughOAuth, saveInputs, simControl, simShop, useStorefrontAStack, storedAccessToken,
+  call, createMerchant, DEMO_APP, DEMO_SHOP, installThroughOAuth, saveInputs, simControl, simShop, useStorefrontAStack,
 } from '../../../test/harness/storefront-a-stack.js';
+import { setAppEmbed } from '../../../scripts/lib/theme-extension.js';
 
 const s = useStorefrontAStack();
 
 const db = () => s.stack.database.db;
 const src = () => `${s.stack.config.publicApiUrl}/script-tag.js`;
+const activationUrl = () => `${s.stack.config.storefrontA.apiTemplate.replace('{shop}', DEMO_SHOP)}/admin/themes/current/editor?context=apps&activateAppId=${DEMO_APP.clientId}/checkout-embed`;
+/** A script tag made before Shopify refused new ones (2026-10-01), left in the shop. */
+const legacyTag = async () => (await simControl(s, `shops/${DEMO_SHOP}/script-tags`, { clientId: DEMO_APP.clientId, src: src() })).body;
 
-async function storeClient(merchantId: string) {
-  return createStorefrontAClient({ shop: DEMO_SHOP, accessToken: (await storedAccessToken(s, merchantId))!, apiUrlTemplate: s.stack.config.storefrontA.apiTemplate });
-}
-
-describe('GET /api/merchant/script-tag/status', () => {
-  it('given an installed shop with our tag / then installed, with the tag id, checked live and recorded', async () => {
+describe('GET /api/merchant/script-tag/status: the app embed in the published theme', () => {
+  it('given an installed shop whose merchant has not turned the embed on / then not installed, with the activation link; once saved on in the theme editor / installed, recorded', async () => {
     const m = await createMerchant(s);
     await installThroughOAuth(s, m.token);
-    const tagId = String((await simShop(s)).scriptTags[0]!.id);
     const before = Date.now();
-    const res = await call(s, 'GET', '/api/merchant/script-tag/status', { token: m.token });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body).toMatchObject({ platform: 'STOREFRONT_A', installed: true, scriptTagId: tagId, src: src() });
-    expect(Date.parse(String(res.body.checkedAt))).toBeGreaterThanOrEqual(before - 1000);
+    const off = await call(s, 'GET', '/api/merchant/script-tag/status', { token: m.token });
+    expect(off.status, JSON.stringify(off.body)).toBe(200);
+    expect(off.body).toMatchObject({ platform: 'STOREFRONT_A', installed: false, scriptTagId: null, activationUrl: activationUrl(), themeName: 'Dawn' });
+    expect(Date.parse(String(off.body.checkedAt))).toBeGreaterThanOrEqual(before - 1000);
+
+    await setAppEmbed(s.stack.urls.storefrontA, DEMO_SHOP, DEMO_APP.clientId, true);
+    const on = await call(s, 'GET', '/api/merchant/script-tag/status', { token: m.token });
+    expect(on.body).toMatchObject({ installed: true, activationUrl: activationUrl() });
     const row = await db().storefrontAConnection.findUniqueOrThrow({ where: { merchantId: m.id } });
-    expect(row.scriptTagCheckedAt!.toISOString()).toBe(res.body.checkedAt);
+    expect(row).toMatchObject({ appEmbedActive: true });
+    expect(row.scriptTagCheckedAt!.toISOString()).toBe(on.body.checkedAt);
+
+    // Turned off again (or a theme published without it): status says so.
+    await setAppEmbed(s.stack.urls.storefrontA, DEMO_SHOP, DEMO_APP.clientId, false);
+    expect((await call(s, 'GET', '/api/merchant/script-tag/status', { token: m.token })).body).toMatchObject({ installed: false });
+    expect((await db().storefrontAConnection.findUniqueOrThrow({ where: { merchantId: m.id } })).appEmbedActive).toBe(false);
   });
 
-  it('given our tag was removed at the store / then not installed; when POST install / then it is back and status says so', async () => {
+  it('given a legacy script tag of ours in the shop / status reports it; POST install removes it, creates none, and answers the activation link', async () => {
     const m = await createMerchant(s);
     await installThroughOAuth(s, m.token);
-    const client = await storeClient(m.id);
-    for (const tag of await client.listScriptTags()) await client.deleteScriptTag(tag.id);
-
-    const missing = await call(s, 'GET', '/api/merchant/script-tag/status', { token: m.token });
-    expect(missing.body).toMatchObject({ installed: false, scriptTagId: null });
-    expect((await db().storefrontAConnection.findUniqueOrThrow({ where: { merchantId: m.id } })).scriptTagId).toBeNull();
+    const tag = await legacyTag();
+    const status = await call(s, 'GET', '/api/merchant/script-tag/status', { token: m.token });
+    expect(status.body).toMatchObject({ installed: false, scriptTagId: String(tag.gid) });
 
     const installed = await call(s, 'POST', '/api/merchant/script-tag/install', { token: m.token });
     expect(installed.status, JSON.stringify(installed.body)).toBe(200);
-    const tags = (await simShop(s)).scriptTags;
-    expect(tags).toHaveLength(1);
-    expect(tags[0]!.src).toBe(src());
-    expect(installed.body).toMatchObject({ platform: 'STOREFRONT_A', installed: true, scriptTagId: String(tags[0]!.id), src: src() });
-    expect((await call(s, 'GET', '/api/merchant/script-tag/status', { token: m.token })).body).toMatchObject({ installed: true, scriptTagId: String(tags[0]!.id) });
-  });
-
-  it('given the tag is already there / when POST install / then no second tag is made', async () => {
-    const m = await createMerchant(s);
-    await installThroughOAuth(s, m.token);
-    const res = await call(s, 'POST', '/api/merchant/script-tag/install', { token: m.token });
-    expect(res.body.installed).toBe(true);
-    expect((await simShop(s)).scriptTags).toHaveLength(1);
+    expect(installed.body).toMatchObject({ platform: 'STOREFRONT_A', installed: false, scriptTagId: null, activationUrl: activationUrl() });
+    expect((await simShop(s)).scriptTags).toEqual([]);
+    // Installing again is harmless: still no tag.
+    expect((await call(s, 'POST', '/api/merchant/script-tag/install', { token: m.token })).body).toMatchObject({ scriptTagId: null });
+    expect((await simShop(s)).scriptTags).toEqual([]);
   });
 });
 
@@ -69,14 +66,23 @@ describe('script tag routes refuse what they cannot do', () => {
     }
   });
 
-  it('given the app was uninstalled at the store without us hearing of it / then 409 CONFLICT asking to install again', async () => {
+  it('given the app was uninstalled at the store / then 409 CONFLICT asking to install it again, whether or not we heard of it', async () => {
+    // Heard: Shopify's app/uninstalled reaches the subscription the install made.
     const m = await createMerchant(s);
     await installThroughOAuth(s, m.token);
-    // No webhook address: the platform uninstalls, the notification goes nowhere.
     await simControl(s, 'webhooks/send', { shop: DEMO_SHOP, topic: 'app/uninstalled' });
-    const res = await call(s, 'GET', '/api/merchant/script-tag/status', { token: m.token });
-    expect(res.status).toBe(409);
-    expect(res.body.error).toMatch(/install the app again/);
+    const heard = await call(s, 'GET', '/api/merchant/script-tag/status', { token: m.token });
+    expect(heard.status).toBe(409);
+    expect(heard.body.error).toMatch(/install the app/);
+
+    // Not heard: the token simply stops working at the shop (401).
+    const other = await createMerchant(s);
+    await s.stack.database.db.storefrontAConnection.deleteMany();
+    await installThroughOAuth(s, other.token);
+    s.stack.sims.storefrontA.state.tokens.clear();
+    const unheard = await call(s, 'GET', '/api/merchant/script-tag/status', { token: other.token });
+    expect(unheard.status).toBe(409);
+    expect(unheard.body.error).toMatch(/install the app again/);
   });
 
   it('given the store is down / then 502 UPSTREAM_ERROR', async () => {
@@ -97,14 +103,13 @@ describe('script tag routes refuse what they cannot do', () => {
     }
   });
 
-  it('given merchant A installed / when merchant B asks for status or install / then B gets 409 and A\'s shop is untouched', async () => {
+  it('given merchant A installed with a legacy tag / when merchant B asks for status or install / then B gets 409 and A\'s shop is untouched', async () => {
     const a = await createMerchant(s);
     const b = await createMerchant(s);
     await installThroughOAuth(s, a.token);
-    const client = await storeClient(a.id);
-    for (const tag of await client.listScriptTags()) await client.deleteScriptTag(tag.id);
+    await legacyTag();
     expect((await call(s, 'POST', '/api/merchant/script-tag/install', { token: b.token })).status).toBe(409);
     expect((await call(s, 'GET', '/api/merchant/script-tag/status', { token: b.token })).status).toBe(409);
-    expect((await simShop(s)).scriptTags).toEqual([]);
+    expect((await simShop(s)).scriptTags).toHaveLength(1);
   });
 });

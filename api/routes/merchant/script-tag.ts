@@ -1,6 +1,8 @@
-// Our script tag in the merchant's storefront A shop: it is what sends the shop's checkout button to us.
-// Status is checked live at the store (a workflow with one activity) and recorded; install puts the tag
-// back when it is missing. Only storefront A has script tags (storefront B uses the official plugin).
+// Interception in the merchant's storefront A (Shopify) shop, under the spec's script-tag paths: since
+// 2026-10-01 Shopify refuses new script tags, so what sends the checkout button to us is our theme app
+// extension's app embed (docs/storefront-a.md). Status reads, live, whether the embed is on in the published
+// theme and whether a legacy script tag is left; install removes legacy tags and answers the theme editor
+// link the merchant opens to turn the embed on (only the merchant can, by saving in the theme editor).
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { type RouteDeps } from '../../route-deps.js';
@@ -12,10 +14,12 @@ import { storefrontAWorkflowIds, type ScriptTagStatus } from '../../../workflows
 const statusResponse = z
   .object({
     platform: z.literal('STOREFRONT_A'),
-    installed: z.boolean(),
-    scriptTagId: z.string().nullable(),
-    src: z.string().describe('The script the shop loads'),
+    installed: z.boolean().describe('Our app embed is on in the published theme'),
+    scriptTagId: z.string().nullable().describe('A legacy script tag of ours still in the shop (install removes it)'),
+    src: z.string().describe('The legacy script tag source'),
     checkedAt: z.string().describe('When the store was asked (ISO 8601)'),
+    activationUrl: z.string().describe('Theme editor deep link that turns the app embed on (the merchant saves there)'),
+    themeName: z.string().nullable().describe('The published theme'),
   })
   .meta({ id: 'ScriptTagStatus' });
 
@@ -36,7 +40,7 @@ export const scriptTagRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
     onRequest: app.authenticate,
     schema: {
       tags: ['merchant'],
-      summary: 'Whether our script tag is in the storefront A shop (checked live)',
+      summary: 'Whether our app embed is on in the storefront A shop\'s published theme (checked live)',
       security,
       response: { 200: statusResponse, ...errors },
     },
@@ -55,8 +59,8 @@ export const scriptTagRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
     onRequest: app.authenticate,
     schema: {
       tags: ['merchant'],
-      summary: 'Install (or reinstall) our script tag in the storefront A shop',
-      description: 'Creates the script tag when the shop does not have it; answers the status afterwards.',
+      summary: 'Drive interception in the storefront A shop',
+      description: 'Removes a legacy script tag and answers the status with the theme editor link that activates the app embed.',
       security,
       response: { 200: statusResponse, ...errors },
     },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { storefrontAAad } from '../../../model/connections.js';
+import { STOREFRONT_A_SCOPES, storefrontAAad } from '../../../model/connections.js';
 import {
   call, consent, createMerchant, DEMO_APP, DEMO_SHOP, installThroughOAuth, openCallback, openInstall, saveInputs, simControl, simShop, useStorefrontAStack,
 } from '../../../test/harness/storefront-a-stack.js';
@@ -50,6 +50,7 @@ describe('PUT /api/merchant/storefront-a', () => {
     const a = await createMerchant(s);
     const b = await createMerchant(s);
     await installThroughOAuth(s, a.token);
+    await simControl(s, `shops/${DEMO_SHOP}/script-tags`, { clientId: DEMO_APP.clientId, src: `${s.stack.config.publicApiUrl}/script-tag.js` });
     const before = await db().storefrontAConnection.findUniqueOrThrow({ where: { merchantId: a.id } });
     const res = await call(s, 'PUT', '/api/merchant/storefront-a', { token: b.token, body: inputs });
     expect(res.status).toBe(409);
@@ -155,7 +156,7 @@ describe('reconnecting storefront A: the working connection serves until the new
     expect(s.secrets.decrypt(row.clientSecretEnc, storefrontAAad.clientSecret(c.m.id))).toBe(otherApp.clientSecret);
     expect(row.accessTokenEnc).not.toBe(c.before.accessTokenEnc);
     expect(await db().merchant.findUniqueOrThrow({ where: { id: c.m.id } })).toMatchObject({ storePlatform: 'STOREFRONT_A', shopDomain: otherShop });
-    expect((await simShop(s, otherShop)).scriptTags).toHaveLength(1);
+    expect((await simShop(s, otherShop)).installs.map((i) => i.clientId)).toContain(otherApp.clientId);
     expect((await checkoutFrom(otherShop)).status).toBe(201);
     expect((await checkoutFrom(DEMO_SHOP)).status).toBe(404);
   });
@@ -167,7 +168,7 @@ describe('GET /api/merchant/storefront-a', () => {
     await installThroughOAuth(s, m.token);
     const res = await call(s, 'GET', '/api/merchant/storefront-a', { token: m.token });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ shop: DEMO_SHOP, clientId: DEMO_APP.clientId, connected: true, uninstalledAt: null, scopes: ['read_products', 'read_checkouts', 'write_script_tags', 'write_orders'] });
+    expect(res.body).toMatchObject({ shop: DEMO_SHOP, clientId: DEMO_APP.clientId, connected: true, uninstalledAt: null, scopes: [...STOREFRONT_A_SCOPES] });
     expect(typeof res.body.installedAt).toBe('string');
     const text = JSON.stringify(res.body);
     expect(text).not.toContain(DEMO_APP.clientSecret);
@@ -183,9 +184,10 @@ describe('GET /api/merchant/storefront-a', () => {
 });
 
 describe('DELETE /api/merchant/storefront-a', () => {
-  it('given a connected shop / then our script tag leaves the shop, the connection is forgotten and the platform is cleared', async () => {
+  it('given a connected shop with a legacy script tag of ours / then the tag leaves the shop, the connection is forgotten and the platform is cleared', async () => {
     const m = await createMerchant(s);
     await installThroughOAuth(s, m.token);
+    await simControl(s, `shops/${DEMO_SHOP}/script-tags`, { clientId: DEMO_APP.clientId, src: `${s.stack.config.publicApiUrl}/script-tag.js` });
     expect((await simShop(s)).scriptTags).toHaveLength(1);
     const res = await call(s, 'DELETE', '/api/merchant/storefront-a', { token: m.token });
     expect(res.status).toBe(200);
@@ -234,6 +236,7 @@ describe('authentication and tenant isolation', () => {
     const a = await createMerchant(s);
     const b = await createMerchant(s);
     await installThroughOAuth(s, a.token);
+    await simControl(s, `shops/${DEMO_SHOP}/script-tags`, { clientId: DEMO_APP.clientId, src: `${s.stack.config.publicApiUrl}/script-tag.js` });
     const before = await db().storefrontAConnection.findUniqueOrThrow({ where: { merchantId: a.id } });
 
     expect((await call(s, 'GET', '/api/merchant/storefront-a', { token: b.token })).status).toBe(404);

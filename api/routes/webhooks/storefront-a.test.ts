@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { signWebhookBody } from '../../../integrations/storefront-a/webhooks.js';
+import { signWebhook as signWebhookBody } from '../../../sandbox/storefront-a/webhooks.js';
 import { REDACTED } from '../../../activities/privacy.js';
 import { pathAllowsTopic } from './storefront-a.js';
 import {
@@ -43,10 +43,11 @@ function post(topic: string, body: unknown, opts: { secret?: string; shop?: stri
     payload: raw,
     headers: {
       'content-type': 'application/json',
-      'x-storefront-topic': topic,
-      'x-storefront-shop-domain': opts.shop ?? DEMO_SHOP,
-      'x-storefront-hmac-sha256': opts.hmac ?? signWebhookBody(raw, opts.secret ?? DEMO_APP.clientSecret),
-      'x-storefront-webhook-id': opts.id ?? randomUUID(),
+      'x-shopify-topic': topic,
+      'x-shopify-shop-domain': opts.shop ?? DEMO_SHOP,
+      'x-shopify-hmac-sha256': opts.hmac ?? signWebhookBody(raw, opts.secret ?? DEMO_APP.clientSecret),
+      'x-shopify-webhook-id': opts.id ?? randomUUID(),
+      'x-shopify-api-version': '2026-10',
     },
   });
 }
@@ -117,7 +118,7 @@ describe('app/uninstalled', () => {
       method: 'POST',
       url: '/webhooks/storefront-a',
       payload: JSON.stringify({ shop_id: 1, shop_domain: DEMO_SHOP, extra: 1 }),
-      headers: { 'content-type': 'application/json', 'x-storefront-topic': 'shop/redact', 'x-storefront-shop-domain': DEMO_SHOP, 'x-storefront-hmac-sha256': signWebhookBody(signed, DEMO_APP.clientSecret) },
+      headers: { 'content-type': 'application/json', 'x-shopify-topic': 'shop/redact', 'x-shopify-shop-domain': DEMO_SHOP, 'x-shopify-hmac-sha256': signWebhookBody(signed, DEMO_APP.clientSecret), 'x-shopify-api-version': '2026-10', 'x-shopify-webhook-id': randomUUID() },
     });
     expect(res.statusCode).toBe(401);
     expect(await db().storefrontAConnection.count({ where: { merchantId: m.id } })).toBe(1);

@@ -4,12 +4,12 @@
 // storefront_a_webhooks (valid or not); an invalid one answers 401 and has no effect. A valid one is
 // applied by processStorefrontAWebhookWorkflow, once per delivery id, after we have answered 200.
 //
-// The topic comes from X-Storefront-Topic. The platform posts every topic to the app's one webhook
+// The topic comes from X-Shopify-Topic. The platform posts every topic to the app's one webhook
 // address (/webhooks/storefront-a or /webhooks/storefront-a/events); a path naming a topic
 // (/webhooks/storefront-a/customers/redact or …/customers-redact) must name the header's topic.
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { type RouteDeps } from '../../route-deps.js';
 import { errorResponse } from '../../schemas/common.js';
@@ -19,7 +19,7 @@ import { AppError } from '../../../domain/errors.js';
 import { findUnstorableText, storableJson, storableText, TEXT_PROBLEM_MESSAGES } from '../../../domain/text.js';
 import { Prisma } from '../../../prisma/client.js';
 import { isValidShopHost } from '../../../integrations/storefront-a/oauth.js';
-import { isWebhookTopic, verifyWebhookHmac, WEBHOOK_HEADERS, webhookPayloadSchemas, type WebhookTopic } from '../../../integrations/storefront-a/webhooks.js';
+import { isWebhookTopic, validateWebhook, WEBHOOK_HEADERS, webhookPayloadSchemas, type WebhookTopic } from '../../../integrations/storefront-a/webhooks.js';
 import { storefrontAAad } from '../../../model/connections.js';
 import type { processStorefrontAWebhookWorkflow } from '../../../workflows/storefront-a-webhook.js';
 import { storefrontAWorkflowIds } from '../../../workflows/storefront-a.messages.js';
@@ -73,7 +73,7 @@ export const storefrontAWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async 
     }
   }
 
-  async function receive(request: FastifyRequest, pathTopic: string) {
+  async function receive(request: FastifyRequest, reply: FastifyReply, pathTopic: string) {
     const body = rawBodyOf(request);
     const topic = header(request, WEBHOOK_HEADERS.topic).slice(0, 100);
     const shop = header(request, WEBHOOK_HEADERS.shopDomain).toLowerCase().slice(0, 255);
@@ -83,7 +83,8 @@ export const storefrontAWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async 
 
     const connection = isValidShopHost(shop, config.storefrontA.shopSuffix) ? await db.storefrontAConnection.findUnique({ where: { shop } }) : null;
     const secret = connection ? secrets.decrypt(connection.clientSecretEnc, storefrontAAad.clientSecret(connection.merchantId)) : '';
-    const hmacValid = connection !== null && verifyWebhookHmac(body, header(request, WEBHOOK_HEADERS.hmac) || undefined, secret);
+    // Shopify's own validation (HMAC over the raw body, required X-Shopify-* headers), by the official library.
+    const hmacValid = connection !== null && (await validateWebhook({ clientId: connection.clientId, clientSecret: secret }, text, request.raw, reply.raw)).valid;
 
     if (!hmacValid) {
       // Kept for audit only. The claimed delivery id stays out of the unique column, so a forgery can
@@ -105,7 +106,7 @@ export const storefrontAWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async 
     const unstorable = findUnstorableText(json);
     let problem: string | null = null;
     if (!isWebhookTopic(topic)) problem = `Unsupported topic ${JSON.stringify(topic)}`;
-    else if (!pathAllowsTopic(pathTopic, topic)) problem = `The path names another topic than X-Storefront-Topic (${topic})`;
+    else if (!pathAllowsTopic(pathTopic, topic)) problem = `The path names another topic than X-Shopify-Topic (${topic})`;
     else if (unstorable) problem = `The payload's text ${TEXT_PROBLEM_MESSAGES[unstorable.problem]}`;
     else if (!webhookPayloadSchemas[topic as WebhookTopic].safeParse(json).success) problem = `The payload is not a ${topic} payload`;
 
@@ -140,13 +141,13 @@ export const storefrontAWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async 
     summary,
     description:
       'Signed by storefront A: X-Storefront-Hmac-Sha256 is the base64 HMAC-SHA256 of the raw body with the app\'s client secret. ' +
-      'Topics: app/uninstalled, customers/data_request, customers/redact, shop/redact (X-Storefront-Topic). An invalid signature answers 401 and changes nothing.',
+      'Topics: app/uninstalled, customers/data_request, customers/redact, shop/redact, shop/update, domains/*, themes/publish (X-Shopify-Topic; HMAC in X-Shopify-Hmac-Sha256). An invalid signature answers 401 and changes nothing.',
     headers,
     response: { 200: receivedResponse, 400: errorResponse, 401: errorResponse },
   });
 
-  app.post('/webhooks/storefront-a', { schema: schema('Storefront A webhook (topic from X-Storefront-Topic)') }, async (request) => receive(request, ''));
+  app.post('/webhooks/storefront-a', { schema: schema('Storefront A webhook (topic from X-Shopify-Topic)') }, async (request, reply) => receive(request, reply, ''));
   app.post('/webhooks/storefront-a/*', {
     schema: { ...schema('Storefront A webhook (path may name the topic)'), params: z.object({ '*': z.string() }) },
-  }, async (request) => receive(request, request.params['*']));
+  }, async (request, reply) => receive(request, reply, request.params['*']));
 };

@@ -56,6 +56,7 @@ function StorefrontAPanel(props: { onChange?: () => void }) {
         </div>
       )}
       {conn?.connected && conn.scopes.length > 0 && <p class="hint">Access granted: {conn.scopes.join(', ')}</p>}
+      {conn?.connected && <AppEmbedStatus />}
       {conn?.pending && (
         <Alert kind="info" title={`New app details for ${conn.pending.shop} wait for their install`}>
           Your connection to {conn.shop} keeps working until the install completes; if it does not, nothing changes.
@@ -84,7 +85,7 @@ function StorefrontAPanel(props: { onChange?: () => void }) {
           {!conn.pending && <a class="btn btn-secondary" href={conn.installUrl}>Reinstall the app</a>}
           <Button variant="ghost" onClick={() => setEditing(true)}>Change shop or app</Button>
           <ConfirmButton
-            confirm="Remove our script tag and forget this shop?"
+            confirm="Remove any legacy script tag of ours and forget this shop?"
             busy={disconnect.busy}
             onConfirm={() =>
               void disconnect.run(async () => {
@@ -236,34 +237,40 @@ export function StoreConnection(props: { onChange?: () => void }) {
   );
 }
 
-export function ScriptTagCard() {
+/**
+ * Storefront A's interception: our app embed in the shop's published theme (only the merchant can turn it on,
+ * in the theme editor, through the activation link), checked live at the shop; a legacy script tag is removed.
+ * Shown in wizard step 1 (once installed) and on Store & payments.
+ */
+export function AppEmbedStatus() {
   const status = useLoad(() => api.get<ScriptTagStatus>('/api/merchant/script-tag/status'));
   const install = useForm({});
+  const s = status.data;
   return (
-    <Card
-      title="Script tag"
-      id="script-tag"
-      actions={
-        <Button variant="secondary" small busy={install.busy} onClick={() => void install.run(async () => {
-          status.setData(await api.post<ScriptTagStatus>('/api/merchant/script-tag/install'));
-          return 'Script tag installed.';
-        })}>
-          Reinstall
-        </Button>
-      }
-    >
-      <p class="hint">Our script in your storefront A shop sends the checkout button to your hosted checkout. Checked live at the store.</p>
-      {status.loading && !status.data && <Spinner label="Asking your shop…" />}
-      {status.error && !status.data && <Alert kind={status.error instanceof ApiError && status.error.code === 'CONFLICT' ? 'info' : 'error'}>{status.error.message}</Alert>}
-      {status.data && (
+    <div class="stack" id="app-embed" data-app-embed={s ? (s.installed ? 'on' : 'off') : 'unknown'}>
+      <p class="hint">Our app embed in your shop's theme sends the checkout button to your hosted checkout. Checked live at the shop.</p>
+      {status.loading && !s && <Spinner label="Asking your shop…" />}
+      {status.error && !s && <Alert kind={status.error instanceof ApiError && status.error.code === 'CONFLICT' ? 'info' : 'error'}>{status.error.message}</Alert>}
+      {s && (
         <ul class="checklist">
-          <CheckItem ok={status.data.installed} name="script-tag" label={status.data.installed ? 'Installed in your shop' : 'Not in your shop'} reason="Reinstall it to take over the checkout button." />
-          <li class="muted small">Source <code>{status.data.src}</code> · checked {formatDate(status.data.checkedAt)}</li>
+          <CheckItem ok={s.installed} name="app-embed" label={s.installed ? `App embed on in ${s.themeName ?? 'your published theme'}` : `App embed off in ${s.themeName ?? 'your published theme'}`} reason="Open the theme editor with the link below, check that “Hosted checkout” is on, and Save." />
+          {s.scriptTagId && <CheckItem ok={false} name="legacy-script-tag" label="A legacy script tag of ours is still in your shop" reason="Script tags stop running on 1 March 2027: “Check again” removes it." />}
+          <li class="muted small">Checked {formatDate(s.checkedAt)}</li>
         </ul>
       )}
+      <div class="button-row">
+        {s && !s.installed && <a class="btn btn-primary" href={s.activationUrl} target="_blank" rel="noopener" data-activation-link>Turn on the app embed in the theme editor</a>}
+        <Button variant="secondary" small busy={install.busy} onClick={() => void install.run(async () => {
+          const next = await api.post<ScriptTagStatus>('/api/merchant/script-tag/install');
+          status.setData(next);
+          return next.installed ? 'The app embed is on.' : 'Checked: the app embed is still off. Turn it on in the theme editor, then check again.';
+        })}>
+          Check again
+        </Button>
+      </div>
       {install.error && <Alert kind="error">{install.error}</Alert>}
       {install.notice && <Alert kind="success">{install.notice}</Alert>}
-    </Card>
+    </div>
   );
 }
 
@@ -375,14 +382,12 @@ export function CodToggle(props: { onChange?: () => void }) {
 }
 
 export function ConnectionsPage() {
-  const { me } = useSession();
   return (
     <>
       <PageHeader title="Store & payments" description="Where carts come from and how shoppers pay." />
       <Card title="Store">
         <StoreConnection />
       </Card>
-      {me?.storePlatform === 'storefront-a' && <ScriptTagCard />}
       <Card title="Payment processor">
         <ProcessorConnection />
       </Card>

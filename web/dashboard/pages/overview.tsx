@@ -46,7 +46,10 @@ export function Overview() {
           {activation.data ? (
             <ul class="checklist">
               <CheckItem ok={activation.data.active} name="checkout-active" label={activation.data.active ? 'Live: your store’s checkout button opens your hosted checkout' : 'Not live'} reason={activation.data.reason} />
-              {activation.data.storefrontA && <CheckItem ok={activation.data.storefrontA.scriptTagInstalled === true} label="Script tag in your shop" reason={activation.data.storefrontA.checkError ?? 'Reinstall it under Store & payments.'} />}
+              {activation.data.storefrontA && <CheckItem ok={activation.data.storefrontA.scriptTagInstalled === true} name="app-embed" label={`App embed on in ${activation.data.storefrontA.themeName ?? 'your shop’s theme'}`} reason={activation.data.storefrontA.checkError ?? 'Turn it on in the theme editor (link below) and Save.'} />}
+              {activation.data.storefrontA && activation.data.storefrontA.scriptTagInstalled === false && activation.data.storefrontA.activationUrl && (
+                <li><a class="btn btn-secondary" href={activation.data.storefrontA.activationUrl} target="_blank" rel="noopener" data-activation-link>Turn on the app embed in the theme editor</a></li>
+              )}
               {activation.data.storefrontB && <CheckItem ok={activation.data.storefrontB.pluginIntercepted} label="Official plugin active" reason="Activate the plugin in your store." />}
             </ul>
           ) : activation.error ? <Alert kind="error">{activation.error.message}</Alert> : <Spinner />}

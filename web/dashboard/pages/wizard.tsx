@@ -107,7 +107,7 @@ function FinalCheck(props: { state: OnboardingState; reload: () => Promise<void>
             <ul class="checklist compact">
               <CheckItem ok={activation.data.realCheckoutExists} name="activation-real" label="A real checkout from your store" reason="Add a product to your store's cart and click its checkout button (a paid plan is needed first)." />
               {activation.data.storefrontA && (
-                <CheckItem ok={activation.data.storefrontA.scriptTagInstalled === true} name="activation-script-tag" label="Script tag in your shop" reason={activation.data.storefrontA.checkError ?? 'Setup verification installs it again.'} />
+                <CheckItem ok={activation.data.storefrontA.scriptTagInstalled === true} name="activation-script-tag" label="App embed on in your shop's theme" reason={activation.data.storefrontA.checkError ?? 'Turn it on in the theme editor (step 1 has the link) and Save.'} />
               )}
               {activation.data.storefrontB && <CheckItem ok={activation.data.storefrontB.pluginIntercepted} name="activation-plugin" label="Official plugin intercepted a checkout" reason="Activate the plugin and click checkout in your store." />}
             </ul>

@@ -1,0 +1,222 @@
+// Contract tests: Shopify's official libraries (@shopify/shopify-api 15: OAuth begin/callback, webhooks.validate,
+// GraphQL Admin client; @shopify/storefront-api-client 2) pointed at the simulator, for every operation the
+// service uses. A simulator that drifts from what the libraries send and expect fails here. The libraries
+// address https://<shop>.myshopify.com; the fetch below only moves that origin to the simulator's /shops/<shop>.
+import '@shopify/shopify-api/adapters/node';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ApiVersion, GraphqlQueryError, LogSeverity, Session, shopifyApi } from '@shopify/shopify-api';
+import { setAbstractFetchFunc } from '@shopify/shopify-api/runtime';
+import { createStorefrontApiClient } from '@shopify/storefront-api-client';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startSimulator } from '../storefront-common/testing.js';
+import { createStorefrontASimulator, DEMO_APP, DEMO_SHOP, DEMO_SHOP_PRIMARY_DOMAIN, type StorefrontASimulator } from './simulator.js';
+
+const BROWSER_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Safari/537.36';
+let sim: StorefrontASimulator;
+let simUrl: string;
+let closeSim: () => Promise<void>;
+const toSim = (url: string) => url.replace(/^https:\/\/([a-z0-9-]+\.myshopify\.com)/, (_, shop: string) => `${simUrl}/shops/${shop}`);
+const simFetch = (url: string | URL | Request, init?: RequestInit) => fetch(toSim(String(url instanceof Request ? url.url : url)), init);
+
+// The app's own HTTP side: begin, callback and the webhook endpoint, handled by the library.
+let app: ReturnType<typeof createServer>;
+let appUrl: string;
+let shopify: ReturnType<typeof shopifyApi>;
+const webhookResults: unknown[] = [];
+
+beforeAll(async () => {
+  ({ sim, url: simUrl, close: closeSim } = await startSimulator((publicUrl) => createStorefrontASimulator({ publicUrl })));
+  setAbstractFetchFunc(simFetch as typeof fetch);
+  app = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      void (async () => {
+        const path = new URL(req.url ?? '/', appUrl).pathname;
+        if (path === '/begin') {
+          await shopify.auth.begin({ shop: DEMO_SHOP, callbackPath: '/callback', isOnline: false, rawRequest: req, rawResponse: res });
+        } else if (path === '/callback') {
+          try {
+            const { session } = await shopify.auth.callback({ rawRequest: req, rawResponse: res });
+            res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(session.toObject()));
+          } catch (err) {
+            res.writeHead(400).end((err as Error).constructor.name);
+          }
+        } else if (path === '/webhooks') {
+          const result = await shopify.webhooks.validate({ rawBody: Buffer.concat(chunks).toString('utf8'), rawRequest: req, rawResponse: res });
+          webhookResults.push(result);
+          res.writeHead(result.valid ? 200 : 401).end();
+        } else res.writeHead(404).end();
+      })().catch((err: unknown) => res.writeHead(500).end(String(err)));
+    });
+  });
+  await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+  appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
+  shopify = shopifyApi({
+    apiKey: DEMO_APP.clientId,
+    apiSecretKey: DEMO_APP.clientSecret,
+    scopes: ['write_draft_orders', 'read_orders', 'read_themes', 'write_script_tags', 'unauthenticated_read_checkouts'],
+    hostName: new URL(appUrl).host,
+    hostScheme: 'http',
+    apiVersion: ApiVersion.October26,
+    isEmbeddedApp: false,
+    logger: { level: LogSeverity.Error },
+  });
+});
+afterAll(async () => {
+  await new Promise((resolve) => app.close(resolve));
+  await closeSim();
+});
+beforeEach(async () => {
+  await sim.reset();
+  webhookResults.length = 0;
+});
+
+const cookiesOf = (res: Response) => res.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+
+/** The whole install through the library: begin → consent → Install → callback → token exchange. */
+async function installWithLibrary(): Promise<{ accessToken: string; scope: string; callback: URL }> {
+  const begin = await fetch(`${appUrl}/begin`, { redirect: 'manual', headers: { 'user-agent': BROWSER_UA } });
+  expect(begin.status).toBe(302);
+  const authorize = new URL(begin.headers.get('location')!);
+  expect(authorize.origin + authorize.pathname).toBe(`https://${DEMO_SHOP}/admin/oauth/authorize`);
+  const consent = await fetch(toSim(authorize.toString()));
+  expect(consent.status).toBe(200);
+  const page = await consent.text();
+  const fields = Object.fromEntries([...page.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!.replace(/&#38;/g, '&')]));
+  const action = /<form method="post" action="([^"]+)"/.exec(page)![1]!;
+  const install = await fetch(simUrl + action, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ ...fields, decision: 'install' }) });
+  expect(install.status).toBe(302);
+  const callback = new URL(install.headers.get('location')!);
+  const done = await fetch(callback, { headers: { 'user-agent': BROWSER_UA, cookie: cookiesOf(begin) } });
+  expect(done.status, await done.clone().text()).toBe(200);
+  const session = (await done.json()) as { accessToken: string; scope: string };
+  return { ...session, callback };
+}
+
+describe('OAuth (auth.begin / auth.callback / utils.validateHmac)', () => {
+  it('given the library begins an install, when the merchant installs, then the callback validates and the code becomes an offline token', async () => {
+    const { accessToken, scope, callback } = await installWithLibrary();
+    expect(accessToken).toMatch(/^shpat_/);
+    expect(scope.split(',')).toContain('write_draft_orders');
+    expect([...callback.searchParams.keys()].sort()).toEqual(['code', 'hmac', 'host', 'shop', 'state', 'timestamp']);
+    // host is base64 with padding, so the signature covers an escaped '='.
+    expect(Buffer.from(callback.searchParams.get('host')!, 'base64').toString()).toBe('admin.shopify.com/store/demo-shop');
+  });
+
+  it('given a callback whose parameters were changed, then the library refuses it', async () => {
+    const { callback } = await installWithLibrary();
+    expect(await shopify.utils.validateHmac(callback.searchParams)).toBe(true);
+    const tampered = new URLSearchParams(callback.searchParams);
+    tampered.set('shop', 'evil.myshopify.com');
+    expect(await shopify.utils.validateHmac(tampered)).toBe(false);
+  });
+
+  it('given a wrong client secret, when the code is exchanged, then the simulator answers 401 invalid_client', async () => {
+    const res = await fetch(`${simUrl}/shops/${DEMO_SHOP}/admin/oauth/access_token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_id: DEMO_APP.clientId, client_secret: 'nope', code: 'x' }) });
+    expect(res.status).toBe(401);
+  });
+});
+
+describe('GraphQL Admin API (clients.Graphql)', () => {
+  const admin = (token: string) => new shopify.clients.Graphql({ session: new Session({ id: `offline_${DEMO_SHOP}`, shop: DEMO_SHOP, state: 'x', isOnline: false, accessToken: token }) });
+
+  it('answers shop domains, app installation, storefront token, webhook subscription, metafields and theme settings', async () => {
+    const client = admin(sim.install(DEMO_SHOP));
+    const shop = await client.request('query { shop { myshopifyDomain currencyCode primaryDomain { host } domains { host } } }');
+    expect(shop.data).toMatchObject({ shop: { myshopifyDomain: DEMO_SHOP, primaryDomain: { host: DEMO_SHOP_PRIMARY_DOMAIN } } });
+    expect(shop.extensions).toMatchObject({ cost: { requestedQueryCost: expect.any(Number), throttleStatus: { maximumAvailable: 2000, restoreRate: 100 } } });
+
+    const token = await client.request('mutation T($input: StorefrontAccessTokenInput!) { storefrontAccessTokenCreate(input: $input) { storefrontAccessToken { accessToken accessScopes { handle } } userErrors { message } } }', { variables: { input: { title: 'hosted-checkout' } } });
+    expect(token.data).toMatchObject({ storefrontAccessTokenCreate: { storefrontAccessToken: { accessToken: expect.any(String), accessScopes: expect.arrayContaining([{ handle: 'unauthenticated_read_checkouts' }]) }, userErrors: [] } });
+
+    const sub = await client.request('mutation S($topic: WebhookSubscriptionTopic!, $s: WebhookSubscriptionInput!) { webhookSubscriptionCreate(topic: $topic, webhookSubscription: $s) { webhookSubscription { id topic uri } userErrors { message } } }', { variables: { topic: 'DOMAINS_UPDATE', s: { uri: `${appUrl}/webhooks`, format: 'JSON' } } });
+    expect(sub.data).toMatchObject({ webhookSubscriptionCreate: { webhookSubscription: { topic: 'DOMAINS_UPDATE', uri: `${appUrl}/webhooks` }, userErrors: [] } });
+
+    const me = await client.request('query { currentAppInstallation { id } }');
+    const ownerId = (me.data as { currentAppInstallation: { id: string } }).currentAppInstallation.id;
+    const mf = await client.request('mutation M($m: [MetafieldsSetInput!]!) { metafieldsSet(metafields: $m) { metafields { key value } userErrors { message } } }', { variables: { m: [{ ownerId, namespace: 'hosted_checkout', key: 'api_base', value: 'https://checkout.example', type: 'single_line_text_field' }] } });
+    expect(mf.data).toMatchObject({ metafieldsSet: { metafields: [{ key: 'api_base', value: 'https://checkout.example' }], userErrors: [] } });
+
+    await fetch(`${simUrl}/_control/apps/${DEMO_APP.clientId}/extensions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ handle: 'ext', blocks: { 'checkout-embed': '{% schema %}{"name":"x","target":"body"}{% endschema %}' }, assets: {} }) });
+    await fetch(`${simUrl}/_control/shops/${DEMO_SHOP}/app-embeds`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ clientId: DEMO_APP.clientId, block: 'checkout-embed', enabled: true }) });
+    const themes = await client.request('query { themes(first: 1, roles: [MAIN]) { nodes { name role files(filenames: ["config/settings_data.json"], first: 1) { nodes { filename body { ... on OnlineStoreThemeFileBodyText { content } } } } } } }');
+    const content = (themes.data as { themes: { nodes: Array<{ files: { nodes: Array<{ body: { content: string } }> } }> } }).themes.nodes[0]!.files.nodes[0]!.body.content;
+    expect(content).toMatch(/^\/\*[\s\S]*IMPORTANT: The contents of this file are auto-generated/);
+    expect(content).toMatch(/"type": "shopify:\/\/apps\/hosted-checkout\/blocks\/checkout-embed\/[0-9a-f]+"/);
+  });
+
+  it('refuses scriptTagCreate since 2026-10-01 but lists and deletes a legacy script tag', async () => {
+    const client = admin(sim.install(DEMO_SHOP));
+    const created = await client.request('mutation C($i: ScriptTagInput!) { scriptTagCreate(input: $i) { scriptTag { id } userErrors { message } } }', { variables: { i: { src: 'https://x.example/a.js' } } });
+    expect(created.data).toMatchObject({ scriptTagCreate: { scriptTag: null, userErrors: [{ message: expect.stringMatching(/deprecated/) }] } });
+    const legacy = (await (await fetch(`${simUrl}/_control/shops/${DEMO_SHOP}/script-tags`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ clientId: DEMO_APP.clientId, src: 'https://x.example/a.js' }) })).json()) as { gid: string };
+    const list = await client.request('query { scriptTags(first: 50) { nodes { id src } } }');
+    expect(list.data).toEqual({ scriptTags: { nodes: [{ id: legacy.gid, src: 'https://x.example/a.js' }] } });
+    const del = await client.request('mutation D($id: ID!) { scriptTagDelete(id: $id) { deletedScriptTagId userErrors { message } } }', { variables: { id: legacy.gid } });
+    expect(del.data).toEqual({ scriptTagDelete: { deletedScriptTagId: legacy.gid, userErrors: [] } });
+  });
+
+  it('creates a draft order at the given prices, completes it into exactly one order, and a second completion creates nothing', async () => {
+    const client = admin(sim.install(DEMO_SHOP));
+    const variant = sim.state.shops.get(DEMO_SHOP)!.products[0]!.variants[0]!;
+    const created = await client.request('mutation C($input: DraftOrderInput!) { draftOrderCreate(input: $input) { draftOrder { id status totalPriceSet { shopMoney { amount currencyCode } } } userErrors { field message } } }', {
+      variables: { input: { email: 'ann@example.com', tags: ['hosted-checkout', 'cs_1'], customAttributes: [{ key: 'checkout_session_token', value: 'cs_1' }], presentmentCurrencyCode: 'EUR', lineItems: [{ variantId: `gid://shopify/ProductVariant/${variant.id}`, quantity: 2, priceOverride: { amount: '20.00', currencyCode: 'EUR' } }], shippingLine: { title: 'Standard', priceWithCurrency: { amount: '4.5', currencyCode: 'EUR' } }, shippingAddress: { firstName: 'Ann', lastName: 'Lee', address1: '1 Main St', city: 'Berlin', zip: '10115', countryCode: 'DE' } } },
+    });
+    const draft = (created.data as { draftOrderCreate: { draftOrder: { id: string; status: string; totalPriceSet: { shopMoney: { amount: string } } } } }).draftOrderCreate.draftOrder;
+    expect(draft).toMatchObject({ status: 'OPEN', totalPriceSet: { shopMoney: { amount: '44.5' } } });
+    const complete = () => client.request('mutation X($id: ID!) { draftOrderComplete(id: $id) { draftOrder { status order { id name displayFinancialStatus } } userErrors { message } } }', { variables: { id: draft.id } });
+    const first = await complete();
+    expect(first.data).toMatchObject({ draftOrderComplete: { draftOrder: { status: 'COMPLETED', order: { name: '#1001', displayFinancialStatus: 'PAID' } }, userErrors: [] } });
+    const second = await complete();
+    expect(second.data).toMatchObject({ draftOrderComplete: { userErrors: [{ message: expect.any(String) }] } });
+    const read = await client.request('query D($id: ID!) { draftOrder(id: $id) { status order { id customAttributes { key value } } } }', { variables: { id: draft.id } });
+    const orderId = (read.data as { draftOrder: { order: { id: string } } }).draftOrder.order.id;
+    const order = await client.request('query O($id: ID!) { order(id: $id) { name totalPriceSet { presentmentMoney { amount currencyCode } } } }', { variables: { id: orderId } });
+    expect(order.data).toEqual({ order: { name: '#1001', totalPriceSet: { presentmentMoney: { amount: '44.5', currencyCode: 'EUR' } } } });
+    expect(sim.state.shops.get(DEMO_SHOP)!.orders.size).toBe(1);
+  });
+
+  it('answers THROTTLED with the cost extension when the bucket is empty (the library does not retry it)', async () => {
+    const client = admin(sim.install(DEMO_SHOP));
+    await fetch(`${simUrl}/_control/shops/${DEMO_SHOP}/throttle`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ currentlyAvailable: 0 }) });
+    const err = await client.request('query { shop { name } }').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(GraphqlQueryError);
+    const body = (err as GraphqlQueryError).body as { errors: { graphQLErrors: Array<{ extensions: { code: string } }> }; extensions: { cost: { throttleStatus: { currentlyAvailable: number } } } };
+    expect(body.errors.graphQLErrors[0]!.extensions.code).toBe('THROTTLED');
+    expect(body.extensions.cost.throttleStatus.currentlyAvailable).toBe(0);
+  });
+
+  it('refuses an unknown token with 401 and a field Shopify does not have with a validation error', async () => {
+    await expect(admin('shpat_nope').request('query { shop { name } }')).rejects.toThrow(/401|Unauthorized|Invalid API key/i);
+    await expect(admin(sim.install(DEMO_SHOP)).request('query { shop { carts { id } } }')).rejects.toThrow(/carts/);
+  });
+});
+
+describe('Storefront API (createStorefrontApiClient)', () => {
+  it('reads the cart of a /cart.js token by cart(id:), prices from the catalogue', async () => {
+    const admin = new shopify.clients.Graphql({ session: new Session({ id: 'offline', shop: DEMO_SHOP, state: 'x', isOnline: false, accessToken: sim.install(DEMO_SHOP) }) });
+    const created = await admin.request('mutation { storefrontAccessTokenCreate(input: { title: "t" }) { storefrontAccessToken { accessToken } } }');
+    const publicAccessToken = (created.data as { storefrontAccessTokenCreate: { storefrontAccessToken: { accessToken: string } } }).storefrontAccessTokenCreate.storefrontAccessToken.accessToken;
+    const variant = sim.state.shops.get(DEMO_SHOP)!.products[3]!.variants[2]!;
+    const cartToken = sim.createCart(DEMO_SHOP, [{ variantId: variant.id, quantity: 2 }]);
+    expect(cartToken).toMatch(/^c1-[0-9a-f]+\?key=[0-9a-f]+$/);
+    const sf = createStorefrontApiClient({ storeDomain: DEMO_SHOP, apiVersion: '2026-10', publicAccessToken, customFetchApi: simFetch as typeof fetch });
+    const { data, errors } = await sf.request('query C($id: ID!) { cart(id: $id) { id totalQuantity cost { subtotalAmount { amount currencyCode } } lines(first: 10) { nodes { quantity cost { amountPerQuantity { amount } } merchandise { ... on ProductVariant { id sku product { title } } } } } } }', { variables: { id: `gid://shopify/Cart/${cartToken}` } });
+    expect(errors).toBeUndefined();
+    expect(data).toMatchObject({ cart: { id: `gid://shopify/Cart/${cartToken}`, totalQuantity: 2, cost: { subtotalAmount: { amount: '62.0', currencyCode: 'EUR' } }, lines: { nodes: [{ quantity: 2, cost: { amountPerQuantity: { amount: '31.0' } }, merchandise: { id: `gid://shopify/ProductVariant/${variant.id}`, sku: 'TEE-L' } }] } } });
+    const wrongKey = await sf.request('query C($id: ID!) { cart(id: $id) { id } }', { variables: { id: `gid://shopify/Cart/${cartToken.replace(/key=.*/, 'key=00')}` } });
+    expect(wrongKey.data).toEqual({ cart: null });
+  });
+});
+
+describe('Webhooks (webhooks.validate)', () => {
+  it.each(['app/uninstalled', 'customers/data_request', 'customers/redact', 'shop/redact', 'shop/update', 'domains/update', 'themes/publish'])('validates a %s delivery with its X-Shopify-* headers', async (topic) => {
+    sim.install(DEMO_SHOP);
+    const res = await fetch(`${simUrl}/_control/webhooks/send`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ shop: DEMO_SHOP, topic, address: `${appUrl}/webhooks` }) });
+    const { deliveries } = (await res.json()) as { deliveries: Array<{ status: number }> };
+    expect(deliveries[0]!.status).toBe(200);
+    expect(webhookResults[0]).toMatchObject({ valid: true, webhookType: 'webhooks', topic: topic.toUpperCase().replace('/', '_'), domain: DEMO_SHOP, apiVersion: '2026-10', webhookId: expect.any(String) });
+  });
+});

@@ -1,0 +1,685 @@
+// The GraphQL side of the simulator, written from the 2026-10 references on shopify.dev: the Admin API at
+// /admin/api/<version>/graphql.json (X-Shopify-Access-Token, scopes per field, cost extensions and THROTTLED)
+// and the Storefront API at /api/<version>/graphql.json (cart(id:)). Each schema is a subset of Shopify's SDL
+// executed by graphql-js, so a field Shopify does not have is a validation error here as well.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  buildSchema,
+  execute,
+  getNamedType,
+  GraphQLError,
+  isObjectType,
+  isAbstractType,
+  Kind,
+  parse,
+  validate,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type GraphQLCompositeType,
+  type GraphQLSchema,
+  type SelectionSetNode,
+} from 'graphql';
+import { PlatformError, randomHex } from '../storefront-common/web.js';
+import { toDecimal } from './money.js';
+import { completeDraftOrder, createDraftOrder, draftTotals, type DraftOrderInput } from './orders.js';
+import {
+  cartTokenOf,
+  findVariant,
+  gid,
+  hasScope,
+  idOf,
+  imageUrl,
+  primaryDomainOf,
+  requireShop,
+  type Bucket,
+  type SimDraftOrder,
+  type SimOrder,
+  type SimShop,
+  type SimTheme,
+  type State,
+  type TokenGrant,
+} from './state.js';
+
+const ADMIN_SDL = /* GraphQL */ `
+  scalar DateTime
+  scalar Decimal
+  scalar URL
+  scalar CountryCode
+  scalar CurrencyCode
+  scalar JSON
+
+  type Query {
+    shop: Shop!
+    currentAppInstallation: AppInstallation!
+    draftOrder(id: ID!): DraftOrder
+    order(id: ID!): Order
+    themes(first: Int, roles: [ThemeRole!]): OnlineStoreThemeConnection
+    scriptTags(first: Int): ScriptTagConnection!
+    webhookSubscriptions(first: Int): WebhookSubscriptionConnection!
+  }
+
+  type Mutation {
+    draftOrderCreate(input: DraftOrderInput!): DraftOrderCreatePayload
+    draftOrderComplete(id: ID!, paymentGatewayId: ID, sourceName: String, paymentPending: Boolean): DraftOrderCompletePayload
+    storefrontAccessTokenCreate(input: StorefrontAccessTokenInput!): StorefrontAccessTokenCreatePayload
+    webhookSubscriptionCreate(topic: WebhookSubscriptionTopic!, webhookSubscription: WebhookSubscriptionInput!): WebhookSubscriptionCreatePayload
+    metafieldsSet(metafields: [MetafieldsSetInput!]!): MetafieldsSetPayload
+    scriptTagCreate(input: ScriptTagInput!): ScriptTagCreatePayload
+    scriptTagDelete(id: ID!): ScriptTagDeletePayload
+  }
+
+  type UserError { field: [String!] message: String! }
+  type MoneyV2 { amount: Decimal! currencyCode: CurrencyCode! }
+  type MoneyBag { shopMoney: MoneyV2! presentmentMoney: MoneyV2! }
+  type Attribute { key: String! value: String }
+  input AttributeInput { key: String! value: String! }
+  input MoneyInput { amount: Decimal! currencyCode: CurrencyCode! }
+
+  type Domain { id: ID! host: String! url: URL! sslEnabled: Boolean! }
+  type Shop {
+    id: ID!
+    name: String!
+    email: String!
+    myshopifyDomain: String!
+    currencyCode: CurrencyCode!
+    url: URL!
+    primaryDomain: Domain!
+    domains: [Domain!]! @deprecated(reason: "Use domainsPaginated instead.")
+  }
+  type App { id: ID! title: String! handle: String apiKey: String! }
+  type AppInstallation { id: ID! app: App! accessScopes: [AccessScope!]! }
+  type AccessScope { handle: String! }
+
+  enum DraftOrderStatus { OPEN INVOICE_SENT COMPLETED }
+  enum DraftOrderAppliedDiscountType { FIXED_AMOUNT PERCENTAGE }
+  input MailingAddressInput {
+    address1: String
+    address2: String
+    city: String
+    company: String
+    countryCode: CountryCode
+    firstName: String
+    lastName: String
+    phone: String
+    provinceCode: String
+    zip: String
+  }
+  input DraftOrderLineItemInput {
+    variantId: ID
+    quantity: Int!
+    title: String
+    sku: String
+    priceOverride: MoneyInput
+    originalUnitPriceWithCurrency: MoneyInput
+    customAttributes: [AttributeInput!]
+    requiresShipping: Boolean
+    taxable: Boolean
+  }
+  input ShippingLineInput { title: String priceWithCurrency: MoneyInput shippingRateHandle: String }
+  input DraftOrderAppliedDiscountInput {
+    title: String
+    description: String
+    value: Float!
+    valueType: DraftOrderAppliedDiscountType!
+    amountWithCurrency: MoneyInput
+  }
+  input DraftOrderInput {
+    lineItems: [DraftOrderLineItemInput!]
+    email: String
+    phone: String
+    note: String
+    tags: [String!]
+    customAttributes: [AttributeInput!]
+    shippingAddress: MailingAddressInput
+    billingAddress: MailingAddressInput
+    shippingLine: ShippingLineInput
+    appliedDiscount: DraftOrderAppliedDiscountInput
+    presentmentCurrencyCode: CurrencyCode
+    sourceName: String
+    taxExempt: Boolean
+  }
+  type DraftOrderLineItem { title: String! quantity: Int! sku: String variant: ProductVariant originalUnitPriceSet: MoneyBag! customAttributes: [Attribute!]! }
+  type DraftOrderLineItemConnection { nodes: [DraftOrderLineItem!]! }
+  type ProductVariant { id: ID! title: String! sku: String }
+  type DraftOrder {
+    id: ID!
+    name: String!
+    status: DraftOrderStatus!
+    ready: Boolean!
+    email: String
+    note2: String
+    tags: [String!]!
+    customAttributes: [Attribute!]!
+    currencyCode: CurrencyCode!
+    presentmentCurrencyCode: CurrencyCode!
+    subtotalPriceSet: MoneyBag!
+    totalPriceSet: MoneyBag!
+    createdAt: DateTime!
+    completedAt: DateTime
+    order: Order
+    lineItems(first: Int): DraftOrderLineItemConnection!
+  }
+  type DraftOrderCreatePayload { draftOrder: DraftOrder userErrors: [UserError!]! }
+  type DraftOrderCompletePayload { draftOrder: DraftOrder userErrors: [UserError!]! }
+
+  enum OrderDisplayFinancialStatus { PENDING AUTHORIZED PARTIALLY_PAID PARTIALLY_REFUNDED VOIDED PAID REFUNDED EXPIRED }
+  type LineItem { title: String! quantity: Int! sku: String variant: ProductVariant originalUnitPriceSet: MoneyBag! }
+  type LineItemConnection { nodes: [LineItem!]! }
+  type Order {
+    id: ID!
+    name: String!
+    email: String
+    note: String
+    createdAt: DateTime!
+    displayFinancialStatus: OrderDisplayFinancialStatus
+    currencyCode: CurrencyCode!
+    presentmentCurrencyCode: CurrencyCode!
+    subtotalPriceSet: MoneyBag
+    totalPriceSet: MoneyBag!
+    tags: [String!]!
+    customAttributes: [Attribute!]!
+    lineItems(first: Int): LineItemConnection!
+  }
+
+  input StorefrontAccessTokenInput { title: String! }
+  type StorefrontAccessToken { id: ID! accessToken: String! title: String! accessScopes: [AccessScope!]! createdAt: DateTime! }
+  type StorefrontAccessTokenCreatePayload { storefrontAccessToken: StorefrontAccessToken shop: Shop! userErrors: [UserError!]! }
+
+  enum WebhookSubscriptionTopic { APP_UNINSTALLED APP_SCOPES_UPDATE SHOP_UPDATE DOMAINS_CREATE DOMAINS_UPDATE DOMAINS_DESTROY THEMES_PUBLISH ORDERS_CREATE }
+  enum WebhookSubscriptionFormat { JSON XML }
+  input WebhookSubscriptionInput { uri: String format: WebhookSubscriptionFormat callbackUrl: URL @deprecated(reason: "Use uri instead.") includeFields: [String!] filter: String }
+  type WebhookSubscription { id: ID! topic: WebhookSubscriptionTopic! uri: String! format: WebhookSubscriptionFormat! }
+  type WebhookSubscriptionConnection { nodes: [WebhookSubscription!]! }
+  type WebhookSubscriptionCreatePayload { webhookSubscription: WebhookSubscription userErrors: [UserError!]! }
+
+  input MetafieldsSetInput { ownerId: ID! namespace: String key: String! value: String! type: String }
+  type Metafield { namespace: String! key: String! value: String! type: String! }
+  type MetafieldsSetUserError { field: [String!] message: String! code: String }
+  type MetafieldsSetPayload { metafields: [Metafield!] userErrors: [MetafieldsSetUserError!]! }
+
+  enum ThemeRole { MAIN UNPUBLISHED DEMO DEVELOPMENT ARCHIVED LOCKED }
+  type OnlineStoreThemeFileBodyText { content: String! }
+  type OnlineStoreThemeFileBodyBase64 { contentBase64: String! }
+  type OnlineStoreThemeFileBodyUrl { url: URL! }
+  union OnlineStoreThemeFileBody = OnlineStoreThemeFileBodyText | OnlineStoreThemeFileBodyBase64 | OnlineStoreThemeFileBodyUrl
+  type OnlineStoreThemeFile { filename: String! body: OnlineStoreThemeFileBody! }
+  type OnlineStoreThemeFileConnection { nodes: [OnlineStoreThemeFile!]! }
+  type OnlineStoreTheme { id: ID! name: String! role: ThemeRole! files(filenames: [String!], first: Int): OnlineStoreThemeFileConnection }
+  type OnlineStoreThemeConnection { nodes: [OnlineStoreTheme!]! }
+
+  enum ScriptTagDisplayScope { ONLINE_STORE ORDER_STATUS ALL }
+  input ScriptTagInput { src: URL displayScope: ScriptTagDisplayScope cache: Boolean }
+  type ScriptTag { id: ID! src: URL! displayScope: ScriptTagDisplayScope! createdAt: DateTime! }
+  type ScriptTagConnection { nodes: [ScriptTag!]! }
+  type ScriptTagCreatePayload { scriptTag: ScriptTag userErrors: [UserError!]! }
+  type ScriptTagDeletePayload { deletedScriptTagId: ID userErrors: [UserError!]! }
+`;
+
+const STOREFRONT_SDL = /* GraphQL */ `
+  scalar DateTime
+  scalar Decimal
+  scalar URL
+  scalar CountryCode
+  scalar CurrencyCode
+
+  type Query { cart(id: ID!): Cart }
+  type MoneyV2 { amount: Decimal! currencyCode: CurrencyCode! }
+  type Attribute { key: String! value: String }
+  type CartDiscountCode { code: String! applicable: Boolean! }
+  type CartBuyerIdentity { email: String phone: String countryCode: CountryCode }
+  type CartCost { subtotalAmount: MoneyV2! totalAmount: MoneyV2! subtotalAmountEstimated: Boolean! totalAmountEstimated: Boolean! }
+  type CartLineCost { amountPerQuantity: MoneyV2! compareAtAmountPerQuantity: MoneyV2 subtotalAmount: MoneyV2! totalAmount: MoneyV2! }
+  type Image { url: URL! altText: String }
+  type Product { id: ID! title: String! handle: String! }
+  type ProductVariant { id: ID! title: String! sku: String availableForSale: Boolean! requiresShipping: Boolean! price: MoneyV2! image: Image product: Product! }
+  union Merchandise = ProductVariant
+  interface BaseCartLine { id: ID! quantity: Int! attributes: [Attribute!]! cost: CartLineCost! merchandise: Merchandise! }
+  type CartLine implements BaseCartLine { id: ID! quantity: Int! attributes: [Attribute!]! cost: CartLineCost! merchandise: Merchandise! }
+  type PageInfo { hasNextPage: Boolean! endCursor: String }
+  type BaseCartLineConnection { nodes: [BaseCartLine!]! pageInfo: PageInfo! }
+  type Cart {
+    id: ID!
+    createdAt: DateTime!
+    updatedAt: DateTime!
+    totalQuantity: Int!
+    note: String
+    checkoutUrl: URL!
+    attributes: [Attribute!]!
+    discountCodes: [CartDiscountCode!]!
+    buyerIdentity: CartBuyerIdentity!
+    cost: CartCost!
+    lines(first: Int): BaseCartLineConnection!
+  }
+`;
+
+export const adminSchema: GraphQLSchema = buildSchema(ADMIN_SDL);
+export const storefrontSchema: GraphQLSchema = buildSchema(STOREFRONT_SDL);
+
+/** Stable versions are released each quarter; each is supported for 12 months, then calls fall forward. */
+export function supportedVersions(now = new Date()): string[] {
+  const quarterStart = new Date(Date.UTC(now.getUTCFullYear(), Math.floor(now.getUTCMonth() / 3) * 3, 1));
+  return [-9, -6, -3, 0].map((offset) => {
+    const d = new Date(quarterStart);
+    d.setUTCMonth(d.getUTCMonth() + offset);
+    return `${d.getUTCFullYear()}-${String(d.getUTCMonth() + 1).padStart(2, '0')}`;
+  });
+}
+const VERSION = /^(20\d\d-(01|04|07|10)|unstable)$/;
+
+/** The version a request is served with: its own when supported, else the oldest supported (fall forward). */
+export function servedVersion(requested: string, now = new Date()): string {
+  if (requested === 'unstable') return requested;
+  const supported = supportedVersions(now);
+  const next = (() => {
+    const [y, m] = supported[3]!.split('-').map(Number) as [number, number];
+    return m === 10 ? `${y + 1}-01` : `${y}-${String(m + 3).padStart(2, '0')}`;
+  })();
+  if (requested === next) return requested; // the release candidate
+  if (supported.includes(requested)) return requested;
+  return requested < supported[0]! ? supported[0]! : supported[3]!;
+}
+
+const money = (minor: number, currency: string) => ({ amount: toDecimal(minor, currency), currencyCode: currency });
+const bag = (minor: number, currency: string) => ({ shopMoney: money(minor, currency), presentmentMoney: money(minor, currency) });
+
+interface AdminContext {
+  state: State;
+  shop: SimShop;
+  grant: TokenGrant;
+  /** Set by a mutation hit by the "commit, then time out" fault: the answer never arrives in time. */
+  hangMs: number | null;
+}
+
+function denied(field: string, scope: string): GraphQLError {
+  return new GraphQLError(`Access denied for ${field} field. Required access: \`${scope}\` access scope.`, {
+    extensions: { code: 'ACCESS_DENIED', documentation: 'https://shopify.dev/api/usage/access-scopes', requiredAccess: `\`${scope}\` access scope.` },
+  });
+}
+function need(ctx: AdminContext, field: string, scope: string): void {
+  if (!hasScope(ctx.grant.scopes, scope)) throw denied(field, scope);
+}
+
+const orderJson = (o: SimOrder) => ({
+  id: gid('Order', o.id),
+  name: o.name,
+  email: o.email,
+  note: o.note,
+  createdAt: o.createdAt,
+  displayFinancialStatus: o.financialStatus,
+  currencyCode: o.currency,
+  presentmentCurrencyCode: o.currency,
+  subtotalPriceSet: bag(o.subtotal, o.currency),
+  totalPriceSet: bag(o.total, o.currency),
+  tags: o.tags,
+  customAttributes: o.customAttributes,
+  lineItems: () => ({
+    nodes: o.lines.map((l) => ({ title: l.title, quantity: l.quantity, sku: l.sku, variant: l.variantId ? { id: gid('ProductVariant', l.variantId), title: l.variantTitle ?? 'Default Title', sku: l.sku } : null, originalUnitPriceSet: bag(l.unitPrice, o.currency) })),
+  }),
+});
+
+function draftJson(shop: SimShop, d: SimDraftOrder) {
+  const { subtotal, total } = draftTotals(d);
+  const order = d.orderId === null ? undefined : shop.orders.get(d.orderId);
+  return {
+    id: gid('DraftOrder', d.id),
+    name: d.name,
+    status: d.status,
+    ready: true,
+    email: d.email,
+    note2: d.note,
+    tags: d.tags,
+    customAttributes: d.customAttributes,
+    currencyCode: d.currency,
+    presentmentCurrencyCode: d.currency,
+    subtotalPriceSet: bag(subtotal, d.currency),
+    totalPriceSet: bag(total, d.currency),
+    createdAt: d.createdAt,
+    completedAt: d.completedAt,
+    order: order ? orderJson(order) : null,
+    lineItems: () => ({
+      nodes: d.lines.map((l) => ({ title: l.title, quantity: l.quantity, sku: l.sku, customAttributes: l.customAttributes, variant: l.variantId ? { id: gid('ProductVariant', l.variantId), title: l.variantTitle ?? 'Default Title', sku: l.sku } : null, originalUnitPriceSet: bag(l.unitPrice, d.currency) })),
+    }),
+  };
+}
+
+const SETTINGS_HEADER = `/*
+ * ------------------------------------------------------------
+ * IMPORTANT: The contents of this file are auto-generated.
+ *
+ * This file may be updated by the Shopify admin theme editor
+ * or related systems. Please exercise caution as any changes
+ * made to this file may be overwritten.
+ * ------------------------------------------------------------
+ */
+`;
+export const settingsDataFile = (theme: SimTheme) => SETTINGS_HEADER + JSON.stringify(theme.settingsData, null, 2);
+
+function shopJson(shop: SimShop) {
+  const domain = (d: { id: number; host: string }) => ({ id: gid('Domain', d.id), host: d.host, url: `https://${d.host}`, sslEnabled: true });
+  return {
+    id: gid('Shop', shop.id),
+    name: shop.name,
+    email: shop.email,
+    myshopifyDomain: shop.host,
+    currencyCode: shop.currency,
+    url: `https://${primaryDomainOf(shop).host}`,
+    primaryDomain: domain(primaryDomainOf(shop)),
+    domains: shop.domains.map(domain),
+  };
+}
+
+const WEBHOOK_SCOPES: Record<string, string | undefined> = { THEMES_PUBLISH: 'read_themes', ORDERS_CREATE: 'read_orders' };
+const MAX_STOREFRONT_TOKENS = 100;
+
+function adminRoot(ctx: AdminContext) {
+  const { state, shop, grant } = ctx;
+  const install = shop.installs.get(grant.clientId)!;
+  const app = state.apps.get(grant.clientId)!;
+  const draftOf = (id: unknown) => {
+    const n = idOf('DraftOrder', id);
+    const d = n === null ? undefined : shop.draftOrders.get(n);
+    return d && d.clientId === grant.clientId ? d : undefined;
+  };
+  return {
+    shop: () => shopJson(shop),
+    currentAppInstallation: () => ({
+      id: gid('AppInstallation', install.installationId),
+      app: { id: gid('App', Number.parseInt(app.clientId.replace(/\D/g, '').slice(0, 12) || '1', 10)), title: app.name, handle: app.handle, apiKey: app.clientId },
+      accessScopes: grant.scopes.map((handle) => ({ handle })),
+    }),
+    draftOrder: ({ id }: { id: string }) => {
+      need(ctx, 'draftOrder', 'read_draft_orders');
+      const d = draftOf(id);
+      return d ? draftJson(shop, d) : null;
+    },
+    order: ({ id }: { id: string }) => {
+      need(ctx, 'order', 'read_orders');
+      const n = idOf('Order', id);
+      const o = n === null ? undefined : shop.orders.get(n);
+      return o ? orderJson(o) : null;
+    },
+    themes: ({ first, roles }: { first?: number; roles?: string[] }) => {
+      need(ctx, 'themes', 'read_themes');
+      const themes = shop.themes.filter((t) => !roles || roles.includes(t.role)).slice(0, first ?? 50);
+      return {
+        nodes: themes.map((t) => ({
+          id: gid('OnlineStoreTheme', t.id),
+          name: t.name,
+          role: t.role,
+          files: ({ filenames }: { filenames?: string[] }) => ({
+            nodes: (filenames ?? ['config/settings_data.json'])
+              .filter((f) => f === 'config/settings_data.json')
+              .map((filename) => ({ filename, body: { __typename: 'OnlineStoreThemeFileBodyText', content: settingsDataFile(t) } })),
+          }),
+        })),
+      };
+    },
+    scriptTags: ({ first }: { first?: number }) => {
+      need(ctx, 'scriptTags', 'read_script_tags');
+      const tags = [...shop.scriptTags.values()].filter((t) => t.clientId === grant.clientId).slice(0, first ?? 50);
+      return { nodes: tags.map((t) => ({ id: gid('ScriptTag', t.id), src: t.src, displayScope: t.displayScope, createdAt: t.createdAt })) };
+    },
+    webhookSubscriptions: ({ first }: { first?: number }) => ({
+      nodes: shop.webhookSubscriptions.filter((s) => s.clientId === grant.clientId).slice(0, first ?? 50).map((s) => ({ id: gid('WebhookSubscription', s.id), topic: s.topic, uri: s.uri, format: 'JSON' })),
+    }),
+
+    draftOrderCreate: ({ input }: { input: DraftOrderInput }) => {
+      need(ctx, 'draftOrderCreate', 'write_draft_orders');
+      const { draft, userErrors } = createDraftOrder(state, shop, grant.clientId, input);
+      if (draft) hangIfFaulted(ctx, 'draftOrderCreate');
+      return { draftOrder: draft ? draftJson(shop, draft) : null, userErrors };
+    },
+    draftOrderComplete: ({ id, paymentPending }: { id: string; paymentPending?: boolean }) => {
+      need(ctx, 'draftOrderComplete', 'write_draft_orders');
+      const d = draftOf(id);
+      if (!d) return { draftOrder: null, userErrors: [{ field: ['id'], message: 'Draft order does not exist' }] };
+      const userErrors = completeDraftOrder(state, shop, d, { paymentPending: paymentPending === true });
+      if (userErrors.length === 0) hangIfFaulted(ctx, 'draftOrderComplete');
+      return { draftOrder: draftJson(shop, d), userErrors };
+    },
+    storefrontAccessTokenCreate: ({ input }: { input: { title: string } }) => {
+      const mine = [...state.storefrontTokens.values()].filter((t) => t.shop === shop.host && t.clientId === grant.clientId);
+      if (mine.length >= MAX_STOREFRONT_TOKENS) return { storefrontAccessToken: null, shop: shopJson(shop), userErrors: [{ field: ['input'], message: 'Maximum number of storefront access tokens reached' }] };
+      const token = { shop: shop.host, clientId: grant.clientId, id: state.nextId(), title: input.title, scopes: grant.scopes.filter((s) => s.startsWith('unauthenticated_')), createdAt: new Date().toISOString() };
+      const accessToken = randomHex(16);
+      state.storefrontTokens.set(accessToken, token);
+      return {
+        storefrontAccessToken: { id: gid('StorefrontAccessToken', token.id), accessToken, title: token.title, accessScopes: token.scopes.map((handle) => ({ handle })), createdAt: token.createdAt },
+        shop: shopJson(shop),
+        userErrors: [],
+      };
+    },
+    webhookSubscriptionCreate: ({ topic, webhookSubscription }: { topic: string; webhookSubscription: { uri?: string | null; callbackUrl?: string | null } }) => {
+      const scope = WEBHOOK_SCOPES[topic];
+      if (scope) need(ctx, 'webhookSubscriptionCreate', scope);
+      const uri = webhookSubscription.uri ?? webhookSubscription.callbackUrl ?? '';
+      let url: URL | undefined;
+      try {
+        url = new URL(uri);
+      } catch {
+        url = undefined;
+      }
+      // Shopify requires https; the sandbox also takes plain http on loopback for local runs.
+      const local = url?.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+      if (!url || (url.protocol !== 'https:' && !local)) return { webhookSubscription: null, userErrors: [{ field: ['webhookSubscription', 'callbackUrl'], message: 'Address is invalid' }] };
+      if (shop.webhookSubscriptions.some((s) => s.clientId === grant.clientId && s.topic === topic && s.uri === uri)) {
+        return { webhookSubscription: null, userErrors: [{ field: ['webhookSubscription', 'callbackUrl'], message: 'Address for this topic has already been taken' }] };
+      }
+      const sub = { id: state.nextId(), clientId: grant.clientId, topic, uri };
+      shop.webhookSubscriptions.push(sub);
+      return { webhookSubscription: { id: gid('WebhookSubscription', sub.id), topic, uri, format: 'JSON' }, userErrors: [] };
+    },
+    metafieldsSet: ({ metafields }: { metafields: Array<{ ownerId: string; namespace?: string | null; key: string; value: string; type?: string | null }> }) => {
+      const owner = gid('AppInstallation', install.installationId);
+      const errors = metafields.flatMap((m, i) => (m.ownerId === owner ? [] : [{ field: ['metafields', String(i), 'ownerId'], message: 'Owner does not exist or is not accessible', code: 'INVALID_VALUE' }]));
+      if (errors.length) return { metafields: null, userErrors: errors };
+      const store = shop.appMetafields.get(grant.clientId) ?? new Map<string, { type: string; value: string }>();
+      shop.appMetafields.set(grant.clientId, store);
+      const saved = metafields.map((m) => {
+        const namespace = m.namespace ?? `app--${grant.clientId}`;
+        const type = m.type ?? store.get(`${namespace}.${m.key}`)?.type ?? 'single_line_text_field';
+        store.set(`${namespace}.${m.key}`, { type, value: m.value });
+        return { namespace, key: m.key, value: m.value, type };
+      });
+      return { metafields: saved, userErrors: [] };
+    },
+    scriptTagCreate: () => {
+      need(ctx, 'scriptTagCreate', 'write_script_tags');
+      // Since 2026-10-01 on every API version (shopify.dev/changelog/online-store-script-tags-deprecation).
+      return { scriptTag: null, userErrors: [{ field: null, message: 'Script tags are deprecated and can no longer be created. Use an app embed block in a theme app extension instead.' }] };
+    },
+    scriptTagDelete: ({ id }: { id: string }) => {
+      need(ctx, 'scriptTagDelete', 'write_script_tags');
+      const n = idOf('ScriptTag', id);
+      const tag = n === null ? undefined : shop.scriptTags.get(n);
+      if (!tag || tag.clientId !== grant.clientId) return { deletedScriptTagId: null, userErrors: [{ field: ['id'], message: 'Script tag does not exist' }] };
+      shop.scriptTags.delete(tag.id);
+      return { deletedScriptTagId: id, userErrors: [] };
+    },
+  };
+}
+
+/** The "commit, then time out" fault: the write above stays done, the answer never comes. */
+function hangIfFaulted(ctx: AdminContext, mutation: string): void {
+  const left = ctx.state.commitThenTimeout.get(mutation);
+  if (!left) return;
+  if (left.count > 1) ctx.state.commitThenTimeout.set(mutation, { ...left, count: left.count - 1 });
+  else ctx.state.commitThenTimeout.delete(mutation);
+  ctx.hangMs = left.hangMs;
+}
+
+/** Shopify's query cost (approximation of its documented rules): objects 1, connections first × children + 2, mutations 10. */
+function queryCost(schema: GraphQLSchema, doc: DocumentNode, variables: Record<string, unknown>): number {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const def of doc.definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
+  const argInt = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined);
+  const costOf = (set: SelectionSetNode, type: GraphQLCompositeType): number => {
+    let total = 0;
+    for (const sel of set.selections) {
+      if (sel.kind === Kind.INLINE_FRAGMENT || sel.kind === Kind.FRAGMENT_SPREAD) {
+        const frag = sel.kind === Kind.FRAGMENT_SPREAD ? fragments.get(sel.name.value) : sel;
+        if (!frag) continue;
+        const on = frag.typeCondition ? schema.getType(frag.typeCondition.name.value) : type;
+        if (on && (isObjectType(on) || isAbstractType(on))) total += costOf(frag.selectionSet, on as GraphQLCompositeType);
+        continue;
+      }
+      if (!isObjectType(type) && !('getFields' in type)) continue;
+      const field = 'getFields' in type ? type.getFields()[sel.name.value] : undefined;
+      if (!field || !sel.selectionSet) continue;
+      const named = getNamedType(field.type) as GraphQLCompositeType;
+      const firstArg = sel.arguments?.find((a) => a.name.value === 'first');
+      const first = firstArg ? (firstArg.value.kind === Kind.INT ? Number(firstArg.value.value) : firstArg.value.kind === Kind.VARIABLE ? argInt(variables[firstArg.value.name.value]) : undefined) : undefined;
+      const inner = costOf(sel.selectionSet, named);
+      total += first !== undefined ? 2 + first * Math.max(inner, 1) : 1 + inner;
+    }
+    return total;
+  };
+  let cost = 0;
+  for (const def of doc.definitions) {
+    if (def.kind !== Kind.OPERATION_DEFINITION) continue;
+    if (def.operation === 'mutation') cost += 10 * def.selectionSet.selections.length;
+    else cost += costOf(def.selectionSet, schema.getQueryType()!);
+  }
+  return Math.max(cost, 1);
+}
+
+function bucketOf(state: State, key: string): Bucket {
+  let b = state.buckets.get(key);
+  if (!b) state.buckets.set(key, (b = { maximumAvailable: 2000, currentlyAvailable: 2000, restoreRate: 100, updatedAt: Date.now() }));
+  const now = Date.now();
+  b.currentlyAvailable = Math.min(b.maximumAvailable, b.currentlyAvailable + ((now - b.updatedAt) / 1000) * b.restoreRate);
+  b.updatedAt = now;
+  return b;
+}
+export const bucketKey = (shop: string, clientId: string) => `${shop}|${clientId}`;
+
+interface GraphqlBody {
+  query?: unknown;
+  variables?: unknown;
+  operationName?: unknown;
+}
+
+function parseRequest(schema: GraphQLSchema, body: GraphqlBody): { doc: DocumentNode; variables: Record<string, unknown>; operationName?: string } | { errors: unknown[] } {
+  if (typeof body?.query !== 'string') return { errors: [{ message: 'No query string was present' }] };
+  let doc: DocumentNode;
+  try {
+    doc = parse(body.query);
+  } catch (err) {
+    return { errors: [(err as GraphQLError).toJSON()] };
+  }
+  const invalid = validate(schema, doc);
+  if (invalid.length) return { errors: invalid.map((e) => e.toJSON()) };
+  const variables = body.variables && typeof body.variables === 'object' ? (body.variables as Record<string, unknown>) : {};
+  return { doc, variables, operationName: typeof body.operationName === 'string' ? body.operationName : undefined };
+}
+
+type GqlRequest = FastifyRequest<{ Params: { shop: string; version: string }; Body: GraphqlBody }>;
+
+export function registerGraphql(app: FastifyInstance, state: State, base: (request: FastifyRequest) => string): void {
+  app.post('/shops/:shop/admin/api/:version/graphql.json', async (request: GqlRequest, reply: FastifyReply) => {
+    const shop = requireShop(state, request.params.shop, 'json');
+    if (!VERSION.test(request.params.version)) throw new PlatformError(404, { errors: 'Not Found' });
+    const token = request.headers['x-shopify-access-token'];
+    const grant = typeof token === 'string' ? state.tokens.get(token) : undefined;
+    if (!grant || grant.shop !== shop.host || !shop.installs.has(grant.clientId)) {
+      throw new PlatformError(401, { errors: '[API] Invalid API key or access token (unrecognized login or wrong password)' });
+    }
+    reply.header('x-shopify-api-version', servedVersion(request.params.version));
+    const parsed = parseRequest(adminSchema, request.body);
+    if ('errors' in parsed) return { errors: parsed.errors };
+
+    const bucket = bucketOf(state, bucketKey(shop.host, grant.clientId));
+    const requested = queryCost(adminSchema, parsed.doc, parsed.variables);
+    const throttleStatus = () => ({ maximumAvailable: bucket.maximumAvailable, currentlyAvailable: Math.floor(bucket.currentlyAvailable), restoreRate: bucket.restoreRate });
+    if (requested > bucket.currentlyAvailable) {
+      return {
+        errors: [{ message: 'Throttled', extensions: { code: 'THROTTLED', documentation: 'https://shopify.dev/api/usage/rate-limits' } }],
+        extensions: { cost: { requestedQueryCost: requested, actualQueryCost: null, throttleStatus: throttleStatus() } },
+      };
+    }
+    bucket.currentlyAvailable -= requested;
+    const ctx: AdminContext = { state, shop, grant, hangMs: null };
+    const result = await execute({ schema: adminSchema, document: parsed.doc, rootValue: adminRoot(ctx), contextValue: ctx, variableValues: parsed.variables, operationName: parsed.operationName });
+    if (ctx.hangMs !== null) {
+      // Committed above; the caller's time-out strikes before any answer, then the connection drops.
+      const hangMs = ctx.hangMs;
+      reply.hijack();
+      setTimeout(() => reply.raw.destroy(), hangMs).unref();
+      return reply;
+    }
+    return {
+      ...(result.errors ? { errors: result.errors.map((e) => e.toJSON()) } : {}),
+      ...(result.data ? { data: result.data } : {}),
+      extensions: { cost: { requestedQueryCost: requested, actualQueryCost: requested, throttleStatus: throttleStatus() } },
+    };
+  });
+
+  app.post('/shops/:shop/api/:version/graphql.json', async (request: GqlRequest, reply: FastifyReply) => {
+    const shop = requireShop(state, request.params.shop, 'json');
+    if (!VERSION.test(request.params.version)) throw new PlatformError(404, { errors: 'Not Found' });
+    const publicToken = request.headers['x-shopify-storefront-access-token'];
+    const token = typeof publicToken === 'string' ? state.storefrontTokens.get(publicToken) : undefined;
+    if (!token || token.shop !== shop.host || !shop.installs.has(token.clientId)) {
+      throw new PlatformError(401, { errors: [{ message: '', extensions: { code: 'UNAUTHORIZED' } }] });
+    }
+    reply.header('x-shopify-api-version', servedVersion(request.params.version));
+    const parsed = parseRequest(storefrontSchema, request.body);
+    if ('errors' in parsed) return { errors: parsed.errors };
+    const root = {
+      cart: ({ id }: { id: string }) => {
+        if (!token.scopes.includes('unauthenticated_read_checkouts')) {
+          throw new GraphQLError('Access denied for cart field. Required access: `unauthenticated_read_checkouts` access scope.', { extensions: { code: 'ACCESS_DENIED' } });
+        }
+        const m = /^gid:\/\/shopify\/Cart\/(.+)$/.exec(id);
+        const internal = m ? cartTokenOf(shop, m[1]!) : undefined;
+        return internal === undefined ? null : cartJson(shop, internal, base(request));
+      },
+    };
+    const result = await execute({ schema: storefrontSchema, document: parsed.doc, rootValue: root, variableValues: parsed.variables, operationName: parsed.operationName });
+    return { ...(result.errors ? { errors: result.errors.map((e) => e.toJSON()) } : {}), ...(result.data ? { data: result.data } : {}) };
+  });
+}
+
+function cartJson(shop: SimShop, token: string, baseUrl: string) {
+  const publicToken = `c1-${token}?key=${shop.cartKeys.get(token)}`;
+  const currency = shop.currency;
+  const lines = (shop.carts.get(token) ?? []).flatMap((line) => {
+    const found = findVariant(shop, line.variantId);
+    if (!found) return [];
+    const { product, variant } = found;
+    const total = variant.price * line.quantity;
+    return [{
+      __typename: 'CartLine',
+      id: `gid://shopify/CartLine/${variant.id}-${token.slice(0, 8)}?cart=c1-${token}`,
+      quantity: line.quantity,
+      attributes: [],
+      cost: { amountPerQuantity: money(variant.price, currency), compareAtAmountPerQuantity: null, subtotalAmount: money(total, currency), totalAmount: money(total, currency) },
+      merchandise: {
+        __typename: 'ProductVariant',
+        id: gid('ProductVariant', variant.id),
+        title: variant.title ?? 'Default Title',
+        sku: variant.sku,
+        availableForSale: true,
+        requiresShipping: true,
+        price: money(variant.price, currency),
+        image: { url: imageUrl(baseUrl, shop, product), altText: product.title },
+        product: { id: gid('Product', product.id), title: product.title, handle: product.handle },
+      },
+    }];
+  });
+  const subtotal = (shop.carts.get(token) ?? []).reduce((n, l) => n + (findVariant(shop, l.variantId)?.variant.price ?? 0) * l.quantity, 0);
+  const now = new Date().toISOString();
+  return {
+    id: `gid://shopify/Cart/${publicToken}`,
+    createdAt: now,
+    updatedAt: now,
+    totalQuantity: lines.reduce((n, l) => n + l.quantity, 0),
+    note: null,
+    checkoutUrl: `https://${primaryDomainOf(shop).host}/cart/c/${publicToken}`,
+    attributes: [],
+    discountCodes: [],
+    buyerIdentity: { email: null, phone: null, countryCode: shop.country },
+    cost: { subtotalAmount: money(subtotal, currency), totalAmount: money(subtotal, currency), subtotalAmountEstimated: false, totalAmountEstimated: true },
+    lines: () => ({ nodes: lines, pageInfo: { hasNextPage: false, endCursor: null } }),
+  };
+}
