@@ -180,7 +180,8 @@ describe('GraphQL Admin API (clients.Graphql)', () => {
 
   it('answers THROTTLED with the cost extension when the bucket is empty (the library does not retry it)', async () => {
     const client = admin(sim.install(DEMO_SHOP));
-    await fetch(`${simUrl}/_control/shops/${DEMO_SHOP}/throttle`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ currentlyAvailable: 0 }) });
+    // Refilling 1 point a second: a busy machine's delay before the query cannot refill the 1 point it costs.
+    await fetch(`${simUrl}/_control/shops/${DEMO_SHOP}/throttle`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ currentlyAvailable: 0, restoreRate: 1 }) });
     const err = await client.request('query { shop { name } }').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(GraphqlQueryError);
     const body = (err as GraphqlQueryError).body as { errors: { graphQLErrors: Array<{ extensions: { code: string } }> }; extensions: { cost: { throttleStatus: { currentlyAvailable: number } } } };
