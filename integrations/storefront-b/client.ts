@@ -131,8 +131,10 @@ const lookupSchema = z.object({
 
 const toMinor = (price: string, currency: string, what: string) => toMinorOrThrow(SYSTEM, () => decimalToMinor(price, currency), what);
 
-function toStoreOrder(o: z.output<typeof orderSchema>): StoreOrder {
-  const token = o.meta_data.find((m) => m.key === ORDER_META.session)?.value;
+/** The order fields both answers carry (the REST order and the plugin's lookup), as our StoreOrder. */
+type OrderFields = Pick<z.output<typeof orderSchema>, 'id' | 'number' | 'status' | 'currency' | 'total' | 'date_created_gmt' | 'date_paid_gmt'>;
+
+function storeOrderOf(o: OrderFields, sessionToken: string | null): StoreOrder {
   return {
     id: o.id,
     number: o.number,
@@ -140,9 +142,14 @@ function toStoreOrder(o: z.output<typeof orderSchema>): StoreOrder {
     paid: o.date_paid_gmt !== null,
     currency: o.currency,
     totalMinor: toMinor(o.total, o.currency, `order ${o.id} total`),
-    sessionToken: typeof token === 'string' ? token : null,
+    sessionToken,
     createdAt: `${o.date_created_gmt}Z`,
   };
+}
+
+function toStoreOrder(o: z.output<typeof orderSchema>): StoreOrder {
+  const token = o.meta_data.find((m) => m.key === ORDER_META.session)?.value;
+  return storeOrderOf(o, typeof token === 'string' ? token : null);
 }
 
 const toAddress = (a: OrderAddress) => ({
@@ -316,16 +323,7 @@ export function createStorefrontBClient(opts: StorefrontBClientOptions) {
       throw err;
     }
     const o = parseResponse(SYSTEM, lookupSchema, body, 'order lookup');
-    return {
-      id: o.order_id,
-      number: o.number,
-      status: o.status,
-      paid: o.date_paid_gmt !== null,
-      currency: o.currency,
-      totalMinor: toMinor(o.total, o.currency, `order ${o.order_id} total`),
-      sessionToken,
-      createdAt: `${o.date_created_gmt}Z`,
-    };
+    return storeOrderOf({ ...o, id: o.order_id }, sessionToken);
   }
 
   /**
