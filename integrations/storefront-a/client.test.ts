@@ -1,7 +1,7 @@
 // The client against the simulator over real HTTP: Storefront API cart, draft orders completed exactly once
 // under "commit, then time out" faults, THROTTLED waited out, embed status from settings_data.json.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSimulator } from '../../sandbox/storefront-common/testing.js';
+import { startSimulator } from '../../test/harness/simulators.js';
 import { createStorefrontASimulator, DEMO_APP, DEMO_SHOP, type StorefrontASimulator } from '../../sandbox/storefront-a/simulator.js';
 import { createStorefrontAClient, embedInSettings, type OrderIntent } from './client.js';
 import type { StoreOrderInput } from '../storefront-common/order.js';

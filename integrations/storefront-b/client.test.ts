@@ -1,29 +1,21 @@
 import OAuth from 'oauth-1.0a';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createStorefrontBSimulator, DEMO_STORE, type StorefrontBSimulator } from '../../sandbox/storefront-b/simulator.js';
-import { startSimulator, withRetries } from '../../sandbox/storefront-common/testing.js';
+import { describe, expect, it, vi } from 'vitest';
+import { DEMO_STORE } from '../../sandbox/storefront-b/simulator.js';
+import { useStorefrontBSimulator, withRetries } from '../../test/harness/simulators.js';
 import type { StoreOrderInput } from '../storefront-common/order.js';
 import { createStorefrontBClient, oauthFetch } from './client.js';
 
-let sim: StorefrontBSimulator;
-let url: string;
-let close: () => Promise<void>;
+const b = useStorefrontBSimulator();
 
-beforeAll(async () => {
-  ({ sim, url, close } = await startSimulator((publicUrl) => createStorefrontBSimulator({ publicUrl })));
-});
-afterAll(() => close());
-beforeEach(() => sim.reset());
-
-const storeUrl = (id = 'demo') => `${url}/stores/${id}`;
+const storeUrl = (id = 'demo') => `${b.url}/stores/${id}`;
 const client = (extra: Partial<Parameters<typeof createStorefrontBClient>[0]> = {}) =>
   createStorefrontBClient({ storeUrl: storeUrl(), consumerKey: DEMO_STORE.consumerKey, consumerSecret: DEMO_STORE.consumerSecret, lookupWindowMs: 300, lookupIntervalMs: 50, ...extra });
 /** A TLS-terminating proxy in front of the store: the client speaks https, the store's PHP gets http. */
 const viaTlsProxy: typeof fetch = (input, init) => fetch(String(input instanceof Request ? input.url : input).replace(/^https:/, 'http:'), init);
 const setServer = (body: Record<string, unknown>) => control('stores/demo/server', body);
-const demo = () => sim.stores.get('demo')!;
+const demo = () => b.sim.stores.get('demo')!;
 const product = (slug: string) => demo().products.find((p) => p.slug === slug)!;
-const control = (path: string, body: unknown) => fetch(`${url}/_control/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const control = (path: string, body: unknown) => fetch(`${b.url}/_control/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 const fault = (rule: Record<string, unknown>) => control('faults', rule);
 
 function orderInput(overrides: Partial<StoreOrderInput> = {}): StoreOrderInput {
@@ -68,7 +60,7 @@ describe('storefront B client, given the demo store keys', () => {
   it('when the store sells in a currency without minor units, then prices convert by that currency', async () => {
     const created = await (await control('stores', { id: 'tokyo', currency: 'JPY' })).json() as { consumerKey: string; consumerSecret: string };
     const c = createStorefrontBClient({ storeUrl: storeUrl('tokyo'), ...created });
-    const mug = sim.stores.get('tokyo')!.products.find((p) => p.slug === 'ceramic-mug')!;
+    const mug = b.sim.stores.get('tokyo')!.products.find((p) => p.slug === 'ceramic-mug')!;
     expect(await c.getVariation(String(mug.id), String(mug.variations[0]!.id))).toMatchObject({ priceMinor: 1800, currency: 'JPY' });
   });
 
@@ -89,7 +81,7 @@ describe('storefront B client, given the demo store keys', () => {
     expect(stored.lines.map((l) => [l.subtotal, l.total])).toEqual([[3100, 2717], [4980, 4363]]);
     expect(stored.feeLines).toEqual([]);
     expect(stored.metaData.map((m) => [m.key, m.value])).toEqual([['_hosted_checkout_session', 'sess_b_1'], ['_hosted_checkout_discount_code', 'WELCOME'], ['_hosted_checkout_discount_amount', '10.00']]);
-    expect((await (await fetch(`${url}/_control/stores/demo`)).json() as { orders: Array<{ discount_total: string }> }).orders[0]!.discount_total).toBe('10.00');
+    expect((await (await fetch(`${b.url}/_control/stores/demo`)).json() as { orders: Array<{ discount_total: string }> }).orders[0]!.discount_total).toBe('10.00');
   });
 
   it('when it creates a COD order, then it is on-hold and unpaid', async () => {

@@ -1,28 +1,20 @@
 // Exactly one WooCommerce order per checkout session without an idempotency key: the store commits the
 // order and the answer never arrives ("commit, then time out"), twenty times.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createStorefrontBSimulator, DEMO_STORE, type StorefrontBSimulator } from '../../sandbox/storefront-b/simulator.js';
-import { startSimulator } from '../../sandbox/storefront-common/testing.js';
+import { describe, expect, it } from 'vitest';
+import { DEMO_STORE } from '../../sandbox/storefront-b/simulator.js';
+import { useStorefrontBSimulator } from '../../test/harness/simulators.js';
 import { WooCommerceRestApi } from '../../test/harness/woocommerce-official.js';
 import { isIntegrationError } from '../errors.js';
 import type { StoreOrderInput } from '../storefront-common/order.js';
 import { createStorefrontBClient } from './client.js';
 
-let sim: StorefrontBSimulator;
-let url: string;
-let close: () => Promise<void>;
+const b = useStorefrontBSimulator();
 
-beforeAll(async () => {
-  ({ sim, url, close } = await startSimulator((publicUrl) => createStorefrontBSimulator({ publicUrl })));
-});
-afterAll(() => close());
-beforeEach(() => sim.reset());
-
-const demo = () => sim.stores.get('demo')!;
+const demo = () => b.sim.stores.get('demo')!;
 const commitThenTimeout = (count: number) =>
-  fetch(`${url}/_control/stores/demo/server`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ commitThenTimeout: count }) });
+  fetch(`${b.url}/_control/stores/demo/server`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ commitThenTimeout: count }) });
 const client = () =>
-  createStorefrontBClient({ storeUrl: `${url}/stores/demo`, consumerKey: DEMO_STORE.consumerKey, consumerSecret: DEMO_STORE.consumerSecret, timeoutMs: 250, lookupWindowMs: 2_000, lookupIntervalMs: 50 });
+  createStorefrontBClient({ storeUrl: `${b.url}/stores/demo`, consumerKey: DEMO_STORE.consumerKey, consumerSecret: DEMO_STORE.consumerSecret, timeoutMs: 250, lookupWindowMs: 2_000, lookupIntervalMs: 50 });
 const ordersOf = (token: string) => [...demo().orders.values()].filter((o) => o.metaData.some((m) => m.key === '_hosted_checkout_session' && m.value === token));
 
 function orderInput(sessionToken: string): StoreOrderInput {
@@ -76,7 +68,7 @@ describe('given the store commits each order and never answers (20 faults)', () 
   it('when a client re-posts after each lost answer instead (the official client, no lookup), then the same faults make duplicates', async () => {
     // The control: proves the fault really commits before it times out, so the tests above can fail.
     await commitThenTimeout(3);
-    const official = new WooCommerceRestApi({ url: `${url}/stores/demo`, consumerKey: DEMO_STORE.consumerKey, consumerSecret: DEMO_STORE.consumerSecret, version: 'wc/v3', timeout: 250 });
+    const official = new WooCommerceRestApi({ url: `${b.url}/stores/demo`, consumerKey: DEMO_STORE.consumerKey, consumerSecret: DEMO_STORE.consumerSecret, version: 'wc/v3', timeout: 250 });
     const body = { set_paid: true, line_items: [{ product_id: demo().products.find((p) => p.slug === 'linen-tote')!.id, quantity: 1 }], meta_data: [{ key: '_hosted_checkout_session', value: 'cs_naive' }] };
     for (let i = 0; i < 4; i++) {
       try {

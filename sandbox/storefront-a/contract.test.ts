@@ -9,7 +9,7 @@ import { ApiVersion, GraphqlQueryError, LogSeverity, Session, shopifyApi } from 
 import { setAbstractFetchFunc } from '@shopify/shopify-api/runtime';
 import { createStorefrontApiClient } from '@shopify/storefront-api-client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSimulator } from '../storefront-common/testing.js';
+import { startSimulator } from '../../test/harness/simulators.js';
 import { createStorefrontASimulator, DEMO_APP, DEMO_SHOP, DEMO_SHOP_PRIMARY_DOMAIN, type StorefrontASimulator } from './simulator.js';
 
 const BROWSER_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Safari/537.36';

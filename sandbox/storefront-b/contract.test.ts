@@ -4,23 +4,15 @@
 // as its official client speaks it fails here.
 import { createHmac } from 'node:crypto';
 import OAuth from 'oauth-1.0a';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { WooCommerceRestApi } from '../../test/harness/woocommerce-official.js';
-import { startSimulator } from '../storefront-common/testing.js';
+import { useStorefrontBSimulator } from '../../test/harness/simulators.js';
 import { oauthSignature, stringToSign } from './oauth.js';
-import { createStorefrontBSimulator, DEMO_STORE, PLUGIN_FILE, type StorefrontBSimulator } from './simulator.js';
+import { DEMO_STORE, PLUGIN_FILE } from './simulator.js';
 
-let sim: StorefrontBSimulator;
-let url: string;
-let close: () => Promise<void>;
+const b = useStorefrontBSimulator();
 
-beforeAll(async () => {
-  ({ sim, url, close } = await startSimulator((publicUrl) => createStorefrontBSimulator({ publicUrl })));
-});
-afterAll(() => close());
-beforeEach(() => sim.reset());
-
-const storeUrl = () => `${url}/stores/demo`;
+const storeUrl = () => `${b.url}/stores/demo`;
 const official = (opts: { secret?: string; version?: string; timeout?: number } = {}) =>
   new WooCommerceRestApi({
     url: storeUrl(),
@@ -36,7 +28,7 @@ const failure = async (call: Promise<unknown>) => {
   expect(err, 'the call should have failed').not.toBeNull();
   return err!;
 };
-const demo = () => sim.stores.get('demo')!;
+const demo = () => b.sim.stores.get('demo')!;
 const tee = () => demo().products.find((p) => p.slug === 'organic-tee')!;
 const tote = () => demo().products.find((p) => p.slug === 'linen-tote')!;
 const paidOrder = (token: string) => ({
@@ -149,7 +141,7 @@ describe('what WooCommerce does not do', () => {
   });
 
   it('given the commit-then-timeout fault / the client times out but the order exists', async () => {
-    await fetch(`${url}/_control/stores/demo/server`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"commitThenTimeout":1}' });
+    await fetch(`${b.url}/_control/stores/demo/server`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"commitThenTimeout":1}' });
     const err = await failure(official({ timeout: 300 }).post('orders', paidOrder('cs_lost_answer')));
     expect(err.response).toBeUndefined();
     expect((await official({ version: 'wc-hosted-checkout/v1' }).get('orders/by-session/cs_lost_answer')).data).toMatchObject({ found: true });
@@ -159,7 +151,7 @@ describe('what WooCommerce does not do', () => {
 describe('authentication as WC_REST_Authentication does it', () => {
   const basic = (key: string, secret: string) => ({ authorization: `Basic ${Buffer.from(`${key}:${secret}`).toString('base64')}` });
   const get = (path: string, headers: Record<string, string> = {}) => fetch(`${storeUrl()}/wp-json/wc/v3/${path}`, { headers });
-  const setSsl = (isSsl: boolean) => fetch(`${url}/_control/stores/demo/server`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ isSsl }) });
+  const setSsl = (isSsl: boolean) => fetch(`${b.url}/_control/stores/demo/server`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ isSsl }) });
 
   it('given an http store / Basic is not read: 401 woocommerce_rest_cannot_view, no WWW-Authenticate', async () => {
     const res = await get('orders', basic(DEMO_STORE.consumerKey, DEMO_STORE.consumerSecret));
@@ -196,7 +188,7 @@ describe('authentication as WC_REST_Authentication does it', () => {
     expect(await (await fetch(signed(oauth.authorize({ url: target, method: 'GET' })))).json()).toMatchObject({ message: 'Invalid timestamp.' });
     expect(await (await fetch(`${target}?oauth_consumer_key=${DEMO_STORE.consumerKey}`)).json()).toMatchObject({ code: 'woocommerce_rest_authentication_missing_parameter' });
 
-    const readOnly = (await (await fetch(`${url}/_control/stores/demo/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"permissions":"read"}' })).json()) as { consumerKey: string; consumerSecret: string };
+    const readOnly = (await (await fetch(`${b.url}/_control/stores/demo/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"permissions":"read"}' })).json()) as { consumerKey: string; consumerSecret: string };
     const reader = new WooCommerceRestApi({ url: storeUrl(), consumerKey: readOnly.consumerKey, consumerSecret: readOnly.consumerSecret, version: 'wc/v3' });
     expect((await reader.get('orders')).status).toBe(200);
     expect((await failure(reader.post('orders', paidOrder('cs_ro')))).response?.data).toMatchObject({ message: 'The API key provided does not have write permissions.' });

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { WooCommerceRestApi } from '../../test/harness/woocommerce-official.js';
-import { startReceiver, startSimulator, type Reply } from '../storefront-common/testing.js';
+import { startReceiver, startSimulator, type Reply } from '../../test/harness/simulators.js';
 import { createStorefrontBSimulator, DEMO_STORE, PLUGIN_FILE, type StorefrontBSimulator } from './simulator.js';
 
 // The fake checkout service answers whatever the current test sets.

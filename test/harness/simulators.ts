@@ -1,8 +1,11 @@
-// Test helpers: a simulator on a free port with its publicUrl known, and a tiny HTTP receiver standing in
-// for the other side (our webhook endpoint, our checkout service).
+// Test helpers: a simulator on a free port with its publicUrl known (and, for storefront B, the per-file set-up the
+// client, exactly-once and contract tests share), and a tiny HTTP receiver standing in for the other side (our
+// webhook endpoint, our checkout service).
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { createStorefrontBSimulator, type StorefrontBSimulator } from '../../sandbox/storefront-b/simulator.js';
 
 export async function startSimulator<T extends { app: FastifyInstance }>(create: (publicUrl: () => string) => T): Promise<{ sim: T; url: string; close: () => Promise<void> }> {
   let url = '';
@@ -10,6 +13,23 @@ export async function startSimulator<T extends { app: FastifyInstance }>(create:
   await sim.app.listen({ port: 0, host: '127.0.0.1' });
   url = `http://127.0.0.1:${(sim.app.server.address() as AddressInfo).port}`;
   return { sim, url, close: () => sim.app.close() };
+}
+
+/**
+ * The storefront B simulator for the tests of one file: started before them, reset before each, closed after.
+ * Read `sim` and `url` inside tests (they are set once the file's tests start).
+ */
+export function useStorefrontBSimulator(): { readonly sim: StorefrontBSimulator; readonly url: string } {
+  let started: { sim: StorefrontBSimulator; url: string; close: () => Promise<void> } | undefined;
+  beforeAll(async () => {
+    started = await startSimulator((publicUrl) => createStorefrontBSimulator({ publicUrl }));
+  });
+  afterAll(() => started?.close());
+  beforeEach(() => started!.sim.reset());
+  return {
+    get sim() { return started!.sim; },
+    get url() { return started!.url; },
+  };
 }
 
 export interface ReceivedRequest {
