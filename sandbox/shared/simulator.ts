@@ -6,7 +6,7 @@
 //   POST   /_control/faults   → adds a rule (see faults.ts), answers it with its id
 //   DELETE /_control/faults   → clears the rules
 // Control routes are never subject to faults. Each simulator registers its own reset hook.
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { FaultInjector, faultRuleSchema } from './faults.js';
 
 export interface SimulatorOptions {
@@ -40,16 +40,7 @@ export function createSimulator(name: string, opts: SimulatorOptions = {}): Simu
       return;
     }
     if (rule.mode === 'timeout') {
-      // Hold the request without answering until the client gives up (or 10 minutes pass).
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, 600_000);
-        request.raw.on('close', () => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-      reply.hijack();
-      request.raw.socket?.destroy();
+      await holdUntilClientGivesUp(request, reply);
       return;
     }
     if (rule.status === 429) reply.header('retry-after', '1');
@@ -85,4 +76,21 @@ export function createSimulator(name: string, opts: SimulatorOptions = {}): Simu
     return { ok: true };
   });
   return sim;
+}
+
+/**
+ * Holds a request without answering until the client gives up (or 10 minutes pass), then drops the connection:
+ * a time-out as the client sees it. Waits on the response's close, which is the connection's; the request's own
+ * close fires as soon as its body has been read (Node 20), which would drop a POST at once.
+ */
+export async function holdUntilClientGivesUp(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, 600_000);
+    reply.raw.on('close', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  reply.hijack();
+  request.raw.socket?.destroy();
 }

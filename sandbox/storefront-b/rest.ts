@@ -7,6 +7,7 @@ import { isKnownCurrency, parseDecimalToMinor } from '../../domain/money.js';
 import { baseUrlOf, intOf, PlatformError, randomHex, type PublicUrl } from '../storefront-common/web.js';
 import { hashEquals, oauthHeaderParams, oauthSignature, OAUTH_REQUIRED, phpQuery, stringToSign, TIMESTAMP_WINDOW_S, wcApiHash } from './oauth.js';
 import { findPurchasable, orderJson, PLATFORM_VERSION, PLUGIN_FILE, productJson, requireStore, sessionTokenOf, variationJson, type ApiKey, type BOrder, type Store } from './state.js';
+import { holdUntilClientGivesUp } from '../shared/simulator.js';
 
 type RestRequest = FastifyRequest<{ Params: { store: string; id?: string; vid?: string; token?: string }; Body: unknown }>;
 
@@ -299,20 +300,6 @@ function matchesSearch(o: BOrder, term: string): boolean {
   return haystack.some((v) => v.toLowerCase().includes(term.toLowerCase()));
 }
 
-/** Holds the answer until the client gives up, then drops the connection: the order is already saved. */
-async function hang(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  await new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, 600_000);
-    // The response's close is the connection's (the request's fires once its body has been read).
-    reply.raw.on('close', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-  reply.hijack();
-  request.raw.socket?.destroy();
-}
-
 export function registerRest(app: FastifyInstance, stores: Map<string, Store>, publicUrl: PublicUrl): void {
   const root = '/stores/:store/wp-json';
   const prefix = `${root}/wc/v3`;
@@ -415,7 +402,7 @@ export function registerRest(app: FastifyInstance, stores: Map<string, Store>, p
     const order = createOrder(store, request.body);
     if (store.commitThenHang > 0) {
       store.commitThenHang -= 1;
-      return hang(request, reply);
+      return holdUntilClientGivesUp(request, reply);
     }
     return reply.code(201).header('location', `${homeUrl}/wp-json/wc/v3/orders/${order.id}`).send(orderJson(homeUrl, order));
   });
