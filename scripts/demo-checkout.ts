@@ -67,9 +67,9 @@ const consent = await fetch(authorize.origin + action, {
   body: new URLSearchParams({ ...fields, decision: 'install' }).toString(),
 });
 await call('GET', consent.headers.get('location')!);
-step(`storefront A app installed on ${shop} (script tag placed)`);
+step(`storefront A app installed on ${shop} (Storefront API token, webhooks and the app embed's config set up)`);
 
-// The shopper: a cart, the store's checkout button (what the script tag calls), the checkout.
+// The shopper: a cart, the store's checkout button (what the app embed's script calls), the checkout.
 const variants: number[] = (sandboxShop.products as Json[]).flatMap((p) => (p.variants as Json[]).map((v) => v.id as number)).slice(0, 2);
 const { token: cartToken } = await call('POST', `${sandbox.storefrontA}/_control/shops/${shop}/carts`, { items: variants.map((variantId, i) => ({ variantId, quantity: i + 1 })) });
 const created = await call('POST', '/api/checkout/create', { platform: 'storefront-a', shop, cartToken });
