@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import ClosingLineReporter from './test/harness/closing-line-reporter.js';
 
 export default defineConfig({
   test: {
@@ -10,6 +11,7 @@ export default defineConfig({
     maxWorkers: 3,
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    reporters: ['default'],
+    // The default report, then one plain closing line (`vitest: N passed, N failed, N skipped`) for CI to count.
+    reporters: ['default', new ClosingLineReporter()],
   },
 });
