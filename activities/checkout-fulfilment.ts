@@ -20,6 +20,7 @@ import type { OrderIntent } from '../integrations/storefront-a/client.js';
 import { storeClientFor } from '../model/connections.js';
 import { parseOrderInput, type StoreOrder, type StoreOrderInput } from '../integrations/storefront-common/order.js';
 import { formatMoney } from '../domain/money.js';
+import { isPaymentMethod, type PaymentMethod } from '../domain/payment-method.js';
 import { STATUSES_WITH_STORE_ORDER } from '../domain/store-order.js';
 import { classifyFailures } from './failures.js';
 import { MalformedSessionError, sessionAddress, sessionBumpLines, sessionLines, type SessionLine } from '../model/checkout-session.js';
@@ -62,9 +63,9 @@ function splitName(name: string): { firstName: string; lastName: string } {
 /** A short order reference for the shopper while the store has no order number; the token itself stays out of emails. */
 export const checkoutReference = (token: string) => `CS-${createHash('sha256').update(token).digest('hex').slice(0, 8).toUpperCase()}`;
 
-function paymentMethodOf(s: Session): 'card' | 'cod' {
+function paymentMethodOf(s: Session): PaymentMethod {
   const method = s.paymentMethod ?? (s.status === 'COD_CONFIRMED' ? 'cod' : 'card');
-  if (method !== 'card' && method !== 'cod') throw ApplicationFailure.nonRetryable(`session ${s.token}: unknown payment method ${method}`, 'INVALID_INPUT');
+  if (!isPaymentMethod(method)) throw ApplicationFailure.nonRetryable(`session ${s.token}: unknown payment method ${method}`, 'INVALID_INPUT');
   return method;
 }
 

@@ -20,8 +20,14 @@ export const refundIdempotencyKey = (token: string) => `refund-${token}`;
 /** Payment states as the checkout workflow's status sync names them (workflows/checkout.messages.ts PAYMENT_STATUS_EVENTS). */
 const SYNC_STATUS: Readonly<Record<Payment['state'], string>> = { paid: 'succeeded', failed: 'failed', refunded: 'refunded', pending: 'pending' };
 
+const merchantPageFields = { slug: true, shopName: true, customDomain: { select: { hostname: true, status: true } } } as const;
+
 export function createCheckoutPaymentActivities(deps: { db: Db; secrets: SecretBox; config: Config; timeoutMs?: number }) {
   const { db, config } = deps;
+
+  /** The session's checkout page, where the shopper comes back to: the verified custom domain, else the subdomain. */
+  const checkoutPageUrl = (merchant: { slug: string; customDomain: { hostname: string; status: string } | null }, token: string) =>
+    `${checkoutOrigin(merchant.slug, { production: config.env === 'production', serviceDomain: config.serviceDomain, port: config.api.port }, merchant.customDomain?.status === 'VERIFIED' ? merchant.customDomain.hostname : null)}/checkout/${token}`;
 
   const clientFor = (merchantId: string) => processorClientFor(deps, merchantId);
 
@@ -91,15 +97,14 @@ export function createCheckoutPaymentActivities(deps: { db: Db; secrets: SecretB
      * checkout_session_token in its metadata: Whop copies it onto the payment, so webhooks find the session.
      */
     async createProcessorPayment(token: string, attempt: number): Promise<{ paymentId: string; paymentUrl: string }> {
-      const session = await db.checkoutSession.findUniqueOrThrow({ where: { token }, include: { merchant: { select: { slug: true, shopName: true, customDomain: { select: { hostname: true, status: true } } } } } });
+      const session = await db.checkoutSession.findUniqueOrThrow({ where: { token }, include: { merchant: { select: merchantPageFields } } });
       if (session.totalMinor === null) throw ApplicationFailure.nonRetryable('The shopper details are missing', 'INVALID_INPUT');
       const { client, productId } = await clientFor(session.merchantId);
       const checkout = await client.createCheckout(
         {
           price: { productId, amountMinor: session.totalMinor, currency: session.currency, title: `${session.merchant.shopName} order` },
           metadata: { checkout_session_token: token },
-          // Back to where the shopper paid from: the verified custom domain, else the subdomain.
-          redirectUrl: `${checkoutOrigin(session.merchant.slug, { production: config.env === 'production', serviceDomain: config.serviceDomain, port: config.api.port }, session.merchant.customDomain?.status === 'VERIFIED' ? session.merchant.customDomain.hostname : null)}/checkout/${token}`,
+          redirectUrl: checkoutPageUrl(session.merchant, token),
         },
         `checkout-${token}-${attempt}`,
       );
@@ -109,6 +114,22 @@ export function createCheckoutPaymentActivities(deps: { db: Db; secrets: SecretB
       });
       await recordSessionEvent(db, token, 'payment_started', { paymentId: checkout.id, attempt, amount: session.totalMinor, currency: session.currency });
       return { paymentId: checkout.id, paymentUrl: checkout.purchaseUrl };
+    },
+
+    /**
+     * A checkout whose total is 0 (a 100 % code with free shipping): nothing to charge, so no processor
+     * payment; the session's payment method becomes `free` (once: the timeline notes it once). Answers the
+     * checkout page, where the shopper sees the order confirmed.
+     */
+    async confirmNothingToPay(token: string): Promise<{ returnUrl: string }> {
+      const session = await db.checkoutSession.findUniqueOrThrow({ where: { token }, include: { merchant: { select: merchantPageFields } } });
+      if (session.totalMinor !== 0) throw ApplicationFailure.nonRetryable(`The total of checkout ${token} is not 0: it must be paid`, 'CONFLICT');
+      const { count } = await db.checkoutSession.updateMany({
+        where: { token, OR: [{ paymentMethod: null }, { paymentMethod: { not: 'free' } }] },
+        data: { paymentMethod: 'free', lastActivityAt: new Date() },
+      });
+      if (count > 0) await recordSessionEvent(db, token, 'nothing_to_pay', { totalMinor: 0, currency: session.currency });
+      return { returnUrl: checkoutPageUrl(session.merchant, token) };
     },
 
     /** The processor's word on the session's current payment (for pay, refresh-status and reconciliation). */

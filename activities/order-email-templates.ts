@@ -5,6 +5,7 @@
 import { escapeHtml, type RenderedEmail } from './email-templates.js';
 
 import type { OrderEmailKind } from '../model/order-emails.js';
+import type { PaymentMethod } from '../domain/payment-method.js';
 
 export interface OrderEmailData {
   shop: { name: string; logoUrl: string | null; primaryColor: string | null };
@@ -22,7 +23,7 @@ export interface OrderEmailData {
   /** A discount code taken off the subtotal (shown as a minus line); null or absent for none. */
   discount?: { code: string; amount: string } | null;
   total: string;
-  payment: { method: 'card' | 'cod'; reference: string | null };
+  payment: { method: PaymentMethod; reference: string | null };
   /** Why the store refused the order (store_order_problem). */
   problem?: string | null;
 }
@@ -82,6 +83,11 @@ function paymentSentence(d: OrderEmailData, audience: 'shopper' | 'merchant'): s
     return audience === 'shopper'
       ? `You pay ${d.total} in cash on delivery.`
       : `Cash on delivery: collect ${d.total} on delivery, then mark the order paid in your store.`;
+  }
+  if (d.payment.method === 'free') {
+    return audience === 'shopper'
+      ? 'There is nothing to pay for this order.'
+      : `Nothing to pay: the order's total is ${d.total}${d.discount ? ` (code ${d.discount.code})` : ''}, so no payment was taken.`;
   }
   return audience === 'shopper'
     ? `We have received your payment of ${d.total}.`

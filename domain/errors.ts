@@ -32,7 +32,6 @@ export const ERROR_CODES = {
   INVALID_STORE_CREDENTIALS: 422,
   PARTIAL_REFUND_NOT_SUPPORTED: 422, // refunds are full refunds: any other amount is refused
   UNSUPPORTED_CURRENCY: 422, // a store's checkout currency we cannot price in (unknown ISO code or no FX rate)
-  NOTHING_TO_PAY: 422, // init-payment on a total of 0 (a 100 % code and free shipping): no card payment for nothing
   // A discount code that does not apply to this checkout, one code per reason (domain/discounts.ts).
   DISCOUNT_UNKNOWN: 422, // no such code for this shop, or the merchant paused it
   DISCOUNT_EXPIRED: 422,

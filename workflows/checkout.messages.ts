@@ -38,10 +38,14 @@ export interface ShopperDetails {
 }
 
 export interface InitPaymentResult {
-  paymentId: string;
+  /** The processor's payment attempt; null when the total is 0 and nothing is charged. */
+  paymentId: string | null;
+  /** Where the shopper goes next: the processor's payment page, or (nothing to pay) the checkout page, confirmed. */
   paymentUrl: string;
   totalMinor: number;
   currency: string;
+  /** PAYMENT_PENDING, or COMPLETED when there was nothing to pay. */
+  status: 'PAYMENT_PENDING' | 'COMPLETED';
 }
 
 export interface StatusResult {

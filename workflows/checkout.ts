@@ -21,7 +21,7 @@ const REFUND_POLL_MAX_MS = 6 * HOUR;
 // for good inside a signal (a success webhook during a 10-minute outage) was an unhandled rejection that
 // stuck the run's workflow task for ever, and the order with it. Refusals (an unknown rate, a code that
 // does not apply) are non-retryable and still answer at once.
-const session = proxyActivities<CheckoutSessionActivities>({
+const session = proxyActivities<CheckoutSessionActivities & Pick<CheckoutPaymentActivities, 'confirmNothingToPay'>>({
   startToCloseTimeout: '15 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
@@ -255,22 +255,32 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
   });
 
   setHandler(initPaymentUpdate, (details: ShopperDetails) =>
-    exclusive(async () => {
+    exclusive(async (): Promise<InitPaymentResult> => {
       const detailsKey = JSON.stringify(details);
-      if (status === 'PAYMENT_PENDING' && current) {
-        // A double click gets the same payment; other details while one is pending would make two.
-        if (current.detailsKey === detailsKey) return { paymentId: current.paymentId, paymentUrl: current.paymentUrl, totalMinor: current.totalMinor, currency: current.currency };
-        throw ApplicationFailure.create({ type: 'CONFLICT', message: 'A payment for this checkout is already in progress', nonRetryable: true });
+      const nothingPaid = status === 'COMPLETED' && current?.paymentId === null;
+      if (current && (status === 'PAYMENT_PENDING' || nothingPaid)) {
+        // A double click gets the same payment (or the same free order); other details now would make two.
+        const { detailsKey: startedWith, ...answer } = current;
+        if (startedWith === detailsKey) return answer;
+        throw refusal('CONFLICT', nothingPaid ? 'This order is already confirmed' : 'A payment for this checkout is already in progress');
       }
-      if (!canTransition(status, 'PAYMENT_PENDING')) {
-        throw ApplicationFailure.create({ type: 'CONFLICT', message: `This checkout is ${status.toLowerCase().replace('_', ' ')}: no payment can start`, nonRetryable: true });
+      if (!canTransition(status, 'PAYMENT_PENDING')) throw refusal('CONFLICT', `This checkout is ${label(status)}: no payment can start`);
+      const quote = await session.recordShopperDetails(token, details);
+      if (quote.totalMinor === 0) {
+        // A 100 % code with free shipping: nothing to charge, so no processor payment; the order and its
+        // emails follow as after a paid one, and the shopper goes straight to the confirmed checkout page.
+        const { returnUrl } = await session.confirmNothingToPay(token);
+        await setStatus('COMPLETED', 'init-payment: nothing to pay');
+        if (!fulfilment) fulfilment = fulfil();
+        current = { paymentId: null, paymentUrl: returnUrl, totalMinor: 0, currency: quote.currency, status: 'COMPLETED', detailsKey };
+        const { detailsKey: _, ...answer } = current;
+        return answer;
       }
-      const quote = await session.recordShopperDetails(token, details, { forCard: true });
       attempt += 1;
       const created = await payment.createProcessorPayment(token, attempt).catch(asProcessorAnswer);
       await setStatus('PAYMENT_PENDING', 'init-payment');
-      current = { ...created, totalMinor: quote.totalMinor, currency: quote.currency, detailsKey };
-      return { paymentId: created.paymentId, paymentUrl: created.paymentUrl, totalMinor: quote.totalMinor, currency: quote.currency };
+      current = { ...created, totalMinor: quote.totalMinor, currency: quote.currency, status: 'PAYMENT_PENDING', detailsKey };
+      return { paymentId: created.paymentId, paymentUrl: created.paymentUrl, totalMinor: quote.totalMinor, currency: quote.currency, status: 'PAYMENT_PENDING' };
     }),
   );
 

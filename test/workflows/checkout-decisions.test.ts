@@ -168,20 +168,35 @@ describe('checkout workflow decisions (fast tier: activities in memory)', () => 
     expect(world.processor.created).toBe(1);
   });
 
-  it('given a total of 0 / init-payment is refused with NOTHING_TO_PAY and the session stays OPEN; cash on delivery still confirms it', async () => {
+  it('given a total of 0 / init-payment completes it without the processor: one order, both emails, a double click answers the same', async () => {
     const world = newWorld();
     const result = await withCheckout(world, async (handle) => {
-      expect(await refusedWith(handle.executeUpdate(initPaymentUpdate, { args: [details({ discountCode: 'FREE100' })] }))).toBe('NOTHING_TO_PAY');
-      expect(await handle.query(statusQuery)).toEqual({ status: 'OPEN' });
-      expect(await handle.executeUpdate(completeCodUpdate, { args: [details({ discountCode: 'FREE100' })] })).toEqual({ status: 'COD_CONFIRMED' });
-      // A double click answers the same confirmation.
+      const first = await handle.executeUpdate(initPaymentUpdate, { args: [details({ discountCode: 'FREE100' })] });
+      expect(first).toEqual({ paymentId: null, paymentUrl: expect.stringContaining('/checkout/'), totalMinor: 0, currency: 'EUR', status: 'COMPLETED' });
+      expect(await handle.query(statusQuery)).toEqual({ status: 'COMPLETED' });
+      expect(await handle.executeUpdate(initPaymentUpdate, { args: [details({ discountCode: 'FREE100' })] })).toEqual(first);
+      // Other details after the order is placed would need a second order.
+      expect(await refusedWith(handle.executeUpdate(initPaymentUpdate, { args: [details({ discountCode: 'FREE100', email: 'other@example.com' })] }))).toBe('CONFLICT');
+      expect(await refusedWith(handle.executeUpdate(completeCodUpdate, { args: [details({ discountCode: 'FREE100' })] }))).toBe('CONFLICT');
+      return handle.result();
+    });
+    expect(result).toEqual({ status: 'COMPLETED' });
+    expect(world.processor.created).toBe(0);
+    expect(world.session.paymentMethod).toBe('free');
+    expect(world.session.statusWrites).toEqual([{ to: 'COMPLETED', cause: 'init-payment: nothing to pay' }]);
+    expect(world.storeOrders).toHaveLength(1);
+    expect(world.emails.sort()).toEqual(['merchant_order_notification', 'order_confirmation']);
+  });
+
+  it('given a total of 0 / cash on delivery still confirms it', async () => {
+    const world = newWorld();
+    const result = await withCheckout(world, async (handle) => {
       expect(await handle.executeUpdate(completeCodUpdate, { args: [details({ discountCode: 'FREE100' })] })).toEqual({ status: 'COD_CONFIRMED' });
       return handle.result();
     });
     expect(result).toEqual({ status: 'COD_CONFIRMED' });
     expect(world.processor.created).toBe(0);
     expect(world.storeOrders).toHaveLength(1);
-    expect(world.emails.sort()).toEqual(['merchant_order_notification', 'order_confirmation']);
   });
 
   it('given a paid session whose store refuses the order for good / the failure is recorded, the merchant is told, the shopper still gets the confirmation', async () => {

@@ -28,6 +28,10 @@ export interface FakeSession {
   storeOrderId: string | null;
   storeOrderError: string | null;
   details?: ShopperDetails;
+  /** The total of the last details recorded. */
+  totalMinor?: number;
+  /** 'free' once a total of 0 completed without the processor. */
+  paymentMethod?: 'free';
   codConfirmed: boolean;
   /** Every status write, in order (what recordSessionStatus stored). */
   statusWrites: Array<{ to: CheckoutStatus; cause: string }>;
@@ -106,12 +110,12 @@ export function fakeCheckoutActivities(world: FakeWorld) {
       enter('listIdleSessionsWithoutWorkflow');
       return [];
     },
-    async recordShopperDetails(_token: string, details: ShopperDetails, opts: { forCard?: boolean } = {}): Promise<PaymentQuote> {
+    async recordShopperDetails(_token: string, details: ShopperDetails): Promise<PaymentQuote> {
       enter('recordShopperDetails');
       if (details.shippingRateId === 'unknown-rate') throw ApplicationFailure.nonRetryable('Choose one of the shipping options offered', 'INVALID_INPUT');
       const quote = details.discountCode === 'FREE100' ? { ...FAKE_QUOTE, discountMinor: 2500, shippingMinor: 0, totalMinor: 0 } : FAKE_QUOTE;
-      if (opts.forCard && quote.totalMinor === 0) throw ApplicationFailure.nonRetryable('Nothing to pay', 'NOTHING_TO_PAY');
       s.details = details;
+      s.totalMinor = quote.totalMinor;
       return quote;
     },
     async recordSessionStatus(_token: string, status: CheckoutStatus, cause: string): Promise<void> {
@@ -126,6 +130,12 @@ export function fakeCheckoutActivities(world: FakeWorld) {
   } satisfies Plain<CheckoutSessionActivities>;
 
   const payment = {
+    async confirmNothingToPay(token: string) {
+      enter('confirmNothingToPay');
+      if (s.totalMinor !== 0) throw ApplicationFailure.nonRetryable('The total is not 0', 'CONFLICT');
+      s.paymentMethod = 'free';
+      return { returnUrl: `https://shop.test/checkout/${token}` };
+    },
     async createProcessorPayment(token: string, attempt: number) {
       enter('createProcessorPayment');
       world.processor.created += 1;
