@@ -196,6 +196,15 @@ export const statsResponse = z
         }),
       )
       .describe('Cash-on-delivery order value per currency, apart from revenue'),
+    upsells: z
+      .array(
+        z.object({
+          currency: z.string().length(3),
+          accepted: z.number().int().describe('Post-purchase offers accepted and paid (one-click, on the checkout\'s card) on the range\'s sessions'),
+          amountMinor: z.number().int().describe('What they were charged, in minor units (apart from revenue, which is the checkouts\' own totals)'),
+        }),
+      )
+      .describe('Paid one-click upsells per currency, by the checkout session\'s creation; refunded ones are not counted'),
   })
   .meta({ id: 'CheckoutStats' });
 

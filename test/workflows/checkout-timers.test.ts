@@ -164,7 +164,7 @@ describe('reconciliation when no webhook arrives (time-skipping)', () => {
       const init = await handle.executeUpdate(initPaymentUpdate, { args: [shopperDetails(merchant)] });
       refuseUntil = (await ts.env.currentTimeMs()) + 15 * MINUTE;
       await settlePaymentSilently(rig, init.paymentId!, 'succeeded');
-      await handle.signal(processorEventSignal, { eventId: 'evt_db_down', event: 'payment_succeeded', paymentId: init.paymentId });
+      await handle.signal(processorEventSignal, { eventId: 'evt_db_down', event: 'payment_succeeded', paymentId: init.paymentId! });
       return { result: await handle.result() };
     });
 

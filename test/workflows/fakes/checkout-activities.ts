@@ -13,8 +13,11 @@ import type { FulfilmentActivities } from '../../../activities/checkout-fulfilme
 import type { CheckoutStatus } from '../../../domain/checkout-status.js';
 import type { ShopperDetails } from '../../../workflows/checkout.messages.js';
 import type { EmailSendResult } from '../../../activities/email-outbox.js';
+import { nextUpsellState, type UpsellCharge, type UpsellChargeOutcome, type UpsellPurchaseState } from '../../../domain/upsell-purchase.js';
 
 type Fn<T> = T extends (...args: infer A) => infer R ? (...args: A) => R : never;
+const upsellCharge = (upsellId: string, state: UpsellChargeOutcome): UpsellCharge => ({ upsellId, state, amountMinor: 900, currency: 'EUR', paymentId: `pay_upsell_${upsellId}`, failureReason: state === 'failed' ? 'declined' : null });
+
 type Plain<T> = { [K in keyof T]: Fn<T[K]> };
 
 export interface FakeSession {
@@ -41,8 +44,12 @@ export interface FakeWorld {
   session: FakeSession;
   /** The processor's view of the session's payment (what getProcessorPaymentStatus answers). */
   processor: { paymentId: string | null; status: string | null; created: number; refunds: number; lookups: number; lookupTimes: number[] };
-  /** Orders the store holds for this session. */
+  /** Orders the store holds for this session (an accepted upsell's order is `upsell-<id>`). */
   storeOrders: string[];
+  /** Accepted upsells: the processor's state of each charge (what chargeUpsell answers first), and the charges made. */
+  upsells: Map<string, { state: UpsellChargeOutcome; charges: number }>;
+  /** What the processor answers when an upsell is charged (default paid). */
+  upsellChargeAnswer: UpsellChargeOutcome;
   /** Emails sent, by kind. */
   emails: string[];
   /** Faults to inject: each entry is consumed by one call of that activity. */
@@ -72,6 +79,8 @@ export function newWorld(overrides: Partial<FakeSession> = {}): FakeWorld {
     },
     processor: { paymentId: null, status: null, created: 0, refunds: 0, lookups: 0, lookupTimes: [] },
     storeOrders: [],
+    upsells: new Map(),
+    upsellChargeAnswer: 'paid',
     emails: [],
     faults: {},
     calls: [],
@@ -92,7 +101,7 @@ export function fakeCheckoutActivities(world: FakeWorld) {
     if (fault === 'retryable') throw ApplicationFailure.retryable(`${name}: unavailable`, 'processor.unavailable');
   };
   const email = (kind: string) => async (_token: string): Promise<EmailSendResult> => {
-    const name: ActivityName = kind === 'order_confirmation' ? 'sendOrderConfirmation' : kind === 'merchant_order_notification' ? 'sendMerchantOrderNotification' : kind === 'store_order_problem' ? 'sendStoreOrderProblemEmail' : 'sendRefundConfirmation';
+    const name: ActivityName = kind.startsWith('upsell_confirmation') ? 'sendUpsellConfirmation' : kind === 'order_confirmation' ? 'sendOrderConfirmation' : kind === 'merchant_order_notification' ? 'sendMerchantOrderNotification' : kind === 'store_order_problem' ? 'sendStoreOrderProblemEmail' : 'sendRefundConfirmation';
     enter(name);
     await world.holds[name];
     // Idempotent per kind, as the real activity is (an idempotency key per session and kind).
@@ -151,6 +160,24 @@ export function fakeCheckoutActivities(world: FakeWorld) {
       world.processor.lookupTimes.push(Context.current().info.scheduledTimestampMs);
       return world.processor.paymentId && world.processor.status ? { paymentId: world.processor.paymentId, status: world.processor.status } : null;
     },
+    async chargeUpsell(_token: string, upsellId: string): Promise<UpsellCharge> {
+      enter('chargeUpsell');
+      // One charge per upsell, as the purchase row and the idempotency key make it.
+      let u = world.upsells.get(upsellId);
+      if (!u) world.upsells.set(upsellId, (u = { state: world.upsellChargeAnswer, charges: 1 }));
+      return upsellCharge(upsellId, u.state);
+    },
+    async recordUpsellPayment(_token: string, upsellId: string, outcome: { state: UpsellChargeOutcome; paymentId: string | null }): Promise<UpsellCharge> {
+      enter('recordUpsellPayment');
+      const u = world.upsells.get(upsellId);
+      if (!u) throw ApplicationFailure.nonRetryable(`No upsell ${upsellId}`, 'NOT_FOUND');
+      u.state = nextUpsellState(u.state.toUpperCase() as UpsellPurchaseState, outcome.state).toLowerCase() as UpsellChargeOutcome;
+      return upsellCharge(upsellId, u.state);
+    },
+    async getUpsellPaymentStatus(_token: string, upsellId: string): Promise<UpsellCharge> {
+      enter('getUpsellPaymentStatus');
+      return upsellCharge(upsellId, world.upsells.get(upsellId)?.state ?? 'pending');
+    },
     async refundProcessorPayment(_token: string) {
       enter('refundProcessorPayment');
       world.processor.refunds += 1;
@@ -169,6 +196,18 @@ export function fakeCheckoutActivities(world: FakeWorld) {
       s.storeOrderId = id;
       return { storeOrderId: id, created: true };
     },
+    async createUpsellStoreOrder(_token: string, upsellId: string) {
+      enter('createUpsellStoreOrder');
+      const id = `upsell-${upsellId}`;
+      if (world.storeOrders.includes(id)) return { storeOrderId: id, created: false };
+      world.storeOrders.push(id);
+      return { storeOrderId: id, created: true };
+    },
+    async recordUpsellStoreOrderFailure(_token: string, _upsellId: string, message: string) {
+      enter('recordUpsellStoreOrderFailure');
+      s.storeOrderError = message;
+    },
+    sendUpsellConfirmation: (_token: string, upsellId: string) => email(`upsell_confirmation:${upsellId}`)(_token),
     async recordStoreOrderFailure(_token: string, message: string) {
       enter('recordStoreOrderFailure');
       s.storeOrderError = message;
