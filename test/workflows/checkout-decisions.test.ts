@@ -171,6 +171,9 @@ describe('checkout workflow decisions (fast tier: activities in memory)', () => 
 
   it('given a total of 0 / init-payment completes it without the processor: one order, both emails, a double click answers the same', async () => {
     const world = newWorld();
+    // The run ends once settled and idle: hold the confirmation so the later clicks reach this run, not an ended one.
+    let release = () => undefined as void;
+    world.holds.sendOrderConfirmation = new Promise<void>((resolve) => (release = resolve));
     const result = await withCheckout(world, async (handle) => {
       const first = await handle.executeUpdate(initPaymentUpdate, { args: [details({ discountCode: 'FREE100' })] });
       expect(first).toEqual({ paymentId: null, paymentUrl: expect.stringContaining('/checkout/'), totalMinor: 0, currency: 'EUR', status: 'COMPLETED' });
@@ -179,6 +182,7 @@ describe('checkout workflow decisions (fast tier: activities in memory)', () => 
       // Other details after the order is placed would need a second order.
       expect(await refusedWith(handle.executeUpdate(initPaymentUpdate, { args: [details({ discountCode: 'FREE100', email: 'other@example.com' })] }))).toBe('CONFLICT');
       expect(await refusedWith(handle.executeUpdate(completeCodUpdate, { args: [details({ discountCode: 'FREE100' })] }))).toBe('CONFLICT');
+      release();
       return handle.result();
     });
     expect(result).toEqual({ status: 'COMPLETED' });
@@ -291,6 +295,10 @@ describe('the checkout workflow, given a one-click upsell accepted on the paid c
 
   it('charges it once, adds its order once and one email, whatever the clicks and duplicate or late webhooks; the checkout stays COMPLETED', async () => {
     const world = newWorld();
+    // The run ends once everything is done: hold the upsell's email so every event below reaches this run (in
+    // production a late webhook starts a new run with signal-with-start instead).
+    let release = () => undefined as void;
+    world.holds.sendUpsellConfirmation = new Promise<void>((resolve) => (release = resolve));
     const result = await withCheckout(world, async (handle) => {
       await handle.executeUpdate(initPaymentUpdate, { args: [details()] });
       await handle.signal(processorEventSignal, event('payment_succeeded'));
@@ -300,6 +308,7 @@ describe('the checkout workflow, given a one-click upsell accepted on the paid c
       // Whop's webhooks for the upsell's payment: twice, a failure after the success, and a success again.
       const dup = upsellEvent('payment_succeeded');
       for (const e of [dup, dup, upsellEvent('payment_failed'), upsellEvent('payment.succeeded')]) await handle.signal(processorEventSignal, e);
+      release();
       return handle.result();
     });
     expect(result).toEqual({ status: 'COMPLETED' });
@@ -313,6 +322,8 @@ describe('the checkout workflow, given a one-click upsell accepted on the paid c
   it('given the charge pending / its order waits for the success webhook; a refund of the upsell does not refund the checkout', async () => {
     const world = newWorld();
     world.upsellChargeAnswer = 'pending';
+    let release = () => undefined as void;
+    world.holds.sendUpsellConfirmation = new Promise<void>((resolve) => (release = resolve));
     const result = await withCheckout(world, async (handle) => {
       await handle.executeUpdate(initPaymentUpdate, { args: [details()] });
       await handle.signal(processorEventSignal, event('payment_succeeded'));
@@ -320,6 +331,7 @@ describe('the checkout workflow, given a one-click upsell accepted on the paid c
       expect(world.storeOrders).toHaveLength(1);
       await handle.signal(processorEventSignal, upsellEvent('payment_succeeded'));
       await handle.signal(processorEventSignal, upsellEvent('payment_refunded'));
+      release();
       return handle.result();
     });
     expect(result).toEqual({ status: 'COMPLETED' });
