@@ -1,8 +1,9 @@
 // Platform billing activities: the merchant's plan is paid on the PLATFORM's own Whop company (config
 // PLATFORM_PROCESSOR_API_KEY) as a Whop renewal plan: the first payment is made on the hosted checkout of a
 // checkout configuration for that plan (its `ch_…` id is the pending purchase's reference until it is paid and
-// Whop's membership `mem_…` exists), and Whop bills every renewal itself: at a period's end we read the
-// membership (renewed, past due, canceled) instead of charging anything. platform_subscriptions is written only here, on the subscription workflow's orders, and the
+// Whop's membership `mem_…` exists), and Whop bills every renewal itself: at a period's end, and whenever one of
+// its billing events arrives while the plan is paid, we read the membership (renewed, past due, ended) instead of
+// charging anything. platform_subscriptions is written only here, on the subscription workflow's orders, and the
 // workflow resumes from it. Emails go through the outbox (recorded, then sent once).
 import { ApplicationFailure } from '@temporalio/common';
 import type { Config } from '../config/index.js';
@@ -45,11 +46,10 @@ export type MembershipStanding = 'renewed' | 'current' | 'failing' | 'ended';
 
 const ENDED_STATUSES = new Set(['canceled', 'expired', 'completed']);
 
-export function membershipStanding(m: Pick<Membership, 'status' | 'valid' | 'periodEnd'>, periodEnd: number): MembershipStanding {
+function membershipStanding(m: Pick<Membership, 'status' | 'valid'>, renewedUntil: number | null, periodEnd: number): MembershipStanding {
   if (ENDED_STATUSES.has(m.status)) return 'ended';
   if (!m.valid) return 'failing';
-  const renewedUntil = m.periodEnd ? Date.parse(m.periodEnd) : 0;
-  return renewedUntil > periodEnd ? 'renewed' : 'current';
+  return renewedUntil !== null && renewedUntil > periodEnd ? 'renewed' : 'current';
 }
 
 interface MembershipRead {
@@ -175,7 +175,7 @@ export function createPlatformBillingActivities(deps: { db: Db; config: Config; 
       throw err;
     }
     const renewedUntil = membership.periodEnd ? Date.parse(membership.periodEnd) : null;
-    const standing = membershipStanding(membership, periodEnd);
+    const standing = membershipStanding(membership, renewedUntil, periodEnd);
     return { standing, reason: standing === 'renewed' ? null : standing === 'current' ? 'not_renewed_yet' : membership.status, renewedUntil };
   }
 

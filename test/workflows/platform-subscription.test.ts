@@ -109,6 +109,13 @@ async function whopBillsRenewal(membershipId: string, outcome: 'succeeded' | 'fa
   return ((await answer.json()) as { payment: { id: string } }).payment;
 }
 
+/** A STARTER plan subscribed to and paid (ACTIVE): its workflow, the first period, Whop's membership. */
+async function activePlan(merchantId: string, timings = TIMINGS) {
+  const handle = await start(merchantId, timings);
+  const first = await subscribeAndPay(handle, merchantId, timings);
+  return { handle, first, membershipId: first.processorMembershipId!, firstEnd: first.currentPeriodEnd!.getTime() };
+}
+
 /** A billing event as the billing webhook route passes it on: signal-with-start, so an ended workflow starts anew. */
 async function deliver(merchantId: string, message: BillingEventMessage, timings = TIMINGS) {
   await ts.env.client.workflow.signalWithStart(platformSubscriptionWorkflow, {
@@ -290,9 +297,7 @@ describe('platform subscription following Whop\'s membership events (time-skippi
     const merchant = await newMerchant();
     const workflowId = platformSubscriptionWorkflowId(merchant.id);
     const { result, closedAt, periodEnd } = await ts.withWorker(rig.activities, async () => {
-      const handle = await start(merchant.id);
-      const active = await subscribeAndPay(handle, merchant.id);
-      const membershipId = active.processorMembershipId!;
+      const { handle, membershipId, firstEnd } = await activePlan(merchant.id);
       const { runId } = await handle.describe();
       await ts.env.sleep(10 * DAY);
 
@@ -305,7 +310,7 @@ describe('platform subscription following Whop\'s membership events (time-skippi
       const result = await ran.result();
       // A delivery that came after the run ended started one that found Demo and ended idle.
       await ts.env.sleep(5 * MINUTE);
-      return { result, closedAt: (await ran.describe()).closeTime!.getTime(), periodEnd: active.currentPeriodEnd!.getTime() };
+      return { result, closedAt: (await ran.describe()).closeTime!.getTime(), periodEnd: firstEnd };
     });
 
     expect(result).toEqual({ planId: 'FREE', status: 'DEMO', reason: 'membership_ended' });
@@ -325,10 +330,7 @@ describe('platform subscription following Whop\'s membership events (time-skippi
     const merchant = await newMerchant();
     const workflowId = platformSubscriptionWorkflowId(merchant.id);
     await ts.withWorker(rig.activities, async () => {
-      const handle = await start(merchant.id);
-      const first = await subscribeAndPay(handle, merchant.id);
-      const membershipId = first.processorMembershipId!;
-      const firstEnd = first.currentPeriodEnd!.getTime();
+      const { handle, membershipId, firstEnd } = await activePlan(merchant.id);
       await ts.env.sleep(10 * DAY);
 
       const billed = await whopBillsRenewal(membershipId, 'succeeded');
@@ -366,10 +368,7 @@ describe('platform subscription following Whop\'s membership events (time-skippi
   it('given an active plan / Whop\'s renewal charge fails before our period end (past due) / PAST_DUE at once, counted once as attempt 1 of 3 with one email however many events; Whop\'s retry succeeding renews it', async () => {
     const merchant = await newMerchant();
     await ts.withWorker(rig.activities, async () => {
-      const handle = await start(merchant.id);
-      const first = await subscribeAndPay(handle, merchant.id);
-      const membershipId = first.processorMembershipId!;
-      const firstEnd = first.currentPeriodEnd!.getTime();
+      const { handle, membershipId, firstEnd } = await activePlan(merchant.id);
       await ts.env.sleep(25 * DAY);
 
       // Whop's billing run declines: payment.failed and membership.deactivated (past due), one of them twice.
@@ -413,9 +412,7 @@ describe('platform subscription following Whop\'s membership events (time-skippi
     const merchant = await newMerchant();
     const short = { ...TIMINGS, periodMs: 10 * DAY };
     await ts.withWorker(rig.activities, async () => {
-      const handle = await start(merchant.id, short);
-      const first = await subscribeAndPay(handle, merchant.id, short);
-      const membershipId = first.processorMembershipId!;
+      const { handle, first, membershipId } = await activePlan(merchant.id, short);
 
       const billed = await whopBillsRenewal(membershipId, 'succeeded');
       const whopEnd = Date.parse((await platform().getMembership(membershipId)).periodEnd!);
