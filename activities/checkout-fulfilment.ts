@@ -20,13 +20,16 @@ import type { OrderIntent } from '../integrations/storefront-a/client.js';
 import { storeClientFor } from '../model/connections.js';
 import { parseOrderInput, type StoreOrder, type StoreOrderInput } from '../integrations/storefront-common/order.js';
 import { formatMoney } from '../domain/money.js';
+import { isPaymentMethod, type PaymentMethod } from '../domain/payment-method.js';
 import { STATUSES_WITH_STORE_ORDER } from '../domain/store-order.js';
 import { classifyFailures } from './failures.js';
 import { MalformedSessionError, sessionAddress, sessionBumpLines, sessionLines, type SessionLine } from '../model/checkout-session.js';
 import type { ShippingAddress } from '../domain/address.js';
 import { recordEmail, sendRecordedEmail, type EmailSendResult } from './email-outbox.js';
 import { renderOrderEmail, type OrderEmailData } from './order-email-templates.js';
-import { orderEmailIdempotencyKey, type OrderEmailKind } from '../model/order-emails.js';
+import { orderEmailIdempotencyKey, upsellEmailIdempotencyKey, type OrderEmailKind } from '../model/order-emails.js';
+import { upsellOrderKey } from '../domain/upsell-purchase.js';
+import type { UpsellPurchase } from '../generated/prisma/client.js';
 
 export interface FulfilmentActivityDeps {
   config: Config;
@@ -46,7 +49,7 @@ export const storeOrderIdempotencyKey = (token: string) => `checkout-${token}`;
 const FULFILLABLE = STATUSES_WITH_STORE_ORDER;
 const EMAIL_LOCALE = 'en';
 /** The emails that go to the shopper (from the shop's name, replies to the merchant); the rest go to the merchant. */
-const SHOPPER_EMAILS: ReadonlySet<OrderEmailKind> = new Set(['order_confirmation', 'refund_confirmation']);
+const SHOPPER_EMAILS: ReadonlySet<OrderEmailKind> = new Set(['order_confirmation', 'refund_confirmation', 'upsell_confirmation']);
 const STORE_LABEL = { STOREFRONT_A: 'storefront A', STOREFRONT_B: 'storefront B' } as const;
 const SYSTEM = { STOREFRONT_A: 'storefront-a', STOREFRONT_B: 'storefront-b' } as const;
 
@@ -62,9 +65,9 @@ function splitName(name: string): { firstName: string; lastName: string } {
 /** A short order reference for the shopper while the store has no order number; the token itself stays out of emails. */
 export const checkoutReference = (token: string) => `CS-${createHash('sha256').update(token).digest('hex').slice(0, 8).toUpperCase()}`;
 
-function paymentMethodOf(s: Session): 'card' | 'cod' {
+function paymentMethodOf(s: Session): PaymentMethod {
   const method = s.paymentMethod ?? (s.status === 'COD_CONFIRMED' ? 'cod' : 'card');
-  if (method !== 'card' && method !== 'cod') throw ApplicationFailure.nonRetryable(`session ${s.token}: unknown payment method ${method}`, 'INVALID_INPUT');
+  if (!isPaymentMethod(method)) throw ApplicationFailure.nonRetryable(`session ${s.token}: unknown payment method ${method}`, 'INVALID_INPUT');
   return method;
 }
 
@@ -83,6 +86,54 @@ function contentsOf(s: Session): { items: SessionLine[]; address: ShippingAddres
   }
 }
 
+/** The shopper's address as the stores' order address. */
+function orderAddressOf(address: ShippingAddress): StoreOrderInput['shippingAddress'] {
+  return {
+    ...splitName(address.name),
+    line1: address.line1,
+    line2: address.line2 || undefined,
+    city: address.city,
+    postalCode: address.postalCode,
+    region: address.region || undefined,
+    countryCode: address.country.toUpperCase(),
+    phone: address.phone || undefined,
+  };
+}
+
+/** A store's variant id of a line: a simple product of storefront B may carry its own id as variant (it has no variation). */
+const storeVariantId = (s: Session, productId: string, variantId: string | null | undefined) =>
+  variantId == null || (s.platform === 'STOREFRONT_B' && variantId === productId) ? undefined : variantId;
+
+/** Our check of an order input (the clients check again), so a bad one reads as ours, not as the store's refusal. */
+function checkedOrderInput(s: Session, input: StoreOrderInput): StoreOrderInput {
+  try {
+    parseOrderInput(SYSTEM[s.platform], input);
+  } catch (err) {
+    if (isIntegrationError(err)) throw new IntegrationError(err.system, 'rejected', `The checkout cannot be turned into an order: ${err.message}`);
+    throw err;
+  }
+  return input;
+}
+
+/**
+ * The order of an accepted upsell: its one line at the price charged, no extra shipping (it ships with the
+ * checkout's order), paid by card with the upsell's own payment, found on the store by its own key.
+ */
+function upsellOrderInputOf(s: Session, purchase: UpsellPurchase): StoreOrderInput {
+  const address = sessionAddress(s.shippingAddress);
+  if (!address) throw new IntegrationError(SYSTEM[s.platform], 'rejected', 'The checkout has no shipping address: the offer cannot be turned into an order');
+  return checkedOrderInput(s, {
+    sessionToken: upsellOrderKey(s.token, purchase.upsellId),
+    currency: purchase.currency,
+    email: s.email ?? '',
+    shippingAddress: orderAddressOf(address),
+    lines: [{ title: purchase.title, quantity: 1, unitPriceMinor: purchase.amountMinor, productId: purchase.productId, variantId: storeVariantId(s, purchase.productId, purchase.variantId) }],
+    shipping: { title: 'Ships with the first order', priceMinor: 0 },
+    totals: { subtotalMinor: purchase.amountMinor, shippingMinor: 0, discountMinor: 0, totalMinor: purchase.amountMinor },
+    payment: { method: 'card', reference: purchase.processorPaymentId ?? undefined },
+  });
+}
+
 /** The neutral order of a paid session: what was charged, line by line, plus shipping; totals as the session computed them. */
 function orderInputOf(s: Session): StoreOrderInput {
   const { items, address } = contentsOf(s);
@@ -93,8 +144,7 @@ function orderInputOf(s: Session): StoreOrderInput {
     quantity: i.quantity,
     unitPriceMinor: i.unitPrice,
     productId: i.productId,
-    // A simple product of storefront B may carry its own id as variant: it has no variation.
-    variantId: i.variantId == null || (s.platform === 'STOREFRONT_B' && i.variantId === i.productId) ? undefined : i.variantId,
+    variantId: storeVariantId(s, i.productId, i.variantId),
   }));
   const shippingMinor = s.shippingMinor ?? 0;
   const subtotalMinor = lines.reduce((n, l) => n + l.unitPriceMinor * l.quantity, 0);
@@ -103,16 +153,7 @@ function orderInputOf(s: Session): StoreOrderInput {
     sessionToken: s.token,
     currency: s.currency,
     email: s.email ?? '',
-    shippingAddress: {
-      ...splitName(address.name),
-      line1: address.line1,
-      line2: address.line2 || undefined,
-      city: address.city,
-      postalCode: address.postalCode,
-      region: address.region || undefined,
-      countryCode: address.country.toUpperCase(),
-      phone: address.phone || undefined,
-    },
+    shippingAddress: orderAddressOf(address),
     lines,
     shipping: { title: s.shippingName ?? 'Shipping', priceMinor: shippingMinor },
     ...(discount ? { discount } : {}),
@@ -120,14 +161,7 @@ function orderInputOf(s: Session): StoreOrderInput {
     totals: { subtotalMinor, shippingMinor, discountMinor: discount?.amountMinor ?? 0, totalMinor: s.totalMinor ?? subtotalMinor + shippingMinor - (discount?.amountMinor ?? 0) },
     payment: { method, reference: method === 'card' ? (s.processorPaymentId ?? undefined) : undefined },
   };
-  // Checked here (the clients check again) so a bad session reads as ours, not as the store's refusal.
-  try {
-    parseOrderInput(SYSTEM[s.platform], input);
-  } catch (err) {
-    if (isIntegrationError(err)) throw new IntegrationError(err.system, 'rejected', `The checkout cannot be turned into an order: ${err.message}`);
-    throw err;
-  }
-  return input;
+  return checkedOrderInput(s, input);
 }
 
 const HINTS: Partial<Record<IntegrationErrorKind, string>> = {
@@ -167,35 +201,55 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
     return s;
   }
 
-  /** The session's order intent, kept on its timeline: the draft order that is (or becomes) its one order. */
-  const intentOf = (token: string): OrderIntent => ({
-    async draftOrderId() {
-      const event = await db.sessionEvent.findFirst({ where: { token, type: 'store_order_draft' }, orderBy: { at: 'asc' } });
-      const id = (event?.data as { draftOrderId?: unknown } | null)?.draftOrderId;
-      return typeof id === 'string' ? id : null;
-    },
-    async recordDraftOrder(draftOrderId: string) {
-      await db.sessionEvent.create({ data: { token, type: 'store_order_draft', data: { draftOrderId } } });
-    },
-  });
+  /**
+   * An order's intent, kept on the session's timeline: the draft order that is (or becomes) that one order. The
+   * checkout's own order is `store_order_draft`; an accepted upsell's is `upsell_order_draft` with its id.
+   */
+  const intentOf = (token: string, upsellId?: string): OrderIntent => {
+    const type = upsellId ? 'upsell_order_draft' : 'store_order_draft';
+    return {
+      async draftOrderId() {
+        const event = await db.sessionEvent.findFirst({ where: { token, type, ...(upsellId ? { data: { path: ['upsellId'], equals: upsellId } } : {}) }, orderBy: { at: 'asc' } });
+        const id = (event?.data as { draftOrderId?: unknown } | null)?.draftOrderId;
+        return typeof id === 'string' ? id : null;
+      },
+      async recordDraftOrder(draftOrderId: string) {
+        await db.sessionEvent.create({ data: { token, type, data: { draftOrderId, ...(upsellId ? { upsellId } : {}) } } });
+      },
+    };
+  };
 
-  /** The store the session came from, with the merchant's current credentials (model/connections.ts): its order, exactly once. */
-  async function storeOf(s: Session): Promise<{ placeOrder(input: StoreOrderInput): Promise<{ order: StoreOrder; created: boolean }>; getOrder(id: string): Promise<StoreOrder> }> {
+  /**
+   * The store the session came from, with the merchant's current credentials (model/connections.ts): an order,
+   * exactly once — the checkout's own, or (`upsellId`) an accepted upsell's, found by its own key.
+   */
+  async function storeOf(s: Session, upsellId?: string): Promise<{ placeOrder(input: StoreOrderInput): Promise<{ order: StoreOrder; created: boolean }>; getOrder(id: string): Promise<StoreOrder> }> {
     if (s.platform === 'STOREFRONT_A') {
       const client = await storeClientFor(deps, s.merchantId, 'STOREFRONT_A');
       // Shopify has no idempotency key for orders: a draft order recorded before it is completed, completed once.
-      return { placeOrder: (input) => client.placeOrder(input, intentOf(s.token)), getOrder: (id) => client.getOrder(id) };
+      return { placeOrder: (input) => client.placeOrder(input, intentOf(s.token, upsellId)), getOrder: (id) => client.getOrder(id) };
     }
     const b = await storeClientFor(deps, s.merchantId, 'STOREFRONT_B');
+    const key = upsellId ? upsellOrderKey(s.token, upsellId) : s.token;
     return {
-      // Found by session token before creating, and created with idempotency key `checkout-<token>`.
+      // Found by its key (the session token) before creating, and created with idempotency key `checkout-<key>`.
       async placeOrder(input) {
-        const found = await b.findOrderBySessionToken(s.token);
+        const found = await b.findOrderBySessionToken(key);
         if (found) return { order: found, created: false };
-        return { order: await b.createOrder(input, storeOrderIdempotencyKey(s.token)), created: true };
+        return { order: await b.createOrder(input, storeOrderIdempotencyKey(key)), created: true };
       },
       getOrder: (id) => b.getOrder(id),
     };
+  }
+
+  /** Places an order through `store`; a permanent refusal is re-worded for the merchant. */
+  async function place(s: Session, store: Awaited<ReturnType<typeof storeOf>>, input: StoreOrderInput): Promise<{ order: StoreOrder; created: boolean }> {
+    try {
+      return await store.placeOrder(input);
+    } catch (err) {
+      if (isIntegrationError(err) && !err.retryable) throw refusal(err, STORE_LABEL[s.platform]);
+      throw err;
+    }
   }
 
   /** Records the store's order on the session once (the first recording writes the timeline event). */
@@ -245,18 +299,33 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
     return name ? `"${name}" <${address}>` : config.email.from;
   }
 
+  /** The accepted upsell `upsellId` of the session. */
+  async function upsellPurchaseOf(token: string, upsellId: string): Promise<UpsellPurchase> {
+    const purchase = await db.upsellPurchase.findUnique({ where: { token_upsellId: { token, upsellId } } });
+    if (!purchase) throw ApplicationFailure.nonRetryable(`No upsell ${upsellId} was accepted on checkout ${token}`, 'NOT_FOUND');
+    return purchase;
+  }
+
   /** Records the email `kind` of the session and sends it once; the timeline notes the send. */
   async function sendOrderEmail(token: string, kind: OrderEmailKind): Promise<EmailSendResult> {
     const idempotencyKey = orderEmailIdempotencyKey(kind, token);
     const existing = await db.emailMessage.findUnique({ where: { idempotencyKey } });
     if (existing?.status === 'SENT') return { status: 'ALREADY_SENT', messageId: existing.providerMessageId };
     const s = await sessionOf(token);
+    if (kind === 'store_order_problem' && s.storeOrderId) throw ApplicationFailure.nonRetryable(`checkout session ${token} has its store order ${s.storeOrderId}`, 'CONFLICT');
+    if (kind === 'refund_confirmation' && !s.refundedAt) throw ApplicationFailure.nonRetryable(`checkout session ${token} was not refunded`, 'CONFLICT');
+    return sendEmailOnce(s, kind, idempotencyKey, await emailDataOf(s));
+  }
+
+  /** Renders `kind` from `data`, records it under `idempotencyKey` and sends it once; the timeline notes the send. */
+  async function sendEmailOnce(s: Session, kind: OrderEmailKind, idempotencyKey: string, data: OrderEmailData): Promise<EmailSendResult> {
+    const { token } = s;
+    const existing = await db.emailMessage.findUnique({ where: { idempotencyKey } });
+    if (existing?.status === 'SENT') return { status: 'ALREADY_SENT', messageId: existing.providerMessageId };
     const toShopper = SHOPPER_EMAILS.has(kind);
     const to = toShopper ? s.email : s.merchant.email;
     if (!to) throw ApplicationFailure.nonRetryable(`checkout session ${token} has no shopper email`, 'INVALID_INPUT');
-    if (kind === 'store_order_problem' && s.storeOrderId) throw ApplicationFailure.nonRetryable(`checkout session ${token} has its store order ${s.storeOrderId}`, 'CONFLICT');
-    if (kind === 'refund_confirmation' && !s.refundedAt) throw ApplicationFailure.nonRetryable(`checkout session ${token} was not refunded`, 'CONFLICT');
-    const rendered = renderOrderEmail(kind, await emailDataOf(s));
+    const rendered = renderOrderEmail(kind, data);
     const row = existing ?? (await recordEmail(db, { idempotencyKey, merchantId: s.merchantId, kind, to, subject: rendered.subject }));
     const result = await sendRecordedEmail(outbox, row, () => ({
       ...rendered,
@@ -282,18 +351,55 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
     async createStoreOrder(token: string, opts: { paid?: boolean } = {}): Promise<{ storeOrderId: string; created: boolean }> {
       const s = await sessionOf(token, opts.paid === true);
       if (s.storeOrderId) return { storeOrderId: s.storeOrderId, created: false };
-      const input = orderInputOf(s);
-      const store = await storeOf(s);
-      let order: StoreOrder;
-      let created = false;
-      try {
-        ({ order, created } = await store.placeOrder(input));
-      } catch (err) {
-        if (isIntegrationError(err) && !err.retryable) throw refusal(err, STORE_LABEL[s.platform]);
-        throw err;
-      }
+      const { order, created } = await place(s, await storeOf(s), orderInputOf(s));
       await recordOrder(s, order, created);
       return { storeOrderId: order.id, created };
+    },
+
+    /**
+     * The order of an accepted, paid upsell on the session's store, exactly once (its own key: the draft order
+     * on the timeline for storefront A, lookup then idempotency key for storefront B).
+     */
+    async createUpsellStoreOrder(token: string, upsellId: string): Promise<{ storeOrderId: string; created: boolean }> {
+      const purchase = await upsellPurchaseOf(token, upsellId);
+      if (purchase.storeOrderId) return { storeOrderId: purchase.storeOrderId, created: false };
+      if (purchase.status !== 'PAID' && purchase.status !== 'REFUNDED') throw ApplicationFailure.nonRetryable(`The upsell ${upsellId} of ${token} is ${purchase.status}, not paid`, 'CONFLICT');
+      const s = await sessionOf(token);
+      const { order, created } = await place(s, await storeOf(s, upsellId), upsellOrderInputOf(s, purchase));
+      await db.$transaction(async (tx) => {
+        const { count } = await tx.upsellPurchase.updateMany({ where: { id: purchase.id, storeOrderId: null }, data: { storeOrderId: order.id, storeOrderError: null } });
+        if (count > 0) await tx.sessionEvent.create({ data: { token, type: 'upsell_order_created', data: { upsellId, storeOrderId: order.id, number: order.number, paid: order.paid, created } } });
+      });
+      return { storeOrderId: order.id, created };
+    },
+
+    /** The store refused an upsell's order for good: kept on the purchase and the timeline (shown to the merchant). */
+    async recordUpsellStoreOrderFailure(token: string, upsellId: string, message: string): Promise<void> {
+      const reason = message.slice(0, 1000);
+      const purchase = await upsellPurchaseOf(token, upsellId);
+      await db.$transaction(async (tx) => {
+        const { count } = await tx.upsellPurchase.updateMany({ where: { id: purchase.id, storeOrderId: null, OR: [{ storeOrderError: null }, { storeOrderError: { not: reason } }] }, data: { storeOrderError: reason } });
+        if (count > 0) await tx.sessionEvent.create({ data: { token, type: 'upsell_order_failed', data: { upsellId, message: reason } } });
+      });
+    },
+
+    /** The shopper's confirmation of an accepted, paid upsell, once per upsell. */
+    async sendUpsellConfirmation(token: string, upsellId: string): Promise<EmailSendResult> {
+      const purchase = await upsellPurchaseOf(token, upsellId);
+      if (purchase.status !== 'PAID') throw ApplicationFailure.nonRetryable(`The upsell ${upsellId} of ${token} is ${purchase.status}, not paid`, 'CONFLICT');
+      const s = await sessionOf(token);
+      const data = await emailDataOf(s);
+      const fmt = (minor: number) => formatMoney({ amount: minor, currency: purchase.currency }, EMAIL_LOCALE);
+      const amount = fmt(purchase.amountMinor);
+      return sendEmailOnce(s, 'upsell_confirmation', upsellEmailIdempotencyKey(token, upsellId), {
+        ...data,
+        lines: [{ title: purchase.title, variantTitle: null, quantity: 1, amount }],
+        shipping: { name: 'ships with your order', amount: fmt(0) },
+        subtotal: amount,
+        discount: null,
+        total: amount,
+        payment: { method: 'card', reference: purchase.processorPaymentId },
+      });
     },
 
     /** The store refused the order for good: the paid session keeps the reason (shown to the merchant). */

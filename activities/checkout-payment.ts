@@ -13,15 +13,35 @@ import { checkoutOrigin } from '../domain/checkout-origin.js';
 import { isIntegrationError } from '../integrations/errors.js';
 import { classifyFailures } from './failures.js';
 import { recordSessionEvent } from './session-events.js';
+import { sessionFxRates } from '../model/checkout-session.js';
+import { upsellPrices } from '../model/pricing.js';
+import { nextUpsellState, upsellOutcomeOf, type UpsellCharge, type UpsellChargeOutcome, type UpsellPurchaseState } from '../domain/upsell-purchase.js';
+import type { UpsellPurchase } from '../generated/prisma/client.js';
 
 /** One refund per session, whatever retries or clicks happen: the processor answers a repeated key with the first answer. */
 export const refundIdempotencyKey = (token: string) => `refund-${token}`;
 
+/** The one idempotency key of an upsell's charge: a retry, a double click or a new run charges the same payment. */
+export const upsellChargeIdempotencyKey = (token: string, upsellId: string) => `upsell-${token}-${upsellId}`;
+
+const chargeOf = (row: UpsellPurchase): UpsellCharge => ({
+  upsellId: row.upsellId, state: upsellOutcomeOf(row.status as UpsellPurchaseState), amountMinor: row.amountMinor, currency: row.currency,
+  paymentId: row.processorPaymentId, failureReason: row.failureReason,
+});
+
+const notAvailable = (message: string) => ApplicationFailure.nonRetryable(message, 'UPSELL_NOT_AVAILABLE');
+
 /** Payment states as the checkout workflow's status sync names them (workflows/checkout.messages.ts PAYMENT_STATUS_EVENTS). */
 const SYNC_STATUS: Readonly<Record<Payment['state'], string>> = { paid: 'succeeded', failed: 'failed', refunded: 'refunded', pending: 'pending' };
 
+const merchantPageFields = { slug: true, shopName: true, customDomain: { select: { hostname: true, status: true } } } as const;
+
 export function createCheckoutPaymentActivities(deps: { db: Db; secrets: SecretBox; config: Config; timeoutMs?: number }) {
   const { db, config } = deps;
+
+  /** The session's checkout page, where the shopper comes back to: the verified custom domain, else the subdomain. */
+  const checkoutPageUrl = (merchant: { slug: string; customDomain: { hostname: string; status: string } | null }, token: string) =>
+    `${checkoutOrigin(merchant.slug, { production: config.env === 'production', serviceDomain: config.serviceDomain, port: config.api.port }, merchant.customDomain?.status === 'VERIFIED' ? merchant.customDomain.hostname : null)}/checkout/${token}`;
 
   const clientFor = (merchantId: string) => processorClientFor(deps, merchantId);
 
@@ -42,6 +62,29 @@ export function createCheckoutPaymentActivities(deps: { db: Db; secrets: SecretB
     if (!checkoutIds.length) return null;
     const payments = await client.listPayments({ companyId, checkoutIds });
     return payments.find((p) => p.state === 'paid' || p.state === 'refunded') ?? payments.find((p) => p.checkoutId === current) ?? null;
+  }
+
+  /** Moves an upsell purchase on by the processor's word (domain/upsell-purchase.ts); the timeline notes each change. */
+  async function settleUpsell(row: UpsellPurchase, outcome: { state: UpsellChargeOutcome; paymentId: string | null; reason: string | null }): Promise<UpsellPurchase> {
+    const next = nextUpsellState(row.status as UpsellPurchaseState, outcome.state);
+    const paymentId = row.processorPaymentId ?? outcome.paymentId;
+    if (next === row.status && paymentId === row.processorPaymentId) return row;
+    return db.$transaction(async (tx) => {
+      const { count } = await tx.upsellPurchase.updateMany({
+        where: { id: row.id, status: row.status },
+        data: {
+          status: next, processorPaymentId: paymentId,
+          ...(next === 'PAID' && !row.paidAt ? { paidAt: new Date() } : {}),
+          ...(next === 'FAILED' ? { failureReason: outcome.reason ?? 'declined' } : {}),
+        },
+      });
+      // Someone else moved it first: theirs stands.
+      if (count === 0) return tx.upsellPurchase.findUniqueOrThrow({ where: { id: row.id } });
+      if (next !== row.status) {
+        await tx.sessionEvent.create({ data: { token: row.token, type: 'upsell_payment', data: { upsellId: row.upsellId, from: row.status, to: next, paymentId, amount: row.amountMinor, currency: row.currency } } });
+      }
+      return tx.upsellPurchase.findUniqueOrThrow({ where: { id: row.id } });
+    });
   }
 
   return classifyFailures({
@@ -91,15 +134,14 @@ export function createCheckoutPaymentActivities(deps: { db: Db; secrets: SecretB
      * checkout_session_token in its metadata: Whop copies it onto the payment, so webhooks find the session.
      */
     async createProcessorPayment(token: string, attempt: number): Promise<{ paymentId: string; paymentUrl: string }> {
-      const session = await db.checkoutSession.findUniqueOrThrow({ where: { token }, include: { merchant: { select: { slug: true, shopName: true, customDomain: { select: { hostname: true, status: true } } } } } });
+      const session = await db.checkoutSession.findUniqueOrThrow({ where: { token }, include: { merchant: { select: merchantPageFields } } });
       if (session.totalMinor === null) throw ApplicationFailure.nonRetryable('The shopper details are missing', 'INVALID_INPUT');
       const { client, productId } = await clientFor(session.merchantId);
       const checkout = await client.createCheckout(
         {
           price: { productId, amountMinor: session.totalMinor, currency: session.currency, title: `${session.merchant.shopName} order` },
           metadata: { checkout_session_token: token },
-          // Back to where the shopper paid from: the verified custom domain, else the subdomain.
-          redirectUrl: `${checkoutOrigin(session.merchant.slug, { production: config.env === 'production', serviceDomain: config.serviceDomain, port: config.api.port }, session.merchant.customDomain?.status === 'VERIFIED' ? session.merchant.customDomain.hostname : null)}/checkout/${token}`,
+          redirectUrl: checkoutPageUrl(session.merchant, token),
         },
         `checkout-${token}-${attempt}`,
       );
@@ -109,6 +151,93 @@ export function createCheckoutPaymentActivities(deps: { db: Db; secrets: SecretB
       });
       await recordSessionEvent(db, token, 'payment_started', { paymentId: checkout.id, attempt, amount: session.totalMinor, currency: session.currency });
       return { paymentId: checkout.id, paymentUrl: checkout.purchaseUrl };
+    },
+
+    /**
+     * A checkout whose total is 0 (a 100 % code with free shipping): nothing to charge, so no processor
+     * payment; the session's payment method becomes `free` (once: the timeline notes it once). Answers the
+     * checkout page, where the shopper sees the order confirmed.
+     */
+    async confirmNothingToPay(token: string): Promise<{ returnUrl: string }> {
+      const session = await db.checkoutSession.findUniqueOrThrow({ where: { token }, include: { merchant: { select: merchantPageFields } } });
+      if (session.totalMinor !== 0) throw ApplicationFailure.nonRetryable(`The total of checkout ${token} is not 0: it must be paid`, 'CONFLICT');
+      const { count } = await db.checkoutSession.updateMany({
+        where: { token, OR: [{ paymentMethod: null }, { paymentMethod: { not: 'free' } }] },
+        data: { paymentMethod: 'free', lastActivityAt: new Date() },
+      });
+      if (count > 0) await recordSessionEvent(db, token, 'nothing_to_pay', { totalMinor: 0, currency: session.currency });
+      return { returnUrl: checkoutPageUrl(session.merchant, token) };
+    },
+
+    /**
+     * The shopper accepted a post-purchase upsell on a checkout paid by card: its offer price (in the session's
+     * currency, with its FX snapshot) is charged once on the payment method of the checkout's payment, off
+     * session (Whop POST /payments with company_id, member_id, payment_method_id and a one-time plan on the
+     * merchant's product; idempotency key upsell-<token>-<upsellId>). The purchase row is written before the
+     * charge and keeps what was offered; a second acceptance answers the same purchase. A decline is an
+     * answer (state failed), not an error.
+     */
+    async chargeUpsell(token: string, upsellId: string): Promise<UpsellCharge> {
+      const session = await db.checkoutSession.findUnique({ where: { token }, include: { merchant: { select: { shopName: true } } } });
+      if (!session) throw ApplicationFailure.nonRetryable(`No checkout session ${token}`, 'NOT_FOUND');
+      if (session.status !== 'COMPLETED' || session.paymentMethod !== 'card') throw notAvailable('Offers can be added with one click only to an order paid by card');
+      const existing = await db.upsellPurchase.findUnique({ where: { token_upsellId: { token, upsellId } } });
+      if (existing?.processorPaymentId || existing?.status === 'FAILED') return chargeOf(existing);
+      const upsell = await db.upsell.findFirst({ where: { id: upsellId, merchantId: session.merchantId } });
+      if (!existing && (!upsell || !upsell.active || upsell.placement !== 'post_purchase')) throw notAvailable('This offer is not available any more');
+
+      const { client, businessId, productId } = await clientFor(session.merchantId);
+      const paid = await sessionPayment(client, businessId, token, session.processorPaymentId);
+      if (!paid || paid.state !== 'paid' || !paid.memberId || !paid.paymentMethodId) {
+        throw notAvailable('The payment method of this order cannot be charged again: the offer can be bought as a new order');
+      }
+      const row = existing ?? await (async () => {
+        const { offerPrice } = upsellPrices(upsell!, session.currency, sessionFxRates(session.fxRates));
+        if (offerPrice.amount <= 0) throw notAvailable('This offer has no price to charge');
+        return db.upsellPurchase.upsert({
+          where: { token_upsellId: { token, upsellId } },
+          create: {
+            token, merchantId: session.merchantId, upsellId, title: upsell!.title, productId: upsell!.productId, variantId: upsell!.variantId,
+            amountMinor: offerPrice.amount, currency: session.currency,
+          },
+          update: {},
+        });
+      })();
+      let payment: Payment;
+      try {
+        payment = await client.chargeSavedMethod({
+          companyId: businessId, memberId: paid.memberId, paymentMethodId: paid.paymentMethodId,
+          price: { productId, amountMinor: row.amountMinor, currency: row.currency, title: `${session.merchant.shopName}: ${row.title}`.slice(0, 60) },
+          // The session's token leads the webhook to the session's secret and workflow; the upsell id to this purchase.
+          metadata: { checkout_session_token: token, checkout_upsell_id: upsellId },
+        }, upsellChargeIdempotencyKey(token, upsellId));
+      } catch (err) {
+        if (isIntegrationError(err) && !err.retryable) {
+          // Whop refused the charge itself (the method cannot be used off session, ...): a final answer for the shopper.
+          const failed = await settleUpsell(row, { state: 'failed', paymentId: null, reason: err.message.slice(0, 500) });
+          return chargeOf(failed);
+        }
+        throw err;
+      }
+      const settled = await settleUpsell(row, { state: payment.state, paymentId: payment.id, reason: payment.failureMessage });
+      return chargeOf(settled);
+    },
+
+    /** The processor's word on an accepted upsell's charge (a webhook, or the workflow's poll while it is pending). */
+    async recordUpsellPayment(token: string, upsellId: string, outcome: { state: UpsellChargeOutcome; paymentId: string | null; reason?: string | null }): Promise<UpsellCharge> {
+      const row = await db.upsellPurchase.findUnique({ where: { token_upsellId: { token, upsellId } } });
+      if (!row) throw ApplicationFailure.nonRetryable(`No upsell ${upsellId} was accepted on checkout ${token}`, 'NOT_FOUND');
+      return chargeOf(await settleUpsell(row, { ...outcome, reason: outcome.reason ?? null }));
+    },
+
+    /** Asks the processor about a pending upsell charge and records what it says. */
+    async getUpsellPaymentStatus(token: string, upsellId: string): Promise<UpsellCharge> {
+      const row = await db.upsellPurchase.findUnique({ where: { token_upsellId: { token, upsellId } } });
+      if (!row) throw ApplicationFailure.nonRetryable(`No upsell ${upsellId} was accepted on checkout ${token}`, 'NOT_FOUND');
+      if (!row.processorPaymentId) return chargeOf(row);
+      const { client } = await clientFor(row.merchantId);
+      const payment = await client.getPayment(row.processorPaymentId);
+      return chargeOf(await settleUpsell(row, { state: payment.state, paymentId: payment.id, reason: payment.failureMessage }));
     },
 
     /** The processor's word on the session's current payment (for pay, refresh-status and reconciliation). */

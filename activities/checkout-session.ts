@@ -84,14 +84,10 @@ export function createCheckoutSessionActivities(deps: { db: Db }) {
      * Prices the checkout (model/pricing.ts: items + accepted order bumps + the chosen shipping
      * rate − a discount code re-validated now, with the session's own FX snapshot) and stores the shopper's
      * details with the totals, one amount. A discount code's use is reserved in the same transaction, under a
-     * lock on the code, so a usage limit holds when shoppers race for its last use.
+     * lock on the code, so a usage limit holds when shoppers race for its last use. A total of 0 is stored
+     * like any other: the workflow completes such a checkout without the processor.
      */
-    /**
-     * Prices the shopper's choices and stores them with the totals (and the discount's reservation), in one
-     * transaction. `forCard`: the details start a card payment, which needs something to pay: a total of 0
-     * (a 100 % code and free shipping) is refused with NOTHING_TO_PAY and nothing is stored.
-     */
-    async recordShopperDetails(token: string, details: ShopperDetails, opts: { forCard?: boolean } = {}): Promise<PaymentQuote> {
+    async recordShopperDetails(token: string, details: ShopperDetails): Promise<PaymentQuote> {
       const session = await db.checkoutSession.findUniqueOrThrow({ where: { token }, include: { merchant: { include: { shippingRates: true } } } });
       const rates = [...session.merchant.shippingRates].sort((a, b) => a.position - b.position);
       const input = { shippingRateId: details.shippingRateId, discountCode: details.discountCode, orderBumpIds: details.orderBumpIds, email: details.email };
@@ -99,11 +95,6 @@ export function createCheckoutSessionActivities(deps: { db: Db }) {
         return await db.$transaction(async (tx) => {
           const priced = await priceCheckout(tx, session, rates, input, { lock: true });
           const { totals } = priced;
-          if (opts.forCard && totals.total.amount <= 0) {
-            throw new AppError('NOTHING_TO_PAY', session.merchant.codEnabled
-              ? 'The total of this order is 0, so there is nothing to pay by card: choose cash on delivery to place it'
-              : 'The total of this order is 0, so there is nothing to pay by card: remove the discount code or choose another shipping option');
-          }
           await reserveDiscount(tx, token, priced, details.email);
           await tx.checkoutSession.update({
             where: { token },

@@ -1,10 +1,11 @@
 // The texts of the emails that follow a paid checkout: the shopper's order confirmation (in the merchant's
 // branding), the merchant's new-order notification, the merchant's alert when the store refused the
-// order, and the shopper's refund confirmation. Amounts arrive formatted; every interpolated value is
+// order, the shopper's refund confirmation, and the shopper's confirmation of an accepted post-purchase upsell. Amounts arrive formatted; every interpolated value is
 // escaped for HTML.
 import { escapeHtml, type RenderedEmail } from './email-templates.js';
 
 import type { OrderEmailKind } from '../model/order-emails.js';
+import type { PaymentMethod } from '../domain/payment-method.js';
 
 export interface OrderEmailData {
   shop: { name: string; logoUrl: string | null; primaryColor: string | null };
@@ -22,7 +23,7 @@ export interface OrderEmailData {
   /** A discount code taken off the subtotal (shown as a minus line); null or absent for none. */
   discount?: { code: string; amount: string } | null;
   total: string;
-  payment: { method: 'card' | 'cod'; reference: string | null };
+  payment: { method: PaymentMethod; reference: string | null };
   /** Why the store refused the order (store_order_problem). */
   problem?: string | null;
 }
@@ -82,6 +83,11 @@ function paymentSentence(d: OrderEmailData, audience: 'shopper' | 'merchant'): s
     return audience === 'shopper'
       ? `You pay ${d.total} in cash on delivery.`
       : `Cash on delivery: collect ${d.total} on delivery, then mark the order paid in your store.`;
+  }
+  if (d.payment.method === 'free') {
+    return audience === 'shopper'
+      ? 'There is nothing to pay for this order.'
+      : `Nothing to pay: the order's total is ${d.total}${d.discount ? ` (code ${d.discount.code})` : ''}, so no payment was taken.`;
   }
   return audience === 'shopper'
     ? `We have received your payment of ${d.total}.`
@@ -151,7 +157,21 @@ function refundConfirmation(d: OrderEmailData): RenderedEmail {
   };
 }
 
+/** A post-purchase offer the shopper accepted: charged on the card of the order, shipped with it. */
+function upsellConfirmation(d: OrderEmailData): RenderedEmail {
+  const titles = d.lines.map(lineLabel).join(', ');
+  const intro = `Thank you, ${d.customer.name}! ${titles} is added to your order with ${d.shop.name} (order ${d.reference}).`;
+  const payment = `We charged ${d.total} to the card you paid with${d.payment.reference ? ` (payment ${d.payment.reference})` : ''}.`;
+  const outro = `It ships to the same address. Questions? Reply to this email to reach ${d.shop.name}.`;
+  return {
+    subject: oneLine(`Added to your order: ${titles} – ${d.shop.name}`),
+    html: layout(d, 'Added to your order', [p(intro), p(payment), summaryHtml(d), addressHtml('Shipping to', d), p(outro)].join('\n')),
+    text: [intro, payment, summaryText(d), addressText('Shipping to', d), outro].join('\n\n') + '\n',
+  };
+}
+
 const RENDERERS: Record<OrderEmailKind, (d: OrderEmailData) => RenderedEmail> = {
+  upsell_confirmation: upsellConfirmation,
   order_confirmation: orderConfirmation,
   merchant_order_notification: merchantOrderNotification,
   store_order_problem: storeOrderProblem,

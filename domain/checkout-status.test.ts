@@ -28,11 +28,11 @@ const EXPECTED: Record<CheckoutStatus, readonly CheckoutStatus[]> = {
 
 // Endpoint- and timer-driven transitions: from → the statuses it may go to.
 const ALLOWED: Record<CheckoutStatus, readonly CheckoutStatus[]> = {
-  OPEN: [P, D, A],
+  OPEN: [P, C, D, A],
   PAYMENT_PENDING: [A],
   COD_CONFIRMED: [],
   COMPLETED: [R],
-  FAILED: [P, D, A],
+  FAILED: [P, C, D, A],
   REFUNDED: [],
   ABANDONED: [],
 };
@@ -102,6 +102,9 @@ describe('who may ask for a refund', () => {
   it('given a cash-on-delivery order / NOT_REFUNDABLE, even if a late card success made it COMPLETED', () => {
     expect(refundRefusal({ status: D, refundRequested: false, paymentMethod: 'cod' })?.code).toBe('NOT_REFUNDABLE');
     expect(refundRefusal({ status: C, refundRequested: false, paymentMethod: 'cod' })?.code).toBe('NOT_REFUNDABLE');
+  });
+  it('given a COMPLETED order with nothing to pay (total 0) / NOT_REFUNDABLE', () => {
+    expect(refundRefusal({ status: C, refundRequested: false, paymentMethod: 'free' })).toMatchObject({ code: 'NOT_REFUNDABLE', message: expect.stringContaining('nothing to refund') });
   });
   it('given a refund asked for or done / REFUND_ALREADY_REQUESTED, whatever else is true', () => {
     fc.assert(fc.property(fc.constantFrom(...CHECKOUT_STATUSES), fc.constantFrom('card', 'cod', null), (status, paymentMethod) => {

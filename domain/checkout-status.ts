@@ -8,7 +8,8 @@
  * - COD_CONFIRMED: the shopper confirmed cash on delivery; the store holds the order in pending payment.
  *   A status of its own, not COMPLETED: a COD order is not paid, must never be refunded through the
  *   processor and must not count as paid revenue.
- * - COMPLETED: the processor confirmed payment; the order exists on the store.
+ * - COMPLETED: the processor confirmed payment (or there was nothing to pay: a total of 0 completes at
+ *   init-payment without the processor); the order exists on the store.
  * - FAILED: the last payment attempt failed; the shopper may try again.
  * - REFUNDED: fully refunded (partial refunds are not offered).
  * - ABANDONED: no progress for the configured time; no longer an open session.
@@ -77,9 +78,10 @@ export function applyProcessorEvent(status: CheckoutStatus, event: string): Even
  * and leaves the session COMPLETED: REFUNDED follows the processor's refund event (or a sync that sees it).
  */
 export const ENDPOINT_TRANSITIONS: Readonly<Record<CheckoutStatus, readonly CheckoutStatus[]>> = {
-  OPEN: ['PAYMENT_PENDING', 'COD_CONFIRMED', 'ABANDONED'], // init-payment, complete-cod, abandonment timer
+  // init-payment (COMPLETED when the total is 0: nothing to pay), complete-cod, abandonment timer
+  OPEN: ['PAYMENT_PENDING', 'COMPLETED', 'COD_CONFIRMED', 'ABANDONED'],
   PAYMENT_PENDING: ['ABANDONED'],
-  FAILED: ['PAYMENT_PENDING', 'COD_CONFIRMED', 'ABANDONED'], // retry with a new payment, fall back to COD
+  FAILED: ['PAYMENT_PENDING', 'COMPLETED', 'COD_CONFIRMED', 'ABANDONED'], // retry with a new payment, fall back to COD
   COMPLETED: ['REFUNDED'], // the merchant's refund, once the processor confirms it
   COD_CONFIRMED: [], // paid in cash to the merchant, outside the processor (codPaidAt records it)
   REFUNDED: [],
@@ -116,6 +118,7 @@ export function refundRefusal(session: { status: CheckoutStatus; refundRequested
   if (session.status === 'COD_CONFIRMED' || session.paymentMethod === 'cod') {
     return { code: 'NOT_REFUNDABLE', message: 'A cash-on-delivery order was not paid through the processor: refund the shopper directly' };
   }
+  if (session.paymentMethod === 'free') return { code: 'NOT_REFUNDABLE', message: 'Nothing was paid for this order (its total was 0): there is nothing to refund' };
   if (session.status !== 'COMPLETED') {
     return { code: 'NOT_REFUNDABLE', message: `Only a completed card payment can be refunded: this checkout is ${session.status.toLowerCase().replace('_', ' ')}` };
   }

@@ -25,6 +25,7 @@ export const ERROR_CODES = {
   COD_NOT_ENABLED: 409, // complete-cod while the merchant has cash on delivery switched off
   NOT_REFUNDABLE: 409, // only a COMPLETED card payment can be refunded (COD, open, failed... cannot)
   REFUND_ALREADY_REQUESTED: 409, // a refund was already asked for (or done): never a second one
+  UPSELL_NOT_AVAILABLE: 409, // a post-purchase offer that cannot be added: the checkout is not paid by card, the offer is gone, or its payment method cannot be charged again
   PAYLOAD_TOO_LARGE: 413,
   URI_TOO_LONG: 414, // a path parameter longer than the router accepts
   UNSUPPORTED_MEDIA_TYPE: 415,
@@ -32,7 +33,6 @@ export const ERROR_CODES = {
   INVALID_STORE_CREDENTIALS: 422,
   PARTIAL_REFUND_NOT_SUPPORTED: 422, // refunds are full refunds: any other amount is refused
   UNSUPPORTED_CURRENCY: 422, // a store's checkout currency we cannot price in (unknown ISO code or no FX rate)
-  NOTHING_TO_PAY: 422, // init-payment on a total of 0 (a 100 % code and free shipping): no card payment for nothing
   // A discount code that does not apply to this checkout, one code per reason (domain/discounts.ts).
   DISCOUNT_UNKNOWN: 422, // no such code for this shop, or the merchant paused it
   DISCOUNT_EXPIRED: 422,

@@ -10,7 +10,7 @@
 import type { Db, Prisma } from '../prisma/client.js';
 import { AppError } from '../domain/errors.js';
 import { checkDiscount, checkoutTotals, normalizeDiscountCode, type CheckoutTotals, type DiscountRule } from '../domain/discounts.js';
-import { convertFromEur, money, multiply, sum, type FxRates, type Money } from '../domain/money.js';
+import { convertFromEur, money, multiply, percentOf, subtract, sum, type FxRates, type Money } from '../domain/money.js';
 import { quoteShippingRates, selectRate, type ShippingQuote, type ShippingRateInput } from '../domain/shipping.js';
 import { sessionFxRates, sessionLines, type BumpLine } from './checkout-session.js';
 
@@ -149,4 +149,13 @@ export async function redeemDiscount(db: Db, token: string): Promise<void> {
     WHERE s.token = ${token}
     ON CONFLICT (discount_id, session_token) DO UPDATE SET redeemed_at = now()
       WHERE discount_redemptions.redeemed_at IS NULL`;
+}
+
+/**
+ * An upsell offer in the session's currency (with its FX snapshot): the regular price and the offer price after
+ * its discount. The one rule for what the page shows and what a one-click acceptance charges.
+ */
+export function upsellPrices(upsell: { priceCents: number; discountPercent: number }, currency: string, fx: FxRates): { price: Money; offerPrice: Money } {
+  const price = convertFromEur(upsell.priceCents, currency, fx);
+  return { price, offerPrice: subtract(price, percentOf(price, upsell.discountPercent * 100)) };
 }

@@ -4,6 +4,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { CheckoutStatus } from '../domain/checkout-status.js';
 import type { ShippingAddress } from '../domain/address.js';
+import type { UpsellCharge } from '../domain/upsell-purchase.js';
 
 /** One workflow per session; the id is derived from the token so any event finds it. */
 export const checkoutWorkflowId = (token: string) => `checkout-${token}`;
@@ -38,10 +39,14 @@ export interface ShopperDetails {
 }
 
 export interface InitPaymentResult {
-  paymentId: string;
+  /** The processor's payment attempt; null when the total is 0 and nothing is charged. */
+  paymentId: string | null;
+  /** Where the shopper goes next: the processor's payment page, or (nothing to pay) the checkout page, confirmed. */
   paymentUrl: string;
   totalMinor: number;
   currency: string;
+  /** PAYMENT_PENDING, or COMPLETED when there was nothing to pay. */
+  status: 'PAYMENT_PENDING' | 'COMPLETED';
 }
 
 export interface StatusResult {
@@ -54,7 +59,16 @@ export interface ProcessorEventMessage {
   eventId: string;
   event: string;
   paymentId: string;
+  /** The event is about an accepted upsell's charge (its payment's metadata checkout_upsell_id), not the checkout's payment. */
+  upsellId?: string;
 }
+
+/** The shopper accepts a post-purchase upsell on the paid checkout's page (one click: the saved card is charged). */
+export interface AcceptUpsellInput {
+  upsellId: string;
+}
+
+export type { UpsellCharge };
 
 /** A refund the merchant asked for: the processor accepted it; the session becomes REFUNDED on its event. */
 export interface RefundResult {
@@ -80,6 +94,8 @@ export const refundUpdate = defineUpdate<RefundResult, []>('refund');
 export const backfillStatusUpdate = defineUpdate<BackfillResult, []>('backfillStatus');
 /** The payment page's step is done: confirm with the processor and apply what it says. */
 export const payUpdate = defineUpdate<StatusResult, []>('pay');
+/** A post-purchase upsell accepted: charged once, its order and email once it is paid. */
+export const acceptUpsellUpdate = defineUpdate<UpsellCharge, [AcceptUpsellInput]>('acceptUpsell');
 /** Re-fetch the processor's status and apply it. */
 export const refreshStatusUpdate = defineUpdate<StatusResult, []>('refreshStatus');
 export const processorEventSignal = defineSignal<[ProcessorEventMessage]>('processorEvent');

@@ -1,11 +1,12 @@
 import { ActivityFailure, ApplicationFailure, allHandlersFinished, condition, log, patched, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import { applyProcessorEvent, canTransition, refundRefusal, type CheckoutStatus } from '../domain/checkout-status.js';
+import { applyProcessorEvent, canTransition, FAILURE_EVENTS, refundRefusal, REFUND_EVENTS, SUCCESS_EVENTS, type CheckoutStatus } from '../domain/checkout-status.js';
+import type { UpsellChargeOutcome } from '../domain/upsell-purchase.js';
 import type { ErrorCode } from '../domain/errors.js';
 import type { CheckoutSessionActivities } from '../activities/checkout-session.js';
 import type { CheckoutPaymentActivities } from '../activities/checkout-payment.js';
 import type { FulfilmentActivities } from '../activities/checkout-fulfilment.js';
 import {
-  backfillStatusUpdate, completeCodUpdate, initPaymentUpdate, payUpdate, PAYMENT_STATUS_EVENTS, processorEventSignal, refreshStatusUpdate, refundUpdate, statusQuery,
+  acceptUpsellUpdate, backfillStatusUpdate, completeCodUpdate, initPaymentUpdate, payUpdate, PAYMENT_STATUS_EVENTS, processorEventSignal, refreshStatusUpdate, refundUpdate, statusQuery,
   type BackfillResult, type CheckoutWorkflowInput, type InitPaymentResult, type ProcessorEventMessage, type RefundResult, type ShopperDetails, type StatusResult,
 } from './checkout.messages.js';
 import { asCallerAnswer } from './failures.js';
@@ -21,7 +22,12 @@ const REFUND_POLL_MAX_MS = 6 * HOUR;
 // for good inside a signal (a success webhook during a 10-minute outage) was an unhandled rejection that
 // stuck the run's workflow task for ever, and the order with it. Refusals (an unknown rate, a code that
 // does not apply) are non-retryable and still answer at once.
-const session = proxyActivities<CheckoutSessionActivities>({
+const session = proxyActivities<CheckoutSessionActivities & Pick<CheckoutPaymentActivities, 'confirmNothingToPay'>>({
+  startToCloseTimeout: '15 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+});
+// Records of the processor's word on an upsell's charge: like the session's own writes, retried until they land.
+const records = proxyActivities<CheckoutPaymentActivities>({
   startToCloseTimeout: '15 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
@@ -46,6 +52,8 @@ const storeLookup = proxyActivities<FulfilmentActivities>({
   startToCloseTimeout: '15 seconds',
   retry: { initialInterval: '500 milliseconds', maximumInterval: '5 seconds', maximumAttempts: 3 },
 });
+
+const includes = (list: readonly string[], value: string) => list.includes(value);
 
 /** A refusal the API answers as `{ error, code }` (the error handler maps ApplicationFailure types that are codes). */
 const refusal = (type: ErrorCode, message: string) => ApplicationFailure.create({ type, message, nonRetryable: true });
@@ -109,6 +117,11 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
   let codDetailsKey: string | undefined;
   /** Signals and updates queued or running: the run never ends under one of them. */
   let busy = 0;
+  /** Accepted upsells whose charge has no outcome yet (polled below), and the orders + emails of paid ones. */
+  const upsellsPending = new Set<string>();
+  const upsellsFulfilled = new Set<string>();
+  let upsellJobs = 0;
+  let upsellWaitOver = false;
 
   /** OPEN or FAILED: abandoned after abandonAfterMs without progress (a pending payment has its own rule below). */
   const idleAbandonable = () => status !== 'PAYMENT_PENDING' && canTransition(status, 'ABANDONED');
@@ -177,6 +190,70 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
     fulfilled = true;
   }
 
+  /** A paid upsell's own order on the store, then the shopper's confirmation: each once (its row and email key hold across runs). */
+  async function fulfilUpsell(upsellId: string) {
+    upsellJobs += 1;
+    try {
+      await store.createUpsellStoreOrder(token, upsellId);
+    } catch (err) {
+      const message = err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
+      log.error('upsell store order failed', { token, upsellId, message });
+      await store.recordUpsellStoreOrderFailure(token, upsellId, message).catch((e: unknown) => log.error('upsell order failure not recorded', { token, upsellId, error: String(e) }));
+    } finally {
+      await emails.sendUpsellConfirmation(token, upsellId).catch((e: unknown) => log.error('upsell email failed', { token, upsellId, error: String(e) }));
+      upsellJobs -= 1;
+    }
+  }
+
+  /** What the processor said of an upsell's charge: pending ones are polled; a paid one gets its order and email once. */
+  function followUpsell(upsellId: string, state: UpsellChargeOutcome) {
+    if (state === 'pending') {
+      upsellsPending.add(upsellId);
+      upsellWaitOver = false;
+      return;
+    }
+    upsellsPending.delete(upsellId);
+    if (state === 'paid' && !upsellsFulfilled.has(upsellId)) {
+      upsellsFulfilled.add(upsellId);
+      void fulfilUpsell(upsellId);
+    }
+  }
+
+  /** A webhook (or poll) about an upsell's charge: recorded on its purchase, never on the checkout's own status. */
+  async function applyUpsellEvent(upsellId: string, message: ProcessorEventMessage) {
+    const outcome: UpsellChargeOutcome | undefined = includes(SUCCESS_EVENTS, message.event) ? 'paid'
+      : includes(FAILURE_EVENTS, message.event) ? 'failed'
+        : includes(REFUND_EVENTS, message.event) ? 'refunded' : undefined;
+    if (!outcome) return;
+    const charge = await records.recordUpsellPayment(token, upsellId, { state: outcome, paymentId: message.paymentId });
+    followUpsell(upsellId, charge.state);
+  }
+
+  /** While an accepted upsell's charge has no outcome: ask the processor, backing off, for at most abandonAfterMs. */
+  async function awaitUpsells() {
+    const since = Date.now();
+    let wait = reconcileAfterMs;
+    while (upsellsPending.size > 0 && Date.now() - since < abandonAfterMs) {
+      const seen = upsellsPending.size;
+      if (await condition(() => upsellsPending.size !== seen, Math.min(wait, abandonAfterMs - (Date.now() - since)))) continue;
+      await exclusive(async () => {
+        for (const upsellId of [...upsellsPending]) {
+          const charge = await payment.getUpsellPaymentStatus(token, upsellId).catch((err: unknown) => {
+            if (!(err instanceof ActivityFailure)) throw err;
+            log.warn('upsell payment lookup failed; asking again at the next poll', { token, upsellId, error: err.cause?.message ?? err.message });
+            return null;
+          });
+          if (charge) followUpsell(upsellId, charge.state);
+        }
+      });
+      wait = Math.min(wait * 2, HOUR);
+    }
+    if (upsellsPending.size > 0) {
+      log.warn('upsell charge without an outcome; a late webhook still applies it', { token, upsells: [...upsellsPending] });
+      upsellWaitOver = true;
+    }
+  }
+
   async function sendRefundEmail() {
     await emails.sendRefundConfirmation(token).catch((e: unknown) => log.error('refund email failed', { token, error: String(e) }));
     refundEmailSent = true;
@@ -185,6 +262,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
   async function applyEvent(message: ProcessorEventMessage) {
     if (seenEvents.has(message.eventId)) return;
     seenEvents.add(message.eventId);
+    if (message.upsellId !== undefined) return applyUpsellEvent(message.upsellId, message);
     const outcome = applyProcessorEvent(status, message.event);
     if (outcome.effect === 'create_order' && !fulfilment && patched(ORDER_ALONGSIDE_STATUS)) {
       // The store order needs nothing the status write records (the payment method was stored with the
@@ -255,22 +333,32 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
   });
 
   setHandler(initPaymentUpdate, (details: ShopperDetails) =>
-    exclusive(async () => {
+    exclusive(async (): Promise<InitPaymentResult> => {
       const detailsKey = JSON.stringify(details);
-      if (status === 'PAYMENT_PENDING' && current) {
-        // A double click gets the same payment; other details while one is pending would make two.
-        if (current.detailsKey === detailsKey) return { paymentId: current.paymentId, paymentUrl: current.paymentUrl, totalMinor: current.totalMinor, currency: current.currency };
-        throw ApplicationFailure.create({ type: 'CONFLICT', message: 'A payment for this checkout is already in progress', nonRetryable: true });
+      const nothingPaid = status === 'COMPLETED' && current?.paymentId === null;
+      if (current && (status === 'PAYMENT_PENDING' || nothingPaid)) {
+        // A double click gets the same payment (or the same free order); other details now would make two.
+        const { detailsKey: startedWith, ...answer } = current;
+        if (startedWith === detailsKey) return answer;
+        throw refusal('CONFLICT', nothingPaid ? 'This order is already confirmed' : 'A payment for this checkout is already in progress');
       }
-      if (!canTransition(status, 'PAYMENT_PENDING')) {
-        throw ApplicationFailure.create({ type: 'CONFLICT', message: `This checkout is ${status.toLowerCase().replace('_', ' ')}: no payment can start`, nonRetryable: true });
+      if (!canTransition(status, 'PAYMENT_PENDING')) throw refusal('CONFLICT', `This checkout is ${label(status)}: no payment can start`);
+      const quote = await session.recordShopperDetails(token, details);
+      if (quote.totalMinor === 0) {
+        // A 100 % code with free shipping: nothing to charge, so no processor payment; the order and its
+        // emails follow as after a paid one, and the shopper goes straight to the confirmed checkout page.
+        const { returnUrl } = await session.confirmNothingToPay(token);
+        await setStatus('COMPLETED', 'init-payment: nothing to pay');
+        if (!fulfilment) fulfilment = fulfil();
+        current = { paymentId: null, paymentUrl: returnUrl, totalMinor: 0, currency: quote.currency, status: 'COMPLETED', detailsKey };
+        const { detailsKey: _, ...answer } = current;
+        return answer;
       }
-      const quote = await session.recordShopperDetails(token, details, { forCard: true });
       attempt += 1;
       const created = await payment.createProcessorPayment(token, attempt).catch(asProcessorAnswer);
       await setStatus('PAYMENT_PENDING', 'init-payment');
-      current = { ...created, totalMinor: quote.totalMinor, currency: quote.currency, detailsKey };
-      return { paymentId: created.paymentId, paymentUrl: created.paymentUrl, totalMinor: quote.totalMinor, currency: quote.currency };
+      current = { ...created, totalMinor: quote.totalMinor, currency: quote.currency, status: 'PAYMENT_PENDING', detailsKey };
+      return { paymentId: created.paymentId, paymentUrl: created.paymentUrl, totalMinor: quote.totalMinor, currency: quote.currency, status: 'PAYMENT_PENDING' };
     }),
   );
 
@@ -320,11 +408,22 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
     }),
   );
 
+  setHandler(acceptUpsellUpdate, ({ upsellId }) =>
+    exclusive(async () => {
+      if (status !== 'COMPLETED') throw refusal('UPSELL_NOT_AVAILABLE', `This checkout is ${label(status)}: an offer can only be added to a paid order`);
+      // Charged once whatever the clicks or runs (the purchase row and the processor's idempotency key).
+      const charge = await payment.chargeUpsell(token, upsellId).catch(asProcessorAnswer);
+      followUpsell(upsellId, charge.state);
+      return charge;
+    }),
+  );
+
   setHandler(payUpdate, () => exclusive(() => syncWithProcessor('pay')));
   setHandler(refreshStatusUpdate, () => exclusive(() => syncWithProcessor('refresh-status')));
 
   const refundPending = () => status === 'COMPLETED' && refundRequested && !refundWaitOver;
-  const idle = () => (fulfilment === undefined || fulfilled) && (refundEmail === undefined || refundEmailSent) && busy === 0 && allHandlersFinished();
+  const upsellPending = () => upsellsPending.size > 0 && !upsellWaitOver;
+  const idle = () => (fulfilment === undefined || fulfilled) && (refundEmail === undefined || refundEmailSent) && upsellJobs === 0 && busy === 0 && allHandlersFinished();
 
   await load;
 
@@ -351,7 +450,8 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
   // otherwise the run ends once the order, the emails and every queued signal or update are done.
   for (;;) {
     if (refundPending()) await awaitRefund();
-    await condition(() => refundPending() || idle());
-    if (!refundPending()) return { status };
+    if (upsellPending()) await awaitUpsells();
+    await condition(() => refundPending() || upsellPending() || idle());
+    if (!refundPending() && !upsellPending()) return { status };
   }
 }

@@ -1,6 +1,7 @@
 // The merchant's orders and checkout statistics (read side): query parameters, list items, the order with
 // its timeline, stats and funnel. One source for validation, serialization and the OpenAPI document; money
 // is integer minor units with its currency.
+import { PAYMENT_METHODS } from '../../domain/payment-method.js';
 import { z } from 'zod';
 import { CHECKOUT_STATUSES } from '../../domain/checkout-status.js';
 import { FUNNEL_STEPS } from '../../domain/stats.js';
@@ -64,7 +65,7 @@ export const ordersQuery = z
     cursor: chars(300).optional().describe('nextCursor of the previous page (opaque: any other value answers INVALID_INPUT)'),
     status: statusList.optional(),
     ...range,
-    paymentMethod: z.enum(['card', 'cod']).optional(),
+    paymentMethod: z.enum(PAYMENT_METHODS).optional().describe('card (through the processor), cod (cash on delivery) or free (a total of 0, nothing paid)'),
     q: text(254, { required: 'enter the start of an email or a token' })
       .optional()
       .describe('Search: the start of the shopper\'s email (case-insensitive) or of the session token'),
@@ -89,7 +90,7 @@ export const orderSummary = z
     status: checkoutStatus,
     email: z.string().nullable(),
     totals: orderTotals,
-    paymentMethod: z.enum(['card', 'cod']).nullable(),
+    paymentMethod: z.enum(PAYMENT_METHODS).nullable().describe('card, cod, or free (a total of 0: completed without a payment); null before one was chosen'),
     storeOrderId: z.string().nullable().describe('The order on the store, once created'),
     storeOrderError: z.boolean().describe('The store permanently refused the order: the session is paid but has no store order (see the detail)'),
     storeOrder: storeOrder.nullable().describe('The order on the store, apart from the status: pending (paid, being created), created or failed; null before payment'),
@@ -195,6 +196,15 @@ export const statsResponse = z
         }),
       )
       .describe('Cash-on-delivery order value per currency, apart from revenue'),
+    upsells: z
+      .array(
+        z.object({
+          currency: z.string().length(3),
+          accepted: z.number().int().describe('Post-purchase offers accepted and paid (one-click, on the checkout\'s card) on the range\'s sessions'),
+          amountMinor: z.number().int().describe('What they were charged, in minor units (apart from revenue, which is the checkouts\' own totals)'),
+        }),
+      )
+      .describe('Paid one-click upsells per currency, by the checkout session\'s creation; refunded ones are not counted'),
   })
   .meta({ id: 'CheckoutStats' });
 

@@ -145,7 +145,11 @@ export function toDraftOrderInput(input: StoreOrderInput) {
       { key: SESSION_ATTRIBUTE, value: o.sessionToken },
       ...(o.payment.reference ? [{ key: 'payment_reference', value: o.payment.reference }] : []),
     ],
-    note: o.payment.method === 'card' ? `Paid with the hosted checkout${o.payment.reference ? ` (payment ${o.payment.reference})` : ''}` : 'Cash on delivery (hosted checkout)',
+    note: {
+      card: `Paid with the hosted checkout${o.payment.reference ? ` (payment ${o.payment.reference})` : ''}`,
+      cod: 'Cash on delivery (hosted checkout)',
+      free: 'Nothing to pay: total 0 (hosted checkout)',
+    }[o.payment.method],
     lineItems: o.lines.map((l) =>
       l.variantId !== undefined
         ? { variantId: `gid://shopify/ProductVariant/${l.variantId}`, quantity: l.quantity, priceOverride: money(l.unitPriceMinor) }

@@ -84,6 +84,14 @@ describe('storefront B client, given the demo store keys', () => {
     expect((await (await fetch(`${b.url}/_control/stores/demo`)).json() as { orders: Array<{ discount_total: string }> }).orders[0]!.discount_total).toBe('10.00');
   });
 
+  it('when it creates an order with nothing to pay (total 0), then it is paid with no gateway, and a free order with a total is refused before any call', async () => {
+    const free = { shipping: { title: 'Pickup', priceMinor: 0 }, discount: { code: 'FREE100', amountMinor: 8080 }, totals: { subtotalMinor: 8080, shippingMinor: 0, discountMinor: 8080, totalMinor: 0 }, payment: { method: 'free' as const } };
+    const order = await client().createOrder(orderInput({ ...free, sessionToken: 'sess_b_free' }), 'free');
+    expect(order).toMatchObject({ status: 'processing', paid: true, totalMinor: 0 });
+    expect(demo().orders.get(Number(order.id))).toMatchObject({ paymentMethod: '', paymentMethodTitle: 'No payment needed' });
+    await expect(client().createOrder(orderInput({ sessionToken: 'sess_b_free2', payment: { method: 'free' } }), 'free2')).rejects.toMatchObject({ kind: 'rejected' });
+  });
+
   it('when it creates a COD order, then it is on-hold and unpaid', async () => {
     expect(await client().createOrder(orderInput({ payment: { method: 'cod' } }), 'cod')).toMatchObject({ status: 'on-hold', paid: false });
   });

@@ -185,21 +185,28 @@ export function allocateDiscount(subtotals: number[], shipping: number, discount
 }
 
 /** Our neutral order as WooCommerce's order resource (POST /wc/v3/orders). */
+/** payment_method / payment_method_title per way of paying; a free order names no gateway, as WooCommerce's own. */
+const PAYMENT_FIELDS = {
+  card: { payment_method: PAYMENT_METHOD_ID, payment_method_title: 'Card' },
+  cod: { payment_method: 'cod', payment_method_title: 'Cash on delivery' },
+  free: { payment_method: '', payment_method_title: 'No payment needed' },
+} as const;
+
 function toOrderBody(input: StoreOrderInput) {
   const o = parseOrderInput(SYSTEM, input);
   const money = (minor: number) => minorToDecimal(minor, o.currency);
-  const card = o.payment.method === 'card';
+  const cod = o.payment.method === 'cod';
   const unlinked = o.lines.find((l) => l.productId === undefined);
   if (unlinked) throw new IntegrationError(SYSTEM, 'rejected', `${SYSTEM}: line "${unlinked.title}" has no productId`);
   const subtotals = o.lines.map((l) => l.unitPriceMinor * l.quantity);
   const discount = o.discount?.amountMinor ?? 0;
   const { lineTotals, shippingTotal } = allocateDiscount(subtotals, o.shipping.priceMinor, discount);
   return {
-    payment_method: card ? PAYMENT_METHOD_ID : 'cod',
-    payment_method_title: card ? 'Card' : 'Cash on delivery',
-    // set_paid runs payment_complete(transaction_id): processing with a paid date, the store's own emails.
+    ...PAYMENT_FIELDS[o.payment.method],
+    // set_paid runs payment_complete(transaction_id): processing with a paid date, the store's own emails (a
+    // total of 0 needs no payment: WooCommerce completes such orders the same way, without a gateway).
     // A COD order waits for its money: on-hold until the merchant marks it paid.
-    ...(card ? { set_paid: true } : { set_paid: false, status: 'on-hold' }),
+    ...(cod ? { set_paid: false, status: 'on-hold' } : { set_paid: true }),
     currency: o.currency,
     transaction_id: o.payment.reference ?? '',
     billing: { ...toAddress(o.billingAddress ?? o.shippingAddress), email: o.email },

@@ -45,8 +45,8 @@ export const storeOrderInputSchema = z
     shipping: z.object({ title: z.string().min(1), priceMinor: minor, code: z.string().optional() }),
     discount: z.object({ code: z.string().min(1), amountMinor: minor }).optional(),
     totals: z.object({ subtotalMinor: minor, shippingMinor: minor, discountMinor: minor, totalMinor: minor }),
-    /** card: already paid through the processor (reference = its payment id); cod: paid on delivery. */
-    payment: z.object({ method: z.enum(['card', 'cod']), reference: z.string().optional() }),
+    /** card: already paid through the processor (reference = its payment id); cod: paid on delivery; free: nothing to pay (total 0). */
+    payment: z.object({ method: z.enum(['card', 'cod', 'free']), reference: z.string().optional() }),
   })
   .superRefine((o, ctx) => {
     // The totals travel with the order so a store never books a different amount than was charged.
@@ -57,6 +57,8 @@ export const storeOrderInputSchema = z
     if (o.totals.discountMinor !== (o.discount?.amountMinor ?? 0)) issue('discountMinor', 'differs from the discount');
     const total = subtotal + o.totals.shippingMinor - o.totals.discountMinor;
     if (o.totals.totalMinor !== total) issue('totalMinor', `is ${o.totals.totalMinor}, expected ${total}`);
+    // An order marked as needing no payment must have nothing to pay: never a paid order for money not taken.
+    if (o.payment.method === 'free' && o.totals.totalMinor !== 0) issue('totalMinor', `is ${o.totals.totalMinor}: a free order's total is 0`);
   });
 
 export type StoreOrderInput = z.input<typeof storeOrderInputSchema>;

@@ -90,7 +90,7 @@ describe('a discount and an order bump in a non-EUR checkout, end to end', () =>
     expect(storefrontAOrdersOf(shop, token)).toHaveLength(1);
   });
 
-  it('given a 100 % code and free shipping / init-payment answers NOTHING_TO_PAY and stores nothing; with cash on delivery the order is placed at 0', async () => {
+  it('given a 100 % code and free shipping / init-payment completes the checkout without the processor: a paid order at 0 on the store, both emails, no refund', async () => {
     const merchant = await storefrontAMerchant(stack, 'Giveaway Store');
     const { shop } = merchant;
     const setup = await api(stack, 'PATCH', '/api/merchant/config', { shippingRates: [{ name: 'Pickup', basePriceCents: 0 }] }, merchant.token);
@@ -104,22 +104,38 @@ describe('a discount and an order bump in a non-EUR checkout, end to end', () =>
     const checked = await api(stack, 'POST', `/api/checkout/${token}/validate-discount`, { code: 'FREE100', email: SHOPPER.email, shippingRateId: pickup.id });
     expect(checked.body.total).toEqual({ amount: 0, currency: 'EUR' });
 
-    // A card payment of nothing: refused before anything is stored or asked of the processor.
+    // Nothing to charge: no processor payment, the shopper goes back to the checkout page, confirmed.
     const init = await api(stack, 'POST', `/api/checkout/${token}/init-payment`, details);
-    expect(init).toMatchObject({ status: 422, body: { code: 'NOTHING_TO_PAY', error: expect.stringContaining('remove the discount code') } });
-    const row = await stack.database.db.checkoutSession.findUniqueOrThrow({ where: { token } });
-    expect(row).toMatchObject({ status: 'OPEN', email: null, totalMinor: null, discountCode: null, processorPaymentId: null, paymentAttempt: 0 });
-    expect(await stack.database.db.discountRedemption.count({ where: { sessionToken: token } })).toBe(0);
+    expect(init, JSON.stringify(init.body)).toMatchObject({ status: 200, body: { status: 'COMPLETED', paymentId: null, totalMinor: 0, currency: 'EUR' } });
+    expect(init.body.paymentUrl).toMatch(new RegExp(`/checkout/${token}$`));
+    // A double click answers the same.
+    expect((await api(stack, 'POST', `/api/checkout/${token}/init-payment`, details)).body).toEqual(init.body);
     expect(await timelineOf(stack, token, 'payment_started')).toHaveLength(0);
+    expect(await timelineOf(stack, token, 'nothing_to_pay')).toHaveLength(1);
+    const row = await expectCompletedWithOneOrderAndTwoEmails(stack, token, merchant.email, () => storefrontAOrdersOf(shop, token).length);
+    expect(row).toMatchObject({ paymentMethod: 'free', totalMinor: 0, processorPaymentId: null });
+    const [order] = storefrontAOrdersOf(shop, token);
+    expect(order).toMatchObject({ total: 0, financialStatus: 'PAID', discount: { amount: shop.products[0]!.variants[0]!.price }, shipping: { price: 0 } });
+    expect(emailsOf(stack, token, merchant.email).toShopper[0]!.TextBody).toContain('nothing to pay');
+    expect((await api(stack, 'GET', `/api/merchant/discounts/${code.body.id}`, undefined, merchant.token)).body.timesUsed).toBe(1);
 
-    // The same order with cash on delivery: confirmed at 0 on the store, the code counted once.
-    expect((await api(stack, 'PATCH', '/api/merchant/config', { codEnabled: true }, merchant.token)).status).toBe(200);
-    const again = await api(stack, 'POST', `/api/checkout/${token}/init-payment`, details);
-    expect(again).toMatchObject({ status: 422, body: { code: 'NOTHING_TO_PAY', error: expect.stringContaining('cash on delivery') } });
-    const cod = await api(stack, 'POST', `/api/checkout/${token}/complete-cod`, details);
+    // The merchant sees it as a free order, and cannot refund what was never paid.
+    const listed = await api(stack, 'GET', '/api/checkout/merchant/orders?paymentMethod=free', undefined, merchant.token);
+    expect(listed.body.items.map((o: Json) => [o.token, o.paymentMethod])).toEqual([[token, 'free']]);
+    const refund = await api(stack, 'POST', `/api/checkout/merchant/orders/${token}/refund`, {}, merchant.token);
+    expect(refund.body).toMatchObject({ code: 'NOT_REFUNDABLE', error: expect.stringContaining('nothing to refund') });
+  });
+
+  it('given a 100 % code and free shipping / cash on delivery still places the order at 0', async () => {
+    const merchant = await storefrontAMerchant(stack, 'Giveaway COD Store');
+    const { shop } = merchant;
+    expect((await api(stack, 'PATCH', '/api/merchant/config', { shippingRates: [{ name: 'Pickup', basePriceCents: 0 }], codEnabled: true }, merchant.token)).status).toBe(200);
+    expect((await api(stack, 'POST', '/api/merchant/discounts', { code: 'free100', type: 'percentage', percentOff: 100 }, merchant.token)).status).toBe(201);
+    const token = await storefrontACheckout(stack, shop, [{ variantId: shop.products[0]!.variants[0]!.id, quantity: 1 }]);
+    const pickup = (await api(stack, 'GET', `/api/checkout/session-bundle/${token}`)).body.shipping[0] as Json;
+    const cod = await api(stack, 'POST', `/api/checkout/${token}/complete-cod`, { ...SHOPPER, shippingRateId: pickup.id, discountCode: 'FREE100' });
     expect(cod, JSON.stringify(cod.body)).toMatchObject({ status: 200, body: { status: 'COD_CONFIRMED' } });
     const [order] = await waitFor('the store order', () => storefrontAOrdersOf(shop, token).length ? storefrontAOrdersOf(shop, token) : undefined);
-    expect(order).toMatchObject({ total: 0, discount: { amount: shop.products[0]!.variants[0]!.price }, shipping: { price: 0 } });
-    expect((await api(stack, 'GET', `/api/merchant/discounts/${code.body.id}`, undefined, merchant.token)).body.timesUsed).toBe(1);
+    expect(order).toMatchObject({ total: 0, shipping: { price: 0 } });
   });
 });

@@ -64,7 +64,7 @@ async function paidSession(client: Client, taskQueue: string) {
   const handle = await start(client, taskQueue, session.input);
   const init = await handle.executeUpdate(initPaymentUpdate, { args: [shopperDetails(merchant)] });
   // The session's payment attempt is Whop's checkout (ch_…); the payment (pay_…) exists once paid.
-  const paymentId = await settlePaymentSilently(rig, init.paymentId, 'succeeded');
+  const paymentId = await settlePaymentSilently(rig, init.paymentId!, 'succeeded');
   expect(await handle.executeUpdate(refreshStatusUpdate)).toEqual({ status: 'COMPLETED' });
   expect(await handle.result()).toEqual({ status: 'COMPLETED' });
   expect(ordersFor(session.token)).toHaveLength(1);
@@ -186,7 +186,7 @@ describe('a refund whose confirmation never arrives (time-skipping)', () => {
         const client = ts.env.client;
         const handle = await start(client, ts.taskQueue, session.input);
         const init = await handle.executeUpdate(initPaymentUpdate, { args: [shopperDetails(merchant)] });
-        await settlePaymentSilently(rig, init.paymentId, 'succeeded');
+        await settlePaymentSilently(rig, init.paymentId!, 'succeeded');
         await handle.executeUpdate(refreshStatusUpdate);
         expect(await handle.result()).toEqual({ status: 'COMPLETED' });
         // The run has ended; the refund starts a new one, which waits for the processor's confirmation.

@@ -10,6 +10,7 @@ import { ApplicationFailure, WorkflowUpdateFailedError, type WorkflowHandle } fr
 import { createWorker } from '../../activities/worker.js';
 import { checkoutWorkflow } from '../../workflows/checkout.js';
 import {
+  acceptUpsellUpdate,
   checkoutWorkflowId, completeCodUpdate, initPaymentUpdate, processorEventSignal, refundUpdate, statusQuery, type ShopperDetails,
 } from '../../workflows/checkout.messages.js';
 import { startTimeSkipping, testWorkflowBundle, uniqueTaskQueue, type TimeSkippingTemporal } from '../harness/temporal.js';
@@ -168,20 +169,35 @@ describe('checkout workflow decisions (fast tier: activities in memory)', () => 
     expect(world.processor.created).toBe(1);
   });
 
-  it('given a total of 0 / init-payment is refused with NOTHING_TO_PAY and the session stays OPEN; cash on delivery still confirms it', async () => {
+  it('given a total of 0 / init-payment completes it without the processor: one order, both emails, a double click answers the same', async () => {
     const world = newWorld();
     const result = await withCheckout(world, async (handle) => {
-      expect(await refusedWith(handle.executeUpdate(initPaymentUpdate, { args: [details({ discountCode: 'FREE100' })] }))).toBe('NOTHING_TO_PAY');
-      expect(await handle.query(statusQuery)).toEqual({ status: 'OPEN' });
-      expect(await handle.executeUpdate(completeCodUpdate, { args: [details({ discountCode: 'FREE100' })] })).toEqual({ status: 'COD_CONFIRMED' });
-      // A double click answers the same confirmation.
+      const first = await handle.executeUpdate(initPaymentUpdate, { args: [details({ discountCode: 'FREE100' })] });
+      expect(first).toEqual({ paymentId: null, paymentUrl: expect.stringContaining('/checkout/'), totalMinor: 0, currency: 'EUR', status: 'COMPLETED' });
+      expect(await handle.query(statusQuery)).toEqual({ status: 'COMPLETED' });
+      expect(await handle.executeUpdate(initPaymentUpdate, { args: [details({ discountCode: 'FREE100' })] })).toEqual(first);
+      // Other details after the order is placed would need a second order.
+      expect(await refusedWith(handle.executeUpdate(initPaymentUpdate, { args: [details({ discountCode: 'FREE100', email: 'other@example.com' })] }))).toBe('CONFLICT');
+      expect(await refusedWith(handle.executeUpdate(completeCodUpdate, { args: [details({ discountCode: 'FREE100' })] }))).toBe('CONFLICT');
+      return handle.result();
+    });
+    expect(result).toEqual({ status: 'COMPLETED' });
+    expect(world.processor.created).toBe(0);
+    expect(world.session.paymentMethod).toBe('free');
+    expect(world.session.statusWrites).toEqual([{ to: 'COMPLETED', cause: 'init-payment: nothing to pay' }]);
+    expect(world.storeOrders).toHaveLength(1);
+    expect(world.emails.sort()).toEqual(['merchant_order_notification', 'order_confirmation']);
+  });
+
+  it('given a total of 0 / cash on delivery still confirms it', async () => {
+    const world = newWorld();
+    const result = await withCheckout(world, async (handle) => {
       expect(await handle.executeUpdate(completeCodUpdate, { args: [details({ discountCode: 'FREE100' })] })).toEqual({ status: 'COD_CONFIRMED' });
       return handle.result();
     });
     expect(result).toEqual({ status: 'COD_CONFIRMED' });
     expect(world.processor.created).toBe(0);
     expect(world.storeOrders).toHaveLength(1);
-    expect(world.emails.sort()).toEqual(['merchant_order_notification', 'order_confirmation']);
   });
 
   it('given a paid session whose store refuses the order for good / the failure is recorded, the merchant is told, the shopper still gets the confirmation', async () => {
@@ -266,5 +282,59 @@ describe('checkout workflow decisions (fast tier: activities in memory)', () => 
     expect(result).toEqual({ status: 'REFUNDED' });
     expect(world.processor.refunds).toBe(1);
     expect(world.emails.filter((e) => e === 'refund_confirmation')).toHaveLength(1);
+  });
+});
+
+describe('the checkout workflow, given a one-click upsell accepted on the paid checkout', () => {
+  const UPSELL = '7f0b8c2e-3c4d-4e5f-8a9b-0c1d2e3f4a5b';
+  const upsellEvent = (name: string, eventId = `evt_${++eventSeq}`) => ({ eventId, event: name, paymentId: `pay_upsell_${UPSELL}`, upsellId: UPSELL });
+
+  it('charges it once, adds its order once and one email, whatever the clicks and duplicate or late webhooks; the checkout stays COMPLETED', async () => {
+    const world = newWorld();
+    const result = await withCheckout(world, async (handle) => {
+      await handle.executeUpdate(initPaymentUpdate, { args: [details()] });
+      await handle.signal(processorEventSignal, event('payment_succeeded'));
+      const first = await handle.executeUpdate(acceptUpsellUpdate, { args: [{ upsellId: UPSELL }] });
+      expect(first).toMatchObject({ upsellId: UPSELL, state: 'paid' });
+      expect(await handle.executeUpdate(acceptUpsellUpdate, { args: [{ upsellId: UPSELL }] })).toEqual(first);
+      // Whop's webhooks for the upsell's payment: twice, a failure after the success, and a success again.
+      const dup = upsellEvent('payment_succeeded');
+      for (const e of [dup, dup, upsellEvent('payment_failed'), upsellEvent('payment.succeeded')]) await handle.signal(processorEventSignal, e);
+      return handle.result();
+    });
+    expect(result).toEqual({ status: 'COMPLETED' });
+    expect(world.upsells.get(UPSELL)).toEqual({ state: 'paid', charges: 1 });
+    expect(world.storeOrders.filter((o) => o.startsWith('upsell-'))).toEqual([`upsell-${UPSELL}`]);
+    expect(world.storeOrders).toHaveLength(2);
+    expect(world.emails.sort()).toEqual(['merchant_order_notification', 'order_confirmation', `upsell_confirmation:${UPSELL}`]);
+    expect(world.session.statusWrites.map((w) => w.to)).toEqual(['PAYMENT_PENDING', 'COMPLETED']);
+  });
+
+  it('given the charge pending / its order waits for the success webhook; a refund of the upsell does not refund the checkout', async () => {
+    const world = newWorld();
+    world.upsellChargeAnswer = 'pending';
+    const result = await withCheckout(world, async (handle) => {
+      await handle.executeUpdate(initPaymentUpdate, { args: [details()] });
+      await handle.signal(processorEventSignal, event('payment_succeeded'));
+      expect(await handle.executeUpdate(acceptUpsellUpdate, { args: [{ upsellId: UPSELL }] })).toMatchObject({ state: 'pending' });
+      expect(world.storeOrders).toHaveLength(1);
+      await handle.signal(processorEventSignal, upsellEvent('payment_succeeded'));
+      await handle.signal(processorEventSignal, upsellEvent('payment_refunded'));
+      return handle.result();
+    });
+    expect(result).toEqual({ status: 'COMPLETED' });
+    expect(world.upsells.get(UPSELL)?.state).toBe('refunded');
+    expect(world.storeOrders).toEqual([expect.stringMatching(/^order-/), `upsell-${UPSELL}`]);
+  });
+
+  it('given a checkout not paid / the offer is refused and nothing is charged', async () => {
+    const world = newWorld();
+    await withCheckout(world, async (handle) => {
+      await handle.executeUpdate(initPaymentUpdate, { args: [details()] });
+      expect(await refusedWith(handle.executeUpdate(acceptUpsellUpdate, { args: [{ upsellId: UPSELL }] }))).toBe('UPSELL_NOT_AVAILABLE');
+      await handle.signal(processorEventSignal, event('payment_succeeded'));
+      return handle.result();
+    });
+    expect(world.upsells.size).toBe(0);
   });
 });

@@ -56,7 +56,7 @@ describe('finding checkout sessions by search attributes (dev server)', () => {
       expect(await listUntil(client, `MerchantId = "00000000-0000-0000-0000-000000000000"`, [])).toEqual([]);
 
       // Paid: the status change reaches visibility too.
-      await settlePaymentSilently(rig, init.paymentId, 'succeeded');
+      await settlePaymentSilently(rig, init.paymentId!, 'succeeded');
       expect(await handle.executeUpdate(refreshStatusUpdate)).toEqual({ status: 'COMPLETED' });
       expect(await handle.result()).toEqual({ status: 'COMPLETED' });
       expect(await listUntil(client, `MerchantId = "${merchant.id}" AND CheckoutStatus = "COMPLETED"`, [pendingId])).toEqual([pendingId]);

@@ -80,7 +80,7 @@ describe('reconciliation when no webhook arrives (time-skipping)', () => {
       const init = await handle.executeUpdate(initPaymentUpdate, { args: [shopperDetails(merchant)] });
       expect(await handle.query(statusQuery)).toEqual({ status: 'PAYMENT_PENDING' });
       // The shopper pays; the processor's webhook never comes (the control plane settles silently).
-      const paid = await settlePaymentSilently(rig, init.paymentId, 'succeeded');
+      const paid = await settlePaymentSilently(rig, init.paymentId!, 'succeeded');
       return { result: await handle.result(), handle, paymentId: init.paymentId, paid, totalMinor: init.totalMinor };
     });
 
@@ -122,7 +122,7 @@ describe('reconciliation when no webhook arrives (time-skipping)', () => {
     const { result, handle, paid } = await ts.withWorker(rig.activities, async () => {
       const handle = await startCheckout(session.input);
       const init = await handle.executeUpdate(initPaymentUpdate, { args: [shopperDetails(merchant)] });
-      const paid = await settlePaymentSilently(rig, init.paymentId, 'succeeded');
+      const paid = await settlePaymentSilently(rig, init.paymentId!, 'succeeded');
       // Every attempt of the first poll's activity (it tries 3 times) gets a 503.
       const fault = await fetch(`${rig.urls.processor}/_control/faults`, {
         method: 'POST', headers: { 'content-type': 'application/json' },
@@ -163,8 +163,8 @@ describe('reconciliation when no webhook arrives (time-skipping)', () => {
       const handle = await startCheckout(session.input);
       const init = await handle.executeUpdate(initPaymentUpdate, { args: [shopperDetails(merchant)] });
       refuseUntil = (await ts.env.currentTimeMs()) + 15 * MINUTE;
-      await settlePaymentSilently(rig, init.paymentId, 'succeeded');
-      await handle.signal(processorEventSignal, { eventId: 'evt_db_down', event: 'payment_succeeded', paymentId: init.paymentId });
+      await settlePaymentSilently(rig, init.paymentId!, 'succeeded');
+      await handle.signal(processorEventSignal, { eventId: 'evt_db_down', event: 'payment_succeeded', paymentId: init.paymentId! });
       return { result: await handle.result() };
     });
 

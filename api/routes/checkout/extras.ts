@@ -2,14 +2,17 @@
 // currency (with its FX snapshot, like shipping), its tracking pixels, and the discount-code check that tells
 // the page the new totals. All reads from PostgreSQL: validate-discount holds nothing (init-payment validates
 // the code again and reserves its use, see model/pricing.ts).
+import { z } from 'zod';
+import { acceptUpsellUpdate } from '../../../workflows/checkout.messages.js';
+import { updateCheckout } from '../../checkout-workflow.js';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { type RouteDeps } from '../../route-deps.js';
 import { AppError } from '../../../domain/errors.js';
-import { convertFromEur, percentOf, subtract } from '../../../domain/money.js';
+import { convertFromEur } from '../../../domain/money.js';
 import { purchaseEventId, type PixelEvent, type PixelPlatform } from '../../../domain/pixels.js';
 import { isPreviewToken, isSessionToken } from '../../../domain/tokens.js';
 import { sessionFxRates } from '../../../model/checkout-session.js';
-import { priceCheckout } from '../../../model/pricing.js';
+import { priceCheckout, upsellPrices } from '../../../model/pricing.js';
 import { limit } from '../../plugins/rate-limits.js';
 import { errorResponse } from '../../schemas/common.js';
 import { tokenParams } from '../../schemas/checkout.js';
@@ -19,13 +22,24 @@ const tags = ['checkout'];
 /** Settled sessions take no new discount: nothing can be charged on them any more. */
 const SETTLED = new Set(['COMPLETED', 'REFUNDED', 'COD_CONFIRMED', 'ABANDONED']);
 
+/** An accepted upsell's charge as the shopper's page reads it. */
+const upsellChargeResponse = z.object({
+  upsellId: z.string(),
+  state: z.enum(['pending', 'paid', 'failed', 'refunded']),
+  amountMinor: z.number().int(),
+  currency: z.string(),
+  amount: z.object({ amount: z.number().int(), currency: z.string() }),
+  paymentId: z.string().nullable().describe("The processor's payment of the offer (Whop pay_…), once charged"),
+  failureReason: z.string().nullable().describe('Why the charge was declined, in the processor\'s words'),
+});
+
 export const checkoutExtrasRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   const { config, db } = deps;
 
   /** The session behind a token (404 for a malformed or unknown one, before or after one primary-key read). */
   async function sessionOf(token: string) {
     const session = isSessionToken(token)
-      ? await db.checkoutSession.findUnique({ where: { token }, select: { token: true, merchantId: true, status: true, currency: true, fxRates: true, items: true } })
+      ? await db.checkoutSession.findUnique({ where: { token }, select: { token: true, merchantId: true, platform: true, status: true, currency: true, fxRates: true, items: true } })
       : null;
     if (!session) throw new AppError('NOT_FOUND', 'No such checkout session');
     return session;
@@ -61,7 +75,7 @@ export const checkoutExtrasRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
     schema: {
       tags,
       summary: 'The upsell offers of this checkout (before confirming and after payment), priced in its currency',
-      description: 'Served for display. Accepting a post-purchase offer would need a second charge: not offered yet (docs/commerce-extras.md).',
+      description: 'A post_purchase offer can be added to a checkout paid by card with one click: POST /api/checkout/:token/upsells/:upsellId/accept (docs/commerce-extras.md). pre_confirm offers are shown before paying.',
       params: tokenParams,
       response: { 200: list(upsellOffer), 404: errorResponse },
     },
@@ -71,7 +85,7 @@ export const checkoutExtrasRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
     const rows = await db.upsell.findMany({ where: { merchantId: session.merchantId, active: true }, orderBy: [{ position: 'asc' }, { id: 'asc' }] });
     return {
       items: rows.map((u) => {
-        const price = convertFromEur(u.priceCents, session.currency, fx);
+        const { price, offerPrice } = upsellPrices(u, session.currency, fx);
         return {
           id: u.id,
           placement: u.placement as 'pre_confirm' | 'post_purchase',
@@ -83,10 +97,32 @@ export const checkoutExtrasRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
           imageUrl: u.imageUrl,
           price,
           discountPercent: u.discountPercent,
-          offerPrice: subtract(price, percentOf(price, u.discountPercent * 100)),
+          offerPrice,
         };
       }),
     };
+  });
+
+  app.post('/api/checkout/:token/upsells/:upsellId/accept', {
+    config: limit(config, 'initPayment'),
+    schema: {
+      tags,
+      summary: 'Add a post-purchase offer to the paid order with one click: the card the checkout was paid with is charged the offer price',
+      description:
+        'Only on a COMPLETED checkout paid by card, for an active post_purchase offer of its merchant. The offer price (in the checkout currency) is charged ' +
+        'once on the saved payment method of the checkout\'s payment (Whop POST /payments, off session, idempotency key upsell-<token>-<upsellId>); ' +
+        'accepting again answers the same purchase. state: paid (its own order is created on the store and the shopper gets one email), pending (the ' +
+        'processor has not settled it yet: the webhook or a poll completes it), failed (declined: failureReason; nothing else happens). ' +
+        'UPSELL_NOT_AVAILABLE (409): the checkout is not paid by card, the offer is gone or not post-purchase, or the payment method cannot be charged again. ' +
+        'The processor unreachable: UPSTREAM_ERROR (502) or PROCESSOR_TIMEOUT (504), nothing charged twice when retried.',
+      params: z.object({ token: tokenParams.shape.token, upsellId: z.uuid().describe('The offer\'s id (GET /api/checkout/:token/upsells)') }),
+      response: { 200: upsellChargeResponse, 404: errorResponse, 409: errorResponse, 429: errorResponse, 502: errorResponse, 504: errorResponse },
+    },
+  }, async (request) => {
+    if (isPreviewToken(request.params.token)) throw new AppError('PREVIEW_SESSION', 'This is a preview: nothing can be bought');
+    const session = await sessionOf(request.params.token);
+    const charge = await updateCheckout(deps, session, acceptUpsellUpdate, { upsellId: request.params.upsellId });
+    return { ...charge, amount: { amount: charge.amountMinor, currency: charge.currency } };
   });
 
   app.get('/api/checkout/:token/pixels', {

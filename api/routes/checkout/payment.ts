@@ -13,7 +13,13 @@ import { tokenParams } from '../../schemas/checkout.js';
 import { shopperDetails } from '../../schemas/shopper.js';
 import { limit } from '../../plugins/rate-limits.js';
 
-const initPaymentResponse = z.object({ paymentId: z.string(), paymentUrl: z.string(), totalMinor: z.number().int(), currency: z.string() });
+const initPaymentResponse = z.object({
+  paymentId: z.string().nullable().describe("The processor's payment attempt (a Whop checkout configuration, ch_…); null when the total is 0 and nothing is charged"),
+  paymentUrl: z.string().describe("Where the shopper goes next: the processor's hosted payment page, or, when there is nothing to pay, this checkout's page, already confirmed"),
+  totalMinor: z.number().int(),
+  currency: z.string(),
+  status: z.enum(['PAYMENT_PENDING', 'COMPLETED']).describe('PAYMENT_PENDING while the processor takes the payment; COMPLETED when the total was 0: the order is placed without the processor'),
+});
 const statusResponse = z.object({ status: z.string() });
 
 export const checkoutPaymentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
@@ -33,7 +39,7 @@ export const checkoutPaymentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
     schema: {
       tags,
       summary: "Start the payment: stores the shopper's details, computes the total (items + order bumps + shipping − discount) and creates the processor payment; answers the hosted payment page. Calling it twice never creates two payments.",
-      description: 'A discount code is validated again (it may have expired or been used up since validate-discount): DISCOUNT_UNKNOWN, DISCOUNT_EXPIRED, DISCOUNT_USED_UP, DISCOUNT_MINIMUM_NOT_MET or DISCOUNT_ALREADY_USED (422), nothing stored. An unknown order bump or shipping rate: INVALID_INPUT. A total of 0 (a 100 % code with free shipping): NOTHING_TO_PAY (422), nothing stored; such an order can be placed with cash on delivery. The processor refusing or unreachable: UPSTREAM_ERROR (502) or PROCESSOR_TIMEOUT (504); the details stay entered and the checkout OPEN, so the shopper can try again.',
+      description: 'A discount code is validated again (it may have expired or been used up since validate-discount): DISCOUNT_UNKNOWN, DISCOUNT_EXPIRED, DISCOUNT_USED_UP, DISCOUNT_MINIMUM_NOT_MET or DISCOUNT_ALREADY_USED (422), nothing stored. An unknown order bump or shipping rate: INVALID_INPUT. A total of 0 (a 100 % code with free shipping) needs no payment: the checkout is COMPLETED at once without the processor (status COMPLETED, paymentId null, paymentUrl the checkout page), its order is created on the store and the emails sent, as after a paid checkout. The processor refusing or unreachable: UPSTREAM_ERROR (502) or PROCESSOR_TIMEOUT (504); the details stay entered and the checkout OPEN, so the shopper can try again.',
       params: tokenParams,
       body: shopperDetails,
       response: { 200: initPaymentResponse, 400: errorResponse, 404: errorResponse, 409: errorResponse, 422: errorResponse, 429: errorResponse, 502: errorResponse, 504: errorResponse },

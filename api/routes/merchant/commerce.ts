@@ -312,7 +312,7 @@ export const merchantCommerceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
       get: 'One upsell offer',
       create: {
         summary: 'Create an upsell offer',
-        description: 'A one-click offer of a store product at discountPercent off, shown before confirming (pre_confirm) or on the confirmation page (post_purchase). Served to checkouts by GET /api/checkout/:token/upsells; accepting an offer is not built yet (docs/commerce-extras.md).',
+        description: 'A one-click offer of a store product at discountPercent off, shown before confirming (pre_confirm) or on the confirmation page (post_purchase). Served to checkouts by GET /api/checkout/:token/upsells; a post_purchase offer is added to a card-paid order with one click (POST /api/checkout/:token/upsells/:upsellId/accept, docs/commerce-extras.md).',
       },
       patch: { summary: 'Change an upsell offer (fields not sent keep their value)' },
       delete: { summary: 'Delete an upsell offer' },

@@ -42,6 +42,16 @@ export async function statsGroups(db: Db, merchantId: string, from: Date, to: Da
   return rows.map((r) => ({ ...r, currency: r.currency.trim(), totalMinor: Number(r.totalMinor), codPaidMinor: Number(r.codPaidMinor) }));
 }
 
+/** Paid one-click upsells of the range's sessions (the same cohort as the rest), per currency. */
+async function paidUpsells(db: Db, merchantId: string, from: Date, to: Date): Promise<Array<{ currency: string; accepted: number; amountMinor: number }>> {
+  const rows = await db.$queryRaw<Array<{ currency: string; accepted: number; amountMinor: bigint }>>`
+    SELECT u.currency, count(*)::int AS accepted, sum(u.amount_minor)::bigint AS "amountMinor"
+    FROM upsell_purchases u JOIN checkout_sessions s ON s.token = u.token
+    WHERE s.merchant_id = ${merchantId}::uuid AND s.created_at >= ${from} AND s.created_at < ${to} AND s.source <> 'preview' AND u.status = 'PAID'
+    GROUP BY u.currency ORDER BY u.currency`;
+  return rows.map((r) => ({ currency: r.currency.trim(), accepted: r.accepted, amountMinor: Number(r.amountMinor) }));
+}
+
 const RANGE_DOC =
   `Range: from (inclusive) and to (exclusive), each a date (00:00 UTC) or an ISO date-time with offset; default the last 30 days up to now; ` +
   `from before to, at most ${STATS_MAX_DAYS} days apart (INVALID_INPUT on from otherwise). Counts the checkout sessions created in the range (a cohort) from store carts; previews never count.`;
@@ -65,8 +75,8 @@ export const statsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
     },
   }, async (request) => {
     const { from, to } = request.query;
-    const groups = await statsGroups(db, request.merchant.merchantId, from, to);
-    return { from: from.toISOString(), to: to.toISOString(), ...summarizeStats(groups) };
+    const [groups, upsells] = await Promise.all([statsGroups(db, request.merchant.merchantId, from, to), paidUpsells(db, request.merchant.merchantId, from, to)]);
+    return { from: from.toISOString(), to: to.toISOString(), ...summarizeStats(groups), upsells };
   });
 
   app.get('/api/merchant/stats/funnel', {

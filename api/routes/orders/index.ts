@@ -6,6 +6,7 @@
 // was started, or cash on delivery confirmed (or, without a recorded start, the session is paid, refunded or
 // COD-confirmed). So the list holds PAYMENT_PENDING, FAILED, COMPLETED, REFUNDED and COD_CONFIRMED sessions,
 // and ABANDONED ones whose payment never came; shoppers who left before paying are in the funnel, not here.
+import { isPaymentMethod, type PaymentMethod } from '../../../domain/payment-method.js';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { type RouteDeps } from '../../route-deps.js';
@@ -70,7 +71,7 @@ function listWhere(merchantId: string, query: OrdersQuery): Prisma.CheckoutSessi
   const and: Prisma.CheckoutSessionWhereInput[] = [ORDER_WHERE];
   if (query.status) and.push({ status: { in: query.status } });
   if (query.from || query.to) and.push({ createdAt: { ...(query.from ? { gte: query.from } : {}), ...(query.to ? { lt: query.to } : {}) } });
-  if (query.paymentMethod === 'card') and.push({ paymentMethod: 'card' });
+  if (query.paymentMethod === 'card' || query.paymentMethod === 'free') and.push({ paymentMethod: query.paymentMethod });
   // A COD order is one by its payment method, or by its status when an older row has no method recorded.
   if (query.paymentMethod === 'cod') and.push({ OR: [{ paymentMethod: 'cod' }, { status: 'COD_CONFIRMED' }] });
   if (query.q) and.push({ OR: [{ email: { startsWith: literal(query.q.toLowerCase()) } }, { token: { startsWith: literal(query.q) } }] });
@@ -89,8 +90,8 @@ type Entry = z.output<typeof timelineEntry>;
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
-function paymentMethodOf(s: Pick<CheckoutSession, 'paymentMethod' | 'status'>): 'card' | 'cod' | null {
-  if (s.paymentMethod === 'card' || s.paymentMethod === 'cod') return s.paymentMethod;
+function paymentMethodOf(s: Pick<CheckoutSession, 'paymentMethod' | 'status'>): PaymentMethod | null {
+  if (isPaymentMethod(s.paymentMethod)) return s.paymentMethod;
   return s.status === 'COD_CONFIRMED' ? 'cod' : null;
 }
 

@@ -45,6 +45,8 @@ interface Claims {
   event: string | null;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 const field = (value: unknown, key: string): unknown => (value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined);
 
 /** What an unverified body claims: only used to pick the secret and to label the audit row. */
@@ -88,7 +90,9 @@ export const processorWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
   function apply(audit: Audit, session: CheckoutRef, event: ProcessorEvent, log: FastifyBaseLogger) {
     const eventId = eventIdOf(event);
     // The workflow knows the spec's names: Whop's spelling is translated here, once.
-    const message: ProcessorEventMessage = { eventId, event: event.specEvent, paymentId: event.paymentId };
+    // A charge of an accepted upsell carries its id in the payment's metadata: the workflow records it on the purchase.
+    const upsellId = event.metadata.checkout_upsell_id;
+    const message: ProcessorEventMessage = { eventId, event: event.specEvent, paymentId: event.paymentId, ...(upsellId && UUID.test(upsellId) ? { upsellId } : {}) };
     const signal = () => signalCheckout(deps, session, message);
     return deliveries.applyOnce(audit, eventId, signal, log, (tx) =>
       tx.sessionEvent.create({ data: { token: session.token, type: 'webhook_received', data: { eventId, event: event.name, verified: true } } }));

@@ -13,8 +13,11 @@ import type { FulfilmentActivities } from '../../../activities/checkout-fulfilme
 import type { CheckoutStatus } from '../../../domain/checkout-status.js';
 import type { ShopperDetails } from '../../../workflows/checkout.messages.js';
 import type { EmailSendResult } from '../../../activities/email-outbox.js';
+import { nextUpsellState, type UpsellCharge, type UpsellChargeOutcome, type UpsellPurchaseState } from '../../../domain/upsell-purchase.js';
 
 type Fn<T> = T extends (...args: infer A) => infer R ? (...args: A) => R : never;
+const upsellCharge = (upsellId: string, state: UpsellChargeOutcome): UpsellCharge => ({ upsellId, state, amountMinor: 900, currency: 'EUR', paymentId: `pay_upsell_${upsellId}`, failureReason: state === 'failed' ? 'declined' : null });
+
 type Plain<T> = { [K in keyof T]: Fn<T[K]> };
 
 export interface FakeSession {
@@ -28,6 +31,10 @@ export interface FakeSession {
   storeOrderId: string | null;
   storeOrderError: string | null;
   details?: ShopperDetails;
+  /** The total of the last details recorded. */
+  totalMinor?: number;
+  /** 'free' once a total of 0 completed without the processor. */
+  paymentMethod?: 'free';
   codConfirmed: boolean;
   /** Every status write, in order (what recordSessionStatus stored). */
   statusWrites: Array<{ to: CheckoutStatus; cause: string }>;
@@ -37,8 +44,12 @@ export interface FakeWorld {
   session: FakeSession;
   /** The processor's view of the session's payment (what getProcessorPaymentStatus answers). */
   processor: { paymentId: string | null; status: string | null; created: number; refunds: number; lookups: number; lookupTimes: number[] };
-  /** Orders the store holds for this session. */
+  /** Orders the store holds for this session (an accepted upsell's order is `upsell-<id>`). */
   storeOrders: string[];
+  /** Accepted upsells: the processor's state of each charge (what chargeUpsell answers first), and the charges made. */
+  upsells: Map<string, { state: UpsellChargeOutcome; charges: number }>;
+  /** What the processor answers when an upsell is charged (default paid). */
+  upsellChargeAnswer: UpsellChargeOutcome;
   /** Emails sent, by kind. */
   emails: string[];
   /** Faults to inject: each entry is consumed by one call of that activity. */
@@ -68,6 +79,8 @@ export function newWorld(overrides: Partial<FakeSession> = {}): FakeWorld {
     },
     processor: { paymentId: null, status: null, created: 0, refunds: 0, lookups: 0, lookupTimes: [] },
     storeOrders: [],
+    upsells: new Map(),
+    upsellChargeAnswer: 'paid',
     emails: [],
     faults: {},
     calls: [],
@@ -88,7 +101,7 @@ export function fakeCheckoutActivities(world: FakeWorld) {
     if (fault === 'retryable') throw ApplicationFailure.retryable(`${name}: unavailable`, 'processor.unavailable');
   };
   const email = (kind: string) => async (_token: string): Promise<EmailSendResult> => {
-    const name: ActivityName = kind === 'order_confirmation' ? 'sendOrderConfirmation' : kind === 'merchant_order_notification' ? 'sendMerchantOrderNotification' : kind === 'store_order_problem' ? 'sendStoreOrderProblemEmail' : 'sendRefundConfirmation';
+    const name: ActivityName = kind.startsWith('upsell_confirmation') ? 'sendUpsellConfirmation' : kind === 'order_confirmation' ? 'sendOrderConfirmation' : kind === 'merchant_order_notification' ? 'sendMerchantOrderNotification' : kind === 'store_order_problem' ? 'sendStoreOrderProblemEmail' : 'sendRefundConfirmation';
     enter(name);
     await world.holds[name];
     // Idempotent per kind, as the real activity is (an idempotency key per session and kind).
@@ -106,12 +119,12 @@ export function fakeCheckoutActivities(world: FakeWorld) {
       enter('listIdleSessionsWithoutWorkflow');
       return [];
     },
-    async recordShopperDetails(_token: string, details: ShopperDetails, opts: { forCard?: boolean } = {}): Promise<PaymentQuote> {
+    async recordShopperDetails(_token: string, details: ShopperDetails): Promise<PaymentQuote> {
       enter('recordShopperDetails');
       if (details.shippingRateId === 'unknown-rate') throw ApplicationFailure.nonRetryable('Choose one of the shipping options offered', 'INVALID_INPUT');
       const quote = details.discountCode === 'FREE100' ? { ...FAKE_QUOTE, discountMinor: 2500, shippingMinor: 0, totalMinor: 0 } : FAKE_QUOTE;
-      if (opts.forCard && quote.totalMinor === 0) throw ApplicationFailure.nonRetryable('Nothing to pay', 'NOTHING_TO_PAY');
       s.details = details;
+      s.totalMinor = quote.totalMinor;
       return quote;
     },
     async recordSessionStatus(_token: string, status: CheckoutStatus, cause: string): Promise<void> {
@@ -126,6 +139,12 @@ export function fakeCheckoutActivities(world: FakeWorld) {
   } satisfies Plain<CheckoutSessionActivities>;
 
   const payment = {
+    async confirmNothingToPay(token: string) {
+      enter('confirmNothingToPay');
+      if (s.totalMinor !== 0) throw ApplicationFailure.nonRetryable('The total is not 0', 'CONFLICT');
+      s.paymentMethod = 'free';
+      return { returnUrl: `https://shop.test/checkout/${token}` };
+    },
     async createProcessorPayment(token: string, attempt: number) {
       enter('createProcessorPayment');
       world.processor.created += 1;
@@ -140,6 +159,24 @@ export function fakeCheckoutActivities(world: FakeWorld) {
       // When the workflow scheduled it, in the test server's (skipped) time.
       world.processor.lookupTimes.push(Context.current().info.scheduledTimestampMs);
       return world.processor.paymentId && world.processor.status ? { paymentId: world.processor.paymentId, status: world.processor.status } : null;
+    },
+    async chargeUpsell(_token: string, upsellId: string): Promise<UpsellCharge> {
+      enter('chargeUpsell');
+      // One charge per upsell, as the purchase row and the idempotency key make it.
+      let u = world.upsells.get(upsellId);
+      if (!u) world.upsells.set(upsellId, (u = { state: world.upsellChargeAnswer, charges: 1 }));
+      return upsellCharge(upsellId, u.state);
+    },
+    async recordUpsellPayment(_token: string, upsellId: string, outcome: { state: UpsellChargeOutcome; paymentId: string | null }): Promise<UpsellCharge> {
+      enter('recordUpsellPayment');
+      const u = world.upsells.get(upsellId);
+      if (!u) throw ApplicationFailure.nonRetryable(`No upsell ${upsellId}`, 'NOT_FOUND');
+      u.state = nextUpsellState(u.state.toUpperCase() as UpsellPurchaseState, outcome.state).toLowerCase() as UpsellChargeOutcome;
+      return upsellCharge(upsellId, u.state);
+    },
+    async getUpsellPaymentStatus(_token: string, upsellId: string): Promise<UpsellCharge> {
+      enter('getUpsellPaymentStatus');
+      return upsellCharge(upsellId, world.upsells.get(upsellId)?.state ?? 'pending');
     },
     async refundProcessorPayment(_token: string) {
       enter('refundProcessorPayment');
@@ -159,6 +196,18 @@ export function fakeCheckoutActivities(world: FakeWorld) {
       s.storeOrderId = id;
       return { storeOrderId: id, created: true };
     },
+    async createUpsellStoreOrder(_token: string, upsellId: string) {
+      enter('createUpsellStoreOrder');
+      const id = `upsell-${upsellId}`;
+      if (world.storeOrders.includes(id)) return { storeOrderId: id, created: false };
+      world.storeOrders.push(id);
+      return { storeOrderId: id, created: true };
+    },
+    async recordUpsellStoreOrderFailure(_token: string, _upsellId: string, message: string) {
+      enter('recordUpsellStoreOrderFailure');
+      s.storeOrderError = message;
+    },
+    sendUpsellConfirmation: (_token: string, upsellId: string) => email(`upsell_confirmation:${upsellId}`)(_token),
     async recordStoreOrderFailure(_token: string, message: string) {
       enter('recordStoreOrderFailure');
       s.storeOrderError = message;

@@ -43,7 +43,7 @@ export function Success({ token, bundle: initial, status, pixels, upsells, order
   }, [token]);
   const h = useRef<HTMLHeadingElement>(null);
   useEffect(() => h.current?.focus(), []);
-  // The merchant's post-purchase offers, shown for the next visit (accepting one would need a second charge).
+  // The merchant's post-purchase offers: on a card-paid order, one click adds one (the same card is charged).
   const offers = (upsells ?? []).filter((u) => u.placement === 'post_purchase' && u.offerPrice.currency === bundle.currency);
 
   const rate = bundle.shipping.find((r) => r.id === bundle.shopper.shippingRateId);
@@ -102,11 +102,44 @@ export function Success({ token, bundle: initial, status, pixels, upsells, order
                 {u.title}: <s class="muted">{formatMoney(u.price.amount, u.price.currency, locale)}</s> <strong>{formatMoney(u.offerPrice.amount, u.offerPrice.currency, locale)}</strong> (−{u.discountPercent}%)
               </p>
               {u.description && <p class="muted small">{u.description}</p>}
+              {status === 'COMPLETED' && !initial.preview && <AcceptOffer token={token} upsell={u} />}
             </div>
           </aside>
         ))}
       </section>
       <Summary items={bundle.cart.items} bumps={bumps} totals={totals} currency={bundle.currency} locale={locale} discountCode={bundle.shopper.discountCode} shippingFree={rate?.free} />
     </div>
+  );
+}
+
+interface UpsellCharge {
+  state: 'pending' | 'paid' | 'failed' | 'refunded';
+  amount: { amount: number; currency: string };
+  failureReason: string | null;
+}
+
+/** One click: the card the order was paid with is charged the offer price; the answer says what happened. */
+function AcceptOffer({ token, upsell }: { token: string; upsell: Upsell }) {
+  const [busy, setBusy] = useState(false);
+  const [answer, setAnswer] = useState<{ charge?: UpsellCharge; error?: string } | null>(null);
+  const accept = async () => {
+    setBusy(true);
+    const r = await api<UpsellCharge>('POST', `/api/checkout/${token}/upsells/${upsell.id}/accept`);
+    setBusy(false);
+    setAnswer(r.ok ? { charge: r.data } : { error: r.message });
+  };
+  const charge = answer?.charge;
+  if (charge?.state === 'paid') return <p class="small" role="status">Added to your order: {formatMoney(charge.amount.amount, charge.amount.currency, locale)} charged to the same card. A confirmation is on its way.</p>;
+  if (charge?.state === 'pending') return <p class="small" role="status">Your bank is confirming the payment; we add it to your order as soon as it does.</p>;
+  return (
+    <>
+      {charge?.state === 'failed' && <p class="small error" role="alert">The card was declined{charge.failureReason ? `: ${charge.failureReason}` : ''}. Nothing was charged.</p>}
+      {answer?.error && <p class="small error" role="alert">{answer.error}</p>}
+      {charge?.state !== 'failed' && (
+        <button type="button" class="button small" disabled={busy} onClick={() => void accept()}>
+          {busy ? 'Adding…' : `Add to my order – ${formatMoney(upsell.offerPrice.amount, upsell.offerPrice.currency, locale)}`}
+        </button>
+      )}
+    </>
   );
 }

@@ -43,7 +43,7 @@ function Filters(props: { values: URLSearchParams; errors: Record<string, string
         error={props.errors.status}
         options={[{ value: '', label: 'Any status' }, { value: 'COMPLETED,REFUNDED,COD_CONFIRMED', label: 'Orders (paid, refunded, COD)' }, ...ORDER_STATUSES.map((s) => ({ value: s, label: s.replace(/_/g, ' ').toLowerCase() }))]}
       />
-      <SelectField label="Payment" name="paymentMethod" value={method} onChange={setMethod} error={props.errors.paymentMethod} options={[{ value: '', label: 'Any' }, { value: 'card', label: 'Card' }, { value: 'cod', label: 'Cash on delivery' }]} />
+      <SelectField label="Payment" name="paymentMethod" value={method} onChange={setMethod} error={props.errors.paymentMethod} options={[{ value: '', label: 'Any' }, { value: 'card', label: 'Card' }, { value: 'cod', label: 'Cash on delivery' }, { value: 'free', label: 'Nothing to pay' }]} />
       <Field label="From" name="from" type="date" value={from} onInput={setFrom} error={props.errors.from} />
       <Field label="Until (excl.)" name="to" type="date" value={to} onInput={setTo} error={props.errors.to} />
       <div class="filters-actions">
@@ -76,7 +76,7 @@ export function OrdersTable(props: { items: OrderSummary[] }) {
               <td><Link href={`/dashboard/orders/${o.token}`} class="mono">{o.token.slice(0, 14)}…</Link></td>
               <td>{o.email ?? <span class="muted">—</span>}</td>
               <td><Pill status={o.status} /></td>
-              <td>{o.paymentMethod === 'cod' ? `COD${o.codPaid ? ' · paid' : ''}` : o.paymentMethod === 'card' ? 'Card' : '—'}</td>
+              <td>{o.paymentMethod === 'cod' ? `COD${o.codPaid ? ' · paid' : ''}` : o.paymentMethod === 'card' ? 'Card' : o.paymentMethod === 'free' ? 'Free' : '—'}</td>
               <td class="num">{formatAmount(o.totals.totalMinor, o.totals.currency)}</td>
               <td><StoreOrderState order={o.storeOrder} /></td>
             </tr>
@@ -283,7 +283,7 @@ export function OrderDetailPage(props: { token: string }) {
                 </address>
               ) : '—'}
             </dd>
-            <dt>Payment</dt><dd>{o.paymentMethod === 'cod' ? `Cash on delivery${o.codPaid ? ' (paid)' : ''}` : o.paymentMethod === 'card' ? 'Card / wallet' : '—'}</dd>
+            <dt>Payment</dt><dd>{o.paymentMethod === 'cod' ? `Cash on delivery${o.codPaid ? ' (paid)' : ''}` : o.paymentMethod === 'card' ? 'Card / wallet' : o.paymentMethod === 'free' ? 'Nothing to pay (total 0)' : '—'}</dd>
             <dt>Processor payment</dt><dd class="mono">{o.processorPaymentId ?? '—'}</dd>
             <dt>Store</dt><dd>{o.platform === 'storefront-a' ? 'Storefront A' : 'Storefront B'}{o.storeOrder && <> · order <StoreOrderState order={o.storeOrder} /></>}</dd>
             <dt>Paid</dt><dd>{formatDate(o.completedAt)}</dd>

@@ -1,0 +1,48 @@
+// A post-purchase upsell the shopper accepted: its charge on the saved payment method of the checkout's payment,
+// and the order that follows a paid one. The processor's word on the charge moves it on like a session's payment:
+// success wins from any state but REFUNDED (a late success after a decline still means the money was taken), a
+// failure never undoes a success, a refund applies only to a paid charge.
+
+export const UPSELL_PURCHASE_STATES = ['PENDING', 'PAID', 'FAILED', 'REFUNDED'] as const;
+export type UpsellPurchaseState = (typeof UPSELL_PURCHASE_STATES)[number];
+
+/** What the processor says of the charge (Whop's payment as our client reads it). */
+export type UpsellChargeOutcome = 'pending' | 'paid' | 'failed' | 'refunded';
+
+/** An accepted upsell as the shopper's page and the checkout workflow see it. */
+export interface UpsellCharge {
+  upsellId: string;
+  state: UpsellChargeOutcome;
+  amountMinor: number;
+  currency: string;
+  /** The processor's payment (Whop pay_…), once the charge was made. */
+  paymentId: string | null;
+  /** Why the charge failed, in the processor's words. */
+  failureReason: string | null;
+}
+
+export function isUpsellPurchaseState(value: unknown): value is UpsellPurchaseState {
+  return typeof value === 'string' && (UPSELL_PURCHASE_STATES as readonly string[]).includes(value);
+}
+
+export function nextUpsellState(current: UpsellPurchaseState, outcome: UpsellChargeOutcome): UpsellPurchaseState {
+  switch (outcome) {
+    case 'paid':
+      return current === 'REFUNDED' ? current : 'PAID';
+    case 'failed':
+      return current === 'PENDING' ? 'FAILED' : current;
+    case 'refunded':
+      return current === 'PAID' ? 'REFUNDED' : current;
+    case 'pending':
+      return current;
+  }
+}
+
+/** The state as the shopper's page and the workflow name it. */
+export const upsellOutcomeOf = (state: UpsellPurchaseState): UpsellChargeOutcome => state.toLowerCase() as UpsellChargeOutcome;
+
+/**
+ * The key the upsell's order is found by on the store (the session attribute / order meta a checkout's order
+ * carries its token in), distinct from the checkout's own order: `<token>-upsell-<upsellId>`.
+ */
+export const upsellOrderKey = (token: string, upsellId: string) => `${token}-upsell-${upsellId}`;

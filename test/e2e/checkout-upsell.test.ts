@@ -1,0 +1,97 @@
+// A one-click post-purchase upsell, end to end over HTTP against the Whop simulator: the shopper pays on the
+// hosted page, accepts the confirmation page's offer, the same card is charged off session (POST /payments on
+// the member's saved payment method), and the offer gets its own paid order on the store — exactly once, with
+// one extra email, however often the processor repeats the upsell's webhooks and the shopper clicks.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestStack, type TestStack } from '../harness/stack.js';
+import {
+  api, control, emailsOf, expectCompletedWithOneOrderAndTwoEmails, shopperPays, storefrontACheckout, storefrontAMerchant, storefrontAOrdersOf, timelineOf, waitFor, type Answer, type Json,
+} from './checkout-helpers.js';
+
+let stack: TestStack;
+
+beforeAll(async () => {
+  stack = await startTestStack({}, { checkoutWorkflowInput: { storeRetryInitialMs: 250 } });
+});
+afterAll(async () => {
+  await stack?.close();
+});
+
+describe('a one-click post-purchase upsell', () => {
+  it('given a paid checkout and an accepted offer with its webhooks delivered 4 times / two paid store orders, three emails, one charge; the stats count it', async () => {
+    const merchant = await storefrontAMerchant(stack, 'Upsell Store');
+    const { shop } = merchant;
+    const product = shop.products[2]!;
+    const offer = await api(stack, 'POST', '/api/merchant/upsells', {
+      placement: 'post_purchase', headline: 'Complete the look', productId: String(product.id), variantId: String(product.variants[0]!.id), title: product.title, priceCents: 2000, discountPercent: 25,
+    }, merchant.token);
+    expect(offer.status, JSON.stringify(offer.body)).toBe(201);
+    const upsellId = offer.body.id as string;
+
+    const token = await storefrontACheckout(stack, shop);
+    // Not paid yet: nothing can be added.
+    const early = await api(stack, 'POST', `/api/checkout/${token}/upsells/${upsellId}/accept`);
+    expect(early.body).toMatchObject({ code: 'UPSELL_NOT_AVAILABLE' });
+    await shopperPays(stack, token);
+    await expectCompletedWithOneOrderAndTwoEmails(stack, token, merchant.email, () => storefrontAOrdersOf(shop, token).length);
+
+    const shown = (await api(stack, 'GET', `/api/checkout/${token}/upsells`)).body.items as Json[];
+    expect(shown.map((u) => [u.id, u.offerPrice])).toEqual([[upsellId, { amount: 1500, currency: 'EUR' }]]);
+
+    // Every upsell webhook from here on is delivered 4 times.
+    expect((await control(stack.urls.processor, 'POST', 'webhooks/hold')).status).toBe(200);
+    const [a, b] = (await Promise.all([1, 2].map(() => api(stack, 'POST', `/api/checkout/${token}/upsells/${upsellId}/accept`)))) as [Answer, Answer];
+    expect(a, JSON.stringify(a.body)).toMatchObject({ status: 200, body: { upsellId, amount: { amount: 1500, currency: 'EUR' } } });
+    expect(b.body).toEqual(a.body);
+    expect(['paid', 'pending']).toContain(a.body.state);
+    const paymentId = a.body.paymentId as string;
+    expect(paymentId).toMatch(/^pay_/);
+    // Whop settles an off-session charge a moment later, then sends its webhook (held here).
+    const ours = await waitFor('the upsell payment webhook', async () => {
+      const held = ((await control(stack.urls.processor, 'GET', 'webhooks/outbox')).body.events as Json[]).filter((e) => e.payload.data.id === paymentId);
+      return held.length ? held : undefined;
+    });
+    expect(ours.every((e) => e.payload.data.metadata.checkout_upsell_id === upsellId && e.payload.data.metadata.checkout_session_token === token)).toBe(true);
+    for (const type of ['payment.succeeded', 'payment.succeeded']) {
+      expect((await control(stack.urls.processor, 'POST', 'webhooks/send', { type, objectId: paymentId, times: 2 })).status).toBe(202);
+    }
+    await control(stack.urls.processor, 'POST', 'webhooks/release', {});
+    await stack.sims.processor.webhooks.idle();
+
+    // The offer's own order, paid, at the price charged, to the same address; the checkout's order untouched.
+    const orders = await waitFor('the upsell order', () => {
+      const found = storefrontAOrdersOf(shop, `${token}-upsell-${upsellId}`);
+      return found.length ? found : undefined;
+    });
+    expect(orders).toHaveLength(1);
+    expect(orders[0]).toMatchObject({ total: 1500, financialStatus: 'PAID' });
+    expect(storefrontAOrdersOf(shop, token)).toHaveLength(1);
+    // Recorded once the store answered (the store has it a moment before).
+    const purchase = await waitFor('the recorded upsell order', async () => {
+      const row = await stack.database.db.upsellPurchase.findUniqueOrThrow({ where: { token_upsellId: { token, upsellId } } });
+      return row.storeOrderId ? row : undefined;
+    });
+    expect(purchase).toMatchObject({ status: 'PAID', amountMinor: 1500, processorPaymentId: paymentId, storeOrderId: expect.any(String), storeOrderError: null });
+    const session = await stack.database.db.checkoutSession.findUniqueOrThrow({ where: { token } });
+    expect(session.status).toBe('COMPLETED');
+
+    // Three emails in all: the confirmation and the upsell's to the shopper, the notification to the merchant.
+    const mails = await waitFor('the upsell email', () => {
+      const found = emailsOf(stack, token, merchant.email);
+      return found.toShopper.length === 2 ? found : undefined;
+    });
+    expect(mails.toMerchant).toHaveLength(1);
+    expect(mails.toShopper.map((m: Json) => m.Subject as string).sort()).toEqual([expect.stringMatching(/^Added to your order/), expect.stringMatching(/confirmed|Order/)]);
+    expect(await timelineOf(stack, token, 'upsell_order_created')).toHaveLength(1);
+
+    // Accepting again answers the same purchase and charges nothing more.
+    const again = await api(stack, 'POST', `/api/checkout/${token}/upsells/${upsellId}/accept`);
+    expect(again.body).toMatchObject({ upsellId, state: 'paid', paymentId });
+    const charges = (await stack.database.db.sessionEvent.findMany({ where: { token, type: 'upsell_payment' } })).map((e) => (e.data as Json).to);
+    expect(charges.filter((t) => t === 'PAID')).toHaveLength(1);
+
+    // The statistics count the accepted offer apart from the checkout's revenue.
+    const stats = await api(stack, 'GET', '/api/merchant/stats', undefined, merchant.token);
+    expect(stats.body.upsells).toEqual([{ currency: 'EUR', accepted: 1, amountMinor: 1500 }]);
+  });
+});
