@@ -1,5 +1,6 @@
 // The texts of the platform billing emails to the merchant: plan activated, a renewal charge failed (and
-// when the next one runs), the account returned to Demo after the grace period, the plan cancelled.
+// when the next one runs), the account returned to Demo (after the grace period, or because the processor ended
+// the membership), the plan cancelled.
 // Every interpolated value is escaped for HTML.
 import { accountLayout, type RenderedEmail } from './email-templates.js';
 
@@ -21,6 +22,8 @@ export interface BillingEmailData {
   nextRetry?: string | null;
   /** billing_renewal_failed: when the account returns to Demo unless a charge succeeds. */
   graceUntil?: string;
+  /** billing_downgraded: the grace period ran out (default), or the processor ended the membership. */
+  downgradeReason?: 'grace_expired' | 'membership_ended';
 }
 
 function email(subject: string, paragraphs: string[], button: { label: string; href: string }): RenderedEmail {
@@ -47,7 +50,9 @@ export function renderBillingEmail(kind: BillingEmailKind, d: BillingEmailData):
     }
     case 'billing_downgraded':
       return email(`${d.shopName} is back on the Demo plan`, [
-        `We could not renew the ${d.planName} plan during the grace period, so ${d.shopName} is now on the Demo plan.`,
+        d.downgradeReason === 'membership_ended'
+          ? `The ${d.planName} subscription of ${d.shopName} was ended at our payment provider (cancelled, refunded or disputed there), so ${d.shopName} is now on the Demo plan.`
+          : `We could not renew the ${d.planName} plan during the grace period, so ${d.shopName} is now on the Demo plan.`,
         "Shoppers use your store's own checkout again. Subscribe again at any time to turn the hosted checkout back on.",
       ], { label: 'Choose a plan', href: d.billingUrl });
     case 'billing_cancelled':

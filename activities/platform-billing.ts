@@ -1,20 +1,21 @@
 // Platform billing activities: the merchant's plan is paid on the PLATFORM's own Whop company (config
 // PLATFORM_PROCESSOR_API_KEY) as a Whop renewal plan: the first payment is made on the hosted checkout of a
 // checkout configuration for that plan (its `ch_…` id is the pending purchase's reference until it is paid and
-// Whop's membership `mem_…` exists), and Whop bills every renewal itself: at a period's end we read the
-// membership (renewed, past due, canceled) instead of charging anything. platform_subscriptions is written only here, on the subscription workflow's orders, and the
+// Whop's membership `mem_…` exists), and Whop bills every renewal itself: at a period's end, and whenever one of
+// its billing events arrives while the plan is paid, we read the membership (renewed, past due, ended) instead of
+// charging anything. platform_subscriptions is written only here, on the subscription workflow's orders, and the
 // workflow resumes from it. Emails go through the outbox (recorded, then sent once).
 import { ApplicationFailure } from '@temporalio/common';
 import type { Config } from '../config/index.js';
 import { Prisma, type Db } from '../prisma/client.js';
 import type { SecretBox } from '../security/secrets.js';
 import type { EmailClient } from '../integrations/email/index.js';
-import { SUBSCRIBED_EVENTS, type ProcessorClient } from '../integrations/processor/index.js';
+import { SUBSCRIBED_EVENTS, type Membership, type ProcessorClient } from '../integrations/processor/index.js';
 import { platformBillingWebhookAad, platformProcessorClient } from '../model/connections.js';
 import { isIntegrationError } from '../integrations/errors.js';
 import { FREE_PLAN_ID, findPlan, isPaidPlan } from '../domain/plans.js';
 import { eur, formatMoney } from '../domain/money.js';
-import { PLATFORM_BILLING_METADATA_KEY, PLATFORM_BILLING_WEBHOOK_PATH } from '../domain/plans.js';
+import { PLATFORM_BILLING_METADATA_KEY, PLATFORM_BILLING_WEBHOOK_PATH, type DowngradeReason } from '../domain/plans.js';
 import { classifyFailures } from './failures.js';
 import { recordEmail, sendRecordedEmail, type EmailSendResult } from './email-outbox.js';
 import { renderBillingEmail, type BillingEmailKind } from './billing-email-templates.js';
@@ -34,6 +35,48 @@ export interface SubscriptionRecord {
 
 export type PaymentCheck = 'paid' | 'failed' | 'open' | 'canceled';
 
+/**
+ * Where Whop's membership stands against the period we hold (ending at `periodEnd`):
+ * renewed: valid, and its paid period ends later than ours (Whop billed the next one);
+ * current: valid, still in the period we hold (nothing new);
+ * failing: past due or otherwise invalid, or not found: Whop may still collect (a failed renewal, grace);
+ * ended: canceled, expired or completed: Whop will never bill it again (refund, dispute, a cancel in Whop).
+ */
+export type MembershipStanding = 'renewed' | 'current' | 'failing' | 'ended';
+
+const ENDED_STATUSES = new Set(['canceled', 'expired', 'completed']);
+
+function membershipStanding(m: Pick<Membership, 'status' | 'valid'>, renewedUntil: number | null, periodEnd: number): MembershipStanding {
+  if (ENDED_STATUSES.has(m.status)) return 'ended';
+  if (!m.valid) return 'failing';
+  return renewedUntil !== null && renewedUntil > periodEnd ? 'renewed' : 'current';
+}
+
+interface MembershipRead {
+  standing: MembershipStanding;
+  /** Why it is not a renewal (Whop's status, not_renewed_yet, not_found); null when renewed. */
+  reason: string | null;
+  /** The end of the period Whop has been paid for, epoch ms. */
+  renewedUntil: number | null;
+}
+
+export interface RenewalInput {
+  merchantId: string;
+  planId: string;
+  membershipId: string;
+  periodEnd: number;
+  attempt: number;
+}
+
+/** What a read of the membership decided for renewal `attempt` (standing and renewedUntil are absent in results recorded before events were followed). */
+export interface RenewalCheck {
+  outcome: 'succeeded' | 'failed';
+  paymentId: string | null;
+  reason: string | null;
+  standing?: MembershipStanding;
+  renewedUntil?: number | null;
+}
+
 export interface BillingEmailRequest {
   merchantId: string;
   kind: BillingEmailKind;
@@ -45,6 +88,8 @@ export interface BillingEmailRequest {
   attempts?: number;
   nextRetryAt?: number | null;
   graceUntil?: number;
+  /** billing_downgraded: why (default grace_expired). */
+  reason?: Exclude<DowngradeReason, 'cancelled'>;
 }
 
 const ms = (d: Date | null) => (d ? d.getTime() : null);
@@ -118,6 +163,34 @@ export function createPlatformBillingActivities(deps: { db: Db; config: Config; 
 
   async function settlePayment(where: { processorPaymentId: string } | { idempotencyKey: string }, status: 'SUCCEEDED' | 'FAILED', error?: string) {
     await db.platformBillingPayment.updateMany({ where: { ...where, status: 'PENDING' }, data: { status, error: error ?? null, settledAt: new Date() } });
+  }
+
+  /** The membership paying for the period ending at `periodEnd`, as Whop answers it now (a 404 counts as failing). */
+  async function readMembership(client: ProcessorClient, membershipId: string, periodEnd: number): Promise<MembershipRead> {
+    let membership;
+    try {
+      membership = await client.getMembership(membershipId);
+    } catch (err) {
+      if (isIntegrationError(err, 'not_found')) return { standing: 'failing', reason: 'not_found', renewedUntil: null };
+      throw err;
+    }
+    const renewedUntil = membership.periodEnd ? Date.parse(membership.periodEnd) : null;
+    const standing = membershipStanding(membership, renewedUntil, periodEnd);
+    return { standing, reason: standing === 'renewed' ? null : standing === 'current' ? 'not_renewed_yet' : membership.status, renewedUntil };
+  }
+
+  /** Attempt `attempt` of the period decided by this read: its row written once (by key), settled once. */
+  async function recordRenewal(input: RenewalInput, membershipId: string, read: MembershipRead): Promise<RenewalCheck> {
+    const { merchantId, planId, periodEnd, attempt } = input;
+    const idempotencyKey = `platform-renewal:${membershipId}:${periodEnd}:${attempt}`;
+    await db.platformBillingPayment.upsert({
+      where: { idempotencyKey },
+      create: { merchantId, idempotencyKey, planId, kind: 'renewal', attempt, amountCents: findPlan(planId)?.monthlyPriceCents ?? 0, processorMembershipId: membershipId },
+      update: {},
+    });
+    const succeeded = read.standing === 'renewed';
+    await settlePayment({ idempotencyKey }, succeeded ? 'SUCCEEDED' : 'FAILED', read.reason ?? undefined);
+    return { outcome: succeeded ? 'succeeded' : 'failed', paymentId: null, reason: read.reason, standing: read.standing, renewedUntil: read.renewedUntil };
   }
 
   return classifyFailures({
@@ -229,39 +302,34 @@ export function createPlatformBillingActivities(deps: { db: Db; config: Config; 
     },
 
     /**
-     * Renewal `attempt` of the period ending at `periodEnd`: Whop bills it itself, so this reads the membership.
-     * Renewed (its period now ends later) is a success; past due, canceled or not yet renewed is a failed attempt
-     * (the workflow asks again at its next retry, within the grace period). Recorded once per key.
+     * Renewal `attempt` of the period ending at `periodEnd`, due now: Whop bills it itself, so this reads the
+     * membership. Renewed is a success; ended (canceled, expired) is the end of the plan; past due or not renewed
+     * yet is a failed attempt (the workflow asks again at its next retry, within the grace period). Recorded once
+     * per key.
      */
-    async chargePlatformRenewal(input: { merchantId: string; planId: string; membershipId: string; periodEnd: number; attempt: number }): Promise<{ outcome: 'succeeded' | 'failed'; paymentId: string | null; reason: string | null }> {
-      const { merchantId, planId, periodEnd, attempt } = input;
-      const plan = findPlan(planId);
+    async chargePlatformRenewal(input: RenewalInput): Promise<RenewalCheck> {
       const client = platformProcessor();
       const membershipId = await membershipIdOf(client, input.membershipId);
-      const idempotencyKey = `platform-renewal:${membershipId}:${periodEnd}:${attempt}`;
-      await db.platformBillingPayment.upsert({
-        where: { idempotencyKey },
-        create: { merchantId, idempotencyKey, planId, kind: 'renewal', attempt, amountCents: plan?.monthlyPriceCents ?? 0, processorMembershipId: membershipId },
-        update: {},
-      });
-      let membership;
-      try {
-        membership = await client.getMembership(membershipId);
-      } catch (err) {
-        if (isIntegrationError(err, 'not_found')) {
-          await settlePayment({ idempotencyKey }, 'FAILED', 'membership not found');
-          return { outcome: 'failed', paymentId: null, reason: 'not_found' };
-        }
-        throw err;
+      const read = await readMembership(client, membershipId, input.periodEnd);
+      // At its due time a membership Whop has not renewed yet is a failed attempt too.
+      return recordRenewal(input, membershipId, read);
+    },
+
+    /**
+     * Whop's word on the membership, asked because one of its events arrived while the plan is paid (any event:
+     * its content and order are not trusted, the membership is). Renewed is a success of `attempt` and ended is
+     * the end of the plan, both recorded once per key as at a due time; past due is failed `attempt` only when
+     * `countsFailure` (the workflow's grace policy decides: only a period's first failure is counted early);
+     * a membership still in the period we hold changes nothing and records nothing.
+     */
+    async followPlatformMembership(input: RenewalInput & { countsFailure: boolean }): Promise<RenewalCheck> {
+      const client = platformProcessor();
+      const membershipId = await membershipIdOf(client, input.membershipId);
+      const read = await readMembership(client, membershipId, input.periodEnd);
+      if (read.standing === 'current' || (read.standing === 'failing' && !input.countsFailure)) {
+        return { outcome: 'failed', paymentId: null, reason: read.reason, standing: read.standing, renewedUntil: read.renewedUntil };
       }
-      const renewedUntil = membership.periodEnd ? Date.parse(membership.periodEnd) : 0;
-      if (membership.valid && renewedUntil > periodEnd) {
-        await settlePayment({ idempotencyKey }, 'SUCCEEDED');
-        return { outcome: 'succeeded', paymentId: null, reason: null };
-      }
-      const reason = membership.valid ? 'not_renewed_yet' : membership.status;
-      await settlePayment({ idempotencyKey }, 'FAILED', reason);
-      return { outcome: 'failed', paymentId: null, reason };
+      return recordRenewal(input, membershipId, read);
     },
 
     /** A renewal went through: the next period, in good standing. */
@@ -280,8 +348,8 @@ export function createPlatformBillingActivities(deps: { db: Db; config: Config; 
       });
     },
 
-    /** Back to Demo (cancelled, or the grace period ran out): checkouts pass through to the store from now on. */
-    async downgradePlatformToDemo(input: { merchantId: string; reason: 'cancelled' | 'grace_expired' }): Promise<void> {
+    /** Back to Demo (cancelled, the grace period ran out, or Whop ended the membership): checkouts pass through to the store from now on. */
+    async downgradePlatformToDemo(input: { merchantId: string; reason: DowngradeReason }): Promise<void> {
       await db.platformSubscription.updateMany({
         where: { merchantId: input.merchantId },
         data: {
@@ -320,6 +388,7 @@ export function createPlatformBillingActivities(deps: { db: Db; config: Config; 
         attempts: req.attempts,
         nextRetry: req.nextRetryAt === undefined || req.nextRetryAt === null ? null : date(req.nextRetryAt),
         graceUntil: req.graceUntil === undefined ? undefined : date(req.graceUntil),
+        downgradeReason: req.reason,
       });
       const row = await recordEmail(db, { idempotencyKey: req.idempotencyKey, merchantId: req.merchantId, kind: req.kind, to: merchant.email, subject: rendered.subject });
       return sendRecordedEmail({ db, email: deps.email, from: config.email.from }, row, () => ({

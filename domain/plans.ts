@@ -65,6 +65,16 @@ export function isPaidPlan(id: string): boolean {
 export const SUBSCRIPTION_STATUSES = ['DEMO', 'PENDING', 'ACTIVE', 'PAST_DUE'] as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 
+/**
+ * Why an account last returned to Demo (platform_subscriptions.ended_reason): the merchant cancelled; the grace
+ * period of a failed renewal ran out; the processor ended the membership (canceled, expired: a refund, a dispute,
+ * a cancel in the processor's own pages); the first payment failed or was not made in time.
+ */
+export const ENDED_REASONS = ['cancelled', 'grace_expired', 'membership_ended', 'payment_failed', 'payment_expired'] as const;
+export type EndedReason = (typeof ENDED_REASONS)[number];
+/** The reasons a paid plan returns to Demo. */
+export type DowngradeReason = Extract<EndedReason, 'cancelled' | 'grace_expired' | 'membership_ended'>;
+
 /** Whether a plan in this state lets shoppers into the hosted checkout (the grace period counts). */
 export function isPaidStatus(planId: string, status: string): boolean {
   return isPaidPlan(planId) && (status === 'ACTIVE' || status === 'PAST_DUE');

@@ -23,6 +23,8 @@ export interface PlatformSubscriptionTimings {
 export interface PlatformSubscriptionInput {
   merchantId: string;
   timings?: PlatformSubscriptionTimings;
+  /** Set by the run before (continue-as-new) when a billing event came that no read of the membership answered yet. */
+  membershipCue?: boolean;
 }
 
 export interface SubscribeRequest {
@@ -40,7 +42,10 @@ export interface CancelResult {
   previousPlanId: string;
 }
 
-/** A billing event from the processor (after signature check and dedupe): a cue to look at the processor. */
+/**
+ * A billing event from the processor (after signature check and dedupe): a cue to look at the processor, never
+ * trusted for what it says (the first payment's state, or the membership's while a plan is paid, is read from the API).
+ */
 export interface BillingEventMessage {
   eventId: string;
   event: string;

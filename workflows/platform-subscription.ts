@@ -1,16 +1,19 @@
 // A merchant's paid plan with the platform, one workflow per merchant (platform-subscription-<merchantId>):
 // a subscribe opens a processor membership and waits for its first payment (the billing webhook cues a
 // look, and the workflow asks the processor itself, backing off, until the payment page expires); once
-// paid the plan is ACTIVE for a period; at each period end the renewal is charged on the card on file; a
-// failed charge is retried over a grace period (PAST_DUE, still paid), then the account returns to Demo.
-// Cancel returns it to Demo at once. Every step emails the merchant once. The workflow continues as new
-// each period and resumes from platform_subscriptions, so its history stays short.
+// paid the plan is ACTIVE for a period. Whop bills every renewal itself; the workflow reads the membership at
+// each period end and whenever a billing event arrives while the plan is paid (the event is only a cue: the API
+// is the truth, so a duplicate or a late event changes nothing). Renewed → the next period; past due → a
+// failed renewal, retried over a grace period (PAST_DUE, still paid), then the account returns to Demo; ended
+// at Whop (canceled, expired) → Demo at once. Cancel returns it to Demo at once. Every step emails the merchant
+// once. The workflow continues as new each period and resumes from platform_subscriptions, so its history stays
+// short.
 import {
-  ApplicationFailure, allHandlersFinished, condition, continueAsNew, log, proxyActivities, setHandler, workflowInfo,
+  ApplicationFailure, allHandlersFinished, condition, continueAsNew, log, patched, proxyActivities, setHandler, workflowInfo,
 } from '@temporalio/workflow';
 import { DEFAULT_GRACE, FREE_PLAN_ID, isPaidPlan, isPaidStatus, periodEndFrom, renewalAttemptAt, type GracePolicy } from '../domain/plans.js';
 import type { ErrorCode } from '../domain/errors.js';
-import type { PlatformBillingActivities, SubscriptionRecord } from '../activities/platform-billing.js';
+import type { PlatformBillingActivities, RenewalCheck, SubscriptionRecord } from '../activities/platform-billing.js';
 import { describeProcessorFailure } from './processor-connection.messages.js';
 import {
   billingEventSignal, cancelUpdate, subscribeUpdate, subscriptionStateQuery,
@@ -18,6 +21,13 @@ import {
 } from './platform-subscription.messages.js';
 
 const HOUR = 60 * 60 * 1000;
+
+/**
+ * Billing events read the membership while the plan is paid, and a membership ended at Whop returns the plan to
+ * Demo at once. Runs from before took a cue while paid as a look at a pending first payment only, and an ended
+ * membership as a failed attempt; they replay unchanged (workflows/__histories__/platform-subscription-cue-while-paid-before-follow.json).
+ */
+export const FOLLOW_MEMBERSHIP_EVENTS_PATCH = 'follow-membership-events';
 
 // Our own records: quick, retried for a while (they keep the account's plan true).
 const records = proxyActivities<PlatformBillingActivities>({
@@ -55,7 +65,7 @@ function subscribeFailure(err: unknown): ApplicationFailure {
 export interface PlatformSubscriptionResult {
   planId: string;
   status: string;
-  /** Why this run ended: cancelled, grace_expired, payment_failed, payment_expired, idle. */
+  /** Why this run ended: cancelled, grace_expired, membership_ended, payment_failed, payment_expired, idle. */
   reason: string;
 }
 
@@ -74,6 +84,9 @@ export async function platformSubscriptionWorkflow(input: PlatformSubscriptionIn
   let nextRun = false as boolean;
   /** Bumped by billing events (a cue to look at the processor) and by changes of the pending payment. */
   let cues = 0;
+  /** Billing events received, and how many of them a read of the processor has answered (a failed read leaves them due). */
+  let events = 0;
+  let eventsAnswered = input.membershipCue ? -1 : 0;
   let pollDelay = firstPollMs;
   let nextPollAt = 0;
   let subscribes = 0;
@@ -148,30 +161,46 @@ export async function platformSubscriptionWorkflow(input: PlatformSubscriptionIn
     if (!paid()) ended = reason;
   }
 
-  /** The renewal charge due now: success → next period; failure → PAST_DUE and a retry, or Demo after the last. */
+  /** The renewal charge due now: Whop's word on the membership at the attempt's time. */
   async function renew() {
     const { planId, membershipId, periodEnd } = sub;
     if (!membershipId || periodEnd === null) return;
     const attempt = sub.renewalFailures + 1;
-    const charge = await background.chargePlatformRenewal({ merchantId, planId, membershipId, periodEnd, attempt });
-    if (charge.outcome === 'succeeded') {
-      const next = periodEndFrom(periodEnd, t.periodMs);
+    await applyRenewal(await background.chargePlatformRenewal({ merchantId, planId, membershipId, periodEnd, attempt }), attempt);
+  }
+
+  /**
+   * A billing event while paid: Whop's word on the membership now. Renewed or ended applies as at a due time; a
+   * failure counts early only as the period's first one (never its last: the downgrade waits for the grace
+   * period's own read); still in our period changes nothing.
+   */
+  async function followMembership() {
+    const { planId, membershipId, periodEnd } = sub;
+    if (!membershipId || periodEnd === null) return;
+    const attempt = sub.renewalFailures + 1;
+    const countsFailure = attempt === 1 && attempt < grace.attempts;
+    const look = await background.followPlatformMembership({ merchantId, planId, membershipId, periodEnd, attempt, countsFailure });
+    if (look.standing === 'current' || (look.standing === 'failing' && !countsFailure)) return;
+    await applyRenewal(look, attempt);
+  }
+
+  /** Renewal `attempt` decided: success → next period; ended at Whop → Demo; failure → PAST_DUE and a retry, or Demo after the last. */
+  async function applyRenewal(look: RenewalCheck, attempt: number) {
+    const { planId, membershipId, periodEnd } = sub;
+    if (!membershipId || periodEnd === null) return;
+    if (look.outcome === 'succeeded') {
+      // At least as far as Whop's own paid period: the same answer read again is no second renewal.
+      const next = Math.max(periodEndFrom(periodEnd, t.periodMs), look.renewedUntil ?? 0);
       await records.recordPlatformRenewal({ merchantId, periodStart: periodEnd, periodEnd: next });
       sub = { ...sub, status: 'ACTIVE', periodStart: periodEnd, periodEnd: next, renewalFailures: 0 };
       nextRun = true;
       return;
     }
+    // Whop will never bill an ended membership again: no grace to wait out. (Patched: a run whose read was
+    // recorded by a worker of both versions during a rolling deploy took it as a failed attempt.)
+    if (look.standing === 'ended' && patched(FOLLOW_MEMBERSHIP_EVENTS_PATCH)) return downgrade('membership_ended');
     const graceUntil = renewalAttemptAt(periodEnd, grace.attempts - 1, grace);
-    if (attempt >= grace.attempts) {
-      await records.downgradePlatformToDemo({ merchantId, reason: 'grace_expired' });
-      const pending = sub.pending;
-      sub = { ...DEMO, pending: null };
-      cancelAtProcessor(membershipId);
-      if (pending) cancelAtProcessor(pending.membershipId);
-      sendEmail({ merchantId, kind: 'billing_downgraded', idempotencyKey: `billing_downgraded:${membershipId}:${periodEnd}`, planId });
-      ended = 'grace_expired';
-      return;
-    }
+    if (attempt >= grace.attempts) return downgrade('grace_expired');
     const nextRetryAt = renewalAttemptAt(periodEnd, attempt, grace);
     await records.recordPlatformRenewalFailure({ merchantId, failures: attempt, nextRetryAt, graceUntil });
     sub = { ...sub, status: 'PAST_DUE', renewalFailures: attempt };
@@ -181,6 +210,22 @@ export async function platformSubscriptionWorkflow(input: PlatformSubscriptionIn
     });
   }
 
+  /** Back to Demo from a paid plan that was not renewed; one email per membership and period, whichever way it ended. */
+  async function downgrade(reason: 'grace_expired' | 'membership_ended') {
+    const { planId, membershipId, periodEnd } = sub;
+    await records.downgradePlatformToDemo({ merchantId, reason });
+    const pending = sub.pending;
+    sub = { ...DEMO, pending: null };
+    // An ended membership is over at Whop already.
+    if (membershipId && reason === 'grace_expired') cancelAtProcessor(membershipId);
+    if (pending) cancelAtProcessor(pending.membershipId);
+    sendEmail({
+      merchantId, kind: 'billing_downgraded', idempotencyKey: `billing_downgraded:${membershipId}:${periodEnd}`, planId,
+      ...(reason === 'grace_expired' ? {} : { reason }),
+    });
+    ended = reason;
+  }
+
   setHandler(subscriptionStateQuery, () => ({
     planId: sub.planId, status: sub.status, periodEnd: sub.periodEnd, pendingPlanId: sub.pending?.planId ?? null, renewalFailures: sub.renewalFailures,
   }));
@@ -188,6 +233,7 @@ export async function platformSubscriptionWorkflow(input: PlatformSubscriptionIn
   setHandler(billingEventSignal, (message) => {
     if (seenEvents.has(message.eventId)) return;
     seenEvents.add(message.eventId);
+    events += 1;
     cues += 1;
   });
 
@@ -242,7 +288,9 @@ export async function platformSubscriptionWorkflow(input: PlatformSubscriptionIn
       continue;
     }
     const pendingAt = sub.pending ? Math.min(nextPollAt, sub.pending.since + firstPaymentTimeoutMs) : Infinity;
-    const wakeAt = Math.max(Math.min(renewalDueAt(), pendingAt), backoffUntil);
+    // An event no read has answered yet (its read failed, or it came during one) is looked at now.
+    const eventDueAt = events !== eventsAnswered && paid() ? Date.now() : Infinity;
+    const wakeAt = Math.max(Math.min(renewalDueAt(), pendingAt, eventDueAt), backoffUntil);
     const seen = cues;
     const woken = () => cues !== seen || cancelled !== null;
     if (wakeAt === Infinity) await condition(woken);
@@ -250,8 +298,11 @@ export async function platformSubscriptionWorkflow(input: PlatformSubscriptionIn
     if (cancelled) break;
     await exclusive(async () => {
       if (cancelled) return;
+      const answering = events;
       if (sub.pending && (cues !== seen || Date.now() >= nextPollAt || Date.now() >= sub.pending.since + firstPaymentTimeoutMs)) await checkPending();
       if (!nextRun && !ended && Date.now() >= renewalDueAt()) await renew();
+      else if (answering !== eventsAnswered && !nextRun && !ended && paid() && sub.membershipId && patched(FOLLOW_MEMBERSHIP_EVENTS_PATCH)) await followMembership();
+      eventsAnswered = answering;
     }).catch((err: unknown) => {
       // The processor or the database stayed unreachable through every retry: try again in an hour.
       log.error('billing step failed', { merchantId, error: String(err) });
@@ -274,8 +325,10 @@ export async function platformSubscriptionWorkflow(input: PlatformSubscriptionIn
   await condition(allHandlersFinished);
   await runFollowUps();
   if (!ended) {
-    // A new period (or a long wait): the next run starts from the database with an empty history.
-    await continueAsNew<typeof platformSubscriptionWorkflow>(input);
+    // A new period (or a long wait): the next run starts from the database with an empty history, and reads the
+    // membership first if an event came that no read answered.
+    const { membershipCue: _, ...next } = input;
+    await continueAsNew<typeof platformSubscriptionWorkflow>(events !== eventsAnswered ? { ...next, membershipCue: true } : next);
   }
   log.info('platform subscription ended', { merchantId, reason: ended });
   return { planId: sub.planId, status: sub.status, reason: ended ?? 'idle' };

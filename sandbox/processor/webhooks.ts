@@ -25,6 +25,11 @@ export interface EventPayload {
   data: unknown;
 }
 
+/** A new event as Whop sends it (SDK `PaymentSucceededWebhookEvent` and siblings); its `id` is also the webhook-id header. */
+export function eventPayload(companyId: string, type: string, data: unknown): EventPayload {
+  return { id: newId('msg', 24), api_version: 'v1', type, timestamp: new Date().toISOString(), company_id: companyId, data };
+}
+
 export interface WebhookTarget {
   id: string;
   url: string;
@@ -80,7 +85,7 @@ export class WebhookDispatcher {
 
   /** Creates an event and sends it through the pipeline; `times` copies are delivered concurrently. */
   publish(companyId: string, type: string, data: unknown, opts: { times?: number; delayMs?: number } = {}): StoredEvent {
-    const payload: EventPayload = { id: newId('msg', 24), api_version: 'v1', type, timestamp: new Date().toISOString(), company_id: companyId, data };
+    const payload = eventPayload(companyId, type, data);
     const stored: StoredEvent = { id: payload.id, event: type, companyId, state: 'scheduled', body: JSON.stringify(payload), payload };
     this.events.set(stored.id, stored);
     const times = opts.times ?? 1;

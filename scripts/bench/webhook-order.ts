@@ -1,8 +1,10 @@
 // Webhook → order: for each of N sessions (created through the API, the shopper's details and the processor
-// payment made with init-payment), the time from POSTing the signed payment_succeeded webhook to our
-// endpoint over loopback HTTP until the order enters the sandbox store's order table (signature check,
-// audit row, dedupe lock, signal-with-start, the workflow's status write, the store order activity with
-// its REST call). Baseline, in the same run and interleaved one for one: a bare signal-with-start of a
+// checkout made with init-payment, then paid at the local Whop without its own delivery), the time from POSTing
+// Whop's payment.succeeded delivery to our endpoint over loopback HTTP until the order enters the sandbox store's
+// order table (Standard Webhooks signature check, audit row, dedupe lock, signal-with-start, the workflow's status
+// write, the store order activity with its REST call). The delivery is what Whop sends: the simulator's own
+// envelope ({ id, api_version, type, timestamp, company_id, data: Payment }) and webhook-id / webhook-timestamp /
+// webhook-signature headers signed with the `standardwebhooks` library under Whop's key rule. Baseline, in the same run and interleaved one for one: a bare signal-with-start of a
 // trivial workflow (scripts/bench/round-trip-workflow.ts, its own bundle, worker and task queue) whose one
 // activity inserts one row, timed until that insert returned. Both ends are observed in-process as they
 // happen (no polling): the store simulator's order table and the activity. Target: p50 ratio ≤ 1.5.
@@ -10,9 +12,10 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
+import { Webhook } from 'standardwebhooks';
 import { createSecretBox } from '../../security/secrets.js';
-import { signSpecWebhook as signWebhook, SPEC_SIGNATURE_HEADER as SIGNATURE_HEADER } from '../../integrations/processor/webhook.js';
 import { PROCESSOR_WEBHOOK_PATH } from '../../model/connections.js';
+import { eventPayload } from '../../sandbox/processor/index.js';
 import { processorAad } from '../../model/connections.js';
 import { checkoutWorkflowId } from '../../workflows/checkout.messages.js';
 import type { BOrder } from '../../sandbox/storefront-b/state.js';
@@ -103,9 +106,25 @@ export async function benchWebhookOrder(opts: { sessions?: number; warmup?: numb
 
   const connection = await db.processorConnection.findUniqueOrThrow({ where: { merchantId: merchant.id } });
   const webhookSecret = createSecretBox(config.secretsKey!).decrypt(connection.webhookSecretEnc!, processorAad.webhookSecret(merchant.id));
+  // Whop's key rule: the HMAC key is the UTF-8 bytes of the `ws_…` secret, which standardwebhooks takes base64-encoded.
+  const signer = new Webhook(Buffer.from(webhookSecret, 'utf8').toString('base64'));
   const cart = demoCart(service, merchant.storeUrl);
 
-  /** A session with the shopper's details and the processor payment: what exists when the success webhook comes. */
+  /**
+   * A session with the shopper's details and its Whop checkout, paid by the shopper at the local Whop as a silent
+   * control-plane move (no delivery of its own): what exists when Whop's success delivery comes. Answers the
+   * Payment as Whop's API shows it.
+   */
+  async function paidSession(): Promise<{ token: string; payment: { id: string } & Record<string, unknown> }> {
+    const { token, paymentId: checkoutId } = await pendingSession();
+    const res = await fetch(`${service.urls.processor}/_control/checkout_configurations/${checkoutId}/pay`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ silent: true }),
+    });
+    if (res.status !== 200) throw new Error(`the processor sandbox answered ${res.status}: ${await res.text()}`);
+    return { token, payment: (await res.json()) as { id: string } & Record<string, unknown> };
+  }
+
+  /** A session with the shopper's details and the processor checkout (init-payment). */
   async function pendingSession(): Promise<{ token: string; paymentId: string; totalMinor: number; currency: string }> {
     const token = await createSession(service, cart);
     const bundle = await api(service, 'GET', `/api/checkout/session-bundle/${token}`);
@@ -118,18 +137,19 @@ export async function benchWebhookOrder(opts: { sessions?: number; warmup?: numb
     return { token, paymentId: init.paymentId as string, totalMinor: init.totalMinor as number, currency: init.currency as string };
   }
 
-  /** Webhook POSTed → order in the store; then (untimed) the workflow's end, i.e. its emails sent. */
+  /** Whop's delivery POSTed → order in the store; then (untimed) the workflow's end, i.e. its emails sent. */
   async function webhookToOrder(): Promise<number> {
-    const s = await pendingSession();
-    const body = JSON.stringify({
-      id: `evt_${randomBytes(10).toString('hex')}`,
-      event: 'payment_succeeded',
-      created_at: new Date().toISOString(),
-      data: { id: s.paymentId, status: 'succeeded', amount: s.totalMinor, currency: s.currency, metadata: { checkout_session_token: s.token } },
-    });
+    const s = await paidSession();
+    const event = eventPayload(connection.businessId!, 'payment.succeeded', s.payment);
+    const body = JSON.stringify(event);
     const visible = orderVisible.wait(s.token, `the store order of ${s.token}`);
     const t0 = performance.now();
-    const res = await post(`${service.apiUrl}${PROCESSOR_WEBHOOK_PATH}`, body, { [SIGNATURE_HEADER]: signWebhook(webhookSecret, body) });
+    const sentAt = new Date();
+    const res = await post(`${service.apiUrl}${PROCESSOR_WEBHOOK_PATH}`, body, {
+      'webhook-id': event.id,
+      'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
+      'webhook-signature': signer.sign(event.id, sentAt, body),
+    });
     if (res.status !== 200) throw new Error(`webhook answered ${res.status}: ${res.body}`);
     await visible;
     const ms = performance.now() - t0;

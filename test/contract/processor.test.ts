@@ -174,6 +174,37 @@ describe('the official SDK against the local Whop', () => {
     expectAllVerified(hook.webhook_secret);
   });
 
+  it('a membership\'s life as plan billing follows it: a declined renewal (payment.failed, membership.deactivated past_due), the retry that pays (payment.succeeded subscription_cycle, membership.activated), an immediate cancel (membership.deactivated canceled): each delivery verifies and carries the checkout\'s metadata', async () => {
+    const hook = await sdk().webhooks.create({ url: `${receiver.url}/wh`, resource_id: company(), api_version: 'v1' });
+    const product = await sdk().products.create({ title: 'Platform', account_id: company() });
+    const plan = await sdk().plans.create({ account_id: company(), product_id: product.id, plan_type: 'renewal', initial_price: 0, renewal_price: 29, billing_period: 30, currency: 'eur' });
+    const checkout = await sdk().checkoutConfigurations.create({ plan_id: plan.id, metadata: { platform_billing_merchant_id: 'm_2' }, redirect_url: 'https://app.example/billing' });
+    const membershipId = (await sdk().payments.retrieve((await payOnPage(checkout.purchase_url!)).searchParams.get('payment_id')!)).membership!.id;
+    await receiver.waitFor(2);
+    receiver.received.length = 0;
+    const metadata = { platform_billing_merchant_id: 'm_2' };
+
+    await processor.control('POST', `memberships/${membershipId}/renew`, { outcome: 'failed' });
+    const declined = await receiver.waitFor(2);
+    expect(declined.map((w) => w.json)).toEqual([
+      expect.objectContaining({ type: 'payment.failed', data: expect.objectContaining({ billing_reason: 'subscription_cycle', substatus: 'failed', metadata, membership: expect.objectContaining({ id: membershipId, status: 'past_due' }) }) }),
+      expect.objectContaining({ type: 'membership.deactivated', data: expect.objectContaining({ id: membershipId, status: 'past_due', metadata }) }),
+    ]);
+    expect((await sdk().memberships.retrieve(membershipId)).status).toBe('past_due');
+
+    await processor.control('POST', `memberships/${membershipId}/renew`, { outcome: 'succeeded' });
+    const retried = (await receiver.waitFor(4)).slice(2);
+    expect(retried.map((w) => w.json)).toEqual([
+      expect.objectContaining({ type: 'payment.succeeded', data: expect.objectContaining({ billing_reason: 'subscription_cycle', status: 'paid', metadata, membership: expect.objectContaining({ id: membershipId, status: 'active' }) }) }),
+      expect.objectContaining({ type: 'membership.activated', data: expect.objectContaining({ id: membershipId, status: 'active', metadata }) }),
+    ]);
+
+    expect((await sdk().memberships.cancel(membershipId, { cancellation_mode: 'immediate' })).status).toBe('canceled');
+    const [ended] = (await receiver.waitFor(5)).slice(4);
+    expect(ended!.json).toMatchObject({ type: 'membership.deactivated', data: { id: membershipId, status: 'canceled', metadata } });
+    expectAllVerified(hook.webhook_secret);
+  });
+
   it('lists are { data, page_info } with cursors; the SDK\'s auto-pagination ends on end_cursor null', async () => {
     for (let i = 0; i < 5; i++) await sdk().products.create({ title: `P${i}` }).then((p) => sdk().checkoutConfigurations.create({ plan: { product_id: p.id, initial_price: 1 + i, currency: 'usd' } })).then((c) => processor.control('POST', `checkout_configurations/${c.id}/pay`, {}));
     const first = await sdk().payments.list({ company_id: company(), first: 2 });

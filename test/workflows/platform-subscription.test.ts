@@ -3,13 +3,16 @@
 // each renewal itself (the sandbox's control plane plays its billing run), and at the period end the workflow
 // reads the membership: renewed is a new period; past due is retried over the grace period and then the
 // account returns to Demo, with one email per step; cancel returns to Demo at once; a first payment never
-// made is given up. Months pass in seconds: time skips while the test sleeps or awaits the result.
+// made is given up. Billing events while paid (delivered as the billing webhook route does, signal-with-start)
+// make it read the membership at once: ended at Whop → Demo, renewed → the next period, past due → grace, each
+// once however often and in whatever order the events come. Months pass in seconds: time skips while the test
+// sleeps or awaits the result.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import { platformSubscriptionWorkflow } from '../../workflows/platform-subscription.js';
 import {
-  cancelUpdate, platformSubscriptionWorkflowId, subscribeUpdate, subscriptionStateQuery, type PlatformSubscriptionTimings,
+  billingEventSignal, cancelUpdate, platformSubscriptionWorkflowId, subscribeUpdate, subscriptionStateQuery, type BillingEventMessage, type PlatformSubscriptionTimings,
 } from '../../workflows/platform-subscription.messages.js';
 import { readBillingStatus } from '../../model/billing-status.js';
 import { createProcessorClient } from '../../integrations/processor/index.js';
@@ -82,7 +85,7 @@ const subscription = (merchantId: string) => db().platformSubscription.findUniqu
 const payments = (merchantId: string) => db().platformBillingPayment.findMany({ where: { merchantId }, orderBy: [{ createdAt: 'asc' }, { attempt: 'asc' }] });
 
 /** Subscribes to STARTER and pays; the workflow's first look at the processor (30 s later) activates the plan. */
-async function subscribeAndPay(handle: WorkflowHandle, merchantId: string) {
+async function subscribeAndPay(handle: WorkflowHandle, merchantId: string, timings = TIMINGS) {
   const { paymentUrl } = await handle.executeUpdate(subscribeUpdate, { args: [{ planId: 'STARTER' }] });
   expect(await subscription(merchantId)).toMatchObject({ planId: 'FREE', status: 'PENDING', pendingPlanId: 'STARTER', pendingPaymentUrl: paymentUrl });
   expect((await readBillingStatus(db(), merchantId)).paid).toBe(false);
@@ -92,7 +95,7 @@ async function subscribeAndPay(handle: WorkflowHandle, merchantId: string) {
   await ts.env.sleep(MINUTE);
   const active = await subscription(merchantId);
   expect(active).toMatchObject({ planId: 'STARTER', status: 'ACTIVE', pendingPlanId: null, renewalFailures: 0 });
-  expect(active.currentPeriodEnd!.getTime() - active.currentPeriodStart!.getTime()).toBe(TIMINGS.periodMs);
+  expect(active.currentPeriodEnd!.getTime() - active.currentPeriodStart!.getTime()).toBe(timings.periodMs);
   expect(await readBillingStatus(db(), merchantId)).toMatchObject({ planId: 'STARTER', paid: true, status: 'ACTIVE' });
   return active;
 }
@@ -104,6 +107,26 @@ async function whopBillsRenewal(membershipId: string, outcome: 'succeeded' | 'fa
   });
   expect(answer.status).toBe(200);
   return ((await answer.json()) as { payment: { id: string } }).payment;
+}
+
+/** A STARTER plan subscribed to and paid (ACTIVE): its workflow, the first period, Whop's membership. */
+async function activePlan(merchantId: string, timings = TIMINGS) {
+  const handle = await start(merchantId, timings);
+  const first = await subscribeAndPay(handle, merchantId, timings);
+  return { handle, first, membershipId: first.processorMembershipId!, firstEnd: first.currentPeriodEnd!.getTime() };
+}
+
+/** A billing event as the billing webhook route passes it on: signal-with-start, so an ended workflow starts anew. */
+async function deliver(merchantId: string, message: BillingEventMessage, timings = TIMINGS) {
+  await ts.env.client.workflow.signalWithStart(platformSubscriptionWorkflow, {
+    taskQueue: ts.taskQueue, workflowId: platformSubscriptionWorkflowId(merchantId), args: [{ merchantId, timings }],
+    signal: billingEventSignal, signalArgs: [message],
+  });
+}
+
+/** Ends the membership at Whop at once, as a cancel in Whop's own pages, a refund or a dispute does. */
+async function whopEndsMembership(membershipId: string) {
+  expect(await platform().cancelMembership(membershipId)).toMatchObject({ status: 'canceled', valid: false });
 }
 
 /** When each renewal charge was scheduled, in the (skipped) time of the run that charged them. */
@@ -266,5 +289,149 @@ describe('platform subscription renewals (time-skipping)', () => {
     expect(first!.processorMembershipId).toMatch(/^ch_/);
     expect(await platform().listPayments({ companyId: (await platform().getAccount()).id, checkoutIds: [first!.processorMembershipId] })).toEqual([]);
     expect(emailsTo(merchant.email)).toEqual({});
+  });
+});
+
+describe('platform subscription following Whop\'s membership events (time-skipping)', () => {
+  it('given an active plan / Whop ends the membership mid-period (membership.deactivated) / Demo at once, not at the period end, one email; the event again and an older one after it change nothing', async () => {
+    const merchant = await newMerchant();
+    const workflowId = platformSubscriptionWorkflowId(merchant.id);
+    const { result, closedAt, periodEnd } = await ts.withWorker(rig.activities, async () => {
+      const { handle, membershipId, firstEnd } = await activePlan(merchant.id);
+      const { runId } = await handle.describe();
+      await ts.env.sleep(10 * DAY);
+
+      await whopEndsMembership(membershipId);
+      const deactivated = { eventId: 'msg_deactivated_00000000001', event: 'membership.deactivated', objectId: membershipId };
+      await deliver(merchant.id, deactivated);
+      await deliver(merchant.id, deactivated);
+      await deliver(merchant.id, { eventId: 'msg_activated_000000000000', event: 'membership.activated', objectId: membershipId });
+      const ran = ts.env.client.workflow.getHandle(workflowId, runId);
+      const result = await ran.result();
+      // A delivery that came after the run ended started one that found Demo and ended idle.
+      await ts.env.sleep(5 * MINUTE);
+      return { result, closedAt: (await ran.describe()).closeTime!.getTime(), periodEnd: firstEnd };
+    });
+
+    expect(result).toEqual({ planId: 'FREE', status: 'DEMO', reason: 'membership_ended' });
+    // Policy: Whop will never bill an ended membership again, so no grace period: Demo when the event came.
+    expect(closedAt).toBeLessThan(periodEnd - 19 * DAY);
+    expect(await subscription(merchant.id)).toMatchObject({ planId: 'FREE', status: 'DEMO', endedReason: 'membership_ended', processorMembershipId: null, currentPeriodEnd: null, cancelledAt: null });
+    expect(await readBillingStatus(db(), merchant.id)).toEqual({ planId: 'FREE', paid: false, status: 'DEMO', currentPeriodEnd: null });
+    expect((await payments(merchant.id)).map((p) => [p.kind, p.attempt, p.status, p.error])).toEqual([
+      ['first', 1, 'SUCCEEDED', null],
+      ['renewal', 1, 'FAILED', 'canceled'],
+    ]);
+    expect(emailsTo(merchant.email)).toEqual({ billing_activated: 1, billing_downgraded: 1 });
+    expect(rig.sims.email.messages({ to: merchant.email, tag: 'billing_downgraded' })[0]!.TextBody).toContain('ended at our payment provider');
+  });
+
+  it('given an active plan / Whop bills the renewal early (payment.succeeded) / the next period is recorded then, once: the event again and an older one after it change nothing, no email, no read at the old period end', async () => {
+    const merchant = await newMerchant();
+    const workflowId = platformSubscriptionWorkflowId(merchant.id);
+    await ts.withWorker(rig.activities, async () => {
+      const { handle, membershipId, firstEnd } = await activePlan(merchant.id);
+      await ts.env.sleep(10 * DAY);
+
+      const billed = await whopBillsRenewal(membershipId, 'succeeded');
+      const renewal = { eventId: 'msg_renewal_000000000000001', event: 'payment.succeeded', objectId: billed.id };
+      await deliver(merchant.id, renewal);
+      await ts.env.sleep(MINUTE);
+      expect(await ts.env.currentTimeMs()).toBeLessThan(firstEnd - 19 * DAY);
+      const renewed = await subscription(merchant.id);
+      expect(renewed).toMatchObject({ planId: 'STARTER', status: 'ACTIVE', renewalFailures: 0, processorMembershipId: membershipId });
+      expect(renewed.currentPeriodStart!.getTime()).toBe(firstEnd);
+      expect(renewed.currentPeriodEnd!.getTime()).toBe(firstEnd + TIMINGS.periodMs!);
+
+      // The same delivery again, then an older event (the first payment's membership.activated) after the newer one.
+      await deliver(merchant.id, renewal);
+      await deliver(merchant.id, { eventId: 'msg_activated_000000000000', event: 'membership.activated', objectId: membershipId });
+      await ts.env.sleep(MINUTE);
+      expect(await subscription(merchant.id)).toMatchObject({ status: 'ACTIVE', currentPeriodStart: renewed.currentPeriodStart, currentPeriodEnd: renewed.currentPeriodEnd });
+      expect((await payments(merchant.id)).map((p) => [p.kind, p.attempt, p.status])).toEqual([
+        ['first', 1, 'SUCCEEDED'],
+        ['renewal', 1, 'SUCCEEDED'],
+      ]);
+
+      // Past the old period end: nothing is due there any more.
+      await ts.env.sleep(firstEnd - (await ts.env.currentTimeMs()) + HOUR);
+      expect(await chargeTimes(workflowId)).toEqual([]);
+      expect(await handle.query(subscriptionStateQuery)).toMatchObject({ status: 'ACTIVE', periodEnd: renewed.currentPeriodEnd!.getTime(), renewalFailures: 0 });
+      expect(await payments(merchant.id)).toHaveLength(2);
+
+      await handle.executeUpdate(cancelUpdate);
+      await handle.result();
+    });
+    expect(emailsTo(merchant.email)).toEqual({ billing_activated: 1, billing_cancelled: 1 });
+  });
+
+  it('given an active plan / Whop\'s renewal charge fails before our period end (past due) / PAST_DUE at once, counted once as attempt 1 of 3 with one email however many events; Whop\'s retry succeeding renews it', async () => {
+    const merchant = await newMerchant();
+    await ts.withWorker(rig.activities, async () => {
+      const { handle, membershipId, firstEnd } = await activePlan(merchant.id);
+      await ts.env.sleep(25 * DAY);
+
+      // Whop's billing run declines: payment.failed and membership.deactivated (past due), one of them twice.
+      const declined = await whopBillsRenewal(membershipId, 'failed');
+      const failed = { eventId: 'msg_failed_0000000000000001', event: 'payment.failed', objectId: declined.id };
+      await deliver(merchant.id, failed);
+      await deliver(merchant.id, { eventId: 'msg_deactivated_00000000001', event: 'membership.deactivated', objectId: membershipId });
+      await deliver(merchant.id, failed);
+      await ts.env.sleep(MINUTE);
+      expect(await ts.env.currentTimeMs()).toBeLessThan(firstEnd);
+      const grace = await subscription(merchant.id);
+      // Policy: past due is a failed renewal, so the grace period of our spec starts (from our period end).
+      expect(grace).toMatchObject({ planId: 'STARTER', status: 'PAST_DUE', renewalFailures: 1 });
+      expect(grace.graceUntil!.getTime()).toBe(firstEnd + TIMINGS.graceMs!);
+      expect(grace.nextRetryAt!.getTime()).toBe(firstEnd + TIMINGS.graceMs! / 2);
+      expect((await readBillingStatus(db(), merchant.id)).paid).toBe(true);
+      expect(emailsTo(merchant.email)).toEqual({ billing_activated: 1, billing_renewal_failed: 1 });
+
+      // Whop retries the card and it goes through: payment.succeeded and membership.activated.
+      const retried = await whopBillsRenewal(membershipId, 'succeeded');
+      await deliver(merchant.id, { eventId: 'msg_activated_00000000002', event: 'membership.activated', objectId: membershipId });
+      await deliver(merchant.id, { eventId: 'msg_paid_00000000000000002', event: 'payment.succeeded', objectId: retried.id });
+      await ts.env.sleep(MINUTE);
+      const renewed = await subscription(merchant.id);
+      expect(renewed).toMatchObject({ planId: 'STARTER', status: 'ACTIVE', renewalFailures: 0, graceUntil: null, nextRetryAt: null });
+      expect(renewed.currentPeriodStart!.getTime()).toBe(firstEnd);
+      expect(renewed.currentPeriodEnd!.getTime()).toBe(firstEnd + TIMINGS.periodMs!);
+      expect((await payments(merchant.id)).map((p) => [p.kind, p.attempt, p.status, p.error])).toEqual([
+        ['first', 1, 'SUCCEEDED', null],
+        ['renewal', 1, 'FAILED', 'past_due'],
+        ['renewal', 2, 'SUCCEEDED', null],
+      ]);
+
+      await handle.executeUpdate(cancelUpdate);
+      await handle.result();
+    });
+    expect(emailsTo(merchant.email)).toEqual({ billing_activated: 1, billing_renewal_failed: 1, billing_cancelled: 1 });
+  });
+
+  it('given Whop\'s paid period reaching past our next one (its 30-day periods against a shorter one of ours, as against a February) / the same Whop state read on two events / one renewal, our period carried to Whop\'s end', async () => {
+    const merchant = await newMerchant();
+    const short = { ...TIMINGS, periodMs: 10 * DAY };
+    await ts.withWorker(rig.activities, async () => {
+      const { handle, first, membershipId } = await activePlan(merchant.id, short);
+
+      const billed = await whopBillsRenewal(membershipId, 'succeeded');
+      const whopEnd = Date.parse((await platform().getMembership(membershipId)).periodEnd!);
+      expect(whopEnd).toBeGreaterThan(first.currentPeriodEnd!.getTime() + short.periodMs);
+      await deliver(merchant.id, { eventId: 'msg_renewal_000000000000001', event: 'payment.succeeded', objectId: billed.id }, short);
+      await ts.env.sleep(MINUTE);
+      await deliver(merchant.id, { eventId: 'msg_cancel_flag_00000000001', event: 'membership.cancel_at_period_end_changed', objectId: membershipId }, short);
+      await ts.env.sleep(MINUTE);
+
+      const renewed = await subscription(merchant.id);
+      expect(renewed).toMatchObject({ status: 'ACTIVE', renewalFailures: 0 });
+      expect(renewed.currentPeriodStart).toEqual(first.currentPeriodEnd);
+      expect(renewed.currentPeriodEnd!.getTime()).toBe(whopEnd);
+      expect((await payments(merchant.id)).map((p) => [p.kind, p.attempt, p.status])).toEqual([
+        ['first', 1, 'SUCCEEDED'],
+        ['renewal', 1, 'SUCCEEDED'],
+      ]);
+      await handle.executeUpdate(cancelUpdate);
+      await handle.result();
+    });
   });
 });

@@ -1,12 +1,20 @@
 // Platform billing over HTTP, on the whole test stack: the public catalog; a Demo merchant subscribes, pays
 // on the processor's page, the platform account's signed webhook reaches /webhooks/processor/platform-billing
-// and the plan is ACTIVE; cancel returns to Demo at once; bad input and forged webhooks change nothing.
+// and the plan is ACTIVE; cancel returns to Demo at once; Whop's own membership events on a paid plan (its
+// Standard Webhooks deliveries from the sandbox: a membership ended at Whop, a renewal Whop billed) are followed
+// at once, once, whatever their order; bad input and forged webhooks change nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
 import { createTestMerchant, type TestMerchant } from '../../../test/harness/merchants.js';
 import { api, control, waitFor, type Json } from '../../../test/e2e/checkout-helpers.js';
 import { signSpecWebhook as signWebhook, SPEC_SIGNATURE_HEADER as SIGNATURE_HEADER } from '../../../integrations/processor/webhook.js';
 import { platformSubscriptionWorkflowId } from '../../../workflows/platform-subscription.messages.js';
+import { periodEndFrom } from '../../../domain/plans.js';
+import { createProcessorClient } from '../../../integrations/processor/index.js';
+import { PLATFORM_API_KEY, eventPayload } from '../../../sandbox/processor/index.js';
+import { Webhook } from 'standardwebhooks';
+import { createSecretBox } from '../../../security/secrets.js';
+import { platformBillingWebhookAad } from '../../../model/connections.js';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -36,6 +44,29 @@ async function workflowRunning(merchantId: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** A Demo merchant who subscribed to STARTER and paid: ACTIVE, the activation email sent, every webhook so far delivered. */
+async function activeMerchant(name: string) {
+  const m = await demoMerchant(name);
+  const sub = await api(stack, 'POST', '/api/platform-billing/subscribe', { planId: 'STARTER' }, m.token);
+  expect(sub.status, JSON.stringify(sub.body)).toBe(200);
+  expect((await payOnHostedPage(sub.body.paymentUrl as string)).status).toBe(303);
+  await waitFor('ACTIVE', async () => ((await current(m)).status === 'ACTIVE' ? true : undefined), 15_000);
+  await waitFor('the activation email', () => (mails(m, 'billing_activated').length ? true : undefined));
+  await stack.sims.processor.webhooks.idle();
+  const row = await db().platformSubscription.findUniqueOrThrow({ where: { merchantId: m.id } });
+  expect(row.processorMembershipId).toMatch(/^mem_/);
+  return { m, row, membershipId: row.processorMembershipId! };
+}
+
+/** The platform's own Whop company, as the service reaches it. */
+const platformWhop = () => createProcessorClient({ apiKey: PLATFORM_API_KEY, baseUrl: `${stack.urls.processor}/api/v1` });
+
+/** The billing webhook deliveries of a merchant for one event type (and, given, one event id: its copies too), oldest first. */
+async function billingDeliveries(merchantId: string, event: string, eventId?: string) {
+  const rows = await db().platformBillingWebhookDelivery.findMany({ where: { merchantId, event }, orderBy: { receivedAt: 'asc' } });
+  return eventId === undefined ? rows : rows.filter((r) => (JSON.parse(r.rawBody) as { id?: string }).id === eventId);
 }
 
 async function postWebhook(body: string, signature?: string) {
@@ -141,6 +172,8 @@ describe('subscribe, pay, cancel', () => {
     }, 15_000);
     expect(ended).toMatchObject({ planId: 'FREE', paid: false, pending: null, endedReason: 'payment_failed' });
     expect(await db().platformBillingPayment.findMany({ where: { merchantId: m.id } })).toMatchObject([{ kind: 'first', status: 'FAILED' }]);
+    // Demo is written a moment before the run ends; a subscribe in between is answered 409 "try again in a moment".
+    await waitFor('the workflow to end', async () => ((await workflowRunning(m.id)) ? undefined : true));
 
     const retry = await api(stack, 'POST', '/api/platform-billing/subscribe', { planId: 'GROWTH' }, m.token);
     expect(retry.status, JSON.stringify(retry.body)).toBe(200);
@@ -204,3 +237,113 @@ describe('the billing webhook', () => {
     expect(attempts.map((a) => a.status_code)).toEqual([200, 200]);
   });
 });
+
+describe('Whop\'s membership events on a paid plan', () => {
+  it('given an ACTIVE plan / Whop ends the membership mid-period (its signed membership.deactivated) / Demo at once with one email; a redelivery is stored and changes nothing', async () => {
+    const { m, row, membershipId } = await activeMerchant('Billing Ended');
+    expect(row.currentPeriodEnd!.getTime()).toBeGreaterThan(Date.now() + 27 * 24 * 3600_000);
+
+    // Ended at Whop (a cancel in Whop's own pages, a refund, a dispute): Whop sends membership.deactivated.
+    await platformWhop().cancelMembership(membershipId);
+    const demo = await waitFor('Demo', async () => {
+      const c = await current(m);
+      return c.status === 'DEMO' ? c : undefined;
+    }, 15_000);
+    expect(demo).toMatchObject({ planId: 'FREE', paid: false, endedReason: 'membership_ended', currentPeriodEnd: null, cancelledAt: null });
+    await waitFor('the downgrade email', () => (mails(m, 'billing_downgraded').length ? true : undefined));
+    await waitFor('the workflow to end', async () => ((await workflowRunning(m.id)) ? undefined : true));
+
+    // What reached the route was Whop's delivery: Standard Webhooks headers, { type, data: Membership }.
+    const [delivered] = await billingDeliveries(m.id, 'membership.deactivated');
+    expect(delivered).toMatchObject({ signatureValid: true, rejection: null, eventId: expect.stringMatching(/^msg_/) });
+    expect(delivered!.signalledAt).not.toBeNull();
+    expect(JSON.parse(delivered!.rawBody)).toMatchObject({ api_version: 'v1', type: 'membership.deactivated', data: { id: membershipId, status: 'canceled' } });
+
+    expect((await control(stack.urls.processor, 'POST', 'webhooks/redeliver', { eventId: delivered!.eventId, times: 2 })).status).toBe(202);
+    await stack.sims.processor.webhooks.idle();
+    // No plan to follow any more: stored, not signalled.
+    expect((await billingDeliveries(m.id, 'membership.deactivated')).map((d) => [d.rejection, d.signalledAt !== null])).toEqual([[null, true], ['stale', false], ['stale', false]]);
+    expect(await workflowRunning(m.id)).toBe(false);
+    expect(mails(m, 'billing_downgraded')).toHaveLength(1);
+    expect(mails(m, 'billing_downgraded')[0]!.TextBody).toContain('ended at our payment provider');
+    expect(mails(m, 'billing_renewal_failed')).toHaveLength(0);
+  });
+
+  it('given an ACTIVE plan / Whop bills the renewal early and its events arrive newest first (membership.cancel_at_period_end_changed, then payment.succeeded) / the next period is recorded once, no email; a redelivery changes nothing', async () => {
+    const { m, row, membershipId } = await activeMerchant('Billing Renewed Early');
+    const periodEnd = row.currentPeriodEnd!.getTime();
+
+    // Whop's billing run, then the merchant turns off auto-renew in Whop: the two deliveries held, and released newest first.
+    expect((await control(stack.urls.processor, 'POST', 'webhooks/hold')).status).toBe(200);
+    expect((await control(stack.urls.processor, 'POST', `memberships/${membershipId}/renew`, { outcome: 'succeeded' })).status).toBe(200);
+    const atPeriodEnd = await fetch(`${stack.urls.processor}/api/v1/memberships/${membershipId}/cancel`, {
+      method: 'POST', headers: { authorization: `Bearer ${PLATFORM_API_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ cancellation_mode: 'at_period_end' }),
+    });
+    expect(atPeriodEnd.status).toBe(200);
+    const outbox = (await control(stack.urls.processor, 'GET', 'webhooks/outbox')).body.events as Array<{ id: string; event: string }>;
+    const held = (type: string) => outbox.find((e) => e.event === type)!.id;
+    expect(outbox.map((e) => e.event)).toEqual(['payment.succeeded', 'membership.cancel_at_period_end_changed']);
+    expect((await control(stack.urls.processor, 'POST', 'webhooks/release', { ids: [held('membership.cancel_at_period_end_changed'), held('payment.succeeded')] })).status).toBe(200);
+    await stack.sims.processor.webhooks.idle();
+
+    const whop = await platformWhop().getMembership(membershipId);
+    expect(whop).toMatchObject({ status: 'active', valid: true, cancelAtPeriodEnd: true });
+    const renewed = await waitFor('the next period', async () => {
+      const r = await db().platformSubscription.findUniqueOrThrow({ where: { merchantId: m.id } });
+      return r.currentPeriodStart?.getTime() === periodEnd ? r : undefined;
+    }, 15_000);
+    expect(renewed).toMatchObject({ planId: 'STARTER', status: 'ACTIVE', renewalFailures: 0, processorMembershipId: membershipId });
+    expect(renewed.currentPeriodEnd!.getTime()).toBe(Math.max(periodEndFrom(periodEnd), Date.parse(whop.periodEnd!)));
+    for (const type of ['membership.cancel_at_period_end_changed', 'payment.succeeded']) {
+      expect((await billingDeliveries(m.id, type, held(type))).map((d) => [d.rejection, d.signalledAt !== null])).toEqual([[null, true]]);
+    }
+
+    // The renewal's delivery once more: a duplicate; nothing else moves.
+    expect((await control(stack.urls.processor, 'POST', 'webhooks/redeliver', { eventId: held('payment.succeeded') })).status).toBe(202);
+    await stack.sims.processor.webhooks.idle();
+    expect((await billingDeliveries(m.id, 'payment.succeeded', held('payment.succeeded'))).map((d) => d.rejection)).toEqual([null, 'duplicate']);
+    // Let the workflow settle (it continued as new after the renewal) and read everything again.
+    await new Promise((r) => setTimeout(r, 1_000));
+    const after = await db().platformSubscription.findUniqueOrThrow({ where: { merchantId: m.id } });
+    expect([after.currentPeriodStart, after.currentPeriodEnd, after.status]).toEqual([renewed.currentPeriodStart, renewed.currentPeriodEnd, 'ACTIVE']);
+    expect((await db().platformBillingPayment.findMany({ where: { merchantId: m.id }, orderBy: { createdAt: 'asc' } })).map((p) => [p.kind, p.attempt, p.status])).toEqual([
+      ['first', 1, 'SUCCEEDED'],
+      ['renewal', 1, 'SUCCEEDED'],
+    ]);
+    expect(await current(m)).toMatchObject({ status: 'ACTIVE', paid: true, currentPeriodStart: new Date(periodEnd).toISOString() });
+    expect(mails(m, 'billing_activated')).toHaveLength(1);
+    expect(stack.sims.email.messages({ to: m.email }).map((e) => e.Tag)).toEqual(['billing_activated']);
+  });
+
+  it('given an ACTIVE plan / a signed renewal payment.succeeded that carries no metadata of ours (only data.membership) / it is still the merchant\'s: the next period is recorded', async () => {
+    const { m, row, membershipId } = await activeMerchant('Billing No Metadata');
+    // Whop's billing run, its own delivery lost; the same payment then arrives without our metadata.
+    expect((await control(stack.urls.processor, 'POST', 'webhooks/drop', { count: 1 })).status).toBe(200);
+    const run = await control(stack.urls.processor, 'POST', `memberships/${membershipId}/renew`, { outcome: 'succeeded' });
+    expect(run.status).toBe(200);
+    const sim = stack.sims.processor;
+    const payment = sim.store.paymentView(sim.store.payments.get((run.body.payment as { id: string }).id)!);
+    expect(payment).toMatchObject({ billing_reason: 'subscription_cycle', membership: { id: membershipId } });
+    const event = eventPayload(sim.defaultBusinessId, 'payment.succeeded', { ...payment, metadata: null });
+    const body = JSON.stringify(event);
+    const endpoint = await db().platformBillingWebhook.findFirstOrThrow();
+    const secret = createSecretBox(stack.config.secretsKey!).decrypt(endpoint.secretEnc, platformBillingWebhookAad(endpoint.id));
+    const res = await stack.app.inject({
+      method: 'POST', url: '/webhooks/processor/platform-billing', payload: body,
+      headers: {
+        'content-type': 'application/json', 'webhook-id': event.id, 'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+        'webhook-signature': new Webhook(Buffer.from(secret, 'utf8').toString('base64')).sign(event.id, new Date(), body),
+      },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toEqual({ received: true, duplicate: false, ignored: false });
+
+    const renewed = await waitFor('the next period', async () => {
+      const r = await db().platformSubscription.findUniqueOrThrow({ where: { merchantId: m.id } });
+      return r.currentPeriodStart?.getTime() === row.currentPeriodEnd!.getTime() ? r : undefined;
+    }, 15_000);
+    expect(renewed).toMatchObject({ status: 'ACTIVE', renewalFailures: 0 });
+    expect((await billingDeliveries(m.id, 'payment.succeeded', event.id)).map((d) => [d.rejection, d.signalledAt !== null])).toEqual([[null, true]]);
+  });
+});
+

@@ -9,7 +9,7 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle }
 import { type RouteDeps } from '../../route-deps.js';
 import type { PlatformSubscription } from '../../../generated/prisma/client.js';
 import { AppError } from '../../../domain/errors.js';
-import { FREE_PLAN_ID, PLANS, SUBSCRIPTION_STATUSES, findPlan, isPaidPlan, isPaidStatus } from '../../../domain/plans.js';
+import { ENDED_REASONS, FREE_PLAN_ID, PLANS, SUBSCRIPTION_STATUSES, findPlan, isPaidPlan, isPaidStatus } from '../../../domain/plans.js';
 import { errorResponse } from '../../schemas/common.js';
 import { trimmed } from '../../schemas/text.js';
 import {
@@ -52,7 +52,7 @@ export const subscriptionSchema = z
     graceUntil: z.string().nullable().describe('While PAST_DUE: the account returns to Demo then unless a retry succeeds'),
     renewalFailures: z.number().int().describe('Failed charges of the current renewal'),
     cancelledAt: z.string().nullable().describe('When the merchant last cancelled'),
-    endedReason: z.enum(['cancelled', 'grace_expired', 'payment_failed', 'payment_expired']).nullable().describe('Why the account last returned to Demo'),
+    endedReason: z.enum(ENDED_REASONS).nullable().describe('Why the account last returned to Demo (membership_ended: the processor ended the membership, e.g. a refund, a dispute or a cancel in its own pages)'),
     pending: z
       .object({ planId: z.string(), paymentUrl: z.string().describe("The processor's hosted page for the first payment"), since: z.string() })
       .nullable()
@@ -76,7 +76,7 @@ const subscribeResponse = z
   .meta({ id: 'PlatformSubscribeResult' });
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
-const ENDED = new Set(['cancelled', 'grace_expired', 'payment_failed', 'payment_expired']);
+const ENDED = new Set<string>(ENDED_REASONS);
 
 export function toSubscriptionView(row: PlatformSubscription | null): SubscriptionView {
   const planId = row?.planId ?? FREE_PLAN_ID;

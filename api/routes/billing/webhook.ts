@@ -5,9 +5,11 @@
 // before the body is trusted.
 //
 // Every delivery is stored in platform_billing_webhook_deliveries, valid or not. A valid event naming a
-// merchant (data.metadata.platform_billing_merchant_id, put on every membership we create) is signalled to
-// that merchant's subscription workflow with signal-with-start, once per event id; the workflow takes it
-// as a cue and asks the processor what happened, so a forged or stale payload can never activate a plan.
+// merchant (data.metadata.platform_billing_merchant_id, put on every membership we create), or about the
+// membership a merchant's plan is paid by (a membership event's data.id, a payment's data.membership.id), is
+// signalled to that merchant's subscription workflow with signal-with-start, once per event id, while the plan is
+// paid or being bought; the workflow takes it as a cue and asks the processor what happened (the first payment,
+// or the membership: renewed, past due, ended), so a forged, stale or reordered payload can never change a plan.
 // Verifying, storing and signalling once are shared with the checkout webhook: api/webhook-deliveries.ts.
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -36,6 +38,14 @@ const received = z
     ignored: z.boolean().describe('A valid event about no plan being paid or bought (or no merchant): stored, nothing to do'),
   })
   .meta({ id: 'PlatformBillingWebhookReceived' });
+
+/** The Whop membership (`mem_…`) a verified event is about: a membership event's own id, or a payment's data.membership (an object, or a legacy id string). */
+function membershipOf(json: unknown, event: ProcessorEvent): string | null {
+  if (event.objectId.startsWith('mem_')) return event.objectId;
+  const ref = (json as { data?: { membership?: unknown } }).data?.membership;
+  const id = typeof ref === 'string' ? ref : ref && typeof ref === 'object' ? (ref as { id?: unknown }).id : undefined;
+  return typeof id === 'string' && id.startsWith('mem_') && id.length <= 255 ? id : null;
+}
 
 export const billingWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   const { config, db, secrets, temporal } = deps;
@@ -84,12 +94,13 @@ export const billingWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
       description:
         'Signed with the platform billing webhook secret: Whop\'s Standard Webhooks headers or X-Processor-Signature (hex HMAC-SHA256 of the raw body). Every delivery is ' +
         'stored for audit. An invalid signature answers 401 INVALID_SIGNATURE and changes nothing; a body that is not an event answers 400 ' +
-        'INVALID_INPUT. A valid event about a merchant\'s plan (data.metadata.platform_billing_merchant_id) makes that merchant\'s subscription ' +
-        'check the processor, once per event id (a redelivery answers duplicate: true); other valid events are stored and ignored. 503 NOT_READY ' +
+        'INVALID_INPUT. A valid event about a merchant\'s paid or pending plan (data.metadata.platform_billing_merchant_id, or the membership ' +
+        'the plan is paid by: data.id of a membership event, data.membership.id of a payment) makes that merchant\'s subscription check the ' +
+        'processor, once per event id (a redelivery answers duplicate: true); other valid events are stored and ignored. 503 NOT_READY ' +
         'asks the processor to retry later.',
       headers: z.looseObject(Object.fromEntries(Object.entries(signedDeliveryHeaders).map(([name, text]) => [name, z.string().optional().describe(text)]))),
       // Read as raw bytes (the signature covers them): the document states that a JSON body is required.
-      body: rawJsonBody.describe('The processor\'s event as JSON: { event, data: { id, metadata: { platform_billing_merchant_id } } }, verified over its raw bytes'),
+      body: rawJsonBody.describe('The processor\'s event as JSON, verified over its raw bytes: Whop\'s { id, api_version, type, timestamp, data } (data a Membership or Payment with metadata.platform_billing_merchant_id) or the spec\'s { event, data }'),
       response: { 200: received, 400: errorResponse, 401: errorResponse, 503: errorResponse },
     },
   }, async (request) => {
@@ -108,9 +119,15 @@ export const billingWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
     const event = processorEventOf(json, request);
     if (!event) return deliveries.refuse(audit, 'malformed', new AppError('INVALID_INPUT', 'The body is not a processor event (event, data.id, data.metadata; text without U+0000 or lone surrogates)'), true);
     const merchantId = claimedString(event.metadata[PLATFORM_BILLING_METADATA_KEY]);
+    const membershipId = membershipOf(json, event);
+    const select = { id: true, platformSubscription: { select: { planId: true, status: true, pendingMembershipId: true } } } as const;
+    // Our metadata names the merchant; an event without it (a renewal payment need not carry the checkout's
+    // metadata) is still theirs when it is about the membership their plan is paid by.
     const merchant = merchantId && UUID.test(merchantId)
-      ? await db.merchant.findUnique({ where: { id: merchantId }, select: { id: true, platformSubscription: { select: { planId: true, status: true, pendingMembershipId: true } } } })
-      : null;
+      ? await db.merchant.findUnique({ where: { id: merchantId }, select })
+      : membershipId
+        ? await db.merchant.findFirst({ where: { platformSubscription: { processorMembershipId: membershipId } }, select })
+        : null;
     if (!merchant) {
       await deliveries.ignore(audit, 'not_billing');
       return { received: true as const, duplicate: false, ignored: true };

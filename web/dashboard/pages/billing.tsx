@@ -2,6 +2,7 @@
 // processor's page, which returns to /billing) and cancel (back to Demo at once). While on Demo, shoppers stay
 // in the store's own checkout.
 import { useEffect, useState } from 'preact/hooks';
+import type { EndedReason } from '../../../domain/plans.js';
 import { api } from '../api.js';
 import { formatAmount, formatDate } from '../format.js';
 import { useForm } from '../form.js';
@@ -33,13 +34,14 @@ export interface CurrentPlan {
   graceUntil: string | null;
   renewalFailures: number;
   cancelledAt: string | null;
-  endedReason: 'cancelled' | 'grace_expired' | 'payment_failed' | 'payment_expired' | null;
+  endedReason: EndedReason | null;
   pending: { planId: string; paymentUrl: string; since: string } | null;
 }
 
 const ENDED: Record<NonNullable<CurrentPlan['endedReason']>, string> = {
   cancelled: 'you cancelled',
   grace_expired: 'the renewal could not be charged within the grace period',
+  membership_ended: 'the subscription ended at the payment provider (cancelled, refunded or disputed there)',
   payment_failed: 'the first payment failed',
   payment_expired: 'the first payment was not made in time',
 };
