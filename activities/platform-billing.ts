@@ -145,17 +145,22 @@ export function createPlatformBillingActivities(deps: { db: Db; config: Config; 
     }
   }
 
-  /** The processor plan billing this catalog plan at its current price: created once, then reused. */
-  async function processorPlanId(client: ProcessorClient, planId: string): Promise<string> {
+  /**
+   * The processor plan billing this catalog plan at its current price: created once, then reused. `replacing`: the
+   * stored plan Whop no longer knows (deleted in its dashboard, or a simulator restarted under a kept database):
+   * forgotten, and a new one made under an idempotency key of its own, so the dead plan's cached answer never returns.
+   */
+  async function processorPlanId(client: ProcessorClient, planId: string, replacing?: string): Promise<string> {
     const plan = paidPlan(planId);
     const key = `${plan.id}:${plan.monthlyPriceCents}:${plan.currency}:month`;
+    if (replacing) await db.platformProcessorPlan.deleteMany({ where: { key, processorPlanId: replacing } });
     const known = await db.platformProcessorPlan.findUnique({ where: { key } });
     if (known) return known.processorPlanId;
     const companyId = await platformCompany(client);
-    const product = await client.createProduct({ companyId, title: 'Checkout plans' }, `platform-product:${companyId}`);
+    const product = await client.createProduct({ companyId, title: 'Checkout plans' }, `platform-product:${companyId}${replacing ? `:after:${replacing}` : ''}`);
     const created = await client.createRenewalPlan(
       { companyId, productId: product.id, title: `Checkout ${plan.name}`, amountMinor: plan.monthlyPriceCents, currency: plan.currency, billingPeriodDays: 30 },
-      `platform-plan:${key}`,
+      `platform-plan:${key}${replacing ? `:after:${replacing}` : ''}`,
     );
     const row = await db.platformProcessorPlan.upsert({ where: { key }, create: { key, processorPlanId: created.id }, update: {} });
     return row.processorPlanId;
@@ -221,10 +226,16 @@ export function createPlatformBillingActivities(deps: { db: Db; config: Config; 
       const client = platformProcessor();
       await ensureWebhook(client);
       // Whop's checkout for the plan; its metadata is copied onto the payment and the membership it creates.
-      const checkout = await client.createCheckout(
-        { planId: await processorPlanId(client, planId), metadata: { [PLATFORM_BILLING_METADATA_KEY]: merchantId, plan_id: planId }, redirectUrl: `${config.appOrigin}/billing` },
-        key,
+      const checkoutFor = (processorPlan: string, idempotencyKey: string) => client.createCheckout(
+        { planId: processorPlan, metadata: { [PLATFORM_BILLING_METADATA_KEY]: merchantId, plan_id: planId }, redirectUrl: `${config.appOrigin}/billing` },
+        idempotencyKey,
       );
+      const stored = await processorPlanId(client, planId);
+      const checkout = await checkoutFor(stored, key).catch(async (err: unknown) => {
+        // The stored plan is gone at Whop: make it again, once, and start the checkout on the new one.
+        if (!isIntegrationError(err, 'not_found')) throw err;
+        return checkoutFor(await processorPlanId(client, planId, stored), `${key}:after:${stored}`);
+      });
       const membership = { id: checkout.id };
       const pending = { pendingPlanId: planId, pendingMembershipId: checkout.id, pendingPaymentUrl: checkout.purchaseUrl, pendingSince: new Date(input.since) };
       await db.$transaction(async (tx) => {

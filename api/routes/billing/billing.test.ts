@@ -3,6 +3,7 @@
 // and the plan is ACTIVE; cancel returns to Demo at once; Whop's own membership events on a paid plan (its
 // Standard Webhooks deliveries from the sandbox: a membership ended at Whop, a renewal Whop billed) are followed
 // at once, once, whatever their order; bad input and forged webhooks change nothing.
+import { findPlan } from '../../../domain/plans.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
 import { createTestMerchant, type TestMerchant } from '../../../test/harness/merchants.js';
@@ -158,6 +159,25 @@ describe('subscribe, pay, cancel', () => {
     await waitFor('the cancellation email', () => (mails(m, 'billing_cancelled').length ? true : undefined));
     await waitFor('the workflow to end', async () => ((await workflowRunning(m.id)) ? undefined : true));
     expect(mails(m, 'billing_cancelled')).toHaveLength(1);
+  });
+
+  it('given the stored processor plan unknown to Whop (deleted there, or a restarted simulator under a kept database) / subscribe makes a new one and answers its page', async () => {
+    const m = await demoMerchant('Billing Replanned');
+    // The stored plan of STARTER at its price is one Whop answers 404 for.
+    const starter = findPlan('STARTER')!;
+    const key = `${starter.id}:${starter.monthlyPriceCents}:${starter.currency}:month`;
+    await db().platformProcessorPlan.upsert({ where: { key }, create: { key, processorPlanId: 'plan_gone0000000' }, update: { processorPlanId: 'plan_gone0000000' } });
+
+    const sub = await api(stack, 'POST', '/api/platform-billing/subscribe', { planId: 'STARTER' }, m.token);
+    expect(sub.status, JSON.stringify(sub.body)).toBe(200);
+    expect(sub.body.paymentUrl).toMatch(new RegExp(`^${stack.urls.processor}/checkout/plan_\\w+/\\?session=ch_`));
+    expect(sub.body.paymentUrl).not.toContain('plan_gone0000000');
+    const stored = await db().platformProcessorPlan.findUniqueOrThrow({ where: { key } });
+    expect(stored.processorPlanId).toMatch(/^plan_/);
+    expect(stored.processorPlanId).not.toBe('plan_gone0000000');
+    expect(sub.body.paymentUrl).toContain(`/checkout/${stored.processorPlanId}/`);
+    expect((await payOnHostedPage(sub.body.paymentUrl as string)).status).toBe(303);
+    await waitFor('ACTIVE', async () => ((await current(m)).status === 'ACTIVE' ? true : undefined));
   });
 
   it('given a declined card / the plan stays Demo and a new subscribe answers a new page', async () => {
