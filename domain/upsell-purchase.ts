@@ -3,6 +3,8 @@
 // success wins from any state but REFUNDED (a late success after a decline still means the money was taken), a
 // failure never undoes a success, a refund applies only to a paid charge.
 
+import { FAILURE_EVENTS, REFUND_EVENTS, SUCCESS_EVENTS } from './checkout-status.js';
+
 export const UPSELL_PURCHASE_STATES = ['PENDING', 'PAID', 'FAILED', 'REFUNDED'] as const;
 export type UpsellPurchaseState = (typeof UPSELL_PURCHASE_STATES)[number];
 
@@ -36,6 +38,15 @@ export function nextUpsellState(current: UpsellPurchaseState, outcome: UpsellCha
     case 'pending':
       return current;
   }
+}
+
+/** What a processor event about an upsell's charge says of it (the spec's event names, as for a checkout's payment); undefined for others. */
+export function upsellOutcomeOfEvent(event: string): UpsellChargeOutcome | undefined {
+  const among = (list: readonly string[]) => list.includes(event);
+  if (among(SUCCESS_EVENTS)) return 'paid';
+  if (among(FAILURE_EVENTS)) return 'failed';
+  if (among(REFUND_EVENTS)) return 'refunded';
+  return undefined;
 }
 
 /** The state as the shopper's page and the workflow name it. */

@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, allHandlersFinished, condition, log, patched, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import { applyProcessorEvent, canTransition, FAILURE_EVENTS, refundRefusal, REFUND_EVENTS, SUCCESS_EVENTS, type CheckoutStatus } from '../domain/checkout-status.js';
-import type { UpsellChargeOutcome } from '../domain/upsell-purchase.js';
+import { applyProcessorEvent, canTransition, refundRefusal, type CheckoutStatus } from '../domain/checkout-status.js';
+import { upsellOutcomeOfEvent, type UpsellChargeOutcome } from '../domain/upsell-purchase.js';
 import type { ErrorCode } from '../domain/errors.js';
 import type { CheckoutSessionActivities } from '../activities/checkout-session.js';
 import type { CheckoutPaymentActivities } from '../activities/checkout-payment.js';
@@ -22,11 +22,12 @@ const REFUND_POLL_MAX_MS = 6 * HOUR;
 // for good inside a signal (a success webhook during a 10-minute outage) was an unhandled rejection that
 // stuck the run's workflow task for ever, and the order with it. Refusals (an unknown rate, a code that
 // does not apply) are non-retryable and still answer at once.
-const session = proxyActivities<CheckoutSessionActivities & Pick<CheckoutPaymentActivities, 'confirmNothingToPay'>>({
+const session = proxyActivities<CheckoutSessionActivities>({
   startToCloseTimeout: '15 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
-// Records of the processor's word on an upsell's charge: like the session's own writes, retried until they land.
+// Payment records that are ours alone (an upsell's outcome, a total of nothing to pay): like the session's own
+// writes, retried until they land.
 const records = proxyActivities<CheckoutPaymentActivities>({
   startToCloseTimeout: '15 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
@@ -52,8 +53,6 @@ const storeLookup = proxyActivities<FulfilmentActivities>({
   startToCloseTimeout: '15 seconds',
   retry: { initialInterval: '500 milliseconds', maximumInterval: '5 seconds', maximumAttempts: 3 },
 });
-
-const includes = (list: readonly string[], value: string) => list.includes(value);
 
 /** A refusal the API answers as `{ error, code }` (the error handler maps ApplicationFailure types that are codes). */
 const refusal = (type: ErrorCode, message: string) => ApplicationFailure.create({ type, message, nonRetryable: true });
@@ -221,9 +220,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
 
   /** A webhook (or poll) about an upsell's charge: recorded on its purchase, never on the checkout's own status. */
   async function applyUpsellEvent(upsellId: string, message: ProcessorEventMessage) {
-    const outcome: UpsellChargeOutcome | undefined = includes(SUCCESS_EVENTS, message.event) ? 'paid'
-      : includes(FAILURE_EVENTS, message.event) ? 'failed'
-        : includes(REFUND_EVENTS, message.event) ? 'refunded' : undefined;
+    const outcome = upsellOutcomeOfEvent(message.event);
     if (!outcome) return;
     const charge = await records.recordUpsellPayment(token, upsellId, { state: outcome, paymentId: message.paymentId });
     followUpsell(upsellId, charge.state);
@@ -347,7 +344,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
       if (quote.totalMinor === 0) {
         // A 100 % code with free shipping: nothing to charge, so no processor payment; the order and its
         // emails follow as after a paid one, and the shopper goes straight to the confirmed checkout page.
-        const { returnUrl } = await session.confirmNothingToPay(token);
+        const { returnUrl } = await records.confirmNothingToPay(token);
         await setStatus('COMPLETED', 'init-payment: nothing to pay');
         if (!fulfilment) fulfilment = fulfil();
         current = { paymentId: null, paymentUrl: returnUrl, totalMinor: 0, currency: quote.currency, status: 'COMPLETED', detailsKey };
