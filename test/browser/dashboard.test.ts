@@ -320,6 +320,13 @@ describe('the merchant dashboard in a browser', () => {
     await page.getByRole('link', { name: 'Store & payments' }).click();
     await page.locator('[data-check="app-embed"][data-ok="true"]').waitFor({ timeout: 20_000 });
     await screenshot(page, 'dashboard-21-connections');
+    // Wallets: the domain to add in Whop's dashboard, then the merchant's confirmation makes them ready.
+    await page.locator('[data-check="wallets"][data-ok="false"]').waitFor();
+    await page.locator('button[name="wallet-confirm"]').click();
+    await page.locator('[data-check="wallets"][data-ok="true"]').waitFor();
+    await page.getByText('Wallet payments are ready on this domain.').waitFor();
+    expect(await stack.database.db.walletDomain.findUnique({ where: { merchantId: merchant.id } })).toMatchObject({ status: 'REGISTERED', confirmedAt: expect.any(Date) });
+    await screenshot(page, 'dashboard-21b-wallets-confirmed');
     await page.getByRole('link', { name: 'Settings' }).click();
     await page.getByLabel('Subdomain', { exact: true }).fill('not a slug!');
     await page.getByRole('button', { name: 'Save subdomain' }).click();

@@ -41,7 +41,17 @@ export interface ProcessorStatus {
   connectedAt: string | null;
   /** The latest key submitted since the connection was made, being set up or refused (the connection keeps working). */
   attempt: { status: 'CONNECTING' | 'FAILED'; apiKeyLast4: string; error: string | null; startedAt: string } | null;
-  wallets?: { domain: string | null; status: string | null; ready: boolean; statusMessage?: string | null } | null;
+  wallets?: WalletDomainStatus | null;
+}
+
+/** Wallets on the checkout domain (api/routes/merchant/wallet-domain.ts): ready once the merchant confirms the domain at the processor. */
+export interface WalletDomainStatus {
+  domain: string;
+  status: 'registered' | 'pending' | 'needs_action' | 'error' | 'not_registered';
+  ready: boolean;
+  statusMessage: string | null;
+  lastCheckedAt: string | null;
+  confirmedAt: string | null;
 }
 
 /** GET /api/merchant/storefront-a (api/routes/merchant/storefront-a.ts). */

@@ -8,6 +8,7 @@ import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
 import { control, merchantWithProcessor, storefrontACheckout, storefrontAMerchant, waitFor, type Json } from '../../../test/e2e/checkout-helpers.js';
 import { merchantForCheckoutHost } from '../../checkout-host.js';
 import { customDomainWorkflowId } from '../../../workflows/custom-domain.messages.js';
+import { walletDomainWorkflowId } from '../../../workflows/wallet-domain.messages.js';
 import { WALLET_DOMAIN_EMAIL_KIND } from '../../../activities/wallet-domain.js';
 import { ensureWebBuild } from '../../../scripts/web-build.js';
 
@@ -292,7 +293,63 @@ describe('wallet domains after the processor is connected', () => {
     expect(mails).toHaveLength(1);
     expect(mails[0]!.Subject).toBe(`Add ${domain} to your processor's wallet domains`);
     expect(mails[0]!.TextBody).toContain(`(Settings → Wallet domains): ${domain}`);
+    expect(mails[0]!.TextBody).toContain(`confirm it on your dashboard (Store & payments → Payments): ${stack.config.appOrigin}/dashboard/connections`);
     // The checkout itself never waits on wallets: the processor is ready for card payments.
     expect((await call('GET', '/api/merchant/processor', { token })).body).toMatchObject({ ready: true, connected: true });
+  });
+
+  it('given the domain in Whop\'s dashboard / when the merchant confirms it / wallets are ready for that domain only, the workflow stops checking, and a withdrawal or another domain makes them not ready again without a second email', async () => {
+    const account = await control(stack.urls.processor, 'POST', 'accounts', { businessName: 'Confirm Shop' });
+    const email = `owner-${randomBytes(4).toString('hex')}@shop.test`;
+    const reg = await call('POST', '/api/auth/register', { body: { email, password: 'correct horse battery 9', shopName: 'Confirm Shop', phone: '+49 30 1234567' } });
+    const token = reg.body.token as string;
+    const me = (await call('GET', '/api/merchant/me', { token })).body;
+    const domain = `${me.slug as string}.localhost`;
+    const confirm = (body: unknown, as = token) => call('POST', '/api/merchant/processor/wallet-domain/confirm', { token: as, body });
+
+    // Nothing to confirm without a processor; nothing without a session.
+    expect(await confirm({ domain })).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
+    expect((await call('POST', '/api/merchant/processor/wallet-domain/confirm', { body: { domain } })).status).toBe(401);
+    expect((await call('DELETE', '/api/merchant/processor/wallet-domain/confirm', { token })).status).toBe(404);
+
+    expect((await call('POST', '/api/merchant/processor/connect', { token, body: { apiKey: account.body.apiKey } })).status).toBe(200);
+    const before = await walletsWhen(token, (w) => w.status === 'needs_action');
+    expect(before).toMatchObject({ domain, ready: false, confirmedAt: null });
+
+    // Bad input changes nothing: not a domain, a NUL byte, extra fields, and a domain checkouts are not served at.
+    for (const body of [{ domain: 'not a domain' }, { domain: `${domain}\u0000` }, { domain, extra: 1 }, {}]) {
+      expect(await confirm(body)).toMatchObject({ status: 400, body: { code: 'INVALID_INPUT' } });
+    }
+    const other = await confirm({ domain: 'checkout.elsewhere.com' });
+    expect(other).toMatchObject({ status: 409, body: { code: 'CONFLICT', details: { currentDomain: domain } } });
+    expect((await call('GET', '/api/merchant/processor', { token })).body.wallets).toMatchObject({ ready: false, status: 'needs_action' });
+
+    // Another merchant's confirmation is its own: it cannot touch this one.
+    const stranger = await merchantWithProcessor(stack, 'Stranger Shop');
+    expect((await confirm({ domain }, stranger.token)).status).toBe(409);
+
+    // Confirmed as the merchant copies it (letter case, trailing dot, spaces do not matter).
+    const confirmed = await confirm({ domain: ` ${domain.toUpperCase()}. ` });
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.body).toMatchObject({ domain, status: 'registered', ready: true, confirmedAt: expect.any(String), statusMessage: expect.stringContaining('You confirmed on') });
+    // The workflow sees the confirmation and stops checking; the answer stays registered.
+    const handle = stack.temporal.client.workflow.getHandle(walletDomainWorkflowId(me.id as string));
+    expect(await handle.result()).toEqual({ status: 'REGISTERED', domain });
+    expect((await call('GET', '/api/merchant/processor', { token })).body.wallets).toEqual({ ...confirmed.body, lastCheckedAt: expect.any(String) });
+    // Confirming again keeps the first date.
+    expect((await confirm({ domain })).body.confirmedAt).toBe(confirmed.body.confirmedAt);
+
+    // Withdrawn: not ready, and the workflow checks again — the merchant already has the email for this domain.
+    const withdrawn = await call('DELETE', '/api/merchant/processor/wallet-domain/confirm', { token });
+    expect(withdrawn.body).toMatchObject({ domain, status: 'needs_action', ready: false, confirmedAt: null });
+    await waitFor('the wallet domain workflow to check again', async () => ((await handle.describe()).status.name === 'RUNNING' ? true : undefined));
+    await walletsWhen(token, (w) => w.status === 'needs_action' && w.lastCheckedAt !== withdrawn.body.lastCheckedAt);
+    expect(stack.sims.email.messages({ to: email, tag: WALLET_DOMAIN_EMAIL_KIND })).toHaveLength(1);
+
+    // A confirmation is for one processor account: after reconnecting with another Whop company it no longer stands.
+    expect((await confirm({ domain })).body.ready).toBe(true);
+    const second = await control(stack.urls.processor, 'POST', 'accounts', { businessName: 'Confirm Shop 2' });
+    expect((await call('POST', '/api/merchant/processor/connect', { token, body: { apiKey: second.body.apiKey } })).status).toBe(200);
+    expect((await call('GET', '/api/merchant/processor', { token })).body.wallets).toMatchObject({ domain, ready: false });
   });
 });

@@ -8,8 +8,7 @@ import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { FastifyBaseLogger } from 'fastify';
-import { Prisma, type Db } from '../../../prisma/client.js';
-import type { Config } from '../../../config/index.js';
+import { Prisma } from '../../../prisma/client.js';
 import type { CustomDomain } from '../../../generated/prisma/client.js';
 import { type RouteDeps } from '../../route-deps.js';
 import { AppError } from '../../../domain/errors.js';
@@ -17,11 +16,9 @@ import { DOMAIN_CHECK_SCHEDULE, apexOf, dnsRecordsFor } from '../../../domain/ho
 import { errorResponse } from '../../schemas/common.js';
 import { customDomainInput } from '../../schemas/custom-domain.js';
 import { checkoutOriginWith } from '../../checkout-host.js';
-import { currentCheckoutDomain } from '../../../model/checkout-domain.js';
 import { verifyCustomDomainWorkflow } from '../../../workflows/custom-domain.js';
 import { customDomainWorkflowId, recheckDomainSignal, removeDomainSignal, type CustomDomainInput } from '../../../workflows/custom-domain.messages.js';
-import { walletDomainChangedSignal, walletDomainWorkflowId } from '../../../workflows/wallet-domain.messages.js';
-import { walletDomainWorkflow } from '../../../workflows/wallet-domain.js';
+import { walletDomainChanged } from './wallet-domain.js';
 
 const auth = { security: [{ bearerAuth: [] }] };
 const tags = ['custom-domain'];
@@ -54,33 +51,6 @@ export const customDomainStatus = z
   })
   .meta({ id: 'CustomDomainStatus' });
 
-
-export const walletStatus = z
-  .object({
-    domain: z.string().describe('The domain checkouts are served at now: the verified custom domain, else the subdomain'),
-    status: z.enum(['registered', 'pending', 'needs_action', 'error', 'not_registered']),
-    ready: z.boolean().describe('Wallet payments can be offered: the processor reports this domain registered for the connected account'),
-    statusMessage: z.string().nullable().describe("The processor's explanation (e.g. what to do in its dashboard)"),
-    lastCheckedAt: z.string().nullable(),
-  })
-  .meta({ id: 'WalletDomainStatus' });
-
-/** Wallet readiness for GET /api/merchant/processor: null without a connected processor business. */
-export async function walletStatusOf(db: Db, config: Pick<Config, 'serviceDomain'>, merchantId: string, businessId: string | null): Promise<z.infer<typeof walletStatus> | null> {
-  if (!businessId) return null;
-  const merchant = await db.merchant.findUnique({
-    where: { id: merchantId },
-    select: { slug: true, customDomain: { select: { hostname: true, status: true } }, walletDomain: true },
-  });
-  if (!merchant) return null;
-  const domain = currentCheckoutDomain(config, merchant);
-  const row = merchant.walletDomain;
-  if (!row || row.domain !== domain || row.businessId !== businessId) {
-    return { domain, status: 'not_registered', ready: false, statusMessage: null, lastCheckedAt: null };
-  }
-  const status = row.status.toLowerCase() as 'registered' | 'pending' | 'needs_action' | 'error';
-  return { domain, status, ready: status === 'registered', statusMessage: row.statusMessage, lastCheckedAt: row.lastCheckedAt.toISOString() };
-}
 
 export const domainRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   const { config, db, temporal } = deps;
@@ -142,20 +112,6 @@ export const domainRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
       log.error({ err, merchantId: row.merchantId }, 'custom domain verification could not be started');
       await db.customDomain.updateMany({ where: { id: row.id, status: 'PENDING' }, data: { status: 'FAILED', lastError: 'Verification could not be started: try POST /api/merchant/domain/verify' } });
       throw new AppError('NOT_READY', 'Domain verification is temporarily unavailable: try again in a minute');
-    }
-  }
-
-  /** Tells the wallet domain workflow the checkout domain changed (best effort: it skips without a processor). */
-  async function walletDomainChanged(merchantId: string, log: FastifyBaseLogger): Promise<void> {
-    try {
-      await workflows.signalWithStart(walletDomainWorkflow, {
-        workflowId: walletDomainWorkflowId(merchantId),
-        taskQueue: config.temporal.taskQueue,
-        args: [{ merchantId }],
-        signal: walletDomainChangedSignal,
-      });
-    } catch (err) {
-      log.warn({ err, merchantId }, 'wallet domain workflow could not be told about the domain change');
     }
   }
 
@@ -289,7 +245,7 @@ export const domainRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
       // Finished already, or not there: its writes are conditional on the deleted row anyway.
       if (!(err instanceof WorkflowNotFoundError)) request.log.warn({ err, merchantId }, 'custom domain verification could not be told to stop');
     }
-    if (row.status === 'VERIFIED') await walletDomainChanged(merchantId, request.log);
+    if (row.status === 'VERIFIED') await walletDomainChanged(temporal.client, config, merchantId, request.log);
     const slug = await slugOf(merchantId);
     return { deleted: true as const, domain: row.hostname, checkoutOrigin: checkoutOriginWith(config, slug, null) };
   });

@@ -17,7 +17,8 @@ import { processorAad } from '../../../model/connections.js';
 import { processorWorkflowIds, type ProcessorConnectionInput } from '../../../workflows/processor-connection.messages.js';
 import type { ProcessorConnection, ProcessorConnectionAttempt } from '../../../generated/prisma/client.js';
 import type { Db } from '../../../prisma/client.js';
-import { walletStatus, walletStatusOf } from './domain.js';
+import { walletStatus } from './wallet-domain.js';
+import { walletDomainView } from '../../../model/wallet-domain.js';
 
 const auth = { security: [{ bearerAuth: [] }] };
 const tags = ['processor'];
@@ -132,15 +133,16 @@ export const processorRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
       summary: 'Processor connection status, part by part (never the key or the webhook secret), and wallet readiness',
       description:
         '`wallets`: the checkout domain (the verified custom domain, else the subdomain) as registered with the processor for wallet ' +
-        'payments, by a best-effort workflow after the connection and after a custom domain is verified. ready only when the processor ' +
-        'reports it registered; null while no processor is connected.',
+        'payments: needs_action until the merchant confirms it appears in the processor dashboard (POST ' +
+        '/api/merchant/processor/wallet-domain/confirm; the processor API cannot report it), registered after; ready only then. ' +
+        'null while no processor is connected.',
       ...auth,
       response: { 200: processorStatus.extend({ wallets: walletStatus.nullable() }).meta({ id: 'ProcessorStatusWithWallets' }), 401: errorResponse },
     },
   }, async (request) => {
     const { merchantId } = request.merchant;
     const status = await processorStatusOf(db, merchantId);
-    const wallets = await walletStatusOf(db, config, merchantId, status.connected ? status.businessId : null);
+    const wallets = await walletDomainView(db, config, merchantId);
     return { ...status, wallets };
   });
 

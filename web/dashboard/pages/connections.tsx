@@ -6,7 +6,7 @@ import { api, ApiError } from '../api.js';
 import { formatDate } from '../format.js';
 import { invalid, useForm } from '../form.js';
 import { useLoad, useSession } from '../session.js';
-import type { Merchant, ProcessorStatus, ScriptTagStatus, StorefrontAConnection, StorefrontBStatus } from '../types.js';
+import type { Merchant, ProcessorStatus, ScriptTagStatus, StorefrontAConnection, StorefrontBStatus, WalletDomainStatus } from '../types.js';
 import { Alert, Button, Card, Checkbox, CheckItem, ConfirmButton, Field, Form, PageHeader, Pill, Spinner } from '../ui.js';
 
 type Platform = 'storefront-a' | 'storefront-b';
@@ -312,6 +312,7 @@ export function ProcessorConnection(props: { onChange?: () => void }) {
               {s.wallets && <CheckItem ok={s.wallets.ready} name="wallets" label={<>Wallet payments on <code>{s.wallets.domain}</code></>} reason={s.wallets.statusMessage ?? `Domain ${s.wallets.status ?? 'not registered'} at the processor (optional).`} />}
             </ul>
           )}
+          {s.wallets && <WalletDomain wallets={s.wallets} onChange={(wallets) => current.setData({ ...s, wallets })} />}
           {s.lastError && (
             <Alert kind="error" title={s.attempt ? `The key …${s.attempt.apiKeyLast4} was not taken` : 'Last connection attempt failed'}>
               {s.lastError}
@@ -354,6 +355,41 @@ export function ProcessorConnection(props: { onChange?: () => void }) {
       </Form>
       {disconnect.error && <Alert kind="error">{disconnect.error}</Alert>}
       {disconnect.notice && <Alert kind="success">{disconnect.notice}</Alert>}
+    </div>
+  );
+}
+
+/**
+ * Wallet payments need the checkout domain in the processor dashboard's wallet domains, which its API cannot
+ * report: the merchant adds it there and confirms here (or takes a confirmation back).
+ */
+function WalletDomain(props: { wallets: WalletDomainStatus; onChange: (wallets: WalletDomainStatus) => void }) {
+  const { wallets } = props;
+  const form = useForm({});
+  const confirm = () =>
+    void form.run(async () => {
+      props.onChange(await api.post<WalletDomainStatus>('/api/merchant/processor/wallet-domain/confirm', { domain: wallets.domain }));
+      return 'Wallet payments are ready on this domain.';
+    });
+  const withdraw = () =>
+    void form.run(async () => {
+      props.onChange(await api.del<WalletDomainStatus>('/api/merchant/processor/wallet-domain/confirm'));
+      return 'Confirmation withdrawn: wallets are not offered as ready.';
+    });
+  return (
+    <div class="wallet-domain" data-wallet-domain={wallets.status}>
+      {wallets.ready && wallets.confirmedAt && <p class="muted">Apple Pay and Google Pay: you confirmed this domain in your Whop dashboard {formatDate(wallets.confirmedAt)}.</p>}
+      <div class="button-row">
+        {wallets.ready ? (
+          <ConfirmButton name="wallet-withdraw" variant="secondary" small confirm={`Withdraw the confirmation for ${wallets.domain}? Wallets will show as not ready.`} busy={form.busy} onConfirm={withdraw}>
+            Withdraw wallet domain confirmation
+          </ConfirmButton>
+        ) : (
+          <Button type="button" name="wallet-confirm" variant="secondary" busy={form.busy} onClick={confirm}>{`${wallets.domain} appears in my Whop dashboard`}</Button>
+        )}
+      </div>
+      {form.error && <Alert kind="error">{form.error}</Alert>}
+      {form.notice && <Alert kind="success">{form.notice}</Alert>}
     </div>
   );
 }
