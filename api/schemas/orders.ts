@@ -136,6 +136,22 @@ export const orderLine = z.object({
   orderBump: z.boolean().describe('An order bump the shopper accepted on the checkout page'),
 });
 
+export const orderUpsell = z
+  .object({
+    upsellId: z.string(),
+    title: z.string(),
+    amount: z.number().int().describe('Minor units of `currency`: the offer price charged'),
+    currency: z.string(),
+    status: z.enum(['pending', 'paid', 'failed', 'refunded']).describe("The charge on the shopper's saved payment method"),
+    failureReason: z.string().nullable(),
+    processorPaymentId: z.string().nullable(),
+    storeOrderId: z.string().nullable().describe('The offer\'s own order on the store, once created'),
+    storeOrderError: z.string().nullable().describe('Why the store refused the offer\'s order (paid, but no store order)'),
+    acceptedAt: z.string(),
+    paidAt: z.string().nullable(),
+  })
+  .meta({ id: 'OrderUpsell' });
+
 export const orderDetail = orderSummary
   .extend({
     platform: z.enum(['storefront-a', 'storefront-b']),
@@ -147,6 +163,7 @@ export const orderDetail = orderSummary
     storeOrderErrorMessage: z.string().nullable().describe('Why the store refused the order, for the merchant'),
     refundRequestedAt: z.string().nullable(),
     refundedAt: z.string().nullable(),
+    upsells: z.array(orderUpsell).describe('Post-purchase offers the shopper accepted, oldest first: each is charged and ordered on its own'),
     timeline: z.array(timelineEntry).describe('Oldest first: session events, every processor webhook delivery for the session (with its verification result), and its emails'),
   })
   .meta({ id: 'OrderDetail' });

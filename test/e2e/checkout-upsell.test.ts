@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../harness/stack.js';
 import {
-  api, control, emailsOf, expectCompletedWithOneOrderAndTwoEmails, shopperPays, storefrontACheckout, storefrontAMerchant, storefrontAOrdersOf, timelineOf, waitFor, type Answer, type Json,
+  api, connectStorefrontBDemo, control, emailsOf, expectCompletedWithOneOrderAndTwoEmails, merchantWithProcessor, shopperPays, storefrontACheckout, storefrontAMerchant, storefrontAOrdersOf,
+  storefrontBCheckout, storefrontBOrdersOf, timelineOf, waitFor, type Answer, type Json,
 } from './checkout-helpers.js';
 
 let stack: TestStack;
@@ -81,6 +82,13 @@ describe('a one-click post-purchase upsell', () => {
       return found.toShopper.length === 2 ? found : undefined;
     });
     expect(mails.toMerchant).toHaveLength(1);
+    // The merchant's order page lists the offer with its payment and store order, and its email on the timeline.
+    const detail = await api(stack, 'GET', `/api/checkout/merchant/orders/${token}`, undefined, merchant.token);
+    expect(detail.body.upsells).toEqual([{
+      upsellId, title: product.title, amount: 1500, currency: 'EUR', status: 'paid', failureReason: null, processorPaymentId: paymentId,
+      storeOrderId: purchase.storeOrderId, storeOrderError: null, acceptedAt: expect.any(String), paidAt: expect.any(String),
+    }]);
+    expect((detail.body.timeline as Json[]).filter((e) => e.source === 'email' && e.type === 'upsell_confirmation')).toHaveLength(1);
     expect(mails.toShopper.map((m: Json) => m.Subject as string).sort()).toEqual([expect.stringMatching(/^Added to your order/), expect.stringMatching(/confirmed|Order/)]);
     expect(await timelineOf(stack, token, 'upsell_order_created')).toHaveLength(1);
 
@@ -93,5 +101,50 @@ describe('a one-click post-purchase upsell', () => {
     // The statistics count the accepted offer apart from the checkout's revenue.
     const stats = await api(stack, 'GET', '/api/merchant/stats', undefined, merchant.token);
     expect(stats.body.upsells).toEqual([{ currency: 'EUR', accepted: 1, amountMinor: 1500 }]);
+  });
+
+  it('given a storefront B checkout and an accepted offer with its webhook delivered twice / the offer is its own paid WooCommerce order, found by its key, and one more email', async () => {
+    const merchant = await merchantWithProcessor(stack, 'Upsell B Store');
+    const store = await connectStorefrontBDemo(stack, merchant);
+    const [simple, other] = store.products.filter((p) => p.option === undefined) as [(typeof store.products)[number], (typeof store.products)[number]];
+    const offer = await api(stack, 'POST', '/api/merchant/upsells', {
+      placement: 'post_purchase', headline: 'One more?', productId: String(other.id), title: other.name, priceCents: 1000, discountPercent: 10,
+    }, merchant.token);
+    expect(offer.status, JSON.stringify(offer.body)).toBe(201);
+    const upsellId = offer.body.id as string;
+
+    const token = await storefrontBCheckout(stack, [{ productId: simple.id, quantity: 1 }]);
+    await shopperPays(stack, token);
+    await expectCompletedWithOneOrderAndTwoEmails(stack, token, merchant.email, () => storefrontBOrdersOf(store, token).length);
+
+    expect((await control(stack.urls.processor, 'POST', 'webhooks/hold')).status).toBe(200);
+    const accepted = await api(stack, 'POST', `/api/checkout/${token}/upsells/${upsellId}/accept`);
+    expect(accepted, JSON.stringify(accepted.body)).toMatchObject({ status: 200, body: { upsellId, amount: { amount: 900, currency: 'EUR' } } });
+    const paymentId = accepted.body.paymentId as string;
+    await waitFor('the upsell payment webhook', async () => {
+      const held = ((await control(stack.urls.processor, 'GET', 'webhooks/outbox')).body.events as Json[]).filter((e) => e.payload.data.id === paymentId);
+      return held.length ? held : undefined;
+    });
+    expect((await control(stack.urls.processor, 'POST', 'webhooks/send', { type: 'payment.succeeded', objectId: paymentId, times: 2 })).status).toBe(202);
+    await control(stack.urls.processor, 'POST', 'webhooks/release', {});
+    await stack.sims.processor.webhooks.idle();
+
+    const purchase = await waitFor('the recorded upsell order', async () => {
+      const row = await stack.database.db.upsellPurchase.findUniqueOrThrow({ where: { token_upsellId: { token, upsellId } } });
+      return row.storeOrderId ? row : undefined;
+    });
+    expect(purchase).toMatchObject({ status: 'PAID', amountMinor: 900, storeOrderError: null });
+    const orders = storefrontBOrdersOf(store, `${token}-upsell-${upsellId}`);
+    expect(orders).toHaveLength(1);
+    expect(String(orders[0]!.id)).toBe(purchase.storeOrderId);
+    expect(orders[0]).toMatchObject({ status: 'processing', total: 900 });
+    expect(orders[0]!.lines.map((l) => [l.productId, l.quantity])).toEqual([[other.id, 1]]);
+    expect(storefrontBOrdersOf(store, token)).toHaveLength(1);
+
+    const mails = await waitFor('the upsell email', () => {
+      const found = emailsOf(stack, token, merchant.email);
+      return found.toShopper.length === 2 ? found : undefined;
+    });
+    expect(mails.toMerchant).toHaveLength(1);
   });
 });

@@ -18,7 +18,7 @@ import { isCheckoutStatus } from '../../../domain/checkout-status.js';
 import { isCheckoutToken } from '../../../domain/tokens.js';
 import { formatMoney } from '../../../domain/money.js';
 import { storeOrderOf } from '../../../domain/store-order.js';
-import { orderEmailIdempotencyKey } from '../../../model/order-emails.js';
+import { orderEmailIdempotencyKey, upsellEmailIdempotencyKey } from '../../../model/order-emails.js';
 import { type OrderEmailKind } from '../../../model/order-emails.js';
 import { errorResponse } from '../../schemas/common.js';
 import { tokenParams } from '../../schemas/checkout.js';
@@ -262,7 +262,11 @@ export const ordersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
     if (!session) throw noOrder();
     const events = await db.sessionEvent.findMany({ where: { token }, orderBy: [{ at: 'asc' }] });
     const sentKinds = events.filter((e) => e.type === 'email_sent').map((e) => String(record(e.data).kind));
-    const keys = [...new Set<string>([...ORDER_EMAIL_KINDS, ...sentKinds])].map((kind) => orderEmailIdempotencyKey(kind as OrderEmailKind, token));
+    const upsells = await db.upsellPurchase.findMany({ where: { token }, orderBy: [{ createdAt: 'asc' }] });
+    const keys = [
+      ...[...new Set<string>([...ORDER_EMAIL_KINDS, ...sentKinds])].filter((kind) => kind !== 'upsell_confirmation').map((kind) => orderEmailIdempotencyKey(kind as OrderEmailKind, token)),
+      ...upsells.map((u) => upsellEmailIdempotencyKey(token, u.upsellId)),
+    ];
     const [deliveries, emails] = await Promise.all([
       db.processorWebhookDelivery.findMany({ where: { sessionToken: token }, orderBy: [{ receivedAt: 'asc' }], omit: { rawBody: true } }),
       db.emailMessage.findMany({ where: { merchantId: session.merchantId, idempotencyKey: { in: keys } }, orderBy: [{ createdAt: 'asc' }] }),
@@ -280,6 +284,19 @@ export const ordersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
       storeOrderErrorMessage: session.storeOrderError,
       refundRequestedAt: iso(session.refundRequestedAt),
       refundedAt: iso(session.refundedAt),
+      upsells: upsells.map((u) => ({
+        upsellId: u.upsellId,
+        title: u.title,
+        amount: u.amountMinor,
+        currency: u.currency,
+        status: u.status.toLowerCase() as 'pending' | 'paid' | 'failed' | 'refunded',
+        failureReason: u.failureReason,
+        processorPaymentId: u.processorPaymentId,
+        storeOrderId: u.storeOrderId,
+        storeOrderError: u.storeOrderError,
+        acceptedAt: u.createdAt.toISOString(),
+        paidAt: iso(u.paidAt),
+      })),
       timeline: mergeTimeline(session, events, deliveries, emails),
     };
   });

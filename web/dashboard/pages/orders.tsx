@@ -292,6 +292,23 @@ export function OrderDetailPage(props: { token: string }) {
           </dl>
         </Card>
       </div>
+      {o.upsells.length > 0 && (
+        <Card title="Accepted upsells">
+          <table class="table compact" data-upsells>
+            <thead><tr><th>Offer</th><th class="num">Charged</th><th>Payment</th><th>Store order</th></tr></thead>
+            <tbody>
+              {o.upsells.map((u) => (
+                <tr key={u.upsellId} data-upsell-status={u.status}>
+                  <td>{u.title}</td>
+                  <td class="num">{formatAmount(u.amount, u.currency)}</td>
+                  <td>{u.status}{u.failureReason && <span class="muted"> · {u.failureReason}</span>}</td>
+                  <td>{u.storeOrderId ? <span class="mono">{u.storeOrderId}</span> : u.storeOrderError ? <span class="text-danger">refused: {u.storeOrderError}</span> : u.status === 'paid' ? 'being created' : '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </Card>
+      )}
       <Card title="Timeline">
         <Timeline entries={o.timeline} />
       </Card>
