@@ -1,0 +1,55 @@
+// The TypeScript SDK (sdk/) against the running service: a merchant's integration creates a discount code,
+// pages through its orders, reads one and refunds it, and every refusal arrives as a typed error.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestStack, type TestStack } from '../harness/stack.js';
+import { shopperPays, storefrontACheckout, storefrontAMerchant, waitFor } from '../e2e/checkout-helpers.js';
+import { CheckoutApiError, createCheckoutClient } from '../../sdk/src/index.js';
+
+let stack: TestStack;
+
+beforeAll(async () => {
+  stack = await startTestStack({}, { checkoutWorkflowInput: { storeRetryInitialMs: 250 } });
+});
+afterAll(async () => {
+  await stack?.close();
+});
+
+describe('the SDK against the service', () => {
+  it('given a merchant with two paid orders / it creates a discount code, lists and pages orders, reads one and refunds it: REFUNDED; refusals are typed', async () => {
+    const merchant = await storefrontAMerchant(stack, 'SDK Store');
+    const sdk = createCheckoutClient({ baseUrl: stack.apiUrl, apiKey: merchant.token });
+
+    const code = await sdk.discounts.create({ code: 'sdk10', type: 'percentage', percentOff: 10 });
+    expect(code).toMatchObject({ code: 'SDK10', type: 'percentage', percentOff: 10 });
+    expect((await sdk.discounts.list()).items.map((d) => d.code)).toContain('SDK10');
+    const taken = await sdk.discounts.create({ code: 'SDK10', type: 'percentage', percentOff: 5 }).catch((e: unknown) => e);
+    expect(taken).toBeInstanceOf(CheckoutApiError);
+    expect(taken).toMatchObject({ status: 409, code: 'DISCOUNT_CODE_EXISTS', requestId: expect.any(String) });
+    const bad = await sdk.discounts.create({ code: 'x', type: 'percentage', percentOff: 10 }).catch((e: unknown) => e);
+    expect(bad).toMatchObject({ status: 400, code: 'INVALID_INPUT', fields: { 'body.code': expect.any(String) } });
+
+    const tokens = [await storefrontACheckout(stack, merchant.shop), await storefrontACheckout(stack, merchant.shop)];
+    for (const token of tokens) await shopperPays(stack, token);
+    await waitFor('both orders COMPLETED', async () => {
+      const page = await sdk.orders.list({ status: 'COMPLETED' });
+      return page.items.length === 2 ? page : undefined;
+    });
+    // One order a page: iterate follows the cursor.
+    const paged = await sdk.orders.all({ status: 'COMPLETED', limit: 1 });
+    expect(paged.map((o) => o.token).sort()).toEqual([...tokens].sort());
+
+    const detail = await sdk.orders.get(tokens[0]!);
+    expect(detail).toMatchObject({ token: tokens[0], status: 'COMPLETED', paymentMethod: 'card' });
+    const refund = await sdk.orders.refund(tokens[0]!);
+    expect(refund).toMatchObject({ status: 'COMPLETED', refund: { state: 'requested' } });
+    await waitFor('REFUNDED', async () => ((await sdk.orders.get(tokens[0]!)).status === 'REFUNDED' ? true : undefined));
+    await expect(sdk.orders.refund(tokens[0]!)).rejects.toMatchObject({ code: expect.stringMatching(/^(NOT_REFUNDABLE|REFUND_ALREADY_REQUESTED)$/) });
+
+    // Another merchant's order is not found; a wrong credential is refused.
+    const stranger = await storefrontAMerchant(stack, 'Other SDK Store');
+    const theirs = createCheckoutClient({ baseUrl: stack.apiUrl, apiKey: stranger.token });
+    await expect(theirs.orders.get(tokens[1]!)).rejects.toMatchObject({ status: 404, code: 'NOT_FOUND' });
+    const nobody = createCheckoutClient({ baseUrl: stack.apiUrl, apiKey: 'not-a-key' });
+    await expect(nobody.discounts.list()).rejects.toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
+  });
+});
