@@ -38,6 +38,8 @@ ACCEPTED_REFUSALS = [
     ({"GET /api/merchant/stats", "GET /api/merchant/stats/funnel"}, 400, "INVALID_INPUT", "querystring.from", "must be before to"),
     ({"GET /api/merchant/stats", "GET /api/merchant/stats/funnel"}, 400, "INVALID_INPUT", "querystring.from", "the range may span at most"),
     ({"GET /api/checkout/merchant/orders"}, 400, "INVALID_INPUT", "querystring.to", "must be after from"),
+    # An API key's expiry is in the future (compares with the clock).
+    ({"POST /api/merchant/api-keys"}, 400, "INVALID_INPUT", "body.expiresAt", "must be in the future"),
     # An opaque cursor: only a nextCursor the API handed out is one.
     ({"GET /api/checkout/merchant/orders"}, 400, "INVALID_INPUT", "querystring.cursor", "not a cursor of this list"),
     # References to the session's own shipping rates and order bumps (ids from the session bundle and /order-bumps).
