@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import uuid
 
 import schemathesis
 
@@ -116,3 +118,18 @@ def filter_failure(context, failure, case, response) -> bool:
         with open(DROPPED_LOG, "a", encoding="utf-8") as log:
             log.write(json.dumps({"operation": case.operation.label, "status": response.status_code, "answer": answer}) + "\n")
     return False
+
+
+# A valid Idempotency-Key drawn by the fuzzer repeats ("0" a thousand times): every later POST under it would be
+# answered 422 IDEMPOTENCY_KEY_REUSED without its body being looked at, and the run would stop testing the routes.
+# Each valid key is made unique per request; invalid ones are left as drawn, so their 400 is still checked. Replays
+# and reuse are tested in api/plugins/idempotency.test.ts.
+VALID_IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e](?:[\x20-\x7e]{0,253}[\x21-\x7e])?$")
+
+
+@schemathesis.hook
+def before_call(context, case, **kwargs):
+    for name in list((case.headers or {}).keys()):
+        value = case.headers[name]
+        if name.lower() == "idempotency-key" and isinstance(value, str) and VALID_IDEMPOTENCY_KEY.match(value):
+            case.headers[name] = f"fuzz-{uuid.uuid4()}"
