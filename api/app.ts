@@ -12,6 +12,8 @@ import { commonAnswersPlugin } from './plugins/common-answers.js';
 import { methodNotAllowedPlugin } from './plugins/method-not-allowed.js';
 import { authPlugin } from './plugins/auth.js';
 import { rateLimitsPlugin } from './plugins/rate-limits.js';
+import { idempotencyPlugin } from './plugins/idempotency.js';
+import { apiKeyRoutes } from './routes/merchant/api-keys.js';
 import { healthRoutes } from './routes/health/index.js';
 import { authRoutes } from './routes/auth/index.js';
 import { merchantRoutes } from './routes/merchant/index.js';
@@ -77,8 +79,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
+  // Both names: x-request-id as before, Request-Id as Stripe's API (which merchants' tooling knows) calls it.
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    reply.header('request-id', request.id);
   });
 
   await app.register(errorsPlugin);
@@ -98,8 +102,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(commonAnswersPlugin);
   await app.register(methodNotAllowedPlugin);
   const routeDeps = resolveDeps(deps);
-  await app.register(authPlugin, { db: deps.db, secret: config.jwtSecret!, secureCookie: config.env === 'production', appOrigin: config.appOrigin });
-  await app.register(rateLimitsPlugin, { redisUrl: config.redisUrl });
+  // Rate limits first: the auth plugin counts each API key's requests as it authenticates them.
+  await app.register(rateLimitsPlugin, { redisUrl: config.redisUrl, apiKey: config.rateLimits.apiKey });
+  await app.register(authPlugin, { db: deps.db, secret: config.jwtSecret!, secureCookie: config.env === 'production', appOrigin: config.appOrigin, apiKeyMode: config.apiKeyMode });
+  await app.register(idempotencyPlugin, { db: deps.db, secrets: routeDeps.secrets });
 
   await app.register(healthRoutes, { db: deps.db, temporal: deps.temporal });
   await app.register(authRoutes, routeDeps);
@@ -128,6 +134,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(checkoutProgressRoutes, routeDeps);
   await app.register(ordersRoutes, routeDeps);
   await app.register(statsRoutes, routeDeps);
+  await app.register(apiKeyRoutes, routeDeps);
   // Last: the web pages (checkout page by Host, script tag, assets, the dashboard for other browser navigations).
   await app.register(pagesRoutes, routeDeps);
   return app;

@@ -104,6 +104,8 @@ const envSchema = z.object({
   RATE_LIMIT_INIT_PAYMENT: z.string().regex(/^\d+\/\d+$/).default('10/60'),
   RATE_LIMIT_DISCOUNT: z.string().regex(/^\d+\/\d+$/).default('10/60'),
   RATE_LIMIT_CHECKOUT_PROGRESS: z.string().regex(/^\d+\/\d+$/).default('30/60'),
+  /** Per API key rather than per IP: every merchant route a key calls counts against its key's one counter. */
+  RATE_LIMIT_API_KEY: z.string().regex(/^\d+\/\d+$/).default('100/10'),
 
   /** Host suffix of storefront A shops (`<shop><suffix>`): validated on install and allowed by CORS. */
   STOREFRONT_A_SHOP_SUFFIX: z.string().default('.myshopify.com'),
@@ -123,7 +125,7 @@ const envSchema = z.object({
 
 export type Env = z.input<typeof envSchema>;
 
-export type RateLimitName = 'login' | 'register' | 'passwordReset' | 'checkoutCreate' | 'initPayment' | 'discount' | 'checkoutProgress';
+export type RateLimitName = 'login' | 'register' | 'passwordReset' | 'checkoutCreate' | 'initPayment' | 'discount' | 'checkoutProgress' | 'apiKey';
 
 function parseLimit(value: string): { max: number; windowSeconds: number } {
   const [max, window] = value.split('/').map(Number);
@@ -169,6 +171,11 @@ export interface Config {
     cacheMs: number;
   };
   rateLimits: Record<RateLimitName, { max: number; windowSeconds: number }>;
+  /**
+   * The API keys this deployment issues and accepts: `test` (ck_test_…) with the sandbox on (local, staging),
+   * `live` (ck_live_…) with it off (production). Each refuses the other's keys.
+   */
+  apiKeyMode: 'live' | 'test';
   /** Where rate-limit counters live: a shared Redis (replicas), or undefined for process memory. */
   redisUrl: string | undefined;
   sandbox: { enabled: boolean; host: string; ports: Record<keyof typeof SANDBOX_PORTS, number>; urls: Record<keyof typeof SANDBOX_PORTS, string> };
@@ -251,7 +258,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       initPayment: parseLimit(e.RATE_LIMIT_INIT_PAYMENT),
       discount: parseLimit(e.RATE_LIMIT_DISCOUNT),
       checkoutProgress: parseLimit(e.RATE_LIMIT_CHECKOUT_PROGRESS),
+      apiKey: parseLimit(e.RATE_LIMIT_API_KEY),
     },
+    apiKeyMode: sandboxEnabled ? 'test' : 'live',
     redisUrl: e.REDIS_URL,
     sandbox: { enabled: sandboxEnabled, host: e.SANDBOX_HOST, ports: sandboxPorts, urls: sandboxUrls },
   };

@@ -32,7 +32,8 @@ export const ERROR_CODES = {
   INVALID_PROCESSOR_KEY: 422,
   INVALID_STORE_CREDENTIALS: 422,
   PARTIAL_REFUND_NOT_SUPPORTED: 422, // refunds are full refunds: any other amount is refused
-  UNSUPPORTED_CURRENCY: 422, // a store's checkout currency we cannot price in (unknown ISO code or no FX rate)
+  UNSUPPORTED_CURRENCY: 422,
+  IDEMPOTENCY_KEY_REUSED: 422, // an Idempotency-Key already used in the last 24 hours for a different request (method, URL or body) // a store's checkout currency we cannot price in (unknown ISO code or no FX rate)
   // A discount code that does not apply to this checkout, one code per reason (domain/discounts.ts).
   DISCOUNT_UNKNOWN: 422, // no such code for this shop, or the merchant paused it
   DISCOUNT_EXPIRED: 422,

@@ -7,12 +7,20 @@
 // origin (config.appOrigin): a request another origin makes with it (a "simple" cross-site POST needs no
 // preflight) answers 403 ORIGIN_NOT_ALLOWED. Routes get the caller as `request.merchant` and take the
 // merchant id from it only, never from the URL: that is what scopes every merchant route by construction.
+//
+// Merchant API keys (domain/api-keys.ts, api/api-keys.ts) are accepted in `Authorization: Bearer ck_…` only, never
+// in the cookie. A key sets `request.merchant` exactly as a session does (the merchant id from the key's row) plus
+// `request.apiKey`; it is counted against its own rate limit, then held to the scope the route needs: a route
+// outside the scope table is for dashboard sessions only (403). An unknown, malformed, revoked or expired key, a
+// rolled key past its overlap, or a key of the other environment (live/test) answers 401 UNAUTHORIZED.
 import fp from 'fastify-plugin';
 import jwt from '@fastify/jwt';
 import cookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../../prisma/client.js';
 import { AppError } from '../../domain/errors.js';
+import { apiKeyModeOf, apiKeyPrefix, grants, looksLikeApiKey, routeKeyPolicy, type ApiKeyMode } from '../../domain/api-keys.js';
+import { hashApiKey } from '../api-keys.js';
 
 export const SESSION_COOKIE = 'checkout_session';
 export const SESSION_TTL_SECONDS = 30 * 24 * 60 * 60;
@@ -40,8 +48,13 @@ declare module '@fastify/jwt' {
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** onRequest hook (runs before body validation): 401 unless a valid session token is presented; sets request.merchant. */
+    /**
+     * onRequest hook (runs before body validation): 401 unless a valid session token or API key is presented (a key
+     * also needs the route's scope: 403); sets request.merchant (and request.apiKey for a key).
+     */
     authenticate: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+    /** Every route registered with `onRequest: app.authenticate`, as "METHOD url" (what the scope table must cover). */
+    authenticatedRoutes: ReadonlyArray<{ method: string; url: string }>;
     /** Starts a session: its row, its 30-day token, and the session cookie on the reply. */
     startSession: (reply: FastifyReply, claims: MerchantClaims) => Promise<string>;
     /** A session row and its token, without a cookie (API clients, tests). */
@@ -56,17 +69,31 @@ declare module 'fastify' {
     verifyPurposeToken: (token: string, purpose: string) => MerchantClaims;
   }
   interface FastifyRequest {
-    merchant: MerchantClaims & { sessionId: string };
+    /** sessionId: the dashboard session's id; null when the caller is an API key. */
+    merchant: MerchantClaims & { sessionId: string | null };
+    /** The API key the request authenticated with; null for a session. */
+    apiKey: AuthenticatedApiKey | null;
   }
+}
+
+export interface AuthenticatedApiKey {
+  id: string;
+  scopes: string[];
+  mode: ApiKeyMode;
 }
 
 export interface AuthOptions {
   db: Db;
+  /** The keys this deployment accepts (config.apiKeyMode): the other mode's are refused. */
+  apiKeyMode: ApiKeyMode;
   secret: string;
   secureCookie: boolean;
   /** The dashboard's origin: the only one whose requests may authenticate with the cookie. */
   appOrigin: string;
 }
+
+/** last_used_at is written at most this often per key, so a busy key does not write on every request. */
+const LAST_USED_EVERY_MS = 60_000;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -95,21 +122,22 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: AuthOptions) => 
     verify: { algorithms: ['HS256'], maxAge: SESSION_TTL_SECONDS * 1000 },
   });
   app.decorateRequest('merchant', null as unknown as FastifyRequest['merchant']);
+  app.decorateRequest('apiKey', null);
 
   /** The token a request presents: the bearer header, else the cookie — the latter only from the dashboard's origin. */
-  function presentedToken(request: FastifyRequest): string | undefined {
+  function presentedToken(request: FastifyRequest): { token: string; from: 'header' | 'cookie' } | undefined {
     const header = request.headers.authorization;
     if (header !== undefined) {
       const match = /^Bearer\s+(\S+)$/i.exec(header);
       if (!match) throw new AppError('UNAUTHORIZED', 'Authorization header must be "Bearer <token>"');
-      return match[1];
+      return { token: match[1]!, from: 'header' };
     }
     const fromCookie = request.cookies[SESSION_COOKIE] || undefined;
     const origin = request.headers.origin;
     if (fromCookie && origin !== undefined && origin !== opts.appOrigin) {
       throw new AppError('ORIGIN_NOT_ALLOWED', 'The session cookie is only accepted from the dashboard: another origin must send a bearer token');
     }
-    return fromCookie;
+    return fromCookie ? { token: fromCookie, from: 'cookie' } : undefined;
   }
 
   /** The merchant and the session of a login token, in one query; 401 unless both are alive. */
@@ -131,10 +159,75 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: AuthOptions) => 
     return { merchantId: row.id, shopDomain: row.shop_domain ?? '', sessionId: sid };
   }
 
-  app.decorate('authenticate', async (request: FastifyRequest) => {
-    const token = presentedToken(request);
-    if (!token) throw new AppError('UNAUTHORIZED', 'Log in first: no session token');
-    request.merchant = await sessionOf(verify(app, token));
+  /** The merchant and the key of an API key; 401 unless the key is well-formed, of this environment, known and alive. */
+  async function apiKeyOf(key: string): Promise<{ merchant: MerchantClaims; apiKey: AuthenticatedApiKey }> {
+    const mode = apiKeyModeOf(key);
+    if (!mode) throw new AppError('UNAUTHORIZED', `Malformed API key: a key is ${apiKeyPrefix(opts.apiKeyMode)} followed by 43 letters and digits`);
+    // Checked before any lookup: a production key pasted into a development stack (or the reverse) never works.
+    if (mode !== opts.apiKeyMode) {
+      throw new AppError('UNAUTHORIZED', `This is a ${mode} API key (${apiKeyPrefix(mode)}…): this deployment accepts ${opts.apiKeyMode} keys (${apiKeyPrefix(opts.apiKeyMode)}…) only`);
+    }
+    // Found by the hash's unique index: equality on a SHA-256 leaks nothing usable about the secret through timing.
+    const row = await opts.db.apiKey.findUnique({
+      where: { secretHash: hashApiKey(key) },
+      select: { id: true, merchantId: true, mode: true, scopes: true, expiresAt: true, revokedAt: true, rolledToId: true, lastUsedAt: true, merchant: { select: { shopDomain: true } } },
+    });
+    // A row of the other mode can only come from a database copied across environments: refused the same way.
+    if (!row || row.mode !== (mode === 'live' ? 'LIVE' : 'TEST')) throw new AppError('UNAUTHORIZED', 'Unknown API key');
+    const now = new Date();
+    if (row.revokedAt) throw new AppError('UNAUTHORIZED', 'This API key was revoked');
+    if (row.expiresAt && row.expiresAt <= now) {
+      throw new AppError('UNAUTHORIZED', row.rolledToId
+        ? `This API key was rolled and stopped working at ${row.expiresAt.toISOString()}: use its replacement`
+        : `This API key expired at ${row.expiresAt.toISOString()}`);
+    }
+    if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= LAST_USED_EVERY_MS) {
+      // Conditional, so replicas serving the same key at once still write once a minute.
+      await opts.db.apiKey.updateMany({ where: { id: row.id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: new Date(now.getTime() - LAST_USED_EVERY_MS) } }] }, data: { lastUsedAt: now } });
+    }
+    return { merchant: { merchantId: row.merchantId, shopDomain: row.merchant.shopDomain ?? '' }, apiKey: { id: row.id, scopes: row.scopes, mode } };
+  }
+
+  /** A key may call this route: it is in the scope table and the key holds its scope (write implies read). */
+  function checkScope(request: FastifyRequest, apiKey: AuthenticatedApiKey) {
+    const policy = routeKeyPolicy(request.method, request.routeOptions.url ?? '');
+    if (policy.kind !== 'scope') {
+      throw new AppError('FORBIDDEN', 'This route needs a dashboard session: API keys cannot call it (API key management, the account\'s credentials and sessions)');
+    }
+    if (!grants(apiKey.scopes, policy.scope)) {
+      throw new AppError('FORBIDDEN', `This API key does not have the ${policy.scope} scope this route needs`, { requiredScope: policy.scope });
+    }
+  }
+
+  const authenticate = async (request: FastifyRequest, reply: FastifyReply) => {
+    const presented = presentedToken(request);
+    if (!presented) throw new AppError('UNAUTHORIZED', 'Log in first: no session token');
+    if (looksLikeApiKey(presented.token)) {
+      if (presented.from === 'cookie') throw new AppError('UNAUTHORIZED', 'API keys are accepted in the Authorization header only');
+      const { merchant, apiKey } = await apiKeyOf(presented.token);
+      request.merchant = { ...merchant, sessionId: null };
+      request.apiKey = apiKey;
+      // Every request of a key counts, the ones its scopes refuse too.
+      await app.limitApiKey(request, reply);
+      checkScope(request, apiKey);
+      return;
+    }
+    request.merchant = await sessionOf(verify(app, presented.token));
+  };
+  app.decorate('authenticate', authenticate);
+
+  // A route that authenticates merchants must say what a key needs to call it (domain/api-keys.ts): registering
+  // one the table does not cover fails at start-up, so no route accepts or refuses keys by omission.
+  const authenticatedRoutes: Array<{ method: string; url: string }> = [];
+  app.decorate('authenticatedRoutes', authenticatedRoutes);
+  app.addHook('onRoute', (route) => {
+    if (![route.onRequest].flat().includes(authenticate)) return;
+    for (const method of [route.method].flat()) {
+      if (routeKeyPolicy(method, route.url).kind === 'unmapped') {
+        throw new Error(`${method} ${route.url} authenticates merchants but is neither in ROUTE_RESOURCES nor in SESSION_ONLY_ROUTES (domain/api-keys.ts): say which scope an API key needs for it, or that it is for dashboard sessions only`);
+      }
+      authenticatedRoutes.push({ method, url: route.url });
+    }
   });
 
   async function issueSessionToken(claims: MerchantClaims): Promise<string> {
@@ -161,9 +254,9 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: AuthOptions) => 
   app.decorate('endSession', async (request: FastifyRequest) => {
     let payload: TokenPayload;
     try {
-      const token = presentedToken(request);
-      if (!token) return false;
-      payload = verify(app, token);
+      const presented = presentedToken(request);
+      if (!presented) return false;
+      payload = verify(app, presented.token);
     } catch {
       // Nothing valid to end (a cookie from another origin is not used either).
       return false;
@@ -187,4 +280,4 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: AuthOptions) => 
     if (payload.purpose !== purpose) throw new AppError('UNAUTHORIZED', 'This link is not valid here');
     return { merchantId: payload.merchantId, shopDomain: payload.shopDomain };
   });
-}, { name: 'auth' });
+}, { name: 'auth', dependencies: ['rate-limits'] });

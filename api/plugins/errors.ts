@@ -108,6 +108,7 @@ function sendError(err: unknown, request: FastifyRequest, reply: FastifyReply) {
 export function frameworkErrors(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   // No route ran, so no onRequest hook set the id header.
   reply.header('x-request-id', request.id);
+  reply.header('request-id', request.id);
   void sendError(err, request, reply);
 }
 

@@ -133,7 +133,7 @@ export interface paths {
                              * @description Stable machine-readable code (domain/errors.ts)
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "PARTIAL_REFUND_NOT_SUPPORTED" | "UNSUPPORTED_CURRENCY" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
+                            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "PARTIAL_REFUND_NOT_SUPPORTED" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -460,11 +460,16 @@ export interface paths {
         /**
          * Log out everywhere: end every session of this merchant, this one included
          * @description Every token issued to this merchant (every device and browser, API clients included) answers 401 from now on, and the cookie is cleared; log in again to get a new one. Use it after losing a device or sharing a token by mistake. A password change also ends every other session.
+         *
+         *     Dashboard sessions only: an API key gets 403 FORBIDDEN.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -513,6 +518,15 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
                 413: {
                     headers: {
                         [name: string]: unknown;
@@ -523,6 +537,24 @@ export interface paths {
                 };
                 /** @description Default Response */
                 415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -734,11 +766,17 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send the email verification link again (valid 48 hours) */
+        /**
+         * Send the email verification link again (valid 48 hours)
+         * @description Dashboard sessions only: an API key gets 403 FORBIDDEN.
+         */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -804,6 +842,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -920,7 +967,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The current merchant */
+        /**
+         * The current merchant
+         * @description API keys need the `account:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -959,6 +1009,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1075,6 +1134,8 @@ export interface paths {
         /**
          * Update branding, checkout texts, COD, shipping rates (whole list) and onboardingCompletedAt
          * @description onboardingCompletedAt is set by setup verification (POST /api/merchant/setup-verification) only: a timestamp here keeps the instant verification recorded, and before verification passed it answers SETUP_NOT_VERIFIED (409) and changes nothing; null re-opens the wizard (the next verification sets it again).
+         *
+         *     API keys need the `settings:write` scope.
          */
         patch: {
             parameters: {
@@ -1187,6 +1248,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         trace?: never;
@@ -1204,7 +1274,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Change email, phone or password (email and password need currentPassword); a password change ends other sessions */
+        /**
+         * Change email, phone or password (email and password need currentPassword); a password change ends other sessions
+         * @description Dashboard sessions only: an API key gets 403 FORBIDDEN.
+         */
         patch: {
             parameters: {
                 query?: never;
@@ -1292,6 +1365,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         trace?: never;
@@ -1309,7 +1391,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Shop name and the store platform chosen in wizard step 1 */
+        /**
+         * Shop name and the store platform chosen in wizard step 1
+         * @description API keys need the `settings:write` scope.
+         */
         patch: {
             parameters: {
                 query?: never;
@@ -1381,6 +1466,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         trace?: never;
@@ -1398,7 +1492,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Change the checkout subdomain slug (INVALID_SLUG, SLUG_COLLISION) */
+        /**
+         * Change the checkout subdomain slug (INVALID_SLUG, SLUG_COLLISION)
+         * @description API keys need the `settings:write` scope.
+         */
         patch: {
             parameters: {
                 query?: never;
@@ -1477,6 +1574,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         trace?: never;
@@ -1490,11 +1596,17 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A new slug from the shop name with a random suffix */
+        /**
+         * A new slug from the shop name with a random suffix
+         * @description API keys need the `settings:write` scope.
+         */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -1537,6 +1649,15 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
                 413: {
                     headers: {
                         [name: string]: unknown;
@@ -1547,6 +1668,24 @@ export interface paths {
                 };
                 /** @description Default Response */
                 415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1569,7 +1708,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The checkout subdomain and the URL checkouts are served at */
+        /**
+         * The checkout subdomain and the URL checkouts are served at
+         * @description API keys need the `settings:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -1620,6 +1762,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -1640,6 +1791,8 @@ export interface paths {
         /**
          * Processor connection status, part by part (never the key or the webhook secret), and wallet readiness
          * @description `wallets`: the checkout domain (the verified custom domain, else the subdomain) as registered with the processor for wallet payments: needs_action until the merchant confirms it appears in the processor dashboard (POST /api/merchant/processor/wallet-domain/confirm; the processor API cannot report it), registered after; ready only then. null while no processor is connected.
+         *
+         *     API keys need the `connections:read` scope.
          */
         get: {
             parameters: {
@@ -1686,11 +1839,23 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
         post?: never;
-        /** Disconnect the processor: our webhook is removed at the processor, then the connection is deleted */
+        /**
+         * Disconnect the processor: our webhook is removed at the processor, then the connection is deleted
+         * @description API keys need the `connections:write` scope.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -1776,6 +1941,15 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -1812,11 +1986,16 @@ export interface paths {
         /**
          * Connect the processor with an API key: key checked, business found, product created, webhook registered
          * @description The key is set up on its own first; only once it is complete does it replace the previous connection (whose webhook is then removed at the processor with the previous key). A key the processor rejects answers INVALID_PROCESSOR_KEY (422); one that does not answer in time PROCESSOR_TIMEOUT (504); other processor failures UPSTREAM_ERROR (502); another connection change running CONFLICT (409). On any failure the previous connection keeps working unchanged, and GET /api/merchant/processor shows it with lastError and attempt saying why the new key was not taken.
+         *
+         *     API keys need the `connections:write` scope.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -1902,6 +2081,15 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -1934,7 +2122,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Storefront B connection status (never the keys) */
+        /**
+         * Storefront B connection status (never the keys)
+         * @description API keys need the `connections:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -1980,11 +2171,23 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
         post?: never;
-        /** Remove the storefront B connection (and storefront B as the store platform) */
+        /**
+         * Remove the storefront B connection (and storefront B as the store platform)
+         * @description API keys need the `connections:write` scope.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -2060,6 +2263,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         options?: never;
@@ -2077,6 +2289,8 @@ export interface paths {
         /**
          * Download our WordPress plugin (Hosted Checkout Connector) as the zip WordPress installs
          * @description One top folder `hosted-checkout-connector/` with the main file `hosted-checkout-connector.php` (plugin header, GPL-2.0-or-later). Install: WordPress admin → Plugins → Add New → Upload Plugin → choose the zip → Install Now → Activate; then WooCommerce → Hosted Checkout: the service URL and the consumer key connected here. The same zip for every merchant (it holds no secret). 401 without a session.
+         *
+         *     API keys need the `connections:read` scope.
          */
         get: {
             parameters: {
@@ -2123,6 +2337,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -2145,11 +2368,16 @@ export interface paths {
         /**
          * Connect a storefront B store with its REST keys (checked against the store before anything is saved)
          * @description The store URL must be https and reach a public address (INVALID_INPUT otherwise). Wrong keys: INVALID_STORE_CREDENTIALS (422); a store that does not answer in time: STORE_TIMEOUT (504); one that fails or is unreachable: UPSTREAM_ERROR (502); a store already connected to another account, or a connection already running: CONFLICT (409). On success storefront B becomes the store platform and the store host the shop domain.
+         *
+         *     API keys need the `connections:write` scope.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -2231,6 +2459,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2459,7 +2696,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The storefront A connection (no secrets) */
+        /**
+         * The storefront A connection (no secrets)
+         * @description API keys need the `connections:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -2514,11 +2754,22 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         /**
          * Save the storefront A install inputs (shop, client id, client secret)
          * @description Answers the installUrl that runs the OAuth install. Without a working connection the inputs are saved as they are and storefront A becomes the store platform. With one, other inputs (another shop, app or secret) wait as pending: the working connection keeps serving checkouts and webhooks until their install's callback succeeds, which replaces it; a failed or abandoned install changes nothing. A shop connected to another account answers CONFLICT.
+         *
+         *     API keys need the `connections:write` scope.
          */
         put: {
             parameters: {
@@ -2613,12 +2864,23 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         post?: never;
         /**
          * Disconnect storefront A: remove our script tag at the store, forget the inputs and token
          * @description The app stays installed at the store until the merchant uninstalls it there; the checkout button returns to the store's own checkout once the script tag is gone.
+         *
+         *     API keys need the `connections:write` scope.
          */
         delete: {
             parameters: {
@@ -2698,6 +2960,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         options?: never;
@@ -2712,7 +2983,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Whether our app embed is on in the storefront A shop's published theme (checked live) */
+        /**
+         * Whether our app embed is on in the storefront A shop's published theme (checked live)
+         * @description API keys need the `connections:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -2768,6 +3042,15 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -2798,11 +3081,16 @@ export interface paths {
         /**
          * Drive interception in the storefront A shop
          * @description Removes a legacy script tag and answers the status with the theme editor link that activates the app embed.
+         *
+         *     API keys need the `connections:write` scope.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -2872,6 +3160,24 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -2900,11 +3206,16 @@ export interface paths {
         /**
          * Add a custom checkout domain (checkout.<your domain>) and start its DNS verification
          * @description Answers the DNS records to create: the CNAME checkout.<domain> → {slug}.{service domain} (required: it routes the traffic and proves control), or, where the DNS host cannot publish that CNAME as-is, the TXT _checkout-verify.<domain> with the token (proof only; traffic must still reach us). Verification checks at once, then after 1 minute doubling to hourly, for 72 hours. 201: claimed now; 200: this domain was already yours (its status). INVALID_INPUT: not checkout.<domain>, not a valid hostname, an IP, or a host of the service or of storefront A. DOMAIN_EXISTS: another merchant has it. CONFLICT: you have another domain (DELETE it first).
+         *
+         *     API keys need the `domains:write` scope.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -2999,6 +3310,24 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -3009,7 +3338,10 @@ export interface paths {
                 };
             };
         };
-        /** Remove the custom domain: verification stops, checkout URLs fall back to the subdomain */
+        /**
+         * Remove the custom domain: verification stops, checkout URLs fall back to the subdomain
+         * @description API keys need the `domains:write` scope.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -3087,6 +3419,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         options?: never;
@@ -3101,7 +3442,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The custom domain, its verification status and the DNS records to create */
+        /**
+         * The custom domain, its verification status and the DNS records to create
+         * @description API keys need the `domains:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -3156,6 +3500,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -3178,11 +3531,16 @@ export interface paths {
         /**
          * Check the DNS records now
          * @description Pending: the running verification checks at once (at most every few seconds) instead of at its next scheduled check. Failed or expired: a new 72-hour verification starts. Verified: nothing to do. Answers the status after that check (or what is recorded, if the check takes longer than a few seconds).
+         *
+         *     API keys need the `domains:write` scope.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -3234,6 +3592,15 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
                 413: {
                     headers: {
                         [name: string]: unknown;
@@ -3244,6 +3611,24 @@ export interface paths {
                 };
                 /** @description Default Response */
                 415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3280,11 +3665,16 @@ export interface paths {
         /**
          * Confirm that the checkout domain appears in the processor dashboard's wallet domains: wallets become ready
          * @description Whop's API has no wallet-domain endpoint, so the service cannot see the registration: the merchant adds the domain in Whop's dashboard and confirms it here. `domain` must be the domain checkouts are served at now (`wallets.domain`), else CONFLICT (409) with details.currentDomain; without a connected processor NOT_FOUND (404). Confirming again keeps the first date. A new checkout domain or another processor account needs a new confirmation.
+         *
+         *     API keys need the `connections:write` scope.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -3369,11 +3759,31 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         /**
          * Withdraw the wallet domain confirmation (the domain is not, or no longer, in the processor dashboard): wallets are not ready
          * @description Without a connected processor NOT_FOUND (404). The merchant is not emailed again for a domain it was already told about.
+         *
+         *     API keys need the `connections:write` scope.
          */
         delete: {
             parameters: {
@@ -3447,6 +3857,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         options?: never;
@@ -3464,6 +3883,8 @@ export interface paths {
         /**
          * The onboarding wizard: six steps (filled, unlocked, can continue), the resume step and the final check
          * @description Computed from what the merchant has set up, so it is the same on every device. Before the email address is verified the answer says `locked: true` and `redirect: "verify-email"`; once setup verification passed, `redirect: "dashboard"`.
+         *
+         *     API keys need the `onboarding:read` scope.
          */
         get: {
             parameters: {
@@ -3510,6 +3931,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -3520,6 +3950,8 @@ export interface paths {
         /**
          * Save the step the merchant is on, so the wizard resumes there
          * @description Any step 1-6: going back or skipping is always allowed (the Continue gates of steps 4 and 5 are reported as `canContinue`). EMAIL_NOT_VERIFIED (403) before the email address is verified.
+         *
+         *     API keys need the `onboarding:write` scope.
          */
         patch: {
             parameters: {
@@ -3591,6 +4023,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         trace?: never;
@@ -3605,6 +4046,8 @@ export interface paths {
         /**
          * Whether the hosted checkout is live: a real non-preview checkout from a store cart, plus the app embed (A) or the plugin (B)
          * @description Storefront A: whether our app embed is on in the published theme is read at the store, live (the same check as GET /api/merchant/script-tag/status), with the theme editor link that turns it on; when the store cannot be asked, `scriptTagInstalled` is null with `checkError`. Storefront B: the official plugin has sent us a checkout at least once.
+         *
+         *     API keys need the `onboarding:read` scope.
          */
         get: {
             parameters: {
@@ -3651,6 +4094,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -3673,11 +4125,16 @@ export interface paths {
         /**
          * "Mark setup verified": runs setup verification and answers its result
          * @description The spec's seven steps in order, as the workflow setup-verification-<merchantId>: 1 read merchant, processor and billing status (and block without the logo and colors or a shipping rate: the final check's prerequisites no later step covers); 2 block when the processor is not ready and COD is disabled; 3 no active paid plan: `redirect: "billing"`; 4 block without a real non-preview checkout from a store cart (storefront B: the plugin must have intercepted once); 5 storefront A: install or reinstall our script tag and check it again; 6 set onboardingCompletedAt; 7 `redirect: "dashboard"`. A blocked run answers 200 with `verified: false`, the step (`blockedAt`) and the reason (`code`, `reason`). A second click while one runs joins it. EMAIL_NOT_VERIFIED (403) before the email address is verified.
+         *
+         *     API keys need the `onboarding:write` scope.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -3720,6 +4177,15 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
                 413: {
                     headers: {
                         [name: string]: unknown;
@@ -3730,6 +4196,24 @@ export interface paths {
                 };
                 /** @description Default Response */
                 415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4228,7 +4712,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The merchant's subscription: plan, status, period, next renewal, grace period, cancellation, a pending payment */
+        /**
+         * The merchant's subscription: plan, status, period, next renewal, grace period, cancellation, a pending payment
+         * @description API keys need the `billing:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -4274,6 +4761,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -4296,11 +4792,16 @@ export interface paths {
         /**
          * Buy a paid plan (or change plan): answers the processor payment page; the plan becomes ACTIVE when the processor confirms the payment
          * @description The payment is made on the platform's own processor account. Until it is confirmed the account keeps its plan (Demo: status PENDING). Calling it again for the same plan before paying answers the same page; another plan replaces the unpaid one. A plan change takes effect when its payment is confirmed and starts a new period (no proration); while PAST_DUE the same plan can be paid again, which ends the grace period. Errors: unknown plan or FREE: INVALID_INPUT (to return to Demo, cancel); already ACTIVE on this plan: CONFLICT; billing not configured: NOT_READY; the processor failing: UPSTREAM_ERROR, too slow: PROCESSOR_TIMEOUT.
+         *
+         *     API keys need the `billing:write` scope.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -4377,6 +4878,24 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -4423,11 +4942,16 @@ export interface paths {
         /**
          * Cancel the paid plan: the account returns to Demo at once
          * @description From any paid plan (ACTIVE or PAST_DUE), and for an unpaid pending plan, the account is on Demo when this answers: checkouts pass through to the store again, the membership is cancelled at the processor (nothing more is charged) and the merchant gets one email. On Demo with nothing pending: CONFLICT.
+         *
+         *     API keys need the `billing:write` scope.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -4489,6 +5013,24 @@ export interface paths {
                 };
                 /** @description Default Response */
                 415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5391,11 +5933,16 @@ export interface paths {
         /**
          * Refund an order in full through the processor (partial refunds are not offered)
          * @description Only a COMPLETED card payment can be refunded. 202: the processor accepted the refund (idempotency key derived from the token, so a retry never refunds twice); the session becomes REFUNDED when the processor's refund event arrives (or a backfill-status sees it), and the shopper then gets one refund email. Errors: PARTIAL_REFUND_NOT_SUPPORTED (an amount other than the total), REFUND_ALREADY_REQUESTED (asked before, or already refunded: the processor is not called again), NOT_REFUNDABLE (cash on delivery, or not a completed payment), NOT_FOUND (not an order of yours), UPSTREAM_ERROR / PROCESSOR_TIMEOUT (the processor refused or did not answer; nothing was recorded).
+         *
+         *     API keys need the `orders:write` scope.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     /** @description Session token: cs_… (checkout) or prev_… (preview); anything else is not found (404) */
                     token: string;
@@ -5499,6 +6046,15 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -5536,11 +6092,16 @@ export interface paths {
         /**
          * Force a status sync: ask the processor for the payment's status (and the store whether a COD order was marked paid)
          * @description The processor's answer is applied exactly as its webhook would be (paid → COMPLETED with the order on the store, refunded → REFUNDED with the refund email, failed → FAILED unless paid or refunded). For a cash-on-delivery order the store is asked whether the merchant marked the order paid; the first time it says so, `codPaidAt` is recorded. Errors: NOT_FOUND (not an order of yours), CONFLICT (the processor, or for a COD order the store, is not connected or refuses its credentials: reconnect it), UPSTREAM_ERROR / PROCESSOR_TIMEOUT / STORE_TIMEOUT (the processor or the store could not be asked).
+         *
+         *     API keys need the `orders:write` scope.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     /** @description Session token: cs_… (checkout) or prev_… (preview); anything else is not found (404) */
                     token: string;
@@ -5631,6 +6192,24 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
                 502: {
                     headers: {
                         [name: string]: unknown;
@@ -5668,11 +6247,16 @@ export interface paths {
         /**
          * Open a checkout preview: two placeholder products, your shipping rates and branding, payment disabled
          * @description Creates a preview session (token prev_…) and answers its URL. Payment is disabled on it: init-payment, pay and complete-cod answer PREVIEW_SESSION. Previews never count in statistics, orders or checkout activation. Records the time on the merchant (previewOpenedAt, which unlocks the wizard's final check). Previews older than a day are removed as new ones are made.
+         *
+         *     API keys need the `onboarding:write` scope.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -5715,6 +6299,15 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
                 413: {
                     headers: {
                         [name: string]: unknown;
@@ -5725,6 +6318,24 @@ export interface paths {
                 };
                 /** @description Default Response */
                 415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6298,7 +6909,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The shop's discount codes, newest first */
+        /**
+         * The shop's discount codes, newest first
+         * @description API keys need the `commerce:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -6346,17 +6960,31 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
         /**
          * Create a discount code
          * @description percentage (percentOff 1-100) or fixed_amount (amountOffCents, EUR cents converted into each checkout's currency). It comes off the merchandise (items + order bumps), never shipping, never below zero. Codes are case-insensitive and unique per shop (DISCOUNT_CODE_EXISTS).
+         *
+         *     API keys need the `commerce:write` scope.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -6474,6 +7102,24 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -6489,7 +7135,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One discount code */
+        /**
+         * One discount code
+         * @description API keys need the `commerce:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -6564,6 +7213,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -6571,6 +7229,8 @@ export interface paths {
         /**
          * Delete a discount code
          * @description Checkouts that already applied it keep their discount (their order says so); new checkouts get DISCOUNT_UNKNOWN. To pause a code instead, PATCH active: false.
+         *
+         *     API keys need the `commerce:write` scope.
          */
         delete: {
             parameters: {
@@ -6659,6 +7319,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         options?: never;
@@ -6666,6 +7335,8 @@ export interface paths {
         /**
          * Change a discount code
          * @description Fields not sent keep their value; changing type needs the new type's amount field. Checkouts that already started paying keep the amount they were quoted.
+         *
+         *     API keys need the `commerce:write` scope.
          */
         patch: {
             parameters: {
@@ -6782,6 +7453,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         trace?: never;
@@ -6793,7 +7473,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The shop's order bumps, in checkout order */
+        /**
+         * The shop's order bumps, in checkout order
+         * @description API keys need the `commerce:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -6841,17 +7524,31 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
         /**
          * Create an order bump
          * @description An extra store product offered on the checkout page with one click. Its price (EUR cents) is converted into each checkout's currency; an accepted bump is added to the total and becomes a line of the store order (with these product/variant ids: they must exist in the store, or the store refuses the order).
+         *
+         *     API keys need the `commerce:write` scope.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -6948,6 +7645,24 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -6963,7 +7678,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One order bump */
+        /**
+         * One order bump
+         * @description API keys need the `commerce:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -7038,11 +7756,23 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
         post?: never;
-        /** Delete an order bump (checkouts that accepted it keep it) */
+        /**
+         * Delete an order bump (checkouts that accepted it keep it)
+         * @description API keys need the `commerce:write` scope.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -7130,11 +7860,23 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         options?: never;
         head?: never;
-        /** Change an order bump (fields not sent keep their value) */
+        /**
+         * Change an order bump (fields not sent keep their value)
+         * @description API keys need the `commerce:write` scope.
+         */
         patch: {
             parameters: {
                 query?: never;
@@ -7237,6 +7979,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         trace?: never;
@@ -7248,7 +7999,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The shop's upsell offers, in checkout order */
+        /**
+         * The shop's upsell offers, in checkout order
+         * @description API keys need the `commerce:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -7296,17 +8050,31 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
         /**
          * Create an upsell offer
          * @description A one-click offer of a store product at discountPercent off, shown before confirming (pre_confirm) or on the confirmation page (post_purchase). Served to checkouts by GET /api/checkout/:token/upsells; a post_purchase offer is added to a card-paid order with one click (POST /api/checkout/:token/upsells/:upsellId/accept, docs/commerce-extras.md).
+         *
+         *     API keys need the `commerce:write` scope.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -7407,6 +8175,24 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -7422,7 +8208,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One upsell offer */
+        /**
+         * One upsell offer
+         * @description API keys need the `commerce:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -7497,11 +8286,23 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
         post?: never;
-        /** Delete an upsell offer */
+        /**
+         * Delete an upsell offer
+         * @description API keys need the `commerce:write` scope.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -7589,11 +8390,23 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         options?: never;
         head?: never;
-        /** Change an upsell offer (fields not sent keep their value) */
+        /**
+         * Change an upsell offer (fields not sent keep their value)
+         * @description API keys need the `commerce:write` scope.
+         */
         patch: {
             parameters: {
                 query?: never;
@@ -7700,6 +8513,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         trace?: never;
@@ -7711,7 +8533,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The shop's tracking pixels */
+        /**
+         * The shop's tracking pixels
+         * @description API keys need the `commerce:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -7759,17 +8584,31 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
         /**
          * Add a tracking pixel
          * @description platform meta (15-16 digit pixel id), ga4 (G-XXXXXXX), google_ads (AW-123456789, optionally /label), tiktok (20-character pixel code), pinterest (13-digit tag id) or snapchat (UUID), with the checkout events it fires. The checkout fires `purchase` with the session token as event id, so a sale counts once.
+         *
+         *     API keys need the `commerce:write` scope.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -7899,6 +8738,24 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -7914,7 +8771,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One tracking pixel */
+        /**
+         * One tracking pixel
+         * @description API keys need the `commerce:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -7989,11 +8849,23 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
         post?: never;
-        /** Remove a tracking pixel */
+        /**
+         * Remove a tracking pixel
+         * @description API keys need the `commerce:write` scope.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -8081,11 +8953,23 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         options?: never;
         head?: never;
-        /** Change a tracking pixel's id, events or active flag */
+        /**
+         * Change a tracking pixel's id, events or active flag
+         * @description API keys need the `commerce:write` scope.
+         */
         patch: {
             parameters: {
                 query?: never;
@@ -8181,6 +9065,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8317,6 +9210,8 @@ export interface paths {
         /**
          * The merchant's orders, newest first, with cursor pagination and filters
          * @description An order is a checkout session from a store cart that reached payment: a card payment was started or cash on delivery confirmed (PAYMENT_PENDING, FAILED, COMPLETED, REFUNDED, COD_CONFIRMED, and ABANDONED after a payment that never came). Previews never appear. Page size: limit, default 25, capped at 100; pass nextCursor as cursor for the next page (the same filters). Filters combine: status (one or several), from/to on the creation time (from before to), paymentMethod, q (start of the email or of the token). A cursor is only valid as the API handed it out (INVALID_INPUT otherwise). storeOrder is the order on the store apart from the status (COMPLETED means the payment is confirmed; the store order follows): pending while it is being created (retried while the store is down), created with its id, or failed with the store's reason; storeOrderError is true when the store permanently refused the order of a paid session.
+         *
+         *     API keys need the `orders:read` scope.
          */
         get: {
             parameters: {
@@ -8387,6 +9282,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -8407,6 +9311,8 @@ export interface paths {
         /**
          * One order with its full timeline
          * @description The order, its lines, address and payment references, and its timeline, oldest first: the session's own events (created, contact entered, shipping chosen, details stored, payment started, every status change, order created on the store or refused, COD confirmed or paid, refund requested), every processor webhook delivery for the session with its verification result (valid or not, applied, redelivery), and every email of the order with its state. 404 NOT_FOUND for a token that is not one of your orders (another merchant's, a preview, a session that never reached payment).
+         *
+         *     API keys need the `orders:read` scope.
          */
         get: {
             parameters: {
@@ -8483,6 +9389,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -8503,6 +9418,8 @@ export interface paths {
         /**
          * Checkout statistics: sessions, completed orders, conversion rate, revenue and average order value per currency
          * @description Range: from (inclusive) and to (exclusive), each a date (00:00 UTC) or an ISO date-time with offset; default the last 30 days up to now; from before to, at most 366 days apart (INVALID_INPUT on from otherwise). Counts the checkout sessions created in the range (a cohort) from store carts; previews never count. completedOrders: card checkouts the processor confirmed (COMPLETED, or REFUNDED since; refundedOrders of them). codOrders: confirmed cash-on-delivery orders. conversionRate: (completedOrders + codOrders) / sessions. revenue: paid sessions only (COMPLETED; refunded ones are not revenue), per currency, never summed across currencies, with the average order value. Cash on delivery is not paid revenue: its order value is reported apart under cod, with the part the store reports collected.
+         *
+         *     API keys need the `stats:read` scope.
          */
         get: {
             parameters: {
@@ -8563,6 +9480,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -8583,6 +9509,8 @@ export interface paths {
         /**
          * Checkout funnel: created → contact entered → shipping chosen → payment started → completed, with step conversion
          * @description Range: from (inclusive) and to (exclusive), each a date (00:00 UTC) or an ISO date-time with offset; default the last 30 days up to now; from before to, at most 366 days apart (INVALID_INPUT on from otherwise). Counts the checkout sessions created in the range (a cohort) from store carts; previews never count. Each step counts the sessions that reached it or a later one. contact_entered and shipping_chosen are reported by the checkout page as the shopper goes (POST /api/checkout/{token}/progress) and recorded at the latest with the payment start; payment_started: a card payment was created or cash on delivery confirmed; completed: the checkout ended in an order (COMPLETED, REFUNDED or COD_CONFIRMED). stepConversion is relative to the previous step, overallConversion to created.
+         *
+         *     API keys need the `stats:read` scope.
          */
         get: {
             parameters: {
@@ -8643,10 +9571,545 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/merchant/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List API keys
+         * @description Newest first, revoked and expired ones included; never a secret. Dashboard sessions only (an API key cannot manage keys).
+         *
+         *     Dashboard sessions only: an API key gets 403 FORBIDDEN.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ApiKeyList"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create an API key (its secret is in this answer only)
+         * @description A live key of this deployment (ck_live_…) with the given scopes. The answer holds the whole secret, which is never shown again: only its SHA-256 is stored. Refusals: expiresAt not in the future (400), more than 50 keys that are not revoked or expired (409 CONFLICT). Dashboard sessions only (an API key cannot manage keys).
+         *
+         *     Dashboard sessions only: an API key gets 403 FORBIDDEN.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    "idempotency-key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ApiKeyCreateInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ApiKeyCreated"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/merchant/api-keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One API key (never its secret)
+         * @description Dashboard sessions only (an API key cannot manage keys).
+         *
+         *     Dashboard sessions only: an API key gets 403 FORBIDDEN.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ApiKey"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key (at once, for good)
+         * @description Every request with it answers 401 from now on; it stays listed as revoked. Revoking a revoked key changes nothing. Dashboard sessions only (an API key cannot manage keys).
+         *
+         *     Dashboard sessions only: an API key gets 403 FORBIDDEN.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ApiKey"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/merchant/api-keys/{id}/roll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Roll an API key: a new secret now, the old one working until the overlap ends
+         * @description The new key has the old one's name, scopes and expiry, and its secret is in this answer only. The old key works for overlapSeconds more (default 86400, 0: it stops at once, at most 7 days; never past its own expiry), then answers 401. Only an active key can be rolled (a revoked, expired or already rolled one: 409 CONFLICT). Dashboard sessions only (an API key cannot manage keys).
+         *
+         *     Dashboard sessions only: an API key gets 403 FORBIDDEN.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    "idempotency-key"?: string;
+                };
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["ApiKeyRollInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ApiKeyRolled"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -8664,10 +10127,64 @@ export interface components {
              * @description Stable machine-readable code (domain/errors.ts)
              * @enum {string}
              */
-            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "PARTIAL_REFUND_NOT_SUPPORTED" | "UNSUPPORTED_CURRENCY" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
+            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "PARTIAL_REFUND_NOT_SUPPORTED" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
             details?: {
                 [key: string]: unknown;
             };
+        };
+        ApiKeyCreateInput: {
+            /** @description What the key is for (e.g. "ERP sync"): 1-100 characters, no control characters */
+            name: string;
+            /** @description What the key may do; duplicates are merged, and write covers read */
+            scopes: ("account:read" | "account:write" | "settings:read" | "settings:write" | "domains:read" | "domains:write" | "connections:read" | "connections:write" | "onboarding:read" | "onboarding:write" | "commerce:read" | "commerce:write" | "orders:read" | "orders:write" | "stats:read" | "stats:write" | "billing:read" | "billing:write" | "webhooks:read" | "webhooks:write")[];
+            /** @description When the key stops working; must be in the future. Left out or null: no expiry */
+            expiresAt?: string | null;
+        };
+        /** @description May be left out (no body): the old key then works for 24 more hours */
+        ApiKeyRollInput: {
+            /** @description How long the old key keeps working beside the new one: 0 (it stops at once) to 604800 (7 days); default 86400 (24 hours) */
+            overlapSeconds?: number;
+        } | null;
+        ApiKeyInput: {
+            id: string;
+            name: string;
+            /**
+             * @description live: issued and accepted by production; test: by a deployment with the sandbox
+             * @enum {string}
+             */
+            mode: "live" | "test";
+            /** @description The key's prefix and first characters (ck_test_AbCdEf), to tell keys apart; the secret is never shown again */
+            prefix: string;
+            scopes: string[];
+            /**
+             * @description expiring: rolled, and working until expiresAt
+             * @enum {string}
+             */
+            status: "active" | "expiring" | "expired" | "revoked";
+            createdAt: string;
+            /** @description Updated at most once a minute */
+            lastUsedAt: string | null;
+            expiresAt: string | null;
+            revokedAt: string | null;
+            rolledAt: string | null;
+            /** @description The key that replaced this one in a roll */
+            rolledToId: string | null;
+        };
+        ApiKeyCreatedInput: {
+            key: components["schemas"]["ApiKeyInput"];
+            /** @description The whole key, shown this once: the API never answers it again. Keep it in a secret store */
+            secret: string;
+        };
+        ApiKeyRolledInput: {
+            /** @description The new key */
+            key: components["schemas"]["ApiKeyInput"];
+            /** @description The new key's whole secret, shown this once */
+            secret: string;
+            /** @description The old key: it works until its expiresAt */
+            previous: components["schemas"]["ApiKeyInput"];
+        };
+        ApiKeyListInput: {
+            items: components["schemas"]["ApiKeyInput"][];
         };
         MerchantInput: {
             id: string;
@@ -9532,10 +11049,64 @@ export interface components {
              * @description Stable machine-readable code (domain/errors.ts)
              * @enum {string}
              */
-            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "PARTIAL_REFUND_NOT_SUPPORTED" | "UNSUPPORTED_CURRENCY" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
+            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "PARTIAL_REFUND_NOT_SUPPORTED" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
             details?: {
                 [key: string]: unknown;
             };
+        };
+        ApiKeyCreate: {
+            /** @description What the key is for (e.g. "ERP sync"): 1-100 characters, no control characters */
+            name: string;
+            /** @description What the key may do; duplicates are merged, and write covers read */
+            scopes: ("account:read" | "account:write" | "settings:read" | "settings:write" | "domains:read" | "domains:write" | "connections:read" | "connections:write" | "onboarding:read" | "onboarding:write" | "commerce:read" | "commerce:write" | "orders:read" | "orders:write" | "stats:read" | "stats:write" | "billing:read" | "billing:write" | "webhooks:read" | "webhooks:write")[];
+            /** @description When the key stops working; must be in the future. Left out or null: no expiry */
+            expiresAt?: string | null;
+        };
+        /** @description May be left out (no body): the old key then works for 24 more hours */
+        ApiKeyRoll: {
+            /** @description How long the old key keeps working beside the new one: 0 (it stops at once) to 604800 (7 days); default 86400 (24 hours) */
+            overlapSeconds?: number;
+        } | null;
+        ApiKey: {
+            id: string;
+            name: string;
+            /**
+             * @description live: issued and accepted by production; test: by a deployment with the sandbox
+             * @enum {string}
+             */
+            mode: "live" | "test";
+            /** @description The key's prefix and first characters (ck_test_AbCdEf), to tell keys apart; the secret is never shown again */
+            prefix: string;
+            scopes: string[];
+            /**
+             * @description expiring: rolled, and working until expiresAt
+             * @enum {string}
+             */
+            status: "active" | "expiring" | "expired" | "revoked";
+            createdAt: string;
+            /** @description Updated at most once a minute */
+            lastUsedAt: string | null;
+            expiresAt: string | null;
+            revokedAt: string | null;
+            rolledAt: string | null;
+            /** @description The key that replaced this one in a roll */
+            rolledToId: string | null;
+        };
+        ApiKeyCreated: {
+            key: components["schemas"]["ApiKey"];
+            /** @description The whole key, shown this once: the API never answers it again. Keep it in a secret store */
+            secret: string;
+        };
+        ApiKeyRolled: {
+            /** @description The new key */
+            key: components["schemas"]["ApiKey"];
+            /** @description The new key's whole secret, shown this once */
+            secret: string;
+            /** @description The old key: it works until its expiresAt */
+            previous: components["schemas"]["ApiKey"];
+        };
+        ApiKeyList: {
+            items: components["schemas"]["ApiKey"][];
         };
         Merchant: {
             id: string;

@@ -365,6 +365,72 @@ describe('the merchant dashboard in a browser', () => {
     expect((await api(stack, 'POST', '/api/auth/login', { email, password: PASSWORD })).body.code).toBe('INVALID_CREDENTIALS');
     expect((await api(stack, 'POST', '/api/auth/login', { email, password: 'a brand new passphrase 7' })).status).toBe(200);
   }, 60_000);
+  it('given a live merchant / creates an API key whose secret shows once, uses it, rolls it and revokes it', async () => {
+    const { stack } = b;
+    const merchant = await merchantWithProcessor(stack, 'Keys Shop');
+    await stack.database.db.merchant.update({ where: { id: merchant.id }, data: { emailVerifiedAt: new Date(), onboardingCompletedAt: new Date() } });
+    const page = await (await b.newContext()).newPage();
+    await page.goto(`${stack.apiUrl}/login?next=/dashboard/api-keys`);
+    await page.getByLabel('Email').fill(merchant.email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.waitForURL(`${stack.apiUrl}/dashboard/api-keys`);
+    await page.getByText('No API keys yet.').waitFor();
+
+    // No access chosen: the form says so at the access fields, and nothing is made.
+    await page.getByRole('button', { name: 'New API key' }).click();
+    await page.getByLabel('Name').fill('ERP sync');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByText('give the key access to at least one resource').waitFor();
+    await screenshot(page, 'dashboard-25a-api-key-form');
+    await page.getByLabel('Orders', { exact: true }).selectOption('write');
+    await page.getByLabel('Statistics', { exact: true }).selectOption('read');
+    await page.getByLabel('Expires').selectOption('90');
+    await page.getByRole('button', { name: 'Create key' }).click();
+
+    const shown = page.locator('[data-secret]');
+    await shown.waitFor();
+    const secret = (await shown.getAttribute('data-secret'))!;
+    expect(secret).toMatch(/^ck_test_[0-9A-Za-z]{43}$/);
+    expect(await page.getByText('It is shown this once').count()).toBe(1);
+    await screenshot(page, 'dashboard-25-api-key-created');
+    const row = page.locator('tr[data-api-key]');
+    expect(await row.count()).toBe(1);
+    expect(await row.textContent()).toContain(`${secret.slice(0, 14)}…`);
+    expect(await row.locator('.scopes').textContent()).toBe('orders:write, stats:read');
+
+    // The key works on the API, within its scopes.
+    const asKey = (url: string) => stack.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${secret}` } });
+    expect((await asKey('/api/checkout/merchant/orders')).statusCode).toBe(200);
+    expect((await asKey('/api/merchant/discounts')).statusCode).toBe(403);
+
+    // Shown once: dismissed, and after a reload, the page lists the key without its secret.
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+    await page.reload();
+    await row.waitFor();
+    expect(await page.content()).not.toContain(secret.slice(14));
+    await expect.poll(async () => row.locator('td').nth(4).textContent()).not.toBe('Never');
+
+    // Roll with the old key stopping now: a new secret once; the old one answers 401.
+    await row.getByRole('button', { name: 'Roll' }).click();
+    await row.getByLabel('Old key').selectOption('0');
+    await row.getByRole('button', { name: 'Roll key' }).click();
+    await row.getByRole('button', { name: 'Yes, continue' }).click();
+    await page.getByText('rolled', { exact: false }).first().waitFor();
+    const rolled = (await page.locator('[data-secret]').getAttribute('data-secret'))!;
+    expect(rolled).not.toBe(secret);
+    expect((await asKey('/api/checkout/merchant/orders')).statusCode).toBe(401);
+    await screenshot(page, 'dashboard-26-api-key-rolled');
+
+    // Revoke the new key, after a confirmation.
+    const current = page.locator('tr[data-api-key]').first();
+    await current.getByRole('button', { name: 'Revoke' }).click();
+    await current.getByRole('button', { name: 'Yes, continue' }).click();
+    await expect.poll(() => current.locator('[data-status]').textContent()).toBe('revoked');
+    const again = await stack.app.inject({ method: 'GET', url: '/api/checkout/merchant/orders', headers: { authorization: `Bearer ${rolled}` } });
+    expect(again.statusCode).toBe(401);
+    await screenshot(page, 'dashboard-27-api-keys');
+  }, 60_000);
   it('given a storefront B merchant / Store & payments offers the plugin zip with install steps, and the link downloads the zip WordPress installs', async () => {
     const { stack } = b;
     const merchant = await merchantWithProcessor(stack, 'Plugin Shop');

@@ -1,8 +1,9 @@
-// The TypeScript SDK (sdk/) against the running service: a merchant's integration creates a discount code,
-// pages through its orders, reads one and refunds it, and every refusal arrives as a typed error.
+// The TypeScript SDK (sdk/) against the running service, authenticated as a merchant's integration is: with an API
+// key made through the API by the merchant's dashboard session. It creates a discount code, pages through its orders,
+// reads one and refunds it, and every refusal (a missing scope included) arrives as a typed error.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../harness/stack.js';
-import { shopperPays, storefrontACheckout, storefrontAMerchant, waitFor } from '../e2e/checkout-helpers.js';
+import { api, shopperPays, storefrontACheckout, storefrontAMerchant, waitFor } from '../e2e/checkout-helpers.js';
 import { CheckoutApiError, createCheckoutClient } from '../../sdk/src/index.js';
 
 let stack: TestStack;
@@ -14,10 +15,17 @@ afterAll(async () => {
   await stack?.close();
 });
 
+/** A secret API key of the merchant, made as the dashboard makes one (its session, POST /api/merchant/api-keys). */
+async function apiKey(sessionToken: string, scopes: string[]): Promise<string> {
+  const res = await api(stack, 'POST', '/api/merchant/api-keys', { name: 'SDK integration', scopes }, sessionToken);
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.secret as string;
+}
+
 describe('the SDK against the service', () => {
   it('given a merchant with two paid orders / it creates a discount code, lists and pages orders, reads one and refunds it: REFUNDED; refusals are typed', async () => {
     const merchant = await storefrontAMerchant(stack, 'SDK Store');
-    const sdk = createCheckoutClient({ baseUrl: stack.apiUrl, apiKey: merchant.token });
+    const sdk = createCheckoutClient({ baseUrl: stack.apiUrl, apiKey: await apiKey(merchant.token, ['commerce:write', 'orders:write']) });
 
     const code = await sdk.discounts.create({ code: 'sdk10', type: 'percentage', percentOff: 10 });
     expect(code).toMatchObject({ code: 'SDK10', type: 'percentage', percentOff: 10 });
@@ -47,8 +55,11 @@ describe('the SDK against the service', () => {
 
     // Another merchant's order is not found; a wrong credential is refused.
     const stranger = await storefrontAMerchant(stack, 'Other SDK Store');
-    const theirs = createCheckoutClient({ baseUrl: stack.apiUrl, apiKey: stranger.token });
+    const theirs = createCheckoutClient({ baseUrl: stack.apiUrl, apiKey: await apiKey(stranger.token, ['orders:read']) });
     await expect(theirs.orders.get(tokens[1]!)).rejects.toMatchObject({ status: 404, code: 'NOT_FOUND' });
+    // A key without the scope: refused with the scope it lacks; the dashboard session token still works as before.
+    await expect(theirs.discounts.list()).rejects.toMatchObject({ status: 403, code: 'FORBIDDEN', details: { requiredScope: 'commerce:read' } });
+    expect((await createCheckoutClient({ baseUrl: stack.apiUrl, apiKey: stranger.token }).discounts.list()).items).toEqual([]);
     const nobody = createCheckoutClient({ baseUrl: stack.apiUrl, apiKey: 'not-a-key' });
     await expect(nobody.discounts.list()).rejects.toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
   });

@@ -19,6 +19,7 @@ import { PreviewPage } from './pages/preview.js';
 import { DiscountsPage, OrderBumpsPage, PixelsPage, UpsellsPage } from './pages/commerce.js';
 import { BillingPage } from './pages/billing.js';
 import { SettingsPage } from './pages/settings.js';
+import { ApiKeysPage } from './pages/api-keys.js';
 
 interface PageRoute {
   path: string;
@@ -47,7 +48,7 @@ const NAV: Array<{ section: string; items: Array<{ href: string; label: string }
       { href: '/dashboard/pixels', label: 'Pixels' },
     ],
   },
-  { section: 'Account', items: [{ href: '/dashboard/billing', label: 'Billing' }, { href: '/dashboard/settings', label: 'Settings' }] },
+  { section: 'Account', items: [{ href: '/dashboard/billing', label: 'Billing' }, { href: '/dashboard/api-keys', label: 'API keys' }, { href: '/dashboard/settings', label: 'Settings' }] },
 ];
 
 const PAGES: PageRoute[] = [
@@ -65,6 +66,7 @@ const PAGES: PageRoute[] = [
   { path: '/dashboard/upsells', title: 'Upsells', render: () => <UpsellsPage /> },
   { path: '/dashboard/pixels', title: 'Pixels', render: () => <PixelsPage /> },
   { path: '/dashboard/billing', title: 'Billing', render: () => <BillingPage /> },
+  { path: '/dashboard/api-keys', title: 'API keys', render: () => <ApiKeysPage /> },
   { path: '/dashboard/settings', title: 'Settings', render: () => <SettingsPage /> },
 ];
 

@@ -7,6 +7,7 @@ import type { merchantView } from '../../api/schemas/merchant.js';
 import type { checkoutActivation, onboardingState, setupVerificationResult } from '../../api/schemas/onboarding.js';
 import type { funnelResponse, orderDetail, orderSummary, ordersPage, statsResponse, timelineEntry } from '../../api/schemas/orders.js';
 import type { discountView, orderBumpView, pixelView, upsellView } from '../../api/schemas/commerce.js';
+import type { apiKeyCreated, apiKeyRolled, apiKeyView } from '../../api/schemas/api-keys.js';
 
 export type Merchant = z.output<typeof merchantView>;
 export type ShippingRate = Merchant['shippingRates'][number];
@@ -27,6 +28,10 @@ export type Discount = z.output<typeof discountView>;
 export type OrderBump = z.output<typeof orderBumpView>;
 export type Upsell = z.output<typeof upsellView>;
 export type Pixel = z.output<typeof pixelView>;
+
+export type ApiKey = z.output<typeof apiKeyView>;
+export type ApiKeyCreated = z.output<typeof apiKeyCreated>;
+export type ApiKeyRolled = z.output<typeof apiKeyRolled>;
 
 /** GET /api/merchant/processor (api/routes/merchant/processor.ts). */
 export interface ProcessorStatus {
