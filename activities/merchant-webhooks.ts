@@ -16,14 +16,20 @@ import {
   parseRetryAfter, RESPONSE_BODY_LOG_BYTES, RETRY_AFTER_STATUSES, type DisputeEventData, type DisputeEventType, type EndpointHealthStep, type SessionEventType,
 } from '../domain/merchant-webhooks.js';
 import { deliverMerchantEvent, recordMerchantEvent, SESSION_STATUS_OF_EVENT, sessionEventData, signingSecrets } from '../model/merchant-webhooks.js';
+import { processorClientFor } from '../model/connections.js';
+import { isCheckoutToken } from '../domain/tokens.js';
+import { log } from '@temporalio/activity';
 import { classifyFailures } from './failures.js';
 import { recordEmail, sendRecordedEmail, type EmailSendResult } from './email-outbox.js';
 import { renderWebhookEmail, WEBHOOK_EMAIL_KINDS } from './webhook-email-templates.js';
 
+/** A dispute as the processor reported it: the session it concerns is found by the worker (our rows, else the processor's payment). */
+export type DisputeFacts = Omit<DisputeEventData, 'session_token'>;
+
 /** A fact the checkout workflow (a session's status) or the API (a processor's dispute event) reports. */
 export type EmitMerchantEventInput =
   | { type: SessionEventType; token: string }
-  | { type: DisputeEventType; merchantId: string; dispute: DisputeEventData };
+  | { type: DisputeEventType; merchantId: string; dispute: DisputeFacts };
 
 export interface DeliveryRunStart {
   /** False: the run was superseded (a replay claimed the delivery) or the delivery is gone with its endpoint. */
@@ -108,6 +114,24 @@ export function createMerchantWebhookActivities(deps: MerchantWebhookActivityDep
     if (count > 0) await cueHealth(endpointId, false);
   }
 
+  /**
+   * The checkout session a disputed payment belongs to: ours by its payment id (an upsell's charge), else the
+   * processor's payment read now (its checkout_session_token metadata, or the checkout configuration it was paid
+   * through). Null when the payment is not one of this merchant's checkouts.
+   */
+  async function disputedSession(merchantId: string, paymentId: string): Promise<string | null> {
+    const own = await db.checkoutSession.findFirst({ where: { merchantId, processorPaymentId: paymentId }, select: { token: true } })
+      ?? (await db.upsellPurchase.findFirst({ where: { merchantId, processorPaymentId: paymentId }, select: { token: true } }));
+    if (own) return own.token;
+    const { client } = await processorClientFor({ db, config, secrets }, merchantId);
+    const payment = await client.getPayment(paymentId);
+    const token = payment.metadata.checkout_session_token;
+    const session = isCheckoutToken(token)
+      ? await db.checkoutSession.findFirst({ where: { merchantId, token }, select: { token: true } })
+      : payment.checkoutId ? await db.checkoutSession.findFirst({ where: { merchantId, processorPaymentId: payment.checkoutId }, select: { token: true } }) : null;
+    return session?.token ?? null;
+  }
+
   /** The endpoint's streak after an answered attempt (idempotent: repeated by a retry of the attempt). */
   async function recordHealth(endpointId: string, statusCode: number | null): Promise<void> {
     const kind = answerKind(statusCode);
@@ -126,7 +150,7 @@ export function createMerchantWebhookActivities(deps: MerchantWebhookActivityDep
      * Records the event of a fact (once: its fact key) and starts one delivery per subscribed enabled endpoint
      * (once each). Repeating it, in a retry or another run, changes nothing.
      */
-    async emitMerchantEvent(input: EmitMerchantEventInput): Promise<{ eventId: string; deliveries: number }> {
+    async emitMerchantEvent(input: EmitMerchantEventInput): Promise<{ eventId: string | null; deliveries: number }> {
       let event;
       if ('token' in input) {
         const status = SESSION_STATUS_OF_EVENT[input.type];
@@ -137,7 +161,15 @@ export function createMerchantWebhookActivities(deps: MerchantWebhookActivityDep
           data: async () => (await sessionEventData(db, input.token, status)).data,
         });
       } else {
-        event = await recordMerchantEvent(db, { merchantId: input.merchantId, type: input.type, factKey: factKeyOf(input.type, input.dispute.dispute_id), data: () => input.dispute });
+        const { merchantId, dispute } = input;
+        const factKey = factKeyOf(input.type, dispute.dispute_id);
+        const recorded = await db.merchantEvent.findUnique({ where: { factKey } });
+        const token = recorded ? null : await disputedSession(merchantId, dispute.processor_payment_id);
+        if (!recorded && !token) {
+          log.warn('dispute on a payment that is not one of this merchant\'s checkouts: no merchant event', { merchantId, disputeId: dispute.dispute_id });
+          return { eventId: null, deliveries: 0 };
+        }
+        event = recorded ?? (await recordMerchantEvent(db, { merchantId, type: input.type, factKey, data: () => ({ ...dispute, session_token: token! }) }));
       }
       const deliveries = await deliverMerchantEvent(db, starter(), event);
       return { eventId: event.id, deliveries: deliveries.length };

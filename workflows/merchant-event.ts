@@ -15,8 +15,8 @@ export interface RecordMerchantEventInput {
 }
 
 /** Turns facts reported to the API into merchant events, each once, and hands them to their deliveries. */
-export async function recordMerchantEventWorkflow(input: RecordMerchantEventInput): Promise<{ eventIds: string[] }> {
-  const eventIds: string[] = [];
+export async function recordMerchantEventWorkflow(input: RecordMerchantEventInput): Promise<{ eventIds: Array<string | null> }> {
+  const eventIds: Array<string | null> = [];
   for (const event of input.events) eventIds.push((await events.emitMerchantEvent(event)).eventId);
   return { eventIds };
 }
