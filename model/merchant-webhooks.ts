@@ -4,7 +4,7 @@
 // activity, a second workflow run or a killed worker never makes a second event or a second delivery.
 import { randomBytes } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import type { MerchantEvent, WebhookEndpoint } from '../generated/prisma/client.js';
+import type { MerchantEvent, WebhookDelivery, WebhookEndpoint } from '../generated/prisma/client.js';
 import type { Db } from '../prisma/client.js';
 import type { SecretBox } from '../security/secrets.js';
 import { isPaymentMethod } from '../domain/payment-method.js';
@@ -148,4 +148,57 @@ export async function deliverMerchantEvent(db: Db, starter: DeliveryStarter, eve
   const pending = await db.webhookDelivery.findMany({ where: { eventId: event.id, status: 'pending', run: 0, ...(endpointIds ? { endpointId: { in: endpointIds } } : {}) }, select: { id: true } });
   for (const d of pending) await startDeliveryRun(starter, d.id, 0);
   return pending.map((d) => d.id);
+}
+
+// ---- the merchant's actions (API) --------------------------------------------------------------------
+
+/**
+ * A new secret for the endpoint; the current one becomes the previous one, signing beside it for `overlapMs`.
+ * Null when someone rotated at the same moment (the secret read is no longer the current one).
+ */
+export async function rotateEndpointSecret(
+  db: Db,
+  secrets: SecretBox,
+  endpoint: Pick<WebhookEndpoint, 'id' | 'merchantId' | 'secretEnc'>,
+  overlapMs: number,
+): Promise<{ secret: string; previousSecretExpiresAt: Date } | null> {
+  const current = secrets.decrypt(endpoint.secretEnc, webhookEndpointAad.secret(endpoint.merchantId, endpoint.id));
+  const secret = newWebhookSecret();
+  const previousSecretExpiresAt = new Date(Date.now() + overlapMs);
+  const { count } = await db.webhookEndpoint.updateMany({
+    where: { id: endpoint.id, merchantId: endpoint.merchantId, secretEnc: endpoint.secretEnc },
+    data: {
+      secretEnc: sealEndpointSecret(secrets, endpoint.merchantId, endpoint.id, secret),
+      previousSecretEnc: sealPreviousEndpointSecret(secrets, endpoint.merchantId, endpoint.id, current),
+      previousSecretExpiresAt,
+    },
+  });
+  return count === 0 ? null : { secret, previousSecretExpiresAt };
+}
+
+/**
+ * Replays a finished delivery (dead or succeeded): its next run, which claims it from the current one (so no two
+ * runs ever deliver it at once; two clicks start the same run). Answers that run's number.
+ */
+export async function replayDelivery(starter: DeliveryStarter, delivery: Pick<WebhookDelivery, 'id' | 'run'>): Promise<number> {
+  await startDeliveryRun(starter, delivery.id, delivery.run + 1);
+  return delivery.run + 1;
+}
+
+/** Replays the endpoint's dead deliveries of events since `since`, oldest first, at most `limit`; `more` when others are left. */
+export async function replayDeadDeliveriesSince(
+  db: Db,
+  starter: DeliveryStarter,
+  where: { merchantId: string; endpointId: string; since: Date },
+  limit: number,
+): Promise<{ deliveryIds: string[]; more: boolean }> {
+  const dead = await db.webhookDelivery.findMany({
+    where: { merchantId: where.merchantId, endpointId: where.endpointId, status: 'dead', createdAt: { gte: where.since } },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    take: limit + 1,
+    select: { id: true, run: true },
+  });
+  const batch = dead.slice(0, limit);
+  for (const d of batch) await replayDelivery(starter, d);
+  return { deliveryIds: batch.map((d) => d.id), more: dead.length > limit };
 }

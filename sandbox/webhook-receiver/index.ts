@@ -51,7 +51,7 @@ const behaviour = z.strictObject({
   label: z.string().max(100).optional(),
   /** whsec_… secrets to verify with (the endpoint's current one, and the previous one during a rotation). */
   secrets: z.array(z.string().regex(/^whsec_[A-Za-z0-9+/=]+$/, 'a whsec_… secret')).max(5).optional(),
-  failTimes: z.number().int().min(0).max(1000).optional(),
+  failTimes: z.number().int().min(0).max(1_000_000).optional(),
   failStatus: z.number().int().min(300).max(599).optional(),
   retryAfter: z.string().max(100).nullable().optional(),
   gone: z.boolean().optional(),

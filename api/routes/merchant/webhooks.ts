@@ -14,9 +14,8 @@ import {
   factKeyOf, isMerchantEventType, MAX_WEBHOOK_ENDPOINTS, SECRET_ROTATION_OVERLAP_MS, type DeliveryStatus, type DisabledReason, type MerchantEventType,
 } from '../../../domain/merchant-webhooks.js';
 import {
-  deliverMerchantEvent, newWebhookSecret, recordMerchantEvent, sealEndpointSecret, sealPreviousEndpointSecret, startDeliveryRun,
+  deliverMerchantEvent, newWebhookSecret, recordMerchantEvent, replayDeadDeliveriesSince, replayDelivery, rotateEndpointSecret, sealEndpointSecret,
 } from '../../../model/merchant-webhooks.js';
-import { webhookEndpointAad } from '../../../model/connections.js';
 import { errorResponse } from '../../schemas/common.js';
 import {
   deliveriesPage, deliveriesQuery, deliveryDetail, deliveryIdParams, endpointCreated, endpointCreateFor, endpointDeleted, endpointIdParams, endpointList,
@@ -233,16 +232,9 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
   }, async (request) => {
     const { merchantId } = request.merchant;
     const endpoint = await ownEndpoint(merchantId, request.params.id);
-    const current = secrets.decrypt(endpoint.secretEnc, webhookEndpointAad.secret(merchantId, endpoint.id));
-    const secret = newWebhookSecret();
-    const expiresAt = new Date(Date.now() + SECRET_ROTATION_OVERLAP_MS);
-    // Only if nobody rotated meanwhile (the secret we opened is still the current one).
-    const { count } = await db.webhookEndpoint.updateMany({
-      where: { id: endpoint.id, merchantId, secretEnc: endpoint.secretEnc },
-      data: { secretEnc: sealEndpointSecret(secrets, merchantId, endpoint.id, secret), previousSecretEnc: sealPreviousEndpointSecret(secrets, merchantId, endpoint.id, current), previousSecretExpiresAt: expiresAt },
-    });
-    if (count === 0) throw new AppError('CONFLICT', 'The secret was rotated at the same moment: try again');
-    return { endpoint: toEndpointView(await ownEndpoint(merchantId, endpoint.id)), secret, previousSecretExpiresAt: expiresAt.toISOString() };
+    const rotated = await rotateEndpointSecret(db, secrets, endpoint, SECRET_ROTATION_OVERLAP_MS);
+    if (!rotated) throw new AppError('CONFLICT', 'The secret was rotated at the same moment: try again');
+    return { endpoint: toEndpointView(await ownEndpoint(merchantId, endpoint.id)), secret: rotated.secret, previousSecretExpiresAt: rotated.previousSecretExpiresAt.toISOString() };
   });
 
   app.post(`${PREFIX}/endpoints/:id/test`, {
@@ -283,15 +275,8 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
     const { merchantId } = request.merchant;
     const endpoint = await ownEndpoint(merchantId, request.params.id);
     enabledOrRefuse(endpoint);
-    const dead = await db.webhookDelivery.findMany({
-      where: { merchantId, endpointId: endpoint.id, status: 'dead', createdAt: { gte: new Date(request.body.since) } },
-      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-      take: REPLAY_BATCH + 1,
-      select: { id: true, run: true },
-    });
-    const batch = dead.slice(0, REPLAY_BATCH);
-    for (const d of batch) await startDeliveryRun(starter, d.id, d.run + 1);
-    return reply.code(202).send({ replayed: batch.length, deliveryIds: batch.map((d) => d.id), more: dead.length > REPLAY_BATCH });
+    const { deliveryIds, more } = await replayDeadDeliveriesSince(db, starter, { merchantId, endpointId: endpoint.id, since: new Date(request.body.since) }, REPLAY_BATCH);
+    return reply.code(202).send({ replayed: deliveryIds.length, deliveryIds, more });
   });
 
   // ---- deliveries ------------------------------------------------------------------------------------------
@@ -350,9 +335,7 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
     if (!d) throw notFound('delivery');
     enabledOrRefuse(d.endpoint);
     if (d.status === 'pending') throw new AppError('WEBHOOK_DELIVERY_IN_PROGRESS', 'This delivery is still being attempted: wait for its outcome');
-    // The run claims the delivery from run - 1 (activities/merchant-webhooks.ts), so a replay never overlaps another.
-    await startDeliveryRun(starter, d.id, d.run + 1);
-    return reply.code(202).send({ deliveryId: d.id, run: d.run + 1 });
+    return reply.code(202).send({ deliveryId: d.id, run: await replayDelivery(starter, d) });
   });
 
   // ---- events ----------------------------------------------------------------------------------------------
