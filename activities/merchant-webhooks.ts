@@ -79,7 +79,8 @@ const when = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC
 
 export function createMerchantWebhookActivities(deps: MerchantWebhookActivityDeps) {
   const { db, config, secrets, urlGuard } = deps;
-  const starter = () => ({ client: deps.temporal.client, taskQueue: config.temporal.taskQueue });
+  // The client is read when a workflow is started, not before (an event no endpoint subscribes to starts none).
+  const starter = () => ({ get client() { return deps.temporal.client; }, taskQueue: config.temporal.taskQueue });
   const outbox = { db, email: deps.email, from: config.email.from };
 
   /** The endpoint's failing streak changed: its health workflow starts (or hears of it). */
