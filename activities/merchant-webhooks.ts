@@ -13,8 +13,9 @@ import type { EmailClient } from '../integrations/email/index.js';
 import { postWebhook } from '../integrations/merchant-webhooks/sender.js';
 import {
   answerKind, DELIVERY_TIMEOUT_MS, ENDPOINT_HEALTH_CUE, ENDPOINT_HEALTH_STEPS, ENDPOINT_HEALTH_WORKFLOW, endpointHealthWorkflowId, factKeyOf, nextWaitMs,
-  parseRetryAfter, RESPONSE_BODY_LOG_BYTES, RETRY_AFTER_STATUSES, type DisputeEventData, type DisputeEventType, type EndpointHealthStep, type SessionEventType,
+  parseRetryAfter, RESPONSE_BODY_LOG_BYTES, RETRY_AFTER_STATUSES, type DisputeEventType, type EndpointHealthStep, type SessionEventType,
 } from '../domain/merchant-webhooks.js';
+import type { DisputeEventData } from '../domain/merchant-event-payloads.js';
 import { deliverMerchantEvent, recordMerchantEvent, SESSION_STATUS_OF_EVENT, sessionEventData, signingSecrets } from '../model/merchant-webhooks.js';
 import { processorClientFor } from '../model/connections.js';
 import { isCheckoutToken } from '../domain/tokens.js';
@@ -287,7 +288,7 @@ export function createMerchantWebhookActivities(deps: MerchantWebhookActivityDep
         failingSince: when(new Date(input.failingSince)),
         disableAt: when(new Date(disableAt)),
         lastError: lastFailed?.lastError ?? null,
-        manageUrl: `${config.appOrigin}/webhooks`,
+        manageUrl: `${config.appOrigin}/dashboard/webhooks`,
       });
       const row = await recordEmail(db, { idempotencyKey, merchantId: endpoint.merchantId, kind, to: endpoint.merchant.email, subject: rendered.subject });
       return sendRecordedEmail(outbox, row, () => ({ ...rendered, tag: kind, metadata: { merchantId: endpoint.merchantId, endpointId: endpoint.id, step: input.step } }));

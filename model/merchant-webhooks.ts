@@ -8,9 +8,8 @@ import type { MerchantEvent, WebhookDelivery, WebhookEndpoint } from '../generat
 import type { Db } from '../prisma/client.js';
 import type { SecretBox } from '../security/secrets.js';
 import { isPaymentMethod } from '../domain/payment-method.js';
-import {
-  deliveryWorkflowId, merchantEventSchemas, type MerchantEventPayload, type MerchantEventType, type SessionEventData, type SessionEventType,
-} from '../domain/merchant-webhooks.js';
+import { deliveryWorkflowId, type MerchantEventType, type SessionEventType } from '../domain/merchant-webhooks.js';
+import { merchantEventSchemas, type MerchantEventPayload, type SessionEventData } from '../domain/merchant-event-payloads.js';
 import { webhookEndpointAad } from './connections.js';
 
 /** The delivery workflow's type name: started by name, so callers never import workflow code. */

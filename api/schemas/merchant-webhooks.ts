@@ -2,7 +2,8 @@
 // answers), deliveries with their attempt log, events. One source for validation, serialization and the document;
 // the event payloads themselves are domain/merchant-webhooks.ts (the document's `webhooks` section).
 import { z } from 'zod';
-import { DELIVERY_STATUSES, DISABLED_REASONS, MERCHANT_EVENT_TYPES, merchantEventSchemas, SUBSCRIBABLE_EVENT_TYPES } from '../../domain/merchant-webhooks.js';
+import { DELIVERY_STATUSES, DISABLED_REASONS, MERCHANT_EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES } from '../../domain/merchant-webhooks.js';
+import { merchantEventSchemas } from '../../domain/merchant-event-payloads.js';
 import { chars, fetchedUrl, text } from './text.js';
 
 export const endpointIdParams = z.object({ id: z.uuid('must be an endpoint id') });

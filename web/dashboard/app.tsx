@@ -19,6 +19,7 @@ import { PreviewPage } from './pages/preview.js';
 import { DiscountsPage, OrderBumpsPage, PixelsPage, UpsellsPage } from './pages/commerce.js';
 import { BillingPage } from './pages/billing.js';
 import { SettingsPage } from './pages/settings.js';
+import { WebhooksPage } from './pages/webhooks.js';
 
 interface PageRoute {
   path: string;
@@ -47,6 +48,7 @@ const NAV: Array<{ section: string; items: Array<{ href: string; label: string }
       { href: '/dashboard/pixels', label: 'Pixels' },
     ],
   },
+  { section: 'Developers', items: [{ href: '/dashboard/webhooks', label: 'Webhooks' }] },
   { section: 'Account', items: [{ href: '/dashboard/billing', label: 'Billing' }, { href: '/dashboard/settings', label: 'Settings' }] },
 ];
 
@@ -66,6 +68,7 @@ const PAGES: PageRoute[] = [
   { path: '/dashboard/pixels', title: 'Pixels', render: () => <PixelsPage /> },
   { path: '/dashboard/billing', title: 'Billing', render: () => <BillingPage /> },
   { path: '/dashboard/settings', title: 'Settings', render: () => <SettingsPage /> },
+  { path: '/dashboard/webhooks', title: 'Webhooks', render: () => <WebhooksPage /> },
 ];
 
 const PUBLIC: Record<string, () => ComponentChildren> = {

@@ -197,6 +197,8 @@ const PILL_KIND: Record<string, string> = {
   COMPLETED: 'success', VERIFIED: 'success', ACTIVE: 'success', CONNECTED: 'success', REFUNDED: 'neutral', ok: 'success',
   PAYMENT_PENDING: 'warning', PENDING: 'warning', OPEN: 'info', CONNECTING: 'warning', PAST_DUE: 'warning', COD_CONFIRMED: 'info',
   FAILED: 'danger', EXPIRED: 'danger', ABANDONED: 'neutral', DEMO: 'neutral', ERROR: 'danger', missing: 'danger',
+  // Webhook endpoints and deliveries.
+  enabled: 'success', succeeded: 'success', pending: 'warning', failing: 'warning', disabled: 'neutral', dead: 'danger',
 };
 
 export function Pill(props: { status: string; label?: string }) {
