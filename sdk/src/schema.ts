@@ -8729,7 +8729,7 @@ export interface paths {
                         url: string;
                         /** @description A note for the merchant */
                         description?: string;
-                        /** @description The event types delivered to this endpoint; empty (the default): all of them. webhook.test is sent on demand, whatever the filter */
+                        /** @description The event types delivered to this endpoint; empty (the default): all of them (a type named twice counts once). webhook.test is sent on demand, whatever the filter */
                         eventTypes?: ("session.completed" | "session.refunded" | "session.abandoned" | "dispute.created" | "dispute.resolved")[];
                         /** @description Default true */
                         enabled?: boolean;
@@ -9017,7 +9017,7 @@ export interface paths {
                         /** @description Where events are POSTed: an https URL whose host resolves to public addresses only (checked when saved and again before every delivery; redirects are not followed) */
                         url?: string;
                         description?: string;
-                        /** @description The event types delivered to this endpoint; empty (the default): all of them. webhook.test is sent on demand, whatever the filter */
+                        /** @description The event types delivered to this endpoint; empty (the default): all of them (a type named twice counts once). webhook.test is sent on demand, whatever the filter */
                         eventTypes?: ("session.completed" | "session.refunded" | "session.abandoned" | "dispute.created" | "dispute.resolved")[];
                         /** @description false: disabled by the merchant. true: enabled again, whatever disabled it; its failing streak starts afresh */
                         enabled?: boolean;

@@ -39,7 +39,7 @@ ACCEPTED_REFUSALS = [
     ({"GET /api/merchant/stats", "GET /api/merchant/stats/funnel"}, 400, "INVALID_INPUT", "querystring.from", "the range may span at most"),
     ({"GET /api/checkout/merchant/orders"}, 400, "INVALID_INPUT", "querystring.to", "must be after from"),
     # An opaque cursor: only a nextCursor the API handed out is one.
-    ({"GET /api/checkout/merchant/orders"}, 400, "INVALID_INPUT", "querystring.cursor", "not a cursor of this list"),
+    ({"GET /api/checkout/merchant/orders", "GET /api/merchant/webhooks/deliveries", "GET /api/merchant/webhooks/events"}, 400, "INVALID_INPUT", "querystring.cursor", "not a cursor of this list"),
     # References to the session's own shipping rates and order bumps (ids from the session bundle and /order-bumps).
     (
         {"POST /api/checkout/{token}/init-payment", "POST /api/checkout/{token}/complete-cod", "POST /api/checkout/{token}/validate-discount"},
@@ -61,6 +61,9 @@ FETCHED_URL_FIELDS = {
     "PATCH /api/merchant/order-bumps/{id}": "body.imageUrl",
     "POST /api/merchant/upsells": "body.imageUrl",
     "PATCH /api/merchant/upsells/{id}": "body.imageUrl",
+    # A webhook endpoint's URL: resolved through the SSRF guard when saved.
+    "POST /api/merchant/webhooks/endpoints": "body.url",
+    "PATCH /api/merchant/webhooks/endpoints/{id}": "body.url",
 }
 OUTSIDE_WORLD = (
     "is in a documentation range",

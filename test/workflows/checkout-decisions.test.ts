@@ -276,6 +276,15 @@ describe('checkout workflow decisions (fast tier: activities in memory)', () => 
     expect(world.merchantEvents).toEqual(['session.abandoned']);
   });
 
+  it('given a session idle for longer than the delay when its workflow starts (the idle sweep) / ABANDONED at load, reported once', async () => {
+    const world = newWorld({ idleForMs: 25 * HOUR });
+    const result = await withCheckout(world, (handle) => handle.result());
+    expect(result).toEqual({ status: 'ABANDONED' });
+    expect(world.session.statusWrites).toEqual([{ to: 'ABANDONED', cause: 'no progress for 24 hours' }]);
+    expect(world.merchantEvents).toEqual(['session.abandoned']);
+    expect(world.calls.filter((c) => c === 'emitMerchantEvent')).toHaveLength(1);
+  });
+
   it('given a completed card payment / the refund is asked of the processor once; its event makes it REFUNDED with one email', async () => {
     const world = newWorld();
     const result = await withCheckout(world, async (handle) => {
