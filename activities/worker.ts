@@ -17,6 +17,7 @@ import { createCustomDomainActivities } from './custom-domain.js';
 import { createWalletDomainActivities } from './wallet-domain.js';
 import { createSetupVerificationActivities } from './setup-verification.js';
 import { createPlatformBillingActivities } from './platform-billing.js';
+import { createMerchantWebhookActivities } from './merchant-webhooks.js';
 import { createEmailClient } from '../integrations/email/index.js';
 import { createSecretBox } from '../security/secrets.js';
 import { createUrlGuard, type UrlGuard } from '../security/ssrf.js';
@@ -27,6 +28,12 @@ export interface ActivityDeps {
   db: Db;
   /** SSRF guard for merchant-given URLs; built from config when not given (tests pass one for their simulators). */
   urlGuard?: UrlGuard;
+  /**
+   * A Temporal client for the activities that start workflows (an event's deliveries, an endpoint's health
+   * watch) on config.temporal.taskQueue. Read when such an activity runs, so a test may hand a getter over a
+   * client it makes later.
+   */
+  temporal: { readonly client: Client };
 }
 
 /** Every activity of the service, wired to its clients. Each group is a factory taking what it needs. */
@@ -54,6 +61,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createCheckoutPaymentActivities(shared),
     ...createFulfilmentActivities({ ...shared, email }),
     ...createPlatformBillingActivities({ ...shared, email }),
+    ...createMerchantWebhookActivities({ ...shared, email, temporal: deps.temporal }),
   };
 }
 
@@ -92,7 +100,7 @@ async function main() {
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
-    activities: createActivities({ config, db }),
+    activities: createActivities({ config, db, temporal: { client } }),
   });
   // Worker.runUntil-style shutdown: SIGINT/SIGTERM are handled by the SDK (it calls worker.shutdown()).
   await worker.run();

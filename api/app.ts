@@ -39,6 +39,7 @@ import { billingWebhookRoutes } from './routes/billing/webhook.js';
 import { checkoutProgressRoutes } from './routes/checkout/progress.js';
 import { ordersRoutes } from './routes/orders/index.js';
 import { statsRoutes } from './routes/merchant/stats.js';
+import { merchantWebhookRoutes } from './routes/merchant/webhooks.js';
 import { pagesRoutes } from './routes/pages/index.js';
 import { resolveDeps, type AppDeps } from './route-deps.js';
 import { createCustomDomainHostCheck, createShopOriginCheck } from './checkout-host.js';
@@ -135,6 +136,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(ordersRoutes, routeDeps);
   await app.register(statsRoutes, routeDeps);
   await app.register(apiKeyRoutes, routeDeps);
+  await app.register(merchantWebhookRoutes, routeDeps);
   // Last: the web pages (checkout page by Host, script tag, assets, the dashboard for other browser navigations).
   await app.register(pagesRoutes, routeDeps);
   return app;

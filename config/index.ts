@@ -18,6 +18,7 @@ export const SANDBOX_PORTS = {
   dnsControl: 4050,
   dnsUdp: 5354,
   ecb: 4060,
+  webhookReceiver: 4070,
 } as const;
 
 /** Production default of CHECKOUT_CACHE_SECONDS (tests run with 0 unless they say otherwise). */
@@ -119,7 +120,7 @@ const envSchema = z.object({
   /** Run the local simulators of external systems (processor, stores, email, DNS, ECB). */
   SANDBOX_ENABLED: bool.optional(),
   SANDBOX_HOST: z.string().default('127.0.0.1'),
-  /** Added to every fixed simulator port (4010…4060, 5354): a second sandbox (a cluster drill) beside `npm start`'s. */
+  /** Added to every fixed simulator port (4010…4070, 5354): a second sandbox (a cluster drill) beside `npm start`'s. */
   SANDBOX_PORT_OFFSET: z.coerce.number().int().min(0).max(50_000).default(0),
 });
 

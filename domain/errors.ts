@@ -26,6 +26,9 @@ export const ERROR_CODES = {
   NOT_REFUNDABLE: 409, // only a COMPLETED card payment can be refunded (COD, open, failed... cannot)
   REFUND_ALREADY_REQUESTED: 409, // a refund was already asked for (or done): never a second one
   UPSELL_NOT_AVAILABLE: 409, // a post-purchase offer that cannot be added: the checkout is not paid by card, the offer is gone, or its payment method cannot be charged again
+  // Outgoing webhooks (docs/webhooks.md).
+  WEBHOOK_ENDPOINT_DISABLED: 409, // a test event or a replay to a disabled endpoint: enable it first
+  WEBHOOK_DELIVERY_IN_PROGRESS: 409, // a replay of a delivery that is still being attempted (its schedule runs)
   PAYLOAD_TOO_LARGE: 413,
   URI_TOO_LONG: 414, // a path parameter longer than the router accepts
   UNSUPPORTED_MEDIA_TYPE: 415,

@@ -41,6 +41,12 @@ export const storefrontBAad = {
   consumerSecret: (merchantId: string) => `${merchantId}:storefrontB.consumerSecret`,
 };
 
+/** A merchant's outgoing webhook endpoint: its signing secret, and the previous one during a rotation. */
+export const webhookEndpointAad = {
+  secret: (merchantId: string, endpointId: string) => `${merchantId}:webhookEndpoint.secret:${endpointId}`,
+  previousSecret: (merchantId: string, endpointId: string) => `${merchantId}:webhookEndpoint.previousSecret:${endpointId}`,
+};
+
 /** The platform's own billing webhook endpoints (not a merchant's). */
 export const platformBillingWebhookAad = (endpointId: string) => `platform:billing.webhookSecret:${endpointId}`;
 

@@ -8,12 +8,13 @@ import { createStorefrontBSimulator, type StorefrontBSimulator } from './storefr
 import { createEmailSimulator, type EmailSimulator } from './email/index.js';
 import { createDnsSimulator } from './dns/index.js';
 import { createEcbSimulator } from './ecb/index.js';
+import { createWebhookReceiverSimulator, type WebhookReceiverSimulator } from './webhook-receiver/index.js';
 
 export interface RunningSandbox {
   pages: Array<{ label: string; url: string }>;
   simulators: Simulator[];
   /** The simulators by name, for a runner that watches their state (the cluster's sandbox process). */
-  sims: { processor: ProcessorSimulator; storefrontA: StorefrontASimulator; storefrontB: StorefrontBSimulator; email: EmailSimulator };
+  sims: { processor: ProcessorSimulator; storefrontA: StorefrontASimulator; storefrontB: StorefrontBSimulator; email: EmailSimulator; webhookReceiver: WebhookReceiverSimulator };
   stop(): Promise<void>;
 }
 
@@ -33,6 +34,7 @@ export async function startSandbox(config: Config): Promise<RunningSandbox> {
     storefrontA: createStorefrontASimulator({ publicUrl: urls.storefrontA }),
     storefrontB: createStorefrontBSimulator({ publicUrl: urls.storefrontB, serviceUrl: config.publicApiUrl }),
     email: createEmailSimulator(),
+    webhookReceiver: createWebhookReceiverSimulator({ publicUrl: urls.webhookReceiver }),
   };
   const entries: Entry[] = [
     {
@@ -64,6 +66,7 @@ export async function startSandbox(config: Config): Promise<RunningSandbox> {
       startExtra: () => dns.udp.start(),
     },
     { sim: createEcbSimulator(), port: ports.ecb, pages: [{ label: 'ECB rates', url: `${urls.ecb}/stats/eurofxref/eurofxref-daily.xml` }] },
+    { sim: sims.webhookReceiver, port: ports.webhookReceiver, pages: [{ label: 'webhook receiver', url: `${urls.webhookReceiver}/   (endpoints: POST /_control/endpoints)` }] },
   ];
   const started: Simulator[] = [];
   try {

@@ -157,7 +157,7 @@ async function main() {
     connection: nativeConnection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
-    activities: createActivities({ config, db }),
+    activities: createActivities({ config, db, temporal: { client } }),
   });
   const running = worker.run();
   stops.push({

@@ -4,9 +4,10 @@
 // Known gap, kept on purpose: check() resolves the host, then fetch() resolves it again, so a hostile DNS
 // server can answer a public address first and a private one second (DNS rebinding). Production should
 // send merchant fetches through an egress proxy that enforces the same rules on the address it actually
-// connects to; this guard is the first line and what turns bad input into a clear INVALID_INPUT.
+// connects to; this guard is the first line and what turns bad input into a clear INVALID_INPUT. Callers
+// on node:http(s) close the gap with `lookup`: the connection goes to the very addresses it checked.
 import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 
 export type UnsafeAddressReason =
   | 'loopback'
@@ -71,6 +72,12 @@ export interface UrlGuard {
   readonly allowedOrigins: readonly string[];
   check(url: string): Promise<URL>;
   fetch(url: string, init?: GuardedFetchInit): Promise<GuardedResponse>;
+  /**
+   * A `lookup` for node:http(s) requests (and net.connect): resolves with the guard's resolver and refuses an
+   * unsafe address with UnsafeUrlError, so what is connected to is what was checked. IP literals never reach a
+   * lookup: check() judges them.
+   */
+  readonly lookup: LookupFunction;
 }
 
 const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
@@ -141,7 +148,19 @@ export function createUrlGuard(opts: UrlGuardOptions = {}): UrlGuard {
     }
   }
 
-  return { allowedOrigins: [...allowedOrigins], check, fetch: guardedFetch };
+  const guardedLookup: LookupFunction = (hostname, options, callback) => {
+    resolve(hostname).then(
+      (addresses) => {
+        if (addresses.length === 0) throw new UnsafeUrlError('unresolvable', `${hostname} has no address`);
+        for (const address of addresses) refuseUnsafeAddress(address);
+        const all = addresses.map((address) => ({ address, family: isIP(address) || 4 }));
+        if (options.all) callback(null, all);
+        else callback(null, all[0]!.address, all[0]!.family);
+      },
+    ).catch((err: unknown) => callback(err instanceof Error ? (err as NodeJS.ErrnoException) : new Error(String(err)), '', 0));
+  };
+
+  return { allowedOrigins: [...allowedOrigins], check, fetch: guardedFetch, lookup: guardedLookup };
 }
 
 async function systemResolve(host: string): Promise<string[]> {

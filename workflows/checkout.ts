@@ -5,6 +5,8 @@ import type { ErrorCode } from '../domain/errors.js';
 import type { CheckoutSessionActivities } from '../activities/checkout-session.js';
 import type { CheckoutPaymentActivities } from '../activities/checkout-payment.js';
 import type { FulfilmentActivities } from '../activities/checkout-fulfilment.js';
+import type { MerchantWebhookActivities } from '../activities/merchant-webhooks.js';
+import { SESSION_EVENT_OF_STATUS } from '../domain/merchant-webhooks.js';
 import {
   acceptUpsellUpdate, backfillStatusUpdate, completeCodUpdate, initPaymentUpdate, payUpdate, PAYMENT_STATUS_EVENTS, processorEventSignal, refreshStatusUpdate, refundUpdate, statusQuery,
   type BackfillResult, type CheckoutWorkflowInput, type InitPaymentResult, type ProcessorEventMessage, type RefundResult, type ShopperDetails, type StatusResult,
@@ -54,6 +56,12 @@ const storeLookup = proxyActivities<FulfilmentActivities>({
   retry: { initialInterval: '500 milliseconds', maximumInterval: '5 seconds', maximumAttempts: 3 },
 });
 
+// The merchant's webhook events (session.completed, ...): our own database and Temporal, retried until recorded.
+const merchantEvents = proxyActivities<MerchantWebhookActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+});
+
 /** A refusal the API answers as `{ error, code }` (the error handler maps ApplicationFailure types that are codes). */
 const refusal = (type: ErrorCode, message: string) => ApplicationFailure.create({ type, message, nonRetryable: true });
 const label = (status: CheckoutStatus) => status.toLowerCase().replace('_', ' ');
@@ -78,6 +86,12 @@ const asProcessorAnswer = (err: unknown): never => asAnswer(err, 'The processor'
  * it. Histories recorded before (the status write, then the order) replay the old order of commands.
  */
 const ORDER_ALONGSIDE_STATUS = 'order-alongside-status';
+
+/**
+ * Patch: a status the merchant hears of by webhook (COMPLETED, REFUNDED, ABANDONED) is reported as a merchant event
+ * once written. Histories recorded before replay without the activity.
+ */
+const MERCHANT_EVENTS = 'merchant-events';
 
 const SETTLED: ReadonlySet<CheckoutStatus> = new Set(['COMPLETED', 'REFUNDED', 'COD_CONFIRMED', 'ABANDONED']);
 
@@ -121,6 +135,8 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
   const upsellsFulfilled = new Set<string>();
   let upsellJobs = 0;
   let upsellWaitOver = false;
+  /** Merchant events being recorded: the run ends only once they are (their deliveries run on their own). */
+  let eventsPending = 0;
 
   /** OPEN or FAILED: abandoned after abandonAfterMs without progress (a pending payment has its own rule below). */
   const idleAbandonable = () => status !== 'PAYMENT_PENDING' && canTransition(status, 'ABANDONED');
@@ -164,6 +180,20 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
     status = next;
     publishStatus();
     lastActivity = Date.now();
+    reportToMerchant(next);
+  }
+
+  /**
+   * The merchant's webhook event of a status (session.completed, ...), alongside whatever follows the status (the
+   * order, the emails): exactly once per fact, by its fact key, however many runs or retries get here.
+   */
+  function reportToMerchant(reached: CheckoutStatus) {
+    const type = SESSION_EVENT_OF_STATUS[reached];
+    if (!type || !patched(MERCHANT_EVENTS)) return;
+    eventsPending += 1;
+    void merchantEvents.emitMerchantEvent({ type, token })
+      .catch((err: unknown) => log.error('merchant event not recorded', { token, type, error: String(err) }))
+      .finally(() => (eventsPending -= 1));
   }
 
   /**
@@ -420,7 +450,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
 
   const refundPending = () => status === 'COMPLETED' && refundRequested && !refundWaitOver;
   const upsellPending = () => upsellsPending.size > 0 && !upsellWaitOver;
-  const idle = () => (fulfilment === undefined || fulfilled) && (refundEmail === undefined || refundEmailSent) && upsellJobs === 0 && busy === 0 && allHandlersFinished();
+  const idle = () => (fulfilment === undefined || fulfilled) && (refundEmail === undefined || refundEmailSent) && upsellJobs === 0 && eventsPending === 0 && busy === 0 && allHandlersFinished();
 
   await load;
 

@@ -12,3 +12,6 @@ export { setupVerificationWorkflow } from './setup-verification.js';
 export { checkoutWorkflow } from './checkout.js';
 export { platformSubscriptionWorkflow } from './platform-subscription.js';
 export { checkoutIdleSweepWorkflow } from './checkout-idle-sweep.js';
+export { merchantWebhookDeliveryWorkflow } from './merchant-webhook-delivery.js';
+export { webhookEndpointHealthWorkflow } from './webhook-endpoint-health.js';
+export { recordMerchantEventWorkflow } from './merchant-event.js';

@@ -8,6 +8,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { ZodType } from 'zod';
 import { routeKeyPolicy } from '../../domain/api-keys.js';
+import { webhooksDocument } from '../schemas/merchant-webhooks.js';
 
 const DESCRIPTION = [
   'Hosted checkout for online stores. Errors are always `{ error, code }` (see the Error schema); 400 INVALID_INPUT names the fields in `details.fields`.',
@@ -83,6 +84,11 @@ export const openapiPlugin = fp(async (app: FastifyInstance, opts: { serverUrl: 
     },
     transformObject: (input) => {
       const document = jsonSchemaTransformObject(input);
+      // The events merchants receive (OpenAPI 3.1 webhooks), each payload a named schema.
+      const events = webhooksDocument();
+      const doc = document as { webhooks?: unknown; components?: { schemas?: Record<string, unknown> } };
+      doc.webhooks = events.webhooks;
+      doc.components = { ...doc.components, schemas: { ...doc.components?.schemas, ...events.schemas } };
       const paths = (document as { paths?: Record<string, Record<string, { requestBody?: { required?: boolean } }>> }).paths;
       for (const { path, method } of optionalBodies) {
         const requestBody = paths?.[path]?.[method]?.requestBody;

@@ -6,15 +6,16 @@
 // - The spec's: X-Processor-Signature, the hex HMAC-SHA256 of the raw body, compared in constant time.
 // Event names arrive in Whop's dotted spelling or the legacy/spec underscore one; both map onto the spec's table.
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { currencyExponent, isKnownCurrency } from '../../domain/money.js';
 import { Webhook } from 'standardwebhooks';
 import { z } from 'zod';
 
 export const SPEC_SIGNATURE_HEADER = 'x-processor-signature';
 export const STANDARD_WEBHOOK_HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const;
 
-/** The events we ask Whop to send (checkout payments, refunds, plan memberships). */
+/** The events we ask Whop to send (checkout payments, refunds, disputes, plan memberships). */
 export const SUBSCRIBED_EVENTS = [
-  'payment.succeeded', 'payment.failed', 'payment.pending', 'refund.created', 'refund.updated',
+  'payment.succeeded', 'payment.failed', 'payment.pending', 'refund.created', 'refund.updated', 'dispute.created', 'dispute.updated',
   'membership.activated', 'membership.deactivated', 'membership.cancel_at_period_end_changed', 'invoice.paid', 'invoice.past_due',
 ] as const;
 
@@ -131,5 +132,66 @@ export function readEvent(json: unknown, webhookId?: string): ProcessorEvent | u
     objectId: data.id,
     paymentId: data.payment?.id ?? data.id,
     metadata: Object.keys(own).length ? own : strings(data.payment?.metadata),
+  };
+}
+
+// ---- disputes ----------------------------------------------------------------------------------------
+// Whop's dispute.created and dispute.updated (@whop/sdk 0.0.42 src/resources/webhooks.ts:507-570, DisputeCreatedWebhookEvent
+// and DisputeUpdatedWebhookEvent) carry a Dispute as data (src/resources/disputes.ts:98-251): id, amount (decimal major
+// units), currency (lowercase ISO), reason, status (DisputeStatuses, disputes.ts:565), payment { id, … } without our
+// metadata, and company { id, title }: the company the dispute was filed against, which names the merchant.
+
+export const DISPUTE_EVENTS: ReadonlySet<string> = new Set(['dispute.created', 'dispute.updated']);
+
+export interface ProcessorDispute {
+  /** dispute.created or dispute.updated. */
+  name: string;
+  id: string;
+  status: string;
+  amountMinor: number;
+  /** ISO 4217, upper case. */
+  currency: string;
+  reason: string | null;
+  paymentId: string;
+}
+
+const disputeSchema = z.looseObject({
+  type: z.enum(['dispute.created', 'dispute.updated']),
+  company_id: z.string().min(1).max(255).nullish(),
+  data: z.looseObject({
+    id: z.string().min(1).max(255),
+    amount: z.number().nonnegative(),
+    currency: z.string().min(3).max(3),
+    reason: z.string().max(1000).nullish(),
+    status: z.string().min(1).max(100),
+    payment: z.looseObject({ id: z.string().min(1).max(255) }),
+    company: z.looseObject({ id: z.string().min(1).max(255) }).nullish(),
+  }),
+});
+
+/** The Whop company an unverified dispute event names (envelope company_id, else data.company.id): whose secret verifies it. */
+export function claimedDisputeCompany(json: unknown): string | null {
+  const body = json !== null && typeof json === 'object' ? (json as Record<string, unknown>) : {};
+  const data = body.data !== null && typeof body.data === 'object' ? (body.data as Record<string, unknown>) : {};
+  const company = data.company !== null && typeof data.company === 'object' ? (data.company as Record<string, unknown>).id : undefined;
+  const id = typeof body.company_id === 'string' && body.company_id ? body.company_id : company;
+  return typeof id === 'string' && id ? id.slice(0, 255) : null;
+}
+
+/** A verified dispute event; undefined when the body is not one (or its currency is not an ISO code we know). */
+export function readDispute(json: unknown): ProcessorDispute | undefined {
+  const parsed = disputeSchema.safeParse(json);
+  if (!parsed.success) return undefined;
+  const { data } = parsed.data;
+  const currency = data.currency.toUpperCase();
+  if (!isKnownCurrency(currency)) return undefined;
+  return {
+    name: parsed.data.type,
+    id: data.id,
+    status: data.status,
+    amountMinor: Math.round(data.amount * 10 ** currencyExponent(currency)),
+    currency,
+    reason: data.reason ?? null,
+    paymentId: data.payment.id,
   };
 }

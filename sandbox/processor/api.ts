@@ -220,6 +220,7 @@ export async function apiRoutes(v1: FastifyInstance, { store, publicBase, charge
       .map((p) => store.paymentView(p));
     return listPage(items, parse(z.looseObject(page), query));
   });
+  v1.get('/disputes/:id', async (request) => store.disputeView(store.own(store.disputes, parse(idParams, request.params).id, companyOf(request), 'Dispute')));
   v1.get('/payments/:id', async (request) => store.paymentView(store.own(store.payments, parse(idParams, request.params).id, companyOf(request), 'Payment')));
   v1.post('/payments/:id/refund', async (request) => {
     const { partial_amount } = parse(refundBody, request.body);

@@ -1,6 +1,6 @@
 // Control plane of the local Whop (tests, demos; never subject to fault injection): companies and API keys,
 // payments paid or moved without any webhook (a lost delivery, for reconciliation), renewals Whop bills on
-// its own, and the webhook controls (send on demand with copies and delay, hold and release in any order,
+// its own, disputes opened on a paid payment and moved to a status (dispute.created, dispute.updated), and the webhook controls (send on demand with copies and delay, hold and release in any order,
 // drop, redeliver, delivery log, secret rotation).
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
@@ -22,6 +22,14 @@ const payBody = z.strictObject({
 });
 const forceBody = z.strictObject({ state: z.enum(['paid', 'failed', 'refunded']) });
 const renewBody = z.strictObject({ outcome: z.enum(['succeeded', 'failed']).optional() });
+const disputeBody = z.strictObject({
+  reason: z.string().min(1).max(200).optional(),
+  /** Decimal major units, as Whop writes amounts; default the payment's total. */
+  amount: z.number().positive().optional(),
+  /** An inquiry (warning_…) or a chargeback (default). */
+  status: z.enum(['needs_response', 'warning_needs_response']).optional(),
+});
+const disputeStatusBody = z.strictObject({ status: z.enum(['warning_needs_response', 'warning_under_review', 'warning_closed', 'needs_response', 'under_review', 'won', 'lost', 'closed', 'other']) });
 const sendBody = z.strictObject({ type: z.string().min(1).max(100), objectId: z.string().min(1), times, delayMs: z.number().int().min(0).max(600_000).default(0) });
 const releaseBody = z.strictObject({ ids: z.array(z.string().min(1)).optional() });
 const dropBody = z.strictObject({ count: z.number().int().min(0).max(10_000) });
@@ -66,6 +74,14 @@ export async function controlRoutes(control: FastifyInstance, { store, webhooks,
     const { membership, payment } = store.renew(parse(idParams, request.params).id, parse(renewBody, request.body).outcome);
     return { membership: store.membershipView(membership), payment: store.paymentView(payment) };
   });
+
+  /** The shopper's bank disputes a paid payment: dispute.created (Whop learns it from the card network). */
+  control.post('/payments/:id/dispute', async (request, reply) =>
+    reply.code(201).send(store.disputeView(store.openDispute(parse(idParams, request.params).id, parse(disputeBody, request.body)))));
+
+  /** The dispute moves on (under_review, won, lost, closed, …): dispute.updated. */
+  control.post('/disputes/:id/status', async (request) =>
+    store.disputeView(store.updateDispute(parse(idParams, request.params).id, parse(disputeStatusBody, request.body).status)));
 
   /** Rotation: deliveries to this endpoint are signed with the old and a new secret until the next rotation. */
   control.post('/webhooks/:id/rotate', async (request) => {

@@ -82,6 +82,13 @@ export interface Membership {
   renewal_period_start: string | null; renewal_period_end: string | null; currency: string; created_at: string; updated_at: string;
 }
 
+/** A dispute (chargeback) filed against a paid payment (@whop/sdk Dispute, src/resources/disputes.ts). */
+export type DisputeStatus = 'warning_needs_response' | 'warning_under_review' | 'warning_closed' | 'needs_response' | 'under_review' | 'won' | 'lost' | 'closed' | 'other';
+export interface Dispute {
+  id: string; company_id: string; payment_id: string; amount: number; currency: string; reason: string | null; status: DisputeStatus;
+  needs_response_by: string | null; created_at: string;
+}
+
 export interface Webhook {
   id: string; company_id: string; url: string; events: string[]; api_version: 'v1' | 'v2' | 'v5'; enabled: boolean;
   child_resource_events: boolean; webhook_secret: string; created_at: string;
@@ -102,6 +109,7 @@ export class WhopStore {
   readonly paymentMethods = new Map<string, PaymentMethod>();
   readonly memberships = new Map<string, Membership>();
   readonly webhooks = new Map<string, Webhook>();
+  readonly disputes = new Map<string, Dispute>();
   /** Control plane: how the next renewal of a membership ends (default: paid). */
   readonly renewalOutcomes = new Map<string, 'succeeded' | 'failed'>();
 
@@ -110,7 +118,7 @@ export class WhopStore {
   }
 
   reset(): void {
-    for (const map of [this.accounts, this.products, this.plans, this.checkouts, this.payments, this.members, this.paymentMethods, this.memberships, this.webhooks, this.renewalOutcomes]) map.clear();
+    for (const map of [this.accounts, this.products, this.plans, this.checkouts, this.payments, this.members, this.paymentMethods, this.memberships, this.webhooks, this.renewalOutcomes, this.disputes]) map.clear();
     this.createAccount({ apiKey: DEFAULT_API_KEY, title: 'Sandbox Demo Business', companyId: DEFAULT_COMPANY_ID });
     this.createAccount({ apiKey: PLATFORM_API_KEY, title: 'Checkout Platform (sandbox)', companyId: PLATFORM_COMPANY_ID });
   }
@@ -317,6 +325,54 @@ export class WhopStore {
     return payment;
   }
 
+  // ── disputes ────────────────────────────────────────────────────────────────────────────────────────
+  /** The shopper's bank disputes a paid payment (control plane: Whop learns it from the card network): dispute.created. */
+  openDispute(paymentId: string, input: { reason?: string | null; amount?: number | null; status?: 'needs_response' | 'warning_needs_response' }): Dispute {
+    const payment = this.own(this.payments, paymentId, undefined, 'Payment');
+    if (payment.status !== 'paid') throw new WhopError(409, 'conflict', `Payment ${paymentId} is not paid: there is nothing to dispute`);
+    const at = now();
+    const dispute: Dispute = {
+      id: newId('dspt'), company_id: payment.company_id, payment_id: payment.id, amount: money(input.amount ?? payment.total), currency: payment.currency,
+      reason: input.reason ?? 'fraudulent', status: input.status ?? 'needs_response', needs_response_by: addDays(at, 7), created_at: at,
+    };
+    this.disputes.set(dispute.id, dispute);
+    this.emit(payment.company_id, 'dispute.created', this.disputeView(dispute));
+    return dispute;
+  }
+
+  /** The dispute moves on (evidence under review, won, lost, closed): dispute.updated. */
+  updateDispute(id: string, status: DisputeStatus): Dispute {
+    const dispute = this.own(this.disputes, id, undefined, 'Dispute');
+    dispute.status = status;
+    this.emit(dispute.company_id, 'dispute.updated', this.disputeView(dispute));
+    return dispute;
+  }
+
+  /** As @whop/sdk's Dispute (src/resources/disputes.ts:98): evidence fields empty, the payment summarised without metadata. */
+  disputeView(d: Dispute) {
+    const p = this.payments.get(d.payment_id)!;
+    const member = p.member_id ? this.members.get(p.member_id) : undefined;
+    const method = p.payment_method_id ? this.paymentMethods.get(p.payment_method_id) : undefined;
+    const plan = this.plans.get(p.plan_id);
+    const product = p.product_id ? this.products.get(p.product_id) : undefined;
+    const editable = d.status === 'needs_response' || d.status === 'warning_needs_response';
+    return {
+      id: d.id, access_activity_log: null, amount: d.amount, billing_address: null, cancellation_policy_attachment: null, cancellation_policy_disclosure: null,
+      company: this.companyRef(d.company_id), created_at: d.created_at, currency: d.currency, customer_communication_attachment: null,
+      customer_email_address: member?.email ?? null, customer_name: null, editable, needs_response_by: editable ? d.needs_response_by : null, notes: null,
+      payment: {
+        id: p.id, billing_reason: p.billing_reason, card_brand: method?.brand ?? null, card_last4: method?.last4 ?? null, created_at: p.created_at, currency: p.currency,
+        dispute_alerted_at: null, member: member ? { id: member.id, phone: null } : null,
+        membership: p.membership_id ? { id: p.membership_id, status: this.memberships.get(p.membership_id)?.status ?? 'completed' } : null,
+        paid_at: p.paid_at, payment_method_type: method ? 'card' : null, subtotal: p.subtotal, total: p.total, usd_total: p.total,
+        user: member ? { id: member.user_id, email: member.email, name: null, username: member.user_id } : null,
+      },
+      plan: plan ? { id: plan.id } : null, product: product ? { id: product.id, title: product.title } : null, product_description: null, reason: d.reason,
+      refund_policy_attachment: null, refund_policy_disclosure: null, refund_refusal_explanation: null, service_date: null, status: d.status,
+      uncategorized_attachment: null, visa_rdr: false,
+    };
+  }
+
   // ── memberships ─────────────────────────────────────────────────────────────────────────────────────
   cancelMembership(companyId: string, id: string, mode: 'at_period_end' | 'immediate'): Membership {
     const membership = this.own(this.memberships, id, companyId, 'Membership');
@@ -454,6 +510,10 @@ export class WhopStore {
 
   /** Control plane: the current object behind an id, as an event's `data`. */
   eventSubject(id: string): { companyId: string; data: unknown } {
+    if (id.startsWith('dspt_')) {
+      const d = this.own(this.disputes, id, undefined, 'Dispute');
+      return { companyId: d.company_id, data: this.disputeView(d) };
+    }
     if (id.startsWith('mem_')) {
       const m = this.own(this.memberships, id, undefined, 'Membership');
       return { companyId: m.company_id, data: this.membershipView(m) };

@@ -92,7 +92,7 @@ function portFree(port: number, udp = false): Promise<boolean> {
   });
 }
 
-/** An offset that moves every simulator port (4010…4060 and DNS 5354) onto free ports below 32768. */
+/** An offset that moves every simulator port (4010…4070 and DNS 5354) onto free ports below 32768. */
 export async function freeSandboxOffset(taken: ReadonlySet<number> = new Set()): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
     const offset = 10_000 + Math.floor(Math.random() * 180) * 100;

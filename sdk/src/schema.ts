@@ -133,7 +133,7 @@ export interface paths {
                              * @description Stable machine-readable code (domain/errors.ts)
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "PARTIAL_REFUND_NOT_SUPPORTED" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
+                            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "PARTIAL_REFUND_NOT_SUPPORTED" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -4443,7 +4443,7 @@ export interface paths {
         put?: never;
         /**
          * Processor payment event (signed)
-         * @description Signed with the webhook secret of the merchant whose checkout session data.metadata.checkout_session_token (or, for a refund, data.payment.metadata.checkout_session_token) names: Whop's Standard Webhooks headers (webhook-id, webhook-timestamp within 5 minutes, webhook-signature v1,<base64>, any of several) or X-Processor-Signature, the lowercase hex HMAC-SHA256 of the raw body. Events in Whop's spelling (type: payment.succeeded) or the spec's (event: payment_succeeded) count as the spec's; others are stored and acknowledged. Every delivery is stored for audit. An invalid signature, or a session we cannot verify for, answers 401 INVALID_SIGNATURE and changes nothing; a body that is not an event answers 400 INVALID_INPUT. A valid event is applied to the session once per event id (a redelivery answers 200 with duplicate: true); 503 NOT_READY asks the processor to retry later.
+         * @description Signed with the webhook secret of the merchant whose checkout session data.metadata.checkout_session_token (or, for a refund, data.payment.metadata.checkout_session_token) names: Whop's Standard Webhooks headers (webhook-id, webhook-timestamp within 5 minutes, webhook-signature v1,<base64>, any of several) or X-Processor-Signature, the lowercase hex HMAC-SHA256 of the raw body. Events in Whop's spelling (type: payment.succeeded) or the spec's (event: payment_succeeded) count as the spec's. Whop's dispute.created and dispute.updated are verified with the secret of the merchant connected to the company they name (company_id, or data.company.id) and become the merchant's dispute.created / dispute.resolved webhook events (once per dispute); other events are stored and acknowledged. Every delivery is stored for audit. An invalid signature, or a session we cannot verify for, answers 401 INVALID_SIGNATURE and changes nothing; a body that is not an event answers 400 INVALID_INPUT. A valid event is applied to the session once per event id (a redelivery answers 200 with duplicate: true); 503 NOT_READY asks the processor to retry later.
          */
         post: {
             parameters: {
@@ -10116,10 +10116,1952 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/merchant/webhooks/endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The shop's webhook endpoints, oldest first
+         * @description API keys need the `webhooks:read` scope.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: components["schemas"]["WebhookEndpoint"][];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Add a webhook endpoint; its signing secret is in this answer only
+         * @description The URL must be https and resolve to public addresses only (INVALID_INPUT otherwise; checked again before every delivery). At most 10 endpoints per shop (409 CONFLICT). The endpoint receives the events that happen from now on.
+         *
+         *     API keys need the `webhooks:write` scope.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    "idempotency-key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Where events are POSTed: an https URL whose host resolves to public addresses only (checked when saved and again before every delivery; redirects are not followed) */
+                        url: string;
+                        /** @description A note for the merchant */
+                        description?: string;
+                        /** @description The event types delivered to this endpoint; empty (the default): all of them (a type named twice counts once). webhook.test is sent on demand, whatever the filter */
+                        eventTypes?: ("session.completed" | "session.refunded" | "session.abandoned" | "dispute.created" | "dispute.resolved")[];
+                        /** @description Default true */
+                        enabled?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/merchant/webhooks/endpoints/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One webhook endpoint (never its secret)
+         * @description API keys need the `webhooks:read` scope.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookEndpoint"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint, its deliveries and their log
+         * @description Deliveries still waiting stop at their next attempt.
+         *
+         *     API keys need the `webhooks:write` scope.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            deleted: true;
+                            id: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint: URL, description, event filter, enabled
+         * @description enabled: false disables it (reason merchant): deliveries still waiting end dead at their next attempt. enabled: true enables it again whatever disabled it, with a fresh failing streak; replay what went dead meanwhile. A new URL is checked like a new endpoint's.
+         *
+         *     API keys need the `webhooks:write` scope.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Where events are POSTed: an https URL whose host resolves to public addresses only (checked when saved and again before every delivery; redirects are not followed) */
+                        url?: string;
+                        description?: string;
+                        /** @description The event types delivered to this endpoint; empty (the default): all of them (a type named twice counts once). webhook.test is sent on demand, whatever the filter */
+                        eventTypes?: ("session.completed" | "session.refunded" | "session.abandoned" | "dispute.created" | "dispute.resolved")[];
+                        /** @description false: disabled by the merchant. true: enabled again, whatever disabled it; its failing streak starts afresh */
+                        enabled?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookEndpoint"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/merchant/webhooks/endpoints/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing secret; the new secret is in this answer only
+         * @description For the next 24 hours every delivery carries two signatures (webhook-signature "v1,<new> v1,<previous>"), so receivers can switch secrets without losing a delivery. Rotating again within the 24 hours drops the oldest secret at once.
+         *
+         *     API keys need the `webhooks:write` scope.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    "idempotency-key"?: string;
+                };
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            endpoint: components["schemas"]["WebhookEndpoint"];
+                            /** @description The signing secret (Standard Webhooks whsec_…). Shown in this answer only: store it now */
+                            secret: string;
+                            /** @description Until then every delivery is signed with the new and the previous secret */
+                            previousSecretExpiresAt: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/merchant/webhooks/endpoints/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event (webhook.test) to this endpoint
+         * @description Delivered like any event (signed, retried on the schedule, logged), to this endpoint only and whatever its event filter. A disabled endpoint answers 409 WEBHOOK_ENDPOINT_DISABLED.
+         *
+         *     API keys need the `webhooks:write` scope.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    "idempotency-key"?: string;
+                };
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            eventId: string;
+                            /** @description msg_…: the webhook-id the endpoint receives */
+                            deliveryId: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/merchant/webhooks/endpoints/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay every dead delivery of this endpoint since a time
+         * @description Each dead delivery (the dead-letter list) of an event created since `since` runs its whole schedule again with the same webhook-id, at most 1000 per call (more: true says to call again). Deliveries still being attempted are left to their schedule. A disabled endpoint answers 409 WEBHOOK_ENDPOINT_DISABLED.
+         *
+         *     API keys need the `webhooks:write` scope.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    "idempotency-key"?: string;
+                };
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description Every dead delivery (dead-letter list) of this endpoint for an event since this time is delivered again
+                         */
+                        since: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            replayed: number;
+                            deliveryIds: string[];
+                            /** @description More dead deliveries match than one call replays (1000): call again */
+                            more: boolean;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/merchant/webhooks/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Deliveries, newest first (status=dead: the dead-letter list)
+         * @description API keys need the `webhooks:read` scope.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    endpointId?: string;
+                    /** @description pending (attempting or waiting for the next attempt), succeeded, dead (the dead-letter list) */
+                    status?: "pending" | "succeeded" | "dead";
+                    eventType?: "session.completed" | "session.refunded" | "session.abandoned" | "dispute.created" | "dispute.resolved" | "webhook.test";
+                    /** @description Page size, default 25; larger values are capped at 100 */
+                    limit?: string;
+                    /** @description nextCursor of the previous page (opaque: any other value answers INVALID_INPUT) */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: components["schemas"]["WebhookDelivery"][];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/merchant/webhooks/deliveries/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One delivery with the event it carries and every attempt (status, duration, the first 1 KB of the answer)
+         * @description API keys need the `webhooks:read` scope.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description msg_…: the webhook-id header, the same on every attempt and replay */
+                            id: string;
+                            /** Format: uuid */
+                            endpointId: string;
+                            eventId: string;
+                            /** @enum {string} */
+                            eventType: "session.completed" | "session.refunded" | "session.abandoned" | "dispute.created" | "dispute.resolved" | "webhook.test";
+                            /** @enum {string} */
+                            status: "pending" | "succeeded" | "dead";
+                            /** @description 0 for the first run, n after the n-th replay */
+                            run: number;
+                            attempts: number;
+                            nextAttemptAt: string | null;
+                            lastAttemptAt: string | null;
+                            lastStatusCode: number | null;
+                            lastError: string | null;
+                            succeededAt: string | null;
+                            deadAt: string | null;
+                            /** @description ISO 8601 time */
+                            createdAt: string;
+                            endpointUrl: string;
+                            /** @description The event as delivered: { id, type, created_at, data } (the document's webhooks section describes each type) */
+                            payload: {
+                                [key: string]: unknown;
+                            };
+                            /** @description Every attempt of every run, oldest first */
+                            attemptLog: {
+                                number: number;
+                                run: number;
+                                /** @description ISO 8601 time */
+                                at: string;
+                                /** @description null: no answer (time-out, no connection, refused by the SSRF guard) */
+                                statusCode: number | null;
+                                durationMs: number;
+                                /** @description The first 1 KB of the answer */
+                                responseBody: string | null;
+                                error: string | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/merchant/webhooks/deliveries/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay one delivery (dead or succeeded) with the same webhook-id
+         * @description A new run of its whole schedule; receivers that dedupe on webhook-id see the same message again. A delivery still being attempted answers 409 WEBHOOK_DELIVERY_IN_PROGRESS; a disabled endpoint 409 WEBHOOK_ENDPOINT_DISABLED. Two clicks at once start one replay.
+         *
+         *     API keys need the `webhooks:write` scope.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    "idempotency-key"?: string;
+                };
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            deliveryId: string;
+                            /** @description The replay's run number: its workflow is merchant-webhook-<deliveryId>-replay-<run> */
+                            run: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/merchant/webhooks/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The shop's events, newest first
+         * @description API keys need the `webhooks:read` scope.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    type?: "session.completed" | "session.refunded" | "session.abandoned" | "dispute.created" | "dispute.resolved" | "webhook.test";
+                    /** @description Page size, default 25; larger values are capped at 100 */
+                    limit?: string;
+                    /** @description nextCursor of the previous page (opaque: any other value answers INVALID_INPUT) */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                id: string;
+                                /** @enum {string} */
+                                type: "session.completed" | "session.refunded" | "session.abandoned" | "dispute.created" | "dispute.resolved" | "webhook.test";
+                                /** @description ISO 8601 time */
+                                createdAt: string;
+                                /** @description The event as delivered: { id, type, created_at, data } (the document's webhooks section describes each type) */
+                                payload: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/merchant/webhooks/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One event with its deliveries
+         * @description API keys need the `webhooks:read` scope.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @enum {string} */
+                            type: "session.completed" | "session.refunded" | "session.abandoned" | "dispute.created" | "dispute.resolved" | "webhook.test";
+                            /** @description ISO 8601 time */
+                            createdAt: string;
+                            /** @description The event as delivered: { id, type, created_at, data } (the document's webhooks section describes each type) */
+                            payload: {
+                                [key: string]: unknown;
+                            };
+                            deliveries: components["schemas"]["WebhookDelivery"][];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "session.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * session.completed
+         * @description The processor confirmed the payment of a checkout session (or nothing was to be paid). Once per session. POSTed as application/json to every enabled endpoint subscribed to session.completed, signed per Standard Webhooks (docs/webhooks.md). Answer 2xx within 15 s; anything else is retried on the schedule (0 s, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, ±10 %), 410 disables the endpoint, Retry-After is honoured on 429/502/504.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description msg_…: the delivery's id, the same on every attempt and replay of it: dedupe on it */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt; refuse one more than 5 minutes away from your clock */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` under the endpoint's whsec_ secret; two during the 24 hours after a rotation (any one may match) */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["WebhookEvent_session_completed"];
+                };
+            };
+            responses: {
+                /** @description Gone: the endpoint is disabled and gets nothing more until the merchant enables it */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Received: the delivery succeeded */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "session.refunded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * session.refunded
+         * @description The processor confirmed the full refund of a completed session. Once per session. POSTed as application/json to every enabled endpoint subscribed to session.refunded, signed per Standard Webhooks (docs/webhooks.md). Answer 2xx within 15 s; anything else is retried on the schedule (0 s, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, ±10 %), 410 disables the endpoint, Retry-After is honoured on 429/502/504.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description msg_…: the delivery's id, the same on every attempt and replay of it: dedupe on it */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt; refuse one more than 5 minutes away from your clock */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` under the endpoint's whsec_ secret; two during the 24 hours after a rotation (any one may match) */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["WebhookEvent_session_refunded"];
+                };
+            };
+            responses: {
+                /** @description Gone: the endpoint is disabled and gets nothing more until the merchant enables it */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Received: the delivery succeeded */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "session.abandoned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * session.abandoned
+         * @description The session had no progress for the abandonment delay (24 hours by default), or its payment never got a result. Once per session. POSTed as application/json to every enabled endpoint subscribed to session.abandoned, signed per Standard Webhooks (docs/webhooks.md). Answer 2xx within 15 s; anything else is retried on the schedule (0 s, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, ±10 %), 410 disables the endpoint, Retry-After is honoured on 429/502/504.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description msg_…: the delivery's id, the same on every attempt and replay of it: dedupe on it */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt; refuse one more than 5 minutes away from your clock */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` under the endpoint's whsec_ secret; two during the 24 hours after a rotation (any one may match) */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["WebhookEvent_session_abandoned"];
+                };
+            };
+            responses: {
+                /** @description Gone: the endpoint is disabled and gets nothing more until the merchant enables it */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Received: the delivery succeeded */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "dispute.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * dispute.created
+         * @description The shopper's bank opened a dispute on a session's payment. Once per dispute. POSTed as application/json to every enabled endpoint subscribed to dispute.created, signed per Standard Webhooks (docs/webhooks.md). Answer 2xx within 15 s; anything else is retried on the schedule (0 s, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, ±10 %), 410 disables the endpoint, Retry-After is honoured on 429/502/504.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description msg_…: the delivery's id, the same on every attempt and replay of it: dedupe on it */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt; refuse one more than 5 minutes away from your clock */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` under the endpoint's whsec_ secret; two during the 24 hours after a rotation (any one may match) */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["WebhookEvent_dispute_created"];
+                };
+            };
+            responses: {
+                /** @description Gone: the endpoint is disabled and gets nothing more until the merchant enables it */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Received: the delivery succeeded */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "dispute.resolved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * dispute.resolved
+         * @description A dispute reached a final status (won, lost, closed, warning_closed). Once per dispute. POSTed as application/json to every enabled endpoint subscribed to dispute.resolved, signed per Standard Webhooks (docs/webhooks.md). Answer 2xx within 15 s; anything else is retried on the schedule (0 s, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, ±10 %), 410 disables the endpoint, Retry-After is honoured on 429/502/504.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description msg_…: the delivery's id, the same on every attempt and replay of it: dedupe on it */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt; refuse one more than 5 minutes away from your clock */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` under the endpoint's whsec_ secret; two during the 24 hours after a rotation (any one may match) */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["WebhookEvent_dispute_resolved"];
+                };
+            };
+            responses: {
+                /** @description Gone: the endpoint is disabled and gets nothing more until the merchant enables it */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Received: the delivery succeeded */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook.test
+         * @description A test event, sent on demand to one endpoint. POSTed as application/json to every enabled endpoint subscribed to webhook.test, signed per Standard Webhooks (docs/webhooks.md). Answer 2xx within 15 s; anything else is retried on the schedule (0 s, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, ±10 %), 410 disables the endpoint, Retry-After is honoured on 429/502/504.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description msg_…: the delivery's id, the same on every attempt and replay of it: dedupe on it */
+                    "webhook-id": string;
+                    /** @description Unix seconds of this attempt; refuse one more than 5 minutes away from your clock */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` under the endpoint's whsec_ secret; two during the 24 hours after a rotation (any one may match) */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["WebhookEvent_webhook_test"];
+                };
+            };
+            responses: {
+                /** @description Gone: the endpoint is disabled and gets nothing more until the merchant enables it */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Received: the delivery succeeded */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
+        WebhookEndpointInput: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            description: string;
+            /** @description Empty: every event type */
+            eventTypes: ("session.completed" | "session.refunded" | "session.abandoned" | "dispute.created" | "dispute.resolved")[];
+            enabled: boolean;
+            /** @description merchant (by hand), gone (it answered 410 Gone), failing (every delivery failed for 5 days) */
+            disabledReason: ("merchant" | "gone" | "failing") | null;
+            disabledAt: string | null;
+            /** @description The first failed attempt since the last success; the endpoint is disabled 5 days after it (warning emails on day 1 and day 3) */
+            failingSince: string | null;
+            /** @description After a rotation, deliveries carry a signature with the previous secret too until this time */
+            previousSecretExpiresAt: string | null;
+            /** @description ISO 8601 time */
+            createdAt: string;
+            /** @description ISO 8601 time */
+            updatedAt: string;
+        };
+        WebhookEndpointWithSecretInput: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            description: string;
+            /** @description Empty: every event type */
+            eventTypes: ("session.completed" | "session.refunded" | "session.abandoned" | "dispute.created" | "dispute.resolved")[];
+            enabled: boolean;
+            /** @description merchant (by hand), gone (it answered 410 Gone), failing (every delivery failed for 5 days) */
+            disabledReason: ("merchant" | "gone" | "failing") | null;
+            disabledAt: string | null;
+            /** @description The first failed attempt since the last success; the endpoint is disabled 5 days after it (warning emails on day 1 and day 3) */
+            failingSince: string | null;
+            /** @description After a rotation, deliveries carry a signature with the previous secret too until this time */
+            previousSecretExpiresAt: string | null;
+            /** @description ISO 8601 time */
+            createdAt: string;
+            /** @description ISO 8601 time */
+            updatedAt: string;
+            /** @description The signing secret (Standard Webhooks whsec_…). Shown in this answer only: store it now */
+            secret: string;
+        };
+        WebhookDeliveryInput: {
+            /** @description msg_…: the webhook-id header, the same on every attempt and replay */
+            id: string;
+            /** Format: uuid */
+            endpointId: string;
+            eventId: string;
+            /** @enum {string} */
+            eventType: "session.completed" | "session.refunded" | "session.abandoned" | "dispute.created" | "dispute.resolved" | "webhook.test";
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "dead";
+            /** @description 0 for the first run, n after the n-th replay */
+            run: number;
+            attempts: number;
+            nextAttemptAt: string | null;
+            lastAttemptAt: string | null;
+            lastStatusCode: number | null;
+            lastError: string | null;
+            succeededAt: string | null;
+            deadAt: string | null;
+            /** @description ISO 8601 time */
+            createdAt: string;
+        };
         ErrorInput: {
             /** @description Human-readable message */
             error: string;
@@ -10127,7 +12069,7 @@ export interface components {
              * @description Stable machine-readable code (domain/errors.ts)
              * @enum {string}
              */
-            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "PARTIAL_REFUND_NOT_SUPPORTED" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
+            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "PARTIAL_REFUND_NOT_SUPPORTED" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
             details?: {
                 [key: string]: unknown;
             };
@@ -11042,6 +12984,70 @@ export interface components {
             attempt: components["schemas"]["ProcessorConnectionAttemptInput"] | null;
             wallets: components["schemas"]["WalletDomainStatusInput"] | null;
         };
+        WebhookEndpoint: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            description: string;
+            /** @description Empty: every event type */
+            eventTypes: ("session.completed" | "session.refunded" | "session.abandoned" | "dispute.created" | "dispute.resolved")[];
+            enabled: boolean;
+            /** @description merchant (by hand), gone (it answered 410 Gone), failing (every delivery failed for 5 days) */
+            disabledReason: ("merchant" | "gone" | "failing") | null;
+            disabledAt: string | null;
+            /** @description The first failed attempt since the last success; the endpoint is disabled 5 days after it (warning emails on day 1 and day 3) */
+            failingSince: string | null;
+            /** @description After a rotation, deliveries carry a signature with the previous secret too until this time */
+            previousSecretExpiresAt: string | null;
+            /** @description ISO 8601 time */
+            createdAt: string;
+            /** @description ISO 8601 time */
+            updatedAt: string;
+        };
+        WebhookEndpointWithSecret: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            description: string;
+            /** @description Empty: every event type */
+            eventTypes: ("session.completed" | "session.refunded" | "session.abandoned" | "dispute.created" | "dispute.resolved")[];
+            enabled: boolean;
+            /** @description merchant (by hand), gone (it answered 410 Gone), failing (every delivery failed for 5 days) */
+            disabledReason: ("merchant" | "gone" | "failing") | null;
+            disabledAt: string | null;
+            /** @description The first failed attempt since the last success; the endpoint is disabled 5 days after it (warning emails on day 1 and day 3) */
+            failingSince: string | null;
+            /** @description After a rotation, deliveries carry a signature with the previous secret too until this time */
+            previousSecretExpiresAt: string | null;
+            /** @description ISO 8601 time */
+            createdAt: string;
+            /** @description ISO 8601 time */
+            updatedAt: string;
+            /** @description The signing secret (Standard Webhooks whsec_…). Shown in this answer only: store it now */
+            secret: string;
+        };
+        WebhookDelivery: {
+            /** @description msg_…: the webhook-id header, the same on every attempt and replay */
+            id: string;
+            /** Format: uuid */
+            endpointId: string;
+            eventId: string;
+            /** @enum {string} */
+            eventType: "session.completed" | "session.refunded" | "session.abandoned" | "dispute.created" | "dispute.resolved" | "webhook.test";
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "dead";
+            /** @description 0 for the first run, n after the n-th replay */
+            run: number;
+            attempts: number;
+            nextAttemptAt: string | null;
+            lastAttemptAt: string | null;
+            lastStatusCode: number | null;
+            lastError: string | null;
+            succeededAt: string | null;
+            deadAt: string | null;
+            /** @description ISO 8601 time */
+            createdAt: string;
+        };
         Error: {
             /** @description Human-readable message */
             error: string;
@@ -11049,7 +13055,7 @@ export interface components {
              * @description Stable machine-readable code (domain/errors.ts)
              * @enum {string}
              */
-            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "PARTIAL_REFUND_NOT_SUPPORTED" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
+            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "PARTIAL_REFUND_NOT_SUPPORTED" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
             details?: {
                 [key: string]: unknown;
             };
@@ -11963,6 +13969,218 @@ export interface components {
             connectedAt: string | null;
             attempt: components["schemas"]["ProcessorConnectionAttempt"] | null;
             wallets: components["schemas"]["WalletDomainStatus"] | null;
+        };
+        /** @description The processor confirmed the payment of a checkout session (or nothing was to be paid). Once per session. */
+        WebhookEvent_session_completed: {
+            /** @description The event id (evt_…). The webhook-id header (msg_…) is the id of its delivery to one endpoint: dedupe on that */
+            id: string;
+            /** @constant */
+            type: "session.completed";
+            /**
+             * Format: date-time
+             * @description When the fact happened (recorded)
+             */
+            created_at: string;
+            /** @description A checkout session, as the merchant sees it in the orders API */
+            data: {
+                /** @description The checkout session token (cs_…) */
+                token: string;
+                /**
+                 * @description The status the session reached: the fact this event reports
+                 * @enum {string}
+                 */
+                status: "COMPLETED" | "REFUNDED" | "ABANDONED";
+                /** @description ISO 4217 code, upper case */
+                currency: string;
+                /** @description Cart items + accepted order bumps, in minor units */
+                subtotal_minor: number;
+                /** @description Null until the shopper chose a shipping rate */
+                shipping_minor: number | null;
+                /** @description Integer minor units of `currency` (cents) */
+                discount_minor: number;
+                /** @description What the shopper pays; null until the shopper entered their details */
+                total_minor: number | null;
+                /** @description card (the processor), cod (cash on delivery), free (nothing to pay); null before a payment started */
+                payment_method: ("card" | "cod" | "free") | null;
+                customer_email: string | null;
+                /** @description The order on the store, when it exists at the time of the event (it is created right after COMPLETED: often null in session.completed) */
+                store_order_id: string | null;
+                /** @description The processor's payment (Whop pay_… / checkout ch_…) */
+                processor_payment_id: string | null;
+                /**
+                 * Format: date-time
+                 * @description When the session was created
+                 */
+                created_at: string;
+                completed_at: string | null;
+                refunded_at: string | null;
+            };
+        };
+        /** @description The processor confirmed the full refund of a completed session. Once per session. */
+        WebhookEvent_session_refunded: {
+            /** @description The event id (evt_…). The webhook-id header (msg_…) is the id of its delivery to one endpoint: dedupe on that */
+            id: string;
+            /** @constant */
+            type: "session.refunded";
+            /**
+             * Format: date-time
+             * @description When the fact happened (recorded)
+             */
+            created_at: string;
+            /** @description A checkout session, as the merchant sees it in the orders API */
+            data: {
+                /** @description The checkout session token (cs_…) */
+                token: string;
+                /**
+                 * @description The status the session reached: the fact this event reports
+                 * @enum {string}
+                 */
+                status: "COMPLETED" | "REFUNDED" | "ABANDONED";
+                /** @description ISO 4217 code, upper case */
+                currency: string;
+                /** @description Cart items + accepted order bumps, in minor units */
+                subtotal_minor: number;
+                /** @description Null until the shopper chose a shipping rate */
+                shipping_minor: number | null;
+                /** @description Integer minor units of `currency` (cents) */
+                discount_minor: number;
+                /** @description What the shopper pays; null until the shopper entered their details */
+                total_minor: number | null;
+                /** @description card (the processor), cod (cash on delivery), free (nothing to pay); null before a payment started */
+                payment_method: ("card" | "cod" | "free") | null;
+                customer_email: string | null;
+                /** @description The order on the store, when it exists at the time of the event (it is created right after COMPLETED: often null in session.completed) */
+                store_order_id: string | null;
+                /** @description The processor's payment (Whop pay_… / checkout ch_…) */
+                processor_payment_id: string | null;
+                /**
+                 * Format: date-time
+                 * @description When the session was created
+                 */
+                created_at: string;
+                completed_at: string | null;
+                refunded_at: string | null;
+            };
+        };
+        /** @description The session had no progress for the abandonment delay (24 hours by default), or its payment never got a result. Once per session. */
+        WebhookEvent_session_abandoned: {
+            /** @description The event id (evt_…). The webhook-id header (msg_…) is the id of its delivery to one endpoint: dedupe on that */
+            id: string;
+            /** @constant */
+            type: "session.abandoned";
+            /**
+             * Format: date-time
+             * @description When the fact happened (recorded)
+             */
+            created_at: string;
+            /** @description A checkout session, as the merchant sees it in the orders API */
+            data: {
+                /** @description The checkout session token (cs_…) */
+                token: string;
+                /**
+                 * @description The status the session reached: the fact this event reports
+                 * @enum {string}
+                 */
+                status: "COMPLETED" | "REFUNDED" | "ABANDONED";
+                /** @description ISO 4217 code, upper case */
+                currency: string;
+                /** @description Cart items + accepted order bumps, in minor units */
+                subtotal_minor: number;
+                /** @description Null until the shopper chose a shipping rate */
+                shipping_minor: number | null;
+                /** @description Integer minor units of `currency` (cents) */
+                discount_minor: number;
+                /** @description What the shopper pays; null until the shopper entered their details */
+                total_minor: number | null;
+                /** @description card (the processor), cod (cash on delivery), free (nothing to pay); null before a payment started */
+                payment_method: ("card" | "cod" | "free") | null;
+                customer_email: string | null;
+                /** @description The order on the store, when it exists at the time of the event (it is created right after COMPLETED: often null in session.completed) */
+                store_order_id: string | null;
+                /** @description The processor's payment (Whop pay_… / checkout ch_…) */
+                processor_payment_id: string | null;
+                /**
+                 * Format: date-time
+                 * @description When the session was created
+                 */
+                created_at: string;
+                completed_at: string | null;
+                refunded_at: string | null;
+            };
+        };
+        /** @description The shopper's bank opened a dispute on a session's payment. Once per dispute. */
+        WebhookEvent_dispute_created: {
+            /** @description The event id (evt_…). The webhook-id header (msg_…) is the id of its delivery to one endpoint: dedupe on that */
+            id: string;
+            /** @constant */
+            type: "dispute.created";
+            /**
+             * Format: date-time
+             * @description When the fact happened (recorded)
+             */
+            created_at: string;
+            /** @description A dispute (chargeback) on the payment of one of the merchant's checkout sessions */
+            data: {
+                /** @description The processor's dispute id (Whop dspt_…) */
+                dispute_id: string;
+                /** @description The processor's dispute status (Whop: warning_needs_response, warning_under_review, warning_closed, needs_response, under_review, won, lost, closed, other); dispute.resolved carries a final one: won, lost, closed or warning_closed */
+                status: string;
+                /** @description The disputed amount in minor units */
+                amount_minor: number;
+                /** @description ISO 4217 code, upper case */
+                currency: string;
+                reason: string | null;
+                /** @description The checkout session whose payment is disputed */
+                session_token: string;
+                /** @description The disputed payment */
+                processor_payment_id: string;
+            };
+        };
+        /** @description A dispute reached a final status (won, lost, closed, warning_closed). Once per dispute. */
+        WebhookEvent_dispute_resolved: {
+            /** @description The event id (evt_…). The webhook-id header (msg_…) is the id of its delivery to one endpoint: dedupe on that */
+            id: string;
+            /** @constant */
+            type: "dispute.resolved";
+            /**
+             * Format: date-time
+             * @description When the fact happened (recorded)
+             */
+            created_at: string;
+            /** @description A dispute (chargeback) on the payment of one of the merchant's checkout sessions */
+            data: {
+                /** @description The processor's dispute id (Whop dspt_…) */
+                dispute_id: string;
+                /** @description The processor's dispute status (Whop: warning_needs_response, warning_under_review, warning_closed, needs_response, under_review, won, lost, closed, other); dispute.resolved carries a final one: won, lost, closed or warning_closed */
+                status: string;
+                /** @description The disputed amount in minor units */
+                amount_minor: number;
+                /** @description ISO 4217 code, upper case */
+                currency: string;
+                reason: string | null;
+                /** @description The checkout session whose payment is disputed */
+                session_token: string;
+                /** @description The disputed payment */
+                processor_payment_id: string;
+            };
+        };
+        /** @description A test event, sent on demand to one endpoint. */
+        WebhookEvent_webhook_test: {
+            /** @description The event id (evt_…). The webhook-id header (msg_…) is the id of its delivery to one endpoint: dedupe on that */
+            id: string;
+            /** @constant */
+            type: "webhook.test";
+            /**
+             * Format: date-time
+             * @description When the fact happened (recorded)
+             */
+            created_at: string;
+            /** @description Sent by the dashboard's (or the API's) "send test event": to that endpoint only */
+            data: {
+                /** @description The endpoint whose "send test event" sent it */
+                endpoint_id: string;
+                message: string;
+            };
         };
     };
     responses: never;

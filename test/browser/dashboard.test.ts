@@ -339,6 +339,45 @@ describe('the merchant dashboard in a browser', () => {
     await screenshot(page, 'dashboard-24-orders-mobile');
   }, 150_000);
 
+  it('given a live merchant / adds a webhook endpoint, sees its secret once, sends a test event and reads its delivery and attempt', async () => {
+    const { stack } = b;
+    const merchant = await merchantWithProcessor(stack, 'Hooked Shop');
+    await stack.database.db.merchant.update({ where: { id: merchant.id }, data: { emailVerifiedAt: new Date(), onboardingCompletedAt: new Date() } });
+    const receiver = await control(stack.urls.webhookReceiver, 'POST', 'endpoints', {});
+    const page = await (await b.newContext()).newPage();
+    await page.goto(`${stack.apiUrl}/login?next=/dashboard/webhooks`);
+    await page.getByLabel('Email').fill(merchant.email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.waitForURL(`${stack.apiUrl}/dashboard/webhooks`);
+
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await page.getByLabel('Endpoint URL').fill(receiver.body.url as string);
+    await page.getByLabel('session.completed').check();
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const secret = (await page.locator('[data-secret-once] code').textContent())!;
+    expect(secret).toMatch(/^whsec_/);
+    await screenshot(page, 'dashboard-25-webhook-secret-once');
+    await fetch(`${stack.urls.webhookReceiver}/_control/endpoints/${receiver.body.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ secrets: [secret] }) });
+    await page.getByRole('button', { name: 'I stored it' }).click();
+    // Never again: not after a reload, not in the page.
+    await page.reload();
+    await page.locator('[data-endpoint]').waitFor();
+    expect(await page.locator('[data-secret-once]').count()).toBe(0);
+    expect(await page.content()).not.toContain(secret);
+
+    await page.locator('button[name="send-test"]').click();
+    await page.getByText('Test event sent').waitFor();
+    const row = page.locator('tr[data-delivery]').first();
+    await expect.poll(async () => { await page.getByRole('button', { name: 'Refresh' }).click(); return row.getAttribute('data-status'); }, { timeout: 20_000 }).toBe('succeeded');
+    await row.getByRole('button', { name: 'Attempts' }).click();
+    await page.locator('[data-attempt="1"]').waitFor();
+    expect(await page.locator('[data-attempt="1"]').textContent()).toContain('200');
+    await screenshot(page, 'dashboard-26-webhook-deliveries');
+    const [got] = stack.sims.webhookReceiver.deliveries(receiver.body.id as string);
+    expect(got).toMatchObject({ verified: true, webhookId: await row.getAttribute('data-delivery') });
+  }, 120_000);
+
   it('given a merchant who forgot the password / the emailed link sets a new one and logs in; the old one stops working', async () => {
     const { stack } = b;
     const email = `forgot-${unique()}@shop.test`;

@@ -127,6 +127,30 @@ describe('the official SDK against the local Whop', () => {
     expectAllVerified(hook.webhook_secret);
   });
 
+  it('disputes: dispute.created and dispute.updated as the SDK types them (unwrap verifies each), a final status; disputes.retrieve answers the Dispute', async () => {
+    const hook = await sdk().webhooks.create({ url: `${receiver.url}/wh`, events: ['dispute.created', 'dispute.updated'], resource_id: company() });
+    const checkout = await sdk().checkoutConfigurations.create({ plan: { plan_type: 'one_time', initial_price: 24.5, currency: 'eur' }, metadata: { checkout_session_token: 'cs_d' }, redirect_url: 'https://shop.example/d' });
+    const paymentId = (await payOnPage(checkout.purchase_url!)).searchParams.get('payment_id')!;
+    const opened = await processor.control<{ id: string }>('POST', `payments/${paymentId}/dispute`, { reason: 'fraudulent' });
+    expect(opened.status).toBe(201);
+    expect((await processor.control('POST', `disputes/${opened.body.id}/status`, { status: 'lost' })).status).toBe(200);
+    const events = await receiver.waitFor(2);
+    expectAllVerified(hook.webhook_secret);
+    const unwrapped = events.map((e) => sdk().webhooks.unwrap(e.rawBody.toString('utf8'), { headers: headersOf(e), key: keyOf(hook.webhook_secret) }));
+    expect(unwrapped.map((e) => e.type)).toEqual(['dispute.created', 'dispute.updated']);
+    const [created, updated] = unwrapped;
+    if (created?.type !== 'dispute.created' || updated?.type !== 'dispute.updated') throw new Error('not dispute events');
+    // Typed by the SDK: Dispute's fields (src/resources/disputes.ts), the payment without our metadata, the company it names.
+    expect(created.data).toMatchObject({ id: opened.body.id, amount: 24.5, currency: 'eur', reason: 'fraudulent', status: 'needs_response', payment: { id: paymentId }, company: { id: company() } });
+    expect(created.company_id).toBe(company());
+    expect(updated.data.status).toBe('lost');
+    const retrieved = await sdk().disputes.retrieve(opened.body.id);
+    expect(retrieved).toMatchObject({ id: opened.body.id, status: 'lost', payment: { id: paymentId } });
+    // Only an existing payment can be disputed (a checkout configuration is not one).
+    const unpaid = await sdk().checkoutConfigurations.create({ plan: { plan_type: 'one_time', initial_price: 5, currency: 'eur' } });
+    expect((await processor.control('POST', `payments/${unpaid.id}/dispute`, {})).status).toBe(404);
+  });
+
   it('payments.create charges the saved method of the first payment off-session: a Payment at once, payment.succeeded after', async () => {
     const hook = await sdk().webhooks.create({ url: `${receiver.url}/wh`, events: ['payment.succeeded', 'payment.failed'], resource_id: company() });
     const product = await sdk().products.create({ title: 'Checkout', account_id: company() });

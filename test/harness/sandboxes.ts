@@ -5,12 +5,13 @@ import { createStorefrontASimulator, DEMO_APP, type StorefrontASimulator } from 
 import { deployThemeExtension } from '../../scripts/lib/theme-extension.js';
 import { createStorefrontBSimulator, type StorefrontBSimulator } from '../../sandbox/storefront-b/simulator.js';
 import { createEmailSimulator, type EmailSimulator } from '../../sandbox/email/index.js';
+import { createWebhookReceiverSimulator, type WebhookReceiverSimulator } from '../../sandbox/webhook-receiver/index.js';
 import type { Simulator } from '../../sandbox/shared/simulator.js';
 import { createUrlGuard, type UrlGuard } from '../../security/ssrf.js';
 
 export interface Sandboxes {
-  sims: { processor: ProcessorSimulator; storefrontA: StorefrontASimulator; storefrontB: StorefrontBSimulator; email: EmailSimulator };
-  urls: { processor: string; storefrontA: string; storefrontB: string; email: string };
+  sims: { processor: ProcessorSimulator; storefrontA: StorefrontASimulator; storefrontB: StorefrontBSimulator; email: EmailSimulator; webhookReceiver: WebhookReceiverSimulator };
+  urls: { processor: string; storefrontA: string; storefrontB: string; email: string; webhookReceiver: string };
   /** The configuration variables that point the service at these simulators. */
   env: Record<string, string>;
   /** Lets the service reach the simulators (they listen on loopback). */
@@ -34,20 +35,23 @@ export async function startSandboxes(opts: SandboxOptions = {}): Promise<Sandbox
   let processorUrl = '';
   let storefrontAUrl = '';
   let storefrontBUrl = '';
+  let webhookReceiverUrl = '';
   const sims = {
     processor: createProcessorSimulator({ publicUrl: () => processorUrl, webhookRetryDelaysMs: [200, 500, 1000] }),
     storefrontA: createStorefrontASimulator({ publicUrl: () => storefrontAUrl }),
     storefrontB: createStorefrontBSimulator({ publicUrl: () => storefrontBUrl, serviceUrl: opts.serviceUrl }),
     email: createEmailSimulator(),
+    webhookReceiver: createWebhookReceiverSimulator({ publicUrl: () => webhookReceiverUrl }),
   };
   processorUrl = await listen(sims.processor);
   storefrontAUrl = await listen(sims.storefrontA);
   storefrontBUrl = await listen(sims.storefrontB);
   const emailUrl = await listen(sims.email);
+  webhookReceiverUrl = await listen(sims.webhookReceiver);
   // The demo app carries our theme app extension, as `shopify app deploy` leaves it (again after every reset).
   await deployThemeExtension(storefrontAUrl, DEMO_APP.clientId);
   sims.storefrontA.onReset(() => deployThemeExtension(storefrontAUrl, DEMO_APP.clientId));
-  const urls = { processor: processorUrl, storefrontA: storefrontAUrl, storefrontB: storefrontBUrl, email: emailUrl };
+  const urls = { processor: processorUrl, storefrontA: storefrontAUrl, storefrontB: storefrontBUrl, email: emailUrl, webhookReceiver: webhookReceiverUrl };
   return {
     sims,
     urls,

@@ -124,7 +124,7 @@ export async function startServiceStack(opts: ServiceStackOptions): Promise<Serv
   // `npm start`, so the script tag can call the API from the shop's page in a browser test.
   const config: Config = { ...base, sandbox: { ...base.sandbox, urls: { ...base.sandbox.urls, ...urls } } };
   const { urlGuard } = sandboxes;
-  const worker = opts.worker === false ? null : await temporal.createWorker(createActivities({ config, db, urlGuard }));
+  const worker = opts.worker === false ? null : await temporal.createWorker(createActivities({ config, db, urlGuard, temporal: { client: temporal.client } }));
   const running = worker?.run();
 
   const apiClient = opts.checkoutWorkflowInput

@@ -42,7 +42,7 @@ export interface TimeSkippingTemporal {
  * built on that server with time skipping on — the SDK's `create` with an existing server, which is what
  * its public `createTimeSkipping` does after launching one.
  */
-export async function startTimeSkipping(): Promise<TimeSkippingTemporal> {
+export async function startTimeSkipping(opts: { taskQueue?: string } = {}): Promise<TimeSkippingTemporal> {
   quietRuntime();
   const server = await launchTestServer(inject('testServerPath'));
   let env: TestWorkflowEnvironment;
@@ -72,7 +72,8 @@ export async function startTimeSkipping(): Promise<TimeSkippingTemporal> {
     await teardown();
     throw err;
   }
-  const taskQueue = uniqueTaskQueue('ts');
+  // A given queue: the one the activities' configuration starts workflows on (an event's deliveries).
+  const taskQueue = opts.taskQueue ?? uniqueTaskQueue('ts');
   return {
     env,
     taskQueue,

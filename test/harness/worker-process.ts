@@ -10,6 +10,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { Client } from '@temporalio/client';
 import type { Config } from '../../config/index.js';
 import { createActivities, createWorker } from '../../activities/worker.js';
 import { createFulfilmentActivities } from '../../activities/checkout-fulfilment.js';
@@ -98,12 +99,14 @@ async function main(): Promise<void> {
   const { config } = opts;
   const db = createDb(opts.databaseUrl, { max: 5 });
   const urlGuard = createUrlGuard({ allowedOrigins: opts.allowedOrigins });
-  const activities = createActivities({ config, db, urlGuard });
+  const connection = await NativeConnection.connect({ address: opts.temporalAddress });
+  // The activities that start workflows (an event's deliveries) use the worker's own connection.
+  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const activities = createActivities({ config, db, urlGuard, temporal: { client } });
   if (opts.holdAfterStoreOrderCreated) {
     const email = createEmailClient({ serverToken: config.email.serverToken ?? '', apiUrl: config.email.apiUrl });
     Object.assign(activities, createFulfilmentActivities({ config, db, urlGuard, email, secrets: createSecretBox(config.secretsKey!), fetch: holdingFetch(send) }));
   }
-  const connection = await NativeConnection.connect({ address: opts.temporalAddress });
   const worker = await createWorker({
     connection,
     namespace: config.temporal.namespace,

@@ -1,5 +1,6 @@
 // A database dump, after a merchant connected the processor, storefront A (through OAuth) and storefront
-// B and reset its password, holds none of those secrets in clear text.
+// B, added a webhook endpoint and rotated its secret, and reset its password, holds none of those secrets in clear
+// text.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_STORE } from '../../sandbox/storefront-b/state.js';
 import { DEMO_APP } from '../../sandbox/storefront-a/simulator.js';
@@ -33,6 +34,14 @@ describe('secrets at rest', () => {
     const other = await createMerchant(s, 'Vault Shop A');
     await installThroughOAuth(s, other.token);
 
+    // A webhook endpoint, its secret rotated: the current and the previous secret are both kept, sealed.
+    const endpoint = await stack.app.inject({ method: 'POST', url: '/api/merchant/webhooks/endpoints', headers: auth, payload: { url: `${stack.urls.webhookReceiver}/hooks/ep1`, enabled: false } });
+    expect(endpoint.statusCode, endpoint.body).toBe(201);
+    const firstSecret = (endpoint.json() as { secret: string }).secret;
+    const rotated = await stack.app.inject({ method: 'POST', url: `/api/merchant/webhooks/endpoints/${(endpoint.json() as { id: string }).id}/rotate-secret`, headers: auth });
+    expect(rotated.statusCode, rotated.body).toBe(200);
+    const rotatedSecret = (rotated.json() as { secret: string }).secret;
+
     const connection = await stack.database.db.processorConnection.findUniqueOrThrow({ where: { merchantId: merchant.id } });
     const webhookSecret = s.secrets.decrypt(connection.webhookSecretEnc!, processorAad.webhookSecret(merchant.id));
     const accessToken = await storedAccessToken(s, other.id);
@@ -45,6 +54,9 @@ describe('secrets at rest', () => {
       'storefront B consumer secret': DEMO_STORE.consumerSecret,
       'storefront A client secret': DEMO_APP.clientSecret,
       'storefront A access token': accessToken!,
+      // The base64 part: what a careless store would keep without its prefix.
+      'webhook endpoint secret': rotatedSecret.slice('whsec_'.length),
+      'previous webhook endpoint secret': firstSecret.slice('whsec_'.length),
     };
     const dump = await dataDump(stack.database.url);
     expect(dump).toContain(merchant.id); // the dump is of the right database
@@ -54,7 +66,7 @@ describe('secrets at rest', () => {
     }
     // Nor do any API responses carry them.
     const views = await Promise.all(
-      ['/api/merchant/processor', '/api/merchant/storefront-b', '/api/merchant/me'].map((url) => stack.app.inject({ method: 'GET', url, headers: auth }).then((r) => r.body)),
+      ['/api/merchant/processor', '/api/merchant/storefront-b', '/api/merchant/me', '/api/merchant/webhooks/endpoints'].map((url) => stack.app.inject({ method: 'GET', url, headers: auth }).then((r) => r.body)),
     );
     const viewsA = await stack.app.inject({ method: 'GET', url: '/api/merchant/storefront-a', headers: { authorization: `Bearer ${other.token}` } });
     for (const body of [...views, viewsA.body]) for (const value of Object.values(secrets)) expect(body.includes(value)).toBe(false);

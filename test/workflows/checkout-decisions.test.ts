@@ -103,6 +103,9 @@ describe('checkout workflow decisions (fast tier: activities in memory)', () => 
     // Asked once each: the workflow decides "exactly once", not only the activities' own idempotency.
     const calls = (name: string) => world.calls.filter((c) => c === name).length;
     expect([calls('createStoreOrder'), calls('sendOrderConfirmation'), calls('sendMerchantOrderNotification')]).toEqual([1, 1, 1]);
+    // The merchant's webhook event of the fact, asked for once.
+    expect(world.merchantEvents).toEqual(['session.completed']);
+    expect(calls('emitMerchantEvent')).toBe(1);
   });
 
   it('given a refunded session / when the original success event is delivered again / it stays REFUNDED (an event id is applied once)', async () => {
@@ -254,6 +257,7 @@ describe('checkout workflow decisions (fast tier: activities in memory)', () => 
     });
     expect(result).toEqual({ status: 'ABANDONED' });
     expect(world.session.statusWrites.at(-1)).toEqual({ to: 'ABANDONED', cause: 'no payment result' });
+    expect(world.merchantEvents).toEqual(['session.abandoned']);
     // Asked 5 minutes after the start, then backing off by doubling up to an hour, for 24 hours.
     const times = world.processor.lookupTimes;
     const gaps = times.slice(1).map((t, i) => Math.round((t - times[i]!) / MINUTE));
@@ -269,6 +273,16 @@ describe('checkout workflow decisions (fast tier: activities in memory)', () => 
     const result = await withCheckout(world, (handle) => handle.result());
     expect(result).toEqual({ status: 'ABANDONED' });
     expect(world.calls).not.toContain('createProcessorPayment');
+    expect(world.merchantEvents).toEqual(['session.abandoned']);
+  });
+
+  it('given a session idle for longer than the delay when its workflow starts (the idle sweep) / ABANDONED at load, reported once', async () => {
+    const world = newWorld({ idleForMs: 25 * HOUR });
+    const result = await withCheckout(world, (handle) => handle.result());
+    expect(result).toEqual({ status: 'ABANDONED' });
+    expect(world.session.statusWrites).toEqual([{ to: 'ABANDONED', cause: 'no progress for 24 hours' }]);
+    expect(world.merchantEvents).toEqual(['session.abandoned']);
+    expect(world.calls.filter((c) => c === 'emitMerchantEvent')).toHaveLength(1);
   });
 
   it('given a completed card payment / the refund is asked of the processor once; its event makes it REFUNDED with one email', async () => {
@@ -286,6 +300,8 @@ describe('checkout workflow decisions (fast tier: activities in memory)', () => 
     expect(result).toEqual({ status: 'REFUNDED' });
     expect(world.processor.refunds).toBe(1);
     expect(world.emails.filter((e) => e === 'refund_confirmation')).toHaveLength(1);
+    expect(world.merchantEvents).toEqual(['session.completed', 'session.refunded']);
+    expect(world.calls.filter((c) => c === 'emitMerchantEvent')).toHaveLength(2);
   });
 });
 

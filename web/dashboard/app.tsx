@@ -20,6 +20,7 @@ import { DiscountsPage, OrderBumpsPage, PixelsPage, UpsellsPage } from './pages/
 import { BillingPage } from './pages/billing.js';
 import { SettingsPage } from './pages/settings.js';
 import { ApiKeysPage } from './pages/api-keys.js';
+import { WebhooksPage } from './pages/webhooks.js';
 
 interface PageRoute {
   path: string;
@@ -48,7 +49,8 @@ const NAV: Array<{ section: string; items: Array<{ href: string; label: string }
       { href: '/dashboard/pixels', label: 'Pixels' },
     ],
   },
-  { section: 'Account', items: [{ href: '/dashboard/billing', label: 'Billing' }, { href: '/dashboard/api-keys', label: 'API keys' }, { href: '/dashboard/settings', label: 'Settings' }] },
+  { section: 'Developers', items: [{ href: '/dashboard/api-keys', label: 'API keys' }, { href: '/dashboard/webhooks', label: 'Webhooks' }] },
+  { section: 'Account', items: [{ href: '/dashboard/billing', label: 'Billing' }, { href: '/dashboard/settings', label: 'Settings' }] },
 ];
 
 const PAGES: PageRoute[] = [
@@ -68,6 +70,7 @@ const PAGES: PageRoute[] = [
   { path: '/dashboard/billing', title: 'Billing', render: () => <BillingPage /> },
   { path: '/dashboard/api-keys', title: 'API keys', render: () => <ApiKeysPage /> },
   { path: '/dashboard/settings', title: 'Settings', render: () => <SettingsPage /> },
+  { path: '/dashboard/webhooks', title: 'Webhooks', render: () => <WebhooksPage /> },
 ];
 
 const PUBLIC: Record<string, () => ComponentChildren> = {

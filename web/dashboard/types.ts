@@ -8,6 +8,7 @@ import type { checkoutActivation, onboardingState, setupVerificationResult } fro
 import type { funnelResponse, orderDetail, orderSummary, ordersPage, statsResponse, timelineEntry } from '../../api/schemas/orders.js';
 import type { discountView, orderBumpView, pixelView, upsellView } from '../../api/schemas/commerce.js';
 import type { apiKeyCreated, apiKeyRolled, apiKeyView } from '../../api/schemas/api-keys.js';
+import type { deliveriesPage, deliveryDetail, deliveryView, endpointCreated, endpointView, secretRotated } from '../../api/schemas/merchant-webhooks.js';
 
 export type Merchant = z.output<typeof merchantView>;
 export type ShippingRate = Merchant['shippingRates'][number];
@@ -98,3 +99,11 @@ export interface Subdomain {
   checkoutOrigin: string;
   exampleCheckoutUrl: string;
 }
+
+// Outgoing webhooks (api/schemas/merchant-webhooks.ts).
+export type WebhookEndpoint = z.output<typeof endpointView>;
+export type WebhookEndpointWithSecret = z.output<typeof endpointCreated>;
+export type SecretRotated = z.output<typeof secretRotated>;
+export type WebhookDelivery = z.output<typeof deliveryView>;
+export type WebhookDeliveryDetail = z.output<typeof deliveryDetail>;
+export type WebhookDeliveriesPage = z.output<typeof deliveriesPage>;

@@ -198,6 +198,8 @@ const PILL_KIND: Record<string, string> = {
   PAYMENT_PENDING: 'warning', PENDING: 'warning', OPEN: 'info', CONNECTING: 'warning', PAST_DUE: 'warning', COD_CONFIRMED: 'info',
   FAILED: 'danger', EXPIRED: 'danger', ABANDONED: 'neutral', DEMO: 'neutral', ERROR: 'danger', missing: 'danger',
   EXPIRING: 'warning', REVOKED: 'neutral',
+  // Webhook endpoints and deliveries.
+  enabled: 'success', succeeded: 'success', pending: 'warning', failing: 'warning', disabled: 'neutral', dead: 'danger',
 };
 
 export function Pill(props: { status: string; label?: string }) {

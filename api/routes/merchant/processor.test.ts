@@ -64,7 +64,7 @@ beforeAll(async () => {
   [processor, receiver, database, temporal] = await Promise.all([startProcessor({ webhookRetryDelaysMs: [] }), startWebhookReceiver(), createTestDatabase(), connectTestTemporal()]);
   const config = testConfig({ TEMPORAL_TASK_QUEUE: temporal.taskQueue, PROCESSOR_API_URL: `${processor.baseUrl}/api/v1`, PUBLIC_API_URL: receiver.url });
   const activities = {
-    ...createActivities({ config, db: database.db }),
+    ...createActivities({ config, db: database.db, temporal }),
     ...createProcessorActivities({ db: database.db, secrets, config, timeoutMs: CLIENT_TIMEOUT_MS }),
   };
   worker = await temporal.createWorker(activities);

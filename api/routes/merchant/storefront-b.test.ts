@@ -73,7 +73,7 @@ beforeAll(async () => {
   // The sandbox's loopback http origin is allowed, as the stack allows it; anything else must be public https.
   const urlGuard = createUrlGuard({ allowedOrigins: [simUrl] });
   const activities = {
-    ...createActivities({ config, db: database.db, urlGuard }),
+    ...createActivities({ config, db: database.db, urlGuard, temporal }),
     ...createStorefrontBActivities({ db: database.db, secrets, urlGuard, timeoutMs: CLIENT_TIMEOUT_MS }),
   };
   worker = await temporal.createWorker(activities);

@@ -14,9 +14,15 @@
 // Only a signalled event counts: if Temporal cannot be reached we answer 503, the processor retries, and
 // the retry signals. The workflow deduplicates by event id again, so a second signal is harmless.
 // Verifying, storing and signalling once are shared with the billing webhook: api/webhook-deliveries.ts.
+//
+// Disputes (dispute.created, dispute.updated) carry no metadata of ours: the company they were filed against names
+// the merchant (verified with that merchant's secret), and a valid one starts the workflow that records the
+// merchant's dispute.created (and, at a final status, dispute.resolved) event, once per dispute and fact, instead
+// of signalling a checkout: it changes no session.
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { FastifyBaseLogger } from 'fastify';
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { type RouteDeps } from '../../route-deps.js';
 import { errorResponse } from '../../schemas/common.js';
 import { acceptRawBodies, rawBodyOf, rawJsonBody } from '../../plugins/raw-body.js';
@@ -25,13 +31,14 @@ import {
 } from '../../webhook-deliveries.js';
 import { AppError } from '../../../domain/errors.js';
 import { isSessionToken } from '../../../domain/tokens.js';
-import type { ProcessorEvent } from '../../../integrations/processor/webhook.js';
+import { claimedDisputeCompany, DISPUTE_EVENTS, readDispute, type ProcessorDispute, type ProcessorEvent } from '../../../integrations/processor/webhook.js';
+import { factKeyOf, FINAL_DISPUTE_STATUSES, MERCHANT_EVENT_WORKFLOW, merchantEventWorkflowId } from '../../../domain/merchant-webhooks.js';
 import { PROCESSOR_WEBHOOK_PATH } from '../../../model/connections.js';
 import { processorAad } from '../../../model/connections.js';
 import type { ProcessorEventMessage } from '../../../workflows/checkout.messages.js';
 import { signalCheckout, type CheckoutRef } from '../../checkout-workflow.js';
 
-export type DeliveryRejection = 'bad_signature' | 'unknown_session' | 'malformed' | 'duplicate' | 'no_secret';
+export type DeliveryRejection = 'bad_signature' | 'unknown_session' | 'unknown_company' | 'malformed' | 'duplicate' | 'no_secret';
 
 const received = z.object({
   received: z.literal(true),
@@ -98,6 +105,54 @@ export const processorWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
       tx.sessionEvent.create({ data: { token: session.token, type: 'webhook_received', data: { eventId, event: event.name, verified: true } } }));
   }
 
+  /**
+   * The merchant's dispute events, recorded by a workflow of their own (merchant-event-<fact key>): dispute.created,
+   * and dispute.resolved once the status is final; each once, by its fact key (a dispute.updated also records a
+   * dispute.created that never arrived).
+   */
+  function recordDispute(merchantId: string, dispute: ProcessorDispute) {
+    const facts = { dispute_id: dispute.id, status: dispute.status, amount_minor: dispute.amountMinor, currency: dispute.currency, reason: dispute.reason, processor_payment_id: dispute.paymentId };
+    const types = FINAL_DISPUTE_STATUSES.has(dispute.status) ? (['dispute.created', 'dispute.resolved'] as const) : (['dispute.created'] as const);
+    const last = types[types.length - 1]!;
+    return async () => {
+      try {
+        await temporal.client.workflow.start(MERCHANT_EVENT_WORKFLOW, {
+          workflowId: merchantEventWorkflowId(factKeyOf(last, dispute.id)),
+          taskQueue: deps.config.temporal.taskQueue,
+          args: [{ events: types.map((type) => ({ type, merchantId, dispute: facts })) }],
+          // Recorded already (or being recorded): the same facts. A run that failed may run again.
+          workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+        });
+      } catch (err) {
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      }
+    };
+  }
+
+  /** A dispute event: verified with the secret of the merchant whose Whop company it names. */
+  async function disputeDelivery(request: FastifyRequest, raw: Buffer, text: string, claims: Claims, audit: Audit) {
+    const companyId = claimedDisputeCompany(claims.json);
+    const connections = companyId ? await db.processorConnection.findMany({ where: { businessId: companyId }, select: { merchantId: true, webhookSecretEnc: true } }) : [];
+    if (connections.length === 0) return deliveries.refuse(audit, 'unknown_company', new AppError('INVALID_SIGNATURE', 'No merchant is connected to the company this dispute names: the signature cannot be verified'));
+    // Each candidate's secret is tried (one company is one merchant's in practice).
+    const signer = connections.find((c) => {
+      const secret = c.webhookSecretEnc ? openSecret(c.webhookSecretEnc, c.merchantId, request.log) : '';
+      return secret !== '' && signedByAny(request, raw, [secret]);
+    });
+    if (!signer) {
+      audit.merchantId = connections.length === 1 ? connections[0]!.merchantId : null;
+      return deliveries.refuse(audit, 'bad_signature', new AppError('INVALID_SIGNATURE', 'Webhook signature is not valid'));
+    }
+    audit.merchantId = signer.merchantId;
+    audit.rawBody = storableBody(text, true);
+    const event = processorEventOf(claims.json, request);
+    const dispute = readDispute(claims.json);
+    if (!event || !dispute) return deliveries.refuse(audit, 'malformed', new AppError('INVALID_INPUT', 'The body is not a dispute event (type, data.id, amount, currency, status, payment.id)'), true);
+    const outcome = await deliveries.applyOnce(audit, eventIdOf(event), recordDispute(signer.merchantId, dispute), request.log);
+    if (outcome === 'unavailable') throw new AppError('NOT_READY', 'The event is stored but could not be applied yet: retry later');
+    return { received: true as const, duplicate: outcome === 'duplicate' };
+  }
+
   app.post(PROCESSOR_WEBHOOK_PATH, {
     schema: {
       tags: ['webhooks'],
@@ -106,7 +161,9 @@ export const processorWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
         'Signed with the webhook secret of the merchant whose checkout session data.metadata.checkout_session_token (or, for a refund, ' +
         'data.payment.metadata.checkout_session_token) names: Whop\'s Standard Webhooks headers (webhook-id, webhook-timestamp within 5 minutes, ' +
         'webhook-signature v1,<base64>, any of several) or X-Processor-Signature, the lowercase hex HMAC-SHA256 of the raw body. ' +
-        'Events in Whop\'s spelling (type: payment.succeeded) or the spec\'s (event: payment_succeeded) count as the spec\'s; others are stored and ' +
+        'Events in Whop\'s spelling (type: payment.succeeded) or the spec\'s (event: payment_succeeded) count as the spec\'s. ' +
+        'Whop\'s dispute.created and dispute.updated are verified with the secret of the merchant connected to the company they name ' +
+        '(company_id, or data.company.id) and become the merchant\'s dispute.created / dispute.resolved webhook events (once per dispute); other events are stored and ' +
         'acknowledged. Every delivery is stored for audit. An invalid signature, or a session we cannot verify for, ' +
         'answers 401 INVALID_SIGNATURE and changes nothing; a body that is not an event answers 400 INVALID_INPUT. A valid event is applied to the ' +
         'session once per event id (a redelivery answers 200 with duplicate: true); 503 NOT_READY asks the processor to retry later.',
@@ -121,6 +178,7 @@ export const processorWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
     const claims = readClaims(text);
     const audit: Audit = { rawBody: storableBody(text, false), event: claims.event, sessionToken: claims.token, merchantId: null };
     if (claims.json === undefined) return deliveries.refuse(audit, 'malformed', new AppError('INVALID_INPUT', 'The body is not JSON'));
+    if (claims.event && DISPUTE_EVENTS.has(claims.event)) return disputeDelivery(request, raw, text, claims, audit);
 
     const session = claims.token && isSessionToken(claims.token)
       ? await db.checkoutSession.findUnique({

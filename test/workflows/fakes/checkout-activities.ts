@@ -13,6 +13,7 @@ import type { FulfilmentActivities } from '../../../activities/checkout-fulfilme
 import type { CheckoutStatus } from '../../../domain/checkout-status.js';
 import type { ShopperDetails } from '../../../workflows/checkout.messages.js';
 import type { EmailSendResult } from '../../../activities/email-outbox.js';
+import type { EmitMerchantEventInput, MerchantWebhookActivities } from '../../../activities/merchant-webhooks.js';
 import { nextUpsellState, type UpsellCharge, type UpsellChargeOutcome, type UpsellPurchaseState } from '../../../domain/upsell-purchase.js';
 
 type Fn<T> = T extends (...args: infer A) => infer R ? (...args: A) => R : never;
@@ -52,6 +53,8 @@ export interface FakeWorld {
   upsellChargeAnswer: UpsellChargeOutcome;
   /** Emails sent, by kind. */
   emails: string[];
+  /** Merchant webhook events reported (session.completed, ...), in order. */
+  merchantEvents: string[];
   /** Faults to inject: each entry is consumed by one call of that activity. */
   faults: Partial<Record<ActivityName, Array<'retryable' | 'permanent'>>>;
   /** Calls of each activity, in order. */
@@ -60,7 +63,7 @@ export interface FakeWorld {
   holds: Partial<Record<ActivityName, Promise<void>>>;
 }
 
-type AllActivities = Plain<CheckoutSessionActivities> & Plain<CheckoutPaymentActivities> & Plain<FulfilmentActivities>;
+type AllActivities = Plain<CheckoutSessionActivities> & Plain<CheckoutPaymentActivities> & Plain<FulfilmentActivities> & Plain<Pick<MerchantWebhookActivities, 'emitMerchantEvent'>>;
 export type ActivityName = keyof AllActivities;
 
 export function newWorld(overrides: Partial<FakeSession> = {}): FakeWorld {
@@ -82,6 +85,7 @@ export function newWorld(overrides: Partial<FakeSession> = {}): FakeWorld {
     upsells: new Map(),
     upsellChargeAnswer: 'paid',
     emails: [],
+    merchantEvents: [],
     faults: {},
     calls: [],
     holds: {},
@@ -222,5 +226,14 @@ export function fakeCheckoutActivities(world: FakeWorld) {
     },
   } satisfies Plain<FulfilmentActivities>;
 
-  return { ...session, ...payment, ...fulfilment };
+  const merchantEvents = {
+    // Idempotent per fact, as the real one is (the event's unique fact key): the calls show what the workflow asked.
+    async emitMerchantEvent(input: EmitMerchantEventInput) {
+      enter('emitMerchantEvent');
+      if (!world.merchantEvents.includes(input.type)) world.merchantEvents.push(input.type);
+      return { eventId: `evt_${input.type}`, deliveries: 0 };
+    },
+  } satisfies Plain<Pick<MerchantWebhookActivities, 'emitMerchantEvent'>>;
+
+  return { ...session, ...payment, ...fulfilment, ...merchantEvents };
 }
