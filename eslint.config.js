@@ -15,7 +15,7 @@ const restrict = (...patterns) => ({ '@typescript-eslint/no-restricted-imports':
 const testFiles = ['**/*.test.ts', '**/*.test.tsx', 'test/**'];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'generated/**', '.data/**', 'tools/**', 'web/dist/**', '**/*.mjs', 'eslint.config.js', /* shipped into Shopify themes as plain ES5, tested in the browser */ 'plugins/storefront-a-theme-extension/assets/**'] },
+  { ignores: ['node_modules/**', 'generated/**', '.data/**', 'tools/**', 'web/dist/**', /* the SDK's build output (sdk/test/package.test.ts builds it) */ 'sdk/dist/**', '**/*.mjs', 'eslint.config.js', /* shipped into Shopify themes as plain ES5, tested in the browser */ 'plugins/storefront-a-theme-extension/assets/**'] },
   ...tseslint.configs.recommended,
   {
     languageOptions: {

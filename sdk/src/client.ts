@@ -35,10 +35,21 @@ export type OrdersPage = Schemas['OrdersPage'];
 type JsonBody<P extends keyof paths, M extends 'post' | 'patch'> = paths[P][M] extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
 export type DiscountCodeCreate = JsonBody<'/api/merchant/discounts', 'post'>;
 export type DiscountCodeUpdate = JsonBody<'/api/merchant/discounts/{id}', 'patch'>;
-type OrdersQueryWire = NonNullable<paths['/api/checkout/merchant/orders']['get']['parameters']['query']>;
-/** The orders filter; `limit` may be a number (the wire format is its digits). */
-export type OrdersQuery = Omit<OrdersQueryWire, 'limit'> & { limit?: number | string };
+/** A list filter whose `limit` may be a number (the wire format is its digits). */
+type WithLimit<Q> = Omit<Q, 'limit'> & { limit?: number | string };
+/** The orders filter; `limit` may be a number. */
+export type OrdersQuery = WithLimit<NonNullable<paths['/api/checkout/merchant/orders']['get']['parameters']['query']>>;
 export type RefundRequest = NonNullable<JsonBody<'/api/checkout/merchant/orders/{token}/refund', 'post'>>;
+export type WebhookEndpoint = Schemas['WebhookEndpoint'];
+/** An endpoint as created or rotated: the only answers that carry its signing secret (`whsec_…`). */
+export type WebhookEndpointWithSecret = Schemas['WebhookEndpointWithSecret'];
+export type WebhookEndpointCreate = JsonBody<'/api/merchant/webhooks/endpoints', 'post'>;
+export type WebhookEndpointUpdate = JsonBody<'/api/merchant/webhooks/endpoints/{id}', 'patch'>;
+export type WebhookDelivery = Schemas['WebhookDelivery'];
+/** The delivery filter; `limit` may be a number. */
+export type WebhookDeliveriesQuery = WithLimit<NonNullable<paths['/api/merchant/webhooks/deliveries']['get']['parameters']['query']>>;
+/** The event filter; `limit` may be a number. */
+export type MerchantEventsQuery = WithLimit<NonNullable<paths['/api/merchant/webhooks/events']['get']['parameters']['query']>>;
 
 export const SDK_VERSION = '0.1.0';
 
@@ -56,6 +67,30 @@ async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; response: Re
 }
 
 const writeHeaders = (opts: WriteOptions = {}) => (opts.idempotencyKey ? { [IDEMPOTENCY_HEADER]: opts.idempotencyKey } : {});
+
+/** A query as sent: `limit` as its digits. */
+const wireQuery = <Q extends { limit?: number | string }>({ limit, ...rest }: Q) => ({ ...rest, ...(limit === undefined ? {} : { limit: String(limit) }) });
+
+/** One list of the API as `list` (a page), `iterate` (every item, page after page) and `all` (collected, at most `max`). */
+function pagedList<Q extends { cursor?: string }, T>(list: (query: Q) => Promise<{ items: T[]; nextCursor?: string | null }>) {
+  async function* iterate(query: Q = {} as Q): AsyncGenerator<T, void, undefined> {
+    let cursor = query.cursor;
+    do {
+      const page = await list({ ...query, ...(cursor ? { cursor } : {}) });
+      yield* page.items;
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+  }
+  async function all(query: Q = {} as Q, max = 10_000): Promise<T[]> {
+    const found: T[] = [];
+    for await (const item of iterate(query)) {
+      found.push(item);
+      if (found.length >= max) break;
+    }
+    return found;
+  }
+  return { list: (query: Q = {} as Q) => list(query), iterate, all };
+}
 
 export function createCheckoutClient(options: CheckoutClientOptions) {
   if (!options.apiKey) throw new TypeError('createCheckoutClient: apiKey is required');
@@ -83,35 +118,59 @@ export function createCheckoutClient(options: CheckoutClientOptions) {
     delete: (id: string, opts?: WriteOptions) => unwrap(api.DELETE('/api/merchant/discounts/{id}', { params: { path: { id } }, signal: opts?.signal })),
   };
 
+  const orderPages = pagedList((query: OrdersQuery) => unwrap(api.GET('/api/checkout/merchant/orders', { params: { query: wireQuery(query) } })));
   const orders = {
     /** One page, newest first; pass `nextCursor` back as `cursor` for the next. */
-    list: ({ limit, ...rest }: OrdersQuery = {}) =>
-      unwrap(api.GET('/api/checkout/merchant/orders', { params: { query: { ...rest, ...(limit === undefined ? {} : { limit: String(limit) }) } } })),
+    list: orderPages.list,
     /** Every order matching `query`, page after page, as one stream. */
-    async *iterate(query: OrdersQuery = {}): AsyncGenerator<OrderSummary, void, undefined> {
-      let cursor = query.cursor;
-      do {
-        const page: OrdersPage = await orders.list({ ...query, ...(cursor ? { cursor } : {}) });
-        yield* page.items;
-        cursor = page.nextCursor ?? undefined;
-      } while (cursor);
-    },
+    iterate: orderPages.iterate,
     /** Every order matching `query`, collected (at most `max`, default 10 000). */
-    async all(query: OrdersQuery = {}, max = 10_000): Promise<OrderSummary[]> {
-      const found: OrderSummary[] = [];
-      for await (const order of orders.iterate(query)) {
-        found.push(order);
-        if (found.length >= max) break;
-      }
-      return found;
-    },
+    all: orderPages.all,
     get: (token: string) => unwrap(api.GET('/api/checkout/merchant/orders/{token}', { params: { path: { token } } })),
     /** A full refund through the processor: accepted now (202), REFUNDED once the processor confirms. */
     refund: (token: string, body?: RefundRequest, opts?: WriteOptions) =>
       unwrap(api.POST('/api/checkout/merchant/orders/{token}/refund', { params: { path: { token } }, body, headers: writeHeaders(opts), signal: opts?.signal })),
   };
 
-  return { api, discounts, orders };
+  // Outgoing webhooks (docs/webhooks.md): the key needs webhooks:read / webhooks:write.
+  const byId = (id: string) => ({ params: { path: { id } } });
+  const webhooks = {
+    endpoints: {
+      list: () => unwrap(api.GET('/api/merchant/webhooks/endpoints')),
+      get: (id: string) => unwrap(api.GET('/api/merchant/webhooks/endpoints/{id}', byId(id))),
+      /** A new endpoint; the answer carries its signing secret, which is never shown again: keep it. */
+      create: (body: WebhookEndpointCreate, opts?: WriteOptions) =>
+        unwrap(api.POST('/api/merchant/webhooks/endpoints', { body, headers: writeHeaders(opts), signal: opts?.signal })),
+      update: (id: string, body: WebhookEndpointUpdate, opts?: WriteOptions) =>
+        unwrap(api.PATCH('/api/merchant/webhooks/endpoints/{id}', { ...byId(id), body, signal: opts?.signal })),
+      delete: (id: string, opts?: WriteOptions) => unwrap(api.DELETE('/api/merchant/webhooks/endpoints/{id}', { ...byId(id), signal: opts?.signal })),
+      /** A new secret now; deliveries are signed with the old one too for 24 hours (pass both to verifyWebhook meanwhile). */
+      rotateSecret: (id: string, opts?: WriteOptions) =>
+        unwrap(api.POST('/api/merchant/webhooks/endpoints/{id}/rotate-secret', { ...byId(id), headers: writeHeaders(opts), signal: opts?.signal })),
+      /** Sends a `webhook.test` event to this endpoint only. */
+      sendTest: (id: string, opts?: WriteOptions) =>
+        unwrap(api.POST('/api/merchant/webhooks/endpoints/{id}/test', { ...byId(id), headers: writeHeaders(opts), signal: opts?.signal })),
+      /** Delivers again every dead delivery of this endpoint since `since` (ISO 8601). */
+      replaySince: (id: string, since: string | Date, opts?: WriteOptions) =>
+        unwrap(api.POST('/api/merchant/webhooks/endpoints/{id}/replay', {
+          ...byId(id), body: { since: since instanceof Date ? since.toISOString() : since }, headers: writeHeaders(opts), signal: opts?.signal,
+        })),
+    },
+    deliveries: {
+      ...pagedList((query: WebhookDeliveriesQuery) => unwrap(api.GET('/api/merchant/webhooks/deliveries', { params: { query: wireQuery(query) } }))),
+      /** One delivery with its attempt log (status, duration, the start of each answer). */
+      get: (id: string) => unwrap(api.GET('/api/merchant/webhooks/deliveries/{id}', byId(id))),
+      /** Delivers it again with the same webhook-id (receivers dedupe on it). */
+      replay: (id: string, opts?: WriteOptions) =>
+        unwrap(api.POST('/api/merchant/webhooks/deliveries/{id}/replay', { ...byId(id), headers: writeHeaders(opts), signal: opts?.signal })),
+    },
+    events: {
+      ...pagedList((query: MerchantEventsQuery) => unwrap(api.GET('/api/merchant/webhooks/events', { params: { query: wireQuery(query) } }))),
+      get: (id: string) => unwrap(api.GET('/api/merchant/webhooks/events/{id}', byId(id))),
+    },
+  };
+
+  return { api, discounts, orders, webhooks };
 }
 
 export type CheckoutClient = ReturnType<typeof createCheckoutClient>;

@@ -3,17 +3,27 @@
 // `whsec_…`), checked here with the specification's own library, `standardwebhooks`: constant-time comparison,
 // a 5-minute timestamp tolerance, any of several signatures. Pass the raw body exactly as received.
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+import type { components } from './schema.js';
 
 export { WebhookVerificationError };
 
-/** What every delivery carries (the payload's `data` is the event type's object; docs/webhooks.md). */
-export interface WebhookEvent<T = Record<string, unknown>> {
-  /** e.g. `session.completed`, `session.refunded`, `session.abandoned`, `dispute.created`, `dispute.resolved`. */
-  type: string;
-  timestamp: string;
-  data: T;
-  [field: string]: unknown;
-}
+type Schemas = components['schemas'];
+
+/**
+ * Every event the service sends, as a union on `type` (docs/webhooks.md; the OpenAPI document's `webhooks`):
+ * `session.completed`, `session.refunded`, `session.abandoned`, `dispute.created`, `dispute.resolved`, and
+ * `webhook.test` from the dashboard's button. Switch on `event.type` and `event.data` is typed. New event types may
+ * be added: ignore (and answer 2xx to) a type you do not know.
+ */
+export type WebhookEvent =
+  | Schemas['WebhookEvent_session_completed']
+  | Schemas['WebhookEvent_session_refunded']
+  | Schemas['WebhookEvent_session_abandoned']
+  | Schemas['WebhookEvent_dispute_created']
+  | Schemas['WebhookEvent_dispute_resolved']
+  | Schemas['WebhookEvent_webhook_test'];
+
+export type WebhookEventType = WebhookEvent['type'];
 
 type HeaderBag = Headers | Record<string, string | string[] | undefined>;
 
@@ -35,7 +45,7 @@ function headerRecord(headers: HeaderBag): Record<string, string> {
  * The delivery's event once its signature checks out with one of `secrets` (during a rotation, give the new and
  * the old secret); throws WebhookVerificationError otherwise. `body` is the raw request body (string or bytes).
  */
-export function verifyWebhook<T = Record<string, unknown>>(body: string | Uint8Array, headers: HeaderBag, secrets: string | readonly string[]): WebhookEvent<T> {
+export function verifyWebhook(body: string | Uint8Array, headers: HeaderBag, secrets: string | readonly string[]): WebhookEvent {
   const text = typeof body === 'string' ? body : new TextDecoder().decode(body);
   const list = typeof secrets === 'string' ? [secrets] : secrets;
   if (list.length === 0) throw new TypeError('verifyWebhook: at least one secret is required');
@@ -43,7 +53,7 @@ export function verifyWebhook<T = Record<string, unknown>>(body: string | Uint8A
   let last: unknown;
   for (const secret of list) {
     try {
-      return new Webhook(secret).verify(text, record) as WebhookEvent<T>;
+      return new Webhook(secret).verify(text, record) as WebhookEvent;
     } catch (err) {
       last = err;
     }
