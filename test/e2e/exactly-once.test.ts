@@ -6,9 +6,9 @@
 // The store order's retry policy starts at 5 s and doubles: 5 failures cost 155 s of waiting (measured:
 // 156 s). The stacks here start their checkout workflows with storeRetryInitialMs = 250 ms instead (the
 // same policy, 20 times faster: 7.75 s).
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../harness/stack.js';
-import { startWorkerProcess, type WorkerProcess } from '../harness/worker-process.js';
+import { startCrashStack, type CrashStack } from '../harness/crash-stack.js';
 import { signSpecWebhook as signWebhook, SPEC_SIGNATURE_HEADER as SIGNATURE_HEADER } from '../../integrations/processor/webhook.js';
 import { PROCESSOR_WEBHOOK_PATH } from '../../model/connections.js';
 import { checkoutWorkflowId } from '../../workflows/checkout.messages.js';
@@ -224,31 +224,16 @@ async function within<T>(ms: number, what: string, promise: Promise<T>): Promise
 describe('a worker killed right after the store call', () => {
   // A stack of its own without an in-process worker: its task queue is served only by worker processes
   // this test starts and kills.
-  let crash: TestStack;
-  const workers: WorkerProcess[] = [];
-  const startWorker = async (holdAfterStoreOrderCreated: boolean) => {
-    const worker = await startWorkerProcess({
-      config: crash.config,
-      databaseUrl: crash.database.url,
-      temporalAddress: inject('temporalAddress'),
-      workflowBundlePath: inject('workflowBundlePath'),
-      allowedOrigins: Object.values(crash.urls),
-      holdAfterStoreOrderCreated,
-    });
-    workers.push(worker);
-    return worker;
-  };
-
+  let crash: CrashStack;
   beforeAll(async () => {
-    crash = await startTestStack({}, { ...FAST_STORE_RETRIES, worker: false });
+    crash = await startCrashStack(FAST_STORE_RETRIES);
   });
   afterAll(async () => {
-    for (const worker of workers) await worker.kill('SIGTERM');
     await crash?.close();
   });
 
   it('given SIGKILL after the store created the order, before the activity returned / a new worker finds that order through its recorded draft order: still exactly one order, one email each', async () => {
-    const first = await startWorker(true);
+    const first = await crash.startWorker(true);
     const merchant = await storefrontAMerchant(crash, 'Crash Store');
     const token = await storefrontACheckout(crash, merchant.shop);
     const payment = await startPayment(crash, token);
@@ -264,7 +249,7 @@ describe('a worker killed right after the store call', () => {
     expect(await timelineOf(crash, token, 'order_created')).toEqual([]);
 
     // A new worker: the activity times out (startToClose 30 s), is retried there, and finds the order.
-    await startWorker(false);
+    await crash.startWorker(false);
     expect(await returnFromPaymentPage(crash, token)).toBe('COMPLETED');
     const session = await expectCompletedWithOneOrderAndTwoEmails(crash, token, merchant.email, () => storefrontAOrdersOf(merchant.shop, token).length, 120_000);
     console.log(`[exactly-once] the order recorded ${Date.now() - killedAt} ms after the kill`);

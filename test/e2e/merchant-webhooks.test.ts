@@ -3,9 +3,9 @@
 // one session.completed, however often the processor repeats its success event and when the worker is killed in
 // the middle; the merchant's refund gives one session.refunded; a dispute opened and won at the processor gives
 // one dispute.created and one dispute.resolved. "One" is one event and one webhook-id: the id receivers dedupe on.
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../harness/stack.js';
-import { startWorkerProcess, type WorkerProcess } from '../harness/worker-process.js';
+import { startCrashStack, type CrashStack } from '../harness/crash-stack.js';
 import type { ReceivedDelivery } from '../../sandbox/webhook-receiver/index.js';
 import {
   api, control, expectCompletedWithOneOrderAndTwoEmails, payOnHostedPage, returnFromPaymentPage, sessionStatus, startPayment, storefrontACheckout, storefrontAMerchant,
@@ -144,30 +144,16 @@ describe('dispute events', () => {
 
 describe('a worker killed in the middle', () => {
   // A stack without an in-process worker: its task queue is served only by worker processes this test starts and kills.
-  let crash: TestStack;
-  const workers: WorkerProcess[] = [];
-  const startWorker = async (holdAfterStoreOrderCreated: boolean) => {
-    const worker = await startWorkerProcess({
-      config: crash.config,
-      databaseUrl: crash.database.url,
-      temporalAddress: inject('temporalAddress'),
-      workflowBundlePath: inject('workflowBundlePath'),
-      allowedOrigins: Object.values(crash.urls),
-      holdAfterStoreOrderCreated,
-    });
-    workers.push(worker);
-    return worker;
-  };
+  let crash: CrashStack;
   beforeAll(async () => {
-    crash = await startTestStack({}, { ...FAST_STORE_RETRIES, worker: false });
+    crash = await startCrashStack(FAST_STORE_RETRIES);
   });
   afterAll(async () => {
-    for (const worker of workers) await worker.kill('SIGTERM');
     await crash?.close();
   });
 
   it('given SIGKILL while the order is at the store and the webhook POST is unanswered / a new worker finishes both: one session.completed, one webhook-id', async () => {
-    const first = await startWorker(true);
+    const first = await crash.startWorker(true);
     const merchant = await storefrontAMerchant(crash, 'Killed Hook Store');
     // The receiver answers slowly: the delivery's POST is in flight when the worker dies.
     const { receiverId, endpointId } = await merchantEndpoint(crash, merchant, { delayMs: 10_000 });
@@ -182,7 +168,7 @@ describe('a worker killed in the middle', () => {
     expect(await crash.database.db.webhookDelivery.findFirstOrThrow({ where: { endpointId } })).toMatchObject({ status: 'pending', attempts: 0 });
     await fetch(`${crash.urls.webhookReceiver}/_control/endpoints/${receiverId}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ delayMs: 0 }) });
 
-    await startWorker(false);
+    await crash.startWorker(false);
     await expectCompletedWithOneOrderAndTwoEmails(crash, token, merchant.email, () => storefrontAOrdersOf(merchant.shop, token).length, 120_000);
     // The unanswered attempt times out and is retried: the same webhook-id again until one is answered.
     await waitFor('a succeeded delivery', async () => (await crash.database.db.webhookDelivery.findFirst({ where: { endpointId, status: 'succeeded' } })) ?? undefined, 120_000);
