@@ -177,18 +177,16 @@ async function main() {
   stops.push({ name: 'API', run: () => app.close() });
 
   const api = `http://localhost:${config.api.port}`;
-  const lines = [
-    '',
-    'Checkout service is up. Open:',
-    `  API                   ${api}   (health: ${api}/health, readiness: ${api}/ready)`,
-    `  API docs (OpenAPI)    ${api}/docs   (JSON: ${api}/docs/json)`,
-    `  Merchant dashboard    ${api}/   (checkout pages: http://<slug>.localhost:${config.api.port}/checkout/<token>)`,
-    `  Temporal Web UI       ${config.temporal.uiUrl}   (schedule "fx-rates-daily" under Schedules)`,
-    ...(sandbox?.pages.map((p) => `  Sandbox ${p.label.padEnd(14)}${p.url}`) ?? []),
-    '',
-    'Press Ctrl-C to stop everything.',
-    '',
+  const rows: Array<[string, string]> = [
+    ['API', `${api}   (health: ${api}/health, readiness: ${api}/ready)`],
+    ['API docs (OpenAPI)', `${api}/docs   (JSON: ${api}/docs/json)`],
+    ['Merchant dashboard', `${api}/   (checkout pages: http://<slug>.localhost:${config.api.port}/checkout/<token>)`],
+    ['Temporal Web UI', `${config.temporal.uiUrl}   (schedule "fx-rates-daily" under Schedules)`],
+    ...(sandbox?.pages.map((p): [string, string] => [`Sandbox ${p.label}`, p.url]) ?? []),
   ];
+  // One column for the names, as wide as the longest (a long simulator name must not run into its URL).
+  const width = Math.max(...rows.map(([name]) => name.length)) + 2;
+  const lines = ['', 'Checkout service is up. Open:', ...rows.map(([name, value]) => `  ${name.padEnd(width)}${value}`), '', 'Press Ctrl-C to stop everything.', ''];
   console.log(lines.join('\n'));
 }
 
