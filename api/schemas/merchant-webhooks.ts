@@ -4,7 +4,8 @@
 import { z } from 'zod';
 import { DELIVERY_STATUSES, DISABLED_REASONS, MERCHANT_EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES } from '../../domain/merchant-webhooks.js';
 import { merchantEventSchemas } from '../../domain/merchant-event-payloads.js';
-import { chars, fetchedUrl, text } from './text.js';
+import { fetchedUrl, text } from './text.js';
+import { pageQuery } from './pagination.js';
 
 export const endpointIdParams = z.object({ id: z.uuid('must be an endpoint id') });
 export const deliveryIdParams = z.object({ id: z.string().regex(/^msg_[A-Za-z0-9]{24}$/, 'must be a delivery id (msg_…)') });
@@ -72,18 +73,12 @@ export const replaysStarted = z.object({
   more: z.boolean().describe('More dead deliveries match than one call replays (1000): call again'),
 });
 
-export const PAGE_SIZE_DEFAULT = 25;
-export const PAGE_SIZE_MAX = 100;
-const limit = z.string().regex(/^(?!0+$)[0-9]{1,6}$/, 'a whole number from 1').transform((n) => Math.min(Number(n), PAGE_SIZE_MAX)).optional()
-  .describe(`Page size, default ${PAGE_SIZE_DEFAULT}; larger values are capped at ${PAGE_SIZE_MAX}`);
-const cursor = chars(300).optional().describe('nextCursor of the previous page (opaque: any other value answers INVALID_INPUT)');
 
 export const deliveriesQuery = z.strictObject({
   endpointId: z.uuid('must be an endpoint id').optional(),
   status: z.enum(DELIVERY_STATUSES).optional().describe('pending (attempting or waiting for the next attempt), succeeded, dead (the dead-letter list)'),
   eventType: z.enum(MERCHANT_EVENT_TYPES).optional(),
-  limit,
-  cursor,
+  ...pageQuery,
 });
 
 export const deliveryView = z.object({
@@ -123,7 +118,7 @@ export const deliveryDetail = deliveryView.extend({
 
 export const deliveriesPage = z.object({ items: z.array(deliveryView), nextCursor: z.string().nullable() });
 
-export const eventsQuery = z.strictObject({ type: z.enum(MERCHANT_EVENT_TYPES).optional(), limit, cursor });
+export const eventsQuery = z.strictObject({ type: z.enum(MERCHANT_EVENT_TYPES).optional(), ...pageQuery });
 export const eventView = z.object({ id: z.string(), type: z.enum(MERCHANT_EVENT_TYPES), createdAt: iso, payload });
 export const eventsPage = z.object({ items: z.array(eventView), nextCursor: z.string().nullable() });
 export const eventDetail = eventView.extend({ deliveries: z.array(deliveryView) });

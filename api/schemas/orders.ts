@@ -6,10 +6,9 @@ import { z } from 'zod';
 import { CHECKOUT_STATUSES } from '../../domain/checkout-status.js';
 import { FUNNEL_STEPS } from '../../domain/stats.js';
 import { checkoutStatus, shippingAddress, storeOrder } from './checkout.js';
-import { caseless, chars, text, TRIMMED_CLASS } from './text.js';
+import { caseless, text, TRIMMED_CLASS } from './text.js';
+import { pageQuery } from './pagination.js';
 
-export const PAGE_SIZE_DEFAULT = 25;
-export const PAGE_SIZE_MAX = 100;
 /** Statistics cover at most this many days per request (a year and a day: a whole year in any time zone). */
 export const STATS_MAX_DAYS = 366;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -55,14 +54,7 @@ const statusList = z
 
 export const ordersQuery = z
   .object({
-    limit: z
-      .string()
-      .regex(/^(?!0+$)[0-9]{1,6}$/, 'a whole number from 1')
-      .transform(Number)
-      .transform((n) => Math.min(n, PAGE_SIZE_MAX))
-      .optional()
-      .describe(`Page size, default ${PAGE_SIZE_DEFAULT}; larger values are capped at ${PAGE_SIZE_MAX}`),
-    cursor: chars(300).optional().describe('nextCursor of the previous page (opaque: any other value answers INVALID_INPUT)'),
+    ...pageQuery,
     status: statusList.optional(),
     ...range,
     paymentMethod: z.enum(PAYMENT_METHODS).optional().describe('card (through the processor), cod (cash on delivery) or free (a total of 0, nothing paid)'),

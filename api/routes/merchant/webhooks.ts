@@ -17,9 +17,10 @@ import {
   deliverMerchantEvent, newWebhookSecret, recordMerchantEvent, replayDeadDeliveriesSince, replayDelivery, rotateEndpointSecret, sealEndpointSecret,
 } from '../../../model/merchant-webhooks.js';
 import { errorResponse } from '../../schemas/common.js';
+import { keysetPages } from '../../pagination.js';
 import {
   deliveriesPage, deliveriesQuery, deliveryDetail, deliveryIdParams, endpointCreated, endpointCreateFor, endpointDeleted, endpointIdParams, endpointList,
-  endpointPatchFor, endpointView, eventDetail, eventIdParams, eventsPage, eventsQuery, PAGE_SIZE_DEFAULT, replaySinceBody, replayStarted, replaysStarted,
+  endpointPatchFor, endpointView, eventDetail, eventIdParams, eventsPage, eventsQuery, replaySinceBody, replayStarted, replaysStarted,
   secretRotated, testSent,
 } from '../../schemas/merchant-webhooks.js';
 
@@ -75,36 +76,8 @@ const toAttemptView = (a: WebhookDeliveryAttempt) => ({
 const payloadOf = (e: Pick<MerchantEvent, 'payload'>) => e.payload as Record<string, unknown>;
 const toEventView = (e: MerchantEvent) => ({ id: e.id, type: e.type as MerchantEventType, createdAt: e.createdAt.toISOString(), payload: payloadOf(e) });
 
-// ---- cursors: the last item's (createdAt, id), newest first ------------------------------------------------
-
-interface Cursor {
-  createdAt: Date;
-  id: string;
-}
-const encodeCursor = (c: Cursor) => Buffer.from(JSON.stringify([c.createdAt.toISOString(), c.id])).toString('base64url');
-function decodeCursor(value: string): Cursor {
-  const invalid = () => new AppError('INVALID_INPUT', 'querystring.cursor: not a cursor of this list', { fields: { 'querystring.cursor': 'not a cursor of this list' } });
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
-  } catch {
-    throw invalid();
-  }
-  if (!Array.isArray(parsed) || parsed.length !== 2 || typeof parsed[0] !== 'string' || typeof parsed[1] !== 'string' || !/^(msg|evt)_[A-Za-z0-9]{24}$/.test(parsed[1])) throw invalid();
-  const createdAt = new Date(parsed[0]);
-  if (Number.isNaN(createdAt.getTime())) throw invalid();
-  return { createdAt, id: parsed[1] };
-}
-const after = (cursor: string | undefined) => {
-  if (!cursor) return [];
-  const c = decodeCursor(cursor);
-  return [{ OR: [{ createdAt: { lt: c.createdAt } }, { createdAt: c.createdAt, id: { lt: c.id } }] }];
-};
-function page<T extends { createdAt: Date; id: string }>(rows: T[], limit: number) {
-  const items = rows.slice(0, limit);
-  const last = items[items.length - 1];
-  return { items, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
-}
+// Deliveries and events page alike: keyed by (createdAt, id), newest first.
+const pages = keysetPages('id', (id) => /^(msg|evt)_[A-Za-z0-9]{24}$/.test(id));
 
 export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   const { config, db, secrets, urlGuard } = deps;
@@ -292,19 +265,18 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
     },
   }, async (request) => {
     const q = request.query;
-    const limit = q.limit ?? PAGE_SIZE_DEFAULT;
     const rows = await db.webhookDelivery.findMany({
       where: {
         merchantId: request.merchant.merchantId,
         ...(q.endpointId ? { endpointId: q.endpointId } : {}),
         ...(q.status ? { status: q.status } : {}),
         ...(q.eventType ? { eventType: q.eventType } : {}),
-        AND: after(q.cursor),
+        AND: pages.after(q.cursor),
       },
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      take: limit + 1,
+      orderBy: pages.orderBy,
+      take: pages.take(q.limit),
     });
-    const { items, nextCursor } = page(rows, limit);
+    const { items, nextCursor } = pages.page(rows, q.limit);
     return { items: items.map(toDeliveryView), nextCursor };
   });
 
@@ -345,13 +317,12 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
     schema: { tags, summary: 'The shop\'s events, newest first', ...auth, querystring: eventsQuery, response: { 200: eventsPage, 400: errorResponse, 401: errorResponse } },
   }, async (request) => {
     const q = request.query;
-    const limit = q.limit ?? PAGE_SIZE_DEFAULT;
     const rows = await db.merchantEvent.findMany({
-      where: { merchantId: request.merchant.merchantId, ...(q.type ? { type: q.type } : {}), AND: after(q.cursor) },
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      take: limit + 1,
+      where: { merchantId: request.merchant.merchantId, ...(q.type ? { type: q.type } : {}), AND: pages.after(q.cursor) },
+      orderBy: pages.orderBy,
+      take: pages.take(q.limit),
     });
-    const { items, nextCursor } = page(rows, limit);
+    const { items, nextCursor } = pages.page(rows, q.limit);
     return { items: items.map(toEventView), nextCursor };
   });
 

@@ -22,7 +22,9 @@ import { orderEmailIdempotencyKey, upsellEmailIdempotencyKey } from '../../../mo
 import { type OrderEmailKind } from '../../../model/order-emails.js';
 import { errorResponse } from '../../schemas/common.js';
 import { tokenParams } from '../../schemas/checkout.js';
-import { orderDetail, ordersPage, ordersQuery, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, type OrdersQuery, type timelineEntry } from '../../schemas/orders.js';
+import { orderDetail, ordersPage, ordersQuery, type OrdersQuery, type timelineEntry } from '../../schemas/orders.js';
+import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../../schemas/pagination.js';
+import { keysetPages } from '../../pagination.js';
 import { sessionAddress, sessionBumpLines, sessionLines, type SessionLine } from '../../../model/checkout-session.js';
 
 const tags = ['orders'];
@@ -38,31 +40,8 @@ export const ORDER_WHERE: Prisma.CheckoutSessionWhereInput = {
 /** Emails of an order, by the idempotency key each is sent with (activities/checkout-fulfilment.ts). */
 const ORDER_EMAIL_KINDS = ['order_confirmation', 'merchant_order_notification', 'store_order_problem', 'refund_confirmation'] as const satisfies readonly OrderEmailKind[];
 
-// ---------------------------------------------------------------------------------------------------
-// The cursor: the last item's (createdAt, token), the list's sort key. Opaque to clients.
-
-interface Cursor {
-  createdAt: Date;
-  token: string;
-}
-
-export function encodeCursor(c: Cursor): string {
-  return Buffer.from(JSON.stringify([c.createdAt.toISOString(), c.token])).toString('base64url');
-}
-
-function decodeCursor(value: string): Cursor {
-  const invalid = () => new AppError('INVALID_INPUT', 'querystring.cursor: not a cursor of this list', { fields: { 'querystring.cursor': 'not a cursor of this list' } });
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
-  } catch {
-    throw invalid();
-  }
-  if (!Array.isArray(parsed) || parsed.length !== 2 || typeof parsed[0] !== 'string' || !isCheckoutToken(parsed[1])) throw invalid();
-  const createdAt = new Date(parsed[0]);
-  if (Number.isNaN(createdAt.getTime())) throw invalid();
-  return { createdAt, token: parsed[1] };
-}
+// The list's pages: keyed by (createdAt, token), newest first.
+const orderPages = keysetPages('token', isCheckoutToken);
 
 /** LIKE pattern characters taken literally (a token contains `_`). */
 const literal = (s: string) => s.replace(/[\\%_]/g, '\\$&');
@@ -75,10 +54,7 @@ function listWhere(merchantId: string, query: OrdersQuery): Prisma.CheckoutSessi
   // A COD order is one by its payment method, or by its status when an older row has no method recorded.
   if (query.paymentMethod === 'cod') and.push({ OR: [{ paymentMethod: 'cod' }, { status: 'COD_CONFIRMED' }] });
   if (query.q) and.push({ OR: [{ email: { startsWith: literal(query.q.toLowerCase()) } }, { token: { startsWith: literal(query.q) } }] });
-  if (query.cursor) {
-    const c = decodeCursor(query.cursor);
-    and.push({ OR: [{ createdAt: { lt: c.createdAt } }, { createdAt: c.createdAt, token: { lt: c.token } }] });
-  }
+  and.push(...orderPages.after(query.cursor));
   return { merchantId, AND: and };
 }
 
@@ -229,15 +205,13 @@ export const ordersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
     },
   }, async (request) => {
     const query = request.query;
-    const limit = query.limit ?? PAGE_SIZE_DEFAULT;
     const rows = await db.checkoutSession.findMany({
       where: listWhere(request.merchant.merchantId, query),
-      orderBy: [{ createdAt: 'desc' }, { token: 'desc' }],
-      take: limit + 1,
+      orderBy: orderPages.orderBy,
+      take: orderPages.take(query.limit),
     });
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    return { items: page.map(toOrderSummary), nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
+    const { items, nextCursor } = orderPages.page(rows, query.limit);
+    return { items: items.map(toOrderSummary), nextCursor };
   });
 
   app.get('/api/checkout/merchant/orders/:token', {
