@@ -255,7 +255,7 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
   /** Records the store's order on the session once (the first recording writes the timeline event). */
   async function recordOrder(s: Session, order: StoreOrder, created: boolean): Promise<void> {
     await db.$transaction(async (tx) => {
-      const { count } = await tx.checkoutSession.updateMany({ where: { token: s.token, storeOrderId: null }, data: { storeOrderId: order.id, storeOrderError: null } });
+      const { count } = await tx.checkoutSession.updateMany({ where: { token: s.token, storeOrderId: null }, data: { storeOrderId: order.id, storeOrderNumber: order.number, storeOrderError: null } });
       if (count === 0) return;
       await tx.sessionEvent.create({
         data: { token: s.token, type: 'order_created', data: { storeOrderId: order.id, number: order.number, status: order.status, paid: order.paid, platform: s.platform, created } },
@@ -267,13 +267,11 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
   async function emailDataOf(s: Session): Promise<OrderEmailData> {
     const { items, address } = contentsOf(s);
     const fmt = (minor: number) => formatMoney({ amount: minor, currency: s.currency }, EMAIL_LOCALE);
-    const event = s.storeOrderId ? await db.sessionEvent.findFirst({ where: { token: s.token, type: 'order_created' }, orderBy: { at: 'desc' } }) : null;
-    const number = (event?.data as { number?: unknown } | null)?.number;
     const shippingMinor = s.shippingMinor ?? 0;
     const merchandiseMinor = items.reduce((n, i) => n + i.unitPrice * i.quantity, 0);
     return {
       shop: { name: s.merchant.shopName, logoUrl: s.merchant.logoUrl, primaryColor: s.merchant.primaryColor },
-      reference: typeof number === 'string' && number ? number : checkoutReference(s.token),
+      reference: s.storeOrderNumber || checkoutReference(s.token),
       storeOrderId: s.storeOrderId,
       storeLabel: STORE_LABEL[s.platform],
       token: s.token,
@@ -367,7 +365,7 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
       const s = await sessionOf(token);
       const { order, created } = await place(s, await storeOf(s, upsellId), upsellOrderInputOf(s, purchase));
       await db.$transaction(async (tx) => {
-        const { count } = await tx.upsellPurchase.updateMany({ where: { id: purchase.id, storeOrderId: null }, data: { storeOrderId: order.id, storeOrderError: null } });
+        const { count } = await tx.upsellPurchase.updateMany({ where: { id: purchase.id, storeOrderId: null }, data: { storeOrderId: order.id, storeOrderNumber: order.number, storeOrderError: null } });
         if (count > 0) await tx.sessionEvent.create({ data: { token, type: 'upsell_order_created', data: { upsellId, storeOrderId: order.id, number: order.number, paid: order.paid, created } } });
       });
       return { storeOrderId: order.id, created };

@@ -14,14 +14,16 @@ export interface StoreOrder {
   state: StoreOrderState;
   /** The store's order id, once created. */
   id: string | null;
+  /** The order's name on the store ("#1001"), the one number the merchant, the shopper and the emails use. */
+  number: string | null;
   /** Why the store refused it (failed only), written for the merchant. */
   error: string | null;
 }
 
 /** The store order of a session, or null while the session has none to expect (not paid, not confirmed for COD). */
-export function storeOrderOf(session: { status: string; storeOrderId: string | null; storeOrderError: string | null }): StoreOrder | null {
-  if (session.storeOrderId) return { state: 'created', id: session.storeOrderId, error: null };
+export function storeOrderOf(session: { status: string; storeOrderId: string | null; storeOrderNumber?: string | null; storeOrderError: string | null }): StoreOrder | null {
+  if (session.storeOrderId) return { state: 'created', id: session.storeOrderId, number: session.storeOrderNumber ?? null, error: null };
   if (!STATUSES_WITH_STORE_ORDER.has(session.status)) return null;
-  if (session.storeOrderError) return { state: 'failed', id: null, error: session.storeOrderError };
-  return { state: 'pending', id: null, error: null };
+  if (session.storeOrderError) return { state: 'failed', id: null, number: null, error: session.storeOrderError };
+  return { state: 'pending', id: null, number: null, error: null };
 }

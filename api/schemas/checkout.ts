@@ -98,6 +98,7 @@ export const storeOrder = z
         'created: it is on the store; failed: the store refused it for good',
     ),
     id: z.string().nullable().describe("The store's order id, once created"),
+    number: z.string().nullable().describe('The order\'s name on the store ("#1001"), once created: the number the merchant, the shopper and the emails use'),
     error: z.string().nullable().describe('Why the store refused it (failed only), written for the merchant'),
   })
   .meta({ id: 'StoreOrder' });

@@ -12469,6 +12469,8 @@ export interface components {
             state: "pending" | "created" | "failed";
             /** @description The store's order id, once created */
             id: string | null;
+            /** @description The order's name on the store ("#1001"), once created: the number the merchant, the shopper and the emails use */
+            number: string | null;
             /** @description Why the store refused it (failed only), written for the merchant */
             error: string | null;
         };
@@ -12492,6 +12494,8 @@ export interface components {
                 state: "pending" | "created" | "failed";
                 /** @description The store's order id, once created */
                 id: string | null;
+                /** @description The order's name on the store ("#1001"), once created: the number the merchant, the shopper and the emails use */
+                number: string | null;
             } | null;
         };
         PixelConfigInput: {
@@ -13455,6 +13459,8 @@ export interface components {
             state: "pending" | "created" | "failed";
             /** @description The store's order id, once created */
             id: string | null;
+            /** @description The order's name on the store ("#1001"), once created: the number the merchant, the shopper and the emails use */
+            number: string | null;
             /** @description Why the store refused it (failed only), written for the merchant */
             error: string | null;
         };
@@ -13478,6 +13484,8 @@ export interface components {
                 state: "pending" | "created" | "failed";
                 /** @description The store's order id, once created */
                 id: string | null;
+                /** @description The order's name on the store ("#1001"), once created: the number the merchant, the shopper and the emails use */
+                number: string | null;
             } | null;
         };
         PixelConfig: {

@@ -196,7 +196,7 @@ describe('a store that is down when the shopper pays', () => {
       const paid = await views();
       expect(paid.session).toMatchObject({ status: 'COMPLETED', storeOrder: { state: 'pending', id: null } });
       expect(paid.session.storeOrderId).toBeUndefined();
-      for (const order of [paid.listed, paid.detail]) expect(order).toMatchObject({ status: 'COMPLETED', storeOrderId: null, storeOrderError: false, storeOrder: { state: 'pending', id: null, error: null } });
+      for (const order of [paid.listed, paid.detail]) expect(order).toMatchObject({ status: 'COMPLETED', storeOrderId: null, storeOrderError: false, storeOrder: { state: 'pending', id: null, number: null, error: null } });
       expect(storefrontAOrdersOf(merchant.shop, token)).toEqual([]);
     } finally {
       await control(stack.urls.storefrontA, 'DELETE', 'faults');

@@ -540,11 +540,11 @@ describe('the read paths', () => {
   it('given a completed session / its status shows the total, payment URL and store order id', async () => {
     const { shop, cart } = await shopA();
     const token = String((await create({ platform: 'storefront-a', shop, cartToken: cart([[0, 0, 1]]) })).body.token);
-    await db().checkoutSession.update({ where: { token }, data: { status: 'COMPLETED', totalMinor: 2985, paymentUrl: 'http://pay.example/p/1', storeOrderId: '4711' } });
+    await db().checkoutSession.update({ where: { token }, data: { status: 'COMPLETED', totalMinor: 2985, paymentUrl: 'http://pay.example/p/1', storeOrderId: '4711', storeOrderNumber: '#1001' } });
 
     const res = await call('GET', `/api/checkout/session/${token}`);
 
-    expect(res.body).toEqual({ token, status: 'COMPLETED', currency: 'EUR', totalMinor: 2985, paymentUrl: 'http://pay.example/p/1', storeOrderId: '4711', storeOrder: { state: 'created', id: '4711' } });
+    expect(res.body).toEqual({ token, status: 'COMPLETED', currency: 'EUR', totalMinor: 2985, paymentUrl: 'http://pay.example/p/1', storeOrderId: '4711', storeOrder: { state: 'created', id: '4711', number: '#1001' } });
   });
 
   it('given a preview session / the bundle says preview', async () => {

@@ -146,7 +146,7 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
   }, async (request, reply) => {
     const session = await db.checkoutSession.findUnique({
       where: { token: token(request.params.token) },
-      select: { token: true, status: true, currency: true, totalMinor: true, paymentUrl: true, storeOrderId: true, storeOrderError: true },
+      select: { token: true, status: true, currency: true, totalMinor: true, paymentUrl: true, storeOrderId: true, storeOrderNumber: true, storeOrderError: true },
     });
     if (!session || !isCheckoutStatus(session.status)) throw noSession();
     reply.header('cache-control', 'no-store');
@@ -159,7 +159,7 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
       totalMinor: session.totalMinor,
       paymentUrl: session.paymentUrl,
       ...(session.storeOrderId ? { storeOrderId: session.storeOrderId } : {}),
-      storeOrder: order && { state: order.state, id: order.id },
+      storeOrder: order && { state: order.state, id: order.id, number: order.number },
     };
   });
 

@@ -99,7 +99,7 @@ describe('the orders list', () => {
       paymentMethod: 'card',
       storeOrderId: null,
       storeOrderError: true,
-      storeOrder: { state: 'failed', id: null, error: 'storefront B refused the order (HTTP 400): product 101 is out of stock.' },
+      storeOrder: { state: 'failed', id: null, number: null, error: 'storefront B refused the order (HTTP 400): product 101 is out of stock.' },
       codPaid: false,
       createdAt: refused.createdAt.toISOString(),
       paymentStartedAt: refused.paymentStartedAt!.toISOString(),
