@@ -93,6 +93,12 @@ const ORDER_ALONGSIDE_STATUS = 'order-alongside-status';
  */
 const MERCHANT_EVENTS = 'merchant-events';
 
+/**
+ * Patch: a new payment attempt (after a decline, or with other details while one is pending) first asks the
+ * processor about the attempts already made. Histories recorded before start the attempt at once.
+ */
+const NEW_ATTEMPT_AFTER_SYNC = 'new-attempt-after-sync';
+
 const SETTLED: ReadonlySet<CheckoutStatus> = new Set(['COMPLETED', 'REFUNDED', 'COD_CONFIRMED', 'ABANDONED']);
 
 /**
@@ -364,12 +370,23 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
       const detailsKey = JSON.stringify(details);
       const nothingPaid = status === 'COMPLETED' && current?.paymentId === null;
       if (current && (status === 'PAYMENT_PENDING' || nothingPaid)) {
-        // A double click gets the same payment (or the same free order); other details now would make two.
+        // A double click gets the same payment (or the same free order).
         const { detailsKey: startedWith, ...answer } = current;
         if (startedWith === detailsKey) return answer;
-        throw refusal('CONFLICT', nothingPaid ? 'This order is already confirmed' : 'A payment for this checkout is already in progress');
+        if (nothingPaid || !patched(NEW_ATTEMPT_AFTER_SYNC)) throw refusal('CONFLICT', nothingPaid ? 'This order is already confirmed' : 'A payment for this checkout is already in progress');
       }
-      if (!canTransition(status, 'PAYMENT_PENDING')) throw refusal('CONFLICT', `This checkout is ${label(status)}: no payment can start`);
+      if ((status === 'PAYMENT_PENDING' || (status === 'FAILED' && attempt > 0)) && patched(NEW_ATTEMPT_AFTER_SYNC)) {
+        // Before a new attempt (other details while one is pending, or a retry after a decline), the processor is
+        // asked about the attempts already made: a shopper who paid on the processor's page after a decline, or in
+        // another tab, is paid, and must not be charged again. Found paid, the session completes and the new attempt
+        // is refused: the page follows the session to its confirmation.
+        await syncProcessor('init-payment', asProcessorAnswer);
+        if (status !== 'PAYMENT_PENDING' && status !== 'FAILED') throw refusal('CONFLICT', `This checkout is ${label(status)}: no new payment can start`);
+      }
+      // PAYMENT_PENDING here: the shopper went back from the payment step and changed the details; the processor
+      // shows the pending attempt unpaid, so a new attempt with the new total replaces it (its page stays open at the
+      // processor: a payment made there later is checked against its own amount before any order).
+      if (status !== 'PAYMENT_PENDING' && !canTransition(status, 'PAYMENT_PENDING')) throw refusal('CONFLICT', `This checkout is ${label(status)}: no payment can start`);
       const quote = await session.recordShopperDetails(token, details);
       if (quote.totalMinor === 0) {
         // A 100 % code with free shipping: nothing to charge, so no processor payment; the order and its

@@ -158,18 +158,74 @@ describe('checkout workflow decisions (fast tier: activities in memory)', () => 
     expect(world.emails).toEqual([]);
   });
 
-  it('given init-payment / when it is clicked again with the same details it answers the same payment; with other details CONFLICT', async () => {
+  it('given init-payment / when it is clicked again with the same details it answers the same payment; cash on delivery is refused meanwhile', async () => {
     const world = newWorld();
     await withCheckout(world, async (handle) => {
       const first = await handle.executeUpdate(initPaymentUpdate, { args: [details()] });
       const again = await handle.executeUpdate(initPaymentUpdate, { args: [details()] });
       expect(again).toEqual(first);
       expect(first).toMatchObject({ totalMinor: FAKE_QUOTE.totalMinor, currency: 'EUR' });
-      expect(await refusedWith(handle.executeUpdate(initPaymentUpdate, { args: [details({ email: 'other@example.com' })] }))).toBe('CONFLICT');
       // Cash on delivery is not offered while a card payment is pending: one session is never paid twice.
       expect(await refusedWith(handle.executeUpdate(completeCodUpdate, { args: [details()] }))).toBe('CONFLICT');
     });
     expect(world.processor.created).toBe(1);
+    expect(world.processor.lookups).toBe(0);
+  });
+
+  it('given a pending payment / when the shopper goes back and sends other details / the processor is asked first, then a new attempt replaces the unpaid one', async () => {
+    const world = newWorld();
+    await withCheckout(world, async (handle) => {
+      const first = await handle.executeUpdate(initPaymentUpdate, { args: [details()] });
+      const second = await handle.executeUpdate(initPaymentUpdate, { args: [details({ shippingRateId: 'rate-express' })] });
+      expect(second.paymentUrl).not.toBe(first.paymentUrl);
+      expect(second.status).toBe('PAYMENT_PENDING');
+      expect(await handle.query(statusQuery)).toEqual({ status: 'PAYMENT_PENDING' });
+    });
+    expect(world.processor.created).toBe(2);
+    expect(world.processor.lookups).toBe(1);
+    expect(world.session.details?.shippingRateId).toBe('rate-express');
+  });
+
+  it('given a pending payment the shopper paid in another tab / when other details arrive / the session completes, no second payment starts (CONFLICT)', async () => {
+    const world = newWorld();
+    const result = await withCheckout(world, async (handle) => {
+      await handle.executeUpdate(initPaymentUpdate, { args: [details()] });
+      world.processor.status = 'succeeded';
+      expect(await refusedWith(handle.executeUpdate(initPaymentUpdate, { args: [details({ email: 'other@example.com' })] }))).toBe('CONFLICT');
+      return handle.result();
+    });
+    expect(result).toEqual({ status: 'COMPLETED' });
+    expect(world.processor.created).toBe(1);
+    expect(world.storeOrders).toHaveLength(1);
+  });
+
+  it('given a declined card / when the shopper pays on the processor\'s page after all and then clicks Pay on ours / no second payment: COMPLETED, one order', async () => {
+    const world = newWorld();
+    const result = await withCheckout(world, async (handle) => {
+      await handle.executeUpdate(initPaymentUpdate, { args: [details()] });
+      await handle.signal(processorEventSignal, event('payment_failed'));
+      expect(await statusAfterSignals(handle, 'FAILED')).toBe('FAILED');
+      // The good card on the same page: the processor has it paid, its webhook has not come yet.
+      world.processor.status = 'succeeded';
+      expect(await refusedWith(handle.executeUpdate(initPaymentUpdate, { args: [details()] }))).toBe('CONFLICT');
+      return handle.result();
+    });
+    expect(result).toEqual({ status: 'COMPLETED' });
+    expect(world.processor.created).toBe(1);
+    expect(world.storeOrders).toHaveLength(1);
+    expect(world.emails.sort()).toEqual(['merchant_order_notification', 'order_confirmation']);
+  });
+
+  it('given a declined card / a retry the processor shows unpaid starts a new attempt', async () => {
+    const world = newWorld();
+    await withCheckout(world, async (handle) => {
+      await handle.executeUpdate(initPaymentUpdate, { args: [details()] });
+      world.processor.status = 'failed';
+      await handle.signal(processorEventSignal, event('payment_failed'));
+      expect(await statusAfterSignals(handle, 'FAILED')).toBe('FAILED');
+      expect(await handle.executeUpdate(initPaymentUpdate, { args: [details()] })).toMatchObject({ status: 'PAYMENT_PENDING' });
+    });
+    expect(world.processor.created).toBe(2);
   });
 
   it('given a total of 0 / init-payment completes it without the processor: one order, both emails, a double click answers the same', async () => {
