@@ -213,7 +213,14 @@ export function createCheckoutPaymentActivities(deps: { db: Db; secrets: SecretB
       const pendingMinor = rows.filter((r) => r.state === 'requested').reduce((n, r) => n + r.amountMinor, 0);
       const balance = { status: session.status as CheckoutStatus, paymentMethod: session.paymentMethod, totalMinor: session.totalMinor, refundedMinor: session.refundedMinor, pendingMinor };
       const refused = refundRefusal(balance, request.amountMinor);
-      if (refused) throw refusal(refused.code, refused.message, refused.refundableMinor === undefined ? undefined : { refundableMinor: refused.refundableMinor });
+      if (refused) {
+        // A refund made in the store that cannot be mirrored (a COD order, more than is left) stays on the timeline.
+        if (request.origin === 'store') {
+          await tx.sessionEvent.create({ data: { token, type: 'store_refund_not_refunded', data: { storeRefundId: request.storeRefundId ?? null, amount: request.amountMinor ?? null, why: refused.message } } });
+          return null;
+        }
+        throw refusal(refused.code, refused.message, refused.refundableMinor === undefined ? undefined : { refundableMinor: refused.refundableMinor });
+      }
       const amountMinor = request.amountMinor ?? (session.totalMinor ?? 0) - session.refundedMinor - pendingMinor;
       const created = await tx.refund.create({
         data: {
@@ -227,6 +234,7 @@ export function createCheckoutPaymentActivities(deps: { db: Db; secrets: SecretB
       await tx.sessionEvent.create({ data: { token, type: 'refund_requested', data: { refundId: created.id, amount: amountMinor, currency: session.currency, origin: created.origin, reason: created.reason, restock: created.restock } } });
       return created;
     });
+    if (!row) throw refusal('NOT_REFUNDABLE', 'The refund made in the store cannot be refunded at the processor: see the order\'s timeline');
     const answer = (paymentId: string) => ({ id: row.id, refundId: row.processorRefundId ?? row.id, paymentId, amountMinor: row.amountMinor, currency: row.currency });
     if (row.state === 'failed') throw refusal('UPSTREAM_ERROR', `The processor refused the refund: ${row.failureReason ?? 'no reason given'}`);
     const session = await db.checkoutSession.findUniqueOrThrow({ where: { token } });

@@ -134,6 +134,26 @@ describe('refunding a card order, end to end over HTTP', () => {
     expect(await sessionRow(token)).toMatchObject({ refundedMinor: payment.totalMinor, storeOrderStatus: 'refunded' });
   });
 
+  it('given a refund the merchant makes in the Shopify admin / refunds/create → the money goes back through the processor once (redelivered: still once), the store order is not refunded twice, the shopper is emailed', async () => {
+    const { merchant, token, payment } = await paidOrder('Admin Refund Store');
+    const [order] = storefrontAOrdersOf(merchant.shop, token);
+    const form = new URLSearchParams({ amount: '5.00', reason: 'Goodwill' });
+    const res = await fetch(`${stack.urls.storefrontA}/shops/${merchant.shop.host}/admin/orders/${order!.id}/refund`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() });
+    expect(res.status).toBe(303);
+    await waitFor('the refund at the processor', async () => ((await refundRows(token))[0]?.state === 'succeeded' ? true : undefined));
+    // Shopify redelivers the webhook: nothing more happens.
+    const delivery = stack.sims.storefrontA.deliveries.find((d) => d.topic === 'refunds/create' && d.shop === merchant.shop.host)!;
+    const again = await fetch(delivery.address!, { method: 'POST', headers: delivery.headers, body: delivery.body });
+    expect(again.status).toBe(200);
+    await stack.sims.processor.webhooks.idle();
+    const mails = await waitFor('the refund email', () => (refundMails(token).length ? refundMails(token) : undefined));
+    expect(mails).toHaveLength(1);
+    expect(await refundRows(token)).toEqual([expect.objectContaining({ origin: 'store', amountMinor: 500, state: 'succeeded', storeState: 'created', storeRefundId: String(order!.refunds[0]!.id), reason: 'Goodwill' })]);
+    expect(order!.refunds).toHaveLength(1);
+    expect(await refundsAtProcessor(payment.paymentId as string)).toEqual([expect.objectContaining({ amount: 500 })]);
+    expect(await sessionRow(token)).toMatchObject({ status: 'COMPLETED', refundedMinor: 500 });
+  });
+
   it('given a refund the card network confirms later and whose webhook is lost / backfill-status asks the processor → REFUNDED and the refund email', async () => {
     const { merchant, token } = await paidOrder('Lost Webhook Store');
     await stack.sims.processor.webhooks.idle();

@@ -126,6 +126,8 @@ function sessionEventSummary(e: SessionEvent, currency: string): string {
       return `Refund${amount('amount') ? ` of ${amount('amount')}` : ''} booked on the store order${typeof d.orderStatus === 'string' ? ` (now ${d.orderStatus.replace(/_/g, ' ')})` : ''}`;
     case 'store_refund_failed':
       return `The store refused to book the refund: ${String(d.message)}`;
+    case 'store_refund_not_refunded':
+      return `A refund made in the store was not refunded at the processor: ${String(d.why)}`;
     case 'store_refund_skipped':
       return `Refund not booked on the store: ${String(d.why)}`;
     case 'payment_held':
