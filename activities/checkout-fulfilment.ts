@@ -429,6 +429,22 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
       });
     },
 
+    /**
+     * The shopper's cart at the store emptied once the order is placed, on every paid path (card, nothing to pay, cash on
+     * delivery): storefront A through the Storefront API (its cart is the online store's); storefront B's cart lives in
+     * the shopper's WooCommerce session, which the plugin empties itself when the shopper comes back (it asks us whether
+     * the checkout was paid). Noted on the timeline once.
+     */
+    async emptyStoreCart(token: string): Promise<{ removed: number; emptiedBy: 'service' | 'plugin' | 'none' }> {
+      const s = await sessionOf(token);
+      if (s.platform !== 'STOREFRONT_A') return { removed: 0, emptiedBy: 'plugin' };
+      if (!s.storeCartRef) return { removed: 0, emptiedBy: 'none' };
+      const client = await storeClientFor(deps, s.merchantId, 'STOREFRONT_A');
+      const removed = await client.emptyCart(s.storeCartRef);
+      if (removed > 0) await db.sessionEvent.create({ data: { token, type: 'store_cart_emptied', data: { lines: removed } } });
+      return { removed, emptiedBy: 'service' };
+    },
+
     /** The store refused the order for good: the paid session keeps the reason (shown to the merchant). */
     async recordStoreOrderFailure(token: string, message: string): Promise<void> {
       const reason = message.slice(0, 1000);

@@ -58,6 +58,12 @@ const storeLookup = proxyActivities<FulfilmentActivities>({
   retry: { initialInterval: '500 milliseconds', maximumInterval: '5 seconds', maximumAttempts: 3 },
 });
 
+// The shopper's cart at the store, emptied after the order: a few quick tries, never holding up the emails for long.
+const cart = proxyActivities<FulfilmentActivities>({
+  startToCloseTimeout: '15 seconds',
+  retry: { initialInterval: '2 seconds', maximumInterval: '10 seconds', maximumAttempts: 3 },
+});
+
 // The merchant's webhook events (session.completed, ...): our own database and Temporal, retried until recorded.
 const merchantEvents = proxyActivities<MerchantWebhookActivities>({
   startToCloseTimeout: '30 seconds',
@@ -108,6 +114,9 @@ const NEW_ATTEMPT_AFTER_SYNC = 'new-attempt-after-sync';
  * the processor. Histories recorded before take the events at their word and refund in full only.
  */
 const MONEY_CHECKS = 'money-checks';
+
+/** Patch: after the order, the shopper's cart at the store is emptied. Histories recorded before send the emails at once. */
+const EMPTY_STORE_CART = 'empty-store-cart';
 
 const SETTLED: ReadonlySet<CheckoutStatus> = new Set(['COMPLETED', 'ON_HOLD', 'REFUNDED', 'COD_CONFIRMED', 'ABANDONED']);
 
@@ -242,6 +251,8 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
       await emails.sendStoreOrderProblemEmail(token).catch((e: unknown) => log.error('problem email failed', { token, error: String(e) }));
     }
     await before;
+    // The shopper's cart at the store is emptied now that the order is placed (a few tries: the order does not depend on it).
+    if (patched(EMPTY_STORE_CART)) await cart.emptyStoreCart(token).catch((e: unknown) => log.warn('store cart not emptied', { token, error: String(e) }));
     for (const send of [emails.sendOrderConfirmation, emails.sendMerchantOrderNotification]) {
       await send(token).catch((e: unknown) => log.error('order email failed', { token, error: String(e) }));
     }

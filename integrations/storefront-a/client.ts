@@ -325,6 +325,23 @@ export function createStorefrontAClient(opts: StorefrontAClientOptions) {
       return { token: cartToken, currency: cart.cost.subtotalAmount.currencyCode, country: cart.buyerIdentity.countryCode ?? '', items, subtotalMinor: minor(cart.cost.subtotalAmount) };
     },
 
+    /**
+     * Empties the shopper's cart once the order is placed (the online store's cart is the Storefront API's cart: the
+     * same token): every line removed with cartLinesRemove (scope unauthenticated_write_checkouts). A cart that is gone
+     * or already empty needs nothing. Answers how many lines were removed.
+     */
+    async emptyCart(cartToken: string): Promise<number> {
+      if (!storefront) throw new IntegrationError(SYSTEM, 'unauthorized', 'No Storefront API token: install the app again');
+      const cartId = `gid://shopify/Cart/${cartToken}`;
+      const data = await call(storefront, 'cart lines', 'query Lines($id: ID!) { cart(id: $id) { lines(first: 250) { nodes { id } } } }', { id: cartId });
+      const cart = parse(z.object({ cart: z.object({ lines: z.object({ nodes: z.array(z.object({ id: z.string() })) }) }).nullable() }), data, 'cart lines').cart;
+      const lineIds = cart?.lines.nodes.map((l) => l.id) ?? [];
+      if (lineIds.length === 0) return 0;
+      const removed = await call(storefront, 'cart lines remove', 'mutation Empty($cartId: ID!, $lineIds: [ID!]!) { cartLinesRemove(cartId: $cartId, lineIds: $lineIds) { userErrors { field message } } }', { cartId, lineIds });
+      userErrors(parse(z.object({ cartLinesRemove: z.object({ userErrors: z.array(z.object({ field: z.array(z.string()).nullable(), message: z.string() })) }) }), removed, 'cart lines remove').cartLinesRemove, 'cart lines remove');
+      return lineIds.length;
+    },
+
     async getDraftOrder(draftOrderId: string) {
       const data = await adminCall('draft order', `query Draft($id: ID!) { draftOrder(id: $id) { ${DRAFT_FIELDS} } }`, { id: draftOrderId });
       const d = parse(z.object({ draftOrder: draftSchema.nullable() }), data, 'draft order').draftOrder;

@@ -245,6 +245,15 @@ describe('Storefront API (createStorefrontApiClient)', () => {
     expect(data).toMatchObject({ cart: { id: `gid://shopify/Cart/${cartToken}`, totalQuantity: 2, cost: { subtotalAmount: { amount: '62.0', currencyCode: 'EUR' } }, lines: { nodes: [{ quantity: 2, cost: { amountPerQuantity: { amount: '31.0' } }, merchandise: { id: `gid://shopify/ProductVariant/${variant.id}`, sku: 'TEE-L' } }] } } });
     const wrongKey = await sf.request('query C($id: ID!) { cart(id: $id) { id } }', { variables: { id: `gid://shopify/Cart/${cartToken.replace(/key=.*/, 'key=00')}` } });
     expect(wrongKey.data).toEqual({ cart: null });
+    // Emptied line by line (cartLinesRemove): the same cart the online store shows.
+    const lineIds = ((data as { cart: { lines: { nodes: Array<{ id?: string }> } } }).cart.lines.nodes).map((l) => l.id);
+    const lines = await sf.request('query C($id: ID!) { cart(id: $id) { lines(first: 10) { nodes { id } } } }', { variables: { id: `gid://shopify/Cart/${cartToken}` } });
+    const ids = (lines.data as { cart: { lines: { nodes: Array<{ id: string }> } } }).cart.lines.nodes.map((l) => l.id);
+    expect(lineIds).toHaveLength(1);
+    const removed = await sf.request('mutation R($cartId: ID!, $lineIds: [ID!]!) { cartLinesRemove(cartId: $cartId, lineIds: $lineIds) { cart { totalQuantity } userErrors { code field message } } }', { variables: { cartId: `gid://shopify/Cart/${cartToken}`, lineIds: ids } });
+    expect(removed.data).toEqual({ cartLinesRemove: { cart: { totalQuantity: 0 }, userErrors: [] } });
+    const again = await sf.request('mutation R($cartId: ID!, $lineIds: [ID!]!) { cartLinesRemove(cartId: $cartId, lineIds: $lineIds) { userErrors { code field } } }', { variables: { cartId: `gid://shopify/Cart/${cartToken}`, lineIds: ids } });
+    expect(again.data).toEqual({ cartLinesRemove: { userErrors: [{ code: 'INVALID_MERCHANDISE_LINE', field: ['lineIds', '0'] }] } });
   });
 });
 

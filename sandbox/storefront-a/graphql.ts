@@ -257,6 +257,11 @@ const STOREFRONT_SDL = /* GraphQL */ `
   scalar CurrencyCode
 
   type Query { cart(id: ID!): Cart }
+  type Mutation { cartLinesRemove(cartId: ID!, lineIds: [ID!], viewKeys: [String!]): CartLinesRemovePayload }
+  enum CartErrorCode { INVALID INVALID_MERCHANDISE_LINE }
+  type CartUserError { code: CartErrorCode field: [String!] message: String! }
+  type CartWarning { code: String! message: String! target: ID! }
+  type CartLinesRemovePayload { cart: Cart userErrors: [CartUserError!]! warnings: [CartWarning!]! }
   type MoneyV2 { amount: Decimal! currencyCode: CurrencyCode! }
   type Attribute { key: String! value: String }
   type CartDiscountCode { code: String! applicable: Boolean! }
@@ -737,6 +742,24 @@ export function registerGraphql(app: FastifyInstance, state: State, base: (reque
         const m = /^gid:\/\/shopify\/Cart\/(.+)$/.exec(id);
         const internal = m ? cartTokenOf(shop, m[1]!) : undefined;
         return internal === undefined ? null : cartJson(shop, internal, base(request));
+      },
+      // The shopper's cart emptied line by line (the online store's cart is the Storefront API's cart).
+      cartLinesRemove: ({ cartId, lineIds }: { cartId: string; lineIds?: string[] | null }) => {
+        if (!token.scopes.includes('unauthenticated_write_checkouts')) {
+          throw new GraphQLError('Access denied for cartLinesRemove field. Required access: `unauthenticated_write_checkouts` access scope.', { extensions: { code: 'ACCESS_DENIED' } });
+        }
+        const m = /^gid:\/\/shopify\/Cart\/(.+)$/.exec(cartId);
+        const internal = m ? cartTokenOf(shop, m[1]!) : undefined;
+        if (internal === undefined) return { cart: null, userErrors: [{ code: 'INVALID', field: ['cartId'], message: 'The specified cart does not exist.' }], warnings: [] };
+        const lines = shop.carts.get(internal) ?? [];
+        const variants = (lineIds ?? []).map((lineId) => {
+          const v = /^gid:\/\/shopify\/CartLine\/(\d+)-/.exec(lineId);
+          return v ? Number(v[1]) : NaN;
+        });
+        const unknown = (lineIds ?? []).findIndex((_, i) => !lines.some((l) => l.variantId === variants[i]));
+        if (unknown >= 0) return { cart: cartJson(shop, internal, base(request)), userErrors: [{ code: 'INVALID_MERCHANDISE_LINE', field: ['lineIds', String(unknown)], message: 'The merchandise line was not found in the cart.' }], warnings: [] };
+        for (const variantId of variants) shop.carts.change(internal, variantId, 0);
+        return { cart: cartJson(shop, internal, base(request)), userErrors: [], warnings: [] };
       },
     };
     const result = await execute({ schema: storefrontSchema, document: parsed.doc, rootValue: root, variableValues: parsed.variables, operationName: parsed.operationName });

@@ -299,6 +299,10 @@ export function fakeCheckoutActivities(world: FakeWorld) {
       }
       return { state: row.storeState as 'created' | 'failed' | 'none', storeRefundId: row.storeState === 'created' ? `store-${refundId.slice(0, 8)}` : null };
     },
+    async emptyStoreCart(_token: string) {
+      enter('emptyStoreCart');
+      return { removed: 1, emptiedBy: 'service' as const };
+    },
     async syncStoreOrderPayment(_token: string) {
       enter('syncStoreOrderPayment');
       return { paid: false, codPaidAt: null };
