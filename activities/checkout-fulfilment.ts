@@ -17,7 +17,8 @@ import type { UrlGuard } from '../security/ssrf.js';
 import type { EmailClient } from '../integrations/email/index.js';
 import { IntegrationError, isIntegrationError, type IntegrationErrorKind } from '../integrations/errors.js';
 import type { OrderIntent } from '../integrations/storefront-a/client.js';
-import { storeClientFor } from '../model/connections.js';
+import { processorClientFor, storeClientFor } from '../model/connections.js';
+import { judgePayment } from '../domain/payment-check.js';
 import { parseOrderInput, type StoreOrder, type StoreOrderInput, type StoreRefund, type StoreRefundInput } from '../integrations/storefront-common/order.js';
 import { formatMoney } from '../domain/money.js';
 import { isPaymentMethod, type PaymentMethod } from '../domain/payment-method.js';
@@ -392,6 +393,15 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
       if (purchase.storeOrderId) return { storeOrderId: purchase.storeOrderId, created: false };
       if (purchase.status !== 'PAID' && purchase.status !== 'REFUNDED') throw ApplicationFailure.nonRetryable(`The upsell ${upsellId} of ${token} is ${purchase.status}, not paid`, 'CONFLICT');
       const s = await sessionOf(token);
+      // The offer's payment read at the processor and judged as every order's is (domain/payment-check.ts): refunded,
+      // disputed or another amount before its order, no order (the refusal below becomes the offer's store order error).
+      if (purchase.processorPaymentId) {
+        const { client } = await processorClientFor(deps, s.merchantId);
+        const verdict = judgePayment(await client.getPayment(purchase.processorPaymentId), { amountMinor: purchase.amountMinor, currency: purchase.currency });
+        if (verdict.verdict !== 'paid') {
+          throw new IntegrationError('processor', 'rejected', verdict.verdict === 'held' ? verdict.message : 'The processor shows the offer\'s payment not paid: no order was created');
+        }
+      }
       const { order, created } = await place(s, await storeOf(s, upsellId), upsellOrderInputOf(s, purchase));
       await db.$transaction(async (tx) => {
         const { count } = await tx.upsellPurchase.updateMany({ where: { id: purchase.id, storeOrderId: null }, data: { storeOrderId: order.id, storeOrderNumber: order.number, storeOrderError: null } });

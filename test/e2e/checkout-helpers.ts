@@ -62,6 +62,8 @@ export interface Merchant {
   token: string;
   id: string;
   email: string;
+  /** The merchant's own processor account key (what its dashboard acts with: a refund made there, ...). */
+  processorApiKey?: string;
 }
 
 /** Plan of a test merchant: a paid one by default (a Demo merchant's checkouts pass through to the store). */
@@ -87,7 +89,7 @@ export async function merchantWithProcessor(stack: TestStack, shopName: string, 
   expect(rates.status).toBe(200);
   const id = reg.body.merchant.id as string;
   if (opts.plan !== 'demo') await givePaidPlan(stack.database.db, id, opts.plan);
-  return { token, id, email };
+  return { token, id, email, processorApiKey: account.body.apiKey as string };
 }
 
 /** A merchant with the processor connected and a storefront A shop of its own (the demo catalogue), installed through OAuth. */
