@@ -46,7 +46,7 @@ describe('what the shopper reads', () => {
 
   it('given a refund / the refund email says the order number and the amount, not the processor\'s payment', () => {
     const e = renderOrderEmail('refund_confirmation', data());
-    expect(e.subject).toBe('Refund for order #1001 – Alpha Store');
+    expect(e.subject).toBe('Refund of €49.72 for order #1001 – Alpha Store');
     expect(e.text).toContain('€49.72 goes back to the card you paid with.');
     expect(e.text).not.toContain('payment ch_');
   });

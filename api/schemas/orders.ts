@@ -3,7 +3,7 @@
 // is integer minor units with its currency.
 import { PAYMENT_METHODS } from '../../domain/payment-method.js';
 import { z } from 'zod';
-import { CHECKOUT_STATUSES } from '../../domain/checkout-status.js';
+import { CHECKOUT_STATUSES, HOLD_REASONS } from '../../domain/checkout-status.js';
 import { FUNNEL_STEPS, ORDER_VIEW_NAMES, ORDER_VIEWS } from '../../domain/stats.js';
 import { checkoutStatus, shippingAddress, storeOrder } from './checkout.js';
 import { caseless, text, TRIMMED_CLASS } from './text.js';
@@ -123,7 +123,8 @@ export const timelineEntry = z
       .string()
       .describe(
         'session: created, contact_entered, shipping_chosen, details_entered, payment_started, status_changed, order_created, order_failed, ' +
-          'cod_confirmed, cod_paid, refund_requested, …; webhook: the processor event name; email: the email kind',
+          'cod_confirmed, cod_paid, payment_held, refund_requested, refund_succeeded, refund_failed, store_refund_created, store_refund_failed, ' +
+          'store_refund_skipped, …; webhook: the processor event name; email: the email kind',
       ),
     summary: z.string().describe('One line for people'),
     data: z.record(z.string(), z.unknown()),
@@ -154,8 +155,38 @@ export const orderUpsell = z
   })
   .meta({ id: 'OrderUpsell' });
 
+export const orderRefund = z
+  .object({
+    id: z.string(),
+    amount: z.number().int().describe('Minor units of `currency`'),
+    currency: z.string(),
+    reason: z.string().nullable(),
+    restock: z.boolean(),
+    lines: z.array(z.object({ line: z.number().int(), quantity: z.number().int() })).describe('The order lines given back (index in `items`)'),
+    origin: z.enum(['merchant', 'processor', 'store']).describe("merchant: asked here (dashboard or API); processor: made in the processor's dashboard; store: made in the store's admin"),
+    state: z.enum(['requested', 'succeeded', 'failed']).describe('At the processor: requested (on its way back), succeeded (the money is back), failed'),
+    failureReason: z.string().nullable(),
+    processorRefundId: z.string().nullable(),
+    store: z.object({
+      state: z.enum(['pending', 'created', 'failed', 'none']).describe("On the store order: pending (to be booked once the money is back), created, failed (the store refused: see error), none (no store order to refund)"),
+      refundId: z.string().nullable(),
+      error: z.string().nullable().describe('Why the store refused it, for the merchant: never hidden'),
+    }),
+    createdAt: z.string(),
+    succeededAt: z.string().nullable(),
+  })
+  .meta({ id: 'OrderRefund' });
+
 export const orderDetail = orderSummary
   .extend({
+    refundedMinor: z.number().int().describe('What came back to the shopper so far (the processor confirmed it)'),
+    refundableMinor: z.number().int().describe('What can still be refunded: the charge less what came back and what is on its way back'),
+    refunds: z.array(orderRefund).describe('Every refund of the order, oldest first: asked here, made at the processor, or made in the store'),
+    hold: z
+      .object({ reason: z.enum(HOLD_REASONS), message: z.string() })
+      .nullable()
+      .describe('ON_HOLD: why the paid checkout did not become a store order (refunded or disputed before the order, another amount or currency)'),
+    storeOrderStatus: z.string().nullable().describe("The store's own word on its order after our last change to it (e.g. paid, partially_refunded, refunded; WooCommerce: processing, refunded)"),
     platform: z.enum(['storefront-a', 'storefront-b']),
     items: z.array(orderLine),
     shippingAddress: shippingAddress.nullable(),

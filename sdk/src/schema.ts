@@ -133,7 +133,7 @@ export interface paths {
                              * @description Stable machine-readable code (domain/errors.ts)
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "PARTIAL_REFUND_NOT_SUPPORTED" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
+                            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "REFUND_EXCEEDS_BALANCE" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -4240,7 +4240,7 @@ export interface paths {
         put?: never;
         /**
          * Storefront A webhook (topic from X-Shopify-Topic)
-         * @description Signed by storefront A: X-Storefront-Hmac-Sha256 is the base64 HMAC-SHA256 of the raw body with the app's client secret. Topics: app/uninstalled, customers/data_request, customers/redact, shop/redact, shop/update, domains/*, themes/publish (X-Shopify-Topic; HMAC in X-Shopify-Hmac-Sha256). An invalid signature answers 401 and changes nothing.
+         * @description Signed by storefront A: X-Storefront-Hmac-Sha256 is the base64 HMAC-SHA256 of the raw body with the app's client secret. Topics: app/uninstalled, customers/data_request, customers/redact, shop/redact, shop/update, domains/*, themes/publish, refunds/create (a refund the merchant made in the store is refunded at the processor too, once) (X-Shopify-Topic; HMAC in X-Shopify-Hmac-Sha256). An invalid signature answers 401 and changes nothing.
          */
         post: {
             parameters: {
@@ -4336,7 +4336,7 @@ export interface paths {
         put?: never;
         /**
          * Storefront A webhook (path may name the topic)
-         * @description Signed by storefront A: X-Storefront-Hmac-Sha256 is the base64 HMAC-SHA256 of the raw body with the app's client secret. Topics: app/uninstalled, customers/data_request, customers/redact, shop/redact, shop/update, domains/*, themes/publish (X-Shopify-Topic; HMAC in X-Shopify-Hmac-Sha256). An invalid signature answers 401 and changes nothing.
+         * @description Signed by storefront A: X-Storefront-Hmac-Sha256 is the base64 HMAC-SHA256 of the raw body with the app's client secret. Topics: app/uninstalled, customers/data_request, customers/redact, shop/redact, shop/update, domains/*, themes/publish, refunds/create (a refund the merchant made in the store is refunded at the processor too, once) (X-Shopify-Topic; HMAC in X-Shopify-Hmac-Sha256). An invalid signature answers 401 and changes nothing.
          */
         post: {
             parameters: {
@@ -5935,8 +5935,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Refund an order in full through the processor (partial refunds are not offered)
-         * @description Only a COMPLETED card payment can be refunded. 202: the processor accepted the refund (idempotency key derived from the token, so a retry never refunds twice); the session becomes REFUNDED when the processor's refund event arrives (or a backfill-status sees it), and the shopper then gets one refund email. Errors: PARTIAL_REFUND_NOT_SUPPORTED (an amount other than the total), REFUND_ALREADY_REQUESTED (asked before, or already refunded: the processor is not called again), NOT_REFUNDABLE (cash on delivery, or not a completed payment), NOT_FOUND (not an order of yours), UPSTREAM_ERROR / PROCESSOR_TIMEOUT (the processor refused or did not answer; nothing was recorded).
+         * Refund an order, in full or in part, through the processor and on the store
+         * @description A card payment the processor confirmed (COMPLETED, or ON_HOLD) can be refunded, in several parts, up to its total. 202: the processor accepted the refund (its idempotency key is the refund's own id, so a retry never refunds twice). Once the processor confirms it, the refund is booked on the store order (Shopify refundCreate, WooCommerce order refunds; `restock` puts the `lines` back in stock) and the shopper gets one email for it; the session becomes REFUNDED when every unit is refunded. Errors: REFUND_EXCEEDS_BALANCE (more than is left: details.refundableMinor), REFUND_ALREADY_REQUESTED (nothing left, or the rest is on its way back), NOT_REFUNDABLE (cash on delivery, nothing paid, or not a confirmed payment), INVALID_INPUT (a line the order does not have, more of it than it holds), NOT_FOUND (not an order of yours), UPSTREAM_ERROR / PROCESSOR_TIMEOUT (the processor refused or did not answer).
          *
          *     API keys need the `orders:write` scope.
          */
@@ -9226,7 +9226,7 @@ export interface paths {
                     cursor?: string;
                     /** @description orders: paid orders (COMPLETED, COD_CONFIRMED, REFUNDED, ON_HOLD); checkouts: payments started and never paid (PAYMENT_PENDING, FAILED, ABANDONED); absent: both. Combines with status (a status outside the view matches nothing) */
                     view?: "orders" | "checkouts";
-                    /** @description One or several of OPEN, PAYMENT_PENDING, COD_CONFIRMED, COMPLETED, FAILED, REFUNDED, ABANDONED (any letter case): repeat the parameter or separate with commas */
+                    /** @description One or several of OPEN, PAYMENT_PENDING, COD_CONFIRMED, COMPLETED, ON_HOLD, FAILED, REFUNDED, ABANDONED (any letter case): repeat the parameter or separate with commas */
                     status?: (string & (unknown & unknown)) | string[];
                     /** @description Start, inclusive: YYYY-MM-DD (00:00 UTC) or an ISO date-time with offset */
                     from?: string;
@@ -12075,7 +12075,7 @@ export interface components {
              * @description Stable machine-readable code (domain/errors.ts)
              * @enum {string}
              */
-            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "PARTIAL_REFUND_NOT_SUPPORTED" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
+            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "REFUND_EXCEEDS_BALANCE" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
             details?: {
                 [key: string]: unknown;
             };
@@ -12483,7 +12483,7 @@ export interface components {
         CheckoutSessionStatusInput: {
             token: string;
             /** @enum {string} */
-            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "FAILED" | "REFUNDED" | "ABANDONED";
+            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "ON_HOLD" | "FAILED" | "REFUNDED" | "ABANDONED";
             currency: string;
             /** @description Items + shipping, once the shopper chose a rate */
             totalMinor: number | null;
@@ -12514,7 +12514,7 @@ export interface components {
         CheckoutSessionBundleInput: {
             token: string;
             /** @enum {string} */
-            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "FAILED" | "REFUNDED" | "ABANDONED";
+            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "ON_HOLD" | "FAILED" | "REFUNDED" | "ABANDONED";
             currency: string;
             /** @description A preview session (prev_…): placeholder cart, payment disabled */
             preview: boolean;
@@ -12690,27 +12690,41 @@ export interface components {
             totalMinor: number;
             currency: string;
         };
-        /** @description May be left out (no body), or {}: the full refund */
+        /** @description May be left out (no body), or {}: everything left is refunded */
         RefundRequestInput: {
-            /** @description Optional: the order's full total in minor units. Partial refunds are not offered: any other amount is refused */
+            /** @description Minor units of the order's currency, at most what is left to refund; left out: the lines' value when `lines` are given, else everything left */
             amountMinor?: number;
+            /** @description Why (shown on the store's refund and in the shopper's email) */
+            reason?: string;
+            /** @description Put the given-back lines back in stock on the store (default false) */
+            restock?: boolean;
+            /** @description The lines given back, and how many of each: what `restock` puts back, and the default amount */
+            lines?: {
+                /** @description Index of the line in the order detail's `lines` (order bumps follow the cart lines) */
+                line: number;
+                quantity: number;
+            }[];
         } | null;
         RefundRequestedInput: {
             /**
-             * @description Still COMPLETED: the session becomes REFUNDED when the processor confirms the refund
+             * @description Unchanged by the request: the session becomes REFUNDED once the processor confirms every unit refunded
              * @enum {string}
              */
-            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "FAILED" | "REFUNDED" | "ABANDONED";
+            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "ON_HOLD" | "FAILED" | "REFUNDED" | "ABANDONED";
             refund: {
                 /** @constant */
                 state: "requested";
-                /** @description The processor's refund id */
+                /** @description Our id of this refund (see the order detail's `refunds`) */
+                id?: string;
+                /** @description The processor's refund id (our id while the processor's is not known yet) */
                 refundId: string;
+                amountMinor?: number;
+                currency?: string;
             };
         };
         StatusSyncInput: {
             /** @enum {string} */
-            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "FAILED" | "REFUNDED" | "ABANDONED";
+            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "ON_HOLD" | "FAILED" | "REFUNDED" | "ABANDONED";
             /** @description The processor's status of the session's payment (null: no payment, e.g. cash on delivery) */
             processorStatus: string | null;
             /** @description Cash on delivery: when the store reported the order paid; null while unpaid or not COD */
@@ -12790,7 +12804,7 @@ export interface components {
         OrderSummaryInput: {
             token: string;
             /** @enum {string} */
-            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "FAILED" | "REFUNDED" | "ABANDONED";
+            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "ON_HOLD" | "FAILED" | "REFUNDED" | "ABANDONED";
             email: string | null;
             /** @description The name on the shipping address, once the shopper entered it */
             customerName: string | null;
@@ -12831,7 +12845,7 @@ export interface components {
              * @enum {string}
              */
             source: "session" | "webhook" | "email";
-            /** @description session: created, contact_entered, shipping_chosen, details_entered, payment_started, status_changed, order_created, order_failed, cod_confirmed, cod_paid, refund_requested, …; webhook: the processor event name; email: the email kind */
+            /** @description session: created, contact_entered, shipping_chosen, details_entered, payment_started, status_changed, order_created, order_failed, cod_confirmed, cod_paid, payment_held, refund_requested, refund_succeeded, refund_failed, store_refund_created, store_refund_failed, store_refund_skipped, …; webhook: the processor event name; email: the email kind */
             type: string;
             /** @description One line for people */
             summary: string;
@@ -12859,10 +12873,47 @@ export interface components {
             acceptedAt: string;
             paidAt: string | null;
         };
+        OrderRefundInput: {
+            id: string;
+            /** @description Minor units of `currency` */
+            amount: number;
+            currency: string;
+            reason: string | null;
+            restock: boolean;
+            /** @description The order lines given back (index in `items`) */
+            lines: {
+                line: number;
+                quantity: number;
+            }[];
+            /**
+             * @description merchant: asked here (dashboard or API); processor: made in the processor's dashboard; store: made in the store's admin
+             * @enum {string}
+             */
+            origin: "merchant" | "processor" | "store";
+            /**
+             * @description At the processor: requested (on its way back), succeeded (the money is back), failed
+             * @enum {string}
+             */
+            state: "requested" | "succeeded" | "failed";
+            failureReason: string | null;
+            processorRefundId: string | null;
+            store: {
+                /**
+                 * @description On the store order: pending (to be booked once the money is back), created, failed (the store refused: see error), none (no store order to refund)
+                 * @enum {string}
+                 */
+                state: "pending" | "created" | "failed" | "none";
+                refundId: string | null;
+                /** @description Why the store refused it, for the merchant: never hidden */
+                error: string | null;
+            };
+            createdAt: string;
+            succeededAt: string | null;
+        };
         OrderDetailInput: {
             token: string;
             /** @enum {string} */
-            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "FAILED" | "REFUNDED" | "ABANDONED";
+            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "ON_HOLD" | "FAILED" | "REFUNDED" | "ABANDONED";
             email: string | null;
             /** @description The name on the shipping address, once the shopper entered it */
             customerName: string | null;
@@ -12889,6 +12940,20 @@ export interface components {
             paymentStartedAt: string | null;
             /** @description When the processor confirmed the payment */
             completedAt: string | null;
+            /** @description What came back to the shopper so far (the processor confirmed it) */
+            refundedMinor: number;
+            /** @description What can still be refunded: the charge less what came back and what is on its way back */
+            refundableMinor: number;
+            /** @description Every refund of the order, oldest first: asked here, made at the processor, or made in the store */
+            refunds: components["schemas"]["OrderRefundInput"][];
+            /** @description ON_HOLD: why the paid checkout did not become a store order (refunded or disputed before the order, another amount or currency) */
+            hold: {
+                /** @enum {string} */
+                reason: "payment_refunded" | "payment_disputed" | "amount_mismatch" | "currency_mismatch";
+                message: string;
+            } | null;
+            /** @description The store's own word on its order after our last change to it (e.g. paid, partially_refunded, refunded; WooCommerce: processing, refunded) */
+            storeOrderStatus: string | null;
             /** @enum {string} */
             platform: "storefront-a" | "storefront-b";
             items: {
@@ -13075,7 +13140,7 @@ export interface components {
              * @description Stable machine-readable code (domain/errors.ts)
              * @enum {string}
              */
-            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "PARTIAL_REFUND_NOT_SUPPORTED" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
+            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "REFUND_EXCEEDS_BALANCE" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
             details?: {
                 [key: string]: unknown;
             };
@@ -13483,7 +13548,7 @@ export interface components {
         CheckoutSessionStatus: {
             token: string;
             /** @enum {string} */
-            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "FAILED" | "REFUNDED" | "ABANDONED";
+            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "ON_HOLD" | "FAILED" | "REFUNDED" | "ABANDONED";
             currency: string;
             /** @description Items + shipping, once the shopper chose a rate */
             totalMinor: number | null;
@@ -13514,7 +13579,7 @@ export interface components {
         CheckoutSessionBundle: {
             token: string;
             /** @enum {string} */
-            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "FAILED" | "REFUNDED" | "ABANDONED";
+            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "ON_HOLD" | "FAILED" | "REFUNDED" | "ABANDONED";
             currency: string;
             /** @description A preview session (prev_…): placeholder cart, payment disabled */
             preview: boolean;
@@ -13690,27 +13755,41 @@ export interface components {
             totalMinor: number;
             currency: string;
         };
-        /** @description May be left out (no body), or {}: the full refund */
+        /** @description May be left out (no body), or {}: everything left is refunded */
         RefundRequest: {
-            /** @description Optional: the order's full total in minor units. Partial refunds are not offered: any other amount is refused */
+            /** @description Minor units of the order's currency, at most what is left to refund; left out: the lines' value when `lines` are given, else everything left */
             amountMinor?: number;
+            /** @description Why (shown on the store's refund and in the shopper's email) */
+            reason?: string;
+            /** @description Put the given-back lines back in stock on the store (default false) */
+            restock?: boolean;
+            /** @description The lines given back, and how many of each: what `restock` puts back, and the default amount */
+            lines?: {
+                /** @description Index of the line in the order detail's `lines` (order bumps follow the cart lines) */
+                line: number;
+                quantity: number;
+            }[];
         } | null;
         RefundRequested: {
             /**
-             * @description Still COMPLETED: the session becomes REFUNDED when the processor confirms the refund
+             * @description Unchanged by the request: the session becomes REFUNDED once the processor confirms every unit refunded
              * @enum {string}
              */
-            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "FAILED" | "REFUNDED" | "ABANDONED";
+            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "ON_HOLD" | "FAILED" | "REFUNDED" | "ABANDONED";
             refund: {
                 /** @constant */
                 state: "requested";
-                /** @description The processor's refund id */
+                /** @description Our id of this refund (see the order detail's `refunds`) */
+                id?: string;
+                /** @description The processor's refund id (our id while the processor's is not known yet) */
                 refundId: string;
+                amountMinor?: number;
+                currency?: string;
             };
         };
         StatusSync: {
             /** @enum {string} */
-            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "FAILED" | "REFUNDED" | "ABANDONED";
+            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "ON_HOLD" | "FAILED" | "REFUNDED" | "ABANDONED";
             /** @description The processor's status of the session's payment (null: no payment, e.g. cash on delivery) */
             processorStatus: string | null;
             /** @description Cash on delivery: when the store reported the order paid; null while unpaid or not COD */
@@ -13790,7 +13869,7 @@ export interface components {
         OrderSummary: {
             token: string;
             /** @enum {string} */
-            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "FAILED" | "REFUNDED" | "ABANDONED";
+            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "ON_HOLD" | "FAILED" | "REFUNDED" | "ABANDONED";
             email: string | null;
             /** @description The name on the shipping address, once the shopper entered it */
             customerName: string | null;
@@ -13831,7 +13910,7 @@ export interface components {
              * @enum {string}
              */
             source: "session" | "webhook" | "email";
-            /** @description session: created, contact_entered, shipping_chosen, details_entered, payment_started, status_changed, order_created, order_failed, cod_confirmed, cod_paid, refund_requested, …; webhook: the processor event name; email: the email kind */
+            /** @description session: created, contact_entered, shipping_chosen, details_entered, payment_started, status_changed, order_created, order_failed, cod_confirmed, cod_paid, payment_held, refund_requested, refund_succeeded, refund_failed, store_refund_created, store_refund_failed, store_refund_skipped, …; webhook: the processor event name; email: the email kind */
             type: string;
             /** @description One line for people */
             summary: string;
@@ -13859,10 +13938,47 @@ export interface components {
             acceptedAt: string;
             paidAt: string | null;
         };
+        OrderRefund: {
+            id: string;
+            /** @description Minor units of `currency` */
+            amount: number;
+            currency: string;
+            reason: string | null;
+            restock: boolean;
+            /** @description The order lines given back (index in `items`) */
+            lines: {
+                line: number;
+                quantity: number;
+            }[];
+            /**
+             * @description merchant: asked here (dashboard or API); processor: made in the processor's dashboard; store: made in the store's admin
+             * @enum {string}
+             */
+            origin: "merchant" | "processor" | "store";
+            /**
+             * @description At the processor: requested (on its way back), succeeded (the money is back), failed
+             * @enum {string}
+             */
+            state: "requested" | "succeeded" | "failed";
+            failureReason: string | null;
+            processorRefundId: string | null;
+            store: {
+                /**
+                 * @description On the store order: pending (to be booked once the money is back), created, failed (the store refused: see error), none (no store order to refund)
+                 * @enum {string}
+                 */
+                state: "pending" | "created" | "failed" | "none";
+                refundId: string | null;
+                /** @description Why the store refused it, for the merchant: never hidden */
+                error: string | null;
+            };
+            createdAt: string;
+            succeededAt: string | null;
+        };
         OrderDetail: {
             token: string;
             /** @enum {string} */
-            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "FAILED" | "REFUNDED" | "ABANDONED";
+            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "ON_HOLD" | "FAILED" | "REFUNDED" | "ABANDONED";
             email: string | null;
             /** @description The name on the shipping address, once the shopper entered it */
             customerName: string | null;
@@ -13889,6 +14005,20 @@ export interface components {
             paymentStartedAt: string | null;
             /** @description When the processor confirmed the payment */
             completedAt: string | null;
+            /** @description What came back to the shopper so far (the processor confirmed it) */
+            refundedMinor: number;
+            /** @description What can still be refunded: the charge less what came back and what is on its way back */
+            refundableMinor: number;
+            /** @description Every refund of the order, oldest first: asked here, made at the processor, or made in the store */
+            refunds: components["schemas"]["OrderRefund"][];
+            /** @description ON_HOLD: why the paid checkout did not become a store order (refunded or disputed before the order, another amount or currency) */
+            hold: {
+                /** @enum {string} */
+                reason: "payment_refunded" | "payment_disputed" | "amount_mismatch" | "currency_mismatch";
+                message: string;
+            } | null;
+            /** @description The store's own word on its order after our last change to it (e.g. paid, partially_refunded, refunded; WooCommerce: processing, refunded) */
+            storeOrderStatus: string | null;
             /** @enum {string} */
             platform: "storefront-a" | "storefront-b";
             items: {

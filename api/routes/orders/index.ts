@@ -15,11 +15,12 @@ import type { Prisma } from '../../../prisma/client.js';
 import type { CheckoutSession, EmailMessage, ProcessorWebhookDelivery, SessionEvent } from '../../../generated/prisma/client.js';
 import { AppError } from '../../../domain/errors.js';
 import { ORDER_VIEWS, ORDERED_STATUSES } from '../../../domain/stats.js';
-import { isCheckoutStatus } from '../../../domain/checkout-status.js';
+import { isCheckoutStatus, isHoldReason, refundableMinor, refundRefusal } from '../../../domain/checkout-status.js';
+import { refundBalanceOf } from '../../../model/refunds.js';
 import { isCheckoutToken } from '../../../domain/tokens.js';
 import { formatMoney } from '../../../domain/money.js';
 import { storeOrderOf } from '../../../domain/store-order.js';
-import { orderEmailIdempotencyKey, upsellEmailIdempotencyKey } from '../../../model/order-emails.js';
+import { orderEmailIdempotencyKey, refundEmailIdempotencyKey, upsellEmailIdempotencyKey } from '../../../model/order-emails.js';
 import { type OrderEmailKind } from '../../../model/order-emails.js';
 import { errorResponse } from '../../schemas/common.js';
 import { tokenParams } from '../../schemas/checkout.js';
@@ -39,7 +40,7 @@ export const ORDER_WHERE: Prisma.CheckoutSessionWhereInput = {
 };
 
 /** Emails of an order, by the idempotency key each is sent with (activities/checkout-fulfilment.ts). */
-const ORDER_EMAIL_KINDS = ['order_confirmation', 'merchant_order_notification', 'store_order_problem', 'refund_confirmation'] as const satisfies readonly OrderEmailKind[];
+const ORDER_EMAIL_KINDS = ['order_confirmation', 'merchant_order_notification', 'store_order_problem', 'refund_confirmation', 'payment_held'] as const satisfies readonly OrderEmailKind[];
 
 // The list's pages: keyed by (createdAt, token), newest first.
 const orderPages = keysetPages('token', isCheckoutToken);
@@ -136,7 +137,21 @@ function sessionEventSummary(e: SessionEvent, currency: string): string {
     case 'cod_paid':
       return 'The store reports the cash-on-delivery order paid';
     case 'refund_requested':
-      return `Full refund requested at the processor${amount('amount') ? `: ${amount('amount')}` : ''}`;
+      return `Refund ${({ processor: 'made at the processor', store: 'made in the store' } as Record<string, string>)[String(d.origin)] ?? 'requested at the processor'}${amount('amount') ? `: ${amount('amount')}` : ''}${typeof d.reason === 'string' && d.reason ? ` (${d.reason})` : ''}`;
+    case 'refund_succeeded':
+      return `The processor refunded ${amount('amount') ?? 'the payment'}`;
+    case 'refund_failed':
+      return `The refund failed at the processor${typeof d.reason === 'string' ? `: ${d.reason}` : ''}`;
+    case 'store_refund_created':
+      return `Refund${amount('amount') ? ` of ${amount('amount')}` : ''} booked on the store order${typeof d.orderStatus === 'string' ? ` (now ${d.orderStatus.replace(/_/g, ' ')})` : ''}`;
+    case 'store_refund_failed':
+      return `The store refused to book the refund: ${String(d.message)}`;
+    case 'store_refund_not_refunded':
+      return `A refund made in the store was not refunded at the processor: ${String(d.why)}`;
+    case 'store_refund_skipped':
+      return `Refund not booked on the store: ${String(d.why)}`;
+    case 'payment_held':
+      return `Payment on hold, no order created: ${String(d.message)}`;
     case 'email_sent':
       return `Email sent: ${String(d.kind)}`;
     default:
@@ -157,6 +172,8 @@ const EMAIL_LABELS: Record<string, string> = {
   merchant_order_notification: 'New-order notification to you',
   store_order_problem: 'Store order problem notice to you',
   refund_confirmation: 'Refund confirmation to the shopper',
+  payment_held: 'Payment-on-hold notice to you',
+  store_refund_problem: 'Store refund problem notice to you',
 };
 
 function emailSummary(m: EmailMessage): string {
@@ -261,9 +278,11 @@ export const ordersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
     const events = await db.sessionEvent.findMany({ where: { token }, orderBy: [{ at: 'asc' }] });
     const sentKinds = events.filter((e) => e.type === 'email_sent').map((e) => String(record(e.data).kind));
     const upsells = await db.upsellPurchase.findMany({ where: { token }, orderBy: [{ createdAt: 'asc' }] });
+    const refunds = await db.refund.findMany({ where: { token }, orderBy: [{ createdAt: 'asc' }] });
     const keys = [
       ...[...new Set<string>([...ORDER_EMAIL_KINDS, ...sentKinds])].filter((kind) => kind !== 'upsell_confirmation').map((kind) => orderEmailIdempotencyKey(kind as OrderEmailKind, token)),
       ...upsells.map((u) => upsellEmailIdempotencyKey(token, u.upsellId)),
+      ...refunds.flatMap((r) => [refundEmailIdempotencyKey('refund_confirmation', token, r.id), refundEmailIdempotencyKey('store_refund_problem', token, r.id)]),
     ];
     const [deliveries, emails] = await Promise.all([
       db.processorWebhookDelivery.findMany({ where: { sessionToken: token }, orderBy: [{ receivedAt: 'asc' }], omit: { rawBody: true } }),
@@ -282,6 +301,19 @@ export const ordersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
       storeOrderErrorMessage: session.storeOrderError,
       refundRequestedAt: iso(session.refundRequestedAt),
       refundedAt: iso(session.refundedAt),
+      refundedMinor: session.refundedMinor,
+      refundableMinor: isCheckoutStatus(session.status) && !refundRefusal(refundBalanceOf(session, refunds))
+        ? refundableMinor(refundBalanceOf(session, refunds))
+        : 0,
+      refunds: refunds.map((r) => ({
+        id: r.id, amount: r.amountMinor, currency: r.currency, reason: r.reason, restock: r.restock,
+        lines: Array.isArray(r.lines) ? (r.lines as Array<{ line: number; quantity: number }>) : [],
+        origin: r.origin as 'merchant' | 'processor' | 'store', state: r.state as 'requested' | 'succeeded' | 'failed', failureReason: r.failureReason, processorRefundId: r.processorRefundId,
+        store: { state: r.storeState as 'pending' | 'created' | 'failed' | 'none', refundId: r.storeRefundId, error: r.storeError },
+        createdAt: r.createdAt.toISOString(), succeededAt: iso(r.succeededAt),
+      })),
+      hold: session.status === 'ON_HOLD' && session.holdReason && isHoldReason(session.holdReason) ? { reason: session.holdReason, message: session.holdMessage ?? '' } : null,
+      storeOrderStatus: session.storeOrderStatus,
       upsells: upsells.map((u) => ({
         upsellId: u.upsellId,
         title: u.title,
