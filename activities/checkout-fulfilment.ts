@@ -22,7 +22,7 @@ import { judgePayment } from '../domain/payment-check.js';
 import { parseOrderInput, type StoreOrder, type StoreOrderInput, type StoreRefund, type StoreRefundInput } from '../integrations/storefront-common/order.js';
 import { formatMoney } from '../domain/money.js';
 import { isPaymentMethod, type PaymentMethod } from '../domain/payment-method.js';
-import { STATUSES_WITH_STORE_ORDER } from '../domain/store-order.js';
+import { orderNumberLabel, STATUSES_WITH_STORE_ORDER } from '../domain/store-order.js';
 import { classifyFailures } from './failures.js';
 import { MalformedSessionError, sessionAddress, sessionBumpLines, sessionLines, type SessionLine } from '../model/checkout-session.js';
 import type { ShippingAddress } from '../domain/address.js';
@@ -278,15 +278,17 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
     const merchandiseMinor = items.reduce((n, i) => n + i.unitPrice * i.quantity, 0);
     return {
       shop: { name: s.merchant.shopName, logoUrl: s.merchant.logoUrl, primaryColor: s.merchant.primaryColor },
-      reference: s.storeOrderNumber || checkoutReference(s.token),
+      reference: s.storeOrderNumber ? orderNumberLabel(s.storeOrderNumber) : checkoutReference(s.token),
       storeOrderId: s.storeOrderId,
       storeLabel: STORE_LABEL[s.platform],
       token: s.token,
       customer: {
         email: s.email ?? '',
         name: address.name,
-        addressLines: [address.line1, address.line2, `${address.postalCode} ${address.city}`, address.region, address.country].filter((l): l is string => !!l),
+        addressLines: [address.line1, address.line2, `${address.postalCode} ${address.city}`, address.region].filter((l): l is string => !!l),
+        country: address.country,
       },
+      locale: s.shopperLocale,
       lines: items.map((i) => ({ title: i.title, variantTitle: i.variantTitle ?? null, quantity: i.quantity, amount: fmt(i.unitPrice * i.quantity) })),
       shipping: { name: s.shippingName ?? 'Shipping', amount: fmt(shippingMinor) },
       subtotal: fmt(merchandiseMinor),

@@ -104,6 +104,7 @@ export function createCheckoutSessionActivities(deps: { db: Db }) {
             where: { token },
             data: {
               email: details.email,
+              ...(details.locale ? { shopperLocale: details.locale } : {}),
               shippingAddress: details.address as unknown as Prisma.InputJsonValue,
               shippingRateId: priced.shipping!.id,
               shippingName: priced.shipping!.name,

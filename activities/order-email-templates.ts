@@ -1,8 +1,9 @@
 // The texts of the emails that follow a paid checkout: the shopper's order confirmation (in the merchant's
 // branding), the merchant's new-order notification, the merchant's alert when the store refused the
 // order, the shopper's refund confirmation, and the shopper's confirmation of an accepted post-purchase upsell. Amounts arrive formatted; every interpolated value is
-// escaped for HTML.
-import { escapeHtml, type RenderedEmail } from './email-templates.js';
+// escaped for HTML. The order is named by the store's number everywhere; what the shopper reads carries no internal
+// id (no processor payment or checkout ids, no session token); countries are named in the shopper's language.
+import { countryName, escapeHtml, type RenderedEmail } from './email-templates.js';
 
 import type { OrderEmailKind } from '../model/order-emails.js';
 import type { PaymentMethod } from '../domain/payment-method.js';
@@ -16,7 +17,10 @@ export interface OrderEmailData {
   storeLabel: string;
   /** The checkout session token (merchant emails only: it finds the session in the dashboard). */
   token: string;
-  customer: { email: string; name: string; addressLines: string[] };
+  /** addressLines: the address without its country; country: its ISO code, named in `locale` where the address shows. */
+  customer: { email: string; name: string; addressLines: string[]; country?: string | null };
+  /** The shopper's language (BCP 47, recorded at payment); null or absent: English. */
+  locale?: string | null;
   lines: Array<{ title: string; variantTitle: string | null; quantity: number; amount: string }>;
   shipping: { name: string; amount: string };
   subtotal: string;
@@ -78,9 +82,11 @@ function summaryText(d: OrderEmailData): string {
   ].join('\n');
 }
 
+/** The recipient, the address lines and the country named in the shopper's language. */
+const addressOf = (d: OrderEmailData) => [d.customer.name, ...d.customer.addressLines, ...(d.customer.country ? [countryName(d.customer.country, d.locale)] : [])];
 const addressHtml = (heading: string, d: OrderEmailData) =>
-  `<h2 style="font-size:15px;margin:20px 0 6px">${escapeHtml(heading)}</h2><p style="line-height:1.5;margin:0">${[d.customer.name, ...d.customer.addressLines].map(escapeHtml).join('<br>')}</p>`;
-const addressText = (heading: string, d: OrderEmailData) => `${heading}:\n${[d.customer.name, ...d.customer.addressLines].join('\n')}`;
+  `<h2 style="font-size:15px;margin:20px 0 6px">${escapeHtml(heading)}</h2><p style="line-height:1.5;margin:0">${addressOf(d).map(escapeHtml).join('<br>')}</p>`;
+const addressText = (heading: string, d: OrderEmailData) => `${heading}:\n${addressOf(d).join('\n')}`;
 
 function paymentSentence(d: OrderEmailData, audience: 'shopper' | 'merchant'): string {
   if (d.payment.method === 'cod') {
@@ -200,7 +206,7 @@ function storeRefundProblem(d: OrderEmailData): RenderedEmail {
 function upsellConfirmation(d: OrderEmailData): RenderedEmail {
   const titles = d.lines.map(lineLabel).join(', ');
   const intro = `Thank you, ${d.customer.name}! ${titles} is added to your order with ${d.shop.name} (order ${d.reference}).`;
-  const payment = `We charged ${d.total} to the card you paid with${d.payment.reference ? ` (payment ${d.payment.reference})` : ''}.`;
+  const payment = `We charged ${d.total} to the card you paid with.`;
   const outro = `It ships to the same address. Questions? Reply to this email to reach ${d.shop.name}.`;
   return {
     subject: oneLine(`Added to your order: ${titles} – ${d.shop.name}`),

@@ -36,6 +36,8 @@ export interface ShopperDetails {
   discountCode?: string;
   /** Ids of the merchant's order bumps the shopper ticked: priced from the merchant's records, never the browser. */
   orderBumpIds?: string[];
+  /** The shopper's language (canonical BCP 47), stored with the details: the emails name countries in it. */
+  locale?: string;
 }
 
 export interface InitPaymentResult {

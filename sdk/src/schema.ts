@@ -5398,7 +5398,7 @@ export interface paths {
         put?: never;
         /**
          * Start the payment: stores the shopper's details, computes the total (items + order bumps + shipping − discount) and creates the processor payment; answers the hosted payment page. Calling it twice never creates two payments.
-         * @description A discount code is validated again (it may have expired or been used up since validate-discount): DISCOUNT_UNKNOWN, DISCOUNT_EXPIRED, DISCOUNT_USED_UP, DISCOUNT_MINIMUM_NOT_MET or DISCOUNT_ALREADY_USED (422), nothing stored. An unknown order bump or shipping rate: INVALID_INPUT. A total of 0 (a 100 % code with free shipping) needs no payment: the checkout is COMPLETED at once without the processor (status COMPLETED, paymentId null, paymentUrl the checkout page), its order is created on the store and the emails sent, as after a paid checkout. The processor refusing or unreachable: UPSTREAM_ERROR (502) or PROCESSOR_TIMEOUT (504); the details stay entered and the checkout OPEN, so the shopper can try again.
+         * @description A discount code is validated again (it may have expired or been used up since validate-discount): DISCOUNT_UNKNOWN, DISCOUNT_EXPIRED, DISCOUNT_USED_UP, DISCOUNT_MINIMUM_NOT_MET or DISCOUNT_ALREADY_USED (422), nothing stored. An unknown order bump or shipping rate: INVALID_INPUT. A total of 0 (a 100 % code with free shipping) needs no payment: the checkout is COMPLETED at once without the processor (status COMPLETED, paymentId null, paymentUrl the checkout page), its order is created on the store and the emails sent, as after a paid checkout. The processor refusing or unreachable: UPSTREAM_ERROR (502) or PROCESSOR_TIMEOUT (504); the details stay entered and the checkout OPEN, so the shopper can try again. locale (else the Accept-Language header): the shopper's language, stored with the details; the order emails name countries in it.
          */
         post: {
             parameters: {
@@ -5433,6 +5433,8 @@ export interface paths {
                         discountCode?: string;
                         /** @description Order bumps the shopper ticked (ids from GET /api/checkout/:token/order-bumps): added to the total and to the store order */
                         orderBumpIds?: string[];
+                        /** @description The shopper's language (BCP 47, e.g. de-DE): the order emails name countries in it. Default: the request's Accept-Language */
+                        locale?: string;
                     };
                 };
             };
@@ -5784,7 +5786,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm a cash-on-delivery order: stores the shopper's details (validated as for init-payment) and the total; the order goes to the store unpaid
-         * @description The session becomes COD_CONFIRMED; the order is created on the store in a pending-payment state (storefront A: financial status pending; storefront B: on-hold) and the shopper and the merchant each get one email. Calling it again answers the same confirmation and never creates a second order. The merchant marks the order paid in the store; backfill-status brings that back. Errors: PREVIEW_SESSION (a preview), COD_NOT_ENABLED (the merchant offers no cash on delivery), CONFLICT (a card payment is in progress, or the checkout is completed or abandoned), INVALID_INPUT (details, unknown shipping rate), NOT_FOUND.
+         * @description The session becomes COD_CONFIRMED; the order is created on the store in a pending-payment state (storefront A: financial status pending; storefront B: on-hold) and the shopper and the merchant each get one email. Calling it again answers the same confirmation and never creates a second order. The merchant marks the order paid in the store; backfill-status brings that back. Errors: PREVIEW_SESSION (a preview), COD_NOT_ENABLED (the merchant offers no cash on delivery), CONFLICT (a card payment is in progress, or the checkout is completed or abandoned), INVALID_INPUT (details, unknown shipping rate), NOT_FOUND. locale (else the Accept-Language header): the shopper's language, stored with the details; the order emails name countries in it.
          */
         post: {
             parameters: {
@@ -5819,6 +5821,8 @@ export interface paths {
                         discountCode?: string;
                         /** @description Order bumps the shopper ticked (ids from GET /api/checkout/:token/order-bumps): added to the total and to the store order */
                         orderBumpIds?: string[];
+                        /** @description The shopper's language (BCP 47, e.g. de-DE): the order emails name countries in it. Default: the request's Accept-Language */
+                        locale?: string;
                     };
                 };
             };
@@ -9209,7 +9213,7 @@ export interface paths {
         };
         /**
          * The merchant's orders, newest first, with cursor pagination and filters
-         * @description An order is a checkout session from a store cart that reached payment: a card payment was started or cash on delivery confirmed (PAYMENT_PENDING, FAILED, COMPLETED, REFUNDED, COD_CONFIRMED, and ABANDONED after a payment that never came). Previews never appear. Page size: limit, default 25, capped at 100; pass nextCursor as cursor for the next page (the same filters). Filters combine: status (one or several), from/to on the creation time (from before to), paymentMethod, q (start of the email or of the token). A cursor is only valid as the API handed it out (INVALID_INPUT otherwise). storeOrder is the order on the store apart from the status (COMPLETED means the payment is confirmed; the store order follows): pending while it is being created (retried while the store is down), created with its id, or failed with the store's reason; storeOrderError is true when the store permanently refused the order of a paid session.
+         * @description An order is a checkout session from a store cart that reached payment: a card payment was started or cash on delivery confirmed (PAYMENT_PENDING, FAILED, COMPLETED, REFUNDED, COD_CONFIRMED, and ABANDONED after a payment that never came). Previews never appear. Page size: limit, default 25, capped at 100; pass nextCursor as cursor for the next page (the same filters). view=orders: paid orders only (COMPLETED, COD_CONFIRMED, REFUNDED, ON_HOLD); view=checkouts: checkouts whose payment started and never came (PAYMENT_PENDING, FAILED, ABANDONED); without view, both. Filters combine: view, status (one or several), from/to on the creation time (from before to), paymentMethod, q (start of the email, of the store's order number with or without "#", or of the token). customerName is the name on the shipping address; storeOrder.number is the order's number as the store, the emails and the shopper's confirmation name it. A cursor is only valid as the API handed it out (INVALID_INPUT otherwise). storeOrder is the order on the store apart from the status (COMPLETED means the payment is confirmed; the store order follows): pending while it is being created (retried while the store is down), created with its id, or failed with the store's reason; storeOrderError is true when the store permanently refused the order of a paid session.
          *
          *     API keys need the `orders:read` scope.
          */
@@ -9220,6 +9224,8 @@ export interface paths {
                     limit?: string;
                     /** @description nextCursor of the previous page (opaque: any other value answers INVALID_INPUT) */
                     cursor?: string;
+                    /** @description orders: paid orders (COMPLETED, COD_CONFIRMED, REFUNDED, ON_HOLD); checkouts: payments started and never paid (PAYMENT_PENDING, FAILED, ABANDONED); absent: both. Combines with status (a status outside the view matches nothing) */
+                    view?: "orders" | "checkouts";
                     /** @description One or several of OPEN, PAYMENT_PENDING, COD_CONFIRMED, COMPLETED, ON_HOLD, FAILED, REFUNDED, ABANDONED (any letter case): repeat the parameter or separate with commas */
                     status?: (string & (unknown & unknown)) | string[];
                     /** @description Start, inclusive: YYYY-MM-DD (00:00 UTC) or an ISO date-time with offset */
@@ -9228,7 +9234,7 @@ export interface paths {
                     to?: string;
                     /** @description card (through the processor), cod (cash on delivery) or free (a total of 0, nothing paid) */
                     paymentMethod?: "card" | "cod" | "free";
-                    /** @description Search: the start of the shopper's email (case-insensitive) or of the session token */
+                    /** @description Search: the start of the shopper's email (case-insensitive), of the store's order number (with or without its "#") or of the session token */
                     q?: string;
                 };
                 header?: never;
@@ -9417,7 +9423,7 @@ export interface paths {
         };
         /**
          * Checkout statistics: sessions, completed orders, conversion rate, revenue and average order value per currency
-         * @description Range: from (inclusive) and to (exclusive), each a date (00:00 UTC) or an ISO date-time with offset; default the last 30 days up to now; from before to, at most 366 days apart (INVALID_INPUT on from otherwise). Counts the checkout sessions created in the range (a cohort) from store carts; previews never count. completedOrders: card checkouts the processor confirmed (COMPLETED, or REFUNDED since; refundedOrders of them). codOrders: confirmed cash-on-delivery orders. conversionRate: (completedOrders + codOrders) / sessions. revenue: paid sessions only (COMPLETED; refunded ones are not revenue), per currency, never summed across currencies, with the average order value. Cash on delivery is not paid revenue: its order value is reported apart under cod, with the part the store reports collected.
+         * @description Range: from (inclusive) and to (exclusive), each a date (00:00 UTC) or an ISO date-time with offset; default the last 30 days up to now; from before to, at most 366 days apart (INVALID_INPUT on from otherwise). Counts the checkout sessions created in the range (a cohort) from store carts; previews never count. Paid means money kept: paidOrders are card checkouts COMPLETED now (not refunded), the orders behind revenue. completedOrders: card checkouts the processor confirmed (COMPLETED, or REFUNDED since), always paidOrders + refundedOrders. codOrders: confirmed cash-on-delivery orders. conversionRate: (completedOrders + codOrders) / sessions. revenue: paid sessions only (COMPLETED; refunded ones are not revenue), per currency, never summed across currencies, with the average order value. Cash on delivery is not paid revenue: its order value is reported apart under cod, with the part the store reports collected.
          *
          *     API keys need the `stats:read` scope.
          */
@@ -12526,6 +12532,8 @@ export interface components {
                 subtotal: components["schemas"]["MoneyInput"];
             };
             shopName: string;
+            /** @description The shop's storefront, for the way back from the checkout: storefront A's primary domain, storefront B's store URL; null when no store is connected */
+            shopUrl: string | null;
             branding: {
                 logoUrl: string | null;
                 primaryColor: string | null;
@@ -12564,6 +12572,8 @@ export interface components {
                 shippingRateId: string | null;
                 /** @description The code applied at the last init-payment */
                 discountCode: string | null;
+                /** @description What that code took off at the last init-payment, in minor units (0 without a code): the page shows it until it checks the code again */
+                discountMinor: number;
                 /** @description Order bumps accepted at the last init-payment */
                 orderBumpIds: string[];
             };
@@ -12796,6 +12806,8 @@ export interface components {
             /** @enum {string} */
             status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "ON_HOLD" | "FAILED" | "REFUNDED" | "ABANDONED";
             email: string | null;
+            /** @description The name on the shipping address, once the shopper entered it */
+            customerName: string | null;
             totals: {
                 currency: string;
                 /** @description Items and accepted order bumps */
@@ -12811,7 +12823,7 @@ export interface components {
             storeOrderId: string | null;
             /** @description The store permanently refused the order: the session is paid but has no store order (see the detail) */
             storeOrderError: boolean;
-            /** @description The order on the store, apart from the status: pending (paid, being created), created or failed; null before payment */
+            /** @description The order on the store, apart from the status: pending (paid, being created), created or failed; null before payment. Its `number` ("#1001") is the order's number everywhere: the store, the emails, the shopper's confirmation page */
             storeOrder: components["schemas"]["StoreOrderInput"] | null;
             /** @description COD only: the store reports the order paid */
             codPaid: boolean;
@@ -12903,6 +12915,8 @@ export interface components {
             /** @enum {string} */
             status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "ON_HOLD" | "FAILED" | "REFUNDED" | "ABANDONED";
             email: string | null;
+            /** @description The name on the shipping address, once the shopper entered it */
+            customerName: string | null;
             totals: {
                 currency: string;
                 /** @description Items and accepted order bumps */
@@ -12918,7 +12932,7 @@ export interface components {
             storeOrderId: string | null;
             /** @description The store permanently refused the order: the session is paid but has no store order (see the detail) */
             storeOrderError: boolean;
-            /** @description The order on the store, apart from the status: pending (paid, being created), created or failed; null before payment */
+            /** @description The order on the store, apart from the status: pending (paid, being created), created or failed; null before payment. Its `number` ("#1001") is the order's number everywhere: the store, the emails, the shopper's confirmation page */
             storeOrder: components["schemas"]["StoreOrderInput"] | null;
             /** @description COD only: the store reports the order paid */
             codPaid: boolean;
@@ -12978,9 +12992,11 @@ export interface components {
             to: string;
             /** @description Checkout sessions created from a store cart in the range (previews never count) */
             sessions: number;
-            /** @description Of those, card checkouts the processor confirmed: COMPLETED, or REFUNDED since */
+            /** @description Paid means money kept: card checkouts COMPLETED now (not refunded). paidOrders = the revenue orders, summed over currencies */
+            paidOrders: number;
+            /** @description Card checkouts the processor confirmed: COMPLETED, or REFUNDED since. Always paidOrders + refundedOrders */
             completedOrders: number;
-            /** @description Of the completed orders, those refunded since */
+            /** @description Of the completed orders, those refunded since (not paid any more) */
             refundedOrders: number;
             /** @description Confirmed cash-on-delivery orders (COD_CONFIRMED): orders, not paid revenue */
             codOrders: number;
@@ -13581,6 +13597,8 @@ export interface components {
                 subtotal: components["schemas"]["Money"];
             };
             shopName: string;
+            /** @description The shop's storefront, for the way back from the checkout: storefront A's primary domain, storefront B's store URL; null when no store is connected */
+            shopUrl: string | null;
             branding: {
                 logoUrl: string | null;
                 primaryColor: string | null;
@@ -13619,6 +13637,8 @@ export interface components {
                 shippingRateId: string | null;
                 /** @description The code applied at the last init-payment */
                 discountCode: string | null;
+                /** @description What that code took off at the last init-payment, in minor units (0 without a code): the page shows it until it checks the code again */
+                discountMinor: number;
                 /** @description Order bumps accepted at the last init-payment */
                 orderBumpIds: string[];
             };
@@ -13851,6 +13871,8 @@ export interface components {
             /** @enum {string} */
             status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "ON_HOLD" | "FAILED" | "REFUNDED" | "ABANDONED";
             email: string | null;
+            /** @description The name on the shipping address, once the shopper entered it */
+            customerName: string | null;
             totals: {
                 currency: string;
                 /** @description Items and accepted order bumps */
@@ -13866,7 +13888,7 @@ export interface components {
             storeOrderId: string | null;
             /** @description The store permanently refused the order: the session is paid but has no store order (see the detail) */
             storeOrderError: boolean;
-            /** @description The order on the store, apart from the status: pending (paid, being created), created or failed; null before payment */
+            /** @description The order on the store, apart from the status: pending (paid, being created), created or failed; null before payment. Its `number` ("#1001") is the order's number everywhere: the store, the emails, the shopper's confirmation page */
             storeOrder: components["schemas"]["StoreOrder"] | null;
             /** @description COD only: the store reports the order paid */
             codPaid: boolean;
@@ -13958,6 +13980,8 @@ export interface components {
             /** @enum {string} */
             status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "ON_HOLD" | "FAILED" | "REFUNDED" | "ABANDONED";
             email: string | null;
+            /** @description The name on the shipping address, once the shopper entered it */
+            customerName: string | null;
             totals: {
                 currency: string;
                 /** @description Items and accepted order bumps */
@@ -13973,7 +13997,7 @@ export interface components {
             storeOrderId: string | null;
             /** @description The store permanently refused the order: the session is paid but has no store order (see the detail) */
             storeOrderError: boolean;
-            /** @description The order on the store, apart from the status: pending (paid, being created), created or failed; null before payment */
+            /** @description The order on the store, apart from the status: pending (paid, being created), created or failed; null before payment. Its `number` ("#1001") is the order's number everywhere: the store, the emails, the shopper's confirmation page */
             storeOrder: components["schemas"]["StoreOrder"] | null;
             /** @description COD only: the store reports the order paid */
             codPaid: boolean;
@@ -14033,9 +14057,11 @@ export interface components {
             to: string;
             /** @description Checkout sessions created from a store cart in the range (previews never count) */
             sessions: number;
-            /** @description Of those, card checkouts the processor confirmed: COMPLETED, or REFUNDED since */
+            /** @description Paid means money kept: card checkouts COMPLETED now (not refunded). paidOrders = the revenue orders, summed over currencies */
+            paidOrders: number;
+            /** @description Card checkouts the processor confirmed: COMPLETED, or REFUNDED since. Always paidOrders + refundedOrders */
             completedOrders: number;
-            /** @description Of the completed orders, those refunded since */
+            /** @description Of the completed orders, those refunded since (not paid any more) */
             refundedOrders: number;
             /** @description Confirmed cash-on-delivery orders (COD_CONFIRMED): orders, not paid revenue */
             codOrders: number;

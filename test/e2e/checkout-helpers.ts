@@ -73,6 +73,8 @@ export interface MerchantOptions {
   currency?: string;
   /** storefrontAMerchant: the merchant turns our app embed on in the theme editor after the install (default true). */
   embed?: boolean;
+  /** storefrontAMerchant: the shop's primary domain (default: its myshopify host). */
+  primaryDomain?: string;
 }
 
 /** A merchant registered through the API, its own processor account connected, two shipping rates, on a paid plan (unless `plan: 'demo'`). */
@@ -96,7 +98,7 @@ export async function merchantWithProcessor(stack: TestStack, shopName: string, 
 export async function storefrontAMerchant(stack: TestStack, shopName: string, opts: MerchantOptions = {}): Promise<Merchant & { shop: SimShop }> {
   const merchant = await merchantWithProcessor(stack, shopName, opts);
   const host = `e2e-${unique()}.myshopify.com`;
-  const created = await control(stack.urls.storefrontA, 'POST', 'shops', { shop: host, name: shopName, ...(opts.currency ? { currency: opts.currency } : {}) });
+  const created = await control(stack.urls.storefrontA, 'POST', 'shops', { shop: host, name: shopName, ...(opts.currency ? { currency: opts.currency } : {}), ...(opts.primaryDomain ? { primaryDomain: opts.primaryDomain } : {}) });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   const s = storefrontAStackOf(stack);
   const callback = await openCallback(s, await consent(await openInstall(s, await saveInputs(s, merchant.token, { shop: host }))));

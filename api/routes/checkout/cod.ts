@@ -12,7 +12,7 @@ import { updateCheckout } from '../../checkout-workflow.js';
 import { errorResponse } from '../../schemas/common.js';
 import { tokenParams } from '../../schemas/checkout.js';
 import { limit } from '../../plugins/rate-limits.js';
-import { shopperDetails } from '../../schemas/shopper.js';
+import { shopperDetailsWithLanguage, withShopperLanguage } from '../../schemas/shopper-language.js';
 
 const codResponse = z
   .object({
@@ -36,9 +36,10 @@ export const checkoutCodRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
         'pending; storefront B: on-hold) and the shopper and the merchant each get one email. Calling it again answers the same confirmation ' +
         'and never creates a second order. The merchant marks the order paid in the store; backfill-status brings that back. Errors: ' +
         'PREVIEW_SESSION (a preview), COD_NOT_ENABLED (the merchant offers no cash on delivery), CONFLICT (a card payment is in progress, or ' +
-        'the checkout is completed or abandoned), INVALID_INPUT (details, unknown shipping rate), NOT_FOUND.',
+        'the checkout is completed or abandoned), INVALID_INPUT (details, unknown shipping rate), NOT_FOUND. locale (else the Accept-Language header): ' +
+        'the shopper\'s language, stored with the details; the order emails name countries in it.',
       params: tokenParams,
-      body: shopperDetails,
+      body: shopperDetailsWithLanguage,
       response: { 200: codResponse, 400: errorResponse, 404: errorResponse, 409: errorResponse, 422: errorResponse, 429: errorResponse },
     },
   }, async (request) => {
@@ -51,7 +52,7 @@ export const checkoutCodRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
     if (!session.merchant.codEnabled) throw new AppError('COD_NOT_ENABLED', 'This store does not offer cash on delivery');
 
     // A late double click, after the confirmation's run ended, starts a run that answers the same confirmation.
-    const result = await updateCheckout(deps, session, completeCodUpdate, request.body);
+    const result = await updateCheckout(deps, session, completeCodUpdate, withShopperLanguage(request.body, request.headers['accept-language']));
     const row = await db.checkoutSession.findUniqueOrThrow({ where: { token }, select: { totalMinor: true, currency: true } });
     if (result.status !== 'COD_CONFIRMED' || row.totalMinor === null) throw new AppError('CONFLICT', 'This checkout could not be confirmed');
     return { status: result.status, totalMinor: row.totalMinor, currency: row.currency };

@@ -6,6 +6,7 @@
 // was started, or cash on delivery confirmed (or, without a recorded start, the session is paid, refunded or
 // COD-confirmed). So the list holds PAYMENT_PENDING, FAILED, COMPLETED, REFUNDED and COD_CONFIRMED sessions,
 // and ABANDONED ones whose payment never came; shoppers who left before paying are in the funnel, not here.
+// `view` splits them: paid orders apart from unpaid checkouts (domain/stats.ts ORDER_VIEWS).
 import { isPaymentMethod, type PaymentMethod } from '../../../domain/payment-method.js';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
@@ -13,7 +14,7 @@ import { type RouteDeps } from '../../route-deps.js';
 import type { Prisma } from '../../../prisma/client.js';
 import type { CheckoutSession, EmailMessage, ProcessorWebhookDelivery, SessionEvent } from '../../../generated/prisma/client.js';
 import { AppError } from '../../../domain/errors.js';
-import { ORDERED_STATUSES } from '../../../domain/stats.js';
+import { ORDER_VIEWS, ORDERED_STATUSES } from '../../../domain/stats.js';
 import { isCheckoutStatus, isHoldReason, refundableMinor, refundRefusal } from '../../../domain/checkout-status.js';
 import { refundBalanceOf } from '../../../model/refunds.js';
 import { isCheckoutToken } from '../../../domain/tokens.js';
@@ -49,12 +50,24 @@ const literal = (s: string) => s.replace(/[\\%_]/g, '\\$&');
 
 function listWhere(merchantId: string, query: OrdersQuery): Prisma.CheckoutSessionWhereInput {
   const and: Prisma.CheckoutSessionWhereInput[] = [ORDER_WHERE];
+  if (query.view) and.push({ status: { in: [...ORDER_VIEWS[query.view]] } });
   if (query.status) and.push({ status: { in: query.status } });
   if (query.from || query.to) and.push({ createdAt: { ...(query.from ? { gte: query.from } : {}), ...(query.to ? { lt: query.to } : {}) } });
   if (query.paymentMethod === 'card' || query.paymentMethod === 'free') and.push({ paymentMethod: query.paymentMethod });
   // A COD order is one by its payment method, or by its status when an older row has no method recorded.
   if (query.paymentMethod === 'cod') and.push({ OR: [{ paymentMethod: 'cod' }, { status: 'COD_CONFIRMED' }] });
-  if (query.q) and.push({ OR: [{ email: { startsWith: literal(query.q.toLowerCase()) } }, { token: { startsWith: literal(query.q) } }] });
+  if (query.q) {
+    // An order number is searched with or without its "#" (storefront A names orders "#1001", storefront B "57").
+    const number = literal(query.q.replace(/^#/, ''));
+    and.push({
+      OR: [
+        { email: { startsWith: literal(query.q.toLowerCase()) } },
+        { token: { startsWith: literal(query.q) } },
+        { storeOrderNumber: { startsWith: number } },
+        { storeOrderNumber: { startsWith: `#${number}` } },
+      ],
+    });
+  }
   and.push(...orderPages.after(query.cursor));
   return { merchantId, AND: and };
 }
@@ -72,12 +85,19 @@ function paymentMethodOf(s: Pick<CheckoutSession, 'paymentMethod' | 'status'>): 
   return s.status === 'COD_CONFIRMED' ? 'cod' : null;
 }
 
+/** The name on the stored shipping address (validated when stored): read leniently, so one odd row never fails a list. */
+function customerNameOf(address: Prisma.JsonValue): string | null {
+  const name = address && typeof address === 'object' && !Array.isArray(address) ? (address as Record<string, unknown>).name : undefined;
+  return typeof name === 'string' && name.trim() !== '' ? name : null;
+}
+
 export function toOrderSummary(s: CheckoutSession): Summary {
   if (!isCheckoutStatus(s.status)) throw new Error(`session ${s.token} has an unknown status ${s.status}`);
   return {
     token: s.token,
     status: s.status,
     email: s.email,
+    customerName: customerNameOf(s.shippingAddress),
     totals: { currency: s.currency, subtotalMinor: s.subtotalMinor, shippingMinor: s.shippingMinor, discountMinor: s.discountMinor, totalMinor: s.totalMinor },
     paymentMethod: paymentMethodOf(s),
     storeOrderId: s.storeOrderId,
@@ -211,7 +231,11 @@ export const ordersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
         'An order is a checkout session from a store cart that reached payment: a card payment was started or cash on delivery confirmed ' +
         '(PAYMENT_PENDING, FAILED, COMPLETED, REFUNDED, COD_CONFIRMED, and ABANDONED after a payment that never came). Previews never appear. ' +
         `Page size: limit, default ${PAGE_SIZE_DEFAULT}, capped at ${PAGE_SIZE_MAX}; pass nextCursor as cursor for the next page (the same filters). ` +
-        'Filters combine: status (one or several), from/to on the creation time (from before to), paymentMethod, q (start of the email or of the token). ' +
+        'view=orders: paid orders only (COMPLETED, COD_CONFIRMED, REFUNDED, ON_HOLD); view=checkouts: checkouts whose payment started and never came ' +
+        '(PAYMENT_PENDING, FAILED, ABANDONED); without view, both. ' +
+        'Filters combine: view, status (one or several), from/to on the creation time (from before to), paymentMethod, q (start of the email, ' +
+        'of the store\'s order number with or without "#", or of the token). customerName is the name on the shipping address; ' +
+        'storeOrder.number is the order\'s number as the store, the emails and the shopper\'s confirmation name it. ' +
         'A cursor is only valid as the API handed it out (INVALID_INPUT otherwise). ' +
         'storeOrder is the order on the store apart from the status (COMPLETED means the payment is confirmed; the store order follows): ' +
         'pending while it is being created (retried while the store is down), created with its id, or failed with the store\'s reason; ' +
