@@ -100,6 +100,26 @@ describe('storefront B client, given the demo store keys', () => {
     await expect(c.refundOrder(order.id, { ...rest, refundId: '33333333-3333-4333-8333-333333333333', amountMinor: 1 })).rejects.toMatchObject({ kind: 'rejected', message: expect.stringContaining('Invalid refund amount') });
   });
 
+  it('when the store charges tax (19 % in DE, shipping taxed), then calculateTaxes quotes the tax and total WooCommerce then books on the order; with taxes off, none', async () => {
+    const c = client();
+    expect(await c.calculateTaxes(orderInput({ sessionToken: 'sess_b_tax_0' }))).toEqual({ taxMinor: 0, taxesIncluded: false, totalMinor: 7570 });
+    await control('stores/demo/taxes', { enabled: true, rates: [{ country: 'DE', rate: 19, shipping: true }] });
+    try {
+      const input = orderInput({ sessionToken: 'sess_b_tax_1' });
+      const quoted = await c.calculateTaxes(input);
+      expect(quoted).toMatchObject({ taxesIncluded: false, taxMinor: expect.any(Number) });
+      expect(quoted.taxMinor).toBeGreaterThan(0);
+      const charged = { ...input, totals: { ...input.totals, taxMinor: quoted.taxMinor, totalMinor: quoted.totalMinor } };
+      const order = await c.createOrder(charged, 'k-tax');
+      expect(order.totalMinor).toBe(quoted.totalMinor);
+      // Another country has no rate: no tax.
+      const abroad = orderInput({ sessionToken: 'sess_b_tax_2', shippingAddress: { ...input.shippingAddress, countryCode: 'US', region: 'NY', postalCode: '10001' } });
+      expect(await c.calculateTaxes(abroad)).toMatchObject({ taxMinor: 0, totalMinor: 7570 });
+    } finally {
+      await control('stores/demo/taxes', { enabled: false });
+    }
+  });
+
   it('when it creates an order with nothing to pay (total 0), then it is paid with no gateway, and a free order with a total is refused before any call', async () => {
     const free = { shipping: { title: 'Pickup', priceMinor: 0 }, discount: { code: 'FREE100', amountMinor: 8080 }, totals: { subtotalMinor: 8080, shippingMinor: 0, discountMinor: 8080, totalMinor: 0 }, payment: { method: 'free' as const } };
     const order = await client().createOrder(orderInput({ ...free, sessionToken: 'sess_b_free' }), 'free');

@@ -116,6 +116,24 @@ describe('the calls the service makes, by the official client over http (OAuth 1
     expect(list.data.map((r: { amount: string }) => r.amount)).toEqual([left, '10.00']);
   });
 
+  it('given a store charging 19 % in DE (shipping taxed) / settings/general and settings/tax say so, taxes lists the rate, and a created order books the tax on its lines and shipping', async () => {
+    await fetch(`${b.url}/_control/stores/demo/taxes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ enabled: true, rates: [{ country: 'DE', rate: 19, name: 'MwSt', shipping: true }] }) });
+    try {
+      const general = (await official().get('settings/general')).data as Array<{ id: string; value: string }>;
+      expect(general.find((o) => o.id === 'woocommerce_calc_taxes')?.value).toBe('yes');
+      const tax = (await official().get('settings/tax')).data as Array<{ id: string; value: string }>;
+      expect(Object.fromEntries(tax.map((o) => [o.id, o.value]))).toMatchObject({ woocommerce_prices_include_tax: 'no', woocommerce_tax_based_on: 'shipping', woocommerce_shipping_tax_class: 'inherit', woocommerce_tax_round_at_subtotal: 'no' });
+      expect((await official().get('taxes')).data).toEqual([expect.objectContaining({ country: 'DE', rate: '19.0000', priority: 1, compound: false, shipping: true, class: 'standard' })]);
+      expect((await official().get('taxes/classes')).data.map((c: { slug: string }) => c.slug)).toContain('standard');
+      const body = { ...paidOrder('cs_tax_contract_1'), line_items: [{ product_id: tote().id, quantity: 2, subtotal: '49.80', total: '49.80' }] };
+      const order = (await official().post('orders', body)).data as { total: string; cart_tax: string; shipping_tax: string; total_tax: string };
+      // 49.80 × 19 % = 9.462 → 9.46; 4.90 × 19 % = 0.931 → 0.93; 49.80 + 4.90 + 9.46 + 0.93 = 65.09.
+      expect(order).toMatchObject({ cart_tax: '9.46', shipping_tax: '0.93', total_tax: '10.39', total: '65.09' });
+    } finally {
+      await fetch(`${b.url}/_control/stores/demo/taxes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ enabled: false }) });
+    }
+  });
+
   it('given three orders / lists page with X-WP-Total, X-WP-TotalPages and Link prev/next', async () => {
     for (const t of ['cs_p1', 'cs_p2', 'cs_p3']) await official().post('orders', paidOrder(t));
     const page2 = await official().get('orders', { per_page: 1, page: 2 });

@@ -3,13 +3,14 @@
 // from our client. Authentication follows WC_REST_Authentication: Basic only when is_ssl(), OAuth 1.0a
 // otherwise; errors are WP REST errors { code, message, data: { status } }.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isKnownCurrency, parseDecimalToMinor } from '../../domain/money.js';
+import { currencyExponent, isKnownCurrency, parseDecimalToMinor } from '../../domain/money.js';
 import { baseUrlOf, intOf, PlatformError, randomHex, type PublicUrl } from '../storefront-common/web.js';
 import { hashEquals, oauthHeaderParams, oauthSignature, OAUTH_REQUIRED, phpQuery, stringToSign, TIMESTAMP_WINDOW_S, wcApiHash } from './oauth.js';
+import { calculateOrderTaxes } from './taxes.js';
 import { findPurchasable, orderJson, PLATFORM_VERSION, PLUGIN_FILE, productJson, refundJson, requireStore, sessionTokenOf, variationJson, type ApiKey, type BOrder, type BRefund, type Store } from './state.js';
 import { holdUntilClientGivesUp } from '../shared/simulator.js';
 
-type RestRequest = FastifyRequest<{ Params: { store: string; id?: string; vid?: string; token?: string }; Body: unknown }>;
+type RestRequest = FastifyRequest<{ Params: { store: string; id?: string; vid?: string; token?: string; group?: string }; Body: unknown }>;
 
 export const restError = (status: number, code: string, message: string, extra: Record<string, unknown> = {}) =>
   new PlatformError(status, { code, message, data: { status, ...extra } });
@@ -252,13 +253,24 @@ function createOrder(store: Store, body: unknown): BOrder {
     createdAt: now,
     modifiedAt: now,
     paidAt: null,
+    cartTax: 0,
+    shippingTax: 0,
     refunds: [],
   };
   // save(): the row, its items and meta exist from here on, whatever fails next.
   store.orders.set(order.id, order);
-  // calculate_totals(): a negative fee is capped so the total cannot go below zero.
-  const itemsAndShipping = [...lines, ...shippingLines].reduce((n, x) => n + x.total, 0);
-  order.total = Math.max(0, itemsAndShipping + feeLines.reduce((n, f) => n + f.total, 0));
+  // calculate_totals(true): the store's taxes on the items and shipping (none while taxes are off); a negative fee is
+  // capped so the total cannot go below zero.
+  const dp = currencyExponent(currency);
+  const taxed = calculateOrderTaxes(store.taxes, {
+    lineTotals: lines.map((l) => l.total / 10 ** dp),
+    shippingTotal: shippingLines.reduce((n, x) => n + x.total, 0) / 10 ** dp,
+    shipping: { country: order.shipping.country ?? '', state: order.shipping.state ?? '', postcode: order.shipping.postcode ?? '', city: order.shipping.city ?? '' },
+    decimals: dp,
+  });
+  order.cartTax = Math.round(taxed.cartTax * 10 ** dp);
+  order.shippingTax = Math.round(taxed.shippingTax * 10 ** dp);
+  order.total = Math.max(0, Math.round(taxed.total * 10 ** dp) + feeLines.reduce((n, f) => n + f.total, 0));
 
   // calculate_coupons(): every code must be a coupon of this store (the sandbox stores have none).
   for (const c of couponLines) {
@@ -469,6 +481,40 @@ export function registerRest(app: FastifyInstance, stores: Map<string, Store>, p
     const order = store.orders.get(intOf(request.params.id) ?? -1);
     if (!order) throw restError(404, 'woocommerce_rest_shop_order_invalid_id', 'Invalid ID.');
     return orderJson(homeUrl, order);
+  });
+
+  // Settings groups (WC_REST_Setting_Options_Controller): the options the service reads, with their current values.
+  app.get(`${prefix}/settings/:group`, async (request: RestRequest) => {
+    const { store, user } = open(request);
+    if (!user) throw cannot.view();
+    const t = store.taxes;
+    const yes = (b: boolean) => (b ? 'yes' : 'no');
+    const groups: Record<string, Record<string, string>> = {
+      general: {
+        woocommerce_calc_taxes: yes(t.enabled), woocommerce_default_country: t.baseCountry, woocommerce_store_postcode: t.basePostcode, woocommerce_store_city: t.baseCity,
+        woocommerce_currency: store.currency, woocommerce_price_num_decimals: String(currencyExponent(store.currency)),
+      },
+      tax: {
+        woocommerce_prices_include_tax: yes(t.pricesIncludeTax), woocommerce_tax_based_on: t.basedOn, woocommerce_shipping_tax_class: t.shippingTaxClass,
+        woocommerce_tax_round_at_subtotal: yes(t.roundAtSubtotal), woocommerce_tax_classes: '',
+      },
+    };
+    const group = groups[request.params.group ?? ''];
+    if (!group) throw restError(404, 'rest_setting_setting_group_invalid', 'Invalid setting group.');
+    return Object.entries(group).map(([id, value]) => ({ id, label: id, description: '', type: 'text', default: '', value, _links: {} }));
+  });
+
+  // Tax rates and classes (WC_REST_Taxes_Controller, WC_REST_Tax_Classes_Controller).
+  app.get(`${prefix}/taxes`, async (request: RestRequest, reply) => {
+    const { store, homeUrl, user, query } = open(request);
+    if (!user) throw cannot.view();
+    const rates = store.taxes.rates.map(({ cities, postcodes, ...r }) => ({ ...r, postcode: postcodes[0] ?? '', city: cities[0] ?? '', postcodes, cities }));
+    return paginate(reply, query, `${homeUrl}/wp-json/wc/v3/taxes`, rates);
+  });
+  app.get(`${prefix}/taxes/classes`, async (request: RestRequest) => {
+    const { user } = open(request);
+    if (!user) throw cannot.view();
+    return [{ slug: 'standard', name: 'Standard' }, { slug: 'reduced-rate', name: 'Reduced rate' }, { slug: 'zero-rate', name: 'Zero rate' }];
   });
 
   app.post(`${prefix}/orders/:id/refunds`, async (request: RestRequest, reply) => {

@@ -6,6 +6,7 @@ import { CartStore } from '../storefront-common/cart.js';
 import { html, page } from '../storefront-common/html.js';
 import { PlatformError, randomHex } from '../storefront-common/web.js';
 import { wcApiHash } from './oauth.js';
+import { NO_TAXES, type SimTaxSettings } from './taxes.js';
 
 const minorToDecimal = (amount: number, currency: string) => minorToDecimalString({ amount, currency });
 
@@ -60,6 +61,9 @@ export interface BOrder {
   feeLines: Array<{ id: number; name: string; total: number }>;
   metaData: Array<{ id: number; key: string; value: unknown }>;
   total: number;
+  /** calculate_taxes(): the items' and shipping's taxes, in minor units (0 while the store does not charge tax). */
+  cartTax: number;
+  shippingTax: number;
   createdAt: Date;
   modifiedAt: Date;
   paidAt: Date | null;
@@ -111,6 +115,8 @@ export interface Store {
    * connection key (the REST consumer key whose secret signs the handoff).
    */
   plugin: { active: boolean; serviceUrl: string | null; connectionKey: string | null };
+  /** WooCommerce → Settings → Tax, and the standard rates (off on a new store, as WooCommerce installs). */
+  taxes: SimTaxSettings;
   nextId(): number;
 }
 
@@ -140,6 +146,7 @@ export function addStore(
     orders: new Map(),
     commitThenHang: 0,
     plugin: { active: input.pluginActive ?? true, serviceUrl: input.serviceUrl ?? null, connectionKey: null },
+    taxes: { ...NO_TAXES, rates: [] },
     nextId: () => ++counter,
   };
   store.products = CATALOGUE.map((source) => {
@@ -220,6 +227,8 @@ export function productJson(storeUrl: string, store: Store, p: BProduct) {
     purchasable: true,
     manage_stock: false,
     stock_status: 'instock',
+    tax_status: 'taxable',
+    tax_class: '',
     images: [imageOf(storeUrl, p)],
     attributes: p.variations.length ? [{ id: 0, name: p.option ?? 'Option', position: 0, visible: true, variation: true, options: p.variations.map((v) => v.title) }] : [],
     variations: p.variations.map((v) => v.id),
@@ -239,6 +248,8 @@ export function variationJson(storeUrl: string, store: Store, p: BProduct, v: BV
     purchasable: true,
     manage_stock: false,
     stock_status: 'instock',
+    tax_status: 'taxable',
+    tax_class: 'parent',
     image: imageOf(storeUrl, p),
     attributes: [{ id: 0, name: p.option ?? 'Option', option: v.title }],
   };
@@ -268,9 +279,9 @@ export function orderJson(storeUrl: string, o: BOrder) {
     discount_tax: money(0),
     shipping_total: money(shippingTotal),
     total: money(o.total),
-    shipping_tax: money(0),
-    cart_tax: money(0),
-    total_tax: money(0),
+    shipping_tax: money(o.shippingTax),
+    cart_tax: money(o.cartTax),
+    total_tax: money(o.cartTax + o.shippingTax),
     prices_include_tax: false,
     customer_id: 0,
     billing: o.billing,
