@@ -97,6 +97,20 @@ describe('the calls the service makes, by the official client over http (OAuth 1
     expect(none.response).toMatchObject({ status: 404, data: { code: 'hc_order_not_found' } });
   });
 
+  it('given an empty batch (the write-permission probe at connect) / a read/write key gets [] and nothing changes; a Read key is refused', async () => {
+    const res = await official().post('orders/batch', {});
+    expect(res.status).toBe(200);
+    expect(res.data).toEqual([]);
+    const readOnly = (await (await fetch(`${b.url}/_control/stores/demo/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"permissions":"read"}' })).json()) as { consumerKey: string; consumerSecret: string };
+    const reader = new WooCommerceRestApi({ url: storeUrl(), consumerKey: readOnly.consumerKey, consumerSecret: readOnly.consumerSecret, version: 'wc/v3' });
+    expect((await failure(reader.post('orders/batch', {}))).response).toMatchObject({ status: 401, data: { code: 'woocommerce_rest_authentication_error', message: 'The API key provided does not have write permissions.' } });
+    expect(demo().orders.size).toBe(0);
+    // A batch that creates answers each item (errors inline, as WC_REST_Controller::batch_items does).
+    const created = await official().post('orders/batch', { create: [paidOrder('cs_batch_1'), { ...paidOrder('cs_batch_2'), line_items: [{ quantity: 1 }] }] });
+    expect(created.data.create[0]).toMatchObject({ status: 'processing' });
+    expect(created.data.create[1]).toEqual({ id: 0, error: { code: 'woocommerce_rest_required_product_reference', message: 'Product ID or SKU is required.', data: { status: 400 } } });
+  });
+
   it('given three orders / lists page with X-WP-Total, X-WP-TotalPages and Link prev/next', async () => {
     for (const t of ['cs_p1', 'cs_p2', 'cs_p3']) await official().post('orders', paidOrder(t));
     const page2 = await official().get('orders', { per_page: 1, page: 2 });

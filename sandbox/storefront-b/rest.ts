@@ -407,6 +407,31 @@ export function registerRest(app: FastifyInstance, stores: Map<string, Store>, p
     return reply.code(201).header('location', `${homeUrl}/wp-json/wc/v3/orders/${order.id}`).send(orderJson(homeUrl, order));
   });
 
+  // WC_REST_Controller::batch_items: each of create/update/delete runs as its own request, errors inline; nothing
+  // asked (an empty body) answers [] (PHP's empty array) and changes nothing: the service's write-permission probe.
+  // The key's write permission is checked first (authenticate), then the user's (batch_items_permissions_check).
+  app.post(`${prefix}/orders/batch`, async (request: RestRequest) => {
+    const { store, homeUrl, user } = open(request);
+    if (!user) throw restError(401, 'woocommerce_rest_cannot_batch', 'Sorry, you are not allowed to batch manipulate this resource.');
+    const body = isObject(request.body) ? request.body : {};
+    const asked = (k: string) => Array.isArray(body[k]) && (body[k] as unknown[]).length > 0;
+    if (asked('update') || asked('delete')) throw restError(501, 'sandbox_not_simulated', 'The sandbox simulates batch create only (update and delete are not used by the service).');
+    if (!asked('create')) return [];
+    const items = body.create as unknown[];
+    if (items.length > 100) throw restError(413, 'woocommerce_rest_request_entity_too_large', 'Unable to accept more than 100 items for this request.');
+    return {
+      create: items.map((item) => {
+        try {
+          return orderJson(homeUrl, createOrder(store, item));
+        } catch (err) {
+          if (!(err instanceof PlatformError)) throw err;
+          const e = err.body as { code: string; message: string; data: unknown };
+          return { id: 0, error: { code: e.code, message: e.message, data: e.data } };
+        }
+      }),
+    };
+  });
+
   // Collection params of v3 orders; anything else (meta_key, meta_value, …) is ignored, not refused.
   app.get(`${prefix}/orders`, async (request: RestRequest, reply) => {
     const { store, homeUrl, user, query } = open(request);

@@ -149,6 +149,22 @@ describe('connecting a storefront B store', () => {
     expect(await merchantRow(m)).toMatchObject({ storePlatform: null, shopDomain: null });
   });
 
+  it('given a Read key (what WooCommerce\'s Add-key form preselects) / it answers 422 naming the screen and the permission, saves nothing and leaves nothing in the store', async () => {
+    const m = await merchant();
+    const { storeUrl } = await store();
+    const id = storeUrl.split('/').pop()!;
+    const key = (await (await fetch(`${simUrl}/_control/stores/${id}/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"permissions":"read"}' })).json()) as { consumerKey: string; consumerSecret: string };
+
+    const res = await connect(m, { storeUrl, consumerKey: key.consumerKey, consumerSecret: key.consumerSecret });
+
+    expect(res.status, res.text).toBe(422);
+    expect(res.body.code).toBe('INVALID_STORE_CREDENTIALS');
+    expect(res.body.error).toContain('WooCommerce → Settings → Advanced → REST API');
+    expect(res.body.error).toContain('"Read/Write"');
+    expect(await row(m)).toBeNull();
+    expect(sim.stores.get(id)!.orders.size).toBe(0);
+  });
+
   describe('given a working connection, a reconnect that fails', () => {
     /** A checkout from the store's cart, signed as the plugin signs it: the connection works end to end (keys, prices, plan). */
     async function checkoutFrom({ storeUrl, consumerKey, consumerSecret }: Creds) {
