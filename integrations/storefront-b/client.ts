@@ -122,7 +122,7 @@ const orderSchema = z.object({
   meta_data: z.array(z.object({ key: z.string(), value: z.unknown() })),
 });
 
-/** The plugin's lookup answer (class-hc-rest.php). */
+/** The plugin's lookup answer (class-hosted-checkout-rest.php). */
 const lookupSchema = z.object({
   found: z.literal(true),
   order_id: id,

@@ -453,7 +453,7 @@ export function registerRest(app: FastifyInstance, stores: Map<string, Store>, p
     return orderJson(homeUrl, order);
   });
 
-  // Our plugin's route (includes/class-hc-rest.php): WooCommerce's key auth applies because the
+  // Our plugin's route (includes/class-hosted-checkout-rest.php): WooCommerce's key auth applies because the
   // namespace starts with "wc-". Registered only while the plugin is active.
   app.get(`${root}/wc-hosted-checkout/v1/orders/by-session/:token`, async (request: RestRequest) => {
     const store = requireStore(stores, request.params.store, 'json');

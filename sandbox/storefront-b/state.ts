@@ -9,7 +9,7 @@ import { wcApiHash } from './oauth.js';
 
 const minorToDecimal = (amount: number, currency: string) => minorToDecimalString({ amount, currency });
 
-/** The order meta key our plugin reads (hosted-checkout-connector.php, HC_SESSION_META). */
+/** The order meta key our plugin reads (hosted-checkout-connector.php, HOSTED_CHECKOUT_SESSION_META). */
 export const PLUGIN_SESSION_META = '_hosted_checkout_session';
 /** The plugin as system_status lists it: folder/main file. */
 export const PLUGIN_FILE = 'hosted-checkout-connector/hosted-checkout-connector.php';
@@ -83,6 +83,11 @@ export interface Store {
    * connection key (the REST consumer key whose secret signs the handoff).
    */
   plugin: { active: boolean; serviceUrl: string | null; connectionKey: string | null };
+  /**
+   * What the plugin keeps in each shopper's WooCommerce session (by cart cookie): the checkout their cart was handed
+   * to, and when the service was last asked whether it was paid (class-hosted-checkout-cart.php).
+   */
+  handedOver: Map<string, { token: string; checkedAt: number }>;
   nextId(): number;
 }
 
@@ -112,6 +117,7 @@ export function addStore(
     orders: new Map(),
     commitThenHang: 0,
     plugin: { active: input.pluginActive ?? true, serviceUrl: input.serviceUrl ?? null, connectionKey: null },
+    handedOver: new Map(),
     nextId: () => ++counter,
   };
   store.products = CATALOGUE.map((source) => {
