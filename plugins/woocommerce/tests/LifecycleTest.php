@@ -45,6 +45,12 @@ final class LifecycleTest extends TestCase {
 		);
 	}
 
+	public function test_what_the_merchant_typed_is_escaped_in_the_notice(): void {
+		Hosted_Checkout_Settings::sanitize_service_url( '<script>alert(1)</script>' );
+		$this->assertStringContainsString( '&lt;script&gt;', $GLOBALS['hc_wp']['settings_errors'][0]['message'] );
+		$this->assertStringNotContainsString( '<script>', $GLOBALS['hc_wp']['settings_errors'][0]['message'] );
+	}
+
 	public function test_the_options_are_created_not_autoloaded_and_shop_managers_may_save_them(): void {
 		$GLOBALS['hc_wp']['options'] = array( HOSTED_CHECKOUT_OPTION_SERVICE_URL => 'https://kept.example' );
 		Hosted_Checkout_Settings::create_options();

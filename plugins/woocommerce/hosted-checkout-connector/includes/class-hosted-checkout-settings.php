@@ -53,7 +53,10 @@ class Hosted_Checkout_Settings {
 		}
 	}
 
-	/** Registers the two options. */
+	/**
+	 * Registers the two options. No registered default: WordPress takes a stored value equal to the default for a
+	 * missing option and re-adds it on save, autoloaded.
+	 */
 	public static function register() {
 		self::create_options();
 		register_setting(
@@ -62,7 +65,6 @@ class Hosted_Checkout_Settings {
 			array(
 				'type'              => 'string',
 				'sanitize_callback' => array( __CLASS__, 'sanitize_service_url' ),
-				'default'           => '',
 			)
 		);
 		register_setting(
@@ -71,7 +73,6 @@ class Hosted_Checkout_Settings {
 			array(
 				'type'              => 'string',
 				'sanitize_callback' => array( __CLASS__, 'sanitize_key' ),
-				'default'           => '',
 			)
 		);
 		// New settings are tried at the next checkout, not after a back-off the old ones earned.
@@ -104,14 +105,14 @@ class Hosted_Checkout_Settings {
 			return self::refuse(
 				HOSTED_CHECKOUT_OPTION_SERVICE_URL,
 				/* translators: %s: the value the merchant entered. */
-				sprintf( __( 'The service URL "%s" was not saved: enter the full address of your hosted checkout, starting with https:// (for example https://checkout.example.com).', 'hosted-checkout-connector' ), $input )
+				sprintf( __( 'The service URL "%s" was not saved: enter the full address of your hosted checkout, starting with https:// (for example https://checkout.example.com).', 'hosted-checkout-connector' ), esc_html( $input ) )
 			);
 		}
 		if ( 'https' !== $scheme && ! $local ) {
 			return self::refuse(
 				HOSTED_CHECKOUT_OPTION_SERVICE_URL,
 				/* translators: %s: the value the merchant entered. */
-				sprintf( __( 'The service URL "%s" was not saved: it must start with https:// (http is accepted only for a service on this machine).', 'hosted-checkout-connector' ), $input )
+				sprintf( __( 'The service URL "%s" was not saved: it must start with https:// (http is accepted only for a service on this machine).', 'hosted-checkout-connector' ), esc_html( $input ) )
 			);
 		}
 		return untrailingslashit( $url );
@@ -139,7 +140,8 @@ class Hosted_Checkout_Settings {
 	}
 
 	/**
-	 * A refused value: the notice, and the value saved before (update_option then changes nothing).
+	 * A refused value: the notice (printed as HTML by settings_errors(): anything the merchant typed in it is
+	 * escaped by the caller), and the value saved before (update_option then changes nothing).
 	 *
 	 * @param string $option  Option name.
 	 * @param string $message What to tell the merchant.
