@@ -40,7 +40,7 @@ function orderInput(overrides: Partial<StoreOrderInput> = {}): StoreOrderInput {
 
 describe('storefront B client, given the demo store keys', () => {
   it('when it validates the credentials, then it learns the store URL, currency and that the plugin is active', async () => {
-    expect(await client().validateCredentials()).toEqual({ storeUrl: storeUrl(), currency: 'EUR', version: '9.5.1', pluginActive: true, canWriteOrders: true });
+    expect(await client().validateCredentials()).toEqual({ storeUrl: storeUrl(), currency: 'EUR', version: '10.0.2', pluginActive: true, canWriteOrders: true });
     // The write probe (an empty batch) leaves nothing in the store.
     expect(demo().orders.size).toBe(0);
   });

@@ -152,6 +152,14 @@ describe('what WooCommerce does not do', () => {
     const res = await failure(official().post('orders', { ...paidOrder('cs_coupon'), coupon_lines: [{ code: 'SPRING10' }] }));
     expect(res.response).toMatchObject({ status: 400, data: { code: 'woocommerce_rest_invalid_coupon', data: { status: 400, new_draft_order_id: expect.any(Number) } } });
     expect([...demo().orders.values()].map((o) => o.status)).toEqual(['checkout-draft']);
+    // The plugin's lookup does not take that leftover for the order (class-hosted-checkout-rest.php).
+    expect((await failure(official({ version: 'wc-hosted-checkout/v1' }).get('orders/by-session/cs_coupon'))).response).toMatchObject({ status: 404, data: { code: 'hc_order_not_found' } });
+  });
+
+  it('given a product id the store does not have / the order is created with a line that names no product (product_id 0)', async () => {
+    const res = await official().post('orders', { ...paidOrder('cs_unknown_product'), line_items: [{ product_id: 999999, quantity: 1 }] });
+    expect(res.status).toBe(201);
+    expect(res.data.line_items).toMatchObject([{ product_id: 0, quantity: 1 }]);
   });
 
   it('given the commit-then-timeout fault / the client times out but the order exists', async () => {

@@ -207,14 +207,15 @@ function createOrder(store: Store, body: unknown): BOrder {
     const variationId = intOf(l.variation_id) ?? 0;
     if (!productId && !variationId && !l.sku) throw restError(400, 'woocommerce_rest_required_product_reference', 'Product ID or SKU is required.');
     const found = findPurchasable(store, productId, variationId || undefined);
-    // An id the store does not have adds an item without a product (no name, zero totals): WooCommerce does not refuse it.
+    // An id the store does not have adds an item without a product (product_id 0, no name, zero totals): WooCommerce
+    // does not refuse it (seen on WooCommerce 10.0.2, test/real/).
     const computed = found ? found.price * quantity : 0;
     const subtotal = moneyField(l.subtotal, 'line_items', currency) ?? computed;
     const total = moneyField(l.total, 'line_items', currency) ?? computed;
     return {
       id: store.nextId(),
       name: typeof l.name === 'string' ? l.name : (found?.title ?? ''),
-      productId: found?.product.id ?? productId,
+      productId: found?.product.id ?? 0,
       variationId: found?.variation?.id ?? 0,
       quantity,
       subtotal,
@@ -325,7 +326,7 @@ export function registerRest(app: FastifyInstance, stores: Map<string, Store>, p
     const { store, homeUrl, user, query } = open(request);
     if (!user) throw cannot.view();
     return onlyFields({
-      environment: { home_url: homeUrl, site_url: homeUrl, version: PLATFORM_VERSION, wp_version: '6.7.1', php_version: '8.2.26', server_info: 'sandbox', language: 'en_US', timezone: 'UTC' },
+      environment: { home_url: homeUrl, site_url: homeUrl, version: PLATFORM_VERSION, wp_version: '6.8.8', php_version: '8.2.36', server_info: 'sandbox', language: 'en_US', timezone: 'UTC' },
       database: { wc_database_version: PLATFORM_VERSION },
       active_plugins: [
         { plugin: 'woocommerce/woocommerce.php', name: 'WooCommerce', version: PLATFORM_VERSION, version_latest: PLATFORM_VERSION, url: 'https://woocommerce.com/', author_name: 'Automattic', author_url: 'https://woocommerce.com', network_activated: false },
@@ -463,7 +464,8 @@ export function registerRest(app: FastifyInstance, stores: Map<string, Store>, p
     }
     const { homeUrl, user } = open(request);
     if (!user) throw cannot.forbidden();
-    const found = [...store.orders.values()].filter((o) => sessionTokenOf(o) === token).sort((a, b) => a.id - b.id);
+    // Not a checkout-draft (what a create that failed half-way leaves behind): the plugin does not count those.
+    const found = [...store.orders.values()].filter((o) => sessionTokenOf(o) === token && o.status !== 'checkout-draft').sort((a, b) => a.id - b.id);
     if (found.length === 0) throw restError(404, 'hc_order_not_found', 'No order carries this session token.');
     if (found.length > 1) throw restError(409, 'hc_order_ambiguous', 'More than one order carries this session token.', { order_ids: found.map((o) => o.id) });
     const o = found[0]!;

@@ -98,7 +98,8 @@ export const DEMO_STORE = {
   consumerSecret: 'cs_9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b',
 } as const;
 
-export const PLATFORM_VERSION = '9.5.1';
+/** The WooCommerce release the real tier runs (test/real/): what system_status reports. */
+export const PLATFORM_VERSION = '10.0.2';
 
 export function addStore(
   stores: Map<string, Store>,

@@ -13,6 +13,7 @@ import { api, control, merchantWithProcessor, payOnHostedPage, returnFromPayment
 import { formValue } from '../harness/cookie-browser.js';
 import { checkoutOrigin } from '../../api/routes/merchant/view.js';
 import { createStorefrontBClient } from '../../integrations/storefront-b/client.js';
+import { WooCommerceRestApi } from '../harness/woocommerce-official.js';
 import type { StoreOrderInput } from '../../integrations/storefront-common/order.js';
 import { PLUGIN_SLUG } from '../../api/storefront-b-plugin.js';
 
@@ -233,17 +234,20 @@ describe('a shopper\'s checkout through the real plugin', () => {
   }, 120_000);
 });
 
+/** A paid card order for a session, as the fulfilment activity hands it to our client. */
+const lookupInput = (sessionToken: string): StoreOrderInput => ({
+  sessionToken,
+  currency: 'EUR',
+  email: 'lookup@customer.test',
+  shippingAddress: { firstName: 'Lou', lastName: 'Kup', line1: 'Weg 2', city: 'Berlin', postalCode: '10115', countryCode: 'DE' },
+  lines: [{ title: 'Ceramic Mug', quantity: 1, unitPriceMinor: 1250, productId: String(world.wp.facts.products.mug) }],
+  shipping: { title: 'Standard', priceMinor: 490, code: 'flat_rate' },
+  totals: { subtotalMinor: 1250, shippingMinor: 490, discountMinor: 0, totalMinor: 1740 },
+  payment: { method: 'card', reference: 'pay_lookup' },
+});
+
 describe('the plugin\'s order lookup (what exactly-once relies on)', () => {
-  const input = (sessionToken: string): StoreOrderInput => ({
-    sessionToken,
-    currency: 'EUR',
-    email: 'lookup@customer.test',
-    shippingAddress: { firstName: 'Lou', lastName: 'Kup', line1: 'Weg 2', city: 'Berlin', postalCode: '10115', countryCode: 'DE' },
-    lines: [{ title: 'Ceramic Mug', quantity: 1, unitPriceMinor: 1250, productId: String(world.wp.facts.products.mug) }],
-    shipping: { title: 'Standard', priceMinor: 490, code: 'flat_rate' },
-    totals: { subtotalMinor: 1250, shippingMinor: 490, discountMinor: 0, totalMinor: 1740 },
-    payment: { method: 'card', reference: 'pay_lookup' },
-  });
+  const input = lookupInput;
 
   it('given a create that failed after WooCommerce saved the row (an unknown coupon leaves a checkout-draft) / the lookup does not take the draft for the order, and createOrder makes the real one', async () => {
     const token = `cs_draft${Date.now().toString(36)}aaaaaaaa`;
@@ -270,6 +274,73 @@ describe('the plugin\'s order lookup (what exactly-once relies on)', () => {
     expect((await world.wp.rest(connected).delete(`orders/${created.id}`)).status).toBe(200);
     expect((await world.wp.rest(world.adminKey).get(`orders/${created.id}`)).data).toMatchObject({ status: 'trash' });
     expect(await client.findOrderBySessionToken(token)).toBeNull();
+  });
+});
+
+describe('the plugin\'s order lookup on the posts storage (shops from before HPOS)', () => {
+  it('given orders kept in the posts table / the lookup finds ours by its meta, and still not a checkout-draft', async () => {
+    expect(await world.wp.ops('order-storage', { storage: 'posts' })).toEqual({ hpos: 'no' });
+    try {
+      const client = createStorefrontBClient({ storeUrl: world.wp.url, consumerKey: connected.consumerKey, consumerSecret: connected.consumerSecret });
+      const token = `cs_posts${Date.now().toString(36)}aaaaaaaa`;
+      const created = await client.createOrder(lookupInput(token));
+      expect(await client.findOrderBySessionToken(token)).toMatchObject({ id: created.id, status: 'processing', paid: true });
+
+      const draft = `cs_pdraft${Date.now().toString(36)}aaaaaaa`;
+      const failed = await world.wp.rest(connected).post('orders', { line_items: [{ product_id: world.wp.facts.products.mug, quantity: 1 }], coupon_lines: [{ code: 'NO-SUCH-COUPON' }], meta_data: [{ key: '_hosted_checkout_session', value: draft }] })
+        .then(() => null, (e: { response: { status: number; data: Json } }) => e.response);
+      expect(failed).toMatchObject({ status: 400, data: { code: 'woocommerce_rest_invalid_coupon' } });
+      expect(await client.findOrderBySessionToken(draft)).toBeNull();
+    } finally {
+      await world.wp.ops('order-storage', { storage: 'hpos' });
+    }
+  });
+});
+
+describe('what docs/storefront-b.md says WooCommerce does, on the real store (the simulator\'s contract tests claim the same)', () => {
+  const paid = (token: string, extra: Json = {}) => ({
+    set_paid: true,
+    currency: 'EUR',
+    billing: { first_name: 'Ada', last_name: 'Lovelace', address_1: 'Street 1', city: 'Berlin', postcode: '10115', country: 'DE', email: 'ada@example.com' },
+    line_items: [{ product_id: world.wp.facts.products.mug, quantity: 1, subtotal: '12.50', total: '12.50' }],
+    shipping_lines: [{ method_id: 'flat_rate', method_title: 'Standard', total: '4.90' }],
+    meta_data: [{ key: '_hosted_checkout_session', value: token }],
+    ...extra,
+  });
+
+  it('given a product id the store does not have / the order is created anyway, with a line that names no product (why the client reads every product back first)', async () => {
+    const res = await world.wp.rest(connected).post('orders', paid('cs_docs_unknown_product', { line_items: [{ product_id: 999999, quantity: 1 }] }));
+    expect(res.status).toBe(201);
+    expect(res.data.line_items).toMatchObject([{ product_id: 0, quantity: 1 }]);
+  });
+
+  it('given a session token / search does not see order meta, and meta_key/meta_value are ignored (the latest orders come back)', async () => {
+    const token = `cs_docs_meta${Date.now().toString(36)}`;
+    await world.wp.rest(connected).post('orders', paid(token));
+    expect((await world.wp.rest(world.adminKey).get('orders', { search: token })).data).toEqual([]);
+    const filtered = await world.wp.rest(world.adminKey).get('orders', { meta_key: '_hosted_checkout_session', meta_value: token, per_page: 100 });
+    expect(filtered.data.length).toBeGreaterThan(1);
+  });
+
+  it('given money as a number / 400 rest_invalid_param; as strings / the totals come back as strings', async () => {
+    const refused = await world.wp.rest(connected).post('orders', paid('cs_docs_number', { shipping_lines: [{ method_id: 'flat_rate', method_title: 'Standard', total: 4.9 }] }))
+      .then(() => null, (e: { response: { status: number; data: Json } }) => e.response);
+    expect(refused).toMatchObject({ status: 400, data: { code: 'rest_invalid_param' } });
+    const product = (await world.wp.rest(world.adminKey).get(`products/${world.wp.facts.products.mug}`)).data;
+    expect(product.price).toBe('12.50');
+  });
+
+  it('given the same Idempotency-Key twice / two orders are created (WooCommerce reads no such header)', async () => {
+    const c = new WooCommerceRestApi({ url: world.wp.url, consumerKey: connected.consumerKey, consumerSecret: connected.consumerSecret, version: 'wc/v3', axiosConfig: { headers: { 'Idempotency-Key': 'same', 'Content-Type': 'application/json;charset=utf-8' } } });
+    const a = (await c.post('orders', paid('cs_docs_twice'))).data;
+    const b = (await c.post('orders', paid('cs_docs_twice'))).data;
+    expect(b.id).not.toBe(a.id);
+  });
+
+  it('given Basic credentials over http / WooCommerce does not read them (401 woocommerce_rest_cannot_view), so the client signs OAuth 1.0a', async () => {
+    const res = await fetch(`${world.wp.url}/wp-json/wc/v3/orders`, { headers: { authorization: `Basic ${Buffer.from(`${connected.consumerKey}:${connected.consumerSecret}`).toString('base64')}` } });
+    expect(res.status).toBe(401);
+    expect(await res.json()).toMatchObject({ code: 'woocommerce_rest_cannot_view' });
   });
 });
 
