@@ -172,6 +172,8 @@ async function siteTemplate(log: (line: string) => void): Promise<{ datadir: str
       if (!existsSync(path.join(target, 'facts.json'))) throw err;
     }
     log(`[wordpress] installed and cached in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    // Templates of other keys (older tarballs or set-up code) are left to runs that may still copy them for an hour.
+    sweepOld(realRoot(), (name) => name.startsWith('site-template-') && !name.includes('.work-') && path.join(realRoot(), name) !== target, 3_600_000);
   } finally {
     await mariadb?.stop();
     rmSync(work, { recursive: true, force: true });
@@ -179,13 +181,13 @@ async function siteTemplate(log: (line: string) => void): Promise<{ datadir: str
   return answer();
 }
 
-/** Run folders left behind by a killed run (older than 6 hours) are removed at the next start. */
-function sweepStaleRuns(runs: string): void {
-  if (!existsSync(runs)) return;
-  for (const name of readdirSync(runs)) {
-    const dir = path.join(runs, name);
+/** Removes the folders of `dir` that `match` and were not modified for `ageMs`. */
+function sweepOld(dir: string, match: (name: string) => boolean, ageMs: number): void {
+  if (!existsSync(dir)) return;
+  for (const name of readdirSync(dir).filter(match)) {
+    const full = path.join(dir, name);
     try {
-      if (Date.now() - statSync(dir).mtimeMs > 6 * 3_600_000) rmSync(dir, { recursive: true, force: true });
+      if (Date.now() - statSync(full).mtimeMs > ageMs) rmSync(full, { recursive: true, force: true });
     } catch {
       // Another run removed it.
     }
@@ -215,7 +217,8 @@ export async function startWordPress(opts: StartWordPressOptions = {}): Promise<
   const template = await siteTemplate(log);
   const runs = path.join(realRoot(), 'runs');
   mkdirSync(runs, { recursive: true });
-  sweepStaleRuns(runs);
+  // Run folders left behind by a killed run.
+  sweepOld(runs, () => true, 6 * 3_600_000);
   const runDir = mkdtempSync(path.join(runs, 'run-'));
   const siteDir = path.join(runDir, 'site');
   let mariadb: MariaDb | undefined;
