@@ -46,6 +46,8 @@ export async function initMariaDbDatadir(datadir: string): Promise<void> {
 }
 
 export interface MariaDb {
+  /** The server's process id. */
+  pid: number;
   host: string;
   port: number;
   socket: string;
@@ -100,6 +102,7 @@ export async function startMariaDb(datadir: string, runDir: string): Promise<Mar
   }
 
   return {
+    pid: child.pid!,
     host: '127.0.0.1',
     port,
     socket,

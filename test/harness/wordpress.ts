@@ -181,6 +181,51 @@ async function siteTemplate(log: (line: string) => void): Promise<{ datadir: str
   return answer();
 }
 
+/** Who runs a site: the test process, and the servers it started (a process group for php -S and its workers). */
+interface RunOwner {
+  node: number;
+  mariadb?: number;
+  phpGroup?: number;
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Sites whose test process is gone (killed before its afterAll could stop them): their servers are stopped — only
+ * processes whose command line names that run's folder — and the folder removed.
+ */
+function sweepAbandonedRuns(runs: string): void {
+  if (!existsSync(runs)) return;
+  for (const name of readdirSync(runs)) {
+    const dir = path.join(runs, name);
+    let owner: RunOwner | undefined;
+    try {
+      owner = JSON.parse(readFileSync(path.join(dir, 'owner.json'), 'utf8')) as RunOwner;
+    } catch {
+      owner = undefined;
+    }
+    if (owner && alive(owner.node)) continue;
+    if (!owner && Date.now() - statSync(dir).mtimeMs < 3_600_000) continue; // being created right now
+    const ours = (pid: number) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(dir);
+      } catch {
+        return false;
+      }
+    };
+    if (owner?.phpGroup && ours(owner.phpGroup)) process.kill(-owner.phpGroup, 'SIGKILL');
+    if (owner?.mariadb && ours(owner.mariadb)) process.kill(owner.mariadb, 'SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** Removes the folders of `dir` that `match` and were not modified for `ageMs`. */
 function sweepOld(dir: string, match: (name: string) => boolean, ageMs: number): void {
   if (!existsSync(dir)) return;
@@ -217,9 +262,11 @@ export async function startWordPress(opts: StartWordPressOptions = {}): Promise<
   const template = await siteTemplate(log);
   const runs = path.join(realRoot(), 'runs');
   mkdirSync(runs, { recursive: true });
-  // Run folders left behind by a killed run.
-  sweepOld(runs, () => true, 6 * 3_600_000);
+  sweepAbandonedRuns(runs);
   const runDir = mkdtempSync(path.join(runs, 'run-'));
+  const owner: RunOwner = { node: process.pid };
+  const recordOwner = () => writeFileSync(path.join(runDir, 'owner.json'), JSON.stringify(owner));
+  recordOwner();
   const siteDir = path.join(runDir, 'site');
   let mariadb: MariaDb | undefined;
   let server: ChildProcess | undefined;
@@ -238,6 +285,8 @@ export async function startWordPress(opts: StartWordPressOptions = {}): Promise<
     cpSync(template.uploads, path.join(siteDir, 'wp-content', 'uploads'), { recursive: true });
     cpSync(template.datadir, path.join(runDir, 'datadir'), { recursive: true });
     mariadb = await startMariaDb(path.join(runDir, 'datadir'), path.join(runDir, 'mysql'));
+    owner.mariadb = mariadb.pid;
+    recordOwner();
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
     writeFileSync(path.join(siteDir, 'wp-config.php'), wpConfig(url, mariadb.port));
@@ -252,6 +301,8 @@ export async function startWordPress(opts: StartWordPressOptions = {}): Promise<
     });
     closeSync(logFd);
     server.once('error', () => undefined);
+    owner.phpGroup = server.pid;
+    recordOwner();
     const readServerLog = () => (existsSync(serverLog) ? readFileSync(serverLog, 'utf8').slice(-2000) : '');
     await waitForHttp(`${url}/wp-json/`, server, readServerLog);
 
