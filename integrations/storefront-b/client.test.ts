@@ -40,7 +40,9 @@ function orderInput(overrides: Partial<StoreOrderInput> = {}): StoreOrderInput {
 
 describe('storefront B client, given the demo store keys', () => {
   it('when it validates the credentials, then it learns the store URL, currency and that the plugin is active', async () => {
-    expect(await client().validateCredentials()).toEqual({ storeUrl: storeUrl(), currency: 'EUR', version: '9.5.1', pluginActive: true });
+    expect(await client().validateCredentials()).toEqual({ storeUrl: storeUrl(), currency: 'EUR', version: '10.0.2', pluginActive: true, canWriteOrders: true });
+    // The write probe (an empty batch) leaves nothing in the store.
+    expect(demo().orders.size).toBe(0);
   });
 
   it('when it reads a simple product, then the decimal price "24.9" becomes 2490 minor units', async () => {
@@ -215,15 +217,32 @@ describe('storefront B client errors', () => {
     await expect(client({ consumerSecret: 'cs_wrong' }).getProduct('10')).rejects.toMatchObject({ kind: 'unauthorized' });
   });
 
-  it('given a read-only key, when it creates an order, then it is unauthorized', async () => {
+  it('given a read-only key, when it validates, then it learns the key cannot write orders (and an order create is unauthorized)', async () => {
     const key = await (await control('stores/demo/keys', { permissions: 'read' })).json() as { consumerKey: string; consumerSecret: string };
     const c = client(key);
-    await expect(c.validateCredentials()).resolves.toMatchObject({ currency: 'EUR' });
+    await expect(c.validateCredentials()).resolves.toMatchObject({ currency: 'EUR', canWriteOrders: false });
     await expect(c.createOrder(orderInput(), 'k')).rejects.toMatchObject({ kind: 'unauthorized' });
+    expect(demo().orders.size).toBe(0);
   });
 
   it('given an unknown store, when it calls, then it is not_found', async () => {
     await expect(client({ storeUrl: storeUrl('nowhere') }).validateCredentials()).rejects.toMatchObject({ kind: 'not_found' });
+  });
+
+  it('given a store installed at the domain root, when it calls, then the path is /wp-json/… (never //wp-json, which WooCommerce signs as /wc/v3/…)', async () => {
+    // The simulator serves its stores under /stores/<id>; a root store is what the real WooCommerce tier runs (test/real/).
+    const paths: string[] = [];
+    const recording: typeof fetch = async (input) => {
+      const url = new URL(String(input));
+      paths.push(url.pathname);
+      return url.pathname.endsWith('/batch') ? Response.json([]) : Response.json({ environment: { home_url: url.origin, version: '10.0.2' }, settings: { currency: 'EUR' }, active_plugins: [] });
+    };
+    for (const storeUrl of ['http://shop.example', 'http://shop.example/', 'https://shop.example//']) {
+      const c = createStorefrontBClient({ storeUrl, consumerKey: 'ck_x', consumerSecret: 'cs_x', fetch: recording });
+      expect(c.storeUrl).toBe(storeUrl.startsWith('https') ? 'https://shop.example' : 'http://shop.example');
+      await c.validateCredentials();
+    }
+    expect(new Set(paths)).toEqual(new Set(['/wp-json/wc/v3/system_status', '/wp-json/wc/v3/orders/batch']));
   });
 
   it('given a store URL that is not http(s), when a client is made, then it is rejected', () => {

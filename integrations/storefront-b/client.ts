@@ -55,6 +55,11 @@ export interface StorefrontBStatus {
   version: string;
   /** Whether our official plugin is active on the store. */
   pluginActive: boolean;
+  /**
+   * Whether the key may create orders: a Read key (what WooCommerce's Add-key form preselects) passes every
+   * read and fails only when the paid order is created.
+   */
+  canWriteOrders: boolean;
 }
 
 export interface StorefrontBProduct {
@@ -121,7 +126,7 @@ const orderSchema = z.object({
   meta_data: z.array(z.object({ key: z.string(), value: z.unknown() })),
 });
 
-/** The plugin's lookup answer (class-hc-rest.php). */
+/** The plugin's lookup answer (class-hosted-checkout-rest.php). */
 const lookupSchema = z.object({
   found: z.literal(true),
   order_id: id,
@@ -294,7 +299,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export function createStorefrontBClient(opts: StorefrontBClientOptions) {
   const home = normalizeStoreUrl(opts.storeUrl);
-  const storeUrl = `${home.origin}${home.pathname}`;
+  // A store at the domain root has the pathname "/": kept, every call would go to //wp-json/…, which WordPress
+  // routes but WooCommerce signs as the path /wc/v3/… (PHP reads "//wp-json" as a host), so OAuth always fails.
+  const storeUrl = `${home.origin}${home.pathname.replace(/\/+$/, '')}`;
   const https = home.protocol === 'https:';
   const baseFetch = opts.fetch ?? fetch;
   const http = createHttpClient({
@@ -473,15 +480,28 @@ export function createStorefrontBClient(opts: StorefrontBClientOptions) {
       return { taxMinor, taxesIncluded, totalMinor };
     },
 
-    /** Proves the keys work (system_status needs manage_woocommerce) and reports the store's setup. */
+    /**
+     * Proves the keys work (system_status needs manage_woocommerce), reports the store's setup, and whether the key
+     * may write orders: an empty batch (POST /orders/batch with {}) goes through the same checks as an order create
+     * — the key's write permission (WC_REST_Authentication::check_permissions) and the user's capability to edit
+     * orders (batch_items_permissions_check) — and creates, changes and deletes nothing.
+     */
     async validateCredentials(): Promise<StorefrontBStatus> {
       const body = await call('GET', wc('system_status'), { _fields: 'environment,settings,active_plugins' });
       const s = parseResponse(SYSTEM, systemStatusSchema, body, 'system status');
+      let canWriteOrders = true;
+      try {
+        parseResponse(SYSTEM, z.array(z.unknown()).length(0), await call('POST', wc('orders', 'batch'), undefined, {}), 'empty order batch');
+      } catch (err) {
+        if (!isIntegrationError(err, 'unauthorized')) throw err;
+        canWriteOrders = false;
+      }
       return {
         storeUrl: s.environment.home_url,
         currency: s.settings.currency,
         version: s.environment.version,
         pluginActive: s.active_plugins.some((p) => p.plugin === PLUGIN_FILE),
+        canWriteOrders,
       };
     },
 

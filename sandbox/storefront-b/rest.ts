@@ -208,14 +208,15 @@ function createOrder(store: Store, body: unknown): BOrder {
     const variationId = intOf(l.variation_id) ?? 0;
     if (!productId && !variationId && !l.sku) throw restError(400, 'woocommerce_rest_required_product_reference', 'Product ID or SKU is required.');
     const found = findPurchasable(store, productId, variationId || undefined);
-    // An id the store does not have adds an item without a product (no name, zero totals): WooCommerce does not refuse it.
+    // An id the store does not have adds an item without a product (product_id 0, no name, zero totals): WooCommerce
+    // does not refuse it (seen on WooCommerce 10.0.2, test/real/).
     const computed = found ? found.price * quantity : 0;
     const subtotal = moneyField(l.subtotal, 'line_items', currency) ?? computed;
     const total = moneyField(l.total, 'line_items', currency) ?? computed;
     return {
       id: store.nextId(),
       name: typeof l.name === 'string' ? l.name : (found?.title ?? ''),
-      productId: found?.product.id ?? productId,
+      productId: found?.product.id ?? 0,
       variationId: found?.variation?.id ?? 0,
       quantity,
       subtotal,
@@ -380,7 +381,7 @@ export function registerRest(app: FastifyInstance, stores: Map<string, Store>, p
     const { store, homeUrl, user, query } = open(request);
     if (!user) throw cannot.view();
     return onlyFields({
-      environment: { home_url: homeUrl, site_url: homeUrl, version: PLATFORM_VERSION, wp_version: '6.7.1', php_version: '8.2.26', server_info: 'sandbox', language: 'en_US', timezone: 'UTC' },
+      environment: { home_url: homeUrl, site_url: homeUrl, version: PLATFORM_VERSION, wp_version: '6.8.8', php_version: '8.2.36', server_info: 'sandbox', language: 'en_US', timezone: 'UTC' },
       database: { wc_database_version: PLATFORM_VERSION },
       active_plugins: [
         { plugin: 'woocommerce/woocommerce.php', name: 'WooCommerce', version: PLATFORM_VERSION, version_latest: PLATFORM_VERSION, url: 'https://woocommerce.com/', author_name: 'Automattic', author_url: 'https://woocommerce.com', network_activated: false },
@@ -462,6 +463,31 @@ export function registerRest(app: FastifyInstance, stores: Map<string, Store>, p
     return reply.code(201).header('location', `${homeUrl}/wp-json/wc/v3/orders/${order.id}`).send(orderJson(homeUrl, order));
   });
 
+  // WC_REST_Controller::batch_items: each of create/update/delete runs as its own request, errors inline; nothing
+  // asked (an empty body) answers [] (PHP's empty array) and changes nothing: the service's write-permission probe.
+  // The key's write permission is checked first (authenticate), then the user's (batch_items_permissions_check).
+  app.post(`${prefix}/orders/batch`, async (request: RestRequest) => {
+    const { store, homeUrl, user } = open(request);
+    if (!user) throw restError(401, 'woocommerce_rest_cannot_batch', 'Sorry, you are not allowed to batch manipulate this resource.');
+    const body = isObject(request.body) ? request.body : {};
+    const asked = (k: string) => Array.isArray(body[k]) && (body[k] as unknown[]).length > 0;
+    if (asked('update') || asked('delete')) throw restError(501, 'sandbox_not_simulated', 'The sandbox simulates batch create only (update and delete are not used by the service).');
+    if (!asked('create')) return [];
+    const items = body.create as unknown[];
+    if (items.length > 100) throw restError(413, 'woocommerce_rest_request_entity_too_large', 'Unable to accept more than 100 items for this request.');
+    return {
+      create: items.map((item) => {
+        try {
+          return orderJson(homeUrl, createOrder(store, item));
+        } catch (err) {
+          if (!(err instanceof PlatformError)) throw err;
+          const e = err.body as { code: string; message: string; data: unknown };
+          return { id: 0, error: { code: e.code, message: e.message, data: e.data } };
+        }
+      }),
+    };
+  });
+
   // Collection params of v3 orders; anything else (meta_key, meta_value, …) is ignored, not refused.
   app.get(`${prefix}/orders`, async (request: RestRequest, reply) => {
     const { store, homeUrl, user, query } = open(request);
@@ -539,7 +565,7 @@ export function registerRest(app: FastifyInstance, stores: Map<string, Store>, p
     return paginate(reply, query, `${homeUrl}/wp-json/wc/v3/orders/${order.id}/refunds`, all).map((r) => refundJson(order, r));
   });
 
-  // Our plugin's route (includes/class-hc-rest.php): WooCommerce's key auth applies because the
+  // Our plugin's route (includes/class-hosted-checkout-rest.php): WooCommerce's key auth applies because the
   // namespace starts with "wc-". Registered only while the plugin is active.
   app.get(`${root}/wc-hosted-checkout/v1/orders/by-session/:token`, async (request: RestRequest) => {
     const store = requireStore(stores, request.params.store, 'json');
@@ -549,7 +575,8 @@ export function registerRest(app: FastifyInstance, stores: Map<string, Store>, p
     }
     const { homeUrl, user } = open(request);
     if (!user) throw cannot.forbidden();
-    const found = [...store.orders.values()].filter((o) => sessionTokenOf(o) === token).sort((a, b) => a.id - b.id);
+    // Not a checkout-draft (what a create that failed half-way leaves behind): the plugin does not count those.
+    const found = [...store.orders.values()].filter((o) => sessionTokenOf(o) === token && o.status !== 'checkout-draft').sort((a, b) => a.id - b.id);
     if (found.length === 0) throw restError(404, 'hc_order_not_found', 'No order carries this session token.');
     if (found.length > 1) throw restError(409, 'hc_order_ambiguous', 'More than one order carries this session token.', { order_ids: found.map((o) => o.id) });
     const o = found[0]!;

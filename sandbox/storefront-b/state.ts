@@ -10,7 +10,7 @@ import { NO_TAXES, type SimTaxSettings } from './taxes.js';
 
 const minorToDecimal = (amount: number, currency: string) => minorToDecimalString({ amount, currency });
 
-/** The order meta key our plugin reads (hosted-checkout-connector.php, HC_SESSION_META). */
+/** The order meta key our plugin reads (hosted-checkout-connector.php, HOSTED_CHECKOUT_SESSION_META). */
 export const PLUGIN_SESSION_META = '_hosted_checkout_session';
 /** The plugin as system_status lists it: folder/main file. */
 export const PLUGIN_FILE = 'hosted-checkout-connector/hosted-checkout-connector.php';
@@ -117,6 +117,11 @@ export interface Store {
   plugin: { active: boolean; serviceUrl: string | null; connectionKey: string | null };
   /** WooCommerce → Settings → Tax, and the standard rates (off on a new store, as WooCommerce installs). */
   taxes: SimTaxSettings;
+  /**
+   * What the plugin keeps in each shopper's WooCommerce session (by cart cookie): the checkout their cart was handed
+   * to, and when the service was last asked whether it was paid (class-hosted-checkout-cart.php).
+   */
+  handedOver: Map<string, { token: string; checkedAt: number }>;
   nextId(): number;
 }
 
@@ -127,7 +132,8 @@ export const DEMO_STORE = {
   consumerSecret: 'cs_9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b',
 } as const;
 
-export const PLATFORM_VERSION = '9.5.1';
+/** The WooCommerce release the real tier runs (test/real/): what system_status reports. */
+export const PLATFORM_VERSION = '10.0.2';
 
 export function addStore(
   stores: Map<string, Store>,
@@ -147,6 +153,7 @@ export function addStore(
     commitThenHang: 0,
     plugin: { active: input.pluginActive ?? true, serviceUrl: input.serviceUrl ?? null, connectionKey: null },
     taxes: { ...NO_TAXES, rates: [] },
+    handedOver: new Map(),
     nextId: () => ++counter,
   };
   store.products = CATALOGUE.map((source) => {
