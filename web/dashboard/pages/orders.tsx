@@ -4,7 +4,7 @@
 // and its customer by the name on the shipping address. A refund is requested here (./order-refunds.tsx) and is
 // done when the processor has confirmed it and the store has booked it, so the page follows it until then.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { CHECKOUT_STATUSES } from '../../../domain/checkout-status.js';
+import { CHECKOUT_STATUSES, isCheckoutStatus } from '../../../domain/checkout-status.js';
 import { orderNumberLabel } from '../../../domain/store-order.js';
 import { ORDER_VIEWS, type OrderView } from '../../../domain/stats.js';
 import { api, ApiError, query } from '../api.js';
@@ -255,7 +255,7 @@ export function OrderDetailPage(props: { token: string }) {
   const [dialog, setDialog] = useState(false);
   const [notice, setNotice] = useState<Notice | null>(null);
   // The refund being followed since the request was accepted; `polls` moves on after each look, also a failed one.
-  const [follow, setFollow] = useState<{ id: string | null; amountMinor: number; since: number } | null>(null);
+  const [follow, setFollow] = useState<{ id: string | null; amountMinor: number; since: number; fromPoll: number } | null>(null);
   const [polls, setPolls] = useState(0);
   const refundButton = useRef<HTMLDivElement>(null);
   const o = order.data;
@@ -275,7 +275,8 @@ export function OrderDetailPage(props: { token: string }) {
   useEffect(() => {
     if (!follow || !o) return;
     const mine = follow.id ? o.refunds.find((r) => r.id === follow.id) : undefined;
-    const moving = o.refunds.some(inFlight) || (follow.id !== null && !mine);
+    // At least one look after the request, so an answer read before it never ends the following.
+    const moving = polls === follow.fromPoll || o.refunds.some(inFlight) || (follow.id !== null && !mine);
     if (!moving) {
       setFollow(null);
       setNotice(refundOutcome(o, follow.id, follow.amountMinor));
@@ -309,7 +310,7 @@ export function OrderDetailPage(props: { token: string }) {
   const onRequested = (answer: RefundRequested, amountMinor: number) => {
     setDialog(false);
     setNotice({ kind: 'info', text: `Refund of ${formatAmount(amountMinor, currency)} requested. It shows below as "Refund requested" until the processor confirms it; then it is booked on your store order.` });
-    setFollow({ id: answer.refund.id ?? null, amountMinor, since: Date.now() });
+    setFollow({ id: answer.refund.id ?? null, amountMinor, since: Date.now(), fromPoll: polls });
     void refresh();
   };
   const openDialog = () => {
@@ -321,7 +322,7 @@ export function OrderDetailPage(props: { token: string }) {
   const closeDialog = () => {
     setDialog(false);
     // Back to the button that opened it.
-    refundButton.current?.querySelector('button')?.focus();
+    refundButton.current?.querySelector<HTMLButtonElement>('button[name="refund"]')?.focus();
   };
   return (
     <>
@@ -334,7 +335,8 @@ export function OrderDetailPage(props: { token: string }) {
             <Button variant="secondary" busy={sync.busy} onClick={() => void sync.run(async () => {
               const r = await api.post<{ status: string; processorStatus: string | null }>(`/api/checkout/merchant/orders/${o.token}/backfill-status`);
               await order.reload();
-              return `Status synced: ${r.status.toLowerCase().replace(/_/g, ' ')}${r.processorStatus ? ` (processor: ${r.processorStatus.replace(/_/g, ' ')})` : ''}.`;
+              const ours = isCheckoutStatus(r.status) ? STATUS_LABELS[r.status].toLowerCase() : r.status;
+              return `Status synced: ${ours}${r.processorStatus ? ` (processor: ${r.processorStatus.replace(/_/g, ' ')})` : ''}.`;
             })}>
               Sync status
             </Button>
