@@ -77,9 +77,17 @@ function remoteDetail(remote: unknown): string | null {
 }
 
 /** A permanent store error, re-worded for the merchant (it becomes storeOrderError and the problem email). */
-function refusal(err: IntegrationError, label: string): IntegrationError {
+/** What a merchant can do about a refund the store refused: the money is back already, the store only records it. */
+const REFUND_HINTS: Partial<Record<IntegrationErrorKind, string>> = {
+  unauthorized: 'The store no longer accepts the checkout service (or the app lacks the refund permission: reinstall it): record the refund in the store by hand.',
+  not_found: 'The order is gone from the store: nothing to record there.',
+  rejected: 'Record the refund on the order in your store by hand; do not refund the card again.',
+};
+
+function refusal(err: IntegrationError, label: string, what: 'order' | 'refund' = 'order'): IntegrationError {
   const detail = remoteDetail(err.remote) ?? err.message;
-  const message = `${label} refused the order${err.status ? ` (HTTP ${err.status})` : ''}: ${detail}. ${HINTS[err.kind] ?? ''}`.trim();
+  const hint = (what === 'refund' ? REFUND_HINTS : HINTS)[err.kind] ?? '';
+  const message = `${label} refused the ${what}${err.status ? ` (HTTP ${err.status})` : ''}: ${detail}. ${hint}`.trim();
   return new IntegrationError(err.system, err.kind, message, { status: err.status, remote: err.remote, cause: err });
 }
 
@@ -421,7 +429,7 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
         made = await (await storeOf(s)).refundOrder(s.storeOrderId, { refundId, amountMinor: refund.amountMinor, currency: refund.currency, reason: refund.reason, lines, restock: refund.restock });
       } catch (err) {
         if (isIntegrationError(err) && !err.retryable) {
-          const message = refusal(err, STORE_LABEL[s.platform]).message.replace('refused the order', 'refused the refund').slice(0, 1000);
+          const message = refusal(err, STORE_LABEL[s.platform], 'refund').message.slice(0, 1000);
           await mark({ storeState: 'failed', storeError: message }, 'store_refund_failed', { message });
           return { state: 'failed', storeRefundId: null };
         }
