@@ -11,6 +11,15 @@ import { Alert, Button, Card, Checkbox, CheckItem, ConfirmButton, Field, Form, P
 
 type Platform = 'storefront-a' | 'storefront-b';
 
+/** What stops working while the shop has not granted a scope the checkout asks for. */
+const SCOPE_EFFECTS: Record<string, string> = {
+  write_orders: 'refunds are not recorded on your shop\'s orders: record them there by hand (the shopper is refunded either way)',
+  write_draft_orders: 'paid checkouts cannot become orders on your shop',
+  unauthenticated_write_checkouts: 'shoppers\' carts keep the items they paid for',
+  unauthenticated_read_checkouts: 'shoppers cannot check out (their cart cannot be read)',
+  read_themes: 'the dashboard cannot tell whether the checkout button is on',
+};
+
 async function loadStorefrontA(): Promise<StorefrontAConnection | null> {
   try {
     return await api.get<StorefrontAConnection>('/api/merchant/storefront-a');
@@ -56,6 +65,13 @@ function StorefrontAPanel(props: { onChange?: () => void }) {
         </div>
       )}
       {conn?.connected && conn.scopes.length > 0 && <p class="hint">Access granted: {conn.scopes.join(', ')}</p>}
+      {conn?.connected && conn.missingScopes.length > 0 && !conn.pending && (
+        <Alert kind="warning" title="Reinstall the app to grant new access">
+          The app was installed before the checkout asked for {conn.missingScopes.join(', ')}. Until you reinstall it:
+          <ul>{conn.missingScopes.map((scope) => <li key={scope}>{SCOPE_EFFECTS[scope] ?? `what needs ${scope} does not work`}</li>)}</ul>
+          <div class="button-row"><a class="btn btn-primary" href={conn.installUrl}>Reinstall the app on {conn.shop}</a></div>
+        </Alert>
+      )}
       {conn?.connected && <AppEmbedStatus />}
       {conn?.pending && (
         <Alert kind="info" title={`New app details for ${conn.pending.shop} wait for their install`}>
