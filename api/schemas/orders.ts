@@ -97,6 +97,14 @@ export const orderSummary = z
       .nullable()
       .describe('The order on the store, apart from the status: pending (paid, being created), created or failed; null before payment. Its `number` ("#1001") is the order\'s number everywhere: the store, the emails, the shopper\'s confirmation page'),
     codPaid: z.boolean().describe('COD only: the store reports the order paid'),
+    refundedMinor: z
+      .number()
+      .int()
+      .describe('What came back to the shopper so far, in minor units of totals.currency (the processor confirmed it). Above 0 on a COMPLETED order: partially refunded'),
+    hold: z
+      .object({ reason: z.enum(HOLD_REASONS), message: z.string() })
+      .nullable()
+      .describe('ON_HOLD: why the paid checkout did not become a store order (refunded or disputed before the order, another amount or currency); null otherwise'),
     createdAt: z.string(),
     paymentStartedAt: z.string().nullable(),
     completedAt: z.string().nullable().describe('When the processor confirmed the payment'),
@@ -179,13 +187,8 @@ export const orderRefund = z
 
 export const orderDetail = orderSummary
   .extend({
-    refundedMinor: z.number().int().describe('What came back to the shopper so far (the processor confirmed it)'),
     refundableMinor: z.number().int().describe('What can still be refunded: the charge less what came back and what is on its way back'),
     refunds: z.array(orderRefund).describe('Every refund of the order, oldest first: asked here, made at the processor, or made in the store'),
-    hold: z
-      .object({ reason: z.enum(HOLD_REASONS), message: z.string() })
-      .nullable()
-      .describe('ON_HOLD: why the paid checkout did not become a store order (refunded or disputed before the order, another amount or currency)'),
     storeOrderStatus: z.string().nullable().describe("The store's own word on its order after our last change to it (e.g. paid, partially_refunded, refunded; WooCommerce: processing, refunded)"),
     platform: z.enum(['storefront-a', 'storefront-b']),
     items: z.array(orderLine),
