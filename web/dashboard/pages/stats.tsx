@@ -111,21 +111,23 @@ export function Kpis(props: { stats: Stats }) {
 /** Revenue per currency with its two parts: what was charged, what came back of it (partial refunds), what is kept. */
 function RevenueTable(props: { stats: Stats }) {
   return (
-    <table class="table compact" data-revenue>
-      <thead><tr><th scope="col">Currency</th><th scope="col" class="num">Orders</th><th scope="col" class="num">Charged</th><th scope="col" class="num">Refunded</th><th scope="col" class="num">Revenue (kept)</th><th scope="col" class="num">Average order</th></tr></thead>
-      <tbody>
-        {props.stats.revenue.map((r) => (
-          <tr key={r.currency} data-currency={r.currency}>
-            <td>{r.currency}</td>
-            <td class="num">{formatNumber(r.orders)}</td>
-            <td class="num">{formatAmount(r.grossMinor, r.currency)}</td>
-            <td class="num">{r.refundedMinor > 0 ? `−${formatAmount(r.refundedMinor, r.currency)}` : '—'}</td>
-            <td class="num">{formatAmount(r.amountMinor, r.currency)}</td>
-            <td class="num">{formatAmount(r.averageOrderValueMinor, r.currency)}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <div class="table-wrap">
+      <table class="table compact" data-revenue>
+        <thead><tr><th scope="col">Currency</th><th scope="col" class="num">Orders</th><th scope="col" class="num">Charged</th><th scope="col" class="num">Refunded</th><th scope="col" class="num">Revenue (kept)</th><th scope="col" class="num">Average order</th></tr></thead>
+        <tbody>
+          {props.stats.revenue.map((r) => (
+            <tr key={r.currency} data-currency={r.currency}>
+              <td>{r.currency}</td>
+              <td class="num">{formatNumber(r.orders)}</td>
+              <td class="num">{formatAmount(r.grossMinor, r.currency)}</td>
+              <td class="num">{r.refundedMinor > 0 ? `−${formatAmount(r.refundedMinor, r.currency)}` : '—'}</td>
+              <td class="num">{formatAmount(r.amountMinor, r.currency)}</td>
+              <td class="num">{formatAmount(r.averageOrderValueMinor, r.currency)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 
@@ -135,19 +137,21 @@ function RefundsAndHolds(props: { stats: Stats }) {
   return (
     <>
       {s.refunds.length > 0 && (
-        <table class="table compact" data-refunds>
-          <thead><tr><th scope="col">Currency</th><th scope="col" class="num">Refunded</th><th scope="col" class="num">Orders</th><th scope="col" class="num">Of it in full</th></tr></thead>
-          <tbody>
-            {s.refunds.map((r) => (
-              <tr key={r.currency} data-currency={r.currency}>
-                <td>{r.currency}</td>
-                <td class="num">{formatAmount(r.amountMinor, r.currency)}</td>
-                <td class="num">{formatNumber(r.orders)}</td>
-                <td class="num">{formatAmount(r.fullyRefundedMinor, r.currency)} ({formatNumber(r.fullyRefundedOrders)})</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <div class="table-wrap">
+          <table class="table compact" data-refunds>
+            <thead><tr><th scope="col">Currency</th><th scope="col" class="num">Refunded</th><th scope="col" class="num">Orders</th><th scope="col" class="num">In full (orders)</th></tr></thead>
+            <tbody>
+              {s.refunds.map((r) => (
+                <tr key={r.currency} data-currency={r.currency}>
+                  <td>{r.currency}</td>
+                  <td class="num">{formatAmount(r.amountMinor, r.currency)}</td>
+                  <td class="num">{formatNumber(r.orders)}</td>
+                  <td class="num">{formatAmount(r.fullyRefundedMinor, r.currency)} ({formatNumber(r.fullyRefundedOrders)})</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       {s.held.length > 0 && (
         <p class="small" data-held>
@@ -247,7 +251,7 @@ export function StatsPage() {
               )}
             </Card>
           </div>
-          {(data.stats.revenue.length > 1 || data.stats.refunds.length > 0) && (
+          {data.stats.revenue.length > 0 && (data.stats.revenue.length > 1 || data.stats.refunds.length > 0) && (
             <Card title="Revenue by currency">
               <RevenueTable stats={data.stats} />
             </Card>
