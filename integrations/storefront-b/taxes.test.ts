@@ -24,6 +24,8 @@ describe('orderTaxes: what calculate_totals books', () => {
     const lines = [taxable(1.5), taxable(2.5)];
     expect(orderTaxes(settings({ roundAtSubtotal: true }), [rate(1)], lines, 4.9, inBerlin)).toMatchObject({ totalTax: 1.69, total: 10.59 });
     expect(orderTaxes(settings(), [rate(1)], lines, 4.9, inBerlin)).toMatchObject({ totalTax: 1.7, total: 10.6 });
+    // 11.9643 + 0.931 = 12.8953 → 12.90 (the parts rounded would give 11.96 + 0.93 = 12.89).
+    expect(orderTaxes(settings({ roundAtSubtotal: true }), [rate(1)], [taxable(3), taxable(59.97)], 4.9, inBerlin)).toMatchObject({ totalTax: 12.9, total: 80.77 });
   });
 
   it('given a compound rate at priority 2 / it is charged on the price plus the regular tax, each rate rounded on its own', () => {

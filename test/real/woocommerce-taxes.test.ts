@@ -213,19 +213,19 @@ describe('what calculateTaxes quotes is what the real WooCommerce books (order t
     expect(shippedToVienna.quoted).toEqual({ taxMinor: 1232, taxesIncluded: false, totalMinor: 7719 });
   });
 
-  it('given rounding per line, then at subtotal / 1.50 + 2.50 + 4.90 shipping: 0.29 + 0.48 + 0.93 = 1.70 per line, 1.691 → 1.69 at subtotal', async () => {
-    const input = () => orderOf([['pin', 1, 150], ['patch', 1, 250]]);
+  it('given rounding per line, then at subtotal / 1.50 × 2 + 19.99 × 3 + 4.90 shipping: 0.57 + 11.39 + 0.93 = 12.89 per line; at subtotal 12.8953 → 12.90', async () => {
+    const input = () => orderOf([['pin', 2, 150], ['tee', 3, 1999]]);
     await storeTaxes({ rates: [STANDARD_DE] });
     const perLine = await quoteAndBook(input());
-    expect(perLine.quoted).toEqual({ taxMinor: 170, taxesIncluded: false, totalMinor: 150 + 250 + 490 + 170 });
-    expect(perLine.order).toMatchObject({ cart_tax: '0.77', shipping_tax: '0.93', total_tax: '1.70' });
+    expect(perLine.quoted).toEqual({ taxMinor: 1289, taxesIncluded: false, totalMinor: 300 + 5997 + 490 + 1289 });
+    expect(perLine.order).toMatchObject({ cart_tax: '11.96', shipping_tax: '0.93', total_tax: '12.89' });
 
     await storeTaxes({ roundAtSubtotal: true, rates: [STANDARD_DE] });
     const atSubtotal = await quoteAndBook(input());
-    expect(atSubtotal.quoted).toEqual({ taxMinor: 169, taxesIncluded: false, totalMinor: 150 + 250 + 490 + 169 });
-    // The order keeps 0.76 and 0.931 unrounded; only their sum is rounded (total_tax), not each part.
-    expect(atSubtotal.order).toMatchObject({ cart_tax: '0.76', shipping_tax: '0.93', total_tax: '1.69' });
-    expect(atSubtotal.order.line_items.map((l: Json) => l.total_tax)).toEqual(['0.29', '0.48']);
+    expect(atSubtotal.quoted).toEqual({ taxMinor: 1290, taxesIncluded: false, totalMinor: 300 + 5997 + 490 + 1290 });
+    // The order keeps 11.9643 and 0.931 unrounded: only their sum is rounded (total_tax 12.90, not 11.96 + 0.93).
+    expect(atSubtotal.order).toMatchObject({ cart_tax: '11.96', shipping_tax: '0.93', total_tax: '12.90', total: '80.77' });
+    expect(atSubtotal.order.line_items.map((l: Json) => l.total_tax)).toEqual(['0.57', '11.39']);
   });
 
   it('given a 6.25 discount spread over the lines / each line is taxed after its share; with prices with tax the order still shows the discount', async () => {
