@@ -208,6 +208,13 @@ export function emailsOf(stack: TestStack, token: string, merchantEmail: string)
   };
 }
 
+/** Waits until the shopper's storefront A cart behind the session is empty at the shop (the workflow empties it after the order). */
+export async function expectStorefrontACartEmptied(stack: TestStack, shop: SimShop, token: string): Promise<void> {
+  const cartRef = (await stack.database.db.checkoutSession.findUniqueOrThrow({ where: { token } })).storeCartRef!;
+  const internal = /^c1-([0-9a-f]+)\?/.exec(cartRef)![1]!;
+  await waitFor('the store cart emptied', () => ((shop.carts.get(internal) ?? []).length === 0 ? true : undefined));
+}
+
 /** The session's timeline events of one type, oldest first. */
 export const timelineOf = (stack: TestStack, token: string, type: string) =>
   stack.database.db.sessionEvent.findMany({ where: { token, type }, orderBy: { at: 'asc' } });
