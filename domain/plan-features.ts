@@ -76,3 +76,5 @@ export function planFeatureView(planId: string): Record<PlanFeature, { availabil
     }),
   ) as Record<PlanFeature, { availability: FeatureAvailability; requiredPlan: string; requiredPlanName: string }>;
 }
+
+export const FEATURE_AVAILABILITY = ['live', 'setup', 'none'] as const satisfies readonly FeatureAvailability[];

@@ -41,8 +41,8 @@ export interface ShippingQuote {
   free: boolean;
   /** Why it is free: the rate is free, or the subtotal reached the threshold. */
   reason?: 'free_rate' | 'threshold';
-  /** The countries it ships to, resolved (a rate following the store gets the store's list), in COUNTRY_CODES order. */
-  countries: readonly string[];
+  /** The countries it ships to, resolved (a rate following the store gets the store's list). */
+  countries: string[];
 }
 
 export interface QuoteContext {
@@ -62,10 +62,14 @@ export function rateId(rate: ShippingRateInput, index: number): string {
 }
 
 /** The countries `rate` ships to: its own list, or the store's (every country while the store's were never read). */
-export function servedCountries(rate: Pick<ShippingRateInput, 'countries'>, storeCountries: StoreCountries | undefined): readonly string[] {
+export function servedCountries(rate: Pick<ShippingRateInput, 'countries'>, storeCountries: StoreCountries | undefined): string[] {
   const countries = rate.countries ?? 'store';
-  if (countries !== 'store') return countries;
-  return storeCountries ?? COUNTRY_CODES;
+  return [...(countries !== 'store' ? countries : (storeCountries ?? COUNTRY_CODES))];
+}
+
+/** Each rate's id, name and the countries it ships to: what destinationProblem needs, without pricing the rates. */
+export function rateDestinations(rates: readonly ShippingRateInput[], storeCountries: StoreCountries | undefined): Array<Pick<ShippingQuote, 'id' | 'name' | 'countries'>> {
+  return rates.map((rate, index) => ({ id: rateId(rate, index), name: rate.name, countries: servedCountries(rate, storeCountries) }));
 }
 
 /** The countries some rate ships to, in COUNTRY_CODES order: the checkout's country list. */

@@ -134,6 +134,7 @@ export const shippingQuote = z.object({
   price: money.describe('In the session currency (zero when free)'),
   free: z.boolean().describe('Show a free label'),
   reason: z.enum(['free_rate', 'threshold']).optional(),
+  countries: z.array(z.string()).describe('The countries this rate ships to (ISO codes): list it only for an address there'),
 });
 
 /** A tracking pixel as the checkout page loads it (the merchant's active pixels; none on previews). */
@@ -157,8 +158,8 @@ export const sessionBundleResponse = z
     shopName: z.string(),
     branding,
     checkoutTexts: z.record(z.string(), z.string()),
-    codEnabled: z.boolean(),
-    shipping: z.array(shippingQuote).describe("The merchant's rates converted with the session's FX snapshot, cheapest first"),
+    codEnabled: z.boolean().describe('Cash on delivery is offered: the merchant switched it on and its plan has it'),
+    shipping: z.array(shippingQuote).describe("The merchant's rates converted with the session's FX snapshot, cheapest first. The page's country list is the countries some rate ships to; init-payment and complete-cod refuse an address elsewhere (INVALID_INPUT on address.country) or a rate that does not ship there (on shippingRateId)"),
     pixels: z.array(pixelConfig).describe('The merchant\'s active tracking pixels (empty on previews); `purchase` fires with the session token as event id'),
     shopper: z
       .object({

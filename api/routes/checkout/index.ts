@@ -14,6 +14,8 @@ import { AppError } from '../../../domain/errors.js';
 import { INITIAL_STATUS, isCheckoutStatus } from '../../../domain/checkout-status.js';
 import { MoneyError, money } from '../../../domain/money.js';
 import { quoteShippingRates, type ShippingRateInput } from '../../../domain/shipping.js';
+import { codOffered } from '../../../model/plan-features.js';
+import { storeCountriesOf } from '../../../model/shipping-rates.js';
 import { isPreviewToken, isSessionToken } from '../../../domain/tokens.js';
 import { storeOrderOf } from '../../../domain/store-order.js';
 import { sessionAddress, sessionBumpLines, sessionFxRates, sessionLines } from '../../../model/checkout-session.js';
@@ -193,8 +195,11 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
       shopName: session.shopName,
       branding: { logoUrl: session.logoUrl, primaryColor: session.primaryColor, accentColor: session.accentColor },
       checkoutTexts: checkoutTexts(session.checkoutTexts),
-      codEnabled: session.codEnabled,
-      shipping: quoteShippingRates(session.parts.shippingRates, { currency, subtotal, fxRates: sessionFxRates(session.fxRates) }),
+      // Offered only while the plan in force has it (a preview on Demo shows what is set up).
+      codEnabled: codOffered({ codEnabled: session.codEnabled, platformSubscription: session.planId === null ? null : { planId: session.planId, status: session.planStatus ?? '' } }, { preview: isPreviewToken(session.token) }),
+      shipping: quoteShippingRates(session.parts.shippingRates, {
+        currency, subtotal, fxRates: sessionFxRates(session.fxRates), storeCountries: storeCountriesOf({ storeCountries: session.storeCountries ?? [], storeCountriesReadAt: session.storeCountriesReadAt }),
+      }),
       // A preview fires no tracking: the merchant's ad platforms would count a checkout nobody made.
       pixels: isPreviewToken(session.token) ? [] : session.parts.pixels,
       shopper: {
@@ -233,10 +238,17 @@ interface BundleRow {
   codEnabled: boolean;
   /** merchants.checkout_parts: kept by database triggers, see prisma/schema.prisma. */
   parts: { shippingRates: ShippingRateInput[]; pixels: BundleAnswer['pixels'] };
+  /** What the store ships to (rates that follow the store ship there), and when it was read (null: never). */
+  storeCountries: string[] | null;
+  storeCountriesReadAt: Date | null;
+  /** The subscription row's plan and status; null without one (Demo). */
+  planId: string | null;
+  planStatus: string | null;
 }
 
 /**
- * One statement, two primary-key lookups: the session by its token, its merchant by id. The merchant's shipping
+ * One statement, three primary-key lookups: the session by its token, its merchant by id, the merchant's subscription
+ * (the plan in force decides whether cash on delivery is offered). The merchant's shipping
  * rates (in position order, ties by id) and active tracking pixels come aggregated in merchants.checkout_parts,
  * which triggers on those tables recompute in the same transaction as every change: the bundle never shows parts
  * older than its own snapshot, and nothing of it (the status least of all) is served from a cache. Aggregating
@@ -250,8 +262,11 @@ const BUNDLE_SQL = `
            s.shipping_address AS "shippingAddress", s.shipping_rate_id AS "shippingRateId",
            s.discount_code AS "discountCode", s.order_bumps AS "orderBumps",
            m.shop_name AS "shopName", m.logo_url AS "logoUrl", m.primary_color AS "primaryColor", m.accent_color AS "accentColor",
-           m.checkout_texts AS "checkoutTexts", m.cod_enabled AS "codEnabled", m.checkout_parts AS "parts"
+           m.checkout_texts AS "checkoutTexts", m.cod_enabled AS "codEnabled", m.checkout_parts AS "parts",
+           m.store_countries AS "storeCountries", m.store_countries_read_at AS "storeCountriesReadAt",
+           p.plan_id AS "planId", p.status AS "planStatus"
     FROM checkout_sessions s JOIN merchants m ON m.id = s.merchant_id
+    LEFT JOIN platform_subscriptions p ON p.merchant_id = m.id
     WHERE s.token = $1`;
 
 async function readBundle(db: Db, sessionToken: string): Promise<BundleRow | undefined> {
