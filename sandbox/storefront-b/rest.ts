@@ -336,6 +336,14 @@ export function registerRest(app: FastifyInstance, stores: Map<string, Store>, p
     }, query.get('_fields'));
   });
 
+  // Settings → General as the REST API lists it (WC_REST_Setting_Options_Controller: one object per option, `value` as
+  // get_option() answers it). manage_woocommerce, as every settings route.
+  app.get(`${prefix}/settings/general`, async (request: RestRequest) => {
+    const { store, user } = open(request);
+    if (!user) throw cannot.view();
+    return generalSettingsJson(store);
+  });
+
   app.get(`${prefix}/data/currencies/current`, async (request: RestRequest) => {
     const { store, user } = open(request);
     if (!user) throw cannot.viewOne();
@@ -447,3 +455,23 @@ export function registerRest(app: FastifyInstance, stores: Map<string, Store>, p
   });
 }
 
+/** The settings/general options relevant to locations (and the currency), in the order the settings page shows them. */
+function generalSettingsJson(store: Store) {
+  const g = store.general;
+  const option = (id: string, label: string, type: string, def: unknown, value: unknown, options?: Record<string, string>) => ({
+    id, label, description: '', type, default: def, ...(options ? { options } : {}), tip: '', value, group_id: 'general',
+  });
+  return [
+    option('woocommerce_default_country', 'Country / State', 'select', 'US:CA', g.defaultCountry),
+    option('woocommerce_allowed_countries', 'Selling location(s)', 'select', 'all', g.allowedCountries, {
+      all: 'Sell to all countries', all_except: 'Sell to all countries, except for&hellip;', specific: 'Sell to specific countries',
+    }),
+    option('woocommerce_all_except_countries', 'Sell to all countries, except for&hellip;', 'multiselect', '', g.allExceptCountries),
+    option('woocommerce_specific_allowed_countries', 'Sell to specific countries', 'multiselect', '', g.specificAllowedCountries),
+    option('woocommerce_ship_to_countries', 'Shipping location(s)', 'select', '', g.shipToCountries, {
+      '': 'Ship to all countries you sell to', all: 'Ship to all countries', specific: 'Ship to specific countries only', disabled: 'Disable shipping &amp; shipping calculations',
+    }),
+    option('woocommerce_specific_ship_to_countries', 'Ship to specific countries', 'multiselect', '', g.specificShipToCountries),
+    option('woocommerce_currency', 'Currency', 'select', 'USD', store.currency),
+  ];
+}

@@ -83,8 +83,35 @@ export interface Store {
    * connection key (the REST consumer key whose secret signs the handoff).
    */
   plugin: { active: boolean; serviceUrl: string | null; connectionKey: string | null };
+  /** WooCommerce → Settings → General: the store's country and its selling and shipping locations. */
+  general: GeneralSettings;
   nextId(): number;
 }
+
+/**
+ * The general settings (WC_Settings_General) the REST API answers under settings/general. A multi-select never saved
+ * holds its default '' rather than a list, as get_option() answers it.
+ */
+export interface GeneralSettings {
+  defaultCountry: string;
+  /** Selling location(s): all, all_except, specific. */
+  allowedCountries: 'all' | 'all_except' | 'specific';
+  allExceptCountries: string[] | '';
+  specificAllowedCountries: string[] | '';
+  /** Shipping location(s): '' (ship to all countries you sell to), all, specific, disabled. */
+  shipToCountries: '' | 'all' | 'specific' | 'disabled';
+  specificShipToCountries: string[] | '';
+}
+
+/** A fresh install's settings: sells and ships everywhere. */
+export const DEFAULT_GENERAL_SETTINGS: GeneralSettings = {
+  defaultCountry: 'DE',
+  allowedCountries: 'all',
+  allExceptCountries: '',
+  specificAllowedCountries: '',
+  shipToCountries: '',
+  specificShipToCountries: '',
+};
 
 export const DEMO_STORE = {
   id: 'demo',
@@ -112,6 +139,7 @@ export function addStore(
     orders: new Map(),
     commitThenHang: 0,
     plugin: { active: input.pluginActive ?? true, serviceUrl: input.serviceUrl ?? null, connectionKey: null },
+    general: { ...DEFAULT_GENERAL_SETTINGS },
     nextId: () => ++counter,
   };
   store.products = CATALOGUE.map((source) => {
