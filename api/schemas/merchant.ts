@@ -64,9 +64,11 @@ export const rateCountries = z
       .array(countryCode())
       .min(1, 'choose at least one country, or every country the store ships to')
       .max(COUNTRY_CODES.length)
-      .transform((codes) => knownCountries(codes))
       .describe('These countries only (ISO 3166-1 alpha-2), answered de-duplicated in a fixed order'),
   ])
+  // Outside the union: zod tells the branches apart by their input type only while they have no transform of their own,
+  // and so names the field of a bad list instead of answering "Invalid input" for the union.
+  .transform((countries) => (countries === 'store' ? countries : knownCountries(countries)))
   .describe('Where the rate ships: "store" (the default) or a list of countries. A checkout offers the countries some rate ships to, and refuses an address elsewhere.');
 
 export const shippingRateInput = z
