@@ -61,7 +61,7 @@ export const rateCountries = z
   .union([
     z.literal('store').describe('Every country the store ships to (`storeCountries`), following the store when it changes'),
     z
-      .array(countryCode())
+      .array(countryCode)
       .min(1, 'choose at least one country, or every country the store ships to')
       .max(COUNTRY_CODES.length)
       .describe('These countries only (ISO 3166-1 alpha-2), answered de-duplicated in a fixed order'),

@@ -15,7 +15,7 @@ const address = z
     line2: text(200).optional(),
     city: text(120, { required: 'enter the city' }),
     postalCode: trimmed(/^[A-Za-z0-9 -]{2,20}$/, 'enter the postal code: 2-20 letters, digits, spaces and hyphens'),
-    country: countryCode('choose a country'),
+    country: countryCode,
     region: text(120).optional(),
     phone: trimmed(/^\+?[0-9 ()-]{6,20}$/, 'a phone number').optional(),
   })

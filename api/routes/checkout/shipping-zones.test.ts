@@ -57,7 +57,7 @@ describe('an address in a country no rate ships to', () => {
     expect(aq.body.details.fields).toEqual({ 'body.address.country': 'this shop does not ship to Antarctica (AQ)' });
     const xx = await api(stack, 'POST', `/api/checkout/${token}/init-payment`, at('XX', 'DHL'));
     expect(xx.status).toBe(400);
-    expect(xx.body.details.fields).toEqual({ 'body.address.country': 'choose a country' });
+    expect(xx.body.details.fields).toEqual({ 'body.address.country': 'choose a country: a two-letter code such as DE' });
     await expectUntouched(token);
   });
 });

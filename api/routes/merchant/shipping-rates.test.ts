@@ -36,7 +36,7 @@ describe('the countries of a shipping rate', () => {
 
   it.each([
     ['an empty list', [], 'body.shippingRates.1.countries', 'choose at least one country, or every country the store ships to'],
-    ['a code that is no country', ['DE', 'XX'], 'body.shippingRates.1.countries.1', 'a two-letter country code such as DE'],
+    ['a code that is no country', ['DE', 'XX'], 'body.shippingRates.1.countries.1', 'choose a country: a two-letter code such as DE'],
     ['another word than "store"', 'everywhere', 'body.shippingRates.1.countries', undefined],
   ])('given %s / 400 INVALID_INPUT on the field, and the rates stay as they were', async (_what, countries, field, message) => {
     const m = await createTestMerchant(stack.database.db, stack.app, 'Bad Rates Shop');
