@@ -49,6 +49,7 @@ export function CountryPicker(props: {
     ? 'Every country your store ships to (not read from the store yet: every country until it is)'
     : store.length === 0 ? 'Every country your store ships to (the store ships to none)' : `Every country your store ships to (${store.length === COUNTRY_CODES.length ? 'all' : store.length})`;
   const errorId = `${id}-error`;
+  const outsideStore = store === null ? [] : chosen.filter((c) => !store.includes(c));
 
   return (
     <fieldset class={`field country-picker${props.error ? ' has-error' : ''}`} data-field={props.name} aria-describedby={props.error ? errorId : undefined}>
@@ -73,6 +74,11 @@ export function CountryPicker(props: {
               ))}
             </ul>
           )}
+          {outsideStore.length > 0 && (
+            <p class="hint" data-outside-store>
+              Not in your store’s own shipping settings: {countriesPhrase(outsideStore)}. Orders there still go to your store as usual.
+            </p>
+          )}
           <input type="search" aria-label="Search countries" placeholder="Search countries" value={query} onInput={(e) => setQuery((e.currentTarget as HTMLInputElement).value)} />
           <ul class="country-list" role="group" aria-label="Countries">
             {matches.map((c) => (
@@ -80,7 +86,6 @@ export function CountryPicker(props: {
                 <label>
                   <input type="checkbox" value={c.code} checked={chosen.includes(c.code)} onChange={(e) => toggle(c.code, (e.currentTarget as HTMLInputElement).checked)} />
                   {c.name}
-                  {store !== null && !store.includes(c.code) && <span class="muted small"> · your store does not ship here</span>}
                 </label>
               </li>
             ))}

@@ -16,7 +16,7 @@ export function PlanNote(props: { feature: keyof Merchant['plan']['features']; w
         ? <>You can set up {props.what} on Demo and see it in the preview; shoppers get it with {f.requiredPlanName}. {upgrade}.</>
         : props.on
           ? <>On, but shoppers do not see it: your {me.plan.name} plan does not include {props.what}. {upgrade}.</>
-          : <>Not included in your {me.plan.name} plan: {props.what} comes with {f.requiredPlanName}. {upgrade}.</>}
+          : <>Not included in your {me.plan.name} plan: {f.requiredPlanName} includes {props.what}. {upgrade}.</>}
     </p>
   );
 }

@@ -56,7 +56,6 @@ export function ShippingRatesForm(props: { onSaved?: (m: Merchant) => void; subm
           if (typeof t === 'number') freeThresholdCents = t;
           else problems[`shippingRates.${i}.freeThresholdCents`] = t.error;
         }
-        if (r.countries !== 'store' && r.countries.length === 0) problems[`shippingRates.${i}.countries`] = 'choose at least one country, or every country the store ships to';
         return { name: r.name.trim(), free: r.free, basePriceCents, freeThresholdCents, countries: r.countries };
       });
       if (Object.keys(problems).length) throw invalid(problems);
