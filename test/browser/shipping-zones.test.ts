@@ -13,7 +13,7 @@ import { givePaidPlan } from '../harness/billing.js';
 const b = useBrowserStack({ targets: ['checkout', 'script-tag', 'dashboard'] });
 const PASSWORD = 'correct horse battery 9';
 
-const optionValues = (page: Page) => page.locator('#f-address-country option').evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value).filter(Boolean));
+const optionValues = (page: Page) => page.locator('#f-address-country option').evaluateAll((options) => options.map((o) => o.getAttribute('value') ?? '').filter(Boolean));
 const rateNames = (page: Page) => page.locator('input[name=shippingRateId]').evaluateAll((inputs) => inputs.map((i) => i.closest('label')!.querySelector('.choice-name')!.textContent));
 
 async function checkoutUrlOf(merchant: Merchant, token: string): Promise<string> {
