@@ -397,7 +397,8 @@ describe('order emails', () => {
     const [message, ...more] = mailbox(token, 'merchant_order_notification');
     expect(more).toHaveLength(0);
     expect(message).toMatchObject({ To: merchantB.email, Metadata: { token, kind: 'merchant_order_notification' } });
-    expect(message!.Subject).toBe(`New order ${storeOrderId}: €29.80 from Ada Lovelace`);
+    // Storefront B numbers its orders "25"; people read it "#25", as the dashboard and the store's own pages show it.
+    expect(message!.Subject).toBe(`New order #${storeOrderId}: €29.80 from Ada Lovelace`);
     expect(message!.TextBody).toContain(`id ${storeOrderId}`);
     expect(message!.TextBody).toContain('Customer: Ada Lovelace <ada@shopper.test>');
     expect(message!.TextBody).toContain('Paid by card: €29.80');

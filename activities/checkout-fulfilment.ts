@@ -10,24 +10,25 @@
 import { createHash } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Config } from '../config/index.js';
-import type { Db } from '../prisma/client.js';
+import type { Db, Prisma } from '../prisma/client.js';
 import type { CheckoutSession, Merchant } from '../generated/prisma/client.js';
 import type { SecretBox } from '../security/secrets.js';
 import type { UrlGuard } from '../security/ssrf.js';
 import type { EmailClient } from '../integrations/email/index.js';
 import { IntegrationError, isIntegrationError, type IntegrationErrorKind } from '../integrations/errors.js';
 import type { OrderIntent } from '../integrations/storefront-a/client.js';
-import { storeClientFor } from '../model/connections.js';
-import { parseOrderInput, type StoreOrder, type StoreOrderInput } from '../integrations/storefront-common/order.js';
+import { processorClientFor, storeClientFor } from '../model/connections.js';
+import { judgePayment } from '../domain/payment-check.js';
+import { parseOrderInput, type StoreOrder, type StoreOrderInput, type StoreRefund, type StoreRefundInput } from '../integrations/storefront-common/order.js';
 import { formatMoney } from '../domain/money.js';
 import { isPaymentMethod, type PaymentMethod } from '../domain/payment-method.js';
-import { STATUSES_WITH_STORE_ORDER } from '../domain/store-order.js';
+import { orderNumberLabel, STATUSES_WITH_STORE_ORDER } from '../domain/store-order.js';
 import { classifyFailures } from './failures.js';
 import { MalformedSessionError, sessionAddress, sessionBumpLines, sessionLines, type SessionLine } from '../model/checkout-session.js';
 import type { ShippingAddress } from '../domain/address.js';
 import { recordEmail, sendRecordedEmail, type EmailSendResult } from './email-outbox.js';
 import { renderOrderEmail, type OrderEmailData } from './order-email-templates.js';
-import { orderEmailIdempotencyKey, upsellEmailIdempotencyKey, type OrderEmailKind } from '../model/order-emails.js';
+import { orderEmailIdempotencyKey, refundEmailIdempotencyKey, upsellEmailIdempotencyKey, type OrderEmailKind } from '../model/order-emails.js';
 import { upsellOrderKey } from '../domain/upsell-purchase.js';
 import type { UpsellPurchase } from '../generated/prisma/client.js';
 
@@ -223,11 +224,16 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
    * The store the session came from, with the merchant's current credentials (model/connections.ts): an order,
    * exactly once — the checkout's own, or (`upsellId`) an accepted upsell's, found by its own key.
    */
-  async function storeOf(s: Session, upsellId?: string): Promise<{ placeOrder(input: StoreOrderInput): Promise<{ order: StoreOrder; created: boolean }>; getOrder(id: string): Promise<StoreOrder> }> {
+  type Store = {
+    placeOrder(input: StoreOrderInput): Promise<{ order: StoreOrder; created: boolean }>;
+    getOrder(id: string): Promise<StoreOrder>;
+    refundOrder(id: string, input: StoreRefundInput): Promise<StoreRefund>;
+  };
+  async function storeOf(s: Session, upsellId?: string): Promise<Store> {
     if (s.platform === 'STOREFRONT_A') {
       const client = await storeClientFor(deps, s.merchantId, 'STOREFRONT_A');
       // Shopify has no idempotency key for orders: a draft order recorded before it is completed, completed once.
-      return { placeOrder: (input) => client.placeOrder(input, intentOf(s.token, upsellId)), getOrder: (id) => client.getOrder(id) };
+      return { placeOrder: (input) => client.placeOrder(input, intentOf(s.token, upsellId)), getOrder: (id) => client.getOrder(id), refundOrder: (id, input) => client.refundOrder(id, input) };
     }
     const b = await storeClientFor(deps, s.merchantId, 'STOREFRONT_B');
     const key = upsellId ? upsellOrderKey(s.token, upsellId) : s.token;
@@ -239,6 +245,7 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
         return { order: await b.createOrder(input, storeOrderIdempotencyKey(key)), created: true };
       },
       getOrder: (id) => b.getOrder(id),
+      refundOrder: (id, input) => b.refundOrder(id, input),
     };
   }
 
@@ -255,7 +262,7 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
   /** Records the store's order on the session once (the first recording writes the timeline event). */
   async function recordOrder(s: Session, order: StoreOrder, created: boolean): Promise<void> {
     await db.$transaction(async (tx) => {
-      const { count } = await tx.checkoutSession.updateMany({ where: { token: s.token, storeOrderId: null }, data: { storeOrderId: order.id, storeOrderNumber: order.number, storeOrderError: null } });
+      const { count } = await tx.checkoutSession.updateMany({ where: { token: s.token, storeOrderId: null }, data: { storeOrderId: order.id, storeOrderNumber: order.number, storeOrderStatus: order.status, storeOrderError: null } });
       if (count === 0) return;
       await tx.sessionEvent.create({
         data: { token: s.token, type: 'order_created', data: { storeOrderId: order.id, number: order.number, status: order.status, paid: order.paid, platform: s.platform, created } },
@@ -271,15 +278,17 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
     const merchandiseMinor = items.reduce((n, i) => n + i.unitPrice * i.quantity, 0);
     return {
       shop: { name: s.merchant.shopName, logoUrl: s.merchant.logoUrl, primaryColor: s.merchant.primaryColor },
-      reference: s.storeOrderNumber || checkoutReference(s.token),
+      reference: s.storeOrderNumber ? orderNumberLabel(s.storeOrderNumber) : checkoutReference(s.token),
       storeOrderId: s.storeOrderId,
       storeLabel: STORE_LABEL[s.platform],
       token: s.token,
       customer: {
         email: s.email ?? '',
         name: address.name,
-        addressLines: [address.line1, address.line2, `${address.postalCode} ${address.city}`, address.region, address.country].filter((l): l is string => !!l),
+        addressLines: [address.line1, address.line2, `${address.postalCode} ${address.city}`, address.region].filter((l): l is string => !!l),
+        country: address.country,
       },
+      locale: s.shopperLocale,
       lines: items.map((i) => ({ title: i.title, variantTitle: i.variantTitle ?? null, quantity: i.quantity, amount: fmt(i.unitPrice * i.quantity) })),
       shipping: { name: s.shippingName ?? 'Shipping', amount: fmt(shippingMinor) },
       subtotal: fmt(merchandiseMinor),
@@ -309,10 +318,33 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
     const idempotencyKey = orderEmailIdempotencyKey(kind, token);
     const existing = await db.emailMessage.findUnique({ where: { idempotencyKey } });
     if (existing?.status === 'SENT') return { status: 'ALREADY_SENT', messageId: existing.providerMessageId };
-    const s = await sessionOf(token);
+    const s = await sessionOf(token, kind === 'payment_held');
     if (kind === 'store_order_problem' && s.storeOrderId) throw ApplicationFailure.nonRetryable(`checkout session ${token} has its store order ${s.storeOrderId}`, 'CONFLICT');
     if (kind === 'refund_confirmation' && !s.refundedAt) throw ApplicationFailure.nonRetryable(`checkout session ${token} was not refunded`, 'CONFLICT');
-    return sendEmailOnce(s, kind, idempotencyKey, await emailDataOf(s));
+    if (kind === 'payment_held' && s.status !== 'ON_HOLD') throw ApplicationFailure.nonRetryable(`checkout session ${token} is ${s.status}, not on hold`, 'CONFLICT');
+    return sendEmailOnce(s, kind, idempotencyKey, { ...(await emailDataOf(s)), hold: s.holdMessage });
+  }
+
+  /** One refund's email (the shopper's confirmation, or the merchant's store problem), once per refund. */
+  async function sendRefundEmail(token: string, refundId: string, kind: 'refund_confirmation' | 'store_refund_problem'): Promise<EmailSendResult> {
+    const idempotencyKey = refundEmailIdempotencyKey(kind, token, refundId);
+    const existing = await db.emailMessage.findUnique({ where: { idempotencyKey } });
+    if (existing?.status === 'SENT') return { status: 'ALREADY_SENT', messageId: existing.providerMessageId };
+    const refund = await db.refund.findFirst({ where: { id: refundId, token } });
+    if (!refund) throw ApplicationFailure.nonRetryable(`No refund ${refundId} of checkout ${token}`, 'NOT_FOUND');
+    if (refund.state !== 'succeeded') throw ApplicationFailure.nonRetryable(`The refund ${refundId} of ${token} is ${refund.state}, not done`, 'CONFLICT');
+    if (kind === 'store_refund_problem' && refund.storeState !== 'failed') throw ApplicationFailure.nonRetryable(`The store booked the refund ${refundId}`, 'CONFLICT');
+    const s = await sessionOf(token, true);
+    const fmt = (minor: number) => formatMoney({ amount: minor, currency: s.currency }, EMAIL_LOCALE);
+    // What stays paid after this refund and the ones before it (in the order they succeeded).
+    const before = await db.refund.findMany({ where: { token, state: 'succeeded', OR: [{ succeededAt: { lt: refund.succeededAt ?? new Date() } }, { id: refund.id }] } });
+    const refunded = before.reduce((n, r) => n + r.amountMinor, 0);
+    const remaining = Math.max(0, (s.totalMinor ?? 0) - refunded);
+    return sendEmailOnce(s, kind, idempotencyKey, {
+      ...(await emailDataOf(s)),
+      refund: { amount: fmt(refund.amountMinor), full: remaining === 0, remaining: fmt(remaining), reason: refund.origin === 'processor' ? null : refund.reason },
+      problem: refund.storeError,
+    });
   }
 
   /** Renders `kind` from `data`, records it under `idempotencyKey` and sends it once; the timeline notes the send. */
@@ -363,6 +395,15 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
       if (purchase.storeOrderId) return { storeOrderId: purchase.storeOrderId, created: false };
       if (purchase.status !== 'PAID' && purchase.status !== 'REFUNDED') throw ApplicationFailure.nonRetryable(`The upsell ${upsellId} of ${token} is ${purchase.status}, not paid`, 'CONFLICT');
       const s = await sessionOf(token);
+      // The offer's payment read at the processor and judged as every order's is (domain/payment-check.ts): refunded,
+      // disputed or another amount before its order, no order (the refusal below becomes the offer's store order error).
+      if (purchase.processorPaymentId) {
+        const { client } = await processorClientFor(deps, s.merchantId);
+        const verdict = judgePayment(await client.getPayment(purchase.processorPaymentId), { amountMinor: purchase.amountMinor, currency: purchase.currency });
+        if (verdict.verdict !== 'paid') {
+          throw new IntegrationError('processor', 'rejected', verdict.verdict === 'held' ? verdict.message : 'The processor shows the offer\'s payment not paid: no order was created');
+        }
+      }
       const { order, created } = await place(s, await storeOf(s, upsellId), upsellOrderInputOf(s, purchase));
       await db.$transaction(async (tx) => {
         const { count } = await tx.upsellPurchase.updateMany({ where: { id: purchase.id, storeOrderId: null }, data: { storeOrderId: order.id, storeOrderNumber: order.number, storeOrderError: null } });
@@ -400,6 +441,22 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
       });
     },
 
+    /**
+     * The shopper's cart at the store emptied once the order is placed, on every paid path (card, nothing to pay, cash on
+     * delivery): storefront A through the Storefront API (its cart is the online store's); storefront B's cart lives in
+     * the shopper's WooCommerce session, which the plugin empties itself when the shopper comes back (it asks us whether
+     * the checkout was paid). Noted on the timeline once.
+     */
+    async emptyStoreCart(token: string): Promise<{ removed: number; emptiedBy: 'service' | 'plugin' | 'none' }> {
+      const s = await sessionOf(token);
+      if (s.platform !== 'STOREFRONT_A') return { removed: 0, emptiedBy: 'plugin' };
+      if (!s.storeCartRef) return { removed: 0, emptiedBy: 'none' };
+      const client = await storeClientFor(deps, s.merchantId, 'STOREFRONT_A');
+      const removed = await client.emptyCart(s.storeCartRef);
+      if (removed > 0) await db.sessionEvent.create({ data: { token, type: 'store_cart_emptied', data: { lines: removed } } });
+      return { removed, emptiedBy: 'service' };
+    },
+
     /** The store refused the order for good: the paid session keeps the reason (shown to the merchant). */
     async recordStoreOrderFailure(token: string, message: string): Promise<void> {
       const reason = message.slice(0, 1000);
@@ -415,8 +472,53 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
     sendMerchantOrderNotification: (token: string) => sendOrderEmail(token, 'merchant_order_notification'),
     /** Tells the merchant the store refused the order and what to do, once. */
     sendStoreOrderProblemEmail: (token: string) => sendOrderEmail(token, 'store_order_problem'),
-    /** Tells the shopper their payment was refunded, once (after the processor confirmed the refund). */
-    sendRefundConfirmation: (token: string) => sendOrderEmail(token, 'refund_confirmation'),
+    /**
+     * Tells the shopper of a refund, once per refund (after the processor confirmed it); without a refund id, the
+     * legacy email of a full refund (histories recorded before partial refunds).
+     */
+    sendRefundConfirmation: (token: string, refundId?: string) => (refundId ? sendRefundEmail(token, refundId, 'refund_confirmation') : sendOrderEmail(token, 'refund_confirmation')),
+    /** Tells the merchant the store refused to book a refund the processor made, once per refund. */
+    sendStoreRefundProblemEmail: (token: string, refundId: string) => sendRefundEmail(token, refundId, 'store_refund_problem'),
+    /** Tells the merchant a paid checkout is on hold and why, once. */
+    sendPaymentHeldEmail: (token: string) => sendOrderEmail(token, 'payment_held'),
+
+    /**
+     * The store's side of a refund the processor made: booked on the store order once (each store client finds a refund
+     * it already made by our refund id). No store order (held, or refused by the store): nothing to book. A store that
+     * refuses for good leaves the refund `failed` there with its words (shown to the merchant, never hidden).
+     */
+    async createStoreRefund(token: string, refundId: string): Promise<{ state: 'created' | 'failed' | 'none'; storeRefundId: string | null }> {
+      const refund = await db.refund.findFirst({ where: { id: refundId, token } });
+      if (!refund) throw ApplicationFailure.nonRetryable(`No refund ${refundId} of checkout ${token}`, 'NOT_FOUND');
+      if (refund.storeState !== 'pending') return { state: refund.storeState as 'created' | 'failed' | 'none', storeRefundId: refund.storeRefundId };
+      if (refund.state !== 'succeeded') throw ApplicationFailure.nonRetryable(`The refund ${refundId} of ${token} is ${refund.state}: the store waits for the money to be back`, 'CONFLICT');
+      const s = await sessionOf(token, true);
+      const mark = async (data: { storeState: string; storeRefundId?: string | null; storeError?: string | null }, event: string, eventData: Record<string, unknown>) => {
+        await db.$transaction(async (tx) => {
+          const { count } = await tx.refund.updateMany({ where: { id: refundId, storeState: 'pending' }, data });
+          if (count > 0) await tx.sessionEvent.create({ data: { token, type: event, data: { refundId, ...eventData } as Prisma.InputJsonValue } });
+        });
+      };
+      if (!s.storeOrderId) {
+        await mark({ storeState: 'none' }, 'store_refund_skipped', { why: s.storeOrderError ? 'the store refused the order' : 'no order was created on the store' });
+        return { state: 'none', storeRefundId: null };
+      }
+      const lines = Array.isArray(refund.lines) ? (refund.lines as Array<{ line: number; quantity: number }>) : [];
+      let made: StoreRefund;
+      try {
+        made = await (await storeOf(s)).refundOrder(s.storeOrderId, { refundId, amountMinor: refund.amountMinor, currency: refund.currency, reason: refund.reason, lines, restock: refund.restock });
+      } catch (err) {
+        if (isIntegrationError(err) && !err.retryable) {
+          const message = refusal(err, STORE_LABEL[s.platform]).message.replace('refused the order', 'refused the refund').slice(0, 1000);
+          await mark({ storeState: 'failed', storeError: message }, 'store_refund_failed', { message });
+          return { state: 'failed', storeRefundId: null };
+        }
+        throw err;
+      }
+      await mark({ storeState: 'created', storeRefundId: made.id, storeError: null }, 'store_refund_created', { storeRefundId: made.id, amount: made.amountMinor, orderStatus: made.orderStatus });
+      await db.checkoutSession.update({ where: { token }, data: { storeOrderStatus: made.orderStatus } });
+      return { state: 'created', storeRefundId: made.id };
+    },
 
     /**
      * A COD order's payment as the store sees it (the merchant marks it paid in the store's backend): the

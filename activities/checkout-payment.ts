@@ -3,11 +3,12 @@
 // the token and the attempt number, so a retried activity or a double click gets the same checkout); the payment
 // itself (`pay_…`) exists once the shopper paid on its purchase_url, and is found by listing the payments of the
 // session's checkouts. Looked up for status syncs, reconciliation and the refund.
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Config } from '../config/index.js';
-import type { Db } from '../prisma/client.js';
+import { type Prisma, type Db } from '../prisma/client.js';
 import type { SecretBox } from '../security/secrets.js';
-import type { Payment, ProcessorClient } from '../integrations/processor/index.js';
+import type { Payment, ProcessorClient, Refund as ProcessorRefund } from '../integrations/processor/index.js';
 import { processorClientFor } from '../model/connections.js';
 import { checkoutOrigin } from '../domain/checkout-origin.js';
 import { isIntegrationError } from '../integrations/errors.js';
@@ -17,9 +18,16 @@ import { sessionFxRates } from '../model/checkout-session.js';
 import { upsellPrices } from '../model/pricing.js';
 import { nextUpsellState, upsellOutcomeOf, type UpsellCharge, type UpsellChargeOutcome, type UpsellPurchaseState } from '../domain/upsell-purchase.js';
 import type { UpsellPurchase } from '../generated/prisma/client.js';
+import { refundRefusal, type CheckoutStatus, type HoldReason } from '../domain/checkout-status.js';
+import { judgePayment, type PaymentVerdict } from '../domain/payment-check.js';
+import type { RefundRequest, RefundsState } from '../workflows/checkout.messages.js';
 
-/** One refund per session, whatever retries or clicks happen: the processor answers a repeated key with the first answer. */
+/** The processor's idempotency key of one refund: per refund row (a legacy full refund used the session's token). */
 export const refundIdempotencyKey = (token: string) => `refund-${token}`;
+export const refundRowIdempotencyKey = (refundId: string) => `refund-${refundId}`;
+
+/** A processor refund counts as money back once it succeeded; failed and canceled ones never will. */
+const REFUND_SETTLED: Readonly<Record<string, 'succeeded' | 'failed' | undefined>> = { succeeded: 'succeeded', failed: 'failed', canceled: 'failed' };
 
 /** The one idempotency key of an upsell's charge: a retry, a double click or a new run charges the same payment. */
 export const upsellChargeIdempotencyKey = (token: string, upsellId: string) => `upsell-${token}-${upsellId}`;
@@ -33,6 +41,18 @@ const notAvailable = (message: string) => ApplicationFailure.nonRetryable(messag
 
 /** Payment states as the checkout workflow's status sync names them (workflows/checkout.messages.ts PAYMENT_STATUS_EVENTS). */
 const SYNC_STATUS: Readonly<Record<Payment['state'], string>> = { paid: 'succeeded', failed: 'failed', refunded: 'refunded', pending: 'pending' };
+
+/** The workflow's view of a session's refunds, from its rows. */
+function refundsStateOf(totalMinor: number, rows: ReadonlyArray<{ id: string; state: string; storeState: string; amountMinor: number }>): RefundsState {
+  const succeeded = rows.filter((r) => r.state === 'succeeded');
+  return {
+    totalMinor,
+    refundedMinor: succeeded.reduce((n, r) => n + r.amountMinor, 0),
+    pendingMinor: rows.filter((r) => r.state === 'requested').reduce((n, r) => n + r.amountMinor, 0),
+    succeeded: succeeded.map((r) => r.id),
+    toStore: succeeded.filter((r) => r.storeState === 'pending').map((r) => r.id),
+  };
+}
 
 const merchantPageFields = { slug: true, shopName: true, customDomain: { select: { hostname: true, status: true } } } as const;
 
@@ -87,12 +107,58 @@ export function createCheckoutPaymentActivities(deps: { db: Db; secrets: SecretB
     });
   }
 
-  return classifyFailures({
+  /** The payment a session's refunds are made on: its paid (or refunded) one, else none. */
+  async function paidPaymentOf(client: ProcessorClient, companyId: string, session: { token: string; processorPaymentId: string | null }): Promise<Payment | null> {
+    const paid = await sessionPayment(client, companyId, session.token, session.processorPaymentId);
+    return paid && (paid.state === 'paid' || paid.state === 'refunded') ? paid : null;
+  }
+
+  /**
+   * The processor's refunds of the session's payment made into our rows: each processor refund is matched to its row
+   * by id, else adopted by a row of ours still waiting for its id with the same amount (a refund whose answer was
+   * lost), else recorded as made at the processor (the merchant refunded in Whop's dashboard). States follow the
+   * processor; the session's refunded amount is the sum of the succeeded ones. Answers the refunds as they stand.
+   */
+  async function reconcileRefunds(token: string, processorRefunds: readonly ProcessorRefund[]): Promise<RefundsState> {
+    return db.$transaction(async (tx) => {
+      // One reconciliation at a time per session: two webhooks at once must not record one refund twice.
+      await tx.$queryRaw`SELECT token FROM checkout_sessions WHERE token = ${token} FOR UPDATE`;
+      const session = await tx.checkoutSession.findUniqueOrThrow({ where: { token } });
+      const rows = await tx.refund.findMany({ where: { token }, orderBy: { createdAt: 'asc' } });
+      const now = new Date();
+      for (const r of [...processorRefunds].sort((a, b) => a.createdAt.localeCompare(b.createdAt))) {
+        const state = REFUND_SETTLED[r.status] ?? 'requested';
+        let row = rows.find((x) => x.processorRefundId === r.id)
+          ?? rows.find((x) => x.processorRefundId === null && x.state === 'requested' && x.amountMinor === r.amountMinor);
+        if (!row) {
+          row = await tx.refund.create({
+            data: { token, merchantId: session.merchantId, amountMinor: r.amountMinor, currency: r.currency, origin: 'processor', state: 'requested', processorRefundId: r.id, reason: 'Refunded at the processor' },
+          });
+          rows.push(row);
+          await tx.sessionEvent.create({ data: { token, type: 'refund_requested', data: { refundId: row.id, processorRefundId: r.id, amount: r.amountMinor, currency: r.currency, origin: 'processor' } } });
+        }
+        if (row.processorRefundId !== r.id || row.state !== state) {
+          const updated = await tx.refund.update({
+            where: { id: row.id },
+            data: { processorRefundId: r.id, state, ...(state === 'succeeded' && !row.succeededAt ? { succeededAt: now } : {}), ...(state === 'failed' ? { failureReason: `The processor reports the refund ${r.status}` } : {}) },
+          });
+          if (row.state !== state && state !== 'requested') {
+            await tx.sessionEvent.create({ data: { token, type: state === 'succeeded' ? 'refund_succeeded' : 'refund_failed', data: { refundId: row.id, processorRefundId: r.id, amount: r.amountMinor, currency: r.currency } } });
+          }
+          rows.splice(rows.indexOf(row), 1, updated);
+        }
+      }
+      const refundedMinor = rows.filter((x) => x.state === 'succeeded').reduce((n, x) => n + x.amountMinor, 0);
+      if (refundedMinor !== session.refundedMinor) await tx.checkoutSession.update({ where: { token }, data: { refundedMinor } });
+      return refundsStateOf(session.totalMinor ?? 0, rows);
+    });
+  }
+
     /**
      * The full refund of a COMPLETED card session, with idempotency key `refund-<token>` (a retry or a second
      * call answers the same refund). Records it as requested; REFUNDED follows the processor's event.
      */
-    async refundProcessorPayment(token: string): Promise<{ refundId: string; paymentId: string }> {
+  async function legacyFullRefund(token: string): Promise<{ refundId: string; paymentId: string }> {
       const session = await db.checkoutSession.findUniqueOrThrow({ where: { token } });
       if (session.status !== 'COMPLETED' || session.paymentMethod !== 'card') {
         throw ApplicationFailure.nonRetryable(`Only a completed card payment can be refunded (this checkout is ${session.status.toLowerCase()})`, 'NOT_REFUNDABLE');
@@ -127,6 +193,148 @@ export function createCheckoutPaymentActivities(deps: { db: Db; secrets: SecretB
         if (count > 0) await tx.sessionEvent.create({ data: { token, type: 'refund_requested', data: { refundId, paymentId: refunded.id, amount: refunded.amountMinor, currency: refunded.currency } } });
       });
       return { refundId, paymentId: refunded.id };
+    }
+
+  /** A refund of `request.amountMinor` (or what is left), once per refund row: see refundProcessorPayment. */
+  async function requestRefund(token: string, request: RefundRequest): Promise<{ refundId: string; paymentId: string; id: string; amountMinor: number; currency: string }> {
+    const refusal = (code: string, message: string, details?: Record<string, unknown>) => ApplicationFailure.create({ type: code, message, nonRetryable: true, details: details ? [details] : [] });
+    // The row first, checked against what is left under the session's lock (or found again on a retry).
+    const row = await db.$transaction(async (tx) => {
+      await tx.$queryRaw`SELECT token FROM checkout_sessions WHERE token = ${token} FOR UPDATE`;
+      const existing = await tx.refund.findUnique({ where: { id: request.refundId } });
+      if (existing) return existing;
+      const session = await tx.checkoutSession.findUniqueOrThrow({ where: { token } });
+      if (request.storeRefundId) {
+        // A refund the merchant made in the store: one processor refund per store refund, whoever tells us first.
+        const same = await tx.refund.findFirst({ where: { token, storeRefundId: request.storeRefundId } });
+        if (same) return same;
+      }
+      const rows = await tx.refund.findMany({ where: { token } });
+      const pendingMinor = rows.filter((r) => r.state === 'requested').reduce((n, r) => n + r.amountMinor, 0);
+      const balance = { status: session.status as CheckoutStatus, paymentMethod: session.paymentMethod, totalMinor: session.totalMinor, refundedMinor: session.refundedMinor, pendingMinor };
+      const refused = refundRefusal(balance, request.amountMinor);
+      if (refused) {
+        // A refund made in the store that cannot be mirrored (a COD order, more than is left) stays on the timeline.
+        if (request.origin === 'store') {
+          await tx.sessionEvent.create({ data: { token, type: 'store_refund_not_refunded', data: { storeRefundId: request.storeRefundId ?? null, amount: request.amountMinor ?? null, why: refused.message } } });
+          return null;
+        }
+        throw refusal(refused.code, refused.message, refused.refundableMinor === undefined ? undefined : { refundableMinor: refused.refundableMinor });
+      }
+      const amountMinor = request.amountMinor ?? (session.totalMinor ?? 0) - session.refundedMinor - pendingMinor;
+      const created = await tx.refund.create({
+        data: {
+          id: request.refundId, token, merchantId: session.merchantId, amountMinor, currency: session.currency, reason: request.reason ?? null, restock: request.restock ?? false,
+          lines: (request.lines ?? []) as unknown as Prisma.InputJsonValue, origin: request.origin ?? 'merchant',
+          ...(request.storeRefundId ? { storeRefundId: request.storeRefundId, storeState: 'created' } : {}),
+        },
+      });
+      await tx.checkoutSession.updateMany({ where: { token, refundRequestedAt: null }, data: { refundRequestedAt: new Date() } });
+      await tx.checkoutSession.update({ where: { token }, data: { lastActivityAt: new Date() } });
+      await tx.sessionEvent.create({ data: { token, type: 'refund_requested', data: { refundId: created.id, amount: amountMinor, currency: session.currency, origin: created.origin, reason: created.reason, restock: created.restock } } });
+      return created;
+    });
+    if (!row) throw refusal('NOT_REFUNDABLE', 'The refund made in the store cannot be refunded at the processor: see the order\'s timeline');
+    const answer = (paymentId: string) => ({ id: row.id, refundId: row.processorRefundId ?? row.id, paymentId, amountMinor: row.amountMinor, currency: row.currency });
+    if (row.state === 'failed') throw refusal('UPSTREAM_ERROR', `The processor refused the refund: ${row.failureReason ?? 'no reason given'}`);
+    const session = await db.checkoutSession.findUniqueOrThrow({ where: { token } });
+    const { client, businessId } = await clientFor(session.merchantId);
+    const paid = await paidPaymentOf(client, businessId, session);
+    if (!paid) {
+      await failRefund(row.id, token, 'The processor shows no paid payment for this checkout');
+      throw refusal('NOT_REFUNDABLE', 'The processor shows no paid payment for this checkout: nothing to refund');
+    }
+    if (row.processorRefundId) return answer(paid.id);
+    const claimId = async (processorRefundId: string) => {
+      await db.refund.updateMany({ where: { id: row.id, processorRefundId: null }, data: { processorRefundId } });
+      const again = await db.refund.findUniqueOrThrow({ where: { id: row.id } });
+      await db.checkoutSession.updateMany({ where: { token, processorRefundId: null }, data: { processorRefundId: again.processorRefundId } });
+      return { ...answer(paid.id), refundId: again.processorRefundId ?? again.id };
+    };
+    /** A processor refund of this amount that no row claims: ours, made by an earlier attempt whose answer was lost. */
+    const unclaimed = async () => {
+      const claimed = new Set((await db.refund.findMany({ where: { token, processorRefundId: { not: null } }, select: { processorRefundId: true } })).map((r) => r.processorRefundId));
+      return (await client.listRefunds(paid.id)).find((r) => !claimed.has(r.id) && r.amountMinor === row.amountMinor && r.status !== 'failed' && r.status !== 'canceled') ?? null;
+    };
+    if (Context.current().info.attempt > 1) {
+      const found = await unclaimed();
+      if (found) return claimId(found.id);
+    }
+    try {
+      await client.refundPayment(paid.id, refundRowIdempotencyKey(row.id), { amountMinor: row.amountMinor, currency: row.currency });
+    } catch (err) {
+      if (isIntegrationError(err) && !err.retryable) {
+        // Whop refuses (nothing left, a payment that cannot be refunded): that refund is over; the merchant reads why.
+        const found = await unclaimed().catch(() => null);
+        if (found) return claimId(found.id);
+        await failRefund(row.id, token, err.message);
+        throw refusal('UPSTREAM_ERROR', `The processor refused the refund: ${err.message}`);
+      }
+      throw err;
+    }
+    const made = await unclaimed();
+    return made ? claimId(made.id) : answer(paid.id);
+  }
+
+  async function failRefund(id: string, token: string, reason: string): Promise<void> {
+    await db.$transaction(async (tx) => {
+      const { count } = await tx.refund.updateMany({ where: { id, state: 'requested' }, data: { state: 'failed', failureReason: reason.slice(0, 500), storeState: 'none' } });
+      if (count > 0) await tx.sessionEvent.create({ data: { token, type: 'refund_failed', data: { refundId: id, reason: reason.slice(0, 500) } } });
+    });
+  }
+
+  return classifyFailures({
+    /**
+     * Whether the payment behind a success event can become the session's order (domain/payment-check.ts): read at
+     * the processor — the event's own payment when it names one of this session's, else the session's paid payment —
+     * and judged against the session's total. A payment of another checkout is no payment of this one.
+     */
+    async checkSessionPayment(token: string, paymentId: string): Promise<PaymentVerdict & { paymentId: string | null }> {
+      const session = await db.checkoutSession.findUniqueOrThrow({ where: { token } });
+      const { client, businessId } = await clientFor(session.merchantId);
+      let payment: Payment | null = null;
+      if (paymentId.startsWith('pay_')) {
+        payment = await client.getPayment(paymentId);
+        const attempts = await attemptsOf(token, session.processorPaymentId);
+        const ours = payment.metadata.checkout_session_token === token || (payment.checkoutId !== null && attempts.includes(payment.checkoutId));
+        if (!ours) return { verdict: 'unpaid', paymentId: null };
+      } else {
+        payment = await sessionPayment(client, businessId, token, session.processorPaymentId);
+      }
+      if (session.totalMinor === null) return { verdict: 'unpaid', paymentId: payment?.id ?? null };
+      return { ...judgePayment(payment, { amountMinor: session.totalMinor, currency: session.currency }), paymentId: payment?.id ?? null };
+    },
+
+    /** A paid session held instead of becoming an order: why, on the session and its timeline (once per reason). */
+    async recordPaymentHold(token: string, hold: { reason: HoldReason; message: string; paymentId: string | null }): Promise<void> {
+      await db.$transaction(async (tx) => {
+        const { count } = await tx.checkoutSession.updateMany({
+          where: { token, OR: [{ holdReason: null }, { holdReason: { not: hold.reason } }] },
+          data: { holdReason: hold.reason, holdMessage: hold.message.slice(0, 1000) },
+        });
+        if (count > 0) await tx.sessionEvent.create({ data: { token, type: 'payment_held', data: { reason: hold.reason, message: hold.message.slice(0, 1000), paymentId: hold.paymentId } } });
+      });
+    },
+
+    /**
+     * A refund of the session's card payment (`request`; none: the legacy full refund of histories recorded before
+     * partial refunds). Checked against what is left under a lock on the session (two clicks cannot both take the
+     * last euro), recorded as a refund row first, then asked of the processor with the row's idempotency key. Before a
+     * retry re-sends it (an answer lost), the payment's refunds are read: one of this amount not claimed by any row is
+     * this refund. Answers the row; the money is back once the processor's refund succeeds (syncProcessorRefunds).
+     */
+    async refundProcessorPayment(token: string, request?: RefundRequest): Promise<{ refundId: string; paymentId: string; id?: string; amountMinor?: number; currency?: string }> {
+      if (request) return requestRefund(token, request);
+      return legacyFullRefund(token);
+    },
+
+    /** The processor's refunds of the session's payment, reconciled with ours (webhook, poll or status sync). */
+    async syncProcessorRefunds(token: string): Promise<RefundsState> {
+      const session = await db.checkoutSession.findUniqueOrThrow({ where: { token } });
+      if (session.paymentMethod !== 'card' || !session.processorPaymentId) return reconcileRefunds(token, []);
+      const { client, businessId } = await clientFor(session.merchantId);
+      const paid = await paidPaymentOf(client, businessId, session);
+      return reconcileRefunds(token, paid ? await client.listRefunds(paid.id) : []);
     },
 
     /**

@@ -28,6 +28,8 @@ export interface LoadedSession {
   paymentAttempt: number;
   /** Absent in histories recorded before refunds existed. */
   refundRequested?: boolean;
+  /** Refunds asked of the processor and not settled yet (absent in histories recorded before partial refunds). */
+  refundsPending?: boolean;
   /** The shopper's last progress, epoch ms; absent in histories recorded when the workflow started at create. */
   lastActivityAt?: number;
 }
@@ -56,11 +58,13 @@ export function createCheckoutSessionActivities(deps: { db: Db }) {
      * session to its workflow.
      */
     async loadSessionStatus(token: string): Promise<LoadedSession> {
-      const rows = await db.$queryRaw<Array<{ status: string; hasOrder: boolean; paymentAttempt: number; refundRequested: boolean; lastActivityAt: Date }>>`
+      const rows = await db.$queryRaw<Array<{ status: string; hasOrder: boolean; paymentAttempt: number; refundRequested: boolean; refundsPending: boolean; lastActivityAt: Date }>>`
         UPDATE checkout_sessions SET workflow_started_at = COALESCE(workflow_started_at, now())
         WHERE token = ${token}
         RETURNING status, (store_order_id IS NOT NULL OR store_order_error IS NOT NULL) AS "hasOrder", payment_attempt AS "paymentAttempt",
-                  (refund_requested_at IS NOT NULL) AS "refundRequested", last_activity_at AS "lastActivityAt"`;
+                  (refund_requested_at IS NOT NULL) AS "refundRequested",
+                  EXISTS (SELECT 1 FROM refunds r WHERE r.token = checkout_sessions.token AND (r.state = 'requested' OR (r.state = 'succeeded' AND r.store_state = 'pending'))) AS "refundsPending",
+                  last_activity_at AS "lastActivityAt"`;
       const session = rows[0];
       if (!session) throw ApplicationFailure.nonRetryable(`No checkout session ${token}`, 'NOT_FOUND');
       return { ...session, status: session.status as CheckoutStatus, lastActivityAt: session.lastActivityAt.getTime() };
@@ -101,6 +105,7 @@ export function createCheckoutSessionActivities(deps: { db: Db }) {
             where: { token },
             data: {
               email: details.email,
+              ...(details.locale ? { shopperLocale: details.locale } : {}),
               shippingAddress: details.address as unknown as Prisma.InputJsonValue,
               shippingRateId: priced.shipping!.id,
               shippingName: priced.shipping!.name,

@@ -7,6 +7,18 @@ export interface RenderedEmail {
   text: string;
 }
 
+/**
+ * A country's name in the shopper's language ("DE" → "Deutschland" for de-DE, "Germany" without a language), for
+ * addresses in emails; the code itself when the runtime has no name for it.
+ */
+export function countryName(code: string, locale: string | null | undefined): string {
+  try {
+    return new Intl.DisplayNames(locale ? [locale, 'en'] : ['en'], { type: 'region', fallback: 'code' }).of(code.toUpperCase()) ?? code;
+  } catch {
+    return code;
+  }
+}
+
 export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }

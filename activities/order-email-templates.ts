@@ -1,8 +1,9 @@
 // The texts of the emails that follow a paid checkout: the shopper's order confirmation (in the merchant's
 // branding), the merchant's new-order notification, the merchant's alert when the store refused the
 // order, the shopper's refund confirmation, and the shopper's confirmation of an accepted post-purchase upsell. Amounts arrive formatted; every interpolated value is
-// escaped for HTML.
-import { escapeHtml, type RenderedEmail } from './email-templates.js';
+// escaped for HTML. The order is named by the store's number everywhere; what the shopper reads carries no internal
+// id (no processor payment or checkout ids, no session token); countries are named in the shopper's language.
+import { countryName, escapeHtml, type RenderedEmail } from './email-templates.js';
 
 import type { OrderEmailKind } from '../model/order-emails.js';
 import type { PaymentMethod } from '../domain/payment-method.js';
@@ -16,7 +17,10 @@ export interface OrderEmailData {
   storeLabel: string;
   /** The checkout session token (merchant emails only: it finds the session in the dashboard). */
   token: string;
-  customer: { email: string; name: string; addressLines: string[] };
+  /** addressLines: the address without its country; country: its ISO code, named in `locale` where the address shows. */
+  customer: { email: string; name: string; addressLines: string[]; country?: string | null };
+  /** The shopper's language (BCP 47, recorded at payment); null or absent: English. */
+  locale?: string | null;
   lines: Array<{ title: string; variantTitle: string | null; quantity: number; amount: string }>;
   shipping: { name: string; amount: string };
   subtotal: string;
@@ -24,8 +28,12 @@ export interface OrderEmailData {
   discount?: { code: string; amount: string } | null;
   total: string;
   payment: { method: PaymentMethod; reference: string | null };
-  /** Why the store refused the order (store_order_problem). */
+  /** Why the store refused the order (store_order_problem), or the refund (store_refund_problem). */
   problem?: string | null;
+  /** A refund (refund_confirmation, store_refund_problem): its amount, whether it completes the refund of the order, what stays paid. */
+  refund?: { amount: string; full: boolean; remaining: string; reason: string | null } | null;
+  /** Why a paid checkout was held instead of becoming an order (payment_held). */
+  hold?: string | null;
 }
 
 const DEFAULT_COLOR = '#111111';
@@ -74,9 +82,11 @@ function summaryText(d: OrderEmailData): string {
   ].join('\n');
 }
 
+/** The recipient, the address lines and the country named in the shopper's language. */
+const addressOf = (d: OrderEmailData) => [d.customer.name, ...d.customer.addressLines, ...(d.customer.country ? [countryName(d.customer.country, d.locale)] : [])];
 const addressHtml = (heading: string, d: OrderEmailData) =>
-  `<h2 style="font-size:15px;margin:20px 0 6px">${escapeHtml(heading)}</h2><p style="line-height:1.5;margin:0">${[d.customer.name, ...d.customer.addressLines].map(escapeHtml).join('<br>')}</p>`;
-const addressText = (heading: string, d: OrderEmailData) => `${heading}:\n${[d.customer.name, ...d.customer.addressLines].join('\n')}`;
+  `<h2 style="font-size:15px;margin:20px 0 6px">${escapeHtml(heading)}</h2><p style="line-height:1.5;margin:0">${addressOf(d).map(escapeHtml).join('<br>')}</p>`;
+const addressText = (heading: string, d: OrderEmailData) => `${heading}:\n${addressOf(d).join('\n')}`;
 
 function paymentSentence(d: OrderEmailData, audience: 'shopper' | 'merchant'): string {
   if (d.payment.method === 'cod') {
@@ -145,15 +155,50 @@ function storeOrderProblem(d: OrderEmailData): RenderedEmail {
   };
 }
 
-/** The shopper's money is back: the full total, to the card that paid (refunds are full refunds only). */
+/** The shopper's money is back: this refund's amount, to the card that paid; a partial refund says what stays paid. */
 function refundConfirmation(d: OrderEmailData): RenderedEmail {
-  const intro = `Hello ${d.customer.name}, ${d.shop.name} has refunded your order ${d.reference} in full.`;
-  const amount = `${d.total} goes back to the card you paid with${d.payment.reference ? ` (payment ${d.payment.reference})` : ''}. Depending on your bank it can take a few business days to show on your statement.`;
+  const r = d.refund ?? { amount: d.total, full: true, remaining: '', reason: null };
+  const intro = r.full
+    ? `Hello ${d.customer.name}, ${d.shop.name} has refunded your order ${d.reference}.`
+    : `Hello ${d.customer.name}, ${d.shop.name} has refunded part of your order ${d.reference}.`;
+  const amount = `${r.amount} goes back to the card you paid with. Depending on your bank it can take a few business days to show on your statement.`;
+  const why = r.reason ? `Reason: ${r.reason}` : null;
+  const rest = r.full ? null : `The rest of your order (${r.remaining}) stays paid.`;
   const outro = `Questions about this refund? Reply to this email to reach ${d.shop.name}.`;
+  const parts = [intro, amount, why, rest].filter((x): x is string => x !== null);
   return {
-    subject: oneLine(`Refund for order ${d.reference} – ${d.shop.name}`),
-    html: layout(d, `Your order ${d.reference} was refunded`, [p(intro), p(amount), summaryHtml(d), p(outro)].join('\n')),
-    text: [intro, amount, summaryText(d), outro].join('\n\n') + '\n',
+    subject: oneLine(`${r.full ? 'Refund' : 'Partial refund'} of ${r.amount} for order ${d.reference} – ${d.shop.name}`),
+    html: layout(d, r.full ? `Your order ${d.reference} was refunded` : `${r.amount} of your order ${d.reference} was refunded`, [...parts.map(p), summaryHtml(d), p(outro)].join('\n')),
+    text: [...parts, summaryText(d), outro].join('\n\n') + '\n',
+  };
+}
+
+/** A payment the service will not turn into an order as it stands: the merchant decides (the money is not in doubt, the order is). */
+function paymentHeld(d: OrderEmailData): RenderedEmail {
+  const intro = `A checkout of ${d.customer.name} <${d.customer.email}> for ${d.total} was paid at the processor, but no order was created in your store.`;
+  const reason = `Why: ${d.hold ?? 'the payment did not match the checkout'}`;
+  const steps = [
+    'What to do:',
+    '1. Open the order in your dashboard: its timeline shows what the processor reported.',
+    '2. Refund the payment there, or create the order in your store by hand if you accept the payment as it is.',
+  ];
+  return {
+    subject: oneLine(`Action needed: a payment of ${d.total} is on hold (no order created)`),
+    html: layout(d, 'A payment is on hold', [p(intro), p(reason), `<p style="line-height:1.5">${steps.map(escapeHtml).join('<br>')}</p>`, ...merchantFacts(d).map(p), summaryHtml(d), addressHtml('Ship to', d)].join('\n')),
+    text: [intro, reason, steps.join('\n'), merchantFacts(d).join('\n'), summaryText(d), addressText('Ship to', d)].join('\n\n') + '\n',
+  };
+}
+
+/** The processor refunded the shopper, the store refused to book it: the merchant fixes the store's order by hand. */
+function storeRefundProblem(d: OrderEmailData): RenderedEmail {
+  const amount = d.refund?.amount ?? d.total;
+  const intro = `The refund of ${amount} for order ${d.reference} went back to ${d.customer.name}'s card, but your store (${d.storeLabel}) refused to record it on the order.`;
+  const reason = `What the store answered: ${d.problem ?? 'no reason given'}`;
+  const steps = ['What to do:', `1. Record the refund of ${amount} on order ${d.reference} in your store by hand (do not refund the card again: the money is back already).`, '2. Restock the returned items if needed.'];
+  return {
+    subject: oneLine(`Action needed: a refund of ${amount} is not recorded on order ${d.reference}`),
+    html: layout(d, 'A refund is not recorded in your store', [p(intro), p(reason), `<p style="line-height:1.5">${steps.map(escapeHtml).join('<br>')}</p>`, ...merchantFacts(d).map(p)].join('\n')),
+    text: [intro, reason, steps.join('\n'), merchantFacts(d).join('\n')].join('\n\n') + '\n',
   };
 }
 
@@ -161,7 +206,7 @@ function refundConfirmation(d: OrderEmailData): RenderedEmail {
 function upsellConfirmation(d: OrderEmailData): RenderedEmail {
   const titles = d.lines.map(lineLabel).join(', ');
   const intro = `Thank you, ${d.customer.name}! ${titles} is added to your order with ${d.shop.name} (order ${d.reference}).`;
-  const payment = `We charged ${d.total} to the card you paid with${d.payment.reference ? ` (payment ${d.payment.reference})` : ''}.`;
+  const payment = `We charged ${d.total} to the card you paid with.`;
   const outro = `It ships to the same address. Questions? Reply to this email to reach ${d.shop.name}.`;
   return {
     subject: oneLine(`Added to your order: ${titles} – ${d.shop.name}`),
@@ -176,6 +221,8 @@ const RENDERERS: Record<OrderEmailKind, (d: OrderEmailData) => RenderedEmail> = 
   merchant_order_notification: merchantOrderNotification,
   store_order_problem: storeOrderProblem,
   refund_confirmation: refundConfirmation,
+  payment_held: paymentHeld,
+  store_refund_problem: storeRefundProblem,
 };
 
 export function renderOrderEmail(kind: OrderEmailKind, data: OrderEmailData): RenderedEmail {

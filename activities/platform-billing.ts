@@ -6,6 +6,7 @@
 // charging anything. platform_subscriptions is written only here, on the subscription workflow's orders, and the
 // workflow resumes from it. Emails go through the outbox (recorded, then sent once).
 import { ApplicationFailure } from '@temporalio/common';
+import { judgePayment } from '../domain/payment-check.js';
 import type { Config } from '../config/index.js';
 import { Prisma, type Db } from '../prisma/client.js';
 import type { SecretBox } from '../security/secrets.js';
@@ -273,7 +274,15 @@ export function createPlatformBillingActivities(deps: { db: Db; config: Config; 
       const payment = await checkoutPayment(client, ref);
       if (!payment) return { state: 'open', paymentId: ref };
       await db.platformBillingPayment.updateMany({ where: { processorMembershipId: ref, processorPaymentId: null }, data: { processorPaymentId: payment.id } });
-      if (payment.state === 'paid') {
+      if (payment.state === 'paid' || payment.state === 'refunded') {
+        // The plan's price, paid and kept: a payment refunded or disputed before the plan starts, or another amount (a
+        // promo on Whop's page), buys no plan (domain/payment-check.ts, the rule every order follows too).
+        const row = await db.platformBillingPayment.findFirst({ where: { processorPaymentId: payment.id } });
+        const verdict = row ? judgePayment(payment, { amountMinor: row.amountCents, currency: row.currency }) : { verdict: 'paid' as const };
+        if (verdict.verdict === 'held') {
+          await settlePayment({ processorPaymentId: payment.id }, 'FAILED', verdict.message.replace('no order was created', 'the plan was not started'));
+          return { state: 'failed', paymentId: payment.id };
+        }
         await settlePayment({ processorPaymentId: payment.id }, 'SUCCEEDED');
         return { state: 'paid', paymentId: payment.id };
       }

@@ -230,7 +230,10 @@ export function createStorefrontAActivities(deps: StorefrontAActivityDeps) {
       let result: Record<string, unknown>;
       let reportEmailId: string | null = null;
 
-      if (topic === 'app/uninstalled') {
+      if (topic === 'refunds/create') {
+        // Applied by the webhook route itself (a signal to the session's workflow); nothing is left for this activity.
+        result = { skipped: 'refunds are applied by the webhook route' };
+      } else if (topic === 'app/uninstalled') {
         const now = new Date();
         // The platform deleted the app's tokens and script tags: forget ours too.
         const { count } = await db.storefrontAConnection.updateMany({

@@ -12,7 +12,7 @@
 // workflow of a session nobody touched, once it has been idle long enough to be abandoned, so every
 // session's status is still only ever written by its own workflow.
 import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
-import type { UpdateDefinition } from '@temporalio/common';
+import type { SignalDefinition, UpdateDefinition } from '@temporalio/common';
 import type { Config } from '../config/index.js';
 import { checkoutWorkflowId, processorEventSignal, type CheckoutWorkflowInput, type ProcessorEventMessage } from '../workflows/checkout.messages.js';
 
@@ -56,9 +56,14 @@ export function updateCheckout<Ret, Args extends unknown[]>(deps: CheckoutWorkfl
 
 /** Delivers a processor event to the session's workflow, starting it first if no run is open. */
 export async function signalCheckout(deps: CheckoutWorkflowDeps, session: CheckoutRef, message: ProcessorEventMessage): Promise<void> {
-  await deps.temporal.client.workflow.signalWithStart<(input: CheckoutWorkflowInput) => Promise<unknown>, [ProcessorEventMessage]>(CHECKOUT_WORKFLOW, {
+  await signalCheckoutWith(deps, session, processorEventSignal, message);
+}
+
+/** Delivers a signal (a processor event, a refund made in the store) to the session's workflow, starting it if no run is open. */
+export async function signalCheckoutWith<Arg>(deps: CheckoutWorkflowDeps, session: CheckoutRef, signal: SignalDefinition<[Arg]>, arg: Arg): Promise<void> {
+  await deps.temporal.client.workflow.signalWithStart<(input: CheckoutWorkflowInput) => Promise<unknown>, [Arg]>(CHECKOUT_WORKFLOW, {
     ...startOptions(deps, session),
-    signal: processorEventSignal,
-    signalArgs: [message],
+    signal,
+    signalArgs: [arg],
   });
 }

@@ -11,10 +11,14 @@
  * - COMPLETED: the processor confirmed payment (or there was nothing to pay: a total of 0 completes at
  *   init-payment without the processor); the order exists on the store.
  * - FAILED: the last payment attempt failed; the shopper may try again.
- * - REFUNDED: fully refunded (partial refunds are not offered).
+ * - ON_HOLD: the processor reported a payment that must not become a store order as it stands: refunded or
+ *   disputed before the order, or another amount or currency than the checkout's total (domain/payment-check.ts).
+ *   No store order; the merchant is told why and may refund it. Not revenue.
+ * - REFUNDED: refunded in full (the processor shows every unit of the payment returned); partial refunds keep
+ *   the session COMPLETED with its refunded amount.
  * - ABANDONED: no progress for the configured time; no longer an open session.
  */
-export const CHECKOUT_STATUSES = ['OPEN', 'PAYMENT_PENDING', 'COD_CONFIRMED', 'COMPLETED', 'FAILED', 'REFUNDED', 'ABANDONED'] as const;
+export const CHECKOUT_STATUSES = ['OPEN', 'PAYMENT_PENDING', 'COD_CONFIRMED', 'COMPLETED', 'ON_HOLD', 'FAILED', 'REFUNDED', 'ABANDONED'] as const;
 export type CheckoutStatus = (typeof CHECKOUT_STATUSES)[number];
 
 export const INITIAL_STATUS: CheckoutStatus = 'OPEN';
@@ -31,11 +35,34 @@ export type ProcessorEvent = (typeof PROCESSOR_EVENTS)[number];
 
 /** Where this machine knowingly departs from the spec's table, and why. */
 export const DEVIATIONS: readonly string[] = [
-  'A failure event (payment.failed, payment_failed, invoice_payment_failed) leaves REFUNDED and COD_CONFIRMED ' +
-    'unchanged, where the spec protects only COMPLETED. A late failure of an earlier attempt must not overwrite ' +
-    'a refund the merchant made (the money is back with the shopper; FAILED would hide it from refunds and ' +
-    'statistics), nor a confirmed COD order that exists on the store.',
+  'A failure event (payment.failed, payment_failed, invoice_payment_failed) leaves REFUNDED, COD_CONFIRMED and ' +
+    'ON_HOLD unchanged, where the spec protects only COMPLETED. A late failure of an earlier attempt must not ' +
+    'overwrite a refund the merchant made (the money is back with the shopper; FAILED would hide it from refunds ' +
+    'and statistics), a confirmed COD order that exists on the store, nor a payment held for the merchant.',
+  'A success event does not complete a session on its word alone: the workflow reads the payment at the processor ' +
+    'first (domain/payment-check.ts). Paid as expected: COMPLETED, as the spec says. Refunded, disputed, or another ' +
+    'amount or currency than the checkout total: ON_HOLD, a status the spec does not have, and no store order. No paid ' +
+    'payment behind it (a membership event without one): unchanged. A REFUNDED session stays REFUNDED: a success ' +
+    'never moves a session back, where the spec\'s "any" would make a refunded order paid again.',
+  'A refund event makes the session REFUNDED only when the processor shows the payment refunded in full; a partial ' +
+    'refund keeps it COMPLETED with the refunded amount (the spec knows full refunds only). ON_HOLD can be refunded too.',
 ];
+
+/** Why a paid session is held (ON_HOLD) instead of becoming an order (domain/payment-check.ts judges it). */
+export const HOLD_REASONS = ['payment_refunded', 'payment_disputed', 'amount_mismatch', 'currency_mismatch'] as const;
+export type HoldReason = (typeof HOLD_REASONS)[number];
+export const isHoldReason = (value: unknown): value is HoldReason => typeof value === 'string' && (HOLD_REASONS as readonly string[]).includes(value);
+
+/**
+ * What the processor shows behind an event, as the workflow found it before applying it. Without facts an event is
+ * taken at its word (the spec's table): a success is a good payment, a refund a full one.
+ */
+export interface EventFacts {
+  /** A success event: the payment is good (paid), held for a reason, or there is no paid payment behind it. */
+  payment?: 'paid' | HoldReason | 'unpaid';
+  /** A refund event: whether the payment is refunded in full. */
+  fullyRefunded?: boolean;
+}
 
 export interface EventOutcome {
   next: CheckoutStatus;
@@ -45,29 +72,36 @@ export interface EventOutcome {
    * the store; the workflow creates it with an idempotency key derived from the session token, so a
    * repeated create_order, e.g. after REFUNDED → COMPLETED or from COD_CONFIRMED, finds the same order).
    */
-  effect: 'create_order' | 'none';
+  effect: 'create_order' | 'hold' | 'none';
 }
 
 const includes = <T extends string>(list: readonly T[], value: string): value is T => (list as readonly string[]).includes(value);
 
-function nextOnEvent(status: CheckoutStatus, event: string): CheckoutStatus {
-  // Success from any state, as the spec says. Note this includes REFUNDED: a late or duplicate success
-  // after a refund makes the session COMPLETED again. Literal on purpose (the processor's word on money
-  // wins), flagged here because the merchant may see a refunded order reappear as paid.
-  if (includes(SUCCESS_EVENTS, event)) return 'COMPLETED';
-  if (includes(FAILURE_EVENTS, event)) {
-    return status === 'COMPLETED' || status === 'REFUNDED' || status === 'COD_CONFIRMED' ? status : 'FAILED';
+function nextOnEvent(status: CheckoutStatus, event: string, facts: EventFacts): CheckoutStatus {
+  if (includes(SUCCESS_EVENTS, event)) {
+    // Success from any state, as the spec says, once the processor shows the payment good; never back from a refund,
+    // and a held payment does not become COMPLETED by a second success that the processor still shows held.
+    const payment = facts.payment ?? 'paid';
+    if (status === 'REFUNDED' || status === 'COMPLETED' || payment === 'unpaid') return status;
+    if (payment !== 'paid') return status === 'COD_CONFIRMED' ? status : 'ON_HOLD';
+    return 'COMPLETED';
   }
-  if (includes(REFUND_EVENTS, event)) return status === 'COMPLETED' ? 'REFUNDED' : status;
+  if (includes(FAILURE_EVENTS, event)) {
+    return status === 'COMPLETED' || status === 'REFUNDED' || status === 'COD_CONFIRMED' || status === 'ON_HOLD' ? status : 'FAILED';
+  }
+  if (includes(REFUND_EVENTS, event)) return (status === 'COMPLETED' || status === 'ON_HOLD') && (facts.fullyRefunded ?? true) ? 'REFUNDED' : status;
   return status; // unknown events are stored by the webhook route but change nothing
 }
 
-/** What a (validly signed) processor event does to a session in `status`. */
-export function applyProcessorEvent(status: CheckoutStatus, event: string): EventOutcome {
-  const next = nextOnEvent(status, event);
+/** What a (validly signed) processor event does to a session in `status`, given what the processor shows behind it. */
+export function applyProcessorEvent(status: CheckoutStatus, event: string, facts: EventFacts = {}): EventOutcome {
+  const next = nextOnEvent(status, event, facts);
   const changed = next !== status;
-  return { next, changed, effect: changed && next === 'COMPLETED' ? 'create_order' : 'none' };
+  return { next, changed, effect: !changed ? 'none' : next === 'COMPLETED' ? 'create_order' : next === 'ON_HOLD' ? 'hold' : 'none' };
 }
+
+export const isSuccessEvent = (event: string) => includes(SUCCESS_EVENTS, event);
+export const isRefundEvent = (event: string) => includes(REFUND_EVENTS, event);
 
 /**
  * Transitions the endpoints and timers cause (the spec leaves them out). refresh-status and
@@ -83,6 +117,7 @@ export const ENDPOINT_TRANSITIONS: Readonly<Record<CheckoutStatus, readonly Chec
   PAYMENT_PENDING: ['ABANDONED'],
   FAILED: ['PAYMENT_PENDING', 'COMPLETED', 'COD_CONFIRMED', 'ABANDONED'], // retry with a new payment, fall back to COD
   COMPLETED: ['REFUNDED'], // the merchant's refund, once the processor confirms it
+  ON_HOLD: ['REFUNDED'], // the merchant refunds a held payment (the processor confirms it)
   COD_CONFIRMED: [], // paid in cash to the merchant, outside the processor (codPaidAt records it)
   REFUNDED: [],
   ABANDONED: [],
@@ -98,7 +133,7 @@ export function canTransition(from: CheckoutStatus, to: CheckoutStatus): boolean
  * accept them.
  */
 export function isTerminal(status: CheckoutStatus): boolean {
-  return status === 'COMPLETED' || status === 'REFUNDED' || status === 'COD_CONFIRMED' || status === 'ABANDONED';
+  return status === 'COMPLETED' || status === 'ON_HOLD' || status === 'REFUNDED' || status === 'COD_CONFIRMED' || status === 'ABANDONED';
 }
 
 /** Still in the shopper's hands: OPEN, PAYMENT_PENDING, or FAILED (which can be retried). */
@@ -106,21 +141,42 @@ export function isOpen(status: CheckoutStatus): boolean {
   return !isTerminal(status);
 }
 
+/** A session's money as refunds see it: what was charged, what came back, what is on its way back. */
+export interface RefundBalance {
+  status: CheckoutStatus;
+  paymentMethod?: string | null;
+  totalMinor: number | null;
+  /** Refunds the processor confirmed. */
+  refundedMinor: number;
+  /** Refunds asked of the processor and not settled yet. */
+  pendingMinor: number;
+}
+
+/** What can still be refunded: the charge less what came back and what is on its way back (never below 0). */
+export const refundableMinor = (b: RefundBalance) => Math.max(0, (b.totalMinor ?? 0) - b.refundedMinor - b.pendingMinor);
+
 /**
- * Why a refund cannot be asked for, or null when it can: only a COMPLETED card payment, only once (a refund
- * already requested or done is never asked for again). Partial refunds are not offered at all.
+ * Why a refund of `amountMinor` (undefined: everything still refundable) cannot be asked for, or null when it can:
+ * only a card payment the processor confirmed (COMPLETED, or ON_HOLD: paid but held), at most what is left of it.
+ * Partial refunds are allowed, several of them, up to the charge.
  */
-export function refundRefusal(session: { status: CheckoutStatus; refundRequested: boolean; paymentMethod?: string | null }):
-  | { code: 'REFUND_ALREADY_REQUESTED' | 'NOT_REFUNDABLE'; message: string }
+export function refundRefusal(session: RefundBalance, amountMinor?: number):
+  | { code: 'REFUND_ALREADY_REQUESTED' | 'NOT_REFUNDABLE' | 'REFUND_EXCEEDS_BALANCE'; message: string; refundableMinor?: number }
   | null {
-  if (session.status === 'REFUNDED') return { code: 'REFUND_ALREADY_REQUESTED', message: 'This order is already refunded' };
-  if (session.refundRequested) return { code: 'REFUND_ALREADY_REQUESTED', message: 'A refund for this order was already requested' };
+  if (session.status === 'REFUNDED') return { code: 'REFUND_ALREADY_REQUESTED', message: 'This order is already refunded in full' };
   if (session.status === 'COD_CONFIRMED' || session.paymentMethod === 'cod') {
     return { code: 'NOT_REFUNDABLE', message: 'A cash-on-delivery order was not paid through the processor: refund the shopper directly' };
   }
   if (session.paymentMethod === 'free') return { code: 'NOT_REFUNDABLE', message: 'Nothing was paid for this order (its total was 0): there is nothing to refund' };
-  if (session.status !== 'COMPLETED') {
+  if (session.status !== 'COMPLETED' && session.status !== 'ON_HOLD') {
     return { code: 'NOT_REFUNDABLE', message: `Only a completed card payment can be refunded: this checkout is ${session.status.toLowerCase().replace('_', ' ')}` };
+  }
+  const left = refundableMinor(session);
+  if (left === 0) {
+    return { code: 'REFUND_ALREADY_REQUESTED', message: session.pendingMinor > 0 ? 'The rest of this order is already being refunded' : 'This order is already refunded in full' };
+  }
+  if (amountMinor !== undefined && amountMinor > left) {
+    return { code: 'REFUND_EXCEEDS_BALANCE', message: `At most ${left} (minor units) of this order can still be refunded`, refundableMinor: left };
   }
   return null;
 }

@@ -35,7 +35,7 @@ export const ERROR_CODES = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   INVALID_PROCESSOR_KEY: 422,
   INVALID_STORE_CREDENTIALS: 422,
-  PARTIAL_REFUND_NOT_SUPPORTED: 422, // refunds are full refunds: any other amount is refused
+  REFUND_EXCEEDS_BALANCE: 422, // a refund larger than what is left of the charge (details.refundableMinor)
   UNSUPPORTED_CURRENCY: 422,
   IDEMPOTENCY_KEY_REUSED: 422, // an Idempotency-Key already used in the last 24 hours for a different request (method, URL or body) // a store's checkout currency we cannot price in (unknown ISO code or no FX rate)
   // A discount code that does not apply to this checkout, one code per reason (domain/discounts.ts).

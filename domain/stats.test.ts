@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { CHECKOUT_STATUSES } from './checkout-status.js';
-import { milestonesOfEvent, summarizeFunnel, summarizeStats, type StatsGroup } from './stats.js';
+import { milestonesOfEvent, ORDER_VIEWS, summarizeFunnel, summarizeStats, type StatsGroup } from './stats.js';
 
 describe('milestones of timeline events', () => {
   it('given each event the checkout records / it marks the funnel step it stands for and the steps before', () => {
@@ -41,6 +41,9 @@ describe('statistics and funnel from grouped sessions', () => {
         expect(steps[0]!.sessions).toBe(stats.sessions);
         for (let i = 1; i < steps.length; i++) expect(steps[i]!.sessions).toBeLessThanOrEqual(steps[i - 1]!.sessions);
         expect(steps[4]!.sessions).toBe(stats.completedOrders + stats.codOrders);
+        // "Paid" is money kept: the totals and any breakdown agree, refunds included.
+        expect(stats.paidOrders + stats.refundedOrders).toBe(stats.completedOrders);
+        expect(stats.revenue.reduce((n, r) => n + r.orders, 0)).toBe(stats.paidOrders);
         expect(stats.conversionRate).toBeGreaterThanOrEqual(0);
         expect(stats.conversionRate).toBeLessThanOrEqual(1);
         for (const r of stats.revenue) expect(Math.abs(r.averageOrderValueMinor * r.orders - r.amountMinor)).toBeLessThanOrEqual(r.orders / 2);
@@ -59,6 +62,7 @@ describe('statistics and funnel from grouped sessions', () => {
     ]);
     expect(stats).toEqual({
       sessions: 10,
+      paidOrders: 3,
       completedOrders: 4,
       refundedOrders: 1,
       codOrders: 3,
@@ -68,10 +72,25 @@ describe('statistics and funnel from grouped sessions', () => {
     });
   });
 
+  it('given one order paid and then refunded / it is refunded, not paid: no paid order, no revenue, one completed', () => {
+    const refunded: StatsGroup = { currency: 'EUR', status: 'REFUNDED', sessions: 1, contactEntered: 1, shippingChosen: 1, paymentStarted: 1, codPaid: 0, totalMinor: 5890, codPaidMinor: 0 };
+    expect(summarizeStats([refunded])).toMatchObject({ paidOrders: 0, refundedOrders: 1, completedOrders: 1, revenue: [] });
+  });
+
   it('given a paid session without contact or shipping milestones (an older row) / it still counts at every step', () => {
     const legacy: StatsGroup = { currency: 'EUR', status: 'COMPLETED', sessions: 2, contactEntered: 0, shippingChosen: 0, paymentStarted: 1, codPaid: 0, totalMinor: 0, codPaidMinor: 0 };
     const left: StatsGroup = { currency: 'EUR', status: 'ABANDONED', sessions: 5, contactEntered: 3, shippingChosen: 2, paymentStarted: 1, codPaid: 0, totalMinor: 0, codPaidMinor: 0 };
     expect(summarizeFunnel([legacy, left]).map((s) => s.sessions)).toEqual([7, 5, 4, 3, 2]);
     expect(summarizeFunnel([]).map((s) => [s.stepConversion, s.overallConversion])).toEqual(Array(5).fill([null, null]));
+  });
+});
+
+describe('the orders list views', () => {
+  it('given every status a session that reached payment can have / it is in exactly one view; an open checkout is in none', () => {
+    for (const status of CHECKOUT_STATUSES) {
+      const views = Object.entries(ORDER_VIEWS).filter(([, statuses]) => (statuses as readonly string[]).includes(status)).map(([view]) => view);
+      expect(views, status).toEqual(status === 'OPEN' ? [] : [['COMPLETED', 'COD_CONFIRMED', 'REFUNDED', 'ON_HOLD'].includes(status) ? 'orders' : 'checkouts']);
+    }
+    expect(ORDER_VIEWS.orders).toContain('ON_HOLD');
   });
 });

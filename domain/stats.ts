@@ -4,8 +4,10 @@
 //
 // - A session counts when it was created in the range (a cohort: conversion never exceeds 100 %), from a
 //   store cart: previews never count.
+// - Paid orders: card checkouts whose money the merchant keeps — COMPLETED now. "Paid" means money kept,
+//   everywhere: a refunded order is not paid (it is counted as refunded), a COD order is not paid through us.
 // - Completed orders: card checkouts the processor confirmed (COMPLETED, and REFUNDED, which was completed
-//   first; refundedOrders says how many of them were refunded since).
+//   first): completedOrders = paidOrders + refundedOrders, always.
 // - COD orders: confirmed cash-on-delivery orders (COD_CONFIRMED). They are orders on the store, so they
 //   count as conversions, but not as revenue: the money is not paid through us (see domain/checkout-status.ts).
 //   Their value is reported apart, with the part the store reports collected (marked paid).
@@ -39,6 +41,21 @@ export type ProgressStep = keyof typeof PROGRESS_STEPS;
 
 /** Statuses that mean the checkout ended in an order on the store (the funnel's last step). */
 export const ORDERED_STATUSES: readonly CheckoutStatus[] = ['COMPLETED', 'REFUNDED', 'COD_CONFIRMED'];
+
+/**
+ * The orders list's two views (GET /api/checkout/merchant/orders?view=…), of the sessions that reached payment:
+ * - orders: the shopper paid or confirmed cash on delivery, so the store has (or gets) an order — COMPLETED,
+ *   COD_CONFIRMED, REFUNDED (paid, then returned) and ON_HOLD (paid, held for the merchant's review: the status
+ *   comes with partial refunds; listed here already so a held payment is never shown as an unpaid checkout);
+ * - checkouts: a payment started and never paid — PAYMENT_PENDING, FAILED, ABANDONED.
+ * OPEN sessions are in neither: they are not orders (the funnel counts them).
+ */
+export const ORDER_VIEWS = {
+  orders: ['COMPLETED', 'COD_CONFIRMED', 'REFUNDED', 'ON_HOLD'],
+  checkouts: ['PAYMENT_PENDING', 'FAILED', 'ABANDONED'],
+} as const satisfies Record<string, readonly string[]>;
+export type OrderView = keyof typeof ORDER_VIEWS;
+export const ORDER_VIEW_NAMES = Object.keys(ORDER_VIEWS) as OrderView[];
 const isOrdered = (status: string) => (ORDERED_STATUSES as readonly string[]).includes(status);
 
 /**
@@ -99,6 +116,9 @@ export interface CurrencyCod {
 
 export interface CheckoutStats {
   sessions: number;
+  /** COMPLETED: paid by card (or nothing to pay) and not refunded — the money the merchant keeps. */
+  paidOrders: number;
+  /** paidOrders + refundedOrders: every card checkout the processor confirmed. */
   completedOrders: number;
   refundedOrders: number;
   codOrders: number;
@@ -121,6 +141,7 @@ const byCurrency = <T extends { currency: string }>(list: T[]) => list.sort((a, 
 
 export function summarizeStats(groups: readonly StatsGroup[]): CheckoutStats {
   let sessions = 0;
+  let paidOrders = 0;
   let completedOrders = 0;
   let refundedOrders = 0;
   let codOrders = 0;
@@ -131,6 +152,7 @@ export function summarizeStats(groups: readonly StatsGroup[]): CheckoutStats {
     if (g.status === 'COMPLETED' || g.status === 'REFUNDED') completedOrders += g.sessions;
     if (g.status === 'REFUNDED') refundedOrders += g.sessions;
     if (g.status === 'COMPLETED') {
+      paidOrders += g.sessions;
       const r = revenue.get(g.currency) ?? { orders: 0, amountMinor: 0 };
       r.orders += g.sessions;
       r.amountMinor += g.totalMinor;
@@ -148,6 +170,7 @@ export function summarizeStats(groups: readonly StatsGroup[]): CheckoutStats {
   }
   return {
     sessions,
+    paidOrders,
     completedOrders,
     refundedOrders,
     codOrders,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { storeOrderOf } from './store-order.js';
+import { orderNumberLabel, storeOrderOf } from './store-order.js';
 
 describe('the store order of a session', () => {
   it('given a paid session without an order yet / pending (COMPLETED does not mean the order is on the store)', () => {
@@ -19,5 +19,13 @@ describe('the store order of a session', () => {
 
   it('given a session that was not paid / no store order to expect', () => {
     for (const status of ['OPEN', 'PAYMENT_PENDING', 'FAILED', 'ABANDONED']) expect(storeOrderOf({ status, storeOrderId: null, storeOrderError: null })).toBeNull();
+  });
+});
+
+describe('the order number people read', () => {
+  it('given the store\'s number / storefront A\'s "#1001" stays as it is, storefront B\'s "57" reads "#57"', () => {
+    expect(orderNumberLabel('#1001')).toBe('#1001');
+    expect(orderNumberLabel('57')).toBe('#57');
+    expect(orderNumberLabel(' 57 ')).toBe('#57');
   });
 });

@@ -27,3 +27,9 @@ export function storeOrderOf(session: { status: string; storeOrderId: string | n
   if (session.storeOrderError) return { state: 'failed', id: null, number: null, error: session.storeOrderError };
   return { state: 'pending', id: null, number: null, error: null };
 }
+
+/** The order's number as people read it: "#1001" as storefront A names it, "#57" for storefront B's "57". */
+export function orderNumberLabel(number: string): string {
+  const trimmed = number.trim();
+  return trimmed.startsWith('#') ? trimmed : `#${trimmed}`;
+}

@@ -36,6 +36,8 @@ export interface ShopperDetails {
   discountCode?: string;
   /** Ids of the merchant's order bumps the shopper ticked: priced from the merchant's records, never the browser. */
   orderBumpIds?: string[];
+  /** The shopper's language (canonical BCP 47), stored with the details: the emails name countries in it. */
+  locale?: string;
 }
 
 export interface InitPaymentResult {
@@ -70,10 +72,49 @@ export interface AcceptUpsellInput {
 
 export type { UpsellCharge };
 
-/** A refund the merchant asked for: the processor accepted it; the session becomes REFUNDED on its event. */
+/** A refund to make: the merchant's (dashboard, API) or one the merchant made in the store's admin. */
+export interface RefundInput {
+  /** Minor units of the session's currency; absent: all that is left. */
+  amountMinor?: number;
+  reason?: string | null;
+  /** Put the given-back lines back in stock on the store. */
+  restock?: boolean;
+  /** The order lines given back (index in the order's lines) and how many. */
+  lines?: Array<{ line: number; quantity: number }>;
+}
+
+/** A refund as the workflow asks for it: the input plus the id the workflow gave it (the refund row's id and idempotency key). */
+export interface RefundRequest extends RefundInput {
+  refundId: string;
+  origin?: 'merchant' | 'store';
+  /** A refund made in the store: its id there (so it is neither refunded twice at the processor nor sent back to the store). */
+  storeRefundId?: string;
+}
+
+/** A session's refunds as they stand (activities/checkout-payment.ts syncProcessorRefunds). */
+export interface RefundsState {
+  totalMinor: number;
+  /** Confirmed by the processor. */
+  refundedMinor: number;
+  /** Asked of the processor, not settled yet. */
+  pendingMinor: number;
+  /** Refund ids the processor confirmed: the shopper hears of each once. */
+  succeeded: string[];
+  /** Of those, the ones still to be made on the store order. */
+  toStore: string[];
+}
+
+/** A refund the merchant asked for: the processor accepted it; the money is back once its refund succeeds. */
 export interface RefundResult {
   status: CheckoutStatus;
-  refund: { state: 'requested'; refundId: string };
+  refund: { state: 'requested'; refundId: string; id?: string; amountMinor?: number; currency?: string };
+}
+
+/** A refund the merchant made in the store's admin (storefront A's refunds/create; storefront B's plugin). */
+export interface StoreRefundMessage {
+  storeRefundId: string;
+  amountMinor: number;
+  reason?: string | null;
 }
 
 /** What a forced status sync found: the processor's payment status and, for COD, whether the store has it paid. */
@@ -88,8 +129,10 @@ export interface BackfillResult {
 export const initPaymentUpdate = defineUpdate<InitPaymentResult, [ShopperDetails]>('initPayment');
 /** Cash on delivery: the shopper confirms; the order goes to the store in a pending-payment state. */
 export const completeCodUpdate = defineUpdate<StatusResult, [ShopperDetails]>('completeCod');
-/** The merchant's full refund of a COMPLETED card payment (once). */
-export const refundUpdate = defineUpdate<RefundResult, []>('refund');
+/** The merchant's refund of a paid card payment, in full or in part (histories recorded before partial refunds carry no input: the legacy full refund). */
+export const refundUpdate = defineUpdate<RefundResult, [RefundInput]>('refund');
+/** A refund made in the store's admin: the money goes back through the processor too, once. */
+export const storeRefundSignal = defineSignal<[StoreRefundMessage]>('storeRefund');
 /** The merchant's forced sync: the processor's payment status, and the store's payment state of a COD order. */
 export const backfillStatusUpdate = defineUpdate<BackfillResult, []>('backfillStatus');
 /** The payment page's step is done: confirm with the processor and apply what it says. */

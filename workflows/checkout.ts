@@ -1,5 +1,6 @@
-import { ActivityFailure, ApplicationFailure, allHandlersFinished, condition, log, patched, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import { applyProcessorEvent, canTransition, refundRefusal, type CheckoutStatus } from '../domain/checkout-status.js';
+import { ActivityFailure, ApplicationFailure, allHandlersFinished, condition, log, patched, proxyActivities, setHandler, upsertSearchAttributes, uuid4 } from '@temporalio/workflow';
+import { applyProcessorEvent, canTransition, isRefundEvent, isSuccessEvent, refundRefusal, type CheckoutStatus, type EventFacts } from '../domain/checkout-status.js';
+import { paymentFact } from '../domain/payment-check.js';
 import { upsellOutcomeOfEvent, type UpsellChargeOutcome } from '../domain/upsell-purchase.js';
 import type { ErrorCode } from '../domain/errors.js';
 import type { CheckoutSessionActivities } from '../activities/checkout-session.js';
@@ -8,8 +9,9 @@ import type { FulfilmentActivities } from '../activities/checkout-fulfilment.js'
 import type { MerchantWebhookActivities } from '../activities/merchant-webhooks.js';
 import { SESSION_EVENT_OF_STATUS } from '../domain/merchant-webhooks.js';
 import {
-  acceptUpsellUpdate, backfillStatusUpdate, completeCodUpdate, initPaymentUpdate, payUpdate, PAYMENT_STATUS_EVENTS, processorEventSignal, refreshStatusUpdate, refundUpdate, statusQuery,
-  type BackfillResult, type CheckoutWorkflowInput, type InitPaymentResult, type ProcessorEventMessage, type RefundResult, type ShopperDetails, type StatusResult,
+  acceptUpsellUpdate, backfillStatusUpdate, completeCodUpdate, initPaymentUpdate, payUpdate, PAYMENT_STATUS_EVENTS, processorEventSignal, refreshStatusUpdate, refundUpdate, statusQuery, storeRefundSignal,
+  type BackfillResult, type CheckoutWorkflowInput, type InitPaymentResult, type ProcessorEventMessage, type RefundInput, type RefundResult, type RefundsState, type ShopperDetails, type StatusResult,
+  type StoreRefundMessage,
 } from './checkout.messages.js';
 import { asCallerAnswer } from './failures.js';
 import { searchAttributeKeys } from './search-attributes.js';
@@ -56,6 +58,12 @@ const storeLookup = proxyActivities<FulfilmentActivities>({
   retry: { initialInterval: '500 milliseconds', maximumInterval: '5 seconds', maximumAttempts: 3 },
 });
 
+// The shopper's cart at the store, emptied after the order: a few quick tries, never holding up the emails for long.
+const cart = proxyActivities<FulfilmentActivities>({
+  startToCloseTimeout: '15 seconds',
+  retry: { initialInterval: '2 seconds', maximumInterval: '10 seconds', maximumAttempts: 3 },
+});
+
 // The merchant's webhook events (session.completed, ...): our own database and Temporal, retried until recorded.
 const merchantEvents = proxyActivities<MerchantWebhookActivities>({
   startToCloseTimeout: '30 seconds',
@@ -99,7 +107,18 @@ const MERCHANT_EVENTS = 'merchant-events';
  */
 const NEW_ATTEMPT_AFTER_SYNC = 'new-attempt-after-sync';
 
-const SETTLED: ReadonlySet<CheckoutStatus> = new Set(['COMPLETED', 'REFUNDED', 'COD_CONFIRMED', 'ABANDONED']);
+/**
+ * Patch: money is checked before it is believed. A success event completes the session only once the processor shows
+ * the payment paid as asked (else ON_HOLD, no order); refunds are partial or full, reconciled from the processor's own
+ * list, booked on the store order and confirmed to the shopper one by one; refunds made in the store are refunded at
+ * the processor. Histories recorded before take the events at their word and refund in full only.
+ */
+const MONEY_CHECKS = 'money-checks';
+
+/** Patch: after the order, the shopper's cart at the store is emptied. Histories recorded before send the emails at once. */
+const EMPTY_STORE_CART = 'empty-store-cart';
+
+const SETTLED: ReadonlySet<CheckoutStatus> = new Set(['COMPLETED', 'ON_HOLD', 'REFUNDED', 'COD_CONFIRMED', 'ABANDONED']);
 
 /**
  * Owns one checkout session from cart to paid (or cash-on-delivery) order: its status, its payment, the order
@@ -143,6 +162,18 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
   let upsellWaitOver = false;
   /** Merchant events being recorded: the run ends only once they are (their deliveries run on their own). */
   let eventsPending = 0;
+  // Everything below is the money-checks way (see MONEY_CHECKS); histories recorded before replay the old one.
+  const moneyChecks = patched(MONEY_CHECKS);
+  /** Refunds asked of the processor and not settled yet (polled while there are any). */
+  let refundsInFlight = false;
+  /** Refunds whose store booking and email were started (each once per run; the activities are idempotent across runs). */
+  const refundsHandled = new Set<string>();
+  let refundJobs = 0;
+  /** Success events whose payment could not be read at the processor yet: asked again, backing off. */
+  const unverified: ProcessorEventMessage[] = [];
+  let verifying: Promise<void> | undefined;
+  let holdEmail: Promise<void> | undefined;
+  let holdEmailSent = false;
 
   /** OPEN or FAILED: abandoned after abandonAfterMs without progress (a pending payment has its own rule below). */
   const idleAbandonable = () => status !== 'PAYMENT_PENDING' && canTransition(status, 'ABANDONED');
@@ -156,6 +187,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
     publishStatus();
     attempt = loaded.paymentAttempt;
     refundRequested = loaded.refundRequested === true; // absent in histories recorded before refunds existed
+    refundsInFlight = loaded.refundsPending === true;
     if (loaded.hasOrder) {
       fulfilment = Promise.resolve();
       fulfilled = true;
@@ -219,6 +251,8 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
       await emails.sendStoreOrderProblemEmail(token).catch((e: unknown) => log.error('problem email failed', { token, error: String(e) }));
     }
     await before;
+    // The shopper's cart at the store is emptied now that the order is placed (a few tries: the order does not depend on it).
+    if (patched(EMPTY_STORE_CART)) await cart.emptyStoreCart(token).catch((e: unknown) => log.warn('store cart not emptied', { token, error: String(e) }));
     for (const send of [emails.sendOrderConfirmation, emails.sendMerchantOrderNotification]) {
       await send(token).catch((e: unknown) => log.error('order email failed', { token, error: String(e) }));
     }
@@ -296,6 +330,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
     if (seenEvents.has(message.eventId)) return;
     seenEvents.add(message.eventId);
     if (message.upsellId !== undefined) return applyUpsellEvent(message.upsellId, message);
+    if (moneyChecks) return applyCheckedEvent(message);
     const outcome = applyProcessorEvent(status, message.event);
     if (outcome.effect === 'create_order' && !fulfilment && patched(ORDER_ALONGSIDE_STATUS)) {
       // The store order needs nothing the status write records (the payment method was stored with the
@@ -310,6 +345,122 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
     }
     // The shopper hears of the refund once (the email's idempotency key also holds across runs).
     if (outcome.changed && outcome.next === 'REFUNDED' && !refundEmail) refundEmail = sendRefundEmail();
+  }
+
+  /**
+   * A processor event, checked against the processor before it is believed. A success: the payment behind it is read and
+   * judged (domain/payment-check.ts): paid as asked, COMPLETED and the order; refunded, disputed or another amount,
+   * ON_HOLD with no order and the merchant told; no paid payment, nothing. The processor unreachable: the event waits
+   * and is asked about again (never lost, never believed unchecked). A refund: the processor's refunds decide.
+   */
+  async function applyCheckedEvent(message: ProcessorEventMessage) {
+    const cause = `${message.event} (${message.eventId})`;
+    // A refund of a session never paid here has nothing to book: if its payment turns up later, the hold reconciles it.
+    if (isRefundEvent(message.event)) return status === 'COMPLETED' || status === 'ON_HOLD' || status === 'REFUNDED' ? void (await reconcileRefunds(cause)) : undefined;
+    const facts: EventFacts = {};
+    let hold: { reason: NonNullable<Exclude<EventFacts['payment'], 'paid' | 'unpaid'>>; message: string; paymentId: string | null } | undefined;
+    if (isSuccessEvent(message.event) && status !== 'COMPLETED' && status !== 'REFUNDED') {
+      let verdict;
+      try {
+        verdict = await payment.checkSessionPayment(token, message.paymentId);
+      } catch (err) {
+        if (!(err instanceof ActivityFailure)) throw err;
+        log.warn('payment not verifiable yet; asking again later', { token, eventId: message.eventId, error: err.cause?.message ?? err.message });
+        seenEvents.delete(message.eventId);
+        if (!unverified.some((m) => m.eventId === message.eventId)) unverified.push(message);
+        verifying ??= awaitUnverified().finally(() => (verifying = undefined));
+        return;
+      }
+      facts.payment = paymentFact(verdict);
+      if (verdict.verdict === 'held') hold = { reason: verdict.reason, message: verdict.message, paymentId: verdict.paymentId };
+      if (verdict.verdict === 'unpaid') log.info('success event without a paid payment of this checkout', { token, eventId: message.eventId });
+    }
+    const outcome = applyProcessorEvent(status, message.event, facts);
+    if (outcome.effect === 'hold' && hold) {
+      await records.recordPaymentHold(token, hold);
+      await setStatus('ON_HOLD', `${cause}: ${hold.reason}`);
+      if (!holdEmail) holdEmail = emails.sendPaymentHeldEmail(token).catch((e: unknown) => log.error('hold email failed', { token, error: String(e) })).then(() => void (holdEmailSent = true));
+      // Refunded before the order: the refund itself is recorded (and the shopper told) as any other.
+      if (hold.reason === 'payment_refunded') await reconcileRefunds('held: refunded at the processor');
+      return;
+    }
+    if (outcome.effect === 'create_order' && !fulfilment) {
+      const written = outcome.changed ? setStatus(outcome.next, cause) : Promise.resolve();
+      fulfilment = fulfil(written);
+      await written;
+      return;
+    }
+    if (outcome.changed) await setStatus(outcome.next, cause);
+  }
+
+  /**
+   * Success events waiting for the processor to answer, alongside whatever else the run does: asked again, backing off
+   * to hourly, until each is judged (the run does not end before).
+   */
+  async function awaitUnverified() {
+    let wait = Math.min(reconcileAfterMs, 60_000);
+    while (unverified.length > 0) {
+      await condition(() => unverified.length === 0, wait);
+      await exclusive(async () => {
+        for (const message of unverified.splice(0)) await applyEvent(message);
+      });
+      wait = Math.min(wait * 2, HOUR);
+    }
+  }
+
+  /**
+   * The processor's refunds made ours (activities syncProcessorRefunds): the session is REFUNDED once every unit came
+   * back; each refund the processor confirmed is booked on the store order and confirmed to the shopper, once. The
+   * processor unreachable: the polls ask again.
+   */
+  async function reconcileRefunds(cause: string): Promise<RefundsState | null> {
+    let state: RefundsState;
+    try {
+      state = await payment.syncProcessorRefunds(token);
+    } catch (err) {
+      if (!(err instanceof ActivityFailure)) throw err;
+      log.warn('refunds not readable at the processor; asking again at the next poll', { token, cause, error: err.cause?.message ?? err.message });
+      return null;
+    }
+    refundsInFlight = state.pendingMinor > 0;
+    const fully = state.totalMinor > 0 && state.refundedMinor >= state.totalMinor;
+    if (fully && (status === 'COMPLETED' || status === 'ON_HOLD')) await setStatus('REFUNDED', cause);
+    for (const refundId of state.succeeded) {
+      if (refundsHandled.has(refundId)) continue;
+      refundsHandled.add(refundId);
+      followRefund(refundId, state.toStore.includes(refundId));
+    }
+    return state;
+  }
+
+  /** A refund the processor made: booked on the store order (once the order exists), then the shopper's email. */
+  function followRefund(refundId: string, toStore: boolean) {
+    refundJobs += 1;
+    void (async () => {
+      try {
+        if (toStore) {
+          await fulfilment;
+          const booked = await store.createStoreRefund(token, refundId).catch((err: unknown) => {
+            log.error('store refund failed', { token, refundId, error: String(err) });
+            return null;
+          });
+          if (booked?.state === 'failed') await emails.sendStoreRefundProblemEmail(token, refundId).catch((e: unknown) => log.error('store refund problem email failed', { token, refundId, error: String(e) }));
+        }
+        await emails.sendRefundConfirmation(token, refundId).catch((e: unknown) => log.error('refund email failed', { token, refundId, error: String(e) }));
+      } finally {
+        refundJobs -= 1;
+      }
+    })();
+  }
+
+  /** A refund at the processor: refused (what is left, a COD order) as the API's answer, else in flight until it settles. */
+  async function requestRefund(input: RefundInput & { origin: 'merchant' | 'store'; storeRefundId?: string }): Promise<RefundResult> {
+    const made = await payment.refundProcessorPayment(token, { ...input, refundId: uuid4() }).catch(asProcessorAnswer);
+    refundsInFlight = true;
+    refundWaitOver = false;
+    // The processor may have settled it already (its webhook follows): look now, after this answer.
+    void exclusive(() => reconcileRefunds('refund requested'));
+    return { status, refund: { state: 'requested', refundId: made.refundId, id: made.id, amountMinor: made.amountMinor, currency: made.currency } };
   }
 
   /**
@@ -347,6 +498,18 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
   async function awaitRefund() {
     const since = Date.now();
     let wait = reconcileAfterMs;
+    if (moneyChecks) {
+      while (refundPending() && Date.now() - since < refundWaitMs) {
+        if (await condition(() => !refundPending(), Math.min(wait, refundWaitMs - (Date.now() - since)))) break;
+        await exclusive(() => reconcileRefunds('refund reconciliation'));
+        wait = Math.min(wait * 2, REFUND_POLL_MAX_MS);
+      }
+      if (refundPending()) {
+        log.warn('refund not confirmed by the processor', { token, waitedMs: Date.now() - since });
+        refundWaitOver = true;
+      }
+      return;
+    }
     while (status === 'COMPLETED' && Date.now() - since < refundWaitMs) {
       if (await condition(() => status !== 'COMPLETED', Math.min(wait, refundWaitMs - (Date.now() - since)))) break;
       await exclusive(() => pollProcessor('refund reconciliation'));
@@ -429,10 +592,13 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
     }),
   );
 
-  setHandler(refundUpdate, () =>
+  setHandler(refundUpdate, (input?: RefundInput) =>
     exclusive(async (): Promise<RefundResult> => {
+      // What is left is checked by the activity, under a lock: two clicks that both passed the API's check cannot both take it.
+      if (moneyChecks) return requestRefund({ ...(input ?? {}), origin: 'merchant' });
       // Checked again here: two clicks that both passed the API's check are handled one after the other.
-      const refused = refundRefusal({ status, refundRequested });
+      const legacy = { status, paymentMethod: 'card', totalMinor: 1, refundedMinor: status === 'REFUNDED' ? 1 : 0, pendingMinor: refundRequested ? 1 : 0 };
+      const refused = refundRefusal(legacy);
       if (refused) throw refusal(refused.code, refused.message);
       const { refundId } = await payment.refundProcessorPayment(token).catch(asProcessorAnswer);
       refundRequested = true;
@@ -441,9 +607,21 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
     }),
   );
 
+  // A refund the merchant made in the store's admin: the money goes back through the processor, once per store refund.
+  setHandler(storeRefundSignal, (message: StoreRefundMessage) => {
+    void exclusive(async () => {
+      if (!moneyChecks) return;
+      await requestRefund({ amountMinor: message.amountMinor, reason: message.reason ?? null, origin: 'store', storeRefundId: message.storeRefundId }).catch((err: unknown) => {
+        log.error('refund made in the store not refunded at the processor', { token, storeRefundId: message.storeRefundId, error: String(err) });
+      });
+    });
+  });
+
   setHandler(backfillStatusUpdate, () =>
     exclusive(async (): Promise<BackfillResult> => {
       const processorStatus = await syncProcessor('backfill-status', asProcessorAnswer);
+      // The merchant's sync also picks up refunds (made anywhere) and books on the store those it never could.
+      if (moneyChecks && processorStatus !== null) await reconcileRefunds('backfill-status');
       // A COD order is paid to the merchant in cash: only the store knows whether it was marked paid.
       const cod = status === 'COD_CONFIRMED'
         ? await storeLookup.syncStoreOrderPayment(token).catch((err: unknown) => asAnswer(err, 'The store', 'STORE_TIMEOUT'))
@@ -465,9 +643,10 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
   setHandler(payUpdate, () => exclusive(() => syncWithProcessor('pay')));
   setHandler(refreshStatusUpdate, () => exclusive(() => syncWithProcessor('refresh-status')));
 
-  const refundPending = () => status === 'COMPLETED' && refundRequested && !refundWaitOver;
+  const refundPending = () => (moneyChecks ? refundsInFlight && (status === 'COMPLETED' || status === 'ON_HOLD') : status === 'COMPLETED' && refundRequested) && !refundWaitOver;
   const upsellPending = () => upsellsPending.size > 0 && !upsellWaitOver;
-  const idle = () => (fulfilment === undefined || fulfilled) && (refundEmail === undefined || refundEmailSent) && upsellJobs === 0 && eventsPending === 0 && busy === 0 && allHandlersFinished();
+  const idle = () => (fulfilment === undefined || fulfilled) && (refundEmail === undefined || refundEmailSent) && (holdEmail === undefined || holdEmailSent)
+    && upsellJobs === 0 && refundJobs === 0 && eventsPending === 0 && verifying === undefined && busy === 0 && allHandlersFinished();
 
   await load;
 

@@ -156,6 +156,10 @@ export const sessionBundleResponse = z
     preview: z.boolean().describe('A preview session (prev_…): placeholder cart, payment disabled'),
     cart: z.object({ items: z.array(cartLine), subtotal: money }),
     shopName: z.string(),
+    shopUrl: z
+      .string()
+      .nullable()
+      .describe("The shop's storefront, for the way back from the checkout: storefront A's primary domain, storefront B's store URL; null when no store is connected"),
     branding,
     checkoutTexts: z.record(z.string(), z.string()),
     codEnabled: z.boolean().describe('Cash on delivery is offered: the merchant switched it on and its plan has it'),
@@ -167,6 +171,7 @@ export const sessionBundleResponse = z
         address: shippingAddress.nullable(),
         shippingRateId: z.string().nullable(),
         discountCode: z.string().nullable().describe('The code applied at the last init-payment'),
+        discountMinor: z.number().int().describe('What that code took off at the last init-payment, in minor units (0 without a code): the page shows it until it checks the code again'),
         orderBumpIds: z.array(z.string()).describe('Order bumps accepted at the last init-payment'),
       })
       .describe('What the shopper entered so far on this session'),

@@ -3,8 +3,8 @@
 // is integer minor units with its currency.
 import { PAYMENT_METHODS } from '../../domain/payment-method.js';
 import { z } from 'zod';
-import { CHECKOUT_STATUSES } from '../../domain/checkout-status.js';
-import { FUNNEL_STEPS } from '../../domain/stats.js';
+import { CHECKOUT_STATUSES, HOLD_REASONS } from '../../domain/checkout-status.js';
+import { FUNNEL_STEPS, ORDER_VIEW_NAMES, ORDER_VIEWS } from '../../domain/stats.js';
 import { checkoutStatus, shippingAddress, storeOrder } from './checkout.js';
 import { caseless, text, TRIMMED_CLASS } from './text.js';
 import { pageQuery } from './pagination.js';
@@ -55,12 +55,19 @@ const statusList = z
 export const ordersQuery = z
   .object({
     ...pageQuery,
+    view: z
+      .enum(ORDER_VIEW_NAMES)
+      .optional()
+      .describe(
+        `orders: paid orders (${ORDER_VIEWS.orders.join(', ')}); checkouts: payments started and never paid (${ORDER_VIEWS.checkouts.join(', ')}); ` +
+          'absent: both. Combines with status (a status outside the view matches nothing)',
+      ),
     status: statusList.optional(),
     ...range,
     paymentMethod: z.enum(PAYMENT_METHODS).optional().describe('card (through the processor), cod (cash on delivery) or free (a total of 0, nothing paid)'),
-    q: text(254, { required: 'enter the start of an email or a token' })
+    q: text(254, { required: 'enter the start of an email, an order number or a token' })
       .optional()
-      .describe('Search: the start of the shopper\'s email (case-insensitive) or of the session token'),
+      .describe('Search: the start of the shopper\'s email (case-insensitive), of the store\'s order number (with or without its "#") or of the session token'),
   })
   .strict()
   .superRefine(checkRange)
@@ -81,11 +88,14 @@ export const orderSummary = z
     token: z.string(),
     status: checkoutStatus,
     email: z.string().nullable(),
+    customerName: z.string().nullable().describe('The name on the shipping address, once the shopper entered it'),
     totals: orderTotals,
     paymentMethod: z.enum(PAYMENT_METHODS).nullable().describe('card, cod, or free (a total of 0: completed without a payment); null before one was chosen'),
     storeOrderId: z.string().nullable().describe('The order on the store, once created'),
     storeOrderError: z.boolean().describe('The store permanently refused the order: the session is paid but has no store order (see the detail)'),
-    storeOrder: storeOrder.nullable().describe('The order on the store, apart from the status: pending (paid, being created), created or failed; null before payment'),
+    storeOrder: storeOrder
+      .nullable()
+      .describe('The order on the store, apart from the status: pending (paid, being created), created or failed; null before payment. Its `number` ("#1001") is the order\'s number everywhere: the store, the emails, the shopper\'s confirmation page'),
     codPaid: z.boolean().describe('COD only: the store reports the order paid'),
     createdAt: z.string(),
     paymentStartedAt: z.string().nullable(),
@@ -113,7 +123,8 @@ export const timelineEntry = z
       .string()
       .describe(
         'session: created, contact_entered, shipping_chosen, details_entered, payment_started, status_changed, order_created, order_failed, ' +
-          'cod_confirmed, cod_paid, refund_requested, …; webhook: the processor event name; email: the email kind',
+          'cod_confirmed, cod_paid, payment_held, refund_requested, refund_succeeded, refund_failed, store_refund_created, store_refund_failed, ' +
+          'store_refund_skipped, …; webhook: the processor event name; email: the email kind',
       ),
     summary: z.string().describe('One line for people'),
     data: z.record(z.string(), z.unknown()),
@@ -144,8 +155,38 @@ export const orderUpsell = z
   })
   .meta({ id: 'OrderUpsell' });
 
+export const orderRefund = z
+  .object({
+    id: z.string(),
+    amount: z.number().int().describe('Minor units of `currency`'),
+    currency: z.string(),
+    reason: z.string().nullable(),
+    restock: z.boolean(),
+    lines: z.array(z.object({ line: z.number().int(), quantity: z.number().int() })).describe('The order lines given back (index in `items`)'),
+    origin: z.enum(['merchant', 'processor', 'store']).describe("merchant: asked here (dashboard or API); processor: made in the processor's dashboard; store: made in the store's admin"),
+    state: z.enum(['requested', 'succeeded', 'failed']).describe('At the processor: requested (on its way back), succeeded (the money is back), failed'),
+    failureReason: z.string().nullable(),
+    processorRefundId: z.string().nullable(),
+    store: z.object({
+      state: z.enum(['pending', 'created', 'failed', 'none']).describe("On the store order: pending (to be booked once the money is back), created, failed (the store refused: see error), none (no store order to refund)"),
+      refundId: z.string().nullable(),
+      error: z.string().nullable().describe('Why the store refused it, for the merchant: never hidden'),
+    }),
+    createdAt: z.string(),
+    succeededAt: z.string().nullable(),
+  })
+  .meta({ id: 'OrderRefund' });
+
 export const orderDetail = orderSummary
   .extend({
+    refundedMinor: z.number().int().describe('What came back to the shopper so far (the processor confirmed it)'),
+    refundableMinor: z.number().int().describe('What can still be refunded: the charge less what came back and what is on its way back'),
+    refunds: z.array(orderRefund).describe('Every refund of the order, oldest first: asked here, made at the processor, or made in the store'),
+    hold: z
+      .object({ reason: z.enum(HOLD_REASONS), message: z.string() })
+      .nullable()
+      .describe('ON_HOLD: why the paid checkout did not become a store order (refunded or disputed before the order, another amount or currency)'),
+    storeOrderStatus: z.string().nullable().describe("The store's own word on its order after our last change to it (e.g. paid, partially_refunded, refunded; WooCommerce: processing, refunded)"),
     platform: z.enum(['storefront-a', 'storefront-b']),
     items: z.array(orderLine),
     shippingAddress: shippingAddress.nullable(),
@@ -180,8 +221,9 @@ export const statsResponse = z
   .object({
     ...period,
     sessions: z.number().int().describe('Checkout sessions created from a store cart in the range (previews never count)'),
-    completedOrders: z.number().int().describe('Of those, card checkouts the processor confirmed: COMPLETED, or REFUNDED since'),
-    refundedOrders: z.number().int().describe('Of the completed orders, those refunded since'),
+    paidOrders: z.number().int().describe('Paid means money kept: card checkouts COMPLETED now (not refunded). paidOrders = the revenue orders, summed over currencies'),
+    completedOrders: z.number().int().describe('Card checkouts the processor confirmed: COMPLETED, or REFUNDED since. Always paidOrders + refundedOrders'),
+    refundedOrders: z.number().int().describe('Of the completed orders, those refunded since (not paid any more)'),
     codOrders: z.number().int().describe('Confirmed cash-on-delivery orders (COD_CONFIRMED): orders, not paid revenue'),
     conversionRate: z.number().describe('(completedOrders + codOrders) / sessions, from 0 to 1; 0 without sessions'),
     revenue: z

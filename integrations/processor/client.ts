@@ -11,7 +11,7 @@ import { currencyExponent } from '../../domain/money.js';
 import { IntegrationError } from '../errors.js';
 import { kindForStatus } from '../http.js';
 import {
-  accountSchema, checkoutConfigurationSchema, createdWebhookSchema, membershipSchema, paymentSchema, planSchema, productSchema, type WhopMembership, type WhopPayment,
+  accountSchema, checkoutConfigurationSchema, createdWebhookSchema, membershipSchema, paymentSchema, planSchema, productSchema, refundSchema, type WhopMembership, type WhopPayment,
 } from './schemas.js';
 
 export const PROCESSOR_SYSTEM = 'processor';
@@ -46,6 +46,22 @@ export interface Payment {
   failureMessage: string | null;
   /** The newest refund that did not fail (`rf_…`), if any. */
   refundId: string | null;
+  /** Refunded so far (Whop's refunded_amount), in minor units. */
+  refundedMinor: number;
+  /** A dispute or chargeback is open or lost, or the bank warned of one (substatus, dispute_alerted_at). */
+  disputed: boolean;
+}
+
+/** A refund of a payment (Whop's Refund, `rf_…`): its amount and where it stands. */
+export interface Refund {
+  id: string;
+  paymentId: string;
+  amountMinor: number;
+  /** ISO 4217, upper case. */
+  currency: string;
+  /** pending, requires_action, succeeded, failed or canceled (Whop's RefundStatus). */
+  status: string;
+  createdAt: string;
 }
 
 export interface Membership {
@@ -86,8 +102,10 @@ export interface ProcessorClient {
   getPayment(paymentId: string): Promise<Payment>;
   /** The payments made through these checkouts, newest first. */
   listPayments(input: { companyId: string; checkoutIds: readonly string[] }): Promise<Payment[]>;
-  /** Full refund; answers the payment (its refund may settle later). */
-  refundPayment(paymentId: string, idempotencyKey: string): Promise<Payment>;
+  /** Refunds `amount` (in the payment's currency; undefined: what is left of it); answers the payment (its refund may settle later). */
+  refundPayment(paymentId: string, idempotencyKey: string, amount?: { amountMinor: number; currency: string }): Promise<Payment>;
+  /** Every refund of a payment, whatever made it (our API calls, the merchant in Whop's dashboard), newest first. */
+  listRefunds(paymentId: string): Promise<Refund[]>;
   /** Charges a member's saved payment method off-session; answers the payment at once, settled later (webhook or getPayment). */
   chargeSavedMethod(input: { companyId: string; memberId: string; paymentMethodId: string; price: OneTimePrice; metadata: Record<string, string> }, idempotencyKey: string): Promise<Payment>;
   /** A renewal plan Whop bills every `billingPeriodDays` itself. */
@@ -106,12 +124,21 @@ export function toMinor(decimal: number, currency: string): number {
   return Math.round(decimal * 10 ** currencyExponent(currency));
 }
 
-/** Whop's status and substatus as one state (a partial refund stays paid: we only ever refund in full). */
+/** Whop's status and substatus as one state: refunded only in full (a partial refund keeps the payment paid). */
 export function paymentState(p: Pick<WhopPayment, 'status' | 'substatus'>): PaymentState {
-  if (p.status === 'paid') return p.substatus === 'refunded' ? 'refunded' : 'paid';
+  if (p.status === 'paid') return p.substatus === 'refunded' || p.substatus === 'auto_refunded' ? 'refunded' : 'paid';
   if (p.substatus === 'failed' || p.status === 'void' || p.status === 'uncollectible') return 'failed';
   return 'pending';
 }
+
+/**
+ * Whop's substatuses (FriendlyReceiptStatus, @whop/sdk src/resources/shared.ts) of a payment whose money is contested:
+ * a dispute or resolution open, awaiting a response, under review, or lost. Won and closed ones are not.
+ */
+const DISPUTED_SUBSTATUSES: ReadonlySet<string> = new Set([
+  'dispute_warning', 'dispute_needs_response', 'dispute_warning_needs_response', 'resolution_needs_response', 'dispute_under_review',
+  'dispute_warning_under_review', 'resolution_under_review', 'dispute_lost', 'resolution_lost', 'open_dispute', 'open_resolution',
+]);
 
 const stringRecord = (value: Record<string, unknown> | null | undefined): Record<string, string> =>
   Object.fromEntries(Object.entries(value ?? {}).filter((e): e is [string, string] => typeof e[1] === 'string'));
@@ -124,6 +151,8 @@ function toPayment(p: WhopPayment): Payment {
     checkoutId: p.checkout_configuration_id ?? null, memberId: p.member?.id ?? null, paymentMethodId: p.payment_method?.id ?? null,
     membershipId: p.membership?.id ?? null, billingReason: p.billing_reason ?? null, failureMessage: p.failure_message ?? null,
     refundId: p.refunds?.find((r) => r.status !== 'failed' && r.status !== 'canceled')?.id ?? null,
+    refundedMinor: toMinor(p.refunded_amount ?? 0, currency),
+    disputed: DISPUTED_SUBSTATUSES.has(p.substatus ?? '') || (!!p.dispute_alerted_at && (p.substatus ?? 'succeeded') === 'succeeded'),
   };
 }
 
@@ -224,7 +253,19 @@ export function createProcessorClient(options: ProcessorClientOptions): Processo
         (await whop.payments.list({ company_id: companyId, checkout_configuration_ids: [...checkoutIds], first: 100 })).data);
       return page.map(toPayment);
     },
-    refundPayment: async (paymentId, key) => toPayment(await call('POST /payments/{id}/refund', paymentSchema, () => whop.payments.refund(paymentId, {}, idem(key)))),
+    refundPayment: async (paymentId, key, amount) => {
+      // In the payment's own currency (Whop: "for single-currency, this is in the payment currency"); none: all that is left.
+      const body = amount ? { partial_amount: toDecimal(amount.amountMinor, amount.currency) } : {};
+      return toPayment(await call('POST /payments/{id}/refund', paymentSchema, () => whop.payments.refund(paymentId, body, idem(key))));
+    },
+    listRefunds: async (paymentId) => {
+      // A payment has few refunds (each at least one minor unit of it): one page of 100 holds them all.
+      const page = await call('GET /refunds', refundSchema.array(), async () => (await whop.refunds.list({ payment_id: paymentId, first: 100 })).data);
+      return page.map((r) => {
+        const currency = r.currency.toUpperCase();
+        return { id: r.id, paymentId: r.payment?.id ?? paymentId, amountMinor: toMinor(r.amount, currency), currency, status: r.status, createdAt: r.created_at };
+      });
+    },
     chargeSavedMethod: async (input, key) =>
       toPayment(await call('POST /payments', paymentSchema, () => whop.payments.create({
         company_id: input.companyId, member_id: input.memberId, payment_method_id: input.paymentMethodId, plan: plan(input.price), metadata: input.metadata,

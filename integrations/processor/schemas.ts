@@ -28,8 +28,19 @@ export const paymentSchema = z.looseObject({
   member: ref('mber_'),
   membership: ref('mem_'),
   payment_method: z.looseObject({ id: z.string() }).nullish(),
+  dispute_alerted_at: z.string().nullish(),
   /** Newest first, failed ones included. */
   refunds: z.array(z.looseObject({ id: z.string(), status: z.string().nullish() })).nullish(),
+});
+
+/** A refund (@whop/sdk src/resources/refunds.ts RefundListResponse): amount in decimal major units, lowercase currency. */
+export const refundSchema = z.looseObject({
+  id: id('rf_'),
+  amount: z.number().nonnegative(),
+  currency: z.string().length(3),
+  status: z.string(),
+  created_at: z.string(),
+  payment: z.looseObject({ id: id('pay_') }).nullish(),
 });
 
 export const membershipSchema = z.looseObject({

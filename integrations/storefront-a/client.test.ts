@@ -63,6 +63,27 @@ describe('orders exactly once without idempotency keys', () => {
     expect(ordersOf('cs_same')).toHaveLength(1);
   }, 60_000);
 
+  it('given an order / a partial refund with a line restocked, then the rest: PARTIALLY_REFUNDED then REFUNDED; a refund whose answer was lost is found by its mark, never made twice', async () => {
+    const client = clientFor(sim.install(DEMO_SHOP), { timeoutMs: 300 });
+    const variant = sim.state.shops.get(DEMO_SHOP)!.products[0]!.variants[0]!;
+    const { order } = await client.placeOrder(orderInput('cs_refund', variant.id), memoryIntent());
+    const first = await client.refundOrder(order.id, { refundId: '11111111-1111-4111-8111-111111111111', amountMinor: 2000, currency: 'EUR', reason: 'one arrived broken', lines: [{ line: 0, quantity: 1 }], restock: true });
+    expect(first).toMatchObject({ amountMinor: 2000, orderStatus: 'partially_refunded', created: true });
+    const stored = ordersOf('cs_refund')[0]!;
+    expect(stored.refunds[0]).toMatchObject({ amount: 2000, note: expect.stringContaining('one arrived broken'), lines: [{ lineIndex: 0, quantity: 1, restockType: 'CANCEL' }] });
+    // The same refund asked again (a retry of the activity): the store's refund is found, nothing refunded twice.
+    expect(await client.refundOrder(order.id, { refundId: '11111111-1111-4111-8111-111111111111', amountMinor: 2000, currency: 'EUR', reason: 'one arrived broken', lines: [{ line: 0, quantity: 1 }], restock: true })).toMatchObject({ id: first.id, created: false });
+    // The rest, committed but its answer lost: the retry finds it by its mark.
+    await control('faults/commit-then-timeout', { mutation: 'refundCreate', count: 1, hangMs: 1000 });
+    const rest = { refundId: '22222222-2222-4222-8222-222222222222', amountMinor: 2450, currency: 'EUR', reason: null, lines: [], restock: false };
+    await expect(client.refundOrder(order.id, rest)).rejects.toMatchObject({ kind: 'timeout' });
+    expect(await client.refundOrder(order.id, rest)).toMatchObject({ amountMinor: 2450, orderStatus: 'refunded', created: false });
+    expect(stored.refunds).toHaveLength(2);
+    expect(stored.financialStatus).toBe('REFUNDED');
+    // Nothing left: the store refuses more (a permanent refusal).
+    await expect(client.refundOrder(order.id, { ...rest, refundId: '33333333-3333-4333-8333-333333333333', amountMinor: 1 })).rejects.toMatchObject({ kind: 'rejected' });
+  });
+
   it('given a COD checkout, then the order is payment pending and reads paid after the merchant marks it paid', async () => {
     const client = clientFor(sim.install(DEMO_SHOP));
     const variant = sim.state.shops.get(DEMO_SHOP)!.products[0]!.variants[0]!;

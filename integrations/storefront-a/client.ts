@@ -8,7 +8,7 @@ import { createStorefrontApiClient } from '@shopify/storefront-api-client';
 import { z } from 'zod';
 import { IntegrationError } from '../errors.js';
 import { decimalToMinor, minorToDecimal } from '../storefront-common/money.js';
-import { parseOrderInput, type OrderAddress, type StoreOrder, type StoreOrderInput } from '../storefront-common/order.js';
+import { parseOrderInput, refundMark, type OrderAddress, type StoreOrder, type StoreOrderInput, type StoreRefund, type StoreRefundInput } from '../storefront-common/order.js';
 import { STOREFRONT_A_API_VERSION } from './api-version.js';
 import { DEFAULT_API_URL_TEMPLATE, shopBaseUrl } from './oauth.js';
 
@@ -334,6 +334,23 @@ export function createStorefrontAClient(opts: StorefrontAClientOptions) {
       return { token: cartToken, currency: cart.cost.subtotalAmount.currencyCode, country: cart.buyerIdentity.countryCode ?? '', items, subtotalMinor: minor(cart.cost.subtotalAmount) };
     },
 
+    /**
+     * Empties the shopper's cart once the order is placed (the online store's cart is the Storefront API's cart: the
+     * same token): every line removed with cartLinesRemove (scope unauthenticated_write_checkouts). A cart that is gone
+     * or already empty needs nothing. Answers how many lines were removed.
+     */
+    async emptyCart(cartToken: string): Promise<number> {
+      if (!storefront) throw new IntegrationError(SYSTEM, 'unauthorized', 'No Storefront API token: install the app again');
+      const cartId = `gid://shopify/Cart/${cartToken}`;
+      const data = await call(storefront, 'cart lines', 'query Lines($id: ID!) { cart(id: $id) { lines(first: 250) { nodes { id } } } }', { id: cartId });
+      const cart = parse(z.object({ cart: z.object({ lines: z.object({ nodes: z.array(z.object({ id: z.string() })) }) }).nullable() }), data, 'cart lines').cart;
+      const lineIds = cart?.lines.nodes.map((l) => l.id) ?? [];
+      if (lineIds.length === 0) return 0;
+      const removed = await call(storefront, 'cart lines remove', 'mutation Empty($cartId: ID!, $lineIds: [ID!]!) { cartLinesRemove(cartId: $cartId, lineIds: $lineIds) { userErrors { field message } } }', { cartId, lineIds });
+      userErrors(parse(z.object({ cartLinesRemove: z.object({ userErrors: z.array(z.object({ field: z.array(z.string()).nullable(), message: z.string() })) }) }), removed, 'cart lines remove').cartLinesRemove, 'cart lines remove');
+      return lineIds.length;
+    },
+
     async getDraftOrder(draftOrderId: string) {
       const data = await adminCall('draft order', `query Draft($id: ID!) { draftOrder(id: $id) { ${DRAFT_FIELDS} } }`, { id: draftOrderId });
       const d = parse(z.object({ draftOrder: draftSchema.nullable() }), data, 'draft order').draftOrder;
@@ -382,6 +399,50 @@ export function createStorefrontAClient(opts: StorefrontAClientOptions) {
       }
     },
 
+    /**
+     * Refunds an order we created (refundCreate, 2026-10): the money as a REFUND transaction against the order's
+     * successful sale on its gateway (a draft completed as paid is a manual sale), the given-back lines as
+     * refundLineItems, restocked (CANCEL while unfulfilled, RETURN once fulfilled) or not. Exactly once: the call
+     * carries `@idempotent(key:)` with our refund id (mandatory since 2026-04), and the note carries our mark, so a
+     * refund whose answer was lost is found on the order before anything is sent again.
+     */
+    async refundOrder(orderId: string, input: StoreRefundInput): Promise<StoreRefund> {
+      const gidOrder = `gid://shopify/Order/${orderId}`;
+      const data = await adminCall('order for refund', REFUND_CONTEXT_QUERY, { id: gidOrder });
+      const order = parse(refundContextSchema, data, 'order for refund').order;
+      if (!order) throw new IntegrationError(SYSTEM, 'not_found', `order ${orderId} not found`);
+      const mark = refundMark(input.refundId);
+      const existing = order.refunds.find((r) => r.note?.includes(mark));
+      if (existing) return { id: gidNumber(existing.id), amountMinor: minorOf(existing.totalRefundedSet.presentmentMoney, 'refund'), orderStatus: statusWord(order.displayFinancialStatus), created: false };
+      const sales = order.transactions.filter((t) => (t.kind === 'SALE' || t.kind === 'CAPTURE') && t.status === 'SUCCESS');
+      const refundedOf = (id: string) => order.transactions.filter((t) => t.kind === 'REFUND' && t.status === 'SUCCESS' && t.parentTransaction?.id === id).reduce((n, t) => n + minorOf(t.amountSet.presentmentMoney, 'transaction'), 0);
+      const parent = sales.find((t) => minorOf(t.amountSet.presentmentMoney, 'transaction') - refundedOf(t.id) >= input.amountMinor);
+      if (input.amountMinor > 0 && !parent) {
+        throw new IntegrationError(SYSTEM, 'rejected', `order ${order.name} has no paid sale of ${minorToDecimal(input.amountMinor, input.currency)} ${input.currency} left to refund on the store`);
+      }
+      const lineItems = order.lineItems.nodes;
+      const refundLineItems = input.lines.map((l) => {
+        const item = lineItems[l.line];
+        if (!item) throw new IntegrationError(SYSTEM, 'rejected', `order ${order.name} has no line ${l.line + 1}`);
+        const restockType = !input.restock ? 'NO_RESTOCK' : item.unfulfilledQuantity >= l.quantity ? 'CANCEL' : 'RETURN';
+        return { lineItemId: item.id, quantity: l.quantity, restockType };
+      });
+      const refundInput = {
+        orderId: gidOrder,
+        note: input.reason ? `${input.reason} ${mark}` : `Refunded through the hosted checkout ${mark}`,
+        notify: false,
+        ...(refundLineItems.length ? { refundLineItems } : {}),
+        ...(parent && input.amountMinor > 0
+          ? { transactions: [{ orderId: gidOrder, parentId: parent.id, kind: 'REFUND', gateway: parent.gateway ?? 'manual', amount: minorToDecimal(input.amountMinor, input.currency) }] }
+          : {}),
+      };
+      const created = await adminCall('refund create', REFUND_CREATE, { input: refundInput, key: input.refundId });
+      const p = parse(z.object({ refundCreate: z.object({ refund: z.object({ id: z.string(), totalRefundedSet: z.object({ presentmentMoney: moneySchema }) }).nullable(), order: z.object({ displayFinancialStatus: z.string().nullable() }).nullable(), userErrors: z.array(z.object({ field: z.array(z.string()).nullable(), message: z.string() })) }) }), created, 'refund create').refundCreate;
+      userErrors(p, 'refund create');
+      if (!p.refund) throw new IntegrationError(SYSTEM, 'invalid_response', 'refund create: no refund');
+      return { id: gidNumber(p.refund.id), amountMinor: minorOf(p.refund.totalRefundedSet.presentmentMoney, 'refund'), orderStatus: statusWord(p.order?.displayFinancialStatus ?? null), created: true };
+    },
+
     async getOrder(orderId: string): Promise<StoreOrder> {
       const data = await adminCall('order', `query Order($id: ID!) { order(id: $id) { ${ORDER_FIELDS} } }`, { id: `gid://shopify/Order/${orderId}` });
       const o = parse(z.object({ order: orderSchema.nullable() }), data, 'order').order;
@@ -406,6 +467,49 @@ export function embedInSettings(content: string, blockHandle = APP_EMBED_HANDLE)
   const blocks = current && typeof current === 'object' ? Object.values(current.blocks ?? {}) : [];
   const ours = blocks.filter((b) => typeof b?.type === 'string' && b.type.includes(`/blocks/${blockHandle}/`));
   return { present: ours.length > 0, active: ours.some((b) => b.disabled !== true) };
+}
+
+const REFUND_CONTEXT_QUERY = `query RefundContext($id: ID!) {
+  order(id: $id) {
+    id
+    name
+    displayFinancialStatus
+    transactions(first: 50) { id kind status gateway amountSet { presentmentMoney { amount currencyCode } } parentTransaction { id } }
+    refunds(first: 50) { id note totalRefundedSet { presentmentMoney { amount currencyCode } } }
+    lineItems(first: 250) { nodes { id quantity unfulfilledQuantity } }
+  }
+}`;
+
+const REFUND_CREATE = `mutation Refund($input: RefundInput!, $key: String!) {
+  refundCreate(input: $input) @idempotent(key: $key) {
+    refund { id totalRefundedSet { presentmentMoney { amount currencyCode } } }
+    order { displayFinancialStatus }
+    userErrors { field message }
+  }
+}`;
+
+const refundContextSchema = z.object({
+  order: z
+    .object({
+      id: z.string(),
+      name: z.string(),
+      displayFinancialStatus: z.string().nullable(),
+      transactions: z.array(z.object({ id: z.string(), kind: z.string(), status: z.string(), gateway: z.string().nullable(), amountSet: z.object({ presentmentMoney: moneySchema }), parentTransaction: z.object({ id: z.string() }).nullable() })),
+      refunds: z.array(z.object({ id: z.string(), note: z.string().nullable(), totalRefundedSet: z.object({ presentmentMoney: moneySchema }) })),
+      lineItems: z.object({ nodes: z.array(z.object({ id: z.string(), quantity: z.number().int(), unfulfilledQuantity: z.number().int() })) }),
+    })
+    .nullable(),
+});
+
+/** Shopify's financial status as the lower-case word the rest of the service shows ("partially_refunded"). */
+const statusWord = (s: string | null) => (s ?? 'PENDING').toLowerCase();
+
+function minorOf(m: z.output<typeof moneySchema>, what: string): number {
+  try {
+    return decimalToMinor(m.amount, m.currencyCode);
+  } catch (err) {
+    throw new IntegrationError(SYSTEM, 'invalid_response', `${what} amount ${m.amount}: ${(err as Error).message}`);
+  }
 }
 
 const CART_QUERY = `query Cart($id: ID!) {

@@ -17,10 +17,10 @@ export const WEBHOOK_HEADERS = {
 } as const;
 
 /** Topics whose effect is ours to apply; shop/update and domains/* only re-read the shop (CORS origins). */
-export const WEBHOOK_TOPICS = ['app/uninstalled', 'customers/data_request', 'customers/redact', 'shop/redact', 'shop/update', 'domains/create', 'domains/update', 'domains/destroy', 'themes/publish'] as const;
+export const WEBHOOK_TOPICS = ['app/uninstalled', 'customers/data_request', 'customers/redact', 'shop/redact', 'shop/update', 'domains/create', 'domains/update', 'domains/destroy', 'themes/publish', 'refunds/create'] as const;
 export type WebhookTopic = (typeof WEBHOOK_TOPICS)[number];
 /** Topics we subscribe through the Admin API at install (the compliance topics live in the app's configuration). */
-export const SUBSCRIBED_TOPICS = ['APP_UNINSTALLED', 'SHOP_UPDATE', 'DOMAINS_CREATE', 'DOMAINS_UPDATE', 'DOMAINS_DESTROY', 'THEMES_PUBLISH'] as const;
+export const SUBSCRIBED_TOPICS = ['APP_UNINSTALLED', 'SHOP_UPDATE', 'DOMAINS_CREATE', 'DOMAINS_UPDATE', 'DOMAINS_DESTROY', 'THEMES_PUBLISH', 'REFUNDS_CREATE'] as const;
 
 export type WebhookValidation = { valid: true; topic: string; domain: string; webhookId: string; apiVersion: string } | { valid: false; reason: string };
 
@@ -52,6 +52,13 @@ export const webhookPayloadSchemas = {
   'domains/update': z.looseObject({}),
   'domains/destroy': z.looseObject({}),
   'themes/publish': z.looseObject({}),
+  // The REST Refund resource (admin-rest 2026-10): money as decimal strings; transactions of kind "refund" are the money back.
+  'refunds/create': z.looseObject({
+    id: z.number(),
+    order_id: z.number(),
+    note: z.string().nullish(),
+    transactions: z.array(z.looseObject({ kind: z.string(), status: z.string(), amount: z.string(), currency: z.string().nullish() })),
+  }),
 } satisfies Record<WebhookTopic, z.ZodType>;
 
 export type WebhookPayload<T extends WebhookTopic> = z.output<(typeof webhookPayloadSchemas)[T]>;

@@ -84,6 +84,22 @@ describe('storefront B client, given the demo store keys', () => {
     expect((await (await fetch(`${b.url}/_control/stores/demo`)).json() as { orders: Array<{ discount_total: string }> }).orders[0]!.discount_total).toBe('10.00');
   });
 
+  it('when it refunds an order in part (a line restocked) and then the rest, then the store books both, api_refund off; a refund whose answer was lost is found by its meta, never made twice; too much is refused for good', async () => {
+    const c = client({ timeoutMs: 300 });
+    const order = await c.createOrder(orderInput({ sessionToken: 'sess_b_refund' }), 'k');
+    const refundId = '11111111-1111-4111-8111-111111111111';
+    const first = await c.refundOrder(order.id, { refundId, amountMinor: 1000, currency: 'EUR', reason: 'damaged', lines: [{ line: 0, quantity: 1 }], restock: true });
+    expect(first).toMatchObject({ amountMinor: 1000, orderStatus: 'processing', created: true });
+    const stored = demo().orders.get(Number(order.id))!;
+    expect(stored.refunds[0]).toMatchObject({ amount: 1000, reason: 'damaged', refundedPayment: false, restocked: true, lines: [{ lineId: stored.lines[0]!.id, quantity: 1 }] });
+    expect(await c.refundOrder(order.id, { refundId, amountMinor: 1000, currency: 'EUR', reason: 'damaged', lines: [{ line: 0, quantity: 1 }], restock: true })).toMatchObject({ id: first.id, created: false });
+    await setServer({ commitThenTimeout: 1 });
+    const rest = { refundId: '22222222-2222-4222-8222-222222222222', amountMinor: 6570, currency: 'EUR', reason: null, lines: [], restock: false };
+    expect(await c.refundOrder(order.id, rest)).toMatchObject({ amountMinor: 6570, orderStatus: 'refunded', created: false });
+    expect(stored.refunds).toHaveLength(2);
+    await expect(c.refundOrder(order.id, { ...rest, refundId: '33333333-3333-4333-8333-333333333333', amountMinor: 1 })).rejects.toMatchObject({ kind: 'rejected', message: expect.stringContaining('Invalid refund amount') });
+  });
+
   it('when it creates an order with nothing to pay (total 0), then it is paid with no gateway, and a free order with a total is refused before any call', async () => {
     const free = { shipping: { title: 'Pickup', priceMinor: 0 }, discount: { code: 'FREE100', amountMinor: 8080 }, totals: { subtotalMinor: 8080, shippingMinor: 0, discountMinor: 8080, totalMinor: 0 }, payment: { method: 'free' as const } };
     const order = await client().createOrder(orderInput({ ...free, sessionToken: 'sess_b_free' }), 'free');

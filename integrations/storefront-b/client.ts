@@ -16,7 +16,7 @@ import { z } from 'zod';
 import { IntegrationError, isIntegrationError } from '../errors.js';
 import { createHttpClient } from '../http.js';
 import { decimalToMinor, minorToDecimal } from '../storefront-common/money.js';
-import { parseOrderInput, type OrderAddress, type StoreOrder, type StoreOrderInput } from '../storefront-common/order.js';
+import { parseOrderInput, type OrderAddress, type StoreOrder, type StoreOrderInput, type StoreRefund, type StoreRefundInput } from '../storefront-common/order.js';
 import { parseResponse, toMinorOrThrow } from '../storefront-common/parse.js';
 
 const SYSTEM = 'storefront-b';
@@ -27,7 +27,7 @@ export const PLUGIN_NAMESPACE = 'wc-hosted-checkout/v1';
 /** The plugin as system_status lists it (folder/main file of plugins/woocommerce/hosted-checkout-connector). */
 export const PLUGIN_FILE = 'hosted-checkout-connector/hosted-checkout-connector.php';
 /** Order meta written by us, read by the plugin's lookup route (underscore: hidden in the admin's custom fields). */
-export const ORDER_META = { session: '_hosted_checkout_session', discountCode: '_hosted_checkout_discount_code', discountAmount: '_hosted_checkout_discount_amount' } as const;
+export const ORDER_META = { session: '_hosted_checkout_session', discountCode: '_hosted_checkout_discount_code', discountAmount: '_hosted_checkout_discount_amount', refund: '_hosted_checkout_refund' } as const;
 /** The token shape the plugin's lookup route accepts (its route regex). */
 const SESSION_TOKEN_SHAPE = /^[A-Za-z0-9_-]{8,128}$/;
 /** payment_method of orders paid by card through our checkout ('cod' is WooCommerce's own). */
@@ -105,6 +105,9 @@ const variationSchema = z.object({
   image: image.nullable(),
   attributes: z.array(z.object({ name: z.string(), option: z.string() })),
 });
+
+const refundSchema = z.object({ id, amount: z.string(), meta_data: z.array(z.object({ key: z.string(), value: z.unknown() })) });
+const orderLinesSchema = z.object({ id, status: z.string(), currency: z.string(), line_items: z.array(z.object({ id, quantity: z.number().int(), total: z.string() })) });
 
 const orderSchema = z.object({
   id,
@@ -467,6 +470,62 @@ export function createStorefrontBClient(opts: StorefrontBClientOptions) {
     },
 
     findOrderBySessionToken,
+
+    /**
+     * Refunds an order we created (POST /wc/v3/orders/<id>/refunds): the amount with api_refund false (the money went
+     * back through the processor; WooCommerce knows no gateway of ours and would refuse), the given-back lines with
+     * their quantities (api_restock puts them back in stock), our refund id in the refund's meta. WooCommerce has no
+     * idempotency key: the order's refunds are looked up by that meta before posting, and again after a lost answer.
+     */
+    async refundOrder(orderId: string, input: StoreRefundInput): Promise<StoreRefund> {
+      const refunds = wc('orders', orderId, 'refunds');
+      const find = async () => {
+        const list = parseResponse(SYSTEM, z.array(refundSchema), await call('GET', refunds, { per_page: 100 }), 'order refunds');
+        return list.find((r) => r.meta_data.some((m) => m.key === ORDER_META.refund && m.value === input.refundId)) ?? null;
+      };
+      const statusOf = async () => parseResponse(SYSTEM, orderLinesSchema, await call('GET', wc('orders', orderId)), 'order');
+      const answer = async (r: z.output<typeof refundSchema>, created: boolean) => {
+        const order = await statusOf();
+        return { id: r.id, amountMinor: toMinor(r.amount, order.currency, `refund ${r.id} amount`), orderStatus: order.status, created };
+      };
+      const earlier = await find();
+      if (earlier) return answer(earlier, false);
+      const order = await statusOf();
+      // The amount goes onto the given-back lines as far as their value reaches (WooCommerce books line refunds
+      // item by item); what is left (shipping, a goodwill amount) stays on the refund alone.
+      let left = input.amountMinor;
+      const lineItems = input.lines.map((l) => {
+        const item = order.line_items[l.line];
+        if (!item) throw new IntegrationError(SYSTEM, 'rejected', `${SYSTEM}: order ${orderId} has no line ${l.line + 1}`);
+        const value = Math.round((toMinor(item.total, order.currency, `line ${item.id} total`) * l.quantity) / item.quantity);
+        const share = Math.min(left, value);
+        left -= share;
+        return { id: Number(item.id), quantity: l.quantity, refund_total: Number(minorToDecimal(share, order.currency)) };
+      });
+      const body = {
+        amount: minorToDecimal(input.amountMinor, input.currency),
+        reason: input.reason ?? '',
+        api_refund: false,
+        api_restock: input.restock,
+        ...(lineItems.length ? { line_items: lineItems } : {}),
+        meta_data: [{ key: ORDER_META.refund, value: input.refundId }],
+      };
+      try {
+        return await answer(parseResponse(SYSTEM, refundSchema, await call('POST', refunds, undefined, body), 'refund'), true);
+      } catch (err) {
+        if (!isIntegrationError(err)) throw err;
+        // wc_create_refund's refusals (an amount above what is left, a gateway) come back as HTTP 500 with this code: final.
+        const code = (err.remote as { code?: unknown; message?: unknown } | undefined)?.code;
+        if (code === 'woocommerce_rest_cannot_create_order_refund') {
+          throw new IntegrationError(SYSTEM, 'rejected', `${SYSTEM}: the store refused the refund: ${String((err.remote as { message?: unknown }).message ?? err.message)}`, { status: err.status, remote: err.remote });
+        }
+        if (!err.retryable) throw err;
+        // The refund may exist although its answer was lost: one look before the caller retries.
+        const found = await find().catch(() => null);
+        if (found) return answer(found, false);
+        throw err;
+      }
+    },
 
     async getOrder(orderId: string): Promise<StoreOrder> {
       return toStoreOrder(parseResponse(SYSTEM, orderSchema, await call('GET', wc('orders', orderId)), 'order'));

@@ -88,3 +88,30 @@ export function parseOrderInput(system: string, input: StoreOrderInput): z.outpu
 
 /** Where the session token is stored on a store order (a meta entry / note attribute of this name). */
 export const SESSION_TOKEN_KEY = 'checkout_session_token';
+
+/** A refund to make on a store order: its money, and which lines come back (and whether into stock). */
+export interface StoreRefundInput {
+  /** Our refund's id: the store call's idempotency key, and the mark that finds the refund again on the store. */
+  refundId: string;
+  amountMinor: number;
+  currency: string;
+  reason: string | null;
+  /** Lines given back, by their index in the order we created (its lines keep our order), and how many. */
+  lines: Array<{ line: number; quantity: number }>;
+  /** Put the given-back lines back in stock. */
+  restock: boolean;
+}
+
+/** A refund as the store made it, and what the store now says of the order. */
+export interface StoreRefund {
+  id: string;
+  amountMinor: number;
+  /** The order's state on the store after the refund, in the platform's words ("partially_refunded", "refunded"). */
+  orderStatus: string;
+  /** False when the refund was found already made (a retry after a lost answer). */
+  created: boolean;
+}
+
+/** The note/reason mark of a refund the service made, so a store webhook about it is known for ours. */
+export const refundMark = (refundId: string) => `[hosted-checkout refund ${refundId}]`;
+export const REFUND_MARK = /\[hosted-checkout refund ([0-9a-f-]{36})\]/;

@@ -226,6 +226,26 @@ export async function apiRoutes(v1: FastifyInstance, { store, publicBase, charge
     const { partial_amount } = parse(refundBody, request.body);
     return store.paymentView(store.refund(companyOf(request), parse(idParams, request.params).id, partial_amount));
   });
+  // Refunds (@whop/sdk src/resources/refunds.ts): every refund of the caller's company, newest first, filtered by
+  // payment; one by id. A refund made through POST /payments/{id}/refund and one made in Whop's dashboard (the
+  // control plane's refund) are listed alike.
+  v1.get('/refunds', async (request) => {
+    const query = request.query as Record<string, unknown>;
+    const company = companyOf(request);
+    const paymentId = typeof query.payment_id === 'string' ? query.payment_id : undefined;
+    const items = [...store.payments.values()]
+      .filter((p) => p.company_id === company && (!paymentId || p.id === paymentId))
+      .flatMap((p) => p.refunds)
+      .sort((a, b) => b.created_at.localeCompare(a.created_at))
+      .map((r) => store.refundView(r));
+    return listPage(items, parse(z.looseObject(page), query));
+  });
+  v1.get('/refunds/:id', async (request) => {
+    const { id } = parse(idParams, request.params);
+    const refund = [...store.payments.values()].filter((p) => p.company_id === companyOf(request)).flatMap((p) => p.refunds).find((r) => r.id === id);
+    if (!refund) throw new WhopError(404, 'not_found', `Refund ${id} not found`);
+    return store.refundView(refund);
+  });
   v1.post('/payments', async (request) => {
     const body = parse(chargeBody, request.body);
     const { payment, settle } = store.chargeSaved(requiredCompany(request, body.company_id, 'company_id'), body);

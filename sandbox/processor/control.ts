@@ -70,6 +70,14 @@ export async function controlRoutes(control: FastifyInstance, { store, webhooks,
   control.post('/payments/:id/force', async (request) =>
     store.paymentView(store.forcePayment(parse(idParams, request.params).id, parse(forceBody, request.body).state)));
 
+  /** The next `count` refunds stay pending at the card network; one settles later without a webhook. */
+  control.post('/refunds/pending', async (request) => {
+    store.pendingRefunds = parse(z.object({ count: z.number().int().min(0).max(1000) }), request.body).count;
+    return { pendingRefunds: store.pendingRefunds };
+  });
+  control.post('/refunds/:id/settle', async (request) =>
+    store.refundView(store.settleRefund(parse(idParams, request.params).id, parse(z.object({ status: z.enum(['succeeded', 'failed']) }), request.body).status)));
+
   control.post('/memberships/:id/renew', async (request) => {
     const { membership, payment } = store.renew(parse(idParams, request.params).id, parse(renewBody, request.body).outcome);
     return { membership: store.membershipView(membership), payment: store.paymentView(payment) };

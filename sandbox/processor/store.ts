@@ -119,6 +119,7 @@ export class WhopStore {
 
   reset(): void {
     for (const map of [this.accounts, this.products, this.plans, this.checkouts, this.payments, this.members, this.paymentMethods, this.memberships, this.webhooks, this.renewalOutcomes, this.disputes]) map.clear();
+    this.pendingRefunds = 0;
     this.createAccount({ apiKey: DEFAULT_API_KEY, title: 'Sandbox Demo Business', companyId: DEFAULT_COMPANY_ID });
     this.createAccount({ apiKey: PLATFORM_API_KEY, title: 'Checkout Platform (sandbox)', companyId: PLATFORM_COMPANY_ID });
   }
@@ -310,17 +311,21 @@ export class WhopStore {
   refund(companyId: string, id: string, partial?: number | null): Payment {
     const payment = this.own(this.payments, id, companyId, 'Payment');
     if (payment.status !== 'paid') throw new WhopError(400, 'invalid_request', `Payment ${id} cannot be refunded: it is not paid`);
-    const left = money(payment.total - payment.refunded_amount);
+    // What is left counts the refunds still pending too: the same money cannot be asked back twice.
+    const pending = payment.refunds.filter((r) => r.status === 'pending').reduce((n, r) => n + r.amount, 0);
+    const left = money(payment.total - payment.refunded_amount - pending);
     if (left <= 0) throw new WhopError(400, 'invalid_request', 'This payment has already been refunded');
     const amount = partial === undefined || partial === null ? left : money(partial);
     if (amount <= 0 || amount > left) throw new WhopError(422, 'invalid_request', `partial_amount must be between 0 and ${left}`);
     const refund: RefundRecord = { id: newId('rf', 15), payment_id: payment.id, amount, currency: payment.currency, status: 'pending', created_at: now() };
     payment.refunds.unshift(refund);
     this.emit(companyId, 'refund.created', this.refundView(refund));
+    if (this.pendingRefunds > 0) {
+      this.pendingRefunds -= 1;
+      return payment;
+    }
     refund.status = 'succeeded';
-    payment.refunded_amount = money(payment.refunded_amount + amount);
-    payment.refunded_at = now();
-    this.setStatus(payment, 'paid', payment.refunded_amount >= payment.total ? 'refunded' : 'partially_refunded');
+    this.bookRefund(payment, amount);
     this.emit(companyId, 'refund.updated', this.refundView(refund));
     return payment;
   }
@@ -336,6 +341,7 @@ export class WhopStore {
       reason: input.reason ?? 'fraudulent', status: input.status ?? 'needs_response', needs_response_by: addDays(at, 7), created_at: at,
     };
     this.disputes.set(dispute.id, dispute);
+    this.markDisputed(payment, dispute.status);
     this.emit(payment.company_id, 'dispute.created', this.disputeView(dispute));
     return dispute;
   }
@@ -344,8 +350,20 @@ export class WhopStore {
   updateDispute(id: string, status: DisputeStatus): Dispute {
     const dispute = this.own(this.disputes, id, undefined, 'Dispute');
     dispute.status = status;
+    const payment = this.payments.get(dispute.payment_id);
+    if (payment) this.markDisputed(payment, status);
     this.emit(dispute.company_id, 'dispute.updated', this.disputeView(dispute));
     return dispute;
+  }
+
+  /**
+   * The payment's friendly status follows its dispute: Whop's FriendlyReceiptStatus has `dispute_<DisputeStatus>` for
+   * each dispute status but `other` (@whop/sdk src/resources/shared.ts, disputes.ts DisputeStatuses); the receipt
+   * itself stays paid. A refunded payment keeps its refund substatus.
+   */
+  private markDisputed(payment: Payment, status: DisputeStatus): void {
+    if (status === 'other' || payment.substatus === 'refunded' || payment.substatus === 'partially_refunded') return;
+    this.setStatus(payment, payment.status, `dispute_${status}`);
   }
 
   /** As @whop/sdk's Dispute (src/resources/disputes.ts:98): evidence fields empty, the payment summarised without metadata. */
@@ -527,9 +545,35 @@ export class WhopStore {
     const payment = this.own(this.payments, id, undefined, 'Payment');
     if (state === 'paid') Object.assign(payment, { status: 'paid', substatus: 'succeeded', paid_at: payment.paid_at ?? now() });
     if (state === 'failed') Object.assign(payment, { status: 'open', substatus: 'failed', failure_message: 'Your card was declined.' });
-    if (state === 'refunded') Object.assign(payment, { status: 'paid', substatus: 'refunded', refunded_amount: payment.total, refunded_at: now() });
+    if (state === 'refunded') {
+      // Refunded in full without a word: the rest becomes one succeeded refund on its list, as a dashboard refund would.
+      const left = money(payment.total - payment.refunded_amount);
+      if (left > 0) payment.refunds.unshift({ id: newId('rf', 15), payment_id: payment.id, amount: left, currency: payment.currency, status: 'succeeded', created_at: now() });
+      Object.assign(payment, { status: 'paid', substatus: 'refunded', refunded_amount: payment.total, refunded_at: now() });
+    }
     payment.updated_at = now();
     return payment;
+  }
+
+  /** Refunds made while this is above 0 stay `pending` (the card network has not confirmed them), one each. */
+  pendingRefunds = 0;
+
+  /** Control plane: a pending refund settles (succeeded or failed) without any webhook: refund.updated is not sent. */
+  settleRefund(id: string, status: 'succeeded' | 'failed'): RefundRecord {
+    const payment = [...this.payments.values()].find((p) => p.refunds.some((r) => r.id === id));
+    const refund = payment?.refunds.find((r) => r.id === id);
+    if (!payment || !refund) throw new WhopError(404, 'not_found', `Refund ${id} not found`);
+    if (refund.status !== 'pending') throw new WhopError(409, 'conflict', `Refund ${id} is ${refund.status}`);
+    refund.status = status;
+    if (status === 'succeeded') this.bookRefund(payment, refund.amount);
+    return refund;
+  }
+
+  /** The payment's refunded amount and substatus follow a refund that succeeded. */
+  private bookRefund(payment: Payment, amount: number): void {
+    payment.refunded_amount = money(payment.refunded_amount + amount);
+    payment.refunded_at = now();
+    this.setStatus(payment, 'paid', payment.refunded_amount >= payment.total ? 'refunded' : 'partially_refunded');
   }
 }
 

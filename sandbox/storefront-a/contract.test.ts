@@ -178,6 +178,42 @@ describe('GraphQL Admin API (clients.Graphql)', () => {
     expect(sim.state.shops.get(DEMO_SHOP)!.orders.size).toBe(1);
   });
 
+  it('refundCreate (2026-10): @idempotent(key:) is required and replays the first refund; money against the manual sale, lines restocked; PARTIALLY_REFUNDED then REFUNDED; refunds/create reaches a subscribed app and validates', async () => {
+    const client = admin(sim.install(DEMO_SHOP));
+    const variant = sim.state.shops.get(DEMO_SHOP)!.products[0]!.variants[0]!;
+    await client.request('mutation S($sub: WebhookSubscriptionInput!) { webhookSubscriptionCreate(topic: REFUNDS_CREATE, webhookSubscription: $sub) { userErrors { message } } }', { variables: { sub: { uri: `${appUrl}/webhooks`, format: 'JSON' } } });
+    const created = await client.request('mutation C($input: DraftOrderInput!) { draftOrderCreate(input: $input) { draftOrder { id } } }', {
+      variables: { input: { email: 'ann@example.com', presentmentCurrencyCode: 'EUR', lineItems: [{ variantId: `gid://shopify/ProductVariant/${variant.id}`, quantity: 2, priceOverride: { amount: '25.00', currencyCode: 'EUR' } }], shippingLine: { title: 'Standard', priceWithCurrency: { amount: '4.70', currencyCode: 'EUR' } } } },
+    });
+    const draftId = (created.data as { draftOrderCreate: { draftOrder: { id: string } } }).draftOrderCreate.draftOrder.id;
+    const done = await client.request('mutation X($id: ID!) { draftOrderComplete(id: $id) { draftOrder { order { id } } } }', { variables: { id: draftId } });
+    const orderId = (done.data as { draftOrderComplete: { draftOrder: { order: { id: string } } } }).draftOrderComplete.draftOrder.order.id;
+    const context = await client.request('query O($id: ID!) { order(id: $id) { transactions(first: 10) { id kind status gateway amountSet { presentmentMoney { amount } } } lineItems(first: 10) { nodes { id quantity unfulfilledQuantity } } } }', { variables: { id: orderId } });
+    const { transactions, lineItems } = (context.data as { order: { transactions: Array<{ id: string; kind: string; status: string; gateway: string; amountSet: { presentmentMoney: { amount: string } } }>; lineItems: { nodes: Array<{ id: string; quantity: number; unfulfilledQuantity: number }> } } }).order;
+    expect(transactions).toEqual([{ id: expect.stringMatching(/^gid:\/\/shopify\/OrderTransaction\//), kind: 'SALE', status: 'SUCCESS', gateway: 'manual', amountSet: { presentmentMoney: { amount: '54.7' } } }]);
+    const REFUND = 'mutation R($input: RefundInput!, $key: String!) { refundCreate(input: $input) @idempotent(key: $key) { refund { id note totalRefundedSet { presentmentMoney { amount } } } order { displayFinancialStatus totalRefundedSet { presentmentMoney { amount } } } userErrors { field message } } }';
+    const partial = { orderId, note: 'one broken [hosted-checkout refund 1]', notify: false, refundLineItems: [{ lineItemId: lineItems.nodes[0]!.id, quantity: 1, restockType: 'CANCEL' }], transactions: [{ orderId, parentId: transactions[0]!.id, kind: 'REFUND', gateway: 'manual', amount: '25.00' }] };
+    const first = await client.request(REFUND, { variables: { input: partial, key: 'key-1' } });
+    expect(first.data).toMatchObject({ refundCreate: { refund: { note: 'one broken [hosted-checkout refund 1]', totalRefundedSet: { presentmentMoney: { amount: '25.0' } } }, order: { displayFinancialStatus: 'PARTIALLY_REFUNDED', totalRefundedSet: { presentmentMoney: { amount: '25.0' } } }, userErrors: [] } });
+    // A retry with the key: the first refund, nothing refunded twice.
+    const again = await client.request(REFUND, { variables: { input: partial, key: 'key-1' } });
+    expect((again.data as { refundCreate: { refund: { id: string } } }).refundCreate.refund.id).toBe((first.data as { refundCreate: { refund: { id: string } } }).refundCreate.refund.id);
+    // Without the directive: refused (mandatory since 2026-04).
+    await expect(client.request('mutation R($input: RefundInput!) { refundCreate(input: $input) { userErrors { message } } }', { variables: { input: partial } })).rejects.toThrow(/idempotent/);
+    // More than is left of the sale: a user error.
+    const over = await client.request(REFUND, { variables: { input: { orderId, transactions: [{ orderId, parentId: transactions[0]!.id, kind: 'REFUND', gateway: 'manual', amount: '30.00' }] }, key: 'key-2' } });
+    expect(over.data).toMatchObject({ refundCreate: { refund: null, userErrors: [{ field: ['transactions', '0', 'amount'], message: expect.stringMatching(/refundable/) }] } });
+    const rest = await client.request(REFUND, { variables: { input: { orderId, transactions: [{ orderId, parentId: transactions[0]!.id, kind: 'REFUND', gateway: 'manual', amount: '29.70' }] }, key: 'key-3' } });
+    expect(rest.data).toMatchObject({ refundCreate: { order: { displayFinancialStatus: 'REFUNDED', totalRefundedSet: { presentmentMoney: { amount: '54.7' } } }, userErrors: [] } });
+    const after = await client.request('query O($id: ID!) { order(id: $id) { refunds(first: 10) { note } lineItems(first: 10) { nodes { unfulfilledQuantity } } } }', { variables: { id: orderId } });
+    expect(after.data).toEqual({ order: { refunds: [{ note: 'one broken [hosted-checkout refund 1]' }, { note: null }], lineItems: { nodes: [{ unfulfilledQuantity: 1 }] } } });
+    // Shopify tells the subscribed app of both refunds (its own included), signed like every webhook.
+    for (let i = 0; i < 50 && webhookResults.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(webhookResults).toEqual([expect.objectContaining({ valid: true, topic: 'REFUNDS_CREATE', domain: DEMO_SHOP }), expect.objectContaining({ valid: true, topic: 'REFUNDS_CREATE' })]);
+    const body = JSON.parse(sim.deliveries.find((d) => d.topic === 'refunds/create')!.body) as { order_id: number; note: string; transactions: Array<{ kind: string; amount: string; gateway: string }>; refund_line_items: Array<{ quantity: number; restock_type: string }> };
+    expect(body).toMatchObject({ order_id: Number(orderId.split('/').pop()), note: 'one broken [hosted-checkout refund 1]', transactions: [{ kind: 'refund', amount: '25.00', gateway: 'manual' }], refund_line_items: [{ quantity: 1, restock_type: 'cancel' }] });
+  });
+
   it('answers THROTTLED with the cost extension when the bucket is empty (the library does not retry it)', async () => {
     const client = admin(sim.install(DEMO_SHOP));
     // Refilling 1 point a second: a busy machine's delay before the query cannot refill the 1 point it costs.
@@ -209,6 +245,15 @@ describe('Storefront API (createStorefrontApiClient)', () => {
     expect(data).toMatchObject({ cart: { id: `gid://shopify/Cart/${cartToken}`, totalQuantity: 2, cost: { subtotalAmount: { amount: '62.0', currencyCode: 'EUR' } }, lines: { nodes: [{ quantity: 2, cost: { amountPerQuantity: { amount: '31.0' } }, merchandise: { id: `gid://shopify/ProductVariant/${variant.id}`, sku: 'TEE-L' } }] } } });
     const wrongKey = await sf.request('query C($id: ID!) { cart(id: $id) { id } }', { variables: { id: `gid://shopify/Cart/${cartToken.replace(/key=.*/, 'key=00')}` } });
     expect(wrongKey.data).toEqual({ cart: null });
+    // Emptied line by line (cartLinesRemove): the same cart the online store shows.
+    const lineIds = ((data as { cart: { lines: { nodes: Array<{ id?: string }> } } }).cart.lines.nodes).map((l) => l.id);
+    const lines = await sf.request('query C($id: ID!) { cart(id: $id) { lines(first: 10) { nodes { id } } } }', { variables: { id: `gid://shopify/Cart/${cartToken}` } });
+    const ids = (lines.data as { cart: { lines: { nodes: Array<{ id: string }> } } }).cart.lines.nodes.map((l) => l.id);
+    expect(lineIds).toHaveLength(1);
+    const removed = await sf.request('mutation R($cartId: ID!, $lineIds: [ID!]!) { cartLinesRemove(cartId: $cartId, lineIds: $lineIds) { cart { totalQuantity } userErrors { code field message } } }', { variables: { cartId: `gid://shopify/Cart/${cartToken}`, lineIds: ids } });
+    expect(removed.data).toEqual({ cartLinesRemove: { cart: { totalQuantity: 0 }, userErrors: [] } });
+    const again = await sf.request('mutation R($cartId: ID!, $lineIds: [ID!]!) { cartLinesRemove(cartId: $cartId, lineIds: $lineIds) { userErrors { code field } } }', { variables: { cartId: `gid://shopify/Cart/${cartToken}`, lineIds: ids } });
+    expect(again.data).toEqual({ cartLinesRemove: { userErrors: [{ code: 'INVALID_MERCHANDISE_LINE', field: ['lineIds', '0'] }] } });
   });
 });
 

@@ -15,13 +15,14 @@ import {
   validate,
   type DocumentNode,
   type FragmentDefinitionNode,
+  type GraphQLResolveInfo,
   type GraphQLCompositeType,
   type GraphQLSchema,
   type SelectionSetNode,
 } from 'graphql';
 import { PlatformError, randomHex } from '../storefront-common/web.js';
 import { toDecimal } from './money.js';
-import { completeDraftOrder, createDraftOrder, draftTotals, type DraftOrderInput } from './orders.js';
+import { completeDraftOrder, createDraftOrder, createRefund, draftTotals, orderMoney, type DraftOrderInput, type RefundInput } from './orders.js';
 import {
   cartTokenOf,
   findVariant,
@@ -34,7 +35,9 @@ import {
   type Bucket,
   type SimDraftOrder,
   type SimOrder,
+  type SimRefund,
   type SimShop,
+  type SimTransaction,
   type SimTheme,
   type State,
   type TokenGrant,
@@ -61,6 +64,7 @@ const ADMIN_SDL = /* GraphQL */ `
   type Mutation {
     draftOrderCreate(input: DraftOrderInput!): DraftOrderCreatePayload
     draftOrderComplete(id: ID!, paymentGatewayId: ID, sourceName: String, paymentPending: Boolean): DraftOrderCompletePayload
+    refundCreate(input: RefundInput!): RefundCreatePayload
     storefrontAccessTokenCreate(input: StorefrontAccessTokenInput!): StorefrontAccessTokenCreatePayload
     webhookSubscriptionCreate(topic: WebhookSubscriptionTopic!, webhookSubscription: WebhookSubscriptionInput!): WebhookSubscriptionCreatePayload
     metafieldsSet(metafields: [MetafieldsSetInput!]!): MetafieldsSetPayload
@@ -164,8 +168,35 @@ const ADMIN_SDL = /* GraphQL */ `
   type DraftOrderCompletePayload { draftOrder: DraftOrder userErrors: [UserError!]! }
 
   enum OrderDisplayFinancialStatus { PENDING AUTHORIZED PARTIALLY_PAID PARTIALLY_REFUNDED VOIDED PAID REFUNDED EXPIRED }
-  type LineItem { title: String! quantity: Int! sku: String variant: ProductVariant originalUnitPriceSet: MoneyBag! }
+  type LineItem { id: ID! title: String! quantity: Int! currentQuantity: Int! unfulfilledQuantity: Int! refundableQuantity: Int! sku: String variant: ProductVariant originalUnitPriceSet: MoneyBag! }
   type LineItemConnection { nodes: [LineItem!]! }
+
+  # Refunds (2026-10: refundCreate takes @idempotent(key:), mandatory since 2026-04).
+  directive @idempotent(key: String!) on FIELD
+  scalar Money
+  enum OrderTransactionKind { SALE CAPTURE AUTHORIZATION VOID REFUND CHANGE EMV_AUTHORIZATION SUGGESTED_REFUND }
+  enum OrderTransactionStatus { SUCCESS FAILURE PENDING ERROR AWAITING_RESPONSE UNKNOWN }
+  enum RefundLineItemRestockType { CANCEL LEGACY_RESTOCK NO_RESTOCK RETURN }
+  type OrderTransaction { id: ID! kind: OrderTransactionKind! status: OrderTransactionStatus! gateway: String amountSet: MoneyBag! parentTransaction: OrderTransaction createdAt: DateTime! }
+  type OrderTransactionConnection { nodes: [OrderTransaction!]! }
+  type RefundLineItem { lineItem: LineItem! quantity: Int! restockType: RefundLineItemRestockType! restocked: Boolean! }
+  type RefundLineItemConnection { nodes: [RefundLineItem!]! }
+  type Refund { id: ID! createdAt: DateTime note: String totalRefundedSet: MoneyBag! transactions(first: Int): OrderTransactionConnection! refundLineItems(first: Int): RefundLineItemConnection! }
+  input RefundLineItemInput { lineItemId: ID! locationId: ID quantity: Int! restockType: RefundLineItemRestockType }
+  input ShippingRefundInput { amount: Money fullRefund: Boolean }
+  input OrderTransactionInput { amount: Money! gateway: String! kind: OrderTransactionKind! orderId: ID! parentId: ID }
+  input RefundInput {
+    allowOverRefunding: Boolean
+    currency: CurrencyCode
+    note: String
+    notify: Boolean
+    orderId: ID!
+    processedAt: DateTime
+    refundLineItems: [RefundLineItemInput!]
+    shipping: ShippingRefundInput
+    transactions: [OrderTransactionInput!]
+  }
+  type RefundCreatePayload { order: Order refund: Refund userErrors: [UserError!]! }
   type Order {
     id: ID!
     name: String!
@@ -180,13 +211,16 @@ const ADMIN_SDL = /* GraphQL */ `
     tags: [String!]!
     customAttributes: [Attribute!]!
     lineItems(first: Int): LineItemConnection!
+    totalRefundedSet: MoneyBag!
+    transactions(capturable: Boolean, first: Int, manuallyResolvable: Boolean): [OrderTransaction!]!
+    refunds(first: Int): [Refund!]!
   }
 
   input StorefrontAccessTokenInput { title: String! }
   type StorefrontAccessToken { id: ID! accessToken: String! title: String! accessScopes: [AccessScope!]! createdAt: DateTime! }
   type StorefrontAccessTokenCreatePayload { storefrontAccessToken: StorefrontAccessToken shop: Shop! userErrors: [UserError!]! }
 
-  enum WebhookSubscriptionTopic { APP_UNINSTALLED APP_SCOPES_UPDATE SHOP_UPDATE DOMAINS_CREATE DOMAINS_UPDATE DOMAINS_DESTROY THEMES_PUBLISH ORDERS_CREATE }
+  enum WebhookSubscriptionTopic { APP_UNINSTALLED APP_SCOPES_UPDATE SHOP_UPDATE DOMAINS_CREATE DOMAINS_UPDATE DOMAINS_DESTROY THEMES_PUBLISH ORDERS_CREATE REFUNDS_CREATE }
   enum WebhookSubscriptionFormat { JSON XML }
   input WebhookSubscriptionInput { uri: String format: WebhookSubscriptionFormat callbackUrl: URL @deprecated(reason: "Use uri instead.") includeFields: [String!] filter: String }
   type WebhookSubscription { id: ID! topic: WebhookSubscriptionTopic! uri: String! format: WebhookSubscriptionFormat! }
@@ -224,6 +258,11 @@ const STOREFRONT_SDL = /* GraphQL */ `
   scalar CurrencyCode
 
   type Query { cart(id: ID!): Cart }
+  type Mutation { cartLinesRemove(cartId: ID!, lineIds: [ID!], viewKeys: [String!]): CartLinesRemovePayload }
+  enum CartErrorCode { INVALID INVALID_MERCHANDISE_LINE }
+  type CartUserError { code: CartErrorCode field: [String!] message: String! }
+  type CartWarning { code: String! message: String! target: ID! }
+  type CartLinesRemovePayload { cart: Cart userErrors: [CartUserError!]! warnings: [CartWarning!]! }
   type MoneyV2 { amount: Decimal! currencyCode: CurrencyCode! }
   type Attribute { key: String! value: String }
   type CartDiscountCode { code: String! applicable: Boolean! }
@@ -313,10 +352,49 @@ const orderJson = (o: SimOrder) => ({
   totalPriceSet: bag(o.total, o.currency),
   tags: o.tags,
   customAttributes: o.customAttributes,
-  lineItems: () => ({
-    nodes: o.lines.map((l) => ({ title: l.title, quantity: l.quantity, sku: l.sku, variant: l.variantId ? { id: gid('ProductVariant', l.variantId), title: l.variantTitle ?? 'Default Title', sku: l.sku } : null, originalUnitPriceSet: bag(l.unitPrice, o.currency) })),
-  }),
+  lineItems: () => ({ nodes: o.lines.map((_, i) => lineItemJson(o, i)) }),
+  totalRefundedSet: bag(orderMoney(o).refunded, o.currency),
+  transactions: ({ first }: { first?: number }) => o.transactions.slice(0, first ?? 100).map((t) => transactionJson(o, t)),
+  refunds: ({ first }: { first?: number }) => o.refunds.slice(0, first ?? 100).map((r) => refundJson(o, r)),
 });
+
+const lineItemJson = (o: SimOrder, i: number) => {
+  const l = o.lines[i]!;
+  // Nothing is ever fulfilled here: what was not given back is still to be fulfilled.
+  const givenBack = o.refunds.flatMap((r) => r.lines).filter((x) => x.lineIndex === i).reduce((n, x) => n + x.quantity, 0);
+  return {
+    id: gid('LineItem', o.lineIds[i]!), title: l.title, quantity: l.quantity, sku: l.sku,
+    currentQuantity: l.quantity - givenBack, unfulfilledQuantity: l.quantity - givenBack, refundableQuantity: l.quantity - givenBack,
+    variant: l.variantId ? { id: gid('ProductVariant', l.variantId), title: l.variantTitle ?? 'Default Title', sku: l.sku } : null, originalUnitPriceSet: bag(l.unitPrice, o.currency),
+  };
+};
+
+function transactionJson(o: SimOrder, t: SimTransaction): Record<string, unknown> {
+  const parent = t.parentId === null ? undefined : o.transactions.find((x) => x.id === t.parentId);
+  return { id: gid('OrderTransaction', t.id), kind: t.kind, status: t.status, gateway: t.gateway, amountSet: bag(t.amount, o.currency), parentTransaction: parent ? transactionJson(o, parent) : null, createdAt: t.createdAt };
+}
+
+const refundJson = (o: SimOrder, r: SimRefund) => ({
+  id: gid('Refund', r.id), createdAt: r.createdAt, note: r.note, totalRefundedSet: bag(r.amount, o.currency),
+  transactions: () => ({ nodes: o.transactions.filter((t) => r.transactionIds.includes(t.id)).map((t) => transactionJson(o, t)) }),
+  refundLineItems: () => ({ nodes: r.lines.map((l) => ({ lineItem: lineItemJson(o, l.lineIndex), quantity: l.quantity, restockType: l.restockType, restocked: l.restockType !== 'NO_RESTOCK' })) }),
+});
+
+/**
+ * The key of an `@idempotent(key:)` directive on the field being resolved (a literal or a variable), or null.
+ * Shopify reads it from the mutation field: the same key replays the first result, since 2026-04 it is required.
+ */
+function idempotencyKeyOf(info: GraphQLResolveInfo): string | null {
+  const directive = info.fieldNodes[0]?.directives?.find((d) => d.name.value === 'idempotent');
+  const arg = directive?.arguments?.find((a) => a.name.value === 'key')?.value;
+  if (!arg) return null;
+  if (arg.kind === Kind.STRING) return arg.value;
+  if (arg.kind === Kind.VARIABLE) {
+    const value = info.variableValues[arg.name.value];
+    return typeof value === 'string' ? value : null;
+  }
+  return null;
+}
 
 function draftJson(shop: SimShop, d: SimDraftOrder) {
   const { subtotal, total } = draftTotals(d);
@@ -370,7 +448,7 @@ function shopJson(shop: SimShop) {
   };
 }
 
-const WEBHOOK_SCOPES: Record<string, string | undefined> = { THEMES_PUBLISH: 'read_themes', ORDERS_CREATE: 'read_orders' };
+const WEBHOOK_SCOPES: Record<string, string | undefined> = { THEMES_PUBLISH: 'read_themes', ORDERS_CREATE: 'read_orders', REFUNDS_CREATE: 'read_orders' };
 const MAX_STOREFRONT_TOKENS = 100;
 
 function adminRoot(ctx: AdminContext) {
@@ -439,6 +517,31 @@ function adminRoot(ctx: AdminContext) {
       if (userErrors.length === 0) hangIfFaulted(ctx, 'draftOrderComplete');
       return { draftOrder: draftJson(shop, d), userErrors };
     },
+    refundCreate: ({ input }: { input: RefundInput }, _ctx: unknown, info: GraphQLResolveInfo) => {
+      need(ctx, 'refundCreate', 'write_orders');
+      const key = idempotencyKeyOf(info);
+      if (!key) {
+        throw new GraphQLError('The @idempotent directive is required for this mutation.', { extensions: { code: 'BAD_REQUEST' } });
+      }
+      const n = idOf('Order', input.orderId);
+      const order = n === null ? undefined : shop.orders.get(n);
+      if (!order) return { order: null, refund: null, userErrors: [{ field: ['orderId'], message: 'Order does not exist' }] };
+      // The same key replays the first refund; with other variables it is refused (shopify.dev/docs/api/usage/implementing-idempotency).
+      const fingerprint = JSON.stringify(input);
+      const scoped = `${grant.clientId}:${key}`;
+      const seen = shop.idempotencyKeys.get(scoped);
+      if (seen) {
+        if (seen.fingerprint !== fingerprint) throw new GraphQLError('The idempotency key was already used with different parameters.', { extensions: { code: 'IDEMPOTENCY_KEY_PARAMETER_MISMATCH' } });
+        const first = order.refunds.find((r) => r.id === seen.refundId);
+        return { order: orderJson(order), refund: first ? refundJson(order, first) : null, userErrors: [] };
+      }
+      const { refund, userErrors } = createRefund(state, order, input);
+      if (!refund) return { order: orderJson(order), refund: null, userErrors };
+      shop.idempotencyKeys.set(scoped, { fingerprint, refundId: refund.id });
+      hangIfFaulted(ctx, 'refundCreate');
+      queueRefundWebhook(ctx, order, refund);
+      return { order: orderJson(order), refund: refundJson(order, refund), userErrors: [] };
+    },
     storefrontAccessTokenCreate: ({ input }: { input: { title: string } }) => {
       const mine = [...state.storefrontTokens.values()].filter((t) => t.shop === shop.host && t.clientId === grant.clientId);
       if (mine.length >= MAX_STOREFRONT_TOKENS) return { storefrontAccessToken: null, shop: shopJson(shop), userErrors: [{ field: ['input'], message: 'Maximum number of storefront access tokens reached' }] };
@@ -499,6 +602,12 @@ function adminRoot(ctx: AdminContext) {
       return { deletedScriptTagId: id, userErrors: [] };
     },
   };
+}
+
+/** Shopify tells subscribed apps of every refund, the ones they made included (after the mutation answered). */
+function queueRefundWebhook(ctx: AdminContext, order: SimOrder, refund: SimRefund): void {
+  const emit = ctx.state.emitWebhook;
+  if (emit) setImmediate(() => emit(ctx.shop, { topic: 'refunds/create', orderId: order.id, refundId: refund.id }));
 }
 
 /** The "commit, then time out" fault: the write above stays done, the answer never comes. */
@@ -635,6 +744,24 @@ export function registerGraphql(app: FastifyInstance, state: State, base: (reque
         const m = /^gid:\/\/shopify\/Cart\/(.+)$/.exec(id);
         const internal = m ? cartTokenOf(shop, m[1]!) : undefined;
         return internal === undefined ? null : cartJson(shop, internal, base(request));
+      },
+      // The shopper's cart emptied line by line (the online store's cart is the Storefront API's cart).
+      cartLinesRemove: ({ cartId, lineIds }: { cartId: string; lineIds?: string[] | null }) => {
+        if (!token.scopes.includes('unauthenticated_write_checkouts')) {
+          throw new GraphQLError('Access denied for cartLinesRemove field. Required access: `unauthenticated_write_checkouts` access scope.', { extensions: { code: 'ACCESS_DENIED' } });
+        }
+        const m = /^gid:\/\/shopify\/Cart\/(.+)$/.exec(cartId);
+        const internal = m ? cartTokenOf(shop, m[1]!) : undefined;
+        if (internal === undefined) return { cart: null, userErrors: [{ code: 'INVALID', field: ['cartId'], message: 'The specified cart does not exist.' }], warnings: [] };
+        const lines = shop.carts.get(internal) ?? [];
+        const variants = (lineIds ?? []).map((lineId) => {
+          const v = /^gid:\/\/shopify\/CartLine\/(\d+)-/.exec(lineId);
+          return v ? Number(v[1]) : NaN;
+        });
+        const unknown = (lineIds ?? []).findIndex((_, i) => !lines.some((l) => l.variantId === variants[i]));
+        if (unknown >= 0) return { cart: cartJson(shop, internal, base(request)), userErrors: [{ code: 'INVALID_MERCHANDISE_LINE', field: ['lineIds', String(unknown)], message: 'The merchandise line was not found in the cart.' }], warnings: [] };
+        for (const variantId of variants) shop.carts.change(internal, variantId, 0);
+        return { cart: cartJson(shop, internal, base(request)), userErrors: [], warnings: [] };
       },
     };
     const result = await execute({ schema: storefrontSchema, document: parsed.doc, rootValue: root, variableValues: parsed.variables, operationName: parsed.operationName });

@@ -35,3 +35,12 @@ export function toDecimal(minor: number, currency: string): string {
   const frac = digits ? String(abs % 10 ** digits).padStart(digits, '0').replace(/0+$/, '') : '';
   return `${sign}${whole}${frac ? `.${frac}` : '.0'}`;
 }
+
+/** 2490 → "24.90": the REST resources (and their webhooks) write money with the currency's full decimals. */
+export function toRestDecimal(minor: number, currency: string): string {
+  const digits = fractionDigits(currency);
+  const sign = minor < 0 ? '-' : '';
+  const abs = Math.abs(minor);
+  const whole = Math.floor(abs / 10 ** digits);
+  return digits ? `${sign}${whole}.${String(abs % 10 ** digits).padStart(digits, '0')}` : `${sign}${whole}`;
+}

@@ -1,8 +1,8 @@
 // Draft orders and orders as the GraphQL Admin API 2026-10 documents them: draftOrderCreate prices lines
 // from the catalogue unless a priceOverride is given, draftOrderComplete turns a draft into exactly one order
 // (marked paid, or payment pending), and a completed draft keeps a link to its order.
-import { customerId, findVariant, idOf, type MoneyLine, type SimDraftOrder, type SimOrder, type SimShop, type State } from './state.js';
-import { isCurrency, toMinor } from './money.js';
+import { customerId, findVariant, idOf, type MoneyLine, type SimDraftOrder, type SimOrder, type SimRefund, type SimShop, type State } from './state.js';
+import { isCurrency, toDecimal, toMinor } from './money.js';
 
 export interface UserError {
   field: string[] | null;
@@ -125,6 +125,10 @@ export function completeDraftOrder(state: State, shop: SimShop, draft: SimDraftO
     email: draft.email,
     currency: draft.currency,
     financialStatus: opts.paymentPending ? 'PENDING' : 'PAID',
+    lineIds: draft.lines.map(() => state.nextId()),
+    // Completed as paid, Shopify books the total as a successful manual sale; payment pending, no transaction yet.
+    transactions: opts.paymentPending ? [] : [{ id: state.nextId(), kind: 'SALE', status: 'SUCCESS', gateway: 'manual', amount: total, parentId: null, createdAt: now }],
+    refunds: [],
     lines: draft.lines,
     shipping: draft.shipping,
     discount: draft.discount,
@@ -144,7 +148,70 @@ export function completeDraftOrder(state: State, shop: SimShop, draft: SimDraftO
   return [];
 }
 
-/** The merchant's "Mark as paid" in the admin. */
-export function markOrderPaid(order: SimOrder): void {
+/** The merchant's "Mark as paid" in the admin: a manual sale of the total. */
+export function markOrderPaid(state: State, order: SimOrder): void {
+  if (order.financialStatus !== 'PENDING') return;
   order.financialStatus = 'PAID';
+  order.transactions.push({ id: state.nextId(), kind: 'SALE', status: 'SUCCESS', gateway: 'manual', amount: order.total, parentId: null, createdAt: new Date().toISOString() });
+}
+
+export interface RefundInput {
+  orderId: string;
+  note?: string | null;
+  notify?: boolean | null;
+  currency?: string | null;
+  refundLineItems?: Array<{ lineItemId: string; quantity: number; restockType?: 'CANCEL' | 'LEGACY_RESTOCK' | 'NO_RESTOCK' | 'RETURN' | null; locationId?: string | null }> | null;
+  shipping?: { amount?: string | number | null; fullRefund?: boolean | null } | null;
+  transactions?: Array<{ amount: string | number; gateway: string; kind: string; orderId: string; parentId?: string | null }> | null;
+}
+
+/** What an order's sales took in and its refunds gave back (minor units). */
+export const orderMoney = (o: SimOrder) => {
+  const sold = o.transactions.filter((t) => t.kind === 'SALE' && t.status === 'SUCCESS').reduce((n, t) => n + t.amount, 0);
+  const refunded = o.transactions.filter((t) => t.kind === 'REFUND' && t.status === 'SUCCESS').reduce((n, t) => n + t.amount, 0);
+  return { sold, refunded };
+};
+
+/**
+ * refundCreate as the 2026-10 reference describes it: refundLineItems say which lines (and how many) are given back
+ * and whether they are restocked; transactions say the money (kind REFUND, against a SALE of the order, on its
+ * gateway, at most what is left of it). The financial status follows: PARTIALLY_REFUNDED, then REFUNDED.
+ */
+export function createRefund(state: State, order: SimOrder, input: RefundInput): { refund: SimRefund | null; userErrors: UserError[] } {
+  const errors: UserError[] = [];
+  const lines = (input.refundLineItems ?? []).map((l, i) => {
+    const lineItemId = idOf('LineItem', l.lineItemId);
+    const lineIndex = lineItemId === null ? -1 : order.lineIds.indexOf(lineItemId);
+    if (lineIndex < 0) errors.push({ field: ['refundLineItems', String(i), 'lineItemId'], message: 'Line item does not exist' });
+    const already = order.refunds.flatMap((r) => r.lines).filter((x) => x.lineIndex === lineIndex).reduce((n, x) => n + x.quantity, 0);
+    const max = lineIndex < 0 ? 0 : order.lines[lineIndex]!.quantity - already;
+    if (!Number.isInteger(l.quantity) || l.quantity < 1 || l.quantity > max) errors.push({ field: ['refundLineItems', String(i), 'quantity'], message: `Quantity cannot refund more items than were purchased (${max} left)` });
+    return { lineIndex, quantity: l.quantity, restockType: l.restockType ?? 'NO_RESTOCK' };
+  });
+  let { refunded } = orderMoney(order);
+  const { sold } = orderMoney(order);
+  const money = (input.transactions ?? []).map((t, i) => {
+    const field = ['transactions', String(i)];
+    const amount = toMinor(t.amount, order.currency);
+    const parentId = t.parentId == null ? null : idOf('OrderTransaction', t.parentId);
+    const parent = order.transactions.find((x) => x.id === parentId);
+    if (idOf('Order', t.orderId) !== order.id) errors.push({ field: [...field, 'orderId'], message: 'Order does not match the refund order' });
+    if (t.kind !== 'REFUND') errors.push({ field: [...field, 'kind'], message: 'Kind is invalid' });
+    if (!parent || parent.kind !== 'SALE') errors.push({ field: [...field, 'parentId'], message: 'Parent transaction does not exist' });
+    else if (parent.gateway !== t.gateway) errors.push({ field: [...field, 'gateway'], message: `Gateway must be ${parent.gateway}` });
+    if (amount === null || amount <= 0) errors.push({ field: [...field, 'amount'], message: 'Amount must be greater than 0' });
+    else if (refunded + amount > sold) errors.push({ field: [...field, 'amount'], message: `Amount cannot be greater than the refundable amount of ${toDecimal(sold - refunded, order.currency)}` });
+    else refunded += amount;
+    return { amount: amount ?? 0, gateway: t.gateway, parentId };
+  });
+  if (lines.length === 0 && money.length === 0 && !input.shipping) errors.push({ field: null, message: 'A refund needs line items, shipping or transactions' });
+  if (errors.length) return { refund: null, userErrors: errors };
+  const now = new Date().toISOString();
+  const transactions = money.map((m) => ({ id: state.nextId(), kind: 'REFUND' as const, status: 'SUCCESS' as const, gateway: m.gateway, amount: m.amount, parentId: m.parentId, createdAt: now }));
+  order.transactions.push(...transactions);
+  const refund: SimRefund = { id: state.nextId(), note: input.note ?? null, createdAt: now, amount: transactions.reduce((n, t) => n + t.amount, 0), transactionIds: transactions.map((t) => t.id), lines };
+  order.refunds.push(refund);
+  const after = orderMoney(order);
+  if (after.refunded > 0) order.financialStatus = after.refunded >= after.sold ? 'REFUNDED' : 'PARTIALLY_REFUNDED';
+  return { refund, userErrors: [] };
 }

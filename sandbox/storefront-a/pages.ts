@@ -6,7 +6,7 @@ import { renderOrdersPage } from '../storefront-common/admin.js';
 import { productSvg } from '../storefront-common/catalogue.js';
 import { formatMoney, html, page, raw, type Raw } from '../storefront-common/html.js';
 import { baseUrlOf, intOf, PlatformError, randomHex, readCookie, setCookie, type PublicUrl } from '../storefront-common/web.js';
-import { markOrderPaid } from './orders.js';
+import { createRefund, markOrderPaid, orderMoney } from './orders.js';
 import { ajaxCart, findVariant, newCart, requireShop, type DeployedExtension, type SimApp, type SimShop, type State } from './state.js';
 
 type ShopRequest = FastifyRequest<{ Params: { shop: string; file?: string; id?: string }; Querystring: Record<string, string | undefined>; Body: Record<string, string | undefined> }>;
@@ -282,20 +282,40 @@ export function registerPages(app: FastifyInstance, state: State, publicUrl: Pub
       createdAt: o.createdAt,
       email: o.email ?? '',
       total: formatMoney(o.total, o.currency),
-      payment: o.financialStatus === 'PAID' ? 'Paid' : 'Payment pending',
+      payment: ({ PAID: 'Paid', PENDING: 'Payment pending', PARTIALLY_REFUNDED: 'Partially refunded', REFUNDED: 'Refunded' } as const)[o.financialStatus],
       status: o.financialStatus.toLowerCase(),
-      paid: o.financialStatus === 'PAID',
-      markPaidAction: o.financialStatus === 'PAID' ? undefined : `/shops/${shop.host}/admin/orders/${o.id}/mark-paid`,
+      paid: o.financialStatus !== 'PENDING',
+      markPaidAction: o.financialStatus === 'PENDING' ? `/shops/${shop.host}/admin/orders/${o.id}/mark-paid` : undefined,
+      refundAction: orderMoney(o).sold > orderMoney(o).refunded ? `/shops/${shop.host}/admin/orders/${o.id}/refund` : undefined,
       sessionToken: o.customAttributes.find((a) => a.key === 'checkout_session_token')?.value ?? null,
     }));
     return sendHtml(reply, renderOrdersPage({ storeName: shop.name, header: adminHeader(shop), rows }));
+  });
+
+  // The merchant refunds in Shopify's admin: money back on the order's manual gateway (a REFUND against its sale),
+  // every line restocked when asked; apps subscribed to refunds/create hear of it.
+  app.post('/shops/:shop/admin/orders/:id/refund', async (request: ShopRequest, reply) => {
+    const shop = requireShop(state, request.params.shop, 'html');
+    const order = shop.orders.get(intOf(request.params.id) ?? -1);
+    if (!order) throw new PlatformError(404, page({ title: 'Not found', body: html`<p>Order not found.</p>` }), 'text/html; charset=utf-8');
+    const form = (request.body ?? {}) as Record<string, string | undefined>;
+    const sale = order.transactions.find((t) => t.kind === 'SALE');
+    const { refund, userErrors } = createRefund(state, order, {
+      orderId: `gid://shopify/Order/${order.id}`,
+      note: form.reason || null,
+      transactions: sale ? [{ amount: form.amount ?? '', gateway: sale.gateway, kind: 'REFUND', orderId: `gid://shopify/Order/${order.id}`, parentId: `gid://shopify/OrderTransaction/${sale.id}` }] : [],
+      refundLineItems: form.restock ? order.lineIds.map((id, i) => ({ lineItemId: `gid://shopify/LineItem/${id}`, quantity: order.lines[i]!.quantity, restockType: 'CANCEL' as const })) : [],
+    });
+    if (!refund) throw new PlatformError(422, page({ title: 'Refund not possible', body: html`<p class="error">${userErrors.map((e) => e.message).join('; ')}</p>` }), 'text/html; charset=utf-8');
+    state.emitWebhook?.(shop, { topic: 'refunds/create', orderId: order.id, refundId: refund.id });
+    return reply.redirect(`/shops/${shop.host}/admin/orders`, 303);
   });
 
   app.post('/shops/:shop/admin/orders/:id/mark-paid', async (request: ShopRequest, reply) => {
     const shop = requireShop(state, request.params.shop, 'html');
     const order = shop.orders.get(intOf(request.params.id) ?? -1);
     if (!order) throw new PlatformError(404, page({ title: 'Not found', body: html`<p>Order not found.</p>` }), 'text/html; charset=utf-8');
-    markOrderPaid(order);
+    markOrderPaid(state, order);
     return reply.redirect(`/shops/${shop.host}/admin/orders`, 303);
   });
 }

@@ -36,7 +36,7 @@ export interface StorefrontASimulator extends Simulator {
 }
 
 /** Scopes a hosted-checkout app asks for (docs/storefront-a.md), granted by install() without the OAuth dance. */
-export const DEFAULT_SCOPES = ['write_draft_orders', 'read_orders', 'read_themes', 'write_script_tags', 'unauthenticated_read_checkouts', 'unauthenticated_read_product_listings'];
+export const DEFAULT_SCOPES = ['write_draft_orders', 'write_orders', 'read_themes', 'write_script_tags', 'unauthenticated_read_checkouts', 'unauthenticated_write_checkouts', 'unauthenticated_read_product_listings'];
 
 const invalid = (error: z.ZodError) =>
   new PlatformError(400, { error: error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '), code: 'INVALID_INPUT' });
@@ -71,6 +71,9 @@ const webhookSchema = z.object({
   address: url.optional(),
   clientId: z.string().optional(),
   customerEmail: z.email().optional(),
+  /** refunds/create: the order and its refund the delivery is about. */
+  orderId: z.number().int().optional(),
+  refundId: z.number().int().optional(),
 });
 
 export function createStorefrontASimulator(opts: StorefrontASimulatorOptions = {}): StorefrontASimulator {
@@ -212,7 +215,7 @@ export function createStorefrontASimulator(opts: StorefrontASimulatorOptions = {
   });
   // Faults: the next `count` calls of `mutation` commit, then hang for `hangMs` and drop the connection.
   app.post('/_control/faults/commit-then-timeout', async (request: Req) => {
-    const input = parse(z.object({ mutation: z.enum(['draftOrderCreate', 'draftOrderComplete']), count: z.number().int().min(0).max(1000), hangMs: z.number().int().min(1).max(120_000).default(10_000) }), request.body);
+    const input = parse(z.object({ mutation: z.enum(['draftOrderCreate', 'draftOrderComplete', 'refundCreate']), count: z.number().int().min(0).max(1000), hangMs: z.number().int().min(1).max(120_000).default(10_000) }), request.body);
     if (input.count === 0) state.commitThenTimeout.delete(input.mutation);
     else state.commitThenTimeout.set(input.mutation, { count: input.count, hangMs: input.hangMs });
     return { [input.mutation]: state.commitThenTimeout.get(input.mutation) ?? null };
@@ -226,9 +229,17 @@ export function createStorefrontASimulator(opts: StorefrontASimulatorOptions = {
     return { throttleStatus: { maximumAvailable: bucket.maximumAvailable, currentlyAvailable: bucket.currentlyAvailable, restoreRate: bucket.restoreRate } };
   });
 
+  // Webhooks the shop's own activity triggers go out on their own, into the same log.
+  state.emitWebhook = (shop, input) => {
+    void sendWebhooks(state, shop, { topic: input.topic, subject: { orderId: input.orderId, refundId: input.refundId } }, opts.webhookTimeoutMs ?? 5_000)
+      .then((sent) => deliveries.push(...sent))
+      .catch(() => undefined);
+  };
+
   app.post('/_control/webhooks/send', async (request: Req) => {
     const input = parse(webhookSchema, request.body);
-    const sent = await sendWebhooks(state, controlShop(input.shop), input, opts.webhookTimeoutMs ?? 5_000);
+    const subject = input.orderId !== undefined && input.refundId !== undefined ? { orderId: input.orderId, refundId: input.refundId } : undefined;
+    const sent = await sendWebhooks(state, controlShop(input.shop), { ...input, subject }, opts.webhookTimeoutMs ?? 5_000);
     deliveries.push(...sent);
     return { deliveries: sent };
   });

@@ -86,6 +86,28 @@ export interface SimDraftOrder {
   completedAt: string | null;
 }
 
+/** A money movement on an order (OrderTransaction): the manual SALE of a draft completed as paid, its REFUNDs. */
+export interface SimTransaction {
+  id: number;
+  kind: 'SALE' | 'REFUND';
+  status: 'SUCCESS';
+  gateway: string;
+  /** Minor units of the order's currency. */
+  amount: number;
+  parentId: number | null;
+  createdAt: string;
+}
+
+/** A refund of an order (Refund): its money (REFUND transactions), the lines it gave back and whether they were restocked. */
+export interface SimRefund {
+  id: number;
+  note: string | null;
+  createdAt: string;
+  amount: number;
+  transactionIds: number[];
+  lines: Array<{ lineIndex: number; quantity: number; restockType: 'CANCEL' | 'LEGACY_RESTOCK' | 'NO_RESTOCK' | 'RETURN' }>;
+}
+
 export interface SimOrder {
   id: number;
   name: string;
@@ -93,7 +115,11 @@ export interface SimOrder {
   draftOrderId: number | null;
   email: string | null;
   currency: string;
-  financialStatus: 'PENDING' | 'PAID';
+  financialStatus: 'PENDING' | 'PAID' | 'PARTIALLY_REFUNDED' | 'REFUNDED';
+  /** Line item ids (LineItem.id), one per line. */
+  lineIds: number[];
+  transactions: SimTransaction[];
+  refunds: SimRefund[];
   lines: MoneyLine[];
   shipping: { title: string; price: number } | null;
   discount: { title: string; amount: number } | null;
@@ -179,6 +205,8 @@ export interface SimShop {
   appMetafields: Map<string, Map<string, { type: string; value: string }>>;
   webhookSubscriptions: WebhookSubscription[];
   customers: Map<string, number>;
+  /** `@idempotent(key:)` of mutations that take one (refundCreate), per app: key → what the first request made. */
+  idempotencyKeys: Map<string, { fingerprint: string; refundId: number }>;
   /** Shop.shipsToCountries: the countries of the shop's shipping zones (Settings → Shipping and delivery). */
   shipsToCountries: string[];
 }
@@ -222,6 +250,8 @@ export interface State {
   /** Ids count up from here; reset to 0 so a fresh sandbox always has the same (documented) ids. */
   lastId: number;
   nextId(): number;
+  /** Sends a webhook the shop's own activity triggers (a refund made through the API or in the admin); set by the simulator. */
+  emitWebhook?: (shop: SimShop, input: { topic: 'refunds/create'; orderId: number; refundId: number }) => void;
 }
 
 export const DEMO_APP = {
@@ -311,6 +341,7 @@ export function addShop(state: State, input: { host: string; name?: string; emai
     scriptTags: new Map(),
     draftOrders: new Map(),
     orders: new Map(),
+    idempotencyKeys: new Map(),
     nextOrderNumber: 1001,
     nextDraftNumber: 1,
     installs: new Map(),

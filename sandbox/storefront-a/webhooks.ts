@@ -4,10 +4,11 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { describeFetchError, PlatformError } from '../storefront-common/web.js';
 import { customerId, primaryDomainOf, type SimShop, type State } from './state.js';
+import { toRestDecimal } from './money.js';
 
 export const WEBHOOK_TOPICS = [
   'app/uninstalled', 'customers/data_request', 'customers/redact', 'shop/redact',
-  'shop/update', 'domains/create', 'domains/update', 'domains/destroy', 'themes/publish',
+  'shop/update', 'domains/create', 'domains/update', 'domains/destroy', 'themes/publish', 'refunds/create',
 ] as const;
 export type WebhookTopic = (typeof WEBHOOK_TOPICS)[number];
 /** Compliance topics exist only in app configuration (shopify.app.toml), never as API subscriptions. */
@@ -60,7 +61,39 @@ export function restShop(shop: SimShop) {
   };
 }
 
-function payloadFor(state: State, shop: SimShop, topic: WebhookTopic, customerEmail: string | undefined): unknown {
+/**
+ * The REST Refund resource refunds/create carries (shopify.dev/docs/api/webhooks?reference=toml#list-topics-refunds/create,
+ * admin-rest 2026-10 Refund): money as decimal strings in the order's currency, transactions of kind "refund".
+ */
+export function restRefund(shop: SimShop, orderId: number, refundId: number) {
+  const order = shop.orders.get(orderId);
+  const refund = order?.refunds.find((r) => r.id === refundId);
+  if (!order || !refund) throw new PlatformError(404, { error: `no refund ${refundId} of order ${orderId}`, code: 'NOT_FOUND' });
+  const money = (minor: number) => toRestDecimal(minor, order.currency);
+  return {
+    id: refund.id, order_id: order.id, created_at: refund.createdAt, processed_at: refund.createdAt, note: refund.note, user_id: null,
+    restock: refund.lines.some((l) => l.restockType !== 'NO_RESTOCK'), duties: [], order_adjustments: [], return: null,
+    admin_graphql_api_id: `gid://shopify/Refund/${refund.id}`,
+    refund_line_items: refund.lines.map((l, i) => {
+      const line = order.lines[l.lineIndex]!;
+      return {
+        id: refund.id * 100 + i, line_item_id: order.lineIds[l.lineIndex], quantity: l.quantity, restock_type: l.restockType.toLowerCase(), location_id: null,
+        subtotal: money(line.unitPrice * l.quantity), total_tax: money(0),
+        subtotal_set: { shop_money: { amount: money(line.unitPrice * l.quantity), currency_code: order.currency }, presentment_money: { amount: money(line.unitPrice * l.quantity), currency_code: order.currency } },
+      };
+    }),
+    transactions: order.transactions.filter((t) => refund.transactionIds.includes(t.id)).map((t) => ({
+      id: t.id, order_id: order.id, kind: 'refund', gateway: t.gateway, status: 'success', amount: money(t.amount), currency: order.currency,
+      parent_id: t.parentId, created_at: t.createdAt, processed_at: t.createdAt, test: false, admin_graphql_api_id: `gid://shopify/OrderTransaction/${t.id}`,
+    })),
+  };
+}
+
+function payloadFor(state: State, shop: SimShop, topic: WebhookTopic, customerEmail: string | undefined, subject?: { orderId: number; refundId: number }): unknown {
+  if (topic === 'refunds/create') {
+    if (!subject) throw new PlatformError(400, { error: 'refunds/create needs the order and refund it is about', code: 'INVALID_INPUT' });
+    return restRefund(shop, subject.orderId, subject.refundId);
+  }
   if (topic === 'app/uninstalled' || topic === 'shop/update') return restShop(shop);
   if (topic === 'shop/redact') return { shop_id: shop.id, shop_domain: shop.host };
   if (topic.startsWith('domains/')) {
@@ -85,11 +118,14 @@ const topicEnum = (topic: string) => topic.toUpperCase().replace(/[/.]/g, '_');
 export async function sendWebhooks(
   state: State,
   shop: SimShop,
-  input: { topic: WebhookTopic; clientId?: string; address?: string; customerEmail?: string },
+  input: { topic: WebhookTopic; clientId?: string; address?: string; customerEmail?: string; subject?: { orderId: number; refundId: number } },
   timeoutMs: number,
 ): Promise<WebhookDelivery[]> {
   // Every app that was ever installed hears privacy requests; one app can be singled out.
-  const clientIds = input.clientId ? [input.clientId] : [...shop.everInstalled];
+  // Order topics reach the apps subscribed to them (with read_orders); the rest every app ever installed.
+  const subscribers = input.topic === 'refunds/create' ? shop.webhookSubscriptions.filter((s) => s.topic === topicEnum(input.topic)).map((s) => s.clientId) : [...shop.everInstalled];
+  const clientIds = input.clientId ? [input.clientId] : [...new Set(subscribers)];
+  if (input.topic === 'refunds/create' && clientIds.length === 0) return [];
   if (clientIds.length === 0) throw new PlatformError(409, { error: `no app was ever installed on ${shop.host}`, code: 'NOT_INSTALLED' });
   const deliveries: WebhookDelivery[] = [];
   for (const clientId of clientIds) {
@@ -99,7 +135,7 @@ export async function sendWebhooks(
     const subscribed = COMPLIANCE.has(input.topic) ? undefined : shop.webhookSubscriptions.find((s) => s.clientId === clientId && s.topic === topicEnum(input.topic));
     const address = input.address ?? subscribed?.uri ?? app.webhookAddress;
     if (input.topic === 'app/uninstalled') uninstall(state, shop, clientId);
-    const body = JSON.stringify(payloadFor(state, shop, input.topic, input.customerEmail));
+    const body = JSON.stringify(payloadFor(state, shop, input.topic, input.customerEmail, input.subject));
     const id = randomUUID();
     const sentAt = new Date().toISOString();
     const headers = {

@@ -97,6 +97,25 @@ describe('the calls the service makes, by the official client over http (OAuth 1
     expect(none.response).toMatchObject({ status: 404, data: { code: 'hc_order_not_found' } });
   });
 
+  it('given a paid order / POST orders/<id>/refunds with api_refund false refunds an amount and restocks given lines; the rest turns the order refunded; the list and the order show them; too much is a 500', async () => {
+    const order = (await official().post('orders', paidOrder('cs_refund_contract_1'))).data as { id: number; total: string; line_items: Array<{ id: number }> };
+    const first = await official().post(`orders/${order.id}/refunds`, {
+      amount: '10.00', reason: 'damaged', api_refund: false, api_restock: true,
+      line_items: [{ id: order.line_items[0]!.id, quantity: 1, refund_total: 10 }], meta_data: [{ key: '_hosted_checkout_refund', value: 'r-1' }],
+    });
+    expect(first.status).toBe(201);
+    expect(first.data).toMatchObject({ amount: '10.00', reason: 'damaged', refunded_payment: false, meta_data: [{ key: '_hosted_checkout_refund', value: 'r-1' }], line_items: [{ quantity: -1, total: '-10.00' }] });
+    expect((await official().get(`orders/${order.id}`)).data).toMatchObject({ status: 'processing', refunds: [{ id: first.data.id, reason: 'damaged', total: '-10.00' }] });
+    // api_refund defaults to true: the order's gateway (ours is not a WooCommerce gateway) cannot refund, a 500.
+    expect((await failure(official().post(`orders/${order.id}/refunds`, { amount: '1.00' }))).response).toMatchObject({ status: 500, data: { code: 'woocommerce_rest_cannot_create_order_refund', message: 'The payment gateway for this order does not exist.' } });
+    expect((await failure(official().post(`orders/${order.id}/refunds`, { amount: '1000.00', api_refund: false }))).response).toMatchObject({ status: 500, data: { code: 'woocommerce_rest_cannot_create_order_refund', message: 'Invalid refund amount.' } });
+    const left = (Number(order.total) - 10).toFixed(2);
+    await official().post(`orders/${order.id}/refunds`, { amount: left, api_refund: false, api_restock: false });
+    expect((await official().get(`orders/${order.id}`)).data.status).toBe('refunded');
+    const list = await official().get(`orders/${order.id}/refunds`);
+    expect(list.data.map((r: { amount: string }) => r.amount)).toEqual([left, '10.00']);
+  });
+
   it('given three orders / lists page with X-WP-Total, X-WP-TotalPages and Link prev/next', async () => {
     for (const t of ['cs_p1', 'cs_p2', 'cs_p3']) await official().post('orders', paidOrder(t));
     const page2 = await official().get('orders', { per_page: 1, page: 2 });

@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isKnownCurrency, parseDecimalToMinor } from '../../domain/money.js';
 import { baseUrlOf, intOf, PlatformError, randomHex, type PublicUrl } from '../storefront-common/web.js';
 import { hashEquals, oauthHeaderParams, oauthSignature, OAUTH_REQUIRED, phpQuery, stringToSign, TIMESTAMP_WINDOW_S, wcApiHash } from './oauth.js';
-import { findPurchasable, orderJson, PLATFORM_VERSION, PLUGIN_FILE, productJson, requireStore, sessionTokenOf, variationJson, type ApiKey, type BOrder, type Store } from './state.js';
+import { findPurchasable, orderJson, PLATFORM_VERSION, PLUGIN_FILE, productJson, refundJson, requireStore, sessionTokenOf, variationJson, type ApiKey, type BOrder, type BRefund, type Store } from './state.js';
 import { holdUntilClientGivesUp } from '../shared/simulator.js';
 
 type RestRequest = FastifyRequest<{ Params: { store: string; id?: string; vid?: string; token?: string }; Body: unknown }>;
@@ -252,6 +252,7 @@ function createOrder(store: Store, body: unknown): BOrder {
     createdAt: now,
     modifiedAt: now,
     paidAt: null,
+    refunds: [],
   };
   // save(): the row, its items and meta exist from here on, whatever fails next.
   store.orders.set(order.id, order);
@@ -279,6 +280,48 @@ function paymentComplete(order: BOrder, at: Date): void {
   order.status = 'processing';
   order.paidAt ??= at;
   order.modifiedAt = at;
+}
+
+/** Gateways of a WooCommerce install with its core gateways: none of them refunds through an API (supports('refunds')). */
+const CORE_GATEWAYS = new Set(['bacs', 'cheque', 'cod']);
+
+/**
+ * POST /wc/v3/orders/<id>/refunds (WC_REST_Order_Refunds_Controller + RestApiParameterUtil::adjust_create_refund_request_parameters
+ * + wc_create_refund, WooCommerce 10.0.2): api_refund and api_restock default to true; line_items [{ id, quantity,
+ * refund_total }] become the refunded items (and the amount when none is given); an amount above what is left, or a
+ * gateway that cannot refund, is a 500 woocommerce_rest_cannot_create_order_refund; the last unit refunded turns the
+ * order `refunded`.
+ */
+export function createRefund(store: Store, order: BOrder, body: unknown): BRefund {
+  const b = isObject(body) ? body : {};
+  const reason = typeof b.reason === 'string' && b.reason ? b.reason : '';
+  const apiRefund = typeof b.api_refund === 'boolean' ? b.api_refund : true;
+  const apiRestock = typeof b.api_restock === 'boolean' ? b.api_restock : true;
+  const items = array(b.line_items, 'line_items').map((l) => ({
+    lineId: intOf(l.id) ?? -1,
+    quantity: intOf(l.quantity ?? l.qty) ?? 0,
+    // refund_total is a number in the schema; PHP's is_numeric takes a numeric string too.
+    refundTotal: moneyField(typeof l.refund_total === 'number' ? String(l.refund_total) : l.refund_total, 'line_items', order.currency) ?? null,
+  }));
+  let amount = moneyField(b.amount, 'amount', order.currency);
+  if (amount === undefined) amount = items.every((i) => i.refundTotal !== null) && items.length ? items.reduce((n, i) => n + (i.refundTotal ?? 0), 0) : 0;
+  if (amount < 0) throw restError(400, 'woocommerce_rest_invalid_order_refund', 'Refund amount must be greater than zero.');
+  const failed = (message: string) => restError(500, 'woocommerce_rest_cannot_create_order_refund', message);
+  const remaining = order.total - order.refunds.reduce((n, r) => n + r.amount, 0);
+  if (amount > remaining) throw failed('Invalid refund amount.');
+  if (apiRefund) {
+    if (!CORE_GATEWAYS.has(order.paymentMethod)) throw failed('The payment gateway for this order does not exist.');
+    throw failed('The payment gateway for this order does not support automatic refunds.');
+  }
+  const lines = items.filter((i) => order.lines.some((l) => l.id === i.lineId) && (i.quantity > 0 || (i.refundTotal ?? 0) > 0)).map((i) => ({ lineId: i.lineId, quantity: i.quantity, refundTotal: i.refundTotal ?? 0 }));
+  const refund: BRefund = {
+    id: store.nextId(), amount, reason, refundedPayment: false, createdAt: new Date(), lines,
+    metaData: metaData(b.meta_data, 'meta_data', store.nextId), restocked: apiRestock && lines.some((l) => l.quantity > 0),
+  };
+  order.refunds.push(refund);
+  if (remaining - amount <= 0) order.status = 'refunded';
+  order.modifiedAt = new Date();
+  return refund;
 }
 
 /** The merchant's "Mark as paid" on an order awaiting payment (admin edit → processing). */
@@ -434,6 +477,28 @@ export function registerRest(app: FastifyInstance, stores: Map<string, Store>, p
     const order = store.orders.get(intOf(request.params.id) ?? -1);
     if (!order) throw restError(404, 'woocommerce_rest_shop_order_invalid_id', 'Invalid ID.');
     return orderJson(homeUrl, order);
+  });
+
+  app.post(`${prefix}/orders/:id/refunds`, async (request: RestRequest, reply) => {
+    const { store, user } = open(request);
+    if (!user) throw cannot.create();
+    const order = store.orders.get(intOf(request.params.id) ?? -1);
+    if (!order) throw restError(404, 'woocommerce_rest_invalid_order_id', 'Invalid order ID.');
+    const refund = createRefund(store, order, request.body);
+    if (store.commitThenHang > 0) {
+      store.commitThenHang -= 1;
+      return holdUntilClientGivesUp(request, reply);
+    }
+    return reply.code(201).send(refundJson(order, refund));
+  });
+
+  app.get(`${prefix}/orders/:id/refunds`, async (request: RestRequest, reply) => {
+    const { store, homeUrl, user, query } = open(request);
+    if (!user) throw cannot.view();
+    const order = store.orders.get(intOf(request.params.id) ?? -1);
+    if (!order) throw restError(404, 'woocommerce_rest_invalid_order_id', 'Invalid order ID.');
+    const all = [...order.refunds].sort((a, b) => b.id - a.id);
+    return paginate(reply, query, `${homeUrl}/wp-json/wc/v3/orders/${order.id}/refunds`, all).map((r) => refundJson(order, r));
   });
 
   // Our plugin's route (includes/class-hc-rest.php): WooCommerce's key auth applies because the

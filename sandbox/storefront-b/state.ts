@@ -63,6 +63,34 @@ export interface BOrder {
   createdAt: Date;
   modifiedAt: Date;
   paidAt: Date | null;
+  /** WC_Order_Refund children, oldest first. */
+  refunds: BRefund[];
+}
+
+/** A refund of an order (WC_Order_Refund): its amount, reason, the items it gave back, and its meta. */
+export interface BRefund {
+  id: number;
+  amount: number;
+  reason: string;
+  refundedPayment: boolean;
+  createdAt: Date;
+  lines: Array<{ lineId: number; quantity: number; refundTotal: number }>;
+  metaData: Array<{ id: number; key: string; value: unknown }>;
+  restocked: boolean;
+}
+
+/** The refund resource (WC_REST_Order_Refunds_V2_Controller::get_formatted_item_data): money as decimal strings. */
+export function refundJson(o: BOrder, r: BRefund) {
+  const money = (minor: number) => minorToDecimal(minor, o.currency);
+  return {
+    id: r.id, date_created: wpDate(r.createdAt), date_created_gmt: wpDate(r.createdAt), amount: money(r.amount), reason: r.reason,
+    refunded_by: 1, refunded_payment: r.refundedPayment, meta_data: r.metaData,
+    line_items: r.lines.map((l) => {
+      const line = o.lines.find((x) => x.id === l.lineId);
+      return { id: l.lineId + 1_000_000, name: line?.name ?? '', product_id: line?.productId ?? 0, variation_id: line?.variationId ?? 0, quantity: -l.quantity, subtotal: money(-l.refundTotal), total: money(-l.refundTotal), meta_data: [{ key: '_refunded_item_id', value: String(l.lineId) }] };
+    }),
+    shipping_lines: [], tax_lines: [], fee_lines: [],
+  };
 }
 
 export interface Store {
@@ -292,7 +320,7 @@ export function orderJson(storeUrl: string, o: BOrder) {
     shipping_lines: o.shippingLines.map((s) => ({ id: s.id, method_id: s.methodId, method_title: s.methodTitle, total: money(s.total), total_tax: money(0) })),
     fee_lines: o.feeLines.map((f) => ({ id: f.id, name: f.name, tax_status: 'none', total: money(f.total), total_tax: money(0) })),
     coupon_lines: [],
-    refunds: [],
+    refunds: o.refunds.map((r) => ({ id: r.id, reason: r.reason, total: money(-r.amount) })),
     payment_url: `${storeUrl}/checkout/order-pay/${o.id}/?pay_for_order=true&key=${o.orderKey}`,
     needs_payment: o.paidAt === null && (o.status === 'pending' || o.status === 'failed'),
     _links: { self: [{ href: `${storeUrl}/wp-json/wc/v3/orders/${o.id}` }], collection: [{ href: `${storeUrl}/wp-json/wc/v3/orders` }] },

@@ -12,6 +12,8 @@ export interface AdminOrderRow {
   paid: boolean;
   /** Present for an order that can be marked paid: the form's action. */
   markPaidAction?: string;
+  /** Present for a paid order with money left to refund: the refund form's action (amount, reason, restock). */
+  refundAction?: string;
   sessionToken: string | null;
 }
 
@@ -22,7 +24,8 @@ export function renderOrdersPage(opts: { storeName: string; header: Raw; rows: A
       <td>${o.total}</td><td>${o.payment}</td>
       <td><span class="badge ${o.paid ? 'paid' : 'pending'}">${o.status}</span></td>
       <td class="muted">${o.sessionToken ?? ''}</td>
-      <td>${o.markPaidAction ? html`<form method="post" action="${o.markPaidAction}"><button type="submit" data-mark-paid>Mark as paid</button></form>` : ''}</td>
+      <td>${o.markPaidAction ? html`<form method="post" action="${o.markPaidAction}"><button type="submit" data-mark-paid>Mark as paid</button></form>` : ''}
+        ${o.refundAction ? html`<form method="post" action="${o.refundAction}" class="refund"><input name="amount" inputmode="decimal" placeholder="Amount" required size="6"> <input name="reason" placeholder="Reason" size="10"> <label><input type="checkbox" name="restock" value="1"> Restock</label> <button type="submit" data-refund>Refund</button></form>` : ''}</td>
     </tr>`,
   );
   return page({

@@ -133,7 +133,7 @@ export interface paths {
                              * @description Stable machine-readable code (domain/errors.ts)
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_FEATURE_REQUIRED" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "PARTIAL_REFUND_NOT_SUPPORTED" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
+                            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_FEATURE_REQUIRED" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "REFUND_EXCEEDS_BALANCE" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -4359,7 +4359,7 @@ export interface paths {
         put?: never;
         /**
          * Storefront A webhook (topic from X-Shopify-Topic)
-         * @description Signed by storefront A: X-Storefront-Hmac-Sha256 is the base64 HMAC-SHA256 of the raw body with the app's client secret. Topics: app/uninstalled, customers/data_request, customers/redact, shop/redact, shop/update, domains/*, themes/publish (X-Shopify-Topic; HMAC in X-Shopify-Hmac-Sha256). An invalid signature answers 401 and changes nothing.
+         * @description Signed by storefront A: X-Storefront-Hmac-Sha256 is the base64 HMAC-SHA256 of the raw body with the app's client secret. Topics: app/uninstalled, customers/data_request, customers/redact, shop/redact, shop/update, domains/*, themes/publish, refunds/create (a refund the merchant made in the store is refunded at the processor too, once) (X-Shopify-Topic; HMAC in X-Shopify-Hmac-Sha256). An invalid signature answers 401 and changes nothing.
          */
         post: {
             parameters: {
@@ -4455,7 +4455,7 @@ export interface paths {
         put?: never;
         /**
          * Storefront A webhook (path may name the topic)
-         * @description Signed by storefront A: X-Storefront-Hmac-Sha256 is the base64 HMAC-SHA256 of the raw body with the app's client secret. Topics: app/uninstalled, customers/data_request, customers/redact, shop/redact, shop/update, domains/*, themes/publish (X-Shopify-Topic; HMAC in X-Shopify-Hmac-Sha256). An invalid signature answers 401 and changes nothing.
+         * @description Signed by storefront A: X-Storefront-Hmac-Sha256 is the base64 HMAC-SHA256 of the raw body with the app's client secret. Topics: app/uninstalled, customers/data_request, customers/redact, shop/redact, shop/update, domains/*, themes/publish, refunds/create (a refund the merchant made in the store is refunded at the processor too, once) (X-Shopify-Topic; HMAC in X-Shopify-Hmac-Sha256). An invalid signature answers 401 and changes nothing.
          */
         post: {
             parameters: {
@@ -5517,7 +5517,7 @@ export interface paths {
         put?: never;
         /**
          * Start the payment: stores the shopper's details, computes the total (items + order bumps + shipping − discount) and creates the processor payment; answers the hosted payment page. Calling it twice never creates two payments.
-         * @description The address must be in a country one of the merchant's rates ships to (else INVALID_INPUT on address.country), and the chosen rate must ship there (else INVALID_INPUT on shippingRateId); nothing is stored or started then. A discount code is validated again (it may have expired or been used up since validate-discount): DISCOUNT_UNKNOWN, DISCOUNT_EXPIRED, DISCOUNT_USED_UP, DISCOUNT_MINIMUM_NOT_MET or DISCOUNT_ALREADY_USED (422), nothing stored. An unknown order bump or shipping rate: INVALID_INPUT. A total of 0 (a 100 % code with free shipping) needs no payment: the checkout is COMPLETED at once without the processor (status COMPLETED, paymentId null, paymentUrl the checkout page), its order is created on the store and the emails sent, as after a paid checkout. The processor refusing or unreachable: UPSTREAM_ERROR (502) or PROCESSOR_TIMEOUT (504); the details stay entered and the checkout OPEN, so the shopper can try again.
+         * @description The address must be in a country one of the merchant's rates ships to (else INVALID_INPUT on address.country), and the chosen rate must ship there (else INVALID_INPUT on shippingRateId); nothing is stored or started then. A discount code is validated again (it may have expired or been used up since validate-discount): DISCOUNT_UNKNOWN, DISCOUNT_EXPIRED, DISCOUNT_USED_UP, DISCOUNT_MINIMUM_NOT_MET or DISCOUNT_ALREADY_USED (422), nothing stored. An unknown order bump or shipping rate: INVALID_INPUT. A total of 0 (a 100 % code with free shipping) needs no payment: the checkout is COMPLETED at once without the processor (status COMPLETED, paymentId null, paymentUrl the checkout page), its order is created on the store and the emails sent, as after a paid checkout. The processor refusing or unreachable: UPSTREAM_ERROR (502) or PROCESSOR_TIMEOUT (504); the details stay entered and the checkout OPEN, so the shopper can try again. locale (else the Accept-Language header): the shopper's language, stored with the details; the order emails name countries in it.
          */
         post: {
             parameters: {
@@ -5552,6 +5552,8 @@ export interface paths {
                         discountCode?: string;
                         /** @description Order bumps the shopper ticked (ids from GET /api/checkout/:token/order-bumps): added to the total and to the store order */
                         orderBumpIds?: string[];
+                        /** @description The shopper's language (BCP 47, e.g. de-DE): the order emails name countries in it. Default: the request's Accept-Language */
+                        locale?: string;
                     };
                 };
             };
@@ -5903,7 +5905,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm a cash-on-delivery order: stores the shopper's details (validated as for init-payment) and the total; the order goes to the store unpaid
-         * @description The session becomes COD_CONFIRMED; the order is created on the store in a pending-payment state (storefront A: financial status pending; storefront B: on-hold) and the shopper and the merchant each get one email. Calling it again answers the same confirmation and never creates a second order. The merchant marks the order paid in the store; backfill-status brings that back. Errors: PREVIEW_SESSION (a preview), COD_NOT_ENABLED (the merchant offers no cash on delivery, or its plan does not include it), CONFLICT (a card payment is in progress, or the checkout is completed or abandoned), INVALID_INPUT (details, unknown shipping rate, an address in a country no rate ships to (address.country) or a rate that does not ship there (shippingRateId): nothing stored), NOT_FOUND.
+         * @description The session becomes COD_CONFIRMED; the order is created on the store in a pending-payment state (storefront A: financial status pending; storefront B: on-hold) and the shopper and the merchant each get one email. Calling it again answers the same confirmation and never creates a second order. The merchant marks the order paid in the store; backfill-status brings that back. Errors: PREVIEW_SESSION (a preview), COD_NOT_ENABLED (the merchant offers no cash on delivery, or its plan does not include it), CONFLICT (a card payment is in progress, or the checkout is completed or abandoned), INVALID_INPUT (details, unknown shipping rate, an address in a country no rate ships to (address.country) or a rate that does not ship there (shippingRateId): nothing stored), NOT_FOUND. locale (else the Accept-Language header): the shopper's language, stored with the details; the order emails name countries in it.
          */
         post: {
             parameters: {
@@ -5938,6 +5940,8 @@ export interface paths {
                         discountCode?: string;
                         /** @description Order bumps the shopper ticked (ids from GET /api/checkout/:token/order-bumps): added to the total and to the store order */
                         orderBumpIds?: string[];
+                        /** @description The shopper's language (BCP 47, e.g. de-DE): the order emails name countries in it. Default: the request's Accept-Language */
+                        locale?: string;
                     };
                 };
             };
@@ -6050,8 +6054,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Refund an order in full through the processor (partial refunds are not offered)
-         * @description Only a COMPLETED card payment can be refunded. 202: the processor accepted the refund (idempotency key derived from the token, so a retry never refunds twice); the session becomes REFUNDED when the processor's refund event arrives (or a backfill-status sees it), and the shopper then gets one refund email. Errors: PARTIAL_REFUND_NOT_SUPPORTED (an amount other than the total), REFUND_ALREADY_REQUESTED (asked before, or already refunded: the processor is not called again), NOT_REFUNDABLE (cash on delivery, or not a completed payment), NOT_FOUND (not an order of yours), UPSTREAM_ERROR / PROCESSOR_TIMEOUT (the processor refused or did not answer; nothing was recorded).
+         * Refund an order, in full or in part, through the processor and on the store
+         * @description A card payment the processor confirmed (COMPLETED, or ON_HOLD) can be refunded, in several parts, up to its total. 202: the processor accepted the refund (its idempotency key is the refund's own id, so a retry never refunds twice). Once the processor confirms it, the refund is booked on the store order (Shopify refundCreate, WooCommerce order refunds; `restock` puts the `lines` back in stock) and the shopper gets one email for it; the session becomes REFUNDED when every unit is refunded. Errors: REFUND_EXCEEDS_BALANCE (more than is left: details.refundableMinor), REFUND_ALREADY_REQUESTED (nothing left, or the rest is on its way back), NOT_REFUNDABLE (cash on delivery, nothing paid, or not a confirmed payment), INVALID_INPUT (a line the order does not have, more of it than it holds), NOT_FOUND (not an order of yours), UPSTREAM_ERROR / PROCESSOR_TIMEOUT (the processor refused or did not answer).
          *
          *     API keys need the `orders:write` scope.
          */
@@ -9328,7 +9332,7 @@ export interface paths {
         };
         /**
          * The merchant's orders, newest first, with cursor pagination and filters
-         * @description An order is a checkout session from a store cart that reached payment: a card payment was started or cash on delivery confirmed (PAYMENT_PENDING, FAILED, COMPLETED, REFUNDED, COD_CONFIRMED, and ABANDONED after a payment that never came). Previews never appear. Page size: limit, default 25, capped at 100; pass nextCursor as cursor for the next page (the same filters). Filters combine: status (one or several), from/to on the creation time (from before to), paymentMethod, q (start of the email or of the token). A cursor is only valid as the API handed it out (INVALID_INPUT otherwise). storeOrder is the order on the store apart from the status (COMPLETED means the payment is confirmed; the store order follows): pending while it is being created (retried while the store is down), created with its id, or failed with the store's reason; storeOrderError is true when the store permanently refused the order of a paid session.
+         * @description An order is a checkout session from a store cart that reached payment: a card payment was started or cash on delivery confirmed (PAYMENT_PENDING, FAILED, COMPLETED, REFUNDED, COD_CONFIRMED, and ABANDONED after a payment that never came). Previews never appear. Page size: limit, default 25, capped at 100; pass nextCursor as cursor for the next page (the same filters). view=orders: paid orders only (COMPLETED, COD_CONFIRMED, REFUNDED, ON_HOLD); view=checkouts: checkouts whose payment started and never came (PAYMENT_PENDING, FAILED, ABANDONED); without view, both. Filters combine: view, status (one or several), from/to on the creation time (from before to), paymentMethod, q (start of the email, of the store's order number with or without "#", or of the token). customerName is the name on the shipping address; storeOrder.number is the order's number as the store, the emails and the shopper's confirmation name it. A cursor is only valid as the API handed it out (INVALID_INPUT otherwise). storeOrder is the order on the store apart from the status (COMPLETED means the payment is confirmed; the store order follows): pending while it is being created (retried while the store is down), created with its id, or failed with the store's reason; storeOrderError is true when the store permanently refused the order of a paid session.
          *
          *     API keys need the `orders:read` scope.
          */
@@ -9339,7 +9343,9 @@ export interface paths {
                     limit?: string;
                     /** @description nextCursor of the previous page (opaque: any other value answers INVALID_INPUT) */
                     cursor?: string;
-                    /** @description One or several of OPEN, PAYMENT_PENDING, COD_CONFIRMED, COMPLETED, FAILED, REFUNDED, ABANDONED (any letter case): repeat the parameter or separate with commas */
+                    /** @description orders: paid orders (COMPLETED, COD_CONFIRMED, REFUNDED, ON_HOLD); checkouts: payments started and never paid (PAYMENT_PENDING, FAILED, ABANDONED); absent: both. Combines with status (a status outside the view matches nothing) */
+                    view?: "orders" | "checkouts";
+                    /** @description One or several of OPEN, PAYMENT_PENDING, COD_CONFIRMED, COMPLETED, ON_HOLD, FAILED, REFUNDED, ABANDONED (any letter case): repeat the parameter or separate with commas */
                     status?: (string & (unknown & unknown)) | string[];
                     /** @description Start, inclusive: YYYY-MM-DD (00:00 UTC) or an ISO date-time with offset */
                     from?: string;
@@ -9347,7 +9353,7 @@ export interface paths {
                     to?: string;
                     /** @description card (through the processor), cod (cash on delivery) or free (a total of 0, nothing paid) */
                     paymentMethod?: "card" | "cod" | "free";
-                    /** @description Search: the start of the shopper's email (case-insensitive) or of the session token */
+                    /** @description Search: the start of the shopper's email (case-insensitive), of the store's order number (with or without its "#") or of the session token */
                     q?: string;
                 };
                 header?: never;
@@ -9536,7 +9542,7 @@ export interface paths {
         };
         /**
          * Checkout statistics: sessions, completed orders, conversion rate, revenue and average order value per currency
-         * @description Range: from (inclusive) and to (exclusive), each a date (00:00 UTC) or an ISO date-time with offset; default the last 30 days up to now; from before to, at most 366 days apart (INVALID_INPUT on from otherwise). Counts the checkout sessions created in the range (a cohort) from store carts; previews never count. completedOrders: card checkouts the processor confirmed (COMPLETED, or REFUNDED since; refundedOrders of them). codOrders: confirmed cash-on-delivery orders. conversionRate: (completedOrders + codOrders) / sessions. revenue: paid sessions only (COMPLETED; refunded ones are not revenue), per currency, never summed across currencies, with the average order value. Cash on delivery is not paid revenue: its order value is reported apart under cod, with the part the store reports collected.
+         * @description Range: from (inclusive) and to (exclusive), each a date (00:00 UTC) or an ISO date-time with offset; default the last 30 days up to now; from before to, at most 366 days apart (INVALID_INPUT on from otherwise). Counts the checkout sessions created in the range (a cohort) from store carts; previews never count. Paid means money kept: paidOrders are card checkouts COMPLETED now (not refunded), the orders behind revenue. completedOrders: card checkouts the processor confirmed (COMPLETED, or REFUNDED since), always paidOrders + refundedOrders. codOrders: confirmed cash-on-delivery orders. conversionRate: (completedOrders + codOrders) / sessions. revenue: paid sessions only (COMPLETED; refunded ones are not revenue), per currency, never summed across currencies, with the average order value. Cash on delivery is not paid revenue: its order value is reported apart under cod, with the part the store reports collected.
          *
          *     API keys need the `stats:read` scope.
          */
@@ -12188,7 +12194,7 @@ export interface components {
              * @description Stable machine-readable code (domain/errors.ts)
              * @enum {string}
              */
-            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_FEATURE_REQUIRED" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "PARTIAL_REFUND_NOT_SUPPORTED" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
+            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_FEATURE_REQUIRED" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "REFUND_EXCEEDS_BALANCE" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
             details?: {
                 [key: string]: unknown;
             };
@@ -12639,7 +12645,7 @@ export interface components {
         CheckoutSessionStatusInput: {
             token: string;
             /** @enum {string} */
-            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "FAILED" | "REFUNDED" | "ABANDONED";
+            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "ON_HOLD" | "FAILED" | "REFUNDED" | "ABANDONED";
             currency: string;
             /** @description Items + shipping, once the shopper chose a rate */
             totalMinor: number | null;
@@ -12670,7 +12676,7 @@ export interface components {
         CheckoutSessionBundleInput: {
             token: string;
             /** @enum {string} */
-            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "FAILED" | "REFUNDED" | "ABANDONED";
+            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "ON_HOLD" | "FAILED" | "REFUNDED" | "ABANDONED";
             currency: string;
             /** @description A preview session (prev_…): placeholder cart, payment disabled */
             preview: boolean;
@@ -12688,6 +12694,8 @@ export interface components {
                 subtotal: components["schemas"]["MoneyInput"];
             };
             shopName: string;
+            /** @description The shop's storefront, for the way back from the checkout: storefront A's primary domain, storefront B's store URL; null when no store is connected */
+            shopUrl: string | null;
             branding: {
                 logoUrl: string | null;
                 primaryColor: string | null;
@@ -12729,6 +12737,8 @@ export interface components {
                 shippingRateId: string | null;
                 /** @description The code applied at the last init-payment */
                 discountCode: string | null;
+                /** @description What that code took off at the last init-payment, in minor units (0 without a code): the page shows it until it checks the code again */
+                discountMinor: number;
                 /** @description Order bumps accepted at the last init-payment */
                 orderBumpIds: string[];
             };
@@ -12845,27 +12855,41 @@ export interface components {
             totalMinor: number;
             currency: string;
         };
-        /** @description May be left out (no body), or {}: the full refund */
+        /** @description May be left out (no body), or {}: everything left is refunded */
         RefundRequestInput: {
-            /** @description Optional: the order's full total in minor units. Partial refunds are not offered: any other amount is refused */
+            /** @description Minor units of the order's currency, at most what is left to refund; left out: the lines' value when `lines` are given, else everything left */
             amountMinor?: number;
+            /** @description Why (shown on the store's refund and in the shopper's email) */
+            reason?: string;
+            /** @description Put the given-back lines back in stock on the store (default false) */
+            restock?: boolean;
+            /** @description The lines given back, and how many of each: what `restock` puts back, and the default amount */
+            lines?: {
+                /** @description Index of the line in the order detail's `lines` (order bumps follow the cart lines) */
+                line: number;
+                quantity: number;
+            }[];
         } | null;
         RefundRequestedInput: {
             /**
-             * @description Still COMPLETED: the session becomes REFUNDED when the processor confirms the refund
+             * @description Unchanged by the request: the session becomes REFUNDED once the processor confirms every unit refunded
              * @enum {string}
              */
-            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "FAILED" | "REFUNDED" | "ABANDONED";
+            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "ON_HOLD" | "FAILED" | "REFUNDED" | "ABANDONED";
             refund: {
                 /** @constant */
                 state: "requested";
-                /** @description The processor's refund id */
+                /** @description Our id of this refund (see the order detail's `refunds`) */
+                id?: string;
+                /** @description The processor's refund id (our id while the processor's is not known yet) */
                 refundId: string;
+                amountMinor?: number;
+                currency?: string;
             };
         };
         StatusSyncInput: {
             /** @enum {string} */
-            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "FAILED" | "REFUNDED" | "ABANDONED";
+            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "ON_HOLD" | "FAILED" | "REFUNDED" | "ABANDONED";
             /** @description The processor's status of the session's payment (null: no payment, e.g. cash on delivery) */
             processorStatus: string | null;
             /** @description Cash on delivery: when the store reported the order paid; null while unpaid or not COD */
@@ -12945,8 +12969,10 @@ export interface components {
         OrderSummaryInput: {
             token: string;
             /** @enum {string} */
-            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "FAILED" | "REFUNDED" | "ABANDONED";
+            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "ON_HOLD" | "FAILED" | "REFUNDED" | "ABANDONED";
             email: string | null;
+            /** @description The name on the shipping address, once the shopper entered it */
+            customerName: string | null;
             totals: {
                 currency: string;
                 /** @description Items and accepted order bumps */
@@ -12962,7 +12988,7 @@ export interface components {
             storeOrderId: string | null;
             /** @description The store permanently refused the order: the session is paid but has no store order (see the detail) */
             storeOrderError: boolean;
-            /** @description The order on the store, apart from the status: pending (paid, being created), created or failed; null before payment */
+            /** @description The order on the store, apart from the status: pending (paid, being created), created or failed; null before payment. Its `number` ("#1001") is the order's number everywhere: the store, the emails, the shopper's confirmation page */
             storeOrder: components["schemas"]["StoreOrderInput"] | null;
             /** @description COD only: the store reports the order paid */
             codPaid: boolean;
@@ -12984,7 +13010,7 @@ export interface components {
              * @enum {string}
              */
             source: "session" | "webhook" | "email";
-            /** @description session: created, contact_entered, shipping_chosen, details_entered, payment_started, status_changed, order_created, order_failed, cod_confirmed, cod_paid, refund_requested, …; webhook: the processor event name; email: the email kind */
+            /** @description session: created, contact_entered, shipping_chosen, details_entered, payment_started, status_changed, order_created, order_failed, cod_confirmed, cod_paid, payment_held, refund_requested, refund_succeeded, refund_failed, store_refund_created, store_refund_failed, store_refund_skipped, …; webhook: the processor event name; email: the email kind */
             type: string;
             /** @description One line for people */
             summary: string;
@@ -13012,11 +13038,50 @@ export interface components {
             acceptedAt: string;
             paidAt: string | null;
         };
+        OrderRefundInput: {
+            id: string;
+            /** @description Minor units of `currency` */
+            amount: number;
+            currency: string;
+            reason: string | null;
+            restock: boolean;
+            /** @description The order lines given back (index in `items`) */
+            lines: {
+                line: number;
+                quantity: number;
+            }[];
+            /**
+             * @description merchant: asked here (dashboard or API); processor: made in the processor's dashboard; store: made in the store's admin
+             * @enum {string}
+             */
+            origin: "merchant" | "processor" | "store";
+            /**
+             * @description At the processor: requested (on its way back), succeeded (the money is back), failed
+             * @enum {string}
+             */
+            state: "requested" | "succeeded" | "failed";
+            failureReason: string | null;
+            processorRefundId: string | null;
+            store: {
+                /**
+                 * @description On the store order: pending (to be booked once the money is back), created, failed (the store refused: see error), none (no store order to refund)
+                 * @enum {string}
+                 */
+                state: "pending" | "created" | "failed" | "none";
+                refundId: string | null;
+                /** @description Why the store refused it, for the merchant: never hidden */
+                error: string | null;
+            };
+            createdAt: string;
+            succeededAt: string | null;
+        };
         OrderDetailInput: {
             token: string;
             /** @enum {string} */
-            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "FAILED" | "REFUNDED" | "ABANDONED";
+            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "ON_HOLD" | "FAILED" | "REFUNDED" | "ABANDONED";
             email: string | null;
+            /** @description The name on the shipping address, once the shopper entered it */
+            customerName: string | null;
             totals: {
                 currency: string;
                 /** @description Items and accepted order bumps */
@@ -13032,7 +13097,7 @@ export interface components {
             storeOrderId: string | null;
             /** @description The store permanently refused the order: the session is paid but has no store order (see the detail) */
             storeOrderError: boolean;
-            /** @description The order on the store, apart from the status: pending (paid, being created), created or failed; null before payment */
+            /** @description The order on the store, apart from the status: pending (paid, being created), created or failed; null before payment. Its `number` ("#1001") is the order's number everywhere: the store, the emails, the shopper's confirmation page */
             storeOrder: components["schemas"]["StoreOrderInput"] | null;
             /** @description COD only: the store reports the order paid */
             codPaid: boolean;
@@ -13040,6 +13105,20 @@ export interface components {
             paymentStartedAt: string | null;
             /** @description When the processor confirmed the payment */
             completedAt: string | null;
+            /** @description What came back to the shopper so far (the processor confirmed it) */
+            refundedMinor: number;
+            /** @description What can still be refunded: the charge less what came back and what is on its way back */
+            refundableMinor: number;
+            /** @description Every refund of the order, oldest first: asked here, made at the processor, or made in the store */
+            refunds: components["schemas"]["OrderRefundInput"][];
+            /** @description ON_HOLD: why the paid checkout did not become a store order (refunded or disputed before the order, another amount or currency) */
+            hold: {
+                /** @enum {string} */
+                reason: "payment_refunded" | "payment_disputed" | "amount_mismatch" | "currency_mismatch";
+                message: string;
+            } | null;
+            /** @description The store's own word on its order after our last change to it (e.g. paid, partially_refunded, refunded; WooCommerce: processing, refunded) */
+            storeOrderStatus: string | null;
             /** @enum {string} */
             platform: "storefront-a" | "storefront-b";
             items: {
@@ -13078,9 +13157,11 @@ export interface components {
             to: string;
             /** @description Checkout sessions created from a store cart in the range (previews never count) */
             sessions: number;
-            /** @description Of those, card checkouts the processor confirmed: COMPLETED, or REFUNDED since */
+            /** @description Paid means money kept: card checkouts COMPLETED now (not refunded). paidOrders = the revenue orders, summed over currencies */
+            paidOrders: number;
+            /** @description Card checkouts the processor confirmed: COMPLETED, or REFUNDED since. Always paidOrders + refundedOrders */
             completedOrders: number;
-            /** @description Of the completed orders, those refunded since */
+            /** @description Of the completed orders, those refunded since (not paid any more) */
             refundedOrders: number;
             /** @description Confirmed cash-on-delivery orders (COD_CONFIRMED): orders, not paid revenue */
             codOrders: number;
@@ -13224,7 +13305,7 @@ export interface components {
              * @description Stable machine-readable code (domain/errors.ts)
              * @enum {string}
              */
-            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_FEATURE_REQUIRED" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "PARTIAL_REFUND_NOT_SUPPORTED" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
+            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_FEATURE_REQUIRED" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "REFUND_EXCEEDS_BALANCE" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
             details?: {
                 [key: string]: unknown;
             };
@@ -13675,7 +13756,7 @@ export interface components {
         CheckoutSessionStatus: {
             token: string;
             /** @enum {string} */
-            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "FAILED" | "REFUNDED" | "ABANDONED";
+            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "ON_HOLD" | "FAILED" | "REFUNDED" | "ABANDONED";
             currency: string;
             /** @description Items + shipping, once the shopper chose a rate */
             totalMinor: number | null;
@@ -13706,7 +13787,7 @@ export interface components {
         CheckoutSessionBundle: {
             token: string;
             /** @enum {string} */
-            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "FAILED" | "REFUNDED" | "ABANDONED";
+            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "ON_HOLD" | "FAILED" | "REFUNDED" | "ABANDONED";
             currency: string;
             /** @description A preview session (prev_…): placeholder cart, payment disabled */
             preview: boolean;
@@ -13724,6 +13805,8 @@ export interface components {
                 subtotal: components["schemas"]["Money"];
             };
             shopName: string;
+            /** @description The shop's storefront, for the way back from the checkout: storefront A's primary domain, storefront B's store URL; null when no store is connected */
+            shopUrl: string | null;
             branding: {
                 logoUrl: string | null;
                 primaryColor: string | null;
@@ -13765,6 +13848,8 @@ export interface components {
                 shippingRateId: string | null;
                 /** @description The code applied at the last init-payment */
                 discountCode: string | null;
+                /** @description What that code took off at the last init-payment, in minor units (0 without a code): the page shows it until it checks the code again */
+                discountMinor: number;
                 /** @description Order bumps accepted at the last init-payment */
                 orderBumpIds: string[];
             };
@@ -13881,27 +13966,41 @@ export interface components {
             totalMinor: number;
             currency: string;
         };
-        /** @description May be left out (no body), or {}: the full refund */
+        /** @description May be left out (no body), or {}: everything left is refunded */
         RefundRequest: {
-            /** @description Optional: the order's full total in minor units. Partial refunds are not offered: any other amount is refused */
+            /** @description Minor units of the order's currency, at most what is left to refund; left out: the lines' value when `lines` are given, else everything left */
             amountMinor?: number;
+            /** @description Why (shown on the store's refund and in the shopper's email) */
+            reason?: string;
+            /** @description Put the given-back lines back in stock on the store (default false) */
+            restock?: boolean;
+            /** @description The lines given back, and how many of each: what `restock` puts back, and the default amount */
+            lines?: {
+                /** @description Index of the line in the order detail's `lines` (order bumps follow the cart lines) */
+                line: number;
+                quantity: number;
+            }[];
         } | null;
         RefundRequested: {
             /**
-             * @description Still COMPLETED: the session becomes REFUNDED when the processor confirms the refund
+             * @description Unchanged by the request: the session becomes REFUNDED once the processor confirms every unit refunded
              * @enum {string}
              */
-            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "FAILED" | "REFUNDED" | "ABANDONED";
+            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "ON_HOLD" | "FAILED" | "REFUNDED" | "ABANDONED";
             refund: {
                 /** @constant */
                 state: "requested";
-                /** @description The processor's refund id */
+                /** @description Our id of this refund (see the order detail's `refunds`) */
+                id?: string;
+                /** @description The processor's refund id (our id while the processor's is not known yet) */
                 refundId: string;
+                amountMinor?: number;
+                currency?: string;
             };
         };
         StatusSync: {
             /** @enum {string} */
-            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "FAILED" | "REFUNDED" | "ABANDONED";
+            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "ON_HOLD" | "FAILED" | "REFUNDED" | "ABANDONED";
             /** @description The processor's status of the session's payment (null: no payment, e.g. cash on delivery) */
             processorStatus: string | null;
             /** @description Cash on delivery: when the store reported the order paid; null while unpaid or not COD */
@@ -13981,8 +14080,10 @@ export interface components {
         OrderSummary: {
             token: string;
             /** @enum {string} */
-            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "FAILED" | "REFUNDED" | "ABANDONED";
+            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "ON_HOLD" | "FAILED" | "REFUNDED" | "ABANDONED";
             email: string | null;
+            /** @description The name on the shipping address, once the shopper entered it */
+            customerName: string | null;
             totals: {
                 currency: string;
                 /** @description Items and accepted order bumps */
@@ -13998,7 +14099,7 @@ export interface components {
             storeOrderId: string | null;
             /** @description The store permanently refused the order: the session is paid but has no store order (see the detail) */
             storeOrderError: boolean;
-            /** @description The order on the store, apart from the status: pending (paid, being created), created or failed; null before payment */
+            /** @description The order on the store, apart from the status: pending (paid, being created), created or failed; null before payment. Its `number` ("#1001") is the order's number everywhere: the store, the emails, the shopper's confirmation page */
             storeOrder: components["schemas"]["StoreOrder"] | null;
             /** @description COD only: the store reports the order paid */
             codPaid: boolean;
@@ -14020,7 +14121,7 @@ export interface components {
              * @enum {string}
              */
             source: "session" | "webhook" | "email";
-            /** @description session: created, contact_entered, shipping_chosen, details_entered, payment_started, status_changed, order_created, order_failed, cod_confirmed, cod_paid, refund_requested, …; webhook: the processor event name; email: the email kind */
+            /** @description session: created, contact_entered, shipping_chosen, details_entered, payment_started, status_changed, order_created, order_failed, cod_confirmed, cod_paid, payment_held, refund_requested, refund_succeeded, refund_failed, store_refund_created, store_refund_failed, store_refund_skipped, …; webhook: the processor event name; email: the email kind */
             type: string;
             /** @description One line for people */
             summary: string;
@@ -14048,11 +14149,50 @@ export interface components {
             acceptedAt: string;
             paidAt: string | null;
         };
+        OrderRefund: {
+            id: string;
+            /** @description Minor units of `currency` */
+            amount: number;
+            currency: string;
+            reason: string | null;
+            restock: boolean;
+            /** @description The order lines given back (index in `items`) */
+            lines: {
+                line: number;
+                quantity: number;
+            }[];
+            /**
+             * @description merchant: asked here (dashboard or API); processor: made in the processor's dashboard; store: made in the store's admin
+             * @enum {string}
+             */
+            origin: "merchant" | "processor" | "store";
+            /**
+             * @description At the processor: requested (on its way back), succeeded (the money is back), failed
+             * @enum {string}
+             */
+            state: "requested" | "succeeded" | "failed";
+            failureReason: string | null;
+            processorRefundId: string | null;
+            store: {
+                /**
+                 * @description On the store order: pending (to be booked once the money is back), created, failed (the store refused: see error), none (no store order to refund)
+                 * @enum {string}
+                 */
+                state: "pending" | "created" | "failed" | "none";
+                refundId: string | null;
+                /** @description Why the store refused it, for the merchant: never hidden */
+                error: string | null;
+            };
+            createdAt: string;
+            succeededAt: string | null;
+        };
         OrderDetail: {
             token: string;
             /** @enum {string} */
-            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "FAILED" | "REFUNDED" | "ABANDONED";
+            status: "OPEN" | "PAYMENT_PENDING" | "COD_CONFIRMED" | "COMPLETED" | "ON_HOLD" | "FAILED" | "REFUNDED" | "ABANDONED";
             email: string | null;
+            /** @description The name on the shipping address, once the shopper entered it */
+            customerName: string | null;
             totals: {
                 currency: string;
                 /** @description Items and accepted order bumps */
@@ -14068,7 +14208,7 @@ export interface components {
             storeOrderId: string | null;
             /** @description The store permanently refused the order: the session is paid but has no store order (see the detail) */
             storeOrderError: boolean;
-            /** @description The order on the store, apart from the status: pending (paid, being created), created or failed; null before payment */
+            /** @description The order on the store, apart from the status: pending (paid, being created), created or failed; null before payment. Its `number` ("#1001") is the order's number everywhere: the store, the emails, the shopper's confirmation page */
             storeOrder: components["schemas"]["StoreOrder"] | null;
             /** @description COD only: the store reports the order paid */
             codPaid: boolean;
@@ -14076,6 +14216,20 @@ export interface components {
             paymentStartedAt: string | null;
             /** @description When the processor confirmed the payment */
             completedAt: string | null;
+            /** @description What came back to the shopper so far (the processor confirmed it) */
+            refundedMinor: number;
+            /** @description What can still be refunded: the charge less what came back and what is on its way back */
+            refundableMinor: number;
+            /** @description Every refund of the order, oldest first: asked here, made at the processor, or made in the store */
+            refunds: components["schemas"]["OrderRefund"][];
+            /** @description ON_HOLD: why the paid checkout did not become a store order (refunded or disputed before the order, another amount or currency) */
+            hold: {
+                /** @enum {string} */
+                reason: "payment_refunded" | "payment_disputed" | "amount_mismatch" | "currency_mismatch";
+                message: string;
+            } | null;
+            /** @description The store's own word on its order after our last change to it (e.g. paid, partially_refunded, refunded; WooCommerce: processing, refunded) */
+            storeOrderStatus: string | null;
             /** @enum {string} */
             platform: "storefront-a" | "storefront-b";
             items: {
@@ -14114,9 +14268,11 @@ export interface components {
             to: string;
             /** @description Checkout sessions created from a store cart in the range (previews never count) */
             sessions: number;
-            /** @description Of those, card checkouts the processor confirmed: COMPLETED, or REFUNDED since */
+            /** @description Paid means money kept: card checkouts COMPLETED now (not refunded). paidOrders = the revenue orders, summed over currencies */
+            paidOrders: number;
+            /** @description Card checkouts the processor confirmed: COMPLETED, or REFUNDED since. Always paidOrders + refundedOrders */
             completedOrders: number;
-            /** @description Of the completed orders, those refunded since */
+            /** @description Of the completed orders, those refunded since (not paid any more) */
             refundedOrders: number;
             /** @description Confirmed cash-on-delivery orders (COD_CONFIRMED): orders, not paid revenue */
             codOrders: number;

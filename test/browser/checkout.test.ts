@@ -119,7 +119,9 @@ describe('the shopper checks out in a browser', () => {
     await page.getByRole('heading', { name: 'Danke! Your order is on its way.' }).waitFor();
     expect(await page.getByRole('button', { name: /^Pay / }).count()).toBe(0);
     await expect.poll(() => page.evaluate(() => ((globalThis as unknown as { __pixelCalls?: unknown[][] }).__pixelCalls ?? []).length)).toBeGreaterThan(0);
-    await page.getByText('Checkout reference').waitFor();
+    // The order's number as the shop names it, not an internal reference.
+    await expect.poll(() => page.locator('[data-order-number]').textContent()).toBe(`Order ${orders[0]!.name}`);
+    expect(await page.getByText('Checkout reference').count()).toBe(0);
     expect(await purchasesSent(page)).toEqual([]);
   }, 150_000);
 });

@@ -127,6 +127,23 @@ describe('the official SDK against the local Whop', () => {
     expectAllVerified(hook.webhook_secret);
   });
 
+  it('partial refunds: payments.refund with partial_amount leaves the payment paid, partially_refunded, refundable; refunds.list({ payment_id }) lists each with its amount; more than is left is refused (4xx)', async () => {
+    const checkout = await sdk().checkoutConfigurations.create({ plan: { plan_type: 'one_time', initial_price: 54.7, currency: 'eur' }, metadata: { checkout_session_token: 'cs_p' }, redirect_url: 'https://shop.example/p' });
+    const paymentId = (await payOnPage(checkout.purchase_url!)).searchParams.get('payment_id')!;
+    const first = await sdk().payments.refund(paymentId, { partial_amount: 1 }, idem('refund-p-1'));
+    expect(first).toMatchObject({ id: paymentId, status: 'paid', substatus: 'partially_refunded', refunded_amount: 1, refundable: true });
+    const second = await sdk().payments.refund(paymentId, { partial_amount: 3.7 }, idem('refund-p-2'));
+    expect(second).toMatchObject({ substatus: 'partially_refunded', refunded_amount: 4.7 });
+    await expect(sdk().payments.refund(paymentId, { partial_amount: 50.01 })).rejects.toMatchObject({ status: expect.toSatisfy((s: number) => s >= 400 && s < 500) });
+
+    const refunds = await sdk().refunds.list({ payment_id: paymentId });
+    expect(refunds.data.map((r) => [r.amount, r.currency, r.status, r.payment?.id])).toEqual([[3.7, 'eur', 'succeeded', paymentId], [1, 'eur', 'succeeded', paymentId]]);
+    expect(await sdk().refunds.retrieve(refunds.data[1]!.id)).toMatchObject({ id: refunds.data[1]!.id, amount: 1 });
+    // The rest refunds it in full.
+    expect(await sdk().payments.refund(paymentId, {}, idem('refund-p-3'))).toMatchObject({ substatus: 'refunded', refunded_amount: 54.7, refundable: false });
+    expect((await sdk().refunds.list({ payment_id: paymentId })).data.map((r) => r.amount)).toEqual([50, 3.7, 1]);
+  });
+
   it('disputes: dispute.created and dispute.updated as the SDK types them (unwrap verifies each), a final status; disputes.retrieve answers the Dispute', async () => {
     const hook = await sdk().webhooks.create({ url: `${receiver.url}/wh`, events: ['dispute.created', 'dispute.updated'], resource_id: company() });
     const checkout = await sdk().checkoutConfigurations.create({ plan: { plan_type: 'one_time', initial_price: 24.5, currency: 'eur' }, metadata: { checkout_session_token: 'cs_d' }, redirect_url: 'https://shop.example/d' });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../harness/stack.js';
 import {
   api, connectStorefrontBDemo, control, expectCompletedWithOneOrderAndTwoEmails, merchantWithProcessor, payOnHostedPage, sessionStatus, SHOPPER, shopperPays, startPayment, storefrontACheckout, storefrontAMerchant, storefrontAOrdersOf,
-  storefrontBCheckout, storefrontBOrdersOf, type Json,
+  storefrontBCheckout, storefrontBOrdersOf, timelineOf, waitFor, type Json,
 } from './checkout-helpers.js';
 
 let stack: TestStack;
@@ -31,6 +31,11 @@ describe('a card checkout, end to end over HTTP', () => {
     const [order] = storefrontAOrdersOf(shop, token);
     expect(order!.financialStatus).toBe('PAID');
     expect(order!.total).toBe(payment.totalMinor);
+    // The shopper's cart at the store is emptied once the order is placed.
+    const cartToken = (await stack.database.db.checkoutSession.findUniqueOrThrow({ where: { token } })).storeCartRef!;
+    const internal = /^c1-([0-9a-f]+)\?/.exec(cartToken)![1]!;
+    await waitFor('the store cart emptied', () => ((shop.carts.get(internal) ?? []).length === 0 ? true : undefined));
+    expect((await timelineOf(stack, token, 'store_cart_emptied')).map((e) => e.data)).toEqual([{ lines: 2 }]);
   });
 
   it('given a storefront B cart handed over by the plugin / the same path ends in one order and two emails', async () => {
@@ -59,12 +64,15 @@ describe('a card checkout, end to end over HTTP', () => {
     expect((await control(stack.urls.processor, 'GET', 'faults')).body.faults).toEqual([]);
 
     const payment = await startPayment(stack, token);
+    // The success webhook waits at the processor, so pay's lookup is the only one meeting the faults below.
+    expect((await control(stack.urls.processor, 'POST', 'webhooks/hold')).status).toBe(200);
     await payOnHostedPage(token, payment.paymentUrl as string);
     // Back from the payment page while the processor fails its lookups: pay says so (the page then follows the
     // session's status); the payment itself is not lost.
     expect((await control(stack.urls.processor, 'POST', 'faults', { mode: 'error', status: 503, count: 3, match: '/api/v1/payments', method: 'GET' })).status).toBe(201);
     const pay = await api(stack, 'POST', `/api/checkout/${token}/pay`);
     expect(pay).toMatchObject({ status: 502, body: { code: 'UPSTREAM_ERROR' } });
+    expect((await control(stack.urls.processor, 'POST', 'webhooks/release', {})).status).toBe(200);
     await expectCompletedWithOneOrderAndTwoEmails(stack, token, merchant.email, () => storefrontAOrdersOf(merchant.shop, token).length);
   });
 });

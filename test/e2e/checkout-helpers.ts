@@ -62,6 +62,8 @@ export interface Merchant {
   token: string;
   id: string;
   email: string;
+  /** The merchant's own processor account key (what its dashboard acts with: a refund made there, ...). */
+  processorApiKey?: string;
 }
 
 /** Plan of a test merchant: a paid one by default (a Demo merchant's checkouts pass through to the store). */
@@ -71,6 +73,8 @@ export interface MerchantOptions {
   currency?: string;
   /** storefrontAMerchant: the merchant turns our app embed on in the theme editor after the install (default true). */
   embed?: boolean;
+  /** storefrontAMerchant: the shop's primary domain (default: its myshopify host). */
+  primaryDomain?: string;
   /** storefrontAMerchant: the shop's shipping zones before the install (default: a "Rest of World" zone, every country). */
   shipsTo?: string[];
 }
@@ -89,14 +93,14 @@ export async function merchantWithProcessor(stack: TestStack, shopName: string, 
   expect(rates.status).toBe(200);
   const id = reg.body.merchant.id as string;
   if (opts.plan !== 'demo') await givePaidPlan(stack.database.db, id, opts.plan);
-  return { token, id, email };
+  return { token, id, email, processorApiKey: account.body.apiKey as string };
 }
 
 /** A merchant with the processor connected and a storefront A shop of its own (the demo catalogue), installed through OAuth. */
 export async function storefrontAMerchant(stack: TestStack, shopName: string, opts: MerchantOptions = {}): Promise<Merchant & { shop: SimShop }> {
   const merchant = await merchantWithProcessor(stack, shopName, opts);
   const host = `e2e-${unique()}.myshopify.com`;
-  const created = await control(stack.urls.storefrontA, 'POST', 'shops', { shop: host, name: shopName, ...(opts.currency ? { currency: opts.currency } : {}) });
+  const created = await control(stack.urls.storefrontA, 'POST', 'shops', { shop: host, name: shopName, ...(opts.currency ? { currency: opts.currency } : {}), ...(opts.primaryDomain ? { primaryDomain: opts.primaryDomain } : {}) });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   if (opts.shipsTo) expect((await control(stack.urls.storefrontA, 'POST', `shops/${host}/ships-to`, { countries: opts.shipsTo })).status).toBe(200);
   const s = storefrontAStackOf(stack);

@@ -19,6 +19,39 @@ afterAll(async () => {
 });
 
 describe('a one-click post-purchase upsell', () => {
+  it('given an accepted offer whose payment is refunded at the processor before its order / no order for it on the store, the reason on the purchase, the checkout untouched', async () => {
+    const merchant = await storefrontAMerchant(stack, 'Upsell Refunded Store');
+    const { shop } = merchant;
+    const product = shop.products[2]!;
+    const offer = await api(stack, 'POST', '/api/merchant/upsells', {
+      placement: 'post_purchase', headline: 'One more', productId: String(product.id), variantId: String(product.variants[0]!.id), title: product.title, priceCents: 2000, discountPercent: 25,
+    }, merchant.token);
+    const upsellId = offer.body.id as string;
+    const token = await storefrontACheckout(stack, shop);
+    await shopperPays(stack, token);
+    await expectCompletedWithOneOrderAndTwoEmails(stack, token, merchant.email, () => storefrontAOrdersOf(shop, token).length);
+    expect((await control(stack.urls.processor, 'POST', 'webhooks/hold')).status).toBe(200);
+    const accepted = await api(stack, 'POST', `/api/checkout/${token}/upsells/${upsellId}/accept`);
+    const paymentId = accepted.body.paymentId as string;
+    await waitFor('the upsell charge settled', async () => {
+      const held = ((await control(stack.urls.processor, 'GET', 'webhooks/outbox')).body.events as Json[]).filter((e) => e.payload.data.id === paymentId && e.event === 'payment.succeeded');
+      return held.length ? true : undefined;
+    });
+    // The merchant refunds the offer in the processor's dashboard before anything told us it was paid.
+    const res = await fetch(`${stack.urls.processor}/api/v1/payments/${paymentId}/refund`, { method: 'POST', headers: { authorization: `Bearer ${merchant.processorApiKey}`, 'content-type': 'application/json' }, body: '{}' });
+    expect(res.status).toBe(200);
+    await control(stack.urls.processor, 'POST', 'webhooks/release', {});
+    await stack.sims.processor.webhooks.idle();
+    const purchase = await waitFor('the refused upsell order', async () => {
+      const row = await stack.database.db.upsellPurchase.findUniqueOrThrow({ where: { token_upsellId: { token, upsellId } } });
+      return row.storeOrderError ? row : undefined;
+    });
+    expect(purchase).toMatchObject({ storeOrderId: null, storeOrderError: expect.stringContaining('refunded') });
+    expect(storefrontAOrdersOf(shop, `${token}-upsell-${upsellId}`)).toHaveLength(0);
+    expect(storefrontAOrdersOf(shop, token)).toHaveLength(1);
+    expect((await stack.database.db.checkoutSession.findUniqueOrThrow({ where: { token } })).status).toBe('COMPLETED');
+  });
+
   it('given a paid checkout and an accepted offer with its webhooks delivered 4 times / two paid store orders, three emails, one charge; the stats count it', async () => {
     const merchant = await storefrontAMerchant(stack, 'Upsell Store');
     const { shop } = merchant;

@@ -50,6 +50,15 @@ describe('the SDK against the service', () => {
 
     const detail = await sdk.orders.get(tokens[0]!);
     expect(detail).toMatchObject({ token: tokens[0], status: 'COMPLETED', paymentMethod: 'card' });
+    // The paid orders view names each order by the store's number and its customer by name, as the store does.
+    const numbered = await waitFor('both store orders', async () => {
+      const page = await sdk.orders.list({ view: 'orders' });
+      return page.items.every((o) => o.storeOrder?.number) ? page.items : undefined;
+    });
+    const names = (await stack.database.db.checkoutSession.findMany({ where: { token: { in: tokens } } })).map((r) => r.storeOrderNumber).sort();
+    expect(numbered.map((o) => o.storeOrder!.number).sort()).toEqual(names);
+    expect(numbered.map((o) => o.customerName)).toEqual(['Jane Doe', 'Jane Doe']);
+    expect((await sdk.orders.list({ view: 'checkouts' })).items).toEqual([]);
     const refund = await sdk.orders.refund(tokens[0]!);
     expect(refund).toMatchObject({ status: 'COMPLETED', refund: { state: 'requested' } });
     await waitFor('REFUNDED', async () => ((await sdk.orders.get(tokens[0]!)).status === 'REFUNDED' ? true : undefined));

@@ -45,12 +45,22 @@ function start(client: Client, taskQueue: string, input: CheckoutWorkflowInput):
 }
 
 /** What the API does for refund and backfill-status: the update, to the running workflow or to a new run. */
-function updateWithStart<Ret>(client: Client, taskQueue: string, input: CheckoutWorkflowInput, update: UpdateDefinition<Ret, []>): Promise<Ret> {
+function updateWithStart<Ret, Args extends unknown[]>(client: Client, taskQueue: string, input: CheckoutWorkflowInput, update: UpdateDefinition<Ret, Args>, ...args: Args): Promise<Ret> {
   const startWorkflowOperation = new WithStartWorkflowOperation(checkoutWorkflow, {
     workflowId: checkoutWorkflowId(input.token), taskQueue, args: [input], workflowIdConflictPolicy: 'USE_EXISTING',
   });
-  return client.workflow.executeUpdateWithStart(update, { startWorkflowOperation });
+  return client.workflow.executeUpdateWithStart(update, { startWorkflowOperation, args });
 }
+
+/** The merchant refunds in the processor's own dashboard (Whop's API as its dashboard uses it), no webhook to us. */
+async function refundAtProcessor(paymentId: string, amount?: number): Promise<void> {
+  const res = await fetch(`${rig.urls.processor}/api/v1/payments/${paymentId}/refund`, {
+    method: 'POST', headers: { authorization: `Bearer ${rig.sims.processor.defaultApiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify(amount === undefined ? {} : { partial_amount: amount }),
+  });
+  expect(res.status).toBe(200);
+}
+const refundsOf = (token: string) => db().refund.findMany({ where: { token }, orderBy: { createdAt: 'asc' } });
 
 /** The processor's word on a payment (its sandbox API, as the merchant's account sees it). */
 async function processorPayment(paymentId: string): Promise<{ substatus: string; refunds: Array<{ id: string }> }> {
@@ -112,14 +122,15 @@ describe('cash on delivery (dev server)', () => {
 });
 
 describe('refunds and status syncs on a session whose run has ended (dev server)', () => {
-  it('given a COMPLETED session / refund, twice at once → one refund at the processor; its event → REFUNDED, one refund email; a later refund is refused', async () => {
+  it('given a COMPLETED session / a full refund, twice at once → one refund at the processor, booked on the store once; REFUNDED, one refund email; a later refund is refused', async () => {
     const { client, taskQueue } = temporal;
     await temporal.withWorker(rig.activities, async () => {
       const session = await paidSession(client, taskQueue);
-      const results = await Promise.allSettled([updateWithStart(client, taskQueue, session.input, refundUpdate), updateWithStart(client, taskQueue, session.input, refundUpdate)]);
+      const results = await Promise.allSettled([updateWithStart(client, taskQueue, session.input, refundUpdate, {}), updateWithStart(client, taskQueue, session.input, refundUpdate, {})]);
       const granted = results.filter((r) => r.status === 'fulfilled').map((r) => r.value);
       const refused = results.filter((r) => r.status === 'rejected').map((r) => r.reason as unknown);
-      expect(granted).toEqual([{ status: 'COMPLETED', refund: { state: 'requested', refundId: expect.stringMatching(/^rf_/) } }]);
+      const row = await db().checkoutSession.findUniqueOrThrow({ where: { token: session.token } });
+      expect(granted).toEqual([{ status: 'COMPLETED', refund: { state: 'requested', id: expect.any(String), refundId: expect.stringMatching(/^rf_/), amountMinor: row.totalMinor, currency: 'EUR' } }]);
       expect(refused).toMatchObject([{ cause: { type: 'REFUND_ALREADY_REQUESTED' } }]);
       const refundId = granted[0]!.refund.refundId;
       // Whop refunded the payment once: its substatus and its one refund (rf_…).
@@ -132,37 +143,55 @@ describe('refunds and status syncs on a session whose run has ended (dev server)
       for (let i = 0; i < 2; i++) await handle.signal(processorEventSignal, { eventId: 'evt_refund_1', event: 'payment_refunded', paymentId: session.paymentId });
       expect(await handle.result()).toEqual({ status: 'REFUNDED' });
 
-      const row = await db().checkoutSession.findUniqueOrThrow({ where: { token: session.token } });
-      expect(row).toMatchObject({ status: 'REFUNDED', processorRefundId: refundId });
-      expect(row.refundRequestedAt).not.toBeNull();
-      expect(row.refundedAt).not.toBeNull();
+      const after = await db().checkoutSession.findUniqueOrThrow({ where: { token: session.token } });
+      expect(after).toMatchObject({ status: 'REFUNDED', processorRefundId: refundId, refundedMinor: after.totalMinor, storeOrderStatus: 'refunded' });
+      expect(after.refundedAt).not.toBeNull();
+      expect(await refundsOf(session.token)).toEqual([expect.objectContaining({ origin: 'merchant', state: 'succeeded', processorRefundId: refundId, amountMinor: after.totalMinor, storeState: 'created', storeRefundId: expect.any(String) })]);
+      // The store order is refunded too, once.
+      const [order] = ordersFor(session.token);
+      expect(order).toMatchObject({ financialStatus: 'REFUNDED' });
+      expect(order!.refunds).toHaveLength(1);
       expect(mailsFor(session.token, 'refund_confirmation')).toHaveLength(1);
       expect(mailsFor(session.token, 'refund_confirmation')[0]!.To).toBe('jane@customer.test');
-      expect((await statusChanges(session.token)).at(-1)).toEqual({ from: 'COMPLETED', to: 'REFUNDED', cause: 'payment_refunded (evt_refund_1)' });
-      expect((await db().sessionEvent.findMany({ where: { token: session.token, type: 'refund_requested' } })).map((e) => e.data)).toEqual([
-        { refundId, paymentId: session.paymentId, amount: row.totalMinor, currency: 'EUR' },
-      ]);
+      expect((await statusChanges(session.token)).at(-1)).toMatchObject({ from: 'COMPLETED', to: 'REFUNDED' });
+      expect(await db().sessionEvent.count({ where: { token: session.token, type: 'refund_requested' } })).toBe(1);
 
       // After REFUNDED: refused without asking the processor; the backfill finds nothing new.
-      await expect(updateWithStart(client, taskQueue, session.input, refundUpdate)).rejects.toMatchObject({ cause: { type: 'REFUND_ALREADY_REQUESTED', message: 'This order is already refunded' } });
+      await expect(updateWithStart(client, taskQueue, session.input, refundUpdate, {})).rejects.toMatchObject({ cause: { type: 'REFUND_ALREADY_REQUESTED', message: 'This order is already refunded in full' } });
       expect(await updateWithStart(client, taskQueue, session.input, backfillStatusUpdate)).toEqual({ status: 'REFUNDED', processorStatus: 'refunded', codPaidAt: null });
       expect(mailsFor(session.token, 'refund_confirmation')).toHaveLength(1);
+      expect(ordersFor(session.token)[0]!.refunds).toHaveLength(1);
     });
   });
 
-  it('given a COMPLETED session refunded at the processor without any webhook / backfill-status → REFUNDED with the refund email', async () => {
+  it('given a COMPLETED session refunded in part at the processor (its dashboard), no webhook / backfill-status records it as partial: still COMPLETED, the store refunded that much, one email; the rest later → REFUNDED; never back to paid', async () => {
     const { client, taskQueue } = temporal;
     await temporal.withWorker(rig.activities, async () => {
       const session = await paidSession(client, taskQueue);
-      const forced = await fetch(`${rig.urls.processor}/_control/payments/${session.paymentId}/force`, {
-        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ state: 'refunded' }),
-      });
-      expect(forced.status).toBe(200);
+      await refundAtProcessor(session.paymentId, 1);
+      expect(await updateWithStart(client, taskQueue, session.input, backfillStatusUpdate)).toEqual({ status: 'COMPLETED', processorStatus: 'succeeded', codPaidAt: null });
+      await client.workflow.getHandle(checkoutWorkflowId(session.token)).result();
+      const partial = await db().checkoutSession.findUniqueOrThrow({ where: { token: session.token } });
+      expect(partial).toMatchObject({ status: 'COMPLETED', refundedMinor: 100, storeOrderStatus: 'partially_refunded' });
+      expect(await refundsOf(session.token)).toEqual([expect.objectContaining({ origin: 'processor', state: 'succeeded', amountMinor: 100, storeState: 'created' })]);
+      expect(ordersFor(session.token)[0]).toMatchObject({ financialStatus: 'PARTIALLY_REFUNDED' });
+      const mails = mailsFor(session.token, 'refund_confirmation');
+      expect(mails).toHaveLength(1);
+      expect(mails[0]!.Subject).toMatch(/^Partial refund of €1\.00/);
+      expect(mails[0]!.TextBody).toMatch(/stays paid/);
+      // A second sync changes nothing (the partial refund reads as paid at the processor: never a second order, never back).
+      expect(await updateWithStart(client, taskQueue, session.input, backfillStatusUpdate)).toMatchObject({ status: 'COMPLETED' });
+      await client.workflow.getHandle(checkoutWorkflowId(session.token)).result();
+      expect(ordersFor(session.token)).toHaveLength(1);
+      // The merchant refunds the rest at the processor as well.
+      await refundAtProcessor(session.paymentId);
       expect(await updateWithStart(client, taskQueue, session.input, backfillStatusUpdate)).toEqual({ status: 'REFUNDED', processorStatus: 'refunded', codPaidAt: null });
       expect(await client.workflow.getHandle(checkoutWorkflowId(session.token)).result()).toEqual({ status: 'REFUNDED' });
-      expect(mailsFor(session.token, 'refund_confirmation')).toHaveLength(1);
+      expect((await refundsOf(session.token)).map((r) => [r.amountMinor, r.state, r.storeState])).toEqual([[100, 'succeeded', 'created'], [partial.totalMinor! - 100, 'succeeded', 'created']]);
+      expect(ordersFor(session.token)[0]).toMatchObject({ financialStatus: 'REFUNDED' });
+      expect(mailsFor(session.token, 'refund_confirmation')).toHaveLength(2);
       // Refunded outside the service: there is nothing left to refund.
-      await expect(updateWithStart(client, taskQueue, session.input, refundUpdate)).rejects.toMatchObject({ cause: { type: 'REFUND_ALREADY_REQUESTED' } });
+      await expect(updateWithStart(client, taskQueue, session.input, refundUpdate, {})).rejects.toMatchObject({ cause: { type: 'REFUND_ALREADY_REQUESTED' } });
     });
   });
 
@@ -170,7 +199,7 @@ describe('refunds and status syncs on a session whose run has ended (dev server)
     const session = await createOpenSession(rig, merchant);
     await temporal.withWorker(rig.activities, async () => {
       const handle = await start(temporal.client, temporal.taskQueue, session.input);
-      await expect(handle.executeUpdate(refundUpdate)).rejects.toMatchObject({ cause: { type: 'NOT_REFUNDABLE' } });
+      await expect(handle.executeUpdate(refundUpdate, { args: [{}] })).rejects.toMatchObject({ cause: { type: 'NOT_REFUNDABLE' } });
       await handle.terminate('test done');
     });
     expect(await db().checkoutSession.findUniqueOrThrow({ where: { token: session.token } })).toMatchObject({ status: 'OPEN', refundRequestedAt: null });
@@ -178,7 +207,7 @@ describe('refunds and status syncs on a session whose run has ended (dev server)
 });
 
 describe('a refund whose confirmation never arrives (time-skipping)', () => {
-  it('given a refund requested and no webhook / after 5 minutes the workflow asks the processor: REFUNDED, one refund email, the run ends', async () => {
+  it('given a refund the processor leaves pending, settled later without a webhook / the workflow asks again after 5 minutes: REFUNDED, booked on the store, one refund email, the run ends', async () => {
     const ts = await startTimeSkipping();
     try {
       const session = await createOpenSession(rig, merchant);
@@ -189,22 +218,30 @@ describe('a refund whose confirmation never arrives (time-skipping)', () => {
         await settlePaymentSilently(rig, init.paymentId!, 'succeeded');
         await handle.executeUpdate(refreshStatusUpdate);
         expect(await handle.result()).toEqual({ status: 'COMPLETED' });
+        // The card network takes its time: the refund stays pending at the processor.
+        await fetch(`${rig.urls.processor}/_control/refunds/pending`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ count: 1 }) });
         // The run has ended; the refund starts a new one, which waits for the processor's confirmation.
-        const refund = await updateWithStart(client, ts.taskQueue, session.input, refundUpdate);
+        const refund = await updateWithStart(client, ts.taskQueue, session.input, refundUpdate, {});
         expect(refund.status).toBe('COMPLETED');
         const latest = client.workflow.getHandle(checkoutWorkflowId(session.token));
         const history = async () => (await latest.fetchHistory()).events ?? [];
+        const syncs = async () => (await history()).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'syncProcessorRefunds').length;
+        // The run looks once right after the request (still pending), then waits; the refund settles meanwhile, silently.
+        for (let i = 0; i < 200 && (await syncs()) < 1; i++) await new Promise((r) => setTimeout(r, 25));
+        for (let i = 0; i < 200 && (await db().refund.count({ where: { token: session.token, processorRefundId: { not: null } } })) === 0; i++) await new Promise((r) => setTimeout(r, 25));
+        const pending = (await db().refund.findFirstOrThrow({ where: { token: session.token } })).processorRefundId!;
+        await fetch(`${rig.urls.processor}/_control/refunds/${pending}/settle`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ status: 'succeeded' }) });
         const result = await latest.result();
-        const polls = (await history()).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'getProcessorPaymentStatus').length;
         const { startTime, closeTime } = await latest.describe();
-        return { result, polls, ranFor: closeTime!.getTime() - startTime.getTime() };
+        return { result, polls: await syncs(), ranFor: closeTime!.getTime() - startTime.getTime() };
       });
       expect(result).toEqual({ status: 'REFUNDED' });
-      expect(polls).toBe(1);
+      expect(polls).toBe(2);
       expect(ranFor).toBeGreaterThanOrEqual(5 * MINUTE);
       expect(ranFor).toBeLessThan(10 * MINUTE);
       expect(mailsFor(session.token, 'refund_confirmation')).toHaveLength(1);
-      expect((await statusChanges(session.token)).at(-1)).toMatchObject({ from: 'COMPLETED', to: 'REFUNDED', cause: expect.stringMatching(/^payment_refunded \(sync:/) });
+      expect(ordersFor(session.token)[0]).toMatchObject({ financialStatus: 'REFUNDED' });
+      expect((await statusChanges(session.token)).at(-1)).toMatchObject({ from: 'COMPLETED', to: 'REFUNDED', cause: 'refund reconciliation' });
     } finally {
       await ts.close();
     }

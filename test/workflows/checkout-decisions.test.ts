@@ -11,7 +11,7 @@ import { createWorker } from '../../activities/worker.js';
 import { checkoutWorkflow } from '../../workflows/checkout.js';
 import {
   acceptUpsellUpdate,
-  checkoutWorkflowId, completeCodUpdate, initPaymentUpdate, processorEventSignal, refundUpdate, statusQuery, type ShopperDetails,
+  checkoutWorkflowId, completeCodUpdate, initPaymentUpdate, processorEventSignal, refundUpdate, statusQuery, storeRefundSignal, type ShopperDetails,
 } from '../../workflows/checkout.messages.js';
 import { startTimeSkipping, testWorkflowBundle, uniqueTaskQueue, type TimeSkippingTemporal } from '../harness/temporal.js';
 import { fakeCheckoutActivities, newWorld, FAKE_QUOTE, type FakeWorld } from './fakes/checkout-activities.js';
@@ -108,7 +108,7 @@ describe('checkout workflow decisions (fast tier: activities in memory)', () => 
     expect(calls('emitMerchantEvent')).toBe(1);
   });
 
-  it('given a refunded session / when the original success event is delivered again / it stays REFUNDED (an event id is applied once)', async () => {
+  it('given a session refunded at the processor / when the success event is delivered again, or a new one arrives / it stays REFUNDED (never back)', async () => {
     const world = newWorld();
     // The refund email waits until the redelivery was judged: a settled run with nothing pending ends, and a signal
     // to an ended run fails (in production a later webhook starts a new run with signal-with-start instead).
@@ -118,10 +118,12 @@ describe('checkout workflow decisions (fast tier: activities in memory)', () => 
       await handle.executeUpdate(initPaymentUpdate, { args: [details()] });
       const success = event('payment_succeeded');
       await handle.signal(processorEventSignal, success);
+      // The merchant refunds in the processor's own dashboard: its refund event comes.
+      world.refundRows.push({ id: 'b0000000-0000-4000-8000-000000000001', amountMinor: FAKE_QUOTE.totalMinor, state: 'succeeded', storeState: 'pending', origin: 'processor' });
       await handle.signal(processorEventSignal, event('payment_refunded'));
       expect(await statusAfterSignals(handle, 'REFUNDED')).toBe('REFUNDED');
       await handle.signal(processorEventSignal, success);
-      // A fresh success event (another id) would make it COMPLETED again, as the spec says; the redelivery must not.
+      await handle.signal(processorEventSignal, event('payment_succeeded'));
       await handle.signal(processorEventSignal, event('payment_failed'));
       expect(await statusAfterSignals(handle, 'COMPLETED')).toBe('REFUNDED');
       // Let the run finish on its own: an activity cut off by a termination would keep the test server from skipping time.
@@ -341,23 +343,129 @@ describe('checkout workflow decisions (fast tier: activities in memory)', () => 
     expect(world.calls.filter((c) => c === 'emitMerchantEvent')).toHaveLength(1);
   });
 
-  it('given a completed card payment / the refund is asked of the processor once; its event makes it REFUNDED with one email', async () => {
+  it('given a completed card payment / the refund is asked of the processor once; confirmed, it is booked on the store, REFUNDED, one email', async () => {
     const world = newWorld();
+    world.processor.settleRefunds = false;
     const result = await withCheckout(world, async (handle) => {
       await handle.executeUpdate(initPaymentUpdate, { args: [details()] });
       await handle.signal(processorEventSignal, event('payment_succeeded'));
-      const refund = await handle.executeUpdate(refundUpdate);
-      expect(refund).toEqual({ status: 'COMPLETED', refund: { state: 'requested', refundId: 're_1' } });
-      expect(await refusedWith(handle.executeUpdate(refundUpdate))).toBe('REFUND_ALREADY_REQUESTED');
+      const refund = await handle.executeUpdate(refundUpdate, { args: [{}] });
+      expect(refund).toMatchObject({ status: 'COMPLETED', refund: { state: 'requested', amountMinor: FAKE_QUOTE.totalMinor, currency: 'EUR' } });
+      expect(await refusedWith(handle.executeUpdate(refundUpdate, { args: [{}] }))).toBe('REFUND_ALREADY_REQUESTED');
+      // The processor confirms it; its events arrive twice.
+      for (const r of world.refundRows) r.state = 'succeeded';
       await handle.signal(processorEventSignal, event('payment_refunded'));
       await handle.signal(processorEventSignal, event('invoice_refunded'));
       return handle.result();
     });
     expect(result).toEqual({ status: 'REFUNDED' });
     expect(world.processor.refunds).toBe(1);
-    expect(world.emails.filter((e) => e === 'refund_confirmation')).toHaveLength(1);
+    expect(world.storeRefunds).toEqual([world.refundRows[0]!.id]);
+    expect(world.emails.filter((e) => e.startsWith('refund_confirmation'))).toEqual([`refund_confirmation:${world.refundRows[0]!.id}`]);
     expect(world.merchantEvents).toEqual(['session.completed', 'session.refunded']);
     expect(world.calls.filter((c) => c === 'emitMerchantEvent')).toHaveLength(2);
+  });
+
+  it('given a completed card payment / two partial refunds: each booked on the store and emailed once; COMPLETED until the last unit, then REFUNDED; more than is left is refused', async () => {
+    const world = newWorld();
+    let release = () => undefined as void;
+    world.holds.sendRefundConfirmation = new Promise<void>((resolve) => (release = resolve));
+    const result = await withCheckout(world, async (handle) => {
+      await handle.executeUpdate(initPaymentUpdate, { args: [details()] });
+      await handle.signal(processorEventSignal, event('payment_succeeded'));
+      await handle.executeUpdate(refundUpdate, { args: [{ amountMinor: 100, reason: 'scratched', restock: false }] });
+      expect(await handle.query(statusQuery)).toEqual({ status: 'COMPLETED' });
+      expect(await refusedWith(handle.executeUpdate(refundUpdate, { args: [{ amountMinor: FAKE_QUOTE.totalMinor }] }))).toBe('REFUND_EXCEEDS_BALANCE');
+      // A status sync that reads the partial refund as "paid" must not undo anything.
+      await handle.signal(processorEventSignal, event('payment_succeeded'));
+      expect(await handle.query(statusQuery)).toEqual({ status: 'COMPLETED' });
+      await handle.executeUpdate(refundUpdate, { args: [{}] });
+      expect(await statusAfterSignals(handle, 'REFUNDED')).toBe('REFUNDED');
+      release();
+      return handle.result();
+    });
+    expect(result).toEqual({ status: 'REFUNDED' });
+    expect(world.refundRows.map((r) => [r.amountMinor, r.state, r.storeState])).toEqual([[100, 'succeeded', 'created'], [FAKE_QUOTE.totalMinor - 100, 'succeeded', 'created']]);
+    expect(world.emails.filter((e) => e.startsWith('refund_confirmation')).sort()).toEqual(world.refundRows.map((r) => `refund_confirmation:${r.id}`).sort());
+    expect(world.session.statusWrites.map((w) => w.to)).toEqual(['PAYMENT_PENDING', 'COMPLETED', 'REFUNDED']);
+  });
+
+  it('given a refund made in the store (a store refund signalled twice) / refunded at the processor once, not booked on the store again', async () => {
+    const world = newWorld();
+    let release = () => undefined as void;
+    world.holds.sendRefundConfirmation = new Promise<void>((resolve) => (release = resolve));
+    await withCheckout(world, async (handle) => {
+      await handle.executeUpdate(initPaymentUpdate, { args: [details()] });
+      await handle.signal(processorEventSignal, event('payment_succeeded'));
+      for (let i = 0; i < 2; i++) await handle.signal(storeRefundSignal, { storeRefundId: '9001', amountMinor: 500, reason: 'returned' });
+      for (let i = 0; i < 50 && !world.calls.includes('sendRefundConfirmation'); i++) await new Promise((r) => setTimeout(r, 20));
+      release();
+      return handle.result();
+    });
+    expect(world.refundRows).toEqual([expect.objectContaining({ amountMinor: 500, origin: 'store', storeRefundId: '9001', storeState: 'created', state: 'succeeded' })]);
+    expect(world.storeRefunds).toEqual([]);
+    expect(world.processor.refunds).toBe(1);
+  });
+
+  it('given a delayed success whose payment the processor shows refunded / ON_HOLD: no store order, the merchant told, then REFUNDED with the refund recorded', async () => {
+    const world = newWorld();
+    world.processor.verdict = 'payment_refunded';
+    // The processor's own refund (made in its dashboard) is on its list.
+    world.refundRows.push({ id: 'a0000000-0000-4000-8000-000000000001', amountMinor: FAKE_QUOTE.totalMinor, state: 'succeeded', storeState: 'pending', origin: 'processor' });
+    const result = await withCheckout(world, async (handle) => {
+      await handle.executeUpdate(initPaymentUpdate, { args: [details()] });
+      await handle.signal(processorEventSignal, event('payment_succeeded'));
+      return handle.result();
+    });
+    expect(result).toEqual({ status: 'REFUNDED' });
+    expect(world.session.holdReason).toBe('payment_refunded');
+    expect(world.session.statusWrites.map((w) => w.to)).toEqual(['PAYMENT_PENDING', 'ON_HOLD', 'REFUNDED']);
+    expect(world.storeOrders).toEqual([]);
+    expect(world.refundRows[0]!.storeState).toBe('none');
+    expect(world.emails.sort()).toEqual(['payment_held', 'refund_confirmation:a0000000-0000-4000-8000-000000000001']);
+    expect(world.calls).not.toContain('createStoreOrder');
+  });
+
+  it.each(['amount_mismatch', 'currency_mismatch', 'payment_disputed'] as const)('given a success whose payment the processor shows %s / ON_HOLD, no store order, no shopper confirmation, the merchant told once', async (reason) => {
+    const world = newWorld();
+    world.processor.verdict = reason;
+    const result = await withCheckout(world, async (handle) => {
+      await handle.executeUpdate(initPaymentUpdate, { args: [details()] });
+      await handle.signal(processorEventSignal, event('payment_succeeded'));
+      await handle.signal(processorEventSignal, event('payment.succeeded'));
+      return handle.result();
+    });
+    expect(result).toEqual({ status: 'ON_HOLD' });
+    expect(world.session.holdReason).toBe(reason);
+    expect(world.storeOrders).toEqual([]);
+    expect(world.emails).toEqual(['payment_held']);
+    expect(world.merchantEvents).toEqual([]);
+  });
+
+  it('given a lone membership event with no paid payment behind it / nothing happens: no order, still pending', async () => {
+    const world = newWorld();
+    world.processor.verdict = 'unpaid';
+    await withCheckout(world, async (handle) => {
+      await handle.executeUpdate(initPaymentUpdate, { args: [details()] });
+      await handle.signal(processorEventSignal, event('membership_activated', 'mem_1'));
+      await handle.signal(processorEventSignal, event('payment_failed'));
+      expect(await statusAfterSignals(handle, 'FAILED')).toBe('FAILED');
+    });
+    expect(world.storeOrders).toEqual([]);
+    expect(world.session.statusWrites.map((w) => w.to)).toEqual(['PAYMENT_PENDING', 'FAILED']);
+  });
+
+  it('given the processor unreachable when the success arrives / the event waits, is asked about again, and completes once', async () => {
+    const world = newWorld();
+    world.faults.checkSessionPayment = ['retryable', 'retryable', 'retryable'];
+    const result = await withCheckout(world, async (handle) => {
+      await handle.executeUpdate(initPaymentUpdate, { args: [details()] });
+      await handle.signal(processorEventSignal, event('payment_succeeded'));
+      return handle.result();
+    });
+    expect(result).toEqual({ status: 'COMPLETED' });
+    expect(world.calls.filter((c) => c === 'checkSessionPayment').length).toBeGreaterThanOrEqual(4);
+    expect(world.storeOrders).toHaveLength(1);
   });
 });
 

@@ -54,6 +54,12 @@ function App({ embedded }: { embedded: Embedded | null }) {
   return <Checkout token={token} bundle={bundle} orderBumps={parseOrderBumps(bumps, bundle.currency)} upsells={parseUpsells(upsells)} cardEnabled={embedded?.cardEnabled} />;
 }
 
+// Back from the processor's page with the browser's Back button, the page may come out of the back-forward cache as it
+// was left ("Redirecting to payment…"): read the session afresh instead.
+window.addEventListener('pageshow', (e) => {
+  if (e.persisted) location.reload();
+});
+
 const root = document.getElementById('app')!;
 root.textContent = '';
 render(<App embedded={readEmbedded()} />, root);

@@ -53,3 +53,12 @@ export function formatNumber(n: number | null | undefined): string {
 export function isoDay(d: Date): string {
   return d.toISOString().slice(0, 10);
 }
+
+/** A country's name in the dashboard's language ("DE" → "Germany"); the code when the browser has none. */
+export function countryName(code: string): string {
+  try {
+    return new Intl.DisplayNames([locale, 'en'], { type: 'region' }).of(code.toUpperCase()) ?? code;
+  } catch {
+    return code;
+  }
+}

@@ -109,7 +109,7 @@ describe('OAuth install end to end', () => {
     // Shopify refuses new script tags: the install sets up the shop for the app embed instead.
     const shop = (await simShop(s)) as unknown as { scriptTags: unknown[]; webhookSubscriptions: Array<{ topic: string; uri: string }> };
     expect(shop.scriptTags).toEqual([]);
-    expect(shop.webhookSubscriptions.map((w) => w.topic).sort()).toEqual(['APP_UNINSTALLED', 'DOMAINS_CREATE', 'DOMAINS_DESTROY', 'DOMAINS_UPDATE', 'SHOP_UPDATE', 'THEMES_PUBLISH']);
+    expect(shop.webhookSubscriptions.map((w) => w.topic).sort()).toEqual(['APP_UNINSTALLED', 'DOMAINS_CREATE', 'DOMAINS_DESTROY', 'DOMAINS_UPDATE', 'REFUNDS_CREATE', 'SHOP_UPDATE', 'THEMES_PUBLISH']);
     expect(row.scriptTagId).toBeNull();
     expect(row.storefrontTokenEnc).toBeTruthy();
     expect(row.shopOrigins).toEqual(expect.arrayContaining([`https://${DEMO_SHOP}`, 'https://www.demo-shop.example']));
@@ -129,7 +129,7 @@ describe('OAuth install end to end', () => {
     const m = await createMerchant(s);
     await installThroughOAuth(s, m.token);
     await installThroughOAuth(s, m.token);
-    expect(((await simShop(s)) as unknown as { webhookSubscriptions: unknown[] }).webhookSubscriptions).toHaveLength(6);
+    expect(((await simShop(s)) as unknown as { webhookSubscriptions: unknown[] }).webhookSubscriptions).toHaveLength(7);
     expect((await db().storefrontAConnection.findUniqueOrThrow({ where: { merchantId: m.id } })).connected).toBe(true);
   });
 

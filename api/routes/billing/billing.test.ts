@@ -202,6 +202,29 @@ describe('subscribe, pay, cancel', () => {
   });
 });
 
+describe('a first payment that is not kept', () => {
+  it('given the first payment refunded at the processor before the plan starts (its webhooks late) / the plan stays Demo: the payment is FAILED with the reason, no activation email', async () => {
+    const m = await demoMerchant('Billing Refunded First');
+    const sub = await api(stack, 'POST', '/api/platform-billing/subscribe', { planId: 'STARTER' }, m.token);
+    expect(sub.status).toBe(200);
+    expect((await control(stack.urls.processor, 'POST', 'webhooks/hold')).status).toBe(200);
+    expect((await payOnHostedPage(sub.body.paymentUrl as string)).status).toBe(303);
+    // The platform's own Whop account refunds it (a support refund) before anything told us of the payment.
+    const checkoutId = new URL(sub.body.paymentUrl as string).searchParams.get('session')!;
+    const [payment] = await platformWhop().listPayments({ companyId: (await platformWhop().getAccount()).id, checkoutIds: [checkoutId] });
+    await platformWhop().refundPayment(payment!.id, `test-refund-${m.id}`);
+    expect((await control(stack.urls.processor, 'POST', 'webhooks/release', {})).status).toBe(200);
+    const ended = await waitFor('the refunded payment to be refused', async () => {
+      const rows = await db().platformBillingPayment.findMany({ where: { merchantId: m.id } });
+      return rows[0]?.status === 'FAILED' ? rows : undefined;
+    }, 20_000);
+    expect(ended[0]).toMatchObject({ kind: 'first', status: 'FAILED', error: expect.stringContaining('the plan was not started') });
+    await waitFor('Demo', async () => ((await current(m)).status === 'DEMO' ? true : undefined), 20_000);
+    expect(await current(m)).toMatchObject({ planId: 'FREE', paid: false });
+    expect(mails(m, 'billing_activated')).toHaveLength(0);
+  });
+});
+
 describe('bad input changes nothing', () => {
   it('given FREE, an unknown plan or no body / 400 INVALID_INPUT, no subscription row, no workflow', async () => {
     const m = await demoMerchant('Billing Bad');

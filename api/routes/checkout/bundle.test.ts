@@ -145,10 +145,14 @@ describe('the session bundle\'s answer', () => {
       where: { token },
       // Stored JSON may carry more than the answer shows (a line's internal fields, a bump's price): never sent.
       data: {
-        email: 'ada@shopper.test', shippingAddress: { ...address, internalNote: 'x' }, discountCode: 'TENOFF',
+        email: 'ada@shopper.test', shippingAddress: { ...address, internalNote: 'x' }, discountCode: 'TENOFF', discountMinor: 600,
         items: ITEMS.map((line) => ({ ...line, storeSku: 'internal' })) as Prisma.InputJsonValue,
         orderBumps: [{ bumpId: 'b1', productId: '31', variantId: null, title: 'Gift wrap', variantTitle: null, quantity: 1, unitPrice: 660 }] as Prisma.InputJsonValue,
       },
+    });
+
+    await db().storefrontBConnection.create({
+      data: { merchantId: m.id, storeUrl: `https://bundle-${shops}.shop.example/store`, consumerKeyEnc: 'sealed', consumerKeyLast4: 'abcd', consumerSecretEnc: 'sealed', connectedAt: new Date() },
     });
 
     const res = await call('GET', `/api/checkout/session-bundle/${token}`);
@@ -164,6 +168,7 @@ describe('the session bundle\'s answer', () => {
       preview: false,
       cart: { items: ITEMS, subtotal: { amount: 6000, currency: 'USD' } },
       shopName: `Bundle Shop ${shops}`,
+      shopUrl: `https://bundle-${shops}.shop.example/store`,
       branding: { logoUrl: 'https://cdn.example/logo.svg', primaryColor: '#112233', accentColor: null },
       checkoutTexts: { headline: 'Almost yours' },
       codEnabled: true,
@@ -172,8 +177,19 @@ describe('the session bundle\'s answer', () => {
         { id: expect.any(String), name: 'Standard', price: { amount: 550, currency: 'USD' }, free: false, countries: ['CA', 'US'] },
       ],
       pixels: [{ platform: 'meta', trackingId: '123456789012345', events: ['page_view', 'purchase'] }],
-      shopper: { email: 'ada@shopper.test', address, shippingRateId: null, discountCode: 'TENOFF', orderBumpIds: ['b1'] },
+      shopper: { email: 'ada@shopper.test', address, shippingRateId: null, discountCode: 'TENOFF', discountMinor: 600, orderBumpIds: ['b1'] },
     });
+  });
+
+  it('given a storefront A shop / the way back is its primary domain (the first origin the install recorded), else its shop host; no store: null', async () => {
+    const token = await session();
+    expect((await bundle(token)).shopUrl).toBeNull();
+    const host = `bundle-${shops}.myshopify.com`;
+    await db().checkoutSession.update({ where: { token }, data: { platform: 'STOREFRONT_A' } });
+    await db().storefrontAConnection.create({ data: { merchantId: m.id, shop: host, clientId: 'client', clientSecretEnc: 'sealed', connected: true, shopOrigins: [] } });
+    expect((await bundle(token)).shopUrl).toBe(`https://${host}`);
+    await db().storefrontAConnection.update({ where: { merchantId: m.id }, data: { shopOrigins: [`https://www.bundle-${shops}.example`, `https://${host}`] } });
+    expect((await bundle(token)).shopUrl).toBe(`https://www.bundle-${shops}.example`);
   });
 });
 

@@ -529,12 +529,13 @@ describe('the read paths', () => {
         subtotal: { amount: 5400, currency: 'EUR' },
       },
       shopName: expect.stringContaining('Shop A'),
+      shopUrl: expect.stringMatching(/^https:\/\//),
       branding: { logoUrl: 'https://cdn.example/logo.svg', primaryColor: '#112233', accentColor: '#001122' },
       checkoutTexts: { headline: 'Almost yours' },
       codEnabled: true,
       shipping: [{ id: expect.any(String), name: 'Standard', price: { amount: 495, currency: 'EUR' }, free: false, countries: COUNTRY_CODES }],
       pixels: [],
-      shopper: { email: 'ada@shopper.test', address, shippingRateId: 'r1', discountCode: null, orderBumpIds: [] },
+      shopper: { email: 'ada@shopper.test', address, shippingRateId: 'r1', discountCode: null, discountMinor: 0, orderBumpIds: [] },
     });
   });
 

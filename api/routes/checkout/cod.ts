@@ -12,7 +12,7 @@ import { updateCheckout } from '../../checkout-workflow.js';
 import { errorResponse } from '../../schemas/common.js';
 import { tokenParams } from '../../schemas/checkout.js';
 import { limit } from '../../plugins/rate-limits.js';
-import { shopperDetails } from '../../schemas/shopper.js';
+import { shopperDetailsWithLanguage, withShopperLanguage } from '../../schemas/shopper-language.js';
 import { codOffered } from '../../../model/plan-features.js';
 import { assertShipsTo } from '../../../model/shipping-rates.js';
 
@@ -39,9 +39,10 @@ export const checkoutCodRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
         'and never creates a second order. The merchant marks the order paid in the store; backfill-status brings that back. Errors: ' +
         'PREVIEW_SESSION (a preview), COD_NOT_ENABLED (the merchant offers no cash on delivery, or its plan does not include it), CONFLICT ' +
         '(a card payment is in progress, or the checkout is completed or abandoned), INVALID_INPUT (details, unknown shipping rate, an address in a ' +
-        'country no rate ships to (address.country) or a rate that does not ship there (shippingRateId): nothing stored), NOT_FOUND.',
+        'country no rate ships to (address.country) or a rate that does not ship there (shippingRateId): nothing stored), NOT_FOUND. locale (else ' +
+        'the Accept-Language header): the shopper\'s language, stored with the details; the order emails name countries in it.',
       params: tokenParams,
-      body: shopperDetails,
+      body: shopperDetailsWithLanguage,
       response: { 200: codResponse, 400: errorResponse, 404: errorResponse, 409: errorResponse, 422: errorResponse, 429: errorResponse },
     },
   }, async (request) => {
@@ -62,7 +63,7 @@ export const checkoutCodRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
     assertShipsTo(session.merchant, request.body.address.country, request.body.shippingRateId);
 
     // A late double click, after the confirmation's run ended, starts a run that answers the same confirmation.
-    const result = await updateCheckout(deps, session, completeCodUpdate, request.body);
+    const result = await updateCheckout(deps, session, completeCodUpdate, withShopperLanguage(request.body, request.headers['accept-language']));
     const row = await db.checkoutSession.findUniqueOrThrow({ where: { token }, select: { totalMinor: true, currency: true } });
     if (result.status !== 'COD_CONFIRMED' || row.totalMinor === null) throw new AppError('CONFLICT', 'This checkout could not be confirmed');
     return { status: result.status, totalMinor: row.totalMinor, currency: row.currency };

@@ -193,6 +193,7 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
       preview: isPreviewToken(session.token),
       cart: { items: sessionLines(session.items), subtotal },
       shopName: session.shopName,
+      shopUrl: session.shopUrl,
       branding: { logoUrl: session.logoUrl, primaryColor: session.primaryColor, accentColor: session.accentColor },
       checkoutTexts: checkoutTexts(session.checkoutTexts),
       // Offered only while the plan in force has it (a preview on Demo shows what is set up).
@@ -207,6 +208,7 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
         address: sessionAddress(session.shippingAddress),
         shippingRateId: session.shippingRateId,
         discountCode: session.discountCode,
+        discountMinor: session.discountCode ? session.discountMinor : 0,
         orderBumpIds: sessionBumpLines(session.orderBumps).map((b) => b.bumpId),
       },
     };
@@ -229,8 +231,10 @@ interface BundleRow {
   shippingAddress: Prisma.JsonValue;
   shippingRateId: string | null;
   discountCode: string | null;
+  discountMinor: number;
   orderBumps: Prisma.JsonValue;
   shopName: string;
+  shopUrl: string | null;
   logoUrl: string | null;
   primaryColor: string | null;
   accentColor: string | null;
@@ -247,8 +251,10 @@ interface BundleRow {
 }
 
 /**
- * One statement, three primary-key lookups: the session by its token, its merchant by id, the merchant's subscription
- * (the plan in force decides whether cash on delivery is offered). The merchant's shipping
+ * One statement, primary-key lookups only: the session by its token, its merchant by id, the merchant's store
+ * connection (for the shop's URL: storefront A's first origin is its primary domain, as the install and every domain
+ * change record them; storefront B's store URL) and its subscription (the plan in force decides whether cash on
+ * delivery is offered). The merchant's shipping
  * rates (in position order, ties by id) and active tracking pixels come aggregated in merchants.checkout_parts,
  * which triggers on those tables recompute in the same transaction as every change: the bundle never shows parts
  * older than its own snapshot, and nothing of it (the status least of all) is served from a cache. Aggregating
@@ -260,13 +266,16 @@ interface BundleRow {
 const BUNDLE_SQL = `
     SELECT s.token, s.status, s.currency, s.items, s.subtotal_minor AS "subtotalMinor", s.fx_rates AS "fxRates", s.email,
            s.shipping_address AS "shippingAddress", s.shipping_rate_id AS "shippingRateId",
-           s.discount_code AS "discountCode", s.order_bumps AS "orderBumps",
+           s.discount_code AS "discountCode", s.discount_minor AS "discountMinor", s.order_bumps AS "orderBumps",
            m.shop_name AS "shopName", m.logo_url AS "logoUrl", m.primary_color AS "primaryColor", m.accent_color AS "accentColor",
            m.checkout_texts AS "checkoutTexts", m.cod_enabled AS "codEnabled", m.checkout_parts AS "parts",
+           CASE s.platform WHEN 'STOREFRONT_A' THEN COALESCE(a.shop_origins[1], 'https://' || a.shop) ELSE b.store_url END AS "shopUrl",
            m.store_countries AS "storeCountries", m.store_countries_read_at AS "storeCountriesReadAt",
            p.plan_id AS "planId", p.status AS "planStatus"
     FROM checkout_sessions s JOIN merchants m ON m.id = s.merchant_id
-    LEFT JOIN platform_subscriptions p ON p.merchant_id = m.id
+      LEFT JOIN storefront_a_connections a ON a.merchant_id = s.merchant_id
+      LEFT JOIN storefront_b_connections b ON b.merchant_id = s.merchant_id
+      LEFT JOIN platform_subscriptions p ON p.merchant_id = s.merchant_id
     WHERE s.token = $1`;
 
 async function readBundle(db: Db, sessionToken: string): Promise<BundleRow | undefined> {

@@ -86,6 +86,8 @@ function recount(rows: CheckoutSession[], from: Date, to: Date) {
       from: from.toISOString(),
       to: to.toISOString(),
       sessions: sessions.length,
+      // Paid is money kept: completed and not refunded.
+      paidOrders: sessions.filter((r) => r.status === 'COMPLETED').length,
       completedOrders: completed.length,
       refundedOrders: refunded.length,
       codOrders: cod.length,
@@ -138,6 +140,10 @@ describe('statistics and funnel', () => {
     const counts = funnel.body.steps.map((s: Json) => s.sessions as number);
     expect(counts).toEqual([...counts].sort((x, y) => y - x));
     expect(counts[4]).toBe(body.completedOrders + body.codOrders);
+    // The totals and their breakdown agree after refunds: paid + refunded are the completed orders, paid the revenue's.
+    expect(body.refundedOrders).toBeGreaterThan(0);
+    expect(body.paidOrders + body.refundedOrders).toBe(body.completedOrders);
+    expect(body.revenue.reduce((n: number, r: Json) => n + r.orders, 0)).toBe(body.paidOrders);
 
     const ofB = await get('/api/merchant/stats?from=2026-10-01&to=2026-10-21', b.token);
     expect(ofB.body.sessions).toBeGreaterThan(0);
@@ -147,7 +153,7 @@ describe('statistics and funnel', () => {
 
   it('given a range without sessions / zeros, empty lists, and no conversion to report', async () => {
     const stats = await get('/api/merchant/stats?from=2025-01-01&to=2025-02-01', a.token);
-    expect(stats.body).toMatchObject({ sessions: 0, completedOrders: 0, codOrders: 0, conversionRate: 0, revenue: [], cod: [] });
+    expect(stats.body).toMatchObject({ sessions: 0, paidOrders: 0, completedOrders: 0, codOrders: 0, conversionRate: 0, revenue: [], cod: [] });
     const funnel = await get('/api/merchant/stats/funnel?from=2025-01-01&to=2025-02-01', a.token);
     expect(funnel.body.steps.every((s: Json) => s.sessions === 0 && s.stepConversion === null && s.overallConversion === null)).toBe(true);
   });

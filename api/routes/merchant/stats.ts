@@ -2,7 +2,7 @@
 // created in the range, counted per (currency, status), with counts of the milestone columns the timeline
 // events set (activities/session-events.ts). checkout_sessions_stats_idx holds every column it reads, so a
 // merchant's range can be one index-only scan (`npm run bench -- stats`: 100k sessions). The definitions
-// (what completes, what is revenue, COD) are in domain/stats.ts.
+// (what is paid, what completes, what is revenue, COD) are in domain/stats.ts.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { type RouteDeps } from '../../route-deps.js';
 import { Prisma, type Db } from '../../../prisma/client.js';
@@ -65,7 +65,8 @@ export const statsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
       tags,
       summary: 'Checkout statistics: sessions, completed orders, conversion rate, revenue and average order value per currency',
       description:
-        `${RANGE_DOC} completedOrders: card checkouts the processor confirmed (COMPLETED, or REFUNDED since; refundedOrders of them). ` +
+        `${RANGE_DOC} Paid means money kept: paidOrders are card checkouts COMPLETED now (not refunded), the orders behind revenue. ` +
+        'completedOrders: card checkouts the processor confirmed (COMPLETED, or REFUNDED since), always paidOrders + refundedOrders. ' +
         'codOrders: confirmed cash-on-delivery orders. conversionRate: (completedOrders + codOrders) / sessions. revenue: paid sessions only ' +
         '(COMPLETED; refunded ones are not revenue), per currency, never summed across currencies, with the average order value. Cash on ' +
         'delivery is not paid revenue: its order value is reported apart under cod, with the part the store reports collected.',

@@ -1,4 +1,4 @@
-// What a merchant does to one of its orders: the full refund and the forced status sync. Both are updates of
+// What a merchant does to one of its orders: a refund (full or partial) and the forced status sync. Both are updates of
 // the session's workflow, sent with update-with-start (api/checkout-workflow.ts): a session whose run has ended (a paid or COD session's
 // run ends once its order and emails are done) gets a new run that resumes from the database and handles the
 // update. The checks here (ownership, status, amount) answer clear errors before anything changes; the
@@ -7,7 +7,9 @@ import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { type RouteDeps } from '../../route-deps.js';
 import { AppError } from '../../../domain/errors.js';
-import { CHECKOUT_STATUSES, isCheckoutStatus, refundRefusal } from '../../../domain/checkout-status.js';
+import { CHECKOUT_STATUSES, refundableMinor, refundRefusal } from '../../../domain/checkout-status.js';
+import { refundBalanceOf } from '../../../model/refunds.js';
+import { sessionBumpLines, sessionLines } from '../../../model/checkout-session.js';
 import { isCheckoutToken } from '../../../domain/tokens.js';
 import { backfillStatusUpdate, refundUpdate } from '../../../workflows/checkout.messages.js';
 import { updateCheckout } from '../../checkout-workflow.js';
@@ -23,20 +25,34 @@ const refundBody = z
       .number()
       .int()
       .positive()
+      .max(1_000_000_000)
       .optional()
-      .describe("Optional: the order's full total in minor units. Partial refunds are not offered: any other amount is refused"),
+      .describe('Minor units of the order\'s currency, at most what is left to refund; left out: the lines\' value when `lines` are given, else everything left'),
+    reason: z.string().trim().min(1).max(500).optional().describe('Why (shown on the store\'s refund and in the shopper\'s email)'),
+    restock: z.boolean().optional().describe('Put the given-back lines back in stock on the store (default false)'),
+    lines: z
+      .array(z.strictObject({
+        line: z.number().int().min(0).max(999).describe('Index of the line in the order detail\'s `lines` (order bumps follow the cart lines)'),
+        quantity: z.number().int().min(1).max(100_000),
+      }))
+      .max(250)
+      .optional()
+      .describe('The lines given back, and how many of each: what `restock` puts back, and the default amount'),
   })
   // Fastify hands a request without a body over as null: the body may be left out entirely.
   .nullish()
-  .describe('May be left out (no body), or {}: the full refund')
+  .describe('May be left out (no body), or {}: everything left is refunded')
   .meta({ id: 'RefundRequest' });
 const status = z.enum(CHECKOUT_STATUSES);
 const refundResponse = z
   .object({
-    status: status.describe('Still COMPLETED: the session becomes REFUNDED when the processor confirms the refund'),
+    status: status.describe('Unchanged by the request: the session becomes REFUNDED once the processor confirms every unit refunded'),
     refund: z.object({
       state: z.literal('requested'),
-      refundId: z.string().describe("The processor's refund id"),
+      id: z.string().optional().describe('Our id of this refund (see the order detail\'s `refunds`)'),
+      refundId: z.string().describe("The processor's refund id (our id while the processor's is not known yet)"),
+      amountMinor: z.number().int().optional(),
+      currency: z.string().optional(),
     }),
   })
   .meta({ id: 'RefundRequested' });
@@ -56,7 +72,7 @@ export const orderActionRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
     const session = isCheckoutToken(token)
       ? await db.checkoutSession.findFirst({
         where: { token, merchantId, source: { not: 'preview' } },
-        select: { token: true, merchantId: true, platform: true, status: true, paymentMethod: true, totalMinor: true, currency: true, refundRequestedAt: true },
+        select: { token: true, merchantId: true, platform: true, status: true, paymentMethod: true, totalMinor: true, currency: true, refundedMinor: true, items: true, orderBumps: true },
       })
       : null;
     if (!session) throw new AppError('NOT_FOUND', 'No such order');
@@ -67,14 +83,16 @@ export const orderActionRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
     onRequest: app.authenticate,
     schema: {
       tags,
-      summary: 'Refund an order in full through the processor (partial refunds are not offered)',
+      summary: 'Refund an order, in full or in part, through the processor and on the store',
       description:
-        'Only a COMPLETED card payment can be refunded. 202: the processor accepted the refund (idempotency key derived from the ' +
-        'token, so a retry never refunds twice); the session becomes REFUNDED when the processor\'s refund event arrives (or a ' +
-        'backfill-status sees it), and the shopper then gets one refund email. Errors: PARTIAL_REFUND_NOT_SUPPORTED (an amount other ' +
-        'than the total), REFUND_ALREADY_REQUESTED (asked before, or already refunded: the processor is not called again), ' +
-        'NOT_REFUNDABLE (cash on delivery, or not a completed payment), NOT_FOUND (not an order of yours), UPSTREAM_ERROR / ' +
-        'PROCESSOR_TIMEOUT (the processor refused or did not answer; nothing was recorded).',
+        'A card payment the processor confirmed (COMPLETED, or ON_HOLD) can be refunded, in several parts, up to its total. 202: the ' +
+        'processor accepted the refund (its idempotency key is the refund\'s own id, so a retry never refunds twice). Once the ' +
+        'processor confirms it, the refund is booked on the store order (Shopify refundCreate, WooCommerce order refunds; `restock` ' +
+        'puts the `lines` back in stock) and the shopper gets one email for it; the session becomes REFUNDED when every unit is ' +
+        'refunded. Errors: REFUND_EXCEEDS_BALANCE (more than is left: details.refundableMinor), REFUND_ALREADY_REQUESTED (nothing ' +
+        'left, or the rest is on its way back), NOT_REFUNDABLE (cash on delivery, nothing paid, or not a confirmed payment), ' +
+        'INVALID_INPUT (a line the order does not have, more of it than it holds), NOT_FOUND (not an order of yours), UPSTREAM_ERROR / ' +
+        'PROCESSOR_TIMEOUT (the processor refused or did not answer).',
       ...auth,
       params: tokenParams,
       body: refundBody,
@@ -82,15 +100,25 @@ export const orderActionRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
     },
   }, async (request, reply) => {
     const session = await ownOrder(request.merchant.merchantId, request.params.token);
-    const refused = isCheckoutStatus(session.status)
-      ? refundRefusal({ status: session.status, refundRequested: session.refundRequestedAt !== null, paymentMethod: session.paymentMethod })
-      : { code: 'NOT_REFUNDABLE' as const, message: 'This checkout cannot be refunded' };
-    if (refused) throw new AppError(refused.code, refused.message);
-    const amount = request.body?.amountMinor;
-    if (amount !== undefined && amount !== session.totalMinor) {
-      throw new AppError('PARTIAL_REFUND_NOT_SUPPORTED', `Only full refunds are offered: omit amountMinor or send the order total (${session.totalMinor} ${session.currency} minor units)`);
-    }
-    const result = await updateCheckout(deps, session, refundUpdate);
+    const body = request.body ?? {};
+    // The order's lines as the store got them (cart lines, then order bumps): what `lines` points into.
+    const orderLines = [...sessionLines(session.items), ...sessionBumpLines(session.orderBumps)];
+    const fields: Record<string, string> = {};
+    (body.lines ?? []).forEach((l, i) => {
+      const line = orderLines[l.line];
+      if (!line) fields[`body.lines.${i}.line`] = `the order has no line ${l.line} (it has ${orderLines.length})`;
+      else if (l.quantity > line.quantity) fields[`body.lines.${i}.quantity`] = `line ${l.line} holds ${line.quantity}`;
+    });
+    const seen = new Set<number>();
+    (body.lines ?? []).forEach((l, i) => (seen.has(l.line) ? (fields[`body.lines.${i}.line`] = `line ${l.line} is listed twice`) : seen.add(l.line)));
+    if (Object.keys(fields).length) throw new AppError('INVALID_INPUT', Object.values(fields)[0]!, { fields });
+    const balance = refundBalanceOf(session, await db.refund.findMany({ where: { token: session.token, state: 'requested' }, select: { state: true, amountMinor: true } }));
+    const linesValue = (body.lines ?? []).reduce((n, l) => n + orderLines[l.line]!.unitPrice * l.quantity, 0);
+    // Lines without an amount: their value, but never more than is left (a discount may have taken some of it).
+    const amountMinor = body.amountMinor ?? (body.lines?.length ? Math.min(linesValue, refundableMinor(balance)) : undefined);
+    const refused = refundRefusal(balance, amountMinor);
+    if (refused) throw new AppError(refused.code, refused.message, refused.refundableMinor === undefined ? undefined : { refundableMinor: refused.refundableMinor });
+    const result = await updateCheckout(deps, session, refundUpdate, { amountMinor, reason: body.reason ?? null, restock: body.restock ?? false, lines: body.lines ?? [] });
     return reply.code(202).send(result);
   });
 

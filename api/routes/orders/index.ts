@@ -6,6 +6,7 @@
 // was started, or cash on delivery confirmed (or, without a recorded start, the session is paid, refunded or
 // COD-confirmed). So the list holds PAYMENT_PENDING, FAILED, COMPLETED, REFUNDED and COD_CONFIRMED sessions,
 // and ABANDONED ones whose payment never came; shoppers who left before paying are in the funnel, not here.
+// `view` splits them: paid orders apart from unpaid checkouts (domain/stats.ts ORDER_VIEWS).
 import { isPaymentMethod, type PaymentMethod } from '../../../domain/payment-method.js';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
@@ -13,12 +14,13 @@ import { type RouteDeps } from '../../route-deps.js';
 import type { Prisma } from '../../../prisma/client.js';
 import type { CheckoutSession, EmailMessage, ProcessorWebhookDelivery, SessionEvent } from '../../../generated/prisma/client.js';
 import { AppError } from '../../../domain/errors.js';
-import { ORDERED_STATUSES } from '../../../domain/stats.js';
-import { isCheckoutStatus } from '../../../domain/checkout-status.js';
+import { ORDER_VIEWS, ORDERED_STATUSES } from '../../../domain/stats.js';
+import { isCheckoutStatus, isHoldReason, refundableMinor, refundRefusal } from '../../../domain/checkout-status.js';
+import { refundBalanceOf } from '../../../model/refunds.js';
 import { isCheckoutToken } from '../../../domain/tokens.js';
 import { formatMoney } from '../../../domain/money.js';
 import { storeOrderOf } from '../../../domain/store-order.js';
-import { orderEmailIdempotencyKey, upsellEmailIdempotencyKey } from '../../../model/order-emails.js';
+import { orderEmailIdempotencyKey, refundEmailIdempotencyKey, upsellEmailIdempotencyKey } from '../../../model/order-emails.js';
 import { type OrderEmailKind } from '../../../model/order-emails.js';
 import { errorResponse } from '../../schemas/common.js';
 import { tokenParams } from '../../schemas/checkout.js';
@@ -38,7 +40,7 @@ export const ORDER_WHERE: Prisma.CheckoutSessionWhereInput = {
 };
 
 /** Emails of an order, by the idempotency key each is sent with (activities/checkout-fulfilment.ts). */
-const ORDER_EMAIL_KINDS = ['order_confirmation', 'merchant_order_notification', 'store_order_problem', 'refund_confirmation'] as const satisfies readonly OrderEmailKind[];
+const ORDER_EMAIL_KINDS = ['order_confirmation', 'merchant_order_notification', 'store_order_problem', 'refund_confirmation', 'payment_held'] as const satisfies readonly OrderEmailKind[];
 
 // The list's pages: keyed by (createdAt, token), newest first.
 const orderPages = keysetPages('token', isCheckoutToken);
@@ -48,12 +50,24 @@ const literal = (s: string) => s.replace(/[\\%_]/g, '\\$&');
 
 function listWhere(merchantId: string, query: OrdersQuery): Prisma.CheckoutSessionWhereInput {
   const and: Prisma.CheckoutSessionWhereInput[] = [ORDER_WHERE];
+  if (query.view) and.push({ status: { in: [...ORDER_VIEWS[query.view]] } });
   if (query.status) and.push({ status: { in: query.status } });
   if (query.from || query.to) and.push({ createdAt: { ...(query.from ? { gte: query.from } : {}), ...(query.to ? { lt: query.to } : {}) } });
   if (query.paymentMethod === 'card' || query.paymentMethod === 'free') and.push({ paymentMethod: query.paymentMethod });
   // A COD order is one by its payment method, or by its status when an older row has no method recorded.
   if (query.paymentMethod === 'cod') and.push({ OR: [{ paymentMethod: 'cod' }, { status: 'COD_CONFIRMED' }] });
-  if (query.q) and.push({ OR: [{ email: { startsWith: literal(query.q.toLowerCase()) } }, { token: { startsWith: literal(query.q) } }] });
+  if (query.q) {
+    // An order number is searched with or without its "#" (storefront A names orders "#1001", storefront B "57").
+    const number = literal(query.q.replace(/^#/, ''));
+    and.push({
+      OR: [
+        { email: { startsWith: literal(query.q.toLowerCase()) } },
+        { token: { startsWith: literal(query.q) } },
+        { storeOrderNumber: { startsWith: number } },
+        { storeOrderNumber: { startsWith: `#${number}` } },
+      ],
+    });
+  }
   and.push(...orderPages.after(query.cursor));
   return { merchantId, AND: and };
 }
@@ -71,12 +85,19 @@ function paymentMethodOf(s: Pick<CheckoutSession, 'paymentMethod' | 'status'>): 
   return s.status === 'COD_CONFIRMED' ? 'cod' : null;
 }
 
+/** The name on the stored shipping address (validated when stored): read leniently, so one odd row never fails a list. */
+function customerNameOf(address: Prisma.JsonValue): string | null {
+  const name = address && typeof address === 'object' && !Array.isArray(address) ? (address as Record<string, unknown>).name : undefined;
+  return typeof name === 'string' && name.trim() !== '' ? name : null;
+}
+
 export function toOrderSummary(s: CheckoutSession): Summary {
   if (!isCheckoutStatus(s.status)) throw new Error(`session ${s.token} has an unknown status ${s.status}`);
   return {
     token: s.token,
     status: s.status,
     email: s.email,
+    customerName: customerNameOf(s.shippingAddress),
     totals: { currency: s.currency, subtotalMinor: s.subtotalMinor, shippingMinor: s.shippingMinor, discountMinor: s.discountMinor, totalMinor: s.totalMinor },
     paymentMethod: paymentMethodOf(s),
     storeOrderId: s.storeOrderId,
@@ -116,7 +137,21 @@ function sessionEventSummary(e: SessionEvent, currency: string): string {
     case 'cod_paid':
       return 'The store reports the cash-on-delivery order paid';
     case 'refund_requested':
-      return `Full refund requested at the processor${amount('amount') ? `: ${amount('amount')}` : ''}`;
+      return `Refund ${({ processor: 'made at the processor', store: 'made in the store' } as Record<string, string>)[String(d.origin)] ?? 'requested at the processor'}${amount('amount') ? `: ${amount('amount')}` : ''}${typeof d.reason === 'string' && d.reason ? ` (${d.reason})` : ''}`;
+    case 'refund_succeeded':
+      return `The processor refunded ${amount('amount') ?? 'the payment'}`;
+    case 'refund_failed':
+      return `The refund failed at the processor${typeof d.reason === 'string' ? `: ${d.reason}` : ''}`;
+    case 'store_refund_created':
+      return `Refund${amount('amount') ? ` of ${amount('amount')}` : ''} booked on the store order${typeof d.orderStatus === 'string' ? ` (now ${d.orderStatus.replace(/_/g, ' ')})` : ''}`;
+    case 'store_refund_failed':
+      return `The store refused to book the refund: ${String(d.message)}`;
+    case 'store_refund_not_refunded':
+      return `A refund made in the store was not refunded at the processor: ${String(d.why)}`;
+    case 'store_refund_skipped':
+      return `Refund not booked on the store: ${String(d.why)}`;
+    case 'payment_held':
+      return `Payment on hold, no order created: ${String(d.message)}`;
     case 'email_sent':
       return `Email sent: ${String(d.kind)}`;
     default:
@@ -137,6 +172,8 @@ const EMAIL_LABELS: Record<string, string> = {
   merchant_order_notification: 'New-order notification to you',
   store_order_problem: 'Store order problem notice to you',
   refund_confirmation: 'Refund confirmation to the shopper',
+  payment_held: 'Payment-on-hold notice to you',
+  store_refund_problem: 'Store refund problem notice to you',
 };
 
 function emailSummary(m: EmailMessage): string {
@@ -194,7 +231,11 @@ export const ordersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
         'An order is a checkout session from a store cart that reached payment: a card payment was started or cash on delivery confirmed ' +
         '(PAYMENT_PENDING, FAILED, COMPLETED, REFUNDED, COD_CONFIRMED, and ABANDONED after a payment that never came). Previews never appear. ' +
         `Page size: limit, default ${PAGE_SIZE_DEFAULT}, capped at ${PAGE_SIZE_MAX}; pass nextCursor as cursor for the next page (the same filters). ` +
-        'Filters combine: status (one or several), from/to on the creation time (from before to), paymentMethod, q (start of the email or of the token). ' +
+        'view=orders: paid orders only (COMPLETED, COD_CONFIRMED, REFUNDED, ON_HOLD); view=checkouts: checkouts whose payment started and never came ' +
+        '(PAYMENT_PENDING, FAILED, ABANDONED); without view, both. ' +
+        'Filters combine: view, status (one or several), from/to on the creation time (from before to), paymentMethod, q (start of the email, ' +
+        'of the store\'s order number with or without "#", or of the token). customerName is the name on the shipping address; ' +
+        'storeOrder.number is the order\'s number as the store, the emails and the shopper\'s confirmation name it. ' +
         'A cursor is only valid as the API handed it out (INVALID_INPUT otherwise). ' +
         'storeOrder is the order on the store apart from the status (COMPLETED means the payment is confirmed; the store order follows): ' +
         'pending while it is being created (retried while the store is down), created with its id, or failed with the store\'s reason; ' +
@@ -237,9 +278,11 @@ export const ordersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
     const events = await db.sessionEvent.findMany({ where: { token }, orderBy: [{ at: 'asc' }] });
     const sentKinds = events.filter((e) => e.type === 'email_sent').map((e) => String(record(e.data).kind));
     const upsells = await db.upsellPurchase.findMany({ where: { token }, orderBy: [{ createdAt: 'asc' }] });
+    const refunds = await db.refund.findMany({ where: { token }, orderBy: [{ createdAt: 'asc' }] });
     const keys = [
       ...[...new Set<string>([...ORDER_EMAIL_KINDS, ...sentKinds])].filter((kind) => kind !== 'upsell_confirmation').map((kind) => orderEmailIdempotencyKey(kind as OrderEmailKind, token)),
       ...upsells.map((u) => upsellEmailIdempotencyKey(token, u.upsellId)),
+      ...refunds.flatMap((r) => [refundEmailIdempotencyKey('refund_confirmation', token, r.id), refundEmailIdempotencyKey('store_refund_problem', token, r.id)]),
     ];
     const [deliveries, emails] = await Promise.all([
       db.processorWebhookDelivery.findMany({ where: { sessionToken: token }, orderBy: [{ receivedAt: 'asc' }], omit: { rawBody: true } }),
@@ -258,6 +301,19 @@ export const ordersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
       storeOrderErrorMessage: session.storeOrderError,
       refundRequestedAt: iso(session.refundRequestedAt),
       refundedAt: iso(session.refundedAt),
+      refundedMinor: session.refundedMinor,
+      refundableMinor: isCheckoutStatus(session.status) && !refundRefusal(refundBalanceOf(session, refunds))
+        ? refundableMinor(refundBalanceOf(session, refunds))
+        : 0,
+      refunds: refunds.map((r) => ({
+        id: r.id, amount: r.amountMinor, currency: r.currency, reason: r.reason, restock: r.restock,
+        lines: Array.isArray(r.lines) ? (r.lines as Array<{ line: number; quantity: number }>) : [],
+        origin: r.origin as 'merchant' | 'processor' | 'store', state: r.state as 'requested' | 'succeeded' | 'failed', failureReason: r.failureReason, processorRefundId: r.processorRefundId,
+        store: { state: r.storeState as 'pending' | 'created' | 'failed' | 'none', refundId: r.storeRefundId, error: r.storeError },
+        createdAt: r.createdAt.toISOString(), succeededAt: iso(r.succeededAt),
+      })),
+      hold: session.status === 'ON_HOLD' && session.holdReason && isHoldReason(session.holdReason) ? { reason: session.holdReason, message: session.holdMessage ?? '' } : null,
+      storeOrderStatus: session.storeOrderStatus,
       upsells: upsells.map((u) => ({
         upsellId: u.upsellId,
         title: u.title,

@@ -58,6 +58,15 @@ beforeAll(async () => {
   // One paid session the store refused.
   const refused = (await stack.database.db.checkoutSession.findFirstOrThrow({ where: { merchantId: a.id, status: 'COMPLETED', source: 'store_cart' } })).token;
   await stack.database.db.checkoutSession.update({ where: { token: refused }, data: { storeOrderError: 'storefront B refused the order (HTTP 400): product 101 is out of stock.' } });
+  // Shoppers who entered their details have a name on the address; paid orders on the store have its number.
+  await stack.database.db.$executeRaw`
+    UPDATE checkout_sessions SET shipping_address = jsonb_build_object('name', 'Shopper ' || upper(substr(token, 4, 6)), 'line1', 'Ring 1', 'city', 'Berlin', 'postalCode', '10115', 'country', 'DE')
+    WHERE merchant_id = ${a.id}::uuid AND shipping_rate_id IS NOT NULL`;
+  await stack.database.db.$executeRaw`
+    UPDATE checkout_sessions s SET store_order_id = (6100000000000 + n.i)::text, store_order_number = '#' || (1000 + n.i)
+    FROM (SELECT token, row_number() OVER (ORDER BY created_at, token) AS i FROM checkout_sessions
+          WHERE merchant_id = ${a.id}::uuid AND status IN ('COMPLETED', 'REFUNDED', 'COD_CONFIRMED') AND store_order_error IS NULL) n
+    WHERE s.token = n.token`;
   rowsA = await stack.database.db.checkoutSession.findMany({ where: { merchantId: a.id } });
   tokensB = (await stack.database.db.checkoutSession.findMany({ where: { merchantId: b.id }, select: { token: true } })).map((r) => r.token);
 });
@@ -95,6 +104,7 @@ describe('the orders list', () => {
       token: refused.token,
       status: 'COMPLETED',
       email: refused.email,
+      customerName: `Shopper ${refused.token.slice(3, 9).toUpperCase()}`,
       totals: { currency: refused.currency, subtotalMinor: refused.subtotalMinor, shippingMinor: 490, discountMinor: 0, totalMinor: refused.totalMinor },
       paymentMethod: 'card',
       storeOrderId: null,
@@ -108,6 +118,39 @@ describe('the orders list', () => {
     const collected = rowsA.find((r) => r.status === 'COD_CONFIRMED' && r.codPaidAt)!;
     const cod = await list(`q=${collected.token}`);
     expect(cod.body.items[0]).toMatchObject({ status: 'COD_CONFIRMED', paymentMethod: 'cod', codPaid: true, completedAt: null, storeOrderError: false });
+  });
+
+  it('given the two views / paid orders and unpaid checkouts are apart, together the whole list; a status outside the view matches nothing', async () => {
+    const paid = expectedOrders((r) => ['COMPLETED', 'REFUNDED', 'COD_CONFIRMED'].includes(r.status));
+    const unpaid = expectedOrders((r) => ['PAYMENT_PENDING', 'FAILED', 'ABANDONED'].includes(r.status));
+    expect(paid.length).toBeGreaterThan(20);
+    expect(unpaid.length).toBeGreaterThan(5);
+    expect((await walk('view=orders', 40)).tokens).toEqual(paid);
+    expect((await walk('view=checkouts', 40)).tokens).toEqual(unpaid);
+    expect([...paid, ...unpaid].sort()).toEqual(expectedOrders().sort());
+    expect((await walk('view=orders&status=REFUNDED', 40)).tokens).toEqual(expectedOrders((r) => r.status === 'REFUNDED'));
+    expect((await list('view=orders&status=FAILED')).body.items).toEqual([]);
+    const bad = await list('view=unpaid');
+    expect([bad.status, bad.body.code]).toEqual([400, 'INVALID_INPUT']);
+  });
+
+  it('given paid orders with their store numbers / each item says its number and its customer\'s name; an unpaid checkout has neither number nor store order', async () => {
+    const page = await list('view=orders&limit=100');
+    for (const item of page.body.items as Json[]) {
+      const row = rowsA.find((r) => r.token === item.token)!;
+      expect(item.customerName).toBe(`Shopper ${row.token.slice(3, 9).toUpperCase()}`);
+      if (!row.storeOrderError) expect(item.storeOrder).toEqual({ state: 'created', id: row.storeOrderId, number: row.storeOrderNumber, error: null });
+    }
+    const unpaid = await list('view=checkouts&limit=100');
+    for (const item of unpaid.body.items as Json[]) expect([item.storeOrder, item.storeOrderId]).toEqual([null, null]);
+  });
+
+  it('given a search by order number / with or without "#", and by its start', async () => {
+    const one = rowsA.find((r) => r.storeOrderNumber === '#1012')!;
+    for (const q of ['#1012', '1012']) expect((await list(`q=${encodeURIComponent(q)}`)).body.items.map((i: Json) => i.token), q).toEqual([one.token]);
+    const starting = expectedOrders((r) => r.storeOrderNumber?.startsWith('#101') ?? false);
+    expect(starting).toHaveLength(10);
+    expect((await walk(`q=${encodeURIComponent('#101')}`, 100)).tokens).toEqual(starting);
   });
 
   it('given status filters / one status, several (comma or repeated), each paginated', async () => {
@@ -210,7 +253,13 @@ describe('one order, end to end', () => {
 
     const listed = await api(stack, 'GET', '/api/checkout/merchant/orders', undefined, merchant.token);
     expect(listed.body.items.map((i: Json) => i.token)).toEqual([token]);
-    expect(listed.body.items[0]).toMatchObject({ status: 'COMPLETED', paymentMethod: 'card', storeOrderId: row.storeOrderId, storeOrderError: false, email: 'jane@customer.test' });
+    expect(listed.body.items[0]).toMatchObject({
+      status: 'COMPLETED', paymentMethod: 'card', storeOrderId: row.storeOrderId, storeOrderError: false, email: 'jane@customer.test', customerName: 'Jane Doe',
+      storeOrder: { state: 'created', id: row.storeOrderId, number: row.storeOrderNumber, error: null },
+    });
+    expect(row.storeOrderNumber).toBeTruthy();
+    // Found by the number the store gave it.
+    expect((await api(stack, 'GET', `/api/checkout/merchant/orders?q=${encodeURIComponent(row.storeOrderNumber!)}`, undefined, merchant.token)).body.items.map((i: Json) => i.token)).toEqual([token]);
     expect(listed.body.items[0].totals).toMatchObject({ totalMinor: payment.totalMinor, currency: payment.currency });
     const previewDetail = await api(stack, 'GET', `/api/checkout/merchant/orders/${preview.body.token}`, undefined, merchant.token);
     expect(previewDetail.status).toBe(404);
@@ -262,6 +311,7 @@ describe('one order, end to end', () => {
     const stats = await api(stack, 'GET', '/api/merchant/stats', undefined, merchant.token);
     expect(stats.body).toMatchObject({
       sessions: 1,
+      paidOrders: 1,
       completedOrders: 1,
       refundedOrders: 0,
       codOrders: 0,

@@ -23,6 +23,10 @@ import { isWebhookTopic, validateWebhook, WEBHOOK_HEADERS, webhookPayloadSchemas
 import { storefrontAAad } from '../../../model/connections.js';
 import type { processStorefrontAWebhookWorkflow } from '../../../workflows/storefront-a-webhook.js';
 import { storefrontAWorkflowIds } from '../../../workflows/storefront-a.messages.js';
+import { storeRefundSignal } from '../../../workflows/checkout.messages.js';
+import { REFUND_MARK } from '../../../integrations/storefront-common/order.js';
+import { decimalToMinor } from '../../../integrations/storefront-common/money.js';
+import { signalCheckoutWith } from '../../checkout-workflow.js';
 
 const GENERIC_PATHS = new Set(['', 'events']);
 const MAX_STORED_RAW = 64 * 1024;
@@ -132,8 +136,27 @@ export const storefrontAWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async 
       duplicate = true;
     }
     if (problem) throw new AppError('INVALID_INPUT', problem);
-    if (!row.processedAt) await startProcessing(row);
+    if (!row.processedAt && topic === 'refunds/create') await applyStoreRefund(row, connection.merchantId);
+    else if (!row.processedAt) await startProcessing(row);
     return { received: true as const, id: row.id, duplicate };
+  }
+
+  /**
+   * A refund made on a store order of ours: the merchant refunded in the store's admin, so the money must go back
+   * through the processor too — the session's workflow does it, once per store refund. A refund we made ourselves
+   * (its note carries our mark) was booked by us already and is left alone; so is one of an order we do not know.
+   */
+  async function applyStoreRefund(row: { id: string; payload: Prisma.JsonValue }, merchantId: string): Promise<void> {
+    const refund = webhookPayloadSchemas['refunds/create'].parse(row.payload);
+    const done = (result: Record<string, unknown>) => db.storefrontAWebhook.update({ where: { id: row.id }, data: { result: result as Prisma.InputJsonValue, processedAt: new Date() } });
+    if (refund.note && REFUND_MARK.test(refund.note)) return void (await done({ skipped: 'a refund the checkout service made' }));
+    const session = await db.checkoutSession.findFirst({ where: { merchantId, platform: 'STOREFRONT_A', storeOrderId: String(refund.order_id) }, select: { token: true, merchantId: true, platform: true, currency: true } });
+    if (!session) return void (await done({ skipped: `order ${refund.order_id} is not an order of the checkout service` }));
+    let amountMinor = 0;
+    for (const t of refund.transactions.filter((x) => x.kind === 'refund' && x.status === 'success')) amountMinor += decimalToMinor(t.amount, t.currency ?? session.currency);
+    if (amountMinor === 0) return void (await done({ skipped: 'the refund gave no money back (items only)' }));
+    await signalCheckoutWith(deps, session, storeRefundSignal, { storeRefundId: String(refund.id), amountMinor, reason: refund.note ?? null });
+    await done({ signalled: { token: session.token, storeRefundId: String(refund.id), amountMinor } });
   }
 
   const schema = (summary: string) => ({
@@ -141,7 +164,8 @@ export const storefrontAWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async 
     summary,
     description:
       'Signed by storefront A: X-Storefront-Hmac-Sha256 is the base64 HMAC-SHA256 of the raw body with the app\'s client secret. ' +
-      'Topics: app/uninstalled, customers/data_request, customers/redact, shop/redact, shop/update, domains/*, themes/publish (X-Shopify-Topic; HMAC in X-Shopify-Hmac-Sha256). An invalid signature answers 401 and changes nothing.',
+      'Topics: app/uninstalled, customers/data_request, customers/redact, shop/redact, shop/update, domains/*, themes/publish, refunds/create (a refund ' +
+        'the merchant made in the store is refunded at the processor too, once) (X-Shopify-Topic; HMAC in X-Shopify-Hmac-Sha256). An invalid signature answers 401 and changes nothing.',
     headers,
     response: { 200: receivedResponse, 400: errorResponse, 401: errorResponse },
   });

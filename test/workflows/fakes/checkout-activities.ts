@@ -10,8 +10,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { CheckoutSessionActivities, LoadedSession, PaymentQuote } from '../../../activities/checkout-session.js';
 import type { CheckoutPaymentActivities } from '../../../activities/checkout-payment.js';
 import type { FulfilmentActivities } from '../../../activities/checkout-fulfilment.js';
-import type { CheckoutStatus } from '../../../domain/checkout-status.js';
-import type { ShopperDetails } from '../../../workflows/checkout.messages.js';
+import { refundRefusal, type CheckoutStatus, type HoldReason } from '../../../domain/checkout-status.js';
+import type { RefundRequest, RefundsState, ShopperDetails } from '../../../workflows/checkout.messages.js';
 import type { EmailSendResult } from '../../../activities/email-outbox.js';
 import type { EmitMerchantEventInput, MerchantWebhookActivities } from '../../../activities/merchant-webhooks.js';
 import { nextUpsellState, type UpsellCharge, type UpsellChargeOutcome, type UpsellPurchaseState } from '../../../domain/upsell-purchase.js';
@@ -36,15 +36,37 @@ export interface FakeSession {
   totalMinor?: number;
   /** 'free' once a total of 0 completed without the processor. */
   paymentMethod?: 'free';
+  /** Why the session was held (ON_HOLD), as recordPaymentHold stored it. */
+  holdReason?: HoldReason;
   codConfirmed: boolean;
   /** Every status write, in order (what recordSessionStatus stored). */
   statusWrites: Array<{ to: CheckoutStatus; cause: string }>;
 }
 
+/** A refund as the fake processor and store hold it. */
+export interface FakeRefund {
+  id: string;
+  amountMinor: number;
+  state: 'requested' | 'succeeded' | 'failed';
+  storeState: 'pending' | 'created' | 'failed' | 'none';
+  origin: 'merchant' | 'store' | 'processor';
+  storeRefundId?: string;
+}
+
 export interface FakeWorld {
   session: FakeSession;
   /** The processor's view of the session's payment (what getProcessorPaymentStatus answers). */
-  processor: { paymentId: string | null; status: string | null; created: number; refunds: number; lookups: number; lookupTimes: number[] };
+  processor: {
+    paymentId: string | null; status: string | null; created: number; refunds: number; lookups: number; lookupTimes: number[];
+    /** What the processor shows of the payment behind a success event (checkSessionPayment): paid as asked by default. */
+    verdict: 'paid' | 'unpaid' | HoldReason;
+    /** Refunds settle at once (the processor's sandbox), or stay requested until a test settles them. */
+    settleRefunds: boolean;
+  };
+  /** Every refund of the session, as our rows and the processor's list agree on them. */
+  refundRows: FakeRefund[];
+  /** Refunds booked on the store order, by refund id. */
+  storeRefunds: string[];
   /** Orders the store holds for this session (an accepted upsell's order is `upsell-<id>`). */
   storeOrders: string[];
   /** Accepted upsells: the processor's state of each charge (what chargeUpsell answers first), and the charges made. */
@@ -80,7 +102,9 @@ export function newWorld(overrides: Partial<FakeSession> = {}): FakeWorld {
       statusWrites: [],
       ...overrides,
     },
-    processor: { paymentId: null, status: null, created: 0, refunds: 0, lookups: 0, lookupTimes: [] },
+    processor: { paymentId: null, status: null, created: 0, refunds: 0, lookups: 0, lookupTimes: [], verdict: 'paid', settleRefunds: true },
+    refundRows: [],
+    storeRefunds: [],
     storeOrders: [],
     upsells: new Map(),
     upsellChargeAnswer: 'paid',
@@ -105,7 +129,8 @@ export function fakeCheckoutActivities(world: FakeWorld) {
     if (fault === 'retryable') throw ApplicationFailure.retryable(`${name}: unavailable`, 'processor.unavailable');
   };
   const email = (kind: string) => async (_token: string): Promise<EmailSendResult> => {
-    const name: ActivityName = kind.startsWith('upsell_confirmation') ? 'sendUpsellConfirmation' : kind === 'order_confirmation' ? 'sendOrderConfirmation' : kind === 'merchant_order_notification' ? 'sendMerchantOrderNotification' : kind === 'store_order_problem' ? 'sendStoreOrderProblemEmail' : 'sendRefundConfirmation';
+    const name: ActivityName = kind.startsWith('upsell_confirmation') ? 'sendUpsellConfirmation' : kind === 'order_confirmation' ? 'sendOrderConfirmation' : kind === 'merchant_order_notification' ? 'sendMerchantOrderNotification'
+      : kind === 'store_order_problem' ? 'sendStoreOrderProblemEmail' : kind === 'payment_held' ? 'sendPaymentHeldEmail' : kind.startsWith('store_refund_problem') ? 'sendStoreRefundProblemEmail' : 'sendRefundConfirmation';
     enter(name);
     await world.holds[name];
     // Idempotent per kind, as the real activity is (an idempotency key per session and kind).
@@ -182,11 +207,50 @@ export function fakeCheckoutActivities(world: FakeWorld) {
       enter('getUpsellPaymentStatus');
       return upsellCharge(upsellId, world.upsells.get(upsellId)?.state ?? 'pending');
     },
-    async refundProcessorPayment(_token: string) {
+    async refundProcessorPayment(_token: string, request?: RefundRequest) {
       enter('refundProcessorPayment');
-      world.processor.refunds += 1;
-      s.refundRequested = true;
-      return { refundId: `re_${world.processor.refunds}`, paymentId: world.processor.paymentId ?? 'pay_none' };
+      if (!request) {
+        world.processor.refunds += 1;
+        s.refundRequested = true;
+        return { refundId: `re_${world.processor.refunds}`, paymentId: world.processor.paymentId ?? 'pay_none' };
+      }
+      // As the real activity: the row once per id, checked against what is left; a store refund once per store id.
+      const again = world.refundRows.find((r) => r.id === request.refundId || (request.storeRefundId && r.storeRefundId === request.storeRefundId));
+      if (!again) {
+        const total = s.totalMinor ?? FAKE_QUOTE.totalMinor;
+        const refunded = world.refundRows.filter((r) => r.state === 'succeeded').reduce((n, r) => n + r.amountMinor, 0);
+        const pending = world.refundRows.filter((r) => r.state === 'requested').reduce((n, r) => n + r.amountMinor, 0);
+        const refused = refundRefusal({ status: s.status, paymentMethod: 'card', totalMinor: total, refundedMinor: refunded, pendingMinor: pending }, request.amountMinor);
+        if (refused) throw ApplicationFailure.nonRetryable(refused.message, refused.code);
+        world.processor.refunds += 1;
+        world.refundRows.push({
+          id: request.refundId, amountMinor: request.amountMinor ?? total - refunded - pending, state: world.processor.settleRefunds ? 'succeeded' : 'requested',
+          storeState: request.storeRefundId ? 'created' : 'pending', origin: request.origin ?? 'merchant', ...(request.storeRefundId ? { storeRefundId: request.storeRefundId } : {}),
+        });
+      }
+      const row = world.refundRows.find((r) => r.id === request.refundId) ?? again!;
+      return { id: row.id, refundId: `rf_${row.id.slice(0, 8)}`, paymentId: world.processor.paymentId ?? 'pay_none', amountMinor: row.amountMinor, currency: 'EUR' };
+    },
+    async checkSessionPayment(_token: string, paymentId: string) {
+      enter('checkSessionPayment');
+      const v = world.processor.verdict;
+      if (v === 'paid' || v === 'unpaid') return { verdict: v, paymentId };
+      return { verdict: 'held' as const, reason: v, message: `held: ${v}`, paymentId };
+    },
+    async recordPaymentHold(_token: string, hold: { reason: HoldReason; message: string; paymentId: string | null }) {
+      enter('recordPaymentHold');
+      s.holdReason = hold.reason;
+    },
+    async syncProcessorRefunds(_token: string): Promise<RefundsState> {
+      enter('syncProcessorRefunds');
+      const succeeded = world.refundRows.filter((r) => r.state === 'succeeded');
+      return {
+        totalMinor: s.totalMinor ?? FAKE_QUOTE.totalMinor,
+        refundedMinor: succeeded.reduce((n, r) => n + r.amountMinor, 0),
+        pendingMinor: world.refundRows.filter((r) => r.state === 'requested').reduce((n, r) => n + r.amountMinor, 0),
+        succeeded: succeeded.map((r) => r.id),
+        toStore: succeeded.filter((r) => r.storeState === 'pending').map((r) => r.id),
+      };
     },
   } satisfies Plain<CheckoutPaymentActivities>;
 
@@ -219,7 +283,26 @@ export function fakeCheckoutActivities(world: FakeWorld) {
     sendOrderConfirmation: email('order_confirmation'),
     sendMerchantOrderNotification: email('merchant_order_notification'),
     sendStoreOrderProblemEmail: email('store_order_problem'),
-    sendRefundConfirmation: email('refund_confirmation'),
+    sendRefundConfirmation: (token: string, refundId?: string) => email(refundId ? `refund_confirmation:${refundId}` : 'refund_confirmation')(token),
+    sendStoreRefundProblemEmail: (token: string, refundId: string) => email(`store_refund_problem:${refundId}`)(token),
+    sendPaymentHeldEmail: email('payment_held'),
+    async createStoreRefund(_token: string, refundId: string) {
+      enter('createStoreRefund');
+      const row = world.refundRows.find((r) => r.id === refundId);
+      if (!row) throw ApplicationFailure.nonRetryable(`No refund ${refundId}`, 'NOT_FOUND');
+      if (row.storeState === 'pending') {
+        if (!s.storeOrderId) row.storeState = 'none';
+        else {
+          row.storeState = 'created';
+          world.storeRefunds.push(refundId);
+        }
+      }
+      return { state: row.storeState as 'created' | 'failed' | 'none', storeRefundId: row.storeState === 'created' ? `store-${refundId.slice(0, 8)}` : null };
+    },
+    async emptyStoreCart(_token: string) {
+      enter('emptyStoreCart');
+      return { removed: 1, emptiedBy: 'service' as const };
+    },
     async syncStoreOrderPayment(_token: string) {
       enter('syncStoreOrderPayment');
       return { paid: false, codPaidAt: null };

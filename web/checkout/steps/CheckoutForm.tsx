@@ -4,6 +4,7 @@
 // API prices the order again: the browser is never trusted for money), and sending it all to init-payment or
 // complete-cod, with the API's field messages shown next to their fields.
 import { useRef, useState } from 'preact/hooks';
+import { canonicalLanguage } from '../../../domain/language.js';
 import { api } from '../../shared/api.js';
 import { browserLocale, formatMoney } from '../../shared/money.js';
 import type { PixelEventName } from '../pixels.js';
@@ -19,6 +20,8 @@ import { PaymentMethods, type PaymentMethod } from './form/PaymentMethods.js';
 import { ShippingRates } from './form/ShippingRates.js';
 
 const locale = browserLocale();
+/** Sent with the details: the emails name countries in the shopper's language (a tag the API would refuse is left out). */
+const language = locale ? canonicalLanguage(locale) : null;
 
 export interface CheckoutFormProps {
   token: string;
@@ -28,6 +31,8 @@ export interface CheckoutFormProps {
   cardEnabled?: boolean;
   /** The last payment failed: the form says so above the fields. */
   failed: boolean;
+  /** A payment is started and not finished: the shopper came back to change the details (a new attempt replaces it). */
+  paymentPending?: boolean;
   onStatus: (s: Status) => void;
   fire: (e: PixelEventName, value?: number) => void;
 }
@@ -50,10 +55,12 @@ export function CheckoutForm(props: CheckoutFormProps) {
     const here = ratesTo(address.country);
     return here.some((r) => r.id === shopper.shippingRateId) ? shopper.shippingRateId! : here[0]?.id ?? '';
   });
-  const [method, setMethod] = useState<PaymentMethod>(cardEnabled || !bundle.codEnabled ? 'card' : 'cod');
+  const [method, setMethod] = useState<PaymentMethod>(cardEnabled || !bundle.codEnabled || props.paymentPending ? 'card' : 'cod');
   const [bumpIds, setBumpIds] = useState<string[]>(() => (shopper.orderBumpIds ?? []).filter((id) => orderBumps.some((b) => b.id === id)));
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [banner, setBanner] = useState<string | null>(props.failed ? 'Your payment did not go through. Please check your details and try again, or use another card.' : null);
+  // Cash on delivery cannot replace a card payment in progress (the API refuses it): offered again after a failure.
+  const codEnabled = bundle.codEnabled && !props.paymentPending;
   const [busy, setBusy] = useState<null | PaymentMethod>(null);
   const formRef = useRef<HTMLFormElement>(null);
 
@@ -63,7 +70,7 @@ export function CheckoutForm(props: CheckoutFormProps) {
       const { [key]: _gone, ...rest } = e;
       return rest;
     });
-  const discount = useDiscount({ token, preview, storedCode: shopper.discountCode, email, bumpIds, setError: setFieldError('discountCode') });
+  const discount = useDiscount({ token, preview, storedCode: shopper.discountCode, storedAmount: shopper.discountMinor, email, bumpIds, setError: setFieldError('discountCode') });
 
   const fmt = (n: number) => formatMoney(n, bundle.currency, locale);
   const ratesHere = ratesTo(address.country);
@@ -113,6 +120,7 @@ export function CheckoutForm(props: CheckoutFormProps) {
       shippingRateId: rateId,
       ...(discount.applied ? { discountCode: discount.applied.code } : {}),
       ...(bumpIds.length ? { orderBumpIds: bumpIds } : {}),
+      ...(language ? { locale: language } : {}),
     };
     setBusy(method);
     props.fire('add_shipping_info', totals.total);
@@ -139,7 +147,8 @@ export function CheckoutForm(props: CheckoutFormProps) {
     if (r.code === 'CONFLICT') {
       // The session moved on (a payment already started, or it completed in another tab): follow it.
       const s = await api<{ status: Status }>('GET', `/api/checkout/session/${token}`);
-      if (s.ok && s.data.status !== 'OPEN' && s.data.status !== 'FAILED') return props.onStatus(s.data.status);
+      const moved = s.ok && s.data.status !== 'OPEN' && s.data.status !== 'FAILED' && !(props.paymentPending && s.data.status === 'PAYMENT_PENDING');
+      if (moved) return props.onStatus(s.data.status);
     }
     if (r.code.startsWith('DISCOUNT_')) {
       discount.remove();
@@ -158,6 +167,11 @@ export function CheckoutForm(props: CheckoutFormProps) {
       <Summary items={bundle.cart.items} bumps={bumps} totals={totals} currency={bundle.currency} locale={locale} discountCode={discount.applied?.code} shippingFree={rate?.free} />
       <form ref={formRef} class="details" noValidate onSubmit={submit} aria-labelledby="checkout-h">
         <h1 id="checkout-h">{text(bundle, 'headline')}</h1>
+        {props.paymentPending && (
+          <p class="note" role="status">
+            Your payment is not complete and nothing was charged. Change your details, then continue to payment.
+          </p>
+        )}
         <div class={banner ? 'alert' : 'alert empty'} role="alert" aria-live="assertive">
           {banner}
         </div>
@@ -182,9 +196,9 @@ export function CheckoutForm(props: CheckoutFormProps) {
         />
         <OrderBumpChoices bumps={orderBumps} chosen={bumpIds} error={errors.orderBumpIds} fmt={fmt} onChange={setBumpIds} />
         <DiscountCode state={discount} error={errors.discountCode} appliedAmount={discountAmount} fmt={fmt} />
-        <PaymentMethods heading={text(bundle, 'paymentHeading')} cardEnabled={cardEnabled} codEnabled={bundle.codEnabled} method={method} onChange={setMethod} />
+        <PaymentMethods heading={text(bundle, 'paymentHeading')} cardEnabled={cardEnabled} codEnabled={codEnabled} method={method} onChange={setMethod} />
 
-        <button type="submit" class="pay" disabled={preview || busy !== null || (!cardEnabled && !bundle.codEnabled)} aria-describedby={preview ? 'preview-note' : undefined}>
+        <button type="submit" class="pay" disabled={preview || busy !== null || (!cardEnabled && !codEnabled)} aria-describedby={preview ? 'preview-note' : undefined}>
           {busy === 'card' ? (
             <>
               <Spinner /> Redirecting to payment…

@@ -1,12 +1,15 @@
-// Success: the order summary as stored, the purchase pixel event (once per session), and the merchant's
-// post-purchase offers.
+// Success: the order's number as the store names it (being confirmed until the store has created the order), the
+// way back to the shop, the order summary as stored, the purchase pixel event (once per session), and the
+// merchant's post-purchase offers. Nothing internal (no token, no processor id) is shown.
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { orderNumberLabel } from '../../../domain/store-order.js';
 import { api } from '../../shared/api.js';
 import { browserLocale, currencyDigits, formatMoney } from '../../shared/money.js';
+import type { FollowedSession } from '../follow.js';
 import type { Pixels } from '../pixels.js';
-import { Summary, type Totals } from '../parts.js';
+import { Spinner, Summary, type Totals } from '../parts.js';
 import { text } from '../texts.js';
-import type { Bundle, OrderBump, SessionStatus, Status, Upsell } from '../types.js';
+import type { Bundle, OrderBump, Status, Upsell } from '../types.js';
 
 const locale = browserLocale();
 
@@ -22,25 +25,43 @@ export interface SuccessProps {
   token: string;
   bundle: Bundle;
   status: Status;
+  /** The session as followed (web/checkout/follow.ts): its stored total and the order on the store. */
+  session: Pick<FollowedSession, 'totalMinor' | 'storeOrder'>;
   pixels: Pixels;
   orderBumps: OrderBump[];
   upsells?: Upsell[];
 }
 
-export function Success({ token, bundle: initial, status, pixels, upsells, orderBumps }: SuccessProps) {
-  // The session as stored now (the shopper's details, the accepted bumps and code), and its total.
+/** The store's number for the order, or what is true while it has none. */
+function OrderNumber({ storeOrder }: { storeOrder: SuccessProps['session']['storeOrder'] }) {
+  if (storeOrder?.number) {
+    return (
+      <p class="order-no" data-order-number>
+        Order {orderNumberLabel(storeOrder.number)}
+      </p>
+    );
+  }
+  if (storeOrder?.state === 'failed' || storeOrder?.state === 'created') return <p class="muted">The shop confirms your order number by email.</p>;
+  return (
+    <p class="muted" role="status">
+      <Spinner /> Your order number is being confirmed…
+    </p>
+  );
+}
+
+/** The shop's storefront (the bundle's shopUrl), only as a web address. */
+const webAddress = (url: string | null | undefined) => (url && /^https?:\/\//i.test(url) ? url : null);
+
+export function Success({ token, bundle: initial, status, session, pixels, upsells, orderBumps }: SuccessProps) {
+  // The session as stored now (the shopper's details, the accepted bumps and code).
   const [bundle, setBundle] = useState(initial);
-  const [session, setSession] = useState<SessionStatus | null>(null);
   useEffect(() => {
     void api<Bundle>('GET', `/api/checkout/session-bundle/${token}`).then((r) => r.ok && setBundle(r.data));
-    void api<SessionStatus>('GET', `/api/checkout/session/${token}`).then((r) => {
-      if (!r.ok) return;
-      setSession(r.data);
-      if (!initial.preview && r.data.totalMinor !== null) {
-        pixels.fire('purchase', { token, currency: initial.currency, value: r.data.totalMinor / 10 ** currencyDigits(initial.currency) });
-      }
-    });
   }, [token]);
+  const paidTotal = session.totalMinor;
+  useEffect(() => {
+    if (!initial.preview && paidTotal !== null) pixels.fire('purchase', { token, currency: initial.currency, value: paidTotal / 10 ** currencyDigits(initial.currency) });
+  }, [paidTotal]);
   const h = useRef<HTMLHeadingElement>(null);
   useEffect(() => h.current?.focus(), []);
   // The merchant's post-purchase offers: on a card-paid order, one click adds one (the same card is charged).
@@ -51,7 +72,8 @@ export function Success({ token, bundle: initial, status, pixels, upsells, order
   const subtotal = bundle.cart.subtotal.amount;
   const bumpTotal = bumps.reduce((n, b) => n + b.price.amount, 0);
   const shipping = rate ? rate.price.amount : 0;
-  const total = session?.totalMinor ?? subtotal + bumpTotal + shipping;
+  const total = session.totalMinor ?? subtotal + bumpTotal + shipping;
+  const shopUrl = webAddress(bundle.shopUrl);
   // The stored total is the truth; what it is short of items + bumps + shipping is the discount.
   const totals: Totals = { subtotal, bumps: bumpTotal, discount: Math.max(0, subtotal + bumpTotal + shipping - total), shipping, total };
   const cod = status === 'COD_CONFIRMED';
@@ -62,6 +84,7 @@ export function Success({ token, bundle: initial, status, pixels, upsells, order
         <h1 id="success-h" tabIndex={-1} ref={h}>
           {text(bundle, 'successMessage')}
         </h1>
+        <OrderNumber storeOrder={session.storeOrder} />
         <p>
           {cod ? 'Your order is placed. You pay in cash when it is delivered.' : 'Your payment was received and your order is placed.'}
           {bundle.shopper.email && (
@@ -92,7 +115,13 @@ export function Success({ token, bundle: initial, status, pixels, upsells, order
             {rate && <p class="muted">Shipping method: {rate.name}</p>}
           </div>
         )}
-        <p class="muted small">Checkout reference: {token.replace(/[^A-Za-z0-9]/g, '').slice(-8).toUpperCase()}</p>
+        {shopUrl && (
+          <p class="back">
+            <a class="button" href={shopUrl}>
+              Back to {bundle.shopName}
+            </a>
+          </p>
+        )}
         {offers.map((u) => (
           <aside class="offer" key={u.id} aria-label="Offer">
             {u.imageUrl && <img src={u.imageUrl} alt="" width={56} height={56} loading="lazy" />}

@@ -19,7 +19,7 @@ export function Overview() {
     return { from: new Date(to.getTime() - 30 * DAY), to };
   });
   const stats = useStats(range.from, range.to, false);
-  const recent = useLoad(() => api.get<OrdersPage>(`/api/checkout/merchant/orders${query({ limit: 5 })}`));
+  const recent = useLoad(() => api.get<OrdersPage>(`/api/checkout/merchant/orders${query({ view: 'orders', limit: 5 })}`));
   const activation = useLoad(() => api.get<CheckoutActivation>('/api/merchant/checkout-activation'));
   return (
     <>

@@ -67,13 +67,22 @@ export function useStats(from: Date, to: Date, withSeries: boolean) {
   return { data, error, loading };
 }
 
+/** The orders of a range, as the KPIs and the outcome chart split them: paid (money kept), refunded, cash on delivery. */
+export function orderOutcomes(s: Stats): { orders: number; paid: number; refunded: number; cod: number } {
+  return { orders: s.paidOrders + s.refundedOrders + s.codOrders, paid: s.paidOrders, refunded: s.refundedOrders, cod: s.codOrders };
+}
+
 export function Kpis(props: { stats: Stats }) {
   const s = props.stats;
-  const orders = s.completedOrders + s.codOrders;
+  const o = orderOutcomes(s);
   return (
     <div class="kpis">
       <div class="kpi"><span class="kpi-label">Checkouts</span><span class="kpi-value" data-kpi="sessions">{formatNumber(s.sessions)}</span></div>
-      <div class="kpi"><span class="kpi-label">Orders</span><span class="kpi-value" data-kpi="orders">{formatNumber(orders)}</span><span class="kpi-sub">{formatNumber(s.completedOrders)} paid · {formatNumber(s.codOrders)} COD</span></div>
+      <div class="kpi">
+        <span class="kpi-label">Orders</span>
+        <span class="kpi-value" data-kpi="orders">{formatNumber(o.orders)}</span>
+        <span class="kpi-sub" data-kpi="outcomes">{formatNumber(o.paid)} paid · {formatNumber(o.refunded)} refunded · {formatNumber(o.cod)} COD</span>
+      </div>
       <div class="kpi"><span class="kpi-label">Conversion</span><span class="kpi-value" data-kpi="conversion">{formatPercent(s.conversionRate)}</span></div>
       <div class="kpi">
         <span class="kpi-label">Revenue</span>
@@ -130,7 +139,7 @@ export function StatsPage() {
                   labels={data.series.map((p) => p.bucket.label)}
                   series={[
                     { name: 'Checkouts', kind: 'bar', color: 'var(--chart-1)', values: data.series.map((p) => p.stats.sessions) },
-                    { name: 'Orders', kind: 'line', color: 'var(--chart-2)', values: data.series.map((p) => p.stats.completedOrders + p.stats.codOrders) },
+                    { name: 'Orders', kind: 'line', color: 'var(--chart-2)', values: data.series.map((p) => orderOutcomes(p.stats).orders) },
                   ]}
                 />
               ) : <Empty>No data.</Empty>}
@@ -155,11 +164,11 @@ export function StatsPage() {
             <Card title="Order outcomes">
               <Donut
                 label="Orders by outcome"
-                center={formatNumber(data.stats.completedOrders + data.stats.codOrders)}
+                center={formatNumber(orderOutcomes(data.stats).orders)}
                 parts={[
-                  { label: 'Paid', value: data.stats.completedOrders - data.stats.refundedOrders, color: 'var(--chart-2)' },
-                  { label: 'Refunded', value: data.stats.refundedOrders, color: 'var(--chart-4)' },
-                  { label: 'Cash on delivery', value: data.stats.codOrders, color: 'var(--chart-1)' },
+                  { label: 'Paid', value: orderOutcomes(data.stats).paid, color: 'var(--chart-2)' },
+                  { label: 'Refunded', value: orderOutcomes(data.stats).refunded, color: 'var(--chart-4)' },
+                  { label: 'Cash on delivery', value: orderOutcomes(data.stats).cod, color: 'var(--chart-1)' },
                 ]}
               />
               {data.stats.cod.length > 0 && (

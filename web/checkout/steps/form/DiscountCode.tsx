@@ -10,6 +10,15 @@ export interface AppliedDiscount {
   amount: number;
 }
 
+/**
+ * Whether a refused validate-discount is a verdict on the code (unknown, expired, used up, minimum not met, or a
+ * malformed code): only then is the code dropped. Anything else (the checkout moved on, the network, a rate limit)
+ * says nothing about the code, so what is applied stays — the stored total is still the truth.
+ */
+export function refusesCode(code: string): boolean {
+  return code.startsWith('DISCOUNT_') || code === 'INVALID_INPUT';
+}
+
 /** The discount a validate-discount answer grants, in minor units, or null when it names none. */
 export function discountAmountOf(data: unknown): number | null {
   const d = data as Record<string, unknown> | null;
@@ -29,22 +38,26 @@ export interface DiscountState {
 }
 
 /**
- * The code field's state. A code applied at an earlier visit is checked again on load, and an applied code again
- * whenever the ticked bumps change (a percentage follows them). `setError` shows or clears the field's message.
+ * The code field's state. A code applied at an earlier visit shows with the amount it took then, and is checked
+ * again on load; an applied code again whenever the ticked bumps change (a percentage follows them). `setError`
+ * shows or clears the field's message.
  */
 export function useDiscount(opts: {
   token: string;
   preview: boolean;
   storedCode: string | null | undefined;
+  /** What the stored code took off at the last init-payment (minor units). */
+  storedAmount: number;
   email: string;
   bumpIds: string[];
   setError: (message: string | null) => void;
 }): DiscountState {
   const [input, setInput] = useState(opts.storedCode ?? '');
-  const [applied, setApplied] = useState<AppliedDiscount | null>(null);
+  const [applied, setApplied] = useState<AppliedDiscount | null>(() => (opts.storedCode ? { code: opts.storedCode, amount: opts.storedAmount } : null));
   const [busy, setBusy] = useState(false);
 
-  async function apply(raw = input, ids = opts.bumpIds) {
+  /** `asked`: the shopper pressed Apply (every refusal is shown); else a re-check, which keeps the code unless it is refused. */
+  async function apply(raw = input, ids = opts.bumpIds, asked = true) {
     const code = raw.trim();
     if (!code) {
       opts.setError('Enter a discount code');
@@ -62,9 +75,11 @@ export function useDiscount(opts: {
       const named = (r.data as { code?: unknown }).code;
       setApplied({ code: typeof named === 'string' ? named : code.toUpperCase(), amount: discountAmountOf(r.data) ?? 0 });
       opts.setError(null);
-    } else {
+    } else if (refusesCode(r.code)) {
       setApplied(null);
       opts.setError(r.fields.code ?? r.fields.discountCode ?? r.message);
+    } else if (asked) {
+      opts.setError(r.message);
     }
   }
 
@@ -72,7 +87,7 @@ export function useDiscount(opts: {
   useEffect(() => {
     const code = firstRun.current ? opts.storedCode : applied?.code;
     firstRun.current = false;
-    if (code && !opts.preview) void apply(code, opts.bumpIds);
+    if (code && !opts.preview) void apply(code, opts.bumpIds, false);
   }, [opts.bumpIds]);
 
   return { input, setInput, applied, busy, apply: (raw?: string) => apply(raw), remove: () => setApplied(null) };

@@ -1,0 +1,76 @@
+// The order emails as the shopper and the merchant read them: the store's order number, countries named in the
+// shopper's language, and nothing internal where a shopper reads (no processor payment or checkout ids, no token).
+import { describe, expect, it } from 'vitest';
+import { renderOrderEmail, type OrderEmailData } from './order-email-templates.js';
+import type { OrderEmailKind } from '../model/order-emails.js';
+
+const TOKEN = `cs_${'T'.repeat(32)}`;
+
+function data(over: Partial<OrderEmailData> = {}): OrderEmailData {
+  return {
+    shop: { name: 'Alpha Store', logoUrl: null, primaryColor: '#0b6e4f' },
+    reference: '#1001',
+    storeOrderId: '6100000000826',
+    storeLabel: 'storefront A',
+    token: TOKEN,
+    customer: { email: 'jane@customer.test', name: 'Jane Doe', addressLines: ['Hauptstr. 1', '10115 Berlin'], country: 'DE' },
+    locale: 'de-DE',
+    lines: [{ title: 'Linen Tote Bag', variantTitle: 'Natural', quantity: 2, amount: '€49.80' }],
+    shipping: { name: 'Standard', amount: '€4.90' },
+    subtotal: '€49.80',
+    discount: { code: 'WELCOME10', amount: '€4.98' },
+    total: '€49.72',
+    payment: { method: 'card', reference: 'ch_8Hs0D2kWqPv91Lx' },
+    ...over,
+  };
+}
+
+const SHOPPER_KINDS: OrderEmailKind[] = ['order_confirmation', 'refund_confirmation', 'upsell_confirmation'];
+const MERCHANT_KINDS: OrderEmailKind[] = ['merchant_order_notification', 'store_order_problem'];
+const everything = (kind: OrderEmailKind, d: OrderEmailData) => {
+  const e = renderOrderEmail(kind, d);
+  return `${e.subject}\n${e.text}\n${e.html}`;
+};
+
+describe('what the shopper reads', () => {
+  it('given a paid order / every shopper email names it by the store\'s number and carries no processor id and no session token', () => {
+    for (const kind of SHOPPER_KINDS) {
+      for (const reference of ['ch_8Hs0D2kWqPv91Lx', 'pay_2mQe81x0aBcD']) {
+        const all = everything(kind, data({ payment: { method: 'card', reference } }));
+        expect(all, kind).not.toContain(reference);
+        expect(all, kind).not.toMatch(/\b(ch|pay|cs)_[A-Za-z0-9]/);
+        expect(all, kind).toContain('#1001');
+      }
+    }
+  });
+
+  it('given a refund / the refund email says the order number and the amount, not the processor\'s payment', () => {
+    const e = renderOrderEmail('refund_confirmation', data());
+    expect(e.subject).toBe('Refund of €49.72 for order #1001 – Alpha Store');
+    expect(e.text).toContain('€49.72 goes back to the card you paid with.');
+    expect(e.text).not.toContain('payment ch_');
+  });
+
+  it('given a German shopper / the address names the country in German; an English one or an unknown language: in English', () => {
+    const de = renderOrderEmail('order_confirmation', data());
+    expect(de.text).toContain('Shipping to:\nJane Doe\nHauptstr. 1\n10115 Berlin\nDeutschland\n');
+    expect(de.html).toContain('10115 Berlin<br>Deutschland');
+    expect(de.text).not.toMatch(/\nDE\n/);
+    expect(renderOrderEmail('order_confirmation', data({ locale: 'en-GB' })).text).toContain('10115 Berlin\nGermany\n');
+    expect(renderOrderEmail('order_confirmation', data({ locale: null })).text).toContain('10115 Berlin\nGermany\n');
+    expect(renderOrderEmail('order_confirmation', data({ locale: 'fr-FR', customer: { ...data().customer, country: 'CH' } })).text).toContain('\nSuisse\n');
+  });
+});
+
+describe('what the merchant reads', () => {
+  it('given a new order / the notification names it by the store\'s number and the customer by name, with the country named', () => {
+    const e = renderOrderEmail('merchant_order_notification', data());
+    expect(e.subject).toBe('New order #1001: €49.72 from Jane Doe');
+    expect(e.text).toContain('Order in your store (storefront A): #1001, id 6100000000826');
+    expect(e.text).toContain('Ship to:\nJane Doe\nHauptstr. 1\n10115 Berlin\nDeutschland');
+  });
+
+  it('given the store refused the order / the alert still reaches the merchant with the customer and the address to create it by hand', () => {
+    for (const kind of MERCHANT_KINDS) expect(everything(kind, data({ reference: 'CS-1A2B3C4D', storeOrderId: null, problem: 'out of stock' })), kind).toContain('Jane Doe');
+  });
+});
