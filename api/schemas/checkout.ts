@@ -133,8 +133,9 @@ export const shippingQuote = z.object({
   name: z.string(),
   price: money.describe('In the session currency (zero when free)'),
   free: z.boolean().describe('Show a free label'),
-  reason: z.enum(['free_rate', 'threshold']).optional(),
+  // Before the optional `reason`: the compiled serializer writes required properties first, zod in schema order.
   countries: z.array(z.string()).describe('The countries this rate ships to (ISO codes): list it only for an address there'),
+  reason: z.enum(['free_rate', 'threshold']).optional(),
 });
 
 /** A tracking pixel as the checkout page loads it (the merchant's active pixels; none on previews). */

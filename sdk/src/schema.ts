@@ -12714,10 +12714,10 @@ export interface components {
                 price: components["schemas"]["MoneyInput"];
                 /** @description Show a free label */
                 free: boolean;
-                /** @enum {string} */
-                reason?: "free_rate" | "threshold";
                 /** @description The countries this rate ships to (ISO codes): list it only for an address there */
                 countries: string[];
+                /** @enum {string} */
+                reason?: "free_rate" | "threshold";
             }[];
             /** @description The merchant's active tracking pixels (empty on previews); `purchase` fires with the session token as event id */
             pixels: components["schemas"]["PixelConfigInput"][];
@@ -13825,10 +13825,10 @@ export interface components {
                 price: components["schemas"]["Money"];
                 /** @description Show a free label */
                 free: boolean;
-                /** @enum {string} */
-                reason?: "free_rate" | "threshold";
                 /** @description The countries this rate ships to (ISO codes): list it only for an address there */
                 countries: string[];
+                /** @enum {string} */
+                reason?: "free_rate" | "threshold";
             }[];
             /** @description The merchant's active tracking pixels (empty on previews); `purchase` fires with the session token as event id */
             pixels: components["schemas"]["PixelConfig"][];
