@@ -14,9 +14,9 @@ describe('shipping quotes', () => {
   it('lists the rates cheapest first, in EUR as the merchant set them', () => {
     const quotes = quoteShippingRates([rate('Express', 1290), rate('Standard', 490), rate('Pickup', 0)], inEur(5000));
     expect(quotes).toEqual([
-      { id: 'pickup', name: 'Pickup', price: eur(0), free: false, countries: COUNTRY_CODES },
-      { id: 'standard', name: 'Standard', price: eur(490), free: false, countries: COUNTRY_CODES },
-      { id: 'express', name: 'Express', price: eur(1290), free: false, countries: COUNTRY_CODES },
+      { id: 'pickup', name: 'Pickup', price: eur(0), free: false, countries: null },
+      { id: 'standard', name: 'Standard', price: eur(490), free: false, countries: null },
+      { id: 'express', name: 'Express', price: eur(1290), free: false, countries: null },
     ]);
   });
   it('keeps the merchant’s order among equal prices', () => {
@@ -25,12 +25,12 @@ describe('shipping quotes', () => {
   });
   it('shows a free rate at 0 with a free label, whatever its price', () => {
     const [quote] = quoteShippingRates([rate('Courier', 990, { free: true, freeThresholdCents: 100_000 })], inEur(0));
-    expect(quote).toEqual({ id: 'courier', name: 'Courier', price: eur(0), free: true, reason: 'free_rate', countries: COUNTRY_CODES });
+    expect(quote).toEqual({ id: 'courier', name: 'Courier', price: eur(0), free: true, reason: 'free_rate', countries: null });
   });
   it('ships free from the threshold on, the boundary included', () => {
     const standard = rate('Standard', 490, { freeThresholdCents: 5000 });
     expect(quoteShippingRates([standard], inEur(4999))[0]).toMatchObject({ price: eur(490), free: false });
-    expect(quoteShippingRates([standard], inEur(5000))[0]).toEqual({ id: 'standard', name: 'Standard', price: eur(0), free: true, reason: 'threshold', countries: COUNTRY_CODES });
+    expect(quoteShippingRates([standard], inEur(5000))[0]).toEqual({ id: 'standard', name: 'Standard', price: eur(0), free: true, reason: 'threshold', countries: null });
     expect(quoteShippingRates([standard], inEur(5001))[0]).toMatchObject({ free: true, reason: 'threshold' });
   });
   it('converts price and threshold into the checkout currency and compares there', () => {
@@ -83,22 +83,24 @@ describe('shipping quotes', () => {
       expect(shippingCountries([], store)).toEqual([]);
       expect(shippingCountries([world], null)).toHaveLength(COUNTRY_CODES.length);
     });
-    it('quotes each rate with the countries it ships to', () => {
-      const quotes = quoteShippingRates([dhl, world], { ...inEur(0), storeCountries: store });
-      expect(quotes.map((q) => [q.name, q.countries])).toEqual([['DHL', ['DE', 'AT']], ['World', store]]);
+    it('quotes each rate with its own countries, null for one that follows the store', () => {
+      const quotes = quoteShippingRates([dhl, world], inEur(0));
+      expect(quotes.map((q) => [q.name, q.countries])).toEqual([['DHL', ['DE', 'AT']], ['World', null]]);
     });
     it('given a destination no rate ships to / the address is refused, by country name', () => {
-      const quotes = quoteShippingRates([dhl, world], { ...inEur(0), storeCountries: store });
-      expect(destinationProblem(quotes, 'KP', 'dhl')).toEqual({ field: 'address.country', message: 'this shop does not ship to North Korea (KP)' });
-      expect(destinationProblem(quotes, 'AQ', 'world')).toMatchObject({ field: 'address.country' });
+      const quotes = quoteShippingRates([dhl, world], inEur(0));
+      expect(destinationProblem(quotes, store, 'KP', 'dhl')).toEqual({ field: 'address.country', message: 'this shop does not ship to North Korea (KP)' });
+      expect(destinationProblem(quotes, store, 'AQ', 'world')).toMatchObject({ field: 'address.country' });
+      // The store's countries never read: a rate that follows the store ships everywhere.
+      expect(destinationProblem(quotes, null, 'KP', 'world')).toBeUndefined();
     });
     it('given a served destination and a rate that does not ship there / the rate is refused', () => {
-      const quotes = quoteShippingRates([dhl, world], { ...inEur(0), storeCountries: store });
-      expect(destinationProblem(quotes, 'US', 'dhl')).toEqual({ field: 'shippingRateId', message: 'DHL does not ship to United States (US): choose another shipping method' });
-      expect(destinationProblem(quotes, 'US', 'world')).toBeUndefined();
-      expect(destinationProblem(quotes, 'DE', 'dhl')).toBeUndefined();
+      const quotes = quoteShippingRates([dhl, world], inEur(0));
+      expect(destinationProblem(quotes, store, 'US', 'dhl')).toEqual({ field: 'shippingRateId', message: 'DHL does not ship to United States (US): choose another shipping method' });
+      expect(destinationProblem(quotes, store, 'US', 'world')).toBeUndefined();
+      expect(destinationProblem(quotes, store, 'DE', 'dhl')).toBeUndefined();
       // An id that is no quote is pricing's to refuse.
-      expect(destinationProblem(quotes, 'DE', 'overnight')).toBeUndefined();
+      expect(destinationProblem(quotes, store, 'DE', 'overnight')).toBeUndefined();
     });
   });
 

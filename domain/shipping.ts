@@ -10,7 +10,7 @@ import { COUNTRY_CODES, countryName } from './countries.js';
 import { compare, convertFromEur, MoneyError, zero, type FxRates, type Money } from './money.js';
 
 /** The countries a rate serves: `store`, every country the store ships to; or the merchant's own non-empty list. */
-export type RateCountries = 'store' | readonly string[];
+export type RateCountries = 'store' | string[];
 
 /**
  * The countries the store ships to, as last read from it; null while they were never read (a store connected before
@@ -41,8 +41,11 @@ export interface ShippingQuote {
   free: boolean;
   /** Why it is free: the rate is free, or the subtotal reached the threshold. */
   reason?: 'free_rate' | 'threshold';
-  /** The countries it ships to, resolved (a rate following the store gets the store's list). */
-  countries: string[];
+  /**
+   * Its own countries; null: it ships where the store does (the checkout's store countries). Not resolved here: the
+   * store's list is said once per checkout, not once per rate (the session bundle stays small).
+   */
+  countries: string[] | null;
 }
 
 export interface QuoteContext {
@@ -52,8 +55,6 @@ export interface QuoteContext {
   subtotal: Money;
   /** The session's stored EUR-based rates, so quotes never move under the shopper. */
   fxRates: FxRates;
-  /** What the store ships to (absent or null: never read, so every country). */
-  storeCountries?: StoreCountries;
 }
 
 /** A rate's id, or its position in the merchant's list when it has none yet. */
@@ -67,9 +68,20 @@ export function servedCountries(rate: Pick<ShippingRateInput, 'countries'>, stor
   return [...(countries !== 'store' ? countries : (storeCountries ?? COUNTRY_CODES))];
 }
 
-/** Each rate's id, name and the countries it ships to: what destinationProblem needs, without pricing the rates. */
-export function rateDestinations(rates: readonly ShippingRateInput[], storeCountries: StoreCountries | undefined): Array<Pick<ShippingQuote, 'id' | 'name' | 'countries'>> {
-  return rates.map((rate, index) => ({ id: rateId(rate, index), name: rate.name, countries: servedCountries(rate, storeCountries) }));
+/** A rate's own countries as a quote carries them: null when it follows the store. */
+export function ownCountries(rate: Pick<ShippingRateInput, 'countries'>): string[] | null {
+  return rate.countries === undefined || rate.countries === 'store' ? null : rate.countries;
+}
+
+/** Whether a rate (by its own countries, null: the store's) ships to `country`. */
+export function shipsTo(countries: readonly string[] | null, storeCountries: StoreCountries | undefined, country: string): boolean {
+  const list = countries ?? storeCountries ?? null;
+  return list === null || list.includes(country);
+}
+
+/** Each rate's id, name and own countries: what destinationProblem needs, without pricing the rates. */
+export function rateDestinations(rates: readonly ShippingRateInput[]): Array<Pick<ShippingQuote, 'id' | 'name' | 'countries'>> {
+  return rates.map((rate, index) => ({ id: rateId(rate, index), name: rate.name, countries: ownCountries(rate) }));
 }
 
 /** The countries some rate ships to, in COUNTRY_CODES order: the checkout's country list. */
@@ -90,11 +102,16 @@ export interface DestinationProblem {
  * refused), or the chosen rate does not (another rate must be chosen). An id that is no quote is left to the caller
  * (pricing refuses it with its own message). Undefined: the destination is fine.
  */
-export function destinationProblem(quotes: readonly Pick<ShippingQuote, 'id' | 'name' | 'countries'>[], country: string, shippingRateId: string): DestinationProblem | undefined {
+export function destinationProblem(
+  quotes: readonly Pick<ShippingQuote, 'id' | 'name' | 'countries'>[],
+  storeCountries: StoreCountries | undefined,
+  country: string,
+  shippingRateId: string,
+): DestinationProblem | undefined {
   const where = countryName(country);
-  if (!quotes.some((q) => q.countries.includes(country))) return { field: 'address.country', message: `this shop does not ship to ${where}` };
+  if (!quotes.some((q) => shipsTo(q.countries, storeCountries, country))) return { field: 'address.country', message: `this shop does not ship to ${where}` };
   const chosen = quotes.find((q) => q.id === shippingRateId);
-  if (chosen && !chosen.countries.includes(country)) return { field: 'shippingRateId', message: `${chosen.name} does not ship to ${where}: choose another shipping method` };
+  if (chosen && !shipsTo(chosen.countries, storeCountries, country)) return { field: 'shippingRateId', message: `${chosen.name} does not ship to ${where}: choose another shipping method` };
   return undefined;
 }
 
@@ -113,7 +130,7 @@ export function quoteShippingRates(rates: readonly ShippingRateInput[], context:
   const none = zero(currency);
   compare(subtotal, none); // refuses a subtotal in another currency
   const quotes = rates.map((rate, index): ShippingQuote => {
-    const base = { id: rateId(rate, index), name: rate.name, countries: servedCountries(rate, context.storeCountries) };
+    const base = { id: rateId(rate, index), name: rate.name, countries: ownCountries(rate) };
     if (rate.free) return { ...base, price: none, free: true, reason: 'free_rate' };
     const price = convertFromEur(eurCents(rate.basePriceCents, 'price'), currency, fxRates);
     if (rate.freeThresholdCents !== null) {

@@ -108,10 +108,10 @@ export async function priceCheckout(
       ? null
       : storeCountriesOf(await tx.merchant.findUniqueOrThrow({ where: { id: session.merchantId }, select: { storeCountries: true, storeCountriesReadAt: true } }));
     // Free-shipping thresholds look at the merchandise before the discount: ticking a bump can earn free shipping.
-    const quotes = quoteShippingRates(shippingRates.map(rateInputOf), { currency, subtotal: merchandise, fxRates, storeCountries });
+    const quotes = quoteShippingRates(shippingRates.map(rateInputOf), { currency, subtotal: merchandise, fxRates });
     shipping = selectRate(quotes, input.shippingRateId);
     if (!shipping) throw invalid('shippingRateId', `no shipping rate "${input.shippingRateId}" for this checkout`);
-    const problem = input.country === undefined ? undefined : destinationProblem(quotes, input.country, input.shippingRateId);
+    const problem = input.country === undefined ? undefined : destinationProblem(quotes, storeCountries, input.country, input.shippingRateId);
     if (problem) throw invalid(problem.field, problem.message);
   }
 

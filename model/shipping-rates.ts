@@ -52,6 +52,6 @@ function partsRates(parts: Prisma.JsonValue): ShippingRateInput[] {
  * same rule again when it stores the details (model/pricing.ts).
  */
 export function assertShipsTo(merchant: MerchantZones, country: string, shippingRateId: string): void {
-  const problem = destinationProblem(rateDestinations(partsRates(merchant.checkoutParts), storeCountriesOf(merchant)), country, shippingRateId);
+  const problem = destinationProblem(rateDestinations(partsRates(merchant.checkoutParts)), storeCountriesOf(merchant), country, shippingRateId);
   if (problem) throw new AppError('INVALID_INPUT', `${problem.field}: ${problem.message}`, { fields: { [`body.${problem.field}`]: problem.message } });
 }

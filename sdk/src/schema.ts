@@ -12706,6 +12706,8 @@ export interface components {
             };
             /** @description Cash on delivery is offered: the merchant switched it on and its plan has it */
             codEnabled: boolean;
+            /** @description Where the rates whose `countries` is null ship: the countries the store ships to; null: every country */
+            storeCountries: string[] | null;
             /** @description The merchant's rates converted with the session's FX snapshot, cheapest first. The page's country list is the countries some rate ships to; init-payment and complete-cod refuse an address elsewhere (INVALID_INPUT on address.country) or a rate that does not ship there (on shippingRateId) */
             shipping: {
                 id: string;
@@ -12714,8 +12716,8 @@ export interface components {
                 price: components["schemas"]["MoneyInput"];
                 /** @description Show a free label */
                 free: boolean;
-                /** @description The countries this rate ships to (ISO codes): list it only for an address there */
-                countries: string[];
+                /** @description The countries this rate ships to (ISO codes); null: where the store ships (`storeCountries`). List it only for an address there */
+                countries: string[] | null;
                 /** @enum {string} */
                 reason?: "free_rate" | "threshold";
             }[];
@@ -13817,6 +13819,8 @@ export interface components {
             };
             /** @description Cash on delivery is offered: the merchant switched it on and its plan has it */
             codEnabled: boolean;
+            /** @description Where the rates whose `countries` is null ship: the countries the store ships to; null: every country */
+            storeCountries: string[] | null;
             /** @description The merchant's rates converted with the session's FX snapshot, cheapest first. The page's country list is the countries some rate ships to; init-payment and complete-cod refuse an address elsewhere (INVALID_INPUT on address.country) or a rate that does not ship there (on shippingRateId) */
             shipping: {
                 id: string;
@@ -13825,8 +13829,8 @@ export interface components {
                 price: components["schemas"]["Money"];
                 /** @description Show a free label */
                 free: boolean;
-                /** @description The countries this rate ships to (ISO codes): list it only for an address there */
-                countries: string[];
+                /** @description The countries this rate ships to (ISO codes); null: where the store ships (`storeCountries`). List it only for an address there */
+                countries: string[] | null;
                 /** @enum {string} */
                 reason?: "free_rate" | "threshold";
             }[];

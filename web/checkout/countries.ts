@@ -9,9 +9,14 @@ export interface Country {
   name: string;
 }
 
+/** The countries a rate ships to: its own, or (null) the store's, which null again makes every country. */
+export function rateCountries(rate: Pick<ShippingQuote, 'countries'>, storeCountries: readonly string[] | null): readonly string[] {
+  return rate.countries ?? storeCountries ?? COUNTRY_CODES;
+}
+
 /** The codes some rate ships to, in the list's order: what the shopper can choose. */
-export function offeredCountries(rates: readonly Pick<ShippingQuote, 'countries'>[]): string[] {
-  const served = new Set(rates.flatMap((r) => r.countries));
+export function offeredCountries(rates: readonly Pick<ShippingQuote, 'countries'>[], storeCountries: readonly string[] | null): string[] {
+  const served = new Set(rates.flatMap((r) => rateCountries(r, storeCountries)));
   return COUNTRY_CODES.filter((c) => served.has(c));
 }
 

@@ -172,8 +172,9 @@ describe('the session bundle\'s answer', () => {
       branding: { logoUrl: 'https://cdn.example/logo.svg', primaryColor: '#112233', accentColor: null },
       checkoutTexts: { headline: 'Almost yours' },
       codEnabled: true,
+      storeCountries: ['DE', 'US'],
       shipping: [
-        { id: expect.any(String), name: 'Free over 50', price: { amount: 0, currency: 'USD' }, free: true, reason: 'threshold', countries: ['DE', 'US'] },
+        { id: expect.any(String), name: 'Free over 50', price: { amount: 0, currency: 'USD' }, free: true, reason: 'threshold', countries: null },
         { id: expect.any(String), name: 'Standard', price: { amount: 550, currency: 'USD' }, free: false, countries: ['CA', 'US'] },
       ],
       pixels: [{ platform: 'meta', trackingId: '123456789012345', events: ['page_view', 'purchase'] }],
@@ -194,21 +195,23 @@ describe('the session bundle\'s answer', () => {
 });
 
 describe('the session bundle\'s shipping zones', () => {
-  const served = (b: Json) => Object.fromEntries((b.shipping as Json[]).map((q) => [q.name, q.countries]));
+  const served = (b: Json) => ({ store: b.storeCountries, ...Object.fromEntries((b.shipping as Json[]).map((q) => [q.name, q.countries])) });
 
   it('given rates with their own countries and a rate following the store / each lists where it ships, the store\'s countries once read', async () => {
     const token = await session();
     await setRates([{ name: 'DHL', basePriceCents: 490, countries: ['DE', 'AT'] }, { name: 'World', basePriceCents: 2990 }]);
 
-    // The store's countries were never read: a rate following the store ships everywhere, as before zones.
-    expect(served(await bundle(token))).toEqual({ DHL: ['AT', 'DE'], World: COUNTRY_CODES });
+    // A rate following the store says null; the store's countries are said once. Never read: every country (null), as before zones.
+    expect(served(await bundle(token))).toEqual({ store: null, DHL: ['AT', 'DE'], World: null });
 
     await db().merchant.update({ where: { id: m.id }, data: { storeCountries: ['DE', 'FR'], storeCountriesReadAt: new Date() } });
-    expect(served(await bundle(token))).toEqual({ DHL: ['AT', 'DE'], World: ['DE', 'FR'] });
+    expect(served(await bundle(token))).toEqual({ store: ['DE', 'FR'], DHL: ['AT', 'DE'], World: null });
 
-    // A store that ships nowhere leaves the rate following it with no country.
+    // A store that ships everywhere is every country again; one that ships nowhere, none.
+    await db().merchant.update({ where: { id: m.id }, data: { storeCountries: [...COUNTRY_CODES] } });
+    expect((await bundle(token)).storeCountries).toBeNull();
     await db().merchant.update({ where: { id: m.id }, data: { storeCountries: [] } });
-    expect(served(await bundle(token))).toEqual({ DHL: ['AT', 'DE'], World: [] });
+    expect((await bundle(token)).storeCountries).toEqual([]);
   });
 });
 

@@ -14,8 +14,8 @@ import { AppError } from '../../../domain/errors.js';
 import { INITIAL_STATUS, isCheckoutStatus } from '../../../domain/checkout-status.js';
 import { MoneyError, money } from '../../../domain/money.js';
 import { quoteShippingRates, type ShippingRateInput } from '../../../domain/shipping.js';
+import { COUNTRY_CODES } from '../../../domain/countries.js';
 import { codOffered } from '../../../model/plan-features.js';
-import { storeCountriesOf } from '../../../model/shipping-rates.js';
 import { isPreviewToken, isSessionToken } from '../../../domain/tokens.js';
 import { storeOrderOf } from '../../../domain/store-order.js';
 import { sessionAddress, sessionBumpLines, sessionFxRates, sessionLines } from '../../../model/checkout-session.js';
@@ -198,9 +198,9 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
       checkoutTexts: checkoutTexts(session.checkoutTexts),
       // Offered only while the plan in force has it (a preview on Demo shows what is set up).
       codEnabled: codOffered({ codEnabled: session.codEnabled, platformSubscription: session.planId === null ? null : { planId: session.planId, status: session.planStatus ?? '' } }, { preview: isPreviewToken(session.token) }),
-      shipping: quoteShippingRates(session.parts.shippingRates, {
-        currency, subtotal, fxRates: sessionFxRates(session.fxRates), storeCountries: storeCountriesOf({ storeCountries: session.storeCountries ?? [], storeCountriesReadAt: session.storeCountriesReadAt }),
-      }),
+      shipping: quoteShippingRates(session.parts.shippingRates, { currency, subtotal, fxRates: sessionFxRates(session.fxRates) }),
+      // Said once for the rates that follow the store (a quote's countries null); null when that is every country.
+      storeCountries: session.storeCountries,
       // A preview fires no tracking: the merchant's ad platforms would count a checkout nobody made.
       pixels: isPreviewToken(session.token) ? [] : session.parts.pixels,
       shopper: {
@@ -242,9 +242,11 @@ interface BundleRow {
   codEnabled: boolean;
   /** merchants.checkout_parts: kept by database triggers, see prisma/schema.prisma. */
   parts: { shippingRates: ShippingRateInput[]; pixels: BundleAnswer['pixels'] };
-  /** What the store ships to (rates that follow the store ship there), and when it was read (null: never). */
+  /**
+   * What the store ships to (rates that follow the store ship there), said once per checkout: null when never read or
+   * every country (as before zones). Selected as JSON: node-postgres parses a text[] of 250 codes far slower than JSON.
+   */
   storeCountries: string[] | null;
-  storeCountriesReadAt: Date | null;
   /** The subscription row's plan and status; null without one (Demo). */
   planId: string | null;
   planStatus: string | null;
@@ -270,7 +272,8 @@ const BUNDLE_SQL = `
            m.shop_name AS "shopName", m.logo_url AS "logoUrl", m.primary_color AS "primaryColor", m.accent_color AS "accentColor",
            m.checkout_texts AS "checkoutTexts", m.cod_enabled AS "codEnabled", m.checkout_parts AS "parts",
            CASE s.platform WHEN 'STOREFRONT_A' THEN COALESCE(a.shop_origins[1], 'https://' || a.shop) ELSE b.store_url END AS "shopUrl",
-           m.store_countries AS "storeCountries", m.store_countries_read_at AS "storeCountriesReadAt",
+           CASE WHEN m.store_countries_read_at IS NULL OR cardinality(m.store_countries) >= ${COUNTRY_CODES.length} THEN NULL
+                ELSE array_to_json(m.store_countries) END AS "storeCountries",
            p.plan_id AS "planId", p.status AS "planStatus"
     FROM checkout_sessions s JOIN merchants m ON m.id = s.merchant_id
       LEFT JOIN storefront_a_connections a ON a.merchant_id = s.merchant_id

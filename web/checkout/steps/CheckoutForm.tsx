@@ -12,7 +12,7 @@ import { Field, Spinner, Summary, type Totals } from '../parts.js';
 import { EMAIL_RE, reportProgress } from '../progress.js';
 import { text } from '../texts.js';
 import type { Bundle, OrderBump, Status } from '../types.js';
-import { offeredCountries } from '../countries.js';
+import { offeredCountries, rateCountries } from '../countries.js';
 import { AddressFields, addressBody, ADDRESS_FIELDS, initialAddress, type AddressState } from './form/AddressFields.js';
 import { DiscountCode, useDiscount } from './form/DiscountCode.js';
 import { OrderBumpChoices } from './form/OrderBumpChoices.js';
@@ -47,8 +47,8 @@ export function CheckoutForm(props: CheckoutFormProps) {
   const cardEnabled = props.cardEnabled !== false;
 
   // Shipping zones: the country list is where some rate ships; the rates listed are those shipping to the chosen country.
-  const offered = offeredCountries(rates);
-  const ratesTo = (country: string) => (country ? rates.filter((r) => r.countries.includes(country)) : rates);
+  const offered = offeredCountries(rates, bundle.storeCountries);
+  const ratesTo = (country: string) => (country ? rates.filter((r) => rateCountries(r, bundle.storeCountries).includes(country)) : rates);
   const [email, setEmail] = useState(shopper.email ?? '');
   const [address, setAddress] = useState<AddressState>(() => initialAddress(shopper, locale, offered));
   const [rateId, setRateId] = useState<string>(() => {
