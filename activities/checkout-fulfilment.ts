@@ -31,6 +31,7 @@ import { renderOrderEmail, type OrderEmailData } from './order-email-templates.j
 import { orderEmailIdempotencyKey, refundEmailIdempotencyKey, upsellEmailIdempotencyKey, type OrderEmailKind } from '../model/order-emails.js';
 import { upsellOrderKey } from '../domain/upsell-purchase.js';
 import type { UpsellPurchase } from '../generated/prisma/client.js';
+import type { PaymentQuote } from './checkout-session.js';
 
 export interface FulfilmentActivityDeps {
   config: Config;
@@ -136,9 +137,8 @@ function upsellOrderInputOf(s: Session, purchase: UpsellPurchase): StoreOrderInp
 }
 
 /** The neutral order of a paid session: what was charged, line by line, plus shipping; totals as the session computed them. */
-function orderInputOf(s: Session): StoreOrderInput {
+function orderInputOf(s: Session, method: PaymentMethod = paymentMethodOf(s)): StoreOrderInput {
   const { items, address } = contentsOf(s);
-  const method = paymentMethodOf(s);
   const lines = items.map((i) => ({
     title: i.title,
     variantTitle: i.variantTitle ?? undefined,
@@ -158,8 +158,11 @@ function orderInputOf(s: Session): StoreOrderInput {
     lines,
     shipping: { title: s.shippingName ?? 'Shipping', priceMinor: shippingMinor },
     ...(discount ? { discount } : {}),
-    // What was charged; the order schema checks it equals lines + shipping − discount.
-    totals: { subtotalMinor, shippingMinor, discountMinor: discount?.amountMinor ?? 0, totalMinor: s.totalMinor ?? subtotalMinor + shippingMinor - (discount?.amountMinor ?? 0) },
+    // What was charged; the order schema checks it equals lines + shipping − discount (+ the store's tax when added).
+    totals: {
+      subtotalMinor, shippingMinor, discountMinor: discount?.amountMinor ?? 0, taxMinor: s.taxMinor, taxesIncluded: s.taxesIncluded,
+      totalMinor: s.totalMinor ?? subtotalMinor + shippingMinor - (discount?.amountMinor ?? 0),
+    },
     payment: { method, reference: method === 'card' ? (s.processorPaymentId ?? undefined) : undefined },
   };
   return checkedOrderInput(s, input);
@@ -455,6 +458,43 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
       const removed = await client.emptyCart(s.storeCartRef);
       if (removed > 0) await db.sessionEvent.create({ data: { token, type: 'store_cart_emptied', data: { lines: removed } } });
       return { removed, emptiedBy: 'service' };
+    },
+
+    /**
+     * The store's tax on the checkout as the shopper entered it (after recordShopperDetails), quoted by the store itself
+     * before anything is charged: Shopify's draftOrderCalculate on the very draft the order will be, WooCommerce's own
+     * rules on its settings and rates. Added to the total when the store's prices exclude tax, so the amount charged is
+     * the total the store books. Answers the quote the shopper pays.
+     */
+    async quoteStoreTaxes(token: string): Promise<PaymentQuote> {
+      const s = await sessionOf(token, true);
+      const pre = (s.subtotalMinor + (s.shippingMinor ?? 0) - s.discountMinor);
+      const quote = (taxMinor: number, taxesIncluded: boolean, totalMinor: number): PaymentQuote => ({
+        currency: s.currency, subtotalMinor: s.subtotalMinor, shippingMinor: s.shippingMinor ?? 0, discountMinor: s.discountMinor, taxMinor, taxesIncluded, totalMinor,
+      });
+      // Nothing to tax (a 100 % code and free shipping): the store is not asked.
+      if (pre <= 0 || s.totalMinor === null) return quote(0, false, s.totalMinor ?? 0);
+      const input = orderInputOf({ ...s, taxMinor: 0, taxesIncluded: false, totalMinor: pre }, 'card');
+      let taxed: { taxMinor: number; taxesIncluded: boolean; totalMinor: number };
+      try {
+        taxed = s.platform === 'STOREFRONT_A'
+          ? await (await storeClientFor(deps, s.merchantId, 'STOREFRONT_A')).calculateTaxes(input)
+          : await (await storeClientFor(deps, s.merchantId, 'STOREFRONT_B')).calculateTaxes(input);
+      } catch (err) {
+        if (isIntegrationError(err) && !err.retryable) throw new IntegrationError(err.system, err.kind, `${STORE_LABEL[s.platform]} could not price the tax of this order: ${err.message}`, { status: err.status, remote: err.remote, cause: err });
+        throw err;
+      }
+      // The store's total must be ours plus its tax: a store pricing the order otherwise would book another amount.
+      const expected = pre + (taxed.taxesIncluded ? 0 : taxed.taxMinor);
+      const slack = taxed.taxesIncluded && taxed.taxMinor > 0 ? input.lines.length + 1 : 0;
+      if (Math.abs(taxed.totalMinor - expected) > slack) {
+        throw new IntegrationError(SYSTEM[s.platform], 'rejected', `${STORE_LABEL[s.platform]} prices this order at ${taxed.totalMinor} (minor units), not ${expected}: the checkout cannot charge what the store would book`);
+      }
+      await db.$transaction(async (tx) => {
+        await tx.checkoutSession.update({ where: { token }, data: { taxMinor: taxed.taxMinor, taxesIncluded: taxed.taxesIncluded, totalMinor: taxed.totalMinor } });
+        if (taxed.taxMinor > 0) await tx.sessionEvent.create({ data: { token, type: 'taxes_quoted', data: { taxMinor: taxed.taxMinor, taxesIncluded: taxed.taxesIncluded, totalMinor: taxed.totalMinor, currency: s.currency } } });
+      });
+      return quote(taxed.taxMinor, taxed.taxesIncluded, taxed.totalMinor);
     },
 
     /** The store refused the order for good: the paid session keeps the reason (shown to the merchant). */

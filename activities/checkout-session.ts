@@ -18,6 +18,9 @@ export interface PaymentQuote {
   subtotalMinor: number;
   shippingMinor: number;
   discountMinor: number;
+  /** The store's tax (quoteStoreTaxes): inside the prices when taxesIncluded, else part of totalMinor. */
+  taxMinor?: number;
+  taxesIncluded?: boolean;
   totalMinor: number;
 }
 
@@ -116,6 +119,9 @@ export function createCheckoutSessionActivities(deps: { db: Db }) {
               discountCode: priced.discount?.code ?? null,
               discountMinor: totals.discount.amount,
               totalMinor: totals.total.amount,
+              // The store's tax follows (quoteStoreTaxes): until then none is counted.
+              taxMinor: 0,
+              taxesIncluded: false,
               lastActivityAt: new Date(),
             },
           });

@@ -7,6 +7,7 @@ import { Prisma } from '../prisma/client.js';
 import type { SecretBox } from '../security/secrets.js';
 import { UnsafeUrlError, type UrlGuard } from '../security/ssrf.js';
 import { storefrontBClientOf } from '../model/connections.js';
+import { AppError } from '../domain/errors.js';
 import type { ConnectStorefrontBInput, StorefrontBStoreInfo } from '../workflows/storefront-b-connection.messages.js';
 import { classifyFailures } from './failures.js';
 
@@ -18,6 +19,11 @@ export interface StorefrontBActivityDeps {
   timeoutMs?: number;
   fetch?: typeof fetch;
 }
+
+/** What a merchant who connected a key that cannot write orders is told (WooCommerce's own screen and words). */
+export const READ_ONLY_KEY =
+  'This REST API key cannot create orders: its Permissions are "Read". In WordPress admin → WooCommerce → Settings → Advanced → ' +
+  'REST API, add a key (or edit this one) with Permissions "Read/Write", for an administrator or shop manager, and connect with that key';
 
 /** The merchant's shop domain for a storefront B store: the store URL's host (with a non-default port). */
 export function storeHost(storeUrl: string): string {
@@ -40,6 +46,8 @@ export function createStorefrontBActivities(deps: StorefrontBActivityDeps) {
       // The URL was checked just above, with the answer the merchant needs (INVALID_INPUT naming the field).
       const client = await storefrontBClientOf({ ...deps, urlGuard: undefined }, input.merchantId, input);
       const status = await client.validateCredentials();
+      // Refused here, not after a shopper has paid (the order create is the first write).
+      if (!status.canWriteOrders) throw new AppError('INVALID_STORE_CREDENTIALS', READ_ONLY_KEY);
       return { currency: status.currency, version: status.version, pluginActive: status.pluginActive };
     },
 

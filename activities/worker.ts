@@ -2,7 +2,7 @@
 // `npm run worker` runs it alone (production, docker-compose); `npm start` and the tests run it in-process.
 import { NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
-import { loadConfig, type Config } from '../config/index.js';
+import { loadConfig, unguardedOrigins, type Config } from '../config/index.js';
 import { createDb, type Db } from '../prisma/client.js';
 import { bundleWorkflows } from './bundle.js';
 import { createFxRatesActivities } from './fx-rates.js';
@@ -46,7 +46,7 @@ export function createActivities(deps: ActivityDeps) {
     config,
     db,
     secrets: createSecretBox(config.secretsKey),
-    urlGuard: deps.urlGuard ?? createUrlGuard({ allowedOrigins: config.sandbox.enabled ? Object.values(config.sandbox.urls) : [] }),
+    urlGuard: deps.urlGuard ?? createUrlGuard({ allowedOrigins: unguardedOrigins(config) }),
   };
   const email = createEmailClient({ serverToken: config.email.serverToken ?? '', apiUrl: config.email.apiUrl });
   return {

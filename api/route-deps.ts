@@ -2,7 +2,7 @@
 // so routes depend on it and not on api/app.ts, which imports every route.
 import type { FastifyServerOptions } from 'fastify';
 import type { Client, Connection } from '@temporalio/client';
-import type { Config } from '../config/index.js';
+import { unguardedOrigins, type Config } from '../config/index.js';
 import type { Db } from '../prisma/client.js';
 import { createSecretBox, type SecretBox } from '../security/secrets.js';
 import { createUrlGuard, type UrlGuard } from '../security/ssrf.js';
@@ -29,7 +29,7 @@ export function resolveDeps(deps: AppDeps): RouteDeps {
     db: deps.db,
     temporal: deps.temporal,
     secrets: deps.secrets ?? createSecretBox(config.secretsKey),
-    // The sandbox runs on loopback http: reachable only while config enables it.
-    urlGuard: deps.urlGuard ?? createUrlGuard({ allowedOrigins: config.sandbox.enabled ? Object.values(config.sandbox.urls) : [] }),
+    // The sandbox and local stores run on loopback http: reachable only while config enables them (never in production).
+    urlGuard: deps.urlGuard ?? createUrlGuard({ allowedOrigins: unguardedOrigins(config) }),
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, ECB_DAILY_URL, loadConfig } from './index.js';
+import { ConfigError, ECB_DAILY_URL, loadConfig, unguardedOrigins } from './index.js';
 
 describe('configuration', () => {
   it('given no variables / it runs locally on embedded defaults with the sandbox on', () => {
@@ -31,6 +31,25 @@ describe('configuration', () => {
     });
     expect(config.sandbox.enabled).toBe(false);
     expect(config.fx.url).toBe(ECB_DAILY_URL);
+  });
+
+  it('given LOCAL_STORE_ORIGINS outside production / those loopback stores join the URL guard\'s exemptions; anything but a loopback origin is refused', () => {
+    const config = loadConfig({ LOCAL_STORE_ORIGINS: 'http://127.0.0.1:8081, http://localhost:8082/' });
+    expect(config.localStoreOrigins).toEqual(['http://127.0.0.1:8081', 'http://localhost:8082']);
+    expect(unguardedOrigins(config)).toEqual(expect.arrayContaining(['http://127.0.0.1:8081', 'http://localhost:8082', config.sandbox.urls.storefrontB]));
+    expect(loadConfig({}).localStoreOrigins).toEqual([]);
+    for (const bad of ['http://shop.example.com', 'http://10.0.0.5:80', 'http://127.0.0.1:8081/shop', 'ftp://127.0.0.1:21']) {
+      expect(() => loadConfig({ LOCAL_STORE_ORIGINS: bad }), bad).toThrow(/LOCAL_STORE_ORIGINS/);
+    }
+  });
+
+  it('given LOCAL_STORE_ORIGINS in production / it refuses to start: production stores are https on public addresses', () => {
+    const production = {
+      NODE_ENV: 'production', DATABASE_URL: 'postgresql://db/checkout', TEMPORAL_ADDRESS: 'temporal:7233', JWT_SECRET: 'x'.repeat(40), SECRETS_KEY: Buffer.alloc(32).toString('base64'),
+      APP_ORIGIN: 'https://app.example.com', PUBLIC_API_URL: 'https://api.example.com', PROCESSOR_API_URL: 'https://processor.example.com', POSTMARK_SERVER_TOKEN: 'pm-token',
+    };
+    expect(unguardedOrigins(loadConfig(production))).toEqual([]);
+    expect(() => loadConfig({ ...production, LOCAL_STORE_ORIGINS: 'http://127.0.0.1:8081' })).toThrow(/LOCAL_STORE_ORIGINS is for development and tests/);
   });
 
   it('given malformed values / it names each one', () => {

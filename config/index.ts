@@ -117,6 +117,13 @@ const envSchema = z.object({
    */
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'a redis:// or rediss:// URL').optional(),
 
+  /**
+   * Development and tests only: origins of stores running on this machine (a local WordPress, e.g.
+   * http://127.0.0.1:8080) that a merchant may connect although they are loopback http. Production refuses to start
+   * with it set: there a store URL is https and public, always.
+   */
+  LOCAL_STORE_ORIGINS: z.string().default(''),
+
   /** Run the local simulators of external systems (processor, stores, email, DNS, ECB). */
   SANDBOX_ENABLED: bool.optional(),
   SANDBOX_HOST: z.string().default('127.0.0.1'),
@@ -180,6 +187,34 @@ export interface Config {
   /** Where rate-limit counters live: a shared Redis (replicas), or undefined for process memory. */
   redisUrl: string | undefined;
   sandbox: { enabled: boolean; host: string; ports: Record<keyof typeof SANDBOX_PORTS, number>; urls: Record<keyof typeof SANDBOX_PORTS, string> };
+  /** LOCAL_STORE_ORIGINS: loopback stores merchants may connect over http (never in production: empty there). */
+  localStoreOrigins: string[];
+}
+
+/**
+ * The origins the URL guard (security/ssrf.ts) lets through without its https and public-address rules: the
+ * sandbox's simulators while it runs, and the local stores of LOCAL_STORE_ORIGINS. Empty in production.
+ */
+export function unguardedOrigins(config: Pick<Config, 'sandbox' | 'localStoreOrigins'>): string[] {
+  return [...(config.sandbox.enabled ? Object.values(config.sandbox.urls) : []), ...config.localStoreOrigins];
+}
+
+const LOOPBACK_HOST = /^(?:127(?:\.\d{1,3}){3}|localhost|\[::1\])$/;
+
+/** LOCAL_STORE_ORIGINS parsed: each an http(s) origin on a loopback host, nothing more (no path). */
+function localStoreOrigins(value: string, env: string): string[] {
+  const origins = value.split(',').map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean);
+  if (origins.length === 0) return [];
+  if (env === 'production') {
+    throw new ConfigError('LOCAL_STORE_ORIGINS is for development and tests: in production a store URL is https on a public address');
+  }
+  return origins.map((origin) => {
+    const url = URL.canParse(origin) ? new URL(origin) : undefined;
+    if (!url || !['http:', 'https:'].includes(url.protocol) || !LOOPBACK_HOST.test(url.hostname) || url.origin !== origin) {
+      throw new ConfigError(`LOCAL_STORE_ORIGINS: ${origin} is not the origin of a store on this machine (e.g. http://127.0.0.1:8080)`);
+    }
+    return url.origin;
+  });
 }
 
 export const ECB_DAILY_URL = 'https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml';
@@ -264,5 +299,6 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     apiKeyMode: sandboxEnabled ? 'test' : 'live',
     redisUrl: e.REDIS_URL,
     sandbox: { enabled: sandboxEnabled, host: e.SANDBOX_HOST, ports: sandboxPorts, urls: sandboxUrls },
+    localStoreOrigins: localStoreOrigins(e.LOCAL_STORE_ORIGINS, e.NODE_ENV),
   };
 }

@@ -58,6 +58,12 @@ const storeLookup = proxyActivities<FulfilmentActivities>({
   retry: { initialInterval: '500 milliseconds', maximumInterval: '5 seconds', maximumAttempts: 3 },
 });
 
+// The store's tax, quoted while the shopper waits at init-payment or COD: a few quick attempts, then a clear error.
+const storeQuote = proxyActivities<FulfilmentActivities>({
+  startToCloseTimeout: '15 seconds',
+  retry: { initialInterval: '500 milliseconds', maximumInterval: '5 seconds', maximumAttempts: 3 },
+});
+
 // The shopper's cart at the store, emptied after the order: a few quick tries, never holding up the emails for long.
 const cart = proxyActivities<FulfilmentActivities>({
   startToCloseTimeout: '15 seconds',
@@ -114,6 +120,9 @@ const NEW_ATTEMPT_AFTER_SYNC = 'new-attempt-after-sync';
  * the processor. Histories recorded before take the events at their word and refund in full only.
  */
 const MONEY_CHECKS = 'money-checks';
+
+/** Patch: the store's tax is quoted before payment and charged. Histories recorded before charge the pre-tax total. */
+const STORE_TAXES = 'store-taxes';
 
 /** Patch: after the order, the shopper's cart at the store is emptied. Histories recorded before send the emails at once. */
 const EMPTY_STORE_CART = 'empty-store-cart';
@@ -522,6 +531,16 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
     }
   }
 
+  /**
+   * The shopper's details priced, then the store's own tax on them (the shopper waits: a few quick tries, then a clear
+   * 502/504): the total charged is the total the store books.
+   */
+  async function priceWithStoreTaxes(details: ShopperDetails) {
+    const quote = await session.recordShopperDetails(token, details);
+    if (!patched(STORE_TAXES)) return quote;
+    return storeQuote.quoteStoreTaxes(token).catch((err: unknown) => asAnswer(err, 'The store', 'STORE_TIMEOUT'));
+  }
+
   setHandler(statusQuery, () => ({ status }));
 
   setHandler(processorEventSignal, (message) => {
@@ -550,7 +569,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
       // shows the pending attempt unpaid, so a new attempt with the new total replaces it (its page stays open at the
       // processor: a payment made there later is checked against its own amount before any order).
       if (status !== 'PAYMENT_PENDING' && !canTransition(status, 'PAYMENT_PENDING')) throw refusal('CONFLICT', `This checkout is ${label(status)}: no payment can start`);
-      const quote = await session.recordShopperDetails(token, details);
+      const quote = await priceWithStoreTaxes(details);
       if (quote.totalMinor === 0) {
         // A 100 % code with free shipping: nothing to charge, so no processor payment; the order and its
         // emails follow as after a paid one, and the shopper goes straight to the confirmed checkout page.
@@ -582,7 +601,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
           ? 'A card payment for this checkout is in progress: cash on delivery is not available'
           : `This checkout is ${label(status)}: it cannot be confirmed`);
       }
-      await session.recordShopperDetails(token, details);
+      await priceWithStoreTaxes(details);
       await session.confirmCashOnDelivery(token);
       await setStatus('COD_CONFIRMED', 'complete-cod');
       codDetailsKey = detailsKey;

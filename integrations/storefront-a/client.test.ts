@@ -84,6 +84,21 @@ describe('orders exactly once without idempotency keys', () => {
     await expect(client.refundOrder(order.id, { ...rest, refundId: '33333333-3333-4333-8333-333333333333', amountMinor: 1 })).rejects.toMatchObject({ kind: 'rejected' });
   });
 
+  it('given a shop that adds 19 % tax in DE / calculateTaxes quotes it; an order charged with it completes; one charged without it is left an open draft, never a paid order for more than was charged', async () => {
+    const client = clientFor(sim.install(DEMO_SHOP));
+    const variant = sim.state.shops.get(DEMO_SHOP)!.products[0]!.variants[0]!;
+    await control(`shops/${DEMO_SHOP}/taxes`, { included: false, rates: { DE: 19 } });
+    const input = orderInput('cs_tax_1', variant.id);
+    const quoted = await client.calculateTaxes(input);
+    expect(quoted).toEqual({ taxMinor: 760, taxesIncluded: false, totalMinor: 5210 });
+    const { order } = await client.placeOrder({ ...input, totals: { ...input.totals, taxMinor: 760, totalMinor: 5210 } }, memoryIntent());
+    expect(order).toMatchObject({ totalMinor: 5210, paid: true });
+    const intent = memoryIntent();
+    await expect(client.placeOrder(orderInput('cs_tax_2', variant.id), intent)).rejects.toMatchObject({ kind: 'rejected', message: expect.stringMatching(/would book 52\.10 EUR \(tax 7\.60\), the shopper was charged 44\.50 EUR/) });
+    expect(ordersOf('cs_tax_2')).toHaveLength(0);
+    expect(sim.state.shops.get(DEMO_SHOP)!.draftOrders.get(Number(intent.recorded[0]!.split('/').pop()))).toMatchObject({ status: 'OPEN' });
+  });
+
   it('given a COD checkout, then the order is payment pending and reads paid after the merchant marks it paid', async () => {
     const client = clientFor(sim.install(DEMO_SHOP));
     const variant = sim.state.shops.get(DEMO_SHOP)!.products[0]!.variants[0]!;

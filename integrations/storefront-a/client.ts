@@ -240,8 +240,8 @@ export function createStorefrontAClient(opts: StorefrontAClientOptions) {
     if (errs.length) throw new IntegrationError(SYSTEM, 'rejected', `${what}: ${errs.map((e) => `${e.field?.join('.') ?? ''} ${e.message}`.trim()).join('; ')}`, { remote: { errors: errs.map((e) => e.message).join('; ') } });
   }
 
-  const draftSchema = z.object({ id: z.string(), status: z.enum(['OPEN', 'INVOICE_SENT', 'COMPLETED']), order: orderSchema.nullable() });
-  const DRAFT_FIELDS = `id status order { ${ORDER_FIELDS} }`;
+  const draftSchema = z.object({ id: z.string(), status: z.enum(['OPEN', 'INVOICE_SENT', 'COMPLETED']), totalPriceSet: z.object({ presentmentMoney: moneySchema }), totalTaxSet: z.object({ presentmentMoney: moneySchema }), order: orderSchema.nullable() });
+  const DRAFT_FIELDS = `id status totalPriceSet { presentmentMoney { amount currencyCode } } totalTaxSet { presentmentMoney { amount currencyCode } } order { ${ORDER_FIELDS} }`;
 
   const client = {
     shop: opts.shop,
@@ -355,7 +355,20 @@ export function createStorefrontAClient(opts: StorefrontAClientOptions) {
       const data = await adminCall('draft order', `query Draft($id: ID!) { draftOrder(id: $id) { ${DRAFT_FIELDS} } }`, { id: draftOrderId });
       const d = parse(z.object({ draftOrder: draftSchema.nullable() }), data, 'draft order').draftOrder;
       if (!d) throw new IntegrationError(SYSTEM, 'not_found', `draft order ${draftOrderId} not found`);
-      return { id: d.id, status: d.status, order: d.order ? toStoreOrder(d.order) : null };
+      return { id: d.id, status: d.status, totalMinor: minorOf(d.totalPriceSet.presentmentMoney, 'draft total'), taxMinor: minorOf(d.totalTaxSet.presentmentMoney, 'draft tax'), order: d.order ? toStoreOrder(d.order) : null };
+    },
+
+    /**
+     * The tax Shopify would charge on this order, by its own tax settings and the shipping address (draftOrderCalculate
+     * on the very input the order is made of): inside the prices when the shop's prices include tax, else on top.
+     */
+    async calculateTaxes(input: StoreOrderInput): Promise<{ taxMinor: number; taxesIncluded: boolean; totalMinor: number }> {
+      const data = await adminCall('draft order calculate', `mutation Calc($input: DraftOrderInput!) { draftOrderCalculate(input: $input) { calculatedDraftOrder { taxesIncluded totalTaxSet { presentmentMoney { amount currencyCode } } totalPriceSet { presentmentMoney { amount currencyCode } } } userErrors { field message } } }`, { input: toDraftOrderInput(input) });
+      const p = parse(z.object({ draftOrderCalculate: z.object({ calculatedDraftOrder: z.object({ taxesIncluded: z.boolean(), totalTaxSet: z.object({ presentmentMoney: moneySchema }), totalPriceSet: z.object({ presentmentMoney: moneySchema }) }).nullable(), userErrors: z.array(z.object({ field: z.array(z.string()).nullable(), message: z.string() })) }) }), data, 'draft order calculate').draftOrderCalculate;
+      userErrors(p, 'draft order calculate');
+      if (!p.calculatedDraftOrder) throw new IntegrationError(SYSTEM, 'invalid_response', 'draft order calculate: no calculated draft order');
+      const c = p.calculatedDraftOrder;
+      return { taxMinor: minorOf(c.totalTaxSet.presentmentMoney, 'tax'), taxesIncluded: c.taxesIncluded, totalMinor: minorOf(c.totalPriceSet.presentmentMoney, 'total') };
     },
 
     /**
@@ -365,18 +378,26 @@ export function createStorefrontAClient(opts: StorefrontAClientOptions) {
      */
     async placeOrder(input: StoreOrderInput, intent: OrderIntent): Promise<{ order: StoreOrder; created: boolean }> {
       const paymentPending = input.payment.method === 'cod';
+      const charged = parseOrderInput(SYSTEM, input).totals.totalMinor;
+      /** Shopify taxes the draft by the shop's settings: completed only when it books what the shopper was charged. */
+      const sameTotal = (draft: { totalMinor: number; taxMinor: number }) => {
+        if (draft.totalMinor === charged) return;
+        throw new IntegrationError(SYSTEM, 'rejected', `the store would book ${minorToDecimal(draft.totalMinor, input.currency)} ${input.currency} (tax ${minorToDecimal(draft.taxMinor, input.currency)}), the shopper was charged ${minorToDecimal(charged, input.currency)} ${input.currency}: the draft order was left open, not completed as paid (check the shop's tax settings, then create the order by hand)`);
+      };
       let draftId = await intent.draftOrderId();
       if (draftId) {
         const draft = await client.getDraftOrder(draftId);
         if (draft.order) return { order: draft.order, created: false };
+        sameTotal(draft);
       } else {
         // An answer lost here leaves at most an extra open draft, which never becomes an order by itself.
-        const data = await adminCall('draft order create', `mutation Create($input: DraftOrderInput!) { draftOrderCreate(input: $input) { draftOrder { id } userErrors { field message } } }`, { input: toDraftOrderInput(input) });
-        const p = parse(z.object({ draftOrderCreate: z.object({ draftOrder: z.object({ id: z.string() }).nullable(), userErrors: z.array(z.object({ field: z.array(z.string()).nullable(), message: z.string() })) }) }), data, 'draft order create').draftOrderCreate;
+        const data = await adminCall('draft order create', `mutation Create($input: DraftOrderInput!) { draftOrderCreate(input: $input) { draftOrder { ${DRAFT_FIELDS} } userErrors { field message } } }`, { input: toDraftOrderInput(input) });
+        const p = parse(z.object({ draftOrderCreate: z.object({ draftOrder: draftSchema.nullable(), userErrors: z.array(z.object({ field: z.array(z.string()).nullable(), message: z.string() })) }) }), data, 'draft order create').draftOrderCreate;
         userErrors(p, 'draft order create');
         if (!p.draftOrder) throw new IntegrationError(SYSTEM, 'invalid_response', 'draft order create: no draft order');
         draftId = p.draftOrder.id;
         await intent.recordDraftOrder(draftId);
+        sameTotal({ totalMinor: minorOf(p.draftOrder.totalPriceSet.presentmentMoney, 'draft total'), taxMinor: minorOf(p.draftOrder.totalTaxSet.presentmentMoney, 'draft tax') });
       }
       for (let attempt = 0; ; attempt++) {
         try {

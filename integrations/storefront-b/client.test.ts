@@ -40,7 +40,9 @@ function orderInput(overrides: Partial<StoreOrderInput> = {}): StoreOrderInput {
 
 describe('storefront B client, given the demo store keys', () => {
   it('when it validates the credentials, then it learns the store URL, currency and that the plugin is active', async () => {
-    expect(await client().validateCredentials()).toEqual({ storeUrl: storeUrl(), currency: 'EUR', version: '9.5.1', pluginActive: true });
+    expect(await client().validateCredentials()).toEqual({ storeUrl: storeUrl(), currency: 'EUR', version: '10.0.2', pluginActive: true, canWriteOrders: true });
+    // The write probe (an empty batch) leaves nothing in the store.
+    expect(demo().orders.size).toBe(0);
   });
 
   it('when it reads a simple product, then the decimal price "24.9" becomes 2490 minor units', async () => {
@@ -98,6 +100,26 @@ describe('storefront B client, given the demo store keys', () => {
     expect(await c.refundOrder(order.id, rest)).toMatchObject({ amountMinor: 6570, orderStatus: 'refunded', created: false });
     expect(stored.refunds).toHaveLength(2);
     await expect(c.refundOrder(order.id, { ...rest, refundId: '33333333-3333-4333-8333-333333333333', amountMinor: 1 })).rejects.toMatchObject({ kind: 'rejected', message: expect.stringContaining('Invalid refund amount') });
+  });
+
+  it('when the store charges tax (19 % in DE, shipping taxed), then calculateTaxes quotes the tax and total WooCommerce then books on the order; with taxes off, none', async () => {
+    const c = client();
+    expect(await c.calculateTaxes(orderInput({ sessionToken: 'sess_b_tax_0' }))).toEqual({ taxMinor: 0, taxesIncluded: false, totalMinor: 7570 });
+    await control('stores/demo/taxes', { enabled: true, rates: [{ country: 'DE', rate: 19, shipping: true }] });
+    try {
+      const input = orderInput({ sessionToken: 'sess_b_tax_1' });
+      const quoted = await c.calculateTaxes(input);
+      expect(quoted).toMatchObject({ taxesIncluded: false, taxMinor: expect.any(Number) });
+      expect(quoted.taxMinor).toBeGreaterThan(0);
+      const charged = { ...input, totals: { ...input.totals, taxMinor: quoted.taxMinor, totalMinor: quoted.totalMinor } };
+      const order = await c.createOrder(charged, 'k-tax');
+      expect(order.totalMinor).toBe(quoted.totalMinor);
+      // Another country has no rate: no tax.
+      const abroad = orderInput({ sessionToken: 'sess_b_tax_2', shippingAddress: { ...input.shippingAddress, countryCode: 'US', region: 'NY', postalCode: '10001' } });
+      expect(await c.calculateTaxes(abroad)).toMatchObject({ taxMinor: 0, totalMinor: 7570 });
+    } finally {
+      await control('stores/demo/taxes', { enabled: false });
+    }
   });
 
   it('when it creates an order with nothing to pay (total 0), then it is paid with no gateway, and a free order with a total is refused before any call', async () => {
@@ -195,15 +217,32 @@ describe('storefront B client errors', () => {
     await expect(client({ consumerSecret: 'cs_wrong' }).getProduct('10')).rejects.toMatchObject({ kind: 'unauthorized' });
   });
 
-  it('given a read-only key, when it creates an order, then it is unauthorized', async () => {
+  it('given a read-only key, when it validates, then it learns the key cannot write orders (and an order create is unauthorized)', async () => {
     const key = await (await control('stores/demo/keys', { permissions: 'read' })).json() as { consumerKey: string; consumerSecret: string };
     const c = client(key);
-    await expect(c.validateCredentials()).resolves.toMatchObject({ currency: 'EUR' });
+    await expect(c.validateCredentials()).resolves.toMatchObject({ currency: 'EUR', canWriteOrders: false });
     await expect(c.createOrder(orderInput(), 'k')).rejects.toMatchObject({ kind: 'unauthorized' });
+    expect(demo().orders.size).toBe(0);
   });
 
   it('given an unknown store, when it calls, then it is not_found', async () => {
     await expect(client({ storeUrl: storeUrl('nowhere') }).validateCredentials()).rejects.toMatchObject({ kind: 'not_found' });
+  });
+
+  it('given a store installed at the domain root, when it calls, then the path is /wp-json/… (never //wp-json, which WooCommerce signs as /wc/v3/…)', async () => {
+    // The simulator serves its stores under /stores/<id>; a root store is what the real WooCommerce tier runs (test/real/).
+    const paths: string[] = [];
+    const recording: typeof fetch = async (input) => {
+      const url = new URL(String(input));
+      paths.push(url.pathname);
+      return url.pathname.endsWith('/batch') ? Response.json([]) : Response.json({ environment: { home_url: url.origin, version: '10.0.2' }, settings: { currency: 'EUR' }, active_plugins: [] });
+    };
+    for (const storeUrl of ['http://shop.example', 'http://shop.example/', 'https://shop.example//']) {
+      const c = createStorefrontBClient({ storeUrl, consumerKey: 'ck_x', consumerSecret: 'cs_x', fetch: recording });
+      expect(c.storeUrl).toBe(storeUrl.startsWith('https') ? 'https://shop.example' : 'http://shop.example');
+      await c.validateCredentials();
+    }
+    expect(new Set(paths)).toEqual(new Set(['/wp-json/wc/v3/system_status', '/wp-json/wc/v3/orders/batch']));
   });
 
   it('given a store URL that is not http(s), when a client is made, then it is rejected', () => {

@@ -18,6 +18,7 @@ import { createHttpClient } from '../http.js';
 import { decimalToMinor, minorToDecimal } from '../storefront-common/money.js';
 import { parseOrderInput, type OrderAddress, type StoreOrder, type StoreOrderInput, type StoreRefund, type StoreRefundInput } from '../storefront-common/order.js';
 import { parseResponse, toMinorOrThrow } from '../storefront-common/parse.js';
+import { inclusiveTaxOf, orderTaxes, type WooTaxRate, type WooTaxSettings } from './taxes.js';
 
 const SYSTEM = 'storefront-b';
 export const WP_JSON = '/wp-json';
@@ -54,6 +55,11 @@ export interface StorefrontBStatus {
   version: string;
   /** Whether our official plugin is active on the store. */
   pluginActive: boolean;
+  /**
+   * Whether the key may create orders: a Read key (what WooCommerce's Add-key form preselects) passes every
+   * read and fails only when the paid order is created.
+   */
+  canWriteOrders: boolean;
 }
 
 export interface StorefrontBProduct {
@@ -120,7 +126,7 @@ const orderSchema = z.object({
   meta_data: z.array(z.object({ key: z.string(), value: z.unknown() })),
 });
 
-/** The plugin's lookup answer (class-hc-rest.php). */
+/** The plugin's lookup answer (class-hosted-checkout-rest.php). */
 const lookupSchema = z.object({
   found: z.literal(true),
   order_id: id,
@@ -195,7 +201,16 @@ const PAYMENT_FIELDS = {
   free: { payment_method: '', payment_method_title: 'No payment needed' },
 } as const;
 
-function toOrderBody(input: StoreOrderInput) {
+/**
+ * What a store whose prices include tax must be sent instead of the prices: WooCommerce's order lines and shipping hold
+ * amounts without tax (it adds the tax back as it saves the order), as decimal strings to WooCommerce's 6 places.
+ */
+export interface NetAmounts {
+  lines: string[];
+  shipping: string;
+}
+
+function toOrderBody(input: StoreOrderInput, net?: NetAmounts) {
   const o = parseOrderInput(SYSTEM, input);
   const money = (minor: number) => minorToDecimal(minor, o.currency);
   const cod = o.payment.method === 'cod';
@@ -218,10 +233,10 @@ function toOrderBody(input: StoreOrderInput) {
       product_id: Number(l.productId),
       ...(l.variantId === undefined ? {} : { variation_id: Number(l.variantId) }),
       quantity: l.quantity,
-      subtotal: money(subtotals[i]!),
-      total: money(lineTotals[i]!),
+      subtotal: net ? net.lines[i]! : money(subtotals[i]!),
+      total: net ? net.lines[i]! : money(lineTotals[i]!),
     })),
-    shipping_lines: [{ method_id: o.shipping.code ?? 'flat_rate', method_title: o.shipping.title, total: money(shippingTotal) }],
+    shipping_lines: [{ method_id: o.shipping.code ?? 'flat_rate', method_title: o.shipping.title, total: net ? net.shipping : money(shippingTotal) }],
     meta_data: [
       { key: ORDER_META.session, value: o.sessionToken },
       ...(o.discount ? [{ key: ORDER_META.discountCode, value: o.discount.code }, { key: ORDER_META.discountAmount, value: money(discount) }] : []),
@@ -284,7 +299,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export function createStorefrontBClient(opts: StorefrontBClientOptions) {
   const home = normalizeStoreUrl(opts.storeUrl);
-  const storeUrl = `${home.origin}${home.pathname}`;
+  // A store at the domain root has the pathname "/": kept, every call would go to //wp-json/…, which WordPress
+  // routes but WooCommerce signs as the path /wc/v3/… (PHP reads "//wp-json" as a host), so OAuth always fails.
+  const storeUrl = `${home.origin}${home.pathname.replace(/\/+$/, '')}`;
   const https = home.protocol === 'https:';
   const baseFetch = opts.fetch ?? fetch;
   const http = createHttpClient({
@@ -363,18 +380,128 @@ export function createStorefrontBClient(opts: StorefrontBClientOptions) {
     }
   }
 
+  /** The store's tax settings and rates (GET settings/general, settings/tax, taxes, taxes/classes), only when taxes are on. */
+  async function taxContext(): Promise<{ settings: WooTaxSettings; rates: WooTaxRate[] } | null> {
+    const option = (list: Array<{ id: string; value: unknown }>, id: string) => list.find((o) => o.id === id)?.value;
+    const settingsList = z.array(z.looseObject({ id: z.string(), value: z.unknown() }));
+    const general = parseResponse(SYSTEM, settingsList, await call('GET', wc('settings', 'general')), 'general settings');
+    if (option(general, 'woocommerce_calc_taxes') !== 'yes') return null;
+    const [tax, classes, rates] = await Promise.all([
+      call('GET', wc('settings', 'tax')).then((b) => parseResponse(SYSTEM, settingsList, b, 'tax settings')),
+      call('GET', wc('taxes', 'classes')).then((b) => parseResponse(SYSTEM, z.array(z.looseObject({ slug: z.string() })), b, 'tax classes')),
+      listAll(wc('taxes'), z.looseObject({
+        id: z.number().int(), country: z.string(), state: z.string(), postcodes: z.array(z.string()).optional(), cities: z.array(z.string()).optional(),
+        rate: z.string(), priority: z.number().int(), compound: z.boolean(), shipping: z.boolean(), class: z.string(),
+      })),
+    ]);
+    const [baseCountry = '', baseState = ''] = String(option(general, 'woocommerce_default_country') ?? '').split(':');
+    const basedOn = String(option(tax, 'woocommerce_tax_based_on') ?? 'shipping');
+    return {
+      settings: {
+        enabled: true,
+        pricesIncludeTax: option(tax, 'woocommerce_prices_include_tax') === 'yes',
+        basedOn: basedOn === 'billing' || basedOn === 'base' ? basedOn : 'shipping',
+        shippingTaxClass: String(option(tax, 'woocommerce_shipping_tax_class') ?? 'inherit'),
+        roundAtSubtotal: option(tax, 'woocommerce_tax_round_at_subtotal') === 'yes',
+        base: { country: baseCountry, state: baseState, postcode: String(option(general, 'woocommerce_store_postcode') ?? ''), city: String(option(general, 'woocommerce_store_city') ?? '') },
+        classes: classes.map((c) => c.slug),
+        decimals: Number(option(general, 'woocommerce_price_num_decimals') ?? 2),
+      },
+      rates: rates.map((r) => ({ ...r, postcodes: r.postcodes ?? [], cities: r.cities ?? [] })),
+    };
+  }
+
+  /** Every item of a paginated collection (100 a page, X-WP-TotalPages). */
+  async function listAll<S extends z.ZodType>(path: string, item: S): Promise<Array<z.output<S>>> {
+    const all: Array<z.output<S>> = [];
+    for (let page = 1; page <= 50; page++) {
+      const batch = parseResponse(SYSTEM, z.array(item), await call('GET', path, { per_page: 100, page }), path);
+      all.push(...batch);
+      if (batch.length < 100) break;
+    }
+    return all;
+  }
+
+  /** Each line's tax status and class as WooCommerce gives the order item (a variation's "parent" class is its product's). */
+  async function lineTaxClasses(lines: Array<{ productId?: string; variantId?: string }>): Promise<Array<{ taxStatus: string; taxClass: string }>> {
+    const productIds = [...new Set(lines.map((l) => l.productId!))];
+    const products = parseResponse(SYSTEM, z.array(z.looseObject({ id: z.number().int(), tax_status: z.string(), tax_class: z.string() })), await call('GET', wc('products'), { include: productIds.join(','), per_page: 100 }), 'product tax classes');
+    const variations = new Map<string, { tax_status: string; tax_class: string }>();
+    for (const l of lines.filter((x) => x.variantId !== undefined)) {
+      const v = parseResponse(SYSTEM, z.looseObject({ tax_status: z.string(), tax_class: z.string() }), await call('GET', wc('products', l.productId!, 'variations', l.variantId!)), 'variation tax class');
+      variations.set(l.variantId!, v);
+    }
+    return lines.map((l) => {
+      const product = products.find((p) => String(p.id) === l.productId);
+      const variation = l.variantId ? variations.get(l.variantId) : undefined;
+      const taxClass = variation && variation.tax_class !== 'parent' ? variation.tax_class : (product?.tax_class ?? '');
+      return { taxStatus: variation?.tax_status ?? product?.tax_status ?? 'taxable', taxClass };
+    });
+  }
+
+  /**
+   * The tax WooCommerce will book on this order (integrations/storefront-b/taxes.ts: its own rules on its own settings,
+   * rates and products), the total it will book, and for a store whose prices include tax the amounts without it that
+   * its order is sent (so adding the tax back gives the prices the shopper saw).
+   */
+  async function taxesOf(input: StoreOrderInput): Promise<{ taxMinor: number; taxesIncluded: boolean; totalMinor: number; net?: NetAmounts }> {
+    const o = parseOrderInput(SYSTEM, input);
+    const gross = o.totals.subtotalMinor + o.totals.shippingMinor - o.totals.discountMinor;
+    const context = await taxContext();
+    if (!context) return { taxMinor: 0, taxesIncluded: false, totalMinor: gross };
+    const { settings, rates } = context;
+    const dp = settings.decimals;
+    const major = (minor: number) => Number(minorToDecimal(minor, o.currency));
+    const subtotals = o.lines.map((l) => l.unitPriceMinor * l.quantity);
+    const { lineTotals, shippingTotal } = allocateDiscount(subtotals, o.shipping.priceMinor, o.discount?.amountMinor ?? 0);
+    const classes = await lineTaxClasses(o.lines);
+    const location = { country: o.shippingAddress.countryCode, state: o.shippingAddress.region ?? '', postcode: o.shippingAddress.postalCode, city: o.shippingAddress.city };
+    // Prices that include tax lose the tax inside them (calc_inclusive_tax) before WooCommerce adds it again.
+    const netOf = (amount: number, taxClass: string, taxable: boolean, forShipping = false) =>
+      settings.pricesIncludeTax && taxable ? Number((amount - inclusiveTaxOf(settings, rates, amount, taxClass, location, forShipping)).toFixed(6)) : amount;
+    const lines = o.lines.map((_, i) => ({ total: netOf(major(lineTotals[i]!), classes[i]!.taxClass, classes[i]!.taxStatus === 'taxable'), ...classes[i]! }));
+    const shippingNet = netOf(major(shippingTotal), settings.shippingTaxClass === 'inherit' ? (classes[0]?.taxClass ?? '') : settings.shippingTaxClass, true, true);
+    const t = orderTaxes(settings, rates, lines, shippingNet, location);
+    const toMinorUnits = (v: number) => toMinor(v.toFixed(dp), o.currency, 'tax');
+    return {
+      taxMinor: toMinorUnits(t.cartTax + t.shippingTax),
+      taxesIncluded: settings.pricesIncludeTax,
+      totalMinor: toMinorUnits(t.total),
+      ...(settings.pricesIncludeTax ? { net: { lines: lines.map((l) => String(l.total)), shipping: String(shippingNet) } } : {}),
+    };
+  }
+
   return {
     storeUrl,
 
-    /** Proves the keys work (system_status needs manage_woocommerce) and reports the store's setup. */
+    /** The tax this store will book on the order, and its total (before payment, so the shopper is charged exactly that). */
+    async calculateTaxes(input: StoreOrderInput): Promise<{ taxMinor: number; taxesIncluded: boolean; totalMinor: number }> {
+      const { taxMinor, taxesIncluded, totalMinor } = await taxesOf(input);
+      return { taxMinor, taxesIncluded, totalMinor };
+    },
+
+    /**
+     * Proves the keys work (system_status needs manage_woocommerce), reports the store's setup, and whether the key
+     * may write orders: an empty batch (POST /orders/batch with {}) goes through the same checks as an order create
+     * — the key's write permission (WC_REST_Authentication::check_permissions) and the user's capability to edit
+     * orders (batch_items_permissions_check) — and creates, changes and deletes nothing.
+     */
     async validateCredentials(): Promise<StorefrontBStatus> {
       const body = await call('GET', wc('system_status'), { _fields: 'environment,settings,active_plugins' });
       const s = parseResponse(SYSTEM, systemStatusSchema, body, 'system status');
+      let canWriteOrders = true;
+      try {
+        parseResponse(SYSTEM, z.array(z.unknown()).length(0), await call('POST', wc('orders', 'batch'), undefined, {}), 'empty order batch');
+      } catch (err) {
+        if (!isIntegrationError(err, 'unauthorized')) throw err;
+        canWriteOrders = false;
+      }
       return {
         storeUrl: s.environment.home_url,
         currency: s.settings.currency,
         version: s.environment.version,
         pluginActive: s.active_plugins.some((p) => p.plugin === PLUGIN_FILE),
+        canWriteOrders,
       };
     },
 
@@ -447,7 +574,9 @@ export function createStorefrontBClient(opts: StorefrontBClientOptions) {
      * shape and deliberately not sent: WooCommerce ignores it.
      */
     async createOrder(input: StoreOrderInput, _idempotencyKey?: string): Promise<StoreOrder> {
-      const body = toOrderBody(input);
+      // A store whose prices include tax gets the amounts without it (WooCommerce adds it back as it saves the order).
+      const parsed = parseOrderInput(SYSTEM, input);
+      const body = toOrderBody(input, parsed.totals.taxesIncluded && parsed.totals.taxMinor > 0 ? (await taxesOf(input)).net : undefined);
       const token = body.meta_data[0]!.value;
       // A call after a crash or a lost answer finds the order its predecessor created.
       const earlier = await findOrderBySessionToken(token);

@@ -1,5 +1,5 @@
 // The signature of our WooCommerce plugin's checkout handoff (plugins/woocommerce/hosted-checkout-connector,
-// HC_Signature): the plugin reads the secret of the REST key the merchant connected from the store's own
+// Hosted_Checkout_Signature): the plugin reads the secret of the REST key the merchant connected from the store's own
 // woocommerce_api_keys table and signs "<unix seconds>.<raw body>" with HMAC-SHA256. We hold the same secret
 // (sealed), so a valid signature proves the handoff comes from this store.
 import { createHmac, timingSafeEqual } from 'node:crypto';
@@ -26,7 +26,7 @@ export function signHandoff(consumerSecret: string, timestamp: number, rawBody: 
 }
 
 /**
- * The headers our plugin sends with a handoff body (HC_Signature::headers in the PHP). For callers that act as
+ * The headers our plugin sends with a handoff body (Hosted_Checkout_Signature::headers in the PHP). For callers that act as
  * the plugin: tests, benches and scripts holding the store's REST key pair.
  */
 export function handoffHeaders(consumerKey: string, consumerSecret: string, rawBody: string, nowS = Math.floor(Date.now() / 1000)): Record<string, string> {

@@ -44,7 +44,11 @@ export const storeOrderInputSchema = z
     lines: z.array(orderLineSchema).min(1),
     shipping: z.object({ title: z.string().min(1), priceMinor: minor, code: z.string().optional() }),
     discount: z.object({ code: z.string().min(1), amountMinor: minor }).optional(),
-    totals: z.object({ subtotalMinor: minor, shippingMinor: minor, discountMinor: minor, totalMinor: minor }),
+    /**
+     * What the shopper was charged. taxMinor: the store's tax as it quoted it before payment (Shopify's
+     * draftOrderCalculate, WooCommerce's rates), inside the prices when taxesIncluded, else added to the total.
+     */
+    totals: z.object({ subtotalMinor: minor, shippingMinor: minor, discountMinor: minor, taxMinor: minor.default(0), taxesIncluded: z.boolean().default(false), totalMinor: minor }),
     /** card: already paid through the processor (reference = its payment id); cod: paid on delivery; free: nothing to pay (total 0). */
     payment: z.object({ method: z.enum(['card', 'cod', 'free']), reference: z.string().optional() }),
   })
@@ -55,8 +59,11 @@ export const storeOrderInputSchema = z
     if (o.totals.subtotalMinor !== subtotal) issue('subtotalMinor', `is ${o.totals.subtotalMinor}, lines add up to ${subtotal}`);
     if (o.totals.shippingMinor !== o.shipping.priceMinor) issue('shippingMinor', 'differs from the shipping line');
     if (o.totals.discountMinor !== (o.discount?.amountMinor ?? 0)) issue('discountMinor', 'differs from the discount');
-    const total = subtotal + o.totals.shippingMinor - o.totals.discountMinor;
-    if (o.totals.totalMinor !== total) issue('totalMinor', `is ${o.totals.totalMinor}, expected ${total}`);
+    const total = subtotal + o.totals.shippingMinor - o.totals.discountMinor + (o.totals.taxesIncluded ? 0 : o.totals.taxMinor);
+    // Prices that include tax: the store takes the tax out of each line and adds it back, to its rounding (a unit per
+    // line and one for shipping at most, as WooCommerce's own checkout does).
+    const slack = o.totals.taxesIncluded && o.totals.taxMinor > 0 ? o.lines.length + 1 : 0;
+    if (Math.abs(o.totals.totalMinor - total) > slack) issue('totalMinor', `is ${o.totals.totalMinor}, expected ${total}`);
     // An order marked as needing no payment must have nothing to pay: never a paid order for money not taken.
     if (o.payment.method === 'free' && o.totals.totalMinor !== 0) issue('totalMinor', `is ${o.totals.totalMinor}: a free order's total is 0`);
   });

@@ -214,6 +214,21 @@ describe('GraphQL Admin API (clients.Graphql)', () => {
     expect(body).toMatchObject({ order_id: Number(orderId.split('/').pop()), note: 'one broken [hosted-checkout refund 1]', transactions: [{ kind: 'refund', amount: '25.00', gateway: 'manual' }], refund_line_items: [{ quantity: 1, restock_type: 'cancel' }] });
   });
 
+  it('draftOrderCalculate quotes the shop\'s tax (prices without tax: added; with tax: inside) and draftOrderCreate books the same total', async () => {
+    const client = admin(sim.install(DEMO_SHOP));
+    const variant = sim.state.shops.get(DEMO_SHOP)!.products[0]!.variants[0]!;
+    const input = { presentmentCurrencyCode: 'EUR', lineItems: [{ variantId: `gid://shopify/ProductVariant/${variant.id}`, quantity: 1, priceOverride: { amount: '100.00', currencyCode: 'EUR' } }], shippingLine: { title: 'Standard', priceWithCurrency: { amount: '5.00', currencyCode: 'EUR' } }, shippingAddress: { firstName: 'A', lastName: 'B', address1: '1 St', city: 'Berlin', zip: '10115', countryCode: 'DE' } };
+    const CALC = 'mutation C($input: DraftOrderInput!) { draftOrderCalculate(input: $input) { calculatedDraftOrder { taxesIncluded totalTaxSet { presentmentMoney { amount } } totalPriceSet { presentmentMoney { amount } } taxLines { ratePercentage } } userErrors { message } } }';
+    await fetch(`${simUrl}/_control/shops/${DEMO_SHOP}/taxes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ included: false, rates: { DE: 19 } }) });
+    const excluded = await client.request(CALC, { variables: { input } });
+    expect(excluded.data).toEqual({ draftOrderCalculate: { calculatedDraftOrder: { taxesIncluded: false, totalTaxSet: { presentmentMoney: { amount: '19.0' } }, totalPriceSet: { presentmentMoney: { amount: '124.0' } }, taxLines: [{ ratePercentage: 19 }] }, userErrors: [] } });
+    const created = await client.request('mutation D($input: DraftOrderInput!) { draftOrderCreate(input: $input) { draftOrder { totalPriceSet { presentmentMoney { amount } } totalTaxSet { presentmentMoney { amount } } } } }', { variables: { input } });
+    expect(created.data).toEqual({ draftOrderCreate: { draftOrder: { totalPriceSet: { presentmentMoney: { amount: '124.0' } }, totalTaxSet: { presentmentMoney: { amount: '19.0' } } } } });
+    await fetch(`${simUrl}/_control/shops/${DEMO_SHOP}/taxes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ included: true, rates: { DE: 19 } }) });
+    const included = await client.request(CALC, { variables: { input } });
+    expect(included.data).toMatchObject({ draftOrderCalculate: { calculatedDraftOrder: { taxesIncluded: true, totalTaxSet: { presentmentMoney: { amount: '15.97' } }, totalPriceSet: { presentmentMoney: { amount: '105.0' } } } } });
+  });
+
   it('answers THROTTLED with the cost extension when the bucket is empty (the library does not retry it)', async () => {
     const client = admin(sim.install(DEMO_SHOP));
     // Refilling 1 point a second: a busy machine's delay before the query cannot refill the 1 point it costs.

@@ -22,7 +22,7 @@ import {
 } from 'graphql';
 import { PlatformError, randomHex } from '../storefront-common/web.js';
 import { toDecimal } from './money.js';
-import { completeDraftOrder, createDraftOrder, createRefund, draftTotals, orderMoney, type DraftOrderInput, type RefundInput } from './orders.js';
+import { calculateDraftOrder, completeDraftOrder, createDraftOrder, createRefund, draftTotals, orderMoney, type DraftOrderInput, type RefundInput } from './orders.js';
 import {
   cartTokenOf,
   findVariant,
@@ -63,6 +63,7 @@ const ADMIN_SDL = /* GraphQL */ `
 
   type Mutation {
     draftOrderCreate(input: DraftOrderInput!): DraftOrderCreatePayload
+    draftOrderCalculate(input: DraftOrderInput!): DraftOrderCalculatePayload
     draftOrderComplete(id: ID!, paymentGatewayId: ID, sourceName: String, paymentPending: Boolean): DraftOrderCompletePayload
     refundCreate(input: RefundInput!): RefundCreatePayload
     storefrontAccessTokenCreate(input: StorefrontAccessTokenInput!): StorefrontAccessTokenCreatePayload
@@ -159,12 +160,26 @@ const ADMIN_SDL = /* GraphQL */ `
     presentmentCurrencyCode: CurrencyCode!
     subtotalPriceSet: MoneyBag!
     totalPriceSet: MoneyBag!
+    totalTaxSet: MoneyBag!
+    taxesIncluded: Boolean!
     createdAt: DateTime!
     completedAt: DateTime
     order: Order
     lineItems(first: Int): DraftOrderLineItemConnection!
   }
   type DraftOrderCreatePayload { draftOrder: DraftOrder userErrors: [UserError!]! }
+  type TaxLine { title: String! rate: Float ratePercentage: Float priceSet: MoneyBag! }
+  type CalculatedDraftOrder {
+    currencyCode: CurrencyCode!
+    presentmentCurrencyCode: CurrencyCode!
+    subtotalPriceSet: MoneyBag!
+    totalShippingPriceSet: MoneyBag!
+    totalTaxSet: MoneyBag!
+    taxesIncluded: Boolean!
+    taxLines: [TaxLine!]!
+    totalPriceSet: MoneyBag!
+  }
+  type DraftOrderCalculatePayload { calculatedDraftOrder: CalculatedDraftOrder userErrors: [UserError!]! }
   type DraftOrderCompletePayload { draftOrder: DraftOrder userErrors: [UserError!]! }
 
   enum OrderDisplayFinancialStatus { PENDING AUTHORIZED PARTIALLY_PAID PARTIALLY_REFUNDED VOIDED PAID REFUNDED EXPIRED }
@@ -208,6 +223,8 @@ const ADMIN_SDL = /* GraphQL */ `
     presentmentCurrencyCode: CurrencyCode!
     subtotalPriceSet: MoneyBag
     totalPriceSet: MoneyBag!
+    totalTaxSet: MoneyBag
+    taxesIncluded: Boolean!
     tags: [String!]!
     customAttributes: [Attribute!]!
     lineItems(first: Int): LineItemConnection!
@@ -350,6 +367,8 @@ const orderJson = (o: SimOrder) => ({
   presentmentCurrencyCode: o.currency,
   subtotalPriceSet: bag(o.subtotal, o.currency),
   totalPriceSet: bag(o.total, o.currency),
+  totalTaxSet: bag(o.tax, o.currency),
+  taxesIncluded: o.taxesIncluded,
   tags: o.tags,
   customAttributes: o.customAttributes,
   lineItems: () => ({ nodes: o.lines.map((_, i) => lineItemJson(o, i)) }),
@@ -397,7 +416,7 @@ function idempotencyKeyOf(info: GraphQLResolveInfo): string | null {
 }
 
 function draftJson(shop: SimShop, d: SimDraftOrder) {
-  const { subtotal, total } = draftTotals(d);
+  const { subtotal, total, tax, taxesIncluded } = draftTotals(shop, d);
   const order = d.orderId === null ? undefined : shop.orders.get(d.orderId);
   return {
     id: gid('DraftOrder', d.id),
@@ -412,6 +431,8 @@ function draftJson(shop: SimShop, d: SimDraftOrder) {
     presentmentCurrencyCode: d.currency,
     subtotalPriceSet: bag(subtotal, d.currency),
     totalPriceSet: bag(total, d.currency),
+    totalTaxSet: bag(tax, d.currency),
+    taxesIncluded,
     createdAt: d.createdAt,
     completedAt: d.completedAt,
     order: order ? orderJson(order) : null,
@@ -508,6 +529,23 @@ function adminRoot(ctx: AdminContext) {
       const { draft, userErrors } = createDraftOrder(state, shop, grant.clientId, input);
       if (draft) hangIfFaulted(ctx, 'draftOrderCreate');
       return { draftOrder: draft ? draftJson(shop, draft) : null, userErrors };
+    },
+    draftOrderCalculate: ({ input }: { input: DraftOrderInput }) => {
+      need(ctx, 'draftOrderCalculate', 'write_draft_orders');
+      const { draft, userErrors } = calculateDraftOrder(state, shop, grant.clientId, input);
+      if (!draft) return { calculatedDraftOrder: null, userErrors };
+      const t = draftTotals(shop, draft);
+      const country = typeof draft.shippingAddress?.countryCode === 'string' ? draft.shippingAddress.countryCode : '';
+      const rate = shop.taxes.rates[country];
+      return {
+        calculatedDraftOrder: {
+          currencyCode: shop.currency, presentmentCurrencyCode: draft.currency,
+          subtotalPriceSet: bag(t.subtotal, draft.currency), totalShippingPriceSet: bag(t.shipping, draft.currency),
+          totalTaxSet: bag(t.tax, draft.currency), taxesIncluded: t.taxesIncluded, totalPriceSet: bag(t.total, draft.currency),
+          taxLines: t.tax > 0 && rate !== undefined ? [{ title: `${country} VAT`, rate: rate / 100, ratePercentage: rate, priceSet: bag(t.tax, draft.currency) }] : [],
+        },
+        userErrors: [],
+      };
     },
     draftOrderComplete: ({ id, paymentPending }: { id: string; paymentPending?: boolean }) => {
       need(ctx, 'draftOrderComplete', 'write_draft_orders');

@@ -32,6 +32,15 @@ export interface DraftOrderInput {
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
+/** draftOrderCalculate: the draft Shopify would make of `input`, priced and taxed, without saving anything. */
+export function calculateDraftOrder(state: State, shop: SimShop, clientId: string, input: DraftOrderInput): { draft: SimDraftOrder | null; userErrors: UserError[] } {
+  const number = shop.nextDraftNumber;
+  const made = createDraftOrder(state, shop, clientId, input);
+  if (made.draft) shop.draftOrders.delete(made.draft.id);
+  shop.nextDraftNumber = number;
+  return made;
+}
+
 export function createDraftOrder(state: State, shop: SimShop, clientId: string, input: DraftOrderInput): { draft: SimDraftOrder | null; userErrors: UserError[] } {
   const errors: UserError[] = [];
   const currency = input.presentmentCurrencyCode ?? shop.currency;
@@ -107,15 +116,26 @@ export function createDraftOrder(state: State, shop: SimShop, clientId: string, 
   return { draft, userErrors: [] };
 }
 
-export const draftTotals = (d: Pick<SimDraftOrder, 'lines' | 'shipping' | 'discount'>) => {
+/**
+ * A draft's money with the shop's taxes: the tax of the shipping country's rate on the discounted merchandise (and on
+ * shipping when the shop taxes it), inside the prices when they include tax, else added to the total. The same rule
+ * for draftOrderCalculate, draftOrderCreate and the completed order, so what Shopify quotes is what it books.
+ */
+export const draftTotals = (shop: Pick<SimShop, 'taxes'>, d: Pick<SimDraftOrder, 'lines' | 'shipping' | 'discount' | 'shippingAddress'>) => {
   const subtotal = d.lines.reduce((n, l) => n + l.unitPrice * l.quantity, 0);
-  return { subtotal, total: subtotal + (d.shipping?.price ?? 0) - (d.discount?.amount ?? 0) };
+  const shipping = d.shipping?.price ?? 0;
+  const beforeTax = subtotal + shipping - (d.discount?.amount ?? 0);
+  const country = typeof d.shippingAddress?.countryCode === 'string' ? d.shippingAddress.countryCode : '';
+  const rate = (shop.taxes.rates[country] ?? 0) / 100;
+  const base = Math.max(0, subtotal - (d.discount?.amount ?? 0)) + (shop.taxes.shipping ? shipping : 0);
+  const tax = rate === 0 ? 0 : Math.round(shop.taxes.included ? base - base / (1 + rate) : base * rate);
+  return { subtotal, shipping, tax, taxesIncluded: shop.taxes.included, total: shop.taxes.included ? beforeTax : beforeTax + tax };
 };
 
 /** Completes an OPEN draft into its one order; a completed draft answers a user error and creates nothing. */
 export function completeDraftOrder(state: State, shop: SimShop, draft: SimDraftOrder, opts: { paymentPending: boolean }): UserError[] {
   if (draft.status === 'COMPLETED') return [{ field: ['id'], message: 'This order has already been paid.' }];
-  const { subtotal, total } = draftTotals(draft);
+  const { subtotal, total, tax, taxesIncluded } = draftTotals(shop, draft);
   const now = new Date().toISOString();
   const order: SimOrder = {
     id: state.nextId(),
@@ -135,6 +155,8 @@ export function completeDraftOrder(state: State, shop: SimShop, draft: SimDraftO
     shippingAddress: draft.shippingAddress,
     subtotal,
     total,
+    tax,
+    taxesIncluded,
     tags: draft.tags,
     customAttributes: draft.customAttributes,
     note: draft.note,

@@ -220,6 +220,12 @@ export function createStorefrontASimulator(opts: StorefrontASimulatorOptions = {
     else state.commitThenTimeout.set(input.mutation, { count: input.count, hangMs: input.hangMs });
     return { [input.mutation]: state.commitThenTimeout.get(input.mutation) ?? null };
   });
+  // The shop's tax settings (Settings → Taxes and duties): prices with or without tax, a rate per country, shipping taxed.
+  app.post('/_control/shops/:shop/taxes', async (request: Req<{ shop: string }>) => {
+    const shop = controlShop(request.params.shop);
+    shop.taxes = parse(z.object({ included: z.boolean(), rates: z.record(z.string().regex(/^[A-Z]{2}$/), z.number().min(0).max(100)), shipping: z.boolean().default(false) }), request.body);
+    return shop.taxes;
+  });
   // The GraphQL cost bucket of one app on one shop (drain it to provoke THROTTLED).
   app.post('/_control/shops/:shop/throttle', async (request: Req<{ shop: string }>) => {
     const shop = controlShop(request.params.shop);

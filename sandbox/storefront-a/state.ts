@@ -126,6 +126,9 @@ export interface SimOrder {
   shippingAddress: Record<string, unknown> | null;
   subtotal: number;
   total: number;
+  /** The tax in `total` (taxes included) or added to it. */
+  tax: number;
+  taxesIncluded: boolean;
   tags: string[];
   customAttributes: Array<{ key: string; value: string }>;
   note: string | null;
@@ -205,6 +208,11 @@ export interface SimShop {
   appMetafields: Map<string, Map<string, { type: string; value: string }>>;
   webhookSubscriptions: WebhookSubscription[];
   customers: Map<string, number>;
+  /**
+   * Tax settings (Settings → Taxes and duties): whether prices include tax, the rate (percent) each country charges, and
+   * whether shipping is taxed. No rate for a country: no tax there.
+   */
+  taxes: { included: boolean; rates: Record<string, number>; shipping: boolean };
   /** `@idempotent(key:)` of mutations that take one (refundCreate), per app: key → what the first request made. */
   idempotencyKeys: Map<string, { fingerprint: string; refundId: number }>;
   /** Shop.shipsToCountries: the countries of the shop's shipping zones (Settings → Shipping and delivery). */
@@ -349,6 +357,7 @@ export function addShop(state: State, input: { host: string; name?: string; emai
     appMetafields: new Map(),
     webhookSubscriptions: [],
     customers: new Map(),
+    taxes: { included: false, rates: {}, shipping: false },
     shipsToCountries: [...REST_OF_WORLD],
   };
   state.shops.set(shop.host, shop);

@@ -5,7 +5,7 @@ import { renderOrdersPage } from '../storefront-common/admin.js';
 import { productSvg } from '../storefront-common/catalogue.js';
 import { formatMoney, html, page, type Raw } from '../storefront-common/html.js';
 import { intOf, PlatformError, readCookie, setCookie, type PublicUrl } from '../storefront-common/web.js';
-import { interceptCheckout, type Interception } from './plugin.js';
+import { emptyPaidCart, interceptCheckout, type Interception } from './plugin.js';
 import { homeUrlOf, markOrderPaid } from './rest.js';
 import { findPurchasable, requireStore, sessionTokenOf, type Store } from './state.js';
 
@@ -37,11 +37,14 @@ export function registerPages(app: FastifyInstance, stores: Map<string, Store>, 
   const header = (store: Store, token: string | null): Raw =>
     html`<header><a href="${root(store)}/">${store.name}</a>
       <a href="${root(store)}/cart" id="cart-link">Cart (<span data-cart-count>${lineViews(store, token).reduce((n, l) => n + l.quantity, 0)}</span>)</a></header>`;
+  /** What the plugin does first on every shop page: empty the cart once its handed-over checkout is paid. */
+  const pluginFirst = (request: StoreRequest, store: Store) => emptyPaidCart(store, cartOf(request, store), plugin.serviceUrl());
   const adminHeader = (store: Store) =>
     html`<header><span>${store.name} · Dashboard</span><nav style="display:flex;gap:18px"><a href="${root(store)}/wp-admin/orders">Orders</a><a href="${root(store)}/">Visit store</a></nav></header>`;
 
   const shop = async (request: StoreRequest, reply: FastifyReply) => {
     const store = requireStore(stores, request.params.store, 'html');
+    await pluginFirst(request, store);
     const cards = store.products.map((p) => html`<div class="card" data-product-id="${p.id}">
       <img src="${root(store)}/wp-content/uploads/${p.slug}.svg" alt="${p.name}">
       <h3>${p.name}</h3><p class="muted">${p.description}</p><p><strong>${p.variations.length ? 'From ' : ''}${formatMoney(p.price, store.currency)}</strong></p>
@@ -90,6 +93,7 @@ export function registerPages(app: FastifyInstance, stores: Map<string, Store>, 
 
   app.get('/stores/:store/cart', async (request: StoreRequest, reply) => {
     const store = requireStore(stores, request.params.store, 'html');
+    await pluginFirst(request, store);
     const token = cartOf(request, store);
     const lines = lineViews(store, token);
     const money = (minor: number) => formatMoney(minor, store.currency);
@@ -111,12 +115,15 @@ export function registerPages(app: FastifyInstance, stores: Map<string, Store>, 
   // The checkout button posts here; with the plugin active it decides where the shopper goes (303).
   app.post('/stores/:store/checkout', async (request: StoreRequest, reply) => {
     const store = requireStore(stores, request.params.store, 'html');
+    await pluginFirst(request, store);
     const token = cartOf(request, store);
     const lines = store.carts.get(token ?? undefined) ?? [];
     if (lines.length === 0) return reply.redirect(`${root(store)}/cart`, 303);
     if (store.plugin.active) {
       const interception = await interceptCheckout(store, storeUrlOf(request, store), lines, { serviceUrl: plugin.serviceUrl(), timeoutMs: plugin.timeoutMs });
       plugin.record(interception);
+      // The shopper's session remembers the checkout; the first question comes with the next page.
+      if (interception.sessionToken && token) store.handedOver.set(token, { token: interception.sessionToken, checkedAt: 0 });
       if (interception.checkoutUrl) return reply.redirect(interception.checkoutUrl, 303);
     }
     return reply.redirect(`${root(store)}/checkout`, 303);
@@ -124,6 +131,7 @@ export function registerPages(app: FastifyInstance, stores: Map<string, Store>, 
 
   app.get('/stores/:store/checkout', async (request: StoreRequest, reply) => {
     const store = requireStore(stores, request.params.store, 'html');
+    await pluginFirst(request, store);
     const lines = lineViews(store, cartOf(request, store));
     if (lines.length === 0) return reply.redirect(`${root(store)}/cart`, 303);
     const money = (minor: number) => formatMoney(minor, store.currency);

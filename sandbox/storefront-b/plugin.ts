@@ -9,7 +9,7 @@ import { describeFetchError } from '../storefront-common/web.js';
 import { wcApiHash } from './oauth.js';
 import type { Store } from './state.js';
 
-/** The plugin's handoff body (class-hc-handoff.php, payload()). */
+/** The plugin's handoff body (class-hosted-checkout-handoff.php, payload()). */
 export interface PluginCheckoutRequest {
   platform: 'storefront-b';
   /** home_url(): the store URL the merchant connected. */
@@ -29,15 +29,17 @@ export interface Interception {
   outcome: 'redirected' | 'passthrough' | 'error';
   status: number | null;
   checkoutUrl?: string;
+  /** The session token the service answered with the checkout URL (remembered for emptying the paid cart). */
+  sessionToken?: string;
   error?: string;
   durationMs: number;
 }
 
-export const PLUGIN_USER_AGENT = 'WordPress/6.7.1; hosted-checkout-connector/1.0.0 (storefront-b sandbox)';
-/** The plugin's header names (HC_Signature in the PHP). */
+export const PLUGIN_USER_AGENT = 'WordPress/6.8.8; hosted-checkout-connector/1.1.0 (storefront-b sandbox)';
+/** The plugin's header names (Hosted_Checkout_Signature in the PHP). */
 export const HANDOFF_HEADERS = { key: 'x-hosted-checkout-key', timestamp: 'x-hosted-checkout-timestamp', signature: 'x-hosted-checkout-signature' } as const;
 
-/** v1=hex(HMAC-SHA256(consumer secret, "<timestamp>.<body>")), as HC_Signature::sign does it. */
+/** v1=hex(HMAC-SHA256(consumer secret, "<timestamp>.<body>")), as Hosted_Checkout_Signature::sign does it. */
 export function signHandoff(secret: string, timestamp: number, body: string): string {
   return `v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
 }
@@ -99,10 +101,54 @@ export async function interceptCheckout(
     if (!res.ok) return done({ outcome: 'error', status: res.status, error: `the service answered ${res.status}` });
     if (answer && typeof answer === 'object' && 'passthrough' in answer && answer.passthrough === true) return done({ outcome: 'passthrough', status: res.status });
     const checkoutUrl = checkoutUrlOf(answer);
+    const token = answer && typeof answer === 'object' && 'token' in answer && typeof answer.token === 'string' && SESSION_TOKEN.test(answer.token) ? answer.token : undefined;
     return checkoutUrl
-      ? done({ outcome: 'redirected', status: res.status, checkoutUrl })
+      ? done({ outcome: 'redirected', status: res.status, checkoutUrl, ...(token ? { sessionToken: token } : {}) })
       : done({ outcome: 'error', status: res.status, error: 'the answer has neither a checkoutUrl nor passthrough' });
   } catch (err) {
     return done({ outcome: 'error', status: null, error: describeFetchError(err, opts.timeoutMs) });
   }
+}
+
+/** A checkout session token as the service issues them (Hosted_Checkout_Cart::is_token). */
+const SESSION_TOKEN = /^cs_[A-Za-z0-9_-]{8,128}$/;
+/** Session statuses that mean the cart was bought (Hosted_Checkout_Cart::PAID). */
+export const PAID_STATUSES: ReadonlySet<string> = new Set(['COMPLETED', 'COD_CONFIRMED', 'REFUNDED', 'ON_HOLD']);
+/** At most one question per shopper in this many ms, each bounded by the time-out (HOSTED_CHECKOUT_PAID_CHECK_*). */
+export const PAID_CHECK_INTERVAL_MS = 5_000;
+export const PAID_CHECK_TIMEOUT_MS = 2_000;
+
+/**
+ * The plugin on a later page of the shop (template_redirect, before the checkout interception): while the
+ * shopper's session remembers a handed-over checkout, asks the service (GET /api/checkout/session/<token>) whether
+ * it was paid — at most once per PAID_CHECK_INTERVAL_MS, failures ignored — and if so empties the cart and forgets
+ * the checkout; a checkout the service does not know (404) or that was abandoned is forgotten, the cart kept.
+ */
+export async function emptyPaidCart(store: Store, cartToken: string | null, serviceUrl: string | undefined, now = Date.now()): Promise<'emptied' | 'kept' | 'not asked'> {
+  const remembered = cartToken === null ? undefined : store.handedOver.get(cartToken);
+  const service = store.plugin.serviceUrl ?? serviceUrl;
+  if (!store.plugin.active || !remembered || !service || now - remembered.checkedAt < PAID_CHECK_INTERVAL_MS) return 'not asked';
+  remembered.checkedAt = now;
+  try {
+    const res = await fetch(`${service.replace(/\/+$/, '')}/api/checkout/session/${encodeURIComponent(remembered.token)}`, {
+      headers: { accept: 'application/json', 'user-agent': PLUGIN_USER_AGENT },
+      redirect: 'manual',
+      signal: AbortSignal.timeout(PAID_CHECK_TIMEOUT_MS),
+    });
+    if (res.status === 404) {
+      store.handedOver.delete(cartToken!);
+      return 'kept';
+    }
+    const answer: unknown = await res.json().catch(() => undefined);
+    const status = res.status === 200 && answer && typeof answer === 'object' && 'status' in answer ? answer.status : undefined;
+    if (typeof status === 'string' && PAID_STATUSES.has(status)) {
+      store.carts.empty(cartToken!);
+      store.handedOver.delete(cartToken!);
+      return 'emptied';
+    }
+    if (status === 'ABANDONED') store.handedOver.delete(cartToken!);
+  } catch {
+    // The shop page must not wait on us: a failure is ignored, the next page asks again.
+  }
+  return 'kept';
 }

@@ -3,13 +3,14 @@
 // from our client. Authentication follows WC_REST_Authentication: Basic only when is_ssl(), OAuth 1.0a
 // otherwise; errors are WP REST errors { code, message, data: { status } }.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isKnownCurrency, parseDecimalToMinor } from '../../domain/money.js';
+import { currencyExponent, isKnownCurrency, parseDecimalToMinor } from '../../domain/money.js';
 import { baseUrlOf, intOf, PlatformError, randomHex, type PublicUrl } from '../storefront-common/web.js';
 import { hashEquals, oauthHeaderParams, oauthSignature, OAUTH_REQUIRED, phpQuery, stringToSign, TIMESTAMP_WINDOW_S, wcApiHash } from './oauth.js';
+import { calculateOrderTaxes } from './taxes.js';
 import { findPurchasable, orderJson, PLATFORM_VERSION, PLUGIN_FILE, productJson, refundJson, requireStore, sessionTokenOf, variationJson, type ApiKey, type BOrder, type BRefund, type Store } from './state.js';
 import { holdUntilClientGivesUp } from '../shared/simulator.js';
 
-type RestRequest = FastifyRequest<{ Params: { store: string; id?: string; vid?: string; token?: string }; Body: unknown }>;
+type RestRequest = FastifyRequest<{ Params: { store: string; id?: string; vid?: string; token?: string; group?: string }; Body: unknown }>;
 
 export const restError = (status: number, code: string, message: string, extra: Record<string, unknown> = {}) =>
   new PlatformError(status, { code, message, data: { status, ...extra } });
@@ -207,14 +208,15 @@ function createOrder(store: Store, body: unknown): BOrder {
     const variationId = intOf(l.variation_id) ?? 0;
     if (!productId && !variationId && !l.sku) throw restError(400, 'woocommerce_rest_required_product_reference', 'Product ID or SKU is required.');
     const found = findPurchasable(store, productId, variationId || undefined);
-    // An id the store does not have adds an item without a product (no name, zero totals): WooCommerce does not refuse it.
+    // An id the store does not have adds an item without a product (product_id 0, no name, zero totals): WooCommerce
+    // does not refuse it (seen on WooCommerce 10.0.2, test/real/).
     const computed = found ? found.price * quantity : 0;
     const subtotal = moneyField(l.subtotal, 'line_items', currency) ?? computed;
     const total = moneyField(l.total, 'line_items', currency) ?? computed;
     return {
       id: store.nextId(),
       name: typeof l.name === 'string' ? l.name : (found?.title ?? ''),
-      productId: found?.product.id ?? productId,
+      productId: found?.product.id ?? 0,
       variationId: found?.variation?.id ?? 0,
       quantity,
       subtotal,
@@ -252,13 +254,24 @@ function createOrder(store: Store, body: unknown): BOrder {
     createdAt: now,
     modifiedAt: now,
     paidAt: null,
+    cartTax: 0,
+    shippingTax: 0,
     refunds: [],
   };
   // save(): the row, its items and meta exist from here on, whatever fails next.
   store.orders.set(order.id, order);
-  // calculate_totals(): a negative fee is capped so the total cannot go below zero.
-  const itemsAndShipping = [...lines, ...shippingLines].reduce((n, x) => n + x.total, 0);
-  order.total = Math.max(0, itemsAndShipping + feeLines.reduce((n, f) => n + f.total, 0));
+  // calculate_totals(true): the store's taxes on the items and shipping (none while taxes are off); a negative fee is
+  // capped so the total cannot go below zero.
+  const dp = currencyExponent(currency);
+  const taxed = calculateOrderTaxes(store.taxes, {
+    lineTotals: lines.map((l) => l.total / 10 ** dp),
+    shippingTotal: shippingLines.reduce((n, x) => n + x.total, 0) / 10 ** dp,
+    shipping: { country: order.shipping.country ?? '', state: order.shipping.state ?? '', postcode: order.shipping.postcode ?? '', city: order.shipping.city ?? '' },
+    decimals: dp,
+  });
+  order.cartTax = Math.round(taxed.cartTax * 10 ** dp);
+  order.shippingTax = Math.round(taxed.shippingTax * 10 ** dp);
+  order.total = Math.max(0, Math.round(taxed.total * 10 ** dp) + feeLines.reduce((n, f) => n + f.total, 0));
 
   // calculate_coupons(): every code must be a coupon of this store (the sandbox stores have none).
   for (const c of couponLines) {
@@ -368,7 +381,7 @@ export function registerRest(app: FastifyInstance, stores: Map<string, Store>, p
     const { store, homeUrl, user, query } = open(request);
     if (!user) throw cannot.view();
     return onlyFields({
-      environment: { home_url: homeUrl, site_url: homeUrl, version: PLATFORM_VERSION, wp_version: '6.7.1', php_version: '8.2.26', server_info: 'sandbox', language: 'en_US', timezone: 'UTC' },
+      environment: { home_url: homeUrl, site_url: homeUrl, version: PLATFORM_VERSION, wp_version: '6.8.8', php_version: '8.2.36', server_info: 'sandbox', language: 'en_US', timezone: 'UTC' },
       database: { wc_database_version: PLATFORM_VERSION },
       active_plugins: [
         { plugin: 'woocommerce/woocommerce.php', name: 'WooCommerce', version: PLATFORM_VERSION, version_latest: PLATFORM_VERSION, url: 'https://woocommerce.com/', author_name: 'Automattic', author_url: 'https://woocommerce.com', network_activated: false },
@@ -377,14 +390,6 @@ export function registerRest(app: FastifyInstance, stores: Map<string, Store>, p
       settings: { api_enabled: true, currency: store.currency, currency_symbol: store.currency, currency_position: 'left', thousand_separator: ',', decimal_separator: '.', number_of_decimals: 2 },
       security: { secure_connection: store.isSsl, hide_errors: true },
     }, query.get('_fields'));
-  });
-
-  // Settings → General as the REST API lists it (WC_REST_Setting_Options_Controller: one object per option, `value` as
-  // get_option() answers it). manage_woocommerce, as every settings route.
-  app.get(`${prefix}/settings/general`, async (request: RestRequest) => {
-    const { store, user } = open(request);
-    if (!user) throw cannot.view();
-    return generalSettingsJson(store);
   });
 
   app.get(`${prefix}/data/currencies/current`, async (request: RestRequest) => {
@@ -458,6 +463,31 @@ export function registerRest(app: FastifyInstance, stores: Map<string, Store>, p
     return reply.code(201).header('location', `${homeUrl}/wp-json/wc/v3/orders/${order.id}`).send(orderJson(homeUrl, order));
   });
 
+  // WC_REST_Controller::batch_items: each of create/update/delete runs as its own request, errors inline; nothing
+  // asked (an empty body) answers [] (PHP's empty array) and changes nothing: the service's write-permission probe.
+  // The key's write permission is checked first (authenticate), then the user's (batch_items_permissions_check).
+  app.post(`${prefix}/orders/batch`, async (request: RestRequest) => {
+    const { store, homeUrl, user } = open(request);
+    if (!user) throw restError(401, 'woocommerce_rest_cannot_batch', 'Sorry, you are not allowed to batch manipulate this resource.');
+    const body = isObject(request.body) ? request.body : {};
+    const asked = (k: string) => Array.isArray(body[k]) && (body[k] as unknown[]).length > 0;
+    if (asked('update') || asked('delete')) throw restError(501, 'sandbox_not_simulated', 'The sandbox simulates batch create only (update and delete are not used by the service).');
+    if (!asked('create')) return [];
+    const items = body.create as unknown[];
+    if (items.length > 100) throw restError(413, 'woocommerce_rest_request_entity_too_large', 'Unable to accept more than 100 items for this request.');
+    return {
+      create: items.map((item) => {
+        try {
+          return orderJson(homeUrl, createOrder(store, item));
+        } catch (err) {
+          if (!(err instanceof PlatformError)) throw err;
+          const e = err.body as { code: string; message: string; data: unknown };
+          return { id: 0, error: { code: e.code, message: e.message, data: e.data } };
+        }
+      }),
+    };
+  });
+
   // Collection params of v3 orders; anything else (meta_key, meta_value, …) is ignored, not refused.
   app.get(`${prefix}/orders`, async (request: RestRequest, reply) => {
     const { store, homeUrl, user, query } = open(request);
@@ -477,6 +507,42 @@ export function registerRest(app: FastifyInstance, stores: Map<string, Store>, p
     const order = store.orders.get(intOf(request.params.id) ?? -1);
     if (!order) throw restError(404, 'woocommerce_rest_shop_order_invalid_id', 'Invalid ID.');
     return orderJson(homeUrl, order);
+  });
+
+  // Settings groups (WC_REST_Setting_Options_Controller): the options the service reads, with their current values.
+  app.get(`${prefix}/settings/:group`, async (request: RestRequest) => {
+    const { store, user } = open(request);
+    if (!user) throw cannot.view();
+    const t = store.taxes;
+    const yes = (b: boolean) => (b ? 'yes' : 'no');
+    const groups: Record<string, Record<string, string>> = {
+      general: {
+        woocommerce_calc_taxes: yes(t.enabled), woocommerce_default_country: t.baseCountry, woocommerce_store_postcode: t.basePostcode, woocommerce_store_city: t.baseCity,
+        woocommerce_currency: store.currency, woocommerce_price_num_decimals: String(currencyExponent(store.currency)),
+      },
+      tax: {
+        woocommerce_prices_include_tax: yes(t.pricesIncludeTax), woocommerce_tax_based_on: t.basedOn, woocommerce_shipping_tax_class: t.shippingTaxClass,
+        woocommerce_tax_round_at_subtotal: yes(t.roundAtSubtotal), woocommerce_tax_classes: '',
+      },
+    };
+    const group = groups[request.params.group ?? ''];
+    if (!group) throw restError(404, 'rest_setting_setting_group_invalid', 'Invalid setting group.');
+    const options = Object.entries(group).map(([id, value]) => ({ id, label: id, description: '', type: 'text', default: '', value, _links: {} }));
+    // General also holds the selling and shipping locations, with their real types (select, multiselect).
+    return request.params.group === 'general' ? [...options, ...locationOptions(store)] : options;
+  });
+
+  // Tax rates and classes (WC_REST_Taxes_Controller, WC_REST_Tax_Classes_Controller).
+  app.get(`${prefix}/taxes`, async (request: RestRequest, reply) => {
+    const { store, homeUrl, user, query } = open(request);
+    if (!user) throw cannot.view();
+    const rates = store.taxes.rates.map(({ cities, postcodes, ...r }) => ({ ...r, postcode: postcodes[0] ?? '', city: cities[0] ?? '', postcodes, cities }));
+    return paginate(reply, query, `${homeUrl}/wp-json/wc/v3/taxes`, rates);
+  });
+  app.get(`${prefix}/taxes/classes`, async (request: RestRequest) => {
+    const { user } = open(request);
+    if (!user) throw cannot.view();
+    return [{ slug: 'standard', name: 'Standard' }, { slug: 'reduced-rate', name: 'Reduced rate' }, { slug: 'zero-rate', name: 'Zero rate' }];
   });
 
   app.post(`${prefix}/orders/:id/refunds`, async (request: RestRequest, reply) => {
@@ -501,7 +567,7 @@ export function registerRest(app: FastifyInstance, stores: Map<string, Store>, p
     return paginate(reply, query, `${homeUrl}/wp-json/wc/v3/orders/${order.id}/refunds`, all).map((r) => refundJson(order, r));
   });
 
-  // Our plugin's route (includes/class-hc-rest.php): WooCommerce's key auth applies because the
+  // Our plugin's route (includes/class-hosted-checkout-rest.php): WooCommerce's key auth applies because the
   // namespace starts with "wc-". Registered only while the plugin is active.
   app.get(`${root}/wc-hosted-checkout/v1/orders/by-session/:token`, async (request: RestRequest) => {
     const store = requireStore(stores, request.params.store, 'json');
@@ -511,7 +577,8 @@ export function registerRest(app: FastifyInstance, stores: Map<string, Store>, p
     }
     const { homeUrl, user } = open(request);
     if (!user) throw cannot.forbidden();
-    const found = [...store.orders.values()].filter((o) => sessionTokenOf(o) === token).sort((a, b) => a.id - b.id);
+    // Not a checkout-draft (what a create that failed half-way leaves behind): the plugin does not count those.
+    const found = [...store.orders.values()].filter((o) => sessionTokenOf(o) === token && o.status !== 'checkout-draft').sort((a, b) => a.id - b.id);
     if (found.length === 0) throw restError(404, 'hc_order_not_found', 'No order carries this session token.');
     if (found.length > 1) throw restError(409, 'hc_order_ambiguous', 'More than one order carries this session token.', { order_ids: found.map((o) => o.id) });
     const o = found[0]!;
@@ -520,14 +587,16 @@ export function registerRest(app: FastifyInstance, stores: Map<string, Store>, p
   });
 }
 
-/** The settings/general options relevant to locations (and the currency), in the order the settings page shows them. */
-function generalSettingsJson(store: Store) {
+/**
+ * Settings → General's selling and shipping locations as WC_REST_Setting_Options_Controller answers them: one object per
+ * option, `value` as get_option() answers it (a multi-select never saved: '').
+ */
+function locationOptions(store: Store) {
   const g = store.general;
   const option = (id: string, label: string, type: string, def: unknown, value: unknown, options?: Record<string, string>) => ({
-    id, label, description: '', type, default: def, ...(options ? { options } : {}), tip: '', value, group_id: 'general',
+    id, label, description: '', type, default: def, ...(options ? { options } : {}), tip: '', value, group_id: 'general', _links: {},
   });
   return [
-    option('woocommerce_default_country', 'Country / State', 'select', 'US:CA', g.defaultCountry),
     option('woocommerce_allowed_countries', 'Selling location(s)', 'select', 'all', g.allowedCountries, {
       all: 'Sell to all countries', all_except: 'Sell to all countries, except for&hellip;', specific: 'Sell to specific countries',
     }),
@@ -537,6 +606,5 @@ function generalSettingsJson(store: Store) {
       '': 'Ship to all countries you sell to', all: 'Ship to all countries', specific: 'Ship to specific countries only', disabled: 'Disable shipping &amp; shipping calculations',
     }),
     option('woocommerce_specific_ship_to_countries', 'Ship to specific countries', 'multiselect', '', g.specificShipToCountries),
-    option('woocommerce_currency', 'Currency', 'select', 'USD', store.currency),
   ];
 }

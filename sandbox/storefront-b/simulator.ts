@@ -58,7 +58,6 @@ const pluginSchema = z.object({ active: z.boolean().optional(), serviceUrl: z.ur
 const serverSchema = z.object({ isSsl: z.boolean().optional(), commitThenTimeout: z.number().int().min(0).max(1000).optional() });
 const countryList = z.array(z.string().regex(/^[A-Z]{2}$/));
 const generalSettingsSchema = z.strictObject({
-  defaultCountry: z.string().regex(/^[A-Z]{2}(:[A-Z0-9-]+)?$/).optional(),
   allowedCountries: z.enum(['all', 'all_except', 'specific']).optional(),
   allExceptCountries: countryList.optional(),
   specificAllowedCountries: countryList.optional(),
@@ -143,6 +142,24 @@ export function createStorefrontBSimulator(opts: StorefrontBSimulatorOptions = {
     if (input.isSsl !== undefined) store.isSsl = input.isSsl;
     if (input.commitThenTimeout !== undefined) store.commitThenHang = input.commitThenTimeout;
     return { isSsl: store.isSsl, commitThenTimeout: store.commitThenHang };
+  });
+  // WooCommerce → Settings → Tax as the merchant sets it, with its standard rates (prices that include tax are not
+  // simulated: the real WooCommerce tier covers them).
+  app.post('/_control/stores/:id/taxes', async (request: Req<{ id: string }>) => {
+    const store = controlStore(request.params.id);
+    const input = parse(z.object({
+      enabled: z.boolean(),
+      basedOn: z.enum(['shipping', 'billing', 'base']).default('shipping'),
+      roundAtSubtotal: z.boolean().default(false),
+      baseCountry: z.string().default('DE'),
+      rates: z.array(z.object({ country: z.string().max(2).default(''), state: z.string().default(''), postcodes: z.array(z.string()).default([]), rate: z.number().min(0).max(100), name: z.string().default('Tax'), priority: z.number().int().default(1), compound: z.boolean().default(false), shipping: z.boolean().default(true) })).default([]),
+    }), request.body);
+    store.taxes = {
+      enabled: input.enabled, pricesIncludeTax: false, basedOn: input.basedOn, shippingTaxClass: 'inherit', roundAtSubtotal: input.roundAtSubtotal,
+      baseCountry: input.baseCountry, basePostcode: '', baseCity: '',
+      rates: input.rates.map((r, i) => ({ id: store.nextId(), country: r.country.toUpperCase(), state: r.state.toUpperCase(), postcodes: r.postcodes, cities: [], rate: r.rate.toFixed(4), name: r.name, priority: r.priority, compound: r.compound, shipping: r.shipping, order: i, class: 'standard' })),
+    };
+    return store.taxes;
   });
   // A shopper's click on the checkout button, without a browser: the same interception the page runs.
   app.post('/_control/stores/:id/checkout', async (request: Req<{ id: string }>) => {

@@ -6,10 +6,11 @@ import { CartStore } from '../storefront-common/cart.js';
 import { html, page } from '../storefront-common/html.js';
 import { PlatformError, randomHex } from '../storefront-common/web.js';
 import { wcApiHash } from './oauth.js';
+import { NO_TAXES, type SimTaxSettings } from './taxes.js';
 
 const minorToDecimal = (amount: number, currency: string) => minorToDecimalString({ amount, currency });
 
-/** The order meta key our plugin reads (hosted-checkout-connector.php, HC_SESSION_META). */
+/** The order meta key our plugin reads (hosted-checkout-connector.php, HOSTED_CHECKOUT_SESSION_META). */
 export const PLUGIN_SESSION_META = '_hosted_checkout_session';
 /** The plugin as system_status lists it: folder/main file. */
 export const PLUGIN_FILE = 'hosted-checkout-connector/hosted-checkout-connector.php';
@@ -60,6 +61,9 @@ export interface BOrder {
   feeLines: Array<{ id: number; name: string; total: number }>;
   metaData: Array<{ id: number; key: string; value: unknown }>;
   total: number;
+  /** calculate_taxes(): the items' and shipping's taxes, in minor units (0 while the store does not charge tax). */
+  cartTax: number;
+  shippingTax: number;
   createdAt: Date;
   modifiedAt: Date;
   paidAt: Date | null;
@@ -111,7 +115,14 @@ export interface Store {
    * connection key (the REST consumer key whose secret signs the handoff).
    */
   plugin: { active: boolean; serviceUrl: string | null; connectionKey: string | null };
-  /** WooCommerce → Settings → General: the store's country and its selling and shipping locations. */
+  /** WooCommerce → Settings → Tax, and the standard rates (off on a new store, as WooCommerce installs). */
+  taxes: SimTaxSettings;
+  /**
+   * What the plugin keeps in each shopper's WooCommerce session (by cart cookie): the checkout their cart was handed
+   * to, and when the service was last asked whether it was paid (class-hosted-checkout-cart.php).
+   */
+  handedOver: Map<string, { token: string; checkedAt: number }>;
+  /** WooCommerce → Settings → General: the selling and shipping locations (the store's country is in `taxes`). */
   general: GeneralSettings;
   nextId(): number;
 }
@@ -121,7 +132,6 @@ export interface Store {
  * holds its default '' rather than a list, as get_option() answers it.
  */
 export interface GeneralSettings {
-  defaultCountry: string;
   /** Selling location(s): all, all_except, specific. */
   allowedCountries: 'all' | 'all_except' | 'specific';
   allExceptCountries: string[] | '';
@@ -133,7 +143,6 @@ export interface GeneralSettings {
 
 /** A fresh install's settings: sells and ships everywhere. */
 export const DEFAULT_GENERAL_SETTINGS: GeneralSettings = {
-  defaultCountry: 'DE',
   allowedCountries: 'all',
   allExceptCountries: '',
   specificAllowedCountries: '',
@@ -148,7 +157,8 @@ export const DEMO_STORE = {
   consumerSecret: 'cs_9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b',
 } as const;
 
-export const PLATFORM_VERSION = '9.5.1';
+/** The WooCommerce release the real tier runs (test/real/): what system_status reports. */
+export const PLATFORM_VERSION = '10.0.2';
 
 export function addStore(
   stores: Map<string, Store>,
@@ -167,6 +177,8 @@ export function addStore(
     orders: new Map(),
     commitThenHang: 0,
     plugin: { active: input.pluginActive ?? true, serviceUrl: input.serviceUrl ?? null, connectionKey: null },
+    taxes: { ...NO_TAXES, rates: [] },
+    handedOver: new Map(),
     general: { ...DEFAULT_GENERAL_SETTINGS },
     nextId: () => ++counter,
   };
@@ -248,6 +260,8 @@ export function productJson(storeUrl: string, store: Store, p: BProduct) {
     purchasable: true,
     manage_stock: false,
     stock_status: 'instock',
+    tax_status: 'taxable',
+    tax_class: '',
     images: [imageOf(storeUrl, p)],
     attributes: p.variations.length ? [{ id: 0, name: p.option ?? 'Option', position: 0, visible: true, variation: true, options: p.variations.map((v) => v.title) }] : [],
     variations: p.variations.map((v) => v.id),
@@ -267,6 +281,8 @@ export function variationJson(storeUrl: string, store: Store, p: BProduct, v: BV
     purchasable: true,
     manage_stock: false,
     stock_status: 'instock',
+    tax_status: 'taxable',
+    tax_class: 'parent',
     image: imageOf(storeUrl, p),
     attributes: [{ id: 0, name: p.option ?? 'Option', option: v.title }],
   };
@@ -296,9 +312,9 @@ export function orderJson(storeUrl: string, o: BOrder) {
     discount_tax: money(0),
     shipping_total: money(shippingTotal),
     total: money(o.total),
-    shipping_tax: money(0),
-    cart_tax: money(0),
-    total_tax: money(0),
+    shipping_tax: money(o.shippingTax),
+    cart_tax: money(o.cartTax),
+    total_tax: money(o.cartTax + o.shippingTax),
     prices_include_tax: false,
     customer_id: 0,
     billing: o.billing,

@@ -116,6 +116,52 @@ describe('the official plugin on the checkout button', () => {
   });
 });
 
+describe('the plugin empties the cart of a paid checkout (class-hosted-checkout-cart.php)', () => {
+  const TOKEN = 'cs_paidPaidPaid0123456789';
+  /** The service: the handoff answers the checkout; the session status answers `status`. */
+  // One answer serves both calls (the fake service answers every request alike): 200 is a valid create answer too.
+  const serviceWith = (status: string) => (answer = { status: 200, json: { token: TOKEN, checkoutUrl: `http://demo.localhost:3000/checkout/${TOKEN}`, status } });
+  const cartPage = async (cookie: string) => (await fetch(`${store()}/cart`, { headers: { cookie } })).text();
+  const asked = () => service.received.filter((r) => r.method === 'GET' && r.path === `/api/checkout/session/${TOKEN}`);
+
+  for (const status of ['COMPLETED', 'COD_CONFIRMED', 'REFUNDED', 'ON_HOLD']) {
+    it(`given a handed-over checkout that is ${status}, when the shopper opens a shop page, then the cart is empty`, async () => {
+      serviceWith(status);
+      const cookie = await fillCart();
+      expect((await checkout(cookie)).status).toBe(303);
+      expect(await cartPage(cookie)).toContain('Your cart is currently empty.');
+      expect(asked()).toHaveLength(1);
+      // Forgotten: later pages ask nothing.
+      await cartPage(cookie);
+      expect(asked()).toHaveLength(1);
+    });
+  }
+
+  it('given a checkout not paid yet, when the shopper opens pages, then the cart stays and the service is asked at most once every few seconds', async () => {
+    serviceWith('PAYMENT_PENDING');
+    const cookie = await fillCart();
+    await checkout(cookie);
+    expect(await cartPage(cookie)).toContain('data-cart-total');
+    expect(await cartPage(cookie)).toContain('data-cart-total');
+    expect(asked()).toHaveLength(1);
+    // Five seconds later (the remembered check is older) the next page asks again, and now it is paid.
+    demo().handedOver.get(cookie.split('=')[1]!)!.checkedAt -= 5_000;
+    serviceWith('COMPLETED');
+    expect(await cartPage(cookie)).toContain('Your cart is currently empty.');
+    expect(asked()).toHaveLength(2);
+  });
+
+  it('given the service is down when asked, when the shopper opens a page, then the page renders with the cart', async () => {
+    const cookie = await fillCart();
+    serviceWith('COMPLETED');
+    await checkout(cookie);
+    answer = { status: 200, json: { status: 'COMPLETED' }, delayMs: 3_000 };
+    const started = Date.now();
+    expect(await cartPage(cookie)).toContain('data-cart-total');
+    expect(Date.now() - started).toBeLessThan(2_900);
+  });
+});
+
 describe('merchant back office', () => {
   it('given a COD order, when the merchant presses Mark as paid, then it is processing and paid', async () => {
     const tote = demo().products.find((p) => p.slug === 'linen-tote')!;

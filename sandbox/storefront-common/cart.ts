@@ -39,6 +39,11 @@ export class CartStore {
     this.carts.set(token, lines);
   }
 
+  /** Removes every line (the cart stays, empty). */
+  empty(token: string): void {
+    if (this.carts.has(token)) this.carts.set(token, []);
+  }
+
   get size(): number {
     return this.carts.size;
   }

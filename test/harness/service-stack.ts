@@ -14,6 +14,7 @@ import type { Config } from '../../config/index.js';
 import { createDb, type Db } from '../../prisma/client.js';
 import { freePort } from '../../scripts/lib/ports.js';
 import { testConfig } from './config.js';
+import { createUrlGuard } from '../../security/ssrf.js';
 import { checkoutInputInterceptor } from './checkout-input.js';
 
 let runtimeInstalled = false;
@@ -123,7 +124,8 @@ export async function startServiceStack(opts: ServiceStackOptions): Promise<Serv
   // These simulators are the sandbox: their pages are allowed origins (CORS) as the fixed-port ones are for
   // `npm start`, so the script tag can call the API from the shop's page in a browser test.
   const config: Config = { ...base, sandbox: { ...base.sandbox, urls: { ...base.sandbox.urls, ...urls } } };
-  const { urlGuard } = sandboxes;
+  // The simulators, and the local stores the configuration names (LOCAL_STORE_ORIGINS: the real WooCommerce tier's).
+  const urlGuard = createUrlGuard({ allowedOrigins: [...Object.values(urls), ...config.localStoreOrigins], resolve: opts.resolveHost });
   const worker = opts.worker === false ? null : await temporal.createWorker(createActivities({ config, db, urlGuard, temporal: { client: temporal.client } }));
   const running = worker?.run();
 

@@ -226,8 +226,14 @@ describe('a refund whose confirmation never arrives (time-skipping)', () => {
         const latest = client.workflow.getHandle(checkoutWorkflowId(session.token));
         const history = async () => (await latest.fetchHistory()).events ?? [];
         const syncs = async () => (await history()).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'syncProcessorRefunds').length;
+        /** Refund syncs the run finished (their answer is in: what the processor showed then). */
+        const syncsDone = async () => {
+          const events = await history();
+          const ids = new Set(events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'syncProcessorRefunds').map((e) => String(e.eventId)));
+          return events.filter((e) => e.activityTaskCompletedEventAttributes && ids.has(String(e.activityTaskCompletedEventAttributes.scheduledEventId))).length;
+        };
         // The run looks once right after the request (still pending), then waits; the refund settles meanwhile, silently.
-        for (let i = 0; i < 200 && (await syncs()) < 1; i++) await new Promise((r) => setTimeout(r, 25));
+        for (let i = 0; i < 400 && (await syncsDone()) < 1; i++) await new Promise((r) => setTimeout(r, 25));
         for (let i = 0; i < 200 && (await db().refund.count({ where: { token: session.token, processorRefundId: { not: null } } })) === 0; i++) await new Promise((r) => setTimeout(r, 25));
         const pending = (await db().refund.findFirstOrThrow({ where: { token: session.token } })).processorRefundId!;
         await fetch(`${rig.urls.processor}/_control/refunds/${pending}/settle`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ status: 'succeeded' }) });

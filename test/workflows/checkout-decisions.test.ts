@@ -279,6 +279,30 @@ describe('checkout workflow decisions (fast tier: activities in memory)', () => 
     expect(world.emails.sort()).toEqual(['merchant_order_notification', 'order_confirmation', 'store_order_problem']);
   });
 
+  it('given a store that adds its tax / the shopper is charged the taxed total the store quoted', async () => {
+    const world = newWorld();
+    world.storeTax = 568;
+    await withCheckout(world, async (handle) => {
+      const started = await handle.executeUpdate(initPaymentUpdate, { args: [details()] });
+      expect(started).toMatchObject({ totalMinor: FAKE_QUOTE.totalMinor + 568, status: 'PAYMENT_PENDING' });
+    });
+    expect(world.calls.indexOf('quoteStoreTaxes')).toBeLessThan(world.calls.indexOf('createProcessorPayment'));
+  });
+
+  it('given a paid checkout the store would book for more (its tax not charged) / no paid store order: the order fails with the store\'s totals, the merchant is told, the money is kept', async () => {
+    const world = newWorld();
+    world.storeBooks = FAKE_QUOTE.totalMinor + 568;
+    const result = await withCheckout(world, async (handle) => {
+      await handle.executeUpdate(initPaymentUpdate, { args: [details()] });
+      await handle.signal(processorEventSignal, event('payment_succeeded'));
+      return handle.result();
+    });
+    expect(result).toEqual({ status: 'COMPLETED' });
+    expect(world.storeOrders).toEqual([]);
+    expect(world.session.storeOrderError).toMatch(/would book 3558, the shopper was charged 2990/);
+    expect(world.emails.sort()).toEqual(['merchant_order_notification', 'order_confirmation', 'store_order_problem']);
+  });
+
   it('given a store that is down for a while / the order is retried until it lands, once', async () => {
     const world = newWorld();
     world.faults.createStoreOrder = ['retryable', 'retryable', 'retryable', 'retryable'];

@@ -149,6 +149,22 @@ describe('connecting a storefront B store', () => {
     expect(await merchantRow(m)).toMatchObject({ storePlatform: null, shopDomain: null });
   });
 
+  it('given a Read key (what WooCommerce\'s Add-key form preselects) / it answers 422 naming the screen and the permission, saves nothing and leaves nothing in the store', async () => {
+    const m = await merchant();
+    const { storeUrl } = await store();
+    const id = storeUrl.split('/').pop()!;
+    const key = (await (await fetch(`${simUrl}/_control/stores/${id}/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"permissions":"read"}' })).json()) as { consumerKey: string; consumerSecret: string };
+
+    const res = await connect(m, { storeUrl, consumerKey: key.consumerKey, consumerSecret: key.consumerSecret });
+
+    expect(res.status, res.text).toBe(422);
+    expect(res.body.code).toBe('INVALID_STORE_CREDENTIALS');
+    expect(res.body.error).toContain('WooCommerce → Settings → Advanced → REST API');
+    expect(res.body.error).toContain('"Read/Write"');
+    expect(await row(m)).toBeNull();
+    expect(sim.stores.get(id)!.orders.size).toBe(0);
+  });
+
   describe('given a working connection, a reconnect that fails', () => {
     /** A checkout from the store's cart, signed as the plugin signs it: the connection works end to end (keys, prices, plan). */
     async function checkoutFrom({ storeUrl, consumerKey, consumerSecret }: Creds) {
@@ -343,7 +359,7 @@ describe('GET /api/merchant/storefront-b/plugin.zip', () => {
 
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('application/zip');
-    expect(res.headers['content-disposition']).toBe('attachment; filename="hosted-checkout-connector-1.0.0.zip"');
+    expect(res.headers['content-disposition']).toBe('attachment; filename="hosted-checkout-connector-1.1.0.zip"');
     const dir = mkdtempSync(join(tmpdir(), 'plugin-zip-'));
     try {
       const zip = join(dir, 'plugin.zip');
@@ -359,7 +375,7 @@ describe('GET /api/merchant/storefront-b/plugin.zip', () => {
       for (const file of files) expect(readFileSync(join(dir, 'hosted-checkout-connector', file)).equals(readFileSync(join(pluginDir, file))), file).toBe(true);
       const header = readFileSync(join(dir, 'hosted-checkout-connector', 'hosted-checkout-connector.php'), 'utf8').slice(0, 1200);
       expect(header).toMatch(/Plugin Name:\s+Hosted Checkout Connector/);
-      expect(header).toMatch(/Version:\s+1\.0\.0/);
+      expect(header).toMatch(/Version:\s+1\.1\.0/);
       expect(header).toMatch(/License:\s+GPL-2\.0-or-later/);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -72,7 +72,7 @@ export const orderActionRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
     const session = isCheckoutToken(token)
       ? await db.checkoutSession.findFirst({
         where: { token, merchantId, source: { not: 'preview' } },
-        select: { token: true, merchantId: true, platform: true, status: true, paymentMethod: true, totalMinor: true, currency: true, refundedMinor: true, items: true, orderBumps: true },
+        select: { token: true, merchantId: true, platform: true, status: true, paymentMethod: true, totalMinor: true, currency: true, refundedMinor: true, discountMinor: true, items: true, orderBumps: true },
       })
       : null;
     if (!session) throw new AppError('NOT_FOUND', 'No such order');
@@ -113,7 +113,10 @@ export const orderActionRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
     (body.lines ?? []).forEach((l, i) => (seen.has(l.line) ? (fields[`body.lines.${i}.line`] = `line ${l.line} is listed twice`) : seen.add(l.line)));
     if (Object.keys(fields).length) throw new AppError('INVALID_INPUT', Object.values(fields)[0]!, { fields });
     const balance = refundBalanceOf(session, await db.refund.findMany({ where: { token: session.token, state: 'requested' }, select: { state: true, amountMinor: true } }));
-    const linesValue = (body.lines ?? []).reduce((n, l) => n + orderLines[l.line]!.unitPrice * l.quantity, 0);
+    // The lines' value as the shopper paid it: their price less their share of the discount (spread in proportion).
+    const merchandise = orderLines.reduce((n, l) => n + l.unitPrice * l.quantity, 0);
+    const paidShare = merchandise > 0 ? Math.max(0, merchandise - session.discountMinor) / merchandise : 1;
+    const linesValue = Math.round((body.lines ?? []).reduce((n, l) => n + orderLines[l.line]!.unitPrice * l.quantity, 0) * paidShare);
     // Lines without an amount: their value, but never more than is left (a discount may have taken some of it).
     const amountMinor = body.amountMinor ?? (body.lines?.length ? Math.min(linesValue, refundableMinor(balance)) : undefined);
     const refused = refundRefusal(balance, amountMinor);

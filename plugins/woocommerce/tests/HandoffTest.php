@@ -15,7 +15,7 @@ final class HandoffTest extends TestCase {
 	protected function setUp(): void {
 		hc_wp_reset();
 		add_filter( 'hosted_checkout_exit_after_redirect', '__return_false_stub' );
-		$GLOBALS['hc_wp']['options'] = array( HC_OPTION_SERVICE_URL => 'https://checkout.example/', HC_OPTION_CONNECTION_KEY => self::KEY );
+		$GLOBALS['hc_wp']['options'] = array( HOSTED_CHECKOUT_OPTION_SERVICE_URL => 'https://checkout.example/', HOSTED_CHECKOUT_OPTION_CONNECTION_KEY => self::KEY );
 		$GLOBALS['hc_wp']['keys']    = array( self::KEY => self::SECRET );
 		$GLOBALS['hc_wp']['cart']    = array(
 			'a1' => array( 'product_id' => 10, 'variation_id' => 0, 'quantity' => 2 ),
@@ -30,10 +30,12 @@ final class HandoffTest extends TestCase {
 	}
 
 	public function test_a_checkout_is_handed_over_signed_and_the_shopper_redirected_303(): void {
-		$this->answer( 201, array( 'token' => 'cs_x', 'checkoutUrl' => 'https://demo.checkout.example/checkout/cs_x' ) );
-		HC_Handoff::maybe_intercept();
+		$this->answer( 201, array( 'token' => 'cs_AbC123_-xyz456789', 'checkoutUrl' => 'https://demo.checkout.example/checkout/cs_AbC123_-xyz456789' ) );
+		Hosted_Checkout_Handoff::maybe_intercept();
 
-		$this->assertSame( array( array( 'https://demo.checkout.example/checkout/cs_x', 303 ) ), $GLOBALS['hc_wp']['redirects'] );
+		$this->assertSame( array( array( 'https://demo.checkout.example/checkout/cs_AbC123_-xyz456789', 303 ) ), $GLOBALS['hc_wp']['redirects'] );
+		// The shopper's session remembers the checkout, so the cart can be emptied once it is paid (Hosted_Checkout_Cart).
+		$this->assertSame( array( 'hosted_checkout_token' => 'cs_AbC123_-xyz456789', 'hosted_checkout_checked_at' => 0 ), $GLOBALS['hc_wp']['session'] );
 		$this->assertSame( 1, $GLOBALS['hc_wp']['nocache'] );
 		$request = $GLOBALS['hc_wp']['requests'][0];
 		$this->assertSame( 'https://checkout.example/api/checkout/create', $request['url'] );
@@ -52,35 +54,48 @@ final class HandoffTest extends TestCase {
 
 	public function test_the_signature_is_the_services_scheme(): void {
 		// The same vector as integrations/storefront-b/handoff.ts computes (plugin.test.ts checks it there too).
-		$this->assertSame( 'v1=' . hash_hmac( 'sha256', '1700000000.{"a":1}', 'cs_secret' ), HC_Signature::sign( 'cs_secret', 1700000000, '{"a":1}' ) );
+		$this->assertSame( 'v1=' . hash_hmac( 'sha256', '1700000000.{"a":1}', 'cs_secret' ), Hosted_Checkout_Signature::sign( 'cs_secret', 1700000000, '{"a":1}' ) );
 	}
 
 	/** @dataProvider fallbacks */
-	public function test_on_any_failure_the_native_checkout_renders( $scene, $backoff ): void {
+	public function test_on_any_failure_the_native_checkout_renders( $scene, $backoff_seconds ): void {
 		$scene( $this );
-		HC_Handoff::maybe_intercept();
+		Hosted_Checkout_Handoff::maybe_intercept();
 		$this->assertSame( array(), $GLOBALS['hc_wp']['redirects'] );
-		$this->assertSame( $backoff, (bool) get_transient( HC_TRANSIENT_BACKOFF ) );
+		$this->assertSame( $backoff_seconds > 0, (bool) get_transient( HOSTED_CHECKOUT_TRANSIENT_BACKOFF ) );
+		if ( $backoff_seconds > 0 ) {
+			$this->assertSame( $backoff_seconds, $GLOBALS['hc_wp']['transient_ttl'][ HOSTED_CHECKOUT_TRANSIENT_BACKOFF ] );
+		}
+		$this->assertArrayNotHasKey( 'hosted_checkout_token', $GLOBALS['hc_wp']['session'] );
 	}
 
 	public function fallbacks(): array {
 		return array(
-			'passthrough (Demo plan)' => array( static function ( $t ) { $t->answer( 200, array( 'passthrough' => true ) ); }, false ),
-			'service 500'             => array( static function ( $t ) { $t->answer( 500, array( 'error' => 'x' ) ); }, true ),
-			'timeout'                 => array( static function () { $GLOBALS['hc_wp']['http'] = static function () { return new WP_Error( 'http_request_failed', 'cURL error 28: Operation timed out' ); }; }, true ),
-			'401 bad signature'       => array( static function ( $t ) { $t->answer( 401, array( 'code' => 'UNAUTHORIZED' ) ); }, false ),
-			'javascript: URL'         => array( static function ( $t ) { $t->answer( 201, array( 'checkoutUrl' => 'javascript:alert(1)' ) ); }, false ),
-			'http URL from https service' => array( static function ( $t ) { $t->answer( 201, array( 'checkoutUrl' => 'http://evil.example/x' ) ); }, false ),
-			'not configured'          => array( static function () { $GLOBALS['hc_wp']['options'] = array(); $GLOBALS['hc_wp']['http'] = static function () { throw new RuntimeException( 'must not call' ); }; }, false ),
-			'key not of this store'   => array( static function () { $GLOBALS['hc_wp']['keys'] = array(); $GLOBALS['hc_wp']['http'] = static function () { throw new RuntimeException( 'must not call' ); }; }, false ),
+			'passthrough (Demo plan)' => array( static function ( $t ) { $t->answer( 200, array( 'passthrough' => true ) ); }, 0 ),
+			'service 500'             => array( static function ( $t ) { $t->answer( 500, array( 'error' => 'x' ) ); }, 60 ),
+			'timeout'                 => array( static function () { $GLOBALS['hc_wp']['http'] = static function () { return new WP_Error( 'http_request_failed', 'cURL error 28: Operation timed out' ); }; }, 60 ),
+			// Every checkout of a store the service does not know (not connected, or disconnected) would pay the round trip.
+			'404 no connected store'  => array( static function ( $t ) { $t->answer( 404, array( 'error' => 'No connected store matches this checkout request', 'code' => 'NOT_FOUND' ) ); }, 300 ),
+			'401 bad signature'       => array( static function ( $t ) { $t->answer( 401, array( 'code' => 'UNAUTHORIZED' ) ); }, 0 ),
+			'javascript: URL'         => array( static function ( $t ) { $t->answer( 201, array( 'checkoutUrl' => 'javascript:alert(1)' ) ); }, 0 ),
+			'http URL from https service' => array( static function ( $t ) { $t->answer( 201, array( 'checkoutUrl' => 'http://evil.example/x' ) ); }, 0 ),
+			'not configured'          => array( static function () { $GLOBALS['hc_wp']['options'] = array(); $GLOBALS['hc_wp']['http'] = static function () { throw new RuntimeException( 'must not call' ); }; }, 0 ),
+			'key not of this store'   => array( static function () { $GLOBALS['hc_wp']['keys'] = array(); $GLOBALS['hc_wp']['http'] = static function () { throw new RuntimeException( 'must not call' ); }; }, 0 ),
 		);
+	}
+
+	public function test_an_answer_without_a_usable_token_still_redirects_and_remembers_nothing(): void {
+		$this->answer( 201, array( 'token' => '../../etc', 'checkoutUrl' => 'https://demo.checkout.example/checkout/x' ) );
+		Hosted_Checkout_Handoff::maybe_intercept();
+		$this->assertCount( 1, $GLOBALS['hc_wp']['redirects'] );
+		$this->assertSame( array(), $GLOBALS['hc_wp']['session'] );
 	}
 
 	/** @dataProvider not_the_checkout */
 	public function test_other_pages_are_left_alone( $scene ): void {
 		$GLOBALS['hc_wp']['http'] = static function () { throw new RuntimeException( 'must not call' ); };
 		$scene();
-		HC_Handoff::maybe_intercept();
+		Hosted_Checkout_Handoff::maybe_intercept();
 		$this->assertSame( array(), $GLOBALS['hc_wp']['requests'] );
 	}
 
@@ -91,12 +106,19 @@ final class HandoffTest extends TestCase {
 			'order pay'             => array( static function () { $GLOBALS['hc_wp']['endpoint'] = 'order-pay'; } ),
 			'empty cart'            => array( static function () { $GLOBALS['hc_wp']['cart'] = array(); } ),
 			'admin'                 => array( static function () { $GLOBALS['hc_wp']['is_admin'] = true; } ),
-			'service backing off'   => array( static function () { set_transient( HC_TRANSIENT_BACKOFF, 1 ); } ),
+			'service backing off'   => array( static function () { set_transient( HOSTED_CHECKOUT_TRANSIENT_BACKOFF, 1 ); } ),
 		);
 	}
 
-	public function test_the_plugin_hooks_template_redirect(): void {
-		$this->assertContains( array( 'HC_Handoff', 'maybe_intercept' ), $GLOBALS['hc_wp_boot_actions']['template_redirect'] );
+	public function test_the_plugin_hooks_template_redirect_after_the_paid_cart_check(): void {
+		$hooked     = $GLOBALS['hc_wp_boot_actions']['template_redirect'];
+		$priorities = $GLOBALS['hc_wp_boot_priorities']['template_redirect'];
+		$intercept  = array_search( array( 'Hosted_Checkout_Handoff', 'maybe_intercept' ), $hooked, true );
+		$cart       = array_search( array( 'Hosted_Checkout_Cart', 'maybe_empty_paid_cart' ), $hooked, true );
+		$this->assertNotFalse( $intercept );
+		$this->assertNotFalse( $cart );
+		// A cart already paid for is emptied before the checkout would hand it over a second time.
+		$this->assertLessThan( $priorities[ $intercept ], $priorities[ $cart ] );
 	}
 }
 

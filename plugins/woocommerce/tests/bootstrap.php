@@ -30,6 +30,11 @@ function hc_wp_reset() {
 		'caps'       => array( 'read_private_shop_orders', 'manage_woocommerce' ),
 		'orders'     => array(),
 		'queries'    => array(),
+		// The shopper's WooCommerce session (null: the request has none), and what the settings page added.
+		'session'    => array(),
+		'emptied'    => 0,
+		'settings_errors' => array(),
+		'added_options'   => array(),
 	);
 	$GLOBALS['wpdb'] = new HC_Test_Wpdb();
 }
@@ -94,6 +99,20 @@ class HC_Test_Cart {
 	public function is_empty() {
 		return 0 === count( $GLOBALS['hc_wp']['cart'] );
 	}
+	public function empty_cart() {
+		$GLOBALS['hc_wp']['cart'] = array();
+		$GLOBALS['hc_wp']['emptied']++;
+	}
+}
+
+/** WC()->session as far as the plugin uses it (WC_Session::get/set). */
+class HC_Test_Session {
+	public function get( $key, $default = null ) {
+		return $GLOBALS['hc_wp']['session'][ $key ] ?? $default;
+	}
+	public function set( $key, $value ) {
+		$GLOBALS['hc_wp']['session'][ $key ] = $value;
+	}
 }
 
 /** An order as wc_get_order() presents it (the getters the plugin reads). */
@@ -135,7 +154,8 @@ class HC_Test_Order {
 }
 
 function add_action( $hook, $callback, $priority = 10, $args = 1 ) {
-	$GLOBALS['hc_wp']['actions'][ $hook ][] = $callback;
+	$GLOBALS['hc_wp']['actions'][ $hook ][]    = $callback;
+	$GLOBALS['hc_wp']['priorities'][ $hook ][] = $priority;
 	return true;
 }
 function add_filter( $hook, $callback, $priority = 10, $args = 1 ) {
@@ -166,7 +186,8 @@ function get_transient( $name ) {
 	return $GLOBALS['hc_wp']['transients'][ $name ] ?? false;
 }
 function set_transient( $name, $value, $ttl = 0 ) {
-	$GLOBALS['hc_wp']['transients'][ $name ] = $value;
+	$GLOBALS['hc_wp']['transients'][ $name ]    = $value;
+	$GLOBALS['hc_wp']['transient_ttl'][ $name ] = $ttl;
 	return true;
 }
 function delete_transient( $name ) {
@@ -189,7 +210,10 @@ function is_wc_endpoint_url( $endpoint = false ) {
 	return $GLOBALS['hc_wp']['endpoint'] === $endpoint;
 }
 function WC() { // phpcs:ignore WordPress.NamingConventions.ValidFunctionName
-	return (object) array( 'cart' => new HC_Test_Cart() );
+	return (object) array(
+		'cart'    => new HC_Test_Cart(),
+		'session' => null === $GLOBALS['hc_wp']['session'] ? null : new HC_Test_Session(),
+	);
 }
 function get_woocommerce_currency() {
 	return $GLOBALS['hc_wp']['currency'];
@@ -292,14 +316,18 @@ function current_user_can( $cap ) {
 function rest_ensure_response( $data ) {
 	return $data;
 }
+/** As WooCommerce 10 answers it: the block checkout adds its draft status (Blocks DraftOrders) to the core ones. */
 function wc_get_order_statuses() {
-	return array( 'wc-pending' => 'Pending payment', 'wc-processing' => 'Processing', 'wc-on-hold' => 'On hold', 'wc-completed' => 'Completed', 'wc-cancelled' => 'Cancelled', 'wc-refunded' => 'Refunded', 'wc-failed' => 'Failed' );
+	return array( 'wc-pending' => 'Pending payment', 'wc-processing' => 'Processing', 'wc-on-hold' => 'On hold', 'wc-completed' => 'Completed', 'wc-cancelled' => 'Cancelled', 'wc-refunded' => 'Refunded', 'wc-failed' => 'Failed', 'wc-checkout-draft' => 'Draft' );
 }
-/** wc_get_orders over the in-memory orders: the meta_key/meta_value pair, limit, ids. */
+/** wc_get_orders over the in-memory orders: statuses (wc-…; a trashed order's status is "trash"), the meta_key/meta_value pair, limit, ids. */
 function wc_get_orders( $args ) {
 	$GLOBALS['hc_wp']['queries'][] = $args;
 	$ids = array();
 	foreach ( $GLOBALS['hc_wp']['orders'] as $order ) {
+		if ( isset( $args['status'] ) && ! in_array( 'trash' === $order['status'] ? 'trash' : 'wc-' . $order['status'], (array) $args['status'], true ) ) {
+			continue;
+		}
 		if ( isset( $args['meta_key'] ) && ( $order['meta'][ $args['meta_key'] ] ?? null ) !== $args['meta_value'] ) {
 			continue;
 		}
@@ -325,8 +353,69 @@ function wc_get_price_decimals() {
 function get_current_user_id() {
 	return 1;
 }
+/** Translations: the plugin's own English (no .mo files loaded here). */
+function __( $text, $domain = 'default' ) {
+	return $text;
+}
+function esc_html__( $text, $domain = 'default' ) {
+	return htmlspecialchars( $text, ENT_QUOTES );
+}
+function esc_html( $text ) {
+	return htmlspecialchars( (string) $text, ENT_QUOTES );
+}
+function esc_attr( $text ) {
+	return htmlspecialchars( (string) $text, ENT_QUOTES );
+}
+function esc_url( $url ) {
+	return $url;
+}
+function add_settings_error( $setting, $code, $message, $type = 'error' ) {
+	$GLOBALS['hc_wp']['settings_errors'][] = array( 'setting' => $setting, 'code' => $code, 'message' => $message, 'type' => $type );
+}
+function add_option( $name, $value = '', $deprecated = '', $autoload = null ) {
+	if ( array_key_exists( $name, $GLOBALS['hc_wp']['options'] ) ) {
+		return false;
+	}
+	$GLOBALS['hc_wp']['options'][ $name ]       = $value;
+	$GLOBALS['hc_wp']['added_options'][ $name ] = $autoload;
+	return true;
+}
+function register_activation_hook( $file, $callback ) {
+	$GLOBALS['hc_wp']['actions']['activate'][] = $callback;
+}
+function register_setting( $group, $name, $args = array() ) {
+	$GLOBALS['hc_wp']['settings'][ $name ] = $args;
+}
+function check_admin_referer( $action, $name = '_wpnonce' ) {
+	return 1;
+}
+/** The Settings API's markup as WordPress prints it (ids from names, as wp_nonce_field and submit_button make them). */
+function wp_nonce_field( $action = -1, $name = '_wpnonce', $referer = true, $display = true ) {
+	$field = '<input type="hidden" id="' . $name . '" name="' . $name . '" value="nonce-' . $action . '" />' . ( $referer ? '<input type="hidden" name="_wp_http_referer" value="/wp-admin/" />' : '' );
+	if ( $display ) {
+		echo $field; // phpcs:ignore
+	}
+	return $field;
+}
+function settings_fields( $group ) {
+	echo "<input type='hidden' name='option_page' value='" . $group . "' /><input type=\"hidden\" name=\"action\" value=\"update\" />"; // phpcs:ignore
+	wp_nonce_field( "$group-options" );
+}
+function submit_button( $text = null, $type = 'primary', $name = 'submit', $wrap = true, $other = null ) {
+	echo '<p class="submit"><input type="submit" name="' . $name . '" id="' . $name . '" class="button button-' . $type . '" value="' . ( $text ?? 'Save Changes' ) . '" /></p>'; // phpcs:ignore
+}
+function settings_errors( $setting = '', $sanitize = false, $hide_on_update = false ) {
+	foreach ( $GLOBALS['hc_wp']['settings_errors'] as $error ) {
+		echo '<div id="setting-error-' . $error['code'] . '" class="notice notice-' . $error['type'] . '"><p><strong>' . $error['message'] . '</strong></p></div>'; // phpcs:ignore
+	}
+}
+function wp_die( $message = '', $title = '', $args = array() ) {
+	throw new RuntimeException( 'wp_die: ' . $message );
+}
 
 hc_wp_reset();
 require dirname( __DIR__ ) . '/hosted-checkout-connector/hosted-checkout-connector.php';
 // What the plugin hooked at load time, kept across the per-test resets.
-$GLOBALS['hc_wp_boot_actions'] = $GLOBALS['hc_wp']['actions'];
+$GLOBALS['hc_wp_boot_actions']    = $GLOBALS['hc_wp']['actions'];
+$GLOBALS['hc_wp_boot_priorities'] = $GLOBALS['hc_wp']['priorities'];
+$GLOBALS['hc_wp_boot_filters']    = $GLOBALS['hc_wp']['filters'];

@@ -67,6 +67,10 @@ export interface FakeWorld {
   refundRows: FakeRefund[];
   /** Refunds booked on the store order, by refund id. */
   storeRefunds: string[];
+  /** The store's tax on top of the checkout's total (quoteStoreTaxes), in minor units. */
+  storeTax: number;
+  /** The total the store would book on the order; undefined: what was charged. */
+  storeBooks?: number;
   /** Orders the store holds for this session (an accepted upsell's order is `upsell-<id>`). */
   storeOrders: string[];
   /** Accepted upsells: the processor's state of each charge (what chargeUpsell answers first), and the charges made. */
@@ -105,6 +109,7 @@ export function newWorld(overrides: Partial<FakeSession> = {}): FakeWorld {
     processor: { paymentId: null, status: null, created: 0, refunds: 0, lookups: 0, lookupTimes: [], verdict: 'paid', settleRefunds: true },
     refundRows: [],
     storeRefunds: [],
+    storeTax: 0,
     storeOrders: [],
     upsells: new Map(),
     upsellChargeAnswer: 'paid',
@@ -257,6 +262,10 @@ export function fakeCheckoutActivities(world: FakeWorld) {
   const fulfilment = {
     async createStoreOrder(token: string) {
       enter('createStoreOrder');
+      // The store would book another total than was charged (its tax): never a paid order for more, a refusal for good.
+      if (world.storeBooks !== undefined && world.storeBooks !== s.totalMinor) {
+        throw ApplicationFailure.nonRetryable(`the store would book ${world.storeBooks}, the shopper was charged ${s.totalMinor}: the draft order was left open`, 'storefront-a.rejected');
+      }
       // Exactly once on the store's side too: found by the session token before it is created.
       if (s.storeOrderId) return { storeOrderId: s.storeOrderId, created: false };
       const id = `order-${token.slice(-6)}-${world.storeOrders.length + 1}`;
@@ -298,6 +307,14 @@ export function fakeCheckoutActivities(world: FakeWorld) {
         }
       }
       return { state: row.storeState as 'created' | 'failed' | 'none', storeRefundId: row.storeState === 'created' ? `store-${refundId.slice(0, 8)}` : null };
+    },
+    async quoteStoreTaxes(_token: string) {
+      enter('quoteStoreTaxes');
+      // The store adds world.storeTax on top (prices without tax), as the real activity writes it to the session.
+      const pre = s.totalMinor ?? FAKE_QUOTE.totalMinor;
+      const taxMinor = pre > 0 ? world.storeTax : 0;
+      s.totalMinor = pre + taxMinor;
+      return { ...FAKE_QUOTE, totalMinor: s.totalMinor, taxMinor, taxesIncluded: false };
     },
     async emptyStoreCart(_token: string) {
       enter('emptyStoreCart');

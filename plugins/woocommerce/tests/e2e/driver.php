@@ -23,8 +23,8 @@ if ( ! is_array( $hc_scene ) ) {
 
 if ( 'handoff' === $hc_command ) {
 	$GLOBALS['hc_wp']['options']  = array(
-		HC_OPTION_SERVICE_URL      => $hc_scene['serviceUrl'],
-		HC_OPTION_CONNECTION_KEY   => $hc_scene['connectionKey'],
+		HOSTED_CHECKOUT_OPTION_SERVICE_URL      => $hc_scene['serviceUrl'],
+		HOSTED_CHECKOUT_OPTION_CONNECTION_KEY   => $hc_scene['connectionKey'],
 	);
 	$GLOBALS['hc_wp']['keys']     = $hc_scene['keys'];
 	$GLOBALS['hc_wp']['home']     = rtrim( $hc_scene['home'], '/' ) . '/';
@@ -45,7 +45,7 @@ if ( 'handoff' === $hc_command ) {
 				},
 				$GLOBALS['hc_wp']['requests']
 			),
-			'backoff'   => (bool) get_transient( HC_TRANSIENT_BACKOFF ),
+			'backoff'   => (bool) get_transient( HOSTED_CHECKOUT_TRANSIENT_BACKOFF ),
 		)
 	);
 	exit( 0 );

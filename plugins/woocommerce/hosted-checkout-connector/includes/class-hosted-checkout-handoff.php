@@ -12,7 +12,7 @@ defined( 'ABSPATH' ) || exit;
  * configured, service down or slow, passthrough, an answer we cannot use) the function returns and
  * WooCommerce renders its native checkout: the plugin must never block a sale.
  */
-class HC_Handoff {
+class Hosted_Checkout_Handoff {
 
 	/**
 	 * Redirects the shopper to the hosted checkout when this request is the checkout page.
@@ -26,6 +26,9 @@ class HC_Handoff {
 		$result = self::handoff();
 		if ( 'redirected' !== $result['outcome'] ) {
 			return;
+		}
+		if ( isset( $result['token'] ) ) {
+			Hosted_Checkout_Cart::remember( $result['token'] );
 		}
 		$host = wp_parse_url( $result['url'], PHP_URL_HOST );
 		add_filter(
@@ -62,7 +65,7 @@ class HC_Handoff {
 		if ( ! $cart || $cart->is_empty() ) {
 			return false;
 		}
-		return ! get_transient( HC_TRANSIENT_BACKOFF );
+		return ! get_transient( HOSTED_CHECKOUT_TRANSIENT_BACKOFF );
 	}
 
 	/**
@@ -94,25 +97,26 @@ class HC_Handoff {
 	}
 
 	/**
-	 * Hands the cart over. Answers outcome redirected (with url), passthrough, or error (with error).
+	 * Hands the cart over. Answers outcome redirected (with url, and the session token when the answer has one),
+	 * passthrough, or error (with error).
 	 *
 	 * @return array
 	 */
 	public static function handoff() {
-		$service = untrailingslashit( (string) get_option( HC_OPTION_SERVICE_URL, '' ) );
-		$key     = (string) get_option( HC_OPTION_CONNECTION_KEY, '' );
+		$service = untrailingslashit( (string) get_option( HOSTED_CHECKOUT_OPTION_SERVICE_URL, '' ) );
+		$key     = (string) get_option( HOSTED_CHECKOUT_OPTION_CONNECTION_KEY, '' );
 		if ( '' === $service || '' === $key ) {
 			return self::error( 'not configured: set the service URL and the connection key' );
 		}
 		$body    = wp_json_encode( self::payload() );
-		$headers = HC_Signature::headers( $key, $body );
+		$headers = Hosted_Checkout_Signature::headers( $key, $body );
 		if ( null === $headers ) {
 			return self::error( 'the connection key is not a REST API key of this store' );
 		}
 		$response = wp_remote_post(
 			$service . '/api/checkout/create',
 			array(
-				'timeout'     => HC_HANDOFF_TIMEOUT,
+				'timeout'     => HOSTED_CHECKOUT_HANDOFF_TIMEOUT,
 				'redirection' => 0,
 				'headers'     => $headers,
 				'body'        => $body,
@@ -120,20 +124,28 @@ class HC_Handoff {
 			)
 		);
 		if ( is_wp_error( $response ) ) {
-			return self::error( 'the service did not answer: ' . $response->get_error_message(), true );
+			return self::error( 'the service did not answer: ' . $response->get_error_message(), HOSTED_CHECKOUT_BACKOFF_OUTAGE );
 		}
 		$status = (int) wp_remote_retrieve_response_code( $response );
 		$answer = json_decode( (string) wp_remote_retrieve_body( $response ), true );
 		if ( $status >= 500 ) {
-			return self::error( 'the service failed (' . $status . ')', true );
+			return self::error( 'the service failed (' . $status . ')', HOSTED_CHECKOUT_BACKOFF_OUTAGE );
+		}
+		// "No connected store matches this checkout request": every checkout would pay the round trip for nothing.
+		if ( 404 === $status ) {
+			return self::error( 'the service does not know this store (connect it in the checkout dashboard)', HOSTED_CHECKOUT_BACKOFF_NOT_CONNECTED );
 		}
 		if ( 200 === $status && is_array( $answer ) && true === ( $answer['passthrough'] ?? null ) ) {
 			return array( 'outcome' => 'passthrough' );
 		}
 		if ( ( 200 === $status || 201 === $status ) && is_array( $answer ) && self::usable_url( $answer['checkoutUrl'] ?? null, $service ) ) {
-			return array(
-				'outcome' => 'redirected',
-				'url'     => $answer['checkoutUrl'],
+			$token = $answer['token'] ?? null;
+			return array_merge(
+				array(
+					'outcome' => 'redirected',
+					'url'     => $answer['checkoutUrl'],
+				),
+				is_string( $token ) && Hosted_Checkout_Cart::is_token( $token ) ? array( 'token' => $token ) : array()
 			);
 		}
 		return self::error( 'the service answered ' . $status );
@@ -159,15 +171,16 @@ class HC_Handoff {
 	}
 
 	/**
-	 * An error outcome; a failing service is left alone for a minute so checkouts are not slowed by it.
+	 * An error outcome. A service that fails, or does not know this store, is left alone for a while ($backoff
+	 * seconds) so checkouts are not slowed by it; saving the settings or testing the connection ends the pause.
 	 *
 	 * @param string $message What went wrong.
-	 * @param bool   $backoff Whether to pause handoffs.
+	 * @param int    $backoff Seconds to pause handoffs (0: none).
 	 * @return array
 	 */
-	private static function error( $message, $backoff = false ) {
-		if ( $backoff ) {
-			set_transient( HC_TRANSIENT_BACKOFF, 1, 60 );
+	private static function error( $message, $backoff = 0 ) {
+		if ( $backoff > 0 ) {
+			set_transient( HOSTED_CHECKOUT_TRANSIENT_BACKOFF, 1, $backoff );
 		}
 		return array(
 			'outcome' => 'error',

@@ -11,7 +11,7 @@ defined( 'ABSPATH' ) || exit;
  * The namespace starts with "wc-" so that WooCommerce's REST key authentication (Basic over HTTPS, OAuth
  * 1.0a over HTTP) applies to it: the service calls it with the same consumer key as /wc/v3.
  */
-class HC_Rest {
+class Hosted_Checkout_Rest {
 
 	const REST_NAMESPACE = 'wc-hosted-checkout/v1';
 
@@ -37,37 +37,47 @@ class HC_Rest {
 	/**
 	 * The order carrying the token in its meta. wc_get_orders with meta_key/meta_value works on both order
 	 * storages (HPOS remaps them to a meta query; posts storage passes them to WP_Query, which a meta_query
-	 * argument would not reach). Every status, drafts included: a half-finished create must be found.
+	 * argument would not reach). Every order status WooCommerce lists (wc_get_order_statuses) except the block
+	 * checkout's draft, and never the trash: a checkout-draft is what a create that failed half-way leaves behind
+	 * (an unknown coupon: WooCommerce's new_draft_order_id), a trashed order was thrown away, and answering either
+	 * as "the order" would make the service take an unpaid leftover for the paid order it must create.
 	 *
 	 * @param WP_REST_Request $request Request.
 	 * @return array|WP_Error
 	 */
 	public static function find_by_session( $request ) {
 		$token    = (string) $request->get_param( 'token' );
-		$statuses = array_merge( array_keys( wc_get_order_statuses() ), array( 'checkout-draft', 'trash' ) );
+		$statuses = array_values( array_diff( array_keys( wc_get_order_statuses() ), array( 'wc-checkout-draft' ) ) );
 		$ids      = wc_get_orders(
 			array(
 				'type'       => 'shop_order',
 				'limit'      => 2,
 				'return'     => 'ids',
 				'status'     => $statuses,
-				'meta_key'   => HC_SESSION_META, // phpcs:ignore WordPress.DB.SlowDBQuery.slow_db_query_meta_key
+				'meta_key'   => HOSTED_CHECKOUT_SESSION_META, // phpcs:ignore WordPress.DB.SlowDBQuery.slow_db_query_meta_key
 				'meta_value' => $token, // phpcs:ignore WordPress.DB.SlowDBQuery.slow_db_query_meta_value
 				'orderby'    => 'ID',
 				'order'      => 'ASC',
 			)
 		);
 		if ( empty( $ids ) ) {
-			return new WP_Error( 'hc_order_not_found', 'No order carries this session token.', array( 'status' => 404 ) );
+			return self::not_found();
 		}
 		if ( count( $ids ) > 1 ) {
-			return new WP_Error( 'hc_order_ambiguous', 'More than one order carries this session token.', array( 'status' => 409, 'order_ids' => array_map( 'intval', $ids ) ) );
+			return new WP_Error(
+				'hc_order_ambiguous',
+				__( 'More than one order carries this session token.', 'hosted-checkout-connector' ),
+				array(
+					'status'    => 409,
+					'order_ids' => array_map( 'intval', $ids ),
+				)
+			);
 		}
 		$order = wc_get_order( $ids[0] );
 		if ( ! $order ) {
-			return new WP_Error( 'hc_order_not_found', 'No order carries this session token.', array( 'status' => 404 ) );
+			return self::not_found();
 		}
-		$gmt  = static function ( $date ) {
+		$gmt = static function ( $date ) {
 			return $date ? gmdate( 'Y-m-d\TH:i:s', $date->getTimestamp() ) : null;
 		};
 		return rest_ensure_response(
@@ -84,5 +94,14 @@ class HC_Rest {
 				'transaction_id'   => $order->get_transaction_id(),
 			)
 		);
+	}
+
+	/**
+	 * The 404 the service reads as "no order yet".
+	 *
+	 * @return WP_Error
+	 */
+	private static function not_found() {
+		return new WP_Error( 'hc_order_not_found', __( 'No order carries this session token.', 'hosted-checkout-connector' ), array( 'status' => 404 ) );
 	}
 }

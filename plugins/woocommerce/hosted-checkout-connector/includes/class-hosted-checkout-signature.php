@@ -11,7 +11,7 @@ defined( 'ABSPATH' ) || exit;
  * The service holds the same consumer secret (it was given the key pair at connection), so a valid
  * signature proves the handoff comes from this store.
  */
-class HC_Signature {
+class Hosted_Checkout_Signature {
 
 	/**
 	 * The consumer secret of a WooCommerce REST key, from woocommerce_api_keys (keys are stored as
@@ -25,7 +25,9 @@ class HC_Signature {
 		if ( ! is_string( $consumer_key ) || '' === $consumer_key || ! function_exists( 'wc_api_hash' ) ) {
 			return null;
 		}
-		$secret = $wpdb->get_var(
+		// WooCommerce has no API that answers a key's secret: this is the query its own REST authentication runs
+		// (get_user_data_by_consumer_key). Not cached on purpose: a revoked key must stop signing at once.
+		$secret = $wpdb->get_var( // phpcs:ignore WordPress.DB.DirectDatabaseQuery.DirectQuery, WordPress.DB.DirectDatabaseQuery.NoCaching
 			$wpdb->prepare(
 				"SELECT consumer_secret FROM {$wpdb->prefix}woocommerce_api_keys WHERE consumer_key = %s",
 				wc_api_hash( sanitize_text_field( $consumer_key ) )
