@@ -6,7 +6,6 @@ import type { FastifyInstance } from 'fastify';
 import type { Client } from '@temporalio/client';
 import { resolveDeps, type AppDeps } from '../../route-deps.js';
 import { buildApp } from '../../app.js';
-import { COUNTRY_CODES } from '../../../domain/countries.js';
 import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
 import { createTestMerchant, type TestMerchant } from '../../../test/harness/merchants.js';
 import { createSecretBox } from '../../../security/secrets.js';
