@@ -112,8 +112,10 @@ describe('cash on delivery follows the plan in force', () => {
     // Switched off, it cannot be switched on again on Starter: the box is disabled and says so.
     // The box follows the saved setting (it changes once the API answered).
     await page.getByLabel('Offer cash on delivery').click();
-    await expect.poll(() => page.getByLabel('Offer cash on delivery').isDisabled()).toBe(true);
-    expect(await page.getByLabel('Offer cash on delivery').isChecked()).toBe(false);
+    await expect.poll(() => page.getByLabel('Offer cash on delivery').isChecked()).toBe(false);
+    // Disabled for good, not only while the request ran.
+    await expect.poll(() => note.textContent()).toContain('Not included in your Starter plan');
+    expect(await page.getByLabel('Offer cash on delivery').isDisabled()).toBe(true);
     expect(await note.textContent()).toContain('Not included in your Starter plan: Growth includes cash on delivery');
     await screenshot(page, 'zones-5-dashboard-cod-starter-1280');
     await note.getByRole('link', { name: 'Choose Growth in Billing' }).click();
