@@ -46,6 +46,11 @@ function partsRates(parts: Prisma.JsonValue): ShippingRateInput[] {
   return Array.isArray(rates) ? (rates as unknown as ShippingRateInput[]) : [];
 }
 
+/** Statuses in which init-payment or complete-cod store the shopper's details (a new attempt from PAYMENT_PENDING included). */
+export function takesDetails(status: string): boolean {
+  return status === 'OPEN' || status === 'FAILED' || status === 'PAYMENT_PENDING';
+}
+
 /**
  * Refuses, before anything is stored or started, a shipping address in a country none of the merchant's rates ships
  * to (INVALID_INPUT on address.country) or a rate that does not ship there (on shippingRateId). Pricing applies the

@@ -14,7 +14,7 @@ import { tokenParams } from '../../schemas/checkout.js';
 import { limit } from '../../plugins/rate-limits.js';
 import { shopperDetailsWithLanguage, withShopperLanguage } from '../../schemas/shopper-language.js';
 import { codOffered } from '../../../model/plan-features.js';
-import { assertShipsTo } from '../../../model/shipping-rates.js';
+import { assertShipsTo, takesDetails } from '../../../model/shipping-rates.js';
 
 const codResponse = z
   .object({
@@ -60,7 +60,8 @@ export const checkoutCodRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
     if (!session || !isCheckoutStatus(session.status)) throw new AppError('NOT_FOUND', 'No such checkout');
     // Switched on, and the merchant's plan in force has it (not after a downgrade to Starter).
     if (!codOffered(session.merchant, { preview: false })) throw new AppError('COD_NOT_ENABLED', 'This store does not offer cash on delivery');
-    assertShipsTo(session.merchant, request.body.address.country, request.body.shippingRateId);
+    // A session that takes no details any more is the workflow's to answer (the same confirmation to a double click).
+    if (takesDetails(session.status)) assertShipsTo(session.merchant, request.body.address.country, request.body.shippingRateId);
 
     // A late double click, after the confirmation's run ended, starts a run that answers the same confirmation.
     const result = await updateCheckout(deps, session, completeCodUpdate, withShopperLanguage(request.body, request.headers['accept-language']));

@@ -12,7 +12,7 @@ import { errorResponse } from '../../schemas/common.js';
 import { tokenParams } from '../../schemas/checkout.js';
 import { shopperDetailsWithLanguage, withShopperLanguage } from '../../schemas/shopper-language.js';
 import { limit } from '../../plugins/rate-limits.js';
-import { assertShipsTo } from '../../../model/shipping-rates.js';
+import { assertShipsTo, takesDetails } from '../../../model/shipping-rates.js';
 
 const initPaymentResponse = z.object({
   paymentId: z.string().nullable().describe("The processor's payment attempt (a Whop checkout configuration, ch_…); null when the total is 0 and nothing is charged"),
@@ -39,7 +39,7 @@ export const checkoutPaymentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
   async function payableSessionWithZones(token: string) {
     if (isPreviewToken(token)) throw new AppError('PREVIEW_SESSION', 'This is a preview: payment is disabled');
     const zones = { checkoutParts: true, storeCountries: true, storeCountriesReadAt: true } as const;
-    const found = isSessionToken(token) ? await db.checkoutSession.findUnique({ where: { token }, select: { token: true, merchantId: true, platform: true, merchant: { select: zones } } }) : null;
+    const found = isSessionToken(token) ? await db.checkoutSession.findUnique({ where: { token }, select: { token: true, merchantId: true, platform: true, status: true, merchant: { select: zones } } }) : null;
     if (!found) throw new AppError('NOT_FOUND', 'No such checkout');
     return found;
   }
@@ -56,8 +56,9 @@ export const checkoutPaymentRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
     },
   }, async (request) => {
     const session = await payableSessionWithZones(request.params.token);
-    // Shipping zones are checked here, before the workflow is asked: an address no rate ships to changes nothing.
-    assertShipsTo(session.merchant, request.body.address.country, request.body.shippingRateId);
+    // Shipping zones are checked here, before the workflow is asked: an address no rate ships to changes nothing. A session
+    // that takes no details any more is the workflow's to answer (CONFLICT, or the same answer to a double click).
+    if (takesDetails(session.status)) assertShipsTo(session.merchant, request.body.address.country, request.body.shippingRateId);
     return updateCheckout(deps, session, initPaymentUpdate, withShopperLanguage(request.body, request.headers['accept-language']));
   });
 

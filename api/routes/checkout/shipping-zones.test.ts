@@ -84,6 +84,10 @@ describe('a rate that does not ship to the address\'s country', () => {
     const res = await api(stack, 'POST', `/api/checkout/${token}/complete-cod`, at('AT', 'DHL'));
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(await row(token)).toMatchObject({ status: 'COD_CONFIRMED', shippingRateId: rates.DHL, shippingMinor: 490 });
+    // The same click again answers the same confirmation; other details on a confirmed order are the workflow's CONFLICT,
+    // whatever the zones say.
+    expect((await api(stack, 'POST', `/api/checkout/${token}/complete-cod`, at('AT', 'DHL'))).status).toBe(200);
+    expect((await api(stack, 'POST', `/api/checkout/${token}/complete-cod`, at('KP', 'DHL'))).body.code).toBe('CONFLICT');
   });
 });
 
