@@ -166,7 +166,8 @@ export function createCheckoutSessionActivities(deps: { db: Db }) {
         data: {
           status,
           lastActivityAt: new Date(),
-          ...(status === 'COMPLETED' && !before.completedAt ? { completedAt: new Date() } : {}),
+          // The processor confirmed the payment: COMPLETED, or ON_HOLD (paid, but held before its order).
+          ...((status === 'COMPLETED' || status === 'ON_HOLD') && !before.completedAt ? { completedAt: new Date() } : {}),
           ...(status === 'REFUNDED' && !before.refundedAt ? { refundedAt: new Date() } : {}),
         },
       });

@@ -34,3 +34,18 @@ export const shopperDetails = z
     orderBumpIds: orderBumpIds.optional().describe('Order bumps the shopper ticked (ids from GET /api/checkout/:token/order-bumps): added to the total and to the store order'),
   })
   .strict();
+
+/** What the checkout page sends for a live quote (POST /api/checkout/:token/quote): the details so far, email optional. */
+export const quoteDetails = shopperDetails.extend({ email: shopperEmail.optional() }).strict();
+
+export const quoteResponse = z
+  .object({
+    currency: z.string(),
+    subtotalMinor: z.number().int().describe('Items + ticked order bumps'),
+    shippingMinor: z.number().int(),
+    discountMinor: z.number().int(),
+    taxMinor: z.number().int().describe("The store's tax on this order (by its own settings and the address)"),
+    taxesIncluded: z.boolean().describe('true: the tax is inside the prices (the total does not grow); false: it is added to the total'),
+    totalMinor: z.number().int().describe('What the shopper pays, and the store books'),
+  })
+  .meta({ id: 'CheckoutQuote' });

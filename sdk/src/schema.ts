@@ -9323,6 +9323,172 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/checkout/{token}/quote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What the shopper will pay for these details, with the store's own tax, before paying
+         * @description The same pricing as init-payment (items + order bumps + shipping − discount; the code validated, DISCOUNT_* on a refusal) and the store's tax on it as the store computes it for the address: added to the total when the store's prices exclude tax, inside it otherwise. Nothing is stored. A preview answers its totals without tax. 502/504 when the store cannot be asked. Dedicated rate limiter (RATE_LIMIT_CHECKOUT_QUOTE).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Session token: cs_… (checkout) or prev_… (preview); anything else is not found (404) */
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        email?: string;
+                        address: {
+                            name: string;
+                            line1: string;
+                            line2?: string;
+                            city: string;
+                            postalCode: string;
+                            country: components["schemas"]["CountryCodeInput"];
+                            region?: string;
+                            phone?: string;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description The id of one of the session's shipping rates (session-bundle `shipping`)
+                         */
+                        shippingRateId: string;
+                        /** @description A discount code: validated again here and taken off the merchandise (never shipping) */
+                        discountCode?: string;
+                        /** @description Order bumps the shopper ticked (ids from GET /api/checkout/:token/order-bumps): added to the total and to the store order */
+                        orderBumpIds?: string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CheckoutQuote"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/checkout/merchant/orders": {
         parameters: {
             query?: never;
@@ -12850,6 +13016,19 @@ export interface components {
             /** @description The event id to send with `purchase`: the session token, so a reloaded confirmation page counts once */
             purchaseEventId: string;
         };
+        CheckoutQuoteInput: {
+            currency: string;
+            /** @description Items + ticked order bumps */
+            subtotalMinor: number;
+            shippingMinor: number;
+            discountMinor: number;
+            /** @description The store's tax on this order (by its own settings and the address) */
+            taxMinor: number;
+            /** @description true: the tax is inside the prices (the total does not grow); false: it is added to the total */
+            taxesIncluded: boolean;
+            /** @description What the shopper pays, and the store books */
+            totalMinor: number;
+        };
         CodConfirmationInput: {
             /** @constant */
             status: "COD_CONFIRMED";
@@ -13962,6 +14141,19 @@ export interface components {
             items: components["schemas"]["PixelConfig"][];
             /** @description The event id to send with `purchase`: the session token, so a reloaded confirmation page counts once */
             purchaseEventId: string;
+        };
+        CheckoutQuote: {
+            currency: string;
+            /** @description Items + ticked order bumps */
+            subtotalMinor: number;
+            shippingMinor: number;
+            discountMinor: number;
+            /** @description The store's tax on this order (by its own settings and the address) */
+            taxMinor: number;
+            /** @description true: the tax is inside the prices (the total does not grow); false: it is added to the total */
+            taxesIncluded: boolean;
+            /** @description What the shopper pays, and the store books */
+            totalMinor: number;
         };
         CodConfirmation: {
             /** @constant */

@@ -18,6 +18,10 @@ import { DiscountCode, useDiscount } from './form/DiscountCode.js';
 import { OrderBumpChoices } from './form/OrderBumpChoices.js';
 import { PaymentMethods, type PaymentMethod } from './form/PaymentMethods.js';
 import { ShippingRates } from './form/ShippingRates.js';
+import { useTaxQuote } from '../tax.js';
+
+/** The address fields the quote needs (the API's schema requires them). */
+const ADDRESS_REQUIRED = ['name', 'line1', 'city', 'postalCode', 'country'] as const;
 
 const locale = browserLocale();
 /** Sent with the details: the emails name countries in the shopper's language (a tag the API would refuse is left out). */
@@ -80,7 +84,17 @@ export function CheckoutForm(props: CheckoutFormProps) {
   const subtotal = bundle.cart.subtotal.amount;
   const discountAmount = Math.min(discount.applied?.amount ?? 0, subtotal + bumpTotal);
   const shipping = rate ? rate.price.amount : null;
-  const totals: Totals = { subtotal, bumps: bumpTotal, discount: discountAmount, shipping, total: subtotal + bumpTotal - discountAmount + (shipping ?? 0) };
+  // The store's tax for this address and these choices, quoted by the API as soon as the address is complete.
+  const quoteBody = rate && ADDRESS_REQUIRED.every((f) => address[f].trim() !== '')
+    ? { address: addressBody(address), shippingRateId: rateId, ...(discount.applied ? { discountCode: discount.applied.code } : {}), ...(bumpIds.length ? { orderBumpIds: bumpIds } : {}) }
+    : null;
+  const taxQuote = useTaxQuote({ token, preview, body: quoteBody });
+  const untaxed = subtotal + bumpTotal - discountAmount + (shipping ?? 0);
+  const totals: Totals = {
+    subtotal, bumps: bumpTotal, discount: discountAmount, shipping,
+    tax: taxQuote ? { amount: taxQuote.taxMinor, included: taxQuote.taxesIncluded } : null,
+    total: taxQuote ? taxQuote.totalMinor : untaxed,
+  };
 
   // Funnel steps, reported when the shopper does them (never on load): a valid email, a rate they picked.
   const contactEntered = (value: string) => {
