@@ -75,6 +75,8 @@ export interface MerchantOptions {
   embed?: boolean;
   /** storefrontAMerchant: the shop's primary domain (default: its myshopify host). */
   primaryDomain?: string;
+  /** storefrontAMerchant: the shop's shipping zones before the install (default: a "Rest of World" zone, every country). */
+  shipsTo?: string[];
 }
 
 /** A merchant registered through the API, its own processor account connected, two shipping rates, on a paid plan (unless `plan: 'demo'`). */
@@ -100,6 +102,7 @@ export async function storefrontAMerchant(stack: TestStack, shopName: string, op
   const host = `e2e-${unique()}.myshopify.com`;
   const created = await control(stack.urls.storefrontA, 'POST', 'shops', { shop: host, name: shopName, ...(opts.currency ? { currency: opts.currency } : {}), ...(opts.primaryDomain ? { primaryDomain: opts.primaryDomain } : {}) });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
+  if (opts.shipsTo) expect((await control(stack.urls.storefrontA, 'POST', `shops/${host}/ships-to`, { countries: opts.shipsTo })).status).toBe(200);
   const s = storefrontAStackOf(stack);
   const callback = await openCallback(s, await consent(await openInstall(s, await saveInputs(s, merchant.token, { shop: host }))));
   expect(callback.status, JSON.stringify(callback.body)).toBe(302);
