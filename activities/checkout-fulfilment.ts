@@ -18,14 +18,13 @@ import type { EmailClient } from '../integrations/email/index.js';
 import { IntegrationError, isIntegrationError, type IntegrationErrorKind } from '../integrations/errors.js';
 import type { OrderIntent } from '../integrations/storefront-a/client.js';
 import { processorClientFor, storeClientFor } from '../model/connections.js';
+import { contentsOf, orderInputOf, paymentMethodOf, upsellOrderInputOf } from '../model/store-order-input.js';
+import { quoteStoreTaxes } from '../model/store-taxes.js';
 import { judgePayment } from '../domain/payment-check.js';
-import { parseOrderInput, type StoreOrder, type StoreOrderInput, type StoreRefund, type StoreRefundInput } from '../integrations/storefront-common/order.js';
+import type { StoreOrder, StoreOrderInput, StoreRefund, StoreRefundInput } from '../integrations/storefront-common/order.js';
 import { formatMoney } from '../domain/money.js';
-import { isPaymentMethod, type PaymentMethod } from '../domain/payment-method.js';
 import { orderNumberLabel, STATUSES_WITH_STORE_ORDER } from '../domain/store-order.js';
 import { classifyFailures } from './failures.js';
-import { MalformedSessionError, sessionAddress, sessionBumpLines, sessionLines, type SessionLine } from '../model/checkout-session.js';
-import type { ShippingAddress } from '../domain/address.js';
 import { recordEmail, sendRecordedEmail, type EmailSendResult } from './email-outbox.js';
 import { renderOrderEmail, type OrderEmailData } from './order-email-templates.js';
 import { orderEmailIdempotencyKey, refundEmailIdempotencyKey, upsellEmailIdempotencyKey, type OrderEmailKind } from '../model/order-emails.js';
@@ -53,120 +52,11 @@ const EMAIL_LOCALE = 'en';
 /** The emails that go to the shopper (from the shop's name, replies to the merchant); the rest go to the merchant. */
 const SHOPPER_EMAILS: ReadonlySet<OrderEmailKind> = new Set(['order_confirmation', 'refund_confirmation', 'upsell_confirmation']);
 const STORE_LABEL = { STOREFRONT_A: 'storefront A', STOREFRONT_B: 'storefront B' } as const;
-const SYSTEM = { STOREFRONT_A: 'storefront-a', STOREFRONT_B: 'storefront-b' } as const;
 
 type Session = CheckoutSession & { merchant: Merchant };
 
-/** The shopper's one name field as the stores' first and last name (both required by the order input). */
-function splitName(name: string): { firstName: string; lastName: string } {
-  const words = name.trim().split(/\s+/);
-  const lastName = words.pop() ?? '';
-  return { firstName: words.length ? words.join(' ') : lastName, lastName };
-}
-
 /** A short order reference for the shopper while the store has no order number; the token itself stays out of emails. */
 export const checkoutReference = (token: string) => `CS-${createHash('sha256').update(token).digest('hex').slice(0, 8).toUpperCase()}`;
-
-function paymentMethodOf(s: Session): PaymentMethod {
-  const method = s.paymentMethod ?? (s.status === 'COD_CONFIRMED' ? 'cod' : 'card');
-  if (!isPaymentMethod(method)) throw ApplicationFailure.nonRetryable(`session ${s.token}: unknown payment method ${method}`, 'INVALID_INPUT');
-  return method;
-}
-
-/** The session's stored cart and address, read strictly: a session that cannot become an order is a permanent failure. */
-function contentsOf(s: Session): { items: SessionLine[]; address: ShippingAddress } {
-  try {
-    // The cart as read from the store, then the order bumps the shopper accepted (priced when the total was computed).
-    const items = [...sessionLines(s.items), ...sessionBumpLines(s.orderBumps)];
-    if (items.length === 0) throw new MalformedSessionError('The checkout has no items');
-    const address = sessionAddress(s.shippingAddress);
-    if (!address) throw new MalformedSessionError('The checkout has no shipping address');
-    return { items, address };
-  } catch (err) {
-    if (err instanceof MalformedSessionError) throw new IntegrationError(SYSTEM[s.platform], 'rejected', `${err.message}: it cannot be turned into an order`);
-    throw err;
-  }
-}
-
-/** The shopper's address as the stores' order address. */
-function orderAddressOf(address: ShippingAddress): StoreOrderInput['shippingAddress'] {
-  return {
-    ...splitName(address.name),
-    line1: address.line1,
-    line2: address.line2 || undefined,
-    city: address.city,
-    postalCode: address.postalCode,
-    region: address.region || undefined,
-    countryCode: address.country.toUpperCase(),
-    phone: address.phone || undefined,
-  };
-}
-
-/** A store's variant id of a line: a simple product of storefront B may carry its own id as variant (it has no variation). */
-const storeVariantId = (s: Session, productId: string, variantId: string | null | undefined) =>
-  variantId == null || (s.platform === 'STOREFRONT_B' && variantId === productId) ? undefined : variantId;
-
-/** Our check of an order input (the clients check again), so a bad one reads as ours, not as the store's refusal. */
-function checkedOrderInput(s: Session, input: StoreOrderInput): StoreOrderInput {
-  try {
-    parseOrderInput(SYSTEM[s.platform], input);
-  } catch (err) {
-    if (isIntegrationError(err)) throw new IntegrationError(err.system, 'rejected', `The checkout cannot be turned into an order: ${err.message}`);
-    throw err;
-  }
-  return input;
-}
-
-/**
- * The order of an accepted upsell: its one line at the price charged, no extra shipping (it ships with the
- * checkout's order), paid by card with the upsell's own payment, found on the store by its own key.
- */
-function upsellOrderInputOf(s: Session, purchase: UpsellPurchase): StoreOrderInput {
-  const address = sessionAddress(s.shippingAddress);
-  if (!address) throw new IntegrationError(SYSTEM[s.platform], 'rejected', 'The checkout has no shipping address: the offer cannot be turned into an order');
-  return checkedOrderInput(s, {
-    sessionToken: upsellOrderKey(s.token, purchase.upsellId),
-    currency: purchase.currency,
-    email: s.email ?? '',
-    shippingAddress: orderAddressOf(address),
-    lines: [{ title: purchase.title, quantity: 1, unitPriceMinor: purchase.amountMinor, productId: purchase.productId, variantId: storeVariantId(s, purchase.productId, purchase.variantId) }],
-    shipping: { title: 'Ships with the first order', priceMinor: 0 },
-    totals: { subtotalMinor: purchase.amountMinor, shippingMinor: 0, discountMinor: 0, totalMinor: purchase.amountMinor },
-    payment: { method: 'card', reference: purchase.processorPaymentId ?? undefined },
-  });
-}
-
-/** The neutral order of a paid session: what was charged, line by line, plus shipping; totals as the session computed them. */
-function orderInputOf(s: Session, method: PaymentMethod = paymentMethodOf(s)): StoreOrderInput {
-  const { items, address } = contentsOf(s);
-  const lines = items.map((i) => ({
-    title: i.title,
-    variantTitle: i.variantTitle ?? undefined,
-    quantity: i.quantity,
-    unitPriceMinor: i.unitPrice,
-    productId: i.productId,
-    variantId: storeVariantId(s, i.productId, i.variantId),
-  }));
-  const shippingMinor = s.shippingMinor ?? 0;
-  const subtotalMinor = lines.reduce((n, l) => n + l.unitPriceMinor * l.quantity, 0);
-  const discount = s.discountCode && s.discountMinor > 0 ? { code: s.discountCode, amountMinor: s.discountMinor } : undefined;
-  const input: StoreOrderInput = {
-    sessionToken: s.token,
-    currency: s.currency,
-    email: s.email ?? '',
-    shippingAddress: orderAddressOf(address),
-    lines,
-    shipping: { title: s.shippingName ?? 'Shipping', priceMinor: shippingMinor },
-    ...(discount ? { discount } : {}),
-    // What was charged; the order schema checks it equals lines + shipping − discount (+ the store's tax when added).
-    totals: {
-      subtotalMinor, shippingMinor, discountMinor: discount?.amountMinor ?? 0, taxMinor: s.taxMinor, taxesIncluded: s.taxesIncluded,
-      totalMinor: s.totalMinor ?? subtotalMinor + shippingMinor - (discount?.amountMinor ?? 0),
-    },
-    payment: { method, reference: method === 'card' ? (s.processorPaymentId ?? undefined) : undefined },
-  };
-  return checkedOrderInput(s, input);
-}
 
 const HINTS: Partial<Record<IntegrationErrorKind, string>> = {
   unauthorized: 'The store no longer accepts the checkout service: reconnect it in your dashboard.',
@@ -187,9 +77,17 @@ function remoteDetail(remote: unknown): string | null {
 }
 
 /** A permanent store error, re-worded for the merchant (it becomes storeOrderError and the problem email). */
-function refusal(err: IntegrationError, label: string): IntegrationError {
+/** What a merchant can do about a refund the store refused: the money is back already, the store only records it. */
+const REFUND_HINTS: Partial<Record<IntegrationErrorKind, string>> = {
+  unauthorized: 'The store no longer accepts the checkout service (or the app lacks the refund permission: reinstall it): record the refund in the store by hand.',
+  not_found: 'The order is gone from the store: nothing to record there.',
+  rejected: 'Record the refund on the order in your store by hand; do not refund the card again.',
+};
+
+function refusal(err: IntegrationError, label: string, what: 'order' | 'refund' = 'order'): IntegrationError {
   const detail = remoteDetail(err.remote) ?? err.message;
-  const message = `${label} refused the order${err.status ? ` (HTTP ${err.status})` : ''}: ${detail}. ${HINTS[err.kind] ?? ''}`.trim();
+  const hint = (what === 'refund' ? REFUND_HINTS : HINTS)[err.kind] ?? '';
+  const message = `${label} refused the ${what}${err.status ? ` (HTTP ${err.status})` : ''}: ${detail}. ${hint}`.trim();
   return new IntegrationError(err.system, err.kind, message, { status: err.status, remote: err.remote, cause: err });
 }
 
@@ -468,33 +366,17 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
      */
     async quoteStoreTaxes(token: string): Promise<PaymentQuote> {
       const s = await sessionOf(token, true);
-      const pre = (s.subtotalMinor + (s.shippingMinor ?? 0) - s.discountMinor);
-      const quote = (taxMinor: number, taxesIncluded: boolean, totalMinor: number): PaymentQuote => ({
-        currency: s.currency, subtotalMinor: s.subtotalMinor, shippingMinor: s.shippingMinor ?? 0, discountMinor: s.discountMinor, taxMinor, taxesIncluded, totalMinor,
-      });
-      // Nothing to tax (a 100 % code and free shipping): the store is not asked.
-      if (pre <= 0 || s.totalMinor === null) return quote(0, false, s.totalMinor ?? 0);
-      const input = orderInputOf({ ...s, taxMinor: 0, taxesIncluded: false, totalMinor: pre }, 'card');
-      let taxed: { taxMinor: number; taxesIncluded: boolean; totalMinor: number };
-      try {
-        taxed = s.platform === 'STOREFRONT_A'
-          ? await (await storeClientFor(deps, s.merchantId, 'STOREFRONT_A')).calculateTaxes(input)
-          : await (await storeClientFor(deps, s.merchantId, 'STOREFRONT_B')).calculateTaxes(input);
-      } catch (err) {
-        if (isIntegrationError(err) && !err.retryable) throw new IntegrationError(err.system, err.kind, `${STORE_LABEL[s.platform]} could not price the tax of this order: ${err.message}`, { status: err.status, remote: err.remote, cause: err });
-        throw err;
+      // The total before the store's tax: items + order bumps + shipping − discount, as recordShopperDetails priced it
+      // (less a tax a retried attempt of this activity already added).
+      const pre = (s.totalMinor ?? 0) - (s.taxesIncluded ? 0 : s.taxMinor);
+      const taxed = await quoteStoreTaxes(deps, s.merchantId, { ...s, totalMinor: pre });
+      if (pre > 0) {
+        await db.$transaction(async (tx) => {
+          await tx.checkoutSession.update({ where: { token }, data: { taxMinor: taxed.taxMinor, taxesIncluded: taxed.taxesIncluded, totalMinor: taxed.totalMinor } });
+          if (taxed.taxMinor > 0) await tx.sessionEvent.create({ data: { token, type: 'taxes_quoted', data: { taxMinor: taxed.taxMinor, taxesIncluded: taxed.taxesIncluded, totalMinor: taxed.totalMinor, currency: s.currency } } });
+        });
       }
-      // The store's total must be ours plus its tax: a store pricing the order otherwise would book another amount.
-      const expected = pre + (taxed.taxesIncluded ? 0 : taxed.taxMinor);
-      const slack = taxed.taxesIncluded && taxed.taxMinor > 0 ? input.lines.length + 1 : 0;
-      if (Math.abs(taxed.totalMinor - expected) > slack) {
-        throw new IntegrationError(SYSTEM[s.platform], 'rejected', `${STORE_LABEL[s.platform]} prices this order at ${taxed.totalMinor} (minor units), not ${expected}: the checkout cannot charge what the store would book`);
-      }
-      await db.$transaction(async (tx) => {
-        await tx.checkoutSession.update({ where: { token }, data: { taxMinor: taxed.taxMinor, taxesIncluded: taxed.taxesIncluded, totalMinor: taxed.totalMinor } });
-        if (taxed.taxMinor > 0) await tx.sessionEvent.create({ data: { token, type: 'taxes_quoted', data: { taxMinor: taxed.taxMinor, taxesIncluded: taxed.taxesIncluded, totalMinor: taxed.totalMinor, currency: s.currency } } });
-      });
-      return quote(taxed.taxMinor, taxed.taxesIncluded, taxed.totalMinor);
+      return { currency: s.currency, subtotalMinor: s.subtotalMinor, shippingMinor: s.shippingMinor ?? 0, discountMinor: s.discountMinor, ...taxed, totalMinor: pre > 0 ? taxed.totalMinor : (s.totalMinor ?? 0) };
     },
 
     /** The store refused the order for good: the paid session keeps the reason (shown to the merchant). */
@@ -549,7 +431,7 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
         made = await (await storeOf(s)).refundOrder(s.storeOrderId, { refundId, amountMinor: refund.amountMinor, currency: refund.currency, reason: refund.reason, lines, restock: refund.restock });
       } catch (err) {
         if (isIntegrationError(err) && !err.retryable) {
-          const message = refusal(err, STORE_LABEL[s.platform]).message.replace('refused the order', 'refused the refund').slice(0, 1000);
+          const message = refusal(err, STORE_LABEL[s.platform], 'refund').message.slice(0, 1000);
           await mark({ storeState: 'failed', storeError: message }, 'store_refund_failed', { message });
           return { state: 'failed', storeRefundId: null };
         }

@@ -119,7 +119,7 @@ export function createCheckoutPaymentActivities(deps: { db: Db; secrets: SecretB
    * lost), else recorded as made at the processor (the merchant refunded in Whop's dashboard). States follow the
    * processor; the session's refunded amount is the sum of the succeeded ones. Answers the refunds as they stand.
    */
-  async function reconcileRefunds(token: string, processorRefunds: readonly ProcessorRefund[]): Promise<RefundsState> {
+  async function reconcileRefunds(token: string, processorRefunds: readonly ProcessorRefund[], chargedMinor?: number): Promise<RefundsState> {
     return db.$transaction(async (tx) => {
       // One reconciliation at a time per session: two webhooks at once must not record one refund twice.
       await tx.$queryRaw`SELECT token FROM checkout_sessions WHERE token = ${token} FOR UPDATE`;
@@ -150,7 +150,7 @@ export function createCheckoutPaymentActivities(deps: { db: Db; secrets: SecretB
       }
       const refundedMinor = rows.filter((x) => x.state === 'succeeded').reduce((n, x) => n + x.amountMinor, 0);
       if (refundedMinor !== session.refundedMinor) await tx.checkoutSession.update({ where: { token }, data: { refundedMinor } });
-      return refundsStateOf(session.totalMinor ?? 0, rows);
+      return refundsStateOf(chargedMinor ?? session.totalMinor ?? 0, rows);
     });
   }
 
@@ -198,6 +198,13 @@ export function createCheckoutPaymentActivities(deps: { db: Db; secrets: SecretB
   /** A refund of `request.amountMinor` (or what is left), once per refund row: see refundProcessorPayment. */
   async function requestRefund(token: string, request: RefundRequest): Promise<{ refundId: string; paymentId: string; id: string; amountMinor: number; currency: string }> {
     const refusal = (code: string, message: string, details?: Record<string, unknown>) => ApplicationFailure.create({ type: code, message, nonRetryable: true, details: details ? [details] : [] });
+    // What was charged is the processor's word (a payment held for another amount than the checkout's total).
+    const charged = await (async () => {
+      const s = await db.checkoutSession.findUniqueOrThrow({ where: { token } });
+      if (s.paymentMethod !== 'card' || !s.processorPaymentId) return null;
+      const { client, businessId } = await clientFor(s.merchantId);
+      return (await paidPaymentOf(client, businessId, s))?.amountMinor ?? null;
+    })();
     // The row first, checked against what is left under the session's lock (or found again on a retry).
     const row = await db.$transaction(async (tx) => {
       await tx.$queryRaw`SELECT token FROM checkout_sessions WHERE token = ${token} FOR UPDATE`;
@@ -211,7 +218,7 @@ export function createCheckoutPaymentActivities(deps: { db: Db; secrets: SecretB
       }
       const rows = await tx.refund.findMany({ where: { token } });
       const pendingMinor = rows.filter((r) => r.state === 'requested').reduce((n, r) => n + r.amountMinor, 0);
-      const balance = { status: session.status as CheckoutStatus, paymentMethod: session.paymentMethod, totalMinor: session.totalMinor, refundedMinor: session.refundedMinor, pendingMinor };
+      const balance = { status: session.status as CheckoutStatus, paymentMethod: session.paymentMethod, totalMinor: charged ?? session.totalMinor, refundedMinor: session.refundedMinor, pendingMinor };
       const refused = refundRefusal(balance, request.amountMinor);
       if (refused) {
         // A refund made in the store that cannot be mirrored (a COD order, more than is left) stays on the timeline.
@@ -221,7 +228,7 @@ export function createCheckoutPaymentActivities(deps: { db: Db; secrets: SecretB
         }
         throw refusal(refused.code, refused.message, refused.refundableMinor === undefined ? undefined : { refundableMinor: refused.refundableMinor });
       }
-      const amountMinor = request.amountMinor ?? (session.totalMinor ?? 0) - session.refundedMinor - pendingMinor;
+      const amountMinor = request.amountMinor ?? (balance.totalMinor ?? 0) - session.refundedMinor - pendingMinor;
       const created = await tx.refund.create({
         data: {
           id: request.refundId, token, merchantId: session.merchantId, amountMinor, currency: session.currency, reason: request.reason ?? null, restock: request.restock ?? false,
@@ -334,7 +341,7 @@ export function createCheckoutPaymentActivities(deps: { db: Db; secrets: SecretB
       if (session.paymentMethod !== 'card' || !session.processorPaymentId) return reconcileRefunds(token, []);
       const { client, businessId } = await clientFor(session.merchantId);
       const paid = await paidPaymentOf(client, businessId, session);
-      return reconcileRefunds(token, paid ? await client.listRefunds(paid.id) : []);
+      return reconcileRefunds(token, paid ? await client.listRefunds(paid.id) : [], paid?.amountMinor);
     },
 
     /**

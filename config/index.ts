@@ -105,6 +105,7 @@ const envSchema = z.object({
   RATE_LIMIT_INIT_PAYMENT: z.string().regex(/^\d+\/\d+$/).default('10/60'),
   RATE_LIMIT_DISCOUNT: z.string().regex(/^\d+\/\d+$/).default('10/60'),
   RATE_LIMIT_CHECKOUT_PROGRESS: z.string().regex(/^\d+\/\d+$/).default('30/60'),
+  RATE_LIMIT_CHECKOUT_QUOTE: z.string().regex(/^\d+\/\d+$/).default('30/60'),
   /** Per API key rather than per IP: every merchant route a key calls counts against its key's one counter. */
   RATE_LIMIT_API_KEY: z.string().regex(/^\d+\/\d+$/).default('100/10'),
 
@@ -133,7 +134,7 @@ const envSchema = z.object({
 
 export type Env = z.input<typeof envSchema>;
 
-export type RateLimitName = 'login' | 'register' | 'passwordReset' | 'checkoutCreate' | 'initPayment' | 'discount' | 'checkoutProgress' | 'apiKey';
+export type RateLimitName = 'login' | 'register' | 'passwordReset' | 'checkoutCreate' | 'initPayment' | 'discount' | 'checkoutProgress' | 'checkoutQuote' | 'apiKey';
 
 function parseLimit(value: string): { max: number; windowSeconds: number } {
   const [max, window] = value.split('/').map(Number);
@@ -294,6 +295,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       initPayment: parseLimit(e.RATE_LIMIT_INIT_PAYMENT),
       discount: parseLimit(e.RATE_LIMIT_DISCOUNT),
       checkoutProgress: parseLimit(e.RATE_LIMIT_CHECKOUT_PROGRESS),
+      checkoutQuote: parseLimit(e.RATE_LIMIT_CHECKOUT_QUOTE),
       apiKey: parseLimit(e.RATE_LIMIT_API_KEY),
     },
     apiKeyMode: sandboxEnabled ? 'test' : 'live',

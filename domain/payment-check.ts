@@ -3,6 +3,7 @@
 // the payment is read at the processor and judged here against what was asked: still paid (not refunded, not
 // disputed), and exactly the amount and currency of the checkout's total. Pure.
 import type { HoldReason } from './checkout-status.js';
+import { formatMoney } from './money.js';
 
 /** What the processor shows of a payment (integrations/processor's Payment fits). */
 export interface ObservedPayment {
@@ -27,7 +28,7 @@ export type PaymentVerdict =
   | { verdict: 'unpaid' }
   | { verdict: 'held'; reason: HoldReason; message: string };
 
-const fmt = (minor: number, currency: string) => `${minor} ${currency} (minor units)`;
+const fmt = (minor: number, currency: string) => formatMoney({ amount: minor, currency: currency.toUpperCase() }, 'en');
 
 /** The verdict on `payment` for a charge of `expected`: paid as asked, held (and why), or not paid at all. */
 export function judgePayment(payment: ObservedPayment | null, expected: ExpectedCharge): PaymentVerdict {

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { shippingRateId, shopperEmail } from './checkout.js';
 import { discountCodeInput, orderBumpIds } from './commerce.js';
 import { text, trimmed } from './text.js';
+import { countryCode } from './countries.js';
 import type { ShippingAddress } from '../../domain/address.js';
 
 /** The address as typed: each field's rule, values trimmed (stored and answered as domain/address.ts's shape). */
@@ -14,7 +15,7 @@ const address = z
     line2: text(200).optional(),
     city: text(120, { required: 'enter the city' }),
     postalCode: trimmed(/^[A-Za-z0-9 -]{2,20}$/, 'enter the postal code: 2-20 letters, digits, spaces and hyphens'),
-    country: trimmed(/^[A-Za-z]{2}$/, 'a two-letter country code such as DE').toUpperCase(),
+    country: countryCode,
     region: text(120).optional(),
     phone: trimmed(/^\+?[0-9 ()-]{6,20}$/, 'a phone number').optional(),
   })
@@ -33,3 +34,18 @@ export const shopperDetails = z
     orderBumpIds: orderBumpIds.optional().describe('Order bumps the shopper ticked (ids from GET /api/checkout/:token/order-bumps): added to the total and to the store order'),
   })
   .strict();
+
+/** What the checkout page sends for a live quote (POST /api/checkout/:token/quote): the details so far, email optional. */
+export const quoteDetails = shopperDetails.extend({ email: shopperEmail.optional() }).strict();
+
+export const quoteResponse = z
+  .object({
+    currency: z.string(),
+    subtotalMinor: z.number().int().describe('Items + ticked order bumps'),
+    shippingMinor: z.number().int(),
+    discountMinor: z.number().int(),
+    taxMinor: z.number().int().describe("The store's tax on this order (by its own settings and the address)"),
+    taxesIncluded: z.boolean().describe('true: the tax is inside the prices (the total does not grow); false: it is added to the total'),
+    totalMinor: z.number().int().describe('What the shopper pays, and the store books'),
+  })
+  .meta({ id: 'CheckoutQuote' });

@@ -4,6 +4,7 @@
 // byte-for-byte Shopify's own (docs/storefront-a.md).
 import { IntegrationError } from '../errors.js';
 import { SHOP_NAME } from '../../domain/shop-host.js';
+import { AuthScopes } from '@shopify/shopify-api';
 import { shopifyFor } from './library.js';
 export const SHOP_HOST_SUFFIX = '.myshopify.com';
 /** Production: shops answer on their own host. The sandbox serves them under a path prefix instead. */
@@ -66,4 +67,13 @@ export async function verifyCallbackHmac(query: CallbackQuery, app: { clientId: 
     // The library throws on a missing hmac or a stale/absent timestamp: not a valid callback either way.
     return false;
   }
+}
+
+/**
+ * The scopes we ask for that a grant lacks (the library's AuthScopes: `write_x` implies `read_x`). A shop installed
+ * before we asked for more keeps its old grant until the merchant reinstalls: the dashboard says which are missing.
+ */
+export function missingScopes(granted: readonly string[], wanted: readonly string[]): string[] {
+  const have = new AuthScopes([...granted]);
+  return wanted.filter((scope) => !have.has(scope));
 }

@@ -515,6 +515,36 @@ export function createStorefrontBClient(opts: StorefrontBClientOptions) {
       };
     },
 
+    /**
+     * The countries the store ships to, as WC_Countries::get_shipping_countries() decides from the general settings
+     * (GET settings/general, manage_woocommerce): woocommerce_ship_to_countries '' ships to the selling locations
+     * (woocommerce_allowed_countries 'all', 'all_except' woocommerce_all_except_countries, 'specific'
+     * woocommerce_specific_allowed_countries), 'all' to every country, any other value ('specific', and 'disabled',
+     * whose store ships nothing) to woocommerce_specific_ship_to_countries. `all` stands for every country the caller
+     * knows; `except` lists the ones taken out of it.
+     */
+    async getShippingCountries(): Promise<{ all: true; except: string[] } | { all: false; countries: string[] }> {
+      const body = await call('GET', wc('settings', 'general'));
+      const settings = parseResponse(SYSTEM, z.array(z.object({ id: z.string(), value: z.unknown() })), body, 'general settings');
+      const value = (id: string) => settings.find((s) => s.id === id)?.value;
+      // A multiselect never saved reads as '' (its default), not [].
+      const list = (id: string) => {
+        const v = value(id);
+        return Array.isArray(v) ? v.filter((c): c is string => typeof c === 'string') : [];
+      };
+      const selling = (): { all: true; except: string[] } | { all: false; countries: string[] } => {
+        const allowed = value('woocommerce_allowed_countries');
+        if (allowed === 'specific') return { all: false, countries: list('woocommerce_specific_allowed_countries') };
+        if (allowed === 'all_except') return { all: true, except: list('woocommerce_all_except_countries') };
+        return { all: true, except: [] };
+      };
+      // As get_shipping_countries(): '' (the default) follows selling, 'all' is every country, anything else the specific list.
+      const shipTo = value('woocommerce_ship_to_countries') ?? '';
+      if (shipTo === '') return selling();
+      if (shipTo === 'all') return { all: true, except: [] };
+      return { all: false, countries: list('woocommerce_specific_ship_to_countries') };
+    },
+
     async getProduct(productId: string): Promise<StorefrontBProduct> {
       const [body, code] = await Promise.all([call('GET', wc('products', productId)), storeCurrency()]);
       const p = parseResponse(SYSTEM, productSchema, body, 'product');

@@ -530,7 +530,9 @@ export function registerRest(app: FastifyInstance, stores: Map<string, Store>, p
     };
     const group = groups[request.params.group ?? ''];
     if (!group) throw restError(404, 'rest_setting_setting_group_invalid', 'Invalid setting group.');
-    return Object.entries(group).map(([id, value]) => ({ id, label: id, description: '', type: 'text', default: '', value, _links: {} }));
+    const options = Object.entries(group).map(([id, value]) => ({ id, label: id, description: '', type: 'text', default: '', value, _links: {} }));
+    // General also holds the selling and shipping locations, with their real types (select, multiselect).
+    return request.params.group === 'general' ? [...options, ...locationOptions(store)] : options;
   });
 
   // Tax rates and classes (WC_REST_Taxes_Controller, WC_REST_Tax_Classes_Controller).
@@ -589,3 +591,24 @@ export function registerRest(app: FastifyInstance, stores: Map<string, Store>, p
   });
 }
 
+/**
+ * Settings → General's selling and shipping locations as WC_REST_Setting_Options_Controller answers them: one object per
+ * option, `value` as get_option() answers it (a multi-select never saved: '').
+ */
+function locationOptions(store: Store) {
+  const g = store.general;
+  const option = (id: string, label: string, type: string, def: unknown, value: unknown, options?: Record<string, string>) => ({
+    id, label, description: '', type, default: def, ...(options ? { options } : {}), tip: '', value, group_id: 'general', _links: {},
+  });
+  return [
+    option('woocommerce_allowed_countries', 'Selling location(s)', 'select', 'all', g.allowedCountries, {
+      all: 'Sell to all countries', all_except: 'Sell to all countries, except for&hellip;', specific: 'Sell to specific countries',
+    }),
+    option('woocommerce_all_except_countries', 'Sell to all countries, except for&hellip;', 'multiselect', '', g.allExceptCountries),
+    option('woocommerce_specific_allowed_countries', 'Sell to specific countries', 'multiselect', '', g.specificAllowedCountries),
+    option('woocommerce_ship_to_countries', 'Shipping location(s)', 'select', '', g.shipToCountries, {
+      '': 'Ship to all countries you sell to', all: 'Ship to all countries', specific: 'Ship to specific countries only', disabled: 'Disable shipping &amp; shipping calculations',
+    }),
+    option('woocommerce_specific_ship_to_countries', 'Ship to specific countries', 'multiselect', '', g.specificShipToCountries),
+  ];
+}

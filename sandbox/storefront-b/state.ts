@@ -123,8 +123,33 @@ export interface Store {
    * to, and when the service was last asked whether it was paid (class-hosted-checkout-cart.php).
    */
   handedOver: Map<string, { token: string; checkedAt: number }>;
+  /** WooCommerce → Settings → General: the selling and shipping locations (the store's country is in `taxes`). */
+  general: GeneralSettings;
   nextId(): number;
 }
+
+/**
+ * The general settings (WC_Settings_General) the REST API answers under settings/general. A multi-select never saved
+ * holds its default '' rather than a list, as get_option() answers it.
+ */
+export interface GeneralSettings {
+  /** Selling location(s): all, all_except, specific. */
+  allowedCountries: 'all' | 'all_except' | 'specific';
+  allExceptCountries: string[] | '';
+  specificAllowedCountries: string[] | '';
+  /** Shipping location(s): '' (ship to all countries you sell to), all, specific, disabled. */
+  shipToCountries: '' | 'all' | 'specific' | 'disabled';
+  specificShipToCountries: string[] | '';
+}
+
+/** A fresh install's settings: sells and ships everywhere. */
+export const DEFAULT_GENERAL_SETTINGS: GeneralSettings = {
+  allowedCountries: 'all',
+  allExceptCountries: '',
+  specificAllowedCountries: '',
+  shipToCountries: '',
+  specificShipToCountries: '',
+};
 
 export const DEMO_STORE = {
   id: 'demo',
@@ -155,6 +180,7 @@ export function addStore(
     plugin: { active: input.pluginActive ?? true, serviceUrl: input.serviceUrl ?? null, connectionKey: null },
     taxes: { ...NO_TAXES, rates: [] },
     handedOver: new Map(),
+    general: { ...DEFAULT_GENERAL_SETTINGS },
     nextId: () => ++counter,
   };
   store.products = CATALOGUE.map((source) => {

@@ -228,17 +228,18 @@ describe('the merchant dashboard in a browser', () => {
     expect(await page.locator('.timeline li').count()).toBeGreaterThan(2);
     await screenshot(page, 'dashboard-13-order-detail');
 
-    await page.getByRole('button', { name: 'Refund' }).click();
-    await page.getByRole('button', { name: 'Yes, continue' }).click();
-    // The page watches the order: REFUNDED once the processor's refund webhook went through the workflow.
+    // The Refund dialog's default: everything left (order-refunds.test.ts covers parts, lines and refusals).
+    await page.getByRole('button', { name: 'Refund…' }).click();
+    await page.getByRole('dialog', { name: /^Refund / }).getByRole('button', { name: /^Refund €/ }).click();
+    // The page follows the refund: REFUNDED once the processor's refund webhook went through the workflow.
     await expect.poll(() => page.locator('[data-order-status]').getAttribute('data-order-status'), { timeout: 30_000 }).toBe('REFUNDED');
-    await page.getByText('Refunded in full').waitFor();
+    await page.getByText('the processor sent the money back').waitFor();
     await screenshot(page, 'dashboard-14-order-refunded');
     expect(await sessionStatus(stack, token)).toBe('REFUNDED');
     // Whop refunded the payment once: one refund.updated (succeeded) whose payment carries this session's token.
     const events = (await control(stack.urls.processor, 'GET', 'webhooks/events')).body.events as Array<{ event: string; payload: { data: { status?: string; payment?: { metadata?: Record<string, string> } } } }>;
     expect(events.filter((e) => e.event === 'refund.updated' && e.payload.data.status === 'succeeded' && e.payload.data.payment?.metadata?.checkout_session_token === token)).toHaveLength(1);
-    expect(await page.getByRole('button', { name: 'Refund' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Refund…' }).count()).toBe(0);
   }, 150_000);
 
   it('given a live merchant with orders / statistics, extras, domain and settings show their data, and the API\'s field errors show in place', async () => {

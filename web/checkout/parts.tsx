@@ -35,6 +35,8 @@ export interface Totals {
   discount: number;
   /** null: no rate chosen yet. */
   shipping: number | null;
+  /** The store's tax for the address (quoted): added to the total, or inside it (included); absent until quoted. */
+  tax?: { amount: number; included: boolean } | null;
   total: number;
 }
 
@@ -92,12 +94,24 @@ export function Summary(props: {
           <dt>Shipping</dt>
           <dd>{totals.shipping === null ? <span class="muted">Choose a method</span> : props.shippingFree ? 'Free' : fmt(totals.shipping)}</dd>
         </div>
+        {totals.tax && !totals.tax.included && (
+          <div class="tax">
+            <dt>Tax</dt>
+            <dd>{fmt(totals.tax.amount)}</dd>
+          </div>
+        )}
         <div class="grand">
           <dt>Total</dt>
           <dd>
             <span class="cur">{currency}</span> {fmt(totals.total)}
           </dd>
         </div>
+        {totals.tax?.included && totals.tax.amount > 0 && (
+          <div class="tax muted small">
+            <dt>Including tax</dt>
+            <dd>{fmt(totals.tax.amount)}</dd>
+          </div>
+        )}
       </dl>
     </section>
   );

@@ -62,3 +62,14 @@ export function countryName(code: string): string {
     return code;
   }
 }
+
+/**
+ * Amounts the API writes into its sentences as "5841 EUR (minor units)" (a hold's message, the timeline), as people
+ * read them: "€58.41". Anything else in the text stays as it is.
+ */
+export function readableAmounts(text: string): string {
+  return text.replace(/\b(\d+) ([A-Z]{3}) \(minor units\)/g, (whole, amount: string, currency: string) => {
+    const formatted = formatAmount(Number(amount), currency);
+    return formatted.includes('minor units') ? whole : formatted;
+  });
+}

@@ -68,6 +68,8 @@ export interface StorefrontAConnection {
   installedAt: string | null;
   uninstalledAt: string | null;
   scopes: string[];
+  /** Scopes the checkout asks for that this install did not grant: a reinstall grants them. */
+  missingScopes: string[];
   /** Runs the install of the pending inputs if any, else a reinstall of this connection. */
   installUrl: string;
   /** New inputs waiting for their install; the connection above keeps working until it completes. */

@@ -1,7 +1,7 @@
 // The dashboard's building blocks: fields that carry their error message (aria-invalid + aria-describedby),
 // buttons, cards, alerts, status pills, and a confirm step for destructive actions.
 import type { ComponentChildren, HTMLInputTypeAttribute } from 'preact';
-import { useId, useState } from 'preact/hooks';
+import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { linkClick } from './router.js';
 
 export function Link(props: { href: string; class?: string; children: ComponentChildren; 'aria-current'?: 'page' | undefined }) {
@@ -198,6 +198,8 @@ const PILL_KIND: Record<string, string> = {
   PAYMENT_PENDING: 'warning', PENDING: 'warning', OPEN: 'info', CONNECTING: 'warning', PAST_DUE: 'warning', COD_CONFIRMED: 'info',
   FAILED: 'danger', EXPIRED: 'danger', ABANDONED: 'neutral', DEMO: 'neutral', ERROR: 'danger', missing: 'danger',
   EXPIRING: 'warning', REVOKED: 'neutral',
+  // Orders: paid and held for the merchant's decision, or paid with part of it given back.
+  ON_HOLD: 'warning', PARTIALLY_REFUNDED: 'info',
   // Webhook endpoints and deliveries.
   enabled: 'success', succeeded: 'success', pending: 'warning', failing: 'warning', disabled: 'neutral', dead: 'danger',
 };
@@ -205,6 +207,39 @@ const PILL_KIND: Record<string, string> = {
 export function Pill(props: { status: string; label?: string }) {
   const kind = PILL_KIND[props.status] ?? 'neutral';
   return <span class={`pill pill-${kind}`} data-status={props.status}>{props.label ?? props.status.replace(/_/g, ' ').toLowerCase()}</span>;
+}
+
+/**
+ * A modal dialog: the browser's own <dialog> opened with showModal(), so focus stays inside, the page behind is
+ * inert and Escape closes it. Mounted open; the parent unmounts it on `onClose`.
+ */
+export function Dialog(props: { title: string; onClose: () => void; children: ComponentChildren; name?: string }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const id = useId();
+  useEffect(() => {
+    const dialog = ref.current;
+    if (dialog && !dialog.open) dialog.showModal();
+    return () => dialog?.close();
+  }, []);
+  return (
+    <dialog
+      ref={ref}
+      class="dialog"
+      data-dialog={props.name}
+      aria-labelledby={`${id}-title`}
+      onCancel={(e) => {
+        // Escape: the parent decides (it unmounts the dialog), so the state never disagrees with the screen.
+        e.preventDefault();
+        props.onClose();
+      }}
+    >
+      <header class="dialog-header">
+        <h2 id={`${id}-title`}>{props.title}</h2>
+        <button type="button" class="btn btn-ghost btn-small" aria-label="Close" onClick={props.onClose}>✕</button>
+      </header>
+      <div class="dialog-body">{props.children}</div>
+    </dialog>
+  );
 }
 
 export function Spinner(props: { label?: string }) {

@@ -20,7 +20,7 @@ import { list, orderBumpOffer, pixelsResponse, upsellOffer, validateDiscountBody
 
 const tags = ['checkout'];
 /** Settled sessions take no new discount: nothing can be charged on them any more. */
-const SETTLED = new Set(['COMPLETED', 'REFUNDED', 'COD_CONFIRMED', 'ABANDONED']);
+const SETTLED = new Set(['COMPLETED', 'ON_HOLD', 'REFUNDED', 'COD_CONFIRMED', 'ABANDONED']);
 
 /** An accepted upsell's charge as the shopper's page reads it. */
 const upsellChargeResponse = z.object({

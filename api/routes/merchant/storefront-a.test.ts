@@ -168,11 +168,21 @@ describe('GET /api/merchant/storefront-a', () => {
     await installThroughOAuth(s, m.token);
     const res = await call(s, 'GET', '/api/merchant/storefront-a', { token: m.token });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ shop: DEMO_SHOP, clientId: DEMO_APP.clientId, connected: true, uninstalledAt: null, scopes: [...STOREFRONT_A_SCOPES] });
+    expect(res.body).toMatchObject({ shop: DEMO_SHOP, clientId: DEMO_APP.clientId, connected: true, uninstalledAt: null, scopes: [...STOREFRONT_A_SCOPES], missingScopes: [] });
     expect(typeof res.body.installedAt).toBe('string');
     const text = JSON.stringify(res.body);
     expect(text).not.toContain(DEMO_APP.clientSecret);
     expect(text).not.toMatch(/sfat_|accessToken|Enc/);
+  });
+
+  it('given an install granted before refunds and cart emptying were asked for / then it names the scopes a reinstall grants (write implies read)', async () => {
+    const m = await createMerchant(s);
+    await installThroughOAuth(s, m.token);
+    // What a shop installed before 2026-11-28 holds: read_orders, no write_orders nor unauthenticated_write_checkouts.
+    await db().storefrontAConnection.update({ where: { merchantId: m.id }, data: { scopes: 'write_draft_orders,read_orders,read_themes,write_script_tags,unauthenticated_read_checkouts,unauthenticated_read_product_listings' } });
+    const res = await call(s, 'GET', '/api/merchant/storefront-a', { token: m.token });
+    expect(res.status).toBe(200);
+    expect(res.body.missingScopes).toEqual(['write_orders', 'unauthenticated_write_checkouts']);
   });
 
   it('given no inputs / then 404 NOT_FOUND', async () => {

@@ -13,8 +13,8 @@ import { pastedShop } from '../../schemas/storefront-a.js';
 import { credential } from '../../schemas/text.js';
 import { AppError } from '../../../domain/errors.js';
 import { Prisma } from '../../../prisma/client.js';
-import { isValidShopHost } from '../../../integrations/storefront-a/oauth.js';
-import { installingInputs, NO_PENDING_INPUTS, storefrontAAad } from '../../../model/connections.js';
+import { isValidShopHost, missingScopes } from '../../../integrations/storefront-a/oauth.js';
+import { installingInputs, NO_PENDING_INPUTS, STOREFRONT_A_SCOPES, storefrontAAad } from '../../../model/connections.js';
 import type { removeStorefrontAScriptTagWorkflow } from '../../../workflows/storefront-a-script-tag.js';
 import { storefrontAWorkflowIds } from '../../../workflows/storefront-a.messages.js';
 import { STOREFRONT_A_INSTALL_PURPOSE } from '../../../model/connections.js';
@@ -56,6 +56,7 @@ const connectionResponse = z
     installedAt: z.string().nullable(),
     uninstalledAt: z.string().nullable(),
     scopes: z.array(z.string()),
+    missingScopes: z.array(z.string()).describe('Scopes the service needs that this install did not grant (an install made before they were asked for): reinstall with installUrl to grant them. Empty while not connected'),
     installUrl: installUrl.describe('Runs the OAuth install of the pending inputs if any, else of this connection (reinstall)'),
     pending: pendingInputs,
   })
@@ -150,6 +151,7 @@ export const storefrontAMerchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async
       installedAt: row.installedAt?.toISOString() ?? null,
       uninstalledAt: row.uninstalledAt?.toISOString() ?? null,
       scopes: row.scopes ? row.scopes.split(',') : [],
+      missingScopes: row.connected && row.scopes ? missingScopes(row.scopes.split(','), STOREFRONT_A_SCOPES) : [],
       installUrl: installUrlFor(merchantId, installingInputs(row).shop),
       pending: row.pendingShop && row.pendingClientId && row.pendingSince ? { shop: row.pendingShop, clientId: row.pendingClientId, since: row.pendingSince.toISOString() } : null,
     };

@@ -119,7 +119,8 @@ export const orderActionRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
     const linesValue = Math.round((body.lines ?? []).reduce((n, l) => n + orderLines[l.line]!.unitPrice * l.quantity, 0) * paidShare);
     // Lines without an amount: their value, but never more than is left (a discount may have taken some of it).
     const amountMinor = body.amountMinor ?? (body.lines?.length ? Math.min(linesValue, refundableMinor(balance)) : undefined);
-    const refused = refundRefusal(balance, amountMinor);
+    // A held payment may be another amount than the checkout's total: the workflow checks it against the processor's.
+    const refused = refundRefusal(balance, balance.status === 'ON_HOLD' ? undefined : amountMinor);
     if (refused) throw new AppError(refused.code, refused.message, refused.refundableMinor === undefined ? undefined : { refundableMinor: refused.refundableMinor });
     const result = await updateCheckout(deps, session, refundUpdate, { amountMinor, reason: body.reason ?? null, restock: body.restock ?? false, lines: body.lines ?? [] });
     return reply.code(202).send(result);

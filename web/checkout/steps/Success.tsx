@@ -74,8 +74,11 @@ export function Success({ token, bundle: initial, status, session, pixels, upsel
   const shipping = rate ? rate.price.amount : 0;
   const total = session.totalMinor ?? subtotal + bumpTotal + shipping;
   const shopUrl = webAddress(bundle.shopUrl);
-  // The stored total is the truth; what it is short of items + bumps + shipping is the discount.
-  const totals: Totals = { subtotal, bumps: bumpTotal, discount: Math.max(0, subtotal + bumpTotal + shipping - total), shipping, total };
+  // The stored total is the truth: the discount as stored, and what the total is above items + bumps + shipping − discount
+  // is the store's tax (charged on top; a store whose prices include tax adds none).
+  const discountMinor = bundle.shopper.discountMinor ?? Math.max(0, subtotal + bumpTotal + shipping - total);
+  const taxOnTop = Math.max(0, total - (subtotal + bumpTotal + shipping - discountMinor));
+  const totals: Totals = { subtotal, bumps: bumpTotal, discount: discountMinor, shipping, tax: taxOnTop > 0 ? { amount: taxOnTop, included: false } : null, total };
   const cod = status === 'COD_CONFIRMED';
   return (
     <div class="layout done">

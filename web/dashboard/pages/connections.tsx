@@ -8,8 +8,18 @@ import { invalid, useForm } from '../form.js';
 import { useLoad, useSession } from '../session.js';
 import type { Merchant, ProcessorStatus, ScriptTagStatus, StorefrontAConnection, StorefrontBStatus, WalletDomainStatus } from '../types.js';
 import { Alert, Button, Card, Checkbox, CheckItem, ConfirmButton, Field, Form, PageHeader, Pill, Spinner } from '../ui.js';
+import { PlanNote } from '../plan-note.js';
 
 type Platform = 'storefront-a' | 'storefront-b';
+
+/** What stops working while the shop has not granted a scope the checkout asks for. */
+const SCOPE_EFFECTS: Record<string, string> = {
+  write_orders: 'refunds are not recorded on your shop\'s orders: record them there by hand (the shopper is refunded either way)',
+  write_draft_orders: 'paid checkouts cannot become orders on your shop',
+  unauthenticated_write_checkouts: 'shoppers\' carts keep the items they paid for',
+  unauthenticated_read_checkouts: 'shoppers cannot check out (their cart cannot be read)',
+  read_themes: 'the dashboard cannot tell whether the checkout button is on',
+};
 
 async function loadStorefrontA(): Promise<StorefrontAConnection | null> {
   try {
@@ -56,6 +66,13 @@ function StorefrontAPanel(props: { onChange?: () => void }) {
         </div>
       )}
       {conn?.connected && conn.scopes.length > 0 && <p class="hint">Access granted: {conn.scopes.join(', ')}</p>}
+      {conn?.connected && conn.missingScopes.length > 0 && !conn.pending && (
+        <Alert kind="warning" title="Reinstall the app to grant new access">
+          The app was installed before the checkout asked for {conn.missingScopes.join(', ')}. Until you reinstall it:
+          <ul>{conn.missingScopes.map((scope) => <li key={scope}>{SCOPE_EFFECTS[scope] ?? `what needs ${scope} does not work`}</li>)}</ul>
+          <div class="button-row"><a class="btn btn-primary" href={conn.installUrl}>Reinstall the app on {conn.shop}</a></div>
+        </Alert>
+      )}
       {conn?.connected && <AppEmbedStatus />}
       {conn?.pending && (
         <Alert kind="info" title={`New app details for ${conn.pending.shop} wait for their install`}>
@@ -376,8 +393,11 @@ function WalletDomain(props: { wallets: WalletDomainStatus; onChange: (wallets: 
       props.onChange(await api.del<WalletDomainStatus>('/api/merchant/processor/wallet-domain/confirm'));
       return 'Confirmation withdrawn: wallets are not offered as ready.';
     });
+  const { me } = useSession();
+  const walletsOff = me?.plan.features.wallets.availability === 'none';
   return (
     <div class="wallet-domain" data-wallet-domain={wallets.status}>
+      <PlanNote feature="wallets" what="wallet payments (Apple Pay, Google Pay)" on={wallets.ready} />
       {wallets.ready && wallets.confirmedAt && <p class="muted">Apple Pay and Google Pay: you confirmed this domain in your Whop dashboard {formatDate(wallets.confirmedAt)}.</p>}
       <div class="button-row">
         {wallets.ready ? (
@@ -385,7 +405,7 @@ function WalletDomain(props: { wallets: WalletDomainStatus; onChange: (wallets: 
             Withdraw wallet domain confirmation
           </ConfirmButton>
         ) : (
-          <Button type="button" name="wallet-confirm" variant="secondary" busy={form.busy} onClick={confirm}>{`${wallets.domain} appears in my Whop dashboard`}</Button>
+          <Button type="button" name="wallet-confirm" variant="secondary" busy={form.busy} disabled={walletsOff} onClick={confirm}>{`${wallets.domain} appears in my Whop dashboard`}</Button>
         )}
       </div>
       {form.error && <Alert kind="error">{form.error}</Alert>}
@@ -397,13 +417,16 @@ function WalletDomain(props: { wallets: WalletDomainStatus; onChange: (wallets: 
 export function CodToggle(props: { onChange?: () => void }) {
   const { me, setMe } = useSession();
   const form = useForm({});
+  const on = me?.codEnabled ?? false;
+  // Off and not on the plan: it cannot be switched on (the API would refuse); on (from an earlier plan): it can be switched off.
+  const locked = me?.plan.features.cod.availability === 'none' && !on;
   return (
     <div>
       <Checkbox
         label="Offer cash on delivery"
         name="codEnabled"
-        checked={me?.codEnabled ?? false}
-        disabled={form.busy}
+        checked={on}
+        disabled={form.busy || locked}
         hint="The order is created in your store as pending payment; you mark it paid when the money arrives."
         onChange={(checked) =>
           void form.run(async () => {
@@ -412,6 +435,7 @@ export function CodToggle(props: { onChange?: () => void }) {
           })
         }
       />
+      <PlanNote feature="cod" what="cash on delivery" on={on} />
       {form.error && <Alert kind="error">{form.error}</Alert>}
     </div>
   );

@@ -1,32 +1,42 @@
 // Orders: paid orders apart from unpaid checkouts (two tabs, the API's `view`), filters in the URL (so Back and
-// shared links keep them), cursor pages; and one order with its session timeline, refund and status sync. An
+// shared links keep them), cursor pages; and one order with its session timeline, refunds and status sync. An
 // order is named by the store's number ("#1001", as the store, the emails and the shopper's confirmation name it)
-// and its customer by the name on the shipping address. A refund is requested here and becomes REFUNDED when the
-// processor's webhook confirms it, so the page watches the order until then.
-import { useEffect, useState } from 'preact/hooks';
-import { CHECKOUT_STATUSES } from '../../../domain/checkout-status.js';
+// and its customer by the name on the shipping address. A refund is requested here (./order-refunds.tsx) and is
+// done when the processor has confirmed it and the store has booked it, so the page follows it until then.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { CHECKOUT_STATUSES, isCheckoutStatus } from '../../../domain/checkout-status.js';
 import { orderNumberLabel } from '../../../domain/store-order.js';
 import { ORDER_VIEWS, type OrderView } from '../../../domain/stats.js';
 import { api, ApiError, query } from '../api.js';
-import { countryName, formatAmount, formatDate } from '../format.js';
+import { countryName, formatAmount, formatDate, readableAmounts } from '../format.js';
 import { useForm } from '../form.js';
+import { inFlight, orderStatus, STATUS_LABELS, storeOrderStatusLabel } from '../refunds.js';
 import { linkClick, navigate, useLocation } from '../router.js';
 import { useLoad } from '../session.js';
 import type { OrderDetail, OrderSummary, OrdersPage as Page, TimelineEntry } from '../types.js';
-import { Alert, Button, Card, ConfirmButton, Empty, Field, Link, PageHeader, Pill, SelectField, Spinner } from '../ui.js';
+import { Alert, Button, Card, Empty, Field, Link, PageHeader, Pill, SelectField, Spinner } from '../ui.js';
+import { HoldBanner, RefundDialog, RefundsCard, type RefundRequested } from './order-refunds.js';
 
 const VIEW_LABELS: Record<OrderView, string> = { orders: 'Orders', checkouts: 'Unpaid checkouts' };
 const VIEW_HINTS: Record<OrderView, string> = {
-  orders: 'Paid orders: paid by card, cash on delivery, refunded. Newest first.',
+  orders: 'Paid orders: paid by card, cash on delivery, on hold, refunded. Newest first.',
   checkouts: 'Checkouts whose payment started and never came: pending, failed, abandoned. Not orders: nothing was paid.',
 };
 const viewOf = (params: URLSearchParams): OrderView => (params.get('view') === 'checkouts' ? 'checkouts' : 'orders');
 
-/** The order's name: the store's number once it has one. */
+/** The order's name: the store's number once it has one. A held payment is paid, but has no store order. */
 export function orderTitle(o: Pick<OrderSummary, 'storeOrder' | 'status'>): string {
   if (o.storeOrder?.number) return `Order ${orderNumberLabel(o.storeOrder.number)}`;
   if (o.storeOrder) return 'Order (no store number yet)';
+  if (o.status === 'ON_HOLD') return 'Payment on hold';
   return 'Unpaid checkout';
+}
+
+/** The list's link to one order, by what it is. */
+function orderLinkText(o: Pick<OrderSummary, 'storeOrder' | 'status'>): string {
+  if (o.storeOrder?.number) return orderNumberLabel(o.storeOrder.number);
+  if (o.storeOrder) return 'View order';
+  return o.status === 'ON_HOLD' ? 'View payment' : 'View checkout';
 }
 
 /** The order on the store, apart from the session status: COMPLETED is the payment; the store order follows it. */
@@ -49,7 +59,7 @@ function Filters(props: { values: URLSearchParams; view: OrderView; errors: Reco
     e?.preventDefault();
     navigate(`/dashboard/orders${query({ view, q: q.trim(), status, paymentMethod: method, from, to })}`);
   };
-  // The view's statuses this API knows (ON_HOLD shows once the status exists).
+  // The view's statuses this API knows.
   const statuses = (ORDER_VIEWS[props.view] as readonly string[]).filter((s) => (CHECKOUT_STATUSES as readonly string[]).includes(s));
   return (
     <form class="filters" onSubmit={apply} aria-label="Filter orders">
@@ -60,7 +70,7 @@ function Filters(props: { values: URLSearchParams; view: OrderView; errors: Reco
         value={status}
         onChange={setStatus}
         error={props.errors.status}
-        options={[{ value: '', label: 'Any status' }, ...statuses.map((s) => ({ value: s, label: s.replace(/_/g, ' ').toLowerCase() }))]}
+        options={[{ value: '', label: 'Any status' }, ...statuses.map((s) => ({ value: s, label: STATUS_LABELS[s as keyof typeof STATUS_LABELS] }))]}
       />
       <SelectField label="Payment" name="paymentMethod" value={method} onChange={setMethod} error={props.errors.paymentMethod} options={[{ value: '', label: 'Any' }, { value: 'card', label: 'Card' }, { value: 'cod', label: 'Cash on delivery' }, { value: 'free', label: 'Nothing to pay' }]} />
       <Field label="From" name="from" type="date" value={from} onInput={setFrom} error={props.errors.from} />
@@ -71,6 +81,12 @@ function Filters(props: { values: URLSearchParams; view: OrderView; errors: Reco
       </div>
     </form>
   );
+}
+
+/** The order's status in words: "On hold", "Partially refunded" (when the answer says what came back), "Refunded". */
+function StatusPill(props: { o: Pick<OrderSummary, 'status'> & { refundedMinor?: number } }) {
+  const s = orderStatus(props.o);
+  return <Pill status={s.key} label={s.label} />;
 }
 
 /** The customer: the name on the shipping address, the email under it. */
@@ -104,13 +120,13 @@ export function OrdersTable(props: { items: OrderSummary[] }) {
             <tr key={o.token} data-token={o.token} data-status={o.status}>
               <td>
                 <Link href={`/dashboard/orders/${o.token}`} class="order-link">
-                  {o.storeOrder?.number ? orderNumberLabel(o.storeOrder.number) : o.storeOrder ? 'View order' : 'View checkout'}
+                  {orderLinkText(o)}
                 </Link>
                 {o.storeOrder && o.storeOrder.state !== 'created' && <> <StoreOrderState order={o.storeOrder} /></>}
               </td>
               <td>{formatDate(o.createdAt)}</td>
               <td><Customer o={o} /></td>
-              <td><Pill status={o.status} /></td>
+              <td><StatusPill o={o} /></td>
               <td>{o.paymentMethod === 'cod' ? `COD${o.codPaid ? ' · paid' : ''}` : o.paymentMethod === 'card' ? 'Card' : o.paymentMethod === 'free' ? 'Free' : '—'}</td>
               <td class="num">{formatAmount(o.totals.totalMinor, o.totals.currency)}</td>
             </tr>
@@ -199,7 +215,7 @@ function Timeline(props: { entries: TimelineEntry[] }) {
           <div class="tl-body">
             <div class="tl-head">
               <span class="tl-source">{SOURCE_LABEL[e.source]}</span>
-              <strong>{e.summary}</strong>
+              <strong>{readableAmounts(e.summary)}</strong>
               <time dateTime={e.at} class="muted">{formatDate(e.at)}</time>
             </div>
             {Object.keys(e.data).length > 0 && (
@@ -215,28 +231,65 @@ function Timeline(props: { entries: TimelineEntry[] }) {
   );
 }
 
+/** How long the page follows a refund after asking for it: the sandbox takes seconds, a card network may take days. */
+const FOLLOW_MS = 2 * 60_000;
+const FOLLOW_EVERY_MS = 2_000;
+
+type Notice = { kind: 'success' | 'info' | 'warning' | 'error'; text: string };
+
+/** What became of the refund the merchant asked for, once nothing is moving any more. */
+function refundOutcome(o: OrderDetail, id: string | null, amountMinor: number): Notice {
+  const r = id ? o.refunds.find((x) => x.id === id) : undefined;
+  const amount = formatAmount(amountMinor, o.totals.currency);
+  if (!r) return { kind: 'success', text: 'The refund went through: see Refunds below.' };
+  if (r.state === 'failed') return { kind: 'error', text: `The processor could not refund ${amount}${r.failureReason ? `: ${readableAmounts(r.failureReason)}` : ''}.` };
+  if (r.store.state === 'failed') return { kind: 'warning', text: `The processor refunded ${amount}, but the store refused to book it: see Refunds below for what to do.` };
+  if (r.store.state === 'none') return { kind: 'success', text: `Refunded ${amount}: the processor sent the money back. There is no store order to book it on.` };
+  return { kind: 'success', text: `Refunded ${amount}: the processor sent the money back and the refund is booked on your store order.` };
+}
+
 export function OrderDetailPage(props: { token: string }) {
-  const order = useLoad(() => api.get<OrderDetail>(`/api/checkout/merchant/orders/${encodeURIComponent(props.token)}`), [props.token]);
-  const refund = useForm({});
+  const path = `/api/checkout/merchant/orders/${encodeURIComponent(props.token)}`;
+  const order = useLoad(() => api.get<OrderDetail>(path), [props.token]);
   const sync = useForm({});
-  const [watching, setWatching] = useState(false);
+  const [dialog, setDialog] = useState(false);
+  const [notice, setNotice] = useState<Notice | null>(null);
+  // The refund being followed since the request was accepted; `polls` moves on after each look, also a failed one.
+  const [follow, setFollow] = useState<{ id: string | null; amountMinor: number; since: number; fromPoll: number } | null>(null);
+  const [polls, setPolls] = useState(0);
+  const refundButton = useRef<HTMLDivElement>(null);
   const o = order.data;
 
-  // After a refund request: look again until the processor's webhook has made it REFUNDED (or a minute passed).
+  /** The order as it is now (after a refusal: what is left may have changed elsewhere). */
+  const refresh = async () => {
+    try {
+      const fresh = await api.get<OrderDetail>(path);
+      order.setData(fresh);
+      return fresh;
+    } catch {
+      return undefined;
+    }
+  };
+
+  // After a refund request: look again every few seconds until the processor confirmed it and the store booked it.
   useEffect(() => {
-    if (!watching) return;
-    if (o?.status === 'REFUNDED') {
-      setWatching(false);
-      refund.setNotice('Refunded in full: the processor confirmed the refund.');
+    if (!follow || !o) return;
+    const mine = follow.id ? o.refunds.find((r) => r.id === follow.id) : undefined;
+    // At least one look after the request, so an answer read before it never ends the following.
+    const moving = polls === follow.fromPoll || o.refunds.some(inFlight) || (follow.id !== null && !mine);
+    if (!moving) {
+      setFollow(null);
+      setNotice(refundOutcome(o, follow.id, follow.amountMinor));
       return;
     }
-    const started = Date.now();
-    const timer = setInterval(() => {
-      if (Date.now() - started > 60_000) setWatching(false);
-      else void order.reload();
-    }, 1500);
-    return () => clearInterval(timer);
-  }, [watching, o?.status]);
+    if (Date.now() - follow.since > FOLLOW_MS) {
+      setFollow(null);
+      setNotice({ kind: 'info', text: 'The refund is still on its way: the processor or the card network has not confirmed it yet. Refunds below shows where it stands; Sync status asks the processor again.' });
+      return;
+    }
+    const timer = setTimeout(() => void order.reload().finally(() => setPolls((n) => n + 1)), FOLLOW_EVERY_MS);
+    return () => clearTimeout(timer);
+  }, [follow, o, polls]);
 
   if (!o) {
     if (order.error) {
@@ -251,50 +304,59 @@ export function OrderDetailPage(props: { token: string }) {
     return <Spinner />;
   }
   const currency = o.totals.currency;
-  const refundable = o.status === 'COMPLETED' && o.paymentMethod === 'card' && !o.refundRequestedAt;
+  // A confirmed card payment with something left (the API answers 0 when nothing can be refunded).
+  const refundable = o.paymentMethod === 'card' && (o.status === 'COMPLETED' || o.status === 'ON_HOLD') && o.refundableMinor > 0;
+  const showRefunds = o.refunds.length > 0 || (o.paymentMethod === 'card' && (o.status === 'COMPLETED' || o.status === 'ON_HOLD' || o.status === 'REFUNDED'));
+  const onRequested = (answer: RefundRequested, amountMinor: number) => {
+    setDialog(false);
+    setNotice({ kind: 'info', text: `Refund of ${formatAmount(amountMinor, currency)} requested. It shows below as "Refund requested" until the processor confirms it; then it is booked on your store order.` });
+    setFollow({ id: answer.refund.id ?? null, amountMinor, since: Date.now(), fromPoll: polls });
+    void refresh();
+  };
+  const openDialog = () => {
+    // Earlier notices are about earlier actions.
+    setNotice(null);
+    sync.setNotice(null);
+    setDialog(true);
+  };
+  const closeDialog = () => {
+    setDialog(false);
+    // Back to the button that opened it.
+    refundButton.current?.querySelector<HTMLButtonElement>('button[name="refund"]')?.focus();
+  };
   return (
     <>
-      <p class="crumbs"><Link href={o.storeOrder ? '/dashboard/orders' : '/dashboard/orders?view=checkouts'}>{o.storeOrder ? '← All orders' : '← Unpaid checkouts'}</Link></p>
+      <p class="crumbs"><Link href={o.storeOrder || o.status === 'ON_HOLD' ? '/dashboard/orders' : '/dashboard/orders?view=checkouts'}>{o.storeOrder || o.status === 'ON_HOLD' ? '← All orders' : '← Unpaid checkouts'}</Link></p>
       <PageHeader
         title={orderTitle(o)}
         description={<>{o.customerName ?? o.email ?? 'No customer details yet'} · created {formatDate(o.createdAt)}</>}
         actions={
-          <div class="button-row">
+          <div class="button-row" ref={refundButton}>
             <Button variant="secondary" busy={sync.busy} onClick={() => void sync.run(async () => {
               const r = await api.post<{ status: string; processorStatus: string | null }>(`/api/checkout/merchant/orders/${o.token}/backfill-status`);
               await order.reload();
-              return `Status synced: ${r.status.toLowerCase()}${r.processorStatus ? ` (processor: ${r.processorStatus})` : ''}.`;
+              const ours = isCheckoutStatus(r.status) ? STATUS_LABELS[r.status].toLowerCase() : r.status;
+              return `Status synced: ${ours}${r.processorStatus ? ` (processor: ${r.processorStatus.replace(/_/g, ' ')})` : ''}.`;
             })}>
               Sync status
             </Button>
-            {refundable && (
-              <ConfirmButton
-                name="refund"
-                confirm={`Refund ${formatAmount(o.totals.totalMinor, currency)} in full?`}
-                busy={refund.busy}
-                onConfirm={() =>
-                  void refund.run(async () => {
-                    await api.post(`/api/checkout/merchant/orders/${o.token}/refund`, o.totals.totalMinor ? { amountMinor: o.totals.totalMinor } : {});
-                    setWatching(true);
-                    await order.reload();
-                    return 'Refund requested: the order shows refunded as soon as the processor confirms it.';
-                  })
-                }
-              >
-                Refund
-              </ConfirmButton>
-            )}
+            {refundable && <Button variant="danger" name="refund" onClick={openDialog}>Refund…</Button>}
           </div>
         }
       />
       <div class="status-line big" data-order-status={o.status}>
-        <Pill status={o.status} />
+        <StatusPill o={o} />
         <strong>{formatAmount(o.totals.totalMinor, currency)}</strong>
-        {o.storeOrder && <span>Store order: <StoreOrderState order={o.storeOrder} /></span>}
-        {watching && <span class="muted"><span class="spinner" aria-hidden="true" /> waiting for the processor…</span>}
+        {o.storeOrder && (
+          <span class="store-status" data-store-order-status={o.storeOrderStatus ?? ''}>
+            Store: <StoreOrderState order={o.storeOrder} />
+            {o.storeOrder.state === 'created' && o.storeOrderStatus && <> · {storeOrderStatusLabel(o.storeOrderStatus)}</>}
+          </span>
+        )}
+        {follow && <span class="muted following" role="status"><span class="spinner" aria-hidden="true" /> following the refund…</span>}
       </div>
-      {refund.error && <Alert kind="error">{refund.error}</Alert>}
-      {refund.notice && <Alert kind="success">{refund.notice}</Alert>}
+      <HoldBanner order={o} onRefund={refundable ? openDialog : undefined} />
+      {notice && <div data-refund-notice={notice.kind}><Alert kind={notice.kind}>{notice.text}</Alert></div>}
       {sync.error && <Alert kind="error">{sync.error}</Alert>}
       {sync.notice && <Alert kind="success">{sync.notice}</Alert>}
       {o.storeOrder?.state === 'failed' && <Alert kind="error" title="The store refused this order">{o.storeOrder.error ?? 'The payment went through but the store did not accept the order.'}</Alert>}
@@ -348,11 +410,11 @@ export function OrderDetailPage(props: { token: string }) {
             <dt>Processor payment</dt><dd class="mono">{o.processorPaymentId ?? '—'}</dd>
             <dt>Checkout session</dt><dd class="mono small">{o.token}</dd>
             <dt>Paid</dt><dd>{formatDate(o.completedAt)}</dd>
-            {o.refundRequestedAt && <><dt>Refund requested</dt><dd>{formatDate(o.refundRequestedAt)}</dd></>}
-            {o.refundedAt && <><dt>Refunded</dt><dd>{formatDate(o.refundedAt)}</dd></>}
+            {o.refundedAt && <><dt>Refunded in full</dt><dd>{formatDate(o.refundedAt)}</dd></>}
           </dl>
         </Card>
       </div>
+      {showRefunds && <RefundsCard order={o} />}
       {o.upsells.length > 0 && (
         <Card title="Accepted upsells">
           <table class="table compact" data-upsells>
@@ -373,6 +435,7 @@ export function OrderDetailPage(props: { token: string }) {
       <Card title="Timeline">
         <Timeline entries={o.timeline} />
       </Card>
+      {dialog && <RefundDialog order={o} onClose={closeDialog} onRequested={onRequested} refresh={refresh} />}
     </>
   );
 }
