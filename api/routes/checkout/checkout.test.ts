@@ -233,6 +233,23 @@ describe('POST /api/checkout/create from a storefront A cart', () => {
     expect(res).toMatchObject({ status: 422, body: { code: 'UNSUPPORTED_CURRENCY', error: expect.stringContaining('GBP') } });
     expect(await sessionsOf(m)).toHaveLength(0);
   });
+
+  it('given a cart in a currency Whop cannot charge in (ISK), with an exchange rate / 422 UNSUPPORTED_CURRENCY naming the processor, nothing created; a Whop currency with a rate is created', async () => {
+    // ISK is an ISO 4217 currency with an exchange rate here but not in Whop's Currency enum: a payment page in it would
+    // fail at Whop, so the shopper is sent back to the store's own checkout at once.
+    await db().fxRate.create({ data: { currency: 'ISK', rate: '150', rateDate: new Date(FX_DATE), source: 'test' } });
+    try {
+      const { m, shop, cart } = await shopA({ currency: 'ISK' });
+      const res = await create({ platform: 'storefront-a', shop, cartToken: cart([[0, 0, 1]]) });
+      expect(res).toMatchObject({ status: 422, body: { code: 'UNSUPPORTED_CURRENCY', error: 'The payment processor cannot charge in ISK: checkout is not available in this currency' } });
+      expect(await sessionsOf(m)).toHaveLength(0);
+
+      const usd = await shopA({ currency: 'USD' });
+      expect((await create({ platform: 'storefront-a', shop: usd.shop, cartToken: usd.cart([[0, 0, 1]]) })).status).toBe(201);
+    } finally {
+      await db().fxRate.delete({ where: { currency: 'ISK' } });
+    }
+  });
 });
 
 describe('POST /api/checkout/create from a storefront B cart', () => {

@@ -69,8 +69,8 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
         'Prices are read from the store (storefront A: the cart, with the merchant\'s access token; storefront B: every product ' +
         'and variation over REST); a body carrying anything else, prices included, is refused. 201: the session and the hosted ' +
         'checkout URL. 200 `{ passthrough: true }`: continue the store\'s native checkout (nothing is created). Errors: unknown or ' +
-        'disconnected store, unknown cart: NOT_FOUND; empty cart or a product the store does not sell: INVALID_INPUT; a currency without an ' +
-        'exchange rate: UNSUPPORTED_CURRENCY; store failing: UPSTREAM_ERROR, too slow: STORE_TIMEOUT. ' +
+        'disconnected store, unknown cart: NOT_FOUND; empty cart or a product the store does not sell: INVALID_INPUT; a currency the processor cannot ' +
+        'charge in (its currency list) or without an exchange rate: UNSUPPORTED_CURRENCY; store failing: UPSTREAM_ERROR, too slow: STORE_TIMEOUT. ' +
         'On any error the script tag and the plugin continue to the native checkout. Dedicated rate limiter. ' +
         'Storefront B: only our plugin creates sessions, and it signs every handoff (headers x-hosted-checkout-key, x-hosted-checkout-timestamp ' +
         '(unix seconds, within 5 minutes), x-hosted-checkout-signature: v1=hex HMAC-SHA256 of "<timestamp>.<raw body>" with the connected ' +
