@@ -366,7 +366,9 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
      */
     async quoteStoreTaxes(token: string): Promise<PaymentQuote> {
       const s = await sessionOf(token, true);
-      const pre = s.subtotalMinor + (s.shippingMinor ?? 0) - s.discountMinor;
+      // The total before the store's tax: items + order bumps + shipping − discount, as recordShopperDetails priced it
+      // (less a tax a retried attempt of this activity already added).
+      const pre = (s.totalMinor ?? 0) - (s.taxesIncluded ? 0 : s.taxMinor);
       const taxed = await quoteStoreTaxes(deps, s.merchantId, { ...s, totalMinor: pre });
       if (pre > 0) {
         await db.$transaction(async (tx) => {

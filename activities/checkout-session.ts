@@ -10,6 +10,7 @@ import { classifyFailures } from './failures.js';
 import { markMilestones, recordSessionEvent } from './session-events.js';
 import { milestonesOfEvent } from '../domain/stats.js';
 import { priceCheckout, redeemDiscount, REDEEMING_STATUSES, reserveDiscount } from '../model/pricing.js';
+import { codOffered } from '../model/plan-features.js';
 
 export interface PaymentQuote {
   currency: string;
@@ -97,7 +98,7 @@ export function createCheckoutSessionActivities(deps: { db: Db }) {
     async recordShopperDetails(token: string, details: ShopperDetails): Promise<PaymentQuote> {
       const session = await db.checkoutSession.findUniqueOrThrow({ where: { token }, include: { merchant: { include: { shippingRates: true } } } });
       const rates = [...session.merchant.shippingRates].sort((a, b) => a.position - b.position);
-      const input = { shippingRateId: details.shippingRateId, discountCode: details.discountCode, orderBumpIds: details.orderBumpIds, email: details.email };
+      const input = { shippingRateId: details.shippingRateId, discountCode: details.discountCode, orderBumpIds: details.orderBumpIds, email: details.email, country: details.address.country };
       try {
         return await db.$transaction(async (tx) => {
           const priced = await priceCheckout(tx, session, rates, input, { lock: true });
@@ -178,8 +179,9 @@ export function createCheckoutSessionActivities(deps: { db: Db }) {
      * merchant has COD switched off; otherwise the session is a COD order from here on.
      */
     async confirmCashOnDelivery(token: string): Promise<void> {
-      const session = await db.checkoutSession.findUniqueOrThrow({ where: { token }, select: { totalMinor: true, currency: true, merchant: { select: { codEnabled: true } } } });
-      if (!session.merchant.codEnabled) throw ApplicationFailure.nonRetryable('This store does not offer cash on delivery', 'COD_NOT_ENABLED');
+      const session = await db.checkoutSession.findUniqueOrThrow({ where: { token }, select: { totalMinor: true, currency: true, merchant: { select: { codEnabled: true, platformSubscription: { select: { planId: true, status: true } } } } } });
+      // The plan in force decides too (domain/plan-features.ts): switched on under Growth, off after a downgrade.
+      if (!codOffered(session.merchant, { preview: false })) throw ApplicationFailure.nonRetryable('This store does not offer cash on delivery', 'COD_NOT_ENABLED');
       if (session.totalMinor === null) throw ApplicationFailure.nonRetryable('The shopper details are missing', 'INVALID_INPUT');
       // Once: a retried activity finds the session a COD order already (the status change is on the timeline too).
       const { count } = await db.checkoutSession.updateMany({

@@ -13,6 +13,7 @@ import { createFulfilmentActivities } from './checkout-fulfilment.js';
 import { createProcessorActivities } from './processor.js';
 import { createStorefrontBActivities } from './storefront-b.js';
 import { createStorefrontAActivities } from './storefront-a.js';
+import { createStoreCountriesActivities } from './store-countries.js';
 import { createCustomDomainActivities } from './custom-domain.js';
 import { createWalletDomainActivities } from './wallet-domain.js';
 import { createSetupVerificationActivities } from './setup-verification.js';
@@ -54,6 +55,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createProcessorActivities(shared),
     ...createStorefrontBActivities(shared),
     ...createStorefrontAActivities({ ...shared, email }),
+    ...createStoreCountriesActivities(shared),
     ...createCustomDomainActivities(shared),
     ...createWalletDomainActivities({ ...shared, email }),
     ...createSetupVerificationActivities(shared),

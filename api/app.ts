@@ -19,6 +19,7 @@ import { authRoutes } from './routes/auth/index.js';
 import { merchantRoutes } from './routes/merchant/index.js';
 import { processorRoutes } from './routes/merchant/processor.js';
 import { storefrontBRoutes } from './routes/merchant/storefront-b.js';
+import { storeCountriesRoutes } from './routes/merchant/store-countries.js';
 import { storefrontAAuthRoutes } from './routes/auth/storefront-a.js';
 import { storefrontAMerchantRoutes } from './routes/merchant/storefront-a.js';
 import { scriptTagRoutes } from './routes/merchant/script-tag.js';
@@ -114,6 +115,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(merchantRoutes, routeDeps);
   await app.register(processorRoutes, routeDeps);
   await app.register(storefrontBRoutes, routeDeps);
+  await app.register(storeCountriesRoutes, routeDeps);
   await app.register(storefrontAAuthRoutes, routeDeps);
   await app.register(storefrontAMerchantRoutes, routeDeps);
   await app.register(scriptTagRoutes, routeDeps);

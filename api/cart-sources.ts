@@ -24,6 +24,7 @@ import { AppError } from '../domain/errors.js';
 import { BASE_CURRENCY, isKnownCurrency, isValidRate, money, multiply, sum, type Money } from '../domain/money.js';
 import { CHECKOUT_TOKEN_PREFIX } from '../domain/tokens.js';
 import { IntegrationError } from '../integrations/errors.js';
+import { processorChargesIn } from '../integrations/processor/currencies.js';
 import { isValidShopHost } from '../integrations/storefront-a/oauth.js';
 import type { StorefrontBClient, StorefrontBProduct, StorefrontBVariation } from '../integrations/storefront-b/client.js';
 import { billingStatusOf } from '../model/billing-status.js';
@@ -288,9 +289,12 @@ export async function snapshotFxRates(db: Db): Promise<FxSnapshot> {
   return snapshot;
 }
 
-/** The checkout currency must be one we can charge in and convert the merchant's EUR shipping rates into. */
+/** The checkout currency must be one the processor charges in and we can convert the merchant's EUR shipping rates into. */
 export function checkCurrency(currency: string, fx: FxSnapshot): void {
   if (!isKnownCurrency(currency)) throw new AppError('UNSUPPORTED_CURRENCY', `The store's currency ${JSON.stringify(currency)} is not a supported ISO 4217 currency`);
+  if (!processorChargesIn(currency)) {
+    throw new AppError('UNSUPPORTED_CURRENCY', `The payment processor cannot charge in ${currency}: checkout is not available in this currency`);
+  }
   if (currency !== BASE_CURRENCY && !Object.hasOwn(fx.rates, currency)) {
     throw new AppError('UNSUPPORTED_CURRENCY', `No exchange rate for ${currency}: checkout is not available in this currency yet`);
   }

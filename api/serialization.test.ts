@@ -19,9 +19,10 @@ const bundle = () => ({
   branding: { logoUrl: null, primaryColor: '#112233', accentColor: null, internal: true },
   checkoutTexts: { headline: 'Almost yours' },
   codEnabled: false,
+  storeCountries: null,
   shipping: [
-    { id: 'r1', name: 'Pickup', price: { amount: 0, currency: 'USD' }, free: true, reason: 'free_rate', basePriceCents: 900 },
-    { id: 'r2', name: 'Standard', price: { amount: 550, currency: 'USD' }, free: false },
+    { id: 'r1', name: 'Pickup', price: { amount: 0, currency: 'USD' }, free: true, reason: 'free_rate', basePriceCents: 900, countries: ['US'] },
+    { id: 'r2', name: 'Standard', price: { amount: 550, currency: 'USD' }, free: false, countries: ['CA', 'US'] },
   ],
   pixels: [{ platform: 'meta', trackingId: '123456789012345', events: ['purchase'], active: true }],
   shopper: {

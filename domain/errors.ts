@@ -9,6 +9,7 @@ export const ERROR_CODES = {
   INVALID_CREDENTIALS: 401,
   INVALID_SIGNATURE: 401,
   FORBIDDEN: 403,
+  PLAN_FEATURE_REQUIRED: 403, // a setting the merchant's plan does not include (domain/plan-features.ts): details.requiredPlan names the plan that does
   SIGNUP_CLOSED: 403,
   EMAIL_NOT_VERIFIED: 403,
   ORIGIN_NOT_ALLOWED: 403,

@@ -11,7 +11,7 @@ export interface Plan {
   monthlyPriceCents: number;
   currency: 'EUR';
   description: string;
-  /** What the plan includes, one line each, for the pricing page. */
+  /** What the plan includes, one line each, for the pricing page (the plan-limited ones are domain/plan-features.ts's table in words). */
   includes: readonly string[];
   /** Hosted checkout sessions are created (otherwise shoppers stay in the store's own checkout). */
   checkoutEnabled: boolean;
@@ -24,7 +24,7 @@ export const PLANS: readonly Plan[] = [
     monthlyPriceCents: 0,
     currency: 'EUR',
     description: 'Set up and preview your checkout; shoppers keep using the store’s own checkout.',
-    includes: ['Onboarding wizard and checkout preview', 'Branding and shipping rates', 'No live checkouts (passthrough)'],
+    includes: ['Onboarding wizard and checkout preview', 'Branding and shipping rates', 'Every feature to set up and preview, cash on delivery included', 'No live checkouts (passthrough)'],
     checkoutEnabled: false,
   },
   {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { eur, money, MoneyError } from './money.js';
-import { quoteShippingRates, selectRate, type ShippingRateInput } from './shipping.js';
+import { COUNTRY_CODES } from './countries.js';
+import { destinationProblem, quoteShippingRates, selectRate, servedCountries, shippingCountries, type ShippingRateInput } from './shipping.js';
 
 const FX = { USD: '1.1562', JPY: '178.42', KWD: '0.3550' };
 const rate = (name: string, basePriceCents: number, extra: Partial<ShippingRateInput> = {}): ShippingRateInput => ({
@@ -13,9 +14,9 @@ describe('shipping quotes', () => {
   it('lists the rates cheapest first, in EUR as the merchant set them', () => {
     const quotes = quoteShippingRates([rate('Express', 1290), rate('Standard', 490), rate('Pickup', 0)], inEur(5000));
     expect(quotes).toEqual([
-      { id: 'pickup', name: 'Pickup', price: eur(0), free: false },
-      { id: 'standard', name: 'Standard', price: eur(490), free: false },
-      { id: 'express', name: 'Express', price: eur(1290), free: false },
+      { id: 'pickup', name: 'Pickup', price: eur(0), free: false, countries: null },
+      { id: 'standard', name: 'Standard', price: eur(490), free: false, countries: null },
+      { id: 'express', name: 'Express', price: eur(1290), free: false, countries: null },
     ]);
   });
   it('keeps the merchant’s order among equal prices', () => {
@@ -24,12 +25,12 @@ describe('shipping quotes', () => {
   });
   it('shows a free rate at 0 with a free label, whatever its price', () => {
     const [quote] = quoteShippingRates([rate('Courier', 990, { free: true, freeThresholdCents: 100_000 })], inEur(0));
-    expect(quote).toEqual({ id: 'courier', name: 'Courier', price: eur(0), free: true, reason: 'free_rate' });
+    expect(quote).toEqual({ id: 'courier', name: 'Courier', price: eur(0), free: true, reason: 'free_rate', countries: null });
   });
   it('ships free from the threshold on, the boundary included', () => {
     const standard = rate('Standard', 490, { freeThresholdCents: 5000 });
     expect(quoteShippingRates([standard], inEur(4999))[0]).toMatchObject({ price: eur(490), free: false });
-    expect(quoteShippingRates([standard], inEur(5000))[0]).toEqual({ id: 'standard', name: 'Standard', price: eur(0), free: true, reason: 'threshold' });
+    expect(quoteShippingRates([standard], inEur(5000))[0]).toEqual({ id: 'standard', name: 'Standard', price: eur(0), free: true, reason: 'threshold', countries: null });
     expect(quoteShippingRates([standard], inEur(5001))[0]).toMatchObject({ free: true, reason: 'threshold' });
   });
   it('converts price and threshold into the checkout currency and compares there', () => {
@@ -61,6 +62,46 @@ describe('shipping quotes', () => {
     const quotes = quoteShippingRates([rate('Express', 1290), rate('Standard', 490)], inEur(0));
     expect(selectRate(quotes, 'express')).toMatchObject({ name: 'Express', price: eur(1290) });
     expect(selectRate(quotes, 'overnight')).toBeUndefined();
+  });
+
+  describe('shipping zones', () => {
+    const dhl = rate('DHL', 490, { countries: ['DE', 'AT'] });
+    const world = rate('World', 2990); // follows the store
+    const store = ['DE', 'AT', 'FR', 'US'];
+
+    it('given a rate with its own countries / it ships there only, whatever the store ships to', () => {
+      expect(servedCountries(dhl, store)).toEqual(['DE', 'AT']);
+      expect(servedCountries(dhl, null)).toEqual(['DE', 'AT']);
+    });
+    it('given a rate following the store / it ships where the store does, and everywhere while that was never read', () => {
+      expect(servedCountries(world, store)).toEqual(store);
+      expect(servedCountries(world, null)).toEqual(COUNTRY_CODES);
+      expect(servedCountries({ countries: 'store' }, [])).toEqual([]);
+    });
+    it('offers the countries some rate ships to, in the list order, each once', () => {
+      expect(shippingCountries([dhl, rate('Swiss', 990, { countries: ['CH', 'DE'] })], store)).toEqual(['AT', 'CH', 'DE']);
+      expect(shippingCountries([], store)).toEqual([]);
+      expect(shippingCountries([world], null)).toHaveLength(COUNTRY_CODES.length);
+    });
+    it('quotes each rate with its own countries, null for one that follows the store', () => {
+      const quotes = quoteShippingRates([dhl, world], inEur(0));
+      expect(quotes.map((q) => [q.name, q.countries])).toEqual([['DHL', ['DE', 'AT']], ['World', null]]);
+    });
+    it('given a destination no rate ships to / the address is refused, by country name', () => {
+      const quotes = quoteShippingRates([dhl, world], inEur(0));
+      expect(destinationProblem(quotes, store, 'KP', 'dhl')).toEqual({ field: 'address.country', message: 'this shop does not ship to North Korea (KP)' });
+      expect(destinationProblem(quotes, store, 'AQ', 'world')).toMatchObject({ field: 'address.country' });
+      // The store's countries never read: a rate that follows the store ships everywhere.
+      expect(destinationProblem(quotes, null, 'KP', 'world')).toBeUndefined();
+    });
+    it('given a served destination and a rate that does not ship there / the rate is refused', () => {
+      const quotes = quoteShippingRates([dhl, world], inEur(0));
+      expect(destinationProblem(quotes, store, 'US', 'dhl')).toEqual({ field: 'shippingRateId', message: 'DHL does not ship to United States (US): choose another shipping method' });
+      expect(destinationProblem(quotes, store, 'US', 'world')).toBeUndefined();
+      expect(destinationProblem(quotes, store, 'DE', 'dhl')).toBeUndefined();
+      // An id that is no quote is pricing's to refuse.
+      expect(destinationProblem(quotes, store, 'DE', 'overnight')).toBeUndefined();
+    });
   });
 
   const rates = fc.array(

@@ -1,7 +1,23 @@
 // The merchant's shipping rates (set in EUR) as a shopper sees them at a checkout in its own currency:
 // converted with the session's stored FX rates, free where the merchant said so, cheapest first (spec,
 // Shipping rate). The total is charged as one amount, so the price quoted here is the one charged.
+//
+// Shipping zones: each rate serves a set of countries, either the merchant's own list or every country the store
+// ships to (as read from the store: Shopify's shipsToCountries, WooCommerce's selling and shipping locations). The
+// checkout offers the countries some rate serves, lists the rates serving the shopper's country, and the API refuses
+// an address elsewhere (destinationProblem), so a shopper can never pay shipping to a place the merchant does not ship.
+import { COUNTRY_CODES, countryName } from './countries.js';
 import { compare, convertFromEur, MoneyError, zero, type FxRates, type Money } from './money.js';
+
+/** The countries a rate serves: `store`, every country the store ships to; or the merchant's own non-empty list. */
+export type RateCountries = 'store' | string[];
+
+/**
+ * The countries the store ships to, as last read from it; null while they were never read (a store connected before
+ * zones existed, or whose settings could not be read): a rate that follows the store then serves every country, as
+ * every rate did before zones.
+ */
+export type StoreCountries = readonly string[] | null;
 
 /** A rate as the merchant defines it; a ShippingRate row fits as it is. */
 export interface ShippingRateInput {
@@ -13,6 +29,8 @@ export interface ShippingRateInput {
   basePriceCents: number;
   /** Subtotals at or above this (EUR cents, converted like the price) ship free; null for no threshold. */
   freeThresholdCents: number | null;
+  /** Where it ships; absent: every country the store ships to (the default of a new rate). */
+  countries?: RateCountries;
 }
 
 export interface ShippingQuote {
@@ -23,6 +41,11 @@ export interface ShippingQuote {
   free: boolean;
   /** Why it is free: the rate is free, or the subtotal reached the threshold. */
   reason?: 'free_rate' | 'threshold';
+  /**
+   * Its own countries; null: it ships where the store does (the checkout's store countries). Not resolved here: the
+   * store's list is said once per checkout, not once per rate (the session bundle stays small).
+   */
+  countries: string[] | null;
 }
 
 export interface QuoteContext {
@@ -37,6 +60,59 @@ export interface QuoteContext {
 /** A rate's id, or its position in the merchant's list when it has none yet. */
 export function rateId(rate: ShippingRateInput, index: number): string {
   return rate.id ?? `rate_${index}`;
+}
+
+/** The countries `rate` ships to: its own list, or the store's (every country while the store's were never read). */
+export function servedCountries(rate: Pick<ShippingRateInput, 'countries'>, storeCountries: StoreCountries | undefined): string[] {
+  const countries = rate.countries ?? 'store';
+  return [...(countries !== 'store' ? countries : (storeCountries ?? COUNTRY_CODES))];
+}
+
+/** A rate's own countries as a quote carries them: null when it follows the store. */
+export function ownCountries(rate: Pick<ShippingRateInput, 'countries'>): string[] | null {
+  return rate.countries === undefined || rate.countries === 'store' ? null : rate.countries;
+}
+
+/** Whether a rate (by its own countries, null: the store's) ships to `country`. */
+export function shipsTo(countries: readonly string[] | null, storeCountries: StoreCountries | undefined, country: string): boolean {
+  const list = countries ?? storeCountries ?? null;
+  return list === null || list.includes(country);
+}
+
+/** Each rate's id, name and own countries: what destinationProblem needs, without pricing the rates. */
+export function rateDestinations(rates: readonly ShippingRateInput[]): Array<Pick<ShippingQuote, 'id' | 'name' | 'countries'>> {
+  return rates.map((rate, index) => ({ id: rateId(rate, index), name: rate.name, countries: ownCountries(rate) }));
+}
+
+/** The countries some rate ships to, in COUNTRY_CODES order: the checkout's country list. */
+export function shippingCountries(rates: readonly Pick<ShippingRateInput, 'countries'>[], storeCountries: StoreCountries | undefined): string[] {
+  const served = new Set<string>();
+  for (const rate of rates) for (const code of servedCountries(rate, storeCountries)) served.add(code);
+  return COUNTRY_CODES.filter((c) => served.has(c));
+}
+
+/** Why a shopper's destination is refused: the field to show it next to, and the message. */
+export interface DestinationProblem {
+  field: 'address.country' | 'shippingRateId';
+  message: string;
+}
+
+/**
+ * Whether the quoted rates can ship the chosen rate to `country`: no rate serves the country (the address is
+ * refused), or the chosen rate does not (another rate must be chosen). An id that is no quote is left to the caller
+ * (pricing refuses it with its own message). Undefined: the destination is fine.
+ */
+export function destinationProblem(
+  quotes: readonly Pick<ShippingQuote, 'id' | 'name' | 'countries'>[],
+  storeCountries: StoreCountries | undefined,
+  country: string,
+  shippingRateId: string,
+): DestinationProblem | undefined {
+  const where = countryName(country);
+  if (!quotes.some((q) => shipsTo(q.countries, storeCountries, country))) return { field: 'address.country', message: `this shop does not ship to ${where}` };
+  const chosen = quotes.find((q) => q.id === shippingRateId);
+  if (chosen && !shipsTo(chosen.countries, storeCountries, country)) return { field: 'shippingRateId', message: `${chosen.name} does not ship to ${where}: choose another shipping method` };
+  return undefined;
 }
 
 function eurCents(value: number, what: string): number {
@@ -54,7 +130,7 @@ export function quoteShippingRates(rates: readonly ShippingRateInput[], context:
   const none = zero(currency);
   compare(subtotal, none); // refuses a subtotal in another currency
   const quotes = rates.map((rate, index): ShippingQuote => {
-    const base = { id: rateId(rate, index), name: rate.name };
+    const base = { id: rateId(rate, index), name: rate.name, countries: ownCountries(rate) };
     if (rate.free) return { ...base, price: none, free: true, reason: 'free_rate' };
     const price = convertFromEur(eurCents(rate.basePriceCents, 'price'), currency, fxRates);
     if (rate.freeThresholdCents !== null) {

@@ -3,6 +3,7 @@
 import type { Db } from '../prisma/client.js';
 import { isProcessorReady } from '../domain/processor.js';
 import type { OnboardingFacts } from '../domain/onboarding.js';
+import { canSetUp, planInForce } from '../domain/plan-features.js';
 
 const iso = (d: Date | null | undefined) => d?.toISOString() ?? null;
 
@@ -17,6 +18,7 @@ export async function readOnboardingFacts(db: Db, merchantId: string): Promise<O
       storePlatform: true,
       shopDomain: true,
       codEnabled: true,
+      platformSubscription: { select: { planId: true, status: true } },
       previewOpenedAt: true,
       logoUrl: true,
       primaryColor: true,
@@ -47,7 +49,8 @@ export async function readOnboardingFacts(db: Db, merchantId: string): Promise<O
     branding: { logoUrl: m.logoUrl, primaryColor: m.primaryColor, accentColor: m.accentColor },
     shippingRateCount: m._count.shippingRates,
     processorReady: isProcessorReady(m.processorConnection),
-    codEnabled: m.codEnabled,
+    // Cash on delivery counts as a way to pay only where the plan lets it be used: set up on Demo, live on Growth, not on Starter.
+    codEnabled: m.codEnabled && canSetUp(planInForce(m.platformSubscription), 'cod'),
     previewOpenedAt: iso(m.previewOpenedAt),
     firstRealCheckoutAt: iso(firstReal?.createdAt),
   };

@@ -11,8 +11,9 @@ import type { Db, Prisma } from '../prisma/client.js';
 import { AppError } from '../domain/errors.js';
 import { checkDiscount, checkoutTotals, normalizeDiscountCode, type CheckoutTotals, type DiscountRule } from '../domain/discounts.js';
 import { convertFromEur, money, multiply, percentOf, subtract, sum, type FxRates, type Money } from '../domain/money.js';
-import { quoteShippingRates, selectRate, type ShippingQuote, type ShippingRateInput } from '../domain/shipping.js';
+import { destinationProblem, quoteShippingRates, selectRate, type ShippingQuote } from '../domain/shipping.js';
 import { sessionFxRates, sessionLines, type BumpLine } from './checkout-session.js';
+import { rateInputOf, storeCountriesOf, type ShippingRateRow } from './shipping-rates.js';
 
 type Tx = Db | Prisma.TransactionClient;
 
@@ -36,6 +37,8 @@ export interface PricingInput {
   orderBumpIds?: readonly string[];
   /** Lower-cased; needed for once-per-email codes (without it, validate-discount cannot tell yet). */
   email?: string;
+  /** The shipping address's country: the chosen rate must ship there (shipping zones); absent, not checked (validate-discount). */
+  country?: string;
 }
 
 export interface PricedCheckout {
@@ -80,13 +83,14 @@ async function countUses(tx: Tx, discountId: string, token: string, email: strin
 
 /**
  * The price of `session` with `input`. Refusals are AppErrors with the API's codes: INVALID_INPUT for an
- * unknown rate or bump, DISCOUNT_* per reason. With `lock`, the code's row is locked (FOR UPDATE) before its
- * uses are counted: call it inside a transaction that then reserves the use (reserveDiscount).
+ * unknown rate or bump, or a destination the rates do not ship to (on address.country or shippingRateId),
+ * DISCOUNT_* per reason. With `lock`, the code's row is locked (FOR UPDATE) before its uses are counted: call it
+ * inside a transaction that then reserves the use (reserveDiscount).
  */
 export async function priceCheckout(
   tx: Tx,
   session: PricedSession,
-  shippingRates: readonly ShippingRateInput[],
+  shippingRates: readonly ShippingRateRow[],
   input: PricingInput,
   opts: { now?: Date; lock?: boolean } = {},
 ): Promise<PricedCheckout> {
@@ -99,9 +103,16 @@ export async function priceCheckout(
 
   let shipping: ShippingQuote | undefined;
   if (input.shippingRateId !== undefined) {
+    // Where rates follow the store, they ship where the store does: read only when a destination is to be checked.
+    const storeCountries = input.country === undefined
+      ? null
+      : storeCountriesOf(await tx.merchant.findUniqueOrThrow({ where: { id: session.merchantId }, select: { storeCountries: true, storeCountriesReadAt: true } }));
     // Free-shipping thresholds look at the merchandise before the discount: ticking a bump can earn free shipping.
-    shipping = selectRate(quoteShippingRates(shippingRates, { currency, subtotal: merchandise, fxRates }), input.shippingRateId);
+    const quotes = quoteShippingRates(shippingRates.map(rateInputOf), { currency, subtotal: merchandise, fxRates });
+    shipping = selectRate(quotes, input.shippingRateId);
     if (!shipping) throw invalid('shippingRateId', `no shipping rate "${input.shippingRateId}" for this checkout`);
+    const problem = input.country === undefined ? undefined : destinationProblem(quotes, storeCountries, input.country, input.shippingRateId);
+    if (problem) throw invalid(problem.field, problem.message);
   }
 
   let discount: PricedCheckout['discount'];

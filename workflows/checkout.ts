@@ -538,7 +538,14 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
   async function priceWithStoreTaxes(details: ShopperDetails) {
     const quote = await session.recordShopperDetails(token, details);
     if (!patched(STORE_TAXES)) return quote;
-    return storeQuote.quoteStoreTaxes(token).catch((err: unknown) => asAnswer(err, 'The store', 'STORE_TIMEOUT'));
+    return storeQuote.quoteStoreTaxes(token).catch((err: unknown) => {
+      // The store answered but will not price the order as we would charge it: trying again will not help.
+      if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type?.endsWith('.rejected')) {
+        log.warn('the store refused to price the order', { token, reason: err.cause.message });
+        throw refusal('UPSTREAM_ERROR', 'The shop could not confirm the total of this order: please contact the shop');
+      }
+      return asAnswer(err, 'The store', 'STORE_TIMEOUT');
+    });
   }
 
   setHandler(statusQuery, () => ({ status }));

@@ -6,6 +6,7 @@ export { ensureStorefrontAScriptTagWorkflow, checkStorefrontAScriptTagWorkflow, 
 export { processStorefrontAWebhookWorkflow } from './storefront-a-webhook.js';
 export { connectProcessorWorkflow, disconnectProcessorWorkflow } from './processor-connection.js';
 export { connectStorefrontBWorkflow } from './storefront-b-connection.js';
+export { refreshStoreCountriesWorkflow } from './store-countries.js';
 export { verifyCustomDomainWorkflow } from './custom-domain.js';
 export { walletDomainWorkflow } from './wallet-domain.js';
 export { setupVerificationWorkflow } from './setup-verification.js';

@@ -1,15 +1,18 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { StorefrontAActivities } from '../activities/storefront-a.js';
+import type { StoreCountriesActivities } from '../activities/store-countries.js';
 import { toStorefrontAFailure, type InstallStorefrontAInput, type InstallStorefrontAResult, RECORD_OPTIONS, STORE_CALL_OPTIONS } from './storefront-a.messages.js';
 
 // A merchant's browser waits on this (the OAuth callback): a few quick attempts, then a clear error.
 const store = proxyActivities<StorefrontAActivities>(STORE_CALL_OPTIONS);
 const { saveStorefrontAInstall } = proxyActivities<StorefrontAActivities>(RECORD_OPTIONS);
+// Where the shop ships (Shop.shipsToCountries), once installed: kept with its reason when the shop refuses.
+const { recordStoreCountries } = proxyActivities<StoreCountriesActivities>(STORE_CALL_OPTIONS);
 
 /**
  * Completes a storefront A app install: trades the OAuth code for the access token, sets the shop up (Storefront
  * API token, webhooks, app embed config, origins; legacy script tags removed), then stores it all in one
- * write, so a failure stores nothing. Short-lived (seconds): no history of it is kept for replay.
+ * write, so a failure stores nothing; then reads where the shop ships. Short-lived (seconds): no history of it is kept for replay.
  */
 export async function installStorefrontAWorkflow(input: InstallStorefrontAInput): Promise<InstallStorefrontAResult> {
   let exchanged;
@@ -27,6 +30,8 @@ export async function installStorefrontAWorkflow(input: InstallStorefrontAInput)
       merchantId: input.merchantId, shop: input.shop, sealedAccessToken: exchanged.sealedAccessToken, scopes: exchanged.scopes,
       scriptTagId: setUp.status.scriptTagId, sealedStorefrontToken: setUp.sealedStorefrontToken, origins: setUp.origins, embedActive: setUp.status.installed,
     });
+    // The install stands whatever happens here: the merchant can read the countries again from the Shipping page.
+    await recordStoreCountries({ merchantId: input.merchantId }).catch(() => undefined);
     return { scopes: exchanged.scopes, scriptTagId: setUp.status.scriptTagId, installedAt: saved.installedAt, embedActive: setUp.status.installed, activationUrl: setUp.status.activationUrl };
   } catch (err) {
     throw toStorefrontAFailure(err, {

@@ -2,6 +2,7 @@
 // anything is saved, then the connection is stored and storefront B becomes the merchant's platform.
 import { proxyActivities } from '@temporalio/workflow';
 import type { StorefrontBActivities } from '../activities/storefront-b.js';
+import type { StoreCountriesActivities } from '../activities/store-countries.js';
 import { toStorefrontBFailure, type ConnectStorefrontBInput, type ConnectStorefrontBResult } from './storefront-b-connection.messages.js';
 
 // The merchant waits on the answer: one quick retry of the store call (wrong keys are never retried).
@@ -14,11 +15,19 @@ const { saveStorefrontBConnection } = proxyActivities<StorefrontBActivities>({
   retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds', maximumAttempts: 6 },
 });
 
+// Where the store ships (its selling and shipping locations): read once, kept with its reason when the store refuses.
+const { recordStoreCountries } = proxyActivities<StoreCountriesActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '2 seconds', maximumAttempts: 2 },
+});
+
 /** Connects a storefront B store by its REST keys, so its carts can open our checkout and receive orders. */
 export async function connectStorefrontBWorkflow(input: ConnectStorefrontBInput): Promise<ConnectStorefrontBResult> {
   try {
     const store = await validateStorefrontBCredentials(input);
     const { connectedAt } = await saveStorefrontBConnection(input);
+    // The connection stands whatever happens here: the merchant can read the countries again from the Shipping page.
+    await recordStoreCountries({ merchantId: input.merchantId }).catch(() => undefined);
     return { ...store, storeUrl: input.storeUrl, connectedAt };
   } catch (err) {
     throw toStorefrontBFailure(err);

@@ -133,6 +133,11 @@ export const shippingQuote = z.object({
   name: z.string(),
   price: money.describe('In the session currency (zero when free)'),
   free: z.boolean().describe('Show a free label'),
+  // Before the optional `reason`: the compiled serializer writes required properties first, zod in schema order.
+  countries: z
+    .array(z.string())
+    .nullable()
+    .describe('The countries this rate ships to (ISO codes); null: where the store ships (`storeCountries`). List it only for an address there'),
   reason: z.enum(['free_rate', 'threshold']).optional(),
 });
 
@@ -161,8 +166,12 @@ export const sessionBundleResponse = z
       .describe("The shop's storefront, for the way back from the checkout: storefront A's primary domain, storefront B's store URL; null when no store is connected"),
     branding,
     checkoutTexts: z.record(z.string(), z.string()),
-    codEnabled: z.boolean(),
-    shipping: z.array(shippingQuote).describe("The merchant's rates converted with the session's FX snapshot, cheapest first"),
+    codEnabled: z.boolean().describe('Cash on delivery is offered: the merchant switched it on and its plan has it'),
+    storeCountries: z
+      .array(z.string())
+      .nullable()
+      .describe('Where the rates whose `countries` is null ship: the countries the store ships to; null: every country'),
+    shipping: z.array(shippingQuote).describe("The merchant's rates converted with the session's FX snapshot, cheapest first. The page's country list is the countries some rate ships to; init-payment and complete-cod refuse an address elsewhere (INVALID_INPUT on address.country) or a rate that does not ship there (on shippingRateId)"),
     pixels: z.array(pixelConfig).describe('The merchant\'s active tracking pixels (empty on previews); `purchase` fires with the session token as event id'),
     shopper: z
       .object({

@@ -3,6 +3,9 @@ import { z } from 'zod';
 import { caseless, chars, emailAddress, fetchedUrl, text, TRIMMED_CLASS, trimmed } from './text.js';
 import { checkPasswordPolicy, COMMON_PASSWORDS, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../domain/password-policy.js';
 import { RESERVED_SLUGS, SLUG_MAX, SLUG_MIN } from '../../domain/slug.js';
+import { COUNTRY_CODES, knownCountries } from '../../domain/countries.js';
+import { countryCode } from './countries.js';
+import { FEATURE_AVAILABILITY, PLAN_FEATURES } from '../../domain/plan-features.js';
 
 export const email = emailAddress('must be a valid email address');
 export const phone = trimmed(/^\+?[0-9 ()-]{6,20}$/, 'must be a phone number (6-20 digits, spaces, +, -, parentheses)');
@@ -52,15 +55,69 @@ export const checkoutTexts = z
   .strict()
   .describe('Texts shown on the checkout page; unset keys use the defaults');
 
+
+/** Where a rate ships, as the API takes and answers it (stored as shipping_rates.all_store_countries + countries). */
+export const rateCountries = z
+  .union([
+    z.literal('store').describe('Every country the store ships to (`storeCountries`), following the store when it changes'),
+    z
+      .array(countryCode)
+      .min(1, 'choose at least one country, or every country the store ships to')
+      .max(COUNTRY_CODES.length)
+      .describe('These countries only (ISO 3166-1 alpha-2), answered de-duplicated in a fixed order'),
+  ])
+  // Outside the union: zod tells the branches apart by their input type only while they have no transform of their own,
+  // and so names the field of a bad list instead of answering "Invalid input" for the union.
+  .transform((countries) => (countries === 'store' ? countries : knownCountries(countries)))
+  .describe('Where the rate ships: "store" (the default) or a list of countries. A checkout offers the countries some rate ships to, and refuses an address elsewhere.');
+
 export const shippingRateInput = z
   .object({
     name: text(60, { required: 'enter a name' }).describe('Visible to the shopper'),
     free: z.boolean().default(false).describe('When on, the price is ignored and the shopper sees a free label'),
     basePriceCents: z.number().int().min(0).max(1_000_000).describe('Price in EUR cents; converted into the checkout currency'),
     freeThresholdCents: z.number().int().min(0).max(100_000_000).nullable().optional().describe('Cart subtotals at or above this (EUR cents) ship free'),
+    countries: rateCountries.default('store'),
   })
   .strict();
-export const shippingRate = shippingRateInput.extend({ id: z.string(), freeThresholdCents: z.number().int().nullable() });
+export const shippingRate = z.object({
+  id: z.string(),
+  name: z.string(),
+  free: z.boolean(),
+  basePriceCents: z.number().int(),
+  freeThresholdCents: z.number().int().nullable(),
+  countries: z.union([z.literal('store'), z.array(z.string())]).describe('"store": every country the store ships to; else these countries only'),
+});
+
+/** The countries the connected store ships to, as last read from it. */
+export const storeCountriesView = z
+  .object({
+    countries: z.array(z.string()).describe('ISO codes; empty before the first read'),
+    readAt: z.string().nullable().describe('When they were read; null: never, and rates that follow the store ship to every country until they are'),
+    error: z.string().nullable().describe('Why the last read failed (the countries read before stay)'),
+  })
+  .meta({ id: 'StoreCountries' });
+
+/** The plan in force and what it lets the merchant use (domain/plan-features.ts). */
+export const merchantPlan = z
+  .object({
+    id: z.string().describe('FREE (Demo) or the paid plan in force'),
+    name: z.string(),
+    features: z
+      .object(
+        Object.fromEntries(
+          PLAN_FEATURES.map((f) => [
+            f,
+            z.object({
+              availability: z.enum(FEATURE_AVAILABILITY).describe('live: shoppers get it; setup: it can be set up and previewed, nothing is live (Demo); none: not on this plan'),
+              requiredPlan: z.string().describe('The plan to choose for it'),
+              requiredPlanName: z.string(),
+            }),
+          ]),
+        ) as Record<(typeof PLAN_FEATURES)[number], z.ZodObject<{ availability: z.ZodEnum<{ live: 'live'; setup: 'setup'; none: 'none' }>; requiredPlan: z.ZodString; requiredPlanName: z.ZodString }>>,
+      ),
+  })
+  .meta({ id: 'MerchantPlan' });
 
 export const storePlatform = z.enum(['storefront-a', 'storefront-b']);
 
@@ -81,10 +138,12 @@ export const merchantView = z
     checkoutOrigin: z.string().describe('Where this merchant\'s checkout pages are served'),
     shopDomain: z.string().nullable(),
     storePlatform: storePlatform.nullable(),
-    codEnabled: z.boolean(),
+    codEnabled: z.boolean().describe('As the merchant set it; checkouts offer it only while `plan.features.cod` is live'),
     branding,
     checkoutTexts: z.record(z.string(), z.string()),
     shippingRates: z.array(shippingRate),
+    storeCountries: storeCountriesView,
+    plan: merchantPlan,
     onboardingCompletedAt: z.string().nullable(),
     createdAt: z.string(),
   })
@@ -100,10 +159,12 @@ export const publicConfig = z
     slug: z.string(),
     shopName: z.string(),
     storePlatform: storePlatform.nullable(),
-    codEnabled: z.boolean(),
+    codEnabled: z.boolean().describe('Whether checkouts offer cash on delivery (switched on, and the plan in force has it)'),
     branding,
     checkoutTexts: z.record(z.string(), z.string()),
-    shippingRates: z.array(shippingRate.omit({ id: true })).describe('In EUR cents; the checkout converts them'),
+    shippingRates: z
+      .array(shippingRate.omit({ id: true, countries: true }).extend({ countries: z.array(z.string()).describe('The countries it ships to (ISO codes)') }))
+      .describe('In EUR cents; the checkout converts them'),
   })
   .meta({ id: 'PublicMerchantConfig' });
 
@@ -122,7 +183,7 @@ export const configPatchFor = (allowedOrigins: readonly string[]) => z
       .strict()
       .optional(),
     checkoutTexts: checkoutTexts.optional(),
-    codEnabled: z.boolean().optional(),
+    codEnabled: z.boolean().optional().describe('Switching it on needs a plan with cash on delivery (Growth; Demo to set up): else PLAN_FEATURE_REQUIRED (403), nothing changed'),
     shippingRates: z.array(shippingRateInput).max(20).optional().describe('Replaces the whole list, in this order'),
     onboardingCompletedAt: z.iso.datetime().nullable().optional().describe('Set by setup verification only: a timestamp keeps the recorded instant (SETUP_NOT_VERIFIED before verification passed); null re-opens the wizard'),
   })

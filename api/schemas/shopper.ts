@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { shippingRateId, shopperEmail } from './checkout.js';
 import { discountCodeInput, orderBumpIds } from './commerce.js';
 import { text, trimmed } from './text.js';
+import { countryCode } from './countries.js';
 import type { ShippingAddress } from '../../domain/address.js';
 
 /** The address as typed: each field's rule, values trimmed (stored and answered as domain/address.ts's shape). */
@@ -14,7 +15,7 @@ const address = z
     line2: text(200).optional(),
     city: text(120, { required: 'enter the city' }),
     postalCode: trimmed(/^[A-Za-z0-9 -]{2,20}$/, 'enter the postal code: 2-20 letters, digits, spaces and hyphens'),
-    country: trimmed(/^[A-Za-z]{2}$/, 'a two-letter country code such as DE').toUpperCase(),
+    country: countryCode,
     region: text(120).optional(),
     phone: trimmed(/^\+?[0-9 ()-]{6,20}$/, 'a phone number').optional(),
   })

@@ -253,6 +253,15 @@ export function createStorefrontAClient(opts: StorefrontAClientOptions) {
       return { id: s.id, name: s.name, email: s.email, myshopifyDomain: s.myshopifyDomain, currency: s.currencyCode, primaryDomain: s.primaryDomain.host, origins: [...new Set(hosts)].map((h) => `https://${h}`) };
     },
 
+    /**
+     * The countries the shop ships to: Shop.shipsToCountries (CountryCode, the countries of its shipping zones; a
+     * "Rest of World" zone lists every country). Needs no access scope. Codes as Shopify sends them.
+     */
+    async getShipsToCountries(): Promise<string[]> {
+      const data = await adminCall('ships-to countries', 'query ShipsTo { shop { shipsToCountries } }');
+      return parse(z.object({ shop: z.object({ shipsToCountries: z.array(z.string()) }) }), data, 'ships-to countries').shop.shipsToCountries;
+    },
+
     /** A Storefront API token for server-side cart reads (the app's unauthenticated_* scopes). */
     async createStorefrontToken(title: string): Promise<string> {
       const data = await adminCall('storefront token', 'mutation Token($input: StorefrontAccessTokenInput!) { storefrontAccessTokenCreate(input: $input) { storefrontAccessToken { accessToken } userErrors { field message } } }', { input: { title } });

@@ -18,7 +18,7 @@ import { createHttpClient } from '../http.js';
 import { decimalToMinor, minorToDecimal } from '../storefront-common/money.js';
 import { parseOrderInput, type OrderAddress, type StoreOrder, type StoreOrderInput, type StoreRefund, type StoreRefundInput } from '../storefront-common/order.js';
 import { parseResponse, toMinorOrThrow } from '../storefront-common/parse.js';
-import { inclusiveTaxOf, orderTaxes, type WooTaxRate, type WooTaxSettings } from './taxes.js';
+import { inclusiveTaxOf, orderTaxes, shippingTaxClassOf, taxLocationOf, type WooTaxRate, type WooTaxSettings } from './taxes.js';
 
 const SYSTEM = 'storefront-b';
 export const WP_JSON = '/wp-json';
@@ -206,6 +206,8 @@ const PAYMENT_FIELDS = {
  * amounts without tax (it adds the tax back as it saves the order), as decimal strings to WooCommerce's 6 places.
  */
 export interface NetAmounts {
+  /** Each line before the discount (WooCommerce's line subtotal: the order's discount is subtotal − total). */
+  subtotals: string[];
   lines: string[];
   shipping: string;
 }
@@ -233,7 +235,7 @@ function toOrderBody(input: StoreOrderInput, net?: NetAmounts) {
       product_id: Number(l.productId),
       ...(l.variantId === undefined ? {} : { variation_id: Number(l.variantId) }),
       quantity: l.quantity,
-      subtotal: net ? net.lines[i]! : money(subtotals[i]!),
+      subtotal: net ? net.subtotals[i]! : money(subtotals[i]!),
       total: net ? net.lines[i]! : money(lineTotals[i]!),
     })),
     shipping_lines: [{ method_id: o.shipping.code ?? 'flat_rate', method_title: o.shipping.title, total: net ? net.shipping : money(shippingTotal) }],
@@ -450,24 +452,32 @@ export function createStorefrontBClient(opts: StorefrontBClientOptions) {
     const context = await taxContext();
     if (!context) return { taxMinor: 0, taxesIncluded: false, totalMinor: gross };
     const { settings, rates } = context;
-    const dp = settings.decimals;
     const major = (minor: number) => Number(minorToDecimal(minor, o.currency));
     const subtotals = o.lines.map((l) => l.unitPriceMinor * l.quantity);
     const { lineTotals, shippingTotal } = allocateDiscount(subtotals, o.shipping.priceMinor, o.discount?.amountMinor ?? 0);
     const classes = await lineTaxClasses(o.lines);
-    const location = { country: o.shippingAddress.countryCode, state: o.shippingAddress.region ?? '', postcode: o.shippingAddress.postalCode, city: o.shippingAddress.city };
-    // Prices that include tax lose the tax inside them (calc_inclusive_tax) before WooCommerce adds it again.
-    const netOf = (amount: number, taxClass: string, taxable: boolean, forShipping = false) =>
-      settings.pricesIncludeTax && taxable ? Number((amount - inclusiveTaxOf(settings, rates, amount, taxClass, location, forShipping)).toFixed(6)) : amount;
-    const lines = o.lines.map((_, i) => ({ total: netOf(major(lineTotals[i]!), classes[i]!.taxClass, classes[i]!.taxStatus === 'taxable'), ...classes[i]! }));
-    const shippingNet = netOf(major(shippingTotal), settings.shippingTaxClass === 'inherit' ? (classes[0]?.taxClass ?? '') : settings.shippingTaxClass, true, true);
-    const t = orderTaxes(settings, rates, lines, shippingNet, location);
-    const toMinorUnits = (v: number) => toMinor(v.toFixed(dp), o.currency, 'tax');
+    const placeOf = (a: OrderAddress) => ({ country: a.countryCode, state: a.region ?? '', postcode: a.postalCode, city: a.city });
+    // The order we send: billing is the billing address when there is one, else the shipping address (toOrderBody).
+    const place = { shipping: placeOf(o.shippingAddress), billing: placeOf(o.billingAddress ?? o.shippingAddress), shippingMethodId: o.shipping.code ?? 'flat_rate' };
+    const location = taxLocationOf(settings, place);
+    const shippingClass = shippingTaxClassOf(settings, classes);
+    // Prices that include tax lose the tax inside them (calc_inclusive_tax) before WooCommerce adds it again: to 6
+    // decimals, as WooCommerce keeps line and shipping totals.
+    const netOf = (amount: number, taxClass: string | null, taxable: boolean, forShipping = false) =>
+      (settings.pricesIncludeTax && taxable && taxClass !== null ? (amount - inclusiveTaxOf(settings, rates, amount, taxClass, location, forShipping)).toFixed(6) : amount.toFixed(6));
+    const taxable = (i: number) => classes[i]!.taxStatus === 'taxable';
+    const net: NetAmounts = {
+      subtotals: o.lines.map((_, i) => netOf(major(subtotals[i]!), classes[i]!.taxClass, taxable(i))),
+      lines: o.lines.map((_, i) => netOf(major(lineTotals[i]!), classes[i]!.taxClass, taxable(i))),
+      shipping: netOf(major(shippingTotal), shippingClass, true, true),
+    };
+    const t = orderTaxes(settings, rates, o.lines.map((_, i) => ({ total: Number(net.lines[i]), ...classes[i]! })), Number(net.shipping), place);
+    const toMinorUnits = (v: number) => toMinor(v.toFixed(settings.decimals), o.currency, 'tax');
     return {
-      taxMinor: toMinorUnits(t.cartTax + t.shippingTax),
+      taxMinor: toMinorUnits(t.totalTax),
       taxesIncluded: settings.pricesIncludeTax,
       totalMinor: toMinorUnits(t.total),
-      ...(settings.pricesIncludeTax ? { net: { lines: lines.map((l) => String(l.total)), shipping: String(shippingNet) } } : {}),
+      ...(settings.pricesIncludeTax ? { net } : {}),
     };
   }
 
@@ -503,6 +513,36 @@ export function createStorefrontBClient(opts: StorefrontBClientOptions) {
         pluginActive: s.active_plugins.some((p) => p.plugin === PLUGIN_FILE),
         canWriteOrders,
       };
+    },
+
+    /**
+     * The countries the store ships to, as WC_Countries::get_shipping_countries() decides from the general settings
+     * (GET settings/general, manage_woocommerce): woocommerce_ship_to_countries '' ships to the selling locations
+     * (woocommerce_allowed_countries 'all', 'all_except' woocommerce_all_except_countries, 'specific'
+     * woocommerce_specific_allowed_countries), 'all' to every country, any other value ('specific', and 'disabled',
+     * whose store ships nothing) to woocommerce_specific_ship_to_countries. `all` stands for every country the caller
+     * knows; `except` lists the ones taken out of it.
+     */
+    async getShippingCountries(): Promise<{ all: true; except: string[] } | { all: false; countries: string[] }> {
+      const body = await call('GET', wc('settings', 'general'));
+      const settings = parseResponse(SYSTEM, z.array(z.object({ id: z.string(), value: z.unknown() })), body, 'general settings');
+      const value = (id: string) => settings.find((s) => s.id === id)?.value;
+      // A multiselect never saved reads as '' (its default), not [].
+      const list = (id: string) => {
+        const v = value(id);
+        return Array.isArray(v) ? v.filter((c): c is string => typeof c === 'string') : [];
+      };
+      const selling = (): { all: true; except: string[] } | { all: false; countries: string[] } => {
+        const allowed = value('woocommerce_allowed_countries');
+        if (allowed === 'specific') return { all: false, countries: list('woocommerce_specific_allowed_countries') };
+        if (allowed === 'all_except') return { all: true, except: list('woocommerce_all_except_countries') };
+        return { all: true, except: [] };
+      };
+      // As get_shipping_countries(): '' (the default) follows selling, 'all' is every country, anything else the specific list.
+      const shipTo = value('woocommerce_ship_to_countries') ?? '';
+      if (shipTo === '') return selling();
+      if (shipTo === 'all') return { all: true, except: [] };
+      return { all: false, countries: list('woocommerce_specific_ship_to_countries') };
     },
 
     async getProduct(productId: string): Promise<StorefrontBProduct> {

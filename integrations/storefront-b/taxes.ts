@@ -3,9 +3,11 @@
 // the store books after it. Written from its source: WC_Tax::find_rates / get_matched_tax_rates (rates by country,
 // state, postcode and city of the tax location, one per priority), WC_Tax::calc_exclusive_tax / calc_inclusive_tax
 // (compound rates, 6-decimal rounding), WC_Order_Item_Product / _Shipping::calculate_taxes, WC_Abstract_Order::
-// get_tax_location / calculate_taxes / update_taxes / calculate_totals (line taxes rounded to the price decimals unless
-// taxes round at subtotal; half up, or half down when prices include tax). Pure: the client reads the settings, rates
-// and products, this module does the arithmetic in the store's major units as PHP does.
+// get_tax_location / calculate_taxes / update_taxes / calculate_totals (line taxes and line totals rounded to the price
+// decimals unless taxes round at subtotal; taxes half up, or half down when prices include tax), wc_get_wildcard_postcodes
+// / wc_postcode_location_matcher / wc_format_postcode. Pure: the client reads the settings, rates and products, this
+// module does the arithmetic in the store's major units as PHP does. Each rule was checked against a running WooCommerce
+// 10.0.2 in test/real/woocommerce-taxes.test.ts (docs/storefront-b.md "Taxes").
 
 /** A tax rate as GET /wc/v3/taxes answers it. */
 export interface WooTaxRate {
@@ -73,46 +75,108 @@ export function phpRound(value: number, precision: number, mode: 'half_up' | 'ha
   return (Math.sign(pre) * r) / f;
 }
 
-const normalizePostcode = (p: string) => p.toUpperCase().replace(/[\s-]/g, '');
+/** wc_normalize_postcode: upper case, without spaces and dashes. */
+const normalizePostcode = (p: string) => p.trim().toUpperCase().replace(/[\s-]/g, '');
 
-/** Whether a rate's postcode pattern (a code, a prefix with `*`, or a numeric range `a...b`) covers the postcode. */
-function postcodeMatches(pattern: string, postcode: string): boolean {
-  const code = normalizePostcode(postcode);
-  const p = normalizePostcode(pattern);
-  if (p.includes('...')) {
-    const [lo, hi] = p.split('...');
-    const n = Number(code);
-    return /^\d+$/.test(code) && Number.isFinite(n) && n >= Number(lo) && n <= Number(hi);
-  }
-  if (p.endsWith('*')) return code.startsWith(p.slice(0, -1));
-  return code === p;
+/** PHP's substr_replace($s, $insert, $at, 0): a negative position counts from the end, clamped to the string. */
+function insertAt(s: string, insert: string, at: number): string {
+  const i = at < 0 ? Math.max(0, s.length + at) : Math.min(at, s.length);
+  return s.slice(0, i) + insert + s.slice(i);
 }
 
-/** WC_Tax::get_matched_tax_rates: the rates of `taxClass` for the location, the best one per priority. */
+/** wc_format_postcode: a normalized postcode written the way its country writes it (what wildcard rates are matched on). */
+export function formatPostcode(postcode: string, country: string): string {
+  let p = normalizePostcode(postcode);
+  switch (country) {
+    case 'SE': p = insertAt(p, ' ', -2); break;
+    case 'CA': case 'GB': p = insertAt(p, ' ', -3); break;
+    case 'IE': p = insertAt(p, ' ', 3); break;
+    case 'BR': case 'PL': p = insertAt(p, '-', -3); break;
+    case 'JP': p = insertAt(p, '-', 3); break;
+    case 'PT': p = insertAt(p, '-', 4); break;
+    case 'PR': case 'US': case 'MN': p = insertAt(p, '-', 5).replace(/-+$/, ''); break;
+    case 'NL': p = insertAt(p, ' ', 4); break;
+    case 'LV': p = p.replace(/^(LV)?-?(\d+)$/, 'LV-$2'); break;
+    case 'CZ': case 'SK': p = insertAt(p.replace(new RegExp(`^(${country})-?(\\d+)$`), '$1-$2'), ' ', -2); break;
+    case 'DK': p = p.replace(/^(DK)(.+)$/, '$1-$2'); break;
+  }
+  return p.trim();
+}
+
+/** wc_get_wildcard_postcodes: the postcode, its formatted form, and every prefix of that with `*` (the codes a rate may hold). */
+function wildcardPostcodes(postcode: string, country: string): string[] {
+  const formatted = formatPostcode(postcode, country);
+  const list = [postcode, formatted, `${formatted}*`];
+  for (let i = 0; i < formatted.length; i++) list.push(`${formatted.slice(0, formatted.length - i - 1)}*`);
+  return list;
+}
+
+/** PHP's is_numeric for the strings a postcode range holds. */
+const isNumeric = (s: string) => /^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/.test(s);
+
+/** wc_make_numeric_postcode: each character as two digits (letters A=01 … Z=26), for ranges of postcodes with letters. */
+function numericPostcode(p: string): string {
+  return [...p.replace(/[ -]/g, '')].map((c) => (/\d/.test(c) ? c.padStart(2, '0') : /[A-Z]/.test(c) ? String(c.charCodeAt(0) - 64).padStart(2, '0') : '00')).join('');
+}
+
+/** PHP 8's `$a >= $b`-style comparison of two strings: numerically when both are numeric, else byte by byte. */
+const phpCompare = (a: string, b: string) => (isNumeric(a) && isNumeric(b) ? Math.sign(Number(a) - Number(b)) : a < b ? -1 : a > b ? 1 : 0);
+
+/** wc_postcode_location_matcher for one stored range "a...b". */
+function inRange(range: string, postcode: string): boolean {
+  const parts = range.split('...').map((x) => x.trim());
+  if (parts.length !== 2) return false;
+  let [min, max] = parts as [string, string];
+  let compare = postcode;
+  if (!isNumeric(min) || !isNumeric(max)) {
+    compare = numericPostcode(postcode);
+    min = numericPostcode(min).padEnd(compare.length, '0');
+    max = numericPostcode(max).padEnd(compare.length, '0');
+  }
+  return phpCompare(compare, min) >= 0 && phpCompare(compare, max) <= 0;
+}
+
+/**
+ * WC_Tax::get_matched_tax_rates: the rates of `taxClass` for the location, the best one per priority. A rate limited to
+ * postcodes matches when one of its codes is among the location's wildcard postcodes (or a range holds it); one limited to
+ * cities when the city is one of them; one limited to both needs both.
+ */
 export function findRates(rates: readonly WooTaxRate[], location: TaxLocation, taxClass: string): WooTaxRate[] {
   if (!location.country) return [];
   const cls = taxClass === '' ? 'standard' : taxClass;
   const country = location.country.toUpperCase();
   const state = location.state.toUpperCase();
-  const city = location.city.toUpperCase();
-  const matched = rates.filter((r) => {
-    if ((r.class || 'standard') !== cls) return false;
-    if (r.country !== '' && r.country.toUpperCase() !== country) return false;
-    if (r.state !== '' && r.state.toUpperCase() !== state) return false;
-    if (r.postcodes.length && !r.postcodes.some((p) => postcodeMatches(p, location.postcode))) return false;
-    if (r.cities.length && !r.cities.some((c) => c.toUpperCase() === city)) return false;
-    return true;
-  });
+  const city = location.city.trim().toUpperCase();
+  const postcode = normalizePostcode(location.postcode);
+  // MySQL compares the stored codes without regard to case.
+  const candidates = new Set(wildcardPostcodes(postcode, country).map((c) => c.toUpperCase()));
+  const matched: Array<{ rate: WooTaxRate; postcodeCount: number; cityCount: number }> = [];
+  for (const r of rates) {
+    if ((r.class || 'standard') !== cls) continue;
+    if (r.country !== '' && r.country.toUpperCase() !== country) continue;
+    if (r.state !== '' && r.state.toUpperCase() !== state) continue;
+    const codes = r.postcodes.map((p) => p.trim().toUpperCase());
+    const cities = r.cities.map((c) => c.trim().toUpperCase());
+    const postcodeHits = codes.filter((p) => (p.includes('...') ? inRange(p, postcode) : candidates.has(p))).length;
+    const cityHit = cities.includes(city);
+    // The query's counts (COUNT over its two joins of the rate's locations), which order rates of the same priority.
+    if (!codes.length && !cities.length) matched.push({ rate: r, postcodeCount: 0, cityCount: 0 });
+    else if (codes.length && postcodeHits && (!cities.length || cityHit)) {
+      const n = cities.length ? postcodeHits : postcodeHits * codes.length;
+      matched.push({ rate: r, postcodeCount: n, cityCount: n });
+    } else if (!codes.length && cityHit) matched.push({ rate: r, postcodeCount: cities.length, cityCount: cities.length });
+  }
   // sort_rates_callback: priority, then a named country before "any", a named state before "any", more postcodes and
   // cities first, then id.
-  matched.sort((a, b) => a.priority - b.priority
-    || (a.country === b.country ? 0 : a.country === '' ? 1 : b.country === '' ? -1 : a.country.localeCompare(b.country))
-    || (a.state === b.state ? 0 : a.state === '' ? 1 : b.state === '' ? -1 : a.state.localeCompare(b.state))
-    || b.postcodes.length - a.postcodes.length
-    || b.cities.length - a.cities.length
-    || a.id - b.id);
+  const named = (a: string, b: string) => (a === b ? 0 : a === '' ? 1 : b === '' ? -1 : a < b ? -1 : 1);
+  matched.sort((a, b) => a.rate.priority - b.rate.priority
+    || named(a.rate.country.toUpperCase(), b.rate.country.toUpperCase())
+    || named(a.rate.state.toUpperCase(), b.rate.state.toUpperCase())
+    || b.postcodeCount - a.postcodeCount
+    || b.cityCount - a.cityCount
+    || a.rate.id - b.rate.id);
   const seen = new Set<number>();
-  return matched.filter((r) => (seen.has(r.priority) ? false : (seen.add(r.priority), true)));
+  return matched.map((m) => m.rate).filter((r) => (seen.has(r.priority) ? false : (seen.add(r.priority), true)));
 }
 
 const rateOf = (r: WooTaxRate) => Number(r.rate);
@@ -150,34 +214,66 @@ export function calcInclusiveTax(price: number, rates: readonly WooTaxRate[]): M
   return new Map([...taxes].map(([k, v]) => [k, round6(v)]));
 }
 
+/** Where an order is taxed and what it ships by: what WC_Abstract_Order::get_tax_location reads from the order. */
+export interface OrderPlace {
+  shipping: TaxLocation;
+  billing: TaxLocation;
+  /** The shipping line's method_id: local pickup is taxed at the shop's base. */
+  shippingMethodId: string;
+}
+
+/**
+ * WC_Abstract_Order::get_tax_location: the billing address when taxes are based on it (or on the shipping address and
+ * the order has none), the shop's base when based on it, for local pickup, or when the address has no country; else the
+ * shipping address.
+ */
+export function taxLocationOf(settings: WooTaxSettings, place: OrderPlace): TaxLocation {
+  let basedOn: WooTaxSettings['basedOn'] = settings.basedOn;
+  if (basedOn === 'shipping' && !place.shipping.country) basedOn = 'billing';
+  if (['legacy_local_pickup', 'local_pickup'].includes(place.shippingMethodId)) basedOn = 'base';
+  const address = basedOn === 'billing' ? place.billing : place.shipping;
+  return basedOn === 'base' || !address.country ? settings.base : address;
+}
+
+/**
+ * calculate_taxes' class for the shipping line: the setting, or for "inherit" the first of the store's classes (standard
+ * first) that a taxable item has; null when no item is taxable (shipping is then not taxed).
+ */
+export function shippingTaxClassOf(settings: WooTaxSettings, lines: ReadonlyArray<Pick<TaxableLine, 'taxStatus' | 'taxClass'>>): string | null {
+  if (settings.shippingTaxClass !== 'inherit') return settings.shippingTaxClass === 'standard' ? '' : settings.shippingTaxClass;
+  // get_items_tax_classes: items whose status is taxable or shipping.
+  const itemClasses = new Set(lines.filter((l) => l.taxStatus === 'taxable' || l.taxStatus === 'shipping').map((l) => l.taxClass || 'standard'));
+  const found = ['standard', ...settings.classes.filter((c) => c !== 'standard')].find((c) => itemClasses.has(c));
+  return found === undefined ? null : found === 'standard' ? '' : found;
+}
+
 export interface OrderTaxes {
   /** The tax location the store uses for this order. */
   location: TaxLocation;
   /** Each line's taxes (rate id → amount, 6 decimals), in line order. */
   lineTaxes: Array<Map<number, number>>;
   shippingTaxes: Map<number, number>;
+  /** cart_tax and shipping_tax as the order keeps them (rounded per line and rate, unless taxes round at subtotal). */
   cartTax: number;
   shippingTax: number;
-  /** calculate_totals(): lines + shipping + taxes, rounded to the price decimals. */
+  /** total_tax: cart and shipping tax, rounded to the price decimals. */
+  totalTax: number;
+  /** calculate_totals(): items + shipping + taxes, rounded to the price decimals. */
   total: number;
 }
 
 /**
  * The taxes and total WooCommerce books for an order of these lines (totals after discount, without tax) and this
- * shipping total (without tax), shipped to `shipping` (billing is the same address: we send it so).
+ * shipping total (without tax), taxed where `place` says.
  */
-export function orderTaxes(settings: WooTaxSettings, rates: readonly WooTaxRate[], lines: readonly TaxableLine[], shippingTotal: number, shipping: TaxLocation): OrderTaxes {
-  const location = settings.basedOn === 'base' || !shipping.country ? settings.base : shipping;
+export function orderTaxes(settings: WooTaxSettings, rates: readonly WooTaxRate[], lines: readonly TaxableLine[], shippingTotal: number, place: OrderPlace): OrderTaxes {
+  const location = taxLocationOf(settings, place);
   const mode = settings.pricesIncludeTax ? 'half_down' : 'half_up';
+  // update_taxes: round_line_tax / wc_round_tax_total in the tax rounding mode, unless taxes round at subtotal.
   const roundTax = (v: number) => (settings.roundAtSubtotal ? v : phpRound(v, settings.decimals, mode));
   const lineTaxes = lines.map((l) => (settings.enabled && l.taxStatus === 'taxable' ? calcExclusiveTax(l.total, findRates(rates, location, l.taxClass)) : new Map<number, number>()));
-  // woocommerce_shipping_tax_class "inherit": the first of the store's classes (standard first) that an item has.
-  let shippingClass: string | null = settings.shippingTaxClass;
-  if (shippingClass === 'inherit') {
-    const itemClasses = new Set(lines.map((l) => l.taxClass || 'standard'));
-    const found = ['standard', ...settings.classes.filter((c) => c !== 'standard')].find((c) => itemClasses.has(c));
-    shippingClass = found === undefined ? null : found === 'standard' ? '' : found;
-  }
+  const shippingClass = shippingTaxClassOf(settings, lines);
+  // find_shipping_rates: only the rates that apply to shipping.
   const shippingTaxes = settings.enabled && shippingClass !== null
     ? calcExclusiveTax(shippingTotal, findRates(rates, location, shippingClass).filter((r) => r.shipping))
     : new Map<number, number>();
@@ -188,18 +284,21 @@ export function orderTaxes(settings: WooTaxSettings, rates: readonly WooTaxRate[
   };
   const cartTax = sumRounded(lineTaxes);
   const shippingTax = sumRounded([shippingTaxes]);
-  const itemsTotal = lines.reduce((n, l) => n + l.total, 0);
-  const total = phpRound(phpRound(itemsTotal, settings.decimals) + phpRound(shippingTotal, settings.decimals) + cartTax + shippingTax, settings.decimals);
-  return { location, lineTaxes, shippingTaxes, cartTax, shippingTax, total };
+  // get_cart_total_for_order: each line total rounded to the cent (round_item_subtotal, half up) before they are added,
+  // unless taxes round at subtotal; shipping lines rounded to the price decimals.
+  const cents = 10 ** settings.decimals;
+  const itemsTotal = lines.reduce((n, l) => n + (settings.roundAtSubtotal ? l.total * cents : phpRound(l.total * cents, 0)), 0) / cents;
+  const total = phpRound(itemsTotal + phpRound(shippingTotal, settings.decimals) + cartTax + shippingTax, settings.decimals);
+  return { location, lineTaxes, shippingTaxes, cartTax, shippingTax, totalTax: phpRound(cartTax + shippingTax, settings.decimals), total };
 }
 
 /**
  * The part of a price that includes tax which WooCommerce would count as tax (calc_inclusive_tax on the rates of the
- * location and class): what a price-includes-tax store's line must lose so the order, which holds totals without tax,
- * adds it back.
+ * location and class; for shipping, its rates that apply to shipping): what a price-includes-tax store's line must lose
+ * so the order, which holds totals without tax, adds it back.
  */
 export function inclusiveTaxOf(settings: WooTaxSettings, rates: readonly WooTaxRate[], price: number, taxClass: string, location: TaxLocation, forShipping = false): number {
   if (!settings.enabled) return 0;
-  const found = findRates(rates, settings.basedOn === 'base' || !location.country ? settings.base : location, taxClass);
+  const found = findRates(rates, location, taxClass);
   return [...calcInclusiveTax(price, forShipping ? found.filter((r) => r.shipping) : found).values()].reduce((a, b) => a + b, 0);
 }

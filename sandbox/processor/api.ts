@@ -10,8 +10,14 @@ import { WhopError, type Account, type WhopStore } from './store.js';
 /** The dated versions this sandbox speaks (@whop/sdk 0.0.42 sends 2026-07-20). */
 export const API_VERSION_DATES = ['2026-07-20'];
 
-const CURRENCIES = new Set(Intl.supportedValuesOf('currency').map((c) => c.toLowerCase()));
-const currency = z.string().transform((c) => c.toLowerCase()).refine((c) => CURRENCIES.has(c), { message: 'not a supported currency' });
+// Whop's `currency` enum ("The available currencies on the platform", the API reference's plans and checkout
+// configurations; docs/processor.md cites it): Whop refuses anything else, ISO codes included (ISK, UAH, GEL, …).
+const CURRENCIES = new Set(
+  ('usd sgd inr aud brl cad dkk eur nok gbp sek chf hkd huf jpy mxn myr pln czk nzd aed eth ape cop ron thb bgn idr dop php try ' +
+    'krw twd vnd pkr clp uyu ars zar dzd tnd mad kes kwd jod all xcd amd bsd bhd bob bam khr crc xof egp etb gmd ghs gtq gyd ils ' +
+    'jmd mop mga mur mdl mnt nad ngn mkd omr pyg pen qar rwf sar rsd lkr tzs ttd uzs rub btc cny usdt kzt awg whop_usd xau').split(' '),
+);
+const currency = z.string().transform((c) => c.toLowerCase()).refine((c) => CURRENCIES.has(c), { message: 'is not one of the available currencies' });
 const price = z.number().min(0).max(999_999.99);
 const metadata = z.record(z.string().max(40), z.unknown()).refine((m) => Object.keys(m).length <= 50, { message: 'at most 50 keys' });
 const url = z.url({ protocol: /^https?$/ }).max(2048);

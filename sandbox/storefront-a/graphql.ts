@@ -90,6 +90,7 @@ const ADMIN_SDL = /* GraphQL */ `
     url: URL!
     primaryDomain: Domain!
     domains: [Domain!]! @deprecated(reason: "Use domainsPaginated instead.")
+    shipsToCountries: [CountryCode!]!
   }
   type App { id: ID! title: String! handle: String apiKey: String! }
   type AppInstallation { id: ID! app: App! accessScopes: [AccessScope!]! }
@@ -464,6 +465,7 @@ function shopJson(shop: SimShop) {
     url: `https://${primaryDomainOf(shop).host}`,
     primaryDomain: domain(primaryDomainOf(shop)),
     domains: shop.domains.map(domain),
+    shipsToCountries: shop.shipsToCountries,
   };
 }
 

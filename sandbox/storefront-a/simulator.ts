@@ -10,7 +10,7 @@ import { bucketKey, registerGraphql, settingsDataFile } from './graphql.js';
 import { isCurrency, toDecimal } from './money.js';
 import { registerOAuth } from './oauth.js';
 import { registerPages, setEmbed } from './pages.js';
-import { addApp, addShop, ajaxCart, createState, DEMO_APP, findVariant, gid, isShopHost, KNOWN_SCOPES, newCart, publicCartToken, requireShop, seed, type SimShop, type State } from './state.js';
+import { addApp, addShop, ajaxCart, createState, DEMO_APP, findVariant, gid, isShopHost, KNOWN_SCOPES, newCart, publicCartToken, requireShop, seed, SHOPIFY_COUNTRY_CODES, type SimShop, type State } from './state.js';
 import { restShop, sendWebhooks, WEBHOOK_TOPICS, type WebhookDelivery } from './webhooks.js';
 
 export { DEMO_APP, DEMO_SHOP, DEMO_SHOP_PRIMARY_DOMAIN } from './state.js';
@@ -205,6 +205,13 @@ export function createStorefrontASimulator(opts: StorefrontASimulatorOptions = {
     if (!shop.domains.includes(domain)) shop.domains.push(domain);
     if (input.primary) shop.primaryDomainId = domain.id;
     return reply.code(201).send({ domains: shop.domains.map((d) => d.host), primary: shop.domains.find((d) => d.id === shop.primaryDomainId)?.host });
+  });
+  // The merchant edits the shop's shipping zones: shipsToCountries answers their countries (codes of the CountryCode enum).
+  app.post('/_control/shops/:shop/ships-to', async (request: Req<{ shop: string }>) => {
+    const shop = controlShop(request.params.shop);
+    const input = parse(z.object({ countries: z.array(z.enum(SHOPIFY_COUNTRY_CODES as [string, ...string[]])) }), request.body);
+    shop.shipsToCountries = [...new Set(input.countries)].sort();
+    return { shipsToCountries: shop.shipsToCountries };
   });
   // Faults: the next `count` calls of `mutation` commit, then hang for `hangMs` and drop the connection.
   app.post('/_control/faults/commit-then-timeout', async (request: Req) => {

@@ -162,6 +162,23 @@ export interface WebhookSubscription {
   uri: string;
 }
 
+/**
+ * The CountryCode enum of the 2026-10 Admin API (shopify.dev, enums/CountryCode): ISO 3166-1 alpha-2 codes plus AC,
+ * TA, XK, AN and ZZ ("Unknown Region"); the US territories are provinces of US there, not countries.
+ */
+export const SHOPIFY_COUNTRY_CODES: readonly string[] = (
+  'AC AD AE AF AG AI AL AM AN AO AR AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT BV BW BY BZ CA CC ' +
+  'CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ DE DJ DK DM DO DZ EC EE EG EH ER ES ET FI FJ FK FO FR GA GB GD GE ' +
+  'GF GG GH GI GL GM GN GP GQ GR GS GT GW GY HK HM HN HR HT HU ID IE IL IM IN IO IQ IR IS IT JE JM JO JP KE KG KH KI KM ' +
+  'KN KP KR KW KY KZ LA LB LC LI LK LR LS LT LU LV LY MA MC MD ME MF MG MK ML MM MN MO MQ MR MS MT MU MV MW MX MY MZ NA ' +
+  'NC NE NF NG NI NL NO NP NR NU NZ OM PA PE PF PG PH PK PL PM PN PS PT PY QA RE RO RS RU RW SA SB SC SD SE SG SH SI SJ ' +
+  'SK SL SM SN SO SR SS ST SV SX SY SZ TA TC TD TF TG TH TJ TK TL TM TN TO TR TT TV TW TZ UA UG UM US UY UZ VA VC VE VG ' +
+  'VN VU WF WS XK YE YT ZA ZM ZW ZZ'
+).split(' ');
+
+/** A new shop's shipping zones reach everyone (a "Rest of World" zone): every country of the enum but ZZ. */
+export const REST_OF_WORLD: readonly string[] = SHOPIFY_COUNTRY_CODES.filter((c) => c !== 'ZZ');
+
 export interface SimShop {
   id: number;
   /** The permanent <name>.myshopify.com domain. */
@@ -198,6 +215,8 @@ export interface SimShop {
   taxes: { included: boolean; rates: Record<string, number>; shipping: boolean };
   /** `@idempotent(key:)` of mutations that take one (refundCreate), per app: key → what the first request made. */
   idempotencyKeys: Map<string, { fingerprint: string; refundId: number }>;
+  /** Shop.shipsToCountries: the countries of the shop's shipping zones (Settings → Shipping and delivery). */
+  shipsToCountries: string[];
 }
 
 export interface TokenGrant {
@@ -339,6 +358,7 @@ export function addShop(state: State, input: { host: string; name?: string; emai
     webhookSubscriptions: [],
     customers: new Map(),
     taxes: { included: false, rates: {}, shipping: false },
+    shipsToCountries: [...REST_OF_WORLD],
   };
   state.shops.set(shop.host, shop);
   return shop;

@@ -29,6 +29,11 @@ const failure = async (call: Promise<unknown>) => {
   return err!;
 };
 const demo = () => b.sim.stores.get('demo')!;
+/** WooCommerce → Settings → Tax of the demo store, through the simulator's control API. */
+const taxes = async (settings: Record<string, unknown>) => {
+  const res = await fetch(`${b.url}/_control/stores/demo/taxes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(settings) });
+  expect(res.status).toBe(200);
+};
 const tee = () => demo().products.find((p) => p.slug === 'organic-tee')!;
 const tote = () => demo().products.find((p) => p.slug === 'linen-tote')!;
 const paidOrder = (token: string) => ({
@@ -126,11 +131,54 @@ describe('the calls the service makes, by the official client over http (OAuth 1
       expect((await official().get('taxes')).data).toEqual([expect.objectContaining({ country: 'DE', rate: '19.0000', priority: 1, compound: false, shipping: true, class: 'standard' })]);
       expect((await official().get('taxes/classes')).data.map((c: { slug: string }) => c.slug)).toContain('standard');
       const body = { ...paidOrder('cs_tax_contract_1'), line_items: [{ product_id: tote().id, quantity: 2, subtotal: '49.80', total: '49.80' }] };
-      const order = (await official().post('orders', body)).data as { total: string; cart_tax: string; shipping_tax: string; total_tax: string };
+      const order = (await official().post('orders', body)).data as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
       // 49.80 × 19 % = 9.462 → 9.46; 4.90 × 19 % = 0.931 → 0.93; 49.80 + 4.90 + 9.46 + 0.93 = 65.09.
       expect(order).toMatchObject({ cart_tax: '9.46', shipping_tax: '0.93', total_tax: '10.39', total: '65.09' });
+      // Where the tax sits, as WooCommerce 10.0.2 answers it (test/real/woocommerce-taxes.test.ts): on each line per rate,
+      // on the shipping line, and one tax line per rate.
+      const rateId = ((await official().get('taxes')).data as Array<{ id: number }>)[0]!.id;
+      expect(order.line_items.map((l: Record<string, unknown>) => [l.subtotal_tax, l.total_tax, l.taxes])).toEqual([['9.46', '9.46', [{ id: rateId, total: '9.46', subtotal: '9.46' }]]]);
+      expect(order.shipping_lines).toEqual([expect.objectContaining({ total: '4.90', total_tax: '0.93', taxes: [{ id: rateId, total: '0.93', subtotal: '' }], tax_status: 'taxable' })]);
+      expect(order.tax_lines).toEqual([expect.objectContaining({ rate_code: 'DE-MWST-1', rate_id: rateId, label: 'MwSt', compound: false, tax_total: '9.46', shipping_tax_total: '0.93', rate_percent: 19 })]);
     } finally {
       await fetch(`${b.url}/_control/stores/demo/taxes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ enabled: false }) });
+    }
+  });
+
+  it('given taxes based on the billing address / an order shipped to Berlin and billed to Vienna is taxed at the Austrian rate', async () => {
+    await taxes({ enabled: true, basedOn: 'billing', rates: [{ country: 'DE', rate: 19, name: 'MwSt' }, { country: 'AT', rate: 20, name: 'USt' }] });
+    try {
+      const billing = { ...paidOrder('x').billing, city: 'Wien', postcode: '1010', country: 'AT' };
+      const order = (await official().post('orders', { ...paidOrder('cs_tax_contract_billing'), billing, line_items: [{ product_id: tote().id, quantity: 2, subtotal: '49.80', total: '49.80' }] })).data;
+      // 49.80 × 20 % = 9.96; 4.90 × 20 % = 0.98.
+      expect(order).toMatchObject({ cart_tax: '9.96', shipping_tax: '0.98', total_tax: '10.94', total: '65.64' });
+      expect(order.tax_lines).toEqual([expect.objectContaining({ rate_code: 'AT-UST-1', tax_total: '9.96', shipping_tax_total: '0.98' })]);
+    } finally {
+      await taxes({ enabled: false });
+    }
+  });
+
+  it('given taxes rounded at subtotal / the order keeps each tax unrounded and rounds only total_tax (11.9643 + 0.931 → 12.90, not 11.96 + 0.93)', async () => {
+    await taxes({ enabled: true, roundAtSubtotal: true, rates: [{ country: 'DE', rate: 19, name: 'MwSt' }] });
+    try {
+      const lines = [{ product_id: tote().id, quantity: 2, subtotal: '3.00', total: '3.00' }, { product_id: tote().id, quantity: 3, subtotal: '59.97', total: '59.97' }];
+      const order = (await official().post('orders', { ...paidOrder('cs_tax_contract_subtotal'), line_items: lines })).data;
+      expect(order).toMatchObject({ cart_tax: '11.96', shipping_tax: '0.93', total_tax: '12.90', total: '80.77' });
+      expect(order.line_items.map((l: { total_tax: string }) => l.total_tax)).toEqual(['0.57', '11.39']);
+    } finally {
+      await taxes({ enabled: false });
+    }
+  });
+
+  it('given a discount on the lines (subtotal above total) / discount_tax is the tax the discount took off (11.8693 − 10.6818 → 1.19)', async () => {
+    await taxes({ enabled: true, rates: [{ country: 'DE', rate: 19, name: 'MwSt' }] });
+    try {
+      const lines = [{ product_id: tote().id, quantity: 3, subtotal: '59.97', total: '53.97' }, { product_id: tote().id, quantity: 1, subtotal: '2.50', total: '2.25' }];
+      const order = (await official().post('orders', { ...paidOrder('cs_tax_contract_discount'), line_items: lines })).data;
+      expect(order).toMatchObject({ discount_total: '6.25', discount_tax: '1.19', cart_tax: '10.68', total: '72.73' });
+      expect(order.line_items.map((l: Record<string, string>) => [l.subtotal_tax, l.total_tax])).toEqual([['11.39', '10.25'], ['0.48', '0.43']]);
+    } finally {
+      await taxes({ enabled: false });
     }
   });
 

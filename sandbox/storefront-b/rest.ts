@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { currencyExponent, isKnownCurrency, parseDecimalToMinor } from '../../domain/money.js';
 import { baseUrlOf, intOf, PlatformError, randomHex, type PublicUrl } from '../storefront-common/web.js';
 import { hashEquals, oauthHeaderParams, oauthSignature, OAUTH_REQUIRED, phpQuery, stringToSign, TIMESTAMP_WINDOW_S, wcApiHash } from './oauth.js';
-import { calculateOrderTaxes } from './taxes.js';
+import { calculateOrderTaxes, UNTAXED } from './taxes.js';
 import { findPurchasable, orderJson, PLATFORM_VERSION, PLUGIN_FILE, productJson, refundJson, requireStore, sessionTokenOf, variationJson, type ApiKey, type BOrder, type BRefund, type Store } from './state.js';
 import { holdUntilClientGivesUp } from '../shared/simulator.js';
 
@@ -254,8 +254,8 @@ function createOrder(store: Store, body: unknown): BOrder {
     createdAt: now,
     modifiedAt: now,
     paidAt: null,
-    cartTax: 0,
-    shippingTax: 0,
+    taxes: UNTAXED,
+    roundedAtSubtotal: store.taxes.roundAtSubtotal,
     refunds: [],
   };
   // save(): the row, its items and meta exist from here on, whatever fails next.
@@ -263,14 +263,17 @@ function createOrder(store: Store, body: unknown): BOrder {
   // calculate_totals(true): the store's taxes on the items and shipping (none while taxes are off); a negative fee is
   // capped so the total cannot go below zero.
   const dp = currencyExponent(currency);
-  const taxed = calculateOrderTaxes(store.taxes, {
-    lineTotals: lines.map((l) => l.total / 10 ** dp),
+  const place = (a: Record<string, string>) => ({ country: a.country ?? '', state: a.state ?? '', postcode: a.postcode ?? '', city: a.city ?? '' });
+  order.taxes = calculateOrderTaxes(store.taxes, {
+    lines: lines.map((l) => ({ subtotal: l.subtotal / 10 ** dp, total: l.total / 10 ** dp })),
     shippingTotal: shippingLines.reduce((n, x) => n + x.total, 0) / 10 ** dp,
-    shipping: { country: order.shipping.country ?? '', state: order.shipping.state ?? '', postcode: order.shipping.postcode ?? '', city: order.shipping.city ?? '' },
+    shipping: place(order.shipping),
+    billing: place(order.billing),
+    shippingMethodId: shippingLines[0]?.methodId ?? '',
     decimals: dp,
   });
-  order.cartTax = Math.round(taxed.cartTax * 10 ** dp);
-  order.shippingTax = Math.round(taxed.shippingTax * 10 ** dp);
+  for (const t of order.taxes.taxLines) t.itemId = store.nextId();
+  const taxed = order.taxes;
   order.total = Math.max(0, Math.round(taxed.total * 10 ** dp) + feeLines.reduce((n, f) => n + f.total, 0));
 
   // calculate_coupons(): every code must be a coupon of this store (the sandbox stores have none).
@@ -527,20 +530,23 @@ export function registerRest(app: FastifyInstance, stores: Map<string, Store>, p
     };
     const group = groups[request.params.group ?? ''];
     if (!group) throw restError(404, 'rest_setting_setting_group_invalid', 'Invalid setting group.');
-    return Object.entries(group).map(([id, value]) => ({ id, label: id, description: '', type: 'text', default: '', value, _links: {} }));
+    const options = Object.entries(group).map(([id, value]) => ({ id, label: id, description: '', type: 'text', default: '', value, _links: {} }));
+    // General also holds the selling and shipping locations, with their real types (select, multiselect).
+    return request.params.group === 'general' ? [...options, ...locationOptions(store)] : options;
   });
 
   // Tax rates and classes (WC_REST_Taxes_Controller, WC_REST_Tax_Classes_Controller).
   app.get(`${prefix}/taxes`, async (request: RestRequest, reply) => {
     const { store, homeUrl, user, query } = open(request);
     if (!user) throw cannot.view();
-    const rates = store.taxes.rates.map(({ cities, postcodes, ...r }) => ({ ...r, postcode: postcodes[0] ?? '', city: cities[0] ?? '', postcodes, cities }));
+    // The deprecated single postcode and city are the last of the rate's (add_tax_rate_locales overwrites them in turn).
+    const rates = store.taxes.rates.map(({ cities, postcodes, ...r }) => ({ ...r, postcode: postcodes.at(-1) ?? '', city: cities.at(-1) ?? '', postcodes, cities }));
     return paginate(reply, query, `${homeUrl}/wp-json/wc/v3/taxes`, rates);
   });
   app.get(`${prefix}/taxes/classes`, async (request: RestRequest) => {
     const { user } = open(request);
     if (!user) throw cannot.view();
-    return [{ slug: 'standard', name: 'Standard' }, { slug: 'reduced-rate', name: 'Reduced rate' }, { slug: 'zero-rate', name: 'Zero rate' }];
+    return [{ slug: 'standard', name: 'Standard rate' }, { slug: 'reduced-rate', name: 'Reduced rate' }, { slug: 'zero-rate', name: 'Zero rate' }];
   });
 
   app.post(`${prefix}/orders/:id/refunds`, async (request: RestRequest, reply) => {
@@ -585,3 +591,24 @@ export function registerRest(app: FastifyInstance, stores: Map<string, Store>, p
   });
 }
 
+/**
+ * Settings → General's selling and shipping locations as WC_REST_Setting_Options_Controller answers them: one object per
+ * option, `value` as get_option() answers it (a multi-select never saved: '').
+ */
+function locationOptions(store: Store) {
+  const g = store.general;
+  const option = (id: string, label: string, type: string, def: unknown, value: unknown, options?: Record<string, string>) => ({
+    id, label, description: '', type, default: def, ...(options ? { options } : {}), tip: '', value, group_id: 'general', _links: {},
+  });
+  return [
+    option('woocommerce_allowed_countries', 'Selling location(s)', 'select', 'all', g.allowedCountries, {
+      all: 'Sell to all countries', all_except: 'Sell to all countries, except for&hellip;', specific: 'Sell to specific countries',
+    }),
+    option('woocommerce_all_except_countries', 'Sell to all countries, except for&hellip;', 'multiselect', '', g.allExceptCountries),
+    option('woocommerce_specific_allowed_countries', 'Sell to specific countries', 'multiselect', '', g.specificAllowedCountries),
+    option('woocommerce_ship_to_countries', 'Shipping location(s)', 'select', '', g.shipToCountries, {
+      '': 'Ship to all countries you sell to', all: 'Ship to all countries', specific: 'Ship to specific countries only', disabled: 'Disable shipping &amp; shipping calculations',
+    }),
+    option('woocommerce_specific_ship_to_countries', 'Ship to specific countries', 'multiselect', '', g.specificShipToCountries),
+  ];
+}

@@ -56,6 +56,14 @@ const storeSchema = z.object({
 const keySchema = z.object({ permissions: permissions.default('read_write'), description: z.string().optional() });
 const pluginSchema = z.object({ active: z.boolean().optional(), serviceUrl: z.url().nullable().optional(), connectionKey: z.string().nullable().optional() });
 const serverSchema = z.object({ isSsl: z.boolean().optional(), commitThenTimeout: z.number().int().min(0).max(1000).optional() });
+const countryList = z.array(z.string().regex(/^[A-Z]{2}$/));
+const generalSettingsSchema = z.strictObject({
+  allowedCountries: z.enum(['all', 'all_except', 'specific']).optional(),
+  allExceptCountries: countryList.optional(),
+  specificAllowedCountries: countryList.optional(),
+  shipToCountries: z.enum(['', 'all', 'specific', 'disabled']).optional(),
+  specificShipToCountries: countryList.optional(),
+});
 const checkoutSchema = z.object({ items: z.array(z.object({ productId: z.number().int(), variationId: z.number().int().optional(), quantity: z.number().int().min(1).max(99) })).min(1) });
 
 export function createStorefrontBSimulator(opts: StorefrontBSimulatorOptions = {}): StorefrontBSimulator {
@@ -120,6 +128,12 @@ export function createStorefrontBSimulator(opts: StorefrontBSimulatorOptions = {
     if (input.serviceUrl !== undefined) store.plugin.serviceUrl = input.serviceUrl;
     if (input.connectionKey !== undefined) store.plugin.connectionKey = input.connectionKey;
     return store.plugin;
+  });
+  // The merchant saves WooCommerce → Settings → General (selling and shipping locations); lists replace the saved ones.
+  app.post('/_control/stores/:id/general-settings', async (request: Req<{ id: string }>) => {
+    const store = controlStore(request.params.id);
+    Object.assign(store.general, parse(generalSettingsSchema, request.body));
+    return store.general;
   });
   // The store's server: is_ssl(), and the "commit, then time out" fault on the next N order creates.
   app.post('/_control/stores/:id/server', async (request: Req<{ id: string }>) => {

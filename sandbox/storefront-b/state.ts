@@ -1,12 +1,12 @@
 // Storefront B's state: self-hosted stores, each with its REST keys, catalogue, carts, orders and the
 // official plugin's settings; and how products and orders look in the platform's REST API.
-import { minorToDecimalString } from '../../domain/money.js';
+import { currencyExponent, minorToDecimalString } from '../../domain/money.js';
 import { CATALOGUE, priceIn, type CatalogueProduct } from '../storefront-common/catalogue.js';
 import { CartStore } from '../storefront-common/cart.js';
 import { html, page } from '../storefront-common/html.js';
 import { PlatformError, randomHex } from '../storefront-common/web.js';
 import { wcApiHash } from './oauth.js';
-import { NO_TAXES, type SimTaxSettings } from './taxes.js';
+import { NO_TAXES, rateCode, round, type SimOrderTaxes, type SimTaxSettings } from './taxes.js';
 
 const minorToDecimal = (amount: number, currency: string) => minorToDecimalString({ amount, currency });
 
@@ -61,9 +61,10 @@ export interface BOrder {
   feeLines: Array<{ id: number; name: string; total: number }>;
   metaData: Array<{ id: number; key: string; value: unknown }>;
   total: number;
-  /** calculate_taxes(): the items' and shipping's taxes, in minor units (0 while the store does not charge tax). */
-  cartTax: number;
-  shippingTax: number;
+  /** calculate_taxes(): the items' and shipping's taxes (none while the store does not charge tax). */
+  taxes: SimOrderTaxes;
+  /** woocommerce_tax_round_at_subtotal when the order was calculated (how its lines' total_tax are summed). */
+  roundedAtSubtotal: boolean;
   createdAt: Date;
   modifiedAt: Date;
   paidAt: Date | null;
@@ -122,8 +123,33 @@ export interface Store {
    * to, and when the service was last asked whether it was paid (class-hosted-checkout-cart.php).
    */
   handedOver: Map<string, { token: string; checkedAt: number }>;
+  /** WooCommerce → Settings → General: the selling and shipping locations (the store's country is in `taxes`). */
+  general: GeneralSettings;
   nextId(): number;
 }
+
+/**
+ * The general settings (WC_Settings_General) the REST API answers under settings/general. A multi-select never saved
+ * holds its default '' rather than a list, as get_option() answers it.
+ */
+export interface GeneralSettings {
+  /** Selling location(s): all, all_except, specific. */
+  allowedCountries: 'all' | 'all_except' | 'specific';
+  allExceptCountries: string[] | '';
+  specificAllowedCountries: string[] | '';
+  /** Shipping location(s): '' (ship to all countries you sell to), all, specific, disabled. */
+  shipToCountries: '' | 'all' | 'specific' | 'disabled';
+  specificShipToCountries: string[] | '';
+}
+
+/** A fresh install's settings: sells and ships everywhere. */
+export const DEFAULT_GENERAL_SETTINGS: GeneralSettings = {
+  allowedCountries: 'all',
+  allExceptCountries: '',
+  specificAllowedCountries: '',
+  shipToCountries: '',
+  specificShipToCountries: '',
+};
 
 export const DEMO_STORE = {
   id: 'demo',
@@ -154,6 +180,7 @@ export function addStore(
     plugin: { active: input.pluginActive ?? true, serviceUrl: input.serviceUrl ?? null, connectionKey: null },
     taxes: { ...NO_TAXES, rates: [] },
     handedOver: new Map(),
+    general: { ...DEFAULT_GENERAL_SETTINGS },
     nextId: () => ++counter,
   };
   store.products = CATALOGUE.map((source) => {
@@ -267,6 +294,12 @@ const wpDate = (d: Date | null) => (d ? d.toISOString().slice(0, 19) : null);
 
 export function orderJson(storeUrl: string, o: BOrder) {
   const money = (minor: number) => minorToDecimal(minor, o.currency);
+  // Taxes are kept in major units to 6 places and shown to the price decimals (wc_format_decimal($tax, dp)).
+  const dp = currencyExponent(o.currency);
+  const tax = (major: number) => round(major, dp).toFixed(dp);
+  // WC_Order_Item::set_taxes: a line's total_tax is its rates' taxes each rounded, unless taxes round at subtotal.
+  const lineTax = (pairs: Array<[number, number]>) => pairs.reduce((n, [, x]) => n + (o.roundedAtSubtotal ? x : round(x, dp)), 0);
+  const t = o.taxes;
   const shippingTotal = o.shippingLines.reduce((n, s) => n + s.total, 0);
   return {
     id: o.id,
@@ -283,12 +316,12 @@ export function orderJson(storeUrl: string, o: BOrder) {
     date_modified_gmt: wpDate(o.modifiedAt),
     // calculate_totals(): the discount is what the line totals sit below their subtotals.
     discount_total: money(o.lines.reduce((n, l) => n + l.subtotal - l.total, 0)),
-    discount_tax: money(0),
+    discount_tax: tax(t.discountTax),
     shipping_total: money(shippingTotal),
     total: money(o.total),
-    shipping_tax: money(o.shippingTax),
-    cart_tax: money(o.cartTax),
-    total_tax: money(o.cartTax + o.shippingTax),
+    shipping_tax: tax(t.shippingTax),
+    cart_tax: tax(t.cartTax),
+    total_tax: tax(t.totalTax),
     prices_include_tax: false,
     customer_id: 0,
     billing: o.billing,
@@ -301,13 +334,24 @@ export function orderJson(storeUrl: string, o: BOrder) {
     date_completed: null,
     date_completed_gmt: null,
     meta_data: o.metaData,
-    line_items: o.lines.map((l) => ({
-      id: l.id, name: l.name, product_id: l.productId, variation_id: l.variationId, quantity: l.quantity,
-      tax_class: '', subtotal: money(l.subtotal), subtotal_tax: money(0), total: money(l.total), total_tax: money(0), taxes: [], meta_data: l.metaData,
-      sku: l.sku, price: Number(money(l.total)) / l.quantity,
+    line_items: o.lines.map((l, i) => {
+      const lt = t.lines[i] ?? { total: [], subtotal: [] };
+      return {
+        id: l.id, name: l.name, product_id: l.productId, variation_id: l.variationId, quantity: l.quantity,
+        tax_class: '', subtotal: money(l.subtotal), subtotal_tax: tax(lineTax(lt.subtotal)), total: money(l.total), total_tax: tax(lineTax(lt.total)),
+        taxes: lt.total.map(([id, total]) => ({ id, total: tax(total), subtotal: tax(lt.subtotal.find(([s]) => s === id)?.[1] ?? 0) })), meta_data: l.metaData,
+        sku: l.sku, price: Number(money(l.total)) / l.quantity,
+      };
+    }),
+    tax_lines: t.taxLines.map((x) => ({
+      id: x.itemId, rate_code: rateCode(x.rate), rate_id: x.rate.id, label: x.rate.name, compound: x.rate.compound,
+      tax_total: tax(x.taxTotal), shipping_tax_total: tax(x.shippingTaxTotal), rate_percent: Number(x.rate.rate), meta_data: [],
     })),
-    tax_lines: [],
-    shipping_lines: o.shippingLines.map((s) => ({ id: s.id, method_id: s.methodId, method_title: s.methodTitle, total: money(s.total), total_tax: money(0) })),
+    // The order's shipping taxes are its one shipping line's (the service sends one).
+    shipping_lines: o.shippingLines.map((s) => ({
+      id: s.id, method_id: s.methodId, method_title: s.methodTitle, total: money(s.total), total_tax: tax(lineTax(t.shipping)),
+      taxes: t.shipping.map(([id, total]) => ({ id, total: tax(total), subtotal: '' })), tax_status: 'taxable',
+    })),
     fee_lines: o.feeLines.map((f) => ({ id: f.id, name: f.name, tax_status: 'none', total: money(f.total), total_tax: money(0) })),
     coupon_lines: [],
     refunds: o.refunds.map((r) => ({ id: r.id, reason: r.reason, total: money(-r.amount) })),

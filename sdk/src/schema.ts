@@ -133,7 +133,7 @@ export interface paths {
                              * @description Stable machine-readable code (domain/errors.ts)
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "REFUND_EXCEEDS_BALANCE" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
+                            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_FEATURE_REQUIRED" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "REFUND_EXCEEDS_BALANCE" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -1132,8 +1132,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Update branding, checkout texts, COD, shipping rates (whole list) and onboardingCompletedAt
-         * @description onboardingCompletedAt is set by setup verification (POST /api/merchant/setup-verification) only: a timestamp here keeps the instant verification recorded, and before verification passed it answers SETUP_NOT_VERIFIED (409) and changes nothing; null re-opens the wizard (the next verification sets it again).
+         * Update branding, checkout texts, COD, shipping rates (whole list, each with the countries it ships to) and onboardingCompletedAt
+         * @description onboardingCompletedAt is set by setup verification (POST /api/merchant/setup-verification) only: a timestamp here keeps the instant verification recorded, and before verification passed it answers SETUP_NOT_VERIFIED (409) and changes nothing; null re-opens the wizard (the next verification sets it again). codEnabled true on a plan without cash on delivery (Starter) answers PLAN_FEATURE_REQUIRED (403, details.requiredPlan) and changes nothing. Each shipping rate ships to `countries`: "store" (every country the store ships to, the default) or a list of ISO codes; checkouts offer only countries some rate ships to.
          *
          *     API keys need the `settings:write` scope.
          */
@@ -1164,6 +1164,7 @@ export interface paths {
                             footerNote?: string;
                             successMessage?: string;
                         };
+                        /** @description Switching it on needs a plan with cash on delivery (Growth; Demo to set up): else PLAN_FEATURE_REQUIRED (403), nothing changed */
                         codEnabled?: boolean;
                         /** @description Replaces the whole list, in this order */
                         shippingRates?: {
@@ -1178,6 +1179,8 @@ export interface paths {
                             basePriceCents: number;
                             /** @description Cart subtotals at or above this (EUR cents) ship free */
                             freeThresholdCents?: number | null;
+                            /** @description Where the rate ships: "store" (the default) or a list of countries. A checkout offers the countries some rate ships to, and refuses an address elsewhere. */
+                            countries?: "store" | components["schemas"]["CountryCodeInput"][];
                         }[];
                         /** @description Set by setup verification only: a timestamp keeps the recorded instant (SETUP_NOT_VERIFIED before verification passed); null re-opens the wizard */
                         onboardingCompletedAt?: string | null;
@@ -2501,6 +2504,122 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/merchant/store-countries/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read again which countries the connected store ships to (rates set to "store" ship there)
+         * @description Storefront A: the shop's shipping zones (Shop.shipsToCountries). Storefront B: WooCommerce's selling and shipping locations (Settings → General). The answer is what is kept now: on a store that fails or refuses, `error` says why and the countries read before stay. No store connected: CONFLICT (409). A refresh already running: CONFLICT.
+         *
+         *     API keys need the `connections:write` scope.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    "idempotency-key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["StoreCountries"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/storefront-a/install": {
         parameters: {
             query?: never;
@@ -3205,7 +3324,7 @@ export interface paths {
         put?: never;
         /**
          * Add a custom checkout domain (checkout.<your domain>) and start its DNS verification
-         * @description Answers the DNS records to create: the CNAME checkout.<domain> → {slug}.{service domain} (required: it routes the traffic and proves control), or, where the DNS host cannot publish that CNAME as-is, the TXT _checkout-verify.<domain> with the token (proof only; traffic must still reach us). Verification checks at once, then after 1 minute doubling to hourly, for 72 hours. 201: claimed now; 200: this domain was already yours (its status). INVALID_INPUT: not checkout.<domain>, not a valid hostname, an IP, or a host of the service or of storefront A. DOMAIN_EXISTS: another merchant has it. CONFLICT: you have another domain (DELETE it first).
+         * @description Answers the DNS records to create: the CNAME checkout.<domain> → {slug}.{service domain} (required: it routes the traffic and proves control), or, where the DNS host cannot publish that CNAME as-is, the TXT _checkout-verify.<domain> with the token (proof only; traffic must still reach us). Verification checks at once, then after 1 minute doubling to hourly, for 72 hours. 201: claimed now; 200: this domain was already yours (its status). INVALID_INPUT: not checkout.<domain>, not a valid hostname, an IP, or a host of the service or of storefront A. DOMAIN_EXISTS: another merchant has it. CONFLICT: you have another domain (DELETE it first). PLAN_FEATURE_REQUIRED (403): a plan without custom domains (domain/plan-features.ts; every plan has them today).
          *
          *     API keys need the `domains:write` scope.
          */
@@ -3664,7 +3783,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm that the checkout domain appears in the processor dashboard's wallet domains: wallets become ready
-         * @description Whop's API has no wallet-domain endpoint, so the service cannot see the registration: the merchant adds the domain in Whop's dashboard and confirms it here. `domain` must be the domain checkouts are served at now (`wallets.domain`), else CONFLICT (409) with details.currentDomain; without a connected processor NOT_FOUND (404). Confirming again keeps the first date. A new checkout domain or another processor account needs a new confirmation.
+         * @description Whop's API has no wallet-domain endpoint, so the service cannot see the registration: the merchant adds the domain in Whop's dashboard and confirms it here. `domain` must be the domain checkouts are served at now (`wallets.domain`), else CONFLICT (409) with details.currentDomain; without a connected processor NOT_FOUND (404). Confirming again keeps the first date. A new checkout domain or another processor account needs a new confirmation. Wallet payments come with Growth (Demo: to set up): on Starter PLAN_FEATURE_REQUIRED (403, details.requiredPlan), nothing changed.
          *
          *     API keys need the `connections:write` scope.
          */
@@ -5057,7 +5176,7 @@ export interface paths {
         put?: never;
         /**
          * Create a checkout session from a storefront A or storefront B cart
-         * @description Prices are read from the store (storefront A: the cart, with the merchant's access token; storefront B: every product and variation over REST); a body carrying anything else, prices included, is refused. 201: the session and the hosted checkout URL. 200 `{ passthrough: true }`: continue the store's native checkout (nothing is created). Errors: unknown or disconnected store, unknown cart: NOT_FOUND; empty cart or a product the store does not sell: INVALID_INPUT; a currency without an exchange rate: UNSUPPORTED_CURRENCY; store failing: UPSTREAM_ERROR, too slow: STORE_TIMEOUT. On any error the script tag and the plugin continue to the native checkout. Dedicated rate limiter. Storefront B: only our plugin creates sessions, and it signs every handoff (headers x-hosted-checkout-key, x-hosted-checkout-timestamp (unix seconds, within 5 minutes), x-hosted-checkout-signature: v1=hex HMAC-SHA256 of "<timestamp>.<raw body>" with the connected consumer secret). A storefront B create without these headers, or whose signature does not verify, answers 401 UNAUTHORIZED and creates nothing; a verified one records the plugin's interception (setup verification).
+         * @description Prices are read from the store (storefront A: the cart, with the merchant's access token; storefront B: every product and variation over REST); a body carrying anything else, prices included, is refused. 201: the session and the hosted checkout URL. 200 `{ passthrough: true }`: continue the store's native checkout (nothing is created). Errors: unknown or disconnected store, unknown cart: NOT_FOUND; empty cart or a product the store does not sell: INVALID_INPUT; a currency the processor cannot charge in (its currency list) or without an exchange rate: UNSUPPORTED_CURRENCY; store failing: UPSTREAM_ERROR, too slow: STORE_TIMEOUT. On any error the script tag and the plugin continue to the native checkout. Dedicated rate limiter. Storefront B: only our plugin creates sessions, and it signs every handoff (headers x-hosted-checkout-key, x-hosted-checkout-timestamp (unix seconds, within 5 minutes), x-hosted-checkout-signature: v1=hex HMAC-SHA256 of "<timestamp>.<raw body>" with the connected consumer secret). A storefront B create without these headers, or whose signature does not verify, answers 401 UNAUTHORIZED and creates nothing; a verified one records the plugin's interception (setup verification).
          */
         post: {
             parameters: {
@@ -5398,7 +5517,7 @@ export interface paths {
         put?: never;
         /**
          * Start the payment: stores the shopper's details, computes the total (items + order bumps + shipping − discount) and creates the processor payment; answers the hosted payment page. Calling it twice never creates two payments.
-         * @description A discount code is validated again (it may have expired or been used up since validate-discount): DISCOUNT_UNKNOWN, DISCOUNT_EXPIRED, DISCOUNT_USED_UP, DISCOUNT_MINIMUM_NOT_MET or DISCOUNT_ALREADY_USED (422), nothing stored. An unknown order bump or shipping rate: INVALID_INPUT. A total of 0 (a 100 % code with free shipping) needs no payment: the checkout is COMPLETED at once without the processor (status COMPLETED, paymentId null, paymentUrl the checkout page), its order is created on the store and the emails sent, as after a paid checkout. The processor refusing or unreachable: UPSTREAM_ERROR (502) or PROCESSOR_TIMEOUT (504); the details stay entered and the checkout OPEN, so the shopper can try again. locale (else the Accept-Language header): the shopper's language, stored with the details; the order emails name countries in it.
+         * @description The address must be in a country one of the merchant's rates ships to (else INVALID_INPUT on address.country), and the chosen rate must ship there (else INVALID_INPUT on shippingRateId); nothing is stored or started then. A discount code is validated again (it may have expired or been used up since validate-discount): DISCOUNT_UNKNOWN, DISCOUNT_EXPIRED, DISCOUNT_USED_UP, DISCOUNT_MINIMUM_NOT_MET or DISCOUNT_ALREADY_USED (422), nothing stored. An unknown order bump or shipping rate: INVALID_INPUT. A total of 0 (a 100 % code with free shipping) needs no payment: the checkout is COMPLETED at once without the processor (status COMPLETED, paymentId null, paymentUrl the checkout page), its order is created on the store and the emails sent, as after a paid checkout. The processor refusing or unreachable: UPSTREAM_ERROR (502) or PROCESSOR_TIMEOUT (504); the details stay entered and the checkout OPEN, so the shopper can try again. locale (else the Accept-Language header): the shopper's language, stored with the details; the order emails name countries in it.
          */
         post: {
             parameters: {
@@ -5420,7 +5539,7 @@ export interface paths {
                             line2?: string;
                             city: string;
                             postalCode: string;
-                            country: string;
+                            country: components["schemas"]["CountryCodeInput"];
                             region?: string;
                             phone?: string;
                         };
@@ -5786,7 +5905,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm a cash-on-delivery order: stores the shopper's details (validated as for init-payment) and the total; the order goes to the store unpaid
-         * @description The session becomes COD_CONFIRMED; the order is created on the store in a pending-payment state (storefront A: financial status pending; storefront B: on-hold) and the shopper and the merchant each get one email. Calling it again answers the same confirmation and never creates a second order. The merchant marks the order paid in the store; backfill-status brings that back. Errors: PREVIEW_SESSION (a preview), COD_NOT_ENABLED (the merchant offers no cash on delivery), CONFLICT (a card payment is in progress, or the checkout is completed or abandoned), INVALID_INPUT (details, unknown shipping rate), NOT_FOUND. locale (else the Accept-Language header): the shopper's language, stored with the details; the order emails name countries in it.
+         * @description The session becomes COD_CONFIRMED; the order is created on the store in a pending-payment state (storefront A: financial status pending; storefront B: on-hold) and the shopper and the merchant each get one email. Calling it again answers the same confirmation and never creates a second order. The merchant marks the order paid in the store; backfill-status brings that back. Errors: PREVIEW_SESSION (a preview), COD_NOT_ENABLED (the merchant offers no cash on delivery, or its plan does not include it), CONFLICT (a card payment is in progress, or the checkout is completed or abandoned), INVALID_INPUT (details, unknown shipping rate, an address in a country no rate ships to (address.country) or a rate that does not ship there (shippingRateId): nothing stored), NOT_FOUND. locale (else the Accept-Language header): the shopper's language, stored with the details; the order emails name countries in it.
          */
         post: {
             parameters: {
@@ -5808,7 +5927,7 @@ export interface paths {
                             line2?: string;
                             city: string;
                             postalCode: string;
-                            country: string;
+                            country: components["schemas"]["CountryCodeInput"];
                             region?: string;
                             phone?: string;
                         };
@@ -9237,7 +9356,7 @@ export interface paths {
                             line2?: string;
                             city: string;
                             postalCode: string;
-                            country: string;
+                            country: components["schemas"]["CountryCodeInput"];
                             region?: string;
                             phone?: string;
                         };
@@ -12241,7 +12360,7 @@ export interface components {
              * @description Stable machine-readable code (domain/errors.ts)
              * @enum {string}
              */
-            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "REFUND_EXCEEDS_BALANCE" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
+            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_FEATURE_REQUIRED" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "REFUND_EXCEEDS_BALANCE" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
             details?: {
                 [key: string]: unknown;
             };
@@ -12300,6 +12419,53 @@ export interface components {
         ApiKeyListInput: {
             items: components["schemas"]["ApiKeyInput"][];
         };
+        /** @description ISO 3166-1 alpha-2 country code (or XK), any letter case */
+        CountryCodeInput: string;
+        StoreCountriesInput: {
+            /** @description ISO codes; empty before the first read */
+            countries: string[];
+            /** @description When they were read; null: never, and rates that follow the store ship to every country until they are */
+            readAt: string | null;
+            /** @description Why the last read failed (the countries read before stay) */
+            error: string | null;
+        };
+        MerchantPlanInput: {
+            /** @description FREE (Demo) or the paid plan in force */
+            id: string;
+            name: string;
+            features: {
+                cod: {
+                    /**
+                     * @description live: shoppers get it; setup: it can be set up and previewed, nothing is live (Demo); none: not on this plan
+                     * @enum {string}
+                     */
+                    availability: "live" | "setup" | "none";
+                    /** @description The plan to choose for it */
+                    requiredPlan: string;
+                    requiredPlanName: string;
+                };
+                customDomain: {
+                    /**
+                     * @description live: shoppers get it; setup: it can be set up and previewed, nothing is live (Demo); none: not on this plan
+                     * @enum {string}
+                     */
+                    availability: "live" | "setup" | "none";
+                    /** @description The plan to choose for it */
+                    requiredPlan: string;
+                    requiredPlanName: string;
+                };
+                wallets: {
+                    /**
+                     * @description live: shoppers get it; setup: it can be set up and previewed, nothing is live (Demo); none: not on this plan
+                     * @enum {string}
+                     */
+                    availability: "live" | "setup" | "none";
+                    /** @description The plan to choose for it */
+                    requiredPlan: string;
+                    requiredPlanName: string;
+                };
+            };
+        };
         MerchantInput: {
             id: string;
             email: string;
@@ -12311,6 +12477,7 @@ export interface components {
             checkoutOrigin: string;
             shopDomain: string | null;
             storePlatform: ("storefront-a" | "storefront-b") | null;
+            /** @description As the merchant set it; checkouts offer it only while `plan.features.cod` is live */
             codEnabled: boolean;
             branding: {
                 logoUrl: string | null;
@@ -12321,18 +12488,16 @@ export interface components {
                 [key: string]: string;
             };
             shippingRates: {
-                /** @description Visible to the shopper */
+                id: string;
                 name: string;
-                /**
-                 * @description When on, the price is ignored and the shopper sees a free label
-                 * @default false
-                 */
                 free: boolean;
-                /** @description Price in EUR cents; converted into the checkout currency */
                 basePriceCents: number;
                 freeThresholdCents: number | null;
-                id: string;
+                /** @description "store": every country the store ships to; else these countries only */
+                countries: "store" | string[];
             }[];
+            storeCountries: components["schemas"]["StoreCountriesInput"];
+            plan: components["schemas"]["MerchantPlanInput"];
             onboardingCompletedAt: string | null;
             createdAt: string;
         };
@@ -12340,6 +12505,7 @@ export interface components {
             slug: string;
             shopName: string;
             storePlatform: ("storefront-a" | "storefront-b") | null;
+            /** @description Whether checkouts offer cash on delivery (switched on, and the plan in force has it) */
             codEnabled: boolean;
             branding: {
                 logoUrl: string | null;
@@ -12351,16 +12517,12 @@ export interface components {
             };
             /** @description In EUR cents; the checkout converts them */
             shippingRates: {
-                /** @description Visible to the shopper */
                 name: string;
-                /**
-                 * @description When on, the price is ignored and the shopper sees a free label
-                 * @default false
-                 */
                 free: boolean;
-                /** @description Price in EUR cents; converted into the checkout currency */
                 basePriceCents: number;
                 freeThresholdCents: number | null;
+                /** @description The countries it ships to (ISO codes) */
+                countries: string[];
             }[];
         };
         WalletDomainStatusInput: {
@@ -12710,8 +12872,11 @@ export interface components {
             checkoutTexts: {
                 [key: string]: string;
             };
+            /** @description Cash on delivery is offered: the merchant switched it on and its plan has it */
             codEnabled: boolean;
-            /** @description The merchant's rates converted with the session's FX snapshot, cheapest first */
+            /** @description Where the rates whose `countries` is null ship: the countries the store ships to; null: every country */
+            storeCountries: string[] | null;
+            /** @description The merchant's rates converted with the session's FX snapshot, cheapest first. The page's country list is the countries some rate ships to; init-payment and complete-cod refuse an address elsewhere (INVALID_INPUT on address.country) or a rate that does not ship there (on shippingRateId) */
             shipping: {
                 id: string;
                 name: string;
@@ -12719,6 +12884,8 @@ export interface components {
                 price: components["schemas"]["MoneyInput"];
                 /** @description Show a free label */
                 free: boolean;
+                /** @description The countries this rate ships to (ISO codes); null: where the store ships (`storeCountries`). List it only for an address there */
+                countries: string[] | null;
                 /** @enum {string} */
                 reason?: "free_rate" | "threshold";
             }[];
@@ -13361,7 +13528,7 @@ export interface components {
              * @description Stable machine-readable code (domain/errors.ts)
              * @enum {string}
              */
-            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "REFUND_EXCEEDS_BALANCE" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
+            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_FEATURE_REQUIRED" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "REFUND_EXCEEDS_BALANCE" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
             details?: {
                 [key: string]: unknown;
             };
@@ -13420,6 +13587,53 @@ export interface components {
         ApiKeyList: {
             items: components["schemas"]["ApiKey"][];
         };
+        /** @description ISO 3166-1 alpha-2 country code (or XK), any letter case */
+        CountryCode: string;
+        StoreCountries: {
+            /** @description ISO codes; empty before the first read */
+            countries: string[];
+            /** @description When they were read; null: never, and rates that follow the store ship to every country until they are */
+            readAt: string | null;
+            /** @description Why the last read failed (the countries read before stay) */
+            error: string | null;
+        };
+        MerchantPlan: {
+            /** @description FREE (Demo) or the paid plan in force */
+            id: string;
+            name: string;
+            features: {
+                cod: {
+                    /**
+                     * @description live: shoppers get it; setup: it can be set up and previewed, nothing is live (Demo); none: not on this plan
+                     * @enum {string}
+                     */
+                    availability: "live" | "setup" | "none";
+                    /** @description The plan to choose for it */
+                    requiredPlan: string;
+                    requiredPlanName: string;
+                };
+                customDomain: {
+                    /**
+                     * @description live: shoppers get it; setup: it can be set up and previewed, nothing is live (Demo); none: not on this plan
+                     * @enum {string}
+                     */
+                    availability: "live" | "setup" | "none";
+                    /** @description The plan to choose for it */
+                    requiredPlan: string;
+                    requiredPlanName: string;
+                };
+                wallets: {
+                    /**
+                     * @description live: shoppers get it; setup: it can be set up and previewed, nothing is live (Demo); none: not on this plan
+                     * @enum {string}
+                     */
+                    availability: "live" | "setup" | "none";
+                    /** @description The plan to choose for it */
+                    requiredPlan: string;
+                    requiredPlanName: string;
+                };
+            };
+        };
         Merchant: {
             id: string;
             email: string;
@@ -13431,6 +13645,7 @@ export interface components {
             checkoutOrigin: string;
             shopDomain: string | null;
             storePlatform: ("storefront-a" | "storefront-b") | null;
+            /** @description As the merchant set it; checkouts offer it only while `plan.features.cod` is live */
             codEnabled: boolean;
             branding: {
                 logoUrl: string | null;
@@ -13441,18 +13656,16 @@ export interface components {
                 [key: string]: string;
             };
             shippingRates: {
-                /** @description Visible to the shopper */
+                id: string;
                 name: string;
-                /**
-                 * @description When on, the price is ignored and the shopper sees a free label
-                 * @default false
-                 */
                 free: boolean;
-                /** @description Price in EUR cents; converted into the checkout currency */
                 basePriceCents: number;
                 freeThresholdCents: number | null;
-                id: string;
+                /** @description "store": every country the store ships to; else these countries only */
+                countries: "store" | string[];
             }[];
+            storeCountries: components["schemas"]["StoreCountries"];
+            plan: components["schemas"]["MerchantPlan"];
             onboardingCompletedAt: string | null;
             createdAt: string;
         };
@@ -13460,6 +13673,7 @@ export interface components {
             slug: string;
             shopName: string;
             storePlatform: ("storefront-a" | "storefront-b") | null;
+            /** @description Whether checkouts offer cash on delivery (switched on, and the plan in force has it) */
             codEnabled: boolean;
             branding: {
                 logoUrl: string | null;
@@ -13471,16 +13685,12 @@ export interface components {
             };
             /** @description In EUR cents; the checkout converts them */
             shippingRates: {
-                /** @description Visible to the shopper */
                 name: string;
-                /**
-                 * @description When on, the price is ignored and the shopper sees a free label
-                 * @default false
-                 */
                 free: boolean;
-                /** @description Price in EUR cents; converted into the checkout currency */
                 basePriceCents: number;
                 freeThresholdCents: number | null;
+                /** @description The countries it ships to (ISO codes) */
+                countries: string[];
             }[];
         };
         WalletDomainStatus: {
@@ -13830,8 +14040,11 @@ export interface components {
             checkoutTexts: {
                 [key: string]: string;
             };
+            /** @description Cash on delivery is offered: the merchant switched it on and its plan has it */
             codEnabled: boolean;
-            /** @description The merchant's rates converted with the session's FX snapshot, cheapest first */
+            /** @description Where the rates whose `countries` is null ship: the countries the store ships to; null: every country */
+            storeCountries: string[] | null;
+            /** @description The merchant's rates converted with the session's FX snapshot, cheapest first. The page's country list is the countries some rate ships to; init-payment and complete-cod refuse an address elsewhere (INVALID_INPUT on address.country) or a rate that does not ship there (on shippingRateId) */
             shipping: {
                 id: string;
                 name: string;
@@ -13839,6 +14052,8 @@ export interface components {
                 price: components["schemas"]["Money"];
                 /** @description Show a free label */
                 free: boolean;
+                /** @description The countries this rate ships to (ISO codes); null: where the store ships (`storeCountries`). List it only for an address there */
+                countries: string[] | null;
                 /** @enum {string} */
                 reason?: "free_rate" | "threshold";
             }[];

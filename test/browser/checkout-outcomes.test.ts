@@ -1,4 +1,4 @@
-// What the shopper and the merchant are shown is what happened to the money (issue 25 items 1, 7, 9), in a real
+// What the shopper and the merchant are shown is what happened to the money (issue 25 items 1, 7, 8, 9), in a real
 // browser against the whole service:
 // - a card declined, then a good one on the processor's page, whatever order the redirect and the webhooks arrive
 //   in: the shopper lands on the confirmation with the store's order number and a link back to the shop, never on
@@ -10,7 +10,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { screenshot, useBrowserStack } from './harness.js';
-import { api, control, sessionStatus, storefrontACheckout, storefrontAMerchant, storefrontAOrdersOf, storefrontAOrdersPath, unique, waitFor, type Json } from '../e2e/checkout-helpers.js';
+import { api, control, expectStorefrontACartEmptied, sessionStatus, storefrontACheckout, storefrontAMerchant, storefrontAOrdersOf, storefrontAOrdersPath, unique, waitFor, type Json } from '../e2e/checkout-helpers.js';
 
 const b = useBrowserStack({ targets: ['checkout', 'script-tag', 'dashboard'] });
 
@@ -136,6 +136,8 @@ describe('declined, then paid on the processor\'s page', () => {
     const orders = storefrontAOrdersOf(m.shop, token);
     expect(orders.map((o) => o.total)).toEqual([row.totalMinor]);
     expect(await shownAfterReturn(page)).toEqual([]);
+    // Item 8: the store cart is emptied after a declined-then-paid checkout too, not only after a plain one.
+    await expectStorefrontACartEmptied(stack, m.shop, token);
   }, 150_000);
 
   it('given every webhook held back and a slow store, on a phone / the returning page confirms the payment itself, says the order number is being confirmed, then shows it; the late decline changes nothing', async () => {

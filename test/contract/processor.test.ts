@@ -190,6 +190,15 @@ describe('the official SDK against the local Whop', () => {
     expectAllVerified(hook.webhook_secret);
   });
 
+  it('currencies: a plan or checkout in a currency outside Whop\'s enum (ISK, UAH: ISO codes all the same) is the SDK\'s BadRequestError; an enum member in any case is taken', async () => {
+    const product = await sdk().products.create({ title: 'Checkout', account_id: company(), visibility: 'hidden' });
+    // The SDK types currency as its enum; a store's ISO code reaches it as a plain string.
+    const foreign = (code: string) => code as 'eur';
+    await expect(sdk().plans.create({ account_id: company(), product_id: product.id, plan_type: 'one_time', initial_price: 10, currency: foreign('isk') })).rejects.toBeInstanceOf(Whop.BadRequestError);
+    await expect(sdk().checkoutConfigurations.create({ plan: { product_id: product.id, plan_type: 'one_time', initial_price: 10, currency: foreign('uah') } })).rejects.toBeInstanceOf(Whop.BadRequestError);
+    expect((await sdk().plans.create({ account_id: company(), product_id: product.id, plan_type: 'one_time', initial_price: 10, currency: foreign('KWD') })).currency).toBe('kwd');
+  });
+
   it('plan billing: plans.create (renewal) → checkout with plan_id → membership active; Whop renews; memberships.list/retrieve/cancel', async () => {
     const hook = await sdk().webhooks.create({ url: `${receiver.url}/wh`, resource_id: company() });
     const product = await sdk().products.create({ title: 'Platform', account_id: company() });

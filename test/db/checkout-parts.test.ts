@@ -11,6 +11,7 @@ import { migrate, MIGRATIONS_DIR } from '../../prisma/migrate.js';
 import { createEmptyDatabase, createTestDatabase, type TestDatabase } from '../harness/db.js';
 
 const MIGRATION = '20261125075825_merchant_checkout_parts';
+const ZONES = '20261128094758_shipping_zones';
 const cleanups: Array<() => Promise<unknown> | void> = [];
 afterAll(async () => {
   while (cleanups.length) await cleanups.pop()!();
@@ -48,7 +49,7 @@ const addPixel = (c: pg.Client, merchant: string, platform: string, trackingId: 
   ).then((r) => r.rows[0]!.id);
 
 interface Parts {
-  shippingRates: Array<{ id: string; name: string; free: boolean; basePriceCents: number; freeThresholdCents: number | null }>;
+  shippingRates: Array<{ id: string; name: string; free: boolean; basePriceCents: number; freeThresholdCents: number | null; countries: 'store' | string[] }>;
   pixels: Array<{ platform: string; trackingId: string; events: string[] }>;
 }
 
@@ -60,7 +61,8 @@ async function parts(c: pg.Client, merchant: string): Promise<Parts> {
 /** The parts as the tables say now, aggregated here independently of the migration's function. */
 async function fromTables(c: pg.Client, merchant: string): Promise<Parts> {
   const rates = await c.query<Parts['shippingRates'][number]>(
-    `SELECT id, name, free, base_price_cents AS "basePriceCents", free_threshold_cents AS "freeThresholdCents"
+    `SELECT id, name, free, base_price_cents AS "basePriceCents", free_threshold_cents AS "freeThresholdCents",
+            CASE WHEN all_store_countries THEN to_jsonb('store'::text) ELSE to_jsonb(countries) END AS countries
      FROM shipping_rates WHERE merchant_id = $1 ORDER BY position, id`,
     [merchant],
   );
@@ -100,6 +102,28 @@ describe(`migration ${MIGRATION}`, () => {
   });
 });
 
+describe(`migration ${ZONES}`, () => {
+  it('given rates from before shipping zones / they ship wherever the store ships, and their parts say so', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'migrations-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    for (const name of readdirSync(MIGRATIONS_DIR)) {
+      if (name.endsWith('.toml') || name < ZONES) cpSync(path.join(MIGRATIONS_DIR, name), path.join(dir, name), { recursive: true });
+    }
+    const database = await createEmptyDatabase();
+    cleanups.push(database.drop);
+    await migrate(database.url, { dir });
+    const c = await connect(database.url);
+    const shop = await insertMerchant(c);
+    await addRate(c, shop, 'Standard', 0, 490);
+
+    await migrate(database.url);
+
+    expect((await parts(c, shop)).shippingRates).toMatchObject([{ name: 'Standard', countries: 'store' }]);
+    const { rows } = await c.query('SELECT store_countries, store_countries_read_at FROM merchants WHERE id = $1', [shop]);
+    expect(rows[0]).toEqual({ store_countries: [], store_countries_read_at: null });
+  });
+});
+
 describe('merchants.checkout_parts', () => {
   let database: TestDatabase;
   let c: pg.Client;
@@ -127,6 +151,10 @@ describe('merchants.checkout_parts', () => {
     await c.query('UPDATE shipping_rates SET position = -1, base_price_cents = 990, free_threshold_cents = 5000 WHERE id = $1', [express]);
     await check();
     expect((await parts(c, m)).shippingRates[0]).toMatchObject({ id: express, basePriceCents: 990, freeThresholdCents: 5000 });
+
+    await c.query(`UPDATE shipping_rates SET all_store_countries = false, countries = '{DE,AT}' WHERE id = $1`, [express]);
+    await check();
+    expect((await parts(c, m)).shippingRates[0]).toMatchObject({ id: express, countries: ['DE', 'AT'] });
 
     await c.query('UPDATE shipping_rates SET merchant_id = $1 WHERE id = $2', [other, standard]);
     await check();

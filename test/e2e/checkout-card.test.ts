@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../harness/stack.js';
 import {
-  api, connectStorefrontBDemo, control, expectCompletedWithOneOrderAndTwoEmails, merchantWithProcessor, payOnHostedPage, sessionStatus, SHOPPER, shopperPays, startPayment, storefrontACheckout, storefrontAMerchant, storefrontAOrdersOf,
-  storefrontBCheckout, storefrontBOrdersOf, timelineOf, waitFor, type Json,
+  api, connectStorefrontBDemo, control, expectCompletedWithOneOrderAndTwoEmails, expectStorefrontACartEmptied, merchantWithProcessor, payOnHostedPage, sessionStatus, SHOPPER, shopperPays, startPayment, storefrontACheckout, storefrontAMerchant, storefrontAOrdersOf,
+  storefrontBCheckout, storefrontBOrdersOf, timelineOf, type Json,
 } from './checkout-helpers.js';
 
 let stack: TestStack;
@@ -32,9 +32,7 @@ describe('a card checkout, end to end over HTTP', () => {
     expect(order!.financialStatus).toBe('PAID');
     expect(order!.total).toBe(payment.totalMinor);
     // The shopper's cart at the store is emptied once the order is placed.
-    const cartToken = (await stack.database.db.checkoutSession.findUniqueOrThrow({ where: { token } })).storeCartRef!;
-    const internal = /^c1-([0-9a-f]+)\?/.exec(cartToken)![1]!;
-    await waitFor('the store cart emptied', () => ((shop.carts.get(internal) ?? []).length === 0 ? true : undefined));
+    await expectStorefrontACartEmptied(stack, shop, token);
     expect((await timelineOf(stack, token, 'store_cart_emptied')).map((e) => e.data)).toEqual([{ lines: 2 }]);
   });
 

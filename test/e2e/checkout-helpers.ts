@@ -75,6 +75,8 @@ export interface MerchantOptions {
   embed?: boolean;
   /** storefrontAMerchant: the shop's primary domain (default: its myshopify host). */
   primaryDomain?: string;
+  /** storefrontAMerchant: the shop's shipping zones before the install (default: a "Rest of World" zone, every country). */
+  shipsTo?: string[];
 }
 
 /** A merchant registered through the API, its own processor account connected, two shipping rates, on a paid plan (unless `plan: 'demo'`). */
@@ -100,6 +102,7 @@ export async function storefrontAMerchant(stack: TestStack, shopName: string, op
   const host = `e2e-${unique()}.myshopify.com`;
   const created = await control(stack.urls.storefrontA, 'POST', 'shops', { shop: host, name: shopName, ...(opts.currency ? { currency: opts.currency } : {}), ...(opts.primaryDomain ? { primaryDomain: opts.primaryDomain } : {}) });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
+  if (opts.shipsTo) expect((await control(stack.urls.storefrontA, 'POST', `shops/${host}/ships-to`, { countries: opts.shipsTo })).status).toBe(200);
   const s = storefrontAStackOf(stack);
   const callback = await openCallback(s, await consent(await openInstall(s, await saveInputs(s, merchant.token, { shop: host }))));
   expect(callback.status, JSON.stringify(callback.body)).toBe(302);
@@ -206,6 +209,13 @@ export function emailsOf(stack: TestStack, token: string, merchantEmail: string)
     toShopper: stack.sims.email.messages({ to: SHOPPER.email, metadataKey: 'token', metadataValue: token }),
     toMerchant: stack.sims.email.messages({ to: merchantEmail, metadataKey: 'token', metadataValue: token }),
   };
+}
+
+/** Waits until the shopper's storefront A cart behind the session is empty at the shop (the workflow empties it after the order). */
+export async function expectStorefrontACartEmptied(stack: TestStack, shop: SimShop, token: string): Promise<void> {
+  const cartRef = (await stack.database.db.checkoutSession.findUniqueOrThrow({ where: { token } })).storeCartRef!;
+  const internal = /^c1-([0-9a-f]+)\?/.exec(cartRef)![1]!;
+  await waitFor('the store cart emptied', () => ((shop.carts.get(internal) ?? []).length === 0 ? true : undefined));
 }
 
 /** The session's timeline events of one type, oldest first. */

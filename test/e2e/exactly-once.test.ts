@@ -13,7 +13,7 @@ import { signSpecWebhook as signWebhook, SPEC_SIGNATURE_HEADER as SIGNATURE_HEAD
 import { PROCESSOR_WEBHOOK_PATH } from '../../model/connections.js';
 import { checkoutWorkflowId } from '../../workflows/checkout.messages.js';
 import {
-  api, control, emailsOf, expectCompletedWithOneOrderAndTwoEmails, payOnHostedPage, returnFromPaymentPage, sessionStatus, shopperPays, startPayment,
+  api, control, emailsOf, expectCompletedWithOneOrderAndTwoEmails, payOnHostedPage, returnFromPaymentPage, sessionStatus, SHOPPER, startPayment,
   storefrontACheckout, storefrontAMerchant, storefrontAOrdersOf, storefrontAOrdersPath, timelineOf, unique, waitFor, type Json,
 } from './checkout-helpers.js';
 
@@ -158,10 +158,13 @@ describe('a store that fails', () => {
   it('given the store fails its first 5 order calls / the workflow retries and the session still ends in exactly one order', async () => {
     const merchant = await storefrontAMerchant(stack, 'Flaky Store');
     const token = await storefrontACheckout(stack, merchant.shop);
+    // The store prices the order (its tax) at init-payment; it fails from the moment the shopper is on the payment page.
+    const payment = await startPayment(stack, token);
     const fault = await control(stack.urls.storefrontA, 'POST', 'faults', { mode: 'error', status: 500, count: 5, match: storefrontAOrdersPath(merchant.shop) });
     expect(fault.status).toBe(201);
 
-    await shopperPays(stack, token);
+    await payOnHostedPage(token, payment.paymentUrl as string);
+    await returnFromPaymentPage(stack, token);
     const t0 = Date.now();
     await expectCompletedWithOneOrderAndTwoEmails(stack, token, merchant.email, () => storefrontAOrdersOf(merchant.shop, token).length, 60_000);
     console.log(`[exactly-once] the store order, 5 failed calls later: ${Date.now() - t0} ms after pay`);
@@ -179,7 +182,7 @@ describe('a store that is down when the shopper pays', () => {
   it('given the store down / the session reads COMPLETED with its store order pending (session API, orders list and detail); once the store answers, created with its id', async () => {
     const merchant = await storefrontAMerchant(stack, 'Down Store');
     const token = await storefrontACheckout(stack, merchant.shop);
-    expect((await control(stack.urls.storefrontA, 'POST', 'faults', { mode: 'error', status: 503, count: 1000, match: storefrontAOrdersPath(merchant.shop) })).status).toBe(201);
+    const storeDown = async () => expect((await control(stack.urls.storefrontA, 'POST', 'faults', { mode: 'error', status: 503, count: 1000, match: storefrontAOrdersPath(merchant.shop) })).status).toBe(201);
     const views = async () => {
       const [session, list, detail] = await Promise.all([
         api(stack, 'GET', `/api/checkout/session/${token}`),
@@ -189,8 +192,20 @@ describe('a store that is down when the shopper pays', () => {
       return { session: session.body, listed: list.body.items[0] as Json, detail: detail.body };
     };
     try {
+      // Down before the shopper pays: the store cannot price the order (its tax), so nothing is charged; the page says try again.
+      await storeDown();
+      const processorCheckouts = stack.sims.processor.store.checkouts.size;
+      const bundle = await api(stack, 'GET', `/api/checkout/session-bundle/${token}`);
+      const refused = await api(stack, 'POST', `/api/checkout/${token}/init-payment`, { ...SHOPPER, shippingRateId: bundle.body.shipping[0].id });
+      expect(refused).toMatchObject({ status: 502, body: { code: 'UPSTREAM_ERROR' } });
       expect((await views()).session).toMatchObject({ status: 'OPEN', storeOrder: null });
-      await shopperPays(stack, token);
+      expect(stack.sims.processor.store.checkouts.size).toBe(processorCheckouts);
+      // Back for the price, down again once the shopper is on the payment page.
+      await control(stack.urls.storefrontA, 'DELETE', 'faults');
+      const payment = await startPayment(stack, token);
+      await storeDown();
+      await payOnHostedPage(token, payment.paymentUrl as string);
+      await returnFromPaymentPage(stack, token);
       await waitFor('COMPLETED', async () => ((await sessionStatus(stack, token)) === 'COMPLETED' ? true : undefined));
 
       const paid = await views();

@@ -5,7 +5,9 @@
 import type { Db } from '../../prisma/client.js';
 import { isPaidPlan, periodEndFrom } from '../../domain/plans.js';
 
-export const TEST_PAID_PLAN = 'STARTER';
+// Growth: every plan-limited setting (cash on delivery, wallets) is live on it, so a test may use any; tests of plan limits pick
+// Starter themselves.
+export const TEST_PAID_PLAN = 'GROWTH';
 
 /** The merchant is on `planId` (a paid plan), ACTIVE for the current month. */
 export async function givePaidPlan(db: Db, merchantId: string, planId = TEST_PAID_PLAN): Promise<void> {

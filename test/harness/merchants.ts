@@ -14,7 +14,7 @@ export interface TestMerchant {
 }
 
 export interface TestMerchantOptions {
-  /** 'demo': no plan (checkouts pass through); otherwise this paid plan, ACTIVE (default STARTER). */
+  /** 'demo': no plan (checkouts pass through); otherwise this paid plan, ACTIVE (default TEST_PAID_PLAN, Growth). */
   plan?: 'demo' | string;
 }
 

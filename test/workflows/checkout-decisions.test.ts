@@ -289,6 +289,17 @@ describe('checkout workflow decisions (fast tier: activities in memory)', () => 
     expect(world.calls.indexOf('quoteStoreTaxes')).toBeLessThan(world.calls.indexOf('createProcessorPayment'));
   });
 
+  it('given a store that refuses to price the order / init-payment answers that the shop cannot confirm the total (not "try again"), and nothing is charged', async () => {
+    const world = newWorld();
+    world.faults.quoteStoreTaxes = ['permanent'];
+    await withCheckout(world, async (handle) => {
+      const refused = await handle.executeUpdate(initPaymentUpdate, { args: [details()] }).then(() => null, (err: unknown) => err as Error);
+      expect(refused?.cause).toMatchObject({ type: 'UPSTREAM_ERROR', message: 'The shop could not confirm the total of this order: please contact the shop' });
+    });
+    expect(world.calls).not.toContain('createProcessorPayment');
+    expect(world.session.status).toBe('OPEN');
+  });
+
   it('given a paid checkout the store would book for more (its tax not charged) / no paid store order: the order fails with the store\'s totals, the merchant is told, the money is kept', async () => {
     const world = newWorld();
     world.storeBooks = FAKE_QUOTE.totalMinor + 568;

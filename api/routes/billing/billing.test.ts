@@ -7,6 +7,7 @@ import { findPlan } from '../../../domain/plans.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
 import { createTestMerchant, type TestMerchant } from '../../../test/harness/merchants.js';
+import { TEST_PAID_PLAN } from '../../../test/harness/billing.js';
 import { api, control, waitFor, type Json } from '../../../test/e2e/checkout-helpers.js';
 import { signSpecWebhook as signWebhook, SPEC_SIGNATURE_HEADER as SIGNATURE_HEADER } from '../../../integrations/processor/webhook.js';
 import { platformSubscriptionWorkflowId } from '../../../workflows/platform-subscription.messages.js';
@@ -149,7 +150,7 @@ describe('subscribe, pay, cancel', () => {
 
   it('given a merchant on a paid plan (as the harness makes them) / cancel answers Demo at once', async () => {
     const m = await createTestMerchant(db(), stack.app, 'Billing Paid');
-    expect(await current(m)).toMatchObject({ planId: 'STARTER', status: 'ACTIVE', paid: true });
+    expect(await current(m)).toMatchObject({ planId: TEST_PAID_PLAN, status: 'ACTIVE', paid: true });
 
     const cancel = await api(stack, 'POST', '/api/platform-billing/cancel', undefined, m.token);
 

@@ -9,6 +9,9 @@ import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
 import { createTestMerchant, type TestMerchant } from '../../../test/harness/merchants.js';
 import { sessionBundleResponse } from '../../schemas/checkout.js';
 import { newSessionToken } from '../../cart-sources.js';
+import { PREVIEW_TOKEN_PREFIX } from '../../../domain/tokens.js';
+import { COUNTRY_CODES } from '../../../domain/countries.js';
+import { givePaidPlan } from '../../../test/harness/billing.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -38,10 +41,10 @@ async function shop(): Promise<TestMerchant> {
   return m;
 }
 
-/** A USD session of 60.00 USD (as create stores one), of the test's merchant. */
-async function session(): Promise<string> {
-  await shop();
-  const token = newSessionToken();
+/** A USD session of 60.00 USD (as create stores one), of the test's merchant (a new one unless `sameShop`). */
+async function session(opts: { sameShop?: boolean; preview?: boolean } = {}): Promise<string> {
+  if (!opts.sameShop) await shop();
+  const token = opts.preview ? `${PREVIEW_TOKEN_PREFIX}${newSessionToken().slice(3)}` : newSessionToken();
   await db().checkoutSession.create({
     data: { token, merchantId: m.id, platform: 'STOREFRONT_B', currency: 'USD', fxRates: FX as Prisma.InputJsonValue, items: ITEMS as Prisma.InputJsonValue, subtotalMinor: 6000 },
   });
@@ -133,7 +136,8 @@ describe('the session bundle shows the merchant\'s rates and pixels as they are 
 describe('the session bundle\'s answer', () => {
   it('given a session with every part filled / it is exactly the documented shape: nothing undocumented, nothing missing', async () => {
     const token = await session();
-    await setRates([{ name: 'Standard', basePriceCents: 500 }, { name: 'Free over 50', basePriceCents: 800, freeThresholdCents: 5000 }]);
+    await setRates([{ name: 'Standard', basePriceCents: 500, countries: ['us', 'CA'] }, { name: 'Free over 50', basePriceCents: 800, freeThresholdCents: 5000 }]);
+    await db().merchant.update({ where: { id: m.id }, data: { storeCountries: ['DE', 'US'], storeCountriesReadAt: new Date() } });
     expect((await call('POST', '/api/merchant/pixels', { token: m.token, body: { platform: 'meta', trackingId: '123456789012345', events: ['page_view', 'purchase'] } })).status).toBe(201);
     await db().merchant.update({ where: { id: m.id }, data: { logoUrl: 'https://cdn.example/logo.svg', primaryColor: '#112233', checkoutTexts: { headline: 'Almost yours' }, codEnabled: true } });
     const address = { name: 'Ada Shopper', line1: 'Main St 1', line2: 'Apt 2', city: 'Springfield', postalCode: '12345', country: 'US', region: 'IL', phone: '+1 217 555 0100' };
@@ -168,9 +172,10 @@ describe('the session bundle\'s answer', () => {
       branding: { logoUrl: 'https://cdn.example/logo.svg', primaryColor: '#112233', accentColor: null },
       checkoutTexts: { headline: 'Almost yours' },
       codEnabled: true,
+      storeCountries: ['DE', 'US'],
       shipping: [
-        { id: expect.any(String), name: 'Free over 50', price: { amount: 0, currency: 'USD' }, free: true, reason: 'threshold' },
-        { id: expect.any(String), name: 'Standard', price: { amount: 550, currency: 'USD' }, free: false },
+        { id: expect.any(String), name: 'Free over 50', price: { amount: 0, currency: 'USD' }, free: true, reason: 'threshold', countries: null },
+        { id: expect.any(String), name: 'Standard', price: { amount: 550, currency: 'USD' }, free: false, countries: ['CA', 'US'] },
       ],
       pixels: [{ platform: 'meta', trackingId: '123456789012345', events: ['page_view', 'purchase'] }],
       shopper: { email: 'ada@shopper.test', address, shippingRateId: null, discountCode: 'TENOFF', discountMinor: 600, orderBumpIds: ['b1'] },
@@ -186,5 +191,52 @@ describe('the session bundle\'s answer', () => {
     expect((await bundle(token)).shopUrl).toBe(`https://${host}`);
     await db().storefrontAConnection.update({ where: { merchantId: m.id }, data: { shopOrigins: [`https://www.bundle-${shops}.example`, `https://${host}`] } });
     expect((await bundle(token)).shopUrl).toBe(`https://www.bundle-${shops}.example`);
+  });
+});
+
+describe('the session bundle\'s shipping zones', () => {
+  const served = (b: Json) => ({ store: b.storeCountries, ...Object.fromEntries((b.shipping as Json[]).map((q) => [q.name, q.countries])) });
+
+  it('given rates with their own countries and a rate following the store / each lists where it ships, the store\'s countries once read', async () => {
+    const token = await session();
+    await setRates([{ name: 'DHL', basePriceCents: 490, countries: ['DE', 'AT'] }, { name: 'World', basePriceCents: 2990 }]);
+
+    // A rate following the store says null; the store's countries are said once. Never read: every country (null), as before zones.
+    expect(served(await bundle(token))).toEqual({ store: null, DHL: ['AT', 'DE'], World: null });
+
+    await db().merchant.update({ where: { id: m.id }, data: { storeCountries: ['DE', 'FR'], storeCountriesReadAt: new Date() } });
+    expect(served(await bundle(token))).toEqual({ store: ['DE', 'FR'], DHL: ['AT', 'DE'], World: null });
+
+    // A store that ships everywhere is every country again; one that ships nowhere, none.
+    await db().merchant.update({ where: { id: m.id }, data: { storeCountries: [...COUNTRY_CODES] } });
+    expect((await bundle(token)).storeCountries).toBeNull();
+    await db().merchant.update({ where: { id: m.id }, data: { storeCountries: [] } });
+    expect((await bundle(token)).storeCountries).toEqual([]);
+  });
+});
+
+describe('the session bundle\'s cash on delivery follows the plan in force', () => {
+  it('given COD switched on / Growth offers it; after a downgrade to Starter it is not offered, and back on Growth it is again', async () => {
+    const token = await session();
+    expect((await call('PATCH', '/api/merchant/config', { token: m.token, body: { codEnabled: true } })).status).toBe(200);
+    expect((await bundle(token)).codEnabled).toBe(true);
+
+    // As the subscription workflow leaves a plan change: the row says Starter, the merchant's setting is untouched.
+    await givePaidPlan(db(), m.id, 'STARTER');
+    expect((await bundle(token)).codEnabled).toBe(false);
+    expect((await db().merchant.findUniqueOrThrow({ where: { id: m.id } })).codEnabled).toBe(true);
+
+    await givePaidPlan(db(), m.id, 'GROWTH');
+    expect((await bundle(token)).codEnabled).toBe(true);
+  });
+
+  it('given Demo with COD set up / a live session does not offer it, a preview shows it', async () => {
+    const token = await session();
+    await db().merchant.update({ where: { id: m.id }, data: { codEnabled: true } });
+    await db().platformSubscription.update({ where: { merchantId: m.id }, data: { planId: 'FREE', status: 'DEMO' } });
+    const preview = await session({ sameShop: true, preview: true });
+
+    expect((await bundle(token)).codEnabled).toBe(false);
+    expect((await bundle(preview)).codEnabled).toBe(true);
   });
 });

@@ -233,6 +233,23 @@ describe('POST /api/checkout/create from a storefront A cart', () => {
     expect(res).toMatchObject({ status: 422, body: { code: 'UNSUPPORTED_CURRENCY', error: expect.stringContaining('GBP') } });
     expect(await sessionsOf(m)).toHaveLength(0);
   });
+
+  it('given a cart in a currency Whop cannot charge in (ISK), with an exchange rate / 422 UNSUPPORTED_CURRENCY naming the processor, nothing created; a Whop currency with a rate is created', async () => {
+    // ISK is an ISO 4217 currency with an exchange rate here but not in Whop's Currency enum: a payment page in it would
+    // fail at Whop, so the shopper is sent back to the store's own checkout at once.
+    await db().fxRate.create({ data: { currency: 'ISK', rate: '150', rateDate: new Date(FX_DATE), source: 'test' } });
+    try {
+      const { m, shop, cart } = await shopA({ currency: 'ISK' });
+      const res = await create({ platform: 'storefront-a', shop, cartToken: cart([[0, 0, 1]]) });
+      expect(res).toMatchObject({ status: 422, body: { code: 'UNSUPPORTED_CURRENCY', error: 'The payment processor cannot charge in ISK: checkout is not available in this currency' } });
+      expect(await sessionsOf(m)).toHaveLength(0);
+
+      const usd = await shopA({ currency: 'USD' });
+      expect((await create({ platform: 'storefront-a', shop: usd.shop, cartToken: usd.cart([[0, 0, 1]]) })).status).toBe(201);
+    } finally {
+      await db().fxRate.delete({ where: { currency: 'ISK' } });
+    }
+  });
 });
 
 describe('POST /api/checkout/create from a storefront B cart', () => {
@@ -390,12 +407,12 @@ describe('the FX snapshot of a session', () => {
     const first = await create({ platform: 'storefront-a', shop, cartToken: cart([[0, 0, 1]]) });
     expect(first.status, JSON.stringify(first.body)).toBe(201);
     const quotes = (rates: { USD: string }) => [
-      { id: expect.any(String), name: 'Pickup', price: { amount: 0, currency: 'USD' }, free: true, reason: 'free_rate' },
+      { id: expect.any(String), name: 'Pickup', price: { amount: 0, currency: 'USD' }, free: true, reason: 'free_rate', countries: null },
       // The tote costs 24.90 USD: over 20 EUR × 1.1 = 22.00 USD but under 20 EUR × 2 = 40.00 USD.
-      ...(rates.USD === '1.1' ? [{ id: expect.any(String), name: 'Over 20 EUR free', price: { amount: 0, currency: 'USD' }, free: true, reason: 'threshold' }] : []),
-      { id: expect.any(String), name: 'Standard', price: convertFromEur(500, 'USD', rates), free: false },
-      ...(rates.USD === '1.1' ? [] : [{ id: expect.any(String), name: 'Over 20 EUR free', price: convertFromEur(900, 'USD', rates), free: false }]),
-      { id: expect.any(String), name: 'Express', price: convertFromEur(1200, 'USD', rates), free: false },
+      ...(rates.USD === '1.1' ? [{ id: expect.any(String), name: 'Over 20 EUR free', price: { amount: 0, currency: 'USD' }, free: true, reason: 'threshold', countries: null }] : []),
+      { id: expect.any(String), name: 'Standard', price: convertFromEur(500, 'USD', rates), free: false, countries: null },
+      ...(rates.USD === '1.1' ? [] : [{ id: expect.any(String), name: 'Over 20 EUR free', price: convertFromEur(900, 'USD', rates), free: false, countries: null }]),
+      { id: expect.any(String), name: 'Express', price: convertFromEur(1200, 'USD', rates), free: false, countries: null },
     ];
     expect(simShop.products[0]!.variants[0]!.price).toBe(2490);
 
@@ -532,7 +549,8 @@ describe('the read paths', () => {
       branding: { logoUrl: 'https://cdn.example/logo.svg', primaryColor: '#112233', accentColor: '#001122' },
       checkoutTexts: { headline: 'Almost yours' },
       codEnabled: true,
-      shipping: [{ id: expect.any(String), name: 'Standard', price: { amount: 495, currency: 'EUR' }, free: false }],
+      shipping: [{ id: expect.any(String), name: 'Standard', price: { amount: 495, currency: 'EUR' }, free: false, countries: null }],
+      storeCountries: null,
       pixels: [],
       shopper: { email: 'ada@shopper.test', address, shippingRateId: 'r1', discountCode: null, discountMinor: 0, orderBumpIds: [] },
     });

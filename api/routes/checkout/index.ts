@@ -14,6 +14,8 @@ import { AppError } from '../../../domain/errors.js';
 import { INITIAL_STATUS, isCheckoutStatus } from '../../../domain/checkout-status.js';
 import { MoneyError, money } from '../../../domain/money.js';
 import { quoteShippingRates, type ShippingRateInput } from '../../../domain/shipping.js';
+import { COUNTRY_CODES } from '../../../domain/countries.js';
+import { codOffered } from '../../../model/plan-features.js';
 import { isPreviewToken, isSessionToken } from '../../../domain/tokens.js';
 import { storeOrderOf } from '../../../domain/store-order.js';
 import { sessionAddress, sessionBumpLines, sessionFxRates, sessionLines } from '../../../model/checkout-session.js';
@@ -67,8 +69,8 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
         'Prices are read from the store (storefront A: the cart, with the merchant\'s access token; storefront B: every product ' +
         'and variation over REST); a body carrying anything else, prices included, is refused. 201: the session and the hosted ' +
         'checkout URL. 200 `{ passthrough: true }`: continue the store\'s native checkout (nothing is created). Errors: unknown or ' +
-        'disconnected store, unknown cart: NOT_FOUND; empty cart or a product the store does not sell: INVALID_INPUT; a currency without an ' +
-        'exchange rate: UNSUPPORTED_CURRENCY; store failing: UPSTREAM_ERROR, too slow: STORE_TIMEOUT. ' +
+        'disconnected store, unknown cart: NOT_FOUND; empty cart or a product the store does not sell: INVALID_INPUT; a currency the processor cannot ' +
+        'charge in (its currency list) or without an exchange rate: UNSUPPORTED_CURRENCY; store failing: UPSTREAM_ERROR, too slow: STORE_TIMEOUT. ' +
         'On any error the script tag and the plugin continue to the native checkout. Dedicated rate limiter. ' +
         'Storefront B: only our plugin creates sessions, and it signs every handoff (headers x-hosted-checkout-key, x-hosted-checkout-timestamp ' +
         '(unix seconds, within 5 minutes), x-hosted-checkout-signature: v1=hex HMAC-SHA256 of "<timestamp>.<raw body>" with the connected ' +
@@ -194,8 +196,11 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
       shopUrl: session.shopUrl,
       branding: { logoUrl: session.logoUrl, primaryColor: session.primaryColor, accentColor: session.accentColor },
       checkoutTexts: checkoutTexts(session.checkoutTexts),
-      codEnabled: session.codEnabled,
+      // Offered only while the plan in force has it (a preview on Demo shows what is set up).
+      codEnabled: codOffered({ codEnabled: session.codEnabled, platformSubscription: session.planId === null ? null : { planId: session.planId, status: session.planStatus ?? '' } }, { preview: isPreviewToken(session.token) }),
       shipping: quoteShippingRates(session.parts.shippingRates, { currency, subtotal, fxRates: sessionFxRates(session.fxRates) }),
+      // Said once for the rates that follow the store (a quote's countries null); null when that is every country.
+      storeCountries: session.storeCountries,
       // A preview fires no tracking: the merchant's ad platforms would count a checkout nobody made.
       pixels: isPreviewToken(session.token) ? [] : session.parts.pixels,
       shopper: {
@@ -237,12 +242,21 @@ interface BundleRow {
   codEnabled: boolean;
   /** merchants.checkout_parts: kept by database triggers, see prisma/schema.prisma. */
   parts: { shippingRates: ShippingRateInput[]; pixels: BundleAnswer['pixels'] };
+  /**
+   * What the store ships to (rates that follow the store ship there), said once per checkout: null when never read or
+   * every country (as before zones). Selected as JSON: node-postgres parses a text[] of 250 codes far slower than JSON.
+   */
+  storeCountries: string[] | null;
+  /** The subscription row's plan and status; null without one (Demo). */
+  planId: string | null;
+  planStatus: string | null;
 }
 
 /**
- * One statement, primary-key lookups only: the session by its token, its merchant by id, and the merchant's store
+ * One statement, primary-key lookups only: the session by its token, its merchant by id, the merchant's store
  * connection (for the shop's URL: storefront A's first origin is its primary domain, as the install and every domain
- * change record them; storefront B's store URL). The merchant's shipping
+ * change record them; storefront B's store URL) and its subscription (the plan in force decides whether cash on
+ * delivery is offered). The merchant's shipping
  * rates (in position order, ties by id) and active tracking pixels come aggregated in merchants.checkout_parts,
  * which triggers on those tables recompute in the same transaction as every change: the bundle never shows parts
  * older than its own snapshot, and nothing of it (the status least of all) is served from a cache. Aggregating
@@ -257,10 +271,14 @@ const BUNDLE_SQL = `
            s.discount_code AS "discountCode", s.discount_minor AS "discountMinor", s.order_bumps AS "orderBumps",
            m.shop_name AS "shopName", m.logo_url AS "logoUrl", m.primary_color AS "primaryColor", m.accent_color AS "accentColor",
            m.checkout_texts AS "checkoutTexts", m.cod_enabled AS "codEnabled", m.checkout_parts AS "parts",
-           CASE s.platform WHEN 'STOREFRONT_A' THEN COALESCE(a.shop_origins[1], 'https://' || a.shop) ELSE b.store_url END AS "shopUrl"
+           CASE s.platform WHEN 'STOREFRONT_A' THEN COALESCE(a.shop_origins[1], 'https://' || a.shop) ELSE b.store_url END AS "shopUrl",
+           CASE WHEN m.store_countries_read_at IS NULL OR cardinality(m.store_countries) >= ${COUNTRY_CODES.length} THEN NULL
+                ELSE array_to_json(m.store_countries) END AS "storeCountries",
+           p.plan_id AS "planId", p.status AS "planStatus"
     FROM checkout_sessions s JOIN merchants m ON m.id = s.merchant_id
       LEFT JOIN storefront_a_connections a ON a.merchant_id = s.merchant_id
       LEFT JOIN storefront_b_connections b ON b.merchant_id = s.merchant_id
+      LEFT JOIN platform_subscriptions p ON p.merchant_id = s.merchant_id
     WHERE s.token = $1`;
 
 async function readBundle(db: Db, sessionToken: string): Promise<BundleRow | undefined> {

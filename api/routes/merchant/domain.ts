@@ -13,6 +13,7 @@ import type { CustomDomain } from '../../../generated/prisma/client.js';
 import { type RouteDeps } from '../../route-deps.js';
 import { AppError } from '../../../domain/errors.js';
 import { DOMAIN_CHECK_SCHEDULE, apexOf, dnsRecordsFor } from '../../../domain/hostnames.js';
+import { assertPlanAllows } from '../../../model/plan-features.js';
 import { errorResponse } from '../../schemas/common.js';
 import { customDomainInput } from '../../schemas/custom-domain.js';
 import { checkoutOriginWith } from '../../checkout-host.js';
@@ -125,14 +126,17 @@ export const domainRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
         'and proves control), or, where the DNS host cannot publish that CNAME as-is, the TXT _checkout-verify.<domain> with the token ' +
         '(proof only; traffic must still reach us). Verification checks at once, then after 1 minute doubling to hourly, for 72 hours. ' +
         '201: claimed now; 200: this domain was already yours (its status). INVALID_INPUT: not checkout.<domain>, not a valid hostname, ' +
-        "an IP, or a host of the service or of storefront A. DOMAIN_EXISTS: another merchant has it. CONFLICT: you have another domain (DELETE it first).",
+        "an IP, or a host of the service or of storefront A. DOMAIN_EXISTS: another merchant has it. CONFLICT: you have another domain (DELETE it first). " +
+        'PLAN_FEATURE_REQUIRED (403): a plan without custom domains (domain/plan-features.ts; every plan has them today).',
       ...auth,
       body: z.strictObject({ domain: customDomainInput(policy) }),
-      response: { 200: customDomainStatus, 201: customDomainStatus, 400: errorResponse, 401: errorResponse, 404: errorResponse, 409: errorResponse, 503: errorResponse },
+      response: { 200: customDomainStatus, 201: customDomainStatus, 400: errorResponse, 401: errorResponse, 403: errorResponse, 404: errorResponse, 409: errorResponse, 503: errorResponse },
     },
   }, async (request, reply) => {
     const { merchantId } = request.merchant;
     const hostname = request.body.domain;
+    const { platformSubscription } = await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { platformSubscription: { select: { planId: true, status: true } } } });
+    assertPlanAllows(platformSubscription, 'customDomain');
     const slug = await slugOf(merchantId);
 
     const mine = await db.customDomain.findUnique({ where: { merchantId } });

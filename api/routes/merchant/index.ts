@@ -16,6 +16,8 @@ import { chars } from '../../schemas/text.js';
 import { checkoutOrigin, merchantViewInclude, PLATFORM_ENUM, toMerchantView, toPublicConfig } from './view.js';
 import { queueAccountEmail } from '../auth/account-emails.js';
 import { merchantForCheckoutHost } from '../../checkout-host.js';
+import { assertPlanAllows } from '../../../model/plan-features.js';
+import { rateCountryColumns } from '../../../model/shipping-rates.js';
 
 const auth = { security: [{ bearerAuth: [] }] };
 const tags = ['merchant'];
@@ -54,7 +56,7 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     const id = request.params.identifier;
     // A slug has no dot; a host (port allowed) is a subdomain or a verified custom domain.
     const slug = id.includes('.') ? (await merchantForCheckoutHost(db, config, id))?.slug : id;
-    const merchant = slug ? await db.merchant.findUnique({ where: { slug }, include: { shippingRates: true } }) : null;
+    const merchant = slug ? await db.merchant.findUnique({ where: { slug }, include: { shippingRates: true, platformSubscription: { select: { planId: true, status: true } } } }) : null;
     if (!merchant) throw new AppError('NOT_FOUND', `No checkout is configured for "${id}"`);
     return toPublicConfig(merchant);
   });
@@ -63,14 +65,16 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     onRequest: app.authenticate,
     schema: {
       tags,
-      summary: 'Update branding, checkout texts, COD, shipping rates (whole list) and onboardingCompletedAt',
+      summary: 'Update branding, checkout texts, COD, shipping rates (whole list, each with the countries it ships to) and onboardingCompletedAt',
       description:
         'onboardingCompletedAt is set by setup verification (POST /api/merchant/setup-verification) only: a timestamp here keeps the ' +
         'instant verification recorded, and before verification passed it answers SETUP_NOT_VERIFIED (409) and changes nothing; null ' +
-        're-opens the wizard (the next verification sets it again).',
+        're-opens the wizard (the next verification sets it again). codEnabled true on a plan without cash on delivery (Starter) answers ' +
+        'PLAN_FEATURE_REQUIRED (403, details.requiredPlan) and changes nothing. Each shipping rate ships to `countries`: "store" (every ' +
+        'country the store ships to, the default) or a list of ISO codes; checkouts offer only countries some rate ships to.',
       ...auth,
       body: configPatchFor(urlGuard.allowedOrigins),
-      response: { 200: merchantView, 400: errorResponse, 401: errorResponse, 409: errorResponse },
+      response: { 200: merchantView, 400: errorResponse, 401: errorResponse, 403: errorResponse, 409: errorResponse },
     },
   }, async (request) => {
     const { merchantId } = request.merchant;
@@ -79,6 +83,11 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     if (body.onboardingCompletedAt) {
       const { onboardingCompletedAt } = await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { onboardingCompletedAt: true } });
       if (!onboardingCompletedAt) throw new AppError('SETUP_NOT_VERIFIED', 'onboardingCompletedAt is set by setup verification: run POST /api/merchant/setup-verification');
+    }
+    // Plan-limited settings (domain/plan-features.ts): refused before anything is written.
+    if (body.codEnabled === true) {
+      const { platformSubscription } = await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { platformSubscription: { select: { planId: true, status: true } } } });
+      assertPlanAllows(platformSubscription, 'cod');
     }
     if (body.branding?.logoUrl) await checkImageUrl(urlGuard, body.branding.logoUrl, { field: 'body.branding.logoUrl', types: LOGO_TYPES });
     const data: Prisma.MerchantUpdateInput = {};
@@ -100,7 +109,9 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
       if (body.shippingRates) {
         await tx.shippingRate.deleteMany({ where: { merchantId } });
         await tx.shippingRate.createMany({
-          data: body.shippingRates.map((r, position) => ({ merchantId, position, name: r.name, free: r.free, basePriceCents: r.basePriceCents, freeThresholdCents: r.freeThresholdCents ?? null })),
+          data: body.shippingRates.map((r, position) => ({
+            merchantId, position, name: r.name, free: r.free, basePriceCents: r.basePriceCents, freeThresholdCents: r.freeThresholdCents ?? null, ...rateCountryColumns(r.countries),
+          })),
         });
       }
     });

@@ -3,12 +3,21 @@ import type { Config } from '../../../config/index.js';
 import { checkoutOrigin as originOf } from '../../../domain/checkout-origin.js';
 import type { Merchant, ShippingRate } from '../../../generated/prisma/client.js';
 import type { z } from 'zod';
+import { findPlan } from '../../../domain/plans.js';
+import { planFeatureView, planInForce } from '../../../domain/plan-features.js';
+import { servedCountries } from '../../../domain/shipping.js';
+import { codOffered } from '../../../model/plan-features.js';
+import { rateCountriesOf, storeCountriesOf } from '../../../model/shipping-rates.js';
 import type { merchantView, publicConfig } from '../../schemas/merchant.js';
 
-export type MerchantWithRates = Merchant & { shippingRates: ShippingRate[]; customDomain?: { hostname: string; status: string } | null };
+export type MerchantWithRates = Merchant & {
+  shippingRates: ShippingRate[];
+  customDomain?: { hostname: string; status: string } | null;
+  platformSubscription: { planId: string; status: string } | null;
+};
 
-/** What toMerchantView reads: the rates, and the custom domain (checkoutOrigin is on it once verified). */
-export const merchantViewInclude = { shippingRates: true, customDomain: { select: { hostname: true, status: true } } } as const;
+/** What toMerchantView reads: the rates, the custom domain (checkoutOrigin is on it once verified) and the plan. */
+export const merchantViewInclude = { shippingRates: true, customDomain: { select: { hostname: true, status: true } }, platformSubscription: { select: { planId: true, status: true } } } as const;
 
 const PLATFORM = { STOREFRONT_A: 'storefront-a', STOREFRONT_B: 'storefront-b' } as const;
 
@@ -19,7 +28,12 @@ export function checkoutOrigin(slug: string, config: Config): string {
 function rates(merchant: MerchantWithRates) {
   return [...merchant.shippingRates]
     .sort((a, b) => a.position - b.position)
-    .map((r) => ({ id: r.id, name: r.name, free: r.free, basePriceCents: r.basePriceCents, freeThresholdCents: r.freeThresholdCents }));
+    .map((r) => ({ id: r.id, name: r.name, free: r.free, basePriceCents: r.basePriceCents, freeThresholdCents: r.freeThresholdCents, countries: rateCountriesOf(r) }));
+}
+
+function plan(merchant: MerchantWithRates): z.infer<typeof merchantView>['plan'] {
+  const id = planInForce(merchant.platformSubscription);
+  return { id, name: findPlan(id)?.name ?? id, features: planFeatureView(id) };
 }
 
 function texts(merchant: Merchant): Record<string, string> {
@@ -46,6 +60,8 @@ export function toMerchantView(merchant: MerchantWithRates, config: Config): z.i
     branding: { logoUrl: merchant.logoUrl, primaryColor: merchant.primaryColor, accentColor: merchant.accentColor },
     checkoutTexts: texts(merchant),
     shippingRates: rates(merchant),
+    storeCountries: { countries: merchant.storeCountries, readAt: merchant.storeCountriesReadAt?.toISOString() ?? null, error: merchant.storeCountriesError },
+    plan: plan(merchant),
     onboardingCompletedAt: merchant.onboardingCompletedAt?.toISOString() ?? null,
     createdAt: merchant.createdAt.toISOString(),
   };
@@ -56,10 +72,10 @@ export function toPublicConfig(merchant: MerchantWithRates): z.infer<typeof publ
     slug: merchant.slug,
     shopName: merchant.shopName,
     storePlatform: merchant.storePlatform ? PLATFORM[merchant.storePlatform] : null,
-    codEnabled: merchant.codEnabled,
+    codEnabled: codOffered(merchant, { preview: false }),
     branding: { logoUrl: merchant.logoUrl, primaryColor: merchant.primaryColor, accentColor: merchant.accentColor },
     checkoutTexts: texts(merchant),
-    shippingRates: rates(merchant).map(({ id: _id, ...rest }) => rest),
+    shippingRates: rates(merchant).map(({ id: _id, countries, ...rest }) => ({ ...rest, countries: servedCountries({ countries }, storeCountriesOf(merchant)) })),
   };
 }
 

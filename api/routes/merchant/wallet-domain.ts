@@ -10,6 +10,7 @@ import { type RouteDeps } from '../../route-deps.js';
 import { errorResponse } from '../../schemas/common.js';
 import { trimmed } from '../../schemas/text.js';
 import { confirmWalletDomain, walletView, withdrawWalletDomain } from '../../../model/wallet-domain.js';
+import { assertPlanAllows } from '../../../model/plan-features.js';
 import { walletDomainChangedSignal, walletDomainWorkflowId } from '../../../workflows/wallet-domain.messages.js';
 import { walletDomainWorkflow } from '../../../workflows/wallet-domain.js';
 
@@ -60,13 +61,16 @@ export const walletDomainRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, 
         "Whop's API has no wallet-domain endpoint, so the service cannot see the registration: the merchant adds the domain in Whop's " +
         'dashboard and confirms it here. `domain` must be the domain checkouts are served at now (`wallets.domain`), else CONFLICT (409) ' +
         'with details.currentDomain; without a connected processor NOT_FOUND (404). Confirming again keeps the first date. A new checkout ' +
-        'domain or another processor account needs a new confirmation.',
+        'domain or another processor account needs a new confirmation. Wallet payments come with Growth (Demo: to set up): on Starter ' +
+        'PLAN_FEATURE_REQUIRED (403, details.requiredPlan), nothing changed.',
       ...auth,
       body: z.strictObject({ domain: hostname }),
-      response: { 200: walletStatus, 400: errorResponse, 401: errorResponse, 404: errorResponse, 409: errorResponse },
+      response: { 200: walletStatus, 400: errorResponse, 401: errorResponse, 403: errorResponse, 404: errorResponse, 409: errorResponse },
     },
   }, async (request) => {
     const { merchantId } = request.merchant;
+    const { platformSubscription } = await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { platformSubscription: { select: { planId: true, status: true } } } });
+    assertPlanAllows(platformSubscription, 'wallets');
     const row = await confirmWalletDomain(db, config, merchantId, request.body.domain);
     await walletDomainChanged(temporal.client, config, merchantId, request.log);
     return walletView(row, row);

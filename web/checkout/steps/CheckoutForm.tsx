@@ -12,6 +12,7 @@ import { Field, Spinner, Summary, type Totals } from '../parts.js';
 import { EMAIL_RE, reportProgress } from '../progress.js';
 import { text } from '../texts.js';
 import type { Bundle, OrderBump, Status } from '../types.js';
+import { offeredCountries, rateCountries } from '../countries.js';
 import { AddressFields, addressBody, ADDRESS_FIELDS, initialAddress, type AddressState } from './form/AddressFields.js';
 import { DiscountCode, useDiscount } from './form/DiscountCode.js';
 import { OrderBumpChoices } from './form/OrderBumpChoices.js';
@@ -49,9 +50,15 @@ export function CheckoutForm(props: CheckoutFormProps) {
   const rates = bundle.shipping;
   const cardEnabled = props.cardEnabled !== false;
 
+  // Shipping zones: the country list is where some rate ships; the rates listed are those shipping to the chosen country.
+  const offered = offeredCountries(rates, bundle.storeCountries);
+  const ratesTo = (country: string) => (country ? rates.filter((r) => rateCountries(r, bundle.storeCountries).includes(country)) : rates);
   const [email, setEmail] = useState(shopper.email ?? '');
-  const [address, setAddress] = useState<AddressState>(() => initialAddress(shopper, locale));
-  const [rateId, setRateId] = useState<string>(() => (rates.some((r) => r.id === shopper.shippingRateId) ? shopper.shippingRateId! : rates[0]?.id ?? ''));
+  const [address, setAddress] = useState<AddressState>(() => initialAddress(shopper, locale, offered));
+  const [rateId, setRateId] = useState<string>(() => {
+    const here = ratesTo(address.country);
+    return here.some((r) => r.id === shopper.shippingRateId) ? shopper.shippingRateId! : here[0]?.id ?? '';
+  });
   const [method, setMethod] = useState<PaymentMethod>(cardEnabled || !bundle.codEnabled || props.paymentPending ? 'card' : 'cod');
   const [bumpIds, setBumpIds] = useState<string[]>(() => (shopper.orderBumpIds ?? []).filter((id) => orderBumps.some((b) => b.id === id)));
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -70,7 +77,8 @@ export function CheckoutForm(props: CheckoutFormProps) {
   const discount = useDiscount({ token, preview, storedCode: shopper.discountCode, storedAmount: shopper.discountMinor, email, bumpIds, setError: setFieldError('discountCode') });
 
   const fmt = (n: number) => formatMoney(n, bundle.currency, locale);
-  const rate = rates.find((r) => r.id === rateId);
+  const ratesHere = ratesTo(address.country);
+  const rate = ratesHere.find((r) => r.id === rateId);
   const bumps = orderBumps.filter((b) => bumpIds.includes(b.id));
   const bumpTotal = bumps.reduce((sum, b) => sum + b.price.amount, 0);
   const subtotal = bundle.cart.subtotal.amount;
@@ -97,6 +105,12 @@ export function CheckoutForm(props: CheckoutFormProps) {
   const setField = (key: keyof AddressState) => (value: string) => {
     setAddress((a) => ({ ...a, [key]: value }));
     if (errors[`address.${key}`]) setFieldError(`address.${key}`)(null);
+    if (key === 'country') {
+      // Another country: keep the rate if it ships there, else the cheapest that does.
+      const here = ratesTo(value);
+      if (!here.some((r) => r.id === rateId)) setRateId(here[0]?.id ?? '');
+      if (errors.shippingRateId) setFieldError('shippingRateId')(null);
+    }
   };
 
   /** Shows the API's field messages next to their fields, the rest in the alert, and moves focus to the first. */
@@ -181,8 +195,19 @@ export function CheckoutForm(props: CheckoutFormProps) {
           <Field name="email" label="Email" type="email" inputMode="email" autoComplete="email" value={email} error={errors.email} onInput={(v) => setEmail(v)} onCommit={contactEntered} />
         </fieldset>
 
-        <AddressFields heading={text(bundle, 'shippingHeading')} address={address} errors={errors} setField={setField} formRef={formRef} locale={locale} loadAtOnce={!!shopper.address?.country} />
-        <ShippingRates rates={rates} rateId={rateId} error={errors.shippingRateId} fmt={fmt} onChoose={setRateId} onChosen={shippingChosen} />
+        <AddressFields heading={text(bundle, 'shippingHeading')} address={address} errors={errors} setField={setField} formRef={formRef} locale={locale} offered={offered} loadAtOnce={!!address.country} />
+        <ShippingRates
+          rates={ratesHere}
+          rateId={rateId}
+          error={errors.shippingRateId}
+          fmt={fmt}
+          onChoose={(id) => {
+            setRateId(id);
+            if (errors.shippingRateId) setFieldError('shippingRateId')(null);
+          }}
+          onChosen={shippingChosen}
+          noRatesText={rates.length ? 'No shipping method ships to this country.' : undefined}
+        />
         <OrderBumpChoices bumps={orderBumps} chosen={bumpIds} error={errors.orderBumpIds} fmt={fmt} onChange={setBumpIds} />
         <DiscountCode state={discount} error={errors.discountCode} appliedAmount={discountAmount} fmt={fmt} />
         <PaymentMethods heading={text(bundle, 'paymentHeading')} cardEnabled={cardEnabled} codEnabled={codEnabled} method={method} onChange={setMethod} />

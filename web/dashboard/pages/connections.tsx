@@ -8,6 +8,7 @@ import { invalid, useForm } from '../form.js';
 import { useLoad, useSession } from '../session.js';
 import type { Merchant, ProcessorStatus, ScriptTagStatus, StorefrontAConnection, StorefrontBStatus, WalletDomainStatus } from '../types.js';
 import { Alert, Button, Card, Checkbox, CheckItem, ConfirmButton, Field, Form, PageHeader, Pill, Spinner } from '../ui.js';
+import { PlanNote } from '../plan-note.js';
 
 type Platform = 'storefront-a' | 'storefront-b';
 
@@ -392,8 +393,11 @@ function WalletDomain(props: { wallets: WalletDomainStatus; onChange: (wallets: 
       props.onChange(await api.del<WalletDomainStatus>('/api/merchant/processor/wallet-domain/confirm'));
       return 'Confirmation withdrawn: wallets are not offered as ready.';
     });
+  const { me } = useSession();
+  const walletsOff = me?.plan.features.wallets.availability === 'none';
   return (
     <div class="wallet-domain" data-wallet-domain={wallets.status}>
+      <PlanNote feature="wallets" what="wallet payments (Apple Pay, Google Pay)" on={wallets.ready} />
       {wallets.ready && wallets.confirmedAt && <p class="muted">Apple Pay and Google Pay: you confirmed this domain in your Whop dashboard {formatDate(wallets.confirmedAt)}.</p>}
       <div class="button-row">
         {wallets.ready ? (
@@ -401,7 +405,7 @@ function WalletDomain(props: { wallets: WalletDomainStatus; onChange: (wallets: 
             Withdraw wallet domain confirmation
           </ConfirmButton>
         ) : (
-          <Button type="button" name="wallet-confirm" variant="secondary" busy={form.busy} onClick={confirm}>{`${wallets.domain} appears in my Whop dashboard`}</Button>
+          <Button type="button" name="wallet-confirm" variant="secondary" busy={form.busy} disabled={walletsOff} onClick={confirm}>{`${wallets.domain} appears in my Whop dashboard`}</Button>
         )}
       </div>
       {form.error && <Alert kind="error">{form.error}</Alert>}
@@ -413,13 +417,16 @@ function WalletDomain(props: { wallets: WalletDomainStatus; onChange: (wallets: 
 export function CodToggle(props: { onChange?: () => void }) {
   const { me, setMe } = useSession();
   const form = useForm({});
+  const on = me?.codEnabled ?? false;
+  // Off and not on the plan: it cannot be switched on (the API would refuse); on (from an earlier plan): it can be switched off.
+  const locked = me?.plan.features.cod.availability === 'none' && !on;
   return (
     <div>
       <Checkbox
         label="Offer cash on delivery"
         name="codEnabled"
-        checked={me?.codEnabled ?? false}
-        disabled={form.busy}
+        checked={on}
+        disabled={form.busy || locked}
         hint="The order is created in your store as pending payment; you mark it paid when the money arrives."
         onChange={(checked) =>
           void form.run(async () => {
@@ -428,6 +435,7 @@ export function CodToggle(props: { onChange?: () => void }) {
           })
         }
       />
+      <PlanNote feature="cod" what="cash on delivery" on={on} />
       {form.error && <Alert kind="error">{form.error}</Alert>}
     </div>
   );

@@ -6,6 +6,7 @@ import { formatDate } from '../format.js';
 import { invalid, useForm } from '../form.js';
 import { useLoad, useSession } from '../session.js';
 import { Alert, Button, Card, ConfirmButton, Copyable, Field, Form, PageHeader, Pill, Spinner } from '../ui.js';
+import { PlanNote } from '../plan-note.js';
 
 interface DomainStatus {
   domain: string;
@@ -66,6 +67,7 @@ export function DomainPage() {
   return (
     <>
       <PageHeader title="Custom domain" description="Serve your checkout at checkout.<your domain> instead of your subdomain." />
+      <PlanNote feature="customDomain" what="a custom checkout domain" />
       {current.loading && d === undefined && <Spinner />}
       {current.error && <Alert kind="error">{current.error.message}</Alert>}
       {d === null && (

@@ -1,30 +1,42 @@
-// Shipping rates (wizard step 3 and the Shipping page): the whole list is saved at once, in EUR; the
-// checkout converts rates and thresholds into the shopper's currency and lists them cheapest first.
+// Shipping rates (wizard step 3 and the Shipping page): the whole list is saved at once, in EUR, each with where it
+// ships (every country the store ships to, or the merchant's own countries); the checkout converts rates and
+// thresholds into the shopper's currency, offers only the countries some rate ships to and lists the rates that ship
+// to the shopper's country, cheapest first.
 import { api } from '../api.js';
-import { centsToInput, formatAmount, inputToCents } from '../format.js';
+import { CountryPicker, countriesPhrase, type RateCountries } from '../country-picker.js';
+import { centsToInput, formatAmount, formatDate, inputToCents } from '../format.js';
 import { invalid, useForm } from '../form.js';
 import { useSession } from '../session.js';
 import type { Merchant } from '../types.js';
-import { Button, Card, Checkbox, Empty, Field, Form, PageHeader } from '../ui.js';
+import { Alert, Button, Card, Checkbox, Empty, Field, Form, PageHeader } from '../ui.js';
 
 interface RateRow {
   name: string;
   free: boolean;
   price: string;
   threshold: string;
+  countries: RateCountries;
 }
 
-const blank = (): RateRow => ({ name: '', free: false, price: '', threshold: '' });
+const blank = (): RateRow => ({ name: '', free: false, price: '', threshold: '', countries: 'store' });
+
+/** What the store ships to as the rules read it: null while never read. */
+const storeCountriesOf = (me: Merchant | null | undefined) => (me?.storeCountries.readAt ? me.storeCountries.countries : null);
 
 export function ShippingRatesForm(props: { onSaved?: (m: Merchant) => void; submitLabel?: string }) {
   const { me, setMe } = useSession();
-  const initial = (me?.shippingRates ?? []).map((r): RateRow => ({ name: r.name, free: r.free, price: centsToInput(r.basePriceCents), threshold: centsToInput(r.freeThresholdCents) }));
+  const initial = (me?.shippingRates ?? []).map((r): RateRow => ({
+    name: r.name, free: r.free, price: centsToInput(r.basePriceCents), threshold: centsToInput(r.freeThresholdCents), countries: r.countries === 'store' ? 'store' : [...r.countries],
+  }));
   const form = useForm<{ rows: RateRow[] }>({ rows: initial.length ? initial : [blank()] }, ['shippingRates']);
   const rows = form.values.rows;
   const update = (i: number, patch: Partial<RateRow>) => {
     form.set('rows', rows.map((r, j) => (j === i ? { ...r, ...patch } : r)));
     const cleared = { ...form.errors };
-    for (const key of Object.keys(patch)) delete cleared[`shippingRates.${i}.${key === 'price' ? 'basePriceCents' : key === 'threshold' ? 'freeThresholdCents' : key}`];
+    for (const key of Object.keys(patch)) {
+      const field = `shippingRates.${i}.${key === 'price' ? 'basePriceCents' : key === 'threshold' ? 'freeThresholdCents' : key}`;
+      for (const k of Object.keys(cleared)) if (k === field || k.startsWith(`${field}.`)) delete cleared[k];
+    }
     form.setErrors(cleared);
   };
   const submit = () =>
@@ -44,7 +56,7 @@ export function ShippingRatesForm(props: { onSaved?: (m: Merchant) => void; subm
           if (typeof t === 'number') freeThresholdCents = t;
           else problems[`shippingRates.${i}.freeThresholdCents`] = t.error;
         }
-        return { name: r.name.trim(), free: r.free, basePriceCents, freeThresholdCents };
+        return { name: r.name.trim(), free: r.free, basePriceCents, freeThresholdCents, countries: r.countries };
       });
       if (Object.keys(problems).length) throw invalid(problems);
       const updated = await api.patch<Merchant>('/api/merchant/config', { shippingRates });
@@ -81,14 +93,66 @@ export function ShippingRatesForm(props: { onSaved?: (m: Merchant) => void; subm
           />
           <Checkbox label="Always free" name={`shippingRates.${i}.free`} checked={r.free} onChange={(c) => update(i, { free: c })} />
           <Button variant="ghost" small onClick={() => form.set('rows', rows.filter((_, j) => j !== i))}>Remove</Button>
+          <CountryPicker
+            name={`shippingRates.${i}.countries`}
+            value={r.countries}
+            onChange={(countries) => update(i, { countries })}
+            storeCountries={storeCountriesOf(me)}
+            error={countriesError(form.errors, i)}
+          />
         </fieldset>
       ))}
       <div class="button-row">
         <Button variant="secondary" onClick={() => form.set('rows', [...rows, blank()])} disabled={rows.length >= 20}>Add a rate</Button>
         <Button type="submit" busy={form.busy}>{props.submitLabel ?? 'Save rates'}</Button>
       </div>
-      <p class="hint">Prices are in EUR; a checkout in another currency converts them with the day's ECB rate.</p>
+      <p class="hint">Prices are in EUR; a checkout in another currency converts them with the day's ECB rate. Shoppers can choose only countries a rate ships to.</p>
     </Form>
+  );
+}
+
+/** The API's message on a rate's countries, or on one of them (`shippingRates.0.countries.3`). */
+function countriesError(errors: Record<string, string>, i: number): string | undefined {
+  const field = `shippingRates.${i}.countries`;
+  const key = Object.keys(errors).find((k) => k === field || k.startsWith(`${field}.`));
+  return key ? errors[key] : undefined;
+}
+
+/** The countries read from the store, when, and a button to read them again (after changing the store's shipping). */
+export function StoreCountries() {
+  const { me, setMe } = useSession();
+  const form = useForm({});
+  if (!me) return null;
+  const { countries, readAt, error } = me.storeCountries;
+  const refresh = () =>
+    void form.run(async () => {
+      const read = await api.post<Merchant['storeCountries']>('/api/merchant/store-countries/refresh');
+      setMe({ ...me, storeCountries: read });
+      return read.error ? undefined : `Read from the store: ${read.countries.length} ${read.countries.length === 1 ? 'country' : 'countries'}.`;
+    });
+  return (
+    <div class="store-countries" data-store-countries={readAt ? 'read' : 'unread'}>
+      <div>
+        {readAt ? (
+          <p>
+            Your store ships to <strong>{countries.length} {countries.length === 1 ? 'country' : 'countries'}</strong>
+            {countries.length > 0 && countries.length <= 12 && <span>: {countriesPhrase(countries, 12)}</span>}
+            <span class="muted"> · read {formatDate(readAt)}</span>
+          </p>
+        ) : (
+          <p>
+            {me.storePlatform
+              ? 'The countries your store ships to have not been read yet: until they are, rates set to “every country your store ships to” ship everywhere.'
+              : 'Connect your store to read the countries it ships to.'}
+          </p>
+        )}
+        <p class="hint">Rates set to “every country your store ships to” follow your store’s shipping settings. Read them again after changing those.</p>
+      </div>
+      {me.storePlatform && <Button variant="secondary" name="refresh-store-countries" busy={form.busy} onClick={refresh}>Read again from the store</Button>}
+      {error && <Alert kind="warning" title="The store did not answer">{error}</Alert>}
+      {form.error && <Alert kind="error">{form.error}</Alert>}
+      {form.notice && <Alert kind="success">{form.notice}</Alert>}
+    </div>
   );
 }
 
@@ -96,7 +160,10 @@ export function ShippingPage() {
   const { me } = useSession();
   return (
     <>
-      <PageHeader title="Shipping rates" description="Shoppers pick one; it is added to the cart total and charged as one amount." />
+      <PageHeader title="Shipping rates" description="Shoppers pick one that ships to their country; it is added to the cart total and charged as one amount." />
+      <Card title="Where your store ships">
+        <StoreCountries />
+      </Card>
       <Card>
         <ShippingRatesForm />
       </Card>
@@ -109,6 +176,7 @@ export function ShippingPage() {
                 <li key={r.id}>
                   <strong>{r.name}</strong> — {r.free ? 'Free' : formatAmount(r.basePriceCents, 'EUR')}
                   {r.freeThresholdCents !== null && !r.free && <span class="muted"> · free from {formatAmount(r.freeThresholdCents, 'EUR')}</span>}
+                  <span class="muted"> · to {r.countries === 'store' ? 'every country your store ships to' : countriesPhrase(r.countries)}</span>
                 </li>
               ))}
           </ul>

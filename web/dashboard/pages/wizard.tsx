@@ -13,7 +13,7 @@ import { useLoad, useSession } from '../session.js';
 import type { CheckoutActivation, OnboardingState, SetupVerificationResult } from '../types.js';
 import { Alert, Button, CheckItem, Link, Pill, Spinner } from '../ui.js';
 import { BrandingForm } from './branding.js';
-import { ShippingRatesForm } from './shipping.js';
+import { ShippingRatesForm, StoreCountries } from './shipping.js';
 import { CodToggle, ProcessorConnection, StoreConnection } from './connections.js';
 import { PreviewCard } from './preview.js';
 import { BillingStatusLine } from './billing.js';
@@ -21,7 +21,7 @@ import { BillingStatusLine } from './billing.js';
 const INTRO: Record<number, string> = {
   1: 'Choose the platform your store runs on and connect it. We read carts from it and create the orders there.',
   2: 'Your logo and two colors make the checkout yours. The preview shows what shoppers will see.',
-  3: 'Add at least one shipping rate. Shoppers pick one; it is added to the total.',
+  3: 'Add at least one shipping rate and say where it ships. Shoppers pick one that ships to their country; it is added to the total.',
   4: 'Connect your payment processor, or offer cash on delivery (a COD-only launch is fine).',
   5: 'Open a preview of your checkout once before going live.',
   6: 'Everything that must be true before your checkout takes over the store’s checkout button.',
@@ -212,7 +212,12 @@ export function Wizard() {
           <div class="card wizard-card">
             {current === 1 && <StoreConnection onChange={reload} />}
             {current === 2 && <BrandingForm onSaved={() => go(3)} submitLabel="Save and continue" />}
-            {current === 3 && <ShippingRatesForm onSaved={() => go(4)} submitLabel="Save and continue" />}
+            {current === 3 && (
+              <div class="stack">
+                <StoreCountries />
+                <ShippingRatesForm onSaved={() => go(4)} submitLabel="Save and continue" />
+              </div>
+            )}
             {current === 4 && (
               <div class="stack">
                 <h2 class="h3">Payment processor</h2>

@@ -1,5 +1,6 @@
-// Step 2 of the form: the shipping address. The country list (about 250 names, sorted in the shopper's language)
-// is built only once the shopper starts filling in the form: on a slow phone it is a long task.
+// Step 2 of the form: the shipping address. The country list holds the countries the merchant's rates ship to (up to
+// about 250 names, sorted in the shopper's language), built only once the shopper starts filling in the form: on a slow
+// phone it is a long task.
 import type { RefObject } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { countries, countryOfLocale, type Country } from '../../countries.js';
@@ -20,8 +21,11 @@ export interface AddressState {
 export const ADDRESS_FIELDS: Array<keyof AddressState> = ['name', 'line1', 'line2', 'postalCode', 'city', 'country', 'region', 'phone'];
 const OPTIONAL: ReadonlySet<keyof AddressState> = new Set(['line2', 'region', 'phone']);
 
-/** The address a returning shopper entered before, else empty with the locale's country. */
-export function initialAddress(shopper: Bundle['shopper'], locale: string | undefined): AddressState {
+/**
+ * The address a returning shopper entered before, else empty with the locale's country; a country that is not offered
+ * (any more) starts empty, so the shopper chooses one the shop ships to.
+ */
+export function initialAddress(shopper: Bundle['shopper'], locale: string | undefined, offered: readonly string[]): AddressState {
   const a = shopper.address;
   return {
     name: a?.name ?? '',
@@ -29,7 +33,7 @@ export function initialAddress(shopper: Bundle['shopper'], locale: string | unde
     line2: a?.line2 ?? '',
     city: a?.city ?? '',
     postalCode: a?.postalCode ?? '',
-    country: a?.country ?? countryOfLocale(locale) ?? '',
+    country: a?.country && offered.includes(a.country) ? a.country : (countryOfLocale(locale, offered) ?? ''),
     region: a?.region ?? '',
     phone: a?.phone ?? '',
   };
@@ -53,12 +57,14 @@ export function AddressFields(props: {
   /** The whole form: the first focus or touch anywhere in it loads the country list. */
   formRef: RefObject<HTMLFormElement | null>;
   locale: string | undefined;
+  /** The country codes the shop ships to (some rate serves each). */
+  offered: readonly string[];
   /** A returning shopper's stored country is shown by name at once. */
   loadAtOnce: boolean;
 }) {
   const { address, errors, setField } = props;
   const [countryList, setCountryList] = useState<Country[] | null>(null);
-  const loadCountries = () => setCountryList((list) => list ?? countries(props.locale));
+  const loadCountries = () => setCountryList((list) => list ?? countries(props.locale, props.offered));
   useEffect(() => {
     const form = props.formRef.current;
     if (!form) return;

@@ -1,5 +1,5 @@
-// Step 3 of the form: the shipping rate, cheapest first (as the API lists them); a click on the preselected
-// rate confirms it too, for the funnel.
+// Step 3 of the form: the shipping rates that ship to the shopper's country, cheapest first (as the API lists them);
+// a click on the preselected rate confirms it too, for the funnel.
 import { FieldError } from '../../parts.js';
 import type { ShippingQuote } from '../../types.js';
 
@@ -11,12 +11,14 @@ export function ShippingRates(props: {
   onChoose: (id: string) => void;
   /** The shopper picked or confirmed a rate (funnel progress). */
   onChosen: () => void;
+  /** Said instead of the list when there is no rate to show. */
+  noRatesText?: string;
 }) {
   const { rates, rateId } = props;
   return (
     <fieldset aria-describedby={props.error ? 'rates-err' : undefined}>
       <legend>Shipping method</legend>
-      {rates.length === 0 && <p class="muted">This shop has no shipping method yet.</p>}
+      {rates.length === 0 && <p class="muted">{props.noRatesText ?? 'This shop has no shipping method yet.'}</p>}
       <div class="choices">
         {rates.map((r) => (
           <label class={`choice${r.id === rateId ? ' on' : ''}`} key={r.id}>

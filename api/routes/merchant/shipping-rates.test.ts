@@ -1,0 +1,63 @@
+// Shipping rates with the countries each ships to, through PATCH /api/merchant/config: "store" (every country the store
+// ships to, the default) or a list of country codes. A bad list is refused naming its field and changes nothing; one
+// merchant's rates are never another's.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
+import { createTestMerchant, type TestMerchant } from '../../../test/harness/merchants.js';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+let stack: TestStack;
+let n = 0;
+beforeAll(async () => {
+  stack = await startTestStack();
+});
+afterAll(async () => {
+  await stack?.close();
+});
+
+async function call(method: 'GET' | 'PATCH', url: string, token: string, body?: unknown) {
+  const res = await stack.app.inject({ method, url, payload: body as Json | undefined, remoteAddress: `198.51.100.${(n++ % 250) + 1}`, headers: { authorization: `Bearer ${token}` } });
+  return { status: res.statusCode, body: res.json() as Json };
+}
+const setRates = (m: TestMerchant, shippingRates: unknown) => call('PATCH', '/api/merchant/config', m.token, { shippingRates });
+const ratesOf = async (m: TestMerchant) => ((await call('GET', '/api/merchant/me', m.token)).body.shippingRates as Json[]).map((r) => [r.name, r.countries]);
+
+describe('the countries of a shipping rate', () => {
+  it('given no countries / the rate follows the store; a list is answered upper-case, once each, in a fixed order', async () => {
+    const m = await createTestMerchant(stack.database.db, stack.app, 'Rates Shop');
+    const res = await setRates(m, [{ name: 'World', basePriceCents: 2990 }, { name: 'DHL', basePriceCents: 490, countries: ['de', ' AT ', 'DE'] }, { name: 'Store', basePriceCents: 990, countries: 'store' }]);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(await ratesOf(m)).toEqual([['World', 'store'], ['DHL', ['AT', 'DE']], ['Store', 'store']]);
+    expect(await stack.database.db.shippingRate.findMany({ where: { merchantId: m.id }, orderBy: { position: 'asc' }, select: { allStoreCountries: true, countries: true } })).toEqual([
+      { allStoreCountries: true, countries: [] }, { allStoreCountries: false, countries: ['AT', 'DE'] }, { allStoreCountries: true, countries: [] },
+    ]);
+  });
+
+  it.each([
+    ['an empty list', [], 'body.shippingRates.1.countries', 'choose at least one country, or every country the store ships to'],
+    ['a code that is no country', ['DE', 'XX'], 'body.shippingRates.1.countries.1', 'choose a country: a two-letter code such as DE'],
+    ['another word than "store"', 'everywhere', 'body.shippingRates.1.countries', undefined],
+  ])('given %s / 400 INVALID_INPUT on the field, and the rates stay as they were', async (_what, countries, field, message) => {
+    const m = await createTestMerchant(stack.database.db, stack.app, 'Bad Rates Shop');
+    await setRates(m, [{ name: 'Standard', basePriceCents: 490, countries: ['FR'] }]);
+
+    const res = await setRates(m, [{ name: 'World', basePriceCents: 2990 }, { name: 'DHL', basePriceCents: 490, countries }]);
+
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('INVALID_INPUT');
+    expect(Object.keys(res.body.details.fields)).toContain(field);
+    if (message) expect(res.body.details.fields[field]).toBe(message);
+    expect(await ratesOf(m)).toEqual([['Standard', ['FR']]]);
+  });
+
+  it('given two merchants / each one\'s rates and countries are its own', async () => {
+    const a = await createTestMerchant(stack.database.db, stack.app, 'Rates A');
+    const b = await createTestMerchant(stack.database.db, stack.app, 'Rates B');
+    await setRates(a, [{ name: 'Alpine', basePriceCents: 490, countries: ['AT', 'CH'] }]);
+    await setRates(b, [{ name: 'Nordic', basePriceCents: 590, countries: ['SE'] }]);
+    await setRates(a, [{ name: 'Alpine', basePriceCents: 490, countries: ['CH'] }]);
+    expect(await ratesOf(a)).toEqual([['Alpine', ['CH']]]);
+    expect(await ratesOf(b)).toEqual([['Nordic', ['SE']]]);
+  });
+});
