@@ -159,6 +159,20 @@ function sessionEventSummary(e: SessionEvent, currency: string): string {
       return `Payment on hold, no order created: ${String(d.message)}`;
     case 'email_sent':
       return `Email sent: ${String(d.kind)}`;
+    case 'store_order_draft':
+      return 'Draft order made on the store (it becomes the order)';
+    case 'upsell_order_draft':
+      return 'Draft order made on the store for an accepted offer';
+    case 'upsell_order_created':
+      return `Offer order ${typeof d.number === 'string' && d.number ? d.number : String(d.storeOrderId)} ${d.created === false ? 'found' : 'created'} on the store`;
+    case 'upsell_payment':
+      return `Offer payment ${String(d.from).toLowerCase()} → ${String(d.to).toLowerCase()}${amount('amount') ? `: ${amount('amount')}` : ''}`;
+    case 'store_cart_emptied':
+      return 'The shopper\'s cart on the store was emptied';
+    case 'taxes_quoted':
+      return `The store's tax${amount('taxMinor') ? `: ${amount('taxMinor')}` : ''}${d.taxesIncluded === true ? ' (included in the prices)' : ''}`;
+    case 'nothing_to_pay':
+      return 'Nothing to pay: completed without the processor';
     default:
       return e.type.replace(/_/g, ' ');
   }
