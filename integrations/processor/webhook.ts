@@ -20,10 +20,16 @@ export const WHOP_SIGNATURE_HEADER = 'x-whop-signature';
 /** Seconds a signed timestamp may be away from now: Standard Webhooks' fixed 5 minutes, which Whop's own x-whop-signature check also uses. */
 export const SIGNATURE_TOLERANCE_S = 5 * 60;
 
-/** The events we ask Whop to send (checkout payments, refunds, disputes, plan memberships). */
+/**
+ * The events we ask Whop to send (checkout payments, refunds, disputes, plan billing cues): names of the SDK's
+ * WebhookEvent enum (@whop/sdk 0.0.42 src/resources/webhooks.ts:199-240) that POST /webhooks accepts. Not
+ * membership.activated / membership.deactivated: Whop's API refuses them although the enum lists them (Whop's
+ * whop-sandbox notes, "verified live, 2026-08-10"); plan billing reads the membership on the payment events of its
+ * renewals and at each period end instead (docs/processor.md, "Plan billing events").
+ */
 export const SUBSCRIBED_EVENTS = [
   'payment.succeeded', 'payment.failed', 'payment.pending', 'refund.created', 'refund.updated', 'dispute.created', 'dispute.updated',
-  'membership.activated', 'membership.deactivated', 'membership.cancel_at_period_end_changed', 'invoice.paid', 'invoice.past_due',
+  'membership.cancel_at_period_end_changed', 'invoice.paid', 'invoice.past_due',
 ] as const;
 
 type Headers = Record<string, string | string[] | undefined>;
