@@ -4562,7 +4562,7 @@ export interface paths {
         put?: never;
         /**
          * Processor payment event (signed)
-         * @description Signed with the webhook secret of the merchant whose checkout session data.metadata.checkout_session_token (or, for a refund, data.payment.metadata.checkout_session_token) names: Whop's Standard Webhooks headers (webhook-id, webhook-timestamp within 5 minutes, webhook-signature v1,<base64>, any of several) or X-Processor-Signature, the lowercase hex HMAC-SHA256 of the raw body. Events in Whop's spelling (type: payment.succeeded) or the spec's (event: payment_succeeded) count as the spec's. Whop's dispute.created and dispute.updated are verified with the secret of the merchant connected to the company they name (company_id, or data.company.id) and become the merchant's dispute.created / dispute.resolved webhook events (once per dispute); other events are stored and acknowledged. Every delivery is stored for audit. An invalid signature, or a session we cannot verify for, answers 401 INVALID_SIGNATURE and changes nothing; a body that is not an event answers 400 INVALID_INPUT. A valid event is applied to the session once per event id (a redelivery answers 200 with duplicate: true); 503 NOT_READY asks the processor to retry later.
+         * @description Signed with the webhook secret of the merchant whose checkout session data.metadata.checkout_session_token (or, for a refund, data.payment.metadata.checkout_session_token) names: Whop's Standard Webhooks headers (webhook-id, webhook-timestamp within 5 minutes, webhook-signature v1,<base64>, any of several), Whop's x-whop-signature (t=<unix> within 5 minutes, v1=<hex HMAC-SHA256 of "t.body">) or X-Processor-Signature, the lowercase hex HMAC-SHA256 of the raw body. An event about no session of ours (the company's other sales, its invoices) is verified with the secret of the merchant connected to the company it names (company_id, or data.company.id), stored as not ours and answered 200. Events in Whop's spelling (type: payment.succeeded) or the spec's (event: payment_succeeded) count as the spec's. Whop's dispute.created and dispute.updated are verified with the secret of the merchant connected to the company they name (company_id, or data.company.id) and become the merchant's dispute.created / dispute.resolved webhook events (once per dispute); other events are stored and acknowledged. Every delivery is stored for audit. An invalid signature, or a delivery naming neither a session nor a connected company, answers 401 INVALID_SIGNATURE and changes nothing; a body that is not an event answers 400 INVALID_INPUT. A valid event is applied to the session once per event id (a redelivery answers 200 with duplicate: true); 503 NOT_READY asks the processor to retry later.
          */
         post: {
             parameters: {
@@ -4574,7 +4574,9 @@ export interface paths {
                     "webhook-timestamp"?: string;
                     /** @description Standard Webhooks (Whop): space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`; any one may match (secret rotation) */
                     "webhook-signature"?: string;
-                    /** @description The spec's scheme: the lowercase hex HMAC-SHA256 of the raw body (used when no webhook-signature is sent) */
+                    /** @description Whop (endpoints created through its API): `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`, t within 5 minutes of now (used when no webhook-signature is sent) */
+                    "x-whop-signature"?: string;
+                    /** @description The spec's scheme: the lowercase hex HMAC-SHA256 of the raw body (used when neither of the above is sent) */
                     "x-processor-signature"?: string;
                 };
                 path?: never;
@@ -4674,7 +4676,7 @@ export interface paths {
         put?: never;
         /**
          * Processor event of the platform's own account (plan payments, signed)
-         * @description Signed with the platform billing webhook secret: Whop's Standard Webhooks headers or X-Processor-Signature (hex HMAC-SHA256 of the raw body). Every delivery is stored for audit. An invalid signature answers 401 INVALID_SIGNATURE and changes nothing; a body that is not an event answers 400 INVALID_INPUT. A valid event about a merchant's paid or pending plan (data.metadata.platform_billing_merchant_id, or the membership the plan is paid by: data.id of a membership event, data.membership.id of a payment) makes that merchant's subscription check the processor, once per event id (a redelivery answers duplicate: true); other valid events are stored and ignored. 503 NOT_READY asks the processor to retry later.
+         * @description Signed with the platform billing webhook secret: Whop's Standard Webhooks headers, Whop's x-whop-signature (t=<unix>,v1=<hex HMAC-SHA256 of "t.body">, within 5 minutes) or X-Processor-Signature (hex HMAC-SHA256 of the raw body). Every delivery is stored for audit. An invalid signature answers 401 INVALID_SIGNATURE and changes nothing; a body that is not an event answers 400 INVALID_INPUT. A valid event about a merchant's paid or pending plan (data.metadata.platform_billing_merchant_id, or the membership the plan is paid by: data.id of a membership event, data.membership.id of a payment) makes that merchant's subscription check the processor, once per event id (a redelivery answers duplicate: true); other valid events are stored and ignored. 503 NOT_READY asks the processor to retry later.
          */
         post: {
             parameters: {
@@ -4686,7 +4688,9 @@ export interface paths {
                     "webhook-timestamp"?: string;
                     /** @description Standard Webhooks (Whop): space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`; any one may match (secret rotation) */
                     "webhook-signature"?: string;
-                    /** @description The spec's scheme: the lowercase hex HMAC-SHA256 of the raw body (used when no webhook-signature is sent) */
+                    /** @description Whop (endpoints created through its API): `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`, t within 5 minutes of now (used when no webhook-signature is sent) */
+                    "x-whop-signature"?: string;
+                    /** @description The spec's scheme: the lowercase hex HMAC-SHA256 of the raw body (used when neither of the above is sent) */
                     "x-processor-signature"?: string;
                 };
                 path?: never;

@@ -336,7 +336,7 @@ describe('one order, end to end', () => {
 
     const webhooks = timeline.filter((e) => e.source === 'webhook');
     const valid = webhooks.filter((w) => w.data.signatureValid);
-    expect(valid.map((w) => w.type)).toEqual(expect.arrayContaining(['payment.succeeded', 'membership.activated']));
+    expect(valid.map((w) => w.type)).toEqual(expect.arrayContaining(['payment.succeeded']));
     expect(valid.filter((w) => w.data.rejection === null).every((w) => w.data.applied === true)).toBe(true);
     const bad = webhooks.filter((w) => !w.data.signatureValid);
     expect(bad).toEqual([expect.objectContaining({ type: 'payment.refunded', data: expect.objectContaining({ rejection: 'bad_signature', applied: false }), summary: expect.stringContaining('signature invalid') })]);
