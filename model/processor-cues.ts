@@ -13,7 +13,7 @@ import type { Db } from '../prisma/client.js';
 import { CHECKOUT_WORKFLOW, checkoutWorkflowId, PROCESSOR_EVENT_SIGNAL } from '../domain/checkout-workflow.js';
 import { factKeyOf, FINAL_DISPUTE_STATUSES, MERCHANT_EVENT_WORKFLOW, merchantEventWorkflowId } from '../domain/merchant-webhooks.js';
 import { isCheckoutToken } from '../domain/tokens.js';
-import type { ProcessorClient } from '../integrations/processor/index.js';
+import type { Payment } from '../integrations/processor/index.js';
 import type { ProcessorDispute, ProcessorEvent } from '../integrations/processor/webhook.js';
 import type { CheckoutWorkflowInput, ProcessorEventMessage } from '../workflows/checkout.messages.js';
 
@@ -102,7 +102,7 @@ export async function cueDispute(deps: CueDeps, merchantId: string, dispute: Dis
  * merchant's key only then (its checkout_session_token metadata, or the checkout configuration it was paid through, which
  * is the session's processor_payment_id).
  */
-export async function sessionOfProcessorPayment(db: Db, readPayment: ProcessorClient['getPayment'], merchantId: string, paymentId: string): Promise<CheckoutRef | null> {
+export async function sessionOfProcessorPayment(db: Db, readPayment: (paymentId: string) => Promise<Pick<Payment, 'metadata' | 'checkoutId'>>, merchantId: string, paymentId: string): Promise<CheckoutRef | null> {
   const select = { token: true, merchantId: true, platform: true } as const;
   const own = await db.checkoutSession.findFirst({ where: { merchantId, processorPaymentId: paymentId }, select });
   if (own) return own;
