@@ -191,7 +191,7 @@ export async function apiRoutes(v1: FastifyInstance, { store, publicBase, charge
   /** POST /payments served while the control plane says Whop ignores Idempotency-Key there (one shot each). */
   const keyIgnored = new WeakSet<FastifyRequest>();
   v1.addHook('preHandler', async (request) => {
-    if (request.method === 'POST' && request.url.split('?')[0] === '/api/v1/payments' && store.chargeFaults.ignoreIdempotencyKey > 0) {
+    if (request.method === 'POST' && request.routeOptions.url === `${v1.prefix}/payments` && store.chargeFaults.ignoreIdempotencyKey > 0) {
       store.chargeFaults.ignoreIdempotencyKey -= 1;
       keyIgnored.add(request);
     }
