@@ -95,7 +95,7 @@ export function createProcessorActivities(deps: ProcessorActivityDeps) {
      * Registers our payment webhook for every processor event and seals its signing secret with the key.
      * `idempotencyKey` is per workflow run: a retried activity gets the first endpoint back, secret included.
      */
-    async registerProcessorWebhook(input: { merchantId: string; attemptId?: string; idempotencyKey: string }): Promise<{ webhookId: string }> {
+    async registerProcessorWebhook(input: { merchantId: string; attemptId?: string; idempotencyKey: string }): Promise<{ webhookId: string; refusedEvents?: string[] }> {
       const { merchantId, row, record } = await keyBeingSetUp(input.attemptId ? { merchantId: input.merchantId, attemptId: input.attemptId } : input.merchantId);
       if (!row.businessId) throw ApplicationFailure.nonRetryable('The processor key was not checked yet', 'INTERNAL_ERROR');
       const endpoint = await clientFor(merchantId, row.apiKeyEnc).createWebhook(
@@ -103,7 +103,9 @@ export function createProcessorActivities(deps: ProcessorActivityDeps) {
         input.idempotencyKey,
       );
       await record({ webhookId: endpoint.id, webhookSecretEnc: secrets.encrypt(endpoint.secret, processorAad.webhookSecret(merchantId)) });
-      return { webhookId: endpoint.id };
+      // A name Whop refused does not fail the connection: the endpoint carries the rest; the names stay in the
+      // activity's result (the workflow history) for the operator.
+      return { webhookId: endpoint.id, ...(endpoint.refusedEvents.length ? { refusedEvents: endpoint.refusedEvents } : {}) };
     },
 
     /**

@@ -1,6 +1,6 @@
 // What the processor's two signed webhooks (checkout payments, api/routes/webhooks/processor.ts; the
 // platform's own billing, api/routes/billing/webhook.ts) do alike: the signature (Whop's Standard Webhooks
-// headers, or the spec's X-Processor-Signature) is checked over the raw bytes, in constant time, before the
+// headers, Whop's x-whop-signature, or the spec's X-Processor-Signature) is checked over the raw bytes, in constant time, before the
 // body is trusted; every delivery is stored for audit (valid
 // or not, with why it was not applied); a valid event is signalled with signal-with-start once per event
 // id. Each route keeps its own table, secrets, workflow and answers.
@@ -8,7 +8,7 @@ import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { Connection } from '@temporalio/client';
 import type { AppError } from '../domain/errors.js';
 import type { Db, Prisma } from '../prisma/client.js';
-import { readEvent, SPEC_SIGNATURE_HEADER, verifyDelivery, type ProcessorEvent } from '../integrations/processor/webhook.js';
+import { readEvent, SPEC_SIGNATURE_HEADER, verifyDelivery, WHOP_SIGNATURE_HEADER, type ProcessorEvent, type SignatureScheme } from '../integrations/processor/webhook.js';
 import { findUnstorableText, storableText } from '../domain/text.js';
 
 /** Unverified bodies are kept for audit up to this size; a verified one (≤ the 1 MB body limit) whole. */
@@ -29,11 +29,12 @@ export const claimedString = (value: unknown): string | null => (typeof value ==
 
 /**
  * A verified body as a processor event, or undefined when it is not one: wrong shape, or text no column can
- * hold (its event id, name and ids are stored and signalled as they are). The Standard Webhooks id header, when
- * present, is the event's id.
+ * hold (its event id, name and ids are stored and signalled as they are). The Standard Webhooks id header is the
+ * event's id when that scheme verified the delivery (it is signed there); under x-whop-signature only the body is
+ * signed, so a header there could name another event's id and make it look like a duplicate: the body's id counts.
  */
-export function processorEventOf(json: unknown, request: FastifyRequest): ProcessorEvent | undefined {
-  const id = request.headers['webhook-id'];
+export function processorEventOf(json: unknown, request: FastifyRequest, scheme: SignatureScheme): ProcessorEvent | undefined {
+  const id = scheme === 'standard-webhooks' ? request.headers['webhook-id'] : undefined;
   const event = readEvent(json, typeof id === 'string' && id ? id.slice(0, 255) : undefined);
   return event && !findUnstorableText(event) ? event : undefined;
 }
@@ -49,7 +50,8 @@ export const signedDeliveryHeaders = {
   'webhook-id': 'Standard Webhooks (Whop): the delivery id, also its dedup key',
   'webhook-timestamp': 'Standard Webhooks (Whop): unix seconds; more than 5 minutes away from now is refused',
   'webhook-signature': 'Standard Webhooks (Whop): space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`; any one may match (secret rotation)',
-  [SPEC_SIGNATURE_HEADER]: 'The spec\'s scheme: the lowercase hex HMAC-SHA256 of the raw body (used when no webhook-signature is sent)',
+  [WHOP_SIGNATURE_HEADER]: 'Whop (endpoints created through its API): `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`, t within 5 minutes of now (used when no webhook-signature is sent)',
+  [SPEC_SIGNATURE_HEADER]: 'The spec\'s scheme: the lowercase hex HMAC-SHA256 of the raw body (used when neither of the above is sent)',
 } as const;
 
 /** The body parsed as JSON, undefined when it is not JSON. */
@@ -62,11 +64,11 @@ export function parseJsonOrUndefined(text: string): unknown {
 }
 
 /**
- * True when the delivery is signed with one of the secrets, in either scheme (integrations/processor/webhook.ts).
+ * The scheme the delivery is signed in with one of the secrets (integrations/processor/webhook.ts), or null.
  * Every candidate is checked (no early exit), each in constant time.
  */
-export function signedByAny(request: FastifyRequest, raw: Buffer, secrets: readonly string[]): boolean {
-  return verifyDelivery(secrets, raw, request.headers) !== null;
+export function signedByAny(request: FastifyRequest, raw: Buffer, secrets: readonly string[]): SignatureScheme | null {
+  return verifyDelivery(secrets, raw, request.headers);
 }
 
 /** The event id deliveries are deduplicated by; an event without one is keyed by what it says happened. */

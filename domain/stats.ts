@@ -4,19 +4,28 @@
 //
 // - A session counts when it was created in the range (a cohort: conversion never exceeds 100 %), from a
 //   store cart: previews never count.
-// - Paid orders: card checkouts whose money the merchant keeps — COMPLETED now. "Paid" means money kept,
-//   everywhere: a refunded order is not paid (it is counted as refunded), a COD order is not paid through us.
+// - Paid orders: card checkouts whose money the merchant keeps, in whole or in part — COMPLETED now, partial
+//   refunds included (a partial refund keeps the session COMPLETED). "Paid" means money kept, everywhere: an order
+//   refunded in full is not paid (it is counted as refunded), a COD order is not paid through us, a held payment
+//   (ON_HOLD) is not an order yet.
 // - Completed orders: card checkouts the processor confirmed (COMPLETED, and REFUNDED, which was completed
 //   first): completedOrders = paidOrders + refundedOrders, always.
 // - COD orders: confirmed cash-on-delivery orders (COD_CONFIRMED). They are orders on the store, so they
 //   count as conversions, but not as revenue: the money is not paid through us (see domain/checkout-status.ts).
 //   Their value is reported apart, with the part the store reports collected (marked paid).
-// - Conversion rate: (completed orders + COD orders) / sessions.
-// - Revenue: sessions that are COMPLETED now (paid and not refunded), per currency; average order value is
-//   that revenue over those orders, rounded to the nearest minor unit.
+// - Held payments (ON_HOLD): the shopper paid, but the processor showed the payment refunded, disputed or of
+//   another amount before the order (domain/payment-check.ts), so there is no store order and no revenue; they are
+//   counted apart (heldOrders, held[]) for the merchant to act on. The shopper did pay: a held payment is a
+//   conversion, and the funnel's last step.
+// - Conversion rate: (completed orders + COD orders + held payments) / sessions = the funnel's completed / created.
+// - Revenue is money kept: per currency, Σ(total − refunded) of the sessions COMPLETED now; average order value is
+//   that over those orders, rounded to the nearest minor unit. grossMinor and refundedMinor are its two parts.
+// - Refunds: per currency, everything the processor confirmed given back on the range's sessions (the session's
+//   refunded_minor): partial refunds of kept orders (revenue[].refundedMinor), full refunds (REFUNDED) and refunds
+//   of held payments (held[].refundedMinor), so the merchant can reconcile with the processor's own report.
 // - Funnel: each step counts the sessions that reached it or a later one. Milestones are marked that way
 //   (reaching a step marks the earlier ones still unset, with the same instant), so counting each milestone
-//   column is enough, and a step is never larger than the one before; a session in an ordered status counts
+//   column is enough, and a step is never larger than the one before; a session in a converted status counts
 //   at every step, whatever older rows lack.
 import type { CheckoutStatus } from './checkout-status.js';
 
@@ -39,8 +48,13 @@ export const upTo = (m: Milestone): Milestone[] => MILESTONES.slice(0, MILESTONE
 export const PROGRESS_STEPS = { contact_entered: 'contactEnteredAt', shipping_chosen: 'shippingChosenAt' } as const satisfies Record<string, Milestone>;
 export type ProgressStep = keyof typeof PROGRESS_STEPS;
 
-/** Statuses that mean the checkout ended in an order on the store (the funnel's last step). */
-export const ORDERED_STATUSES: readonly CheckoutStatus[] = ['COMPLETED', 'REFUNDED', 'COD_CONFIRMED'];
+/**
+ * Statuses that mean the shopper paid (or confirmed cash on delivery): the checkout converted, the funnel's last
+ * step. An order on the store exists or follows for all but ON_HOLD, a payment held before its order: the shopper
+ * paid all the same, and what became of the money is the merchant's side, not the checkout's (a held payment refunded
+ * in full becomes REFUNDED, which counts here too, so a refund never moves a checkout out of the funnel).
+ */
+export const ORDERED_STATUSES: readonly CheckoutStatus[] = ['COMPLETED', 'REFUNDED', 'COD_CONFIRMED', 'ON_HOLD'];
 
 /**
  * The orders list's two views (GET /api/checkout/merchant/orders?view=…), of the sessions that reached payment:
@@ -97,13 +111,47 @@ export interface StatsGroup {
   totalMinor: number;
   /** The part of totalMinor of the sessions with codPaid. */
   codPaidMinor: number;
+  /** How many of the sessions have money given back (refunded_minor > 0). */
+  withRefunds: number;
+  /** Sum of what the processor confirmed given back (refunded_minor), minor units of `currency`. */
+  refundedMinor: number;
 }
 
 export interface CurrencyRevenue {
   currency: string;
+  /** Paid orders (COMPLETED), partially refunded ones included. */
   orders: number;
+  /** Money kept: grossMinor − refundedMinor. */
   amountMinor: number;
+  /** amountMinor / orders, rounded. */
   averageOrderValueMinor: number;
+  /** The totals of those orders, as charged. */
+  grossMinor: number;
+  /** Given back of those orders (partial refunds). */
+  refundedMinor: number;
+  /** Of the orders, those with a partial refund. */
+  partiallyRefundedOrders: number;
+}
+
+export interface CurrencyRefunds {
+  currency: string;
+  /** Sessions with money given back: partially refunded orders, orders refunded in full, held payments refunded in part. */
+  orders: number;
+  /** Everything given back: revenue[].refundedMinor + fullyRefundedMinor + held[].refundedMinor of the currency. */
+  amountMinor: number;
+  /** REFUNDED sessions (their sum over currencies is refundedOrders). */
+  fullyRefundedOrders: number;
+  fullyRefundedMinor: number;
+}
+
+export interface CurrencyHeld {
+  currency: string;
+  /** ON_HOLD sessions. */
+  orders: number;
+  /** Their checkouts' totals (what the shopper was to pay; the hold message says when the processor charged another amount). */
+  amountMinor: number;
+  /** Already given back of those payments (partial refunds; refunded in full, a held payment is REFUNDED). */
+  refundedMinor: number;
 }
 
 export interface CurrencyCod {
@@ -116,14 +164,21 @@ export interface CurrencyCod {
 
 export interface CheckoutStats {
   sessions: number;
-  /** COMPLETED: paid by card (or nothing to pay) and not refunded — the money the merchant keeps. */
+  /** COMPLETED: paid by card (or nothing to pay), kept in whole or in part — the orders behind revenue. */
   paidOrders: number;
-  /** paidOrders + refundedOrders: every card checkout the processor confirmed. */
+  /** paidOrders + refundedOrders: every card checkout the processor confirmed and that became an order. */
   completedOrders: number;
+  /** REFUNDED: refunded in full. */
   refundedOrders: number;
+  /** Of the paid orders, those with a partial refund. */
+  partiallyRefundedOrders: number;
   codOrders: number;
+  /** ON_HOLD: paid, held before its order; never revenue, never paid. */
+  heldOrders: number;
   conversionRate: number;
   revenue: CurrencyRevenue[];
+  refunds: CurrencyRefunds[];
+  held: CurrencyHeld[];
   cod: CurrencyCod[];
 }
 
@@ -139,45 +194,88 @@ export interface FunnelEntry {
 const ratio = (part: number, whole: number): number | null => (whole > 0 ? part / whole : null);
 const byCurrency = <T extends { currency: string }>(list: T[]) => list.sort((a, b) => a.currency.localeCompare(b.currency));
 
+/** The entry of `currency` in `map`, made with `empty` the first time. */
+function entry<T>(map: Map<string, T>, currency: string, empty: () => T): T {
+  let found = map.get(currency);
+  if (!found) map.set(currency, (found = empty()));
+  return found;
+}
+
 export function summarizeStats(groups: readonly StatsGroup[]): CheckoutStats {
   let sessions = 0;
   let paidOrders = 0;
-  let completedOrders = 0;
   let refundedOrders = 0;
+  let partiallyRefundedOrders = 0;
   let codOrders = 0;
-  const revenue = new Map<string, { orders: number; amountMinor: number }>();
+  let heldOrders = 0;
+  const revenue = new Map<string, Omit<CurrencyRevenue, 'amountMinor' | 'averageOrderValueMinor'>>();
+  const refunds = new Map<string, CurrencyRefunds>();
+  const held = new Map<string, CurrencyHeld>();
   const cod = new Map<string, CurrencyCod>();
   for (const g of groups) {
     sessions += g.sessions;
-    if (g.status === 'COMPLETED' || g.status === 'REFUNDED') completedOrders += g.sessions;
-    if (g.status === 'REFUNDED') refundedOrders += g.sessions;
-    if (g.status === 'COMPLETED') {
-      paidOrders += g.sessions;
-      const r = revenue.get(g.currency) ?? { orders: 0, amountMinor: 0 };
-      r.orders += g.sessions;
-      r.amountMinor += g.totalMinor;
-      revenue.set(g.currency, r);
+    // Every refund the processor confirmed, whatever became of the session: the figure to reconcile with it.
+    if ((g.status === 'COMPLETED' || g.status === 'ON_HOLD' || g.status === 'REFUNDED') && (g.withRefunds > 0 || g.status === 'REFUNDED')) {
+      const r = entry(refunds, g.currency, () => ({ currency: g.currency, orders: 0, amountMinor: 0, fullyRefundedOrders: 0, fullyRefundedMinor: 0 }));
+      // A REFUNDED session counts as refunded even on an older row without its amount recorded.
+      r.orders += g.status === 'REFUNDED' ? g.sessions : g.withRefunds;
+      r.amountMinor += g.refundedMinor;
+      if (g.status === 'REFUNDED') {
+        r.fullyRefundedOrders += g.sessions;
+        r.fullyRefundedMinor += g.refundedMinor;
+      }
     }
-    if (g.status === 'COD_CONFIRMED') {
-      codOrders += g.sessions;
-      const c = cod.get(g.currency) ?? { currency: g.currency, orders: 0, amountMinor: 0, collectedOrders: 0, collectedAmountMinor: 0 };
-      c.orders += g.sessions;
-      c.amountMinor += g.totalMinor;
-      c.collectedOrders += g.codPaid;
-      c.collectedAmountMinor += g.codPaidMinor;
-      cod.set(g.currency, c);
+    switch (g.status) {
+      case 'COMPLETED': {
+        paidOrders += g.sessions;
+        partiallyRefundedOrders += g.withRefunds;
+        const r = entry(revenue, g.currency, () => ({ currency: g.currency, orders: 0, grossMinor: 0, refundedMinor: 0, partiallyRefundedOrders: 0 }));
+        r.orders += g.sessions;
+        r.grossMinor += g.totalMinor;
+        r.refundedMinor += g.refundedMinor;
+        r.partiallyRefundedOrders += g.withRefunds;
+        break;
+      }
+      case 'REFUNDED':
+        refundedOrders += g.sessions;
+        break;
+      case 'ON_HOLD': {
+        heldOrders += g.sessions;
+        const h = entry(held, g.currency, () => ({ currency: g.currency, orders: 0, amountMinor: 0, refundedMinor: 0 }));
+        h.orders += g.sessions;
+        h.amountMinor += g.totalMinor;
+        h.refundedMinor += g.refundedMinor;
+        break;
+      }
+      case 'COD_CONFIRMED': {
+        codOrders += g.sessions;
+        const c = entry(cod, g.currency, () => ({ currency: g.currency, orders: 0, amountMinor: 0, collectedOrders: 0, collectedAmountMinor: 0 }));
+        c.orders += g.sessions;
+        c.amountMinor += g.totalMinor;
+        c.collectedOrders += g.codPaid;
+        c.collectedAmountMinor += g.codPaidMinor;
+        break;
+      }
     }
   }
+  const completedOrders = paidOrders + refundedOrders;
   return {
     sessions,
     paidOrders,
     completedOrders,
     refundedOrders,
+    partiallyRefundedOrders,
     codOrders,
-    conversionRate: ratio(completedOrders + codOrders, sessions) ?? 0,
+    heldOrders,
+    conversionRate: ratio(completedOrders + codOrders + heldOrders, sessions) ?? 0,
     revenue: byCurrency(
-      [...revenue].map(([currency, r]) => ({ currency, orders: r.orders, amountMinor: r.amountMinor, averageOrderValueMinor: Math.round(r.amountMinor / r.orders) })),
+      [...revenue.values()].map((r) => {
+        const amountMinor = r.grossMinor - r.refundedMinor;
+        return { currency: r.currency, orders: r.orders, amountMinor, averageOrderValueMinor: Math.round(amountMinor / r.orders), grossMinor: r.grossMinor, refundedMinor: r.refundedMinor, partiallyRefundedOrders: r.partiallyRefundedOrders };
+      }),
     ),
+    refunds: byCurrency([...refunds.values()]),
+    held: byCurrency([...held.values()]),
     cod: byCurrency([...cod.values()]),
   };
 }

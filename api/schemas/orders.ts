@@ -97,6 +97,14 @@ export const orderSummary = z
       .nullable()
       .describe('The order on the store, apart from the status: pending (paid, being created), created or failed; null before payment. Its `number` ("#1001") is the order\'s number everywhere: the store, the emails, the shopper\'s confirmation page'),
     codPaid: z.boolean().describe('COD only: the store reports the order paid'),
+    refundedMinor: z
+      .number()
+      .int()
+      .describe('What came back to the shopper so far, in minor units of totals.currency (the processor confirmed it). Above 0 on a COMPLETED order: partially refunded'),
+    hold: z
+      .object({ reason: z.enum(HOLD_REASONS), message: z.string() })
+      .nullable()
+      .describe('ON_HOLD: why the paid checkout did not become a store order (refunded or disputed before the order, another amount or currency); null otherwise'),
     createdAt: z.string(),
     paymentStartedAt: z.string().nullable(),
     completedAt: z.string().nullable().describe('When the processor confirmed the payment'),
@@ -179,13 +187,8 @@ export const orderRefund = z
 
 export const orderDetail = orderSummary
   .extend({
-    refundedMinor: z.number().int().describe('What came back to the shopper so far (the processor confirmed it)'),
     refundableMinor: z.number().int().describe('What can still be refunded: the charge less what came back and what is on its way back'),
     refunds: z.array(orderRefund).describe('Every refund of the order, oldest first: asked here, made at the processor, or made in the store'),
-    hold: z
-      .object({ reason: z.enum(HOLD_REASONS), message: z.string() })
-      .nullable()
-      .describe('ON_HOLD: why the paid checkout did not become a store order (refunded or disputed before the order, another amount or currency)'),
     storeOrderStatus: z.string().nullable().describe("The store's own word on its order after our last change to it (e.g. paid, partially_refunded, refunded; WooCommerce: processing, refunded)"),
     platform: z.enum(['storefront-a', 'storefront-b']),
     items: z.array(orderLine),
@@ -221,21 +224,56 @@ export const statsResponse = z
   .object({
     ...period,
     sessions: z.number().int().describe('Checkout sessions created from a store cart in the range (previews never count)'),
-    paidOrders: z.number().int().describe('Paid means money kept: card checkouts COMPLETED now (not refunded). paidOrders = the revenue orders, summed over currencies'),
-    completedOrders: z.number().int().describe('Card checkouts the processor confirmed: COMPLETED, or REFUNDED since. Always paidOrders + refundedOrders'),
-    refundedOrders: z.number().int().describe('Of the completed orders, those refunded since (not paid any more)'),
+    paidOrders: z
+      .number()
+      .int()
+      .describe('Paid means money kept: card checkouts COMPLETED now, partially refunded ones included (an order refunded in full is REFUNDED). paidOrders = the revenue orders, summed over currencies'),
+    completedOrders: z.number().int().describe('Card checkouts the processor confirmed that became orders: COMPLETED, or REFUNDED since. Always paidOrders + refundedOrders'),
+    refundedOrders: z.number().int().describe('Of the completed orders, those refunded in full since (not paid any more)'),
+    partiallyRefundedOrders: z.number().int().describe('Of the paid orders, those with part of the money given back (still paid: the rest is kept)'),
     codOrders: z.number().int().describe('Confirmed cash-on-delivery orders (COD_CONFIRMED): orders, not paid revenue'),
-    conversionRate: z.number().describe('(completedOrders + codOrders) / sessions, from 0 to 1; 0 without sessions'),
+    heldOrders: z
+      .number()
+      .int()
+      .describe('Payments ON_HOLD: the shopper paid, but the processor showed the payment refunded, disputed or of another amount before the order, so there is no store order. Never paid, never revenue; see held'),
+    conversionRate: z.number().describe('(completedOrders + codOrders + heldOrders) / sessions, from 0 to 1 (the funnel\'s completed over created); 0 without sessions'),
     revenue: z
       .array(
         z.object({
           currency: z.string().length(3),
-          orders: z.number().int().describe('Paid orders in this currency (COMPLETED: refunded ones are not revenue)'),
-          amountMinor: z.number().int().describe('Their totals, in minor units'),
+          orders: z.number().int().describe('Paid orders in this currency (COMPLETED, partially refunded ones included; refunded in full is not revenue)'),
+          amountMinor: z.number().int().describe('Money kept, in minor units: grossMinor − refundedMinor'),
           averageOrderValueMinor: z.number().int().describe('amountMinor / orders, rounded to the nearest minor unit'),
+          grossMinor: z.number().int().describe('The totals of these orders, as charged'),
+          refundedMinor: z.number().int().describe('Given back of these orders so far (partial refunds the processor confirmed)'),
+          partiallyRefundedOrders: z.number().int().describe('Of these orders, those with a partial refund'),
         }),
       )
-      .describe('Paid revenue per currency (never summed across currencies); COD is not in it'),
+      .describe('Paid revenue per currency (never summed across currencies): money kept, refunds taken off. COD and held payments are not in it'),
+    refunds: z
+      .array(
+        z.object({
+          currency: z.string().length(3),
+          orders: z.number().int().describe('Sessions with money given back: paid orders refunded in part, orders refunded in full, held payments refunded in part'),
+          amountMinor: z
+            .number()
+            .int()
+            .describe('Everything the processor confirmed given back on them, in minor units: revenue[].refundedMinor + fullyRefundedMinor + held[].refundedMinor of this currency'),
+          fullyRefundedOrders: z.number().int().describe('Orders refunded in full (REFUNDED); summed over currencies: refundedOrders'),
+          fullyRefundedMinor: z.number().int().describe('What they gave back'),
+        }),
+      )
+      .describe('Refunds per currency, of the range\'s sessions, to reconcile with the processor\'s report; the currencies with any'),
+    held: z
+      .array(
+        z.object({
+          currency: z.string().length(3),
+          orders: z.number().int().describe('Payments ON_HOLD in this currency'),
+          amountMinor: z.number().int().describe('Their checkouts\' totals (the hold message of each says when the processor charged another amount)'),
+          refundedMinor: z.number().int().describe('Already given back of them (partial refunds; a held payment refunded in full is REFUNDED)'),
+        }),
+      )
+      .describe('Held payments per currency, apart from revenue: the merchant refunds them or makes the order by hand'),
     cod: z
       .array(
         z.object({

@@ -104,7 +104,11 @@ export interface ProcessorClient {
   getAccount(): Promise<{ id: string; title: string | null }>;
   createProduct(input: { companyId: string; title: string }, idempotencyKey: string): Promise<{ id: string }>;
   /** Registers an endpoint for these events; the secret is only ever in this answer. */
-  createWebhook(input: { companyId: string; url: string; events: readonly string[] }, idempotencyKey: string): Promise<{ id: string; secret: string }>;
+  /**
+   * `refusedEvents`: names Whop refused with a 400 naming them; the endpoint was then registered once without them
+   * (a refusal of every name we asked for, or one naming none of them, is thrown as it came).
+   */
+  createWebhook(input: { companyId: string; url: string; events: readonly string[] }, idempotencyKey: string): Promise<{ id: string; secret: string; refusedEvents: string[] }>;
   deleteWebhook(webhookId: string): Promise<void>;
   /** A hosted checkout for a one-time price, or for an existing plan. `metadata` is copied onto its payment and membership. */
   createCheckout(input: ({ price: OneTimePrice } | { planId: string }) & { metadata: Record<string, string>; redirectUrl: string }, idempotencyKey: string): Promise<Checkout>;
@@ -215,6 +219,16 @@ const findPageSchema = z.looseObject({
   page_info: z.looseObject({ end_cursor: z.string().nullish(), has_next_page: z.boolean().nullish() }),
 });
 
+/**
+ * The event names a 400 answer to POST /webhooks names (as whole names, in its message or body), of those asked for.
+ * The one place the answer's text is read: Whop gives no field for which names it refused.
+ */
+export function refusedEventNames(err: unknown, asked: readonly string[]): string[] {
+  if (!(err instanceof IntegrationError) || err.status !== 400) return [];
+  const text = `${err.message} ${JSON.stringify(err.remote ?? null)}`;
+  return asked.filter((name) => new RegExp(`(^|[^a-z_.])${name.replace(/\./g, '\\.')}($|[^a-z_.])`).test(text));
+}
+
 export function createProcessorClient(options: ProcessorClientOptions): ProcessorClient {
   const whop = new Whop({
     apiKey: options.apiKey,
@@ -256,9 +270,20 @@ export function createProcessorClient(options: ProcessorClientOptions): Processo
     createProduct: async ({ companyId, title }, key) =>
       call('POST /products', productSchema, () => whop.products.create({ title, account_id: companyId, visibility: 'hidden' }, idem(key))),
     createWebhook: async ({ companyId, url, events }, key) => {
-      const hook = await call('POST /webhooks', createdWebhookSchema, () =>
-        whop.webhooks.create({ url, events: [...events] as Whop.WebhookCreateParams['events'], resource_id: companyId, api_version: 'v1' }, idem(key)));
-      return { id: hook.id, secret: hook.webhook_secret.trim() };
+      // api_version v1: the payload shape we read (type, id, company_id, a Payment with our metadata); docs/processor.md.
+      const create = (names: readonly string[], idemKey: string) => call('POST /webhooks', createdWebhookSchema, () =>
+        whop.webhooks.create({ url, events: [...names] as Whop.WebhookCreateParams['events'], resource_id: companyId, api_version: 'v1' }, idem(idemKey)));
+      try {
+        const hook = await create(events, key);
+        return { id: hook.id, secret: hook.webhook_secret.trim(), refusedEvents: [] };
+      } catch (err) {
+        const refused = refusedEventNames(err, events);
+        if (refused.length === 0 || refused.length === events.length) throw err;
+        // Whop refuses names its own list offers (membership.activated/deactivated, Whop's notes): the rest still count.
+        const kept = events.filter((name) => !refused.includes(name));
+        const hook = await create(kept, `${key}:without:${refused.join(',')}`);
+        return { id: hook.id, secret: hook.webhook_secret.trim(), refusedEvents: refused };
+      }
     },
     deleteWebhook: async (webhookId) => {
       try {

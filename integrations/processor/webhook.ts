@@ -1,8 +1,12 @@
-// Webhooks from the processor as our endpoints receive them. Two signature schemes, one secret:
-// - Whop's (Standard Webhooks, docs/processor.md): webhook-id, webhook-timestamp, webhook-signature `v1,<base64>`
-//   (several during a secret rotation), verified with the `standardwebhooks` library: 5-minute tolerance, any
-//   one signature may match, constant-time comparison. Whop's key is the UTF-8 bytes of its `ws_…` secret, so
-//   the library (which base64-decodes its key) gets the secret base64-encoded, as Whop's guide does.
+// Webhooks from the processor as our endpoints receive them. Three signature schemes, one secret, the same key bytes
+// (the UTF-8 bytes of Whop's `ws_…` secret string, as Whop shows it):
+// - Standard Webhooks (Whop's dashboard-created endpoints, docs/processor.md): webhook-id, webhook-timestamp,
+//   webhook-signature `v1,<base64>` (several during a secret rotation), verified with the `standardwebhooks` library:
+//   5-minute tolerance, any one signature may match, constant-time comparison. The library base64-decodes its key,
+//   so it gets the secret base64-encoded, as Whop's guide does.
+// - Whop's `x-whop-signature: t=<unix>,v1=<hex>` (what endpoints created through `POST /webhooks` send; Whop's
+//   whop-sandbox notes, "verified live"): hex HMAC-SHA256 of "<t>.<raw body>" keyed with the raw secret string,
+//   the same 5-minute window, compared in constant time. Nothing but the body is signed: its `id` is the dedup key.
 // - The spec's: X-Processor-Signature, the hex HMAC-SHA256 of the raw body, compared in constant time.
 // Event names arrive in Whop's dotted spelling or the legacy/spec underscore one; both map onto the spec's table.
 import { createHmac, timingSafeEqual } from 'node:crypto';
@@ -12,11 +16,20 @@ import { z } from 'zod';
 
 export const SPEC_SIGNATURE_HEADER = 'x-processor-signature';
 export const STANDARD_WEBHOOK_HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const;
+export const WHOP_SIGNATURE_HEADER = 'x-whop-signature';
+/** Seconds a signed timestamp may be away from now: Standard Webhooks' fixed 5 minutes, which Whop's own x-whop-signature check also uses. */
+export const SIGNATURE_TOLERANCE_S = 5 * 60;
 
-/** The events we ask Whop to send (checkout payments, refunds, disputes, plan memberships). */
+/**
+ * The events we ask Whop to send (checkout payments, refunds, disputes, plan billing cues): names of the SDK's
+ * WebhookEvent enum (@whop/sdk 0.0.42 src/resources/webhooks.ts:199-240) that POST /webhooks accepts. Not
+ * membership.activated / membership.deactivated: Whop's API refuses them although the enum lists them (Whop's
+ * whop-sandbox notes, "verified live, 2026-08-10"); plan billing reads the membership on the payment events of its
+ * renewals and at each period end instead (docs/processor.md, "Plan billing events").
+ */
 export const SUBSCRIBED_EVENTS = [
   'payment.succeeded', 'payment.failed', 'payment.pending', 'refund.created', 'refund.updated', 'dispute.created', 'dispute.updated',
-  'membership.activated', 'membership.deactivated', 'membership.cancel_at_period_end_changed', 'invoice.paid', 'invoice.past_due',
+  'membership.cancel_at_period_end_changed', 'invoice.paid', 'invoice.past_due',
 ] as const;
 
 type Headers = Record<string, string | string[] | undefined>;
@@ -52,16 +65,44 @@ function standardSignatureValid(secret: string, rawBody: Buffer, headers: Header
   }
 }
 
-export type SignatureScheme = 'standard-webhooks' | 'x-processor-signature';
+/** Whop's x-whop-signature header for a body: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, keyed with the secret's UTF-8 bytes. */
+export function signWhopWebhook(secret: string, timestamp: number, rawBody: Buffer | string): string {
+  return `t=${timestamp},v1=${createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${timestamp}.`).update(rawBody).digest('hex')}`;
+}
+
+const UNIX_SECONDS = /^\d{1,12}$/;
+
+/**
+ * x-whop-signature: exactly one `t`, within the tolerance of `nowS`, and one or more `v1` (any one may match: a
+ * rotation may sign twice). Malformed, stale or future: false.
+ */
+function whopSignatureValid(secret: string, rawBody: Buffer, given: string | undefined, nowS: number): boolean {
+  if (!secret || given === undefined) return false;
+  const parts = given.split(',').map((part) => part.trim().split('='));
+  const stamps = parts.filter(([k]) => k === 't').map(([, v]) => v ?? '');
+  const signatures = parts.filter(([k, v]) => k === 'v1' && v !== undefined && HEX_SHA256.test(v)).map(([, v]) => Buffer.from(v!, 'hex'));
+  if (stamps.length !== 1 || !UNIX_SECONDS.test(stamps[0]!) || signatures.length === 0) return false;
+  const timestamp = Number(stamps[0]);
+  if (Math.abs(nowS - timestamp) > SIGNATURE_TOLERANCE_S) return false;
+  const expected = createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${stamps[0]}.`).update(rawBody).digest();
+  return signatures.map((signature) => timingSafeEqual(signature, expected)).includes(true);
+}
+
+export type SignatureScheme = 'standard-webhooks' | 'x-whop-signature' | 'x-processor-signature';
 
 /**
  * Which scheme a delivery is validly signed with by one of `secrets` (every secret is tried: no early exit that
  * would tell which one matched by its timing), or null. A delivery carrying Standard Webhooks headers is judged
- * by them only.
+ * by them only; else one carrying x-whop-signature by that only; else the spec's header.
  */
-export function verifyDelivery(secrets: readonly string[], rawBody: Buffer, headers: Headers): SignatureScheme | null {
+export function verifyDelivery(secrets: readonly string[], rawBody: Buffer, headers: Headers, nowMs = Date.now()): SignatureScheme | null {
   if (header(headers, 'webhook-signature') !== undefined) {
     return secrets.map((s) => standardSignatureValid(s, rawBody, headers)).includes(true) ? 'standard-webhooks' : null;
+  }
+  const whop = header(headers, WHOP_SIGNATURE_HEADER);
+  if (whop !== undefined) {
+    const nowS = Math.floor(nowMs / 1000);
+    return secrets.map((s) => whopSignatureValid(s, rawBody, whop, nowS)).includes(true) ? 'x-whop-signature' : null;
   }
   const given = header(headers, SPEC_SIGNATURE_HEADER);
   return secrets.map((s) => specSignatureValid(s, rawBody, given)).includes(true) ? 'x-processor-signature' : null;
@@ -169,13 +210,17 @@ const disputeSchema = z.looseObject({
   }),
 });
 
-/** The Whop company an unverified dispute event names (envelope company_id, else data.company.id): whose secret verifies it. */
-export function claimedDisputeCompany(json: unknown): string | null {
+/**
+ * The Whop company an unverified event names, whose merchant's secret verifies it: the envelope's `company_id` (or
+ * `account_id`, its name in webhooks pinned to later API versions, docs.whop.com webhooks guide), else the object's
+ * own `data.company.id` (a Dispute, a Payment).
+ */
+export function claimedCompany(json: unknown): string | null {
   const body = json !== null && typeof json === 'object' ? (json as Record<string, unknown>) : {};
   const data = body.data !== null && typeof body.data === 'object' ? (body.data as Record<string, unknown>) : {};
   const company = data.company !== null && typeof data.company === 'object' ? (data.company as Record<string, unknown>).id : undefined;
-  const id = typeof body.company_id === 'string' && body.company_id ? body.company_id : company;
-  return typeof id === 'string' && id ? id.slice(0, 255) : null;
+  const id = [body.company_id, body.account_id, company].find((v): v is string => typeof v === 'string' && v !== '');
+  return id ? id.slice(0, 255) : null;
 }
 
 /** A verified dispute event; undefined when the body is not one (or its currency is not an ISO code we know). */

@@ -337,7 +337,7 @@ export async function apiRoutes(v1: FastifyInstance, { store, publicBase, charge
   });
 
   // Webhooks: the secret only in the answer to create.
-  const webhookView = ({ webhook_secret: _s, company_id, ...webhook }: ReturnType<WhopStore['createWebhook']>) => ({ ...webhook, resource_id: company_id, testable_events: webhook.events });
+  const webhookView = ({ webhook_secret: _s, company_id, created_via: _via, ...webhook }: ReturnType<WhopStore['createWebhook']>) => ({ ...webhook, resource_id: company_id, testable_events: webhook.events });
   v1.post('/webhooks', async (request) => {
     const body = parse(webhookBody, request.body);
     const webhook = store.createWebhook(sameCompany(request, body.resource_id, 'resource_id'), body);

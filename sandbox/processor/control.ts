@@ -3,8 +3,10 @@
 // checkout does with setupFutureUsage: "off_session"; a setup-mode checkout saves it without charging), the faults
 // of POST /payments that Whop's docs leave open (Idempotency-Key ignored, an answer lost after the charge is made),
 // payments paid or moved without any webhook (a lost delivery, for reconciliation), renewals Whop bills on
-// its own, disputes opened on a paid payment and moved to a status (dispute.created, dispute.updated), and the webhook controls (send on demand with copies and delay, hold and release in any order,
-// drop, redeliver, delivery log, secret rotation).
+// its own, disputes opened on a paid payment and moved to a status (dispute.created, dispute.updated), a sale of the
+// company's own that no integration made, and the webhook controls (send on demand with copies and delay, hold and
+// release in any order, drop, redeliver, delivery log, secret rotation, an endpoint made in the dashboard, the event
+// names POST /webhooks refuses).
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { whopErrorHandler } from './api.js';
@@ -49,6 +51,18 @@ const releaseBody = z.strictObject({ ids: z.array(z.string().min(1)).optional() 
 const dropBody = z.strictObject({ count: z.number().int().min(0).max(10_000) });
 const redeliverBody = z.strictObject({ eventId: z.string().min(1), times });
 const deliveriesQuery = z.strictObject({ eventId: z.string().min(1).optional() });
+const dashboardWebhookBody = z.strictObject({
+  businessId: z.string().min(1),
+  url: z.url(),
+  events: z.array(z.string().regex(/^[a-z_]+(\.[a-z_]+)*$/)).max(100).optional(),
+});
+const refusedEventsBody = z.strictObject({ events: z.array(z.string().regex(/^[a-z_]+(\.[a-z_]+)*$/)).max(100) });
+const foreignSaleBody = z.strictObject({
+  businessId: z.string().min(1),
+  /** Decimal major units, as Whop writes prices. */
+  amount: z.number().positive().max(1_000_000).default(19.99),
+  currency: z.string().regex(/^[a-z]{3}$/).default('usd'),
+});
 
 function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   const result = schema.safeParse(value ?? {});
@@ -125,6 +139,33 @@ export async function controlRoutes(control: FastifyInstance, { store, webhooks,
     webhook.webhook_secret = `ws_${newId('', 24).slice(1)}`;
     webhooks.rotating.set(webhook.id, previous);
     return { id: webhook.id, webhook_secret: webhook.webhook_secret };
+  });
+
+  /** An endpoint the merchant made in Whop's dashboard: any event name, signed with Standard Webhooks. */
+  control.post('/webhooks/dashboard', async (request, reply) => {
+    const { businessId, url, events } = parse(dashboardWebhookBody, request.body);
+    if (!store.company(businessId)) throw new WhopError(404, 'not_found', `No such company: '${businessId}'`);
+    const webhook = store.createWebhook(businessId, { url, events }, 'dashboard');
+    return reply.code(201).send({ id: webhook.id, url: webhook.url, events: webhook.events, webhook_secret: webhook.webhook_secret });
+  });
+
+  /** The event names `POST /webhooks` refuses from now on (Whop's two by default; a reset restores them). */
+  control.post('/webhooks/refused-events', async (request) => {
+    const { events } = parse(refusedEventsBody, request.body);
+    store.refusedApiEvents.clear();
+    for (const name of events) store.refusedApiEvents.add(name);
+    return { events: [...store.refusedApiEvents] };
+  });
+
+  /**
+   * A sale of the company's own that no integration created (its own product page, another app): a plan and a paid
+   * payment without anyone's metadata, with the events a purchase sends (payment.succeeded, membership.activated, …).
+   */
+  control.post('/payments/foreign', async (request, reply) => {
+    const { businessId, amount, currency } = parse(foreignSaleBody, request.body);
+    if (!store.company(businessId)) throw new WhopError(404, 'not_found', `No such company: '${businessId}'`);
+    const checkout = store.createCheckout(businessId, { plan: { plan_type: 'one_time', initial_price: amount, currency, title: 'Their own product' } });
+    return reply.code(201).send(store.paymentView(store.purchase(checkout, { email: 'someone@example.com', last4: '4242', outcome: 'succeed' })));
   });
 
   control.post('/webhooks/send', async (request, reply) => {

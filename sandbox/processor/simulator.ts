@@ -8,7 +8,7 @@ import { apiRoutes } from './api.js';
 import { controlRoutes } from './control.js';
 import { hostedPageRoutes } from './hosted-page.js';
 import { DEFAULT_API_KEY, DEFAULT_COMPANY_ID, WhopStore } from './store.js';
-import { WebhookDispatcher } from './webhooks.js';
+import { WebhookDispatcher, type WebhookTarget } from './webhooks.js';
 
 /** Where the API lives under the simulator's origin, as under https://api.whop.com. */
 export const API_PREFIX = '/api/v1';
@@ -41,7 +41,9 @@ export function createProcessorSimulator(opts: ProcessorSimulatorOptions = {}): 
   });
   let muted = 0;
   const webhooks: WebhookDispatcher = new WebhookDispatcher({
-    targets: (companyId, type): Array<{ id: string; url: string; secrets: string[] }> => store.webhookTargets(companyId, type).map((w) => ({ id: w.id, url: w.url, secrets: [webhooks.rotating.get(w.id), w.webhook_secret].filter((s): s is string => !!s) })),
+    targets: (companyId, type): WebhookTarget[] => store.webhookTargets(companyId, type).map((w) => ({
+      id: w.id, url: w.url, scheme: w.created_via === 'dashboard' ? 'standard-webhooks' : 'x-whop-signature', secrets: [webhooks.rotating.get(w.id), w.webhook_secret].filter((s): s is string => !!s),
+    })),
     targetExists: (id) => store.webhooks.has(id),
     retryDelaysMs: opts.webhookRetryDelaysMs ?? [10_000, 20_000, 40_000],
     timeoutMs: opts.webhookTimeoutMs ?? 10_000,

@@ -11,6 +11,12 @@ export const DEFAULT_COMPANY_ID = 'biz_sandboxdemo';
 export const PLATFORM_API_KEY = 'apik_sandbox_platform';
 export const PLATFORM_COMPANY_ID = 'biz_sandboxplatform';
 export const MAX_WEBHOOKS = 16;
+/**
+ * Event names `POST /webhooks` refuses although the event list names them (Whop's whop-sandbox notes, "verified live,
+ * 2026-08-10": "webhooks.create … rejects membership.activated and membership.deactivated even though the docs list
+ * them"). Endpoints made in Whop's dashboard may still take them.
+ */
+export const API_REFUSED_EVENTS: readonly string[] = ['membership.activated', 'membership.deactivated'];
 
 /** An error the API answers as Whop does: `{ error: { type, message } }` with this status. */
 export class WhopError extends Error {
@@ -110,6 +116,8 @@ export interface Dispute {
 export interface Webhook {
   id: string; company_id: string; url: string; events: string[]; api_version: 'v1' | 'v2' | 'v5'; enabled: boolean;
   child_resource_events: boolean; webhook_secret: string; created_at: string;
+  /** Made through `POST /webhooks` (signed with x-whop-signature) or in the dashboard (Standard Webhooks): Whop's notes. */
+  created_via: 'api' | 'dashboard';
 }
 
 export type Emit = (companyId: string, type: string, data: unknown) => void;
@@ -132,6 +140,8 @@ export class WhopStore {
   readonly chargeFaults: ChargeFaults = { ignoreIdempotencyKey: 0, loseAnswer: 0, loseAnswerMode: 'timeout' };
   /** Control plane: how the next renewal of a membership ends (default: paid). */
   readonly renewalOutcomes = new Map<string, 'succeeded' | 'failed'>();
+  /** Event names `POST /webhooks` refuses: Whop's two, plus any a test adds (a name Whop may refuse one day). */
+  readonly refusedApiEvents = new Set<string>();
 
   constructor(private readonly emit: Emit) {
     this.reset();
@@ -141,6 +151,8 @@ export class WhopStore {
     for (const map of [this.accounts, this.products, this.plans, this.checkouts, this.payments, this.members, this.paymentMethods, this.memberships, this.webhooks, this.renewalOutcomes, this.disputes, this.setupIntents]) map.clear();
     this.pendingRefunds = 0;
     Object.assign(this.chargeFaults, { ignoreIdempotencyKey: 0, loseAnswer: 0, loseAnswerMode: 'timeout' });
+    this.refusedApiEvents.clear();
+    for (const name of API_REFUSED_EVENTS) this.refusedApiEvents.add(name);
     this.createAccount({ apiKey: DEFAULT_API_KEY, title: 'Sandbox Demo Business', companyId: DEFAULT_COMPANY_ID });
     this.createAccount({ apiKey: PLATFORM_API_KEY, title: 'Checkout Platform (sandbox)', companyId: PLATFORM_COMPANY_ID });
   }
@@ -489,11 +501,19 @@ export class WhopStore {
   }
 
   // ── webhooks ────────────────────────────────────────────────────────────────────────────────────────
-  createWebhook(companyId: string, input: { url: string; events?: string[] | null; api_version?: 'v1' | 'v2' | 'v5' | null; enabled?: boolean | null; child_resource_events?: boolean | null }): Webhook {
+  createWebhook(
+    companyId: string,
+    input: { url: string; events?: string[] | null; api_version?: 'v1' | 'v2' | 'v5' | null; enabled?: boolean | null; child_resource_events?: boolean | null },
+    via: Webhook['created_via'] = 'api',
+  ): Webhook {
     if ([...this.webhooks.values()].filter((w) => w.company_id === companyId).length >= MAX_WEBHOOKS) throw new WhopError(400, 'invalid_request', `At most ${MAX_WEBHOOKS} webhooks per company`);
+    const refused = via === 'api' ? [...new Set(input.events ?? [])].filter((name) => this.refusedApiEvents.has(name)) : [];
+    // Whop's wording is not published: the answer names the refused events in Whop's error shape.
+    if (refused.length) throw new WhopError(400, 'invalid_request', `Invalid events for a webhook created through the API: ${refused.join(', ')}`);
     const webhook: Webhook = {
       id: newId('hook', 13), company_id: companyId, url: input.url, events: input.events ? [...new Set(input.events)] : [], api_version: input.api_version ?? 'v1',
       enabled: input.enabled ?? true, child_resource_events: input.child_resource_events ?? false, webhook_secret: `ws_${randomBytes(24).toString('hex')}`, created_at: now(),
+      created_via: via,
     };
     this.webhooks.set(webhook.id, webhook);
     return webhook;

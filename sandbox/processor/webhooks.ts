@@ -1,10 +1,14 @@
 // Outgoing webhooks of the local Whop. Every new event passes one pipeline:
 //   [delay] → drop (while a drop count is armed) → hold (queued in the outbox) → deliver.
 // Delivery POSTs the event's exact JSON bytes ({ id, api_version, type, timestamp, company_id, data }) to each
-// subscribed endpoint of the company, signed as Whop signs (Standard Webhooks, https://www.standardwebhooks.com/):
-// webhook-id, webhook-timestamp (unix seconds) and webhook-signature `v1,<base64 HMAC-SHA256 of
-// "id.timestamp.body">`, keyed with the UTF-8 bytes of the endpoint's `ws_…` secret. During a secret rotation
-// the header carries one signature per secret. A failed attempt (non-2xx, network error, time-out) is retried
+// subscribed endpoint of the company, signed as Whop signs that endpoint (Whop's whop-sandbox notes, "verified live"):
+// - created through `POST /webhooks`: no Standard Webhooks headers, only `x-whop-signature: t=<unix>,v1=<hex
+//   HMAC-SHA256 of "t.body">` keyed with the endpoint's raw `ws_…` secret (the notes observed it at api_version v5;
+//   this simulator signs every API-created endpoint so, whatever its api_version);
+// - created in the dashboard: Standard Webhooks (https://www.standardwebhooks.com/): webhook-id, webhook-timestamp
+//   (unix seconds) and webhook-signature `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed with the UTF-8
+//   bytes of the same kind of secret.
+// During a secret rotation a delivery carries one signature per secret (`v1,…` entries, or `v1=` entries). A failed attempt (non-2xx, network error, time-out) is retried
 // after each configured delay (Whop: 10, 20, 40 s), then dropped. Every attempt is logged. Redelivery sends an
 // existing event again, same id and bytes (a fresh timestamp and signature), outside the pipeline.
 import { createHmac } from 'node:crypto';
@@ -14,6 +18,11 @@ import { newId, WhopError } from './store.js';
 /** The signature of one Standard Webhooks delivery with one secret (its UTF-8 bytes are the key, as Whop documents). */
 export function standardSignature(secret: string, id: string, timestamp: number, body: string): string {
   return `v1,${createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
+}
+
+/** Whop's x-whop-signature for a body: t=<unix>, then one v1=<hex HMAC-SHA256 of "t.body"> per secret (raw secret bytes as the key). */
+export function whopSignature(secrets: readonly string[], timestamp: number, body: string): string {
+  return [`t=${timestamp}`, ...secrets.map((secret) => `v1=${createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${timestamp}.${body}`).digest('hex')}`)].join(',');
 }
 
 export interface EventPayload {
@@ -33,6 +42,8 @@ export function eventPayload(companyId: string, type: string, data: unknown): Ev
 export interface WebhookTarget {
   id: string;
   url: string;
+  /** How this endpoint's deliveries are signed: API-created ones with x-whop-signature, dashboard ones with Standard Webhooks. */
+  scheme: 'x-whop-signature' | 'standard-webhooks';
   /** The secrets a delivery is signed with: one, or the old and the new one during a rotation. */
   secrets: string[];
 }
@@ -219,9 +230,13 @@ export class WebhookDispatcher {
         headers: {
           'content-type': 'application/json',
           'user-agent': 'whop-sandbox-webhooks/1.0',
-          'webhook-id': stored.id,
-          'webhook-timestamp': String(timestamp),
-          'webhook-signature': target.secrets.map((secret) => standardSignature(secret, stored.id, timestamp, stored.body)).join(' '),
+          ...(target.scheme === 'x-whop-signature'
+            ? { 'x-whop-signature': whopSignature(target.secrets, timestamp, stored.body) }
+            : {
+              'webhook-id': stored.id,
+              'webhook-timestamp': String(timestamp),
+              'webhook-signature': target.secrets.map((secret) => standardSignature(secret, stored.id, timestamp, stored.body)).join(' '),
+            }),
         },
         body: stored.body,
         redirect: 'manual',

@@ -2370,7 +2370,7 @@ export interface paths {
         put?: never;
         /**
          * Connect a storefront B store with its REST keys (checked against the store before anything is saved)
-         * @description The store URL must be https and reach a public address (INVALID_INPUT otherwise; outside production, LOCAL_STORE_ORIGINS may name stores on the same machine). Wrong keys, or a key that cannot create orders (WooCommerce's "Read" permission; an empty order batch proves write access and changes nothing): INVALID_STORE_CREDENTIALS (422); a store that does not answer in time: STORE_TIMEOUT (504); one that fails or is unreachable: UPSTREAM_ERROR (502); a store already connected to another account, or a connection already running: CONFLICT (409). On success storefront B becomes the store platform and the store host the shop domain.
+         * @description The store URL must be https and reach a public address (INVALID_INPUT otherwise; outside production, LOCAL_STORE_ORIGINS may name stores on the same machine). Wrong keys, or a key that cannot create orders (WooCommerce's "Read" permission; an empty order batch proves write access and changes nothing): INVALID_STORE_CREDENTIALS (422); a store whose currency the payment processor cannot charge in: UNSUPPORTED_CURRENCY (422); a store that does not answer in time: STORE_TIMEOUT (504); one that fails or is unreachable: UPSTREAM_ERROR (502); a store already connected to another account, or a connection already running: CONFLICT (409). On success storefront B becomes the store platform and the store host the shop domain.
          *
          *     API keys need the `connections:write` scope.
          */
@@ -4562,7 +4562,7 @@ export interface paths {
         put?: never;
         /**
          * Processor payment event (signed)
-         * @description Signed with the webhook secret of the merchant whose checkout session data.metadata.checkout_session_token (or, for a refund, data.payment.metadata.checkout_session_token) names: Whop's Standard Webhooks headers (webhook-id, webhook-timestamp within 5 minutes, webhook-signature v1,<base64>, any of several) or X-Processor-Signature, the lowercase hex HMAC-SHA256 of the raw body. Events in Whop's spelling (type: payment.succeeded) or the spec's (event: payment_succeeded) count as the spec's. Whop's dispute.created and dispute.updated are verified with the secret of the merchant connected to the company they name (company_id, or data.company.id) and become the merchant's dispute.created / dispute.resolved webhook events (once per dispute); other events are stored and acknowledged. Every delivery is stored for audit. An invalid signature, or a session we cannot verify for, answers 401 INVALID_SIGNATURE and changes nothing; a body that is not an event answers 400 INVALID_INPUT. A valid event is applied to the session once per event id (a redelivery answers 200 with duplicate: true); 503 NOT_READY asks the processor to retry later.
+         * @description Signed with the webhook secret of the merchant whose checkout session data.metadata.checkout_session_token (or, for a refund, data.payment.metadata.checkout_session_token) names: Whop's Standard Webhooks headers (webhook-id, webhook-timestamp within 5 minutes, webhook-signature v1,<base64>, any of several), Whop's x-whop-signature (t=<unix> within 5 minutes, v1=<hex HMAC-SHA256 of "t.body">) or X-Processor-Signature, the lowercase hex HMAC-SHA256 of the raw body. An event about no session of ours (the company's other sales, its invoices) is verified with the secret of the merchant connected to the company it names (company_id, or data.company.id), stored as not ours and answered 200. Events in Whop's spelling (type: payment.succeeded) or the spec's (event: payment_succeeded) count as the spec's. Whop's dispute.created and dispute.updated are verified with the secret of the merchant connected to the company they name (company_id, or data.company.id) and become the merchant's dispute.created / dispute.resolved webhook events (once per dispute); other events are stored and acknowledged. Every delivery is stored for audit. An invalid signature, or a delivery naming neither a session nor a connected company, answers 401 INVALID_SIGNATURE and changes nothing; a body that is not an event answers 400 INVALID_INPUT. A valid event is applied to the session once per event id (a redelivery answers 200 with duplicate: true); 503 NOT_READY asks the processor to retry later.
          */
         post: {
             parameters: {
@@ -4574,7 +4574,9 @@ export interface paths {
                     "webhook-timestamp"?: string;
                     /** @description Standard Webhooks (Whop): space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`; any one may match (secret rotation) */
                     "webhook-signature"?: string;
-                    /** @description The spec's scheme: the lowercase hex HMAC-SHA256 of the raw body (used when no webhook-signature is sent) */
+                    /** @description Whop (endpoints created through its API): `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`, t within 5 minutes of now (used when no webhook-signature is sent) */
+                    "x-whop-signature"?: string;
+                    /** @description The spec's scheme: the lowercase hex HMAC-SHA256 of the raw body (used when neither of the above is sent) */
                     "x-processor-signature"?: string;
                 };
                 path?: never;
@@ -4674,7 +4676,7 @@ export interface paths {
         put?: never;
         /**
          * Processor event of the platform's own account (plan payments, signed)
-         * @description Signed with the platform billing webhook secret: Whop's Standard Webhooks headers or X-Processor-Signature (hex HMAC-SHA256 of the raw body). Every delivery is stored for audit. An invalid signature answers 401 INVALID_SIGNATURE and changes nothing; a body that is not an event answers 400 INVALID_INPUT. A valid event about a merchant's paid or pending plan (data.metadata.platform_billing_merchant_id, or the membership the plan is paid by: data.id of a membership event, data.membership.id of a payment) makes that merchant's subscription check the processor, once per event id (a redelivery answers duplicate: true); other valid events are stored and ignored. 503 NOT_READY asks the processor to retry later.
+         * @description Signed with the platform billing webhook secret: Whop's Standard Webhooks headers, Whop's x-whop-signature (t=<unix>,v1=<hex HMAC-SHA256 of "t.body">, within 5 minutes) or X-Processor-Signature (hex HMAC-SHA256 of the raw body). Every delivery is stored for audit. An invalid signature answers 401 INVALID_SIGNATURE and changes nothing; a body that is not an event answers 400 INVALID_INPUT. A valid event about a merchant's paid or pending plan (data.metadata.platform_billing_merchant_id, or the membership the plan is paid by: data.id of a membership event, data.membership.id of a payment) makes that merchant's subscription check the processor, once per event id (a redelivery answers duplicate: true); other valid events are stored and ignored. 503 NOT_READY asks the processor to retry later.
          */
         post: {
             parameters: {
@@ -4686,7 +4688,9 @@ export interface paths {
                     "webhook-timestamp"?: string;
                     /** @description Standard Webhooks (Whop): space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`; any one may match (secret rotation) */
                     "webhook-signature"?: string;
-                    /** @description The spec's scheme: the lowercase hex HMAC-SHA256 of the raw body (used when no webhook-signature is sent) */
+                    /** @description Whop (endpoints created through its API): `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`, t within 5 minutes of now (used when no webhook-signature is sent) */
+                    "x-whop-signature"?: string;
+                    /** @description The spec's scheme: the lowercase hex HMAC-SHA256 of the raw body (used when neither of the above is sent) */
                     "x-processor-signature"?: string;
                 };
                 path?: never;
@@ -9496,7 +9500,7 @@ export interface paths {
         };
         /**
          * The merchant's orders, newest first, with cursor pagination and filters
-         * @description An order is a checkout session from a store cart that reached payment: a card payment was started or cash on delivery confirmed (PAYMENT_PENDING, FAILED, COMPLETED, REFUNDED, COD_CONFIRMED, and ABANDONED after a payment that never came). Previews never appear. Page size: limit, default 25, capped at 100; pass nextCursor as cursor for the next page (the same filters). view=orders: paid orders only (COMPLETED, COD_CONFIRMED, REFUNDED, ON_HOLD); view=checkouts: checkouts whose payment started and never came (PAYMENT_PENDING, FAILED, ABANDONED); without view, both. Filters combine: view, status (one or several), from/to on the creation time (from before to), paymentMethod, q (start of the email, of the store's order number with or without "#", or of the token). customerName is the name on the shipping address; storeOrder.number is the order's number as the store, the emails and the shopper's confirmation name it. A cursor is only valid as the API handed it out (INVALID_INPUT otherwise). storeOrder is the order on the store apart from the status (COMPLETED means the payment is confirmed; the store order follows): pending while it is being created (retried while the store is down), created with its id, or failed with the store's reason; storeOrderError is true when the store permanently refused the order of a paid session.
+         * @description An order is a checkout session from a store cart that reached payment: a card payment was started or cash on delivery confirmed (PAYMENT_PENDING, FAILED, COMPLETED, ON_HOLD, REFUNDED, COD_CONFIRMED, and ABANDONED after a payment that never came). Previews never appear. Page size: limit, default 25, capped at 100; pass nextCursor as cursor for the next page (the same filters). view=orders: paid orders only (COMPLETED, COD_CONFIRMED, REFUNDED, ON_HOLD); view=checkouts: checkouts whose payment started and never came (PAYMENT_PENDING, FAILED, ABANDONED); without view, both. Filters combine: view, status (one or several), from/to on the creation time (from before to), paymentMethod, q (start of the email, of the store's order number with or without "#", or of the token). customerName is the name on the shipping address; storeOrder.number is the order's number as the store, the emails and the shopper's confirmation name it. A cursor is only valid as the API handed it out (INVALID_INPUT otherwise). storeOrder is the order on the store apart from the status (COMPLETED means the payment is confirmed; the store order follows): pending while it is being created (retried while the store is down), created with its id, or failed with the store's reason; storeOrderError is true when the store permanently refused the order of a paid session. refundedMinor: what the processor confirmed given back so far (a COMPLETED order with refundedMinor > 0 is partially refunded; REFUNDED is refunded in full); hold: why an ON_HOLD payment did not become a store order (reason and message), null otherwise.
          *
          *     API keys need the `orders:read` scope.
          */
@@ -9705,8 +9709,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Checkout statistics: sessions, completed orders, conversion rate, revenue and average order value per currency
-         * @description Range: from (inclusive) and to (exclusive), each a date (00:00 UTC) or an ISO date-time with offset; default the last 30 days up to now; from before to, at most 366 days apart (INVALID_INPUT on from otherwise). Counts the checkout sessions created in the range (a cohort) from store carts; previews never count. Paid means money kept: paidOrders are card checkouts COMPLETED now (not refunded), the orders behind revenue. completedOrders: card checkouts the processor confirmed (COMPLETED, or REFUNDED since), always paidOrders + refundedOrders. codOrders: confirmed cash-on-delivery orders. conversionRate: (completedOrders + codOrders) / sessions. revenue: paid sessions only (COMPLETED; refunded ones are not revenue), per currency, never summed across currencies, with the average order value. Cash on delivery is not paid revenue: its order value is reported apart under cod, with the part the store reports collected.
+         * Checkout statistics: sessions, orders, conversion rate, revenue (money kept), refunds and held payments per currency
+         * @description Range: from (inclusive) and to (exclusive), each a date (00:00 UTC) or an ISO date-time with offset; default the last 30 days up to now; from before to, at most 366 days apart (INVALID_INPUT on from otherwise). Counts the checkout sessions created in the range (a cohort) from store carts; previews never count. Paid means money kept: paidOrders are card checkouts COMPLETED now, partially refunded ones included (partiallyRefundedOrders of them), the orders behind revenue; an order refunded in full is REFUNDED (refundedOrders), not paid. completedOrders: card checkouts the processor confirmed that became orders (COMPLETED, or REFUNDED since), always paidOrders + refundedOrders. codOrders: confirmed cash-on-delivery orders. heldOrders: payments ON_HOLD (refunded, disputed or of another amount before the order: no store order), never paid nor revenue; their checkout totals per currency under held. conversionRate: (completedOrders + codOrders + heldOrders) / sessions, the funnel's completed over created. revenue, per currency, never summed across currencies: amountMinor is money kept, grossMinor − refundedMinor of the paid orders (partial refunds taken off), with the average order value over it. refunds, per currency: everything the processor confirmed given back on the range's sessions (partial refunds of paid orders, full refunds, refunds of held payments), to reconcile with the processor. Cash on delivery is not paid revenue: its order value is reported apart under cod, with the part the store reports collected.
          *
          *     API keys need the `stats:read` scope.
          */
@@ -9797,7 +9801,7 @@ export interface paths {
         };
         /**
          * Checkout funnel: created → contact entered → shipping chosen → payment started → completed, with step conversion
-         * @description Range: from (inclusive) and to (exclusive), each a date (00:00 UTC) or an ISO date-time with offset; default the last 30 days up to now; from before to, at most 366 days apart (INVALID_INPUT on from otherwise). Counts the checkout sessions created in the range (a cohort) from store carts; previews never count. Each step counts the sessions that reached it or a later one. contact_entered and shipping_chosen are reported by the checkout page as the shopper goes (POST /api/checkout/{token}/progress) and recorded at the latest with the payment start; payment_started: a card payment was created or cash on delivery confirmed; completed: the checkout ended in an order (COMPLETED, REFUNDED or COD_CONFIRMED). stepConversion is relative to the previous step, overallConversion to created.
+         * @description Range: from (inclusive) and to (exclusive), each a date (00:00 UTC) or an ISO date-time with offset; default the last 30 days up to now; from before to, at most 366 days apart (INVALID_INPUT on from otherwise). Counts the checkout sessions created in the range (a cohort) from store carts; previews never count. Each step counts the sessions that reached it or a later one. contact_entered and shipping_chosen are reported by the checkout page as the shopper goes (POST /api/checkout/{token}/progress) and recorded at the latest with the payment start; payment_started: a card payment was created or cash on delivery confirmed; completed: the shopper paid or confirmed cash on delivery (COMPLETED, REFUNDED, COD_CONFIRMED, or ON_HOLD: paid, held before its order). stepConversion is relative to the previous step, overallConversion to created.
          *
          *     API keys need the `stats:read` scope.
          */
@@ -13178,6 +13182,14 @@ export interface components {
             storeOrder: components["schemas"]["StoreOrderInput"] | null;
             /** @description COD only: the store reports the order paid */
             codPaid: boolean;
+            /** @description What came back to the shopper so far, in minor units of totals.currency (the processor confirmed it). Above 0 on a COMPLETED order: partially refunded */
+            refundedMinor: number;
+            /** @description ON_HOLD: why the paid checkout did not become a store order (refunded or disputed before the order, another amount or currency); null otherwise */
+            hold: {
+                /** @enum {string} */
+                reason: "payment_refunded" | "payment_disputed" | "amount_mismatch" | "currency_mismatch";
+                message: string;
+            } | null;
             createdAt: string;
             paymentStartedAt: string | null;
             /** @description When the processor confirmed the payment */
@@ -13287,22 +13299,22 @@ export interface components {
             storeOrder: components["schemas"]["StoreOrderInput"] | null;
             /** @description COD only: the store reports the order paid */
             codPaid: boolean;
-            createdAt: string;
-            paymentStartedAt: string | null;
-            /** @description When the processor confirmed the payment */
-            completedAt: string | null;
-            /** @description What came back to the shopper so far (the processor confirmed it) */
+            /** @description What came back to the shopper so far, in minor units of totals.currency (the processor confirmed it). Above 0 on a COMPLETED order: partially refunded */
             refundedMinor: number;
-            /** @description What can still be refunded: the charge less what came back and what is on its way back */
-            refundableMinor: number;
-            /** @description Every refund of the order, oldest first: asked here, made at the processor, or made in the store */
-            refunds: components["schemas"]["OrderRefundInput"][];
-            /** @description ON_HOLD: why the paid checkout did not become a store order (refunded or disputed before the order, another amount or currency) */
+            /** @description ON_HOLD: why the paid checkout did not become a store order (refunded or disputed before the order, another amount or currency); null otherwise */
             hold: {
                 /** @enum {string} */
                 reason: "payment_refunded" | "payment_disputed" | "amount_mismatch" | "currency_mismatch";
                 message: string;
             } | null;
+            createdAt: string;
+            paymentStartedAt: string | null;
+            /** @description When the processor confirmed the payment */
+            completedAt: string | null;
+            /** @description What can still be refunded: the charge less what came back and what is on its way back */
+            refundableMinor: number;
+            /** @description Every refund of the order, oldest first: asked here, made at the processor, or made in the store */
+            refunds: components["schemas"]["OrderRefundInput"][];
             /** @description The store's own word on its order after our last change to it (e.g. paid, partially_refunded, refunded; WooCommerce: processing, refunded) */
             storeOrderStatus: string | null;
             /** @enum {string} */
@@ -13343,25 +13355,57 @@ export interface components {
             to: string;
             /** @description Checkout sessions created from a store cart in the range (previews never count) */
             sessions: number;
-            /** @description Paid means money kept: card checkouts COMPLETED now (not refunded). paidOrders = the revenue orders, summed over currencies */
+            /** @description Paid means money kept: card checkouts COMPLETED now, partially refunded ones included (an order refunded in full is REFUNDED). paidOrders = the revenue orders, summed over currencies */
             paidOrders: number;
-            /** @description Card checkouts the processor confirmed: COMPLETED, or REFUNDED since. Always paidOrders + refundedOrders */
+            /** @description Card checkouts the processor confirmed that became orders: COMPLETED, or REFUNDED since. Always paidOrders + refundedOrders */
             completedOrders: number;
-            /** @description Of the completed orders, those refunded since (not paid any more) */
+            /** @description Of the completed orders, those refunded in full since (not paid any more) */
             refundedOrders: number;
+            /** @description Of the paid orders, those with part of the money given back (still paid: the rest is kept) */
+            partiallyRefundedOrders: number;
             /** @description Confirmed cash-on-delivery orders (COD_CONFIRMED): orders, not paid revenue */
             codOrders: number;
-            /** @description (completedOrders + codOrders) / sessions, from 0 to 1; 0 without sessions */
+            /** @description Payments ON_HOLD: the shopper paid, but the processor showed the payment refunded, disputed or of another amount before the order, so there is no store order. Never paid, never revenue; see held */
+            heldOrders: number;
+            /** @description (completedOrders + codOrders + heldOrders) / sessions, from 0 to 1 (the funnel's completed over created); 0 without sessions */
             conversionRate: number;
-            /** @description Paid revenue per currency (never summed across currencies); COD is not in it */
+            /** @description Paid revenue per currency (never summed across currencies): money kept, refunds taken off. COD and held payments are not in it */
             revenue: {
                 currency: string;
-                /** @description Paid orders in this currency (COMPLETED: refunded ones are not revenue) */
+                /** @description Paid orders in this currency (COMPLETED, partially refunded ones included; refunded in full is not revenue) */
                 orders: number;
-                /** @description Their totals, in minor units */
+                /** @description Money kept, in minor units: grossMinor − refundedMinor */
                 amountMinor: number;
                 /** @description amountMinor / orders, rounded to the nearest minor unit */
                 averageOrderValueMinor: number;
+                /** @description The totals of these orders, as charged */
+                grossMinor: number;
+                /** @description Given back of these orders so far (partial refunds the processor confirmed) */
+                refundedMinor: number;
+                /** @description Of these orders, those with a partial refund */
+                partiallyRefundedOrders: number;
+            }[];
+            /** @description Refunds per currency, of the range's sessions, to reconcile with the processor's report; the currencies with any */
+            refunds: {
+                currency: string;
+                /** @description Sessions with money given back: paid orders refunded in part, orders refunded in full, held payments refunded in part */
+                orders: number;
+                /** @description Everything the processor confirmed given back on them, in minor units: revenue[].refundedMinor + fullyRefundedMinor + held[].refundedMinor of this currency */
+                amountMinor: number;
+                /** @description Orders refunded in full (REFUNDED); summed over currencies: refundedOrders */
+                fullyRefundedOrders: number;
+                /** @description What they gave back */
+                fullyRefundedMinor: number;
+            }[];
+            /** @description Held payments per currency, apart from revenue: the merchant refunds them or makes the order by hand */
+            held: {
+                currency: string;
+                /** @description Payments ON_HOLD in this currency */
+                orders: number;
+                /** @description Their checkouts' totals (the hold message of each says when the processor charged another amount) */
+                amountMinor: number;
+                /** @description Already given back of them (partial refunds; a held payment refunded in full is REFUNDED) */
+                refundedMinor: number;
             }[];
             /** @description Cash-on-delivery order value per currency, apart from revenue */
             cod: {
@@ -14311,6 +14355,14 @@ export interface components {
             storeOrder: components["schemas"]["StoreOrder"] | null;
             /** @description COD only: the store reports the order paid */
             codPaid: boolean;
+            /** @description What came back to the shopper so far, in minor units of totals.currency (the processor confirmed it). Above 0 on a COMPLETED order: partially refunded */
+            refundedMinor: number;
+            /** @description ON_HOLD: why the paid checkout did not become a store order (refunded or disputed before the order, another amount or currency); null otherwise */
+            hold: {
+                /** @enum {string} */
+                reason: "payment_refunded" | "payment_disputed" | "amount_mismatch" | "currency_mismatch";
+                message: string;
+            } | null;
             createdAt: string;
             paymentStartedAt: string | null;
             /** @description When the processor confirmed the payment */
@@ -14420,22 +14472,22 @@ export interface components {
             storeOrder: components["schemas"]["StoreOrder"] | null;
             /** @description COD only: the store reports the order paid */
             codPaid: boolean;
-            createdAt: string;
-            paymentStartedAt: string | null;
-            /** @description When the processor confirmed the payment */
-            completedAt: string | null;
-            /** @description What came back to the shopper so far (the processor confirmed it) */
+            /** @description What came back to the shopper so far, in minor units of totals.currency (the processor confirmed it). Above 0 on a COMPLETED order: partially refunded */
             refundedMinor: number;
-            /** @description What can still be refunded: the charge less what came back and what is on its way back */
-            refundableMinor: number;
-            /** @description Every refund of the order, oldest first: asked here, made at the processor, or made in the store */
-            refunds: components["schemas"]["OrderRefund"][];
-            /** @description ON_HOLD: why the paid checkout did not become a store order (refunded or disputed before the order, another amount or currency) */
+            /** @description ON_HOLD: why the paid checkout did not become a store order (refunded or disputed before the order, another amount or currency); null otherwise */
             hold: {
                 /** @enum {string} */
                 reason: "payment_refunded" | "payment_disputed" | "amount_mismatch" | "currency_mismatch";
                 message: string;
             } | null;
+            createdAt: string;
+            paymentStartedAt: string | null;
+            /** @description When the processor confirmed the payment */
+            completedAt: string | null;
+            /** @description What can still be refunded: the charge less what came back and what is on its way back */
+            refundableMinor: number;
+            /** @description Every refund of the order, oldest first: asked here, made at the processor, or made in the store */
+            refunds: components["schemas"]["OrderRefund"][];
             /** @description The store's own word on its order after our last change to it (e.g. paid, partially_refunded, refunded; WooCommerce: processing, refunded) */
             storeOrderStatus: string | null;
             /** @enum {string} */
@@ -14476,25 +14528,57 @@ export interface components {
             to: string;
             /** @description Checkout sessions created from a store cart in the range (previews never count) */
             sessions: number;
-            /** @description Paid means money kept: card checkouts COMPLETED now (not refunded). paidOrders = the revenue orders, summed over currencies */
+            /** @description Paid means money kept: card checkouts COMPLETED now, partially refunded ones included (an order refunded in full is REFUNDED). paidOrders = the revenue orders, summed over currencies */
             paidOrders: number;
-            /** @description Card checkouts the processor confirmed: COMPLETED, or REFUNDED since. Always paidOrders + refundedOrders */
+            /** @description Card checkouts the processor confirmed that became orders: COMPLETED, or REFUNDED since. Always paidOrders + refundedOrders */
             completedOrders: number;
-            /** @description Of the completed orders, those refunded since (not paid any more) */
+            /** @description Of the completed orders, those refunded in full since (not paid any more) */
             refundedOrders: number;
+            /** @description Of the paid orders, those with part of the money given back (still paid: the rest is kept) */
+            partiallyRefundedOrders: number;
             /** @description Confirmed cash-on-delivery orders (COD_CONFIRMED): orders, not paid revenue */
             codOrders: number;
-            /** @description (completedOrders + codOrders) / sessions, from 0 to 1; 0 without sessions */
+            /** @description Payments ON_HOLD: the shopper paid, but the processor showed the payment refunded, disputed or of another amount before the order, so there is no store order. Never paid, never revenue; see held */
+            heldOrders: number;
+            /** @description (completedOrders + codOrders + heldOrders) / sessions, from 0 to 1 (the funnel's completed over created); 0 without sessions */
             conversionRate: number;
-            /** @description Paid revenue per currency (never summed across currencies); COD is not in it */
+            /** @description Paid revenue per currency (never summed across currencies): money kept, refunds taken off. COD and held payments are not in it */
             revenue: {
                 currency: string;
-                /** @description Paid orders in this currency (COMPLETED: refunded ones are not revenue) */
+                /** @description Paid orders in this currency (COMPLETED, partially refunded ones included; refunded in full is not revenue) */
                 orders: number;
-                /** @description Their totals, in minor units */
+                /** @description Money kept, in minor units: grossMinor − refundedMinor */
                 amountMinor: number;
                 /** @description amountMinor / orders, rounded to the nearest minor unit */
                 averageOrderValueMinor: number;
+                /** @description The totals of these orders, as charged */
+                grossMinor: number;
+                /** @description Given back of these orders so far (partial refunds the processor confirmed) */
+                refundedMinor: number;
+                /** @description Of these orders, those with a partial refund */
+                partiallyRefundedOrders: number;
+            }[];
+            /** @description Refunds per currency, of the range's sessions, to reconcile with the processor's report; the currencies with any */
+            refunds: {
+                currency: string;
+                /** @description Sessions with money given back: paid orders refunded in part, orders refunded in full, held payments refunded in part */
+                orders: number;
+                /** @description Everything the processor confirmed given back on them, in minor units: revenue[].refundedMinor + fullyRefundedMinor + held[].refundedMinor of this currency */
+                amountMinor: number;
+                /** @description Orders refunded in full (REFUNDED); summed over currencies: refundedOrders */
+                fullyRefundedOrders: number;
+                /** @description What they gave back */
+                fullyRefundedMinor: number;
+            }[];
+            /** @description Held payments per currency, apart from revenue: the merchant refunds them or makes the order by hand */
+            held: {
+                currency: string;
+                /** @description Payments ON_HOLD in this currency */
+                orders: number;
+                /** @description Their checkouts' totals (the hold message of each says when the processor charged another amount) */
+                amountMinor: number;
+                /** @description Already given back of them (partial refunds; a held payment refunded in full is REFUNDED) */
+                refundedMinor: number;
             }[];
             /** @description Cash-on-delivery order value per currency, apart from revenue */
             cod: {

@@ -176,5 +176,6 @@ describe('the OpenAPI document', () => {
       const failures = output.indexOf('=== FAILURES ===');
       expect.fail(`Schemathesis found failures (exit ${code}); full report in ${path.join(OUT, 'report.txt')}\n\n${failures < 0 ? output : output.slice(output.lastIndexOf('\n', failures) + 1)}`);
     }
-  }, 600_000);
+    // About 6 minutes in CI; a machine loaded by other runs took over 10 (issue 27 is about making the run faster).
+  }, 1_200_000);
 });

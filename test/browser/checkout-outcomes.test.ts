@@ -333,6 +333,13 @@ describe('the merchant\'s orders say what the store and the shopper say', () => 
       expect(await row.textContent()).toContain('Jane Doe');
       expect(await row.textContent()).not.toContain(paidToken.slice(0, 10));
       expect(await page.locator(`tr[data-token="${unpaidToken}"]`).count()).toBe(0);
+      // Nothing in the row runs off its card (at 390 px the date and the total were cut off at the right edge).
+      const offCard = await row.evaluate((tr) => {
+        const wrap = tr.closest('.table-wrap')!;
+        const edge = wrap.getBoundingClientRect().right;
+        return wrap.scrollWidth > wrap.clientWidth || [...tr.children].some((td) => td.getBoundingClientRect().right > edge + 0.5);
+      });
+      expect(offCard, `the order row overflows its card at ${width} px`).toBe(false);
       await screenshot(page, `outcomes-8-orders-list-${width}`);
 
       await page.getByRole('tab', { name: 'Unpaid checkouts' }).click();
@@ -352,6 +359,9 @@ describe('the merchant\'s orders say what the store and the shopper say', () => 
       expect(detail).toContain(paidRow.processorPaymentId!);
       expect(detail).toContain('Jane Doe');
       expect(detail).toContain('Germany');
+      // Every timeline entry in words, none as a raw event name.
+      expect(detail).toContain('Draft order made on the store');
+      expect(detail).toContain('The shopper\'s cart on the store was emptied');
       await screenshot(page, `outcomes-10-order-detail-${width}`);
     }
   }, 200_000);

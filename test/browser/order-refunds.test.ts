@@ -3,8 +3,11 @@
 // the rest; the detail follows each refund from "Refund requested" (a card network that takes its time) until the
 // processor confirmed it and the store booked it, and the store order's own word stands beside ours; a bad amount shows at its field and changes nothing;
 // a refund the store refuses is shown in full with what to do; a payment refunded in part at the processor before
-// its webhook is an order on hold, with its banner, listed as "On hold", and refunded from there.
-// Screenshots (1280 and 390 px) of the dialog, the detail with refunds and the held order go to test-artifacts/browser/.
+// its webhook is an order on hold, with its banner, listed as "On hold", and refunded from there. The list says how much
+// came back of a partially refunded order and why a payment is held; the statistics count the money kept, the refunds
+// and the held payment (with its link to the held orders).
+// Screenshots (1280 and 390 px) of the dialog, the detail with refunds, the list, the statistics and the held order go
+// to test-artifacts/browser/.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -168,6 +171,27 @@ describe('refunds in the order detail', () => {
     expect(order!.refunds.map((r) => [r.amount, r.lines])).toEqual([[unit, [{ lineIndex: 0, quantity: 1, restockType: 'CANCEL' }]]]);
     expect(order!.refunds[0]!.note).toContain('Arrived scratched');
 
+    // The list says what the detail says, with how much came back; so do the statistics (revenue is the money kept).
+    for (const [context, width] of [[page.context(), 1280], [phone.context(), 390]] as const) {
+      const list = await context.newPage();
+      await list.goto(`${stack.apiUrl}/dashboard/orders`);
+      const partial = list.locator(`tr[data-token="${token}"]`);
+      await partial.waitFor();
+      expect(await partial.locator('.pill').textContent()).toBe('Partially refunded');
+      expect(await partial.locator('[data-status-note]').textContent()).toBe(`${euros(unit)} refunded`);
+      await screenshot(list, `refunds-4b-list-partially-refunded-${width}`);
+      await list.goto(`${stack.apiUrl}/dashboard/stats`);
+      await list.locator('[data-kpi="orders"]').waitFor();
+      expect(await list.locator('[data-kpi="outcomes"]').textContent()).toBe('1 paid · 0 refunded · 0 COD');
+      expect(await list.locator('[data-kpi="partially-refunded"]').textContent()).toBe('1 of the paid partially refunded');
+      expect(await list.locator('[data-kpi="revenue-EUR"]').textContent()).toBe(euros(total - unit));
+      expect(await list.locator('[data-kpi="revenue-refunded-EUR"]').textContent()).toBe(`${euros(unit)} refunded of ${euros(total)}`);
+      expect(await list.locator('[data-refunds] tr[data-currency="EUR"] td').allTextContents()).toEqual(['EUR', euros(unit), '1', `${euros(0)} (0)`]);
+      expect(await list.locator('[data-kpi="held"]').count()).toBe(0);
+      await screenshot(list, `refunds-4c-stats-partially-refunded-${width}`);
+      await list.close();
+    }
+
     // The rest: everything left, the default.
     await page.getByRole('button', { name: 'Refund…' }).click();
     await dialog.waitFor();
@@ -258,6 +282,8 @@ describe('a payment on hold', () => {
       const listed = page.locator(`tr[data-token="${token}"]`);
       await listed.waitFor();
       expect(await listed.locator('.pill').textContent()).toBe('On hold');
+      expect(await listed.locator('[data-status-note]').textContent()).toBe('refunded before the order');
+      await screenshot(page, `refunds-8a-list-on-hold-${width}`);
       expect(await page.getByLabel('Status').locator('option', { hasText: 'On hold' }).count()).toBe(1);
       // Paid, but without a store order: named for what it is, never "Unpaid checkout".
       expect(await listed.getByRole('link').first().textContent()).toBe('View payment');
@@ -278,6 +304,24 @@ describe('a payment on hold', () => {
       expect(await entry.textContent()).toContain('Made at the processor');
       expect(await entry.getAttribute('data-store-state')).toBe('none');
       await screenshot(page, `refunds-8-on-hold-${width}`);
+
+      // The statistics: one payment on hold, not revenue, and the €5.00 given back of it among the refunds; the link
+      // opens the orders list filtered to held payments.
+      await page.goto(`${stack.apiUrl}/dashboard/stats`);
+      const held = page.locator('[data-kpi="held"]');
+      await held.waitFor();
+      expect(await held.textContent()).toBe('1 on hold');
+      expect(await page.locator('[data-kpi="orders"]').textContent()).toBe('0');
+      expect(await page.locator('[data-kpi="revenue-EUR"]').count()).toBe(0);
+      expect(await page.locator('[data-held]').textContent()).toContain(`1 on hold: paid, but held before the order`);
+      expect(await page.locator('[data-held]').textContent()).toContain(`${euros(row.totalMinor!)} (1)`);
+      expect(await page.locator('[data-refunds] tr[data-currency="EUR"] td').allTextContents()).toEqual(['EUR', euros(500), '1', `${euros(0)} (0)`]);
+      await screenshot(page, `refunds-8b-stats-on-hold-${width}`);
+      await held.getByRole('link').click();
+      await page.waitForURL(`${stack.apiUrl}/dashboard/orders?status=ON_HOLD`);
+      await page.locator(`tr[data-token="${token}"]`).waitFor();
+      expect(await page.locator('tbody tr').count()).toBe(1);
+      expect(await page.getByLabel('Status').inputValue()).toBe('ON_HOLD');
     }
 
     // The merchant refunds the rest from the banner.

@@ -1,7 +1,11 @@
 // Contract: the local Whop (sandbox/processor) answers the official SDK (@whop/sdk 0.0.42, pointed at it with
-// baseURL) for every operation the service uses, and every webhook it sends verifies with standardwebhooks (and
-// the SDK's own unwrap) under Whop's key rule (the UTF-8 bytes of the `ws_…` secret). A simulator that drifts
-// from what the SDK sends or expects fails here, whatever our own client does.
+// baseURL) for every operation the service uses, and every webhook it sends is signed as Whop signs it (Whop's
+// whop-sandbox notes, "verified live"): an endpoint made with webhooks.create gets only x-whop-signature
+// (t=<unix>,v1=<hex HMAC-SHA256 of "t.body"> keyed with the raw `ws_…` secret), which the SDK's unwrap rejects;
+// one made in the dashboard gets Standard Webhooks, which standardwebhooks and unwrap verify under Whop's key rule
+// (base64 of the secret's UTF-8 bytes). A simulator that drifts from what the SDK sends or expects fails here,
+// whatever our own client does.
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import Whop from '@whop/sdk';
 import { Webhook } from 'standardwebhooks';
@@ -18,14 +22,49 @@ const idem = (key: string) => ({ headers: { 'Idempotency-Key': key } });
 const keyOf = (secret: string) => Buffer.from(secret, 'utf8').toString('base64');
 const headersOf = (w: ReceivedWebhook) => Object.fromEntries(Object.entries(w.headers).map(([k, v]) => [k, String(v)]));
 
-/** Every delivery the receiver got verifies with the secret, through standardwebhooks and the SDK's unwrap. */
+/**
+ * Whop's x-whop-signature as its notes describe it (written here from them, not from our client): one t, within
+ * 5 minutes, and a v1 that is the hex HMAC-SHA256 of "<t>.<body>" keyed with the raw secret.
+ */
+function whopSignatureMatches(secret: string, body: string, header: string): boolean {
+  const parts = header.split(',').map((p) => p.split('='));
+  const t = parts.filter(([k]) => k === 't').map(([, v]) => v!);
+  if (t.length !== 1 || Math.abs(Date.now() / 1000 - Number(t[0])) > 300) return false;
+  const expected = createHmac('sha256', secret).update(`${t[0]}.${body}`).digest();
+  return parts.filter(([k]) => k === 'v1').some(([, v]) => /^[0-9a-f]{64}$/.test(v!) && timingSafeEqual(Buffer.from(v!, 'hex'), expected));
+}
+
+/**
+ * Every delivery the receiver got is signed as Whop signs an endpoint made with webhooks.create: x-whop-signature
+ * with the secret, no Standard Webhooks headers, so the SDK's unwrap refuses it.
+ */
 function expectAllVerified(secret: string) {
   expect(receiver.received.length).toBeGreaterThan(0);
   for (const w of receiver.received) {
     const body = w.rawBody.toString('utf8');
+    expect(w.headers['webhook-signature']).toBeUndefined();
+    expect(w.headers['webhook-id']).toBeUndefined();
+    expect(whopSignatureMatches(secret, body, String(w.headers['x-whop-signature']))).toBe(true);
+    expect(() => sdk().webhooks.unwrap(body, { headers: headersOf(w), key: keyOf(secret) })).toThrow();
+  }
+}
+
+/** Every delivery verifies as from a dashboard-made endpoint: standardwebhooks and the SDK's unwrap, no x-whop-signature. */
+function expectAllVerifiedStandard(secret: string) {
+  expect(receiver.received.length).toBeGreaterThan(0);
+  for (const w of receiver.received) {
+    const body = w.rawBody.toString('utf8');
+    expect(w.headers['x-whop-signature']).toBeUndefined();
     expect(new Webhook(keyOf(secret)).verify(body, headersOf(w))).toMatchObject({ id: w.headers['webhook-id'], api_version: 'v1' });
     expect(sdk().webhooks.unwrap(body, { headers: headersOf(w), key: keyOf(secret) })).toHaveProperty('type');
   }
+}
+
+/** An endpoint made in Whop's dashboard (the simulator's control plane stands for the merchant's clicks). */
+async function dashboardWebhook(events?: string[]) {
+  const made = await processor.control<{ id: string; webhook_secret: string }>('POST', 'webhooks/dashboard', { businessId: company(), url: `${receiver.url}/wh`, ...(events ? { events } : {}) });
+  expect(made.status).toBe(201);
+  return made.body;
 }
 
 /**
@@ -93,7 +132,7 @@ describe('the official SDK against the local Whop', () => {
   });
 
   it('a card checkout: checkoutConfigurations.create → purchase_url → paid → redirect with payment_id, payment.succeeded signed, payments.list/retrieve in decimals', async () => {
-    const hook = await sdk().webhooks.create({ url: `${receiver.url}/wh`, events: ['payment.succeeded', 'membership.activated'], resource_id: company(), api_version: 'v1' });
+    const hook = await sdk().webhooks.create({ url: `${receiver.url}/wh`, events: ['payment.succeeded', 'payment.pending'], resource_id: company(), api_version: 'v1' });
     const product = await sdk().products.create({ title: 'Checkout', account_id: company(), visibility: 'hidden' });
     const checkout = await sdk().checkoutConfigurations.create({
       plan: { product_id: product.id, plan_type: 'one_time', initial_price: 59.98, currency: 'eur', visibility: 'hidden', title: 'Order' },
@@ -116,9 +155,8 @@ describe('the official SDK against the local Whop', () => {
     expect(payment.member?.id).toMatch(/^mber_/);
     expect(payment.payment_method?.id).toMatch(/^payt_/);
 
-    const [delivery] = await receiver.waitFor(2);
-    expect(delivery!.json).toMatchObject({ type: 'payment.succeeded', api_version: 'v1', data: { id: paymentId, metadata: { checkout_session_token: 'cs_contract' } } });
-    expect(delivery!.headers['webhook-id']).toBe(delivery!.json.id);
+    const [delivery] = await receiver.waitFor(1);
+    expect(delivery!.json).toMatchObject({ type: 'payment.succeeded', api_version: 'v1', id: expect.stringMatching(/^msg_/), data: { id: paymentId, metadata: { checkout_session_token: 'cs_contract' } } });
     expectAllVerified(hook.webhook_secret);
   });
 
@@ -155,15 +193,15 @@ describe('the official SDK against the local Whop', () => {
     expect((await sdk().refunds.list({ payment_id: paymentId })).data.map((r) => r.amount)).toEqual([50, 3.7, 1]);
   });
 
-  it('disputes: dispute.created and dispute.updated as the SDK types them (unwrap verifies each), a final status; disputes.retrieve answers the Dispute', async () => {
-    const hook = await sdk().webhooks.create({ url: `${receiver.url}/wh`, events: ['dispute.created', 'dispute.updated'], resource_id: company() });
+  it('disputes: dispute.created and dispute.updated as the SDK types them (unwrap verifies each, to a dashboard endpoint), a final status; disputes.retrieve answers the Dispute', async () => {
+    const hook = await dashboardWebhook(['dispute.created', 'dispute.updated']);
     const checkout = await sdk().checkoutConfigurations.create({ plan: { plan_type: 'one_time', initial_price: 24.5, currency: 'eur' }, metadata: { checkout_session_token: 'cs_d' }, redirect_url: 'https://shop.example/d' });
     const paymentId = (await payOnPage(checkout.purchase_url!)).searchParams.get('payment_id')!;
     const opened = await processor.control<{ id: string }>('POST', `payments/${paymentId}/dispute`, { reason: 'fraudulent' });
     expect(opened.status).toBe(201);
     expect((await processor.control('POST', `disputes/${opened.body.id}/status`, { status: 'lost' })).status).toBe(200);
     const events = await receiver.waitFor(2);
-    expectAllVerified(hook.webhook_secret);
+    expectAllVerifiedStandard(hook.webhook_secret);
     const unwrapped = events.map((e) => sdk().webhooks.unwrap(e.rawBody.toString('utf8'), { headers: headersOf(e), key: keyOf(hook.webhook_secret) }));
     expect(unwrapped.map((e) => e.type)).toEqual(['dispute.created', 'dispute.updated']);
     const [created, updated] = unwrapped;
@@ -336,6 +374,58 @@ describe('the official SDK against the local Whop', () => {
   });
 });
 
+describe('Whop on a live account (issue 35 items 1, 2, 5)', () => {
+  it('webhooks.create refuses membership.activated and membership.deactivated with a 400 in Whop\'s error shape naming them; the other names, and no list at all, are taken', async () => {
+    for (const refused of [['membership.activated'], ['payment.succeeded', 'membership.deactivated']] as const) {
+      const err = await sdk().webhooks.create({ url: `${receiver.url}/wh`, events: [...refused], resource_id: company(), api_version: 'v1' }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(Whop.BadRequestError);
+      const body = (err as InstanceType<typeof Whop.BadRequestError>).error as { error: { type: string; message: string } };
+      expect(body.error).toMatchObject({ type: expect.any(String), message: expect.stringContaining(refused.at(-1)!) });
+    }
+    expect((await sdk().webhooks.list({ company_id: company() })).data).toHaveLength(0);
+    const taken = await sdk().webhooks.create({ url: `${receiver.url}/wh`, events: ['payment.succeeded', 'membership.cancel_at_period_end_changed', 'invoice.paid'], resource_id: company(), api_version: 'v1' });
+    expect(taken.events).toEqual(['payment.succeeded', 'membership.cancel_at_period_end_changed', 'invoice.paid']);
+    expect((await sdk().webhooks.create({ url: `${receiver.url}/all`, resource_id: company() })).id).toMatch(/^hook_/);
+    // A name refused from now on (the control plane's fault), as Whop might one day.
+    await processor.control('POST', 'webhooks/refused-events', { events: ['dispute.updated'] });
+    await expect(sdk().webhooks.create({ url: `${receiver.url}/wh`, events: ['dispute.updated'], resource_id: company() })).rejects.toMatchObject({ status: 400, error: { error: { message: expect.stringContaining('dispute.updated') } } });
+  });
+
+  it('an endpoint made with webhooks.create gets x-whop-signature only (unwrap rejects it); one made in the dashboard gets Standard Webhooks (unwrap verifies it); both carry the same body', async () => {
+    const api = await sdk().webhooks.create({ url: `${receiver.url}/wh`, events: ['payment.succeeded'], resource_id: company(), api_version: 'v5' });
+    const checkout = await sdk().checkoutConfigurations.create({ plan: { plan_type: 'one_time', initial_price: 12.5, currency: 'usd' }, metadata: { checkout_session_token: 'cs_sig' }, redirect_url: 'https://shop.example/s' });
+    await payOnPage(checkout.purchase_url!);
+    const [viaApi] = await receiver.waitFor(1);
+    expect(String(viaApi!.headers['x-whop-signature'])).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expectAllVerified(api.webhook_secret);
+    // Keyed with the raw secret string: not with its base64-decoded form.
+    expect(whopSignatureMatches(Buffer.from(api.webhook_secret, 'base64').toString('latin1'), viaApi!.rawBody.toString('utf8'), String(viaApi!.headers['x-whop-signature']))).toBe(false);
+
+    await sdk().webhooks.delete(api.id);
+    receiver.received.length = 0;
+    const dashboard = await dashboardWebhook(['payment.succeeded', 'membership.activated']);
+    const again = await sdk().checkoutConfigurations.create({ plan: { plan_type: 'one_time', initial_price: 12.5, currency: 'usd' }, metadata: { checkout_session_token: 'cs_sig2' }, redirect_url: 'https://shop.example/s' });
+    await payOnPage(again.purchase_url!);
+    const got = await receiver.waitFor(2);
+    expect(got.map((w) => w.json.type)).toEqual(['payment.succeeded', 'membership.activated']);
+    expectAllVerifiedStandard(dashboard.webhook_secret);
+    expect(Object.keys(got[0]!.json).sort()).toEqual(Object.keys(viaApi!.json).sort());
+  });
+
+  it('a sale of the company\'s own (no checkout of ours): payment.succeeded reaches the company\'s endpoint without anyone\'s metadata, naming the company', async () => {
+    const hook = await sdk().webhooks.create({ url: `${receiver.url}/wh`, events: ['payment.succeeded'], resource_id: company(), api_version: 'v1' });
+    const sale = await processor.control<{ id: string; total: number; metadata: unknown }>('POST', 'payments/foreign', { businessId: company(), amount: 42 });
+    expect(sale.status).toBe(201);
+    expect(sale.body).toMatchObject({ total: 42, status: 'paid' });
+    const [delivery] = await receiver.waitFor(1);
+    expect(delivery!.json).toMatchObject({ type: 'payment.succeeded', company_id: company(), data: { id: sale.body.id, company: { id: company() } } });
+    const metadata = (delivery!.json.data as { metadata?: Record<string, unknown> | null }).metadata;
+    expect(metadata ?? {}).not.toHaveProperty('checkout_session_token');
+    expect((await sdk().payments.retrieve(sale.body.id)).status).toBe('paid');
+    expectAllVerified(hook.webhook_secret);
+  });
+});
+
 describe('faults the SDK reacts to', () => {
   it('429 carries Retry-After and Whop\'s body: RateLimitError without retries, success after the SDK\'s own retry', async () => {
     await processor.control('POST', 'faults', { mode: 'error', status: 429, count: 1, match: '/api/v1/accounts/me' });
@@ -384,8 +474,8 @@ describe('faults the SDK reacts to', () => {
     expect((await sdk().payments.list({ company_id: company(), product_ids: [product] })).data.filter((p) => p.metadata?.checkout_upsell_id === 'up_d')).toHaveLength(1);
   });
 
-  it('duplicates, reordering, redelivery and secret rotation: every delivery still verifies (with either secret while rotating)', async () => {
-    const hook = await sdk().webhooks.create({ url: `${receiver.url}/wh`, events: ['payment.succeeded', 'membership.activated'], resource_id: company() });
+  it('duplicates, reordering, redelivery and secret rotation (a dashboard endpoint): every delivery still verifies (with either secret while rotating)', async () => {
+    const hook = await dashboardWebhook(['payment.succeeded', 'membership.activated']);
     await processor.control('POST', 'webhooks/hold');
     const checkout = await sdk().checkoutConfigurations.create({ plan: { initial_price: 5, currency: 'usd' } });
     await payOnPage(checkout.purchase_url!);
@@ -395,15 +485,15 @@ describe('faults the SDK reacts to', () => {
     await processor.control('POST', 'webhooks/redeliver', { eventId: outbox[0]!.id, times: 2 });
     const got = await receiver.waitFor(4);
     expect(got.map((w) => w.json.id)).toEqual([outbox[1]!.id, outbox[0]!.id, outbox[0]!.id, outbox[0]!.id]);
-    expectAllVerified(hook.webhook_secret);
+    expectAllVerifiedStandard(hook.webhook_secret);
 
     const rotated = (await processor.control<{ webhook_secret: string }>('POST', `webhooks/${hook.id}/rotate`)).body.webhook_secret;
     receiver.received.length = 0;
     await processor.control('POST', 'webhooks/redeliver', { eventId: outbox[0]!.id });
     const [both] = await receiver.waitFor(1);
     expect(String(both!.headers['webhook-signature']).split(' ')).toHaveLength(2);
-    expectAllVerified(hook.webhook_secret);
-    expectAllVerified(rotated);
+    expectAllVerifiedStandard(hook.webhook_secret);
+    expectAllVerifiedStandard(rotated);
   });
 
   it('a failing endpoint gets Whop\'s retries, each attempt signed afresh', async () => {

@@ -3,7 +3,10 @@
 // tests seed a few hundred the same way. Deterministic for a given seed: each session's outcome, currency,
 // amounts and preview flag come from an MD5 of (seed, i). The statuses and milestones are consistent with
 // what the real path records (activities/session-events.ts), including a few completed sessions without
-// contact or shipping milestones (older rows) and previews in every status (statistics must skip them).
+// contact or shipping milestones (older rows) and previews in every status (statistics must skip them). Money given
+// back as the refunds path records it (refunded_minor, the sum of the processor's confirmed refunds): every REFUNDED
+// session in full, a tenth of the COMPLETED ones in part (still COMPLETED), and payments held (ON_HOLD, with their
+// reason and message, no store order), some of them refunded in part.
 // No vitest here: the bench imports it.
 import type { Db } from '../../prisma/client.js';
 
@@ -35,7 +38,8 @@ export async function seedCheckoutSessions(db: Db, o: SeedOptions): Promise<{ se
   const same = Math.max(1, o.sameInstant ?? 1);
   const platform = o.platform ?? 'STOREFRONT_B';
   // r (0..999) picks the outcome: 30 % leave at once, 8 % after contact, 8 % after shipping, 10 % after starting
-  // a payment (FAILED, PAYMENT_PENDING, ABANDONED), 29 % paid, 5 % paid then refunded, 10 % cash on delivery.
+  // a payment (FAILED, PAYMENT_PENDING, ABANDONED), 26 % paid (a tenth of them refunded in part), 3 % paid and held,
+  // 5 % paid then refunded in full, 10 % cash on delivery.
   const rows = await db.$queryRaw<Array<{ sessions: number; events: number }>>`
     WITH g AS (
       SELECT i,
@@ -55,17 +59,20 @@ export async function seedCheckoutSessions(db: Db, o: SeedOptions): Promise<{ se
                   WHEN r < 350 THEN 'ABANDONED' WHEN r < 380 THEN 'OPEN'
                   WHEN r < 430 THEN 'ABANDONED' WHEN r < 460 THEN 'OPEN'
                   WHEN r < 510 THEN 'FAILED' WHEN r < 530 THEN 'PAYMENT_PENDING' WHEN r < 560 THEN 'ABANDONED'
-                  WHEN r < 850 THEN 'COMPLETED' WHEN r < 900 THEN 'REFUNDED' ELSE 'COD_CONFIRMED' END AS status,
+                  WHEN r < 820 THEN 'COMPLETED' WHEN r < 850 THEN 'ON_HOLD' WHEN r < 900 THEN 'REFUNDED' ELSE 'COD_CONFIRMED' END AS status,
              CASE WHEN r < 300 THEN 0 WHEN r < 380 THEN 1 WHEN r < 460 THEN 2 ELSE 3 END AS reached,
              -- Older rows: a few paid sessions have no contact/shipping milestone.
-             r BETWEEN 560 AND 849 AND (h / 1000) % 10 = 0 AS legacy
+             r BETWEEN 560 AND 849 AND (h / 1000) % 10 = 0 AS legacy,
+             -- A partial refund: 5.00 to 11.00 (below any total: the smallest is 14.90).
+             500 + ((h / 10000) % 7) * 100 AS part,
+             (ARRAY['payment_refunded', 'payment_disputed', 'amount_mismatch'])[1 + (h / 100) % 3] AS hold_reason
       FROM o
     ), ins AS (
       INSERT INTO checkout_sessions (
         token, merchant_id, platform, status, source, currency, fx_rates, items, subtotal_minor, email,
         shipping_rate_id, shipping_name, shipping_minor, total_minor, payment_method, payment_attempt,
-        completed_at, cod_paid_at, refunded_at, contact_entered_at, shipping_chosen_at, payment_started_at,
-        last_activity_at, created_at, updated_at)
+        completed_at, cod_paid_at, refunded_at, refunded_minor, hold_reason, hold_message, contact_entered_at, shipping_chosen_at,
+        payment_started_at, last_activity_at, created_at, updated_at)
       SELECT CASE WHEN preview THEN 'prev_' ELSE 'cs_' END || substr(md5(${o.seed} || 't' || i) || md5(${o.seed} || 'u' || i), 1, 32),
              ${o.merchantId}::uuid, ${platform}::"StorePlatform", status, CASE WHEN preview THEN 'preview' ELSE 'store_cart' END,
              currency, ${FX}::jsonb,
@@ -79,9 +86,15 @@ export async function seedCheckoutSessions(db: Db, o: SeedOptions): Promise<{ se
              CASE WHEN reached >= 2 THEN subtotal + 490 END,
              CASE WHEN status = 'COD_CONFIRMED' THEN 'cod' WHEN reached >= 3 THEN 'card' END,
              CASE WHEN reached >= 3 AND status <> 'COD_CONFIRMED' THEN 1 ELSE 0 END,
-             CASE WHEN status IN ('COMPLETED', 'REFUNDED') THEN created_at + interval '2 minutes' END,
+             CASE WHEN status IN ('COMPLETED', 'ON_HOLD', 'REFUNDED') THEN created_at + interval '2 minutes' END,
              CASE WHEN status = 'COD_CONFIRMED' AND (h / 1000) % 2 = 0 THEN created_at + interval '3 days' END,
              CASE WHEN status = 'REFUNDED' THEN created_at + interval '5 days' END,
+             CASE WHEN status = 'REFUNDED' THEN subtotal + 490
+                  WHEN status = 'COMPLETED' AND (h / 1000) % 10 = 3 THEN part
+                  WHEN status = 'ON_HOLD' AND hold_reason = 'payment_refunded' THEN part
+                  ELSE 0 END,
+             CASE WHEN status = 'ON_HOLD' THEN hold_reason END,
+             CASE WHEN status = 'ON_HOLD' THEN 'Seeded hold: ' || hold_reason || ', no order was created' END,
              CASE WHEN reached >= 1 AND NOT legacy THEN created_at + interval '30 seconds' END,
              CASE WHEN reached >= 2 AND NOT legacy THEN created_at + interval '60 seconds' END,
              CASE WHEN reached >= 3 THEN created_at + interval '90 seconds' END,

@@ -12,13 +12,17 @@ const refund = (over: Partial<OrderRefund>): OrderRefund => ({
 const order = (over: Partial<RefundOrder> = {}): RefundOrder => ({ items: [line('Mug', 2, 1200), line('Lamp', 1, 3000)], refunds: [], refundableMinor: 5000, currency: 'EUR', ...over });
 
 describe('the order status in words', () => {
-  it('given a paid order with part of it given back / it reads "Partially refunded"; without refunds "Paid"; held "On hold"', () => {
-    expect(orderStatus({ status: 'COMPLETED', refundedMinor: 500 })).toEqual({ key: 'PARTIALLY_REFUNDED', label: 'Partially refunded' });
-    expect(orderStatus({ status: 'COMPLETED', refundedMinor: 0 }).label).toBe('Paid');
-    // A list item carries no refundedMinor: Paid.
+  it('given a paid order with part of it given back / it reads "Partially refunded" with how much; without refunds "Paid"; held "On hold" with why', () => {
+    expect(orderStatus({ status: 'COMPLETED', refundedMinor: 500, totals: { currency: 'EUR' } })).toEqual({ key: 'PARTIALLY_REFUNDED', label: 'Partially refunded', note: '€5.00 refunded' });
+    expect(orderStatus({ status: 'COMPLETED', refundedMinor: 0, totals: { currency: 'EUR' } })).toEqual({ key: 'COMPLETED', label: 'Paid', note: null });
+    // Without the currency the words stand alone.
+    expect(orderStatus({ status: 'COMPLETED', refundedMinor: 500 })).toEqual({ key: 'PARTIALLY_REFUNDED', label: 'Partially refunded', note: null });
     expect(orderStatus({ status: 'COMPLETED' }).label).toBe('Paid');
-    expect(orderStatus({ status: 'ON_HOLD' })).toEqual({ key: 'ON_HOLD', label: 'On hold' });
-    expect(orderStatus({ status: 'REFUNDED', refundedMinor: 5400 }).label).toBe('Refunded');
+    expect(orderStatus({ status: 'ON_HOLD', hold: { reason: 'payment_disputed' } })).toEqual({ key: 'ON_HOLD', label: 'On hold', note: 'payment disputed' });
+    expect(orderStatus({ status: 'ON_HOLD', refundedMinor: 500, totals: { currency: 'EUR' }, hold: { reason: 'payment_refunded' } }))
+      .toEqual({ key: 'ON_HOLD', label: 'On hold', note: 'refunded before the order' });
+    // Refunded in full: the status says it all.
+    expect(orderStatus({ status: 'REFUNDED', refundedMinor: 5400, totals: { currency: 'EUR' } })).toEqual({ key: 'REFUNDED', label: 'Refunded', note: null });
   });
 
   it("given the store's own word on its order / Shopify's and WooCommerce's statuses read as words", () => {

@@ -2,8 +2,8 @@
 // (a COMPLETED order with money given back is "Partially refunded"), the store order's own word, who made a refund
 // and where it stands at the processor and on the store; and the refund dialog's rules (what is sent, what it
 // refunds). Pure: no DOM, no requests, so it is tested on its own (refunds.test.ts).
-import type { CheckoutStatus } from '../../domain/checkout-status.js';
-import { inputToCents } from './format.js';
+import type { CheckoutStatus, HoldReason } from '../../domain/checkout-status.js';
+import { formatAmount, inputToCents } from './format.js';
 import type { OrderDetail } from './types.js';
 
 export type OrderRefund = OrderDetail['refunds'][number];
@@ -21,14 +21,34 @@ export const STATUS_LABELS: Record<CheckoutStatus, string> = {
   ABANDONED: 'Abandoned',
 };
 
+/** Why a payment is held: the detail's banner says the sentence, the list a few words (reasons: domain/checkout-status.ts). */
+export const HOLD_WORDS: Record<HoldReason, { title: string; short: string }> = {
+  payment_refunded: { title: 'the payment was refunded at the processor before the order was made', short: 'refunded before the order' },
+  payment_disputed: { title: "the shopper's bank disputes the payment", short: 'payment disputed' },
+  amount_mismatch: { title: "the shopper paid another amount than the checkout's total", short: 'another amount paid' },
+  currency_mismatch: { title: "the payment is in another currency than the checkout's", short: 'another currency paid' },
+};
+
+/** What lists and the detail know of an order's status (the detail and the list items carry all of it). */
+export interface StatusFacts {
+  status: CheckoutStatus;
+  refundedMinor?: number | undefined;
+  totals?: { currency: string } | undefined;
+  hold?: { reason: HoldReason } | null | undefined;
+}
+
 /**
- * The order's status for people: its pill key (ui.tsx colours it) and words. A paid order with money given back is
- * "Partially refunded" until everything is (then the session is REFUNDED). `refundedMinor` comes with the detail;
- * the list's items do not carry it (yet), so a list shows such an order as Paid.
+ * The order's status for people: its pill key (ui.tsx colours it), its words, and a note on the money the status
+ * alone does not say. A paid order with money given back is "Partially refunded" (note: how much) until everything
+ * is (then the session is REFUNDED); a held payment is "On hold" (note: why, in a few words).
  */
-export function orderStatus(o: { status: CheckoutStatus; refundedMinor?: number | undefined }): { key: string; label: string } {
-  if (o.status === 'COMPLETED' && (o.refundedMinor ?? 0) > 0) return { key: 'PARTIALLY_REFUNDED', label: 'Partially refunded' };
-  return { key: o.status, label: STATUS_LABELS[o.status] };
+export function orderStatus(o: StatusFacts): { key: string; label: string; note: string | null } {
+  const back = o.refundedMinor ?? 0;
+  if (o.status === 'COMPLETED' && back > 0) {
+    return { key: 'PARTIALLY_REFUNDED', label: 'Partially refunded', note: o.totals ? `${formatAmount(back, o.totals.currency)} refunded` : null };
+  }
+  if (o.status === 'ON_HOLD' && o.hold) return { key: o.status, label: STATUS_LABELS[o.status], note: HOLD_WORDS[o.hold.reason].short };
+  return { key: o.status, label: STATUS_LABELS[o.status], note: null };
 }
 
 const STORE_WORDS: Record<string, string> = {

@@ -13,7 +13,7 @@ import { signSpecWebhook as signWebhook, SPEC_SIGNATURE_HEADER as SIGNATURE_HEAD
 import { platformSubscriptionWorkflowId } from '../../../workflows/platform-subscription.messages.js';
 import { periodEndFrom } from '../../../domain/plans.js';
 import { createProcessorClient } from '../../../integrations/processor/index.js';
-import { PLATFORM_API_KEY, eventPayload } from '../../../sandbox/processor/index.js';
+import { PLATFORM_API_KEY, PLATFORM_COMPANY_ID, eventPayload } from '../../../sandbox/processor/index.js';
 import { Webhook } from 'standardwebhooks';
 import { createSecretBox } from '../../../security/secrets.js';
 import { platformBillingWebhookAad } from '../../../model/connections.js';
@@ -269,13 +269,13 @@ describe('the billing webhook', () => {
     await payOnHostedPage(sub.body.paymentUrl as string);
     await waitFor('ACTIVE', async () => ((await current(m)).status === 'ACTIVE' ? true : undefined), 15_000);
     await stack.sims.processor.webhooks.idle();
-    const first = await db().platformBillingWebhookDelivery.findFirstOrThrow({ where: { merchantId: m.id, event: 'membership.activated', rejection: null } });
+    const first = await db().platformBillingWebhookDelivery.findFirstOrThrow({ where: { merchantId: m.id, event: 'payment.succeeded', rejection: null } });
 
     const redelivered = await control(stack.urls.processor, 'POST', 'webhooks/redeliver', { eventId: first.eventId, times: 1 });
     expect(redelivered.status).toBe(202);
     await stack.sims.processor.webhooks.idle();
 
-    const rows = await db().platformBillingWebhookDelivery.findMany({ where: { merchantId: m.id, event: 'membership.activated' }, orderBy: { receivedAt: 'asc' } });
+    const rows = await db().platformBillingWebhookDelivery.findMany({ where: { merchantId: m.id, event: 'payment.succeeded' }, orderBy: { receivedAt: 'asc' } });
     expect(rows.map((r) => r.rejection)).toEqual([null, 'duplicate']);
     const attempts = stack.sims.processor.webhooks.deliveries(first.eventId!).filter((d) => d.url.endsWith('/webhooks/processor/platform-billing'));
     expect(attempts.map((a) => a.status_code)).toEqual([200, 200]);
@@ -283,9 +283,15 @@ describe('the billing webhook', () => {
 });
 
 describe('Whop\'s membership events on a paid plan', () => {
-  it('given an ACTIVE plan / Whop ends the membership mid-period (its signed membership.deactivated) / Demo at once with one email; a redelivery is stored and changes nothing', async () => {
+  it('given an ACTIVE plan and an operator\'s dashboard endpoint for membership events / Whop ends the membership mid-period (its signed membership.deactivated) / Demo at once with one email; a redelivery is stored and changes nothing', async () => {
     const { m, row, membershipId } = await activeMerchant('Billing Ended');
     expect(row.currentPeriodEnd!.getTime()).toBeGreaterThan(Date.now() + 27 * 24 * 3600_000);
+    // Whop's API refuses membership.deactivated (the endpoint the service registers cannot have it): an operator who
+    // wants ended memberships at once adds an endpoint in Whop's dashboard; its secret is held as a registered one's.
+    const made = await control(stack.urls.processor, 'POST', 'webhooks/dashboard', { businessId: PLATFORM_COMPANY_ID, url: `${stack.config.publicApiUrl}/webhooks/processor/platform-billing`, events: ['membership.deactivated'] });
+    expect(made.status).toBe(201);
+    const box = createSecretBox(stack.config.secretsKey!);
+    await db().platformBillingWebhook.create({ data: { id: made.body.id as string, url: `${stack.config.publicApiUrl}/webhooks/processor/platform-billing#dashboard`, secretEnc: box.encrypt(made.body.webhook_secret as string, platformBillingWebhookAad(made.body.id as string)) } });
 
     // Ended at Whop (a cancel in Whop's own pages, a refund, a dispute): Whop sends membership.deactivated.
     await platformWhop().cancelMembership(membershipId);

@@ -1,8 +1,8 @@
 // The platform processor account's webhooks (billing: merchants paying for their plan). A separate endpoint
 // from the checkout one, because its events are signed with the PLATFORM's secret, not a merchant's: the
 // operator's PLATFORM_PROCESSOR_WEBHOOK_SECRET, or the secret of the endpoint the service registered itself
-// (platform_billing_webhooks, sealed). X-Processor-Signature is checked on the raw bytes, in constant time,
-// before the body is trusted.
+// (platform_billing_webhooks, sealed). The signature (Standard Webhooks, x-whop-signature or X-Processor-Signature)
+// is checked on the raw bytes, in constant time, before the body is trusted.
 //
 // Every delivery is stored in platform_billing_webhook_deliveries, valid or not. A valid event naming a
 // merchant (data.metadata.platform_billing_merchant_id, put on every membership we create), or about the
@@ -92,7 +92,8 @@ export const billingWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
       tags: ['webhooks'],
       summary: "Processor event of the platform's own account (plan payments, signed)",
       description:
-        'Signed with the platform billing webhook secret: Whop\'s Standard Webhooks headers or X-Processor-Signature (hex HMAC-SHA256 of the raw body). Every delivery is ' +
+        'Signed with the platform billing webhook secret: Whop\'s Standard Webhooks headers, Whop\'s x-whop-signature (t=<unix>,v1=<hex HMAC-SHA256 of "t.body">, within 5 minutes) ' +
+        'or X-Processor-Signature (hex HMAC-SHA256 of the raw body). Every delivery is ' +
         'stored for audit. An invalid signature answers 401 INVALID_SIGNATURE and changes nothing; a body that is not an event answers 400 ' +
         'INVALID_INPUT. A valid event about a merchant\'s paid or pending plan (data.metadata.platform_billing_merchant_id, or the membership ' +
         'the plan is paid by: data.id of a membership event, data.membership.id of a payment) makes that merchant\'s subscription check the ' +
@@ -112,11 +113,12 @@ export const billingWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
 
     const candidates = await candidateSecrets(request.log);
     if (candidates.length === 0) return deliveries.refuse(audit, 'no_secret', new AppError('INVALID_SIGNATURE', 'No platform billing webhook secret is configured: the signature cannot be verified'));
-    if (!signedByAny(request, raw, candidates)) return deliveries.refuse(audit, 'bad_signature', new AppError('INVALID_SIGNATURE', 'Webhook signature is not valid'));
+    const scheme = signedByAny(request, raw, candidates);
+    if (!scheme) return deliveries.refuse(audit, 'bad_signature', new AppError('INVALID_SIGNATURE', 'Webhook signature is not valid'));
 
     // Verified: from here on the body is the processor's word.
     audit.rawBody = storableBody(text, true);
-    const event = processorEventOf(json, request);
+    const event = processorEventOf(json, request, scheme);
     if (!event) return deliveries.refuse(audit, 'malformed', new AppError('INVALID_INPUT', 'The body is not a processor event (event, data.id, data.metadata; text without U+0000 or lone surrogates)'), true);
     const merchantId = claimedString(event.metadata[PLATFORM_BILLING_METADATA_KEY]);
     const membershipId = membershipOf(json, event);

@@ -8,8 +8,8 @@ import { type AppDeps } from '../../route-deps.js';
 import { buildApp } from '../../app.js';
 import { createActivities } from '../../../activities/worker.js';
 import { createProcessorActivities } from '../../../activities/processor.js';
-import { Webhook } from 'standardwebhooks';
 import { SUBSCRIBED_EVENTS } from '../../../integrations/processor/index.js';
+import { verifyDelivery } from '../../../integrations/processor/webhook.js';
 import { startProcessor, startWebhookReceiver, type RunningProcessor, type WebhookReceiver } from '../../../test/harness/processor.js';
 import { createTestMerchant, type TestMerchant } from '../../../test/harness/merchants.js';
 import { createSecretBox } from '../../../security/secrets.js';
@@ -126,8 +126,10 @@ describe('connecting the processor', () => {
     const before = receiver.received.length;
     await processor.control('POST', 'webhooks/send', { type: 'invoice.paid', objectId: payment.id });
     const [delivery] = (await receiver.waitFor(before + 1)).slice(before);
-    const headers = Object.fromEntries(Object.entries(delivery!.headers).map(([k, v]) => [k, String(v)]));
-    expect(new Webhook(Buffer.from(secret).toString('base64')).verify(delivery!.rawBody.toString('utf8'), headers)).toMatchObject({ type: 'invoice.paid' });
+    // Our endpoint is made through Whop's API: its deliveries carry x-whop-signature, keyed with the sealed secret.
+    expect(delivery!.headers['x-whop-signature']).toBeDefined();
+    expect(verifyDelivery([secret], delivery!.rawBody, delivery!.headers)).toBe('x-whop-signature');
+    expect(delivery!.json).toMatchObject({ type: 'invoice.paid' });
 
     // No answer, and no workflow history, ever carries a secret.
     for (const text of [res.text, (await status(m)).text, await historyText(processorWorkflowIds.connect(m.id))]) {
@@ -135,6 +137,31 @@ describe('connecting the processor', () => {
       expect(text).not.toContain(secret);
     }
     expect(await historyText(processorWorkflowIds.connect(m.id))).toContain(businessId);
+  });
+
+  it('given Whop\'s POST /webhooks refuses membership.activated/deactivated (a live account) / the events we register are ones it accepts and the connection is made', async () => {
+    const m = await merchant();
+    const { apiKey } = await account();
+    expect((await connect(m, apiKey)).body).toMatchObject({ status: 'CONNECTED', webhookRegistered: true });
+    const [hook] = await webhooksOf(apiKey);
+    expect(hook!.events).not.toContain('membership.activated');
+    expect(hook!.events).not.toContain('membership.deactivated');
+    expect(hook!.events).toEqual(expect.arrayContaining(['payment.succeeded', 'payment.failed', 'refund.updated', 'dispute.created']));
+  });
+
+  it('given Whop refuses another of our event names with a 400 naming it / the connection is still made, the webhook registered without that name, and the refusal is in the workflow\'s history', async () => {
+    const m = await merchant();
+    const { apiKey } = await account();
+    await processor.control('POST', 'webhooks/refused-events', { events: ['membership.activated', 'membership.deactivated', 'dispute.updated'] });
+    try {
+      expect((await connect(m, apiKey)).body).toMatchObject({ status: 'CONNECTED', webhookRegistered: true, lastError: null });
+      const hooks = await webhooksOf(apiKey);
+      expect(hooks).toHaveLength(1);
+      expect([...hooks[0]!.events].sort()).toEqual(SUBSCRIBED_EVENTS.filter((e) => e !== 'dispute.updated').sort());
+      expect(await historyText(processorWorkflowIds.connect(m.id))).toMatch(/refusedEvents[^a-z]+dispute\.updated[^a-z]+\]/);
+    } finally {
+      await processor.control('POST', 'webhooks/refused-events', { events: ['membership.activated', 'membership.deactivated'] });
+    }
   });
 
   it('given a key the processor rejects / it answers 422 INVALID_PROCESSOR_KEY and stores nothing usable (status FAILED)', async () => {

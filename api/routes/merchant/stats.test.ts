@@ -1,12 +1,15 @@
 // Statistics and funnel against a straightforward recount: a few hundred seeded sessions of mixed outcomes,
-// currencies and previews (test/harness/stats-seed.ts), another merchant's sessions beside them, and every
-// figure of GET /api/merchant/stats and /stats/funnel recomputed in plain code from the rows. Also the
-// progress endpoint the checkout page reports contact and shipping with.
+// currencies and previews (test/harness/stats-seed.ts) — partial refunds, full refunds and held payments among them —
+// another merchant's sessions beside them, and every figure of GET /api/merchant/stats and /stats/funnel recomputed
+// in plain code from the rows. The stats query reads the covering index only. Also the progress endpoint the checkout
+// page reports contact and shipping with.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
 import { createTestMerchant, type TestMerchant } from '../../../test/harness/merchants.js';
 import { seedCheckoutSessions } from '../../../test/harness/stats-seed.js';
 import type { CheckoutSession } from '../../../generated/prisma/client.js';
+import { Prisma } from '../../../prisma/client.js';
+import { statsGroupsSql } from './stats.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -14,6 +17,7 @@ let stack: TestStack;
 let a: TestMerchant;
 let b: TestMerchant;
 let rowsA: CheckoutSession[];
+let rowsB: CheckoutSession[];
 let n = 0;
 
 const START = new Date('2026-10-01T00:00:00.000Z');
@@ -38,6 +42,7 @@ beforeAll(async () => {
   await seedCheckoutSessions(stack.database.db, { merchantId: b.id, count: 200, seed: 'stats-b', start: START, stepMs: 2 * HOUR });
   expect(seededA.sessions).toBe(480);
   rowsA = await stack.database.db.checkoutSession.findMany({ where: { merchantId: a.id } });
+  rowsB = await stack.database.db.checkoutSession.findMany({ where: { merchantId: b.id } });
 });
 afterAll(async () => {
   await stack?.close();
@@ -50,24 +55,45 @@ function recount(rows: CheckoutSession[], from: Date, to: Date) {
   const sessions = rows.filter((r) => r.source !== 'preview' && !r.token.startsWith('prev_') && r.createdAt >= from && r.createdAt < to);
   const completed = sessions.filter((r) => r.status === 'COMPLETED' || r.status === 'REFUNDED');
   const refunded = sessions.filter((r) => r.status === 'REFUNDED');
+  const held = sessions.filter((r) => r.status === 'ON_HOLD');
   const cod = sessions.filter((r) => r.status === 'COD_CONFIRMED');
   const currencies = [...new Set(sessions.map((r) => r.currency))].sort();
+  const total = (l: CheckoutSession[]) => l.reduce((s, r) => s + (r.totalMinor ?? 0), 0);
+  const back = (l: CheckoutSession[]) => l.reduce((s, r) => s + r.refundedMinor, 0);
   const revenue = currencies
     .map((currency) => {
       const paid = sessions.filter((r) => r.status === 'COMPLETED' && r.currency === currency);
-      const amountMinor = paid.reduce((s, r) => s + (r.totalMinor ?? 0), 0);
-      return { currency, orders: paid.length, amountMinor, averageOrderValueMinor: paid.length ? Math.round(amountMinor / paid.length) : 0 };
+      // Money kept: each order's total less what came back of it.
+      const amountMinor = paid.reduce((s, r) => s + (r.totalMinor ?? 0) - r.refundedMinor, 0);
+      return {
+        currency, orders: paid.length, amountMinor, averageOrderValueMinor: paid.length ? Math.round(amountMinor / paid.length) : 0,
+        grossMinor: total(paid), refundedMinor: back(paid), partiallyRefundedOrders: paid.filter((r) => r.refundedMinor > 0).length,
+      };
     })
     .filter((r) => r.orders > 0);
+  const refunds = currencies
+    .map((currency) => {
+      const mine = sessions.filter((r) => r.currency === currency);
+      const full = mine.filter((r) => r.status === 'REFUNDED');
+      const some = mine.filter((r) => r.status === 'REFUNDED' || ((r.status === 'COMPLETED' || r.status === 'ON_HOLD') && r.refundedMinor > 0));
+      return { currency, orders: some.length, amountMinor: back(some), fullyRefundedOrders: full.length, fullyRefundedMinor: back(full) };
+    })
+    .filter((r) => r.orders > 0);
+  const heldByCurrency = currencies
+    .map((currency) => {
+      const list = held.filter((r) => r.currency === currency);
+      return { currency, orders: list.length, amountMinor: total(list), refundedMinor: back(list) };
+    })
+    .filter((h) => h.orders > 0);
   const codByCurrency = currencies
     .map((currency) => {
       const list = cod.filter((r) => r.currency === currency);
       const collected = list.filter((r) => r.codPaidAt !== null);
-      const total = (l: CheckoutSession[]) => l.reduce((s, r) => s + (r.totalMinor ?? 0), 0);
       return { currency, orders: list.length, amountMinor: total(list), collectedOrders: collected.length, collectedAmountMinor: total(collected) };
     })
     .filter((c) => c.orders > 0);
-  const ordered = (r: CheckoutSession) => ['COMPLETED', 'REFUNDED', 'COD_CONFIRMED'].includes(r.status);
+  // The shopper paid (or confirmed cash on delivery): a held payment too.
+  const ordered = (r: CheckoutSession) => ['COMPLETED', 'REFUNDED', 'COD_CONFIRMED', 'ON_HOLD'].includes(r.status);
   const reached = [
     sessions.length,
     sessions.filter((r) => r.contactEnteredAt || r.shippingChosenAt || r.paymentStartedAt || ordered(r)).length,
@@ -86,13 +112,17 @@ function recount(rows: CheckoutSession[], from: Date, to: Date) {
       from: from.toISOString(),
       to: to.toISOString(),
       sessions: sessions.length,
-      // Paid is money kept: completed and not refunded.
+      // Paid is money kept, in whole or in part: COMPLETED, partial refunds included.
       paidOrders: sessions.filter((r) => r.status === 'COMPLETED').length,
       completedOrders: completed.length,
       refundedOrders: refunded.length,
+      partiallyRefundedOrders: sessions.filter((r) => r.status === 'COMPLETED' && r.refundedMinor > 0).length,
       codOrders: cod.length,
-      conversionRate: sessions.length ? (completed.length + cod.length) / sessions.length : 0,
+      heldOrders: held.length,
+      conversionRate: sessions.length ? (completed.length + cod.length + held.length) / sessions.length : 0,
       revenue,
+      refunds,
+      held: heldByCurrency,
       cod: codByCurrency,
       // The seed has no accepted upsells (test/e2e/checkout-upsell.test.ts counts one).
       upsells: [],
@@ -104,8 +134,18 @@ function recount(rows: CheckoutSession[], from: Date, to: Date) {
 describe('statistics and funnel', () => {
   it('given a seed of mixed outcomes, currencies and previews / the seed has all of them (so the recount can tell)', () => {
     const statuses = new Set(rowsA.map((r) => r.status));
-    for (const s of ['OPEN', 'ABANDONED', 'FAILED', 'PAYMENT_PENDING', 'COMPLETED', 'REFUNDED', 'COD_CONFIRMED']) expect(statuses).toContain(s);
+    for (const s of ['OPEN', 'ABANDONED', 'FAILED', 'PAYMENT_PENDING', 'COMPLETED', 'REFUNDED', 'COD_CONFIRMED', 'ON_HOLD']) expect(statuses).toContain(s);
     expect(new Set(rowsA.map((r) => r.currency)).size).toBeGreaterThanOrEqual(4);
+    // Money given back in several currencies: paid orders refunded in part, orders refunded in full, held payments refunded in part.
+    const store = rowsA.filter((r) => r.source !== 'preview');
+    expect(new Set(store.filter((r) => r.status === 'COMPLETED' && r.refundedMinor > 0).map((r) => r.currency)).size).toBeGreaterThanOrEqual(2);
+    expect(new Set(store.filter((r) => r.status === 'REFUNDED').map((r) => r.currency)).size).toBeGreaterThanOrEqual(2);
+    expect(new Set(store.filter((r) => r.status === 'ON_HOLD').map((r) => r.currency)).size).toBeGreaterThanOrEqual(2);
+    expect(store.filter((r) => r.status === 'ON_HOLD' && r.refundedMinor > 0).length).toBeGreaterThan(0);
+    expect(store.filter((r) => r.status === 'ON_HOLD' && r.refundedMinor === 0).length).toBeGreaterThan(0);
+    // The other merchant has all of it too (so counting theirs would show).
+    for (const s of ['COMPLETED', 'REFUNDED', 'ON_HOLD']) expect(rowsB.some((r) => r.status === s && r.source !== 'preview'), s).toBe(true);
+    expect(rowsB.some((r) => r.status === 'COMPLETED' && r.refundedMinor > 0)).toBe(true);
     expect(rowsA.filter((r) => r.source === 'preview').length).toBeGreaterThan(5);
     expect(rowsA.filter((r) => r.status === 'COMPLETED' && !r.contactEnteredAt).length).toBeGreaterThan(0);
     expect(rowsA.filter((r) => r.status === 'COD_CONFIRMED' && r.codPaidAt).length).toBeGreaterThan(0);
@@ -139,21 +179,47 @@ describe('statistics and funnel', () => {
     const funnel = await get('/api/merchant/stats/funnel?from=2026-10-01&to=2026-10-21', a.token);
     const counts = funnel.body.steps.map((s: Json) => s.sessions as number);
     expect(counts).toEqual([...counts].sort((x, y) => y - x));
-    expect(counts[4]).toBe(body.completedOrders + body.codOrders);
+    expect(counts[4]).toBe(body.completedOrders + body.codOrders + body.heldOrders);
     // The totals and their breakdown agree after refunds: paid + refunded are the completed orders, paid the revenue's.
     expect(body.refundedOrders).toBeGreaterThan(0);
+    expect(body.partiallyRefundedOrders).toBeGreaterThan(0);
+    expect(body.heldOrders).toBeGreaterThan(0);
     expect(body.paidOrders + body.refundedOrders).toBe(body.completedOrders);
     expect(body.revenue.reduce((n: number, r: Json) => n + r.orders, 0)).toBe(body.paidOrders);
+    for (const r of body.revenue as Json[]) expect(r.amountMinor, r.currency).toBe(r.grossMinor - r.refundedMinor);
+    // Partial refunds are taken off revenue: it is less than the paid orders' totals.
+    expect((body.revenue as Json[]).some((r) => r.refundedMinor > 0 && r.amountMinor < r.grossMinor)).toBe(true);
+    // Every refund the processor confirmed on the range's sessions, per currency, whatever became of the session.
+    const storeRows = all.filter((r) => r.source !== 'preview');
+    for (const r of body.refunds as Json[]) expect(r.amountMinor, r.currency).toBe(storeRows.filter((x) => x.currency === r.currency).reduce((n, x) => n + x.refundedMinor, 0));
 
+    // The other merchant sees theirs only: its own recount, nothing of A's refunds or holds.
     const ofB = await get('/api/merchant/stats?from=2026-10-01&to=2026-10-21', b.token);
+    expect(ofB.body).toEqual(recount(rowsB, new Date('2026-10-01T00:00:00Z'), new Date('2026-10-21T00:00:00Z')).stats);
     expect(ofB.body.sessions).toBeGreaterThan(0);
     expect(ofB.body.sessions).toBeLessThan(200);
     expect(ofB.body.sessions).not.toBe(body.sessions);
+    expect(ofB.body.heldOrders).not.toBe(body.heldOrders);
+  });
+
+  it('given the stats query / it reads the covering index only (checkout_sessions_stats_idx holds every column it reads)', async () => {
+    const db = stack.database.db;
+    // As autovacuum leaves the table after a load: the visibility map set, the statistics fresh.
+    await db.$executeRawUnsafe('VACUUM ANALYZE checkout_sessions');
+    // A few hundred rows are cheaper to read whole: without the table to read, the planner shows whether the index
+    // alone answers (Index Only Scan) or must visit the rows for a column it lacks (Index Scan).
+    const plan = await db.$transaction(async (tx) => {
+      await tx.$executeRawUnsafe('SET LOCAL enable_seqscan = off');
+      await tx.$executeRawUnsafe('SET LOCAL enable_bitmapscan = off');
+      const rows = await tx.$queryRaw<Array<{ 'QUERY PLAN': string }>>(Prisma.sql`EXPLAIN ${statsGroupsSql(a.id, new Date('2026-10-01T00:00:00Z'), new Date('2026-10-21T00:00:00Z'))}`);
+      return rows.map((r) => r['QUERY PLAN']).join('\n');
+    });
+    expect(plan).toMatch(/Index Only Scan using checkout_sessions_stats_idx on checkout_sessions/);
   });
 
   it('given a range without sessions / zeros, empty lists, and no conversion to report', async () => {
     const stats = await get('/api/merchant/stats?from=2025-01-01&to=2025-02-01', a.token);
-    expect(stats.body).toMatchObject({ sessions: 0, paidOrders: 0, completedOrders: 0, codOrders: 0, conversionRate: 0, revenue: [], cod: [] });
+    expect(stats.body).toMatchObject({ sessions: 0, paidOrders: 0, completedOrders: 0, partiallyRefundedOrders: 0, codOrders: 0, heldOrders: 0, conversionRate: 0, revenue: [], refunds: [], held: [], cod: [] });
     const funnel = await get('/api/merchant/stats/funnel?from=2025-01-01&to=2025-02-01', a.token);
     expect(funnel.body.steps.every((s: Json) => s.sessions === 0 && s.stepConversion === null && s.overallConversion === null)).toBe(true);
   });

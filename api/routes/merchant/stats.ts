@@ -2,7 +2,7 @@
 // created in the range, counted per (currency, status), with counts of the milestone columns the timeline
 // events set (activities/session-events.ts). checkout_sessions_stats_idx holds every column it reads, so a
 // merchant's range can be one index-only scan (`npm run bench -- stats`: 100k sessions). The definitions
-// (what is paid, what completes, what is revenue, COD) are in domain/stats.ts.
+// (what is paid, what completes, what is revenue, refunds, holds, COD) are in domain/stats.ts.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { type RouteDeps } from '../../route-deps.js';
 import { Prisma, type Db } from '../../../prisma/client.js';
@@ -28,18 +28,20 @@ export function statsGroupsSql(merchantId: string, from: Date, to: Date): Prisma
            count(payment_started_at)::int AS "paymentStarted",
            count(cod_paid_at)::int AS "codPaid",
            COALESCE(sum(total_minor), 0)::bigint AS "totalMinor",
-           COALESCE(sum(total_minor) FILTER (WHERE cod_paid_at IS NOT NULL), 0)::bigint AS "codPaidMinor"
+           COALESCE(sum(total_minor) FILTER (WHERE cod_paid_at IS NOT NULL), 0)::bigint AS "codPaidMinor",
+           count(*) FILTER (WHERE refunded_minor > 0)::int AS "withRefunds",
+           COALESCE(sum(refunded_minor), 0)::bigint AS "refundedMinor"
     FROM checkout_sessions
     WHERE merchant_id = ${merchantId}::uuid AND created_at >= ${from} AND created_at < ${to} AND source <> 'preview'
     GROUP BY currency, status`;
 }
 
-type StatsRow = Omit<StatsGroup, 'totalMinor' | 'codPaidMinor'> & { totalMinor: bigint; codPaidMinor: bigint };
+type StatsRow = Omit<StatsGroup, 'totalMinor' | 'codPaidMinor' | 'refundedMinor'> & { totalMinor: bigint; codPaidMinor: bigint; refundedMinor: bigint };
 
 /** The merchant's sessions in the range, per (currency, status); previews never count. */
 export async function statsGroups(db: Db, merchantId: string, from: Date, to: Date): Promise<StatsGroup[]> {
   const rows = await db.$queryRaw<StatsRow[]>(statsGroupsSql(merchantId, from, to));
-  return rows.map((r) => ({ ...r, currency: r.currency.trim(), totalMinor: Number(r.totalMinor), codPaidMinor: Number(r.codPaidMinor) }));
+  return rows.map((r) => ({ ...r, currency: r.currency.trim(), totalMinor: Number(r.totalMinor), codPaidMinor: Number(r.codPaidMinor), refundedMinor: Number(r.refundedMinor) }));
 }
 
 /** Paid one-click upsells of the range's sessions (the same cohort as the rest), per currency. */
@@ -63,13 +65,18 @@ export const statsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
     onRequest: app.authenticate,
     schema: {
       tags,
-      summary: 'Checkout statistics: sessions, completed orders, conversion rate, revenue and average order value per currency',
+      summary: 'Checkout statistics: sessions, orders, conversion rate, revenue (money kept), refunds and held payments per currency',
       description:
-        `${RANGE_DOC} Paid means money kept: paidOrders are card checkouts COMPLETED now (not refunded), the orders behind revenue. ` +
-        'completedOrders: card checkouts the processor confirmed (COMPLETED, or REFUNDED since), always paidOrders + refundedOrders. ' +
-        'codOrders: confirmed cash-on-delivery orders. conversionRate: (completedOrders + codOrders) / sessions. revenue: paid sessions only ' +
-        '(COMPLETED; refunded ones are not revenue), per currency, never summed across currencies, with the average order value. Cash on ' +
-        'delivery is not paid revenue: its order value is reported apart under cod, with the part the store reports collected.',
+        `${RANGE_DOC} Paid means money kept: paidOrders are card checkouts COMPLETED now, partially refunded ones included ` +
+        '(partiallyRefundedOrders of them), the orders behind revenue; an order refunded in full is REFUNDED (refundedOrders), not paid. ' +
+        'completedOrders: card checkouts the processor confirmed that became orders (COMPLETED, or REFUNDED since), always paidOrders + refundedOrders. ' +
+        'codOrders: confirmed cash-on-delivery orders. heldOrders: payments ON_HOLD (refunded, disputed or of another amount before the order: ' +
+        'no store order), never paid nor revenue; their checkout totals per currency under held. conversionRate: (completedOrders + codOrders + ' +
+        'heldOrders) / sessions, the funnel\'s completed over created. revenue, per currency, never summed across currencies: amountMinor is ' +
+        'money kept, grossMinor − refundedMinor of the paid orders (partial refunds taken off), with the average order value over it. refunds, per ' +
+        'currency: everything the processor confirmed given back on the range\'s sessions (partial refunds of paid orders, full refunds, refunds of ' +
+        'held payments), to reconcile with the processor. Cash on delivery is not paid revenue: its order value is reported apart under cod, with ' +
+        'the part the store reports collected.',
       ...auth,
       querystring: statsQuery,
       response: { 200: statsResponse, 400: errorResponse, 401: errorResponse },
@@ -88,8 +95,9 @@ export const statsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
       description:
         `${RANGE_DOC} Each step counts the sessions that reached it or a later one. contact_entered and shipping_chosen are reported by the ` +
         'checkout page as the shopper goes (POST /api/checkout/{token}/progress) and recorded at the latest with the payment start; ' +
-        'payment_started: a card payment was created or cash on delivery confirmed; completed: the checkout ended in an order ' +
-        '(COMPLETED, REFUNDED or COD_CONFIRMED). stepConversion is relative to the previous step, overallConversion to created.',
+        'payment_started: a card payment was created or cash on delivery confirmed; completed: the shopper paid or confirmed cash on delivery ' +
+        '(COMPLETED, REFUNDED, COD_CONFIRMED, or ON_HOLD: paid, held before its order). stepConversion is relative to the previous step, ' +
+        'overallConversion to created.',
       ...auth,
       querystring: statsQuery,
       response: { 200: funnelResponse, 400: errorResponse, 401: errorResponse },

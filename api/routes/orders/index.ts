@@ -4,8 +4,11 @@
 //
 // An order is a session from a store cart (never a preview) that reached the payment step: a card payment
 // was started, or cash on delivery confirmed (or, without a recorded start, the session is paid, refunded or
-// COD-confirmed). So the list holds PAYMENT_PENDING, FAILED, COMPLETED, REFUNDED and COD_CONFIRMED sessions,
-// and ABANDONED ones whose payment never came; shoppers who left before paying are in the funnel, not here.
+// COD-confirmed, or held). So the list holds PAYMENT_PENDING, FAILED, COMPLETED, ON_HOLD, REFUNDED and COD_CONFIRMED
+// sessions, and ABANDONED ones whose payment never came; shoppers who left before paying are in the funnel, not here.
+// Each item carries its money as the status alone cannot say it: what was given back (a COMPLETED order with
+// refundedMinor > 0 is partially refunded) and why a payment is held; both are columns of the row the list reads
+// anyway, so the page stays one range read of (merchant_id, created_at).
 // `view` splits them: paid orders apart from unpaid checkouts (domain/stats.ts ORDER_VIEWS).
 import { isPaymentMethod, type PaymentMethod } from '../../../domain/payment-method.js';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -104,6 +107,8 @@ export function toOrderSummary(s: CheckoutSession): Summary {
     storeOrderError: s.storeOrderError !== null,
     storeOrder: storeOrderOf(s),
     codPaid: s.codPaidAt !== null,
+    refundedMinor: s.refundedMinor,
+    hold: s.status === 'ON_HOLD' && isHoldReason(s.holdReason) ? { reason: s.holdReason, message: s.holdMessage ?? '' } : null,
     createdAt: s.createdAt.toISOString(),
     paymentStartedAt: iso(s.paymentStartedAt),
     completedAt: iso(s.completedAt),
@@ -154,6 +159,20 @@ function sessionEventSummary(e: SessionEvent, currency: string): string {
       return `Payment on hold, no order created: ${String(d.message)}`;
     case 'email_sent':
       return `Email sent: ${String(d.kind)}`;
+    case 'store_order_draft':
+      return 'Draft order made on the store (it becomes the order)';
+    case 'upsell_order_draft':
+      return 'Draft order made on the store for an accepted offer';
+    case 'upsell_order_created':
+      return `Offer order ${typeof d.number === 'string' && d.number ? d.number : String(d.storeOrderId)} ${d.created === false ? 'found' : 'created'} on the store`;
+    case 'upsell_payment':
+      return `Offer payment ${String(d.from).toLowerCase()} → ${String(d.to).toLowerCase()}${amount('amount') ? `: ${amount('amount')}` : ''}`;
+    case 'store_cart_emptied':
+      return 'The shopper\'s cart on the store was emptied';
+    case 'taxes_quoted':
+      return `The store's tax${amount('taxMinor') ? `: ${amount('taxMinor')}` : ''}${d.taxesIncluded === true ? ' (included in the prices)' : ''}`;
+    case 'nothing_to_pay':
+      return 'Nothing to pay: completed without the processor';
     default:
       return e.type.replace(/_/g, ' ');
   }
@@ -229,7 +248,7 @@ export const ordersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
       summary: "The merchant's orders, newest first, with cursor pagination and filters",
       description:
         'An order is a checkout session from a store cart that reached payment: a card payment was started or cash on delivery confirmed ' +
-        '(PAYMENT_PENDING, FAILED, COMPLETED, REFUNDED, COD_CONFIRMED, and ABANDONED after a payment that never came). Previews never appear. ' +
+        '(PAYMENT_PENDING, FAILED, COMPLETED, ON_HOLD, REFUNDED, COD_CONFIRMED, and ABANDONED after a payment that never came). Previews never appear. ' +
         `Page size: limit, default ${PAGE_SIZE_DEFAULT}, capped at ${PAGE_SIZE_MAX}; pass nextCursor as cursor for the next page (the same filters). ` +
         'view=orders: paid orders only (COMPLETED, COD_CONFIRMED, REFUNDED, ON_HOLD); view=checkouts: checkouts whose payment started and never came ' +
         '(PAYMENT_PENDING, FAILED, ABANDONED); without view, both. ' +
@@ -239,7 +258,9 @@ export const ordersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
         'A cursor is only valid as the API handed it out (INVALID_INPUT otherwise). ' +
         'storeOrder is the order on the store apart from the status (COMPLETED means the payment is confirmed; the store order follows): ' +
         'pending while it is being created (retried while the store is down), created with its id, or failed with the store\'s reason; ' +
-        'storeOrderError is true when the store permanently refused the order of a paid session.',
+        'storeOrderError is true when the store permanently refused the order of a paid session. ' +
+        'refundedMinor: what the processor confirmed given back so far (a COMPLETED order with refundedMinor > 0 is partially refunded; ' +
+        'REFUNDED is refunded in full); hold: why an ON_HOLD payment did not become a store order (reason and message), null otherwise.',
       ...auth,
       querystring: ordersQuery,
       response: { 200: ordersPage, 400: errorResponse, 401: errorResponse },
@@ -301,7 +322,6 @@ export const ordersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
       storeOrderErrorMessage: session.storeOrderError,
       refundRequestedAt: iso(session.refundRequestedAt),
       refundedAt: iso(session.refundedAt),
-      refundedMinor: session.refundedMinor,
       refundableMinor: isCheckoutStatus(session.status) && !refundRefusal(refundBalanceOf(session, refunds))
         ? refundableMinor(refundBalanceOf(session, refunds))
         : 0,
@@ -312,7 +332,6 @@ export const ordersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
         store: { state: r.storeState as 'pending' | 'created' | 'failed' | 'none', refundId: r.storeRefundId, error: r.storeError },
         createdAt: r.createdAt.toISOString(), succeededAt: iso(r.succeededAt),
       })),
-      hold: session.status === 'ON_HOLD' && session.holdReason && isHoldReason(session.holdReason) ? { reason: session.holdReason, message: session.holdMessage ?? '' } : null,
       storeOrderStatus: session.storeOrderStatus,
       upsells: upsells.map((u) => ({
         upsellId: u.upsellId,

@@ -13,7 +13,7 @@ import { buildApp } from '../../app.js';
 import { processorWebhookRoutes, readClaims } from './processor.js';
 import { PROCESSOR_WEBHOOK_PATH } from '../../../model/connections.js';
 import { createProcessorClient } from '../../../integrations/processor/client.js';
-import { signSpecWebhook as signWebhook, SPEC_SIGNATURE_HEADER as SIGNATURE_HEADER } from '../../../integrations/processor/webhook.js';
+import { signSpecWebhook as signWebhook, signWhopWebhook, SPEC_SIGNATURE_HEADER as SIGNATURE_HEADER } from '../../../integrations/processor/webhook.js';
 import { createSecretBox } from '../../../security/secrets.js';
 import { createUrlGuard } from '../../../security/ssrf.js';
 import { freePort } from '../../../scripts/lib/ports.js';
@@ -67,15 +67,15 @@ interface Fixture {
 }
 
 /** A merchant with a connected processor (webhook secret sealed as the connect activity does) and a session. */
-async function sessionFixture(opts: { withSecret?: boolean } = {}): Promise<Fixture> {
+async function sessionFixture(opts: { withSecret?: boolean; businessId?: string } = {}): Promise<Fixture> {
   const merchant = await createTestMerchant(db(), app);
-  const secret = `whsec_${randomBytes(16).toString('hex')}`;
+  const secret = `ws_${randomBytes(16).toString('hex')}`;
   await db().processorConnection.create({
     data: {
       merchantId: merchant.id,
       apiKeyEnc: box().encrypt('sk_test_key', processorAad.apiKey(merchant.id)),
       apiKeyLast4: '_key',
-      businessId: 'biz_test',
+      businessId: opts.businessId ?? 'biz_test',
       productId: 'prod_test',
       webhookId: 'wh_test',
       webhookSecretEnc: opts.withSecret === false ? null : box().encrypt(secret, processorAad.webhookSecret(merchant.id)),
@@ -106,14 +106,14 @@ function paymentEvent(token: string, overrides: { id?: string; event?: string; p
 }
 
 /** Posts raw bytes as the processor does: signed with `secret` unless a signature is given. */
-async function deliver(body: string | object, opts: { secret?: string; signature?: string | null; to?: FastifyInstance } = {}) {
+async function deliver(body: string | object, opts: { secret?: string; signature?: string | null; to?: FastifyInstance; headers?: Record<string, string> } = {}) {
   const raw = typeof body === 'string' ? body : JSON.stringify(body);
   const signature = opts.signature === undefined ? signWebhook(opts.secret ?? '', raw) : opts.signature;
   const res = await (opts.to ?? app).inject({
     method: 'POST',
     url: PROCESSOR_WEBHOOK_PATH,
     payload: raw,
-    headers: { 'content-type': 'application/json', ...(signature === null ? {} : { [SIGNATURE_HEADER]: signature }) },
+    headers: { 'content-type': 'application/json', ...(signature === null ? {} : { [SIGNATURE_HEADER]: signature }), ...opts.headers },
   });
   return { status: res.statusCode, body: res.json() as { received?: boolean; duplicate?: boolean; code?: string; error?: string } };
 }
@@ -338,6 +338,93 @@ describe('deliveries that cannot be verified or read', () => {
     expect(res.status).toBe(401);
     expect(await deliveriesOf(f.token)).toEqual([expect.objectContaining({ merchantId: f.merchantId, rejection: 'no_secret', signatureValid: false })]);
     expect(await workflowOf(f.token)).toBeNull();
+  });
+});
+
+/** Whop's envelope as an endpoint created with POST /webhooks receives it (SDK PaymentSucceededWebhookEvent). */
+function whopEvent(type: string, data: Record<string, unknown>, companyId: string) {
+  return { id: `msg_${randomBytes(12).toString('hex')}`, api_version: 'v1', type, timestamp: new Date().toISOString(), company_id: companyId, data };
+}
+
+/** Delivers as Whop does for an API-created endpoint: only x-whop-signature, t=<unix>,v1=<hex HMAC of "t.body">. */
+function deliverWhop(body: object, secret: string, opts: { at?: number; headers?: Record<string, string> } = {}) {
+  const raw = JSON.stringify(body);
+  return deliver(raw, { signature: null, headers: { 'x-whop-signature': signWhopWebhook(secret, opts.at ?? Math.floor(Date.now() / 1000), raw), ...opts.headers } });
+}
+
+const newCompany = () => `biz_${randomBytes(7).toString('hex')}`;
+
+describe('Whop\'s x-whop-signature (endpoints created through the API)', () => {
+  it('given a payment of our session signed only with x-whop-signature / when delivered / then it is stored, keyed by the body\'s id, and signalled', async () => {
+    const f = await sessionFixture();
+    const event = whopEvent('payment.succeeded', { id: 'pay_whop1', status: 'paid', metadata: { checkout_session_token: f.token } }, 'biz_test');
+    const res = await deliverWhop(event, f.secret);
+    expect(res).toEqual({ status: 200, body: { received: true, duplicate: false } });
+    expect(await deliveriesOf(f.token)).toEqual([expect.objectContaining({ signatureValid: true, rejection: null, eventId: event.id, merchantId: f.merchantId })]);
+    expect((await workflowOf(f.token))!.signals).toEqual([{ eventId: event.id, event: 'payment_succeeded', paymentId: 'pay_whop1' }]);
+    // Whop retries with a fresh t: the same body id is a duplicate.
+    expect((await deliverWhop(event, f.secret)).body).toEqual({ received: true, duplicate: true });
+    expect((await workflowOf(f.token))!.signals).toHaveLength(1);
+  });
+
+  it('given x-whop-signature with a stale timestamp, another secret, or a changed byte / when delivered / then 401, stored as bad_signature, nothing signalled', async () => {
+    const f = await sessionFixture();
+    const event = whopEvent('payment.succeeded', { id: 'pay_whop2', metadata: { checkout_session_token: f.token } }, 'biz_test');
+    expect((await deliverWhop(event, f.secret, { at: Math.floor(Date.now() / 1000) - 6 * 60 })).status).toBe(401);
+    expect((await deliverWhop(event, `${f.secret}x`)).status).toBe(401);
+    const raw = JSON.stringify(event);
+    const header = signWhopWebhook(f.secret, Math.floor(Date.now() / 1000), raw);
+    expect((await deliver(raw.replace('pay_whop2', 'pay_whop3'), { signature: null, headers: { 'x-whop-signature': header } })).status).toBe(401);
+    expect((await deliveriesOf(f.token)).map((r) => r.rejection)).toEqual(['bad_signature', 'bad_signature', 'bad_signature']);
+    expect(await workflowOf(f.token)).toBeNull();
+  });
+
+  it('given a genuine x-whop-signature delivery replayed with a webhook-id header naming another event / when that event arrives / then it is applied, not taken for a duplicate', async () => {
+    const f = await sessionFixture();
+    const first = whopEvent('payment.failed', { id: 'pay_whop4', metadata: { checkout_session_token: f.token } }, 'biz_test');
+    const later = whopEvent('payment.succeeded', { id: 'pay_whop5', metadata: { checkout_session_token: f.token } }, 'biz_test');
+    // The header is not signed under this scheme: it must not decide the dedup key.
+    expect((await deliverWhop(first, f.secret, { headers: { 'webhook-id': later.id } })).status).toBe(200);
+    expect((await deliverWhop(later, f.secret)).body).toEqual({ received: true, duplicate: false });
+    expect((await workflowOf(f.token))!.signals.map((s) => s.eventId)).toEqual([first.id, later.id]);
+  });
+});
+
+describe('deliveries about sales we did not create (issue 35 item 5)', () => {
+  const foreignRows = (merchantId: string) => db().processorWebhookDelivery.findMany({ where: { merchantId }, orderBy: { receivedAt: 'asc' } });
+
+  it('given the merchant\'s own Whop sale without our token, and an invoice.paid / when delivered signed with the merchant\'s secret / then 200, stored as not_ours with a valid signature, no workflow', async () => {
+    const company = newCompany();
+    const f = await sessionFixture({ businessId: company });
+    const sale = whopEvent('payment.succeeded', { id: 'pay_theirs', status: 'paid', metadata: {}, company: { id: company } }, company);
+    const invoice = whopEvent('invoice.paid', { id: 'inv_theirs', status: 'paid' }, company);
+    expect(await deliverWhop(sale, f.secret)).toEqual({ status: 200, body: { received: true, duplicate: false } });
+    expect((await deliver(invoice, { secret: f.secret })).status).toBe(200);
+    // A token no session has (another deployment's, a deleted session's), in the merchant's company: not ours either.
+    const stray = whopEvent('payment.succeeded', { id: 'pay_stray', metadata: { checkout_session_token: newToken() } }, company);
+    expect((await deliverWhop(stray, f.secret)).status).toBe(200);
+    expect((await foreignRows(f.merchantId)).map((r) => [r.event, r.rejection, r.signatureValid, r.signalledAt])).toEqual([
+      ['payment.succeeded', 'not_ours', true, null], ['invoice.paid', 'not_ours', true, null], ['payment.succeeded', 'not_ours', true, null],
+    ]);
+    expect(JSON.parse((await foreignRows(f.merchantId))[0]!.rawBody)).toMatchObject({ data: { id: 'pay_theirs' } });
+    expect(await workflowOf(f.token)).toBeNull();
+  });
+
+  it('given a delivery naming the merchant\'s company but signed with another secret / when delivered / then 401 bad_signature, stored against that merchant', async () => {
+    const company = newCompany();
+    const f = await sessionFixture({ businessId: company });
+    const sale = whopEvent('payment.succeeded', { id: 'pay_forged', metadata: {} }, company);
+    expect((await deliverWhop(sale, 'ws_forger')).status).toBe(401);
+    expect((await deliver(sale, { secret: 'ws_forger' })).status).toBe(401);
+    expect((await foreignRows(f.merchantId)).map((r) => [r.rejection, r.signatureValid])).toEqual([['bad_signature', false], ['bad_signature', false]]);
+  });
+
+  it('given a delivery without our token naming a company no merchant is connected to / when delivered / then 401 unknown_session', async () => {
+    const company = newCompany();
+    const res = await deliverWhop(whopEvent('payment.succeeded', { id: 'pay_nobody', metadata: {} }, company), 'ws_any');
+    expect(res).toMatchObject({ status: 401, body: { code: 'INVALID_SIGNATURE' } });
+    const rows = await db().processorWebhookDelivery.findMany({ where: { rawBody: { contains: company } } });
+    expect(rows).toEqual([expect.objectContaining({ rejection: 'unknown_session', signatureValid: false, merchantId: null })]);
   });
 });
 

@@ -19,6 +19,11 @@
 // the merchant (verified with that merchant's secret), and a valid one starts the workflow that records the
 // merchant's dispute.created (and, at a final status, dispute.resolved) event, once per dispute and fact, instead
 // of signalling a checkout: it changes no session.
+//
+// Whop's webhook covers the merchant's whole company: its other sales, invoices and memberships arrive here too,
+// without a token of ours (or with one no session has). Such a delivery is verified the way a dispute is, with the
+// secret of the merchant connected to the company the envelope names, then stored as not_ours and answered 200
+// (a refusal would only make Whop retry it, and may get the endpoint disabled); a bad signature stays 401.
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
@@ -31,14 +36,14 @@ import {
 } from '../../webhook-deliveries.js';
 import { AppError } from '../../../domain/errors.js';
 import { isSessionToken } from '../../../domain/tokens.js';
-import { claimedDisputeCompany, DISPUTE_EVENTS, readDispute, type ProcessorDispute, type ProcessorEvent } from '../../../integrations/processor/webhook.js';
+import { claimedCompany, DISPUTE_EVENTS, readDispute, type ProcessorDispute, type ProcessorEvent, type SignatureScheme } from '../../../integrations/processor/webhook.js';
 import { factKeyOf, FINAL_DISPUTE_STATUSES, MERCHANT_EVENT_WORKFLOW, merchantEventWorkflowId } from '../../../domain/merchant-webhooks.js';
 import { PROCESSOR_WEBHOOK_PATH } from '../../../model/connections.js';
 import { processorAad } from '../../../model/connections.js';
 import type { ProcessorEventMessage } from '../../../workflows/checkout.messages.js';
 import { signalCheckout, type CheckoutRef } from '../../checkout-workflow.js';
 
-export type DeliveryRejection = 'bad_signature' | 'unknown_session' | 'unknown_company' | 'malformed' | 'duplicate' | 'no_secret';
+export type DeliveryRejection = 'bad_signature' | 'unknown_session' | 'unknown_company' | 'malformed' | 'duplicate' | 'no_secret' | 'not_ours';
 
 const received = z.object({
   received: z.literal(true),
@@ -129,28 +134,52 @@ export const processorWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
     };
   }
 
-  /** A dispute event: verified with the secret of the merchant whose Whop company it names. */
-  async function disputeDelivery(request: FastifyRequest, raw: Buffer, text: string, claims: Claims, audit: Audit) {
-    const companyId = claimedDisputeCompany(claims.json);
+  /**
+   * Verifies a delivery without a session of ours with the secret of the merchant connected to the Whop company it
+   * names (claimedCompany); refuses it (401) when no merchant is, or no secret of theirs signed it.
+   */
+  async function verifiedForCompany(request: FastifyRequest, raw: Buffer, claims: Claims, audit: Audit, unknown: { rejection: DeliveryRejection; error: AppError }): Promise<{ merchantId: string; scheme: SignatureScheme }> {
+    const companyId = claimedCompany(claims.json);
     const connections = companyId ? await db.processorConnection.findMany({ where: { businessId: companyId }, select: { merchantId: true, webhookSecretEnc: true } }) : [];
-    if (connections.length === 0) return deliveries.refuse(audit, 'unknown_company', new AppError('INVALID_SIGNATURE', 'No merchant is connected to the company this dispute names: the signature cannot be verified'));
+    if (connections.length === 0) return deliveries.refuse(audit, unknown.rejection, unknown.error);
     // Each candidate's secret is tried (one company is one merchant's in practice).
-    const signer = connections.find((c) => {
+    let signed: { merchantId: string; scheme: SignatureScheme } | undefined;
+    for (const c of connections) {
       const secret = c.webhookSecretEnc ? openSecret(c.webhookSecretEnc, c.merchantId, request.log) : '';
-      return secret !== '' && signedByAny(request, raw, [secret]);
-    });
-    if (!signer) {
+      const scheme = secret !== '' ? signedByAny(request, raw, [secret]) : null;
+      if (scheme && !signed) signed = { merchantId: c.merchantId, scheme };
+    }
+    if (!signed) {
       audit.merchantId = connections.length === 1 ? connections[0]!.merchantId : null;
       return deliveries.refuse(audit, 'bad_signature', new AppError('INVALID_SIGNATURE', 'Webhook signature is not valid'));
     }
-    audit.merchantId = signer.merchantId;
-    audit.rawBody = storableBody(text, true);
-    const event = processorEventOf(claims.json, request);
+    audit.merchantId = signed.merchantId;
+    audit.rawBody = storableBody(raw.toString('utf8'), true);
+    return signed;
+  }
+
+  /** A dispute event: verified with the secret of the merchant whose Whop company it names. */
+  async function disputeDelivery(request: FastifyRequest, raw: Buffer, claims: Claims, audit: Audit) {
+    const { merchantId, scheme } = await verifiedForCompany(request, raw, claims, audit, {
+      rejection: 'unknown_company', error: new AppError('INVALID_SIGNATURE', 'No merchant is connected to the company this dispute names: the signature cannot be verified'),
+    });
+    const event = processorEventOf(claims.json, request, scheme);
     const dispute = readDispute(claims.json);
     if (!event || !dispute) return deliveries.refuse(audit, 'malformed', new AppError('INVALID_INPUT', 'The body is not a dispute event (type, data.id, amount, currency, status, payment.id)'), true);
-    const outcome = await deliveries.applyOnce(audit, eventIdOf(event), recordDispute(signer.merchantId, dispute), request.log);
+    const outcome = await deliveries.applyOnce(audit, eventIdOf(event), recordDispute(merchantId, dispute), request.log);
     if (outcome === 'unavailable') throw new AppError('NOT_READY', 'The event is stored but could not be applied yet: retry later');
     return { received: true as const, duplicate: outcome === 'duplicate' };
+  }
+
+  /** An event about no session of ours (the company's other sales, its invoices): verified, stored as not_ours, acknowledged. */
+  async function foreignDelivery(request: FastifyRequest, raw: Buffer, claims: Claims, audit: Audit) {
+    const { scheme } = await verifiedForCompany(request, raw, claims, audit, {
+      rejection: 'unknown_session',
+      error: new AppError('INVALID_SIGNATURE', 'No checkout session matches data.metadata.checkout_session_token and no merchant is connected to the company the event names: the signature cannot be verified'),
+    });
+    if (!processorEventOf(claims.json, request, scheme)) return deliveries.refuse(audit, 'malformed', new AppError('INVALID_INPUT', 'The body is not a processor event (type or event, data.id; text without U+0000 or lone surrogates)'), true);
+    await deliveries.ignore(audit, 'not_ours');
+    return { received: true as const, duplicate: false };
   }
 
   app.post(PROCESSOR_WEBHOOK_PATH, {
@@ -160,11 +189,14 @@ export const processorWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
       description:
         'Signed with the webhook secret of the merchant whose checkout session data.metadata.checkout_session_token (or, for a refund, ' +
         'data.payment.metadata.checkout_session_token) names: Whop\'s Standard Webhooks headers (webhook-id, webhook-timestamp within 5 minutes, ' +
-        'webhook-signature v1,<base64>, any of several) or X-Processor-Signature, the lowercase hex HMAC-SHA256 of the raw body. ' +
+        'webhook-signature v1,<base64>, any of several), Whop\'s x-whop-signature (t=<unix> within 5 minutes, v1=<hex HMAC-SHA256 of "t.body">) ' +
+        'or X-Processor-Signature, the lowercase hex HMAC-SHA256 of the raw body. ' +
+        'An event about no session of ours (the company\'s other sales, its invoices) is verified with the secret of the merchant connected to the ' +
+        'company it names (company_id, or data.company.id), stored as not ours and answered 200. ' +
         'Events in Whop\'s spelling (type: payment.succeeded) or the spec\'s (event: payment_succeeded) count as the spec\'s. ' +
         'Whop\'s dispute.created and dispute.updated are verified with the secret of the merchant connected to the company they name ' +
         '(company_id, or data.company.id) and become the merchant\'s dispute.created / dispute.resolved webhook events (once per dispute); other events are stored and ' +
-        'acknowledged. Every delivery is stored for audit. An invalid signature, or a session we cannot verify for, ' +
+        'acknowledged. Every delivery is stored for audit. An invalid signature, or a delivery naming neither a session nor a connected company, ' +
         'answers 401 INVALID_SIGNATURE and changes nothing; a body that is not an event answers 400 INVALID_INPUT. A valid event is applied to the ' +
         'session once per event id (a redelivery answers 200 with duplicate: true); 503 NOT_READY asks the processor to retry later.',
       headers: z.looseObject(Object.fromEntries(Object.entries(signedDeliveryHeaders).map(([name, text]) => [name, z.string().optional().describe(text)]))),
@@ -178,7 +210,7 @@ export const processorWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
     const claims = readClaims(text);
     const audit: Audit = { rawBody: storableBody(text, false), event: claims.event, sessionToken: claims.token, merchantId: null };
     if (claims.json === undefined) return deliveries.refuse(audit, 'malformed', new AppError('INVALID_INPUT', 'The body is not JSON'));
-    if (claims.event && DISPUTE_EVENTS.has(claims.event)) return disputeDelivery(request, raw, text, claims, audit);
+    if (claims.event && DISPUTE_EVENTS.has(claims.event)) return disputeDelivery(request, raw, claims, audit);
 
     const session = claims.token && isSessionToken(claims.token)
       ? await db.checkoutSession.findUnique({
@@ -186,18 +218,17 @@ export const processorWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
         select: { token: true, merchantId: true, platform: true, merchant: { select: { processorConnection: { select: { webhookSecretEnc: true } } } } },
       })
       : null;
-    if (!session) {
-      return deliveries.refuse(audit, 'unknown_session', new AppError('INVALID_SIGNATURE', 'No checkout session matches data.metadata.checkout_session_token: the signature cannot be verified'));
-    }
+    if (!session) return foreignDelivery(request, raw, claims, audit);
     audit.merchantId = session.merchantId;
     const sealed = session.merchant.processorConnection?.webhookSecretEnc;
     const secret = sealed ? openSecret(sealed, session.merchantId, request.log) : '';
     if (!secret) return deliveries.refuse(audit, 'no_secret', new AppError('INVALID_SIGNATURE', 'The merchant has no processor webhook secret: the signature cannot be verified'));
-    if (!signedByAny(request, raw, [secret])) return deliveries.refuse(audit, 'bad_signature', new AppError('INVALID_SIGNATURE', 'Webhook signature is not valid'));
+    const scheme = signedByAny(request, raw, [secret]);
+    if (!scheme) return deliveries.refuse(audit, 'bad_signature', new AppError('INVALID_SIGNATURE', 'Webhook signature is not valid'));
 
     // Verified: from here on the body is the processor's word.
     audit.rawBody = storableBody(text, true);
-    const event = processorEventOf(claims.json, request);
+    const event = processorEventOf(claims.json, request, scheme);
     if (!event) return deliveries.refuse(audit, 'malformed', new AppError('INVALID_INPUT', 'The body is not a processor event (type or event, data.id; text without U+0000 or lone surrogates)'), true);
 
     const outcome = await apply(audit, { token: session.token, merchantId: session.merchantId, platform: session.platform }, event, request.log);

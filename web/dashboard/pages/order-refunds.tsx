@@ -4,12 +4,11 @@
 // for the merchant (ON_HOLD). The rules of what is sent live in ../refunds.ts.
 import { useId } from 'preact/hooks';
 import { orderNumberLabel } from '../../../domain/store-order.js';
-import type { HoldReason } from '../../../domain/checkout-status.js';
 import { api, ApiError } from '../api.js';
 import { centsToInput, formatAmount, formatDate, readableAmounts } from '../format.js';
 import { invalid, useForm } from '../form.js';
 import {
-  chosenLines, dialogField, emptyDraft, lineField, linesAmount, ORIGIN_LABELS, pendingMinor, processorState, refundRequest, returnedQuantities, storeState,
+  chosenLines, dialogField, emptyDraft, HOLD_WORDS, lineField, linesAmount, ORIGIN_LABELS, pendingMinor, processorState, refundRequest, returnedQuantities, storeState,
   type OrderRefund, type RefundBody, type RefundDraft,
 } from '../refunds.js';
 import type { OrderDetail } from '../types.js';
@@ -286,20 +285,13 @@ export function RefundsCard(props: { order: OrderDetail }) {
   );
 }
 
-const HOLD_TITLES: Record<HoldReason, string> = {
-  payment_refunded: 'the payment was refunded at the processor before the order was made',
-  payment_disputed: "the shopper's bank disputes the payment",
-  amount_mismatch: "the shopper paid another amount than the checkout's total",
-  currency_mismatch: "the payment is in another currency than the checkout's",
-};
-
 /** ON_HOLD: why the paid checkout did not become a store order, and what the merchant can do about it. */
 export function HoldBanner(props: { order: OrderDetail; onRefund?: (() => void) | undefined }) {
   const hold = props.order.hold;
   if (!hold) return null;
   return (
     <div class="hold-banner" data-hold={hold.reason}>
-      <Alert kind="warning" title={`On hold: ${HOLD_TITLES[hold.reason]}`}>
+      <Alert kind="warning" title={`On hold: ${HOLD_WORDS[hold.reason].title}`}>
         <p>{readableAmounts(hold.message)}.</p>
         <p>Your store has no order for this payment. What you can do:</p>
         <ul class="plain-list">

@@ -10,7 +10,7 @@ import { ORDER_VIEWS, type OrderView } from '../../../domain/stats.js';
 import { api, ApiError, query } from '../api.js';
 import { countryName, formatAmount, formatDate, readableAmounts } from '../format.js';
 import { useForm } from '../form.js';
-import { inFlight, orderStatus, STATUS_LABELS, storeOrderStatusLabel } from '../refunds.js';
+import { inFlight, orderStatus, STATUS_LABELS, storeOrderStatusLabel, type StatusFacts } from '../refunds.js';
 import { linkClick, navigate, useLocation } from '../router.js';
 import { useLoad } from '../session.js';
 import type { OrderDetail, OrderSummary, OrdersPage as Page, TimelineEntry } from '../types.js';
@@ -83,10 +83,15 @@ function Filters(props: { values: URLSearchParams; view: OrderView; errors: Reco
   );
 }
 
-/** The order's status in words: "On hold", "Partially refunded" (when the answer says what came back), "Refunded". */
-function StatusPill(props: { o: Pick<OrderSummary, 'status'> & { refundedMinor?: number } }) {
+/** The order's status in words ("Partially refunded", "On hold", "Refunded"); `withNote`: and what the status alone does not say (how much came back, why it is held). */
+function StatusPill(props: { o: StatusFacts; withNote?: boolean }) {
   const s = orderStatus(props.o);
-  return <Pill status={s.key} label={s.label} />;
+  return (
+    <>
+      <Pill status={s.key} label={s.label} />
+      {props.withNote && s.note && <span class="status-note muted small" data-status-note>{s.note}</span>}
+    </>
+  );
 }
 
 /** The customer: the name on the shipping address, the email under it. */
@@ -126,7 +131,7 @@ export function OrdersTable(props: { items: OrderSummary[] }) {
               </td>
               <td>{formatDate(o.createdAt)}</td>
               <td><Customer o={o} /></td>
-              <td><StatusPill o={o} /></td>
+              <td class="status-cell"><StatusPill o={o} withNote /></td>
               <td>{o.paymentMethod === 'cod' ? `COD${o.codPaid ? ' · paid' : ''}` : o.paymentMethod === 'card' ? 'Card' : o.paymentMethod === 'free' ? 'Free' : '—'}</td>
               <td class="num">{formatAmount(o.totals.totalMinor, o.totals.currency)}</td>
             </tr>

@@ -5,7 +5,7 @@ import { api, query } from '../api.js';
 import { Donut, FunnelChart, TimeChart } from '../charts.js';
 import { formatAmount, formatNumber, formatPercent, isoDay, locale } from '../format.js';
 import type { Funnel, Stats } from '../types.js';
-import { Alert, Button, Card, Empty, Field, PageHeader, Spinner } from '../ui.js';
+import { Alert, Button, Card, Empty, Field, Link, PageHeader, Spinner } from '../ui.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 export const FUNNEL_LABELS: Record<string, string> = {
@@ -67,10 +67,16 @@ export function useStats(from: Date, to: Date, withSeries: boolean) {
   return { data, error, loading };
 }
 
-/** The orders of a range, as the KPIs and the outcome chart split them: paid (money kept), refunded, cash on delivery. */
-export function orderOutcomes(s: Stats): { orders: number; paid: number; refunded: number; cod: number } {
-  return { orders: s.paidOrders + s.refundedOrders + s.codOrders, paid: s.paidOrders, refunded: s.refundedOrders, cod: s.codOrders };
+/**
+ * The orders of a range, as the KPIs and the outcome chart split them: paid (money kept; `partial` of them refunded in
+ * part), refunded in full, cash on delivery. Held payments are apart: paid by the shopper, but not orders (no store order).
+ */
+export function orderOutcomes(s: Stats): { orders: number; paid: number; partial: number; refunded: number; cod: number; held: number } {
+  return { orders: s.paidOrders + s.refundedOrders + s.codOrders, paid: s.paidOrders, partial: s.partiallyRefundedOrders, refunded: s.refundedOrders, cod: s.codOrders, held: s.heldOrders };
 }
+
+/** The orders list with the held payments only (the list's status filter, in the URL). */
+export const HELD_ORDERS_HREF = '/dashboard/orders?status=ON_HOLD';
 
 export function Kpis(props: { stats: Stats }) {
   const s = props.stats;
@@ -82,14 +88,78 @@ export function Kpis(props: { stats: Stats }) {
         <span class="kpi-label">Orders</span>
         <span class="kpi-value" data-kpi="orders">{formatNumber(o.orders)}</span>
         <span class="kpi-sub" data-kpi="outcomes">{formatNumber(o.paid)} paid · {formatNumber(o.refunded)} refunded · {formatNumber(o.cod)} COD</span>
+        {o.partial > 0 && <span class="kpi-sub" data-kpi="partially-refunded">{formatNumber(o.partial)} of the paid partially refunded</span>}
+        {o.held > 0 && (
+          <span class="kpi-sub" data-kpi="held">
+            <Link href={HELD_ORDERS_HREF}>{formatNumber(o.held)} on hold</Link>
+          </span>
+        )}
       </div>
       <div class="kpi"><span class="kpi-label">Conversion</span><span class="kpi-value" data-kpi="conversion">{formatPercent(s.conversionRate)}</span></div>
       <div class="kpi">
         <span class="kpi-label">Revenue</span>
         {s.revenue.length === 0 ? <span class="kpi-value">—</span> : s.revenue.map((r) => <span key={r.currency} class="kpi-value" data-kpi={`revenue-${r.currency}`}>{formatAmount(r.amountMinor, r.currency)}</span>)}
         {s.revenue.map((r) => <span key={r.currency} class="kpi-sub">avg. order {formatAmount(r.averageOrderValueMinor, r.currency)}</span>)}
+        {s.revenue.filter((r) => r.refundedMinor > 0).map((r) => (
+          <span key={r.currency} class="kpi-sub" data-kpi={`revenue-refunded-${r.currency}`}>{formatAmount(r.refundedMinor, r.currency)} refunded of {formatAmount(r.grossMinor, r.currency)}</span>
+        ))}
       </div>
     </div>
+  );
+}
+
+/** Revenue per currency with its two parts: what was charged, what came back of it (partial refunds), what is kept. */
+function RevenueTable(props: { stats: Stats }) {
+  return (
+    <div class="table-wrap">
+      <table class="table compact" data-revenue>
+        <thead><tr><th scope="col">Currency</th><th scope="col" class="num">Orders</th><th scope="col" class="num">Charged</th><th scope="col" class="num">Refunded</th><th scope="col" class="num">Revenue (kept)</th><th scope="col" class="num">Average order</th></tr></thead>
+        <tbody>
+          {props.stats.revenue.map((r) => (
+            <tr key={r.currency} data-currency={r.currency}>
+              <td>{r.currency}</td>
+              <td class="num">{formatNumber(r.orders)}</td>
+              <td class="num">{formatAmount(r.grossMinor, r.currency)}</td>
+              <td class="num">{r.refundedMinor > 0 ? `−${formatAmount(r.refundedMinor, r.currency)}` : '—'}</td>
+              <td class="num">{formatAmount(r.amountMinor, r.currency)}</td>
+              <td class="num">{formatAmount(r.averageOrderValueMinor, r.currency)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** Everything given back per currency, as the processor reports it, and the held payments waiting for the merchant. */
+function RefundsAndHolds(props: { stats: Stats }) {
+  const s = props.stats;
+  return (
+    <>
+      {s.refunds.length > 0 && (
+        <div class="table-wrap">
+          <table class="table compact" data-refunds>
+            <thead><tr><th scope="col">Currency</th><th scope="col" class="num">Refunded</th><th scope="col" class="num">Orders</th><th scope="col" class="num">In full (orders)</th></tr></thead>
+            <tbody>
+              {s.refunds.map((r) => (
+                <tr key={r.currency} data-currency={r.currency}>
+                  <td>{r.currency}</td>
+                  <td class="num">{formatAmount(r.amountMinor, r.currency)}</td>
+                  <td class="num">{formatNumber(r.orders)}</td>
+                  <td class="num">{formatAmount(r.fullyRefundedMinor, r.currency)} ({formatNumber(r.fullyRefundedOrders)})</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {s.held.length > 0 && (
+        <p class="small" data-held>
+          <Link href={HELD_ORDERS_HREF}>{formatNumber(s.heldOrders)} on hold</Link>: paid, but held before the order (refunded, disputed or another amount); not revenue until you act on them:{' '}
+          {s.held.map((h, i) => <span key={h.currency}>{i > 0 && ', '}{formatAmount(h.amountMinor, h.currency)} ({formatNumber(h.orders)})</span>)}.
+        </p>
+      )}
+    </>
   );
 }
 
@@ -147,7 +217,7 @@ export function StatsPage() {
             <Card title={`Revenue${main ? ` (${main})` : ''}`}>
               {main ? (
                 <TimeChart
-                  label={`Paid revenue in ${main} per period`}
+                  label={`Revenue kept in ${main} per period (refunds taken off)`}
                   labels={data.series.map((p) => p.bucket.label)}
                   format={(v) => formatAmount(Math.round(v), main)}
                   series={[{ name: `Revenue ${main}`, kind: 'bar', color: 'var(--chart-3)', values: data.series.map((p) => p.stats.revenue.find((r) => r.currency === main)?.amountMinor ?? 0) }]}
@@ -166,7 +236,8 @@ export function StatsPage() {
                 label="Orders by outcome"
                 center={formatNumber(orderOutcomes(data.stats).orders)}
                 parts={[
-                  { label: 'Paid', value: orderOutcomes(data.stats).paid, color: 'var(--chart-2)' },
+                  { label: 'Paid', value: orderOutcomes(data.stats).paid - orderOutcomes(data.stats).partial, color: 'var(--chart-2)' },
+                  { label: 'Partially refunded', value: orderOutcomes(data.stats).partial, color: 'var(--chart-3)' },
                   { label: 'Refunded', value: orderOutcomes(data.stats).refunded, color: 'var(--chart-4)' },
                   { label: 'Cash on delivery', value: orderOutcomes(data.stats).cod, color: 'var(--chart-1)' },
                 ]}
@@ -180,16 +251,14 @@ export function StatsPage() {
               )}
             </Card>
           </div>
-          {data.stats.revenue.length > 1 && (
+          {data.stats.revenue.length > 0 && (data.stats.revenue.length > 1 || data.stats.refunds.length > 0) && (
             <Card title="Revenue by currency">
-              <table class="table compact">
-                <thead><tr><th scope="col">Currency</th><th scope="col" class="num">Orders</th><th scope="col" class="num">Revenue</th><th scope="col" class="num">Average order</th></tr></thead>
-                <tbody>
-                  {data.stats.revenue.map((r) => (
-                    <tr key={r.currency}><td>{r.currency}</td><td class="num">{formatNumber(r.orders)}</td><td class="num">{formatAmount(r.amountMinor, r.currency)}</td><td class="num">{formatAmount(r.averageOrderValueMinor, r.currency)}</td></tr>
-                  ))}
-                </tbody>
-              </table>
+              <RevenueTable stats={data.stats} />
+            </Card>
+          )}
+          {(data.stats.refunds.length > 0 || data.stats.held.length > 0) && (
+            <Card title="Refunds and held payments">
+              <RefundsAndHolds stats={data.stats} />
             </Card>
           )}
         </div>
