@@ -38,6 +38,8 @@ const chargeOf = (row: UpsellPurchase): UpsellCharge => ({
 });
 
 const notAvailable = (message: string) => ApplicationFailure.nonRetryable(message, 'UPSELL_NOT_AVAILABLE');
+/** Our clock and Whop's may disagree: a lost charge is looked for from this long before its purchase row. */
+const CLOCK_SKEW_MS = 5 * 60_000;
 
 /** Payment states as the checkout workflow's status sync names them (workflows/checkout.messages.ts PAYMENT_STATUS_EVENTS). */
 const SYNC_STATUS: Readonly<Record<Payment['state'], string>> = { paid: 'succeeded', failed: 'failed', refunded: 'refunded', pending: 'pending' };
@@ -388,9 +390,13 @@ export function createCheckoutPaymentActivities(deps: { db: Db; secrets: SecretB
      * The shopper accepted a post-purchase upsell on a checkout paid by card: its offer price (in the session's
      * currency, with its FX snapshot) is charged once on the payment method of the checkout's payment, off
      * session (Whop POST /payments with company_id, member_id, payment_method_id and a one-time plan on the
-     * merchant's product; idempotency key upsell-<token>-<upsellId>). The purchase row is written before the
-     * charge and keeps what was offered; a second acceptance answers the same purchase. A decline is an
-     * answer (state failed), not an error.
+     * merchant's product; idempotency key upsell-<token>-<upsellId>) — only when Whop keeps that method for the
+     * member's off-session charges (GET /payment_methods?member_id): a card paid on Whop's hosted page in payment
+     * mode is not, and the offer is then for a new order. The purchase row is written before the charge and keeps
+     * what was offered; a second acceptance answers the same purchase. Before any retry of the charge (its row
+     * exists without a payment: a later attempt or run) the payment is looked up by our metadata and adopted: Whop
+     * may not honour Idempotency-Key on POST /payments, so a lost answer must never become a second charge.
+     * A decline is an answer (state failed), not an error.
      */
     async chargeUpsell(token: string, upsellId: string): Promise<UpsellCharge> {
       const session = await db.checkoutSession.findUnique({ where: { token }, include: { merchant: { select: { shopName: true } } } });
@@ -402,8 +408,17 @@ export function createCheckoutPaymentActivities(deps: { db: Db; secrets: SecretB
       if (!existing && (!upsell || !upsell.active || upsell.placement !== 'post_purchase')) throw notAvailable('This offer is not available any more');
 
       const { client, businessId, productId } = await clientFor(session.merchantId);
+      const metadata = { checkout_session_token: token, checkout_upsell_id: upsellId };
+      // The row is written before the charge, so a row without a payment is the only sign of an earlier attempt (or run)
+      // that may have charged and lost the answer: its payment is found by our metadata and adopted, never made again.
+      if (existing) {
+        const since = new Date(existing.createdAt.getTime() - CLOCK_SKEW_MS);
+        const made = await client.findPayment({ companyId: businessId, productId, createdAfter: since, metadata });
+        if (made) return chargeOf(await settleUpsell(existing, { state: made.state, paymentId: made.id, reason: made.failureMessage }));
+      }
       const paid = await sessionPayment(client, businessId, token, session.processorPaymentId);
-      if (!paid || paid.state !== 'paid' || !paid.memberId || !paid.paymentMethodId) {
+      const card = paid?.state === 'paid' && paid.memberId && paid.paymentMethodId ? { memberId: paid.memberId, paymentMethodId: paid.paymentMethodId } : null;
+      if (!card || !(await client.listSavedPaymentMethods(card.memberId)).some((m) => m.id === card.paymentMethodId)) {
         throw notAvailable('The payment method of this order cannot be charged again: the offer can be bought as a new order');
       }
       const row = existing ?? await (async () => {
@@ -421,10 +436,11 @@ export function createCheckoutPaymentActivities(deps: { db: Db; secrets: SecretB
       let payment: Payment;
       try {
         payment = await client.chargeSavedMethod({
-          companyId: businessId, memberId: paid.memberId, paymentMethodId: paid.paymentMethodId,
+          companyId: businessId, memberId: card.memberId, paymentMethodId: card.paymentMethodId,
           price: { productId, amountMinor: row.amountMinor, currency: row.currency, title: `${session.merchant.shopName}: ${row.title}`.slice(0, 60) },
-          // The session's token leads the webhook to the session's secret and workflow; the upsell id to this purchase.
-          metadata: { checkout_session_token: token, checkout_upsell_id: upsellId },
+          // The session's token leads the webhook to the session's secret and workflow; the upsell id to this purchase
+          // (and a lost answer to its payment, findPayment above).
+          metadata,
         }, upsellChargeIdempotencyKey(token, upsellId));
       } catch (err) {
         if (isIntegrationError(err) && !err.retryable) {

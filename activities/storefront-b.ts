@@ -8,6 +8,7 @@ import type { SecretBox } from '../security/secrets.js';
 import { UnsafeUrlError, type UrlGuard } from '../security/ssrf.js';
 import { storefrontBClientOf } from '../model/connections.js';
 import { AppError } from '../domain/errors.js';
+import { processorChargesIn, unchargeableStoreCurrency } from '../integrations/processor/currencies.js';
 import type { ConnectStorefrontBInput, StorefrontBStoreInfo } from '../workflows/storefront-b-connection.messages.js';
 import { classifyFailures } from './failures.js';
 
@@ -48,6 +49,8 @@ export function createStorefrontBActivities(deps: StorefrontBActivityDeps) {
       const status = await client.validateCredentials();
       // Refused here, not after a shopper has paid (the order create is the first write).
       if (!status.canWriteOrders) throw new AppError('INVALID_STORE_CREDENTIALS', READ_ONLY_KEY);
+      // Every checkout of a store in a currency Whop cannot charge would fall back to the store's own checkout: said now.
+      if (!processorChargesIn(status.currency)) throw new AppError('UNSUPPORTED_CURRENCY', unchargeableStoreCurrency(status.currency));
       return { currency: status.currency, version: status.version, pluginActive: status.pluginActive };
     },
 

@@ -23,6 +23,24 @@ export interface UpsellCharge {
   failureReason: string | null;
 }
 
+/**
+ * Whether a checkout's card payment leaves the card with the processor for charges without the shopper. Whop keeps a
+ * card only when it was set up (a checkout configuration in mode "setup") or paid through its embedded checkout with
+ * setupFutureUsage: "off_session" (docs/processor.md, Whop's guide "Save payment methods"); every card checkout here is
+ * paid on Whop's hosted page in payment mode, which keeps nothing. The embedded checkout (the shopper-page issue) is
+ * to record per session that it saved the card; until then no checkout's card can be charged again.
+ */
+export const CARD_CHECKOUT_SAVES_CARD: boolean = false;
+
+/**
+ * Whether the shopper may be offered to add a post-purchase offer with one click: the checkout is paid by card and that
+ * card can be charged again. Otherwise the page promises nothing (the offer is not shown); the accept route, which asks
+ * the processor for the member's saved methods itself, refuses with UPSELL_NOT_AVAILABLE.
+ */
+export function oneClickUpsellAvailable(session: { status: string; paymentMethod: string | null }): boolean {
+  return CARD_CHECKOUT_SAVES_CARD && session.status === 'COMPLETED' && session.paymentMethod === 'card';
+}
+
 export function isUpsellPurchaseState(value: unknown): value is UpsellPurchaseState {
   return typeof value === 'string' && (UPSELL_PURCHASE_STATES as readonly string[]).includes(value);
 }

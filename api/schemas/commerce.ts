@@ -299,3 +299,13 @@ export const pixelsResponse = z
 export const deletedResponse = z.object({ deleted: z.literal(true), id: z.string() });
 
 export const list = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item) });
+
+/** A checkout's upsell offers, and whether its post-purchase ones can be added with one click now. */
+export const upsellOffers = list(upsellOffer)
+  .extend({
+    oneClick: z.boolean().describe(
+      'true only on a COMPLETED checkout paid by card whose card the processor keeps for off-session charges. Whop keeps none paid on its hosted ' +
+      'page in payment mode (how every card checkout is paid today), so this is false and the page shows no post_purchase offer (docs/commerce-extras.md).',
+    ),
+  })
+  .meta({ id: 'CheckoutUpsells' });

@@ -6,12 +6,13 @@
 // 'processor' by HTTP status (401/403 'unauthorized', a time-out 'timeout', 429 'rate_limited' with its
 // Retry-After, 5xx 'unavailable'). The SDK's own retries are off: Temporal retries the activity, with the same key.
 import Whop from '@whop/sdk';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { currencyExponent } from '../../domain/money.js';
 import { IntegrationError } from '../errors.js';
 import { kindForStatus } from '../http.js';
 import {
-  accountSchema, checkoutConfigurationSchema, createdWebhookSchema, membershipSchema, paymentSchema, planSchema, productSchema, refundSchema, type WhopMembership, type WhopPayment,
+  accountSchema, checkoutConfigurationSchema, createdWebhookSchema, membershipSchema, paymentMethodSchema, paymentSchema, planSchema, productSchema, refundSchema, type WhopMembership,
+  type WhopPayment,
 } from './schemas.js';
 import { companyPageSchema, disputeSchema } from './schemas.js';
 import { isKnownCurrency } from '../../domain/money.js';
@@ -66,6 +67,14 @@ export interface Refund {
   createdAt: string;
 }
 
+/** A payment method Whop keeps for a member's later charges without them (`payt_…`). */
+export interface SavedPaymentMethod {
+  id: string;
+  /** card, sepa_debit, … (Whop's PaymentMethodTypes). */
+  type: string | null;
+  createdAt: string | null;
+}
+
 export interface Membership {
   id: string;
   status: string;
@@ -112,6 +121,16 @@ export interface ProcessorClient {
   refundPayment(paymentId: string, idempotencyKey: string, amount?: { amountMinor: number; currency: string }): Promise<Payment>;
   /** Every refund of a payment, whatever made it (our API calls, the merchant in Whop's dashboard), newest first. */
   listRefunds(paymentId: string): Promise<Refund[]>;
+  /**
+   * The member's payment methods saved for off-session charges (Whop: setup mode, or the embedded checkout with
+   * setupFutureUsage: "off_session"; a card paid on the hosted page in payment mode is not among them).
+   */
+  listSavedPaymentMethods(memberId: string): Promise<SavedPaymentMethod[]>;
+  /**
+   * The newest payment of `productId` created after `createdAfter` whose metadata holds every pair of `metadata`, if any:
+   * how a charge whose answer was lost is found again (Whop filters by product and time; the metadata is matched here).
+   */
+  findPayment(input: { companyId: string; productId: string; createdAfter: Date; metadata: Record<string, string> }): Promise<Payment | null>;
   /** Charges a member's saved payment method off-session; answers the payment at once, settled later (webhook or getPayment). */
   chargeSavedMethod(input: { companyId: string; memberId: string; paymentMethodId: string; price: OneTimePrice; metadata: Record<string, string> }, idempotencyKey: string): Promise<Payment>;
   /** A renewal plan Whop bills every `billingPeriodDays` itself. */
@@ -230,6 +249,13 @@ export function asIntegrationError(err: unknown, what: string): unknown {
   return err;
 }
 
+/** How many pages of 100 findPayment reads before it gives up saying so (never a guess that the charge was not made). */
+const FIND_PAGES = 10;
+const findPageSchema = z.looseObject({
+  data: paymentSchema.array(),
+  page_info: z.looseObject({ end_cursor: z.string().nullish(), has_next_page: z.boolean().nullish() }),
+});
+
 /**
  * The event names a 400 answer to POST /webhooks names (as whole names, in its message or body), of those asked for.
  * The one place the answer's text is read: Whop gives no field for which names it refused.
@@ -327,6 +353,28 @@ export function createProcessorClient(options: ProcessorClientOptions): Processo
         const currency = r.currency.toUpperCase();
         return { id: r.id, paymentId: r.payment?.id ?? paymentId, amountMinor: toMinor(r.amount, currency), currency, status: r.status, createdAt: r.created_at };
       });
+    },
+    listSavedPaymentMethods: async (memberId) => {
+      // A member saves a handful of methods at most: one page of 100 holds them.
+      const page = await call('GET /payment_methods', paymentMethodSchema.array(), async () => (await whop.paymentMethods.list({ member_id: memberId, first: 100 })).data);
+      return page.map((m) => ({ id: m.id, type: m.payment_method_type ?? null, createdAt: m.created_at ?? null }));
+    },
+    findPayment: async ({ companyId, productId, createdAfter, metadata }) => {
+      // Every checkout of the merchant is paid on the same product, so a busy shop may have more than a page in the
+      // window: read on, newest first, up to FIND_PAGES pages.
+      const matches = (p: z.output<typeof paymentSchema>) => Object.entries(metadata).every(([k, v]) => p.metadata?.[k] === v);
+      let after: string | undefined;
+      for (let n = 0; n < FIND_PAGES; n++) {
+        const page = await call('GET /payments', findPageSchema, async () => {
+          const answer = await whop.payments.list({ company_id: companyId, product_ids: [productId], created_after: createdAfter.toISOString(), first: 100, ...(after ? { after } : {}) });
+          return { data: answer.data, page_info: answer.page_info };
+        });
+        const found = page.data.find(matches);
+        if (found) return toPayment(found);
+        if (!page.page_info.end_cursor || page.page_info.has_next_page === false) return null;
+        after = page.page_info.end_cursor;
+      }
+      throw new IntegrationError(PROCESSOR_SYSTEM, 'unavailable', `${PROCESSOR_SYSTEM}: more than ${FIND_PAGES * 100} payments of product ${productId} since ${createdAfter.toISOString()}: cannot tell whether the charge was made`);
     },
     chargeSavedMethod: async (input, key) =>
       toPayment(await call('POST /payments', paymentSchema, () => whop.payments.create({

@@ -34,3 +34,9 @@ export function processorChargesIn(currency: string): boolean {
 
 /** The currencies Whop can charge a checkout in, sorted (for documentation and error details). */
 export const PROCESSOR_CURRENCIES: readonly string[] = [...ISO_CURRENCIES].sort();
+
+/** What a merchant connecting a store in such a currency is told (at connect, before any shopper meets it). */
+export function unchargeableStoreCurrency(currency: string): string {
+  return `This store sells in ${currency}, a currency the payment processor cannot charge in: its shoppers could not pay by card here. ` +
+    'Switch the store to a currency the processor supports (EUR, USD, GBP, …) and connect again';
+}

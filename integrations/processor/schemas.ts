@@ -43,6 +43,13 @@ export const refundSchema = z.looseObject({
   payment: z.looseObject({ id: id('pay_') }).nullish(),
 });
 
+/** A saved payment method (@whop/sdk src/resources/payment-methods.ts PaymentMethodListResponse). */
+export const paymentMethodSchema = z.looseObject({
+  id: z.string().min(1),
+  payment_method_type: z.string().nullish(),
+  created_at: z.string().nullish(),
+});
+
 export const membershipSchema = z.looseObject({
   id: id('mem_'),
   status: z.string(),

@@ -66,6 +66,11 @@ const webhookBody = z.looseObject({
 });
 const cancelBody = z.looseObject({ cancellation_mode: z.enum(['at_period_end', 'immediate']).nullish() });
 const page = { first: z.coerce.number().int().min(1).max(100).optional(), after: z.string().optional() };
+/** created_after / created_before of Whop's lists: an ISO 8601 timestamp. */
+const timestamp = z.string().refine((v) => !Number.isNaN(Date.parse(v)), { message: 'is not a timestamp' }).transform((v) => Date.parse(v)).optional();
+const createdRange = z.looseObject({ created_after: timestamp, created_before: timestamp });
+const inRange = (createdAt: string, range: { created_after?: number; created_before?: number }) =>
+  (range.created_after === undefined || Date.parse(createdAt) > range.created_after) && (range.created_before === undefined || Date.parse(createdAt) < range.created_before);
 
 /**
  * Whop's creation filters and order on company lists (@whop/sdk 0.0.42 RefundListParams, DisputeListParams):
@@ -129,13 +134,16 @@ function canonical(value: unknown): string {
   return JSON.stringify(value, (_k, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v));
 }
 
-/** Whop's idempotency: per credential and key, 24 hours; the request is method, path, query, body and Api-Version-Date. */
-function installIdempotency(scope: FastifyInstance, credential: (request: FastifyRequest) => string): { clear(): void } {
+/**
+ * Whop's idempotency: per credential and key, 24 hours; the request is method, path, query, body and Api-Version-Date.
+ * `ignored(request)`: this request is served as if it carried no key (nothing replayed, nothing stored).
+ */
+function installIdempotency(scope: FastifyInstance, credential: (request: FastifyRequest) => string, ignored: (request: FastifyRequest) => boolean): { clear(): void } {
   const records = new Map<string, { fingerprint: string; response?: { status: number; body: string } }>();
   const running = new WeakMap<FastifyRequest, string>();
   scope.addHook('preHandler', async (request, reply) => {
     const key = request.headers['idempotency-key'];
-    if (request.method !== 'POST' || key === undefined) return;
+    if (request.method !== 'POST' || key === undefined || ignored(request)) return;
     if (typeof key !== 'string' || key.length === 0 || Buffer.byteLength(key) > 255) throw new WhopError(400, 'invalid_request', 'Idempotency-Key must be 1 to 255 bytes');
     const storeKey = `${credential(request)} ${key}`;
     const fingerprint = `${request.method} ${request.url} ${String(request.headers['api-version-date'] ?? '')} ${canonical(request.body ?? {})}`;
@@ -199,7 +207,28 @@ export async function apiRoutes(v1: FastifyInstance, { store, publicBase, charge
     }
     accounts.set(request, found);
   });
-  onIdempotencyStore(installIdempotency(v1, (request) => account(request).apiKey));
+  /** POST /payments served while the control plane says Whop ignores Idempotency-Key there (one shot each). */
+  const keyIgnored = new WeakSet<FastifyRequest>();
+  v1.addHook('preHandler', async (request) => {
+    if (request.method === 'POST' && request.routeOptions.url === `${v1.prefix}/payments` && store.chargeFaults.ignoreIdempotencyKey > 0) {
+      store.chargeFaults.ignoreIdempotencyKey -= 1;
+      keyIgnored.add(request);
+    }
+  });
+  onIdempotencyStore(installIdempotency(v1, (request) => account(request).apiKey, (request) => keyIgnored.has(request)));
+  /**
+   * A charge whose answer is lost: registered after the idempotency hooks, so the answer is stored for a replay as Whop
+   * would have it, and only then withheld — until the caller gives up (a time-out), or the connection is dropped.
+   */
+  const answerLost = new WeakMap<FastifyRequest, 'timeout' | 'drop'>();
+  v1.addHook('onSend', async (request, reply, payload) => {
+    const mode = answerLost.get(request);
+    if (!mode) return payload;
+    answerLost.delete(request);
+    if (mode === 'timeout') await new Promise<void>((resolve) => reply.raw.once('close', () => resolve()));
+    request.raw.socket?.destroy();
+    return payload;
+  });
 
   // Accounts: the key check.
   v1.get('/accounts/me', async (request) => {
@@ -239,8 +268,12 @@ export async function apiRoutes(v1: FastifyInstance, { store, publicBase, charge
     const company = requiredCompany(request, query.company_id, 'company_id');
     const checkouts = arrayParam(query, 'checkout_configuration_ids');
     const statuses = arrayParam(query, 'statuses');
+    const products = arrayParam(query, 'product_ids');
+    const plans = arrayParam(query, 'plan_ids');
+    const range = parse(createdRange, query);
     const items = [...store.payments.values()]
-      .filter((p) => p.company_id === company && (!checkouts || (p.checkout_configuration_id !== null && checkouts.includes(p.checkout_configuration_id))) && (!statuses || statuses.includes(p.status)))
+      .filter((p) => p.company_id === company && (!checkouts || (p.checkout_configuration_id !== null && checkouts.includes(p.checkout_configuration_id))) && (!statuses || statuses.includes(p.status))
+        && (!products || (p.product_id !== null && products.includes(p.product_id))) && (!plans || plans.includes(p.plan_id)) && inRange(p.created_at, range))
       .reverse()
       .map((p) => store.paymentView(p));
     return listPage(items, parse(z.looseObject(page), query));
@@ -285,7 +318,32 @@ export async function apiRoutes(v1: FastifyInstance, { store, publicBase, charge
     const { payment, settle } = store.chargeSaved(requiredCompany(request, body.company_id, 'company_id'), body);
     const view = store.paymentView(payment);
     setTimeout(settle, chargeSettleMs).unref();
+    if (store.chargeFaults.loseAnswer > 0) {
+      store.chargeFaults.loseAnswer -= 1;
+      answerLost.set(request, store.chargeFaults.loseAnswerMode);
+    }
     return view;
+  });
+
+  // Payment methods (@whop/sdk src/resources/payment-methods.ts): those saved for off-session charges, of one member or
+  // of the whole company ("Provide either this or member_id, not both"), newest first.
+  v1.get('/payment_methods', async (request) => {
+    const query = request.query as Record<string, unknown>;
+    const memberId = typeof query.member_id === 'string' && query.member_id ? query.member_id : undefined;
+    if (memberId && query.company_id) throw new WhopError(400, 'invalid_request', 'Provide either company_id or member_id, not both');
+    if (!memberId && !query.company_id) throw new WhopError(400, 'invalid_request', 'Missing required parameter: member_id or company_id');
+    const company = memberId ? store.own(store.members, memberId, companyOf(request), 'Member').company_id : requiredCompany(request, query.company_id, 'company_id');
+    const range = parse(createdRange, query);
+    const items = store.savedMethods(company, { memberId }).filter((m) => inRange(m.created_at, range)).map((m) => store.paymentMethodView(m));
+    return listPage(items, parse(z.looseObject(page), query));
+  });
+  v1.get('/payment_methods/:id', async (request) => {
+    const query = request.query as Record<string, unknown>;
+    const { id } = parse(idParams, request.params);
+    const method = store.paymentMethods.get(id);
+    const member = method ? store.members.get(method.member_id) : undefined;
+    if (!method?.off_session || member?.company_id !== companyOf(request) || (typeof query.member_id === 'string' && query.member_id !== member.id)) throw new WhopError(404, 'not_found', `Payment method not found: ${id}`);
+    return store.paymentMethodView(method);
   });
 
   // Memberships.

@@ -1,7 +1,10 @@
 // Control plane of the local Whop (tests, demos; never subject to fault injection): companies and API keys,
+// checkouts paid (the card saved for off-session charges when the buyer's checkout asked for it, as Whop's embedded
+// checkout does with setupFutureUsage: "off_session"; a setup-mode checkout saves it without charging), the faults
+// of POST /payments that Whop's docs leave open (Idempotency-Key ignored, an answer lost after the charge is made),
 // payments paid or moved without any webhook (a lost delivery, for reconciliation), refunds made in the dashboard
-// (with or without their webhooks), renewals Whop bills on
-// its own, disputes opened on a paid payment (with or without dispute.created) and moved to a status (dispute.updated), a sale of the
+// (with or without their webhooks), renewals Whop bills on its own, disputes opened on a paid payment (with or
+// without dispute.created) and moved to a status (dispute.updated), a sale of the
 // company's own that no integration made, and the webhook controls (send on demand with copies and delay, hold and
 // release in any order, drop, redeliver, delivery log, secret rotation, an endpoint made in the dashboard, the event
 // names POST /webhooks refuses).
@@ -22,6 +25,17 @@ const payBody = z.strictObject({
   email: z.email().default('buyer@example.com'),
   /** No webhook for what this payment does (the delivery is lost): reconciliation must find it. */
   silent: z.boolean().default(false),
+  /**
+   * Stands for Whop's embedded checkout with `setupFutureUsage: "off_session"` (Whop's guide "Save payment methods",
+   * "Save during checkout"): the card is paid and saved for the member's later off-session charges. Without it the card
+   * is paid as on the hosted page in payment mode, and saved for nothing.
+   */
+  setupFutureUsage: z.literal('off_session').optional(),
+});
+const chargeFaultsBody = z.strictObject({
+  ignoreIdempotencyKey: z.number().int().min(0).max(100).optional(),
+  loseAnswer: z.number().int().min(0).max(100).optional(),
+  loseAnswerMode: z.enum(['timeout', 'drop']).optional(),
 });
 const forceBody = z.strictObject({ state: z.enum(['paid', 'failed', 'refunded']) });
 const renewBody = z.strictObject({ outcome: z.enum(['succeeded', 'failed']).optional() });
@@ -81,13 +95,26 @@ export async function controlRoutes(control: FastifyInstance, { store, webhooks,
     return reply.code(201).send({ apiKey: account.apiKey, businessId: account.company.id, businessName: account.company.title });
   });
 
-  /** A buyer pays a checkout configuration, as on its hosted page (a test card decides the outcome). */
+  /**
+   * A buyer pays a checkout configuration, as on its hosted page (a test card decides the outcome), or as through the
+   * embedded checkout with `setupFutureUsage`. A setup-mode configuration saves the card without charging: the answer
+   * is the SetupIntent (setup_intent.succeeded).
+   */
   control.post('/checkout_configurations/:id/pay', async (request) => {
-    const { card, email, silent } = parse(payBody, request.body);
+    const { card, email, silent, setupFutureUsage } = parse(payBody, request.body);
     const checkout = store.own(store.checkouts, parse(idParams, request.params).id, undefined, 'Checkout configuration');
+    const buyer = { email, last4: card.slice(-4), outcome: TEST_CARDS[card]!.outcome };
+    if (checkout.mode === 'setup') return store.setupIntentView(silent ? silently(() => store.setUp(checkout, buyer)) : store.setUp(checkout, buyer));
     if (!store.payable(checkout)) throw new WhopError(409, 'conflict', 'This checkout is already paid');
-    const buy = () => store.purchase(checkout, { email, last4: card.slice(-4), outcome: TEST_CARDS[card]!.outcome });
+    const buy = () => store.purchase(checkout, { ...buyer, setupFutureUsage });
     return store.paymentView(silent ? silently(buy) : buy());
+  });
+
+  /** The next POST /payments ignore Idempotency-Key, or are made and lose their answer (one shot each; reset clears). */
+  control.post('/payments/faults', async (request) => {
+    const body = parse(chargeFaultsBody, request.body);
+    Object.assign(store.chargeFaults, Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)));
+    return { ...store.chargeFaults };
   });
 
   control.post('/payments/:id/force', async (request) =>

@@ -1,6 +1,8 @@
 // The hosted checkout (Whop's purchase_url, /checkout/<plan id>/?session=<ch id>): the buyer enters an email and a
 // test card; the payment succeeds, is declined, or first needs the 3-D Secure step. Card data never leaves this
-// request (only the last four digits are kept). A paid checkout redirects (303) to the configuration's
+// request (only the last four digits are kept). The form's `setup_future_usage=off_session` (a checkbox, off by
+// default) stands for Whop's embedded checkout with setupFutureUsage: "off_session": the card is also saved for the
+// member's later off-session charges; Whop's hosted page in payment mode saves nothing. A paid checkout redirects (303) to the configuration's
 // redirect_url with `payment_id=pay_…&checkout_status=success` appended, as Whop does.
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
@@ -90,7 +92,8 @@ export async function hostedPageRoutes(app: FastifyInstance, { store }: { store:
     if ('error' in card) return again(card.error, 400);
     const testCard = TEST_CARDS[card.number];
     if (!testCard) return again('Your card was declined: this is test mode, use one of the test cards below.', 402);
-    const payment = store.purchase(checkout, { email, last4: card.number.slice(-4), outcome: testCard.outcome });
+    const setupFutureUsage = fields.setup_future_usage === 'off_session' ? 'off_session' : null;
+    const payment = store.purchase(checkout, { email, last4: card.number.slice(-4), outcome: testCard.outcome, setupFutureUsage });
     return after(checkout, payment, reply);
   });
 

@@ -63,6 +63,8 @@ ${state.error ? `<div class="error" role="alert">${escapeHtml(state.error)}</div
     <div><label for="cvc">CVC</label>
     <input id="cvc" name="cvc" inputmode="numeric" autocomplete="cc-csc" placeholder="123" required></div>
   </div>
+  <label><input type="checkbox" name="setup_future_usage" value="off_session" style="width:auto"> Save this card for later one-click purchases</label>
+  <p class="hint">Sandbox only: stands for Whop's embedded checkout with <code>setupFutureUsage: "off_session"</code>; Whop's hosted page does not save the card.</p>
   <button type="submit">Pay ${escapeHtml(formatAmount(amount, plan.currency))}</button>
 </form>
 <div class="hint">Test cards (any future expiry, any CVC):<ul>${cards}</ul></div>`,

@@ -1,7 +1,7 @@
 // A local Whop's in-memory world, written from Whop's API v1 documentation and the field lists of @whop/sdk
 // 0.0.42 (docs/processor.md lists the sources): companies behind API keys, products, plans, checkout
-// configurations, payments (decimal totals, lowercase currencies, status + substatus), members and their saved
-// payment methods, memberships, refunds (answered as the Payment) and webhook endpoints with their secrets.
+// configurations, payments (decimal totals, lowercase currencies, status + substatus), members and their payment
+// methods (saved for off-session charges only when the buyer's checkout asked for it), setup intents, memberships, refunds (answered as the Payment) and webhook endpoints with their secrets.
 // Every change a webhook reports goes through emit(); the dispatcher (whop-webhooks.ts) signs and delivers.
 import { randomBytes } from 'node:crypto';
 
@@ -69,7 +69,25 @@ export interface CheckoutConfiguration {
 }
 
 export interface Member { id: string; company_id: string; email: string; user_id: string }
-export interface PaymentMethod { id: string; member_id: string; brand: string; last4: string; outcome: CardOutcome; created_at: string }
+/**
+ * A card a member paid or set up with. `off_session`: Whop keeps it for later charges without the buyer (listed by
+ * GET /payment_methods, chargeable by POST /payments). Whop's guide "Save payment methods" names the only two ways:
+ * a checkout configuration in `mode: "setup"`, or the embedded checkout with `setupFutureUsage: "off_session"`; a card
+ * paid on the hosted page in payment mode is used for that payment only.
+ */
+export interface PaymentMethod { id: string; member_id: string; brand: string; last4: string; outcome: CardOutcome; off_session: boolean; created_at: string }
+
+/** Whop's SetupIntent (@whop/sdk src/resources/setup-intents.ts): a card saved by a setup-mode checkout, nothing charged. */
+export interface SetupIntent { id: string; company_id: string; checkout_configuration_id: string; member_id: string; payment_method_id: string; metadata: Metadata | null; created_at: string }
+
+/** Control plane: how the next POST /payments misbehave (one shot each), as Whop's docs leave open. */
+export interface ChargeFaults {
+  /** The next n charges ignore Idempotency-Key (the SDK declares it only for products, plans and checkout configurations). */
+  ignoreIdempotencyKey: number;
+  /** The next n charges are made, and their answer never reaches the caller: held until it gives up, or the connection dropped. */
+  loseAnswer: number;
+  loseAnswerMode: 'timeout' | 'drop';
+}
 
 export type ReceiptStatus = 'draft' | 'open' | 'paid' | 'pending' | 'uncollectible' | 'unresolved' | 'void';
 export interface RefundRecord { id: string; payment_id: string; amount: number; currency: string; status: 'pending' | 'succeeded' | 'failed'; created_at: string }
@@ -118,6 +136,8 @@ export class WhopStore {
   readonly memberships = new Map<string, Membership>();
   readonly webhooks = new Map<string, Webhook>();
   readonly disputes = new Map<string, Dispute>();
+  readonly setupIntents = new Map<string, SetupIntent>();
+  readonly chargeFaults: ChargeFaults = { ignoreIdempotencyKey: 0, loseAnswer: 0, loseAnswerMode: 'timeout' };
   /** Control plane: how the next renewal of a membership ends (default: paid). */
   readonly renewalOutcomes = new Map<string, 'succeeded' | 'failed'>();
   /** Event names `POST /webhooks` refuses: Whop's two, plus any a test adds (a name Whop may refuse one day). */
@@ -128,8 +148,9 @@ export class WhopStore {
   }
 
   reset(): void {
-    for (const map of [this.accounts, this.products, this.plans, this.checkouts, this.payments, this.members, this.paymentMethods, this.memberships, this.webhooks, this.renewalOutcomes, this.disputes]) map.clear();
+    for (const map of [this.accounts, this.products, this.plans, this.checkouts, this.payments, this.members, this.paymentMethods, this.memberships, this.webhooks, this.renewalOutcomes, this.disputes, this.setupIntents]) map.clear();
     this.pendingRefunds = 0;
+    Object.assign(this.chargeFaults, { ignoreIdempotencyKey: 0, loseAnswer: 0, loseAnswerMode: 'timeout' });
     this.refusedApiEvents.clear();
     for (const name of API_REFUSED_EVENTS) this.refusedApiEvents.add(name);
     this.createAccount({ apiKey: DEFAULT_API_KEY, title: 'Sandbox Demo Business', companyId: DEFAULT_COMPANY_ID });
@@ -230,11 +251,19 @@ export class WhopStore {
     return member;
   }
 
-  /** A card submitted on the hosted page of `checkout`: a payment (and for a plan a membership) comes of it. */
-  purchase(checkout: CheckoutConfiguration, buyer: { email: string; last4: string; outcome: CardOutcome }): Payment {
+  /**
+   * A card submitted for `checkout`: a payment (and for a plan a membership) comes of it. The card is saved for
+   * off-session charges only with `setupFutureUsage: "off_session"` (what Whop's embedded checkout sends when the
+   * merchant's page asks for it); paid on the hosted page in payment mode it serves this payment alone.
+   */
+  purchase(checkout: CheckoutConfiguration, buyer: { email: string; last4: string; outcome: CardOutcome; setupFutureUsage?: 'off_session' | null }): Payment {
     const plan = this.plans.get(checkout.plan_id!)!;
     const member = this.memberFor(checkout.company_id, buyer.email);
-    const method: PaymentMethod = { id: newId('payt'), member_id: member.id, brand: 'visa', last4: buyer.last4, outcome: buyer.outcome, created_at: now() };
+    // A declined card is never kept, whatever was asked.
+    const method: PaymentMethod = {
+      id: newId('payt'), member_id: member.id, brand: 'visa', last4: buyer.last4, outcome: buyer.outcome,
+      off_session: buyer.setupFutureUsage === 'off_session' && buyer.outcome !== 'decline', created_at: now(),
+    };
     this.paymentMethods.set(method.id, method);
     const payment = this.newPayment(checkout.company_id, plan, {
       metadata: checkout.metadata, checkoutId: checkout.id, memberId: member.id, methodId: method.id,
@@ -244,6 +273,32 @@ export class WhopStore {
     else if (buyer.outcome === 'authenticate') this.setStatus(payment, 'pending', 'pending');
     else this.pay(payment);
     return payment;
+  }
+
+  /**
+   * A setup-mode checkout completed: the card is saved for the member, nothing is charged (Whop's guide "Save payment
+   * methods", setup mode → setup_intent.succeeded with the configuration's metadata).
+   */
+  setUp(checkout: CheckoutConfiguration, buyer: { email: string; last4: string; outcome: CardOutcome }): SetupIntent {
+    if (checkout.mode !== 'setup') throw new WhopError(409, 'conflict', 'This checkout configuration is not in setup mode');
+    if (buyer.outcome === 'decline') throw new WhopError(402, 'card_declined', 'Your card was declined.');
+    const member = this.memberFor(checkout.company_id, buyer.email);
+    const method: PaymentMethod = { id: newId('payt'), member_id: member.id, brand: 'visa', last4: buyer.last4, outcome: buyer.outcome, off_session: true, created_at: now() };
+    this.paymentMethods.set(method.id, method);
+    const intent: SetupIntent = {
+      id: newId('sint'), company_id: checkout.company_id, checkout_configuration_id: checkout.id, member_id: member.id, payment_method_id: method.id,
+      metadata: checkout.metadata ? { ...checkout.metadata } : null, created_at: now(),
+    };
+    this.setupIntents.set(intent.id, intent);
+    this.emit(checkout.company_id, 'setup_intent.succeeded', this.setupIntentView(intent));
+    return intent;
+  }
+
+  /** The member's payment methods saved for off-session charges, newest first. */
+  savedMethods(companyId: string, filter: { memberId?: string }): PaymentMethod[] {
+    return [...this.paymentMethods.values()]
+      .filter((m) => m.off_session && this.members.get(m.member_id)?.company_id === companyId && (!filter.memberId || m.member_id === filter.memberId))
+      .reverse();
   }
 
   /** The 3-D Secure step of a pending payment ended. */
@@ -305,6 +360,8 @@ export class WhopStore {
     const member = this.own(this.members, input.member_id, companyId, 'Member');
     const method = this.paymentMethods.get(input.payment_method_id);
     if (!method || method.member_id !== member.id) throw new WhopError(400, 'invalid_request', 'payment_method_id must be connected to the member being charged');
+    // Used for one payment on the hosted page, never saved: nothing may charge it without the buyer.
+    if (!method.off_session) throw new WhopError(400, 'invalid_request', 'This payment method is not saved for off-session payments: the member must save it first');
     if (!input.plan_id === !input.plan) throw new WhopError(400, 'invalid_request', 'Provide exactly one of plan_id and plan');
     const plan = input.plan_id ? this.own(this.plans, input.plan_id, companyId, 'Plan') : this.createPlan(companyId, input.plan!);
     const payment = this.newPayment(companyId, plan, {
@@ -518,6 +575,24 @@ export class WhopStore {
       payment_method: method ? { id: method.id, created_at: method.created_at, payment_method_type: 'card', card: { brand: method.brand, last4: method.last4, exp_month: 12, exp_year: 2034 } } : null,
       payment_method_type: method ? 'card' : null, card_brand: method?.brand ?? null, card_last4: method?.last4 ?? null,
       refunds: p.refunds.map(({ payment_id: _p, ...r }) => r), disputes: [], resolutions: [], promo_code: null,
+    };
+  }
+
+  paymentMethodView(m: PaymentMethod) {
+    return {
+      id: m.id, typename: 'CardPaymentMethod' as const, created_at: m.created_at, payment_method_type: 'card' as const,
+      card: { brand: m.brand, last4: m.last4, exp_month: 12, exp_year: 2034, three_ds_verified: m.outcome === 'authenticate' },
+    };
+  }
+
+  setupIntentView(i: SetupIntent) {
+    const method = this.paymentMethods.get(i.payment_method_id)!;
+    const member = this.members.get(i.member_id);
+    return {
+      id: i.id, status: 'succeeded', created_at: i.created_at, error_message: null, metadata: i.metadata, three_ds_verified: false,
+      checkout_configuration: { id: i.checkout_configuration_id }, company: { id: i.company_id },
+      member: member ? { id: member.id, user: { id: member.user_id, email: member.email, name: null, username: member.user_id } } : null,
+      payment_method: { id: method.id, created_at: method.created_at, payment_method_type: 'card', card: { brand: method.brand, last4: method.last4, exp_month: 12, exp_year: 2034 } },
     };
   }
 

@@ -2370,7 +2370,7 @@ export interface paths {
         put?: never;
         /**
          * Connect a storefront B store with its REST keys (checked against the store before anything is saved)
-         * @description The store URL must be https and reach a public address (INVALID_INPUT otherwise; outside production, LOCAL_STORE_ORIGINS may name stores on the same machine). Wrong keys, or a key that cannot create orders (WooCommerce's "Read" permission; an empty order batch proves write access and changes nothing): INVALID_STORE_CREDENTIALS (422); a store that does not answer in time: STORE_TIMEOUT (504); one that fails or is unreachable: UPSTREAM_ERROR (502); a store already connected to another account, or a connection already running: CONFLICT (409). On success storefront B becomes the store platform and the store host the shop domain.
+         * @description The store URL must be https and reach a public address (INVALID_INPUT otherwise; outside production, LOCAL_STORE_ORIGINS may name stores on the same machine). Wrong keys, or a key that cannot create orders (WooCommerce's "Read" permission; an empty order batch proves write access and changes nothing): INVALID_STORE_CREDENTIALS (422); a store whose currency the payment processor cannot charge in: UNSUPPORTED_CURRENCY (422); a store that does not answer in time: STORE_TIMEOUT (504); one that fails or is unreachable: UPSTREAM_ERROR (502); a store already connected to another account, or a connection already running: CONFLICT (409). On success storefront B becomes the store platform and the store host the shop domain.
          *
          *     API keys need the `connections:write` scope.
          */
@@ -6576,7 +6576,7 @@ export interface paths {
         };
         /**
          * The upsell offers of this checkout (before confirming and after payment), priced in its currency
-         * @description A post_purchase offer can be added to a checkout paid by card with one click: POST /api/checkout/:token/upsells/:upsellId/accept (docs/commerce-extras.md). pre_confirm offers are shown before paying.
+         * @description A post_purchase offer can be added with one click (POST /api/checkout/:token/upsells/:upsellId/accept) only where `oneClick` is true: the checkout is paid by card and the processor keeps that card for off-session charges (docs/commerce-extras.md). pre_confirm offers are shown before paying.
          */
         get: {
             parameters: {
@@ -6596,9 +6596,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            items: components["schemas"]["UpsellOffer"][];
-                        };
+                        "application/json": components["schemas"]["CheckoutUpsells"];
                     };
                 };
                 /** @description Default Response */
@@ -13022,6 +13020,11 @@ export interface components {
             /** @description The event id to send with `purchase`: the session token, so a reloaded confirmation page counts once */
             purchaseEventId: string;
         };
+        CheckoutUpsellsInput: {
+            items: components["schemas"]["UpsellOfferInput"][];
+            /** @description true only on a COMPLETED checkout paid by card whose card the processor keeps for off-session charges. Whop keeps none paid on its hosted page in payment mode (how every card checkout is paid today), so this is false and the page shows no post_purchase offer (docs/commerce-extras.md). */
+            oneClick: boolean;
+        };
         CheckoutQuoteInput: {
             currency: string;
             /** @description Items + ticked order bumps */
@@ -14189,6 +14192,11 @@ export interface components {
             items: components["schemas"]["PixelConfig"][];
             /** @description The event id to send with `purchase`: the session token, so a reloaded confirmation page counts once */
             purchaseEventId: string;
+        };
+        CheckoutUpsells: {
+            items: components["schemas"]["UpsellOffer"][];
+            /** @description true only on a COMPLETED checkout paid by card whose card the processor keeps for off-session charges. Whop keeps none paid on its hosted page in payment mode (how every card checkout is paid today), so this is false and the page shows no post_purchase offer (docs/commerce-extras.md). */
+            oneClick: boolean;
         };
         CheckoutQuote: {
             currency: string;

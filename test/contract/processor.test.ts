@@ -67,15 +67,26 @@ async function dashboardWebhook(events?: string[]) {
   return made.body;
 }
 
-/** Pays a purchase_url like a browser: the page, then the card form; answers the redirect. */
-async function payOnPage(purchaseUrl: string, card = '4242 4242 4242 4242'): Promise<URL> {
+/**
+ * Pays a purchase_url like a browser: the page, then the card form; answers the redirect. `saveCard`: the form's stand-in
+ * for Whop's embedded checkout with setupFutureUsage: "off_session" (the hosted page itself saves nothing).
+ */
+async function payOnPage(purchaseUrl: string, card = '4242 4242 4242 4242', opts: { saveCard?: boolean } = {}): Promise<URL> {
   expect((await fetch(purchaseUrl)).status).toBe(200);
   const paid = await fetch(purchaseUrl, {
     method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ email: 'jane@example.com', card_number: card, expiry: '12/34', cvc: '123' }).toString(),
+    body: new URLSearchParams({ email: 'jane@example.com', card_number: card, expiry: '12/34', cvc: '123', ...(opts.saveCard ? { setup_future_usage: 'off_session' } : {}) }).toString(),
   });
   expect(paid.status).toBe(303);
   return new URL(paid.headers.get('location')!, purchaseUrl);
+}
+
+/** A member with a card saved for off-session charges (paid with the embed's stand-in), and the product it bought. */
+async function savedCard(): Promise<{ member: string; method: string; product: string }> {
+  const product = await sdk().products.create({ title: 'Checkout', account_id: company() });
+  const checkout = await sdk().checkoutConfigurations.create({ plan: { product_id: product.id, initial_price: 10, currency: 'usd' } });
+  const paid = await processor.control<{ member: { id: string }; payment_method: { id: string } }>('POST', `checkout_configurations/${checkout.id}/pay`, { setupFutureUsage: 'off_session' });
+  return { member: paid.body.member.id, method: paid.body.payment_method.id, product: product.id };
 }
 
 beforeAll(async () => {
@@ -206,12 +217,16 @@ describe('the official SDK against the local Whop', () => {
     expect((await processor.control('POST', `payments/${unpaid.id}/dispute`, {})).status).toBe(404);
   });
 
-  it('payments.create charges the saved method of the first payment off-session: a Payment at once, payment.succeeded after', async () => {
+  it('payments.create charges a method saved with setupFutureUsage off_session: listed by paymentMethods.list({ member_id }), a Payment at once, payment.succeeded after', async () => {
     const hook = await sdk().webhooks.create({ url: `${receiver.url}/wh`, events: ['payment.succeeded', 'payment.failed'], resource_id: company() });
     const product = await sdk().products.create({ title: 'Checkout', account_id: company() });
     const checkout = await sdk().checkoutConfigurations.create({ plan: { product_id: product.id, plan_type: 'one_time', initial_price: 20, currency: 'usd' }, metadata: { checkout_session_token: 'cs_u' }, redirect_url: 'https://shop.example/r' });
-    const first = await sdk().payments.retrieve((await payOnPage(checkout.purchase_url!)).searchParams.get('payment_id')!);
+    const first = await sdk().payments.retrieve((await payOnPage(checkout.purchase_url!, undefined, { saveCard: true })).searchParams.get('payment_id')!);
     await receiver.waitFor(1);
+    const saved = await sdk().paymentMethods.list({ member_id: first.member!.id });
+    expect(saved.data).toEqual([expect.objectContaining({ id: first.payment_method!.id, typename: 'CardPaymentMethod', payment_method_type: 'card', card: expect.objectContaining({ last4: '4242' }) })]);
+    expect((await sdk().paymentMethods.list({ company_id: company() })).data.map((m) => m.id)).toEqual([first.payment_method!.id]);
+    expect(await sdk().paymentMethods.retrieve(first.payment_method!.id, { member_id: first.member!.id })).toMatchObject({ id: first.payment_method!.id });
 
     const upsell = await sdk().payments.create({
       company_id: company(), member_id: first.member!.id, payment_method_id: first.payment_method!.id,
@@ -226,6 +241,60 @@ describe('the official SDK against the local Whop', () => {
     // Another member's method is refused.
     await expect(sdk().payments.create({ company_id: company(), member_id: first.member!.id, payment_method_id: 'payt_nope', plan_id: first.plan!.id })).rejects.toBeInstanceOf(Whop.BadRequestError);
     expectAllVerified(hook.webhook_secret);
+  });
+
+  it('a card paid on the hosted page in payment mode is not saved: paymentMethods.list is empty for the member and payments.create with it is the SDK\'s BadRequestError in Whop\'s error shape, nothing charged', async () => {
+    const product = await sdk().products.create({ title: 'Checkout', account_id: company() });
+    const checkout = await sdk().checkoutConfigurations.create({ plan: { product_id: product.id, plan_type: 'one_time', initial_price: 20, currency: 'usd' }, metadata: { checkout_session_token: 'cs_h' }, redirect_url: 'https://shop.example/r' });
+    const first = await sdk().payments.retrieve((await payOnPage(checkout.purchase_url!)).searchParams.get('payment_id')!);
+    // The payment shows the card it was paid with, all the same.
+    expect(first.payment_method?.id).toMatch(/^payt_/);
+    expect((await sdk().paymentMethods.list({ member_id: first.member!.id })).data).toEqual([]);
+    await expect(sdk().paymentMethods.retrieve(first.payment_method!.id, { member_id: first.member!.id })).rejects.toBeInstanceOf(Whop.NotFoundError);
+    const refused = await sdk().payments.create({
+      company_id: company(), member_id: first.member!.id, payment_method_id: first.payment_method!.id,
+      plan: { currency: 'usd', plan_type: 'one_time', initial_price: 9.5, product_id: product.id }, metadata: { checkout_session_token: 'cs_h' },
+    }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(Whop.BadRequestError);
+    expect((refused as InstanceType<typeof Whop.BadRequestError>).error).toMatchObject({ error: { type: 'invalid_request', message: expect.stringContaining('not saved') } });
+    expect((await sdk().payments.list({ company_id: company() })).data.map((p) => p.id)).toEqual([first.id]);
+    // Both filters at once are refused, as the SDK documents ("either this or member_id, not both").
+    await expect(sdk().paymentMethods.list({ member_id: first.member!.id, company_id: company() })).rejects.toBeInstanceOf(Whop.BadRequestError);
+  });
+
+  it('a setup-mode checkout saves the card without charging: setup_intent.succeeded with the configuration\'s metadata, the method listed and chargeable', async () => {
+    const hook = await sdk().webhooks.create({ url: `${receiver.url}/wh`, events: ['setup_intent.succeeded'], resource_id: company() });
+    const product = await sdk().products.create({ title: 'Checkout', account_id: company() });
+    const setup = await sdk().checkoutConfigurations.create({ mode: 'setup', metadata: { customer: 'c_1' }, redirect_url: 'https://shop.example/r' });
+    expect(setup).toMatchObject({ mode: 'setup', plan: null });
+    const paid = await processor.control<{ id: string; status: string; member: { id: string }; payment_method: { id: string } }>('POST', `checkout_configurations/${setup.id}/pay`, { email: 'sam@example.com' });
+    expect(paid.body).toMatchObject({ status: 'succeeded', checkout_configuration: { id: setup.id }, metadata: { customer: 'c_1' } });
+    const [delivery] = await receiver.waitFor(1);
+    expect(delivery!.json).toMatchObject({ type: 'setup_intent.succeeded', data: { id: paid.body.id, payment_method: { id: paid.body.payment_method.id } } });
+    expectAllVerified(hook.webhook_secret);
+    expect((await sdk().payments.list({ company_id: company() })).data).toEqual([]);
+    expect((await sdk().paymentMethods.list({ member_id: paid.body.member.id })).data.map((m) => m.id)).toEqual([paid.body.payment_method.id]);
+    const charge = await sdk().payments.create({ company_id: company(), member_id: paid.body.member.id, payment_method_id: paid.body.payment_method.id, plan: { currency: 'usd', initial_price: 5, product_id: product.id } });
+    expect(charge).toMatchObject({ total: 5, member: { id: paid.body.member.id } });
+  });
+
+  it('payments.list filters by product_ids and created_after / created_before (how a charge whose answer was lost is found again); a malformed timestamp is a 400', async () => {
+    const [a, b] = [await sdk().products.create({ title: 'A' }), await sdk().products.create({ title: 'B' })];
+    const pay = async (productId: string, token: string) => {
+      const c = await sdk().checkoutConfigurations.create({ plan: { product_id: productId, initial_price: 3, currency: 'usd' }, metadata: { checkout_session_token: token } });
+      return (await processor.control<{ id: string; created_at: string }>('POST', `checkout_configurations/${c.id}/pay`, {})).body;
+    };
+    const old = await pay(a.id, 'cs_old');
+    await new Promise((r) => setTimeout(r, 5));
+    const between = new Date().toISOString();
+    await new Promise((r) => setTimeout(r, 5));
+    const recent = await pay(a.id, 'cs_new');
+    await pay(b.id, 'cs_other');
+    expect((await sdk().payments.list({ company_id: company(), product_ids: [a.id] })).data.map((p) => p.id)).toEqual([recent.id, old.id]);
+    const since = await sdk().payments.list({ company_id: company(), product_ids: [a.id], created_after: between });
+    expect(since.data.map((p) => [p.id, p.metadata])).toEqual([[recent.id, { checkout_session_token: 'cs_new' }]]);
+    expect((await sdk().payments.list({ company_id: company(), product_ids: [a.id], created_before: between })).data.map((p) => p.id)).toEqual([old.id]);
+    await expect(sdk().payments.list({ company_id: company(), created_after: 'yesterday' })).rejects.toBeInstanceOf(Whop.BadRequestError);
   });
 
   it('currencies: a plan or checkout in a currency outside Whop\'s enum (ISK, UAH: ISO codes all the same) is the SDK\'s BadRequestError; an enum member in any case is taken', async () => {
@@ -437,6 +506,36 @@ describe('faults the SDK reacts to', () => {
     await expect(sdk(undefined, { timeout: 300 }).payments.list({ company_id: company() })).rejects.toBeInstanceOf(Whop.APIConnectionTimeoutError);
     await processor.control('POST', 'faults', { mode: 'error', status: 500, count: 1, match: '/api/v1/payments' });
     await expect(sdk().payments.list({ company_id: company() })).rejects.toBeInstanceOf(Whop.InternalServerError);
+  });
+
+  it('POST /payments, Idempotency-Key honoured (the default): the same key answers the same payment; with the key ignored (one shot) a second charge is made', async () => {
+    const { member, method, product } = await savedCard();
+    const charge = () => sdk().payments.create({ company_id: company(), member_id: member, payment_method_id: method, plan: { currency: 'usd', initial_price: 4, product_id: product }, metadata: { k: 'v' } }, idem('upsell-key-1'));
+    const first = await charge();
+    expect((await charge()).id).toBe(first.id);
+    expect((await processor.control('POST', 'payments/faults', { ignoreIdempotencyKey: 1 })).body).toMatchObject({ ignoreIdempotencyKey: 1 });
+    const second = await charge();
+    expect(second.id).not.toBe(first.id);
+    // One shot: the key is honoured again (and still answers the first payment).
+    expect((await charge()).id).toBe(first.id);
+    expect((await sdk().payments.list({ company_id: company(), product_ids: [product] })).data.filter((p) => p.metadata?.k === 'v')).toHaveLength(2);
+  });
+
+  it('POST /payments whose answer is lost: the charge is made, the SDK times out (or the connection drops); payments.list by product and creation time finds it with its metadata, and a retry with the key answers it', async () => {
+    const { member, method, product } = await savedCard();
+    const since = new Date(Date.now() - 1000).toISOString();
+    const body = { company_id: company(), member_id: member, payment_method_id: method, plan: { currency: 'usd' as const, initial_price: 7, product_id: product }, metadata: { checkout_session_token: 'cs_l', checkout_upsell_id: 'up_l' } };
+    await processor.control('POST', 'payments/faults', { loseAnswer: 1 });
+    await expect(sdk(undefined, { timeout: 300 }).payments.create(body, idem('upsell-cs_l-up_l'))).rejects.toBeInstanceOf(Whop.APIConnectionTimeoutError);
+    const made = (await sdk().payments.list({ company_id: company(), product_ids: [product], created_after: since })).data.filter((p) => p.metadata?.checkout_upsell_id === 'up_l');
+    expect(made).toHaveLength(1);
+    // One shot; the answer was stored, so the same key answers the same payment.
+    expect((await sdk().payments.create(body, idem('upsell-cs_l-up_l'))).id).toBe(made[0]!.id);
+
+    await processor.control('POST', 'payments/faults', { loseAnswer: 1, loseAnswerMode: 'drop' });
+    const dropped = await sdk().payments.create({ ...body, metadata: { checkout_upsell_id: 'up_d' } }, idem('upsell-d')).catch((e: unknown) => e);
+    expect(dropped).toBeInstanceOf(Whop.APIConnectionError);
+    expect((await sdk().payments.list({ company_id: company(), product_ids: [product] })).data.filter((p) => p.metadata?.checkout_upsell_id === 'up_d')).toHaveLength(1);
   });
 
   it('duplicates, reordering, redelivery and secret rotation (a dashboard endpoint): every delivery still verifies (with either secret while rotating)', async () => {

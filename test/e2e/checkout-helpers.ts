@@ -173,14 +173,18 @@ export async function startPayment(stack: TestStack, token: string): Promise<Jso
 }
 
 /** The processor's hosted payment page, as a browser uses it: a test card that succeeds. */
-export async function payOnHostedPage(token: string, paymentUrl: string): Promise<void> {
+/**
+ * `saveCard`: the sandbox form's stand-in for Whop's embedded checkout with setupFutureUsage: "off_session" (the card is
+ * also kept for off-session charges); Whop's hosted page in payment mode keeps nothing.
+ */
+export async function payOnHostedPage(token: string, paymentUrl: string, opts: { saveCard?: boolean } = {}): Promise<void> {
   const page = await fetch(paymentUrl);
   expect(page.status).toBe(200);
   const paid = await fetch(paymentUrl, {
     method: 'POST',
     redirect: 'manual',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ card_number: '4242 4242 4242 4242', expiry: '12/34', cvc: '123', name: 'Jane Doe' }).toString(),
+    body: new URLSearchParams({ card_number: '4242 4242 4242 4242', expiry: '12/34', cvc: '123', name: 'Jane Doe', ...(opts.saveCard ? { setup_future_usage: 'off_session' } : {}) }).toString(),
   });
   expect(paid.status).toBe(303);
   expect(paid.headers.get('location')).toContain(`/checkout/${token}`);
@@ -194,9 +198,9 @@ export async function returnFromPaymentPage(stack: TestStack, token: string): Pr
 }
 
 /** The shopper's part, from the checkout URL on: bundle, details, the payment page, the return. Answers init-payment's result. */
-export async function shopperPays(stack: TestStack, token: string): Promise<Json> {
+export async function shopperPays(stack: TestStack, token: string, opts: { saveCard?: boolean } = {}): Promise<Json> {
   const payment = await startPayment(stack, token);
-  await payOnHostedPage(token, payment.paymentUrl as string);
+  await payOnHostedPage(token, payment.paymentUrl as string, opts);
   await returnFromPaymentPage(stack, token);
   return payment;
 }

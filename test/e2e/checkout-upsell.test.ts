@@ -1,7 +1,9 @@
-// A one-click post-purchase upsell, end to end over HTTP against the Whop simulator: the shopper pays on the
-// hosted page, accepts the confirmation page's offer, the same card is charged off session (POST /payments on
-// the member's saved payment method), and the offer gets its own paid order on the store — exactly once, with
-// one extra email, however often the processor repeats the upsell's webhooks and the shopper clicks.
+// A one-click post-purchase upsell, end to end over HTTP against the Whop simulator: the shopper pays with the card
+// saved for off-session charges (the sandbox's stand-in for Whop's embedded checkout with setupFutureUsage:
+// "off_session"), accepts the offer, the same card is charged off session (POST /payments on the member's saved
+// payment method), and the offer gets its own paid order on the store — exactly once, with one extra email, however
+// often the processor repeats the upsell's webhooks, the shopper clicks, or Whop loses the charge's answer and ignores
+// its Idempotency-Key. A card paid on Whop's hosted page in payment mode is not saved: nothing is charged then.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../harness/stack.js';
 import {
@@ -28,7 +30,7 @@ describe('a one-click post-purchase upsell', () => {
     }, merchant.token);
     const upsellId = offer.body.id as string;
     const token = await storefrontACheckout(stack, shop);
-    await shopperPays(stack, token);
+    await shopperPays(stack, token, { saveCard: true });
     await expectCompletedWithOneOrderAndTwoEmails(stack, token, merchant.email, () => storefrontAOrdersOf(shop, token).length);
     expect((await control(stack.urls.processor, 'POST', 'webhooks/hold')).status).toBe(200);
     const accepted = await api(stack, 'POST', `/api/checkout/${token}/upsells/${upsellId}/accept`);
@@ -66,7 +68,7 @@ describe('a one-click post-purchase upsell', () => {
     // Not paid yet: nothing can be added.
     const early = await api(stack, 'POST', `/api/checkout/${token}/upsells/${upsellId}/accept`);
     expect(early.body).toMatchObject({ code: 'UPSELL_NOT_AVAILABLE' });
-    await shopperPays(stack, token);
+    await shopperPays(stack, token, { saveCard: true });
     await expectCompletedWithOneOrderAndTwoEmails(stack, token, merchant.email, () => storefrontAOrdersOf(shop, token).length);
 
     const shown = (await api(stack, 'GET', `/api/checkout/${token}/upsells`)).body.items as Json[];
@@ -136,6 +138,63 @@ describe('a one-click post-purchase upsell', () => {
     expect(stats.body.upsells).toEqual([{ currency: 'EUR', accepted: 1, amountMinor: 1500 }]);
   });
 
+  it('given a checkout paid on Whop\'s hosted page in payment mode (the card is not saved) / the offer is not promised with one click, accepting it is refused UPSELL_NOT_AVAILABLE, nothing is charged at Whop and no purchase is recorded', async () => {
+    const merchant = await storefrontAMerchant(stack, 'Upsell Hosted Store');
+    const { shop } = merchant;
+    const product = shop.products[2]!;
+    const offer = await api(stack, 'POST', '/api/merchant/upsells', {
+      placement: 'post_purchase', headline: 'One more', productId: String(product.id), variantId: String(product.variants[0]!.id), title: product.title, priceCents: 2000, discountPercent: 25,
+    }, merchant.token);
+    const upsellId = offer.body.id as string;
+    const token = await storefrontACheckout(stack, shop);
+    await shopperPays(stack, token);
+    await expectCompletedWithOneOrderAndTwoEmails(stack, token, merchant.email, () => storefrontAOrdersOf(shop, token).length);
+    const charged = () => [...stack.sims.processor.store.payments.values()].filter((p) => p.metadata?.checkout_session_token === token);
+    expect(charged()).toHaveLength(1);
+
+    expect((await api(stack, 'GET', `/api/checkout/${token}/upsells`)).body).toMatchObject({ items: [expect.objectContaining({ id: upsellId })], oneClick: false });
+    const accepted = await api(stack, 'POST', `/api/checkout/${token}/upsells/${upsellId}/accept`);
+    expect(accepted, JSON.stringify(accepted.body)).toMatchObject({ status: 409, body: { code: 'UPSELL_NOT_AVAILABLE', error: expect.stringContaining('new order') } });
+    expect(charged()).toHaveLength(1);
+    expect(await stack.database.db.upsellPurchase.findMany({ where: { token } })).toEqual([]);
+    expect(storefrontAOrdersOf(shop, `${token}-upsell-${upsellId}`)).toHaveLength(0);
+  });
+
+  it('given a saved card, Whop losing the answer of POST /payments after charging and ignoring the Idempotency-Key of the retry / the retry finds the charge by its metadata: exactly one payment at Whop, one upsell order', async () => {
+    const merchant = await storefrontAMerchant(stack, 'Upsell Lost Answer Store');
+    const { shop } = merchant;
+    const product = shop.products[2]!;
+    const offer = await api(stack, 'POST', '/api/merchant/upsells', {
+      placement: 'post_purchase', headline: 'One more', productId: String(product.id), variantId: String(product.variants[0]!.id), title: product.title, priceCents: 2000, discountPercent: 25,
+    }, merchant.token);
+    const upsellId = offer.body.id as string;
+    const token = await storefrontACheckout(stack, shop);
+    await shopperPays(stack, token, { saveCard: true });
+    await expectCompletedWithOneOrderAndTwoEmails(stack, token, merchant.email, () => storefrontAOrdersOf(shop, token).length);
+
+    // No webhook tells us about the charge meanwhile: only the lookup can.
+    expect((await control(stack.urls.processor, 'POST', 'webhooks/hold')).status).toBe(200);
+    // The first charge is made and its answer lost (the connection drops); the keys of this and the next two are ignored.
+    expect((await control(stack.urls.processor, 'POST', 'payments/faults', { loseAnswer: 1, loseAnswerMode: 'drop', ignoreIdempotencyKey: 3 })).status).toBe(200);
+    const accepted = await api(stack, 'POST', `/api/checkout/${token}/upsells/${upsellId}/accept`);
+    expect(accepted, JSON.stringify(accepted.body)).toMatchObject({ status: 200, body: { upsellId, amount: { amount: 1500, currency: 'EUR' } } });
+    const ours = () => [...stack.sims.processor.store.payments.values()].filter((p) => p.metadata?.checkout_upsell_id === upsellId);
+    expect(ours()).toHaveLength(1);
+    expect(accepted.body.paymentId).toBe(ours()[0]!.id);
+    await control(stack.urls.processor, 'POST', 'webhooks/release', {});
+    await stack.sims.processor.webhooks.idle();
+
+    const purchase = await waitFor('the recorded upsell order', async () => {
+      const row = await stack.database.db.upsellPurchase.findUniqueOrThrow({ where: { token_upsellId: { token, upsellId } } });
+      return row.storeOrderId ? row : undefined;
+    });
+    expect(purchase).toMatchObject({ status: 'PAID', amountMinor: 1500, processorPaymentId: ours()[0]!.id });
+    expect(storefrontAOrdersOf(shop, `${token}-upsell-${upsellId}`)).toHaveLength(1);
+    // Accepting again charges nothing more.
+    expect((await api(stack, 'POST', `/api/checkout/${token}/upsells/${upsellId}/accept`)).body).toMatchObject({ state: 'paid', paymentId: ours()[0]!.id });
+    expect(ours()).toHaveLength(1);
+  });
+
   it('given a storefront B checkout and an accepted offer with its webhook delivered twice / the offer is its own paid WooCommerce order, found by its key, and one more email', async () => {
     const merchant = await merchantWithProcessor(stack, 'Upsell B Store');
     const store = await connectStorefrontBDemo(stack, merchant);
@@ -147,7 +206,7 @@ describe('a one-click post-purchase upsell', () => {
     const upsellId = offer.body.id as string;
 
     const token = await storefrontBCheckout(stack, [{ productId: simple.id, quantity: 1 }]);
-    await shopperPays(stack, token);
+    await shopperPays(stack, token, { saveCard: true });
     await expectCompletedWithOneOrderAndTwoEmails(stack, token, merchant.email, () => storefrontBOrdersOf(store, token).length);
 
     expect((await control(stack.urls.processor, 'POST', 'webhooks/hold')).status).toBe(200);

@@ -12,6 +12,11 @@ export function parseUpsells(value: unknown): Upsell[] {
   });
 }
 
+/** Whether the answer of GET /api/checkout/:token/upsells lets the page offer a one-click add after payment (only an explicit true). */
+export function parseUpsellOneClick(value: unknown): boolean {
+  return (value as { oneClick?: unknown } | null)?.oneClick === true;
+}
+
 /** Order bumps as the API answers them; anything malformed is left out rather than shown wrong. */
 export function parseOrderBumps(value: unknown, currency: string): OrderBump[] {
   const items = (value as { items?: unknown } | null)?.items;

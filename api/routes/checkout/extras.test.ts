@@ -40,12 +40,12 @@ async function create(kind: string, body: unknown, token = m.token): Promise<Jso
 }
 
 /** A JPY session of merchant `owner` (as create would have stored it), answering its token. */
-async function session(owner = m, opts: { token?: string; status?: string } = {}): Promise<string> {
+async function session(owner = m, opts: { token?: string; status?: string; paymentMethod?: string } = {}): Promise<string> {
   const token = opts.token ?? newSessionToken();
   await db().checkoutSession.create({
     data: {
       token, merchantId: owner.id, platform: 'STOREFRONT_A', status: opts.status ?? 'OPEN', currency: 'JPY', fxRates: FX as Prisma.InputJsonValue,
-      items: ITEMS as Prisma.InputJsonValue, subtotalMinor: 4980,
+      items: ITEMS as Prisma.InputJsonValue, subtotalMinor: 4980, paymentMethod: opts.paymentMethod ?? null,
     },
   });
   return token;
@@ -89,6 +89,14 @@ describe('what the checkout page is served', () => {
     expect(res.body.items).toEqual([
       expect.objectContaining({ placement: 'post_purchase', headline: 'Add a mug', productId: '51', price: yen(2925), discountPercent: 20, offerPrice: yen(2340) }),
     ]);
+    expect(res.body.oneClick).toBe(false);
+  });
+
+  it('given a checkout completed by card on the processor\'s hosted page / upsells says no one-click add (Whop keeps no card paid there), so the page shows no post-purchase offer', async () => {
+    const res = await call('GET', `/api/checkout/${await session(m, { status: 'COMPLETED', paymentMethod: 'card' })}/upsells`);
+    // The merchant's offers are still listed (the page may show pre_confirm ones), none promised with one click.
+    expect(res.body.items.length).toBeGreaterThan(0);
+    expect(res.body.oneClick).toBe(false);
   });
 
   it('given pixels / pixels and the session bundle answer the active ones, the session token as purchase event id; a preview gets none', async () => {

@@ -16,7 +16,8 @@ import { priceCheckout, upsellPrices } from '../../../model/pricing.js';
 import { limit } from '../../plugins/rate-limits.js';
 import { errorResponse } from '../../schemas/common.js';
 import { tokenParams } from '../../schemas/checkout.js';
-import { list, orderBumpOffer, pixelsResponse, upsellOffer, validateDiscountBody, validateDiscountResponse } from '../../schemas/commerce.js';
+import { oneClickUpsellAvailable } from '../../../domain/upsell-purchase.js';
+import { list, orderBumpOffer, pixelsResponse, upsellOffers, validateDiscountBody, validateDiscountResponse } from '../../schemas/commerce.js';
 
 const tags = ['checkout'];
 /** Settled sessions take no new discount: nothing can be charged on them any more. */
@@ -39,7 +40,7 @@ export const checkoutExtrasRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
   /** The session behind a token (404 for a malformed or unknown one, before or after one primary-key read). */
   async function sessionOf(token: string) {
     const session = isSessionToken(token)
-      ? await db.checkoutSession.findUnique({ where: { token }, select: { token: true, merchantId: true, platform: true, status: true, currency: true, fxRates: true, items: true } })
+      ? await db.checkoutSession.findUnique({ where: { token }, select: { token: true, merchantId: true, platform: true, status: true, currency: true, fxRates: true, items: true, paymentMethod: true } })
       : null;
     if (!session) throw new AppError('NOT_FOUND', 'No such checkout session');
     return session;
@@ -75,9 +76,10 @@ export const checkoutExtrasRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
     schema: {
       tags,
       summary: 'The upsell offers of this checkout (before confirming and after payment), priced in its currency',
-      description: 'A post_purchase offer can be added to a checkout paid by card with one click: POST /api/checkout/:token/upsells/:upsellId/accept (docs/commerce-extras.md). pre_confirm offers are shown before paying.',
+      description: 'A post_purchase offer can be added with one click (POST /api/checkout/:token/upsells/:upsellId/accept) only where `oneClick` is true: ' +
+        'the checkout is paid by card and the processor keeps that card for off-session charges (docs/commerce-extras.md). pre_confirm offers are shown before paying.',
       params: tokenParams,
-      response: { 200: list(upsellOffer), 404: errorResponse },
+      response: { 200: upsellOffers, 404: errorResponse },
     },
   }, async (request) => {
     const session = await sessionOf(request.params.token);
@@ -100,6 +102,7 @@ export const checkoutExtrasRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
           offerPrice,
         };
       }),
+      oneClick: !isPreviewToken(session.token) && oneClickUpsellAvailable(session),
     };
   });
 

@@ -149,6 +149,20 @@ describe('connecting a storefront B store', () => {
     expect(await merchantRow(m)).toMatchObject({ storePlatform: null, shopDomain: null });
   });
 
+  it('given a store selling in a currency Whop cannot charge (ISK) / it answers 422 UNSUPPORTED_CURRENCY naming it and saves nothing', async () => {
+    const m = await merchant();
+    const res0 = await fetch(`${simUrl}/_control/stores`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: `shop-${++n}`, currency: 'ISK' }) });
+    expect(res0.status).toBe(201);
+    const { storeUrl, consumerKey, consumerSecret } = (await res0.json()) as Creds;
+
+    const res = await connect(m, { storeUrl, consumerKey, consumerSecret });
+
+    expect(res.status, res.text).toBe(422);
+    expect(res.body).toMatchObject({ code: 'UNSUPPORTED_CURRENCY', error: expect.stringContaining('This store sells in ISK') });
+    expect(await row(m)).toBeNull();
+    expect(await merchantRow(m)).toMatchObject({ storePlatform: null, shopDomain: null });
+  });
+
   it('given a Read key (what WooCommerce\'s Add-key form preselects) / it answers 422 naming the screen and the permission, saves nothing and leaves nothing in the store', async () => {
     const m = await merchant();
     const { storeUrl } = await store();

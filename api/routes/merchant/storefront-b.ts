@@ -101,6 +101,7 @@ export const storefrontBRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
         'The store URL must be https and reach a public address (INVALID_INPUT otherwise; outside production, LOCAL_STORE_ORIGINS may name ' +
         'stores on the same machine). Wrong keys, or a key that cannot create orders (WooCommerce\'s "Read" permission; an empty order batch ' +
         'proves write access and changes nothing): INVALID_STORE_CREDENTIALS (422); ' +
+        'a store whose currency the payment processor cannot charge in: UNSUPPORTED_CURRENCY (422); ' +
         'a store that does not answer in time: STORE_TIMEOUT (504); one that fails or is unreachable: UPSTREAM_ERROR (502); ' +
         'a store already connected to another account, or a connection already running: CONFLICT (409). ' +
         'On success storefront B becomes the store platform and the store host the shop domain.',

@@ -1,11 +1,14 @@
 // Success: the order's number as the store names it (being confirmed until the store has created the order), the
 // way back to the shop, the order summary as stored, the purchase pixel event (once per session), and the
-// merchant's post-purchase offers. Nothing internal (no token, no processor id) is shown.
+// merchant's post-purchase offers — only where the API says the card can be charged again with one click (a card
+// paid on the processor's hosted page cannot: no offer is shown rather than one that would be refused).
+// Nothing internal (no token, no processor id) is shown.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { orderNumberLabel } from '../../../domain/store-order.js';
 import { api } from '../../shared/api.js';
 import { browserLocale, currencyDigits, formatMoney } from '../../shared/money.js';
 import type { FollowedSession } from '../follow.js';
+import { parseUpsellOneClick } from '../offers.js';
 import type { Pixels } from '../pixels.js';
 import { Spinner, Summary, type Totals } from '../parts.js';
 import { text } from '../texts.js';
@@ -64,8 +67,13 @@ export function Success({ token, bundle: initial, status, session, pixels, upsel
   }, [paidTotal]);
   const h = useRef<HTMLHeadingElement>(null);
   useEffect(() => h.current?.focus(), []);
-  // The merchant's post-purchase offers: on a card-paid order, one click adds one (the same card is charged).
-  const offers = (upsells ?? []).filter((u) => u.placement === 'post_purchase' && u.offerPrice.currency === bundle.currency);
+  // The merchant's post-purchase offers: one click adds one (the same card is charged), so they are shown only once the
+  // API, asked now that the order is paid, says that card can be charged again.
+  const [oneClick, setOneClick] = useState(false);
+  useEffect(() => {
+    void api<unknown>('GET', `/api/checkout/${token}/upsells`).then((r) => r.ok && setOneClick(parseUpsellOneClick(r.data)));
+  }, [token]);
+  const offers = oneClick ? (upsells ?? []).filter((u) => u.placement === 'post_purchase' && u.offerPrice.currency === bundle.currency) : [];
 
   const rate = bundle.shipping.find((r) => r.id === bundle.shopper.shippingRateId);
   const bumps = orderBumps.filter((b) => (bundle.shopper.orderBumpIds ?? []).includes(b.id));

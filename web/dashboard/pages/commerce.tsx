@@ -10,6 +10,7 @@ import { invalid, useForm } from '../form.js';
 import { useLoad } from '../session.js';
 import type { Discount, OrderBump, Pixel, Upsell } from '../types.js';
 import { Alert, Button, Card, Checkbox, ConfirmButton, Empty, Field, Form, PageHeader, Pill, SelectField, Spinner } from '../ui.js';
+import { CARD_CHECKOUT_SAVES_CARD } from '../../../domain/upsell-purchase.js';
 
 type Value = string | boolean | string[];
 
@@ -297,7 +298,10 @@ const bumps: ResourceSpec<OrderBump> = {
 const upsells: ResourceSpec<Upsell> = {
   path: '/api/merchant/upsells',
   title: 'Upsells',
-  description: 'A one-click offer of a product at a discount: before the shopper confirms, or on the confirmation page.',
+  description: CARD_CHECKOUT_SAVES_CARD
+    ? 'A one-click offer of a product at a discount: before the shopper confirms, or on the confirmation page.'
+    : 'An offer of a product at a discount before the shopper confirms. "After purchase" offers are added with one click to the paid card, ' +
+      'which the processor\'s payment page does not keep for later charges: they are not shown to shoppers yet.',
   noun: 'upsell',
   fields: [
     { name: 'placement', label: 'Placement', kind: 'select', options: [{ value: 'pre_confirm', label: 'Before confirming' }, { value: 'post_purchase', label: 'After purchase' }] },
