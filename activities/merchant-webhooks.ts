@@ -18,7 +18,7 @@ import {
 import type { DisputeEventData } from '../domain/merchant-event-payloads.js';
 import { deliverMerchantEvent, recordMerchantEvent, SESSION_STATUS_OF_EVENT, sessionEventData, signingSecrets } from '../model/merchant-webhooks.js';
 import { processorClientFor } from '../model/connections.js';
-import { isCheckoutToken } from '../domain/tokens.js';
+import { sessionOfProcessorPayment } from '../model/processor-cues.js';
 import { log } from '@temporalio/activity';
 import { classifyFailures } from './failures.js';
 import { recordEmail, sendRecordedEmail, type EmailSendResult } from './email-outbox.js';
@@ -116,22 +116,10 @@ export function createMerchantWebhookActivities(deps: MerchantWebhookActivityDep
     if (count > 0) await cueHealth(endpointId, false);
   }
 
-  /**
-   * The checkout session a disputed payment belongs to: ours by its payment id (an upsell's charge), else the
-   * processor's payment read now (its checkout_session_token metadata, or the checkout configuration it was paid
-   * through). Null when the payment is not one of this merchant's checkouts.
-   */
+  /** The checkout session a disputed payment belongs to (model/processor-cues.ts), or null when it is not one of this merchant's checkouts. */
   async function disputedSession(merchantId: string, paymentId: string): Promise<string | null> {
-    const own = await db.checkoutSession.findFirst({ where: { merchantId, processorPaymentId: paymentId }, select: { token: true } })
-      ?? (await db.upsellPurchase.findFirst({ where: { merchantId, processorPaymentId: paymentId }, select: { token: true } }));
-    if (own) return own.token;
-    const { client } = await processorClientFor({ db, config, secrets }, merchantId);
-    const payment = await client.getPayment(paymentId);
-    const token = payment.metadata.checkout_session_token;
-    const session = isCheckoutToken(token)
-      ? await db.checkoutSession.findFirst({ where: { merchantId, token }, select: { token: true } })
-      : payment.checkoutId ? await db.checkoutSession.findFirst({ where: { merchantId, processorPaymentId: payment.checkoutId }, select: { token: true } }) : null;
-    return session?.token ?? null;
+    const readPayment = async (id: string) => (await processorClientFor({ db, config, secrets }, merchantId)).client.getPayment(id);
+    return (await sessionOfProcessorPayment(db, readPayment, merchantId, paymentId))?.token ?? null;
   }
 
   /** The endpoint's streak after an answered attempt (idempotent: repeated by a retry of the attempt). */

@@ -3,7 +3,7 @@ import { createEcbSimulator } from '../sandbox/ecb/index.js';
 import type { Simulator } from '../sandbox/shared/simulator.js';
 import { createFxRatesActivities } from './fx-rates.js';
 import { FX_SCHEDULE_ID } from '../domain/schedules.js';
-import { CHECKOUT_IDLE_SWEEP_SCHEDULE_ID } from '../domain/schedules.js';
+import { CHECKOUT_IDLE_SWEEP_SCHEDULE_ID, PROCESSOR_SWEEP_SCHEDULE_ID, PROCESSOR_SWEEP_WORKFLOW_ID } from '../domain/schedules.js';
 import { ensureSchedules } from './schedules.js';
 import { createTestDatabase, type TestDatabase } from '../test/harness/db.js';
 import { connectTestTemporal, type TestTemporal } from '../test/harness/temporal.js';
@@ -22,13 +22,14 @@ beforeAll(async () => {
 afterAll(async () => {
   await temporal.client.schedule.getHandle(FX_SCHEDULE_ID).delete().catch(() => undefined);
   await temporal.client.schedule.getHandle(CHECKOUT_IDLE_SWEEP_SCHEDULE_ID).delete().catch(() => undefined);
+  await temporal.client.schedule.getHandle(PROCESSOR_SWEEP_SCHEDULE_ID).delete().catch(() => undefined);
   await temporal?.close();
   await database?.drop();
   await ecb?.app.close();
 });
 
 describe('schedules', () => {
-  it('given a fresh Temporal / ensureSchedules creates the daily FX schedule (run once at once) and the idle sweep, and is idempotent', async () => {
+  it('given a fresh Temporal / ensureSchedules creates the daily FX schedule (run once at once) the idle sweep and the processor sweep, and is idempotent', async () => {
     const address = ecb.app.server.address();
     const port = typeof address === 'object' && address ? address.port : 0;
     const config = testConfig({ TEMPORAL_TASK_QUEUE: temporal.taskQueue, FX_RATES_URL: `http://127.0.0.1:${port}/stats/eurofxref/eurofxref-daily.xml` });
@@ -58,6 +59,12 @@ describe('schedules', () => {
       expect(sweep.spec.intervals).toEqual([expect.objectContaining({ every: 10 * 60_000 })]);
       expect(sweep.action).toMatchObject({ type: 'startWorkflow', workflowType: 'checkoutIdleSweepWorkflow', taskQueue: temporal.taskQueue, args: [{ abandonAfterMs: config.checkout.abandonAfterMs }] });
       expect(sweep.info.recentActions).toHaveLength(0);
+
+      // The processor sweep: every PROCESSOR_SWEEP_MINUTES (default 15), not run at creation.
+      const processorSweep = await temporal.client.schedule.getHandle(PROCESSOR_SWEEP_SCHEDULE_ID).describe();
+      expect(processorSweep.spec.intervals).toEqual([expect.objectContaining({ every: 15 * 60_000 })]);
+      expect(processorSweep.action).toMatchObject({ type: 'startWorkflow', workflowType: 'processorSweepWorkflow', workflowId: PROCESSOR_SWEEP_WORKFLOW_ID, taskQueue: temporal.taskQueue });
+      expect(processorSweep.info.recentActions).toHaveLength(0);
     });
   });
 });

@@ -2,7 +2,7 @@
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptionsAction, type ScheduleSpec } from '@temporalio/client';
 import type { Config } from '../config/index.js';
 import { FX_SCHEDULE_ID, FX_WORKFLOW_ID } from '../domain/schedules.js';
-import { CHECKOUT_IDLE_SWEEP_SCHEDULE_ID, CHECKOUT_IDLE_SWEEP_WORKFLOW_ID } from '../domain/schedules.js';
+import { CHECKOUT_IDLE_SWEEP_SCHEDULE_ID, CHECKOUT_IDLE_SWEEP_WORKFLOW_ID, PROCESSOR_SWEEP_SCHEDULE_ID, PROCESSOR_SWEEP_WORKFLOW_ID } from '../domain/schedules.js';
 import type { CheckoutIdleSweepInput } from '../workflows/checkout-idle-sweep.js';
 
 /** How often the idle sweep runs: an untouched session is abandoned at most this long after its delay. */
@@ -37,6 +37,17 @@ export function scheduleDefinitions(config: Config): ScheduleDefinition[] {
       catchupWindow: '1 hour',
       runAtCreation: false,
       note: 'Starts the checkout workflow of sessions nobody acted on once they are idle long enough to be abandoned',
+    },
+    {
+      // PROCESSOR_SWEEP_MINUTES (default 15): a webhook Whop gave up on (three retries within about a minute) shows
+      // within that long; a dispute's response window is days, and a refund is money already back with the shopper.
+      // Each run costs two list calls per connected merchant, well inside Whop's rate limits.
+      id: PROCESSOR_SWEEP_SCHEDULE_ID,
+      spec: { intervals: [{ every: `${config.processor.sweepMinutes} minutes` }] },
+      action: { type: 'startWorkflow', workflowType: 'processorSweepWorkflow', workflowId: PROCESSOR_SWEEP_WORKFLOW_ID, taskQueue, args: [] },
+      catchupWindow: '1 hour',
+      runAtCreation: false,
+      note: 'Lists each connected merchant\'s processor refunds and disputes since the last run and applies those whose webhook was lost',
     },
   ];
 }

@@ -22,6 +22,7 @@ import { createMerchantWebhookActivities } from './merchant-webhooks.js';
 import { createEmailClient } from '../integrations/email/index.js';
 import { createSecretBox } from '../security/secrets.js';
 import { createUrlGuard, type UrlGuard } from '../security/ssrf.js';
+import { createProcessorSweepActivities } from './processor-sweep.js';
 import { ensureSchedules } from './schedules.js';
 
 export interface ActivityDeps {
@@ -64,6 +65,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createFulfilmentActivities({ ...shared, email }),
     ...createPlatformBillingActivities({ ...shared, email }),
     ...createMerchantWebhookActivities({ ...shared, email, temporal: deps.temporal }),
+    ...createProcessorSweepActivities({ ...shared, temporal: deps.temporal }),
   };
 }
 

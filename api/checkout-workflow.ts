@@ -14,41 +14,21 @@
 import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import type { SignalDefinition, UpdateDefinition } from '@temporalio/common';
 import type { Config } from '../config/index.js';
-import { checkoutWorkflowId, processorEventSignal, type CheckoutWorkflowInput, type ProcessorEventMessage } from '../workflows/checkout.messages.js';
+import { CHECKOUT_WORKFLOW, checkoutStartOptions, signalProcessorEvent, type CheckoutRef } from '../model/processor-cues.js';
+import type { CheckoutWorkflowInput, ProcessorEventMessage } from '../workflows/checkout.messages.js';
 
-/** The checkout workflow's type name: started by name so the API does not import workflow code. */
-export const CHECKOUT_WORKFLOW = 'checkoutWorkflow';
-
-/** What identifies a session to its workflow (a row of checkout_sessions has these three). */
-export interface CheckoutRef {
-  token: string;
-  merchantId: string;
-  /** STOREFRONT_A or STOREFRONT_B, as stored. */
-  platform: string;
-}
+// The session's identity and the workflow's input are the model's: the processor sweep (a worker) starts the workflow too.
+export { CHECKOUT_WORKFLOW, checkoutWorkflowInput, type CheckoutRef } from '../model/processor-cues.js';
 
 export interface CheckoutWorkflowDeps {
   config: Config;
   temporal: { client: Client };
 }
 
-/** The workflow's input for a session: its identity and the configured abandonment delay. */
-export function checkoutWorkflowInput(config: Config, session: CheckoutRef): CheckoutWorkflowInput {
-  return { token: session.token, merchantId: session.merchantId, platform: session.platform as CheckoutWorkflowInput['platform'], abandonAfterMs: config.checkout.abandonAfterMs };
-}
-
-function startOptions(deps: CheckoutWorkflowDeps, session: CheckoutRef) {
-  return {
-    workflowId: checkoutWorkflowId(session.token),
-    taskQueue: deps.config.temporal.taskQueue,
-    args: [checkoutWorkflowInput(deps.config, session)] as [CheckoutWorkflowInput],
-  };
-}
-
 /** Runs `update` on the session's workflow, starting it first if no run is open; answers the update's result. */
 export function updateCheckout<Ret, Args extends unknown[]>(deps: CheckoutWorkflowDeps, session: CheckoutRef, update: UpdateDefinition<Ret, Args>, ...args: Args): Promise<Ret> {
   const startWorkflowOperation = new WithStartWorkflowOperation<(input: CheckoutWorkflowInput) => Promise<unknown>>(CHECKOUT_WORKFLOW, {
-    ...startOptions(deps, session),
+    ...checkoutStartOptions(deps, session),
     workflowIdConflictPolicy: 'USE_EXISTING',
   });
   return deps.temporal.client.workflow.executeUpdateWithStart(update, { startWorkflowOperation, args });
@@ -56,13 +36,13 @@ export function updateCheckout<Ret, Args extends unknown[]>(deps: CheckoutWorkfl
 
 /** Delivers a processor event to the session's workflow, starting it first if no run is open. */
 export async function signalCheckout(deps: CheckoutWorkflowDeps, session: CheckoutRef, message: ProcessorEventMessage): Promise<void> {
-  await signalCheckoutWith(deps, session, processorEventSignal, message);
+  await signalProcessorEvent(deps, session, message);
 }
 
 /** Delivers a signal (a processor event, a refund made in the store) to the session's workflow, starting it if no run is open. */
 export async function signalCheckoutWith<Arg>(deps: CheckoutWorkflowDeps, session: CheckoutRef, signal: SignalDefinition<[Arg]>, arg: Arg): Promise<void> {
   await deps.temporal.client.workflow.signalWithStart<(input: CheckoutWorkflowInput) => Promise<unknown>, [Arg]>(CHECKOUT_WORKFLOW, {
-    ...startOptions(deps, session),
+    ...checkoutStartOptions(deps, session),
     signal,
     signalArgs: [arg],
   });

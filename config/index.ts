@@ -89,6 +89,11 @@ const envSchema = z.object({
   /** Nameserver(s) (host:port, comma-separated) used for custom domain verification. */
   DNS_SERVERS: z.string().optional(),
 
+  /**
+   * Every this many minutes the processor sweep lists each connected merchant's refunds and disputes, so that one whose
+   * webhook was lost still reaches the session and the merchant (docs/processor.md, "The processor sweep").
+   */
+  PROCESSOR_SWEEP_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(15),
   /** A checkout session with no progress for this long becomes ABANDONED (its workflow, or the idle sweep, does it). */
   CHECKOUT_ABANDON_AFTER_HOURS: z.coerce.number().positive().max(24 * 90).default(24),
   /**
@@ -168,7 +173,8 @@ export interface Config {
   storefrontA: { shopSuffix: string; apiTemplate: string };
   publicApiUrl: string;
   signup: { public: boolean; inviteTokens: string[] };
-  processor: { apiUrl: string };
+  /** sweepMinutes: how often refunds and disputes are listed from the processor (workflows/processor-sweep.ts). */
+  processor: { apiUrl: string; sweepMinutes: number };
   /** Platform billing: the platform's own processor account (undefined key: subscribing answers NOT_READY). */
   platformBilling: { apiKey: string | undefined; webhookSecret: string | undefined };
   email: { apiUrl: string; serverToken: string | undefined; from: string };
@@ -275,7 +281,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     publicApiUrl: (e.PUBLIC_API_URL ?? publicUrl).replace(/\/+$/, ''),
     signup: { public: e.PUBLIC_SIGNUP, inviteTokens: e.INVITE_TOKENS.split(',').map((t) => t.trim()).filter(Boolean) },
     // Whop's API v1 base (production: https://api.whop.com/api/v1); the sandbox serves it under the same path.
-    processor: { apiUrl: e.PROCESSOR_API_URL ?? (sandboxEnabled ? `${sandboxUrls.processor}/api/v1` : 'https://api.processor.invalid') },
+    processor: { apiUrl: e.PROCESSOR_API_URL ?? (sandboxEnabled ? `${sandboxUrls.processor}/api/v1` : 'https://api.processor.invalid'), sweepMinutes: e.PROCESSOR_SWEEP_MINUTES },
     platformBilling: {
       apiKey: e.PLATFORM_PROCESSOR_API_KEY ?? (sandboxEnabled ? 'apik_sandbox_platform' : undefined),
       webhookSecret: e.PLATFORM_PROCESSOR_WEBHOOK_SECRET,

@@ -8,3 +8,7 @@ export const FX_WORKFLOW_ID = 'fx-rates-refresh';
 /** The sweep that starts the workflow of sessions nobody acted on (workflows/checkout-idle-sweep.ts). */
 export const CHECKOUT_IDLE_SWEEP_SCHEDULE_ID = 'checkout-idle-sweep';
 export const CHECKOUT_IDLE_SWEEP_WORKFLOW_ID = 'checkout-idle-sweep';
+
+/** The sweep that lists each merchant's processor refunds and disputes, in case a webhook was lost (workflows/processor-sweep.ts). */
+export const PROCESSOR_SWEEP_SCHEDULE_ID = 'processor-sweep';
+export const PROCESSOR_SWEEP_WORKFLOW_ID = 'processor-sweep';

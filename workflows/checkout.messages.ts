@@ -6,8 +6,10 @@ import type { CheckoutStatus } from '../domain/checkout-status.js';
 import type { ShippingAddress } from '../domain/address.js';
 import type { UpsellCharge } from '../domain/upsell-purchase.js';
 
+import { PROCESSOR_EVENT_SIGNAL } from '../domain/checkout-workflow.js';
+
 /** One workflow per session; the id is derived from the token so any event finds it. */
-export const checkoutWorkflowId = (token: string) => `checkout-${token}`;
+export { checkoutWorkflowId } from '../domain/checkout-workflow.js';
 
 export interface CheckoutWorkflowInput {
   token: string;
@@ -141,7 +143,7 @@ export const payUpdate = defineUpdate<StatusResult, []>('pay');
 export const acceptUpsellUpdate = defineUpdate<UpsellCharge, [AcceptUpsellInput]>('acceptUpsell');
 /** Re-fetch the processor's status and apply it. */
 export const refreshStatusUpdate = defineUpdate<StatusResult, []>('refreshStatus');
-export const processorEventSignal = defineSignal<[ProcessorEventMessage]>('processorEvent');
+export const processorEventSignal = defineSignal<[ProcessorEventMessage]>(PROCESSOR_EVENT_SIGNAL);
 export const statusQuery = defineQuery<StatusResult>('status');
 
 /** Processor payment statuses (integrations/processor) mapped onto the events the status machine knows. */

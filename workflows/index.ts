@@ -16,3 +16,4 @@ export { checkoutIdleSweepWorkflow } from './checkout-idle-sweep.js';
 export { merchantWebhookDeliveryWorkflow } from './merchant-webhook-delivery.js';
 export { webhookEndpointHealthWorkflow } from './webhook-endpoint-health.js';
 export { recordMerchantEventWorkflow } from './merchant-event.js';
+export { processorSweepWorkflow } from './processor-sweep.js';

@@ -14,6 +14,8 @@ import {
   accountSchema, checkoutConfigurationSchema, createdWebhookSchema, membershipSchema, paymentMethodSchema, paymentSchema, planSchema, productSchema, refundSchema, type WhopMembership,
   type WhopPayment,
 } from './schemas.js';
+import { companyPageSchema, disputeSchema } from './schemas.js';
+import { isKnownCurrency } from '../../domain/money.js';
 
 export const PROCESSOR_SYSTEM = 'processor';
 
@@ -136,6 +138,41 @@ export interface ProcessorClient {
   getMembership(membershipId: string): Promise<Membership>;
   /** Ends the membership at its period's end (no further renewal). */
   cancelMembership(membershipId: string): Promise<Membership>;
+  /**
+   * One page of the company's refunds created after `createdAfter`, oldest first (the processor sweep: a refund whose
+   * webhook was lost). `after`: the previous page's cursor, with the same createdAfter.
+   */
+  listCompanyRefunds(input: CompanyListQuery): Promise<ListPage<Refund>>;
+  /** One page of the company's disputes created after `createdAfter`, oldest first (the processor sweep). */
+  listCompanyDisputes(input: CompanyListQuery): Promise<ListPage<Dispute>>;
+}
+
+/** A company-wide list query: Whop's created_after filter, ascending, cursor paged. */
+export interface CompanyListQuery {
+  companyId: string;
+  /** ISO 8601. */
+  createdAfter: string;
+  after?: string;
+  /** At most 100. */
+  first: number;
+}
+
+export interface ListPage<T> {
+  items: T[];
+  /** The cursor of the next page, or null on the last. */
+  nextCursor: string | null;
+}
+
+/** A dispute (chargeback, inquiry) of the company's (Whop's Dispute, `dspt_…`). */
+export interface Dispute {
+  id: string;
+  status: string;
+  amountMinor: number;
+  /** ISO 4217, upper case; null when Whop's currency is not one (crypto). */
+  currency: string | null;
+  reason: string | null;
+  paymentId: string | null;
+  createdAt: string | null;
 }
 
 /** Integer minor units as Whop's decimal major units (exact for every ISO exponent). */
@@ -353,5 +390,38 @@ export function createProcessorClient(options: ProcessorClientOptions): Processo
     // Immediate: our plan ends when we cancel (the account is on Demo at once), so Whop must stop billing now too.
     cancelMembership: async (membershipId) =>
       toMembership(await call('POST /memberships/{id}/cancel', membershipSchema, () => whop.memberships.cancel(membershipId, { cancellation_mode: 'immediate' }))),
+    // Both lists: company_id alone (Whop: payment_id, company_id and user_id are exclusive), created_after, direction
+    // asc (the sweep's watermark moves forward page by page), one page per call (the caller bounds the work).
+    listCompanyRefunds: async ({ companyId, createdAfter, after, first }) => {
+      const page = await call('GET /refunds', companyPageSchema(refundSchema), async () => {
+        const p = await whop.refunds.list({ company_id: companyId, created_after: createdAfter, direction: 'asc', first, ...(after ? { after } : {}) });
+        return { data: p.data, page_info: p.page_info };
+      });
+      return {
+        items: page.data.flatMap((r) => (r.payment ? [{ ...toRefund(r), paymentId: r.payment.id }] : [])),
+        nextCursor: page.page_info.has_next_page === false ? null : (page.page_info.end_cursor ?? null),
+      };
+    },
+    listCompanyDisputes: async ({ companyId, createdAfter, after, first }) => {
+      const page = await call('GET /disputes', companyPageSchema(disputeSchema), async () => {
+        const p = await whop.disputes.list({ company_id: companyId, created_after: createdAfter, direction: 'asc', first, ...(after ? { after } : {}) });
+        return { data: p.data, page_info: p.page_info };
+      });
+      return {
+        items: page.data.map((d) => {
+          const currency = isKnownCurrency(d.currency.toUpperCase()) ? d.currency.toUpperCase() : null;
+          return {
+            id: d.id, status: d.status, amountMinor: currency ? toMinor(d.amount, currency) : 0, currency, reason: d.reason ?? null,
+            paymentId: d.payment?.id ?? null, createdAt: d.created_at ?? null,
+          };
+        }),
+        nextCursor: page.page_info.has_next_page === false ? null : (page.page_info.end_cursor ?? null),
+      };
+    },
   };
+}
+
+function toRefund(r: z.output<typeof refundSchema>): Omit<Refund, 'paymentId'> {
+  const currency = r.currency.toUpperCase();
+  return { id: r.id, amountMinor: toMinor(r.amount, currency), currency, status: r.status, createdAt: r.created_at };
 }

@@ -62,3 +62,20 @@ export const membershipSchema = z.looseObject({
 
 export type WhopPayment = z.infer<typeof paymentSchema>;
 export type WhopMembership = z.infer<typeof membershipSchema>;
+
+/** A dispute (@whop/sdk src/resources/disputes.ts DisputeListResponse): amount in decimal major units, lowercase currency. */
+export const disputeSchema = z.looseObject({
+  id: z.string().min(1),
+  amount: z.number().nonnegative(),
+  currency: z.string().min(1),
+  status: z.string().min(1),
+  reason: z.string().nullish(),
+  created_at: z.string().nullish(),
+  payment: z.looseObject({ id: id('pay_') }).nullish(),
+});
+
+/** One page of a list: `{ data, page_info }` (@whop/sdk src/core/pagination.ts CursorPage). */
+export const companyPageSchema = <S extends z.ZodType>(item: S) => z.looseObject({
+  data: z.array(item),
+  page_info: z.looseObject({ end_cursor: z.string().nullish(), has_next_page: z.boolean().nullish() }),
+});

@@ -72,6 +72,25 @@ const createdRange = z.looseObject({ created_after: timestamp, created_before: t
 const inRange = (createdAt: string, range: { created_after?: number; created_before?: number }) =>
   (range.created_after === undefined || Date.parse(createdAt) > range.created_after) && (range.created_before === undefined || Date.parse(createdAt) < range.created_before);
 
+/**
+ * Whop's creation filters and order on company lists (@whop/sdk 0.0.42 RefundListParams, DisputeListParams):
+ * `created_after` / `created_before` (strictly after / before), `direction` asc or desc; newest first when none is given.
+ */
+const creation = {
+  created_after: z.iso.datetime({ offset: true }).optional(),
+  created_before: z.iso.datetime({ offset: true }).optional(),
+  direction: z.enum(['asc', 'desc']).optional(),
+};
+
+function byCreation<T extends { created_at: string }>(items: T[], query: { created_after?: string; created_before?: string; direction?: 'asc' | 'desc' }): T[] {
+  const after = query.created_after ? Date.parse(query.created_after) : -Infinity;
+  const before = query.created_before ? Date.parse(query.created_before) : Infinity;
+  const sign = query.direction === 'asc' ? 1 : -1;
+  return items
+    .filter((i) => Date.parse(i.created_at) > after && Date.parse(i.created_at) < before)
+    .sort((a, b) => sign * (Date.parse(a.created_at) - Date.parse(b.created_at)) || sign * a.created_at.localeCompare(b.created_at));
+}
+
 function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   const result = schema.safeParse(value ?? {});
   if (result.success) return result.data;
@@ -259,6 +278,15 @@ export async function apiRoutes(v1: FastifyInstance, { store, publicBase, charge
       .map((p) => store.paymentView(p));
     return listPage(items, parse(z.looseObject(page), query));
   });
+  // Disputes of a company (@whop/sdk src/resources/disputes.ts DisputeListParams: company_id required, created_after,
+  // created_before, direction), paged like every list.
+  v1.get('/disputes', async (request) => {
+    const query = request.query as Record<string, unknown>;
+    const company = requiredCompany(request, query.company_id, 'company_id');
+    const filters = parse(z.looseObject({ ...page, ...creation }), query);
+    const items = byCreation([...store.disputes.values()].filter((d) => d.company_id === company), filters).map((d) => store.disputeView(d));
+    return listPage(items, filters);
+  });
   v1.get('/disputes/:id', async (request) => store.disputeView(store.own(store.disputes, parse(idParams, request.params).id, companyOf(request), 'Dispute')));
   v1.get('/payments/:id', async (request) => store.paymentView(store.own(store.payments, parse(idParams, request.params).id, companyOf(request), 'Payment')));
   v1.post('/payments/:id/refund', async (request) => {
@@ -268,16 +296,16 @@ export async function apiRoutes(v1: FastifyInstance, { store, publicBase, charge
   // Refunds (@whop/sdk src/resources/refunds.ts): every refund of the caller's company, newest first, filtered by
   // payment; one by id. A refund made through POST /payments/{id}/refund and one made in Whop's dashboard (the
   // control plane's refund) are listed alike.
+  // company_id (the caller's own, else 403), created_after, created_before and direction filter as Whop's do.
   v1.get('/refunds', async (request) => {
     const query = request.query as Record<string, unknown>;
-    const company = companyOf(request);
+    const company = query.company_id === undefined ? companyOf(request) : requiredCompany(request, query.company_id, 'company_id');
     const paymentId = typeof query.payment_id === 'string' ? query.payment_id : undefined;
-    const items = [...store.payments.values()]
+    const filters = parse(z.looseObject({ ...page, ...creation }), query);
+    const refunds = [...store.payments.values()]
       .filter((p) => p.company_id === company && (!paymentId || p.id === paymentId))
-      .flatMap((p) => p.refunds)
-      .sort((a, b) => b.created_at.localeCompare(a.created_at))
-      .map((r) => store.refundView(r));
-    return listPage(items, parse(z.looseObject(page), query));
+      .flatMap((p) => p.refunds);
+    return listPage(byCreation(refunds, filters).map((r) => store.refundView(r)), filters);
   });
   v1.get('/refunds/:id', async (request) => {
     const { id } = parse(idParams, request.params);

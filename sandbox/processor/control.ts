@@ -2,8 +2,9 @@
 // checkouts paid (the card saved for off-session charges when the buyer's checkout asked for it, as Whop's embedded
 // checkout does with setupFutureUsage: "off_session"; a setup-mode checkout saves it without charging), the faults
 // of POST /payments that Whop's docs leave open (Idempotency-Key ignored, an answer lost after the charge is made),
-// payments paid or moved without any webhook (a lost delivery, for reconciliation), renewals Whop bills on
-// its own, disputes opened on a paid payment and moved to a status (dispute.created, dispute.updated), a sale of the
+// payments paid or moved without any webhook (a lost delivery, for reconciliation), refunds made in the dashboard
+// (with or without their webhooks), renewals Whop bills on its own, disputes opened on a paid payment (with or
+// without dispute.created) and moved to a status (dispute.updated), a sale of the
 // company's own that no integration made, and the webhook controls (send on demand with copies and delay, hold and
 // release in any order, drop, redeliver, delivery log, secret rotation, an endpoint made in the dashboard, the event
 // names POST /webhooks refuses).
@@ -44,6 +45,14 @@ const disputeBody = z.strictObject({
   amount: z.number().positive().optional(),
   /** An inquiry (warning_…) or a chargeback (default). */
   status: z.enum(['needs_response', 'warning_needs_response']).optional(),
+  /** No webhook for it (the delivery is lost): only listing the company's disputes finds it. */
+  silent: z.boolean().default(false),
+});
+const dashboardRefundBody = z.strictObject({
+  /** Decimal major units, as Whop writes amounts; default what is left of the payment. */
+  amount: z.number().positive().optional(),
+  /** No webhook for it (refund.created and refund.updated are lost): only listing the company's refunds finds it. */
+  silent: z.boolean().default(false),
 });
 const disputeStatusBody = z.strictObject({ status: z.enum(['warning_needs_response', 'warning_under_review', 'warning_closed', 'needs_response', 'under_review', 'won', 'lost', 'closed', 'other']) });
 const sendBody = z.strictObject({ type: z.string().min(1).max(100), objectId: z.string().min(1), times, delayMs: z.number().int().min(0).max(600_000).default(0) });
@@ -125,8 +134,19 @@ export async function controlRoutes(control: FastifyInstance, { store, webhooks,
   });
 
   /** The shopper's bank disputes a paid payment: dispute.created (Whop learns it from the card network). */
-  control.post('/payments/:id/dispute', async (request, reply) =>
-    reply.code(201).send(store.disputeView(store.openDispute(parse(idParams, request.params).id, parse(disputeBody, request.body)))));
+  control.post('/payments/:id/dispute', async (request, reply) => {
+    const { silent, ...input } = parse(disputeBody, request.body);
+    const open = () => store.openDispute(parse(idParams, request.params).id, input);
+    return reply.code(201).send(store.disputeView(silent ? silently(open) : open()));
+  });
+
+  /** The merchant refunds a payment in Whop's dashboard (all that is left, or `amount`): refund.created, refund.updated. */
+  control.post('/payments/:id/refund', async (request, reply) => {
+    const { amount, silent } = parse(dashboardRefundBody, request.body);
+    const payment = store.own(store.payments, parse(idParams, request.params).id, undefined, 'Payment');
+    const refund = () => store.refund(payment.company_id, payment.id, amount);
+    return reply.code(201).send(store.paymentView(silent ? silently(refund) : refund()));
+  });
 
   /** The dispute moves on (under_review, won, lost, closed, …): dispute.updated. */
   control.post('/disputes/:id/status', async (request) =>

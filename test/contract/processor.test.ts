@@ -426,6 +426,70 @@ describe('Whop on a live account (issue 35 items 1, 2, 5)', () => {
   });
 });
 
+describe('the company lists the processor sweep reads (issue 35: a lost webhook cannot hide a refund or a dispute)', () => {
+  const tick = () => new Promise((r) => setTimeout(r, 5));
+
+  it('given refunds made in the dashboard without their webhooks / refunds.list({ company_id, created_after, direction: asc }) lists them oldest first, strictly after, paged by cursor; another company is refused', async () => {
+    const hook = await sdk().webhooks.create({ url: `${receiver.url}/wh`, events: ['refund.created', 'refund.updated'], resource_id: company() });
+    const paid = async (price: number) => {
+      const checkout = await sdk().checkoutConfigurations.create({ plan: { plan_type: 'one_time', initial_price: price, currency: 'eur' }, metadata: { checkout_session_token: `cs_${price}` }, redirect_url: 'https://shop.example/r' });
+      return (await payOnPage(checkout.purchase_url!)).searchParams.get('payment_id')!;
+    };
+    const [a, b] = [await paid(10), await paid(20)];
+    const refunded = [];
+    for (const [paymentId, amount] of [[a, 1], [b, 2], [a, 3]] as const) {
+      await tick();
+      expect((await processor.control('POST', `payments/${paymentId}/refund`, { amount, silent: true })).status).toBe(201);
+      refunded.push(amount);
+    }
+    // Silent: no refund.* delivery left for the endpoint.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(receiver.received).toEqual([]);
+
+    const all = await sdk().refunds.list({ company_id: company(), created_after: '2000-01-01T00:00:00.000Z', direction: 'asc' });
+    expect(all.data.map((r) => [r.amount, r.payment?.id, r.status])).toEqual([[1, a, 'succeeded'], [2, b, 'succeeded'], [3, a, 'succeeded']]);
+    // Strictly after: the first one's created_at leaves it out.
+    const after = await sdk().refunds.list({ company_id: company(), created_after: all.data[0]!.created_at, direction: 'asc' });
+    expect(after.data.map((r) => r.amount)).toEqual([2, 3]);
+    // Paged: one at a time, the cursor carries on with the same filter; the last page has no cursor.
+    const first = await sdk().refunds.list({ company_id: company(), created_after: '2000-01-01T00:00:00.000Z', direction: 'asc', first: 2 });
+    expect(first.data.map((r) => r.amount)).toEqual([1, 2]);
+    expect(first.page_info).toMatchObject({ has_next_page: true, end_cursor: expect.any(String) });
+    const second = await sdk().refunds.list({ company_id: company(), created_after: '2000-01-01T00:00:00.000Z', direction: 'asc', first: 2, after: first.page_info.end_cursor! });
+    expect(second.data.map((r) => r.amount)).toEqual([3]);
+    expect(second.page_info).toMatchObject({ has_next_page: false, end_cursor: null });
+    // Newest first by default.
+    expect((await sdk().refunds.list({ company_id: company() })).data.map((r) => r.amount)).toEqual([3, 2, 1]);
+    await expect(sdk().refunds.list({ company_id: 'biz_someoneelse' })).rejects.toBeInstanceOf(Whop.PermissionDeniedError);
+    expect(hook.id).toMatch(/^hook_/);
+  });
+
+  it('given disputes, one without its dispute.created / disputes.list({ company_id, created_after, direction: asc }) lists both as the SDK types them; company_id is required', async () => {
+    const hook = await sdk().webhooks.create({ url: `${receiver.url}/wh`, events: ['dispute.created', 'dispute.updated'], resource_id: company() });
+    const checkout = await sdk().checkoutConfigurations.create({ plan: { plan_type: 'one_time', initial_price: 30, currency: 'eur' }, metadata: { checkout_session_token: 'cs_dl' }, redirect_url: 'https://shop.example/d' });
+    const paymentId = (await payOnPage(checkout.purchase_url!)).searchParams.get('payment_id')!;
+    const heard = await processor.control<{ id: string }>('POST', `payments/${paymentId}/dispute`, { reason: 'fraudulent' });
+    await receiver.waitFor(1);
+    expectAllVerified(hook.webhook_secret);
+    await tick();
+    const lost = await processor.control<{ id: string }>('POST', `payments/${paymentId}/dispute`, { reason: 'duplicate', amount: 5, silent: true });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(receiver.received).toHaveLength(1);
+
+    const listed = await sdk().disputes.list({ company_id: company(), created_after: '2000-01-01T00:00:00.000Z', direction: 'asc', first: 100 });
+    expect(listed.data.map((d) => [d.id, d.amount, d.currency, d.status, d.reason, d.payment?.id, d.company?.id])).toEqual([
+      [heard.body.id, 30, 'eur', 'needs_response', 'fraudulent', paymentId, company()],
+      [lost.body.id, 5, 'eur', 'needs_response', 'duplicate', paymentId, company()],
+    ]);
+    expect(listed.data.every((d) => typeof d.created_at === 'string')).toBe(true);
+    const later = await sdk().disputes.list({ company_id: company(), created_after: listed.data[0]!.created_at!, direction: 'asc' });
+    expect(later.data.map((d) => d.id)).toEqual([lost.body.id]);
+    expect((await sdk().disputes.list({ company_id: company() })).data.map((d) => d.id)).toEqual([lost.body.id, heard.body.id]);
+    await expect(sdk().disputes.list({} as Whop.DisputeListParams)).rejects.toBeInstanceOf(Whop.BadRequestError);
+    await expect(sdk().disputes.list({ company_id: 'biz_someoneelse' })).rejects.toBeInstanceOf(Whop.PermissionDeniedError);
+  });
+});
+
 describe('faults the SDK reacts to', () => {
   it('429 carries Retry-After and Whop\'s body: RateLimitError without retries, success after the SDK\'s own retry', async () => {
     await processor.control('POST', 'faults', { mode: 'error', status: 429, count: 1, match: '/api/v1/accounts/me' });

@@ -27,7 +27,6 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { type RouteDeps } from '../../route-deps.js';
 import { errorResponse } from '../../schemas/common.js';
 import { acceptRawBodies, rawBodyOf, rawJsonBody } from '../../plugins/raw-body.js';
@@ -36,12 +35,10 @@ import {
 } from '../../webhook-deliveries.js';
 import { AppError } from '../../../domain/errors.js';
 import { isSessionToken } from '../../../domain/tokens.js';
-import { claimedCompany, DISPUTE_EVENTS, readDispute, type ProcessorDispute, type ProcessorEvent, type SignatureScheme } from '../../../integrations/processor/webhook.js';
-import { factKeyOf, FINAL_DISPUTE_STATUSES, MERCHANT_EVENT_WORKFLOW, merchantEventWorkflowId } from '../../../domain/merchant-webhooks.js';
+import { claimedCompany, DISPUTE_EVENTS, readDispute, type ProcessorEvent, type SignatureScheme } from '../../../integrations/processor/webhook.js';
+import { cueCheckout, cueDispute, type CheckoutRef } from '../../../model/processor-cues.js';
 import { PROCESSOR_WEBHOOK_PATH } from '../../../model/connections.js';
 import { processorAad } from '../../../model/connections.js';
-import type { ProcessorEventMessage } from '../../../workflows/checkout.messages.js';
-import { signalCheckout, type CheckoutRef } from '../../checkout-workflow.js';
 
 export type DeliveryRejection = 'bad_signature' | 'unknown_session' | 'unknown_company' | 'malformed' | 'duplicate' | 'no_secret' | 'not_ours';
 
@@ -56,8 +53,6 @@ interface Claims {
   token: string | null;
   event: string | null;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const field = (value: unknown, key: string): unknown => (value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined);
 
@@ -98,40 +93,11 @@ export const processorWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
     }
   }
 
-  /** Signals the session's workflow once per event id; its first delivery also goes on the session's timeline. */
+  /** Signals the session's workflow once per event id (model/processor-cues.ts); its first delivery also goes on the session's timeline. */
   function apply(audit: Audit, session: CheckoutRef, event: ProcessorEvent, log: FastifyBaseLogger) {
     const eventId = eventIdOf(event);
-    // The workflow knows the spec's names: Whop's spelling is translated here, once.
-    // A charge of an accepted upsell carries its id in the payment's metadata: the workflow records it on the purchase.
-    const upsellId = event.metadata.checkout_upsell_id;
-    const message: ProcessorEventMessage = { eventId, event: event.specEvent, paymentId: event.paymentId, ...(upsellId && UUID.test(upsellId) ? { upsellId } : {}) };
-    const signal = () => signalCheckout(deps, session, message);
-    return deliveries.applyOnce(audit, eventId, signal, log, (tx) =>
+    return deliveries.applyOnce(audit, eventId, () => cueCheckout(deps, session, eventId, event), log, (tx) =>
       tx.sessionEvent.create({ data: { token: session.token, type: 'webhook_received', data: { eventId, event: event.name, verified: true } } }));
-  }
-
-  /**
-   * The merchant's dispute events, recorded by a workflow of their own (merchant-event-<fact key>): dispute.created,
-   * and dispute.resolved once the status is final; each once, by its fact key (a dispute.updated also records a
-   * dispute.created that never arrived).
-   */
-  function recordDispute(merchantId: string, dispute: ProcessorDispute) {
-    const facts = { dispute_id: dispute.id, status: dispute.status, amount_minor: dispute.amountMinor, currency: dispute.currency, reason: dispute.reason, processor_payment_id: dispute.paymentId };
-    const types = FINAL_DISPUTE_STATUSES.has(dispute.status) ? (['dispute.created', 'dispute.resolved'] as const) : (['dispute.created'] as const);
-    const last = types[types.length - 1]!;
-    return async () => {
-      try {
-        await temporal.client.workflow.start(MERCHANT_EVENT_WORKFLOW, {
-          workflowId: merchantEventWorkflowId(factKeyOf(last, dispute.id)),
-          taskQueue: deps.config.temporal.taskQueue,
-          args: [{ events: types.map((type) => ({ type, merchantId, dispute: facts })) }],
-          // Recorded already (or being recorded): the same facts. A run that failed may run again.
-          workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
-        });
-      } catch (err) {
-        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-      }
-    };
   }
 
   /**
@@ -166,7 +132,8 @@ export const processorWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
     const event = processorEventOf(claims.json, request, scheme);
     const dispute = readDispute(claims.json);
     if (!event || !dispute) return deliveries.refuse(audit, 'malformed', new AppError('INVALID_INPUT', 'The body is not a dispute event (type, data.id, amount, currency, status, payment.id)'), true);
-    const outcome = await deliveries.applyOnce(audit, eventIdOf(event), recordDispute(merchantId, dispute), request.log);
+    // The merchant's dispute events, once per dispute and fact (model/processor-cues.ts; the processor sweep takes the same path).
+    const outcome = await deliveries.applyOnce(audit, eventIdOf(event), () => cueDispute(deps, merchantId, dispute), request.log);
     if (outcome === 'unavailable') throw new AppError('NOT_READY', 'The event is stored but could not be applied yet: retry later');
     return { received: true as const, duplicate: outcome === 'duplicate' };
   }

@@ -1,0 +1,141 @@
+// The processor sweep's steps (workflows/processor-sweep.ts): which merchants have a connected processor, and one page
+// of a merchant's Whop refunds or disputes created since the last page applied, each fed into the path its webhook
+// takes (model/processor-cues.ts). The watermark moves only after a page was applied, so a crash in the middle reads
+// the page again (every cue is idempotent: the checkout workflow reconciles refunds from the processor and dedupes by
+// event id; a dispute is recorded once per fact key).
+import { log } from '@temporalio/activity';
+import type { Client } from '@temporalio/client';
+import type { Config } from '../config/index.js';
+import type { Db } from '../prisma/client.js';
+import type { SecretBox } from '../security/secrets.js';
+import { AppError } from '../domain/errors.js';
+import { IntegrationError } from '../integrations/errors.js';
+import { processorClientFor } from '../model/connections.js';
+import { cueCheckout, cueDispute, sessionOfProcessorPayment, type CheckoutRef } from '../model/processor-cues.js';
+import { classifyFailures } from './failures.js';
+
+export type SweepKind = 'refunds' | 'disputes';
+
+/**
+ * Read again on every run: Whop's created_after is a timestamp filter of unstated precision and strictness, so the
+ * next run starts a little before the newest item applied (reapplying it is harmless) rather than risk skipping one
+ * created in the same instant.
+ */
+export const SWEEP_OVERLAP_MS = 1000;
+
+export interface SweepPageInput {
+  merchantId: string;
+  kind: SweepKind;
+  /** Items per page (Whop's `first`, at most 100). */
+  pageSize: number;
+  /** A continued listing: the query of its first page and the cursor of the next one. */
+  createdAfter?: string;
+  cursor?: string;
+}
+
+export type SweepPageResult =
+  | { state: 'skipped'; reason: string }
+  | { state: 'swept'; createdAfter: string; listed: number; cued: number; nextCursor: string | null };
+
+export function createProcessorSweepActivities(deps: { config: Config; db: Db; secrets: SecretBox; temporal: { readonly client: Client } }) {
+  const { db } = deps;
+
+  /** Moves the watermark forward (never back: two overlapping runs cannot rewind it). */
+  async function advance(merchantId: string, companyId: string, kind: SweepKind, to: Date): Promise<void> {
+    await db.$executeRaw`
+      INSERT INTO processor_sweep_watermarks (merchant_id, company_id, kind, swept_to, updated_at)
+      VALUES (${merchantId}::uuid, ${companyId}, ${kind}, ${to}, now())
+      ON CONFLICT (merchant_id, company_id, kind) DO UPDATE SET swept_to = GREATEST(processor_sweep_watermarks.swept_to, EXCLUDED.swept_to), updated_at = now()`;
+  }
+
+  /** Where a listing starts: a little before the watermark, else when the processor was connected (nothing of ours is older). */
+  async function startOf(merchantId: string, companyId: string, kind: SweepKind, connectedAt: Date | null): Promise<string> {
+    const mark = await db.processorSweepWatermark.findUnique({ where: { merchantId_companyId_kind: { merchantId, companyId, kind } } });
+    const from = mark ? new Date(mark.sweptTo.getTime() - SWEEP_OVERLAP_MS) : (connectedAt ?? new Date());
+    return from.toISOString();
+  }
+
+  return classifyFailures({
+    /** Merchants whose processor is connected, after `after` (merchant id order), at most `limit`. */
+    async listSweepMerchants(input: { after?: string; limit: number }): Promise<string[]> {
+      const rows = await db.processorConnection.findMany({
+        where: { status: 'CONNECTED', businessId: { not: null }, ...(input.after ? { merchantId: { gt: input.after } } : {}) },
+        select: { merchantId: true },
+        orderBy: { merchantId: 'asc' },
+        take: input.limit,
+      });
+      return rows.map((r) => r.merchantId);
+    },
+
+    /**
+     * One page of the merchant's refunds or disputes created after the watermark, oldest first, each cued as its
+     * webhook would be; then the watermark moves to the newest one. A merchant no longer connected, or whose key
+     * Whop refuses, is skipped (and logged), not failed: the run goes on with the next merchant.
+     */
+    async sweepProcessorPage(input: SweepPageInput): Promise<SweepPageResult> {
+      const { merchantId, kind } = input;
+      let connected;
+      try {
+        connected = await processorClientFor({ ...deps }, merchantId);
+      } catch (err) {
+        if (err instanceof AppError) return { state: 'skipped', reason: err.message };
+        throw err;
+      }
+      const { client, businessId } = connected;
+      // A payment Whop no longer shows is no sale of ours to reconcile (its refund would otherwise block the watermark).
+      const readPayment = (id: string) => client.getPayment(id).catch((err: unknown) => {
+        if (err instanceof IntegrationError && err.kind === 'not_found') return { metadata: {}, checkoutId: null };
+        throw err;
+      });
+      const connection = await db.processorConnection.findUniqueOrThrow({ where: { merchantId }, select: { connectedAt: true } });
+      const createdAfter = input.createdAfter ?? (await startOf(merchantId, businessId, kind, connection.connectedAt));
+      const query = { companyId: businessId, createdAfter, first: input.pageSize, ...(input.cursor ? { after: input.cursor } : {}) };
+      try {
+        let cued = 0;
+        let newest: number | null = null;
+        const seen = (at: string | null) => {
+          const t = at ? Date.parse(at) : NaN;
+          if (!Number.isNaN(t)) newest = Math.max(newest ?? t, t);
+        };
+        if (kind === 'refunds') {
+          const page = await client.listCompanyRefunds(query);
+          // One session lookup per payment: a payment refunded in parts lists several refunds.
+          const sessions = new Map<string, Promise<CheckoutRef | null>>();
+          for (const refund of page.items) {
+            let session = sessions.get(refund.paymentId);
+            if (!session) sessions.set(refund.paymentId, (session = sessionOfProcessorPayment(db, readPayment, merchantId, refund.paymentId)));
+            const ref = await session;
+            // A refund of a sale we did not make (the company's own products): not ours, as its webhook would be.
+            if (ref) {
+              await cueCheckout(deps, ref, `sweep:${refund.id}:${refund.status}`, { specEvent: 'payment_refunded', paymentId: refund.paymentId, metadata: {} });
+              cued += 1;
+            }
+            seen(refund.createdAt);
+          }
+          if (newest !== null) await advance(merchantId, businessId, kind, new Date(newest));
+          return { state: 'swept', createdAfter, listed: page.items.length, cued, nextCursor: page.nextCursor };
+        }
+        const page = await client.listCompanyDisputes(query);
+        for (const dispute of page.items) {
+          // The worker finds the session (or none: a dispute of a sale we did not make records nothing).
+          if (dispute.paymentId && dispute.currency) {
+            await cueDispute(deps, merchantId, { id: dispute.id, status: dispute.status, amountMinor: dispute.amountMinor, currency: dispute.currency, reason: dispute.reason, paymentId: dispute.paymentId });
+            cued += 1;
+          }
+          seen(dispute.createdAt);
+        }
+        if (newest !== null) await advance(merchantId, businessId, kind, new Date(newest));
+        return { state: 'swept', createdAfter, listed: page.items.length, cued, nextCursor: page.nextCursor };
+      } catch (err) {
+        // The key was revoked or lost its permissions: this merchant waits for a reconnect, the others are swept.
+        if (err instanceof IntegrationError && err.kind === 'unauthorized') {
+          log.warn('processor sweep: the merchant\'s processor key is refused; skipped', { merchantId, kind, error: err.message });
+          return { state: 'skipped', reason: err.message };
+        }
+        throw err;
+      }
+    },
+  });
+}
+
+export type ProcessorSweepActivities = ReturnType<typeof createProcessorSweepActivities>;

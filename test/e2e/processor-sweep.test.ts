@@ -1,0 +1,107 @@
+// The processor sweep end to end (issue 35: refunds and disputes reconciled by polling, so a lost webhook cannot hide
+// them): a refund made in Whop's dashboard and a dispute whose webhooks never reach us are found by the sweep
+// (workflows/processor-sweep.ts, run here at once instead of waiting for its Schedule) and take the path their webhook
+// would: the session shows the refund and the store books it once; the merchant gets one dispute.created, also when
+// the webhook arrives late after all.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestStack, type TestStack } from '../harness/stack.js';
+import { control, expectCompletedWithOneOrderAndTwoEmails, shopperPays, storefrontACheckout, storefrontAMerchant, storefrontAOrdersOf, unique, waitFor, type Json } from './checkout-helpers.js';
+import { PROCESSOR_SWEEP_WORKFLOW_ID } from '../../domain/schedules.js';
+import type { ProcessorSweepResult } from '../../workflows/processor-sweep.js';
+
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startTestStack();
+});
+afterAll(async () => {
+  await stack?.close();
+});
+
+const db = () => stack.database.db;
+const sessionRow = (token: string) => db().checkoutSession.findUniqueOrThrow({ where: { token } });
+const refundRows = (token: string) => db().refund.findMany({ where: { token }, orderBy: { createdAt: 'asc' } });
+
+/** One run of the sweep, as its Schedule starts it. */
+function sweep(): Promise<ProcessorSweepResult> {
+  return stack.temporal.client.workflow.execute('processorSweepWorkflow', { taskQueue: stack.temporal.taskQueue, workflowId: `${PROCESSOR_SWEEP_WORKFLOW_ID}-${unique()}`, args: [{}] });
+}
+
+/** A storefront A merchant whose shopper paid: COMPLETED, its order on the store; and Whop's payment (pay_…). */
+async function paidOrder(shopName: string) {
+  const merchant = await storefrontAMerchant(stack, shopName);
+  const token = await storefrontACheckout(stack, merchant.shop);
+  const payment = await shopperPays(stack, token);
+  await expectCompletedWithOneOrderAndTwoEmails(stack, token, merchant.email, () => storefrontAOrdersOf(merchant.shop, token).length);
+  const events = (await control(stack.urls.processor, 'GET', 'webhooks/events')).body.events as Json[];
+  const paymentId = events.find((e) => e.event === 'payment.succeeded' && e.payload.data.checkout_configuration_id === payment.paymentId)?.payload.data.id as string;
+  expect(paymentId).toMatch(/^pay_/);
+  await stack.sims.processor.webhooks.idle();
+  return { merchant, token, totalMinor: payment.totalMinor as number, paymentId };
+}
+
+/** Nothing reaches us for a while: what the webhook would have done has not happened. */
+const settle = () => new Promise((r) => setTimeout(r, 1500));
+
+describe('refunds whose webhooks were lost', () => {
+  it('given a COMPLETED card order refunded in part in Whop\'s dashboard, its webhooks lost / the sweep → COMPLETED with refundedMinor, booked on the store once (a second sweep changes nothing); the rest refunded likewise → REFUNDED', async () => {
+    const { merchant, token, totalMinor, paymentId } = await paidOrder('Swept Refund Store');
+
+    expect((await control(stack.urls.processor, 'POST', `payments/${paymentId}/refund`, { amount: 5, silent: true })).status).toBe(201);
+    await settle();
+    expect(await sessionRow(token)).toMatchObject({ status: 'COMPLETED', refundedMinor: 0 });
+    expect(await refundRows(token)).toEqual([]);
+
+    expect((await sweep()).cued).toBeGreaterThanOrEqual(1);
+    await waitFor('the refund booked on the store', async () => {
+      const rows = await refundRows(token);
+      return rows[0]?.state === 'succeeded' && rows[0].storeState === 'created' ? rows : undefined;
+    });
+    expect(await sessionRow(token)).toMatchObject({ status: 'COMPLETED', refundedMinor: 500 });
+    // A second sweep reads the refund again (the watermark's overlap): nothing more.
+    await sweep();
+    await settle();
+    expect(await refundRows(token)).toEqual([expect.objectContaining({ origin: 'processor', amountMinor: 500, state: 'succeeded', storeState: 'created' })]);
+    expect(storefrontAOrdersOf(merchant.shop, token)[0]!.refunds.map((r) => r.amount)).toEqual([500]);
+
+    // The rest, in the dashboard too, its webhooks lost as well.
+    expect((await control(stack.urls.processor, 'POST', `payments/${paymentId}/refund`, { silent: true })).status).toBe(201);
+    await sweep();
+    await waitFor('REFUNDED', async () => ((await sessionRow(token)).status === 'REFUNDED' ? true : undefined));
+    await waitFor('both refunds booked', async () => ((await refundRows(token)).every((r) => r.storeState === 'created') ? true : undefined));
+    expect(await sessionRow(token)).toMatchObject({ status: 'REFUNDED', refundedMinor: totalMinor });
+    expect((await refundRows(token)).map((r) => r.amountMinor)).toEqual([500, totalMinor - 500]);
+    expect(storefrontAOrdersOf(merchant.shop, token)[0]!.refunds.map((r) => r.amount)).toEqual([500, totalMinor - 500]);
+  }, 120_000);
+});
+
+describe('disputes whose webhooks were lost', () => {
+  it('given a dispute opened on a paid order, its dispute.created lost / the sweep → the merchant\'s dispute.created once, naming the session; a second sweep and the webhook arriving late after all → still once', async () => {
+    const { merchant, token, totalMinor, paymentId } = await paidOrder('Swept Dispute Store');
+    const opened = await control(stack.urls.processor, 'POST', `payments/${paymentId}/dispute`, { reason: 'product_not_received', silent: true });
+    expect(opened.status).toBe(201);
+    const disputeId = opened.body.id as string;
+    const disputeEvents = () => db().merchantEvent.findMany({ where: { merchantId: merchant.id, type: 'dispute.created' } });
+    await settle();
+    expect(await disputeEvents()).toEqual([]);
+
+    await sweep();
+    const [event] = await waitFor('the merchant\'s dispute.created', async () => {
+      const found = await disputeEvents();
+      return found.length ? found : undefined;
+    });
+    expect(event!.factKey).toBe(`dispute.created:${disputeId}`);
+    expect((event!.payload as Json).data).toMatchObject({ dispute_id: disputeId, status: 'needs_response', amount_minor: totalMinor, currency: 'EUR', reason: 'product_not_received', session_token: token, processor_payment_id: paymentId });
+
+    await sweep();
+    // Whop's delivery after all, late: verified and stored, and recorded once.
+    const late = await control(stack.urls.processor, 'POST', 'webhooks/send', { type: 'dispute.created', objectId: disputeId });
+    expect(late.status).toBe(202);
+    await stack.sims.processor.webhooks.idle();
+    await waitFor('the late delivery stored', async () =>
+      (await db().processorWebhookDelivery.count({ where: { merchantId: merchant.id, event: 'dispute.created', signatureValid: true } })) > 0 || undefined);
+    await settle();
+    expect((await disputeEvents()).map((e) => e.id)).toEqual([event!.id]);
+    // The session itself is untouched by a dispute.
+    expect((await sessionRow(token)).status).toBe('COMPLETED');
+  }, 120_000);
+});
