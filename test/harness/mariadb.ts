@@ -4,7 +4,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { freePort } from '../../scripts/lib/ports.js';
+import { freeLowPort } from '../../scripts/lib/ports.js';
 
 const MISSING = 'MariaDB is not installed: apt-get install mariadb-server (.ci/run does it)';
 
@@ -62,7 +62,7 @@ export interface MariaDb {
 /** Starts mariadbd on `datadir` (made by initMariaDbDatadir, or a copy of a stopped one); `runDir` holds socket, pid and log. */
 export async function startMariaDb(datadir: string, runDir: string): Promise<MariaDb> {
   mkdirSync(runDir, { recursive: true });
-  const port = await freePort();
+  const port = await freeLowPort();
   const socket = path.join(runDir, 'mysqld.sock');
   const errorLog = path.join(runDir, 'mariadb.err');
   const child: ChildProcess = spawn(binary('mariadbd'), [

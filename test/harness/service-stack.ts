@@ -12,7 +12,7 @@ import { createActivities, createWorker } from '../../activities/worker.js';
 import { startSandboxes, type Sandboxes } from './sandboxes.js';
 import type { Config } from '../../config/index.js';
 import { createDb, type Db } from '../../prisma/client.js';
-import { freePort } from '../../scripts/lib/ports.js';
+import { freeLowPort } from '../../scripts/lib/ports.js';
 import { testConfig } from './config.js';
 import { createUrlGuard } from '../../security/ssrf.js';
 import { checkoutInputInterceptor } from './checkout-input.js';
@@ -106,7 +106,8 @@ export interface ServiceStack {
 
 
 export async function startServiceStack(opts: ServiceStackOptions): Promise<ServiceStack> {
-  const apiPort = await freePort();
+  // Below the ephemeral range: a simulator listening on port 0 or an outgoing connection cannot take it before the API binds.
+  const apiPort = await freeLowPort();
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   const sandboxes = await startSandboxes({ serviceUrl: apiUrl, resolveHost: opts.resolveHost });
   const { sims, urls } = sandboxes;

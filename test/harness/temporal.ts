@@ -10,7 +10,7 @@ import { inject } from 'vitest';
 import { createWorker } from '../../activities/worker.js';
 import { searchAttributeKeys } from '../../workflows/search-attributes.js';
 import { connectTemporal, quietRuntime, uniqueTaskQueue, type TemporalHandles } from './service-stack.js';
-import { freePort } from '../../scripts/lib/ports.js';
+import { freeLowPort } from '../../scripts/lib/ports.js';
 
 export { uniqueTaskQueue };
 
@@ -92,7 +92,7 @@ interface ExistingServerFactory {
 
 /** Runs the test server script on a free port and resolves once the port accepts connections (≤ 60 s). */
 async function launchTestServer(executable: string): Promise<{ address: string; stop(): Promise<void> }> {
-  const port = await freePort();
+  const port = await freeLowPort();
   const child = spawn(executable, [String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2_000)));

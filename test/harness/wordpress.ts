@@ -15,7 +15,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cacheDir } from '../../scripts/lib/temporal-binaries.js';
 import { pinnedDigest, unpackedPlatform } from '../../scripts/lib/real-platforms.js';
-import { freePort } from '../../scripts/lib/ports.js';
+import { freeLowPort } from '../../scripts/lib/ports.js';
 import { initMariaDbDatadir, mariaDbVersion, startMariaDb, type MariaDb } from './mariadb.js';
 import { WooCommerceRestApi } from './woocommerce-official.js';
 
@@ -154,7 +154,7 @@ async function siteTemplate(log: (line: string) => void): Promise<{ datadir: str
     await initMariaDbDatadir(path.join(work, 'datadir'));
     mariadb = await startMariaDb(path.join(work, 'datadir'), path.join(work, 'run'));
     await mariadb.createDatabase(DB.name, DB.user, DB.password);
-    writeFileSync(path.join(site, 'wp-config.php'), wpConfig(`http://127.0.0.1:${await freePort()}`, mariadb.port));
+    writeFileSync(path.join(site, 'wp-config.php'), wpConfig(`http://127.0.0.1:${await freeLowPort()}`, mariadb.port));
     await runOps(site, 'install', { title: 'Real Store', admin: WP_ADMIN });
     await runOps(site, 'activate-woocommerce');
     const facts = await runOps<SiteFacts>(site, 'prepare-store', { manager: WP_MANAGER });
@@ -287,7 +287,7 @@ export async function startWordPress(opts: StartWordPressOptions = {}): Promise<
     mariadb = await startMariaDb(path.join(runDir, 'datadir'), path.join(runDir, 'mysql'));
     owner.mariadb = mariadb.pid;
     recordOwner();
-    const port = await freePort();
+    const port = await freeLowPort();
     const url = `http://127.0.0.1:${port}`;
     writeFileSync(path.join(siteDir, 'wp-config.php'), wpConfig(url, mariadb.port));
 
