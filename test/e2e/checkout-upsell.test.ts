@@ -20,18 +20,24 @@ afterAll(async () => {
   await stack?.close();
 });
 
+/** A storefront A merchant with a post-purchase offer (25 % off 20.00) and a checkout paid by card, its order placed. */
+async function paidCheckoutWithOffer(name: string, opts: { saveCard: boolean }) {
+  const merchant = await storefrontAMerchant(stack, name);
+  const { shop } = merchant;
+  const product = shop.products[2]!;
+  const offer = await api(stack, 'POST', '/api/merchant/upsells', {
+    placement: 'post_purchase', headline: 'One more', productId: String(product.id), variantId: String(product.variants[0]!.id), title: product.title, priceCents: 2000, discountPercent: 25,
+  }, merchant.token);
+  expect(offer.status, JSON.stringify(offer.body)).toBe(201);
+  const token = await storefrontACheckout(stack, shop);
+  await shopperPays(stack, token, opts);
+  await expectCompletedWithOneOrderAndTwoEmails(stack, token, merchant.email, () => storefrontAOrdersOf(shop, token).length);
+  return { merchant, shop, upsellId: offer.body.id as string, token };
+}
+
 describe('a one-click post-purchase upsell', () => {
   it('given an accepted offer whose payment is refunded at the processor before its order / no order for it on the store, the reason on the purchase, the checkout untouched', async () => {
-    const merchant = await storefrontAMerchant(stack, 'Upsell Refunded Store');
-    const { shop } = merchant;
-    const product = shop.products[2]!;
-    const offer = await api(stack, 'POST', '/api/merchant/upsells', {
-      placement: 'post_purchase', headline: 'One more', productId: String(product.id), variantId: String(product.variants[0]!.id), title: product.title, priceCents: 2000, discountPercent: 25,
-    }, merchant.token);
-    const upsellId = offer.body.id as string;
-    const token = await storefrontACheckout(stack, shop);
-    await shopperPays(stack, token, { saveCard: true });
-    await expectCompletedWithOneOrderAndTwoEmails(stack, token, merchant.email, () => storefrontAOrdersOf(shop, token).length);
+    const { merchant, shop, upsellId, token } = await paidCheckoutWithOffer('Upsell Refunded Store', { saveCard: true });
     expect((await control(stack.urls.processor, 'POST', 'webhooks/hold')).status).toBe(200);
     const accepted = await api(stack, 'POST', `/api/checkout/${token}/upsells/${upsellId}/accept`);
     const paymentId = accepted.body.paymentId as string;
@@ -139,16 +145,7 @@ describe('a one-click post-purchase upsell', () => {
   });
 
   it('given a checkout paid on Whop\'s hosted page in payment mode (the card is not saved) / the offer is not promised with one click, accepting it is refused UPSELL_NOT_AVAILABLE, nothing is charged at Whop and no purchase is recorded', async () => {
-    const merchant = await storefrontAMerchant(stack, 'Upsell Hosted Store');
-    const { shop } = merchant;
-    const product = shop.products[2]!;
-    const offer = await api(stack, 'POST', '/api/merchant/upsells', {
-      placement: 'post_purchase', headline: 'One more', productId: String(product.id), variantId: String(product.variants[0]!.id), title: product.title, priceCents: 2000, discountPercent: 25,
-    }, merchant.token);
-    const upsellId = offer.body.id as string;
-    const token = await storefrontACheckout(stack, shop);
-    await shopperPays(stack, token);
-    await expectCompletedWithOneOrderAndTwoEmails(stack, token, merchant.email, () => storefrontAOrdersOf(shop, token).length);
+    const { shop, upsellId, token } = await paidCheckoutWithOffer('Upsell Hosted Store', { saveCard: false });
     const charged = () => [...stack.sims.processor.store.payments.values()].filter((p) => p.metadata?.checkout_session_token === token);
     expect(charged()).toHaveLength(1);
 
@@ -161,16 +158,7 @@ describe('a one-click post-purchase upsell', () => {
   });
 
   it('given a saved card, Whop losing the answer of POST /payments after charging and ignoring the Idempotency-Key of the retry / the retry finds the charge by its metadata: exactly one payment at Whop, one upsell order', async () => {
-    const merchant = await storefrontAMerchant(stack, 'Upsell Lost Answer Store');
-    const { shop } = merchant;
-    const product = shop.products[2]!;
-    const offer = await api(stack, 'POST', '/api/merchant/upsells', {
-      placement: 'post_purchase', headline: 'One more', productId: String(product.id), variantId: String(product.variants[0]!.id), title: product.title, priceCents: 2000, discountPercent: 25,
-    }, merchant.token);
-    const upsellId = offer.body.id as string;
-    const token = await storefrontACheckout(stack, shop);
-    await shopperPays(stack, token, { saveCard: true });
-    await expectCompletedWithOneOrderAndTwoEmails(stack, token, merchant.email, () => storefrontAOrdersOf(shop, token).length);
+    const { shop, upsellId, token } = await paidCheckoutWithOffer('Upsell Lost Answer Store', { saveCard: true });
 
     // No webhook tells us about the charge meanwhile: only the lookup can.
     expect((await control(stack.urls.processor, 'POST', 'webhooks/hold')).status).toBe(200);
