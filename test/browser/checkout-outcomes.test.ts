@@ -61,6 +61,14 @@ async function submitCard(page: Page, card: string): Promise<void> {
 }
 
 /** The page's grand total, as shown ("EUR €58.41" → "€58.41"). */
+/** Pay on our page, a declined card on the processor's; Whop's page keeps its form, the decline's webhook makes the session FAILED. */
+async function payDeclined(page: Page, token: string): Promise<void> {
+  await page.getByRole('button', { name: /^Pay / }).click();
+  await page.waitForURL(new RegExp(`^${b.stack.urls.processor}/checkout/plan_`), { timeout: 15_000 });
+  await submitCard(page, DECLINED_CARD);
+  await waitFor('FAILED', async () => ((await sessionStatus(b.stack, token)) === 'FAILED' ? true : undefined));
+}
+
 const shownTotal = async (page: Page) => (await page.locator('.summary .grand dd').textContent())!.replace(/^[A-Z]{3}\s*/, '').trim();
 const euros = (minor: number) => `€${(minor / 100).toFixed(2)}`;
 
@@ -104,11 +112,7 @@ describe('declined, then paid on the processor\'s page', () => {
     await applyCode(page, 'WELCOME10');
     const total = await shownTotal(page);
 
-    await page.getByRole('button', { name: /^Pay / }).click();
-    await page.waitForURL(new RegExp(`^${stack.urls.processor}/checkout/plan_`), { timeout: 15_000 });
-    // Whop's page keeps its form after a decline; the decline's webhook makes the session FAILED meanwhile.
-    await submitCard(page, DECLINED_CARD);
-    await waitFor('FAILED', async () => ((await sessionStatus(stack, token)) === 'FAILED' ? true : undefined));
+    await payDeclined(page, token);
 
     // The good card's webhooks are late: the browser is back before them.
     await hold();
@@ -189,10 +193,7 @@ describe('the failure view follows the session', () => {
     await fillShopperDetails(page);
     await applyCode(page, 'WELCOME10');
     const total = await shownTotal(page);
-    await page.getByRole('button', { name: /^Pay / }).click();
-    await page.waitForURL(new RegExp(`^${stack.urls.processor}/checkout/plan_`), { timeout: 15_000 });
-    await submitCard(page, DECLINED_CARD);
-    await waitFor('FAILED', async () => ((await sessionStatus(stack, token)) === 'FAILED' ? true : undefined));
+    await payDeclined(page, token);
     await page.goto(`${m.checkoutOrigin}/checkout/${token}`);
     await expect.poll(() => page.getByRole('alert').textContent(), { timeout: 30_000 }).toMatch(/did not go through/);
     const row = await stack.database.db.checkoutSession.findUniqueOrThrow({ where: { token } });
