@@ -1,0 +1,67 @@
+// `npm test` (after its `pretest` provisioning, scripts/provision.ts): the static checks and the test files at once.
+// Two lanes run side by side: the type checks (server, web pages, SDK) then ESLint in one; vitest (every test file,
+// vitest.config.ts) in the other, which starts first since it is the longer. Much of a test file's time is spent
+// waiting (on a store that answers late, a workflow timer, a browser), so the checks fit into the gaps instead of
+// coming before every test. Both caches live in node_modules/.cache (a rerun re-checks only what changed; a fresh
+// clone checks everything). The run fails if either lane fails; each phase's time is printed at the end.
+//
+// `npm test -- <vitest arguments>` runs vitest alone with them (e.g. one file), without the static checks.
+import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+
+const CACHE = 'node_modules/.cache';
+mkdirSync(`${CACHE}/eslint`, { recursive: true });
+mkdirSync(`${CACHE}/tsc`, { recursive: true });
+
+interface Phase {
+  name: string;
+  cmd: string;
+  args: string[];
+}
+
+const bin = (name: string) => `node_modules/.bin/${name}`;
+const tsc = (project: string, label: string): Phase => ({
+  name: `tsc ${label}`,
+  cmd: bin('tsc'),
+  args: ['--noEmit', '-p', project, '--incremental', '--tsBuildInfoFile', `${CACHE}/tsc/${label}.tsbuildinfo`],
+});
+const checks: Phase[] = [
+  tsc('.', 'server'),
+  tsc('web', 'web'),
+  tsc('sdk', 'sdk'),
+  { name: 'eslint', cmd: bin('eslint'), args: ['.', '--cache', '--cache-location', `${CACHE}/eslint/`, '--cache-strategy', 'content'] },
+];
+
+const t0 = Date.now();
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const timings: string[] = [];
+
+function run(phase: Phase): Promise<boolean> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(phase.cmd, phase.args, { stdio: 'inherit' });
+    child.on('error', (err) => {
+      console.error(`${phase.name}: ${err.message}`);
+      resolve(false);
+    });
+    child.on('exit', (code, signal) => {
+      const ok = code === 0;
+      timings.push(`${phase.name}: ${seconds(Date.now() - started)}${ok ? '' : ` (FAILED: ${signal ?? `exit ${code}`})`}`);
+      resolve(ok);
+    });
+  });
+}
+
+async function lane(phases: Phase[]): Promise<boolean> {
+  let ok = true;
+  // One after the other: each check is single-threaded and the tests want the other core.
+  for (const phase of phases) ok = (await run(phase)) && ok;
+  return ok;
+}
+
+const vitestArgs = process.argv.slice(2);
+const vitest: Phase = { name: 'vitest', cmd: bin('vitest'), args: ['run', ...vitestArgs] };
+const results = vitestArgs.length ? [await run(vitest)] : await Promise.all([run(vitest), lane(checks)]);
+const ok = results.every(Boolean);
+console.log(`\nnpm test ${ok ? 'passed' : 'FAILED'} in ${seconds(Date.now() - t0)} (${timings.join('; ')})`);
+process.exit(ok ? 0 : 1);
