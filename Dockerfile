@@ -2,7 +2,7 @@
 # machines have no Docker engine.
 # The web pages (checkout page, dashboard, script tag) are built with the dev dependencies (Vite, Preact) in a
 # stage of their own; the API serves the result from web/dist.
-FROM node:20-bookworm-slim AS web
+FROM node:22-bookworm-slim AS web
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY tools/prisma-migrate/package.json tools/prisma-migrate/package.json
@@ -13,7 +13,7 @@ RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run web:build -- --force
 
-FROM node:20-bookworm-slim
+FROM node:22-bookworm-slim
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY tools/prisma-migrate/package.json tools/prisma-migrate/package.json
