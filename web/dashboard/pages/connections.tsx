@@ -326,7 +326,8 @@ export function ProcessorConnection(props: { onChange?: () => void }) {
               <CheckItem ok={!!s.businessId} name="businessId" label={<>Business ID {s.businessId && <code>{s.businessId}</code>}</>} reason="The key did not lead to a business." />
               <CheckItem ok={!!s.productId} name="productId" label={<>Product ID {s.productId && <code>{s.productId}</code>}</>} reason="The checkout product was not created yet." />
               <CheckItem ok={s.webhookRegistered} name="webhook" label="Webhook registered, secret stored" reason="Payment updates cannot reach us yet." />
-              {s.wallets && <CheckItem ok={s.wallets.ready} name="wallets" label="Apple Pay and Google Pay on Whop's checkout page (optional)" reason={s.wallets.statusMessage} />}
+              {/* Why not: the plan note below says it, with the plan to choose. */}
+              {s.wallets && <CheckItem ok={s.wallets.ready} name="wallets" label="Apple Pay and Google Pay on Whop's checkout page (optional)" />}
             </ul>
           )}
           {s.wallets && (
