@@ -16,6 +16,7 @@ import { classifyFailures } from './failures.js';
 import { recordSessionEvent } from './session-events.js';
 import { sessionFxRates } from '../model/checkout-session.js';
 import { upsellPrices } from '../model/pricing.js';
+import { walletsOffered } from '../model/plan-features.js';
 import { nextUpsellState, upsellOutcomeOf, type UpsellCharge, type UpsellChargeOutcome, type UpsellPurchaseState } from '../domain/upsell-purchase.js';
 import type { UpsellPurchase } from '../generated/prisma/client.js';
 import { refundRefusal, type CheckoutStatus, type HoldReason } from '../domain/checkout-status.js';
@@ -351,7 +352,7 @@ export function createCheckoutPaymentActivities(deps: { db: Db; secrets: SecretB
      * checkout_session_token in its metadata: Whop copies it onto the payment, so webhooks find the session.
      */
     async createProcessorPayment(token: string, attempt: number): Promise<{ paymentId: string; paymentUrl: string }> {
-      const session = await db.checkoutSession.findUniqueOrThrow({ where: { token }, include: { merchant: { select: merchantPageFields } } });
+      const session = await db.checkoutSession.findUniqueOrThrow({ where: { token }, include: { merchant: { select: { ...merchantPageFields, platformSubscription: { select: { planId: true, status: true } } } } } });
       if (session.totalMinor === null) throw ApplicationFailure.nonRetryable('The shopper details are missing', 'INVALID_INPUT');
       const { client, productId } = await clientFor(session.merchantId);
       const checkout = await client.createCheckout(
@@ -359,6 +360,8 @@ export function createCheckoutPaymentActivities(deps: { db: Db; secrets: SecretB
           price: { productId, amountMinor: session.totalMinor, currency: session.currency, title: `${session.merchant.shopName} order` },
           metadata: { checkout_session_token: token },
           redirectUrl: checkoutPageUrl(session.merchant, token),
+          // Whop's page offers wallets unless told not to: the plan decides (model/wallets.ts).
+          wallets: walletsOffered(session.merchant.platformSubscription, { preview: session.source === 'preview' }),
         },
         `checkout-${token}-${attempt}`,
       );

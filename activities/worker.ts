@@ -15,7 +15,6 @@ import { createStorefrontBActivities } from './storefront-b.js';
 import { createStorefrontAActivities } from './storefront-a.js';
 import { createStoreCountriesActivities } from './store-countries.js';
 import { createCustomDomainActivities } from './custom-domain.js';
-import { createWalletDomainActivities } from './wallet-domain.js';
 import { createSetupVerificationActivities } from './setup-verification.js';
 import { createPlatformBillingActivities } from './platform-billing.js';
 import { createMerchantWebhookActivities } from './merchant-webhooks.js';
@@ -58,7 +57,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createStorefrontAActivities({ ...shared, email }),
     ...createStoreCountriesActivities(shared),
     ...createCustomDomainActivities(shared),
-    ...createWalletDomainActivities({ ...shared, email }),
     ...createSetupVerificationActivities(shared),
     ...createCheckoutSessionActivities(shared),
     ...createCheckoutPaymentActivities(shared),

@@ -24,7 +24,6 @@ import { storefrontAAuthRoutes } from './routes/auth/storefront-a.js';
 import { storefrontAMerchantRoutes } from './routes/merchant/storefront-a.js';
 import { scriptTagRoutes } from './routes/merchant/script-tag.js';
 import { domainRoutes } from './routes/merchant/domain.js';
-import { walletDomainRoutes } from './routes/merchant/wallet-domain.js';
 import { onboardingRoutes } from './routes/merchant/onboarding.js';
 import { storefrontAWebhookRoutes } from './routes/webhooks/storefront-a.js';
 import { checkoutPaymentRoutes } from './routes/checkout/payment.js';
@@ -120,7 +119,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(storefrontAMerchantRoutes, routeDeps);
   await app.register(scriptTagRoutes, routeDeps);
   await app.register(domainRoutes, routeDeps);
-  await app.register(walletDomainRoutes, routeDeps);
   await app.register(onboardingRoutes, routeDeps);
   // Encapsulated (no fastify-plugin): its raw-body JSON parser must not replace the app's own.
   await app.register(storefrontAWebhookRoutes, routeDeps);

@@ -40,7 +40,7 @@ export const API_KEY_RESOURCE_LABELS: Record<ApiKeyResource, { label: string; co
   account: { label: 'Account', covers: 'the merchant profile (GET /api/merchant/me)' },
   settings: { label: 'Settings', covers: 'configuration, branding, checkout texts, shipping rates, cash on delivery, shop name, slug and subdomain' },
   domains: { label: 'Custom domain', covers: 'the custom checkout domain: add, status, verify, remove' },
-  connections: { label: 'Connections', covers: 'processor, storefront A and B, the app embed / script tag, wallet domain, the countries the store ships to' },
+  connections: { label: 'Connections', covers: 'processor, storefront A and B, the app embed / script tag, the countries the store ships to' },
   onboarding: { label: 'Onboarding', covers: 'the wizard state, checkout activation, setup verification and checkout previews' },
   commerce: { label: 'Commerce', covers: 'discount codes, order bumps, upsells and tracking pixels' },
   orders: { label: 'Orders', covers: 'order list and detail, refunds and status syncs' },
@@ -61,7 +61,6 @@ export const ROUTE_RESOURCES: Record<ApiKeyResource, readonly string[]> = {
   domains: ['POST /api/merchant/domain', 'GET /api/merchant/domain/status', 'POST /api/merchant/domain/verify', 'DELETE /api/merchant/domain'],
   connections: [
     'GET /api/merchant/processor', 'POST /api/merchant/processor/connect', 'DELETE /api/merchant/processor',
-    'POST /api/merchant/processor/wallet-domain/confirm', 'DELETE /api/merchant/processor/wallet-domain/confirm',
     'GET /api/merchant/storefront-a', 'PUT /api/merchant/storefront-a', 'DELETE /api/merchant/storefront-a',
     'GET /api/merchant/storefront-b', 'GET /api/merchant/storefront-b/plugin.zip', 'POST /api/merchant/storefront-b/connect', 'DELETE /api/merchant/storefront-b',
     'GET /api/merchant/script-tag/status', 'POST /api/merchant/script-tag/install', 'POST /api/merchant/store-countries/refresh',

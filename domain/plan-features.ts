@@ -19,7 +19,7 @@ export type FeatureAvailability = 'live' | 'setup' | 'none';
 export const PLAN_FEATURE_LABELS: Record<PlanFeature, string> = {
   cod: 'Cash on delivery',
   customDomain: 'Custom checkout domain',
-  wallets: 'Wallet payments on your own domain',
+  wallets: 'Wallet payments (Apple Pay, Google Pay)',
 };
 
 /** The table. A plan missing here (none is) would have every feature `none`. */

@@ -42,7 +42,7 @@ export const PLANS: readonly Plan[] = [
     monthlyPriceCents: 7_900,
     currency: 'EUR',
     description: 'Everything in Starter, for stores that sell every day.',
-    includes: ['Everything in Starter', 'Cash on delivery', 'Wallet payments on your own domain', 'Priority support'],
+    includes: ['Everything in Starter', 'Cash on delivery', 'Wallet payments (Apple Pay, Google Pay)', 'Priority support'],
     checkoutEnabled: true,
   },
 ];

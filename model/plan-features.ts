@@ -19,3 +19,11 @@ export function assertPlanAllows(subscription: MerchantPlanFacts['platformSubscr
   const refusal = planRefusal(planInForce(subscription), feature);
   if (refusal) throw new AppError('PLAN_FEATURE_REQUIRED', refusal.message, refusal.details);
 }
+
+/**
+ * Whether a checkout of this merchant offers wallet payments (Apple Pay, Google Pay): its plan has them live (a preview
+ * on Demo too). Whop's hosted page offers them by default, so this decides what the checkout configuration tells Whop.
+ */
+export function walletsOffered(subscription: MerchantPlanFacts['platformSubscription'], opts: { preview: boolean }): boolean {
+  return isOffered(planInForce(subscription), 'wallets', opts);
+}

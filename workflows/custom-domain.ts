@@ -1,8 +1,9 @@
-import { condition, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import { condition, patched, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { CustomDomainActivities } from '../activities/custom-domain.js';
 import { DOMAIN_CHECK_SCHEDULE, nextCheckDelayMs } from '../domain/hostnames.js';
 import { recheckDomainSignal, removeDomainSignal, type CustomDomainInput, type CustomDomainResult, type DomainCheckOutcome } from './custom-domain.messages.js';
 import { startOrSignalWalletDomain } from './wallet-domain.js';
+import { WALLETS_ON_HOSTED_PAGE } from './wallet-domain.messages.js';
 
 // One DNS look: a few quick attempts (a resolver hiccup), then it counts as a failed check and the schedule goes on.
 const dns = proxyActivities<CustomDomainActivities>({
@@ -28,8 +29,7 @@ async function checkOnce(domainId: string): Promise<DomainCheckOutcome> {
 
 /**
  * Proves the merchant controls checkout.<domain>: looks for the CNAME (or TXT token) now, then after 1 minute
- * doubling to hourly, for 72 hours; stops when verified, deleted or expired. Once verified, the wallet domain
- * registration is told the checkout domain changed.
+ * doubling to hourly, for 72 hours; stops when verified, deleted or expired.
  */
 export async function verifyCustomDomainWorkflow({ merchantId, domainId }: CustomDomainInput): Promise<CustomDomainResult> {
   let recheck = false;
@@ -51,7 +51,9 @@ export async function verifyCustomDomainWorkflow({ merchantId, domainId }: Custo
     const { recorded } = await records.recordCustomDomainCheck({ domainId, outcome });
     if (!recorded) return { status: 'DELETED', checks };
     if (outcome.kind === 'verified') {
-      await startOrSignalWalletDomain(merchantId);
+      // Whop's hosted page offers wallets on its own domain; runs recorded before that was known told the
+      // wallet-domain workflow here and replay doing so.
+      if (!patched(WALLETS_ON_HOSTED_PAGE)) await startOrSignalWalletDomain(merchantId);
       return { status: 'VERIFIED', checks };
     }
     const left = deadline - Date.now();

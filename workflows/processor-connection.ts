@@ -12,6 +12,7 @@ import {
   type ProcessorDisconnectResult,
 } from './processor-connection.messages.js';
 import { startOrSignalWalletDomain } from './wallet-domain.js';
+import { WALLETS_ON_HOSTED_PAGE } from './wallet-domain.messages.js';
 
 // The merchant waits on the answer: one quick retry of a processor call, then tell them (a rejected key is
 // never retried: the activities mark it non-retryable).
@@ -56,8 +57,9 @@ export async function connectProcessorWorkflow(input: ProcessorConnectionInput):
   }
   // The connection is made: removing the replaced webhook is housekeeping, retried by the next connect or disconnect.
   await processor.removeStaleProcessorWebhooks(key.merchantId).catch((err: unknown) => log.warn('stale processor webhooks not removed yet', { error: String(err) }));
-  // Wallet payments need the checkout domain registered with this account: best effort, in a workflow of its own.
-  await startOrSignalWalletDomain(key.merchantId);
+  // Whop's hosted page offers wallets with no domain set-up; connections recorded before that was known started the
+  // wallet-domain workflow here and replay doing so.
+  if (!patched(WALLETS_ON_HOSTED_PAGE)) await startOrSignalWalletDomain(key.merchantId);
   return connected;
 }
 
@@ -70,8 +72,8 @@ async function connectInPlace(merchantId: string): Promise<ProcessorConnectionRe
     webhookAttempted = true;
     await processor.registerProcessorWebhook({ merchantId, idempotencyKey: `webhook-${merchantId}-${workflowInfo().runId}` });
     const connected = await records.markProcessorConnected(merchantId);
-    // Patched so connections recorded before this step existed still replay.
-    if (patched('wallet-domain-after-connect')) await startOrSignalWalletDomain(merchantId);
+    // Patched both ways so connections recorded before this step existed, and those recorded while it did, still replay.
+    if (!patched(WALLETS_ON_HOSTED_PAGE) && patched('wallet-domain-after-connect')) await startOrSignalWalletDomain(merchantId);
     return connected;
   } catch (err) {
     const failure = describeProcessorFailure(err);

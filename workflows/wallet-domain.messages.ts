@@ -1,5 +1,5 @@
-// Ids, input, result and signals of the wallet domain workflow, shared with the API and the workflows that
-// start it (processor connection, custom domain). Deterministic: @temporalio/workflow only.
+// Ids, input, result and signals of the wallet domain workflow, which only runs started by earlier code still use
+// (workflows/wallet-domain.ts), and the version point that retired it. Deterministic: @temporalio/workflow only.
 import { defineSignal } from '@temporalio/workflow';
 
 export const walletDomainWorkflowId = (merchantId: string) => `wallet-domain-${merchantId}`;
@@ -12,8 +12,8 @@ export interface WalletDomainInput {
 export type WalletDomainStatus = 'REGISTERED' | 'PENDING' | 'NEEDS_ACTION' | 'ERROR';
 
 export interface WalletDomainResult {
-  /** SKIPPED: no connected processor, nothing to register. */
-  status: WalletDomainStatus | 'SKIPPED';
+  /** SKIPPED: no connected processor, nothing to register. HOSTED: ended by WALLETS_ON_HOSTED_PAGE, nothing to register. */
+  status: WalletDomainStatus | 'SKIPPED' | 'HOSTED';
   domain: string | null;
 }
 
@@ -27,3 +27,11 @@ export const walletDomainChangedSignal = defineSignal('walletDomainChanged');
 
 /** Re-checks of a domain the processor has not registered yet: 1 minute doubling to hourly, for 72 hours. */
 export const WALLET_CHECK_SCHEDULE = { firstDelayMs: 60_000, maxDelayMs: 60 * 60_000, giveUpAfterMs: 72 * 60 * 60_000 } as const;
+
+/**
+ * The version point where wallet domains stopped being asked of the merchant: shoppers pay on Whop's hosted page, which
+ * offers Apple Pay and Google Pay with no domain set-up (docs/processor.md, "Wallets"). Workflows that started or
+ * signalled the wallet-domain workflow do so only when replaying a history recorded before it; a wallet-domain run
+ * still going ends at its next step.
+ */
+export const WALLETS_ON_HOSTED_PAGE = 'wallets-on-hosted-page';

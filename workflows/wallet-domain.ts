@@ -1,6 +1,11 @@
-import { condition, getExternalWorkflowHandle, proxyActivities, setHandler, startChild } from '@temporalio/workflow';
-import type { WalletDomainActivities } from '../activities/wallet-domain.js';
+// Retired: kept so that runs started by earlier code replay and end. Shoppers pay on Whop's hosted page, which offers
+// wallets with no domain set-up (docs/processor.md, "Wallets"), so nothing starts this workflow any more, and every
+// step an old run would take next is versioned by WALLETS_ON_HOSTED_PAGE: while its recorded history replays,
+// patched() answers false and the old steps replay as they were; at the first step beyond it the run ends. Its
+// activities are gone from the worker: one still in flight at deploy fails and the run ends at the next step.
+import { condition, getExternalWorkflowHandle, patched, proxyActivities, setHandler, startChild } from '@temporalio/workflow';
 import {
+  WALLETS_ON_HOSTED_PAGE,
   WALLET_CHECK_SCHEDULE,
   walletDomainChangedSignal,
   walletDomainWorkflowId,
@@ -8,6 +13,17 @@ import {
   type WalletDomainResult,
   type WalletDomainSync,
 } from './wallet-domain.messages.js';
+
+/** The activities runs of the earlier code scheduled (their names and shapes, for replay; none is registered now). */
+interface WalletDomainActivities {
+  syncWalletDomain(merchantId: string): Promise<WalletDomainSync>;
+  recordWalletDomainError(input: { merchantId: string; message: string }): Promise<void>;
+  sendWalletDomainActionEmail(input: { merchantId: string; domain: string }): Promise<unknown>;
+}
+
+/** Past the recorded history: the hosted page needs no wallet domain, the run ends here. */
+const retired = () => patched(WALLETS_ON_HOSTED_PAGE);
+const HOSTED: WalletDomainResult = { status: 'HOSTED', domain: null };
 
 // The processor: a few attempts a round; the next round comes anyway.
 const processor = proxyActivities<WalletDomainActivities>({
@@ -27,9 +43,9 @@ const emails = proxyActivities<WalletDomainActivities>({
 const messageOf = (err: unknown) => (err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err));
 
 /**
- * Registers the merchant's checkout domain for wallet payments with its processor, best effort: re-checks a
- * pending or needs-action domain with backoff for 72 hours, emails the merchant once per domain that needs
- * their action, and starts over when the checkout domain changes. A checkout never waits for it.
+ * Formerly: registered the merchant's checkout domain for wallet payments (re-checks for 72 hours, one email per
+ * domain needing the merchant's action). Now it only replays the steps its history recorded and ends (HOSTED) at
+ * the next one.
  */
 export async function walletDomainWorkflow({ merchantId }: WalletDomainInput): Promise<WalletDomainResult> {
   let changed = false;
@@ -48,11 +64,13 @@ export async function walletDomainWorkflow({ merchantId }: WalletDomainInput): P
       deadline = Date.now() + WALLET_CHECK_SCHEDULE.giveUpAfterMs;
     }
     round++;
+    if (retired()) return HOSTED;
     let sync: WalletDomainSync | undefined;
     try {
       sync = await processor.syncWalletDomain(merchantId);
     } catch (err) {
       last = { status: 'ERROR', domain: last.domain };
+      if (retired()) return HOSTED;
       await records.recordWalletDomainError({ merchantId, message: messageOf(err) }).catch(() => undefined);
     }
     if (sync?.kind === 'skipped') {
@@ -62,6 +80,7 @@ export async function walletDomainWorkflow({ merchantId }: WalletDomainInput): P
     if (sync) {
       last = { status: sync.status, domain: sync.domain };
       if (sync.status === 'NEEDS_ACTION' && !notified.has(sync.domain)) {
+        if (retired()) return HOSTED;
         try {
           await emails.sendWalletDomainActionEmail({ merchantId, domain: sync.domain });
           notified.add(sync.domain);
@@ -74,6 +93,7 @@ export async function walletDomainWorkflow({ merchantId }: WalletDomainInput): P
     const left = deadline - Date.now();
     if (changed) continue;
     if (left <= 0) return last;
+    if (retired()) return HOSTED;
     const wait = Math.min(WALLET_CHECK_SCHEDULE.maxDelayMs, WALLET_CHECK_SCHEDULE.firstDelayMs * 2 ** Math.min(round - 1, 20));
     await condition(() => changed, Math.min(wait, left));
   }
@@ -81,7 +101,8 @@ export async function walletDomainWorkflow({ merchantId }: WalletDomainInput): P
 
 /**
  * Starts the merchant's wallet domain workflow (it outlives the caller), or tells the running one to check
- * again. Best effort: the caller's own outcome never depends on it.
+ * again. Best effort: the caller's own outcome never depends on it. Called only where a history recorded before
+ * WALLETS_ON_HOSTED_PAGE replays (workflows/processor-connection.ts, workflows/custom-domain.ts).
  */
 export async function startOrSignalWalletDomain(merchantId: string): Promise<void> {
   const workflowId = walletDomainWorkflowId(merchantId);

@@ -113,7 +113,8 @@ export interface ProcessorClient {
   createWebhook(input: { companyId: string; url: string; events: readonly string[] }, idempotencyKey: string): Promise<{ id: string; secret: string; refusedEvents: string[] }>;
   deleteWebhook(webhookId: string): Promise<void>;
   /** A hosted checkout for a one-time price, or for an existing plan. `metadata` is copied onto its payment and membership. */
-  createCheckout(input: ({ price: OneTimePrice } | { planId: string }) & { metadata: Record<string, string>; redirectUrl: string }, idempotencyKey: string): Promise<Checkout>;
+  /** `wallets: false`: Apple Pay and Google Pay not offered on Whop's page; otherwise Whop's defaults (which offer them). */
+  createCheckout(input: ({ price: OneTimePrice } | { planId: string }) & { metadata: Record<string, string>; redirectUrl: string; wallets?: boolean }, idempotencyKey: string): Promise<Checkout>;
   getPayment(paymentId: string): Promise<Payment>;
   /** The payments made through these checkouts, newest first. */
   listPayments(input: { companyId: string; checkoutIds: readonly string[] }): Promise<Payment[]>;
@@ -250,6 +251,9 @@ export function asIntegrationError(err: unknown, what: string): unknown {
 }
 
 /** How many pages of 100 findPayment reads before it gives up saying so (never a guess that the charge was not made). */
+/** Whop's names of the wallet methods its hosted page offers by default (PaymentMethodTypes). */
+const WALLET_METHODS = ['apple_pay', 'google_pay'] as const;
+
 const FIND_PAGES = 10;
 const findPageSchema = z.looseObject({
   data: paymentSchema.array(),
@@ -330,7 +334,11 @@ export function createProcessorClient(options: ProcessorClientOptions): Processo
       }
     },
     createCheckout: async (input, key) => {
-      const body = { ...('planId' in input ? { plan_id: input.planId } : { plan: plan(input.price) }), metadata: input.metadata, redirect_url: input.redirectUrl };
+      const body = {
+        ...('planId' in input ? { plan_id: input.planId } : { plan: plan(input.price) }), metadata: input.metadata, redirect_url: input.redirectUrl,
+        // `disabled` applies on top of the platform defaults (include_platform_defaults), so every other method stays.
+        ...(input.wallets === false ? { payment_method_configuration: { disabled: [...WALLET_METHODS], enabled: [], include_platform_defaults: true } } : {}),
+      };
       const checkout = await call('POST /checkout_configurations', checkoutConfigurationSchema, () => whop.checkoutConfigurations.create(body, idem(key)));
       return { id: checkout.id, purchaseUrl: checkout.purchase_url };
     },

@@ -38,7 +38,12 @@ const inlinePlan = z.looseObject({
 });
 const productBody = z.looseObject({ title: z.string().trim().min(1).max(80), account_id: z.string().optional(), visibility: visibility.optional(), description: z.string().nullish(), metadata: metadata.nullish() });
 const planBody = inlinePlan.extend({ account_id: z.string().optional() });
+// Whop's payment method overrides of one checkout (PaymentMethodTypes names, e.g. apple_pay, google_pay); the three
+// fields are listed as required in the checkout configuration reference.
+const paymentMethodType = z.string().regex(/^[a-z][a-z0-9_]*$/, 'is not a payment method type');
+const paymentMethodConfiguration = z.object({ disabled: z.array(paymentMethodType), enabled: z.array(paymentMethodType), include_platform_defaults: z.boolean() });
 const checkoutBody = z.looseObject({
+  payment_method_configuration: paymentMethodConfiguration.nullish(),
   plan: inlinePlan.extend({ account_id: z.string().optional() }).nullish(),
   plan_id: z.string().nullish(),
   metadata: metadata.nullish(),

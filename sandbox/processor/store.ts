@@ -65,8 +65,16 @@ export interface Plan {
 
 export interface CheckoutConfiguration {
   id: string; company_id: string; plan_id: string | null; mode: 'payment' | 'setup'; metadata: Metadata | null; redirect_url: string | null;
+  /** Per-checkout payment method overrides, returned as given; null: the plan's or the platform's defaults. */
+  payment_method_configuration: PaymentMethodConfiguration | null;
   created_at: string; updated_at: string;
 }
+
+/**
+ * Whop's `payment_method_configuration` (PaymentMethodTypes names): `disabled` takes methods away from the platform
+ * defaults and applies only when `include_platform_defaults` is true; `enabled` adds methods.
+ */
+export interface PaymentMethodConfiguration { disabled: string[]; enabled: string[]; include_platform_defaults: boolean }
 
 export interface Member { id: string; company_id: string; email: string; user_id: string }
 /**
@@ -220,14 +228,15 @@ export class WhopStore {
   }
 
   // ── checkout configurations ─────────────────────────────────────────────────────────────────────────
-  createCheckout(companyId: string, input: { plan_id?: string | null; plan?: Parameters<WhopStore['createPlan']>[1] | null; metadata?: Metadata | null; redirect_url?: string | null; mode?: 'payment' | 'setup' }): CheckoutConfiguration {
+  createCheckout(companyId: string, input: { plan_id?: string | null; plan?: Parameters<WhopStore['createPlan']>[1] | null; metadata?: Metadata | null; redirect_url?: string | null; mode?: 'payment' | 'setup'; payment_method_configuration?: PaymentMethodConfiguration | null }): CheckoutConfiguration {
     const mode = input.mode ?? 'payment';
     if (input.plan_id && input.plan) throw new WhopError(400, 'invalid_request', 'plan and plan_id are mutually exclusive');
     if (mode === 'payment' && !input.plan_id && !input.plan) throw new WhopError(400, 'invalid_request', 'A plan or plan_id is required in payment mode');
     const plan = input.plan_id ? this.own(this.plans, input.plan_id, companyId, 'Plan') : input.plan ? this.createPlan(companyId, input.plan) : null;
     const at = now();
     const checkout: CheckoutConfiguration = {
-      id: newId('ch', 15), company_id: companyId, plan_id: plan?.id ?? null, mode, metadata: input.metadata ?? null, redirect_url: input.redirect_url ?? null, created_at: at, updated_at: at,
+      id: newId('ch', 15), company_id: companyId, plan_id: plan?.id ?? null, mode, metadata: input.metadata ?? null, redirect_url: input.redirect_url ?? null,
+      payment_method_configuration: input.payment_method_configuration ?? null, created_at: at, updated_at: at,
     };
     this.checkouts.set(checkout.id, checkout);
     return checkout;
@@ -544,7 +553,7 @@ export class WhopStore {
     const plan = checkout.plan_id ? this.plans.get(checkout.plan_id)! : null;
     return {
       id: checkout.id, account_id: checkout.company_id, mode: checkout.mode, currency: null, affiliate_code: null, metadata: checkout.metadata,
-      created_at: checkout.created_at, updated_at: checkout.updated_at, payment_method_configuration: null, three_ds_level: null, redirect_url: checkout.redirect_url,
+      created_at: checkout.created_at, updated_at: checkout.updated_at, payment_method_configuration: checkout.payment_method_configuration, three_ds_level: null, redirect_url: checkout.redirect_url,
       plan: plan ? {
         id: plan.id, plan_type: plan.plan_type, release_method: 'buy_now', visibility: plan.visibility, currency: plan.currency, initial_price: plan.initial_price,
         renewal_price: plan.renewal_price, billing_period: plan.billing_period, expiration_days: null, trial_period_days: null, adaptive_pricing_enabled: false, three_ds_level: null,

@@ -1792,8 +1792,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Processor connection status, part by part (never the key or the webhook secret), and wallet readiness
-         * @description `wallets`: the checkout domain (the verified custom domain, else the subdomain) as registered with the processor for wallet payments: needs_action until the merchant confirms it appears in the processor dashboard (POST /api/merchant/processor/wallet-domain/confirm; the processor API cannot report it), registered after; ready only then. null while no processor is connected.
+         * Processor connection status, part by part (never the key or the webhook secret), and wallet payments
+         * @description `wallets`: Apple Pay and Google Pay on Whop's hosted checkout page, where shoppers pay. Whop offers them there with no domain set-up, so nothing is asked of the merchant: `hosted` when the plan includes wallet payments (Growth; Demo: previews only), `not_on_plan` otherwise (Whop's page is told not to offer them, with the plan to choose). null while no processor is connected.
          *
          *     API keys need the `connections:read` scope.
          */
@@ -3767,226 +3767,6 @@ export interface paths {
             };
         };
         delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/merchant/processor/wallet-domain/confirm": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Confirm that the checkout domain appears in the processor dashboard's wallet domains: wallets become ready
-         * @description Whop's API has no wallet-domain endpoint, so the service cannot see the registration: the merchant adds the domain in Whop's dashboard and confirms it here. `domain` must be the domain checkouts are served at now (`wallets.domain`), else CONFLICT (409) with details.currentDomain; without a connected processor NOT_FOUND (404). Confirming again keeps the first date. A new checkout domain or another processor account needs a new confirmation. Wallet payments come with Growth (Demo: to set up): on Starter PLAN_FEATURE_REQUIRED (403, details.requiredPlan), nothing changed.
-         *
-         *     API keys need the `connections:write` scope.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
-                    "idempotency-key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description The domain shown as `wallets.domain` in GET /api/merchant/processor */
-                        domain: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["WalletDomainStatus"];
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Default Response */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        /**
-         * Withdraw the wallet domain confirmation (the domain is not, or no longer, in the processor dashboard): wallets are not ready
-         * @description Without a connected processor NOT_FOUND (404). The merchant is not emailed again for a domain it was already told about.
-         *
-         *     API keys need the `connections:write` scope.
-         */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["WalletDomainStatus"];
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Default Response */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Default Response */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
         options?: never;
         head?: never;
         patch?: never;
@@ -12527,18 +12307,16 @@ export interface components {
                 countries: string[];
             }[];
         };
-        WalletDomainStatusInput: {
-            /** @description The domain checkouts are served at now: the verified custom domain, else the subdomain */
-            domain: string;
-            /** @enum {string} */
-            status: "registered" | "pending" | "needs_action" | "error" | "not_registered";
-            /** @description Wallet payments can be offered: the merchant confirmed this domain appears in the processor's dashboard for the connected account (its API cannot report it) */
+        WalletStatusInput: {
+            /**
+             * @description hosted: Whop's hosted checkout page offers Apple Pay and Google Pay, with no domain set-up; not_on_plan: the plan has no wallet payments, so Whop's page is told not to offer them
+             * @enum {string}
+             */
+            status: "hosted" | "not_on_plan";
+            /** @description Shoppers' checkouts offer wallet payments now (the plan has them live; on Demo only previews do) */
             ready: boolean;
-            /** @description What to do, or what was confirmed and when */
-            statusMessage: string | null;
-            lastCheckedAt: string | null;
-            /** @description When the merchant confirmed this domain for this processor account; null until then */
-            confirmedAt: string | null;
+            /** @description What this means for the shoppers, and the plan to choose when the plan lacks them */
+            statusMessage: string;
         };
         /** @description The latest key submitted since the connection above was made, while it is being set up or after it failed; the connection keeps working meanwhile */
         ProcessorConnectionAttemptInput: {
@@ -13462,7 +13240,7 @@ export interface components {
             lastError: string | null;
             connectedAt: string | null;
             attempt: components["schemas"]["ProcessorConnectionAttemptInput"] | null;
-            wallets: components["schemas"]["WalletDomainStatusInput"] | null;
+            wallets: components["schemas"]["WalletStatusInput"] | null;
         };
         WebhookEndpoint: {
             /** Format: uuid */
@@ -13700,18 +13478,16 @@ export interface components {
                 countries: string[];
             }[];
         };
-        WalletDomainStatus: {
-            /** @description The domain checkouts are served at now: the verified custom domain, else the subdomain */
-            domain: string;
-            /** @enum {string} */
-            status: "registered" | "pending" | "needs_action" | "error" | "not_registered";
-            /** @description Wallet payments can be offered: the merchant confirmed this domain appears in the processor's dashboard for the connected account (its API cannot report it) */
+        WalletStatus: {
+            /**
+             * @description hosted: Whop's hosted checkout page offers Apple Pay and Google Pay, with no domain set-up; not_on_plan: the plan has no wallet payments, so Whop's page is told not to offer them
+             * @enum {string}
+             */
+            status: "hosted" | "not_on_plan";
+            /** @description Shoppers' checkouts offer wallet payments now (the plan has them live; on Demo only previews do) */
             ready: boolean;
-            /** @description What to do, or what was confirmed and when */
-            statusMessage: string | null;
-            lastCheckedAt: string | null;
-            /** @description When the merchant confirmed this domain for this processor account; null until then */
-            confirmedAt: string | null;
+            /** @description What this means for the shoppers, and the plan to choose when the plan lacks them */
+            statusMessage: string;
         };
         /** @description The latest key submitted since the connection above was made, while it is being set up or after it failed; the connection keeps working meanwhile */
         ProcessorConnectionAttempt: {
@@ -14635,7 +14411,7 @@ export interface components {
             lastError: string | null;
             connectedAt: string | null;
             attempt: components["schemas"]["ProcessorConnectionAttempt"] | null;
-            wallets: components["schemas"]["WalletDomainStatus"] | null;
+            wallets: components["schemas"]["WalletStatus"] | null;
         };
         /** @description The processor confirmed the payment of a checkout session (or nothing was to be paid). Once per session. */
         WebhookEvent_session_completed: {

@@ -12,6 +12,7 @@ import type { Page } from 'playwright-core';
 import { screenshot, useBrowserStack } from './harness.js';
 import { api, control, merchantWithProcessor, sessionStatus, shopperPays, storefrontACheckout, storefrontAMerchant, unique, waitFor } from '../e2e/checkout-helpers.js';
 import { DEMO_APP } from '../../sandbox/storefront-a/simulator.js';
+import { givePaidPlan } from '../harness/billing.js';
 
 const b = useBrowserStack({ targets: ['checkout', 'script-tag', 'dashboard'] });
 
@@ -321,13 +322,18 @@ describe('the merchant dashboard in a browser', () => {
     await page.getByRole('link', { name: 'Store & payments' }).click();
     await page.locator('[data-check="app-embed"][data-ok="true"]').waitFor({ timeout: 20_000 });
     await screenshot(page, 'dashboard-21-connections');
-    // Wallets: the domain to add in Whop's dashboard, then the merchant's confirmation makes them ready.
-    await page.locator('[data-check="wallets"][data-ok="false"]').waitFor();
-    await page.locator('button[name="wallet-confirm"]').click();
+    // Wallets: Whop's hosted page offers them with nothing to set up, so on Growth they are ready, and nothing asks anything.
     await page.locator('[data-check="wallets"][data-ok="true"]').waitFor();
-    await page.getByText('Wallet payments are ready on this domain.').waitFor();
-    expect(await stack.database.db.walletDomain.findUnique({ where: { merchantId: merchant.id } })).toMatchObject({ status: 'REGISTERED', confirmedAt: expect.any(Date) });
-    await screenshot(page, 'dashboard-21b-wallets-confirmed');
+    await page.locator('[data-wallets="hosted"]').getByText("Apple Pay and Google Pay are offered on Whop's checkout page, where shoppers pay: Whop needs no domain set-up for it.").waitFor();
+    expect(await page.locator('button[name^="wallet-"]').count()).toBe(0);
+    await screenshot(page, 'dashboard-21b-wallets-hosted');
+    // On Starter they are not offered: Whop's page is told so, and the card names the plan that has them.
+    await givePaidPlan(stack.database.db, merchant.id, 'STARTER');
+    await page.reload();
+    await page.locator('[data-check="wallets"][data-ok="false"]').waitFor({ timeout: 20_000 });
+    await page.locator('[data-wallets="not_on_plan"] [data-plan-note="wallets"]').getByRole('link', { name: 'Choose Growth in Billing' }).waitFor();
+    await screenshot(page, 'dashboard-21c-wallets-not-on-plan');
+    await givePaidPlan(stack.database.db, merchant.id, 'GROWTH');
     await page.getByRole('link', { name: 'Settings' }).click();
     await page.getByLabel('Subdomain', { exact: true }).fill('not a slug!');
     await page.getByRole('button', { name: 'Save subdomain' }).click();

@@ -160,6 +160,20 @@ describe('the official SDK against the local Whop', () => {
     expectAllVerified(hook.webhook_secret);
   });
 
+  it("checkoutConfigurations.create with payment_method_configuration (wallets switched off): create and retrieve answer it as sent; without one it is null (Whop's defaults); a malformed one is the SDK's BadRequestError", async () => {
+    const plan = { plan_type: 'one_time' as const, initial_price: 12, currency: 'eur' as const };
+    const walletsOff = { disabled: ['apple_pay', 'google_pay'], enabled: [], include_platform_defaults: true };
+    const off = await sdk().checkoutConfigurations.create({ plan, metadata: { checkout_session_token: 'cs_pm' }, redirect_url: 'https://shop.example/pm', payment_method_configuration: walletsOff });
+    expect(off.payment_method_configuration).toEqual(walletsOff);
+    expect((await sdk().checkoutConfigurations.retrieve(off.id)).payment_method_configuration).toEqual(walletsOff);
+
+    const defaults = await sdk().checkoutConfigurations.create({ plan, redirect_url: 'https://shop.example/pm' });
+    expect(defaults.payment_method_configuration).toBeNull();
+    expect((await sdk().checkoutConfigurations.retrieve(defaults.id)).payment_method_configuration).toBeNull();
+
+    await expect(sdk().checkoutConfigurations.create({ plan, payment_method_configuration: { disabled: ['Apple Pay'], enabled: [], include_platform_defaults: true } })).rejects.toBeInstanceOf(Whop.BadRequestError);
+  });
+
   it('payments.refund answers the Payment, refunded in full; a second full refund is the SDK\'s BadRequestError; refund.* events verify', async () => {
     const hook = await sdk().webhooks.create({ url: `${receiver.url}/wh`, events: ['refund.created', 'refund.updated'], resource_id: company() });
     const checkout = await sdk().checkoutConfigurations.create({ plan: { plan_type: 'one_time', initial_price: 10, currency: 'usd' }, metadata: { checkout_session_token: 'cs_r' }, redirect_url: 'https://shop.example/r' });

@@ -47,17 +47,17 @@ export interface ProcessorStatus {
   connectedAt: string | null;
   /** The latest key submitted since the connection was made, being set up or refused (the connection keeps working). */
   attempt: { status: 'CONNECTING' | 'FAILED'; apiKeyLast4: string; error: string | null; startedAt: string } | null;
-  wallets?: WalletDomainStatus | null;
+  wallets?: WalletStatus | null;
 }
 
-/** Wallets on the checkout domain (api/routes/merchant/wallet-domain.ts): ready once the merchant confirms the domain at the processor. */
-export interface WalletDomainStatus {
-  domain: string;
-  status: 'registered' | 'pending' | 'needs_action' | 'error' | 'not_registered';
+/**
+ * Apple Pay and Google Pay on Whop's hosted checkout page (model/wallets.ts): offered there with no domain set-up, so
+ * the plan alone decides; nothing to do for the merchant.
+ */
+export interface WalletStatus {
+  status: 'hosted' | 'not_on_plan';
   ready: boolean;
-  statusMessage: string | null;
-  lastCheckedAt: string | null;
-  confirmedAt: string | null;
+  statusMessage: string;
 }
 
 /** GET /api/merchant/storefront-a (api/routes/merchant/storefront-a.ts). */

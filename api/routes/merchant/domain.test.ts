@@ -1,15 +1,15 @@
-// Custom checkout domains and wallet domains end to end: HTTP → verification workflow → activities → the DNS
-// simulator (a real DNS server the service's resolver queries), and the processor sandbox for wallet domains.
-// Outcomes are read over HTTP (status, checkout URLs, public config, CORS) and in the sandboxes (mailbox).
+// Custom checkout domains end to end: HTTP → verification workflow → activities → the DNS simulator (a real DNS
+// server the service's resolver queries); and wallets, which need no domain at all on Whop's hosted page.
+// Outcomes are read over HTTP (status, checkout URLs, public config, CORS), in Temporal and in the sandboxes (mailbox).
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDnsSimulator, type DnsSimulator } from '../../../sandbox/dns/index.js';
 import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
-import { control, merchantWithProcessor, storefrontACheckout, storefrontAMerchant, waitFor, type Json } from '../../../test/e2e/checkout-helpers.js';
+import { control, merchantWithProcessor, storefrontACheckout, storefrontAMerchant, type Json } from '../../../test/e2e/checkout-helpers.js';
+import { givePaidPlan } from '../../../test/harness/billing.js';
 import { merchantForCheckoutHost } from '../../checkout-host.js';
 import { customDomainWorkflowId } from '../../../workflows/custom-domain.messages.js';
 import { walletDomainWorkflowId } from '../../../workflows/wallet-domain.messages.js';
-import { WALLET_DOMAIN_EMAIL_KIND } from '../../../activities/wallet-domain.js';
 import { ensureWebBuild } from '../../../scripts/web-build.js';
 
 let dns: DnsSimulator;
@@ -47,13 +47,15 @@ const verify = (token: string) => call('POST', '/api/merchant/domain/verify', { 
 const slugOf = async (token: string) => (await call('GET', '/api/merchant/me', { token })).body.slug as string;
 const localOrigin = (host: string) => `http://${host}:${stack.config.api.port}`;
 
-/** The wallets part of GET /api/merchant/processor once it matches `done`. */
-async function walletsWhen(token: string, done: (wallets: Json) => boolean): Promise<Json> {
-  return waitFor('wallet domain status', async () => {
-    const wallets = (await call('GET', '/api/merchant/processor', { token })).body.wallets as Json | null;
-    return wallets && done(wallets) ? wallets : undefined;
-  });
-}
+/** The wallets part of GET /api/merchant/processor. */
+const walletsOf = async (token: string) => (await call('GET', '/api/merchant/processor', { token })).body.wallets as Json | null;
+
+/** Whether a wallet-domain workflow (retired: workflows/wallet-domain.ts) was ever started for the merchant. */
+const walletWorkflowStarted = (merchantId: string) =>
+  stack.temporal.client.workflow.getHandle(walletDomainWorkflowId(merchantId)).describe().then(() => true, (err: Error) => (err.name === 'WorkflowNotFoundError' ? false : Promise.reject(err)));
+
+/** The emails earlier code sent to ask for a wallet domain (their tag). */
+const walletDomainEmails = (to: string) => stack.sims.email.messages({ to, tag: 'wallet_domain_action' });
 
 describe('claiming a custom domain', () => {
   let invalid: Awaited<ReturnType<typeof merchantWithProcessor>> | undefined;
@@ -190,13 +192,13 @@ describe('verifying and using a custom domain', () => {
     expect((await claim(m.token, newDomain())).status).toBe(201);
   });
 
-  it('given a merchant selling through storefront A / when its CNAME is verified / checkouts open at checkout.<domain>, the public config and CORS accept it, wallets follow it; after DELETE everything falls back to the subdomain', async () => {
+  it('given a merchant selling through storefront A / when its CNAME is verified / checkouts open at checkout.<domain>, the public config and CORS accept it; after DELETE everything falls back to the subdomain; wallets, on Whop\'s page, never ask for either domain', async () => {
     const m = await storefrontAMerchant(stack, 'Custom Domain Shop');
     const slug = await slugOf(m.token);
     const subdomain = `${slug}.localhost`;
-    // Connected processor: wallets are asked for the subdomain first. Whop has no wallet-domain API (docs/processor.md):
-    // the honest status is needs_action until the merchant's registration can be seen, never a registration we did not see.
-    expect(await walletsWhen(m.token, (w) => w.status === 'needs_action')).toMatchObject({ domain: subdomain, ready: false });
+    // Wallets are Whop's page's business, whatever domain checkouts are served at (docs/processor.md).
+    const wallets = await walletsOf(m.token);
+    expect(wallets).toMatchObject({ status: 'hosted', ready: true });
 
     const domain = newDomain();
     const apex = domain.slice('checkout.'.length);
@@ -248,8 +250,8 @@ describe('verifying and using a custom domain', () => {
     expect(sibling.status).toBe(403);
     expect(sibling.body.code).toBe('ORIGIN_NOT_ALLOWED');
 
-    // Wallets move to the custom domain: the merchant is asked to add it at the processor (no API can register it).
-    expect(await walletsWhen(m.token, (w) => w.domain === domain && w.status === 'needs_action')).toMatchObject({ domain, ready: false });
+    // Wallets do not follow the domain: shoppers pay on Whop's page, which needs none registered.
+    expect(await walletsOf(m.token)).toEqual(wallets);
 
     // Removed: URLs, config and wallets fall back to the subdomain.
     const removed = await call('DELETE', '/api/merchant/domain', { token: m.token });
@@ -262,94 +264,56 @@ describe('verifying and using a custom domain', () => {
     expect(again.body.checkoutUrl).toBe(`${localOrigin(subdomain)}/checkout/${again.body.token as string}`);
     expect(await merchantForCheckoutHost(db(), stack.config, domain)).toBeNull();
     expect((await call('GET', `/api/merchant/config/${domain}`)).status).toBe(404);
-    expect(await walletsWhen(m.token, (w) => w.domain === subdomain && w.status === 'needs_action')).toMatchObject({ ready: false });
-    // One email per domain the merchant must add, each naming it exactly: the subdomain, then the custom domain.
-    const mails = await waitFor('the wallet domain emails', () => {
-      const found = stack.sims.email.messages({ to: m.email, tag: WALLET_DOMAIN_EMAIL_KIND });
-      return found.length >= 2 ? found : undefined;
-    });
-    expect(mails.map((e) => e.Subject).sort()).toEqual([`Add ${domain} to your processor's wallet domains`, `Add ${subdomain} to your processor's wallet domains`].sort());
+    expect(await walletsOf(m.token)).toEqual(wallets);
+    // Neither the connection nor the domain's changes asked the merchant anything about wallets.
+    expect(await walletWorkflowStarted(m.id)).toBe(false);
+    expect(walletDomainEmails(m.email)).toEqual([]);
   });
 });
 
-describe('wallet domains after the processor is connected', () => {
-  it('given a processor that needs the merchant to act on its domain / wallets are not ready and the merchant gets one email with the exact domain to add', async () => {
+describe("wallets on Whop's hosted page", () => {
+  it('given a merchant on Growth / when it connects its processor / wallets are offered by Whop\'s page at once: no domain, no workflow, no email, nothing to confirm', async () => {
     const account = await control(stack.urls.processor, 'POST', 'accounts', { businessName: 'Wallet Shop' });
     const email = `owner-${randomBytes(4).toString('hex')}@shop.test`;
     const reg = await call('POST', '/api/auth/register', { body: { email, password: 'correct horse battery 9', shopName: 'Wallet Shop', phone: '+49 30 1234567' } });
     expect(reg.status).toBe(201);
     const token = reg.body.token as string;
-    const domain = `${await slugOf(token)}.localhost`;
+    const merchantId = reg.body.merchant.id as string;
+    await givePaidPlan(db(), merchantId, 'GROWTH');
+    // No processor: no card payments, so no wallets either.
+    expect(await walletsOf(token)).toBeNull();
 
     const connected = await call('POST', '/api/merchant/processor/connect', { token, body: { apiKey: account.body.apiKey } });
     expect(connected.status).toBe(200);
 
-    const wallets = await walletsWhen(token, (w) => w.status === 'needs_action');
-    expect(wallets).toMatchObject({ domain, ready: false, statusMessage: expect.stringContaining('Whop dashboard') });
-    const mails = await waitFor('the wallet domain email', () => {
-      const found = stack.sims.email.messages({ to: email, tag: WALLET_DOMAIN_EMAIL_KIND });
-      return found.length ? found : undefined;
+    // Right away, with nothing asked: Whop's hosted page offers Apple Pay and Google Pay with no domain set-up.
+    expect(await walletsOf(token)).toEqual({
+      status: 'hosted',
+      ready: true,
+      statusMessage: "Apple Pay and Google Pay are offered on Whop's checkout page, where shoppers pay: Whop needs no domain set-up for it.",
     });
-    expect(mails).toHaveLength(1);
-    expect(mails[0]!.Subject).toBe(`Add ${domain} to your processor's wallet domains`);
-    expect(mails[0]!.TextBody).toContain(`(Settings → Wallet domains): ${domain}`);
-    expect(mails[0]!.TextBody).toContain(`confirm it on your dashboard (Store & payments → Payments): ${stack.config.appOrigin}/dashboard/connections`);
-    // The checkout itself never waits on wallets: the processor is ready for card payments.
-    expect((await call('GET', '/api/merchant/processor', { token })).body).toMatchObject({ ready: true, connected: true });
+    // The connection started nothing for wallets (it returns after any child it starts) and nothing was sent.
+    expect(await walletWorkflowStarted(merchantId)).toBe(false);
+    expect(walletDomainEmails(email)).toEqual([]);
+    expect(await db().walletDomain.findUnique({ where: { merchantId } })).toBeNull();
+
+    // The confirmation that vouched for a domain in Whop's dashboard is gone: there is nothing to vouch for.
+    for (const method of ['POST', 'DELETE'] as const) {
+      const res = await call(method, '/api/merchant/processor/wallet-domain/confirm', { token, body: method === 'POST' ? { domain: `${await slugOf(token)}.localhost` } : undefined });
+      expect(res).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
+    }
+    expect(await walletsOf(token)).toMatchObject({ status: 'hosted', ready: true });
   });
 
-  it('given the domain in Whop\'s dashboard / when the merchant confirms it / wallets are ready for that domain only, the workflow stops checking, and a withdrawal or another domain makes them not ready again without a second email', async () => {
-    const account = await control(stack.urls.processor, 'POST', 'accounts', { businessName: 'Confirm Shop' });
-    const email = `owner-${randomBytes(4).toString('hex')}@shop.test`;
-    const reg = await call('POST', '/api/auth/register', { body: { email, password: 'correct horse battery 9', shopName: 'Confirm Shop', phone: '+49 30 1234567' } });
-    const token = reg.body.token as string;
-    const me = (await call('GET', '/api/merchant/me', { token })).body;
-    const domain = `${me.slug as string}.localhost`;
-    const confirm = (body: unknown, as = token) => call('POST', '/api/merchant/processor/wallet-domain/confirm', { token: as, body });
+  it('given merchants on Demo and on Starter / their wallet status says what Whop\'s page does for their plan, with the plan that has them', async () => {
+    const demo = await merchantWithProcessor(stack, 'Wallet Demo', { plan: 'demo' });
+    expect(await walletsOf(demo.token)).toEqual({ status: 'hosted', ready: false, statusMessage: expect.stringContaining('On Demo only your previews show them.') });
 
-    // Nothing to confirm without a processor; nothing without a session.
-    expect(await confirm({ domain })).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
-    expect((await call('POST', '/api/merchant/processor/wallet-domain/confirm', { body: { domain } })).status).toBe(401);
-    expect((await call('DELETE', '/api/merchant/processor/wallet-domain/confirm', { token })).status).toBe(404);
-
-    expect((await call('POST', '/api/merchant/processor/connect', { token, body: { apiKey: account.body.apiKey } })).status).toBe(200);
-    const before = await walletsWhen(token, (w) => w.status === 'needs_action');
-    expect(before).toMatchObject({ domain, ready: false, confirmedAt: null });
-
-    // Bad input changes nothing: not a domain, a NUL byte, extra fields, and a domain checkouts are not served at.
-    for (const body of [{ domain: 'not a domain' }, { domain: `${domain}\u0000` }, { domain, extra: 1 }, {}]) {
-      expect(await confirm(body)).toMatchObject({ status: 400, body: { code: 'INVALID_INPUT' } });
-    }
-    const other = await confirm({ domain: 'checkout.elsewhere.com' });
-    expect(other).toMatchObject({ status: 409, body: { code: 'CONFLICT', details: { currentDomain: domain } } });
-    expect((await call('GET', '/api/merchant/processor', { token })).body.wallets).toMatchObject({ ready: false, status: 'needs_action' });
-
-    // Another merchant's confirmation is its own: it cannot touch this one.
-    const stranger = await merchantWithProcessor(stack, 'Stranger Shop');
-    expect((await confirm({ domain }, stranger.token)).status).toBe(409);
-
-    // Confirmed as the merchant copies it (letter case, trailing dot, spaces do not matter).
-    const confirmed = await confirm({ domain: ` ${domain.toUpperCase()}. ` });
-    expect(confirmed.status).toBe(200);
-    expect(confirmed.body).toMatchObject({ domain, status: 'registered', ready: true, confirmedAt: expect.any(String), statusMessage: expect.stringContaining('You confirmed on') });
-    // The workflow sees the confirmation and stops checking; the answer stays registered.
-    const handle = stack.temporal.client.workflow.getHandle(walletDomainWorkflowId(me.id as string));
-    expect(await handle.result()).toEqual({ status: 'REGISTERED', domain });
-    expect((await call('GET', '/api/merchant/processor', { token })).body.wallets).toEqual({ ...confirmed.body, lastCheckedAt: expect.any(String) });
-    // Confirming again keeps the first date.
-    expect((await confirm({ domain })).body.confirmedAt).toBe(confirmed.body.confirmedAt);
-
-    // Withdrawn: not ready, and the workflow checks again — the merchant already has the email for this domain.
-    const withdrawn = await call('DELETE', '/api/merchant/processor/wallet-domain/confirm', { token });
-    expect(withdrawn.body).toMatchObject({ domain, status: 'needs_action', ready: false, confirmedAt: null });
-    await waitFor('the wallet domain workflow to check again', async () => ((await handle.describe()).status.name === 'RUNNING' ? true : undefined));
-    await walletsWhen(token, (w) => w.status === 'needs_action' && w.lastCheckedAt !== withdrawn.body.lastCheckedAt);
-    expect(stack.sims.email.messages({ to: email, tag: WALLET_DOMAIN_EMAIL_KIND })).toHaveLength(1);
-
-    // A confirmation is for one processor account: after reconnecting with another Whop company it no longer stands.
-    expect((await confirm({ domain })).body.ready).toBe(true);
-    const second = await control(stack.urls.processor, 'POST', 'accounts', { businessName: 'Confirm Shop 2' });
-    expect((await call('POST', '/api/merchant/processor/connect', { token, body: { apiKey: second.body.apiKey } })).status).toBe(200);
-    expect((await call('GET', '/api/merchant/processor', { token })).body.wallets).toMatchObject({ domain, ready: false });
+    const starter = await merchantWithProcessor(stack, 'Wallet Starter', { plan: 'STARTER' });
+    expect(await walletsOf(starter.token)).toEqual({
+      status: 'not_on_plan',
+      ready: false,
+      statusMessage: "Wallet payments (Apple Pay, Google Pay) is not included in the Starter plan: it comes with Growth (Billing). Whop's checkout page does not offer them to your shoppers.",
+    });
   });
 });

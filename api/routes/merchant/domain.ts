@@ -19,7 +19,6 @@ import { customDomainInput } from '../../schemas/custom-domain.js';
 import { checkoutOriginWith } from '../../checkout-host.js';
 import { verifyCustomDomainWorkflow } from '../../../workflows/custom-domain.js';
 import { customDomainWorkflowId, recheckDomainSignal, removeDomainSignal, type CustomDomainInput } from '../../../workflows/custom-domain.messages.js';
-import { walletDomainChanged } from './wallet-domain.js';
 
 const auth = { security: [{ bearerAuth: [] }] };
 const tags = ['custom-domain'];
@@ -249,7 +248,6 @@ export const domainRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
       // Finished already, or not there: its writes are conditional on the deleted row anyway.
       if (!(err instanceof WorkflowNotFoundError)) request.log.warn({ err, merchantId }, 'custom domain verification could not be told to stop');
     }
-    if (row.status === 'VERIFIED') await walletDomainChanged(temporal.client, config, merchantId, request.log);
     const slug = await slugOf(merchantId);
     return { deleted: true as const, domain: row.hostname, checkoutOrigin: checkoutOriginWith(config, slug, null) };
   });

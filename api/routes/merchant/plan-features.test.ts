@@ -1,10 +1,13 @@
 // Plan rules enforced by the API (domain/plan-features.ts): a setting the merchant's plan in force does not have is
 // refused with PLAN_FEATURE_REQUIRED naming the plan that has it, and nothing of the request is applied; the checkout
-// never offers cash on delivery on a plan without it, also when it was switched on under a plan that had it.
+// never offers cash on delivery on a plan without it, also when it was switched on under a plan that had it, and
+// Whop's hosted page is told not to offer wallets on a plan without them.
 // Demo sets everything up (nothing is live on Demo). Each merchant's plan is its own.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
-import { api, merchantWithProcessor, SHOPPER, type Json, type Merchant } from '../../../test/e2e/checkout-helpers.js';
+import Whop from '@whop/sdk';
+import { api, merchantWithProcessor, SHOPPER, startPayment, storefrontACheckout, storefrontAMerchant, type Json, type Merchant } from '../../../test/e2e/checkout-helpers.js';
+import type { SimShop } from '../../../sandbox/storefront-a/state.js';
 import { givePaidPlan } from '../../../test/harness/billing.js';
 import { newSessionToken } from '../../cart-sources.js';
 
@@ -100,19 +103,23 @@ describe('cash on delivery on Starter, which billing sells without it', () => {
 });
 
 describe('wallet payments, which come with Growth', () => {
-  it('given a Starter merchant with a processor / confirming the wallet domain answers 403 and confirms nothing; on Growth it is confirmed', async () => {
-    const m = await merchantWithProcessor(stack, 'Wallet Starter', { plan: 'STARTER' });
-    const processor = await api(stack, 'GET', '/api/merchant/processor', undefined, m.token);
-    const domain = processor.body.wallets.domain as string;
+  /** The checkout configuration the session's payment created at the processor sandbox, as Whop's SDK reads it back. */
+  async function checkoutAtWhop(m: Merchant & { shop: SimShop }) {
+    const { paymentId } = await startPayment(stack, await storefrontACheckout(stack, m.shop));
+    const whop = new Whop({ apiKey: m.processorApiKey!, baseURL: `${stack.urls.processor}/api/v1`, maxRetries: 0, webhookKey: null });
+    return whop.checkoutConfigurations.retrieve(paymentId as string);
+  }
 
-    const res = await api(stack, 'POST', '/api/merchant/processor/wallet-domain/confirm', { domain }, m.token);
-    expect(res.status).toBe(403);
-    expect(res.body).toMatchObject({ code: 'PLAN_FEATURE_REQUIRED', details: { feature: 'wallets', requiredPlan: 'GROWTH' } });
-    expect((await db().walletDomain.findUnique({ where: { merchantId: m.id } }))?.confirmedAt ?? null).toBeNull();
+  it("given a Starter merchant / its shopper's checkout configuration at Whop switches Apple Pay and Google Pay off (Whop's page offers them by default), every other method left to Whop", async () => {
+    const m = await storefrontAMerchant(stack, 'Wallet Starter', { plan: 'STARTER' });
+    expect((await checkoutAtWhop(m)).payment_method_configuration).toEqual({ disabled: ['apple_pay', 'google_pay'], enabled: [], include_platform_defaults: true });
+  });
 
-    await givePaidPlan(db(), m.id, 'GROWTH');
-    const ok = await api(stack, 'POST', '/api/merchant/processor/wallet-domain/confirm', { domain }, m.token);
-    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
-    expect(ok.body.ready).toBe(true);
+  it("given a Growth merchant / its checkout configuration carries no override: Whop's defaults, wallets included; a downgrade to Starter switches them off for the next checkout", async () => {
+    const m = await storefrontAMerchant(stack, 'Wallet Growth', { plan: 'GROWTH' });
+    expect((await checkoutAtWhop(m)).payment_method_configuration).toBeNull();
+
+    await givePaidPlan(db(), m.id, 'STARTER');
+    expect((await checkoutAtWhop(m)).payment_method_configuration).toMatchObject({ disabled: ['apple_pay', 'google_pay'] });
   });
 });

@@ -17,8 +17,7 @@ import { processorAad } from '../../../model/connections.js';
 import { processorWorkflowIds, type ProcessorConnectionInput } from '../../../workflows/processor-connection.messages.js';
 import type { ProcessorConnection, ProcessorConnectionAttempt } from '../../../generated/prisma/client.js';
 import type { Db } from '../../../prisma/client.js';
-import { walletStatus } from './wallet-domain.js';
-import { walletDomainView } from '../../../model/wallet-domain.js';
+import { walletStatusView } from '../../../model/wallets.js';
 
 const auth = { security: [{ bearerAuth: [] }] };
 const tags = ['processor'];
@@ -26,6 +25,16 @@ const tags = ['processor'];
 const WORKFLOW_TIMEOUT = '3 minutes';
 /** Between writing the CONNECTING row and the workflow starting: a second connect in this window is a CONFLICT. */
 const STARTING_WINDOW_MS = 15_000;
+
+export const walletStatus = z
+  .object({
+    status: z
+      .enum(['hosted', 'not_on_plan'])
+      .describe("hosted: Whop's hosted checkout page offers Apple Pay and Google Pay, with no domain set-up; not_on_plan: the plan has no wallet payments, so Whop's page is told not to offer them"),
+    ready: z.boolean().describe("Shoppers' checkouts offer wallet payments now (the plan has them live; on Demo only previews do)"),
+    statusMessage: z.string().describe('What this means for the shoppers, and the plan to choose when the plan lacks them'),
+  })
+  .meta({ id: 'WalletStatus' });
 
 const attemptView = z
   .object({
@@ -130,11 +139,11 @@ export const processorRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
     onRequest: app.authenticate,
     schema: {
       tags,
-      summary: 'Processor connection status, part by part (never the key or the webhook secret), and wallet readiness',
+      summary: 'Processor connection status, part by part (never the key or the webhook secret), and wallet payments',
       description:
-        '`wallets`: the checkout domain (the verified custom domain, else the subdomain) as registered with the processor for wallet ' +
-        'payments: needs_action until the merchant confirms it appears in the processor dashboard (POST ' +
-        '/api/merchant/processor/wallet-domain/confirm; the processor API cannot report it), registered after; ready only then. ' +
+        "`wallets`: Apple Pay and Google Pay on Whop's hosted checkout page, where shoppers pay. Whop offers them there with no " +
+        'domain set-up, so nothing is asked of the merchant: `hosted` when the plan includes wallet payments (Growth; Demo: ' +
+        "previews only), `not_on_plan` otherwise (Whop's page is told not to offer them, with the plan to choose). " +
         'null while no processor is connected.',
       ...auth,
       response: { 200: processorStatus.extend({ wallets: walletStatus.nullable() }).meta({ id: 'ProcessorStatusWithWallets' }), 401: errorResponse },
@@ -142,7 +151,7 @@ export const processorRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
   }, async (request) => {
     const { merchantId } = request.merchant;
     const status = await processorStatusOf(db, merchantId);
-    const wallets = await walletDomainView(db, config, merchantId);
+    const wallets = await walletStatusView(db, merchantId);
     return { ...status, wallets };
   });
 

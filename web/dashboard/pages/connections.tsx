@@ -6,7 +6,7 @@ import { api, ApiError } from '../api.js';
 import { formatDate } from '../format.js';
 import { invalid, useForm } from '../form.js';
 import { useLoad, useSession } from '../session.js';
-import type { Merchant, ProcessorStatus, ScriptTagStatus, StorefrontAConnection, StorefrontBStatus, WalletDomainStatus } from '../types.js';
+import type { Merchant, ProcessorStatus, ScriptTagStatus, StorefrontAConnection, StorefrontBStatus } from '../types.js';
 import { Alert, Button, Card, Checkbox, CheckItem, ConfirmButton, Field, Form, PageHeader, Pill, Spinner } from '../ui.js';
 import { PlanNote } from '../plan-note.js';
 
@@ -326,10 +326,17 @@ export function ProcessorConnection(props: { onChange?: () => void }) {
               <CheckItem ok={!!s.businessId} name="businessId" label={<>Business ID {s.businessId && <code>{s.businessId}</code>}</>} reason="The key did not lead to a business." />
               <CheckItem ok={!!s.productId} name="productId" label={<>Product ID {s.productId && <code>{s.productId}</code>}</>} reason="The checkout product was not created yet." />
               <CheckItem ok={s.webhookRegistered} name="webhook" label="Webhook registered, secret stored" reason="Payment updates cannot reach us yet." />
-              {s.wallets && <CheckItem ok={s.wallets.ready} name="wallets" label={<>Wallet payments on <code>{s.wallets.domain}</code></>} reason={s.wallets.statusMessage ?? `Domain ${s.wallets.status ?? 'not registered'} at the processor (optional).`} />}
+              {/* Why not: the plan note below says it, with the plan to choose. */}
+              {s.wallets && <CheckItem ok={s.wallets.ready} name="wallets" label="Apple Pay and Google Pay on Whop's checkout page (optional)" />}
             </ul>
           )}
-          {s.wallets && <WalletDomain wallets={s.wallets} onChange={(wallets) => current.setData({ ...s, wallets })} />}
+          {s.wallets && (
+            // Nothing to set up: Whop's own page offers wallets; the plan decides whether it may (model/wallets.ts).
+            <div class="wallets" data-wallets={s.wallets.status}>
+              {s.wallets.ready && <p class="muted">{s.wallets.statusMessage}</p>}
+              <PlanNote feature="wallets" what="wallet payments (Apple Pay, Google Pay)" />
+            </div>
+          )}
           {s.lastError && (
             <Alert kind="error" title={s.attempt ? `The key …${s.attempt.apiKeyLast4} was not taken` : 'Last connection attempt failed'}>
               {s.lastError}
@@ -372,44 +379,6 @@ export function ProcessorConnection(props: { onChange?: () => void }) {
       </Form>
       {disconnect.error && <Alert kind="error">{disconnect.error}</Alert>}
       {disconnect.notice && <Alert kind="success">{disconnect.notice}</Alert>}
-    </div>
-  );
-}
-
-/**
- * Wallet payments need the checkout domain in the processor dashboard's wallet domains, which its API cannot
- * report: the merchant adds it there and confirms here (or takes a confirmation back).
- */
-function WalletDomain(props: { wallets: WalletDomainStatus; onChange: (wallets: WalletDomainStatus) => void }) {
-  const { wallets } = props;
-  const form = useForm({});
-  const confirm = () =>
-    void form.run(async () => {
-      props.onChange(await api.post<WalletDomainStatus>('/api/merchant/processor/wallet-domain/confirm', { domain: wallets.domain }));
-      return 'Wallet payments are ready on this domain.';
-    });
-  const withdraw = () =>
-    void form.run(async () => {
-      props.onChange(await api.del<WalletDomainStatus>('/api/merchant/processor/wallet-domain/confirm'));
-      return 'Confirmation withdrawn: wallets are not offered as ready.';
-    });
-  const { me } = useSession();
-  const walletsOff = me?.plan.features.wallets.availability === 'none';
-  return (
-    <div class="wallet-domain" data-wallet-domain={wallets.status}>
-      <PlanNote feature="wallets" what="wallet payments (Apple Pay, Google Pay)" on={wallets.ready} />
-      {wallets.ready && wallets.confirmedAt && <p class="muted">Apple Pay and Google Pay: you confirmed this domain in your Whop dashboard {formatDate(wallets.confirmedAt)}.</p>}
-      <div class="button-row">
-        {wallets.ready ? (
-          <ConfirmButton name="wallet-withdraw" variant="secondary" small confirm={`Withdraw the confirmation for ${wallets.domain}? Wallets will show as not ready.`} busy={form.busy} onConfirm={withdraw}>
-            Withdraw wallet domain confirmation
-          </ConfirmButton>
-        ) : (
-          <Button type="button" name="wallet-confirm" variant="secondary" busy={form.busy} disabled={walletsOff} onClick={confirm}>{`${wallets.domain} appears in my Whop dashboard`}</Button>
-        )}
-      </div>
-      {form.error && <Alert kind="error">{form.error}</Alert>}
-      {form.notice && <Alert kind="success">{form.notice}</Alert>}
     </div>
   );
 }
