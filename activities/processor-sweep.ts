@@ -11,7 +11,7 @@ import type { SecretBox } from '../security/secrets.js';
 import { AppError } from '../domain/errors.js';
 import { IntegrationError } from '../integrations/errors.js';
 import { processorClientFor } from '../model/connections.js';
-import { cueCheckout, cueDispute, sessionOfProcessorPayment, type CheckoutRef } from '../model/processor-cues.js';
+import { cueCheckout, cueDispute, sessionOfProcessorPayment, type PaymentSession } from '../model/processor-cues.js';
 import { classifyFailures } from './failures.js';
 
 export type SweepKind = 'refunds' | 'disputes';
@@ -100,13 +100,21 @@ export function createProcessorSweepActivities(deps: { config: Config; db: Db; s
         if (kind === 'refunds') {
           const page = await client.listCompanyRefunds(query);
           // One session lookup per payment: a payment refunded in parts lists several refunds.
-          const sessions = new Map<string, Promise<CheckoutRef | null>>();
+          const sessions = new Map<string, Promise<PaymentSession | null>>();
           for (const refund of page.items) {
             let session = sessions.get(refund.paymentId);
             if (!session) sessions.set(refund.paymentId, (session = sessionOfProcessorPayment(db, readPayment, merchantId, refund.paymentId)));
             const ref = await session;
             // A refund of a sale we did not make (the company's own products): not ours, as its webhook would be.
-            if (ref) {
+            // An upsell's charge: the upsell's purchase is what was refunded (as the webhook's metadata says), and it takes
+            // the refund's word as it stands, so only a succeeded refund is one (as refund.updated with status succeeded).
+            // A checkout's own payment: its workflow reconciles the payment's refunds, whatever this one's status.
+            if (ref?.upsellId !== undefined) {
+              if (refund.status === 'succeeded') {
+                await cueCheckout(deps, ref, `sweep:${refund.id}:${refund.status}`, { specEvent: 'payment_refunded', paymentId: refund.paymentId, metadata: { checkout_upsell_id: ref.upsellId } });
+                cued += 1;
+              }
+            } else if (ref) {
               await cueCheckout(deps, ref, `sweep:${refund.id}:${refund.status}`, { specEvent: 'payment_refunded', paymentId: refund.paymentId, metadata: {} });
               cued += 1;
             }

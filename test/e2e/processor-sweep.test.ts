@@ -5,7 +5,7 @@
 // the webhook arrives late after all.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../harness/stack.js';
-import { control, expectCompletedWithOneOrderAndTwoEmails, shopperPays, storefrontACheckout, storefrontAMerchant, storefrontAOrdersOf, unique, waitFor, type Json } from './checkout-helpers.js';
+import { api, control, expectCompletedWithOneOrderAndTwoEmails, shopperPays, storefrontACheckout, storefrontAMerchant, storefrontAOrdersOf, unique, waitFor, type Json } from './checkout-helpers.js';
 import { PROCESSOR_SWEEP_WORKFLOW_ID } from '../../domain/schedules.js';
 import type { ProcessorSweepResult } from '../../workflows/processor-sweep.js';
 
@@ -27,10 +27,10 @@ function sweep(): Promise<ProcessorSweepResult> {
 }
 
 /** A storefront A merchant whose shopper paid: COMPLETED, its order on the store; and Whop's payment (pay_…). */
-async function paidOrder(shopName: string) {
+async function paidOrder(shopName: string, opts: { saveCard?: boolean } = {}) {
   const merchant = await storefrontAMerchant(stack, shopName);
   const token = await storefrontACheckout(stack, merchant.shop);
-  const payment = await shopperPays(stack, token);
+  const payment = await shopperPays(stack, token, opts);
   await expectCompletedWithOneOrderAndTwoEmails(stack, token, merchant.email, () => storefrontAOrdersOf(merchant.shop, token).length);
   const events = (await control(stack.urls.processor, 'GET', 'webhooks/events')).body.events as Json[];
   const paymentId = events.find((e) => e.event === 'payment.succeeded' && e.payload.data.checkout_configuration_id === payment.paymentId)?.payload.data.id as string;
@@ -71,6 +71,46 @@ describe('refunds whose webhooks were lost', () => {
     expect(await sessionRow(token)).toMatchObject({ status: 'REFUNDED', refundedMinor: totalMinor });
     expect((await refundRows(token)).map((r) => r.amountMinor)).toEqual([500, totalMinor - 500]);
     expect(storefrontAOrdersOf(merchant.shop, token)[0]!.refunds.map((r) => r.amount)).toEqual([500, totalMinor - 500]);
+  }, 120_000);
+});
+
+describe('refunds of an upsell\'s charge whose webhooks were lost', () => {
+  it('given a paid post-purchase offer with its own store order, its charge refunded in Whop\'s dashboard and the webhooks lost / the sweep → the offer REFUNDED on the order page, the checkout and its own order untouched; a second sweep changes nothing', async () => {
+    // The card saved for off-session charges (the sandbox's stand-in for Whop's embedded checkout), as in checkout-upsell.test.ts.
+    const { merchant, token, totalMinor } = await paidOrder('Swept Upsell Refund Store', { saveCard: true });
+    const product = merchant.shop.products[2]!;
+    const offer = await api(stack, 'POST', '/api/merchant/upsells', {
+      placement: 'post_purchase', headline: 'One more', productId: String(product.id), variantId: String(product.variants[0]!.id), title: product.title, priceCents: 2000, discountPercent: 25,
+    }, merchant.token);
+    expect(offer.status, JSON.stringify(offer.body)).toBe(201);
+    const upsellId = offer.body.id as string;
+    const accepted = await api(stack, 'POST', `/api/checkout/${token}/upsells/${upsellId}/accept`);
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    const upsellPaymentId = accepted.body.paymentId as string;
+    expect(upsellPaymentId).toMatch(/^pay_/);
+    const purchase = () => db().upsellPurchase.findUniqueOrThrow({ where: { token_upsellId: { token, upsellId } } });
+    await waitFor('the offer\'s own store order', async () => ((await purchase()).storeOrderId ? true : undefined));
+    await stack.sims.processor.webhooks.idle();
+
+    // The merchant refunds the offer in Whop's dashboard; refund.created and refund.updated never reach us.
+    expect((await control(stack.urls.processor, 'POST', `payments/${upsellPaymentId}/refund`, { silent: true })).status).toBe(201);
+    await settle();
+    expect(await purchase()).toMatchObject({ status: 'PAID' });
+
+    expect((await sweep()).cued).toBeGreaterThanOrEqual(1);
+    await waitFor('the offer REFUNDED', async () => ((await purchase()).status === 'REFUNDED' ? true : undefined));
+    const detail = await api(stack, 'GET', `/api/checkout/merchant/orders/${token}`, undefined, merchant.token);
+    expect(detail.body.upsells).toEqual([expect.objectContaining({ upsellId, status: 'refunded', processorPaymentId: upsellPaymentId, amount: 1500 })]);
+    // The checkout's own payment was not refunded: its session, refunds and store order are as they were.
+    expect(await sessionRow(token)).toMatchObject({ status: 'COMPLETED', refundedMinor: 0, totalMinor });
+    expect(await refundRows(token)).toEqual([]);
+    expect(storefrontAOrdersOf(merchant.shop, token)[0]!.refunds).toEqual([]);
+
+    // Read again by the next sweep (the watermark's overlap): one change on the timeline, still.
+    await sweep();
+    await settle();
+    const changes = (await db().sessionEvent.findMany({ where: { token, type: 'upsell_payment' } })).map((e) => (e.data as Json).to);
+    expect(changes.filter((to) => to === 'REFUNDED')).toHaveLength(1);
   }, 120_000);
 });
 
