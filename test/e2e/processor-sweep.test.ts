@@ -1,8 +1,9 @@
 // The processor sweep end to end (issue 35: refunds and disputes reconciled by polling, so a lost webhook cannot hide
 // them): a refund made in Whop's dashboard and a dispute whose webhooks never reach us are found by the sweep
 // (workflows/processor-sweep.ts, run here at once instead of waiting for its Schedule) and take the path their webhook
-// would: the session shows the refund and the store books it once; the merchant gets one dispute.created, also when
-// the webhook arrives late after all.
+// would: the session shows the refund and the store books it once (an upsell's charge: the upsell's purchase); the
+// merchant gets one dispute.created, also when the webhook arrives late after all, and one dispute.resolved when a
+// dispute recorded earlier is resolved with its dispute.updated lost.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../harness/stack.js';
 import { api, control, expectCompletedWithOneOrderAndTwoEmails, shopperPays, storefrontACheckout, storefrontAMerchant, storefrontAOrdersOf, unique, waitFor, type Json } from './checkout-helpers.js';
@@ -144,4 +145,75 @@ describe('disputes whose webhooks were lost', () => {
     // The session itself is untouched by a dispute.
     expect((await sessionRow(token)).status).toBe('COMPLETED');
   }, 120_000);
+
+  it('given a dispute recorded from its webhook, then won with its dispute.updated lost / the sweep reads it again (at most hourly) → the merchant\'s dispute.resolved once; never read again once final; a dispute older than the follow window is not read', async () => {
+    const { merchant, token, paymentId } = await paidOrder('Swept Dispute Resolution Store');
+    const eventsOf = (type: string) => db().merchantEvent.findMany({ where: { merchantId: merchant.id, type }, orderBy: { createdAt: 'asc' } });
+    const opened = await control(stack.urls.processor, 'POST', `payments/${paymentId}/dispute`, { reason: 'fraudulent' });
+    expect(opened.status).toBe(201);
+    const disputeId = opened.body.id as string;
+    await waitFor('the merchant\'s dispute.created from the webhook', async () => ((await eventsOf('dispute.created')).length ? true : undefined));
+    const check = () => db().processorDisputeCheck.findUnique({ where: { disputeId } });
+
+    // The first sweep reads it: still open.
+    const first = await sweep();
+    expect(first.disputesRead).toBeGreaterThanOrEqual(1);
+    expect(await check()).toMatchObject({ merchantId: merchant.id, status: 'needs_response' });
+    // Later disputes of the company have moved the list's watermark past this one: the list will not show it again.
+    await db().processorSweepWatermark.updateMany({ where: { merchantId: merchant.id, kind: 'disputes' }, data: { sweptTo: new Date(Date.now() + 60_000) } });
+
+    // The bank decides for the merchant; Whop's dispute.updated is lost.
+    expect((await control(stack.urls.processor, 'POST', 'webhooks/drop', { count: 1 })).status).toBe(200);
+    expect((await control(stack.urls.processor, 'POST', `disputes/${disputeId}/status`, { status: 'won' })).status).toBe(200);
+    await stack.sims.processor.webhooks.idle();
+    await settle();
+    expect(await eventsOf('dispute.resolved')).toEqual([]);
+
+    // Read within the hour: not read again yet.
+    await sweep();
+    await settle();
+    expect(await eventsOf('dispute.resolved')).toEqual([]);
+    expect(await check()).toMatchObject({ status: 'needs_response' });
+
+    // An hour later.
+    await db().processorDisputeCheck.update({ where: { disputeId }, data: { checkedAt: new Date(Date.now() - 61 * 60_000) } });
+    await sweep();
+    const [resolved] = await waitFor('the merchant\'s dispute.resolved', async () => {
+      const found = await eventsOf('dispute.resolved');
+      return found.length ? found : undefined;
+    });
+    expect(resolved!.factKey).toBe(`dispute.resolved:${disputeId}`);
+    expect((resolved!.payload as Json).data).toMatchObject({ dispute_id: disputeId, status: 'won', session_token: token, processor_payment_id: paymentId });
+    const final = await check();
+    expect(final).toMatchObject({ status: 'won' });
+
+    // Final: never read again (even when due), and Whop's delivery arriving late after all records nothing more.
+    await db().processorDisputeCheck.update({ where: { disputeId }, data: { checkedAt: new Date(Date.now() - 61 * 60_000) } });
+    const before = (await check())!.checkedAt;
+    await sweep();
+    expect((await check())!.checkedAt).toEqual(before);
+    expect((await control(stack.urls.processor, 'POST', 'webhooks/send', { type: 'dispute.updated', objectId: disputeId })).status).toBe(202);
+    await stack.sims.processor.webhooks.idle();
+    await settle();
+    expect((await eventsOf('dispute.resolved')).map((e) => e.id)).toEqual([resolved!.id]);
+    expect((await eventsOf('dispute.created')).map((e) => e.factKey)).toEqual([`dispute.created:${disputeId}`]);
+
+    // A dispute recorded longer ago than the sweep follows one (180 days): lost is not read, and its row goes.
+    const old = await paidOrder('Swept Old Dispute Store');
+    const oldDispute = (await control(stack.urls.processor, 'POST', `payments/${old.paymentId}/dispute`, {})).body.id as string;
+    await waitFor('the old dispute recorded', async () => ((await db().merchantEvent.count({ where: { factKey: `dispute.created:${oldDispute}` } })) > 0 || undefined));
+    await sweep();
+    expect(await db().processorDisputeCheck.findUnique({ where: { disputeId: oldDispute } })).toMatchObject({ status: 'needs_response' });
+    await db().processorSweepWatermark.updateMany({ where: { merchantId: old.merchant.id, kind: 'disputes' }, data: { sweptTo: new Date(Date.now() + 60_000) } });
+    const longAgo = new Date(Date.now() - 181 * 24 * 3600_000);
+    await db().merchantEvent.updateMany({ where: { factKey: `dispute.created:${oldDispute}` }, data: { createdAt: longAgo } });
+    await db().processorDisputeCheck.update({ where: { disputeId: oldDispute }, data: { openedAt: longAgo, checkedAt: new Date(Date.now() - 61 * 60_000) } });
+    expect((await control(stack.urls.processor, 'POST', 'webhooks/drop', { count: 1 })).status).toBe(200);
+    expect((await control(stack.urls.processor, 'POST', `disputes/${oldDispute}/status`, { status: 'lost' })).status).toBe(200);
+    await stack.sims.processor.webhooks.idle();
+    await sweep();
+    await settle();
+    expect(await db().merchantEvent.count({ where: { factKey: `dispute.resolved:${oldDispute}` } })).toBe(0);
+    expect(await db().processorDisputeCheck.findUnique({ where: { disputeId: oldDispute } })).toBeNull();
+  }, 180_000);
 });
