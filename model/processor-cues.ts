@@ -96,20 +96,29 @@ export async function cueDispute(deps: CueDeps, merchantId: string, dispute: Dis
   }
 }
 
+/** A processor payment's checkout session, and the accepted upsell whose charge it is (absent for the checkout's own payment). */
+export type PaymentSession = CheckoutRef & { upsellId?: string };
+
 /**
  * The checkout session a processor payment (`pay_…`) belongs to, or null when it is not one of this merchant's
  * checkouts: ours by the payment id (a session paid by id, an upsell's charge), else the payment read with the
  * merchant's key only then (its checkout_session_token metadata, or the checkout configuration it was paid through, which
- * is the session's processor_payment_id).
+ * is the session's processor_payment_id). An upsell's charge names its upsell, so that an event about it (a refund the
+ * sweep found) reaches the upsell's purchase, as its webhook's metadata does, not the checkout's own payment.
  */
-export async function sessionOfProcessorPayment(db: Db, readPayment: (paymentId: string) => Promise<Pick<Payment, 'metadata' | 'checkoutId'>>, merchantId: string, paymentId: string): Promise<CheckoutRef | null> {
+export async function sessionOfProcessorPayment(db: Db, readPayment: (paymentId: string) => Promise<Pick<Payment, 'metadata' | 'checkoutId'>>, merchantId: string, paymentId: string): Promise<PaymentSession | null> {
   const select = { token: true, merchantId: true, platform: true } as const;
   const own = await db.checkoutSession.findFirst({ where: { merchantId, processorPaymentId: paymentId }, select });
   if (own) return own;
-  const upsell = await db.upsellPurchase.findFirst({ where: { merchantId, processorPaymentId: paymentId }, select: { session: { select } } });
-  if (upsell) return upsell.session;
+  const upsell = await db.upsellPurchase.findFirst({ where: { merchantId, processorPaymentId: paymentId }, select: { upsellId: true, session: { select } } });
+  if (upsell) return { ...upsell.session, upsellId: upsell.upsellId };
   const payment = await readPayment(paymentId);
   const token = payment.metadata.checkout_session_token;
-  if (isCheckoutToken(token)) return db.checkoutSession.findFirst({ where: { merchantId, token }, select });
+  if (isCheckoutToken(token)) {
+    const session = await db.checkoutSession.findFirst({ where: { merchantId, token }, select });
+    // An upsell's charge whose answer was lost before its id was stored: its metadata still names the upsell.
+    const upsellId = payment.metadata.checkout_upsell_id;
+    return session && upsellId ? { ...session, upsellId } : session;
+  }
   return payment.checkoutId ? db.checkoutSession.findFirst({ where: { merchantId, processorPaymentId: payment.checkoutId }, select }) : null;
 }

@@ -3,13 +3,16 @@
 // minute, and an endpoint that was down or disabled loses it for good. Every few minutes (a Temporal Schedule,
 // activities/schedules.ts) this workflow lists each connected merchant's Whop refunds and disputes created since the
 // last page it applied and feeds each into the path its webhook takes (model/processor-cues.ts): a refund to its
-// session's checkout workflow, a dispute to the merchant's dispute events, once per fact.
+// session's checkout workflow, a dispute to the merchant's dispute events, once per fact. Whop lists by creation
+// only, so the merchant's open disputes (recorded, not final) are then read one by one for the final status a lost
+// dispute.updated would have brought.
 //
 // Bounded: at most `pagesPerList` pages of `pageSize` per merchant and list per run (the rest is the next run's,
-// from the watermark), merchants in batches of `merchantsPerBatch`, `batchesPerRun` batches before continuing as new.
+// from the watermark), `disputeRechecksPerRun` open disputes read per merchant and run (least recently read first,
+// each at most hourly), merchants in batches of `merchantsPerBatch`, `batchesPerRun` batches before continuing as new.
 // A merchant whose key fails is skipped and logged; any other failure of one merchant's page (after its retries)
 // is logged and the run goes on with the next merchant.
-import { ActivityFailure, continueAsNew, log, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, continueAsNew, log, patched, proxyActivities } from '@temporalio/workflow';
 import type { ProcessorSweepActivities, SweepKind } from '../activities/processor-sweep.js';
 
 const { listSweepMerchants } = proxyActivities<ProcessorSweepActivities>({
@@ -24,6 +27,15 @@ const { sweepProcessorPage } = proxyActivities<ProcessorSweepActivities>({
   retry: { initialInterval: '2 seconds', maximumInterval: '30 seconds', maximumAttempts: 3 },
 });
 
+// Up to one GET per open dispute, each answered within the client's 10 s: 5 minutes covers the default 20.
+const { recheckOpenDisputes } = proxyActivities<ProcessorSweepActivities>({
+  startToCloseTimeout: '5 minutes',
+  retry: { initialInterval: '2 seconds', maximumInterval: '30 seconds', maximumAttempts: 3 },
+});
+
+/** Runs started before the open disputes were read again do not read them (their histories replay as they ran). */
+const DISPUTE_RECHECKS = 'processor-sweep-dispute-rechecks';
+
 export interface ProcessorSweepInput {
   /** Items per page (Whop's `first`; default 100, its maximum). */
   pageSize?: number;
@@ -31,6 +43,11 @@ export interface ProcessorSweepInput {
   pagesPerList?: number;
   /** Merchants swept side by side (default 4). */
   merchantsPerBatch?: number;
+  /**
+   * Open disputes read again per merchant and run (default 20: with a run every 15 minutes and each read at most
+   * hourly, 80 open disputes a merchant are each read every hour, at most 20 GETs per merchant and run).
+   */
+  disputeRechecksPerRun?: number;
   /** Batches per run before continuing as new (default 25: keeps each run's history short). */
   batchesPerRun?: number;
   /** Where the previous run stopped (merchant id order). */
@@ -39,8 +56,10 @@ export interface ProcessorSweepInput {
 
 export interface ProcessorSweepResult {
   merchants: number;
-  /** Refunds and disputes fed into their webhook's path. */
+  /** Refunds and disputes fed into their webhook's path (disputes read again and found final included). */
   cued: number;
+  /** Open disputes read again. */
+  disputesRead: number;
   /** Merchants skipped (key refused, no longer connected) or failed this run. */
   skipped: number;
 }
@@ -52,7 +71,8 @@ export async function processorSweepWorkflow(input: ProcessorSweepInput = {}): P
   const pagesPerList = input.pagesPerList ?? 5;
   const batchSize = input.merchantsPerBatch ?? 4;
   const batchesPerRun = input.batchesPerRun ?? 25;
-  const result: ProcessorSweepResult = { merchants: 0, cued: 0, skipped: 0 };
+  const disputeRechecks = input.disputeRechecksPerRun ?? 20;
+  const result: ProcessorSweepResult = { merchants: 0, cued: 0, disputesRead: 0, skipped: 0 };
   let after = input.afterMerchant;
 
   /** One merchant's list, page by page up to the bound; false when the merchant is skipped. */
@@ -81,6 +101,17 @@ export async function processorSweepWorkflow(input: ProcessorSweepInput = {}): P
           result.skipped += 1;
           return;
         }
+      }
+      // After the lists, which find the new ones (one just found may not be recorded yet: the next run reads it).
+      if (disputeRechecks > 0 && patched(DISPUTE_RECHECKS)) {
+        const rechecked = await recheckOpenDisputes({ merchantId, limit: disputeRechecks });
+        if (rechecked.state === 'skipped') {
+          log.warn('processor sweep: merchant skipped', { merchantId, kind: 'open disputes', reason: rechecked.reason });
+          result.skipped += 1;
+          return;
+        }
+        result.disputesRead += rechecked.read;
+        result.cued += rechecked.resolved;
       }
     } catch (err) {
       // The processor unreachable for this merchant through the retries: the next run asks again from the watermark.

@@ -146,6 +146,8 @@ export interface ProcessorClient {
   listCompanyRefunds(input: CompanyListQuery): Promise<ListPage<Refund>>;
   /** One page of the company's disputes created after `createdAfter`, oldest first (the processor sweep). */
   listCompanyDisputes(input: CompanyListQuery): Promise<ListPage<Dispute>>;
+  /** One dispute as it stands now (the processor sweep: a dispute whose dispute.updated may have been lost). */
+  getDispute(disputeId: string): Promise<Dispute>;
 }
 
 /** A company-wide list query: Whop's created_after filter, ascending, cursor paged. */
@@ -415,17 +417,17 @@ export function createProcessorClient(options: ProcessorClientOptions): Processo
         const p = await whop.disputes.list({ company_id: companyId, created_after: createdAfter, direction: 'asc', first, ...(after ? { after } : {}) });
         return { data: p.data, page_info: p.page_info };
       });
-      return {
-        items: page.data.map((d) => {
-          const currency = isKnownCurrency(d.currency.toUpperCase()) ? d.currency.toUpperCase() : null;
-          return {
-            id: d.id, status: d.status, amountMinor: currency ? toMinor(d.amount, currency) : 0, currency, reason: d.reason ?? null,
-            paymentId: d.payment?.id ?? null, createdAt: d.created_at ?? null,
-          };
-        }),
-        nextCursor: page.page_info.has_next_page === false ? null : (page.page_info.end_cursor ?? null),
-      };
+      return { items: page.data.map(toDispute), nextCursor: page.page_info.has_next_page === false ? null : (page.page_info.end_cursor ?? null) };
     },
+    getDispute: async (disputeId) => toDispute(await call('GET /disputes/{id}', disputeSchema, () => whop.disputes.retrieve(disputeId))),
+  };
+}
+
+function toDispute(d: z.output<typeof disputeSchema>): Dispute {
+  const currency = isKnownCurrency(d.currency.toUpperCase()) ? d.currency.toUpperCase() : null;
+  return {
+    id: d.id, status: d.status, amountMinor: currency ? toMinor(d.amount, currency) : 0, currency, reason: d.reason ?? null,
+    paymentId: d.payment?.id ?? null, createdAt: d.created_at ?? null,
   };
 }
 

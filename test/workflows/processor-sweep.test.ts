@@ -1,11 +1,12 @@
 // The processor sweep's decisions, fast: its activities are plain functions over memory (no database, no processor).
 // What is asserted: every connected merchant's refunds and disputes are read page by page up to the run's bound, the
-// cursor carrying the first page's query; a merchant whose key is refused is skipped, one whose processor keeps failing
-// is logged and left for the next run, and neither stops the others; more merchants than a run holds continue as new.
+// cursor carrying the first page's query, then its open disputes are read again up to the run's bound; a merchant whose
+// key is refused is skipped, one whose processor keeps failing is logged and left for the next run, and neither stops
+// the others; more merchants than a run holds continue as new.
 // The same sweep against PostgreSQL and the local Whop is tested in test/e2e/processor-sweep.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApplicationFailure } from '@temporalio/common';
-import type { SweepPageInput, SweepPageResult } from '../../activities/processor-sweep.js';
+import type { DisputeRecheckInput, DisputeRecheckResult, SweepPageInput, SweepPageResult } from '../../activities/processor-sweep.js';
 import { processorSweepWorkflow, type ProcessorSweepInput } from '../../workflows/processor-sweep.js';
 import { connectTestTemporal, type TestTemporal } from '../harness/temporal.js';
 
@@ -17,11 +18,13 @@ afterAll(async () => {
   await temporal?.close();
 });
 
-type Behaviour = { pages: number } | 'refused' | 'broken';
+/** Pages of each list, and open disputes (of which `final` are found final when read again). */
+type Behaviour = { pages: number; openDisputes?: number; final?: number } | 'refused' | 'broken';
 
-/** Merchants by id with what their processor does; every page asked for is recorded. */
+/** Merchants by id with what their processor does; every page and every reading of open disputes asked for is recorded. */
 function world(merchants: Record<string, Behaviour>) {
   const asked: SweepPageInput[] = [];
+  const rechecks: DisputeRecheckInput[] = [];
   const ids = Object.keys(merchants).sort();
   const activities = {
     async listSweepMerchants(input: { after?: string; limit: number }): Promise<string[]> {
@@ -36,8 +39,14 @@ function world(merchants: Record<string, Behaviour>) {
       const more = page + 1 < behaviour.pages;
       return { state: 'swept', createdAfter: input.createdAfter ?? `start-of-${input.merchantId}-${input.kind}`, listed: 2, cued: 2, nextCursor: more ? String(page + 1) : null };
     },
+    async recheckOpenDisputes(input: DisputeRecheckInput): Promise<DisputeRecheckResult> {
+      rechecks.push(input);
+      const behaviour = merchants[input.merchantId] as Exclude<Behaviour, string>;
+      const read = Math.min(behaviour.openDisputes ?? 0, input.limit);
+      return { state: 'checked', read, resolved: Math.min(behaviour.final ?? 0, read) };
+    },
   };
-  return { asked, activities };
+  return { asked, rechecks, activities };
 }
 
 function run(activities: object, input: ProcessorSweepInput) {
@@ -57,16 +66,31 @@ describe('the processor sweep', () => {
       { merchantId: 'b', kind: 'refunds', pageSize: 100, createdAfter: 'start-of-b-refunds', cursor: '2' },
     ].map((p) => expect.objectContaining(p)));
     expect(pagesOf('b', 'refunds')[0]!.cursor).toBeUndefined();
-    expect(result).toEqual({ merchants: 3, cued: 2 * (2 * (1 + 3 + 5)), skipped: 0 });
+    expect(result).toEqual({ merchants: 3, cued: 2 * (2 * (1 + 3 + 5)), disputesRead: 0, skipped: 0 });
   });
 
   it('given a merchant whose key is refused and one whose processor keeps failing / both are skipped and logged, the others swept', async () => {
-    const { asked, activities } = world({ a: 'refused', b: 'broken', c: { pages: 1 }, d: { pages: 2 } });
+    const { asked, rechecks, activities } = world({ a: 'refused', b: 'broken', c: { pages: 1 }, d: { pages: 2 } });
     const result = await run(activities, { merchantsPerBatch: 2 });
-    expect(result).toEqual({ merchants: 4, cued: 2 * (2 * (1 + 2)), skipped: 2 });
+    expect(result).toEqual({ merchants: 4, cued: 2 * (2 * (1 + 2)), disputesRead: 0, skipped: 2 });
+    // Their open disputes are not read either; the others' are.
+    expect(rechecks.map((r) => r.merchantId).sort()).toEqual(['c', 'd']);
     // Refused at the first list: the second is not asked for.
     expect(asked.filter((p) => p.merchantId === 'a').map((p) => p.kind)).toEqual(['refunds']);
     expect(asked.filter((p) => p.merchantId === 'd').map((p) => p.kind)).toEqual(['refunds', 'refunds', 'disputes', 'disputes']);
+  });
+
+  it('given merchants with open disputes, some final now / each merchant\'s are read after its lists, at most 20 a run by default (or the run\'s bound), the final ones cued', async () => {
+    const { asked, rechecks, activities } = world({ a: { pages: 1, openDisputes: 3, final: 1 }, b: { pages: 1, openDisputes: 50, final: 2 }, c: { pages: 1 } });
+    const result = await run(activities, {});
+    expect([...rechecks].sort((x, y) => x.merchantId.localeCompare(y.merchantId))).toEqual([{ merchantId: 'a', limit: 20 }, { merchantId: 'b', limit: 20 }, { merchantId: 'c', limit: 20 }]);
+    expect(result).toEqual({ merchants: 3, cued: 3 * 2 * 2 + 1 + 2, disputesRead: 3 + 20, skipped: 0 });
+    // Read once both lists were swept (a dispute the list finds is cued before it is read again).
+    expect(asked.filter((p) => p.merchantId === 'a').map((p) => p.kind)).toEqual(['refunds', 'disputes']);
+
+    const bounded = world({ a: { pages: 1, openDisputes: 50 } });
+    expect(await run(bounded.activities, { disputeRechecksPerRun: 5 })).toMatchObject({ disputesRead: 5 });
+    expect(bounded.rechecks).toEqual([{ merchantId: 'a', limit: 5 }]);
   });
 
   it('given more merchants than a run holds / it continues as new after the last one swept, and every merchant is swept once', async () => {
