@@ -7,6 +7,7 @@ export default defineConfig({
     include: ['**/*.test.ts'],
     exclude: ['node_modules/**', '.data/**', 'tools/**', 'web/dist/**'],
     globalSetup: ['test/harness/global-setup.ts'],
+    setupFiles: ['test/harness/setup-file.ts'],
     pool: 'forks',
     // Two cores: a few files at a time, each with its own database and task queue.
     maxWorkers: 3,
