@@ -77,15 +77,18 @@ async function withCheckout<T>(world: FakeWorld, fn: (handle: WorkflowHandle<typ
   }
 }
 
-/** The status once the signals sent so far are applied (a signal returns before the workflow handles it). */
-async function statusAfterSignals(handle: WorkflowHandle<typeof checkoutWorkflow>, expected: string): Promise<string> {
-  let status = '';
-  for (let i = 0; i < 50; i++) {
-    status = (await handle.query(statusQuery)).status;
-    if (status === expected) break;
+/**
+ * The status once the signals sent so far are applied (a signal returns before the workflow handles it): polls
+ * until it reads `expected`, for up to `withinMs` — by default 30 s, a deadline a busy machine does not miss and
+ * only a failing test waits out. A check that the status does NOT move passes a short window instead.
+ */
+async function statusAfterSignals(handle: WorkflowHandle<typeof checkoutWorkflow>, expected: string, withinMs = 30_000): Promise<string> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const { status } = await handle.query(statusQuery);
+    if (status === expected || Date.now() > deadline) return status;
     await new Promise((r) => setTimeout(r, 20));
   }
-  return status;
 }
 
 /** The error code an update was refused with: the first ApplicationFailure type in its causes, as the API maps it. */
@@ -139,7 +142,9 @@ describe('checkout workflow decisions (fast tier: activities in memory)', () => 
       await handle.signal(processorEventSignal, success);
       await handle.signal(processorEventSignal, event('payment_succeeded'));
       await handle.signal(processorEventSignal, event('payment_failed'));
-      expect(await statusAfterSignals(handle, 'COMPLETED')).toBe('REFUNDED');
+      // Watched for a second for a wrong turn back; the status writes asserted after the run are the proof (every
+      // signal sent before the run ends is applied before it can end).
+      expect(await statusAfterSignals(handle, 'COMPLETED', 1_000)).toBe('REFUNDED');
       // Let the run finish on its own: an activity cut off by a termination would keep the test server from skipping time.
       release();
       await handle.result();
