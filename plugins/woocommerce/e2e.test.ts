@@ -69,9 +69,10 @@ describe('the plugin\'s PHP against the running service', () => {
       ],
     };
 
-    const started = Date.now();
     const handed = (await php('handoff', scene)) as { redirects: Array<[string, number]>; requests: Array<{ url: string }>; backoff: boolean };
-    expect(Date.now() - started).toBeLessThan(10_000);
+    // The service answered within the plugin's own time-out (HOSTED_CHECKOUT_HANDOFF_TIMEOUT, which the HTTP stub
+    // enforces): a late answer would have ended on the native checkout with a back-off, not the redirect below.
+    expect(handed.backoff).toBe(false);
 
     // The shopper is sent (303) to our checkout page of this merchant, for the session the handoff created.
     expect(handed.requests).toEqual([{ url: `${stack.apiUrl}/api/checkout/create` }]);

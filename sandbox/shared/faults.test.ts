@@ -41,10 +41,24 @@ describe('fault injection shared by every simulator', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
   });
 
-  it('given a timeout fault / the call never answers and the client gives up', async () => {
-    await addFault({ mode: 'timeout' });
+  it('given a timeout fault / the call never answers, the client gives up, and the held call reads abandoned', async () => {
+    const rule = (await (await addFault({ mode: 'timeout' })).json()) as { id: number };
     await expect(fetch(`${base}/thing`, { signal: AbortSignal.timeout(300) })).rejects.toThrow();
     expect((await fetch(`${base}/thing`)).status).toBe(200);
+    // The connection's close reaches the simulator a moment after the client's abort: wait for it, not for a time.
+    const heldByRule = async () => ((await (await fetch(`${base}/_control/faults`)).json()) as { held: Array<{ ruleId: number }> }).held.filter((c) => c.ruleId === rule.id);
+    await expect.poll(heldByRule, { timeout: 30_000, interval: 50 }).toEqual([{ ruleId: rule.id, method: 'GET', target: '/thing', outcome: 'abandoned' }]);
+  });
+
+  it('given a held call / while the client waits it reads holding, and a clear forgets it', async () => {
+    const rule = (await (await addFault({ mode: 'timeout' })).json()) as { id: number };
+    const gaveUp = new AbortController();
+    const waiting = fetch(`${base}/thing`, { signal: gaveUp.signal }).catch(() => 'aborted');
+    await expect.poll(() => sim.faults.held().filter((c) => c.ruleId === rule.id), { timeout: 30_000, interval: 50 }).toMatchObject([{ outcome: 'holding' }]);
+    gaveUp.abort();
+    expect(await waiting).toBe('aborted');
+    await fetch(`${base}/_control/faults`, { method: 'DELETE' });
+    expect(((await (await fetch(`${base}/_control/faults`)).json()) as { held: unknown[] }).held).toEqual([]);
   });
 
   it('given a fault matching another path / control routes and other paths are unaffected', async () => {

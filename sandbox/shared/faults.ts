@@ -19,8 +19,21 @@ export const faultRuleSchema = z.object({
 export type FaultRuleInput = z.input<typeof faultRuleSchema>;
 export type FaultRule = z.output<typeof faultRuleSchema> & { id: number; remaining: number };
 
+/**
+ * A call a `timeout` rule held without answering, and how the hold ended: the client gave up and closed the
+ * connection (`abandoned`), or the hold ran out first (`expired`). Lets a test see that a hung upstream was
+ * abandoned, and how many times it was tried, without timing anything.
+ */
+export interface HeldCall {
+  ruleId: number;
+  method: string;
+  target: string;
+  outcome: 'holding' | 'abandoned' | 'expired';
+}
+
 export class FaultInjector {
   private rules: FaultRule[] = [];
+  private heldCalls: HeldCall[] = [];
   private nextId = 1;
 
   add(input: FaultRuleInput): FaultRule {
@@ -36,6 +49,19 @@ export class FaultInjector {
 
   clear(): void {
     this.rules = [];
+    this.heldCalls = [];
+  }
+
+  /** Records a call held by `rule`: the caller sets its outcome when the hold ends. */
+  hold(rule: FaultRule, method: string, target: string): HeldCall {
+    const call: HeldCall = { ruleId: rule.id, method, target, outcome: 'holding' };
+    this.heldCalls.push(call);
+    return call;
+  }
+
+  /** The calls held since the last clear, oldest first. */
+  held(): HeldCall[] {
+    return this.heldCalls.map((c) => ({ ...c }));
   }
 
   /** Consumes and returns the first rule matching this call, if any. */

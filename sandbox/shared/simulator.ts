@@ -2,7 +2,7 @@
 // control routes every simulator shares:
 //   GET    /_control/health   → { ok: true, simulator }
 //   POST   /_control/reset    → clears the simulator's state and its fault rules
-//   GET    /_control/faults   → the pending fault rules
+//   GET    /_control/faults   → the pending fault rules, and the calls `timeout` rules held and how each ended
 //   POST   /_control/faults   → adds a rule (see faults.ts), answers it with its id
 //   DELETE /_control/faults   → clears the rules
 // Control routes are never subject to faults. Each simulator registers its own reset hook.
@@ -40,7 +40,8 @@ export function createSimulator(name: string, opts: SimulatorOptions = {}): Simu
       return;
     }
     if (rule.mode === 'timeout') {
-      await holdUntilClientGivesUp(request, reply);
+      const held = faults.hold(rule, request.method, request.url);
+      await holdUntilClientGivesUp(request, reply, (outcome) => (held.outcome = outcome));
       return;
     }
     if (rule.status === 429) reply.header('retry-after', '1');
@@ -48,7 +49,7 @@ export function createSimulator(name: string, opts: SimulatorOptions = {}): Simu
   });
 
   app.get('/_control/health', async () => ({ ok: true, simulator: name }));
-  app.get('/_control/faults', async () => ({ faults: faults.list() }));
+  app.get('/_control/faults', async () => ({ faults: faults.list(), held: faults.held() }));
   app.post('/_control/faults', async (request, reply) => {
     const parsed = faultRuleSchema.safeParse(request.body ?? {});
     if (!parsed.success) {
@@ -83,14 +84,15 @@ export function createSimulator(name: string, opts: SimulatorOptions = {}): Simu
  * a time-out as the client sees it. Waits on the response's close, which is the connection's; the request's own
  * close fires as soon as its body has been read (Node 20), which would drop a POST at once.
  */
-export async function holdUntilClientGivesUp(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  await new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, 600_000);
+export async function holdUntilClientGivesUp(request: FastifyRequest, reply: FastifyReply, ended?: (outcome: 'abandoned' | 'expired') => void): Promise<void> {
+  const outcome = await new Promise<'abandoned' | 'expired'>((resolve) => {
+    const timer = setTimeout(() => resolve('expired'), 600_000);
     reply.raw.on('close', () => {
       clearTimeout(timer);
-      resolve();
+      resolve('abandoned');
     });
   });
+  ended?.(outcome);
   reply.hijack();
   request.raw.socket?.destroy();
 }

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WithStartWorkflowOperation, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
+import type { Worker } from '@temporalio/worker';
 import { checkoutWorkflow } from '../../workflows/checkout.js';
 import {
   backfillStatusUpdate, checkoutWorkflowId, completeCodUpdate, initPaymentUpdate, processorEventSignal, refreshStatusUpdate, refundUpdate, type CheckoutWorkflowInput,
@@ -23,12 +24,21 @@ let temporal: TestTemporal;
 let rig: ActivityRig;
 let merchant: SellingMerchant;
 
+let worker: Worker | undefined;
+let workerRun: Promise<void> | undefined;
+
 beforeAll(async () => {
   temporal = await connectTestTemporal();
   rig = await startActivityRig({ taskQueue: temporal.taskQueue });
   merchant = await createSellingMerchant(rig);
+  // One worker for the dev-server tests of the file (one load of the workflow bundle): every test runs the same
+  // real activities, and each acts on a session of its own.
+  worker = await temporal.createWorker(rig.activities);
+  workerRun = worker.run();
 });
 afterAll(async () => {
+  worker?.shutdown();
+  await workerRun;
   await rig?.close();
   await temporal?.close();
 });
@@ -85,15 +95,13 @@ describe('cash on delivery (dev server)', () => {
   it('given an OPEN session and COD enabled / completeCod, twice at once / COD_CONFIRMED, one unpaid store order, two emails, and the run ends', async () => {
     await setCod(true);
     const session = await createOpenSession(rig, merchant);
-    await temporal.withWorker(rig.activities, async () => {
-      const handle = await start(temporal.client, temporal.taskQueue, session.input);
-      const details = shopperDetails(merchant);
-      const answers = await Promise.all([handle.executeUpdate(completeCodUpdate, { args: [details] }), handle.executeUpdate(completeCodUpdate, { args: [details] })]);
-      expect(answers).toEqual([{ status: 'COD_CONFIRMED' }, { status: 'COD_CONFIRMED' }]);
-      // Other details after the confirmation would need a second order.
-      await expect(handle.executeUpdate(completeCodUpdate, { args: [{ ...details, email: 'someone@else.test' }] })).rejects.toMatchObject({ cause: { type: 'CONFLICT' } });
-      expect(await handle.result()).toEqual({ status: 'COD_CONFIRMED' });
-    });
+    const handle = await start(temporal.client, temporal.taskQueue, session.input);
+    const details = shopperDetails(merchant);
+    const answers = await Promise.all([handle.executeUpdate(completeCodUpdate, { args: [details] }), handle.executeUpdate(completeCodUpdate, { args: [details] })]);
+    expect(answers).toEqual([{ status: 'COD_CONFIRMED' }, { status: 'COD_CONFIRMED' }]);
+    // Other details after the confirmation would need a second order.
+    await expect(handle.executeUpdate(completeCodUpdate, { args: [{ ...details, email: 'someone@else.test' }] })).rejects.toMatchObject({ cause: { type: 'CONFLICT' } });
+    expect(await handle.result()).toEqual({ status: 'COD_CONFIRMED' });
 
     const row = await db().checkoutSession.findUniqueOrThrow({ where: { token: session.token } });
     expect(row).toMatchObject({ status: 'COD_CONFIRMED', paymentMethod: 'cod', email: 'jane@customer.test', totalMinor: session.subtotalMinor + 490, completedAt: null });
@@ -107,15 +115,13 @@ describe('cash on delivery (dev server)', () => {
 
   it('given COD switched off, or a card payment pending / completeCod is refused and the session stays as it was', async () => {
     const session = await createOpenSession(rig, merchant);
-    await temporal.withWorker(rig.activities, async () => {
-      const handle = await start(temporal.client, temporal.taskQueue, session.input);
-      await setCod(false);
-      await expect(handle.executeUpdate(completeCodUpdate, { args: [shopperDetails(merchant)] })).rejects.toMatchObject({ cause: { cause: { type: 'COD_NOT_ENABLED' } } });
-      await setCod(true);
-      await handle.executeUpdate(initPaymentUpdate, { args: [shopperDetails(merchant)] });
-      await expect(handle.executeUpdate(completeCodUpdate, { args: [shopperDetails(merchant)] })).rejects.toMatchObject({ cause: { type: 'CONFLICT' } });
-      await handle.terminate('test done');
-    });
+    const handle = await start(temporal.client, temporal.taskQueue, session.input);
+    await setCod(false);
+    await expect(handle.executeUpdate(completeCodUpdate, { args: [shopperDetails(merchant)] })).rejects.toMatchObject({ cause: { cause: { type: 'COD_NOT_ENABLED' } } });
+    await setCod(true);
+    await handle.executeUpdate(initPaymentUpdate, { args: [shopperDetails(merchant)] });
+    await expect(handle.executeUpdate(completeCodUpdate, { args: [shopperDetails(merchant)] })).rejects.toMatchObject({ cause: { type: 'CONFLICT' } });
+    await handle.terminate('test done');
     expect(await db().checkoutSession.findUniqueOrThrow({ where: { token: session.token } })).toMatchObject({ status: 'PAYMENT_PENDING', paymentMethod: 'card', storeOrderId: null });
     expect(ordersFor(session.token)).toHaveLength(0);
   });
@@ -124,84 +130,78 @@ describe('cash on delivery (dev server)', () => {
 describe('refunds and status syncs on a session whose run has ended (dev server)', () => {
   it('given a COMPLETED session / a full refund, twice at once → one refund at the processor, booked on the store once; REFUNDED, one refund email; a later refund is refused', async () => {
     const { client, taskQueue } = temporal;
-    await temporal.withWorker(rig.activities, async () => {
-      const session = await paidSession(client, taskQueue);
-      const results = await Promise.allSettled([updateWithStart(client, taskQueue, session.input, refundUpdate, {}), updateWithStart(client, taskQueue, session.input, refundUpdate, {})]);
-      const granted = results.filter((r) => r.status === 'fulfilled').map((r) => r.value);
-      const refused = results.filter((r) => r.status === 'rejected').map((r) => r.reason as unknown);
-      const row = await db().checkoutSession.findUniqueOrThrow({ where: { token: session.token } });
-      expect(granted).toEqual([{ status: 'COMPLETED', refund: { state: 'requested', id: expect.any(String), refundId: expect.stringMatching(/^rf_/), amountMinor: row.totalMinor, currency: 'EUR' } }]);
-      expect(refused).toMatchObject([{ cause: { type: 'REFUND_ALREADY_REQUESTED' } }]);
-      const refundId = granted[0]!.refund.refundId;
-      // Whop refunded the payment once: its substatus and its one refund (rf_…).
-      const atWhop = await processorPayment(session.paymentId);
-      expect(atWhop.substatus).toBe('refunded');
-      expect(atWhop.refunds.map((r) => r.id)).toEqual([refundId]);
+    const session = await paidSession(client, taskQueue);
+    const results = await Promise.allSettled([updateWithStart(client, taskQueue, session.input, refundUpdate, {}), updateWithStart(client, taskQueue, session.input, refundUpdate, {})]);
+    const granted = results.filter((r) => r.status === 'fulfilled').map((r) => r.value);
+    const refused = results.filter((r) => r.status === 'rejected').map((r) => r.reason as unknown);
+    const row = await db().checkoutSession.findUniqueOrThrow({ where: { token: session.token } });
+    expect(granted).toEqual([{ status: 'COMPLETED', refund: { state: 'requested', id: expect.any(String), refundId: expect.stringMatching(/^rf_/), amountMinor: row.totalMinor, currency: 'EUR' } }]);
+    expect(refused).toMatchObject([{ cause: { type: 'REFUND_ALREADY_REQUESTED' } }]);
+    const refundId = granted[0]!.refund.refundId;
+    // Whop refunded the payment once: its substatus and its one refund (rf_…).
+    const atWhop = await processorPayment(session.paymentId);
+    expect(atWhop.substatus).toBe('refunded');
+    expect(atWhop.refunds.map((r) => r.id)).toEqual([refundId]);
 
-      // The processor's refund event (as the webhook route signals it), twice: applied once.
-      const handle = client.workflow.getHandle(checkoutWorkflowId(session.token));
-      for (let i = 0; i < 2; i++) await handle.signal(processorEventSignal, { eventId: 'evt_refund_1', event: 'payment_refunded', paymentId: session.paymentId });
-      expect(await handle.result()).toEqual({ status: 'REFUNDED' });
+    // The processor's refund event (as the webhook route signals it), twice: applied once.
+    const handle = client.workflow.getHandle(checkoutWorkflowId(session.token));
+    for (let i = 0; i < 2; i++) await handle.signal(processorEventSignal, { eventId: 'evt_refund_1', event: 'payment_refunded', paymentId: session.paymentId });
+    expect(await handle.result()).toEqual({ status: 'REFUNDED' });
 
-      const after = await db().checkoutSession.findUniqueOrThrow({ where: { token: session.token } });
-      expect(after).toMatchObject({ status: 'REFUNDED', processorRefundId: refundId, refundedMinor: after.totalMinor, storeOrderStatus: 'refunded' });
-      expect(after.refundedAt).not.toBeNull();
-      expect(await refundsOf(session.token)).toEqual([expect.objectContaining({ origin: 'merchant', state: 'succeeded', processorRefundId: refundId, amountMinor: after.totalMinor, storeState: 'created', storeRefundId: expect.any(String) })]);
-      // The store order is refunded too, once.
-      const [order] = ordersFor(session.token);
-      expect(order).toMatchObject({ financialStatus: 'REFUNDED' });
-      expect(order!.refunds).toHaveLength(1);
-      expect(mailsFor(session.token, 'refund_confirmation')).toHaveLength(1);
-      expect(mailsFor(session.token, 'refund_confirmation')[0]!.To).toBe('jane@customer.test');
-      expect((await statusChanges(session.token)).at(-1)).toMatchObject({ from: 'COMPLETED', to: 'REFUNDED' });
-      expect(await db().sessionEvent.count({ where: { token: session.token, type: 'refund_requested' } })).toBe(1);
+    const after = await db().checkoutSession.findUniqueOrThrow({ where: { token: session.token } });
+    expect(after).toMatchObject({ status: 'REFUNDED', processorRefundId: refundId, refundedMinor: after.totalMinor, storeOrderStatus: 'refunded' });
+    expect(after.refundedAt).not.toBeNull();
+    expect(await refundsOf(session.token)).toEqual([expect.objectContaining({ origin: 'merchant', state: 'succeeded', processorRefundId: refundId, amountMinor: after.totalMinor, storeState: 'created', storeRefundId: expect.any(String) })]);
+    // The store order is refunded too, once.
+    const [order] = ordersFor(session.token);
+    expect(order).toMatchObject({ financialStatus: 'REFUNDED' });
+    expect(order!.refunds).toHaveLength(1);
+    expect(mailsFor(session.token, 'refund_confirmation')).toHaveLength(1);
+    expect(mailsFor(session.token, 'refund_confirmation')[0]!.To).toBe('jane@customer.test');
+    expect((await statusChanges(session.token)).at(-1)).toMatchObject({ from: 'COMPLETED', to: 'REFUNDED' });
+    expect(await db().sessionEvent.count({ where: { token: session.token, type: 'refund_requested' } })).toBe(1);
 
-      // After REFUNDED: refused without asking the processor; the backfill finds nothing new.
-      await expect(updateWithStart(client, taskQueue, session.input, refundUpdate, {})).rejects.toMatchObject({ cause: { type: 'REFUND_ALREADY_REQUESTED', message: 'This order is already refunded in full' } });
-      expect(await updateWithStart(client, taskQueue, session.input, backfillStatusUpdate)).toEqual({ status: 'REFUNDED', processorStatus: 'refunded', codPaidAt: null });
-      expect(mailsFor(session.token, 'refund_confirmation')).toHaveLength(1);
-      expect(ordersFor(session.token)[0]!.refunds).toHaveLength(1);
-    });
+    // After REFUNDED: refused without asking the processor; the backfill finds nothing new.
+    await expect(updateWithStart(client, taskQueue, session.input, refundUpdate, {})).rejects.toMatchObject({ cause: { type: 'REFUND_ALREADY_REQUESTED', message: 'This order is already refunded in full' } });
+    expect(await updateWithStart(client, taskQueue, session.input, backfillStatusUpdate)).toEqual({ status: 'REFUNDED', processorStatus: 'refunded', codPaidAt: null });
+    expect(mailsFor(session.token, 'refund_confirmation')).toHaveLength(1);
+    expect(ordersFor(session.token)[0]!.refunds).toHaveLength(1);
   });
 
   it('given a COMPLETED session refunded in part at the processor (its dashboard), no webhook / backfill-status records it as partial: still COMPLETED, the store refunded that much, one email; the rest later → REFUNDED; never back to paid', async () => {
     const { client, taskQueue } = temporal;
-    await temporal.withWorker(rig.activities, async () => {
-      const session = await paidSession(client, taskQueue);
-      await refundAtProcessor(session.paymentId, 1);
-      expect(await updateWithStart(client, taskQueue, session.input, backfillStatusUpdate)).toEqual({ status: 'COMPLETED', processorStatus: 'succeeded', codPaidAt: null });
-      await client.workflow.getHandle(checkoutWorkflowId(session.token)).result();
-      const partial = await db().checkoutSession.findUniqueOrThrow({ where: { token: session.token } });
-      expect(partial).toMatchObject({ status: 'COMPLETED', refundedMinor: 100, storeOrderStatus: 'partially_refunded' });
-      expect(await refundsOf(session.token)).toEqual([expect.objectContaining({ origin: 'processor', state: 'succeeded', amountMinor: 100, storeState: 'created' })]);
-      expect(ordersFor(session.token)[0]).toMatchObject({ financialStatus: 'PARTIALLY_REFUNDED' });
-      const mails = mailsFor(session.token, 'refund_confirmation');
-      expect(mails).toHaveLength(1);
-      expect(mails[0]!.Subject).toMatch(/^Partial refund of €1\.00/);
-      expect(mails[0]!.TextBody).toMatch(/stays paid/);
-      // A second sync changes nothing (the partial refund reads as paid at the processor: never a second order, never back).
-      expect(await updateWithStart(client, taskQueue, session.input, backfillStatusUpdate)).toMatchObject({ status: 'COMPLETED' });
-      await client.workflow.getHandle(checkoutWorkflowId(session.token)).result();
-      expect(ordersFor(session.token)).toHaveLength(1);
-      // The merchant refunds the rest at the processor as well.
-      await refundAtProcessor(session.paymentId);
-      expect(await updateWithStart(client, taskQueue, session.input, backfillStatusUpdate)).toEqual({ status: 'REFUNDED', processorStatus: 'refunded', codPaidAt: null });
-      expect(await client.workflow.getHandle(checkoutWorkflowId(session.token)).result()).toEqual({ status: 'REFUNDED' });
-      expect((await refundsOf(session.token)).map((r) => [r.amountMinor, r.state, r.storeState])).toEqual([[100, 'succeeded', 'created'], [partial.totalMinor! - 100, 'succeeded', 'created']]);
-      expect(ordersFor(session.token)[0]).toMatchObject({ financialStatus: 'REFUNDED' });
-      expect(mailsFor(session.token, 'refund_confirmation')).toHaveLength(2);
-      // Refunded outside the service: there is nothing left to refund.
-      await expect(updateWithStart(client, taskQueue, session.input, refundUpdate, {})).rejects.toMatchObject({ cause: { type: 'REFUND_ALREADY_REQUESTED' } });
-    });
+    const session = await paidSession(client, taskQueue);
+    await refundAtProcessor(session.paymentId, 1);
+    expect(await updateWithStart(client, taskQueue, session.input, backfillStatusUpdate)).toEqual({ status: 'COMPLETED', processorStatus: 'succeeded', codPaidAt: null });
+    await client.workflow.getHandle(checkoutWorkflowId(session.token)).result();
+    const partial = await db().checkoutSession.findUniqueOrThrow({ where: { token: session.token } });
+    expect(partial).toMatchObject({ status: 'COMPLETED', refundedMinor: 100, storeOrderStatus: 'partially_refunded' });
+    expect(await refundsOf(session.token)).toEqual([expect.objectContaining({ origin: 'processor', state: 'succeeded', amountMinor: 100, storeState: 'created' })]);
+    expect(ordersFor(session.token)[0]).toMatchObject({ financialStatus: 'PARTIALLY_REFUNDED' });
+    const mails = mailsFor(session.token, 'refund_confirmation');
+    expect(mails).toHaveLength(1);
+    expect(mails[0]!.Subject).toMatch(/^Partial refund of €1\.00/);
+    expect(mails[0]!.TextBody).toMatch(/stays paid/);
+    // A second sync changes nothing (the partial refund reads as paid at the processor: never a second order, never back).
+    expect(await updateWithStart(client, taskQueue, session.input, backfillStatusUpdate)).toMatchObject({ status: 'COMPLETED' });
+    await client.workflow.getHandle(checkoutWorkflowId(session.token)).result();
+    expect(ordersFor(session.token)).toHaveLength(1);
+    // The merchant refunds the rest at the processor as well.
+    await refundAtProcessor(session.paymentId);
+    expect(await updateWithStart(client, taskQueue, session.input, backfillStatusUpdate)).toEqual({ status: 'REFUNDED', processorStatus: 'refunded', codPaidAt: null });
+    expect(await client.workflow.getHandle(checkoutWorkflowId(session.token)).result()).toEqual({ status: 'REFUNDED' });
+    expect((await refundsOf(session.token)).map((r) => [r.amountMinor, r.state, r.storeState])).toEqual([[100, 'succeeded', 'created'], [partial.totalMinor! - 100, 'succeeded', 'created']]);
+    expect(ordersFor(session.token)[0]).toMatchObject({ financialStatus: 'REFUNDED' });
+    expect(mailsFor(session.token, 'refund_confirmation')).toHaveLength(2);
+    // Refunded outside the service: there is nothing left to refund.
+    await expect(updateWithStart(client, taskQueue, session.input, refundUpdate, {})).rejects.toMatchObject({ cause: { type: 'REFUND_ALREADY_REQUESTED' } });
   });
 
   it('given an OPEN session / a refund is refused as NOT_REFUNDABLE and the processor is not asked', async () => {
     const session = await createOpenSession(rig, merchant);
-    await temporal.withWorker(rig.activities, async () => {
-      const handle = await start(temporal.client, temporal.taskQueue, session.input);
-      await expect(handle.executeUpdate(refundUpdate, { args: [{}] })).rejects.toMatchObject({ cause: { type: 'NOT_REFUNDABLE' } });
-      await handle.terminate('test done');
-    });
+    const handle = await start(temporal.client, temporal.taskQueue, session.input);
+    await expect(handle.executeUpdate(refundUpdate, { args: [{}] })).rejects.toMatchObject({ cause: { type: 'NOT_REFUNDABLE' } });
+    await handle.terminate('test done');
     expect(await db().checkoutSession.findUniqueOrThrow({ where: { token: session.token } })).toMatchObject({ status: 'OPEN', refundRequestedAt: null });
   });
 });

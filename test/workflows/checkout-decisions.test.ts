@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApplicationFailure, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import type { Worker } from '@temporalio/worker';
 import { createWorker } from '../../activities/worker.js';
 import { checkoutWorkflow } from '../../workflows/checkout.js';
 import {
@@ -14,16 +15,27 @@ import {
   checkoutWorkflowId, completeCodUpdate, initPaymentUpdate, processorEventSignal, refundUpdate, statusQuery, storeRefundSignal, type ShopperDetails,
 } from '../../workflows/checkout.messages.js';
 import { startTimeSkipping, testWorkflowBundle, uniqueTaskQueue, type TimeSkippingTemporal } from '../harness/temporal.js';
-import { fakeCheckoutActivities, newWorld, FAKE_QUOTE, type FakeWorld } from './fakes/checkout-activities.js';
+import { fakeCheckoutActivitiesByWorkflow, newWorld, FAKE_QUOTE, type FakeWorld } from './fakes/checkout-activities.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
 let ts: TimeSkippingTemporal;
+/** The world of each test's workflow, by workflow id: what the file's one worker's activities act on. */
+const worlds = new Map<string, FakeWorld>();
+let worker: Worker;
+let workerRun: Promise<void>;
 beforeAll(async () => {
-  ts = await startTimeSkipping();
+  ts = await startTimeSkipping({ taskQueue: uniqueTaskQueue('fast') });
+  // One worker (one load of the workflow bundle) for the file; each test's workflow reaches only its own world.
+  worker = await createWorker({ connection: ts.env.nativeConnection, namespace: 'default', taskQueue: ts.taskQueue, activities: fakeCheckoutActivitiesByWorkflow(worlds), workflowBundle: testWorkflowBundle() });
+  workerRun = worker.run();
 });
 afterAll(async () => {
+  if (worker) {
+    worker.shutdown();
+    await workerRun;
+  }
   await ts?.close();
 });
 
@@ -39,20 +51,20 @@ let eventSeq = 0;
 const event = (name: string, paymentId = 'pay_1') => ({ eventId: `evt_${++eventSeq}`, event: name, paymentId });
 
 /**
- * Runs `fn` against the checkout workflow of a fresh session, with a worker whose activities act on `world`, on
- * a task queue of its own (a workflow of an earlier test can never reach this world); the workflow is ended
- * whatever happens.
+ * Runs `fn` against the checkout workflow of a fresh session, whose activities act on `world` (registered under
+ * this workflow's id, a new token each time, so a workflow of an earlier test can never reach this world); the
+ * workflow is ended and its world forgotten whatever happens.
  */
 async function withCheckout<T>(world: FakeWorld, fn: (handle: WorkflowHandle<typeof checkoutWorkflow>) => Promise<T>): Promise<T> {
   const token = newToken();
-  const taskQueue = uniqueTaskQueue('fast');
+  const workflowId = checkoutWorkflowId(token);
   // The test server's clock is skipped ahead by earlier tests: idle time counts from its own now.
   world.session.lastActivityAt = (await ts.env.currentTimeMs()) - world.session.idleForMs;
-  const worker = await createWorker({ connection: ts.env.nativeConnection, namespace: 'default', taskQueue, activities: fakeCheckoutActivities(world), workflowBundle: testWorkflowBundle() });
-  return worker.runUntil(async () => {
+  worlds.set(workflowId, world);
+  try {
     const handle = await ts.env.client.workflow.start(checkoutWorkflow, {
-      taskQueue,
-      workflowId: checkoutWorkflowId(token),
+      taskQueue: ts.taskQueue,
+      workflowId,
       args: [{ token, merchantId: 'm-fast', platform: 'STOREFRONT_B', reconcileAfterMs: 5 * MINUTE, storeRetryInitialMs: 1_000 }],
     });
     try {
@@ -60,18 +72,23 @@ async function withCheckout<T>(world: FakeWorld, fn: (handle: WorkflowHandle<typ
     } finally {
       await handle.terminate('test over').catch(() => undefined);
     }
-  });
+  } finally {
+    worlds.delete(workflowId);
+  }
 }
 
-/** The status once the signals sent so far are applied (a signal returns before the workflow handles it). */
-async function statusAfterSignals(handle: WorkflowHandle<typeof checkoutWorkflow>, expected: string): Promise<string> {
-  let status = '';
-  for (let i = 0; i < 50; i++) {
-    status = (await handle.query(statusQuery)).status;
-    if (status === expected) break;
+/**
+ * The status once the signals sent so far are applied (a signal returns before the workflow handles it): polls
+ * until it reads `expected`, for up to `withinMs` — by default 30 s, a deadline a busy machine does not miss and
+ * only a failing test waits out. A check that the status does NOT move passes a short window instead.
+ */
+async function statusAfterSignals(handle: WorkflowHandle<typeof checkoutWorkflow>, expected: string, withinMs = 30_000): Promise<string> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const { status } = await handle.query(statusQuery);
+    if (status === expected || Date.now() > deadline) return status;
     await new Promise((r) => setTimeout(r, 20));
   }
-  return status;
 }
 
 /** The error code an update was refused with: the first ApplicationFailure type in its causes, as the API maps it. */
@@ -125,7 +142,9 @@ describe('checkout workflow decisions (fast tier: activities in memory)', () => 
       await handle.signal(processorEventSignal, success);
       await handle.signal(processorEventSignal, event('payment_succeeded'));
       await handle.signal(processorEventSignal, event('payment_failed'));
-      expect(await statusAfterSignals(handle, 'COMPLETED')).toBe('REFUNDED');
+      // Watched for a second for a wrong turn back; the status writes asserted after the run are the proof (every
+      // signal sent before the run ends is applied before it can end).
+      expect(await statusAfterSignals(handle, 'COMPLETED', 1_000)).toBe('REFUNDED');
       // Let the run finish on its own: an activity cut off by a termination would keep the test server from skipping time.
       release();
       await handle.result();

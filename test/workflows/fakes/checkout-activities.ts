@@ -337,3 +337,26 @@ export function fakeCheckoutActivities(world: FakeWorld) {
 
   return { ...session, ...payment, ...fulfilment, ...merchantEvents };
 }
+
+/**
+ * The same activities for one worker that serves a whole test file: each call acts on the world of the workflow
+ * that scheduled it (by its workflow id), so one worker (one bundle load) serves every test while each test still
+ * acts on its own world alone. A workflow without a world (an earlier test's, once that test forgot it) is refused
+ * for good rather than given another test's world.
+ */
+export function fakeCheckoutActivitiesByWorkflow(worlds: ReadonlyMap<string, FakeWorld>): ReturnType<typeof fakeCheckoutActivities> {
+  const built = new WeakMap<FakeWorld, ReturnType<typeof fakeCheckoutActivities>>();
+  const ofCaller = () => {
+    const workflowId = Context.current().info.workflowExecution?.workflowId ?? '(none)';
+    const world = worlds.get(workflowId);
+    if (!world) throw ApplicationFailure.nonRetryable(`no fake world for workflow ${workflowId}`, 'test.no_world');
+    let activities = built.get(world);
+    if (!activities) built.set(world, (activities = fakeCheckoutActivities(world)));
+    return activities;
+  };
+  type Activities = ReturnType<typeof fakeCheckoutActivities>;
+  const names = Object.keys(fakeCheckoutActivities(newWorld())) as Array<keyof Activities>;
+  return Object.fromEntries(
+    names.map((name) => [name, (...args: unknown[]) => (ofCaller()[name] as (...a: unknown[]) => unknown)(...args)]),
+  ) as Activities;
+}
