@@ -284,10 +284,15 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
     onRequest: app.authenticate,
     schema: { tags, summary: 'One delivery with the event it carries and every attempt (status, duration, the first 1 KB of the answer)', ...auth, params: deliveryIdParams, response: { 200: deliveryDetail, ...errors } },
   }, async (request) => {
-    const d = await db.webhookDelivery.findFirst({
-      where: { id: request.params.id, merchantId: request.merchant.merchantId },
-      include: { attemptLog: { orderBy: { number: 'asc' } }, event: { select: { payload: true } }, endpoint: { select: { url: true } } },
-    });
+    // One snapshot: the delivery row and its attempts are read by separate queries, and an attempt commits both at
+    // once; read apart, a page could show an attempt logged while the delivery still says none (no next attempt).
+    const d = await db.$transaction(
+      (tx) => tx.webhookDelivery.findFirst({
+        where: { id: request.params.id, merchantId: request.merchant.merchantId },
+        include: { attemptLog: { orderBy: { number: 'asc' } }, event: { select: { payload: true } }, endpoint: { select: { url: true } } },
+      }),
+      { isolationLevel: 'RepeatableRead' },
+    );
     if (!d) throw notFound('delivery');
     return { ...toDeliveryView(d), endpointUrl: d.endpoint.url, payload: payloadOf(d.event), attemptLog: d.attemptLog.map(toAttemptView) };
   });
