@@ -9,10 +9,10 @@ export default defineConfig({
     globalSetup: ['test/harness/global-setup.ts'],
     setupFiles: ['test/harness/setup-file.ts'],
     pool: 'forks',
-    // Five files at a time on two cores: most of a file's time is waiting (a store answering late, a retry's backoff,
-    // a browser, PHP), and the whole run used about 60% of both cores with three (728 s; 536 s with five, same CPU).
-    // Each file has its own database, task queue and ports.
-    maxWorkers: 5,
+    // Three files at a time on two cores, each with its own database, task queue and ports. Five finished an idle run
+    // in 536 s instead of 728 s (three use about 60% of both cores: most of a file's time is waiting), but two runs
+    // at once with five each (ten files on two cores) timed out time-skipping, browser and WooCommerce tests.
+    maxWorkers: 3,
     // Each worker process runs its files one after the other with one module cache: the service's code (Fastify,
     // Prisma, the Temporal SDK, the simulators) is loaded once per worker instead of once per file, which halved the
     // CPU time of the merchant route files (117 s instead of 219 s for 14 files). Files still share nothing else:
@@ -20,7 +20,8 @@ export default defineConfig({
     isolate: false,
     // Longest files first (recorded durations on a fresh clone): the run ends with short files, not a long one.
     sequence: { sequencer: LongestFirst },
-    testTimeout: 60_000,
+    // A guard against a hang, not a speed check: a time-skipping test took 80-95 s with two runs at once.
+    testTimeout: 180_000,
     hookTimeout: 120_000,
     // The default report, then one plain closing line (`vitest: N passed, N failed, N skipped`) for CI to count.
     reporters: ['default', new ClosingLineReporter()],
