@@ -91,6 +91,16 @@ export function createProcessorSweepActivities(deps: { config: Config; db: Db; s
     return from.toISOString();
   }
 
+  /** The merchant's Whop client, or `skipped` when it is no longer connected or its key is refused (an AppError). */
+  async function connectedOrSkipped(merchantId: string): Promise<Awaited<ReturnType<typeof processorClientFor>> | { state: 'skipped'; reason: string }> {
+    try {
+      return await processorClientFor({ ...deps }, merchantId);
+    } catch (err) {
+      if (err instanceof AppError) return { state: 'skipped', reason: err.message };
+      throw err;
+    }
+  }
+
   return classifyFailures({
     /** Merchants whose processor is connected, after `after` (merchant id order), at most `limit`. */
     async listSweepMerchants(input: { after?: string; limit: number }): Promise<string[]> {
@@ -110,13 +120,8 @@ export function createProcessorSweepActivities(deps: { config: Config; db: Db; s
      */
     async sweepProcessorPage(input: SweepPageInput): Promise<SweepPageResult> {
       const { merchantId, kind } = input;
-      let connected;
-      try {
-        connected = await processorClientFor({ ...deps }, merchantId);
-      } catch (err) {
-        if (err instanceof AppError) return { state: 'skipped', reason: err.message };
-        throw err;
-      }
+      const connected = await connectedOrSkipped(merchantId);
+      if ('state' in connected) return connected;
       const { client, businessId } = connected;
       // A payment Whop no longer shows is no sale of ours to reconcile (its refund would otherwise block the watermark).
       const readPayment = (id: string) => client.getPayment(id).catch((err: unknown) => {
@@ -189,13 +194,8 @@ export function createProcessorSweepActivities(deps: { config: Config; db: Db; s
      */
     async recheckOpenDisputes(input: DisputeRecheckInput): Promise<DisputeRecheckResult> {
       const { merchantId } = input;
-      let connected;
-      try {
-        connected = await processorClientFor({ ...deps }, merchantId);
-      } catch (err) {
-        if (err instanceof AppError) return { state: 'skipped', reason: err.message };
-        throw err;
-      }
+      const connected = await connectedOrSkipped(merchantId);
+      if ('state' in connected) return connected;
       const { client } = connected;
       const now = Date.now();
       const since = new Date(now - DISPUTE_FOLLOW_MS);
