@@ -443,3 +443,47 @@ describe('order emails', () => {
     expect(mailbox(token, 'store_order_problem')).toHaveLength(0);
   });
 });
+
+describe('createStoreRefund on storefront A', () => {
+  /** The service's database, whose first `checkoutSession.update` (in a transaction or not) is lost, as a dropped connection. */
+  function losingFirstSessionUpdate() {
+    let lost = false;
+    const wrap = <T extends object>(client: T): T =>
+      new Proxy(client, {
+        get(target, prop, receiver) {
+          const value: unknown = Reflect.get(target, prop, receiver);
+          if (prop === '$transaction') return (fn: (tx: object) => Promise<unknown>, opts?: unknown) => (value as (f: (tx: object) => Promise<unknown>, o?: unknown) => Promise<unknown>).call(target, (tx) => fn(wrap(tx)), opts);
+          if (prop === 'checkoutSession') {
+            const model = value as Record<string, unknown>;
+            return new Proxy(model, {
+              get(m, p) {
+                const fn = m[p as string];
+                if (p === 'update' && !lost) return () => ((lost = true), Promise.reject(new Error('Connection terminated unexpectedly')));
+                return typeof fn === 'function' ? (fn as (...a: unknown[]) => unknown).bind(m) : fn;
+              },
+            });
+          }
+          return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        },
+      });
+    return wrap(db());
+  }
+
+  it('given the write after the store booked the refund is lost, when the activity is retried, then the order shows the store\'s refunded status and the store holds one refund', async () => {
+    const token = await insertSession({ merchantId: merchantA.id, platform: 'STOREFRONT_A', items: [aItems.tote, aItems.mug] });
+    await acts.createStoreOrder(token);
+    const refund = await db().refund.create({ data: { token, merchantId: merchantA.id, amountMinor: aItems.tote.unitPrice, currency: 'EUR', origin: 'merchant', state: 'succeeded', lines: [{ line: 0, quantity: 1 }], succeededAt: new Date() } });
+    const flaky = createFulfilmentActivities({ config: stack.config, db: losingFirstSessionUpdate() as ReturnType<typeof db>, secrets: createSecretBox(stack.config.secretsKey!), email: createEmailClient({ serverToken: 'sandbox-server-token', apiUrl: stack.urls.email }), urlGuard: createUrlGuard({ allowedOrigins: Object.values(stack.urls) }), timeoutMs: 1_000 });
+
+    await expect(flaky.createStoreRefund(token, refund.id)).rejects.toThrow('Connection terminated unexpectedly');
+    const retried = await flaky.createStoreRefund(token, refund.id);
+
+    expect(retried.state).toBe('created');
+    const [order] = await ordersA(token);
+    expect(order!.refunds).toHaveLength(1);
+    expect(order!.financialStatus).toBe('PARTIALLY_REFUNDED');
+    // The page stops following once the refund reads booked: by then the order must read the store's new status.
+    expect((await db().checkoutSession.findUniqueOrThrow({ where: { token } })).storeOrderStatus).toBe('partially_refunded');
+    expect(await db().refund.findUniqueOrThrow({ where: { id: refund.id } })).toMatchObject({ storeState: 'created', storeRefundId: retried.storeRefundId });
+  });
+});

@@ -415,10 +415,14 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
       if (refund.storeState !== 'pending') return { state: refund.storeState as 'created' | 'failed' | 'none', storeRefundId: refund.storeRefundId };
       if (refund.state !== 'succeeded') throw ApplicationFailure.nonRetryable(`The refund ${refundId} of ${token} is ${refund.state}: the store waits for the money to be back`, 'CONFLICT');
       const s = await sessionOf(token, true);
-      const mark = async (data: { storeState: string; storeRefundId?: string | null; storeError?: string | null }, event: string, eventData: Record<string, unknown>) => {
+      // The refund's store state and the order's store status in one transaction: a page that reads the
+      // refund booked must also read the store's new status (it stops following once the refund is booked).
+      const mark = async (data: { storeState: string; storeRefundId?: string | null; storeError?: string | null }, event: string, eventData: Record<string, unknown>, storeOrderStatus?: string) => {
         await db.$transaction(async (tx) => {
           const { count } = await tx.refund.updateMany({ where: { id: refundId, storeState: 'pending' }, data });
-          if (count > 0) await tx.sessionEvent.create({ data: { token, type: event, data: { refundId, ...eventData } as Prisma.InputJsonValue } });
+          if (count === 0) return;
+          await tx.sessionEvent.create({ data: { token, type: event, data: { refundId, ...eventData } as Prisma.InputJsonValue } });
+          if (storeOrderStatus !== undefined) await tx.checkoutSession.update({ where: { token }, data: { storeOrderStatus } });
         });
       };
       if (!s.storeOrderId) {
@@ -437,8 +441,7 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
         }
         throw err;
       }
-      await mark({ storeState: 'created', storeRefundId: made.id, storeError: null }, 'store_refund_created', { storeRefundId: made.id, amount: made.amountMinor, orderStatus: made.orderStatus });
-      await db.checkoutSession.update({ where: { token }, data: { storeOrderStatus: made.orderStatus } });
+      await mark({ storeState: 'created', storeRefundId: made.id, storeError: null }, 'store_refund_created', { storeRefundId: made.id, amount: made.amountMinor, orderStatus: made.orderStatus }, made.orderStatus);
       return { state: 'created', storeRefundId: made.id };
     },
 
