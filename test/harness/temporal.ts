@@ -62,12 +62,7 @@ export async function startTimeSkipping(opts: { taskQueue?: string } = {}): Prom
     await server.stop();
   };
   try {
-    await env.connection.operatorService.addSearchAttributes({
-      namespace: env.namespace ?? 'default',
-      searchAttributes: Object.fromEntries(
-        Object.values(searchAttributeKeys).map((key) => [key.name, proto.temporal.api.enums.v1.IndexedValueType[`INDEXED_VALUE_TYPE_${key.type}`]]),
-      ),
-    });
+    await addOurSearchAttributes(env);
   } catch (err) {
     await teardown();
     throw err;
@@ -83,6 +78,29 @@ export async function startTimeSkipping(opts: { taskQueue?: string } = {}): Prom
     },
     close: teardown,
   };
+}
+
+/**
+ * Registers our search attributes on the test server. The client retries a call whose answer was lost (a busy
+ * machine: UNAVAILABLE after the server applied it), and the retry then answers ALREADY_EXISTS. The test server
+ * cannot list them, so each is then added alone: ALREADY_EXISTS for each says it is there.
+ */
+const GRPC_ALREADY_EXISTS = 6;
+
+export async function addOurSearchAttributes(env: TestWorkflowEnvironment): Promise<void> {
+  const namespace = env.namespace ?? 'default';
+  const wanted = Object.values(searchAttributeKeys).map((key) => [key.name, proto.temporal.api.enums.v1.IndexedValueType[`INDEXED_VALUE_TYPE_${key.type}`]] as const);
+  const add = async (entries: ReadonlyArray<readonly [string, number]>) => {
+    try {
+      await env.connection.operatorService.addSearchAttributes({ namespace, searchAttributes: Object.fromEntries(entries) });
+      return true;
+    } catch (err) {
+      if ((err as { code?: number }).code !== GRPC_ALREADY_EXISTS) throw err;
+      return false;
+    }
+  };
+  if (await add(wanted)) return;
+  for (const entry of wanted) await add([entry]);
 }
 
 /** `TestWorkflowEnvironment.create` is not in the SDK's typings; createTimeSkipping/createFromExistingServer call it. */
