@@ -38,3 +38,12 @@ export async function freeLowPort(taken: Set<number> = new Set()): Promise<numbe
   }
   throw new Error('no free port below 32768');
 }
+
+/** Whether something accepts TCP connections on loopback at `port` now. */
+export function acceptsConnections(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ port, host: '127.0.0.1' });
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => (socket.destroy(), resolve(false)));
+  });
+}

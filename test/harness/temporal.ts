@@ -2,7 +2,6 @@
 // environment), on a task queue of its own so test files never steal each other's tasks.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import net from 'node:net';
 import type { Worker, WorkflowBundle } from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import proto from '@temporalio/proto';
@@ -10,7 +9,7 @@ import { inject } from 'vitest';
 import { createWorker } from '../../activities/worker.js';
 import { searchAttributeKeys } from '../../workflows/search-attributes.js';
 import { connectTemporal, quietRuntime, uniqueTaskQueue, type TemporalHandles } from './service-stack.js';
-import { freeLowPort } from '../../scripts/lib/ports.js';
+import { acceptsConnections, freeLowPort } from '../../scripts/lib/ports.js';
 
 export { uniqueTaskQueue };
 
@@ -130,10 +129,3 @@ async function launchTestServer(executable: string): Promise<{ address: string; 
   return { address: `127.0.0.1:${port}`, stop };
 }
 
-function acceptsConnections(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ port, host: '127.0.0.1' });
-    socket.once('connect', () => (socket.destroy(), resolve(true)));
-    socket.once('error', () => (socket.destroy(), resolve(false)));
-  });
-}
