@@ -19,7 +19,7 @@ import type { DisputeEventData } from '../domain/merchant-event-payloads.js';
 import { deliverMerchantEvent, recordMerchantEvent, SESSION_STATUS_OF_EVENT, sessionEventData, signingSecrets } from '../model/merchant-webhooks.js';
 import { processorClientFor } from '../model/connections.js';
 import { sessionOfProcessorPayment } from '../model/processor-cues.js';
-import { log } from '@temporalio/activity';
+import { Context, log } from '@temporalio/activity';
 import { classifyFailures } from './failures.js';
 import { recordEmail, sendRecordedEmail, type EmailSendResult } from './email-outbox.js';
 import { renderWebhookEmail, WEBHOOK_EMAIL_KINDS } from './webhook-email-templates.js';
@@ -135,6 +135,64 @@ export function createMerchantWebhookActivities(deps: MerchantWebhookActivityDep
     return recordedOutcome(statusCode, input);
   }
 
+  async function attemptDelivery(input: DeliveryAttemptInput): Promise<DeliveryAttemptResult> {
+    const { deliveryId, run, attempt } = input;
+    const delivery = await db.webhookDelivery.findUnique({ where: { id: deliveryId }, include: { endpoint: true, event: { select: { payload: true } } } });
+    if (!delivery || delivery.run !== run) return { outcome: 'superseded', statusCode: null, waitMs: null };
+    const logged = await db.webhookDeliveryAttempt.findUnique({ where: { deliveryId_number: { deliveryId, number: attempt } } });
+    if (logged) return afterRecorded(delivery.endpointId, logged.statusCode, input);
+    if (delivery.status !== 'pending') return { outcome: delivery.status === 'succeeded' ? 'succeeded' : 'dead', statusCode: delivery.lastStatusCode, waitMs: null };
+    const { endpoint } = delivery;
+    const at = new Date();
+    if (!endpoint.enabled) {
+      const error = `endpoint disabled (${endpoint.disabledReason ?? 'merchant'}) before this attempt`;
+      await db.webhookDelivery.updateMany({ where: { id: deliveryId, run }, data: { status: 'dead', deadAt: at, lastError: error, nextAttemptAt: null } });
+      return { outcome: 'endpoint_disabled', statusCode: null, waitMs: null };
+    }
+
+    const answer = await postWebhook(
+      { url: endpoint.url, msgId: delivery.id, body: JSON.stringify(delivery.event.payload), secrets: signingSecrets(secrets, endpoint, new Date(input.at)), timestamp: at },
+      { urlGuard, timeoutMs: deps.deliveryTimeoutMs ?? DELIVERY_TIMEOUT_MS, bodyBytes: RESPONSE_BODY_LOG_BYTES },
+    );
+    const kind = answerKind(answer.status);
+    const retryAfterMs = answer.status !== null && RETRY_AFTER_STATUSES.has(answer.status) ? parseRetryAfter(answer.retryAfter, Date.now()) : null;
+    const waitMs = kind === 'failure' && input.nextWaitMs !== null ? nextWaitMs(input.nextWaitMs, retryAfterMs) : null;
+    const outcome: DeliveryAttemptResult['outcome'] = kind === 'success' ? 'succeeded' : kind === 'gone' ? 'gone' : waitMs === null ? 'dead' : 'failed';
+    const error = answer.error ?? (kind === 'success' ? null : `HTTP ${answer.status}${answer.status !== null && answer.status >= 300 && answer.status < 400 ? ' (redirects are not followed)' : ''}`);
+    const ended = new Date();
+
+    try {
+      await db.$transaction(async (tx) => {
+        await tx.webhookDeliveryAttempt.create({
+          data: { deliveryId, number: attempt, run, at, statusCode: answer.status, durationMs: answer.durationMs, responseBody: answer.body === null ? null : answer.body.replace(/\u0000/g, '\uFFFD'), error: error?.slice(0, MAX_ERROR) ?? null },
+        });
+        await tx.webhookDelivery.updateMany({
+          where: { id: deliveryId, run },
+          data: {
+            attempts: attempt,
+            lastAttemptAt: at,
+            lastStatusCode: answer.status,
+            lastError: error?.slice(0, MAX_ERROR) ?? null,
+            status: outcome === 'succeeded' ? 'succeeded' : outcome === 'failed' ? 'pending' : 'dead',
+            nextAttemptAt: waitMs === null ? null : new Date(ended.getTime() + waitMs),
+            ...(outcome === 'succeeded' ? { succeededAt: ended } : outcome === 'failed' ? {} : { deadAt: ended }),
+          },
+        });
+        // The receiver says the endpoint is gone for good: nothing more is sent there until the merchant enables it.
+        if (kind === 'gone') await tx.webhookEndpoint.updateMany({ where: { id: endpoint.id, enabled: true }, data: { enabled: false, disabledReason: 'gone', disabledAt: ended } });
+      });
+    } catch (err) {
+      // This attempt's log row is there already (a retry of this activity raced it): its outcome stands.
+      if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') {
+        const row = await db.webhookDeliveryAttempt.findUniqueOrThrow({ where: { deliveryId_number: { deliveryId, number: attempt } } });
+        return afterRecorded(endpoint.id, row.statusCode, input);
+      }
+      throw err;
+    }
+    await recordHealth(endpoint.id, answer.status);
+    return { outcome, statusCode: answer.status, waitMs };
+  }
+
   return classifyFailures({
     /**
      * Records the event of a fact (once: its fact key) and starts one delivery per subscribed enabled endpoint
@@ -187,65 +245,10 @@ export function createMerchantWebhookActivities(deps: MerchantWebhookActivityDep
      * transaction its log row, the delivery's state (succeeded; dead on 410, on the last failure, or when the
      * endpoint was disabled meanwhile; else pending until nextAttemptAt) and, on 410, the endpoint disabled.
      * A retry of this activity after the answer was recorded returns the recorded outcome: never a second POST
-     * for an answered attempt.
+     * for an answered attempt. It heartbeats throughout, so a worker killed mid-POST is noticed within the
+     * workflow's heartbeat time-out, not its start-to-close time-out.
      */
-    async attemptWebhookDelivery(input: DeliveryAttemptInput): Promise<DeliveryAttemptResult> {
-      const { deliveryId, run, attempt } = input;
-      const delivery = await db.webhookDelivery.findUnique({ where: { id: deliveryId }, include: { endpoint: true, event: { select: { payload: true } } } });
-      if (!delivery || delivery.run !== run) return { outcome: 'superseded', statusCode: null, waitMs: null };
-      const logged = await db.webhookDeliveryAttempt.findUnique({ where: { deliveryId_number: { deliveryId, number: attempt } } });
-      if (logged) return afterRecorded(delivery.endpointId, logged.statusCode, input);
-      if (delivery.status !== 'pending') return { outcome: delivery.status === 'succeeded' ? 'succeeded' : 'dead', statusCode: delivery.lastStatusCode, waitMs: null };
-      const { endpoint } = delivery;
-      const at = new Date();
-      if (!endpoint.enabled) {
-        const error = `endpoint disabled (${endpoint.disabledReason ?? 'merchant'}) before this attempt`;
-        await db.webhookDelivery.updateMany({ where: { id: deliveryId, run }, data: { status: 'dead', deadAt: at, lastError: error, nextAttemptAt: null } });
-        return { outcome: 'endpoint_disabled', statusCode: null, waitMs: null };
-      }
-
-      const answer = await postWebhook(
-        { url: endpoint.url, msgId: delivery.id, body: JSON.stringify(delivery.event.payload), secrets: signingSecrets(secrets, endpoint, new Date(input.at)), timestamp: at },
-        { urlGuard, timeoutMs: deps.deliveryTimeoutMs ?? DELIVERY_TIMEOUT_MS, bodyBytes: RESPONSE_BODY_LOG_BYTES },
-      );
-      const kind = answerKind(answer.status);
-      const retryAfterMs = answer.status !== null && RETRY_AFTER_STATUSES.has(answer.status) ? parseRetryAfter(answer.retryAfter, Date.now()) : null;
-      const waitMs = kind === 'failure' && input.nextWaitMs !== null ? nextWaitMs(input.nextWaitMs, retryAfterMs) : null;
-      const outcome: DeliveryAttemptResult['outcome'] = kind === 'success' ? 'succeeded' : kind === 'gone' ? 'gone' : waitMs === null ? 'dead' : 'failed';
-      const error = answer.error ?? (kind === 'success' ? null : `HTTP ${answer.status}${answer.status !== null && answer.status >= 300 && answer.status < 400 ? ' (redirects are not followed)' : ''}`);
-      const ended = new Date();
-
-      try {
-        await db.$transaction(async (tx) => {
-          await tx.webhookDeliveryAttempt.create({
-            data: { deliveryId, number: attempt, run, at, statusCode: answer.status, durationMs: answer.durationMs, responseBody: answer.body === null ? null : answer.body.replace(/\u0000/g, '\uFFFD'), error: error?.slice(0, MAX_ERROR) ?? null },
-          });
-          await tx.webhookDelivery.updateMany({
-            where: { id: deliveryId, run },
-            data: {
-              attempts: attempt,
-              lastAttemptAt: at,
-              lastStatusCode: answer.status,
-              lastError: error?.slice(0, MAX_ERROR) ?? null,
-              status: outcome === 'succeeded' ? 'succeeded' : outcome === 'failed' ? 'pending' : 'dead',
-              nextAttemptAt: waitMs === null ? null : new Date(ended.getTime() + waitMs),
-              ...(outcome === 'succeeded' ? { succeededAt: ended } : outcome === 'failed' ? {} : { deadAt: ended }),
-            },
-          });
-          // The receiver says the endpoint is gone for good: nothing more is sent there until the merchant enables it.
-          if (kind === 'gone') await tx.webhookEndpoint.updateMany({ where: { id: endpoint.id, enabled: true }, data: { enabled: false, disabledReason: 'gone', disabledAt: ended } });
-        });
-      } catch (err) {
-        // This attempt's log row is there already (a retry of this activity raced it): its outcome stands.
-        if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') {
-          const row = await db.webhookDeliveryAttempt.findUniqueOrThrow({ where: { deliveryId_number: { deliveryId, number: attempt } } });
-          return afterRecorded(endpoint.id, row.statusCode, input);
-        }
-        throw err;
-      }
-      await recordHealth(endpoint.id, answer.status);
-      return { outcome, statusCode: answer.status, waitMs };
-    },
+    attemptWebhookDelivery: (input: DeliveryAttemptInput) => heartbeating(() => attemptDelivery(input)),
 
     /** The endpoint's failing streak as the health workflow acts on it; null when the endpoint was deleted. */
     async loadWebhookEndpointHealth(endpointId: string): Promise<EndpointHealth | null> {
@@ -293,3 +296,23 @@ function recordedOutcome(statusCode: number | null, input: DeliveryAttemptInput)
 }
 
 export type MerchantWebhookActivities = ReturnType<typeof createMerchantWebhookActivities>;
+
+/** How often a long activity tells Temporal it is alive (well inside the workflows' heartbeat time-outs). */
+const HEARTBEAT_EVERY_MS = 2_000;
+
+/** Runs `work` heartbeating every HEARTBEAT_EVERY_MS when called as an activity (a plain call just runs it). */
+async function heartbeating<T>(work: () => Promise<T>): Promise<T> {
+  let context: Context;
+  try {
+    context = Context.current();
+  } catch {
+    return work();
+  }
+  context.heartbeat();
+  const timer = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
+}

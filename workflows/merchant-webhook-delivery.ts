@@ -9,10 +9,11 @@ import type { DeliveryAttemptResult, MerchantWebhookActivities } from '../activi
 
 // Our own infrastructure (the database, the signing, Temporal): retried until it works. An endpoint's answer is
 // never a failed activity: it is the attempt's result, so an answered attempt is never POSTed twice.
-const deliveries = proxyActivities<MerchantWebhookActivities>({
-  startToCloseTimeout: DELIVERY_TIMEOUT_MS + 45_000,
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
+const RETRY = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' } as const;
+const deliveries = proxyActivities<MerchantWebhookActivities>({ startToCloseTimeout: DELIVERY_TIMEOUT_MS + 45_000, retry: RETRY });
+// The attempt heartbeats: a worker that died mid-POST is noticed after the heartbeat time-out (20 s) and the
+// attempt retried elsewhere, instead of waiting out the start-to-close time-out (a minute).
+const attempts = proxyActivities<Pick<MerchantWebhookActivities, 'attemptWebhookDelivery'>>({ startToCloseTimeout: DELIVERY_TIMEOUT_MS + 45_000, heartbeatTimeout: '20 seconds', retry: RETRY });
 
 export interface MerchantWebhookDeliveryInput {
   /** msg_…, a row of webhook_deliveries. */
@@ -36,7 +37,7 @@ export async function merchantWebhookDeliveryWorkflow(input: MerchantWebhookDeli
   let result: DeliveryAttemptResult = { outcome: 'dead', statusCode: null, waitMs: null };
   for (let i = 0; i < DELIVERY_SCHEDULE_MS.length; i++) {
     const next = DELIVERY_SCHEDULE_MS[i + 1];
-    result = await deliveries.attemptWebhookDelivery({
+    result = await attempts.attemptWebhookDelivery({
       deliveryId,
       run,
       attempt: claimed.attemptsBefore + i + 1,

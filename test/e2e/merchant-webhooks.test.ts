@@ -3,7 +3,9 @@
 // one session.completed, however often the processor repeats its success event and when the worker is killed in
 // the middle; the merchant's refund gives one session.refunded; a dispute opened and won at the processor gives
 // one dispute.created and one dispute.resolved. "One" is one event and one webhook-id: the id receivers dedupe on.
+import proto from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deliveryWorkflowId } from '../../domain/merchant-webhooks.js';
 import { startTestStack, type TestStack } from '../harness/stack.js';
 import { startCrashStack, type CrashStack } from '../harness/crash-stack.js';
 import type { ReceivedDelivery } from '../../sandbox/webhook-receiver/index.js';
@@ -179,5 +181,13 @@ describe('a worker killed in the middle', () => {
     console.log(`[merchant-webhooks] the delivery succeeded ${Date.now() - killedAt} ms after the kill, after ${posts} POSTs of the one session.completed`);
     // At least once: the attempt the kill cut off was made again, with the same webhook-id (checked above).
     expect(posts).toBeGreaterThanOrEqual(2);
+    // The dead worker's attempt was given up on its missed heartbeats, not after the whole start-to-close time-out.
+    const history = await crash.temporal.client.workflow.getHandle(deliveryWorkflowId(completed.webhookId!)).fetchHistory();
+    // (A retried activity's start event carries the failure of the try before it.)
+    const retriedAfter = (history.events ?? []).flatMap((e) => {
+      const started = e.activityTaskStartedEventAttributes;
+      return started && (started.attempt ?? 1) > 1 ? [started.lastFailure?.timeoutFailureInfo?.timeoutType] : [];
+    });
+    expect(retriedAfter).toEqual([proto.temporal.api.enums.v1.TimeoutType.TIMEOUT_TYPE_HEARTBEAT]);
   }, 240_000);
 });
