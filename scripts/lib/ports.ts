@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import net from 'node:net';
 
 /** A TCP port that was free on loopback a moment ago (the OS picks it). */
@@ -39,8 +40,17 @@ export async function freeLowPort(taken: Set<number> = new Set()): Promise<numbe
   throw new Error('no free port below 32768');
 }
 
-/** Whether something accepts TCP connections on loopback at `port` now. */
-export function acceptsConnections(port: number): Promise<boolean> {
+/** Resolves once a server `child` started accepts connections on `port`; rejects if it exits first or after `timeoutMs`. */
+export async function untilAccepting(port: number, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await acceptsConnections(port))) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`exited (${child.exitCode ?? child.signalCode}) before answering on :${port}`);
+    if (Date.now() > deadline) throw new Error(`did not answer on :${port} within ${Math.round(timeoutMs / 1000)} s`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function acceptsConnections(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ port, host: '127.0.0.1' });
     socket.once('connect', () => (socket.destroy(), resolve(true)));

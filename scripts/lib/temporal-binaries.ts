@@ -9,7 +9,7 @@ import { execFile, spawn } from 'node:child_process';
 import { accessSync, constants, chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { acceptsConnections, freeLowPort } from './ports.js';
+import { freeLowPort, untilAccepting } from './ports.js';
 
 export const TEMPORAL_CLI_VERSION = '1.5.1';
 export const TEST_SERVER_VERSION = '1.38.0';
@@ -221,7 +221,6 @@ export async function ensureTestServer(progress: Progress = () => undefined): Pr
   );
 }
 
-
 const TEST_SERVER_JVM_FLAGS = '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xshare:auto';
 
 /**
@@ -267,13 +266,10 @@ async function dumpStartupClasses(java: string, classPath: string, archive: stri
   const port = await freeLowPort();
   const child = spawn(java, [...TEST_SERVER_JVM_FLAGS.split(' '), `-XX:ArchiveClassesAtExit=${archive}`, '-cp', classPath, 'io.temporal.testserver.TestServer', String(port)], { stdio: 'ignore' });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 60_000;
   try {
-    while (!(await acceptsConnections(port))) {
-      if (child.exitCode !== null) throw new Error(`the test server exited with ${child.exitCode} before answering`);
-      if (Date.now() > deadline) throw new Error('the test server did not answer within 60 s');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await untilAccepting(port, child, 60_000).catch((err: Error) => {
+      throw new Error(`the test server ${err.message}`);
+    });
   } finally {
     child.kill('SIGTERM');
     await exited;

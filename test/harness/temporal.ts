@@ -9,7 +9,7 @@ import { inject } from 'vitest';
 import { createWorker } from '../../activities/worker.js';
 import { searchAttributeKeys } from '../../workflows/search-attributes.js';
 import { connectTemporal, quietRuntime, uniqueTaskQueue, type TemporalHandles } from './service-stack.js';
-import { acceptsConnections, freeLowPort } from '../../scripts/lib/ports.js';
+import { freeLowPort, untilAccepting } from '../../scripts/lib/ports.js';
 
 export { uniqueTaskQueue };
 
@@ -79,13 +79,13 @@ export async function startTimeSkipping(opts: { taskQueue?: string } = {}): Prom
   };
 }
 
+const GRPC_ALREADY_EXISTS = 6;
+
 /**
  * Registers our search attributes on the test server. The client retries a call whose answer was lost (a busy
  * machine: UNAVAILABLE after the server applied it), and the retry then answers ALREADY_EXISTS. The test server
  * cannot list them, so each is then added alone: ALREADY_EXISTS for each says it is there.
  */
-const GRPC_ALREADY_EXISTS = 6;
-
 export async function addOurSearchAttributes(env: TestWorkflowEnvironment): Promise<void> {
   const namespace = env.namespace ?? 'default';
   const wanted = Object.values(searchAttributeKeys).map((key) => [key.name, proto.temporal.api.enums.v1.IndexedValueType[`INDEXED_VALUE_TYPE_${key.type}`]] as const);
@@ -118,13 +118,11 @@ async function launchTestServer(executable: string): Promise<{ address: string; 
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await exited;
   };
-  const deadline = Date.now() + 60_000;
-  while (!(await acceptsConnections(port))) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      await stop();
-      throw new Error(`the time-skipping test server did not answer on :${port} within 60 s${stderr ? `: ${stderr}` : ''}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
+  try {
+    await untilAccepting(port, child, 60_000);
+  } catch (err) {
+    await stop();
+    throw new Error(`the time-skipping test server ${(err as Error).message}${stderr ? `: ${stderr}` : ''}`);
   }
   return { address: `127.0.0.1:${port}`, stop };
 }
