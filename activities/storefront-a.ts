@@ -97,18 +97,19 @@ export function createStorefrontAActivities(deps: StorefrontAActivityDeps) {
     },
 
     /**
-     * Sets up a freshly installed shop: a Storefront API token (cart reads), webhook subscriptions (uninstall,
-     * shop and domain changes, theme publish), the app embed's config (app-data metafields), the shop's origins
-     * (CORS), and the embed status; legacy script tags go. Writes nothing here (the workflow records it).
+     * Sets up a freshly installed shop: a private Storefront API token (server-side cart reads with the shopper's IP),
+     * webhook subscriptions (uninstall, shop and domain changes, theme publish), the app embed's config (app-data
+     * metafields), the shop's origins (CORS), and the embed status; legacy script tags go. Writes nothing here (the
+     * workflow records it).
      */
-    async setUpStorefrontAShop(input: { merchantId: string; sealedAccessToken: string }): Promise<{ sealedStorefrontToken: string; origins: string[]; status: InterceptionStatus }> {
+    async setUpStorefrontAShop(input: { merchantId: string; sealedAccessToken: string }): Promise<{ sealedStorefrontPrivateToken: string; origins: string[]; status: InterceptionStatus }> {
       const client = await clientOf(input.merchantId, input.sealedAccessToken);
-      const storefrontToken = await client.createStorefrontToken('hosted-checkout');
+      const storefrontToken = await client.createStorefrontPrivateToken();
       await client.subscribeWebhooks(`${config.publicApiUrl}/webhooks/storefront-a`, SUBSCRIBED_TOPICS);
       await client.setAppConfig({ api_base: config.publicApiUrl, shop: client.shop });
       const shop = await client.getShop();
       const status = await interception(input.merchantId, client, true);
-      return { sealedStorefrontToken: secrets.encrypt(storefrontToken, storefrontAAad.storefrontToken(input.merchantId)), origins: shop.origins, status };
+      return { sealedStorefrontPrivateToken: secrets.encrypt(storefrontToken, storefrontAAad.storefrontPrivateToken(input.merchantId)), origins: shop.origins, status };
     },
 
     /** Drives interception: removes legacy script tags and answers the embed's status with its activation link. */
@@ -141,7 +142,7 @@ export function createStorefrontAActivities(deps: StorefrontAActivityDeps) {
      * waiting for this install replace the connection's in the same write (and become the merchant's shop);
      * until here the connection they replace kept working.
      */
-    async saveStorefrontAInstall(input: { merchantId: string; shop: string; sealedAccessToken: string; scopes: string[]; scriptTagId: string | null; sealedStorefrontToken?: string; origins?: string[]; embedActive?: boolean }): Promise<{ installedAt: string }> {
+    async saveStorefrontAInstall(input: { merchantId: string; shop: string; sealedAccessToken: string; scopes: string[]; scriptTagId: string | null; sealedStorefrontPrivateToken?: string; origins?: string[]; embedActive?: boolean }): Promise<{ installedAt: string }> {
       const now = new Date();
       const installed = {
         accessTokenEnc: input.sealedAccessToken,
@@ -151,7 +152,9 @@ export function createStorefrontAActivities(deps: StorefrontAActivityDeps) {
         uninstalledAt: null,
         scriptTagId: input.scriptTagId,
         scriptTagCheckedAt: now,
-        storefrontTokenEnc: input.sealedStorefrontToken ?? null,
+        // The private token replaces a public one an older install made.
+        storefrontTokenEnc: null,
+        storefrontPrivateTokenEnc: input.sealedStorefrontPrivateToken ?? null,
         shopOrigins: input.origins ?? [],
         appEmbedActive: input.embedActive ?? false,
       };
@@ -238,7 +241,7 @@ export function createStorefrontAActivities(deps: StorefrontAActivityDeps) {
         // The platform deleted the app's tokens and script tags: forget ours too.
         const { count } = await db.storefrontAConnection.updateMany({
           where: { merchantId, shop: row.shop },
-          data: { connected: false, uninstalledAt: now, accessTokenEnc: null, storefrontTokenEnc: null, shopOrigins: [], appEmbedActive: false, scopes: null, scriptTagId: null, scriptTagCheckedAt: null },
+          data: { connected: false, uninstalledAt: now, accessTokenEnc: null, storefrontTokenEnc: null, storefrontPrivateTokenEnc: null, shopOrigins: [], appEmbedActive: false, scopes: null, scriptTagId: null, scriptTagCheckedAt: null },
         });
         result = { connected: false, uninstalledAt: now.toISOString(), connectionsUpdated: count };
       } else if (topic === 'shop/redact') {

@@ -36,6 +36,8 @@ import type { StorefrontACreateBody, storefrontBCreateBody } from './schemas/che
 
 /** Per store call; the callers (script tag, plugin) wait about 5 s in all. */
 export const STORE_READ_TIMEOUT_MS = 3_000;
+/** Longest wait for a throttled storefront A cart read (430/429/THROTTLED retried within it), inside the callers' 5 s. */
+export const STORE_READ_THROTTLE_WAIT_MS = 1_000;
 
 export interface CartDeps {
   config: Config;
@@ -133,7 +135,8 @@ async function fromStore<T>(read: Promise<T>, notFound?: () => AppError): Promis
 // ---------------------------------------------------------------------------------------------------
 // Storefront A: the app embed names the shop and the /cart.js token; we read the cart through the Storefront API.
 
-export async function storefrontASource(deps: CartDeps, body: StorefrontACreateBody): Promise<CartSource> {
+/** `shopper.ip`: the client IP of the create request (Fastify's request.ip: the socket's, or X-Forwarded-For under TRUST_PROXY). */
+export async function storefrontASource(deps: CartDeps, body: StorefrontACreateBody, shopper: { ip?: string } = {}): Promise<CartSource> {
   const { config, db, caches } = deps;
   if (!isValidShopHost(body.shop, config.storefrontA.shopSuffix)) {
     throw new AppError('INVALID_INPUT', `shop: must be a <name>${config.storefrontA.shopSuffix} host`, { fields: { 'body.shop': 'not a shop host' } });
@@ -142,15 +145,15 @@ export async function storefrontASource(deps: CartDeps, body: StorefrontACreateB
   if (!connection?.connected || !connection.accessTokenEnc) throw unknownStore();
   const { merchant } = connection;
   const sealed = connection.accessTokenEnc;
-  const sealedStorefront = connection.storefrontTokenEnc;
   return {
     platform: 'STOREFRONT_A',
     merchant,
     async readCart() {
-      // The cart lives in the storefront: read through the Storefront API with the token made at install.
-      if (!sealedStorefront) throw new AppError('UPSTREAM_ERROR', 'The store connection has no Storefront API token: reinstall the app');
-      const client = storefrontAClientOf({ ...deps, timeoutMs: STORE_READ_TIMEOUT_MS }, merchant.id, connection.shop, sealed, sealedStorefront);
-      const cart = await fromStore(client.getCart(body.cartToken), () => new AppError('NOT_FOUND', 'The store has no such cart'));
+      // The cart lives in the storefront: read through the Storefront API with the token made at install, on the
+      // shopper's behalf (their IP goes along with the private token: Shopify throttles each shopper, not this server).
+      if (!connection.storefrontPrivateTokenEnc && !connection.storefrontTokenEnc) throw new AppError('UPSTREAM_ERROR', 'The store connection has no Storefront API token: reinstall the app');
+      const client = storefrontAClientOf({ ...deps, timeoutMs: STORE_READ_TIMEOUT_MS, maxThrottleWaitMs: STORE_READ_THROTTLE_WAIT_MS }, merchant.id, connection.shop, sealed, connection);
+      const cart = await fromStore(client.getCart(body.cartToken, { buyerIp: shopper.ip }), () => new AppError('NOT_FOUND', 'The store has no such cart'));
       if (cart.items.length === 0) throw emptyCart();
       return {
         currency: cart.currency,

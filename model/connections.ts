@@ -34,6 +34,7 @@ export const storefrontAAad = {
   accessToken: (merchantId: string) => `${merchantId}:storefrontA.accessToken`,
   oauthCode: (merchantId: string) => `${merchantId}:storefrontA.oauthCode`,
   storefrontToken: (merchantId: string) => `${merchantId}:storefrontA.storefrontToken`,
+  storefrontPrivateToken: (merchantId: string) => `${merchantId}:storefrontA.storefrontPrivateToken`,
 };
 
 export const storefrontBAad = {
@@ -148,15 +149,22 @@ export const NO_PENDING_INPUTS = { pendingShop: null, pendingClientId: null, pen
 
 export type StoreClient = StorefrontAClient | StorefrontBClient;
 
+/** The Storefront API tokens of a connection (sealed): the private one an install makes, or an older install's public one. */
+export interface StorefrontATokensEnc {
+  storefrontPrivateTokenEnc?: string | null;
+  storefrontTokenEnc?: string | null;
+}
+
 /**
  * The storefront A client of a shop with tokens sealed for `merchantId` (the connection's, or an install's): the
  * Admin API token, and the Storefront API token the install created (cart reads) when there is one.
  */
-export function storefrontAClientOf(deps: ConnectionDeps, merchantId: string, shop: string, accessTokenEnc: string, storefrontTokenEnc?: string | null): StorefrontAClient {
+export function storefrontAClientOf(deps: ConnectionDeps & { maxThrottleWaitMs?: number }, merchantId: string, shop: string, accessTokenEnc: string, storefront: StorefrontATokensEnc = {}): StorefrontAClient {
   const unreadable = { code: 'CONFLICT' as const, message: 'The stored storefront A access token cannot be read: install the app again' };
   const accessToken = openSecret(deps.secrets, accessTokenEnc, storefrontAAad.accessToken(merchantId), unreadable);
-  const storefrontToken = storefrontTokenEnc ? openSecret(deps.secrets, storefrontTokenEnc, storefrontAAad.storefrontToken(merchantId), unreadable) : undefined;
-  return createStorefrontAClient({ shop, accessToken, storefrontToken, apiUrlTemplate: deps.config.storefrontA.apiTemplate, shopSuffix: deps.config.storefrontA.shopSuffix, ...client(deps) });
+  const storefrontPrivateToken = storefront.storefrontPrivateTokenEnc ? openSecret(deps.secrets, storefront.storefrontPrivateTokenEnc, storefrontAAad.storefrontPrivateToken(merchantId), unreadable) : undefined;
+  const storefrontToken = !storefrontPrivateToken && storefront.storefrontTokenEnc ? openSecret(deps.secrets, storefront.storefrontTokenEnc, storefrontAAad.storefrontToken(merchantId), unreadable) : undefined;
+  return createStorefrontAClient({ shop, accessToken, storefrontPrivateToken, storefrontToken, apiUrlTemplate: deps.config.storefrontA.apiTemplate, shopSuffix: deps.config.storefrontA.shopSuffix, maxThrottleWaitMs: deps.maxThrottleWaitMs, ...client(deps) });
 }
 
 /** A storefront B store URL in the form every comparison uses: origin + path without a trailing slash (no query, no fragment). */
@@ -214,7 +222,7 @@ export async function storeClientFor(deps: ConnectionDeps & { db: Db }, merchant
   if (platform === 'STOREFRONT_A') {
     const row = await deps.db.storefrontAConnection.findUnique({ where: { merchantId } });
     if (!row?.connected || !row.accessTokenEnc) throw new AppError('CONFLICT', 'Storefront A is not connected (the app was uninstalled): reconnect the store in your dashboard');
-    return storefrontAClientOf(deps, merchantId, row.shop, row.accessTokenEnc, row.storefrontTokenEnc);
+    return storefrontAClientOf(deps, merchantId, row.shop, row.accessTokenEnc, row);
   }
   const row = await deps.db.storefrontBConnection.findUnique({ where: { merchantId } });
   if (!row) throw new AppError('CONFLICT', 'Storefront B is not connected: connect the store in your dashboard');

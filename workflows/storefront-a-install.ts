@@ -10,8 +10,8 @@ const { saveStorefrontAInstall } = proxyActivities<StorefrontAActivities>(RECORD
 const { recordStoreCountries } = proxyActivities<StoreCountriesActivities>(STORE_CALL_OPTIONS);
 
 /**
- * Completes a storefront A app install: trades the OAuth code for the access token, sets the shop up (Storefront
- * API token, webhooks, app embed config, origins; legacy script tags removed), then stores it all in one
+ * Completes a storefront A app install: trades the OAuth code for the access token, sets the shop up (private
+ * Storefront API token, webhooks, app embed config, origins; legacy script tags removed), then stores it all in one
  * write, so a failure stores nothing; then reads where the shop ships. Short-lived (seconds): no history of it is kept for replay.
  */
 export async function installStorefrontAWorkflow(input: InstallStorefrontAInput): Promise<InstallStorefrontAResult> {
@@ -28,7 +28,7 @@ export async function installStorefrontAWorkflow(input: InstallStorefrontAInput)
     const setUp = await store.setUpStorefrontAShop({ merchantId: input.merchantId, sealedAccessToken: exchanged.sealedAccessToken });
     const saved = await saveStorefrontAInstall({
       merchantId: input.merchantId, shop: input.shop, sealedAccessToken: exchanged.sealedAccessToken, scopes: exchanged.scopes,
-      scriptTagId: setUp.status.scriptTagId, sealedStorefrontToken: setUp.sealedStorefrontToken, origins: setUp.origins, embedActive: setUp.status.installed,
+      scriptTagId: setUp.status.scriptTagId, sealedStorefrontPrivateToken: setUp.sealedStorefrontPrivateToken, origins: setUp.origins, embedActive: setUp.status.installed,
     });
     // The install stands whatever happens here: the merchant can read the countries again from the Shipping page.
     await recordStoreCountries({ merchantId: input.merchantId }).catch(() => undefined);

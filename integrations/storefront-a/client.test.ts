@@ -153,6 +153,6 @@ describe('cart, throttling, embed status', () => {
     expect(await client.embedStatus()).toMatchObject({ active: true, present: true });
     await control(`shops/${DEMO_SHOP}/app-embeds`, { clientId: DEMO_APP.clientId, block: 'checkout-embed', enabled: false });
     expect(await client.embedStatus()).toMatchObject({ active: false, present: true });
-    expect(embedInSettings('not json')).toEqual({ active: false, present: false });
+    expect(embedInSettings('not json', { appHandle: DEMO_APP.handle })).toEqual({ active: false, present: false });
   });
 });

@@ -26,13 +26,18 @@ export interface StorefrontAClientOptions {
   /** Shop host, e.g. demo-shop.myshopify.com. */
   shop: string;
   accessToken: string;
-  /** The Storefront API token the install created (cart reads). */
+  /**
+   * The private Storefront API token (a delegate access token) the install created: cart reads from this server send
+   * it as Shopify-Storefront-Private-Token with the shopper's IP. Preferred over `storefrontToken`.
+   */
+  storefrontPrivateToken?: string;
+  /** A public Storefront API token (X-Shopify-Storefront-Access-Token), as installs before private tokens made. */
   storefrontToken?: string;
   apiUrlTemplate?: string;
   /** Host suffix shops must have (default .myshopify.com; config STOREFRONT_A_SHOP_SUFFIX). */
   shopSuffix?: string;
   timeoutMs?: number;
-  /** Longest total wait for the cost bucket to refill before answering rate_limited (default 10 s). */
+  /** Longest total wait for throttles (cost bucket, 429, 430) before answering rate_limited (default 10 s). */
   maxThrottleWaitMs?: number;
   fetch?: typeof fetch;
 }
@@ -79,6 +84,20 @@ export interface ScriptTag {
   id: string;
   src: string;
 }
+
+/** What a cart read sends besides the token: the shopper's IP (Shopify-Storefront-Buyer-IP), with a private token. */
+export interface CartReadOptions {
+  buyerIp?: string;
+}
+
+/** The Storefront API scopes a delegate token carries: cart reads (read_checkouts, product_listings) and emptying (write_checkouts). */
+export const STOREFRONT_DELEGATE_SCOPES = ['unauthenticated_read_checkouts', 'unauthenticated_write_checkouts', 'unauthenticated_read_product_listings'] as const;
+/** Storefront API header naming the buyer a private-token request is made for. */
+export const BUYER_IP_HEADER = 'Shopify-Storefront-Buyer-IP';
+/** Throttled answers waited out before rate_limited (the total wait is bounded by maxThrottleWaitMs too). */
+export const MAX_THROTTLE_RETRIES = 3;
+/** First wait after a throttle that names none (no Retry-After, no cost): doubled on each retry. */
+const THROTTLE_BACKOFF_MS = 250;
 
 /** Where the order flow keeps its intent between attempts (the activity stores it with the session). */
 export interface OrderIntent {
@@ -173,17 +192,31 @@ export function createStorefrontAClient(opts: StorefrontAClientOptions) {
     return doFetch(target, { ...init, signal: AbortSignal.timeout(timeoutMs) });
   };
   const admin = createAdminApiClient({ storeDomain: opts.shop, apiVersion: STOREFRONT_A_API_VERSION, accessToken: opts.accessToken, customFetchApi, retries: 0 });
-  const storefront = opts.storefrontToken
-    ? createStorefrontApiClient({ storeDomain: opts.shop, apiVersion: STOREFRONT_A_API_VERSION, publicAccessToken: opts.storefrontToken, customFetchApi, retries: 0 })
-    : null;
+  // Server-side reads use the private token (Shopify's guidance for servers); a shop installed before it has only a public one.
+  const storefront = opts.storefrontPrivateToken
+    ? createStorefrontApiClient({ storeDomain: opts.shop, apiVersion: STOREFRONT_A_API_VERSION, privateAccessToken: opts.storefrontPrivateToken, customFetchApi, retries: 0 })
+    : opts.storefrontToken
+      ? createStorefrontApiClient({ storeDomain: opts.shop, apiVersion: STOREFRONT_A_API_VERSION, publicAccessToken: opts.storefrontToken, customFetchApi, retries: 0 })
+      : null;
 
-  /** One GraphQL call through a library client: HTTP and GraphQL errors classified, THROTTLED waited out. */
-  async function call(client: { fetch: (op: string, o: { variables?: Json; retries?: number }) => Promise<Response> }, what: string, query: string, variables: Json = {}): Promise<Json> {
+  /**
+   * One GraphQL call through a library client: HTTP and GraphQL errors classified, throttles waited out within bounds
+   * (a few attempts and maxThrottleWaitMs in all): THROTTLED (Admin: until the cost bucket holds the query), HTTP 429
+   * (Retry-After seconds when given) and HTTP 430 (Shopify's security rejection of traffic it takes for a bot), with or
+   * without a body or code; then rate_limited, which callers retry — never a permanent refusal.
+   */
+  async function call(client: { fetch: (op: string, o: { variables?: Json; retries?: number; headers?: Record<string, string> }) => Promise<Response> }, what: string, query: string, variables: Json = {}, headers?: Record<string, string>): Promise<Json> {
     let waited = 0;
-    for (;;) {
+    for (let throttles = 0; ; throttles++) {
+      const throttled = async (wait: number, why: string, status?: number, remote?: unknown) => {
+        if (throttles >= MAX_THROTTLE_RETRIES || waited + wait > maxThrottleWaitMs) throw new IntegrationError(SYSTEM, 'rate_limited', `${what}: ${why}`, { status, remote });
+        waited += wait;
+        await sleep(wait);
+      };
+      const backoff = THROTTLE_BACKOFF_MS * 2 ** throttles;
       let res: Response;
       try {
-        res = await client.fetch(query, { variables, retries: 0 });
+        res = await client.fetch(query, { variables, retries: 0, ...(headers ? { headers } : {}) });
       } catch (err) {
         const timedOut = (err as Error).name === 'TimeoutError' || (err as Error).name === 'AbortError' || /aborted|timeout/i.test(String((err as Error).message));
         throw new IntegrationError(SYSTEM, timedOut ? 'timeout' : 'unavailable', `${what}: ${timedOut ? `no answer within ${timeoutMs} ms` : (err as Error).message}`, { cause: err });
@@ -195,13 +228,12 @@ export function createStorefrontAClient(opts: StorefrontAClientOptions) {
       } catch {
         body = undefined;
       }
-      if (res.status === 429) {
-        // Retry-After is in seconds on Shopify's side. A 5xx is not waited out here: the caller's retry policy
-        // (activity retries) decides, so a merchant's request is not held for seconds by a store that is down.
-        const wait = Math.max(1, Number(res.headers.get('retry-after') ?? '1')) * 1000;
-        if (waited + wait > maxThrottleWaitMs) throw new IntegrationError(SYSTEM, 'rate_limited', `${what}: HTTP ${res.status}`, { status: res.status, remote: body ?? text });
-        waited += wait;
-        await sleep(wait);
+      if (res.status === 429 || res.status === 430) {
+        // Retry-After is in seconds on Shopify's side; a 430 (and often a 429) carries none: back off. A 5xx is not
+        // waited out here: the caller's retry policy (activity retries) decides, so a merchant's request is not held
+        // for seconds by a store that is down.
+        const retryAfter = Number(res.headers.get('retry-after'));
+        await throttled(retryAfter > 0 ? retryAfter * 1000 : backoff, `HTTP ${res.status}${res.status === 430 ? ' (Shopify security rejection)' : ''}`, res.status, body ?? text);
         continue;
       }
       if (!res.ok) {
@@ -210,14 +242,13 @@ export function createStorefrontAClient(opts: StorefrontAClientOptions) {
       }
       if (!body) throw new IntegrationError(SYSTEM, 'invalid_response', `${what}: not JSON`, { status: res.status, remote: text.slice(0, 300) });
       const errors = Array.isArray(body.errors) ? (body.errors as Array<{ message?: string; extensions?: { code?: string } }>) : [];
-      if (errors.some((e) => e.extensions?.code === 'THROTTLED')) {
-        // Wait until the bucket holds what this query asked for (restoreRate points per second).
+      // THROTTLED by code, or by its message alone (the Storefront API's checkout throttle answers 200 "Throttled").
+      if (errors.some((e) => e.extensions?.code === 'THROTTLED' || (!e.extensions?.code && /^throttled$/i.test(e.message?.trim() ?? '')))) {
+        // Admin: wait until the bucket holds what this query asked for (restoreRate points per second); without a cost, back off.
         const cost = (body.extensions as { cost?: { requestedQueryCost?: number; throttleStatus?: { currentlyAvailable?: number; restoreRate?: number } } } | undefined)?.cost;
-        const missing = (cost?.requestedQueryCost ?? 50) - (cost?.throttleStatus?.currentlyAvailable ?? 0);
-        const wait = Math.max(50, Math.ceil((missing / (cost?.throttleStatus?.restoreRate || 50)) * 1000));
-        if (waited + wait > maxThrottleWaitMs) throw new IntegrationError(SYSTEM, 'rate_limited', `${what}: throttled (query cost ${cost?.requestedQueryCost ?? '?'})`, { remote: body });
-        waited += wait;
-        await sleep(wait);
+        const missing = (cost?.requestedQueryCost ?? 0) - (cost?.throttleStatus?.currentlyAvailable ?? 0);
+        const wait = cost?.throttleStatus ? Math.max(50, Math.ceil((missing / (cost.throttleStatus.restoreRate || 50)) * 1000)) : backoff;
+        await throttled(wait, `throttled (query cost ${cost?.requestedQueryCost ?? '?'})`, res.status, body);
         continue;
       }
       if (errors.length) {
@@ -262,7 +293,20 @@ export function createStorefrontAClient(opts: StorefrontAClientOptions) {
       return parse(z.object({ shop: z.object({ shipsToCountries: z.array(z.string()) }) }), data, 'ships-to countries').shop.shipsToCountries;
     },
 
-    /** A Storefront API token for server-side cart reads (the app's unauthenticated_* scopes). */
+    /**
+     * The private Storefront API token for server-side cart reads: a delegate access token with the given
+     * unauthenticated_* scopes of the app (delegateAccessTokenCreate), non-expiring like its parent offline token.
+     * Shopify's guidance for server-side Storefront API use (docs/storefront-a.md, "Cart").
+     */
+    async createStorefrontPrivateToken(scopes: readonly string[] = STOREFRONT_DELEGATE_SCOPES): Promise<string> {
+      const data = await adminCall('delegate token', 'mutation Delegate($input: DelegateAccessTokenInput!) { delegateAccessTokenCreate(input: $input) { delegateAccessToken { accessToken } userErrors { code field message } } }', { input: { delegateAccessScope: [...scopes] } });
+      const p = parse(z.object({ delegateAccessTokenCreate: z.object({ delegateAccessToken: z.object({ accessToken: z.string() }).nullable(), userErrors: z.array(z.object({ code: z.string().nullable().optional(), field: z.array(z.string()).nullable(), message: z.string() })) }) }), data, 'delegate token').delegateAccessTokenCreate;
+      userErrors(p, 'delegate token');
+      if (!p.delegateAccessToken) throw new IntegrationError(SYSTEM, 'invalid_response', 'delegate token: none returned');
+      return p.delegateAccessToken.accessToken;
+    },
+
+    /** A public Storefront API token (the app's unauthenticated_* scopes): for browsers; kept for the contract of older installs. */
     async createStorefrontToken(title: string): Promise<string> {
       const data = await adminCall('storefront token', 'mutation Token($input: StorefrontAccessTokenInput!) { storefrontAccessTokenCreate(input: $input) { storefrontAccessToken { accessToken } userErrors { field message } } }', { input: { title } });
       const p = parse(z.object({ storefrontAccessTokenCreate: z.object({ storefrontAccessToken: z.object({ accessToken: z.string() }).nullable(), userErrors: z.array(z.object({ field: z.array(z.string()).nullable(), message: z.string() })) }) }), data, 'storefront token').storefrontAccessTokenCreate;
@@ -289,12 +333,19 @@ export function createStorefrontAClient(opts: StorefrontAClientOptions) {
       userErrors(parse(z.object({ metafieldsSet: z.object({ userErrors: z.array(z.object({ field: z.array(z.string()).nullable(), message: z.string() })) }) }), set, 'app config').metafieldsSet, 'app config');
     },
 
-    /** Is our app embed on in the published theme? Read from its config/settings_data.json. */
+    /**
+     * Is our app embed on in the published theme? Read from its config/settings_data.json, where Shopify names each
+     * embed `shopify://apps/<app handle>/blocks/<block handle>/<uid>`: ours is the block of OUR app (its handle read in
+     * the same query), so another app's block of the same name never counts.
+     */
     async embedStatus(blockHandle = APP_EMBED_HANDLE): Promise<EmbedStatus> {
-      const data = await adminCall('theme settings', 'query Main { themes(first: 1, roles: [MAIN]) { nodes { name files(filenames: ["config/settings_data.json"], first: 1) { nodes { body { ... on OnlineStoreThemeFileBodyText { content } } } } } } }');
-      const theme = parse(z.object({ themes: z.object({ nodes: z.array(z.object({ name: z.string(), files: z.object({ nodes: z.array(z.object({ body: z.object({ content: z.string().optional() }) })) }).nullable() })) }) }), data, 'theme settings').themes.nodes[0];
+      const data = await adminCall('theme settings', 'query Main { currentAppInstallation { app { handle } } themes(first: 1, roles: [MAIN]) { nodes { name files(filenames: ["config/settings_data.json"], first: 1) { nodes { body { ... on OnlineStoreThemeFileBodyText { content } } } } } } }');
+      const read = parse(z.object({ currentAppInstallation: z.object({ app: z.object({ handle: z.string().nullable() }) }), themes: z.object({ nodes: z.array(z.object({ name: z.string(), files: z.object({ nodes: z.array(z.object({ body: z.object({ content: z.string().optional() }) })) }).nullable() })) }) }), data, 'theme settings');
+      const theme = read.themes.nodes[0];
+      const appHandle = read.currentAppInstallation.app.handle;
+      if (!appHandle) throw new IntegrationError(SYSTEM, 'invalid_response', 'theme settings: the app has no handle to find its embed by');
       if (!theme) return { active: false, present: false, themeName: null };
-      return { ...embedInSettings(theme.files?.nodes[0]?.body.content ?? '', blockHandle), themeName: theme.name };
+      return { ...embedInSettings(theme.files?.nodes[0]?.body.content ?? '', { appHandle, blockHandle }), themeName: theme.name };
     },
 
     async listScriptTags(): Promise<ScriptTag[]> {
@@ -309,10 +360,15 @@ export function createStorefrontAClient(opts: StorefrontAClientOptions) {
       userErrors({ userErrors: p.userErrors.filter((e) => !/does not exist/i.test(e.message)) }, 'script tag delete');
     },
 
-    /** The shopper's cart, read authoritatively through the Storefront API: prices from the store only. */
-    async getCart(cartToken: string): Promise<StorefrontACart> {
+    /**
+     * The shopper's cart, read authoritatively through the Storefront API: prices from the store only. With the private
+     * token the shopper's IP goes along (Shopify-Storefront-Buyer-IP), so Shopify throttles and bot-checks each shopper
+     * on their own instead of this server as one client.
+     */
+    async getCart(cartToken: string, read: CartReadOptions = {}): Promise<StorefrontACart> {
       if (!storefront) throw new IntegrationError(SYSTEM, 'unauthorized', 'No Storefront API token: install the app again');
-      const data = await call(storefront, 'cart', CART_QUERY, { id: `gid://shopify/Cart/${cartToken}` });
+      const headers = opts.storefrontPrivateToken && read.buyerIp ? { [BUYER_IP_HEADER]: read.buyerIp } : undefined;
+      const data = await call(storefront, 'cart', CART_QUERY, { id: `gid://shopify/Cart/${cartToken}` }, headers);
       const cart = parse(cartSchema, data, 'cart').cart;
       if (!cart) throw new IntegrationError(SYSTEM, 'not_found', 'cart: the store has no such cart');
       const minor = (m: z.output<typeof moneySchema>) => {
@@ -476,18 +532,23 @@ export function createStorefrontAClient(opts: StorefrontAClientOptions) {
 
 export type StorefrontAClient = ReturnType<typeof createStorefrontAClient>;
 
-/** Whether settings_data.json (theme JSON may start with a comment) holds our embed, and whether it is on. */
-export function embedInSettings(content: string, blockHandle = APP_EMBED_HANDLE): { active: boolean; present: boolean } {
+/**
+ * Whether settings_data.json (theme JSON may start with a comment) holds our embed, and whether it is on: a
+ * `current.blocks` entry whose type is `shopify://apps/<our app handle>/blocks/<our block handle>/<uid>` and that is
+ * not `disabled` (shopify.dev, theme app extensions: "Detecting app blocks and app embed blocks").
+ */
+export function embedInSettings(content: string, ours: { appHandle: string; blockHandle?: string }): { active: boolean; present: boolean } {
   let json: { current?: { blocks?: Record<string, { type?: string; disabled?: boolean }> } } | undefined;
   try {
     json = JSON.parse(content.replace(/^\s*\/\*[\s\S]*?\*\//, '')) as typeof json;
   } catch {
     return { active: false, present: false };
   }
+  const prefix = `shopify://apps/${ours.appHandle}/blocks/${ours.blockHandle ?? APP_EMBED_HANDLE}/`;
   const current = json?.current;
   const blocks = current && typeof current === 'object' ? Object.values(current.blocks ?? {}) : [];
-  const ours = blocks.filter((b) => typeof b?.type === 'string' && b.type.includes(`/blocks/${blockHandle}/`));
-  return { present: ours.length > 0, active: ours.some((b) => b.disabled !== true) };
+  const mine = blocks.filter((b) => typeof b?.type === 'string' && b.type.startsWith(prefix) && b.type.length > prefix.length);
+  return { present: mine.length > 0, active: mine.some((b) => b.disabled !== true) };
 }
 
 const REFUND_CONTEXT_QUERY = `query RefundContext($id: ID!) {

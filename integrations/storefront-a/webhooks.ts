@@ -1,7 +1,8 @@
 // Shopify's webhooks to an installed app (docs/storefront-a.md): X-Shopify-Hmac-Sha256 carries the base64
 // HMAC-SHA256 of the exact raw body keyed with the app's client secret; X-Shopify-Topic, -Shop-Domain,
 // -API-Version and -Webhook-Id are required. The official library validates them (webhooks.validate), on the
-// raw bytes before parsing; parseWebhookPayload then reads the payload.
+// raw bytes before parsing; parseWebhookPayload then reads the payload. X-Shopify-Event-Id names the event: it
+// is the same on every retry of it (each retry has a new -Webhook-Id), so duplicates are keyed on it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { parseResponse } from '../storefront-common/parse.js';
@@ -12,6 +13,7 @@ export const WEBHOOK_HEADERS = {
   shopDomain: 'x-shopify-shop-domain',
   hmac: 'x-shopify-hmac-sha256',
   webhookId: 'x-shopify-webhook-id',
+  eventId: 'x-shopify-event-id',
   apiVersion: 'x-shopify-api-version',
   triggeredAt: 'x-shopify-triggered-at',
 } as const;
@@ -22,7 +24,7 @@ export type WebhookTopic = (typeof WEBHOOK_TOPICS)[number];
 /** Topics we subscribe through the Admin API at install (the compliance topics live in the app's configuration). */
 export const SUBSCRIBED_TOPICS = ['APP_UNINSTALLED', 'SHOP_UPDATE', 'DOMAINS_CREATE', 'DOMAINS_UPDATE', 'DOMAINS_DESTROY', 'THEMES_PUBLISH', 'REFUNDS_CREATE'] as const;
 
-export type WebhookValidation = { valid: true; topic: string; domain: string; webhookId: string; apiVersion: string } | { valid: false; reason: string };
+export type WebhookValidation = { valid: true; topic: string; domain: string; webhookId: string; eventId: string | null; apiVersion: string } | { valid: false; reason: string };
 
 /** Validates one delivery exactly as @shopify/shopify-api does (HMAC over rawBody, required headers). */
 export async function validateWebhook(app: { clientId: string; clientSecret: string }, rawBody: string, rawRequest: IncomingMessage, rawResponse: ServerResponse): Promise<WebhookValidation> {
@@ -30,7 +32,7 @@ export async function validateWebhook(app: { clientId: string; clientSecret: str
   const result = await shopifyFor(app).webhooks.validate({ rawBody, rawRequest, rawResponse });
   if (!result.valid) return { valid: false, reason: result.reason };
   if (result.webhookType !== 'webhooks') return { valid: false, reason: 'not_a_webhook' };
-  return { valid: true, topic: String(result.topic), domain: result.domain, webhookId: result.webhookId, apiVersion: result.apiVersion };
+  return { valid: true, topic: String(result.topic), domain: result.domain, webhookId: result.webhookId, eventId: result.eventId ?? null, apiVersion: result.apiVersion };
 }
 
 const customer = z.object({ id: z.number(), email: z.string().nullable(), phone: z.string().nullable() });

@@ -22,6 +22,7 @@ import {
 } from 'graphql';
 import { PlatformError, randomHex } from '../storefront-common/web.js';
 import { toDecimal } from './money.js';
+import { admitStorefrontRequest, createDelegateToken } from './storefront-access.js';
 import { calculateDraftOrder, completeDraftOrder, createDraftOrder, createRefund, draftTotals, orderMoney, type DraftOrderInput, type RefundInput } from './orders.js';
 import {
   cartTokenOf,
@@ -67,6 +68,7 @@ const ADMIN_SDL = /* GraphQL */ `
     draftOrderComplete(id: ID!, paymentGatewayId: ID, sourceName: String, paymentPending: Boolean): DraftOrderCompletePayload
     refundCreate(input: RefundInput!): RefundCreatePayload
     storefrontAccessTokenCreate(input: StorefrontAccessTokenInput!): StorefrontAccessTokenCreatePayload
+    delegateAccessTokenCreate(input: DelegateAccessTokenInput!): DelegateAccessTokenCreatePayload
     webhookSubscriptionCreate(topic: WebhookSubscriptionTopic!, webhookSubscription: WebhookSubscriptionInput!): WebhookSubscriptionCreatePayload
     metafieldsSet(metafields: [MetafieldsSetInput!]!): MetafieldsSetPayload
     scriptTagCreate(input: ScriptTagInput!): ScriptTagCreatePayload
@@ -236,6 +238,11 @@ const ADMIN_SDL = /* GraphQL */ `
   input StorefrontAccessTokenInput { title: String! }
   type StorefrontAccessToken { id: ID! accessToken: String! title: String! accessScopes: [AccessScope!]! createdAt: DateTime! }
   type StorefrontAccessTokenCreatePayload { storefrontAccessToken: StorefrontAccessToken shop: Shop! userErrors: [UserError!]! }
+  input DelegateAccessTokenInput { delegateAccessScope: [String!]! expiresIn: Int }
+  type DelegateAccessToken { accessScopes: [String!]! accessToken: String! createdAt: DateTime! expiresIn: Int }
+  enum DelegateAccessTokenCreateUserErrorCode { DELEGATE_ACCESS_TOKEN EMPTY_ACCESS_SCOPE EXPIRES_AFTER_PARENT NEGATIVE_EXPIRES_IN PERSISTENCE_FAILED REFRESH_TOKEN UNKNOWN_SCOPES }
+  type DelegateAccessTokenCreateUserError { code: DelegateAccessTokenCreateUserErrorCode field: [String!] message: String! }
+  type DelegateAccessTokenCreatePayload { delegateAccessToken: DelegateAccessToken shop: Shop! userErrors: [DelegateAccessTokenCreateUserError!]! }
 
   enum WebhookSubscriptionTopic { APP_UNINSTALLED APP_SCOPES_UPDATE SHOP_UPDATE DOMAINS_CREATE DOMAINS_UPDATE DOMAINS_DESTROY THEMES_PUBLISH ORDERS_CREATE REFUNDS_CREATE }
   enum WebhookSubscriptionFormat { JSON XML }
@@ -592,6 +599,7 @@ function adminRoot(ctx: AdminContext) {
         userErrors: [],
       };
     },
+    delegateAccessTokenCreate: ({ input }: { input: { delegateAccessScope: string[]; expiresIn?: number | null } }) => ({ ...createDelegateToken(state, grant, input), shop: shopJson(shop) }),
     webhookSubscriptionCreate: ({ topic, webhookSubscription }: { topic: string; webhookSubscription: { uri?: string | null; callbackUrl?: string | null } }) => {
       const scope = WEBHOOK_SCOPES[topic];
       if (scope) need(ctx, 'webhookSubscriptionCreate', scope);
@@ -730,7 +738,7 @@ export function registerGraphql(app: FastifyInstance, state: State, base: (reque
     if (!VERSION.test(request.params.version)) throw new PlatformError(404, { errors: 'Not Found' });
     const token = request.headers['x-shopify-access-token'];
     const grant = typeof token === 'string' ? state.tokens.get(token) : undefined;
-    if (!grant || grant.shop !== shop.host || !shop.installs.has(grant.clientId)) {
+    if (!grant || grant.shop !== shop.host || !shop.installs.has(grant.clientId) || (grant.expiresAt ?? Infinity) <= Date.now()) {
       throw new PlatformError(401, { errors: '[API] Invalid API key or access token (unrecognized login or wrong password)' });
     }
     reply.header('x-shopify-api-version', servedVersion(request.params.version));
@@ -766,12 +774,10 @@ export function registerGraphql(app: FastifyInstance, state: State, base: (reque
   app.post('/shops/:shop/api/:version/graphql.json', async (request: GqlRequest, reply: FastifyReply) => {
     const shop = requireShop(state, request.params.shop, 'json');
     if (!VERSION.test(request.params.version)) throw new PlatformError(404, { errors: 'Not Found' });
-    const publicToken = request.headers['x-shopify-storefront-access-token'];
-    const token = typeof publicToken === 'string' ? state.storefrontTokens.get(publicToken) : undefined;
-    if (!token || token.shop !== shop.host || !shop.installs.has(token.clientId)) {
-      throw new PlatformError(401, { errors: [{ message: '', extensions: { code: 'UNAUTHORIZED' } }] });
-    }
+    // Public or private token, bot protection and throttle faults: storefront-access.ts.
+    const token = admitStorefrontRequest(state, shop, request, reply);
     reply.header('x-shopify-api-version', servedVersion(request.params.version));
+    if (token === 'throttled') return { errors: [{ message: 'Throttled', extensions: { code: 'THROTTLED' } }] };
     const parsed = parseRequest(storefrontSchema, request.body);
     if ('errors' in parsed) return { errors: parsed.errors };
     const root = {

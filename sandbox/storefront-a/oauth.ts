@@ -118,7 +118,7 @@ export function registerOAuth(app: FastifyInstance, state: State, opts: { authCo
 
   app.post('/shops/:shop/admin/oauth/access_token', async (request: ShopRequest) => {
     const shop = requireShop(state, request.params.shop, 'json');
-    const { client_id, client_secret, code } = request.body ?? {};
+    const { client_id, client_secret, code, expiring } = request.body ?? {};
     const client = state.apps.get(client_id ?? '');
     if (!client || client.clientSecret !== client_secret) {
       throw new PlatformError(401, { error: 'invalid_client', error_description: 'Client authentication failed: unknown client_id or wrong client_secret.' });
@@ -130,6 +130,12 @@ export function registerOAuth(app: FastifyInstance, state: State, opts: { authCo
       throw new PlatformError(400, { error: 'invalid_request', error_description: 'The authorization code was not found or was already used.' });
     }
     const accessToken = `shpat_${randomHex(16)}`;
+    // expiring: "1" asks for an expiring offline token (60 minutes, with a refresh token); "0" or none: non-expiring
+    // (shopify.dev/docs/apps/build/authentication-authorization/access-tokens/offline-access-tokens).
+    if (String(expiring) === '1') {
+      state.tokens.set(accessToken, { shop: shop.host, clientId: client.clientId, scopes: grant.scopes, expiresAt: Date.now() + 3600_000 });
+      return { access_token: accessToken, scope: grant.scopes.join(','), expires_in: 3600, refresh_token: `shprt_${randomHex(16)}`, refresh_token_expires_in: 7_776_000 };
+    }
     state.tokens.set(accessToken, { shop: shop.host, clientId: client.clientId, scopes: grant.scopes });
     return { access_token: accessToken, scope: grant.scopes.join(',') };
   });

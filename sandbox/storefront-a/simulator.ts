@@ -11,7 +11,7 @@ import { isCurrency, toDecimal } from './money.js';
 import { registerOAuth } from './oauth.js';
 import { registerPages, setEmbed } from './pages.js';
 import { addApp, addShop, ajaxCart, createState, DEMO_APP, findVariant, gid, isShopHost, KNOWN_SCOPES, newCart, publicCartToken, requireShop, seed, SHOPIFY_COUNTRY_CODES, type SimShop, type State } from './state.js';
-import { restShop, sendWebhooks, WEBHOOK_TOPICS, type WebhookDelivery } from './webhooks.js';
+import { restShop, retryDelivery, sendWebhooks, WEBHOOK_TOPICS, type WebhookDelivery } from './webhooks.js';
 
 export { DEMO_APP, DEMO_SHOP, DEMO_SHOP_PRIMARY_DOMAIN } from './state.js';
 export { CART_COOKIE, CHECKOUT_BUTTON_ID } from './pages.js';
@@ -83,7 +83,7 @@ export function createStorefrontASimulator(opts: StorefrontASimulatorOptions = {
   const deliveries: WebhookDelivery[] = [];
   seed(state);
   sim.onReset(() => {
-    for (const key of ['apps', 'shops', 'tokens', 'storefrontTokens', 'codes', 'buckets', 'commitThenTimeout'] as const) state[key].clear();
+    for (const key of ['apps', 'shops', 'tokens', 'storefrontTokens', 'codes', 'buckets', 'commitThenTimeout', 'storefrontFaults', 'publicIpBudgets'] as const) state[key].clear();
     deliveries.length = 0;
     state.lastId = 0;
     seed(state);
@@ -226,6 +226,14 @@ export function createStorefrontASimulator(opts: StorefrontASimulatorOptions = {
     shop.taxes = parse(z.object({ included: z.boolean(), rates: z.record(z.string().regex(/^[A-Z]{2}$/), z.number().min(0).max(100)), shipping: z.boolean().default(false) }), request.body);
     return shop.taxes;
   });
+  // Storefront API throttles of a shop: the next `count` requests answer 430, 429 (no body; Retry-After when given) or THROTTLED.
+  app.post('/_control/shops/:shop/storefront-throttle', async (request: Req<{ shop: string }>) => {
+    const shop = controlShop(request.params.shop);
+    const input = parse(z.object({ status: z.union([z.literal(429), z.literal(430), z.literal('THROTTLED')]), count: z.number().int().min(0).max(1000), retryAfterSeconds: z.number().int().min(0).max(60).optional() }), request.body);
+    if (input.count === 0) state.storefrontFaults.delete(shop.host);
+    else state.storefrontFaults.set(shop.host, input);
+    return { storefrontThrottle: state.storefrontFaults.get(shop.host) ?? null };
+  });
   // The GraphQL cost bucket of one app on one shop (drain it to provoke THROTTLED).
   app.post('/_control/shops/:shop/throttle', async (request: Req<{ shop: string }>) => {
     const shop = controlShop(request.params.shop);
@@ -250,6 +258,14 @@ export function createStorefrontASimulator(opts: StorefrontASimulatorOptions = {
     return { deliveries: sent };
   });
   app.get('/_control/webhooks/deliveries', async () => ({ deliveries }));
+  // Shopify retries a delivery that failed or was not answered within 5 s: the same event under a new webhook id.
+  app.post('/_control/webhooks/deliveries/:id/retry', async (request: Req<{ id: string }>) => {
+    const previous = deliveries.find((d) => d.id === request.params.id);
+    if (!previous) throw new PlatformError(404, { error: `unknown delivery ${request.params.id}`, code: 'NOT_FOUND' });
+    const retried = await retryDelivery(previous, opts.webhookTimeoutMs ?? 5_000);
+    deliveries.push(retried);
+    return { delivery: retried };
+  });
 
   return {
     ...sim,

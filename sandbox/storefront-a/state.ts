@@ -223,6 +223,10 @@ export interface TokenGrant {
   shop: string;
   clientId: string;
   scopes: string[];
+  /** Made by delegateAccessTokenCreate (a subset of its parent's scopes). */
+  delegate?: boolean;
+  /** An expiring offline token (requested with expiring: "1"): when it stops working. */
+  expiresAt?: number;
 }
 
 export interface StorefrontToken {
@@ -255,6 +259,9 @@ export interface State {
   buckets: Map<string, Bucket>;
   /** Mutation name → how many of the next calls commit and then never answer in time. */
   commitThenTimeout: Map<string, { count: number; hangMs: number }>;
+  /** Storefront API: faults queued per shop, and the bot-protection budget of public tokens per shop and client IP (storefront-access.ts). */
+  storefrontFaults: Map<string, import('./storefront-access.js').StorefrontFault>;
+  publicIpBudgets: Map<string, { available: number; updatedAt: number }>;
   /** Ids count up from here; reset to 0 so a fresh sandbox always has the same (documented) ids. */
   lastId: number;
   nextId(): number;
@@ -294,6 +301,8 @@ export function createState(): State {
     codes: new Map(),
     buckets: new Map(),
     commitThenTimeout: new Map(),
+    storefrontFaults: new Map(),
+    publicIpBudgets: new Map(),
     lastId: 0,
     // Ids in the platform's range, unique across every kind of resource.
     nextId: () => 6_100_000_000_000 + ++state.lastId * 7,

@@ -1,6 +1,8 @@
 // Webhooks Shopify posts to apps (shopify.dev/docs/apps/build/webhooks/delivery-structure): the raw JSON body
 // with X-Shopify-Topic, X-Shopify-Hmac-Sha256 (base64 HMAC-SHA256 of the body with the app's client secret),
 // X-Shopify-Shop-Domain, X-Shopify-API-Version, X-Shopify-Webhook-Id, X-Shopify-Triggered-At, X-Shopify-Event-Id.
+// A retry (shopify.dev/changelog/updates-to-webhook-retry-mechanism; …/webhooks/ignore-duplicates) carries the
+// original payload, X-Shopify-Triggered-At and X-Shopify-Event-Id of the event, under a new X-Shopify-Webhook-Id.
 import { createHmac, randomUUID } from 'node:crypto';
 import { describeFetchError, PlatformError } from '../storefront-common/web.js';
 import { customerId, primaryDomainOf, type SimShop, type State } from './state.js';
@@ -148,26 +150,27 @@ export async function sendWebhooks(
       'x-shopify-triggered-at': sentAt,
       'x-shopify-event-id': randomUUID(),
     };
-    const delivery: WebhookDelivery = { id, topic: input.topic, shop: shop.host, clientId, address, status: null, ok: false, body, headers, sentAt };
-    if (!delivery.address) delivery.error = 'the app has no webhook address';
-    else {
-      try {
-        const res = await fetch(delivery.address, {
-          method: 'POST',
-          body,
-          signal: AbortSignal.timeout(timeoutMs),
-          headers,
-        });
-        await res.arrayBuffer();
-        delivery.status = res.status;
-        delivery.ok = res.ok;
-      } catch (err) {
-        delivery.error = describeFetchError(err, timeoutMs);
-      }
-    }
-    deliveries.push(delivery);
+    deliveries.push(await post({ id, topic: input.topic, shop: shop.host, clientId, address, status: null, ok: false, body, headers, sentAt }, timeoutMs));
   }
   return deliveries;
+}
+
+/** Shopify's retry of a delivery: the same event (payload, triggered-at, event id) under a new webhook id, to the same address. */
+export function retryDelivery(previous: WebhookDelivery, timeoutMs: number): Promise<WebhookDelivery> {
+  const id = randomUUID();
+  const headers = { ...previous.headers, 'x-shopify-webhook-id': id };
+  return post({ ...previous, id, headers, status: null, ok: false, error: undefined, sentAt: new Date().toISOString() }, timeoutMs);
+}
+
+async function post(delivery: WebhookDelivery, timeoutMs: number): Promise<WebhookDelivery> {
+  if (!delivery.address) return { ...delivery, error: 'the app has no webhook address' };
+  try {
+    const res = await fetch(delivery.address, { method: 'POST', body: delivery.body, signal: AbortSignal.timeout(timeoutMs), headers: delivery.headers });
+    await res.arrayBuffer();
+    return { ...delivery, status: res.status, ok: res.ok };
+  } catch (err) {
+    return { ...delivery, error: describeFetchError(err, timeoutMs) };
+  }
 }
 
 /** X-Shopify-Hmac-Sha256 of a body: base64 HMAC-SHA256 with the app's client secret. */

@@ -1,5 +1,5 @@
 // A storefront A connection as a finished install leaves it, without the OAuth dance: the app installed on the
-// simulated shop, its Admin token and the Storefront API token the install creates (through the Admin API, as
+// simulated shop, its Admin token and the private Storefront API token the install creates (through the Admin API, as
 // activities/storefront-a.ts does), both sealed into the merchant's row. For tests that are about what comes
 // after the install (checkout create, orders); the install itself is tested through OAuth in api/routes/auth.
 import type { Config } from '../../config/index.js';
@@ -20,7 +20,7 @@ export interface SeedStorefrontA {
 export async function seedStorefrontAConnection(deps: SeedStorefrontA, merchantId: string, shop: string, opts: { connected?: boolean } = {}): Promise<{ accessToken: string; storefrontToken: string }> {
   const accessToken = deps.sim.install(shop);
   const admin = createStorefrontAClient({ shop, accessToken, apiUrlTemplate: deps.config.storefrontA.apiTemplate, shopSuffix: deps.config.storefrontA.shopSuffix });
-  const storefrontToken = await admin.createStorefrontToken('hosted-checkout');
+  const storefrontToken = await admin.createStorefrontPrivateToken();
   await deps.db.storefrontAConnection.create({
     data: {
       merchantId,
@@ -28,7 +28,7 @@ export async function seedStorefrontAConnection(deps: SeedStorefrontA, merchantI
       clientId: DEMO_APP.clientId,
       clientSecretEnc: deps.secrets.encrypt(DEMO_APP.clientSecret, storefrontAAad.clientSecret(merchantId)),
       accessTokenEnc: deps.secrets.encrypt(accessToken, storefrontAAad.accessToken(merchantId)),
-      storefrontTokenEnc: deps.secrets.encrypt(storefrontToken, storefrontAAad.storefrontToken(merchantId)),
+      storefrontPrivateTokenEnc: deps.secrets.encrypt(storefrontToken, storefrontAAad.storefrontPrivateToken(merchantId)),
       scopes: deps.sim.state.tokens.get(accessToken)?.scopes.join(',') ?? null,
       connected: opts.connected ?? true,
       installedAt: new Date(),

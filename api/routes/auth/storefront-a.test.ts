@@ -93,7 +93,7 @@ describe('OAuth install end to end', () => {
     expect(res.location).toBe(`${s.stack.config.appOrigin}/dashboard?storefrontA=connected`);
 
     const row = await db().storefrontAConnection.findUniqueOrThrow({ where: { merchantId: m.id } });
-    const issued = [...s.stack.sims.storefrontA.state.tokens].filter(([, g]) => g.shop === DEMO_SHOP && g.clientId === DEMO_APP.clientId).map(([t]) => t);
+    const issued = [...s.stack.sims.storefrontA.state.tokens].filter(([, g]) => g.shop === DEMO_SHOP && g.clientId === DEMO_APP.clientId && !g.delegate).map(([t]) => t);
     expect(issued).toHaveLength(1);
     const token = issued[0]!;
     expect(row.accessTokenEnc).toBeTruthy();
@@ -111,7 +111,10 @@ describe('OAuth install end to end', () => {
     expect(shop.scriptTags).toEqual([]);
     expect(shop.webhookSubscriptions.map((w) => w.topic).sort()).toEqual(['APP_UNINSTALLED', 'DOMAINS_CREATE', 'DOMAINS_DESTROY', 'DOMAINS_UPDATE', 'REFUNDS_CREATE', 'SHOP_UPDATE', 'THEMES_PUBLISH']);
     expect(row.scriptTagId).toBeNull();
-    expect(row.storefrontTokenEnc).toBeTruthy();
+    // Cart reads get a private Storefront token: a delegate of the offline token with only the Storefront scopes.
+    expect(row.storefrontTokenEnc).toBeNull();
+    const privateToken = s.secrets.decrypt(row.storefrontPrivateTokenEnc!, storefrontAAad.storefrontPrivateToken(m.id));
+    expect(s.stack.sims.storefrontA.state.tokens.get(privateToken)).toMatchObject({ shop: DEMO_SHOP, delegate: true, scopes: ['unauthenticated_read_checkouts', 'unauthenticated_write_checkouts', 'unauthenticated_read_product_listings'] });
     expect(row.shopOrigins).toEqual(expect.arrayContaining([`https://${DEMO_SHOP}`, 'https://www.demo-shop.example']));
     expect(row.scriptTagCheckedAt).toBeInstanceOf(Date);
 
@@ -120,6 +123,7 @@ describe('OAuth install end to end', () => {
     const history = JSON.stringify(await s.stack.temporal.client.workflow.getHandle(`storefront-a-install-${m.id}`).fetchHistory());
     expect(history).not.toContain(callback.searchParams.get('code')!);
     expect(history).not.toContain(token);
+    expect(history).not.toContain(privateToken);
 
     const view = await call(s, 'GET', '/api/merchant/storefront-a', { token: m.token });
     expect(view.body).toMatchObject({ shop: DEMO_SHOP, connected: true, scopes: STOREFRONT_A_SCOPES });

@@ -105,7 +105,7 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
     },
   }, async (request, reply) => {
     const body = request.body;
-    const source = body.platform === 'storefront-a' ? await storefrontASource(cartDeps, body) : await storefrontBSource(cartDeps, body, handoffOf(request));
+    const source = body.platform === 'storefront-a' ? await storefrontASource(cartDeps, body, { ip: request.ip }) : await storefrontBSource(cartDeps, body, handoffOf(request));
     const { merchant, platform } = source;
     if (shouldPassThrough(merchant)) return reply.code(200).send({ passthrough: true as const });
 

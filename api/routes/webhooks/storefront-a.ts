@@ -2,7 +2,9 @@
 // The HMAC (X-Storefront-Hmac-Sha256) is checked on the exact raw bytes, with the app secret of the
 // merchant that owns the shop, before anything is parsed or trusted. Every delivery is recorded in
 // storefront_a_webhooks (valid or not); an invalid one answers 401 and has no effect. A valid one is
-// applied by processStorefrontAWebhookWorkflow, once per delivery id, after we have answered 200.
+// applied by processStorefrontAWebhookWorkflow, once per event, after we have answered 200: Shopify retries an
+// event with the same X-Shopify-Event-Id and a new X-Shopify-Webhook-Id, so the event id is the duplicate key
+// (with the shop and topic); a delivery without one falls back to its webhook id.
 //
 // The topic comes from X-Shopify-Topic. The platform posts every topic to the app's one webhook
 // address (/webhooks/storefront-a or /webhooks/storefront-a/events); a path naming a topic
@@ -43,12 +45,13 @@ const headers = z.looseObject({
   [WEBHOOK_HEADERS.shopDomain]: z.string().optional(),
   [WEBHOOK_HEADERS.hmac]: z.string().optional(),
   [WEBHOOK_HEADERS.webhookId]: z.string().optional(),
+  [WEBHOOK_HEADERS.eventId]: z.string().optional(),
 });
 
 const receivedResponse = z.object({
   received: z.literal(true),
   id: z.string().describe('Our record of the delivery'),
-  duplicate: z.boolean().describe('This delivery id was received before (it is acted on once)'),
+  duplicate: z.boolean().describe('This event (X-Shopify-Event-Id, else this delivery id) was received before: it is acted on once'),
 });
 
 const header = (request: FastifyRequest, name: string): string => {
@@ -82,6 +85,7 @@ export const storefrontAWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async 
     const topic = header(request, WEBHOOK_HEADERS.topic).slice(0, 100);
     const shop = header(request, WEBHOOK_HEADERS.shopDomain).toLowerCase().slice(0, 255);
     const deliveryId = header(request, WEBHOOK_HEADERS.webhookId).slice(0, 255) || null;
+    const eventId = header(request, WEBHOOK_HEADERS.eventId).slice(0, 255) || null;
     const text = body.toString('utf8');
     const json = parseJsonOrUndefined(text);
 
@@ -91,17 +95,18 @@ export const storefrontAWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async 
     const hmacValid = connection !== null && (await validateWebhook({ clientId: connection.clientId, clientSecret: secret }, text, request.raw, reply.raw)).valid;
 
     if (!hmacValid) {
-      // Kept for audit only. The claimed delivery id stays out of the unique column, so a forgery can
+      // Kept for audit only. The claimed delivery and event ids stay out of the unique columns, so a forgery can
       // never make the real delivery look like a duplicate.
       await db.storefrontAWebhook.create({
         data: {
           shop,
           topic,
           deliveryId: null,
+          eventId: null,
           hmacValid: false,
           merchantId: connection?.merchantId ?? null,
           // As text: anyone can send anything here, and text is stored whatever it holds (NUL and lone surrogates as U+FFFD).
-          payload: { unverified: true, deliveryId, body: storableText(text.slice(0, MAX_STORED_RAW)) },
+          payload: { unverified: true, deliveryId, eventId, body: storableText(text.slice(0, MAX_STORED_RAW)) },
         },
       });
       throw new AppError('INVALID_SIGNATURE', connection ? 'Webhook signature is not valid' : 'Unknown shop: no app secret to verify this webhook with');
@@ -122,6 +127,7 @@ export const storefrontAWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async 
           shop,
           topic,
           deliveryId,
+          eventId,
           hmacValid: true,
           merchantId: connection.merchantId,
           // A payload with text no column can hold is kept with U+FFFD in its place (and refused below).
@@ -131,8 +137,9 @@ export const storefrontAWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async 
         },
       });
     } catch (err) {
-      if (!(deliveryId && err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002')) throw err;
-      row = await db.storefrontAWebhook.findUniqueOrThrow({ where: { deliveryId } });
+      if (!((eventId || deliveryId) && err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002')) throw err;
+      // A retry of an event we have (its event id), or the very same delivery again (its webhook id).
+      row = await db.storefrontAWebhook.findFirstOrThrow({ where: { OR: [...(eventId ? [{ shop, topic, eventId }] : []), ...(deliveryId ? [{ deliveryId }] : [])] } });
       duplicate = true;
     }
     if (problem) throw new AppError('INVALID_INPUT', problem);
@@ -165,7 +172,8 @@ export const storefrontAWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async 
     description:
       'Signed by storefront A: X-Storefront-Hmac-Sha256 is the base64 HMAC-SHA256 of the raw body with the app\'s client secret. ' +
       'Topics: app/uninstalled, customers/data_request, customers/redact, shop/redact, shop/update, domains/*, themes/publish, refunds/create (a refund ' +
-        'the merchant made in the store is refunded at the processor too, once) (X-Shopify-Topic; HMAC in X-Shopify-Hmac-Sha256). An invalid signature answers 401 and changes nothing.',
+        'the merchant made in the store is refunded at the processor too, once) (X-Shopify-Topic; HMAC in X-Shopify-Hmac-Sha256). An invalid signature answers 401 and changes nothing. ' +
+      'A retry of an event (same X-Shopify-Event-Id, or without one the same X-Shopify-Webhook-Id) answers 200 with duplicate: true and is acted on once.',
     headers,
     response: { 200: receivedResponse, 400: errorResponse, 401: errorResponse },
   });
