@@ -25,7 +25,15 @@ async function platformSends(topic: string, opts: { shop?: string; customerEmail
     ...(opts.customerEmail ? { customerEmail: opts.customerEmail } : {}),
   });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return (res.body.deliveries as Array<{ id: string; status: number | null; ok: boolean; body: string }>)[0]!;
+  return (res.body.deliveries as Delivery[])[0]!;
+}
+type Delivery = { id: string; status: number | null; ok: boolean; body: string; headers: Record<string, string> };
+
+/** Shopify retries a delivery (it failed, or its answer came too late): the same event under a new webhook id. */
+async function platformRetries(delivery: Delivery): Promise<Delivery> {
+  const res = await simControl(s, `webhooks/deliveries/${delivery.id}/retry`, {});
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.delivery as Delivery;
 }
 
 /** Waits for the processing workflow of a delivery and answers the stored row. */
@@ -35,7 +43,7 @@ async function processed(deliveryId: string) {
 }
 
 /** Posts a webhook to us directly, signed with `secret` (the demo app's unless told). */
-function post(topic: string, body: unknown, opts: { secret?: string; shop?: string; id?: string; path?: string; hmac?: string } = {}) {
+function post(topic: string, body: unknown, opts: { secret?: string; shop?: string; id?: string; eventId?: string; path?: string; hmac?: string } = {}) {
   const raw = JSON.stringify(body);
   return s.app.inject({
     method: 'POST',
@@ -48,6 +56,7 @@ function post(topic: string, body: unknown, opts: { secret?: string; shop?: stri
       'x-shopify-hmac-sha256': opts.hmac ?? signWebhookBody(raw, opts.secret ?? DEMO_APP.clientSecret),
       'x-shopify-webhook-id': opts.id ?? randomUUID(),
       'x-shopify-api-version': '2026-10',
+      ...(opts.eventId ? { 'x-shopify-event-id': opts.eventId } : {}),
     },
   });
 }
@@ -145,6 +154,22 @@ describe('app/uninstalled', () => {
     expect((await db().storefrontAWebhook.findUniqueOrThrow({ where: { id: row.id } })).processedAt).toEqual(row.processedAt);
   });
 
+  it('given one event delivered again under a new webhook id (same X-Shopify-Event-Id) / then it is a duplicate of the first, acted on once; the same event id on another topic is not', async () => {
+    const m = await createMerchant(s);
+    await installThroughOAuth(s, m.token);
+    const eventId = randomUUID();
+    const payload = { shop_id: 1, shop_domain: DEMO_SHOP };
+    const first = await post('shop/update', payload, { eventId });
+    expect(first.json()).toMatchObject({ received: true, duplicate: false });
+    const retry = await post('shop/update', payload, { eventId });
+    expect(retry.statusCode).toBe(200);
+    expect(retry.json()).toMatchObject({ received: true, duplicate: true, id: first.json().id });
+    const otherTopic = await post('domains/update', payload, { eventId });
+    expect(otherTopic.json()).toMatchObject({ duplicate: false });
+    expect(await db().storefrontAWebhook.count({ where: { hmacValid: true } })).toBe(2);
+    expect(await db().storefrontAWebhook.findUniqueOrThrow({ where: { id: first.json().id } })).toMatchObject({ eventId, topic: 'shop/update' });
+  });
+
   it('given a signed delivery whose path names another topic, an unknown topic, or a malformed payload / then 400 INVALID_INPUT, recorded, no effect', async () => {
     const m = await createMerchant(s);
     await installThroughOAuth(s, m.token);
@@ -196,6 +221,21 @@ describe('privacy requests (docs/privacy.md)', () => {
     expect(mail.messages[0]!.Tag).toBe('privacy_data_request');
     expect(mail.messages[0]!.TextBody).toContain('Order #1002 shipped');
     expect(mail.messages[0]!.TextBody).not.toContain('Beta order');
+  });
+
+  it('given a data request Shopify retries (same X-Shopify-Event-Id, new X-Shopify-Webhook-Id) / then it is recorded once, acted on once, and the merchant gets one email', async () => {
+    const { a } = await twoMerchants();
+    const first = await platformSends('customers/data_request', { customerEmail: 'ada@example.com' });
+    const row = await processed(first.id);
+    const retried = await platformRetries(first);
+    expect(retried).toMatchObject({ status: 200, body: first.body });
+    expect(retried.id).not.toBe(first.id);
+    expect(retried.headers['x-shopify-event-id']).toBe(first.headers['x-shopify-event-id']);
+
+    expect(await db().storefrontAWebhook.findMany({ where: { topic: 'customers/data_request' } })).toEqual([expect.objectContaining({ id: row.id, eventId: first.headers['x-shopify-event-id'] })]);
+    expect(await db().emailMessage.count({ where: { merchantId: a.id, kind: 'privacy_data_request' } })).toBe(1);
+    const mail = (await (await fetch(`${s.stack.urls.email}/_control/messages?to=${encodeURIComponent(a.email)}`)).json()) as { messages: unknown[] };
+    expect(mail.messages).toHaveLength(1);
   });
 
   it('given customers/redact / then that customer\'s emails of that shop are erased, and no one else\'s', async () => {
