@@ -5,6 +5,7 @@ import { CATALOGUE, priceIn, type CatalogueProduct } from '../storefront-common/
 import { CartStore } from '../storefront-common/cart.js';
 import { page, html } from '../storefront-common/html.js';
 import { PlatformError, randomHex } from '../storefront-common/web.js';
+import type { StorefrontFault } from './storefront-access.js';
 
 /** A theme app extension as `shopify app deploy` ships it: blocks (Liquid with a schema) and assets. */
 export interface DeployedExtension {
@@ -260,7 +261,7 @@ export interface State {
   /** Mutation name → how many of the next calls commit and then never answer in time. */
   commitThenTimeout: Map<string, { count: number; hangMs: number }>;
   /** Storefront API: faults queued per shop, and the bot-protection budget of public tokens per shop and client IP (storefront-access.ts). */
-  storefrontFaults: Map<string, import('./storefront-access.js').StorefrontFault>;
+  storefrontFaults: Map<string, StorefrontFault>;
   publicIpBudgets: Map<string, { available: number; updatedAt: number }>;
   /** Ids count up from here; reset to 0 so a fresh sandbox always has the same (documented) ids. */
   lastId: number;
