@@ -1,11 +1,11 @@
 // The server-side cart read as Shopify asks servers to make it (a private Storefront token and the shopper's IP),
-// its throttles waited out within bounds, and the app embed found by our own app's handle: the client against the
-// simulator over real HTTP (docs/storefront-a.md, "Cart" and "Interception").
+// its throttles waited out within bounds, the app embed found by our own app's handle, and the offline token kept
+// non-expiring: the client against the simulator over real HTTP (docs/storefront-a.md).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../test/harness/simulators.js';
 import { createStorefrontASimulator, DEMO_APP, DEMO_SHOP, type StorefrontASimulator } from '../../sandbox/storefront-a/simulator.js';
 import { PUBLIC_IP_BUDGET } from '../../sandbox/storefront-a/storefront-access.js';
-import { BUYER_IP_HEADER, createStorefrontAClient, embedInSettings, MAX_THROTTLE_RETRIES } from './client.js';
+import { BUYER_IP_HEADER, createStorefrontAClient, embedInSettings, exchangeCode, MAX_THROTTLE_RETRIES } from './client.js';
 
 let sim: StorefrontASimulator;
 let url: string;
@@ -126,5 +126,28 @@ describe('app embed status', () => {
     expect(embedInSettings(settings({ a: { type: 'shopify://apps/hosted-checkout/blocks/checkout-embed-v2/0a1b' } }), ours)).toEqual({ active: false, present: false });
     expect(embedInSettings(settings({ a: { type: 'shopify://apps/hosted-checkout/blocks/checkout-embed/0a1b', disabled: true } }), ours)).toEqual({ active: false, present: true });
     expect(embedInSettings(settings({ a: { type: 'shopify://apps/hosted-checkout/blocks/checkout-embed/0a1b', disabled: false } }), ours)).toEqual({ active: true, present: true });
+  });
+});
+
+describe('the offline token', () => {
+  const codeFor = () => {
+    const code = `code-${Math.random().toString(16).slice(2)}`;
+    sim.state.codes.set(code, { shop: DEMO_SHOP, clientId: DEMO_APP.clientId, scopes: ['read_themes'], expiresAt: Date.now() + 60_000 });
+    return code;
+  };
+  const exchange = (code: string, fetchFn?: typeof fetch) => exchangeCode({ shop: DEMO_SHOP, clientId: DEMO_APP.clientId, clientSecret: DEMO_APP.clientSecret, code, apiUrlTemplate: `${url}/shops/{shop}`, fetch: fetchFn });
+
+  it('given a merchant-created app, then the code is exchanged for a non-expiring token (expiring: "0")', async () => {
+    const { requests, fetchFn } = recording();
+    const bodies: unknown[] = [];
+    const { accessToken } = await exchange(codeFor(), (input, init) => (bodies.push(JSON.parse(String(init?.body))), fetchFn(input, init)));
+    expect(bodies).toEqual([expect.objectContaining({ expiring: '0' })]);
+    expect(requests).toHaveLength(1);
+    expect(sim.state.tokens.get(accessToken)?.expiresAt).toBeUndefined();
+  });
+
+  it('given Shopify answered an expiring token anyway, then the install is refused with the reason instead of storing a token that stops working in an hour', async () => {
+    const asIfExpiring: typeof fetch = (input, init) => fetch(input, { ...init, body: String(init?.body).replace('"expiring":"0"', '"expiring":"1"') });
+    await expect(exchange(codeFor(), asIfExpiring)).rejects.toMatchObject({ kind: 'invalid_response', message: expect.stringMatching(/expiring offline token/) });
   });
 });

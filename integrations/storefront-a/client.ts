@@ -640,7 +640,13 @@ export interface ExchangeCodeInput {
   fetch?: typeof fetch;
 }
 
-/** Trades the one-time code of the OAuth callback for the shop's offline access token (JSON, as the library sends it). */
+/**
+ * Trades the one-time code of the OAuth callback for the shop's offline access token (JSON, as the library sends it).
+ * `expiring: "0"` asks for a non-expiring token: Shopify requires expiring offline tokens (60 minutes, with a refresh
+ * token) of public apps only; custom apps and apps created by merchants, as this one is, keep non-expiring ones
+ * (docs/storefront-a.md, "Offline token"). An answer that expires anyway is refused here, not stored to stop
+ * working an hour later (and the delegate Storefront token cannot be made from such a parent).
+ */
 export async function exchangeCode(input: ExchangeCodeInput): Promise<{ accessToken: string; scopes: string[] }> {
   const url = `${shopBaseUrl(input.apiUrlTemplate ?? DEFAULT_API_URL_TEMPLATE, input.shop, input.shopSuffix)}/admin/oauth/access_token`;
   let res: Response;
@@ -666,7 +672,10 @@ export async function exchangeCode(input: ExchangeCodeInput): Promise<{ accessTo
     const kind = res.status === 401 || res.status === 403 ? 'unauthorized' : res.status === 404 ? 'not_found' : res.status >= 500 ? 'unavailable' : 'rejected';
     throw new IntegrationError(SYSTEM, kind, `access token: HTTP ${res.status}`, { status: res.status, remote: body });
   }
-  const parsed = z.object({ access_token: z.string().min(1), scope: z.string() }).safeParse(body);
+  const parsed = z.object({ access_token: z.string().min(1), scope: z.string(), expires_in: z.number().optional(), refresh_token: z.string().optional() }).safeParse(body);
   if (!parsed.success) throw new IntegrationError(SYSTEM, 'invalid_response', 'access token: unexpected answer', { remote: body });
+  if (parsed.data.expires_in !== undefined || parsed.data.refresh_token !== undefined) {
+    throw new IntegrationError(SYSTEM, 'invalid_response', `access token: Shopify issued an expiring offline token (expires in ${parsed.data.expires_in ?? '?'} s) although a non-expiring one was asked for; this service keeps the non-expiring offline token of a merchant-created app`);
+  }
   return { accessToken: parsed.data.access_token, scopes: parsed.data.scope.split(',').filter(Boolean) };
 }
