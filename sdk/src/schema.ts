@@ -3095,6 +3095,92 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/merchant/storefront-a/app.zip": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download your Shopify app's project for Shopify CLI: its configuration and our theme app extension
+         * @description One folder `hosted-checkout-shopify-app/`: `shopify.app.toml` with the client id saved here (the one being installed, when new inputs wait), the scopes the install asks for, this service's OAuth callback as redirect URL, app/uninstalled and the compliance webhooks (customers/data_request, customers/redact, shop/redact) at this service; `extensions/` with the app embed; a README. Deploy it with `npx @shopify/cli@4.8.2 app deploy --allow-updates` in that folder. No secret inside. 404 before the inputs are saved.
+         *
+         *     API keys need the `connections:read` scope.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The project zip (Content-Disposition: attachment) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/zip": string;
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/merchant/script-tag/status": {
         parameters: {
             query?: never;
@@ -4139,7 +4225,7 @@ export interface paths {
         put?: never;
         /**
          * Storefront A webhook (topic from X-Shopify-Topic)
-         * @description Signed by storefront A: X-Storefront-Hmac-Sha256 is the base64 HMAC-SHA256 of the raw body with the app's client secret. Topics: app/uninstalled, customers/data_request, customers/redact, shop/redact, shop/update, domains/*, themes/publish, refunds/create (a refund the merchant made in the store is refunded at the processor too, once) (X-Shopify-Topic; HMAC in X-Shopify-Hmac-Sha256). An invalid signature answers 401 and changes nothing.
+         * @description Signed by storefront A: X-Storefront-Hmac-Sha256 is the base64 HMAC-SHA256 of the raw body with the app's client secret. Topics: app/uninstalled, customers/data_request, customers/redact, shop/redact, shop/update, domains/*, themes/publish, refunds/create (a refund the merchant made in the store is refunded at the processor too, once) (X-Shopify-Topic; HMAC in X-Shopify-Hmac-Sha256). An invalid signature answers 401 and changes nothing. A retry of an event (same X-Shopify-Event-Id, or without one the same X-Shopify-Webhook-Id) answers 200 with duplicate: true and is acted on once.
          */
         post: {
             parameters: {
@@ -4149,6 +4235,7 @@ export interface paths {
                     "x-shopify-shop-domain"?: string;
                     "x-shopify-hmac-sha256"?: string;
                     "x-shopify-webhook-id"?: string;
+                    "x-shopify-event-id"?: string;
                 };
                 path?: never;
                 cookie?: never;
@@ -4166,7 +4253,7 @@ export interface paths {
                             received: true;
                             /** @description Our record of the delivery */
                             id: string;
-                            /** @description This delivery id was received before (it is acted on once) */
+                            /** @description This event (X-Shopify-Event-Id, else this delivery id) was received before: it is acted on once */
                             duplicate: boolean;
                         };
                     };
@@ -4235,7 +4322,7 @@ export interface paths {
         put?: never;
         /**
          * Storefront A webhook (path may name the topic)
-         * @description Signed by storefront A: X-Storefront-Hmac-Sha256 is the base64 HMAC-SHA256 of the raw body with the app's client secret. Topics: app/uninstalled, customers/data_request, customers/redact, shop/redact, shop/update, domains/*, themes/publish, refunds/create (a refund the merchant made in the store is refunded at the processor too, once) (X-Shopify-Topic; HMAC in X-Shopify-Hmac-Sha256). An invalid signature answers 401 and changes nothing.
+         * @description Signed by storefront A: X-Storefront-Hmac-Sha256 is the base64 HMAC-SHA256 of the raw body with the app's client secret. Topics: app/uninstalled, customers/data_request, customers/redact, shop/redact, shop/update, domains/*, themes/publish, refunds/create (a refund the merchant made in the store is refunded at the processor too, once) (X-Shopify-Topic; HMAC in X-Shopify-Hmac-Sha256). An invalid signature answers 401 and changes nothing. A retry of an event (same X-Shopify-Event-Id, or without one the same X-Shopify-Webhook-Id) answers 200 with duplicate: true and is acted on once.
          */
         post: {
             parameters: {
@@ -4245,6 +4332,7 @@ export interface paths {
                     "x-shopify-shop-domain"?: string;
                     "x-shopify-hmac-sha256"?: string;
                     "x-shopify-webhook-id"?: string;
+                    "x-shopify-event-id"?: string;
                 };
                 path: {
                     "*": string;
@@ -4264,7 +4352,7 @@ export interface paths {
                             received: true;
                             /** @description Our record of the delivery */
                             id: string;
-                            /** @description This delivery id was received before (it is acted on once) */
+                            /** @description This event (X-Shopify-Event-Id, else this delivery id) was received before: it is acted on once */
                             duplicate: boolean;
                         };
                     };

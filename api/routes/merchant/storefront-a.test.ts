@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { unzipSync } from 'fflate';
 import { STOREFRONT_A_SCOPES, storefrontAAad } from '../../../model/connections.js';
 import {
   call, consent, createMerchant, DEMO_APP, DEMO_SHOP, installThroughOAuth, openCallback, openInstall, saveInputs, simControl, simShop, useStorefrontAStack,
@@ -274,5 +275,26 @@ describe('OpenAPI', () => {
     expect(doc.paths['/api/auth/storefront-a/install']!.get!.responses['302']).toBeDefined();
     expect(doc.paths['/api/auth/storefront-a/callback']!.get!.security).toBeUndefined();
     expect(doc.paths['/webhooks/storefront-a']!.post).toBeDefined();
+  });
+});
+
+describe('GET /api/merchant/storefront-a/app.zip', () => {
+  it('given saved inputs / then the Shopify CLI project of that app: its client id, this service\'s callback and webhooks, the app embed; before the inputs, 404', async () => {
+    const m = await createMerchant(s);
+    const before = await s.app.inject({ method: 'GET', url: '/api/merchant/storefront-a/app.zip', headers: { authorization: `Bearer ${m.token}` } });
+    expect(before.statusCode).toBe(404);
+    expect(before.json()).toMatchObject({ code: 'NOT_FOUND' });
+    await saveInputs(s, m.token);
+    const res = await s.app.inject({ method: 'GET', url: '/api/merchant/storefront-a/app.zip', headers: { authorization: `Bearer ${m.token}` } });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/zip');
+    expect(res.headers['content-disposition']).toBe('attachment; filename="hosted-checkout-shopify-app.zip"');
+    const files = unzipSync(res.rawPayload);
+    const toml = Buffer.from(files['hosted-checkout-shopify-app/shopify.app.toml']!).toString();
+    expect(toml).toContain(`client_id = "${DEMO_APP.clientId}"`);
+    expect(toml).toContain(`redirect_urls = [ "${s.stack.config.publicApiUrl}/api/auth/storefront-a/callback" ]`);
+    expect(toml).toContain(`uri = "${s.stack.config.publicApiUrl}/webhooks/storefront-a/customers/data_request"`);
+    expect(Object.keys(files)).toContain('hosted-checkout-shopify-app/extensions/hosted-checkout/blocks/checkout-embed.liquid');
+    expect(Object.values(files).map((f) => Buffer.from(f).toString()).join('\n')).not.toContain(DEMO_APP.clientSecret);
   });
 });

@@ -18,6 +18,7 @@ import { installingInputs, NO_PENDING_INPUTS, STOREFRONT_A_SCOPES, storefrontAAa
 import type { removeStorefrontAScriptTagWorkflow } from '../../../workflows/storefront-a-script-tag.js';
 import { storefrontAWorkflowIds } from '../../../workflows/storefront-a.messages.js';
 import { STOREFRONT_A_INSTALL_PURPOSE } from '../../../model/connections.js';
+import { APP_PROJECT_DIR, appProjectZip, SHOPIFY_CLI_VERSION } from '../../storefront-a-app.js';
 
 export const INSTALL_LINK_TTL_SECONDS = 600;
 
@@ -155,6 +156,34 @@ export const storefrontAMerchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async
       installUrl: installUrlFor(merchantId, installingInputs(row).shop),
       pending: row.pendingShop && row.pendingClientId && row.pendingSince ? { shop: row.pendingShop, clientId: row.pendingClientId, since: row.pendingSince.toISOString() } : null,
     };
+  });
+
+  app.get('/api/merchant/storefront-a/app.zip', {
+    onRequest: app.authenticate,
+    schema: {
+      tags: ['merchant'],
+      summary: 'Download your Shopify app\'s project for Shopify CLI: its configuration and our theme app extension',
+      description:
+        `One folder \`${APP_PROJECT_DIR}/\`: \`shopify.app.toml\` with the client id saved here (the one being installed, when new inputs wait), ` +
+        'the scopes the install asks for, this service\'s OAuth callback as redirect URL, app/uninstalled and the compliance webhooks ' +
+        '(customers/data_request, customers/redact, shop/redact) at this service; `extensions/` with the app embed; a README. Deploy it with ' +
+        `\`npx @shopify/cli@${SHOPIFY_CLI_VERSION} app deploy --allow-updates\` in that folder. No secret inside. 404 before the inputs are saved.`,
+      security,
+      response: {
+        200: { description: 'The project zip (Content-Disposition: attachment)', content: { 'application/zip': { schema: z.string().meta({ format: 'binary' }) } } },
+        401: errorResponse,
+        404: errorResponse,
+      },
+    },
+  }, async (request, reply) => {
+    const row = await db.storefrontAConnection.findUnique({ where: { merchantId: request.merchant.merchantId } });
+    if (!row) throw new AppError('NOT_FOUND', 'No storefront A connection: save the shop, client id and client secret first');
+    const zip = appProjectZip({ clientId: installingInputs(row).clientId, apiUrl: config.publicApiUrl, appUrl: config.appOrigin });
+    return reply
+      .type('application/zip')
+      .header('content-disposition', `attachment; filename="${zip.fileName}"`)
+      .header('cache-control', 'private, no-cache')
+      .send(Buffer.from(zip.bytes.buffer, zip.bytes.byteOffset, zip.bytes.byteLength) as unknown as string);
   });
 
   app.delete('/api/merchant/storefront-a', {

@@ -86,6 +86,7 @@ function StorefrontAPanel(props: { onChange?: () => void }) {
           <div class="button-row"><a class="btn btn-primary" href={conn.installUrl}>Install the app on {conn.shop}</a></div>
         </Alert>
       )}
+      {showForm && <StorefrontAAppSteps saved={Boolean(conn)} />}
       {showForm ? (
         <Form onSubmit={submit} error={form.error} label="Storefront A install">
           <Field label="Shop address" name="shop" value={form.values.shop} onInput={(v) => form.set('shop', v)} error={form.errors.shop} placeholder={conn?.shop ?? 'my-shop.myshopify.com'} hint="Your shop's myshopify-style address" />
@@ -196,6 +197,37 @@ function StorefrontBPanel(props: { onChange?: () => void }) {
       </Form>
       {disconnect.error && <Alert kind="error">{disconnect.error}</Alert>}
     </div>
+  );
+}
+
+/**
+ * Storefront A: the merchant's own app, step by step (Dev Dashboard app, its configuration and our app embed deployed
+ * with Shopify CLI from the project the API builds for that app, then the install and the embed switched on).
+ */
+function StorefrontAAppSteps(props: { saved: boolean }) {
+  return (
+    <section class="stack" data-app-steps>
+      <ol class="hint">
+        <li>
+          Create an app for your shop in Shopify's <a href="https://dev.shopify.com/dashboard/" target="_blank" rel="noreferrer">Dev Dashboard</a>{' '}
+          (<a href="https://shopify.dev/docs/apps/build/dev-dashboard/create-apps-using-dev-dashboard" target="_blank" rel="noreferrer">how</a>), and copy its client id and client secret from its Settings.
+        </li>
+        <li>Enter them below with your shop address and save.</li>
+        <li>
+          {props.saved ? (
+            <a href="/api/merchant/storefront-a/app.zip" download>Download your app's project (zip)</a>
+          ) : (
+            "Download your app's project (after saving)"
+          )}
+          : its configuration (access, redirect URL, privacy webhooks) and our checkout button. Unzip it and run{' '}
+          <code>npx --yes @shopify/cli@4.8.2 app deploy --allow-updates</code> in its folder (Node 20 or newer; Shopify CLI asks you to log in, or
+          uses an <a href="https://shopify.dev/docs/apps/build/dev-dashboard/app-automation-tokens" target="_blank" rel="noreferrer">App Automation Token</a> set as{' '}
+          <code>SHOPIFY_APP_AUTOMATION_TOKEN</code>).
+        </li>
+        <li>Install the app with the button here and approve it on your shop's page.</li>
+        <li>Turn the checkout button on: "Turn on the app embed in the theme editor" (shown here once installed) opens your theme editor with our app embed; save there.</li>
+      </ol>
+    </section>
   );
 }
 
