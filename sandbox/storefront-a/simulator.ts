@@ -83,7 +83,7 @@ export function createStorefrontASimulator(opts: StorefrontASimulatorOptions = {
   const deliveries: WebhookDelivery[] = [];
   seed(state);
   sim.onReset(() => {
-    for (const key of ['apps', 'shops', 'tokens', 'storefrontTokens', 'codes', 'buckets', 'commitThenTimeout', 'storefrontFaults', 'publicIpBudgets'] as const) state[key].clear();
+    for (const key of ['apps', 'shops', 'tokens', 'storefrontTokens', 'codes', 'buckets', 'commitThenTimeout', 'storefrontFaults', 'publicIpBudgets', 'storefrontRequests'] as const) state[key].clear();
     deliveries.length = 0;
     state.lastId = 0;
     seed(state);
@@ -234,6 +234,8 @@ export function createStorefrontASimulator(opts: StorefrontASimulatorOptions = {
     else state.storefrontFaults.set(shop.host, input);
     return { storefrontThrottle: state.storefrontFaults.get(shop.host) ?? null };
   });
+  // What the shop's Storefront API saw lately: the token kind and the Shopify-Storefront-Buyer-IP of each request.
+  app.get('/_control/shops/:shop/storefront-requests', async (request: Req<{ shop: string }>) => ({ requests: state.storefrontRequests.get(controlShop(request.params.shop).host) ?? [] }));
   // The GraphQL cost bucket of one app on one shop (drain it to provoke THROTTLED).
   app.post('/_control/shops/:shop/throttle', async (request: Req<{ shop: string }>) => {
     const shop = controlShop(request.params.shop);

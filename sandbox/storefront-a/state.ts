@@ -263,6 +263,8 @@ export interface State {
   /** Storefront API: faults queued per shop, and the bot-protection budget of public tokens per shop and client IP (storefront-access.ts). */
   storefrontFaults: Map<string, StorefrontFault>;
   publicIpBudgets: Map<string, { available: number; updatedAt: number }>;
+  /** The last Storefront API requests per shop as Shopify saw them (token kind, buyer IP header, client IP): newest last. */
+  storefrontRequests: Map<string, Array<{ kind: 'public' | 'private'; buyerIp: string | null; clientIp: string; at: string }>>;
   /** Ids count up from here; reset to 0 so a fresh sandbox always has the same (documented) ids. */
   lastId: number;
   nextId(): number;
@@ -304,6 +306,7 @@ export function createState(): State {
     commitThenTimeout: new Map(),
     storefrontFaults: new Map(),
     publicIpBudgets: new Map(),
+    storefrontRequests: new Map(),
     lastId: 0,
     // Ids in the platform's range, unique across every kind of resource.
     nextId: () => 6_100_000_000_000 + ++state.lastId * 7,

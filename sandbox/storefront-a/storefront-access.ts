@@ -49,6 +49,9 @@ export function admitStorefrontRequest(state: State, shop: SimShop, request: Fas
     if (token && token.shop === shop.host && shop.installs.has(token.clientId)) caller = { clientId: token.clientId, scopes: token.scopes, kind: 'public' };
   }
   if (!caller) throw new PlatformError(401, { errors: [{ message: '', extensions: { code: 'UNAUTHORIZED' } }] });
+  const seen = state.storefrontRequests.get(shop.host) ?? [];
+  seen.push({ kind: caller.kind, buyerIp: header(request, 'shopify-storefront-buyer-ip') ?? null, clientIp: request.ip, at: new Date().toISOString() });
+  state.storefrontRequests.set(shop.host, seen.slice(-100));
 
   const fault = state.storefrontFaults.get(shop.host);
   if (fault && fault.count > 0) {

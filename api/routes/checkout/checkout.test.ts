@@ -145,9 +145,12 @@ describe('POST /api/checkout/create from a storefront A cart', () => {
     const { m, shop, simShop, cart } = await shopA();
     const cartToken = cart([[0, 0, 2], [3, 2, 1]]);
 
-    const res = await create({ platform: 'storefront-a', shop, cartToken });
+    const res = await create({ platform: 'storefront-a', shop, cartToken }, { ip: '203.0.113.44' });
 
     expect(res.status, JSON.stringify(res.body)).toBe(201);
+    // The shop's Storefront API saw one read, with the install's private token and the shopper's own IP (not ours).
+    const seen = (await (await fetch(`${stack.urls.storefrontA}/_control/shops/${shop}/storefront-requests`)).json()) as { requests: Array<{ kind: string; buyerIp: string | null }> };
+    expect(seen.requests.map(({ kind, buyerIp }) => ({ kind, buyerIp }))).toEqual([{ kind: 'private', buyerIp: '203.0.113.44' }]);
     const token = String(res.body.token);
     expect(token).toMatch(/^cs_[A-Za-z0-9_-]{32}$/);
     const merchant = await db().merchant.findUniqueOrThrow({ where: { id: m.id } });
