@@ -39,16 +39,21 @@ import {
   type SimRefund,
   type SimShop,
   type SimTransaction,
+  SHOPIFY_COUNTRY_CODES,
   type SimTheme,
   type State,
   type TokenGrant,
 } from './state.js';
 
+// Shopify's CountryCode is an enum (state.ts keeps its values from shopify.dev); CurrencyCode stays a scalar here:
+// test shops are made in any ISO 4217 currency Intl knows, a superset of Shopify's enum.
+const COUNTRY_CODE_ENUM = `enum CountryCode { ${SHOPIFY_COUNTRY_CODES.join(' ')} }`;
+
 const ADMIN_SDL = /* GraphQL */ `
   scalar DateTime
   scalar Decimal
   scalar URL
-  scalar CountryCode
+  ${COUNTRY_CODE_ENUM}
   scalar CurrencyCode
   scalar JSON
 
@@ -253,7 +258,8 @@ const ADMIN_SDL = /* GraphQL */ `
 
   input MetafieldsSetInput { ownerId: ID! namespace: String key: String! value: String! type: String }
   type Metafield { namespace: String! key: String! value: String! type: String! }
-  type MetafieldsSetUserError { field: [String!] message: String! code: String }
+  enum MetafieldsSetUserErrorCode { APP_NOT_AUTHORIZED BLANK INCLUSION INVALID INVALID_TYPE INVALID_VALUE PRESENT }
+  type MetafieldsSetUserError { field: [String!] message: String! code: MetafieldsSetUserErrorCode }
   type MetafieldsSetPayload { metafields: [Metafield!] userErrors: [MetafieldsSetUserError!]! }
 
   enum ThemeRole { MAIN UNPUBLISHED DEMO DEVELOPMENT ARCHIVED LOCKED }
@@ -278,14 +284,15 @@ const STOREFRONT_SDL = /* GraphQL */ `
   scalar DateTime
   scalar Decimal
   scalar URL
-  scalar CountryCode
+  ${COUNTRY_CODE_ENUM}
   scalar CurrencyCode
 
   type Query { cart(id: ID!): Cart }
   type Mutation { cartLinesRemove(cartId: ID!, lineIds: [ID!], viewKeys: [String!]): CartLinesRemovePayload }
   enum CartErrorCode { INVALID INVALID_MERCHANDISE_LINE }
   type CartUserError { code: CartErrorCode field: [String!] message: String! }
-  type CartWarning { code: String! message: String! target: ID! }
+  enum CartWarningCode { MERCHANDISE_NOT_ENOUGH_STOCK MERCHANDISE_OUT_OF_STOCK }
+  type CartWarning { code: CartWarningCode! message: String! target: ID! }
   type CartLinesRemovePayload { cart: Cart userErrors: [CartUserError!]! warnings: [CartWarning!]! }
   type MoneyV2 { amount: Decimal! currencyCode: CurrencyCode! }
   type Attribute { key: String! value: String }
