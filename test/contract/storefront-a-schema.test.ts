@@ -35,6 +35,22 @@ function schema(api: ShopifyApi, version: string): GraphQLSchema {
 const problemsOf = (doc: Pick<FoundDocument, 'api' | 'text'>, version: string) =>
   validate(schema(doc.api, version), parse(doc.text), RULES).map((e) => `${e.message}${e.locations?.length ? ` (at ${doc.text.slice(Math.max(0, (e.nodes?.[0]?.loc?.start ?? 0) - 20), (e.nodes?.[0]?.loc?.start ?? 0) + 40)})` : ''}`);
 
+/**
+ * Deprecated uses we still make, each with why; any other deprecated use fails. The list cannot go stale: a test below
+ * fails when an entry no longer matches anything we send.
+ */
+const KNOWN_DEPRECATED: Array<{ match: string; why: string }> = [
+  {
+    match: 'The field Shop.domains is deprecated',
+    why: 'its replacement Shop.domainsPaginated exists only in unstable (not in 2026-10): switch when the pin moves to the version that has it',
+  },
+  {
+    match: 'Field "Mutation.draftOrderComplete" argument "paymentPending" is deprecated',
+    why: 'cash on delivery through payment terms on the draft is not built yet (issue 28, item 2)',
+  },
+];
+const known = (problem: string) => KNOWN_DEPRECATED.some((k) => problem.startsWith(k.match));
+
 const scan = scanRepository(ROOT);
 const operationName = (text: string) => /^\s*(?:query|mutation|subscription)\s+(\w+)/.exec(text)?.[1] ?? '(anonymous)';
 
@@ -48,7 +64,11 @@ describe('the GraphQL documents we send to Shopify', () => {
 
   for (const version of SHOPIFY_SCHEMA_VERSIONS) {
     it.each(scan.documents.map((d) => [`${d.api} ${operationName(d.text)} (${d.where})`, d] as const))(`given Shopify's ${version} schema / %s is valid and uses nothing deprecated`, (_name, doc) => {
-      expect(problemsOf(doc, version)).toEqual([]);
+      expect(problemsOf(doc, version).filter((p) => !known(p))).toEqual([]);
+    });
+    it(`given Shopify's ${version} schema / each deprecated use we allow is still made (else drop it from the list)`, () => {
+      const made = scan.documents.flatMap((d) => problemsOf(d, version));
+      for (const k of KNOWN_DEPRECATED) expect(made.some((p) => p.startsWith(k.match)), k.match).toBe(true);
     });
   }
 });
