@@ -222,7 +222,10 @@ export function createStorefrontAActivities(deps: StorefrontAActivityDeps) {
       const row = await db.storefrontAWebhook.findUnique({ where: { id: webhookId } });
       if (!row) throw fail(`webhook ${webhookId} not found`, 'NOT_FOUND');
       if (!row.hmacValid || !row.merchantId) throw fail('webhook was not verified: nothing to apply', 'INVALID_SIGNATURE');
-      const reportKey = `storefront-a-data-request:${row.id}`;
+      // The report is keyed on the request Shopify names in the signed body, not on the delivery: a copy replayed under
+      // fresh (unsigned) Event-Id and Webhook-Id headers is a new row but the same request, so it emails nothing more.
+      const requestId = row.topic === 'customers/data_request' ? webhookPayloadSchemas['customers/data_request'].safeParse(row.payload).data?.data_request.id : undefined;
+      const reportKey = requestId === undefined ? `storefront-a-data-request:${row.id}` : `storefront-a-data-request:${row.merchantId}:${row.shop}:${requestId}`;
       if (row.processedAt) {
         const report = row.topic === 'customers/data_request' ? await db.emailMessage.findUnique({ where: { idempotencyKey: reportKey }, select: { id: true, status: true } }) : null;
         return { topic: row.topic, applied: false, reportEmailId: report?.status === 'PENDING' ? report.id : null };

@@ -105,7 +105,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(methodNotAllowedPlugin);
   const routeDeps = resolveDeps(deps);
   // Rate limits first: the auth plugin counts each API key's requests as it authenticates them.
-  await app.register(rateLimitsPlugin, { redisUrl: config.redisUrl, apiKey: config.rateLimits.apiKey });
+  await app.register(rateLimitsPlugin, { redisUrl: config.redisUrl, apiKey: config.rateLimits.apiKey, failures: { auth: config.rateLimits.authFailures, webhook: config.rateLimits.webhookFailures } });
   await app.register(authPlugin, { db: deps.db, secret: config.jwtSecret!, secureCookie: config.env === 'production', appOrigin: config.appOrigin, apiKeyMode: config.apiKeyMode });
   await app.register(idempotencyPlugin, { db: deps.db, secrets: routeDeps.secrets });
 

@@ -113,6 +113,10 @@ const envSchema = z.object({
   RATE_LIMIT_CHECKOUT_QUOTE: z.string().regex(/^\d+\/\d+$/).default('30/60'),
   /** Per API key rather than per IP: every merchant route a key calls counts against its key's one counter. */
   RATE_LIMIT_API_KEY: z.string().regex(/^\d+\/\d+$/).default('100/10'),
+  /** Per IP: presented credentials (session token, API key) that do not authenticate, then 429 before any lookup. */
+  RATE_LIMIT_AUTH_FAILURES: z.string().regex(/^\d+\/\d+$/).default('100/60'),
+  /** Per IP: webhook deliveries whose signature does not verify (each is stored), then 429 before the body is read. */
+  RATE_LIMIT_WEBHOOK_FAILURES: z.string().regex(/^\d+\/\d+$/).default('30/60'),
 
   /** Host suffix of storefront A shops (`<shop><suffix>`): validated on install and allowed by CORS. */
   STOREFRONT_A_SHOP_SUFFIX: z.string().default('.myshopify.com'),
@@ -139,7 +143,7 @@ const envSchema = z.object({
 
 export type Env = z.input<typeof envSchema>;
 
-export type RateLimitName = 'login' | 'register' | 'passwordReset' | 'checkoutCreate' | 'initPayment' | 'discount' | 'checkoutProgress' | 'checkoutQuote' | 'apiKey';
+export type RateLimitName = 'login' | 'register' | 'passwordReset' | 'checkoutCreate' | 'initPayment' | 'discount' | 'checkoutProgress' | 'checkoutQuote' | 'apiKey' | 'authFailures' | 'webhookFailures';
 
 function parseLimit(value: string): { max: number; windowSeconds: number } {
   const [max, window] = value.split('/').map(Number);
@@ -302,6 +306,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       discount: parseLimit(e.RATE_LIMIT_DISCOUNT),
       checkoutProgress: parseLimit(e.RATE_LIMIT_CHECKOUT_PROGRESS),
       checkoutQuote: parseLimit(e.RATE_LIMIT_CHECKOUT_QUOTE),
+      authFailures: parseLimit(e.RATE_LIMIT_AUTH_FAILURES),
+      webhookFailures: parseLimit(e.RATE_LIMIT_WEBHOOK_FAILURES),
       apiKey: parseLimit(e.RATE_LIMIT_API_KEY),
     },
     apiKeyMode: sandboxEnabled ? 'test' : 'live',

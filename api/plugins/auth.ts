@@ -13,6 +13,10 @@
 // `request.apiKey`; it is counted against its own rate limit, then held to the scope the route needs: a route
 // outside the scope table is for dashboard sessions only (403). An unknown, malformed, revoked or expired key, a
 // rolled key past its overlap, or a key of the other environment (live/test) answers 401 UNAUTHORIZED.
+//
+// Each 401 to a request that presented a credential counts against its IP (app.failures, api/plugins/rate-limits.ts):
+// past RATE_LIMIT_AUTH_FAILURES in the window (failures and requests still being checked) the address gets 429 before
+// its token is verified or looked up. A request with no credential at all costs nothing to refuse and is not counted.
 import fp from 'fastify-plugin';
 import jwt from '@fastify/jwt';
 import cookie from '@fastify/cookie';
@@ -202,6 +206,20 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: AuthOptions) => 
   const authenticate = async (request: FastifyRequest, reply: FastifyReply) => {
     const presented = presentedToken(request);
     if (!presented) throw new AppError('UNAUTHORIZED', 'Log in first: no session token');
+    // Counted as a failed authentication until it authenticates (api/plugins/rate-limits.ts): an address with too many
+    // is refused here, before the token is verified or looked up.
+    await app.failures.attempt('auth', request, reply);
+    try {
+      await authenticateWith(presented, request, reply);
+    } catch (err) {
+      // Authenticated, then refused for another reason (a key's scope or its own limit): not a failed authentication.
+      if (!(err instanceof AppError && err.code === 'UNAUTHORIZED')) await app.failures.succeeded(request);
+      throw err;
+    }
+    await app.failures.succeeded(request);
+  };
+
+  async function authenticateWith(presented: { token: string; from: 'header' | 'cookie' }, request: FastifyRequest, reply: FastifyReply) {
     if (looksLikeApiKey(presented.token)) {
       if (presented.from === 'cookie') throw new AppError('UNAUTHORIZED', 'API keys are accepted in the Authorization header only');
       const { merchant, apiKey } = await apiKeyOf(presented.token);
@@ -213,7 +231,7 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: AuthOptions) => 
       return;
     }
     request.merchant = await sessionOf(verify(app, presented.token));
-  };
+  }
   app.decorate('authenticate', authenticate);
 
   // A route that authenticates merchants must say what a key needs to call it (domain/api-keys.ts): registering

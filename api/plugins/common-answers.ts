@@ -11,7 +11,8 @@
 //   413 PAYLOAD_TOO_LARGE   a body over BODY_LIMIT_BYTES, on any route (plugins/request-limits.ts)
 //   414 URI_TOO_LONG        a path parameter longer than the router takes (Fastify's maxParamLength)
 //   415 UNSUPPORTED_MEDIA_TYPE  a body that is not JSON, on a route that takes one
-//   429 RATE_LIMITED        the route has a rate limit, or declares bearer security (an API key's own limit)
+//   429 RATE_LIMITED        the route has a rate limit, or declares bearer security (an API key's own limit, or the
+//                           address's failed authentications)
 //                           (plugins/rate-limits.ts), with Retry-After
 // Register it before the routes and after @fastify/swagger (which reads the routes' schemas when the document
 // is generated). Routes hidden from the document are left alone.

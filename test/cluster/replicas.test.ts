@@ -83,6 +83,18 @@ describe('rate limits across replicas', () => {
     expect(await login(a!, ip)).toBe(429);
   });
 
+  it('given two replicas sharing Redis, when unknown API keys from one address alternate between them, then past the failed-authentication limit both refuse it, and its count is shared', async () => {
+    const tight = { redisUrl, rateLimits: { ...stack.config.rateLimits, authFailures: { max: 4, windowSeconds: 60 } } };
+    const [a, b] = [await replica(tight), await replica(tight)];
+    const key = () => `ck_test_${'A'.repeat(20)}${Math.random().toString(36).slice(2, 12).padEnd(23, 'b')}`;
+    const get = (app: FastifyInstance, ip: string) => app.inject({ method: 'GET', url: '/api/merchant/stats', remoteAddress: ip, headers: { authorization: `Bearer ${key()}` } }).then((r) => r.statusCode);
+    const ip = '198.51.100.51';
+    const statuses = [];
+    for (let i = 0; i < 6; i++) statuses.push(await get(i % 2 ? b! : a!, ip));
+    expect(statuses).toEqual([401, 401, 401, 401, 429, 429]);
+    expect(await get(b!, '198.51.100.52')).toBe(401);
+  });
+
   it('given Redis unreachable, then limited routes still answer (fail open) instead of failing', async () => {
     const app = await replica(tightLogin(`redis://127.0.0.1:${await freePort()}`));
     const statuses = [];

@@ -17,6 +17,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { type RouteDeps } from '../../route-deps.js';
 import { errorResponse } from '../../schemas/common.js';
 import { acceptRawBodies, rawBodyOf, rawJsonBody } from '../../plugins/raw-body.js';
+import { releaseUnlessFailed, UNVERIFIED_DELIVERY } from '../../plugins/rate-limits.js';
 import {
   claimedEvent, claimedString, eventIdOf, parseJsonOrUndefined, processorEventOf, signedByAny, signedDeliveryHeaders, storableBody, webhookDeliveries, type DeliveryAudit,
 } from '../../webhook-deliveries.js';
@@ -50,6 +51,8 @@ function membershipOf(json: unknown, event: ProcessorEvent): string | null {
 export const billingWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   const { config, db, secrets, temporal } = deps;
   acceptRawBodies(app);
+  // Deliveries that do not verify are limited per address and claim (api/plugins/rate-limits.ts): app.failures.attempt below.
+  releaseUnlessFailed(app, UNVERIFIED_DELIVERY);
 
   const deliveries = webhookDeliveries<DeliveryAudit, BillingDeliveryRejection>({
     db,
@@ -102,9 +105,11 @@ export const billingWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
       headers: z.looseObject(Object.fromEntries(Object.entries(signedDeliveryHeaders).map(([name, text]) => [name, z.string().optional().describe(text)]))),
       // Read as raw bytes (the signature covers them): the document states that a JSON body is required.
       body: rawJsonBody.describe('The processor\'s event as JSON, verified over its raw bytes: Whop\'s { id, api_version, type, timestamp, data } (data a Membership or Payment with metadata.platform_billing_merchant_id) or the spec\'s { event, data }'),
-      response: { 200: received, 400: errorResponse, 401: errorResponse, 503: errorResponse },
+      response: { 200: received, 400: errorResponse, 401: errorResponse, 429: errorResponse, 503: errorResponse },
     },
-  }, async (request) => {
+  }, async (request, reply) => {
+    // One sender (the platform's own processor account): its failures are counted per address only.
+    await app.failures.attempt('webhook', request, reply, 'platform-billing');
     const raw = rawBodyOf(request);
     const text = raw.toString('utf8');
     const json = parseJsonOrUndefined(text);

@@ -30,6 +30,7 @@ import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import { type RouteDeps } from '../../route-deps.js';
 import { errorResponse } from '../../schemas/common.js';
 import { acceptRawBodies, rawBodyOf, rawJsonBody } from '../../plugins/raw-body.js';
+import { releaseUnlessFailed, UNVERIFIED_DELIVERY } from '../../plugins/rate-limits.js';
 import {
   claimedEvent, claimedString, eventIdOf, parseJsonOrUndefined, processorEventOf, signedByAny, signedDeliveryHeaders, storableBody, webhookDeliveries, type DeliveryAudit,
 } from '../../webhook-deliveries.js';
@@ -74,6 +75,8 @@ export const processorWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
 
   // Raw bytes for the signature, in this plugin only (the rest of the API keeps the JSON parser).
   acceptRawBodies(app);
+  // Deliveries that do not verify are limited per address and claim (api/plugins/rate-limits.ts): app.failures.attempt below.
+  releaseUnlessFailed(app, UNVERIFIED_DELIVERY);
 
   const deliveries = webhookDeliveries<Audit, DeliveryRejection>({
     db,
@@ -169,12 +172,14 @@ export const processorWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
       headers: z.looseObject(Object.fromEntries(Object.entries(signedDeliveryHeaders).map(([name, text]) => [name, z.string().optional().describe(text)]))),
       // Read as raw bytes (the signature covers them): the document states that a JSON body is required.
       body: rawJsonBody.describe('The processor\'s event as JSON: Whop\'s { id, type, data: Payment | Refund } or the spec\'s { event, data: { id, metadata: { checkout_session_token } } }, verified over its raw bytes'),
-      response: { 200: received, 400: errorResponse, 401: errorResponse, 503: errorResponse },
+      response: { 200: received, 400: errorResponse, 401: errorResponse, 429: errorResponse, 503: errorResponse },
     },
-  }, async (request) => {
+  }, async (request, reply) => {
     const raw = rawBodyOf(request);
     const text = raw.toString('utf8');
     const claims = readClaims(text);
+    // Counted apart per what the delivery claims to be about (api/plugins/rate-limits.ts), before any lookup or write.
+    await app.failures.attempt('webhook', request, reply, claims.token ?? claimedCompany(claims.json) ?? '-');
     const audit: Audit = { rawBody: storableBody(text, false), event: claims.event, sessionToken: claims.token, merchantId: null };
     if (claims.json === undefined) return deliveries.refuse(audit, 'malformed', new AppError('INVALID_INPUT', 'The body is not JSON'));
     if (claims.event && DISPUTE_EVENTS.has(claims.event)) return disputeDelivery(request, raw, claims, audit);

@@ -238,6 +238,25 @@ describe('privacy requests (docs/privacy.md)', () => {
     expect(mail.messages).toHaveLength(1);
   });
 
+  it('given a captured data request replayed later under fresh X-Shopify-Event-Id and -Webhook-Id headers (only the body is signed) / then it is a new delivery but the same request: no second email', async () => {
+    const { a } = await twoMerchants();
+    const first = await platformSends('customers/data_request', { customerEmail: 'ada@example.com' });
+    await processed(first.id);
+    const replayId = randomUUID();
+    const replay = await s.app.inject({
+      method: 'POST', url: '/webhooks/storefront-a/events', payload: first.body,
+      headers: { ...first.headers, 'x-shopify-webhook-id': replayId, 'x-shopify-event-id': randomUUID() },
+    });
+    expect(replay.statusCode, replay.body).toBe(200);
+    expect(replay.json()).toMatchObject({ duplicate: false });
+    await processed(replayId);
+
+    expect(await db().storefrontAWebhook.count({ where: { topic: 'customers/data_request', hmacValid: true } })).toBe(2);
+    expect(await db().emailMessage.count({ where: { merchantId: a.id, kind: 'privacy_data_request' } })).toBe(1);
+    const mail = (await (await fetch(`${s.stack.urls.email}/_control/messages?to=${encodeURIComponent(a.email)}`)).json()) as { messages: unknown[] };
+    expect(mail.messages).toHaveLength(1);
+  });
+
   it('given customers/redact / then that customer\'s emails of that shop are erased, and no one else\'s', async () => {
     const { a, b } = await twoMerchants();
     const request = await processed((await platformSends('customers/data_request', { customerEmail: 'ada@example.com' })).id);

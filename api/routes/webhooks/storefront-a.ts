@@ -16,6 +16,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { type RouteDeps } from '../../route-deps.js';
 import { errorResponse } from '../../schemas/common.js';
 import { acceptRawBodies, rawBodyOf } from '../../plugins/raw-body.js';
+import { releaseUnlessFailed, UNVERIFIED_DELIVERY } from '../../plugins/rate-limits.js';
 import { parseJsonOrUndefined } from '../../webhook-deliveries.js';
 import { AppError } from '../../../domain/errors.js';
 import { findUnstorableText, storableJson, storableText, TEXT_PROBLEM_MESSAGES } from '../../../domain/text.js';
@@ -64,6 +65,8 @@ export const storefrontAWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async 
 
   // Raw bytes for the HMAC, in this plugin only (the rest of the API keeps the JSON parser).
   acceptRawBodies(app);
+  // Deliveries that do not verify are limited per address and claim (api/plugins/rate-limits.ts): app.failures.attempt below.
+  releaseUnlessFailed(app, UNVERIFIED_DELIVERY);
 
   async function startProcessing(row: { id: string; deliveryId: string | null }): Promise<void> {
     try {
@@ -88,6 +91,8 @@ export const storefrontAWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async 
     const eventId = header(request, WEBHOOK_HEADERS.eventId).slice(0, 255) || null;
     const text = body.toString('utf8');
     const json = parseJsonOrUndefined(text);
+    // Counted apart per shop it names (api/plugins/rate-limits.ts), before any lookup or write.
+    await app.failures.attempt('webhook', request, reply, shop);
 
     const connection = isValidShopHost(shop, config.storefrontA.shopSuffix) ? await db.storefrontAConnection.findUnique({ where: { shop } }) : null;
     const secret = connection ? secrets.decrypt(connection.clientSecretEnc, storefrontAAad.clientSecret(connection.merchantId)) : '';
@@ -175,7 +180,7 @@ export const storefrontAWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async 
         'the merchant made in the store is refunded at the processor too, once) (X-Shopify-Topic; HMAC in X-Shopify-Hmac-Sha256). An invalid signature answers 401 and changes nothing. ' +
       'A retry of an event (same X-Shopify-Event-Id, or without one the same X-Shopify-Webhook-Id) answers 200 with duplicate: true and is acted on once.',
     headers,
-    response: { 200: receivedResponse, 400: errorResponse, 401: errorResponse },
+    response: { 200: receivedResponse, 400: errorResponse, 401: errorResponse, 429: errorResponse },
   });
 
   app.post('/webhooks/storefront-a', { schema: schema('Storefront A webhook (topic from X-Shopify-Topic)') }, async (request, reply) => receive(request, reply, ''));
