@@ -146,6 +146,29 @@ describe('URL guard: checking merchant URLs', () => {
     expect((await refusal(guard.check('https://127.0.0.1:4011/'))).reason).toBe('loopback');
     expect((await refusal(guard.check('http://localhost:4010/'))).reason).toBe('scheme');
   });
+
+  it.each([
+    '/_control/reset',
+    '/_control',
+    '/_CONTROL/reset',
+    '//_control/reset',
+    '/x/../_control/reset',
+    '/x/%2e%2e/_control/reset',
+    '/%5Fcontrol/reset',
+    '/%255Fcontrol/reset',
+    '/x/%252e%252e/_control/reset',
+    '/shops/a/_control/faults',
+    '\\_control\\reset',
+    '/_control;x=1',
+  ])('given an allowed origin with the control path %s / it is refused: a simulator\'s control path is never a merchant URL', async (path) => {
+    const guard = createUrlGuard({ allowedOrigins: ['http://127.0.0.1:4010'] });
+    expect((await refusal(guard.check(`http://127.0.0.1:4010${path}`))).reason).toBe('control_path');
+  });
+
+  it('given an allowed origin and paths that merely look alike / they pass', async () => {
+    const guard = createUrlGuard({ allowedOrigins: ['http://127.0.0.1:4010'] });
+    for (const path of ['/_controls/x', '/webhooks/_controlled', '/control/reset', '/x_control']) expect((await guard.check(`http://127.0.0.1:4010${path}`)).pathname).toBe(path);
+  });
 });
 
 describe('URL guard: fetching', () => {
@@ -164,6 +187,7 @@ describe('URL guard: fetching', () => {
       '/see-other': () => res.writeHead(302, { location: `${otherOrigin}/logo.png` }).end(),
       '/to-intranet': () => res.writeHead(302, { location: 'http://intranet.example.test/admin' }).end(),
       '/loop': () => res.writeHead(302, { location: '/loop' }).end(),
+      '/to-control': () => res.writeHead(307, { location: '/_control/reset' }).end(),
       '/big': () => {
         res.writeHead(200); // chunked, no Content-Length: the cap must count while streaming
         for (let i = 0; i < 64; i++) res.write(Buffer.alloc(1024, 'x'));
@@ -208,6 +232,12 @@ describe('URL guard: fetching', () => {
     expect(res.status).toBe(200);
     expect(res.body.toString()).toBe('PNGDATA');
     expect(res.finalUrl).toBe(`${origin}/logo.png`);
+  });
+
+  it('given an allowed origin redirecting to its own control path / the redirect is refused and the control path never called', async () => {
+    received.length = 0;
+    expect((await refusal(guard().fetch(`${origin}/to-control`, { method: 'POST' }))).reason).toBe('control_path');
+    expect(received.map((r) => r.path)).toEqual(['/to-control']);
   });
 
   it('given a redirect to a host that resolves to a private address / it is refused', async () => {

@@ -25,6 +25,7 @@ export type UnsafeUrlReason =
   | 'scheme'
   | 'credentials'
   | 'blocked_host'
+  | 'control_path'
   | 'unresolvable'
   | UnsafeAddressReason
   | 'too_many_redirects'
@@ -45,7 +46,10 @@ export class UnsafeUrlError extends Error {
 
 export interface UrlGuardOptions {
   allowHttp?: boolean;
-  /** Origins exempt from the host and address checks (the local sandbox in development). */
+  /**
+   * Origins exempt from the host and address checks (the local sandbox in development) — except for their control
+   * paths (`/_control…`, docs/sandbox.md), which reset, fault or drive a simulator and are never a merchant's URL.
+   */
   allowedOrigins?: string[];
   /** Host to addresses; defaults to the system resolver (the one fetch itself uses). */
   resolve?: (host: string) => Promise<string[]>;
@@ -87,6 +91,23 @@ const BLOCKED_SUFFIXES = ['.localhost', '.local', '.internal', '.localdomain', '
 // Cloud metadata names that resolve to internal addresses from inside the provider's network.
 const BLOCKED_NAMES: ReadonlySet<string> = new Set(['localhost', 'metadata', 'metadata.goog', 'instance-data']);
 
+/**
+ * A sandbox simulator's control path, however it is spelt: the URL parser has already resolved dot segments (also
+ * `%2e`); here percent-escapes are decoded (repeatedly) and case is folded, and a `_control` segment anywhere counts
+ * (a simulator has no other path holding one), so double escapes and dot segments hidden by them do not get past.
+ */
+export function isControlPath(url: URL): boolean {
+  let path = url.pathname;
+  for (let i = 0; i < 3 && /%[0-9a-f]{2}/i.test(path); i++) {
+    try {
+      path = decodeURIComponent(path);
+    } catch {
+      break;
+    }
+  }
+  return /(?:^|[\\/])_control(?:[\\/;.]|$)/.test(path.toLowerCase());
+}
+
 export function createUrlGuard(opts: UrlGuardOptions = {}): UrlGuard {
   const resolve = opts.resolve ?? systemResolve;
   const allowedOrigins = new Set((opts.allowedOrigins ?? []).map((o) => new URL(o).origin));
@@ -96,7 +117,10 @@ export function createUrlGuard(opts: UrlGuardOptions = {}): UrlGuard {
     const url = URL.canParse(raw) ? new URL(raw) : undefined;
     if (!url) throw new UnsafeUrlError('invalid_url', 'This is not a valid URL');
     if (url.username || url.password) throw new UnsafeUrlError('credentials', 'URLs must not contain a user name or password');
-    if (url.origin !== 'null' && allowedOrigins.has(url.origin)) return url;
+    if (url.origin !== 'null' && allowedOrigins.has(url.origin)) {
+      if (isControlPath(url)) throw new UnsafeUrlError('control_path', `${url.pathname} is a simulator's control path, not a URL a merchant may give`);
+      return url;
+    }
     if (!schemes.includes(url.protocol)) {
       throw new UnsafeUrlError('scheme', opts.allowHttp ? 'URLs must use http or https' : 'URLs must use https');
     }

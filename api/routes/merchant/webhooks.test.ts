@@ -227,6 +227,21 @@ describe('SSRF', () => {
     await call('DELETE', `/endpoints/${ok.body.id}`, a.token);
   });
 
+  it('given the sandbox on and a simulator\'s control path (reset, faults), however spelt / refused when saved and when patched, nothing stored', async () => {
+    const db = () => stack.database.db;
+    const before = await db().webhookEndpoint.count({ where: { merchantId: a.id } });
+    for (const url of [`${stack.urls.processor}/_control/reset`, `${stack.urls.webhookReceiver}/_CONTROL/endpoints`, `${stack.urls.storefrontA}/x/%2e%2e/_control/faults`, `${stack.urls.email}/%255Fcontrol/reset`]) {
+      const res = await call('POST', '/endpoints', a.token, { url });
+      expect(res.status, url).toBe(400);
+      expect(res.body).toMatchObject({ code: 'INVALID_INPUT', error: expect.stringContaining('control path') });
+    }
+    expect(await db().webhookEndpoint.count({ where: { merchantId: a.id } })).toBe(before);
+    // The simulators themselves stay usable as endpoints (the receiver is one), their control paths do not.
+    const { endpoint } = await endpointAtReceiver(a, { enabled: false });
+    expect((await call('PATCH', `/endpoints/${endpoint.id}`, a.token, { url: `${stack.urls.webhookReceiver}/_control/reset` })).status).toBe(400);
+    expect((await db().webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } })).url).toBe(endpoint.url);
+  });
+
   it('given a name that resolved publicly when saved and privately at delivery / the attempt is refused before any connection, logged, and retried', async () => {
     const created = await call('POST', '/endpoints', a.token, { url: 'https://rebind.merchant.example/hook' });
     expect(created.status).toBe(201);
