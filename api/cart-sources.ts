@@ -92,6 +92,8 @@ export interface CartSource {
   readCart(): Promise<StoreCart>;
   /** Storefront B: records the plugin's first hand-over (setup verification needs one); once per process and store. */
   recordInterception?(): Promise<void>;
+  /** Storefront B: the verified handoff's signature when it carries a handoffId, accepted once (api/handoff-claims.ts). */
+  handoffSignature?: string;
 }
 
 /**
@@ -202,6 +204,9 @@ export async function storefrontBSource(deps: CartDeps, body: z.output<typeof st
   return {
     platform: 'STOREFRONT_B',
     merchant,
+    // Only a handoff with the plugin's own random id is unique to one shopper's click: without it two shoppers'
+    // identical carts in the same second sign alike, and one would be sent to the other's checkout.
+    ...(body.handoffId !== undefined ? { handoffSignature: handoff.signature } : {}),
     async recordInterception() {
       if (connection.pluginInterceptedAt !== null) return;
       // Marked on the cached row too, so the next creates of this store skip the write (the first time is kept).

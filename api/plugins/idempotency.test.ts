@@ -57,8 +57,10 @@ describe('the same request under one key', () => {
     expect(again.headers['content-type']).toMatch(/application\/json/);
     expect(again.text).toBe(first.text);
     expect(await codes(a.id, 'ONCE1')).toBe(1);
-    // A session of the same merchant shares the merchant's keys.
-    expect((await post('/api/merchant/discounts', a.token, discount('ONCE1'), key)).headers['idempotent-replayed']).toBe('true');
+    // A session of the same merchant does not get the key's answer: it belongs to the credential that made it.
+    const fromSession = await post('/api/merchant/discounts', a.token, discount('ONCE1'), key);
+    expect(fromSession.status).toBe(422);
+    expect(fromSession.headers['idempotent-replayed']).toBeUndefined();
   });
 
   it('given no Idempotency-Key / every POST acts: the second create of a code is refused as a duplicate', async () => {
@@ -167,6 +169,50 @@ describe('keys in flight, expired, refused', () => {
     expect(key).toHaveLength(255);
     expect((await post('/api/merchant/discounts', keyA, discount('LONGKEY1'), key)).status).toBe(201);
     expect((await post('/api/merchant/discounts', keyA, discount('LONGKEY1'), key)).headers['idempotent-replayed']).toBe('true');
+  });
+});
+
+describe('keys belong to the credential that used them', () => {
+  const me = async (token: string) => (await stack.app.inject({ method: 'GET', url: '/api/merchant/me', headers: { authorization: `Bearer ${token}` } })).statusCode;
+
+  it('given "log out everywhere" under a key, then two new logins / the same request under the key from one of them answers 422, is not replayed and ends nothing; sent without the key it ends both', async () => {
+    const m = await createTestMerchant(db(), stack.app, 'Idem logout');
+    const key = randomUUID();
+    const first = await post('/api/auth/logout-all', m.token, {}, key);
+    expect(first.status, first.text).toBe(200);
+    const [one, two] = [await stack.app.issueSessionToken({ merchantId: m.id, shopDomain: '' }), await stack.app.issueSessionToken({ merchantId: m.id, shopDomain: '' })];
+
+    const again = await post('/api/auth/logout-all', one, {}, key);
+    expect(again.status, again.text).toBe(422);
+    expect(again.body).toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED', error: expect.stringContaining('another dashboard session') });
+    expect(again.headers['idempotent-replayed']).toBeUndefined();
+    expect([await me(one), await me(two)]).toEqual([200, 200]);
+
+    expect((await post('/api/auth/logout-all', one, {})).body).toMatchObject({ sessionsEnded: 2 });
+    expect([await me(one), await me(two)]).toEqual([401, 401]);
+  });
+
+  it('given a new API key made by one session under a key / another session of the merchant sending the same request and key gets 422, not the secret', async () => {
+    const other = await stack.app.issueSessionToken({ merchantId: a.id, shopDomain: '' });
+    const key = randomUUID();
+    const body = { name: 'not for others', scopes: ['stats:read'] };
+    const first = await post('/api/merchant/api-keys', a.token, body, key);
+    expect(first.status).toBe(201);
+    const elsewhere = await post('/api/merchant/api-keys', other, body, key);
+    expect(elsewhere.status).toBe(422);
+    expect(elsewhere.text).not.toContain(first.body.secret as string);
+    expect(await db().apiKey.count({ where: { merchantId: a.id, name: 'not for others' } })).toBe(1);
+    // The session that made it still gets its answer again.
+    expect((await post('/api/merchant/api-keys', a.token, body, key)).body.secret).toBe(first.body.secret);
+  });
+
+  it('given a discount made with an API key under a key / the dashboard session sending the same request and key gets 422 naming an API key, and no second code', async () => {
+    const key = randomUUID();
+    expect((await post('/api/merchant/discounts', keyA, discount('BYKEY1'), key)).status).toBe(201);
+    const fromSession = await post('/api/merchant/discounts', a.token, discount('BYKEY1'), key);
+    expect(fromSession.status).toBe(422);
+    expect(fromSession.body.error).toContain('another API key');
+    expect(await codes(a.id, 'BYKEY1')).toBe(1);
   });
 });
 

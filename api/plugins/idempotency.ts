@@ -1,9 +1,13 @@
 // Idempotency-Key on every POST of an authenticated merchant (session or API key), as Stripe does it: the first
 // answer to a key is kept 24 hours and given again, with `Idempotent-Replayed: true`, to the same request under the
-// same key, so a client that lost an answer can retry without acting twice. Keys are per merchant.
+// same key, so a client that lost an answer can retry without acting twice. Keys are per merchant, and an answer is
+// given again only to the credential that made it (the same dashboard session or the same API key): it may hold a
+// secret (a new API key) or describe a moment (logout-all ended every session *then*), so another session or key of
+// the merchant sending the same key gets 422 IDEMPOTENCY_KEY_REUSED, is not run, and is told why.
 //
 //   same key, same request (method, URL, body)   → the stored answer, not run again
 //   same key, another request                    → 422 IDEMPOTENCY_KEY_REUSED, nothing run
+//   same key, same merchant, another credential  → 422 IDEMPOTENCY_KEY_REUSED, nothing run (another session or key)
 //   same key while its first request still runs  → 409 CONFLICT, nothing run (retry later)
 //   first answer 5xx                              → not kept: the next try runs (the failure may not have acted)
 //   first answer 2xx/4xx                          → kept: a business refusal (409 NOT_REFUNDABLE, …) is the outcome
@@ -46,7 +50,8 @@ const headerSchema = z
   .describe(
     `Makes a retry of this POST safe: the first answer under this key is kept ${IDEMPOTENCY_KEPT_HOURS} h and answered again (header ` +
       'Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, ' +
-      'and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID.',
+      'and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant, and only the session or API key ' +
+      'that used a key gets its answer again (another one gets 422 IDEMPOTENCY_KEY_REUSED, not run); use a UUID.',
   );
 
 export interface IdempotencyOptions {
@@ -59,6 +64,9 @@ interface Claim {
   key: string;
   claimId: string;
 }
+
+/** Who sent it: the dashboard session or the API key (request.merchant / request.apiKey, set by the auth plugin). */
+const credentialOf = (request: FastifyRequest) => (request.apiKey ? `api-key:${request.apiKey.id}` : `session:${request.merchant.sessionId}`);
 
 interface State {
   fingerprint?: string;
@@ -102,14 +110,15 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: Idempoten
     const key = request.headers[IDEMPOTENCY_HEADER];
     if (!state?.fingerprint || typeof key !== 'string') return;
     const { merchantId } = request.merchant;
+    const credential = credentialOf(request);
     await sweep();
     for (let attempt = 0; attempt < 3; attempt++) {
       const claimId = randomUUID();
       const claimed = await db.$queryRaw<Array<{ claim_id: string }>>`
-        INSERT INTO idempotency_records (merchant_id, key, fingerprint, claim_id, created_at)
-        VALUES (${merchantId}::uuid, ${key}, ${state.fingerprint}, ${claimId}::uuid, now())
+        INSERT INTO idempotency_records (merchant_id, key, fingerprint, claim_id, credential, created_at)
+        VALUES (${merchantId}::uuid, ${key}, ${state.fingerprint}, ${claimId}::uuid, ${credential}, now())
         ON CONFLICT (merchant_id, key) DO UPDATE
-          SET fingerprint = EXCLUDED.fingerprint, claim_id = EXCLUDED.claim_id, created_at = EXCLUDED.created_at,
+          SET fingerprint = EXCLUDED.fingerprint, claim_id = EXCLUDED.claim_id, credential = EXCLUDED.credential, created_at = EXCLUDED.created_at,
               status_code = NULL, content_type = NULL, body_sealed = NULL, completed_at = NULL
           WHERE idempotency_records.created_at < now() - ${KEPT}::interval
              OR (idempotency_records.status_code IS NULL AND idempotency_records.created_at < now() - ${ABANDONED_AFTER}::interval)
@@ -121,6 +130,9 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: Idempoten
       const found = await db.idempotencyRecord.findUnique({ where: { merchantId_key: { merchantId, key } } });
       // Gone in between (its first request answered 5xx, or it expired): claim again.
       if (!found) continue;
+      if (found.credential !== null && found.credential !== credential) {
+        throw new AppError('IDEMPOTENCY_KEY_REUSED', `This Idempotency-Key was used in the last ${IDEMPOTENCY_KEPT_HOURS} hours by another ${found.credential.startsWith('api-key:') ? 'API key' : 'dashboard session'} of this merchant: its answer is given again only to that one, and this request was not run. Send a new key`);
+      }
       if (found.fingerprint !== state.fingerprint) {
         throw new AppError('IDEMPOTENCY_KEY_REUSED', `This Idempotency-Key was used in the last ${IDEMPOTENCY_KEPT_HOURS} hours for another request (method, URL or body): send a new key for a new request`);
       }

@@ -46,6 +46,8 @@ export const storefrontBCreateBody = z.strictObject({
     currency: z.string().optional().describe("Informational: prices are in the store's own currency, read over REST"),
   }),
   locale: z.string().regex(/^[A-Za-z]{2,3}([_-][A-Za-z0-9]{2,8})*$/, 'must be a locale such as en_US').max(35).optional().describe("The shopper's locale as WordPress reports it (determine_locale())"),
+  handoffId: z.string().regex(/^[A-Za-z0-9_-]{16,64}$/, 'must be 16-64 letters, digits, - or _').optional()
+    .describe('A random id the plugin makes for each handoff (1.2.0+), signed with the body: a signed handoff carrying one is accepted once (a copy answers 409 HANDOFF_REPLAYED naming the first checkout). Without one (older plugins) two shoppers\' identical carts in the same second sign alike, so such handoffs are not deduplicated'),
 });
 
 /** The create body for this shop host suffix (no component id: the schema differs with configuration). */

@@ -3,7 +3,7 @@
 // server-to-server, signed with the REST key the merchant configured, and send the shopper to the answered
 // checkout URL. Whatever goes wrong (not configured, service down, slow, passthrough, nonsense) the
 // shopper continues to the store's native checkout: a broken plugin must never block a sale.
-import { createHmac, randomUUID } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import type { CartLine } from '../storefront-common/cart.js';
 import { describeFetchError } from '../storefront-common/web.js';
 import { wcApiHash } from './oauth.js';
@@ -17,6 +17,8 @@ export interface PluginCheckoutRequest {
   /** Ids as the store's numbers; no prices: the service reads them over REST. */
   cart: { items: Array<{ productId: number; variationId?: number; quantity: number }>; currency: string };
   locale: string;
+  /** Random per handoff (bin2hex(random_bytes(16))), signed with the body. */
+  handoffId: string;
 }
 
 export interface Interception {
@@ -35,7 +37,7 @@ export interface Interception {
   durationMs: number;
 }
 
-export const PLUGIN_USER_AGENT = 'WordPress/6.8.8; hosted-checkout-connector/1.1.0 (storefront-b sandbox)';
+export const PLUGIN_USER_AGENT = 'WordPress/6.8.8; hosted-checkout-connector/1.2.0 (storefront-b sandbox)';
 /** The plugin's header names (Hosted_Checkout_Signature in the PHP). */
 export const HANDOFF_HEADERS = { key: 'x-hosted-checkout-key', timestamp: 'x-hosted-checkout-timestamp', signature: 'x-hosted-checkout-signature' } as const;
 
@@ -70,6 +72,7 @@ export async function interceptCheckout(
       currency: store.currency,
     },
     locale: 'en_US',
+    handoffId: randomBytes(16).toString('hex'),
   };
   const done = (rest: Pick<Interception, 'outcome' | 'status' | 'checkoutUrl' | 'error'>): Interception => ({
     id: randomUUID(), storeId: store.id, storeUrl, at: new Date(started).toISOString(), request, durationMs: Date.now() - started, ...rest,
@@ -97,8 +100,11 @@ export async function interceptCheckout(
       redirect: 'manual',
       signal: AbortSignal.timeout(opts.timeoutMs),
     });
-    const answer: unknown = await res.json().catch(() => undefined);
-    if (!res.ok) return done({ outcome: 'error', status: res.status, error: `the service answered ${res.status}` });
+    let answer: unknown = await res.json().catch(() => undefined);
+    // This very handoff was already received: the service names the checkout it made, and the shopper goes there.
+    const replayed = res.status === 409 && answer && typeof answer === 'object' && 'code' in answer && answer.code === 'HANDOFF_REPLAYED' && 'details' in answer ? answer.details : undefined;
+    if (replayed) answer = replayed;
+    else if (!res.ok) return done({ outcome: 'error', status: res.status, error: `the service answered ${res.status}` });
     if (answer && typeof answer === 'object' && 'passthrough' in answer && answer.passthrough === true) return done({ outcome: 'passthrough', status: res.status });
     const checkoutUrl = checkoutUrlOf(answer);
     const token = answer && typeof answer === 'object' && 'token' in answer && typeof answer.token === 'string' && SESSION_TOKEN.test(answer.token) ? answer.token : undefined;

@@ -71,6 +71,7 @@ describe('the official plugin on the checkout button', () => {
       storeUrl: store(),
       cart: { items: [{ productId: tee.id, variationId: tee.variations[2]!.id, quantity: 1 }, { productId: tote.id, quantity: 2 }], currency: 'EUR' },
       locale: 'en_US',
+      handoffId: expect.stringMatching(/^[0-9a-f]{32}$/),
     });
     const list = (await (await fetch(`${url}/_control/plugin/interceptions?store=demo`)).json()) as { interceptions: unknown };
     expect(list.interceptions).toMatchObject([{ outcome: 'redirected', status: 201, checkoutUrl: 'http://demo.localhost:3000/checkout/tok_1' }]);

@@ -133,7 +133,7 @@ export interface paths {
                              * @description Stable machine-readable code (domain/errors.ts)
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_FEATURE_REQUIRED" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "REFUND_EXCEEDS_BALANCE" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
+                            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_FEATURE_REQUIRED" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "HANDOFF_REPLAYED" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "REFUND_EXCEEDS_BALANCE" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -467,7 +467,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant, and only the session or API key that used a key gets its answer again (another one gets 422 IDEMPOTENCY_KEY_REUSED, not run); use a UUID. */
                     "idempotency-key"?: string;
                 };
                 path?: never;
@@ -774,7 +774,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant, and only the session or API key that used a key gets its answer again (another one gets 422 IDEMPOTENCY_KEY_REUSED, not run); use a UUID. */
                     "idempotency-key"?: string;
                 };
                 path?: never;
@@ -1607,7 +1607,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant, and only the session or API key that used a key gets its answer again (another one gets 422 IDEMPOTENCY_KEY_REUSED, not run); use a UUID. */
                     "idempotency-key"?: string;
                 };
                 path?: never;
@@ -1996,7 +1996,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant, and only the session or API key that used a key gets its answer again (another one gets 422 IDEMPOTENCY_KEY_REUSED, not run); use a UUID. */
                     "idempotency-key"?: string;
                 };
                 path?: never;
@@ -2378,7 +2378,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant, and only the session or API key that used a key gets its answer again (another one gets 422 IDEMPOTENCY_KEY_REUSED, not run); use a UUID. */
                     "idempotency-key"?: string;
                 };
                 path?: never;
@@ -2523,7 +2523,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant, and only the session or API key that used a key gets its answer again (another one gets 422 IDEMPOTENCY_KEY_REUSED, not run); use a UUID. */
                     "idempotency-key"?: string;
                 };
                 path?: never;
@@ -3293,7 +3293,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant, and only the session or API key that used a key gets its answer again (another one gets 422 IDEMPOTENCY_KEY_REUSED, not run); use a UUID. */
                     "idempotency-key"?: string;
                 };
                 path?: never;
@@ -3418,7 +3418,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant, and only the session or API key that used a key gets its answer again (another one gets 422 IDEMPOTENCY_KEY_REUSED, not run); use a UUID. */
                     "idempotency-key"?: string;
                 };
                 path?: never;
@@ -3743,7 +3743,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant, and only the session or API key that used a key gets its answer again (another one gets 422 IDEMPOTENCY_KEY_REUSED, not run); use a UUID. */
                     "idempotency-key"?: string;
                 };
                 path?: never;
@@ -4117,7 +4117,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant, and only the session or API key that used a key gets its answer again (another one gets 422 IDEMPOTENCY_KEY_REUSED, not run); use a UUID. */
                     "idempotency-key"?: string;
                 };
                 path?: never;
@@ -4826,7 +4826,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant, and only the session or API key that used a key gets its answer again (another one gets 422 IDEMPOTENCY_KEY_REUSED, not run); use a UUID. */
                     "idempotency-key"?: string;
                 };
                 path?: never;
@@ -4976,7 +4976,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant, and only the session or API key that used a key gets its answer again (another one gets 422 IDEMPOTENCY_KEY_REUSED, not run); use a UUID. */
                     "idempotency-key"?: string;
                 };
                 path?: never;
@@ -5084,7 +5084,7 @@ export interface paths {
         put?: never;
         /**
          * Create a checkout session from a storefront A or storefront B cart
-         * @description Prices are read from the store (storefront A: the cart, with the merchant's access token; storefront B: every product and variation over REST); a body carrying anything else, prices included, is refused. 201: the session and the hosted checkout URL. 200 `{ passthrough: true }`: continue the store's native checkout (nothing is created). Errors: unknown or disconnected store, unknown cart: NOT_FOUND; empty cart or a product the store does not sell: INVALID_INPUT; a currency the processor cannot charge in (its currency list) or without an exchange rate: UNSUPPORTED_CURRENCY; store failing: UPSTREAM_ERROR, too slow: STORE_TIMEOUT. On any error the script tag and the plugin continue to the native checkout. Dedicated rate limiter. Storefront B: only our plugin creates sessions, and it signs every handoff (headers x-hosted-checkout-key, x-hosted-checkout-timestamp (unix seconds, within 5 minutes), x-hosted-checkout-signature: v1=hex HMAC-SHA256 of "<timestamp>.<raw body>" with the connected consumer secret). A storefront B create without these headers, or whose signature does not verify, answers 401 UNAUTHORIZED and creates nothing; a verified one records the plugin's interception (setup verification).
+         * @description Prices are read from the store (storefront A: the cart, with the merchant's access token; storefront B: every product and variation over REST); a body carrying anything else, prices included, is refused. 201: the session and the hosted checkout URL. 200 `{ passthrough: true }`: continue the store's native checkout (nothing is created). Errors: unknown or disconnected store, unknown cart: NOT_FOUND; empty cart or a product the store does not sell: INVALID_INPUT; a currency the processor cannot charge in (its currency list) or without an exchange rate: UNSUPPORTED_CURRENCY; store failing: UPSTREAM_ERROR, too slow: STORE_TIMEOUT. On any error the script tag and the plugin continue to the native checkout. Dedicated rate limiter. Storefront B: only our plugin creates sessions, and it signs every handoff (headers x-hosted-checkout-key, x-hosted-checkout-timestamp (unix seconds, within 5 minutes), x-hosted-checkout-signature: v1=hex HMAC-SHA256 of "<timestamp>.<raw body>" with the connected consumer secret). A storefront B create without these headers, or whose signature does not verify, answers 401 UNAUTHORIZED and creates nothing; a verified one records the plugin's interception (setup verification). Each signed handoff makes one checkout: a copy of a handoff carrying the plugin's handoffId (same signature) answers 409 HANDOFF_REPLAYED with details { token, checkoutUrl } of the first one, which the plugin sends the shopper to.
          */
         post: {
             parameters: {
@@ -5120,6 +5120,8 @@ export interface paths {
                         };
                         /** @description The shopper's locale as WordPress reports it (determine_locale()) */
                         locale?: string;
+                        /** @description A random id the plugin makes for each handoff (1.2.0+), signed with the body: a signed handoff carrying one is accepted once (a copy answers 409 HANDOFF_REPLAYED naming the first checkout). Without one (older plugins) two shoppers' identical carts in the same second sign alike, so such handoffs are not deduplicated */
+                        handoffId?: string;
                     };
                 };
             };
@@ -5171,6 +5173,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5971,7 +5982,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant, and only the session or API key that used a key gets its answer again (another one gets 422 IDEMPOTENCY_KEY_REUSED, not run); use a UUID. */
                     "idempotency-key"?: string;
                 };
                 path: {
@@ -6130,7 +6141,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant, and only the session or API key that used a key gets its answer again (another one gets 422 IDEMPOTENCY_KEY_REUSED, not run); use a UUID. */
                     "idempotency-key"?: string;
                 };
                 path: {
@@ -6285,7 +6296,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant, and only the session or API key that used a key gets its answer again (another one gets 422 IDEMPOTENCY_KEY_REUSED, not run); use a UUID. */
                     "idempotency-key"?: string;
                 };
                 path?: never;
@@ -7011,7 +7022,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant, and only the session or API key that used a key gets its answer again (another one gets 422 IDEMPOTENCY_KEY_REUSED, not run); use a UUID. */
                     "idempotency-key"?: string;
                 };
                 path?: never;
@@ -7575,7 +7586,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant, and only the session or API key that used a key gets its answer again (another one gets 422 IDEMPOTENCY_KEY_REUSED, not run); use a UUID. */
                     "idempotency-key"?: string;
                 };
                 path?: never;
@@ -8101,7 +8112,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant, and only the session or API key that used a key gets its answer again (another one gets 422 IDEMPOTENCY_KEY_REUSED, not run); use a UUID. */
                     "idempotency-key"?: string;
                 };
                 path?: never;
@@ -8635,7 +8646,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant, and only the session or API key that used a key gets its answer again (another one gets 422 IDEMPOTENCY_KEY_REUSED, not run); use a UUID. */
                     "idempotency-key"?: string;
                 };
                 path?: never;
@@ -9867,7 +9878,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant, and only the session or API key that used a key gets its answer again (another one gets 422 IDEMPOTENCY_KEY_REUSED, not run); use a UUID. */
                     "idempotency-key"?: string;
                 };
                 path?: never;
@@ -10192,7 +10203,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant, and only the session or API key that used a key gets its answer again (another one gets 422 IDEMPOTENCY_KEY_REUSED, not run); use a UUID. */
                     "idempotency-key"?: string;
                 };
                 path: {
@@ -10393,7 +10404,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant, and only the session or API key that used a key gets its answer again (another one gets 422 IDEMPOTENCY_KEY_REUSED, not run); use a UUID. */
                     "idempotency-key"?: string;
                 };
                 path?: never;
@@ -10849,7 +10860,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant, and only the session or API key that used a key gets its answer again (another one gets 422 IDEMPOTENCY_KEY_REUSED, not run); use a UUID. */
                     "idempotency-key"?: string;
                 };
                 path: {
@@ -10991,7 +11002,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant, and only the session or API key that used a key gets its answer again (another one gets 422 IDEMPOTENCY_KEY_REUSED, not run); use a UUID. */
                     "idempotency-key"?: string;
                 };
                 path: {
@@ -11131,7 +11142,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant, and only the session or API key that used a key gets its answer again (another one gets 422 IDEMPOTENCY_KEY_REUSED, not run); use a UUID. */
                     "idempotency-key"?: string;
                 };
                 path: {
@@ -11521,7 +11532,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant; use a UUID. */
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant, and only the session or API key that used a key gets its answer again (another one gets 422 IDEMPOTENCY_KEY_REUSED, not run); use a UUID. */
                     "idempotency-key"?: string;
                 };
                 path: {
@@ -12266,7 +12277,7 @@ export interface components {
              * @description Stable machine-readable code (domain/errors.ts)
              * @enum {string}
              */
-            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_FEATURE_REQUIRED" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "REFUND_EXCEEDS_BALANCE" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
+            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_FEATURE_REQUIRED" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "HANDOFF_REPLAYED" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "REFUND_EXCEEDS_BALANCE" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
             details?: {
                 [key: string]: unknown;
             };
@@ -13437,7 +13448,7 @@ export interface components {
              * @description Stable machine-readable code (domain/errors.ts)
              * @enum {string}
              */
-            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_FEATURE_REQUIRED" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "REFUND_EXCEEDS_BALANCE" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
+            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_FEATURE_REQUIRED" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "HANDOFF_REPLAYED" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "REFUND_EXCEEDS_BALANCE" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
             details?: {
                 [key: string]: unknown;
             };

@@ -1,5 +1,6 @@
 // The public checkout end to end: store cart → POST /api/checkout/create → session row + running workflow,
 // and the read paths (status, bundle, extras), against the storefront simulators of the test stack.
+import { randomUUID } from 'node:crypto';
 import { handoffHeaders, signHandoff } from '../../../integrations/storefront-b/handoff.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
@@ -328,6 +329,47 @@ describe('POST /api/checkout/create from a storefront B cart', () => {
     expect(await sessionsOf(s.m)).toHaveLength(0);
     expect((await db().storefrontBConnection.findUniqueOrThrow({ where: { merchantId: s.m.id } })).pluginInterceptedAt).toBeNull();
     await clearFaults(stack.urls.storefrontB);
+  });
+
+  it('given one signed handoff sent 10 times at once (a double click, a retrying proxy, a replay) / one session: one 201 and nine 409 HANDOFF_REPLAYED naming it; a new handoff makes a new one', async () => {
+    const s = await storeB();
+    const raw = JSON.stringify({ platform: 'storefront-b', storeUrl: s.storeUrl, cart: { items: [{ productId: s.simple.id, quantity: 1 }], currency: 'EUR' }, handoffId: randomUUID() });
+    const headers = handoffHeaders(s.consumerKey, s.consumerSecret, raw);
+    const answers = await Promise.all(Array.from({ length: 10 }, () => call('POST', '/api/checkout/create', raw, { headers })));
+
+    expect(answers.map((a) => a.status).sort()).toEqual([201, ...Array(9).fill(409)]);
+    const sessions = await sessionsOf(s.m);
+    expect(sessions).toHaveLength(1);
+    const made = answers.find((a) => a.status === 201)!.body;
+    for (const copy of answers.filter((a) => a.status === 409)) {
+      expect(copy.body).toMatchObject({ code: 'HANDOFF_REPLAYED', details: { token: sessions[0]!.token, checkoutUrl: made.checkoutUrl } });
+    }
+    // Later in the window, the same copy again: still that session, still nothing new.
+    expect((await call('POST', '/api/checkout/create', raw, { headers })).body).toMatchObject({ code: 'HANDOFF_REPLAYED', details: { token: sessions[0]!.token } });
+    // The shopper's next click is a new handoff (another timestamp, so another signature): a new checkout.
+    const next = await call('POST', '/api/checkout/create', raw, { headers: handoffHeaders(s.consumerKey, s.consumerSecret, raw, Math.floor(Date.now() / 1000) + 1) });
+    expect(next.status, JSON.stringify(next.body)).toBe(201);
+    expect(await sessionsOf(s.m)).toHaveLength(2);
+  });
+
+  it('given two shoppers\' identical carts handed over in the same second by a plugin without handoffId (before 1.2.0) / two checkouts: alike signatures are not taken for copies', async () => {
+    const s = await storeB();
+    const raw = JSON.stringify({ platform: 'storefront-b', storeUrl: s.storeUrl, cart: { items: [{ productId: s.simple.id, quantity: 1 }], currency: 'EUR' } });
+    const headers = handoffHeaders(s.consumerKey, s.consumerSecret, raw);
+    const answers = await Promise.all([call('POST', '/api/checkout/create', raw, { headers }), call('POST', '/api/checkout/create', raw, { headers })]);
+    expect(answers.map((a) => a.status)).toEqual([201, 201]);
+    expect(new Set(answers.map((a) => a.body.token)).size).toBe(2);
+  });
+
+  it('given a signed handoff whose create fails (the store is down) / the claim is given back: the same handoff sent again makes the checkout', async () => {
+    const s = await storeB();
+    const raw = JSON.stringify({ platform: 'storefront-b', storeUrl: s.storeUrl, cart: { items: [{ productId: s.simple.id, quantity: 1 }], currency: 'EUR' }, handoffId: randomUUID() });
+    const headers = handoffHeaders(s.consumerKey, s.consumerSecret, raw);
+    await fault(stack.urls.storefrontB, { mode: 'error', status: 503, count: 10, match: `/stores/${s.id}/wp-json` });
+    expect((await call('POST', '/api/checkout/create', raw, { headers })).status).toBe(502);
+    await clearFaults(stack.urls.storefrontB);
+    expect((await call('POST', '/api/checkout/create', raw, { headers })).status).toBe(201);
+    expect(await sessionsOf(s.m)).toHaveLength(1);
   });
 
   it('given ids as strings and a shopper-chosen quantity / accepted, every price from the store', async () => {

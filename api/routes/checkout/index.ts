@@ -32,7 +32,8 @@ import {
 } from '../../schemas/checkout.js';
 import { checkoutOriginWith } from '../../checkout-host.js';
 import { HANDOFF_HEADERS, type Handoff } from '../../../integrations/storefront-b/handoff.js';
-import { cachedFxRates, checkCurrency, createCreateCaches, newSessionToken, shouldPassThrough, storefrontASource, storefrontBSource, subtotalOf, verifiedHostnameOf, type CartDeps } from '../../cart-sources.js';
+import { claimHandoff, releaseHandoff, settleHandoff, type HandoffHash } from '../../handoff-claims.js';
+import { cachedFxRates, checkCurrency, createCreateCaches, newSessionToken, shouldPassThrough, storefrontASource, storefrontBSource, subtotalOf, verifiedHostnameOf, type CartDeps, type CartSource } from '../../cart-sources.js';
 
 const tags = ['checkout'];
 const noSession = () => new AppError('NOT_FOUND', 'No such checkout session');
@@ -75,7 +76,8 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
         'Storefront B: only our plugin creates sessions, and it signs every handoff (headers x-hosted-checkout-key, x-hosted-checkout-timestamp ' +
         '(unix seconds, within 5 minutes), x-hosted-checkout-signature: v1=hex HMAC-SHA256 of "<timestamp>.<raw body>" with the connected ' +
         'consumer secret). A storefront B create without these headers, or whose signature does not verify, answers 401 UNAUTHORIZED and ' +
-        'creates nothing; a verified one records the plugin\'s interception (setup verification).',
+        'creates nothing; a verified one records the plugin\'s interception (setup verification). Each signed handoff makes one checkout: ' +
+        'a copy of a handoff carrying the plugin\'s handoffId (same signature) answers 409 HANDOFF_REPLAYED with details { token, checkoutUrl } of the first one, which the plugin sends the shopper to.',
       body: createCheckoutBodyFor(config.storefrontA.shopSuffix),
       response: {
         200: passthroughResponse,
@@ -83,6 +85,7 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
         400: errorResponse,
         401: errorResponse,
         404: errorResponse,
+        409: errorResponse,
         422: errorResponse,
         429: errorResponse,
         502: errorResponse,
@@ -108,7 +111,33 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
     const source = body.platform === 'storefront-a' ? await storefrontASource(cartDeps, body, { ip: request.ip }) : await storefrontBSource(cartDeps, body, handoffOf(request));
     const { merchant, platform } = source;
     if (shouldPassThrough(merchant)) return reply.code(200).send({ passthrough: true as const });
+    const checkoutUrlOf = (token: string) => `${checkoutOriginWith(config, merchant.slug, verifiedHostnameOf(merchant))}/checkout/${token}`;
 
+    // A signed handoff makes one checkout: a copy of it is sent to the first one's (api/handoff-claims.ts).
+    let handoff: HandoffHash | undefined;
+    if (source.handoffSignature !== undefined) {
+      const claim = await claimHandoff(db, merchant.id, source.handoffSignature);
+      if (!claim.claimed) {
+        throw new AppError(
+          'HANDOFF_REPLAYED',
+          claim.sessionToken ? 'This signed handoff already made a checkout: continue with it (details.checkoutUrl)' : 'This signed handoff is already making a checkout: send a new handoff',
+          claim.sessionToken ? { token: claim.sessionToken, checkoutUrl: checkoutUrlOf(claim.sessionToken) } : undefined,
+        );
+      }
+      handoff = claim.hash;
+    }
+    try {
+      const made = await createSession(source, merchant, platform);
+      if (handoff) await settleHandoff(db, handoff, made);
+      return reply.code(201).send({ token: made, checkoutUrl: checkoutUrlOf(made) });
+    } catch (err) {
+      if (handoff) await releaseHandoff(db, handoff).catch((e: unknown) => request.log.warn({ err: e }, 'checkout create: the handoff claim could not be given back'));
+      throw err;
+    }
+  });
+
+  /** Reads the cart, prices it and writes the session with its 'created' event; answers its token. */
+  async function createSession(source: CartSource, merchant: CartSource['merchant'], platform: CartSource['platform']): Promise<string> {
     const [cart, fx] = await Promise.all([source.readCart(), cachedFxRates(db, cartDeps.caches)]);
     checkCurrency(cart.currency, fx);
     let subtotalMinor: number;
@@ -131,9 +160,8 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
       )
       INSERT INTO session_events (id, token, type, data, at) SELECT gen_random_uuid(), token, 'created', ${JSON.stringify(createdEvent)}::jsonb, created_at FROM s`;
     await source.recordInterception?.();
-    const customHostname = verifiedHostnameOf(merchant);
-    return reply.code(201).send({ token: sessionToken, checkoutUrl: `${checkoutOriginWith(config, merchant.slug, customHostname)}/checkout/${sessionToken}` });
-  });
+    return sessionToken;
+  }
 
   app.get('/api/checkout/session/:token', {
     schema: {

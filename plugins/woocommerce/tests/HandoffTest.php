@@ -41,15 +41,36 @@ final class HandoffTest extends TestCase {
 		$this->assertSame( 'https://checkout.example/api/checkout/create', $request['url'] );
 		$this->assertSame( 0, $request['args']['redirection'] );
 		$this->assertLessThanOrEqual( 5, $request['args']['timeout'] );
+		$sent = json_decode( $request['args']['body'], true );
+		// A random id per handoff, signed with the body: the service accepts each signed handoff once.
+		$this->assertMatchesRegularExpression( '/^[0-9a-f]{32}$/', $sent['handoffId'] );
+		unset( $sent['handoffId'] );
 		$this->assertSame(
 			array( 'platform' => 'storefront-b', 'storeUrl' => 'http://shop.example', 'cart' => array( 'items' => array( array( 'productId' => 10, 'quantity' => 2 ), array( 'productId' => 11, 'quantity' => 1, 'variationId' => 13 ) ), 'currency' => 'EUR' ), 'locale' => 'de_DE' ),
-			json_decode( $request['args']['body'], true )
+			$sent
 		);
 		$headers = $request['args']['headers'];
 		$this->assertSame( self::KEY, $headers['X-Hosted-Checkout-Key'] );
 		$expected = 'v1=' . hash_hmac( 'sha256', $headers['X-Hosted-Checkout-Timestamp'] . '.' . $request['args']['body'], self::SECRET );
 		$this->assertSame( $expected, $headers['X-Hosted-Checkout-Signature'] );
 		$this->assertEqualsWithDelta( time(), (int) $headers['X-Hosted-Checkout-Timestamp'], 5 );
+	}
+
+	public function test_a_handoff_the_service_already_received_sends_the_shopper_to_its_first_checkout(): void {
+		$this->answer( 409, array( 'error' => 'This signed handoff already made a checkout', 'code' => 'HANDOFF_REPLAYED', 'details' => array( 'token' => 'cs_First123_abc456789', 'checkoutUrl' => 'https://demo.checkout.example/checkout/cs_First123_abc456789' ) ) );
+		Hosted_Checkout_Handoff::maybe_intercept();
+
+		$this->assertSame( array( array( 'https://demo.checkout.example/checkout/cs_First123_abc456789', 303 ) ), $GLOBALS['hc_wp']['redirects'] );
+		$this->assertSame( 'cs_First123_abc456789', $GLOBALS['hc_wp']['session']['hosted_checkout_token'] );
+		$this->assertFalse( (bool) get_transient( HOSTED_CHECKOUT_TRANSIENT_BACKOFF ) );
+	}
+
+	public function test_two_handoffs_of_the_same_cart_carry_different_ids(): void {
+		$this->answer( 201, array( 'token' => 'cs_AbC123_-xyz456789', 'checkoutUrl' => 'https://demo.checkout.example/checkout/cs_AbC123_-xyz456789' ) );
+		Hosted_Checkout_Handoff::handoff();
+		Hosted_Checkout_Handoff::handoff();
+		$ids = array_map( static function ( $r ) { return json_decode( $r['args']['body'], true )['handoffId']; }, $GLOBALS['hc_wp']['requests'] );
+		$this->assertCount( 2, array_unique( $ids ) );
 	}
 
 	public function test_the_signature_is_the_services_scheme(): void {
@@ -77,6 +98,9 @@ final class HandoffTest extends TestCase {
 			// Every checkout of a store the service does not know (not connected, or disconnected) would pay the round trip.
 			'404 no connected store'  => array( static function ( $t ) { $t->answer( 404, array( 'error' => 'No connected store matches this checkout request', 'code' => 'NOT_FOUND' ) ); }, 300 ),
 			'401 bad signature'       => array( static function ( $t ) { $t->answer( 401, array( 'code' => 'UNAUTHORIZED' ) ); }, 0 ),
+			'409 replayed, still being made' => array( static function ( $t ) { $t->answer( 409, array( 'code' => 'HANDOFF_REPLAYED' ) ); }, 0 ),
+			'409 replayed, unsafe URL' => array( static function ( $t ) { $t->answer( 409, array( 'code' => 'HANDOFF_REPLAYED', 'details' => array( 'checkoutUrl' => 'javascript:alert(1)' ) ) ); }, 0 ),
+			'409 other conflict'      => array( static function ( $t ) { $t->answer( 409, array( 'code' => 'CONFLICT', 'details' => array( 'checkoutUrl' => 'https://demo.checkout.example/checkout/x' ) ) ); }, 0 ),
 			'javascript: URL'         => array( static function ( $t ) { $t->answer( 201, array( 'checkoutUrl' => 'javascript:alert(1)' ) ); }, 0 ),
 			'http URL from https service' => array( static function ( $t ) { $t->answer( 201, array( 'checkoutUrl' => 'http://evil.example/x' ) ); }, 0 ),
 			'not configured'          => array( static function () { $GLOBALS['hc_wp']['options'] = array(); $GLOBALS['hc_wp']['http'] = static function () { throw new RuntimeException( 'must not call' ); }; }, 0 ),

@@ -86,13 +86,16 @@ class Hosted_Checkout_Handoff {
 			$items[] = $line;
 		}
 		return array(
-			'platform' => 'storefront-b',
-			'storeUrl' => untrailingslashit( home_url() ),
-			'cart'     => array(
+			'platform'  => 'storefront-b',
+			'storeUrl'  => untrailingslashit( home_url() ),
+			'cart'      => array(
 				'items'    => $items,
 				'currency' => get_woocommerce_currency(),
 			),
-			'locale'   => determine_locale(),
+			'locale'    => determine_locale(),
+			// Random per handoff and signed with the body: the service accepts each signed handoff once, and a copy of
+			// it (a retry, a replay) is sent to the first checkout instead of making another.
+			'handoffId' => bin2hex( random_bytes( 16 ) ),
 		);
 	}
 
@@ -139,16 +142,32 @@ class Hosted_Checkout_Handoff {
 			return array( 'outcome' => 'passthrough' );
 		}
 		if ( ( 200 === $status || 201 === $status ) && is_array( $answer ) && self::usable_url( $answer['checkoutUrl'] ?? null, $service ) ) {
-			$token = $answer['token'] ?? null;
-			return array_merge(
-				array(
-					'outcome' => 'redirected',
-					'url'     => $answer['checkoutUrl'],
-				),
-				is_string( $token ) && Hosted_Checkout_Cart::is_token( $token ) ? array( 'token' => $token ) : array()
-			);
+			return self::redirected( $answer['checkoutUrl'], $answer['token'] ?? null );
+		}
+		// This very handoff (same signature) was already received, e.g. a double click: the service made one checkout
+		// and names it, so the shopper goes there instead of to a second one.
+		$first = is_array( $answer ) && 'HANDOFF_REPLAYED' === ( $answer['code'] ?? null ) && is_array( $answer['details'] ?? null ) ? $answer['details'] : null;
+		if ( 409 === $status && null !== $first && self::usable_url( $first['checkoutUrl'] ?? null, $service ) ) {
+			return self::redirected( $first['checkoutUrl'], $first['token'] ?? null );
 		}
 		return self::error( 'the service answered ' . $status );
+	}
+
+	/**
+	 * A redirected outcome; the token is kept only when it looks like one of ours.
+	 *
+	 * @param string $url   Checkout URL (already checked with usable_url).
+	 * @param mixed  $token Session token from the answer.
+	 * @return array
+	 */
+	private static function redirected( $url, $token ) {
+		return array_merge(
+			array(
+				'outcome' => 'redirected',
+				'url'     => $url,
+			),
+			is_string( $token ) && Hosted_Checkout_Cart::is_token( $token ) ? array( 'token' => $token ) : array()
+		);
 	}
 
 	/**
