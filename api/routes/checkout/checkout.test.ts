@@ -331,7 +331,7 @@ describe('POST /api/checkout/create from a storefront B cart', () => {
     await clearFaults(stack.urls.storefrontB);
   });
 
-  it('given one signed handoff sent 10 times at once (a double click, a retrying proxy, a replay) / one session: one 201 and nine 409 HANDOFF_REPLAYED naming it; a new handoff makes a new one', async () => {
+  it('given one signed handoff sent 10 times at once (a retrying proxy, a replay) / one session: one 201 and nine 409 HANDOFF_REPLAYED naming it; a new handoff makes a new one', async () => {
     const s = await storeB();
     const raw = JSON.stringify({ platform: 'storefront-b', storeUrl: s.storeUrl, cart: { items: [{ productId: s.simple.id, quantity: 1 }], currency: 'EUR' }, handoffId: randomUUID() });
     const headers = handoffHeaders(s.consumerKey, s.consumerSecret, raw);
@@ -346,8 +346,9 @@ describe('POST /api/checkout/create from a storefront B cart', () => {
     }
     // Later in the window, the same copy again: still that session, still nothing new.
     expect((await call('POST', '/api/checkout/create', raw, { headers })).body).toMatchObject({ code: 'HANDOFF_REPLAYED', details: { token: sessions[0]!.token } });
-    // The shopper's next click is a new handoff (another timestamp, so another signature): a new checkout.
-    const next = await call('POST', '/api/checkout/create', raw, { headers: handoffHeaders(s.consumerKey, s.consumerSecret, raw, Math.floor(Date.now() / 1000) + 1) });
+    // The shopper's next click is a new handoff (the plugin makes a new handoffId, so another signature): a new checkout.
+    const nextRaw = raw.replace(/"handoffId":"[^"]+"/, `"handoffId":"${randomUUID()}"`);
+    const next = await call('POST', '/api/checkout/create', nextRaw, { headers: handoffHeaders(s.consumerKey, s.consumerSecret, nextRaw) });
     expect(next.status, JSON.stringify(next.body)).toBe(201);
     expect(await sessionsOf(s.m)).toHaveLength(2);
   });
