@@ -66,38 +66,6 @@ describe('orders exactly once without idempotency keys', () => {
     expect(ordersOf('cs_same')).toHaveLength(1);
   }, 60_000);
 
-  it('given a draft Shopify is still working on (not ready for 1.5 s) / the completion is not tried: a retryable error, and the activity\'s next try (intent kept) completes it once', async () => {
-    const client = clientFor(sim.install(DEMO_SHOP));
-    const variant = sim.state.shops.get(DEMO_SHOP)!.products[0]!.variants[0]!;
-    await control('faults/drafts', { notReady: { count: 1, ms: 1_500 } });
-    const intent = memoryIntent();
-    const first = await client.placeOrder(orderInput('cs_notready', variant.id), intent).catch((e: unknown) => e);
-    expect(first).toMatchObject({ kind: 'unavailable', retryable: true, message: expect.stringContaining('not ready') });
-    expect(intent.recorded).toHaveLength(1);
-    expect(ordersOf('cs_notready')).toHaveLength(0);
-    // Still not ready on a quick retry: again retryable, nothing completed.
-    expect(await client.placeOrder(orderInput('cs_notready', variant.id), intent).catch((e: unknown) => e)).toMatchObject({ retryable: true });
-    await new Promise((resolve) => setTimeout(resolve, 1_600));
-    expect(await client.placeOrder(orderInput('cs_notready', variant.id), intent)).toMatchObject({ created: true, order: { paid: true } });
-    expect(ordersOf('cs_notready')).toHaveLength(1);
-  });
-
-  it('given a completion still in flight (Shopify holds the draft 1 s) and a second completion meanwhile / the second is refused as retryable, not final; the draft then has exactly one order, found by the retry', async () => {
-    const client = clientFor(sim.install(DEMO_SHOP));
-    const variant = sim.state.shops.get(DEMO_SHOP)!.products[0]!.variants[0]!;
-    await control('faults/drafts', { slowComplete: { count: 1, holdMs: 1_000 } });
-    const intent = memoryIntent();
-    // The first attempt's completion is in flight; a second worker (the activity retried after a time-out) starts meanwhile.
-    const slow = client.placeOrder(orderInput('cs_inflight', variant.id), intent);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const second = await client.placeOrder(orderInput('cs_inflight', variant.id), intent).catch((e: unknown) => e);
-    expect(second).toMatchObject({ kind: 'unavailable', retryable: true, message: expect.stringContaining('already being completed') });
-    expect(await slow).toMatchObject({ created: true });
-    // The retry of the refused attempt finds the order through the draft.
-    expect(await client.placeOrder(orderInput('cs_inflight', variant.id), intent)).toMatchObject({ created: false, order: { id: (await slow).order.id } });
-    expect(ordersOf('cs_inflight')).toHaveLength(1);
-  });
-
   it('given an order / a partial refund with a line restocked, then the rest: PARTIALLY_REFUNDED then REFUNDED; a refund whose answer was lost is found by its mark, never made twice', async () => {
     const accessToken = sim.install(DEMO_SHOP);
     const client = clientFor(accessToken);

@@ -271,8 +271,8 @@ export function createStorefrontAClient(opts: StorefrontAClientOptions) {
     if (errs.length) throw new IntegrationError(SYSTEM, 'rejected', `${what}: ${errs.map((e) => `${e.field?.join('.') ?? ''} ${e.message}`.trim()).join('; ')}`, { remote: { errors: errs.map((e) => e.message).join('; ') } });
   }
 
-  const draftSchema = z.object({ id: z.string(), status: z.enum(['OPEN', 'INVOICE_SENT', 'COMPLETED']), ready: z.boolean(), totalPriceSet: z.object({ presentmentMoney: moneySchema }), totalTaxSet: z.object({ presentmentMoney: moneySchema }), order: orderSchema.nullable() });
-  const DRAFT_FIELDS = `id status ready totalPriceSet { presentmentMoney { amount currencyCode } } totalTaxSet { presentmentMoney { amount currencyCode } } order { ${ORDER_FIELDS} }`;
+  const draftSchema = z.object({ id: z.string(), status: z.enum(['OPEN', 'INVOICE_SENT', 'COMPLETED']), totalPriceSet: z.object({ presentmentMoney: moneySchema }), totalTaxSet: z.object({ presentmentMoney: moneySchema }), order: orderSchema.nullable() });
+  const DRAFT_FIELDS = `id status totalPriceSet { presentmentMoney { amount currencyCode } } totalTaxSet { presentmentMoney { amount currencyCode } } order { ${ORDER_FIELDS} }`;
 
   const client = {
     shop: opts.shop,
@@ -411,7 +411,7 @@ export function createStorefrontAClient(opts: StorefrontAClientOptions) {
       const data = await adminCall('draft order', `query Draft($id: ID!) { draftOrder(id: $id) { ${DRAFT_FIELDS} } }`, { id: draftOrderId });
       const d = parse(z.object({ draftOrder: draftSchema.nullable() }), data, 'draft order').draftOrder;
       if (!d) throw new IntegrationError(SYSTEM, 'not_found', `draft order ${draftOrderId} not found`);
-      return { id: d.id, status: d.status, ready: d.ready, totalMinor: minorOf(d.totalPriceSet.presentmentMoney, 'draft total'), taxMinor: minorOf(d.totalTaxSet.presentmentMoney, 'draft tax'), order: d.order ? toStoreOrder(d.order) : null };
+      return { id: d.id, status: d.status, totalMinor: minorOf(d.totalPriceSet.presentmentMoney, 'draft total'), taxMinor: minorOf(d.totalTaxSet.presentmentMoney, 'draft tax'), order: d.order ? toStoreOrder(d.order) : null };
     },
 
     /**
@@ -440,20 +440,11 @@ export function createStorefrontAClient(opts: StorefrontAClientOptions) {
         if (draft.totalMinor === charged) return;
         throw new IntegrationError(SYSTEM, 'rejected', `the store would book ${minorToDecimal(draft.totalMinor, input.currency)} ${input.currency} (tax ${minorToDecimal(draft.taxMinor, input.currency)}), the shopper was charged ${minorToDecimal(charged, input.currency)} ${input.currency}: the draft order was left open, not completed as paid (check the shop's tax settings, then create the order by hand)`);
       };
-      /**
-       * Shopify finishes some of a draft's work after answering (DraftOrder.ready: "Draft orders might have asynchronous
-       * operations that can take time to finish"): it is completed only once ready. Until then a retryable error, so
-       * the activity tries again later on its own schedule (durable, backing off) instead of a loop holding the worker.
-       */
-      const ready = (draft: { ready: boolean }, id: string) => {
-        if (!draft.ready) throw new IntegrationError(SYSTEM, 'unavailable', `draft order ${id} is not ready to be completed yet (Shopify is still working on it): tried again later`);
-      };
       let draftId = await intent.draftOrderId();
       if (draftId) {
         const draft = await client.getDraftOrder(draftId);
         if (draft.order) return { order: draft.order, created: false };
         sameTotal(draft);
-        ready(draft, draftId);
       } else {
         // An answer lost here leaves at most an extra open draft, which never becomes an order by itself.
         const data = await adminCall('draft order create', `mutation Create($input: DraftOrderInput!) { draftOrderCreate(input: $input) { draftOrder { ${DRAFT_FIELDS} } userErrors { field message } } }`, { input: toDraftOrderInput(input) });
@@ -463,7 +454,6 @@ export function createStorefrontAClient(opts: StorefrontAClientOptions) {
         draftId = p.draftOrder.id;
         await intent.recordDraftOrder(draftId);
         sameTotal({ totalMinor: minorOf(p.draftOrder.totalPriceSet.presentmentMoney, 'draft total'), taxMinor: minorOf(p.draftOrder.totalTaxSet.presentmentMoney, 'draft tax') });
-        ready(p.draftOrder, draftId);
       }
       for (let attempt = 0; ; attempt++) {
         try {
@@ -473,16 +463,11 @@ export function createStorefrontAClient(opts: StorefrontAClientOptions) {
             // Completed meanwhile (by the attempt whose answer we lost): that order is the one.
             const again = await client.getDraftOrder(draftId);
             if (again.order) return { order: again.order, created: false };
-            // Not completed, and Shopify said why without a code: not ready, another completion still in flight, a
-            // passing hiccup. The shopper has paid, so this is never a final refusal: the activity tries again later
-            // (reading the draft first), and the merchant sees the reason on the session while it does.
-            throw new FinalCompletionError(new IntegrationError(SYSTEM, 'unavailable', `draft order complete: ${p.userErrors.map((e) => e.message).join('; ')} (tried again later)`, { remote: p.userErrors }));
+            userErrors(p, 'draft order complete');
           }
           if (!p.draftOrder?.order) throw new IntegrationError(SYSTEM, 'invalid_response', 'draft order complete: no order');
           return { order: toStoreOrder(p.draftOrder.order), created: true };
         } catch (err) {
-          // An answer from Shopify saying it did not complete: not retried here, at once, but by the activity, later.
-          if (err instanceof FinalCompletionError) throw err.error;
           if (!(err instanceof IntegrationError) || !err.retryable || attempt >= 4) throw err;
           // Ambiguous: the completion may have committed. Ask the draft itself.
           const draft = await client.getDraftOrder(draftId);
@@ -546,13 +531,6 @@ export function createStorefrontAClient(opts: StorefrontAClientOptions) {
 }
 
 export type StorefrontAClient = ReturnType<typeof createStorefrontAClient>;
-
-/** Carries a completion's answer out of the loop that retries ambiguous failures (no answer) at once. */
-class FinalCompletionError extends Error {
-  constructor(readonly error: IntegrationError) {
-    super(error.message);
-  }
-}
 
 /**
  * Whether settings_data.json (theme JSON may start with a comment) holds our embed, and whether it is on: a

@@ -73,7 +73,6 @@ beforeEach(async () => {
   webhookResults.length = 0;
 });
 
-const control = (path: string, body: unknown) => fetch(`${simUrl}/_control/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 const cookiesOf = (res: Response) => res.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
 
 /** The whole install through the library: begin → consent → Install → callback → token exchange. */
@@ -177,31 +176,6 @@ describe('GraphQL Admin API (clients.Graphql)', () => {
     const order = await client.request('query O($id: ID!) { order(id: $id) { name totalPriceSet { presentmentMoney { amount currencyCode } } } }', { variables: { id: orderId } });
     expect(order.data).toEqual({ order: { name: '#1001', totalPriceSet: { presentmentMoney: { amount: '44.5', currencyCode: 'EUR' } } } });
     expect(sim.state.shops.get(DEMO_SHOP)!.orders.size).toBe(1);
-  });
-
-  it('given a draft Shopify is still working on, and a completion holding another draft / DraftOrder.ready reads false and completing it answers a userError until ready; a second completion during the hold answers a userError; each draft gets one order', async () => {
-    const client = admin(sim.install(DEMO_SHOP));
-    const variant = sim.state.shops.get(DEMO_SHOP)!.products[0]!.variants[0]!;
-    const input = { email: 'ann@example.com', presentmentCurrencyCode: 'EUR', lineItems: [{ variantId: `gid://shopify/ProductVariant/${variant.id}`, quantity: 1 }] };
-    const create = async () => ((await client.request('mutation C($input: DraftOrderInput!) { draftOrderCreate(input: $input) { draftOrder { id ready } } }', { variables: { input } })).data as { draftOrderCreate: { draftOrder: { id: string; ready: boolean } } }).draftOrderCreate.draftOrder;
-    const complete = async (id: string) => (await client.request('mutation X($id: ID!) { draftOrderComplete(id: $id) { draftOrder { ready status order { id } } userErrors { field message } } }', { variables: { id } })).data as { draftOrderComplete: { draftOrder: { status: string; order: { id: string } | null }; userErrors: Array<{ message: string }> } };
-
-    await control('faults/drafts', { notReady: { count: 1, ms: 600 } });
-    const slowDraft = await create();
-    expect(slowDraft.ready).toBe(false);
-    expect((await complete(slowDraft.id)).draftOrderComplete).toMatchObject({ draftOrder: { status: 'OPEN', order: null }, userErrors: [{ field: ['id'], message: expect.stringContaining('not ready') }] });
-    await new Promise((resolve) => setTimeout(resolve, 700));
-    expect(((await client.request('query D($id: ID!) { draftOrder(id: $id) { ready } }', { variables: { id: slowDraft.id } })).data as { draftOrder: { ready: boolean } }).draftOrder.ready).toBe(true);
-    expect((await complete(slowDraft.id)).draftOrderComplete).toMatchObject({ draftOrder: { status: 'COMPLETED' }, userErrors: [] });
-
-    await control('faults/drafts', { slowComplete: { count: 1, holdMs: 500 } });
-    const held = await create();
-    expect(held.ready).toBe(true);
-    const first = complete(held.id);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect((await complete(held.id)).draftOrderComplete).toMatchObject({ draftOrder: { status: 'OPEN', order: null }, userErrors: [{ message: expect.stringContaining('already being completed') }] });
-    expect((await first).draftOrderComplete).toMatchObject({ draftOrder: { status: 'COMPLETED', order: { id: expect.any(String) } }, userErrors: [] });
-    expect(sim.state.shops.get(DEMO_SHOP)!.orders.size).toBe(2);
   });
 
   it('refundCreate (2026-10): @idempotent(key:) is required and replays the first refund; money against the manual sale, lines restocked; PARTIALLY_REFUNDED then REFUNDED; refunds/create reaches a subscribed app and validates', async () => {

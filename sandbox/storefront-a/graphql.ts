@@ -436,7 +436,7 @@ function draftJson(shop: SimShop, d: SimDraftOrder) {
     id: gid('DraftOrder', d.id),
     name: d.name,
     status: d.status,
-    ready: Date.now() >= d.readyAt,
+    ready: true,
     email: d.email,
     note2: d.note,
     tags: d.tags,
@@ -565,17 +565,6 @@ function adminRoot(ctx: AdminContext) {
       need(ctx, 'draftOrderComplete', 'write_draft_orders');
       const d = draftOf(id);
       if (!d) return { draftOrder: null, userErrors: [{ field: ['id'], message: 'Draft order does not exist' }] };
-      const slow = state.draftFaults.slowComplete;
-      if (slow && d.status !== 'COMPLETED' && !d.completing && Date.now() >= d.readyAt) {
-        // "Completion in flight": this one holds the draft a while before it commits; another completion meanwhile is refused.
-        state.draftFaults.slowComplete = slow.count > 1 ? { ...slow, count: slow.count - 1 } : undefined;
-        d.completing = true;
-        return new Promise((resolve) => setTimeout(() => {
-          d.completing = false;
-          const userErrors = completeDraftOrder(state, shop, d, { paymentPending: paymentPending === true });
-          resolve({ draftOrder: draftJson(shop, d), userErrors });
-        }, slow.holdMs));
-      }
       const userErrors = completeDraftOrder(state, shop, d, { paymentPending: paymentPending === true });
       if (userErrors.length === 0) hangIfFaulted(ctx, 'draftOrderComplete');
       return { draftOrder: draftJson(shop, d), userErrors };

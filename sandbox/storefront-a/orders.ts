@@ -35,12 +35,9 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 /** draftOrderCalculate: the draft Shopify would make of `input`, priced and taxed, without saving anything. */
 export function calculateDraftOrder(state: State, shop: SimShop, clientId: string, input: DraftOrderInput): { draft: SimDraftOrder | null; userErrors: UserError[] } {
   const number = shop.nextDraftNumber;
-  const faults = state.draftFaults.notReady;
   const made = createDraftOrder(state, shop, clientId, input);
   if (made.draft) shop.draftOrders.delete(made.draft.id);
   shop.nextDraftNumber = number;
-  // Nothing was saved: a "not ready" fault is for the next real draft.
-  state.draftFaults.notReady = faults;
   return made;
 }
 
@@ -114,14 +111,7 @@ export function createDraftOrder(state: State, shop: SimShop, clientId: string, 
     orderId: null,
     createdAt: new Date().toISOString(),
     completedAt: null,
-    readyAt: Date.now(),
-    completing: false,
   };
-  const notReady = state.draftFaults.notReady;
-  if (notReady) {
-    draft.readyAt += notReady.ms;
-    state.draftFaults.notReady = notReady.count > 1 ? { ...notReady, count: notReady.count - 1 } : undefined;
-  }
   shop.draftOrders.set(draft.id, draft);
   return { draft, userErrors: [] };
 }
@@ -145,10 +135,6 @@ export const draftTotals = (shop: Pick<SimShop, 'taxes'>, d: Pick<SimDraftOrder,
 /** Completes an OPEN draft into its one order; a completed draft answers a user error and creates nothing. */
 export function completeDraftOrder(state: State, shop: SimShop, draft: SimDraftOrder, opts: { paymentPending: boolean }): UserError[] {
   if (draft.status === 'COMPLETED') return [{ field: ['id'], message: 'This order has already been paid.' }];
-  // Our model of Shopify's refusals here (the reference documents `ready`, not the messages): a draft still being
-  // worked on, or one another completion is holding, is not completed.
-  if (Date.now() < draft.readyAt) return [{ field: ['id'], message: 'The draft order is not ready to be completed yet.' }];
-  if (draft.completing) return [{ field: ['id'], message: 'This draft order is already being completed.' }];
   const { subtotal, total, tax, taxesIncluded } = draftTotals(shop, draft);
   const now = new Date().toISOString();
   const order: SimOrder = {

@@ -85,7 +85,6 @@ export function createStorefrontASimulator(opts: StorefrontASimulatorOptions = {
   sim.onReset(() => {
     for (const key of ['apps', 'shops', 'tokens', 'storefrontTokens', 'codes', 'buckets', 'commitThenTimeout', 'storefrontFaults', 'publicIpBudgets', 'storefrontRequests'] as const) state[key].clear();
     deliveries.length = 0;
-    state.draftFaults = {};
     state.lastId = 0;
     seed(state);
   });
@@ -220,17 +219,6 @@ export function createStorefrontASimulator(opts: StorefrontASimulatorOptions = {
     if (input.count === 0) state.commitThenTimeout.delete(input.mutation);
     else state.commitThenTimeout.set(input.mutation, { count: input.count, hangMs: input.hangMs });
     return { [input.mutation]: state.commitThenTimeout.get(input.mutation) ?? null };
-  });
-  // Drafts Shopify is still working on (DraftOrder.ready false for `ms` after creation, completion refused meanwhile),
-  // and completions that hold a draft `holdMs` before committing (a second completion meanwhile is refused).
-  app.post('/_control/faults/drafts', async (request: Req) => {
-    const input = parse(z.object({
-      notReady: z.object({ count: z.number().int().min(0).max(1000), ms: z.number().int().min(1).max(120_000) }).optional(),
-      slowComplete: z.object({ count: z.number().int().min(0).max(1000), holdMs: z.number().int().min(1).max(120_000) }).optional(),
-    }), request.body);
-    if (input.notReady) state.draftFaults.notReady = input.notReady.count ? input.notReady : undefined;
-    if (input.slowComplete) state.draftFaults.slowComplete = input.slowComplete.count ? input.slowComplete : undefined;
-    return state.draftFaults;
   });
   // The shop's tax settings (Settings → Taxes and duties): prices with or without tax, a rate per country, shipping taxed.
   app.post('/_control/shops/:shop/taxes', async (request: Req<{ shop: string }>) => {

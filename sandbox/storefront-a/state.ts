@@ -85,10 +85,6 @@ export interface SimDraftOrder {
   orderId: number | null;
   createdAt: string;
   completedAt: string | null;
-  /** Epoch ms from which `ready` is true: Shopify finishes some of a draft's work after answering (DraftOrder.ready). */
-  readyAt: number;
-  /** A completion is holding it (the "completion in flight" fault): another one is refused meanwhile. */
-  completing: boolean;
 }
 
 /** A money movement on an order (OrderTransaction): the manual SALE of a draft completed as paid, its REFUNDs. */
@@ -264,8 +260,6 @@ export interface State {
   buckets: Map<string, Bucket>;
   /** Mutation name → how many of the next calls commit and then never answer in time. */
   commitThenTimeout: Map<string, { count: number; hangMs: number }>;
-  /** Faults on drafts: the next `count` drafts stay not ready for `ms`; the next `count` completions hold `holdMs` before committing. */
-  draftFaults: { notReady?: { count: number; ms: number }; slowComplete?: { count: number; holdMs: number } };
   /** Storefront API: faults queued per shop, and the bot-protection budget of public tokens per shop and client IP (storefront-access.ts). */
   storefrontFaults: Map<string, StorefrontFault>;
   publicIpBudgets: Map<string, { available: number; updatedAt: number }>;
@@ -310,7 +304,6 @@ export function createState(): State {
     codes: new Map(),
     buckets: new Map(),
     commitThenTimeout: new Map(),
-    draftFaults: {},
     storefrontFaults: new Map(),
     publicIpBudgets: new Map(),
     storefrontRequests: new Map(),

@@ -179,21 +179,6 @@ describe('a store that fails', () => {
   });
 });
 
-describe('a Shopify draft that is not ready, and a completion still in flight', () => {
-  it('given the draft not ready for 2 s, then its completion held 1 s / the order activity waits them out on its own retries: COMPLETED with exactly one order, never given up', async () => {
-    const merchant = await storefrontAMerchant(stack, 'Slow Draft Store');
-    const token = await storefrontACheckout(stack, merchant.shop);
-    const payment = await startPayment(stack, token);
-    expect((await control(stack.urls.storefrontA, 'POST', 'faults/drafts', { notReady: { count: 1, ms: 2_000 }, slowComplete: { count: 1, holdMs: 1_000 } })).status).toBe(200);
-
-    await payOnHostedPage(token, payment.paymentUrl as string);
-    await returnFromPaymentPage(stack, token);
-    await expectCompletedWithOneOrderAndTwoEmails(stack, token, merchant.email, () => storefrontAOrdersOf(merchant.shop, token).length, 90_000);
-    expect(await timelineOf(stack, token, 'order_failed')).toEqual([]);
-    expect(await timelineOf(stack, token, 'order_created')).toHaveLength(1);
-  });
-});
-
 describe('a store that is down when the shopper pays', () => {
   it('given the store down / the session reads COMPLETED with its store order pending (session API, orders list and detail); once the store answers, created with its id', async () => {
     const merchant = await storefrontAMerchant(stack, 'Down Store');
