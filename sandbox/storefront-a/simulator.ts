@@ -83,7 +83,7 @@ export function createStorefrontASimulator(opts: StorefrontASimulatorOptions = {
   const deliveries: WebhookDelivery[] = [];
   seed(state);
   sim.onReset(() => {
-    for (const key of ['apps', 'shops', 'tokens', 'storefrontTokens', 'codes', 'buckets', 'commitThenTimeout', 'storefrontFaults', 'publicIpBudgets', 'storefrontRequests'] as const) state[key].clear();
+    for (const key of ['apps', 'shops', 'tokens', 'storefrontTokens', 'codes', 'buckets', 'commitThenTimeout', 'draftFaults', 'storefrontFaults', 'publicIpBudgets', 'storefrontRequests'] as const) state[key].clear();
     deliveries.length = 0;
     state.lastId = 0;
     seed(state);
@@ -219,6 +219,24 @@ export function createStorefrontASimulator(opts: StorefrontASimulatorOptions = {
     if (input.count === 0) state.commitThenTimeout.delete(input.mutation);
     else state.commitThenTimeout.set(input.mutation, { count: input.count, hangMs: input.hangMs });
     return { [input.mutation]: state.commitThenTimeout.get(input.mutation) ?? null };
+  });
+  // Draft order faults of one shop, for its next drafts or completions (state.ts DraftFaults): a draft "not ready" for
+  // `reads` reads; a completion "in flight" for `commitMs` (its answer lost, another completion refused meanwhile); a
+  // completion that commits, then answers INTERNAL_SERVER_ERROR. A count of 0 clears one.
+  app.post('/_control/shops/:shop/faults/draft-orders', async (request: Req<{ shop: string }>) => {
+    const shop = controlShop(request.params.shop);
+    const count = z.number().int().min(0).max(1000);
+    const input = parse(
+      z.object({
+        notReady: z.object({ count, reads: z.number().int().min(1).max(1000) }).optional(),
+        inFlight: z.object({ count, commitMs: z.number().int().min(1).max(120_000) }).optional(),
+        commitThenError: z.object({ count }).optional(),
+      }),
+      request.body,
+    );
+    const faults = { ...state.draftFaults.get(shop.host), ...input };
+    state.draftFaults.set(shop.host, faults);
+    return { draftFaults: faults };
   });
   // The shop's tax settings (Settings → Taxes and duties): prices with or without tax, a rate per country, shipping taxed.
   app.post('/_control/shops/:shop/taxes', async (request: Req<{ shop: string }>) => {
