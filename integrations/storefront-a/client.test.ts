@@ -232,6 +232,18 @@ describe('cart, throttling, embed status', () => {
     await control(`shops/${DEMO_SHOP}/throttle`, { currentlyAvailable: 2000 });
   });
 
+  it('given a market domain and a domain that redirects / the origins are the primary domain, the market\'s and the myshopify host, read without the deprecated Shop.domains; an install without read_markets still gets its primary domain', async () => {
+    await control(`shops/${DEMO_SHOP}/domains`, { host: 'demo-shop.ca', webPresence: true });
+    await control(`shops/${DEMO_SHOP}/domains`, { host: 'old-demo-shop.example' });
+    const seen: string[] = [];
+    const recording: typeof fetch = async (input, init) => (seen.push(String(init?.body)), fetch(input, init));
+    const client = createStorefrontAClient({ shop: DEMO_SHOP, accessToken: sim.install(DEMO_SHOP), apiUrlTemplate: `${url}/shops/{shop}`, fetch: recording });
+    expect((await client.getShop()).origins).toEqual(['https://www.demo-shop.example', 'https://demo-shop.ca', `https://${DEMO_SHOP}`]);
+    expect(seen.some((b) => /\bdomains\s*\{/.test(b))).toBe(false);
+    const older = clientFor(sim.install(DEMO_SHOP, { scopes: ['write_draft_orders', 'write_orders', 'read_themes', 'write_script_tags'] }));
+    expect((await older.getShop()).origins).toEqual(['https://www.demo-shop.example', `https://${DEMO_SHOP}`]);
+  });
+
   it('reports the embed on only when settings_data.json holds it enabled', async () => {
     const client = clientFor(sim.install(DEMO_SHOP));
     expect(await client.embedStatus()).toMatchObject({ active: false, present: false, themeName: 'Dawn' });

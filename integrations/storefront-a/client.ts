@@ -49,7 +49,7 @@ export interface StorefrontAShop {
   myshopifyDomain: string;
   currency: string;
   primaryDomain: string;
-  /** https origins the shop's storefront is served on (primary, other domains, myshopify). */
+  /** https origins the shop's storefront is served on (primary, market web presences, myshopify). */
   origins: string[];
 }
 
@@ -311,10 +311,25 @@ export function createStorefrontAClient(opts: StorefrontAClientOptions) {
   const client = {
     shop: opts.shop,
 
+    /**
+     * The shop and the https origins its storefront is served on: the primary domain, the domains of its markets' web
+     * presences (`webPresences`, read_markets; Shopify redirects every other domain to the primary one) and the
+     * myshopify host. Not `Shop.domains`, deprecated in 2026-10 (its replacement `domainsPaginated` is only in
+     * `unstable`). A shop installed before read_markets was asked answers ACCESS_DENIED there: its primary domain
+     * and myshopify host still count, until the merchant reconnects.
+     */
     async getShop(): Promise<StorefrontAShop> {
-      const data = await adminCall('shop', 'query Shop { shop { id name email myshopifyDomain currencyCode primaryDomain { host } domains { host } } }');
-      const s = parse(z.object({ shop: z.object({ id: z.string(), name: z.string(), email: z.string(), myshopifyDomain: z.string(), currencyCode: z.string(), primaryDomain: z.object({ host: z.string() }), domains: z.array(z.object({ host: z.string() })) }) }), data, 'shop').shop;
-      const hosts = [s.primaryDomain.host, ...s.domains.map((d) => d.host), s.myshopifyDomain].map((h) => h.toLowerCase());
+      const data = await adminCall('shop', 'query Shop { shop { id name email myshopifyDomain currencyCode primaryDomain { host } } }');
+      const s = parse(z.object({ shop: z.object({ id: z.string(), name: z.string(), email: z.string(), myshopifyDomain: z.string(), currencyCode: z.string(), primaryDomain: z.object({ host: z.string() }) }) }), data, 'shop').shop;
+      let marketHosts: string[] = [];
+      try {
+        const presences = await adminCall('web presences', 'query WebPresences { webPresences(first: 250) { nodes { domain { host } } } }');
+        const nodes = parse(z.object({ webPresences: z.object({ nodes: z.array(z.object({ domain: z.object({ host: z.string() }).nullable() })) }).nullable() }), presences, 'web presences').webPresences?.nodes ?? [];
+        marketHosts = nodes.flatMap((n) => (n.domain ? [n.domain.host] : []));
+      } catch (err) {
+        if (!(err instanceof IntegrationError && err.kind === 'unauthorized')) throw err;
+      }
+      const hosts = [s.primaryDomain.host, ...marketHosts, s.myshopifyDomain].map((h) => h.toLowerCase());
       return { id: s.id, name: s.name, email: s.email, myshopifyDomain: s.myshopifyDomain, currency: s.currencyCode, primaryDomain: s.primaryDomain.host, origins: [...new Set(hosts)].map((h) => `https://${h}`) };
     },
 

@@ -124,8 +124,17 @@ describe('GraphQL Admin API (clients.Graphql)', () => {
 
   it('answers shop domains, app installation, storefront token, webhook subscription, metafields and theme settings', async () => {
     const client = admin(sim.install(DEMO_SHOP));
-    const shop = await client.request('query { shop { myshopifyDomain currencyCode primaryDomain { host } domains { host } } }');
+    const shop = await client.request('query { shop { myshopifyDomain currencyCode primaryDomain { host } } }');
     expect(shop.data).toMatchObject({ shop: { myshopifyDomain: DEMO_SHOP, primaryDomain: { host: DEMO_SHOP_PRIMARY_DOMAIN } } });
+    // The domains shoppers browse on without the deprecated Shop.domains: the web presences (read_markets).
+    await fetch(`${simUrl}/_control/shops/${DEMO_SHOP}/domains`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ host: 'demo-shop.ca', webPresence: true }) });
+    const presences = await client.request('query { webPresences(first: 250) { nodes { domain { host url } subfolderSuffix rootUrls { locale url } } } }');
+    expect(presences.data).toEqual({ webPresences: { nodes: [
+      { domain: { host: DEMO_SHOP_PRIMARY_DOMAIN, url: `https://${DEMO_SHOP_PRIMARY_DOMAIN}` }, subfolderSuffix: null, rootUrls: [{ locale: 'en', url: `https://${DEMO_SHOP_PRIMARY_DOMAIN}` }] },
+      { domain: { host: 'demo-shop.ca', url: 'https://demo-shop.ca' }, subfolderSuffix: null, rootUrls: [{ locale: 'en', url: 'https://demo-shop.ca' }] },
+    ] } });
+    const withoutMarkets = admin(sim.install(DEMO_SHOP, { scopes: ['write_draft_orders'] }));
+    await expect(withoutMarkets.request('query { webPresences(first: 1) { nodes { domain { host } } } }')).rejects.toMatchObject({ body: { errors: { graphQLErrors: [{ extensions: { code: 'ACCESS_DENIED' } }] } } });
     expect(shop.extensions).toMatchObject({ cost: { requestedQueryCost: expect.any(Number), throttleStatus: { maximumAvailable: 2000, restoreRate: 100 } } });
 
     const token = await client.request('mutation T($input: StorefrontAccessTokenInput!) { storefrontAccessTokenCreate(input: $input) { storefrontAccessToken { accessToken accessScopes { handle } } userErrors { message } } }', { variables: { input: { title: 'hosted-checkout' } } });

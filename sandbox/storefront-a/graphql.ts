@@ -64,6 +64,7 @@ const ADMIN_SDL = /* GraphQL */ `
     currentAppInstallation: AppInstallation!
     draftOrder(id: ID!): DraftOrder
     paymentTermsTemplates(paymentTermsType: PaymentTermsType): [PaymentTermsTemplate!]!
+    webPresences(first: Int, after: String, before: String, last: Int, reverse: Boolean): MarketWebPresenceConnection
     order(id: ID!): Order
     themes(first: Int, roles: [ThemeRole!]): OnlineStoreThemeConnection
     scriptTags(first: Int): ScriptTagConnection!
@@ -91,6 +92,9 @@ const ADMIN_SDL = /* GraphQL */ `
   input MoneyInput { amount: Decimal! currencyCode: CurrencyCode! }
 
   type Domain { id: ID! host: String! url: URL! sslEnabled: Boolean! }
+  type MarketWebPresenceRootUrl { locale: String! url: URL! }
+  type MarketWebPresence { id: ID! domain: Domain subfolderSuffix: String rootUrls: [MarketWebPresenceRootUrl!]! }
+  type MarketWebPresenceConnection { nodes: [MarketWebPresence!]! }
   type Shop {
     id: ID!
     name: String!
@@ -476,8 +480,20 @@ const SETTINGS_HEADER = `/*
 `;
 export const settingsDataFile = (theme: SimTheme) => SETTINGS_HEADER + JSON.stringify(theme.settingsData, null, 2);
 
+const domainJson = (d: { id: number; host: string }) => ({ id: gid('Domain', d.id), host: d.host, url: `https://${d.host}`, sslEnabled: true });
+
+/**
+ * The shop's web presences (read_markets): the primary domain's, and one per market domain. Other domains redirect to
+ * the primary one, so these (with the myshopify host) are every domain a shopper browses on.
+ */
+function webPresencesJson(shop: SimShop) {
+  const primary = primaryDomainOf(shop);
+  const domains = [primary, ...shop.domains.filter((d) => d.webPresence && d.id !== primary.id)];
+  return { nodes: domains.map((d) => ({ id: gid('MarketWebPresence', d.id), domain: domainJson(d), subfolderSuffix: null, rootUrls: [{ locale: 'en', url: `https://${d.host}` }] })) };
+}
+
 function shopJson(shop: SimShop) {
-  const domain = (d: { id: number; host: string }) => ({ id: gid('Domain', d.id), host: d.host, url: `https://${d.host}`, sslEnabled: true });
+  const domain = domainJson;
   return {
     id: gid('Shop', shop.id),
     name: shop.name,
@@ -518,6 +534,11 @@ function adminRoot(ctx: AdminContext) {
       // Shopify's asynchronous work on the draft goes on between reads ("not ready for N reads").
       if (d.notReadyReads > 0) d.notReadyReads -= 1;
       return json;
+    },
+    webPresences: ({ first }: { first?: number | null }) => {
+      need(ctx, 'webPresences', 'read_markets');
+      const all = webPresencesJson(shop);
+      return { nodes: all.nodes.slice(0, first ?? 250) };
     },
     // "The list of payment terms templates eligible for all shops and users" (no access scope).
     paymentTermsTemplates: ({ paymentTermsType }: { paymentTermsType?: string | null }) =>

@@ -36,7 +36,7 @@ export interface StorefrontASimulator extends Simulator {
 }
 
 /** Scopes a hosted-checkout app asks for (docs/storefront-a.md), granted by install() without the OAuth dance. */
-export const DEFAULT_SCOPES = ['write_draft_orders', 'write_orders', 'read_themes', 'write_script_tags', 'unauthenticated_read_checkouts', 'unauthenticated_write_checkouts', 'unauthenticated_read_product_listings'];
+export const DEFAULT_SCOPES = ['write_draft_orders', 'write_orders', 'read_themes', 'read_markets', 'write_script_tags', 'unauthenticated_read_checkouts', 'unauthenticated_write_checkouts', 'unauthenticated_read_product_listings'];
 
 const invalid = (error: z.ZodError) =>
   new PlatformError(400, { error: error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '), code: 'INVALID_INPUT' });
@@ -197,11 +197,13 @@ export function createStorefrontASimulator(opts: StorefrontASimulatorOptions = {
     shop.scriptTags.set(tag.id, tag);
     return reply.code(201).send({ ...tag, gid: gid('ScriptTag', tag.id) });
   });
-  // The merchant adds a domain (optionally primary); Shopify then sends domains/create (and shop/update).
+  // The merchant adds a domain (optionally primary, or a market's own web presence, else it redirects to the primary
+  // one); Shopify then sends domains/create (and shop/update).
   app.post('/_control/shops/:shop/domains', async (request: Req<{ shop: string }>, reply) => {
     const shop = controlShop(request.params.shop);
-    const input = parse(z.object({ host: z.string().regex(/^[a-z0-9.-]+$/), primary: z.boolean().default(false) }), request.body);
+    const input = parse(z.object({ host: z.string().regex(/^[a-z0-9.-]+$/), primary: z.boolean().default(false), webPresence: z.boolean().default(false) }), request.body);
     const domain = shop.domains.find((d) => d.host === input.host) ?? { id: state.nextId(), host: input.host };
+    domain.webPresence = input.webPresence;
     if (!shop.domains.includes(domain)) shop.domains.push(domain);
     if (input.primary) shop.primaryDomainId = domain.id;
     return reply.code(201).send({ domains: shop.domains.map((d) => d.host), primary: shop.domains.find((d) => d.id === shop.primaryDomainId)?.host });

@@ -190,6 +190,8 @@ export interface SimTheme {
 export interface SimDomain {
   id: number;
   host: string;
+  /** Served as a market's web presence (e.g. example.ca): shoppers browse on it. Other non-primary domains redirect to the primary one. */
+  webPresence?: boolean;
 }
 
 export interface WebhookSubscription {
@@ -322,7 +324,7 @@ export const DEMO_SHOP_PRIMARY_DOMAIN = 'www.demo-shop.example';
 
 /** Admin scopes (subset) and the Storefront API's unauthenticated_* scopes. */
 export const KNOWN_SCOPES = [
-  ...['products', 'orders', 'draft_orders', 'customers', 'script_tags', 'themes', 'shipping', 'locales', 'checkouts'].flatMap((s) => [`read_${s}`, `write_${s}`]),
+  ...['products', 'orders', 'draft_orders', 'customers', 'script_tags', 'themes', 'shipping', 'locales', 'checkouts', 'markets'].flatMap((s) => [`read_${s}`, `write_${s}`]),
   'unauthenticated_read_checkouts',
   'unauthenticated_write_checkouts',
   'unauthenticated_read_product_listings',
