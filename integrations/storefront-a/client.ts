@@ -314,7 +314,8 @@ export function createStorefrontAClient(opts: StorefrontAClientOptions) {
     /**
      * The shop and the https origins its storefront is served on: the primary domain, the domains of its markets' web
      * presences (`webPresences`, read_markets; Shopify redirects every other domain to the primary one) and the
-     * myshopify host. Not `Shop.domains`, deprecated in 2026-10 (its replacement `domainsPaginated` is only in
+     * myshopify host (the first 50 presences: more markets than that is not expected, and a connection's query cost
+     * grows with `first`). Not `Shop.domains`, deprecated in 2026-10 (its replacement `domainsPaginated` is only in
      * `unstable`). A shop installed before read_markets was asked answers ACCESS_DENIED there: its primary domain
      * and myshopify host still count, until the merchant reconnects.
      */
@@ -323,7 +324,7 @@ export function createStorefrontAClient(opts: StorefrontAClientOptions) {
       const s = parse(z.object({ shop: z.object({ id: z.string(), name: z.string(), email: z.string(), myshopifyDomain: z.string(), currencyCode: z.string(), primaryDomain: z.object({ host: z.string() }) }) }), data, 'shop').shop;
       let marketHosts: string[] = [];
       try {
-        const presences = await adminCall('web presences', 'query WebPresences { webPresences(first: 250) { nodes { domain { host } } } }');
+        const presences = await adminCall('web presences', 'query WebPresences { webPresences(first: 50) { nodes { domain { host } } } }');
         const nodes = parse(z.object({ webPresences: z.object({ nodes: z.array(z.object({ domain: z.object({ host: z.string() }).nullable() })) }).nullable() }), presences, 'web presences').webPresences?.nodes ?? [];
         marketHosts = nodes.flatMap((n) => (n.domain ? [n.domain.host] : []));
       } catch (err) {
