@@ -115,6 +115,93 @@ describe('orders exactly once without idempotency keys', () => {
   });
 });
 
+describe('drafts Shopify is still working on, completions in flight, completions that commit and then fail', () => {
+  const variantOf = () => sim.state.shops.get(DEMO_SHOP)!.products[0]!.variants[0]!;
+  const draftsOf = (token: string) => [...sim.state.shops.get(DEMO_SHOP)!.draftOrders.values()].filter((d) => d.tags.includes(token));
+  const faults = (body: unknown) => control(`shops/${DEMO_SHOP}/faults/draft-orders`, body);
+  /** Places the order the way the activity does: a retryable failure is tried again (intent kept), a permanent one ends it. */
+  async function placeLikeTheActivity(client: ReturnType<typeof clientFor>, token: string, intent = memoryIntent(), method: 'card' | 'cod' = 'card') {
+    const failures: Array<{ kind: string; retryable: boolean }> = [];
+    for (let attempt = 0; attempt < 20; attempt++) {
+      try {
+        return { ...(await client.placeOrder(orderInput(token, variantOf().id, method), intent)), failures };
+      } catch (err) {
+        const e = err as { kind: string; retryable: boolean };
+        failures.push({ kind: e.kind, retryable: e.retryable });
+        if (!e.retryable) throw err;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    throw new Error('no order after 20 attempts');
+  }
+
+  it('given a draft not ready for 3 reads / it is read until ready, then completed once: one paid order, no failure', async () => {
+    const client = clientFor(sim.install(DEMO_SHOP));
+    await faults({ notReady: { count: 1, reads: 3 } });
+    const { order, created, failures } = await placeLikeTheActivity(client, 'cs_ready_3');
+    expect({ created, paid: order.paid, failures }).toEqual({ created: true, paid: true, failures: [] });
+    expect(ordersOf('cs_ready_3')).toHaveLength(1);
+    expect(draftsOf('cs_ready_3')).toMatchObject([{ status: 'COMPLETED', notReadyReads: 0 }]);
+  });
+
+  it('given a draft not ready for 12 reads / each attempt ends retryable without completing it, a later attempt completes it: one order', async () => {
+    const client = clientFor(sim.install(DEMO_SHOP));
+    await faults({ notReady: { count: 1, reads: 12 } });
+    const intent = memoryIntent();
+    // The first attempt waits a little, then hands the wait to the activity's retries; nothing was completed.
+    await expect(client.placeOrder(orderInput('cs_ready_12', variantOf().id), intent)).rejects.toMatchObject({ kind: 'unavailable', retryable: true, message: expect.stringMatching(/not ready/) });
+    expect(draftsOf('cs_ready_12')).toMatchObject([{ status: 'OPEN' }]);
+    expect(ordersOf('cs_ready_12')).toHaveLength(0);
+    const { created, failures } = await placeLikeTheActivity(client, 'cs_ready_12', intent);
+    expect(created).toBe(true);
+    expect(failures.every((f) => f.retryable)).toBe(true);
+    expect(ordersOf('cs_ready_12')).toHaveLength(1);
+    expect(draftsOf('cs_ready_12')).toHaveLength(1);
+  }, 30_000);
+
+  it('given a completion in flight for 300 ms whose answer is lost / the second completion is refused, the draft is read again and its order taken: one order', async () => {
+    const client = clientFor(sim.install(DEMO_SHOP));
+    await faults({ inFlight: { count: 1, commitMs: 300 } });
+    const { order, created, failures } = await placeLikeTheActivity(client, 'cs_flight_short');
+    expect({ created, paid: order.paid, failures }).toEqual({ created: false, paid: true, failures: [] });
+    expect(ordersOf('cs_flight_short')).toHaveLength(1);
+  });
+
+  it('given a completion in flight for 4 s / the attempt ends retryable (never a refusal for good), no second order is made, and the next attempt finds the first one', async () => {
+    const client = clientFor(sim.install(DEMO_SHOP));
+    await faults({ inFlight: { count: 1, commitMs: 4_000 } });
+    const intent = memoryIntent();
+    // While it commits, every completion the client tries is refused: retryable, so the checkout is not given up.
+    await expect(client.placeOrder(orderInput('cs_flight_long', variantOf().id), intent)).rejects.toMatchObject({ kind: 'unavailable', retryable: true, message: expect.stringMatching(/already being completed/) });
+    expect(ordersOf('cs_flight_long')).toHaveLength(0);
+    await expect.poll(() => ordersOf('cs_flight_long').length, { timeout: 6_000, interval: 100 }).toBe(1);
+    const { order, created } = await placeLikeTheActivity(client, 'cs_flight_long', intent);
+    expect({ created, id: order.id }).toEqual({ created: false, id: String(ordersOf('cs_flight_long')[0]!.id) });
+    expect(ordersOf('cs_flight_long')).toHaveLength(1);
+  }, 20_000);
+
+  it('given completions that commit and then answer INTERNAL_SERVER_ERROR, for 5 checkouts / each order is found through its draft: one each, none made twice', async () => {
+    const client = clientFor(sim.install(DEMO_SHOP));
+    await faults({ commitThenError: { count: 5 } });
+    for (let i = 0; i < 5; i++) {
+      const { created, failures } = await placeLikeTheActivity(client, `cs_ise_${i}`);
+      expect({ created, failures }).toEqual({ created: false, failures: [] });
+      expect(ordersOf(`cs_ise_${i}`)).toHaveLength(1);
+    }
+    expect(sim.state.draftFaults.get(DEMO_SHOP)?.commitThenError?.count).toBe(0);
+  });
+
+  it('given a COD checkout with a draft not ready and a completion whose answer is lost / one payment-pending order through payment terms "due on fulfillment"', async () => {
+    const client = clientFor(sim.install(DEMO_SHOP));
+    await faults({ notReady: { count: 1, reads: 2 } });
+    await control('faults/commit-then-timeout', { mutation: 'draftOrderComplete', count: 1, hangMs: 1 });
+    const { order } = await placeLikeTheActivity(client, 'cs_cod_faults', memoryIntent(), 'cod');
+    expect(order).toMatchObject({ paid: false, status: 'pending' });
+    expect(draftsOf('cs_cod_faults')).toMatchObject([{ status: 'COMPLETED', paymentTerms: { type: 'FULFILLMENT' } }]);
+    expect(ordersOf('cs_cod_faults')).toMatchObject([{ financialStatus: 'PENDING', transactions: [] }]);
+  });
+});
+
 describe('cart, throttling, embed status', () => {
   it('reads the /cart.js token through the Storefront API with the token the install created', async () => {
     const admin = clientFor(sim.install(DEMO_SHOP));
@@ -143,6 +230,18 @@ describe('cart, throttling, embed status', () => {
     // At once: the one throttled answer decided it — no wait for the bucket and no second call.
     expect(calls).toBe(1);
     await control(`shops/${DEMO_SHOP}/throttle`, { currentlyAvailable: 2000 });
+  });
+
+  it('given a market domain and a domain that redirects / the origins are the primary domain, the market\'s and the myshopify host, read without the deprecated Shop.domains; an install without read_markets still gets its primary domain', async () => {
+    await control(`shops/${DEMO_SHOP}/domains`, { host: 'demo-shop.ca', webPresence: true });
+    await control(`shops/${DEMO_SHOP}/domains`, { host: 'old-demo-shop.example' });
+    const seen: string[] = [];
+    const recording: typeof fetch = async (input, init) => (seen.push(String(init?.body)), fetch(input, init));
+    const client = createStorefrontAClient({ shop: DEMO_SHOP, accessToken: sim.install(DEMO_SHOP), apiUrlTemplate: `${url}/shops/{shop}`, fetch: recording });
+    expect((await client.getShop()).origins).toEqual(['https://www.demo-shop.example', 'https://demo-shop.ca', `https://${DEMO_SHOP}`]);
+    expect(seen.some((b) => /\bdomains\s*\{/.test(b))).toBe(false);
+    const older = clientFor(sim.install(DEMO_SHOP, { scopes: ['write_draft_orders', 'write_orders', 'read_themes', 'write_script_tags'] }));
+    expect((await older.getShop()).origins).toEqual(['https://www.demo-shop.example', `https://${DEMO_SHOP}`]);
   });
 
   it('reports the embed on only when settings_data.json holds it enabled', async () => {

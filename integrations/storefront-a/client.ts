@@ -49,7 +49,7 @@ export interface StorefrontAShop {
   myshopifyDomain: string;
   currency: string;
   primaryDomain: string;
-  /** https origins the shop's storefront is served on (primary, other domains, myshopify). */
+  /** https origins the shop's storefront is served on (primary, market web presences, myshopify). */
   origins: string[];
 }
 
@@ -98,6 +98,11 @@ export const BUYER_IP_HEADER = 'Shopify-Storefront-Buyer-IP';
 export const MAX_THROTTLE_RETRIES = 3;
 /** First wait after a throttle that names none (no Retry-After, no cost): doubled on each retry. */
 const THROTTLE_BACKOFF_MS = 250;
+/** Waits between reads of a draft that is not ready yet, within one attempt (about 1.5 s in all; then the activity retries). */
+const READY_WAITS_MS = [50, 100, 200, 400, 800] as const;
+/** Completions tried in one attempt (each after reading the draft), and the first wait between them (doubled each time). */
+const MAX_COMPLETE_TRIES = 4;
+const COMPLETE_BACKOFF_MS = 200;
 
 /** Where the order flow keeps its intent between attempts (the activity stores it with the session). */
 export interface OrderIntent {
@@ -252,8 +257,11 @@ export function createStorefrontAClient(opts: StorefrontAClientOptions) {
         continue;
       }
       if (errors.length) {
-        const denied = errors.some((e) => e.extensions?.code === 'ACCESS_DENIED');
-        throw new IntegrationError(SYSTEM, denied ? 'unauthorized' : 'rejected', `${what}: ${errors.map((e) => e.message).join('; ')}`, { status: res.status, remote: body });
+        // ACCESS_DENIED: a scope is missing; INTERNAL_SERVER_ERROR: Shopify failed on its side (a mutation may have
+        // committed: retryable, and callers read back before writing again); anything else refuses the request itself.
+        const code = (e: { extensions?: { code?: string } }) => e.extensions?.code;
+        const kind = errors.some((e) => code(e) === 'ACCESS_DENIED') ? 'unauthorized' : errors.some((e) => code(e) === 'INTERNAL_SERVER_ERROR') ? 'unavailable' : 'rejected';
+        throw new IntegrationError(SYSTEM, kind, `${what}: ${errors.map((e) => e.message).join('; ')}`, { status: res.status, remote: body });
       }
       if (!body.data || typeof body.data !== 'object') throw new IntegrationError(SYSTEM, 'invalid_response', `${what}: no data`, { remote: body });
       return body.data as Json;
@@ -271,16 +279,58 @@ export function createStorefrontAClient(opts: StorefrontAClientOptions) {
     if (errs.length) throw new IntegrationError(SYSTEM, 'rejected', `${what}: ${errs.map((e) => `${e.field?.join('.') ?? ''} ${e.message}`.trim()).join('; ')}`, { remote: { errors: errs.map((e) => e.message).join('; ') } });
   }
 
-  const draftSchema = z.object({ id: z.string(), status: z.enum(['OPEN', 'INVOICE_SENT', 'COMPLETED']), totalPriceSet: z.object({ presentmentMoney: moneySchema }), totalTaxSet: z.object({ presentmentMoney: moneySchema }), order: orderSchema.nullable() });
-  const DRAFT_FIELDS = `id status totalPriceSet { presentmentMoney { amount currencyCode } } totalTaxSet { presentmentMoney { amount currencyCode } } order { ${ORDER_FIELDS} }`;
+  const draftSchema = z.object({ id: z.string(), status: z.enum(['OPEN', 'INVOICE_SENT', 'COMPLETED']), ready: z.boolean(), totalPriceSet: z.object({ presentmentMoney: moneySchema }), totalTaxSet: z.object({ presentmentMoney: moneySchema }), order: orderSchema.nullable() });
+  const DRAFT_FIELDS = `id status ready totalPriceSet { presentmentMoney { amount currencyCode } } totalTaxSet { presentmentMoney { amount currencyCode } } order { ${ORDER_FIELDS} }`;
+  type DraftRead = { id: string; status: z.output<typeof draftSchema>['status']; ready: boolean; totalMinor: number; taxMinor: number; order: StoreOrder | null };
+  const toDraftRead = (d: z.output<typeof draftSchema>): DraftRead => ({ id: d.id, status: d.status, ready: d.ready, totalMinor: minorOf(d.totalPriceSet.presentmentMoney, 'draft total'), taxMinor: minorOf(d.totalTaxSet.presentmentMoney, 'draft tax'), order: d.order ? toStoreOrder(d.order) : null });
+
+  /** Shopify's "Due on fulfillment" payment terms template (paymentTermsTemplates, no access scope): cash on delivery. */
+  async function fulfillmentTermsTemplateId(): Promise<string> {
+    const data = await adminCall('payment terms templates', 'query Terms { paymentTermsTemplates(paymentTermsType: FULFILLMENT) { id paymentTermsType } }');
+    const templates = parse(z.object({ paymentTermsTemplates: z.array(z.object({ id: z.string(), paymentTermsType: z.string() })) }), data, 'payment terms templates').paymentTermsTemplates;
+    const template = templates.find((t) => t.paymentTermsType === 'FULFILLMENT');
+    if (!template) throw new IntegrationError(SYSTEM, 'rejected', 'the store offers no "Due on fulfillment" payment terms: a cash-on-delivery order cannot be left payment pending');
+    return template.id;
+  }
+
+  /**
+   * The draft once Shopify has finished its asynchronous work on it (DraftOrder.ready) or has made its order: read
+   * again a few times, briefly (READY_WAITS_MS); still not ready, a retryable `unavailable` hands the wait to the
+   * activity's retry policy, which backs off durably instead of holding the worker.
+   */
+  async function readyDraft(draft: DraftRead): Promise<DraftRead> {
+    for (const wait of READY_WAITS_MS) {
+      if (draft.ready || draft.order) return draft;
+      await sleep(wait);
+      draft = await client.getDraftOrder(draft.id);
+    }
+    if (draft.ready || draft.order) return draft;
+    throw new IntegrationError(SYSTEM, 'unavailable', `draft order ${draft.id} is not ready to be completed yet (Shopify is still working on it): tried again later`);
+  }
 
   const client = {
     shop: opts.shop,
 
+    /**
+     * The shop and the https origins its storefront is served on: the primary domain, the domains of its markets' web
+     * presences (`webPresences`, read_markets; Shopify redirects every other domain to the primary one) and the
+     * myshopify host (the first 50 presences: more markets than that is not expected, and a connection's query cost
+     * grows with `first`). Not `Shop.domains`, deprecated in 2026-10 (its replacement `domainsPaginated` is only in
+     * `unstable`). A shop installed before read_markets was asked answers ACCESS_DENIED there: its primary domain
+     * and myshopify host still count, until the merchant reconnects.
+     */
     async getShop(): Promise<StorefrontAShop> {
-      const data = await adminCall('shop', 'query Shop { shop { id name email myshopifyDomain currencyCode primaryDomain { host } domains { host } } }');
-      const s = parse(z.object({ shop: z.object({ id: z.string(), name: z.string(), email: z.string(), myshopifyDomain: z.string(), currencyCode: z.string(), primaryDomain: z.object({ host: z.string() }), domains: z.array(z.object({ host: z.string() })) }) }), data, 'shop').shop;
-      const hosts = [s.primaryDomain.host, ...s.domains.map((d) => d.host), s.myshopifyDomain].map((h) => h.toLowerCase());
+      const data = await adminCall('shop', 'query Shop { shop { id name email myshopifyDomain currencyCode primaryDomain { host } } }');
+      const s = parse(z.object({ shop: z.object({ id: z.string(), name: z.string(), email: z.string(), myshopifyDomain: z.string(), currencyCode: z.string(), primaryDomain: z.object({ host: z.string() }) }) }), data, 'shop').shop;
+      let marketHosts: string[] = [];
+      try {
+        const presences = await adminCall('web presences', 'query WebPresences { webPresences(first: 50) { nodes { domain { host } } } }');
+        const nodes = parse(z.object({ webPresences: z.object({ nodes: z.array(z.object({ domain: z.object({ host: z.string() }).nullable() })) }).nullable() }), presences, 'web presences').webPresences?.nodes ?? [];
+        marketHosts = nodes.flatMap((n) => (n.domain ? [n.domain.host] : []));
+      } catch (err) {
+        if (!(err instanceof IntegrationError && err.kind === 'unauthorized')) throw err;
+      }
+      const hosts = [s.primaryDomain.host, ...marketHosts, s.myshopifyDomain].map((h) => h.toLowerCase());
       return { id: s.id, name: s.name, email: s.email, myshopifyDomain: s.myshopifyDomain, currency: s.currencyCode, primaryDomain: s.primaryDomain.host, origins: [...new Set(hosts)].map((h) => `https://${h}`) };
     },
 
@@ -407,11 +457,11 @@ export function createStorefrontAClient(opts: StorefrontAClientOptions) {
       return lineIds.length;
     },
 
-    async getDraftOrder(draftOrderId: string) {
+    async getDraftOrder(draftOrderId: string): Promise<DraftRead> {
       const data = await adminCall('draft order', `query Draft($id: ID!) { draftOrder(id: $id) { ${DRAFT_FIELDS} } }`, { id: draftOrderId });
       const d = parse(z.object({ draftOrder: draftSchema.nullable() }), data, 'draft order').draftOrder;
       if (!d) throw new IntegrationError(SYSTEM, 'not_found', `draft order ${draftOrderId} not found`);
-      return { id: d.id, status: d.status, totalMinor: minorOf(d.totalPriceSet.presentmentMoney, 'draft total'), taxMinor: minorOf(d.totalTaxSet.presentmentMoney, 'draft tax'), order: d.order ? toStoreOrder(d.order) : null };
+      return toDraftRead(d);
     },
 
     /**
@@ -428,12 +478,14 @@ export function createStorefrontAClient(opts: StorefrontAClientOptions) {
     },
 
     /**
-     * The order of a paid checkout, exactly once without store-side idempotency keys: a draft order (recorded
-     * in `intent` before it is completed) completed once. After an answer lost to a time-out, the draft is
-     * read back by id — no search index — and completed again only if it is still open.
+     * The order of a paid checkout, exactly once without store-side idempotency keys: a draft order (recorded in
+     * `intent` before it is completed) completed once. Before every completion the draft is read (by id — no search
+     * index): one with an order is that order. Shopify may still be working on a new draft (`DraftOrder.ready`): it is
+     * awaited a little here, then left to the activity's next attempt. Whatever the completion answers short of an
+     * order — a time-out, an internal error, a user error while a completion is in flight — is retryable: the next
+     * try reads the draft first, so the completion that did commit is the order, and a second one is never made.
      */
     async placeOrder(input: StoreOrderInput, intent: OrderIntent): Promise<{ order: StoreOrder; created: boolean }> {
-      const paymentPending = input.payment.method === 'cod';
       const charged = parseOrderInput(SYSTEM, input).totals.totalMinor;
       /** Shopify taxes the draft by the shop's settings: completed only when it books what the shopper was charged. */
       const sameTotal = (draft: { totalMinor: number; taxMinor: number }) => {
@@ -441,36 +493,41 @@ export function createStorefrontAClient(opts: StorefrontAClientOptions) {
         throw new IntegrationError(SYSTEM, 'rejected', `the store would book ${minorToDecimal(draft.totalMinor, input.currency)} ${input.currency} (tax ${minorToDecimal(draft.taxMinor, input.currency)}), the shopper was charged ${minorToDecimal(charged, input.currency)} ${input.currency}: the draft order was left open, not completed as paid (check the shop's tax settings, then create the order by hand)`);
       };
       let draftId = await intent.draftOrderId();
+      let draft: DraftRead;
       if (draftId) {
-        const draft = await client.getDraftOrder(draftId);
+        draft = await client.getDraftOrder(draftId);
         if (draft.order) return { order: draft.order, created: false };
         sameTotal(draft);
       } else {
+        // Cash on delivery: the draft carries payment terms "due on fulfillment", so its completion leaves the order
+        // payment pending (2026-10 deprecates draftOrderComplete(paymentPending:) for payment terms on the draft).
+        const paymentTerms = input.payment.method === 'cod' ? { paymentTermsTemplateId: await fulfillmentTermsTemplateId() } : undefined;
         // An answer lost here leaves at most an extra open draft, which never becomes an order by itself.
-        const data = await adminCall('draft order create', `mutation Create($input: DraftOrderInput!) { draftOrderCreate(input: $input) { draftOrder { ${DRAFT_FIELDS} } userErrors { field message } } }`, { input: toDraftOrderInput(input) });
+        const data = await adminCall('draft order create', `mutation Create($input: DraftOrderInput!) { draftOrderCreate(input: $input) { draftOrder { ${DRAFT_FIELDS} } userErrors { field message } } }`, { input: { ...toDraftOrderInput(input), ...(paymentTerms ? { paymentTerms } : {}) } });
         const p = parse(z.object({ draftOrderCreate: z.object({ draftOrder: draftSchema.nullable(), userErrors: z.array(z.object({ field: z.array(z.string()).nullable(), message: z.string() })) }) }), data, 'draft order create').draftOrderCreate;
         userErrors(p, 'draft order create');
         if (!p.draftOrder) throw new IntegrationError(SYSTEM, 'invalid_response', 'draft order create: no draft order');
         draftId = p.draftOrder.id;
         await intent.recordDraftOrder(draftId);
-        sameTotal({ totalMinor: minorOf(p.draftOrder.totalPriceSet.presentmentMoney, 'draft total'), taxMinor: minorOf(p.draftOrder.totalTaxSet.presentmentMoney, 'draft tax') });
+        draft = toDraftRead(p.draftOrder);
+        sameTotal(draft);
       }
       for (let attempt = 0; ; attempt++) {
+        draft = await readyDraft(draft);
+        if (draft.order) return { order: draft.order, created: false };
         try {
-          const data = await adminCall('draft order complete', `mutation Complete($id: ID!, $pending: Boolean) { draftOrderComplete(id: $id, paymentPending: $pending) { draftOrder { ${DRAFT_FIELDS} } userErrors { field message } } }`, { id: draftId, pending: paymentPending });
+          const data = await adminCall('draft order complete', `mutation Complete($id: ID!) { draftOrderComplete(id: $id) { draftOrder { ${DRAFT_FIELDS} } userErrors { field message } } }`, { id: draftId });
           const p = parse(z.object({ draftOrderComplete: z.object({ draftOrder: draftSchema.nullable(), userErrors: z.array(z.object({ field: z.array(z.string()).nullable(), message: z.string() })) }) }), data, 'draft order complete').draftOrderComplete;
-          if (p.userErrors.length) {
-            // Completed meanwhile (by the attempt whose answer we lost): that order is the one.
-            const again = await client.getDraftOrder(draftId);
-            if (again.order) return { order: again.order, created: false };
-            userErrors(p, 'draft order complete');
-          }
-          if (!p.draftOrder?.order) throw new IntegrationError(SYSTEM, 'invalid_response', 'draft order complete: no order');
-          return { order: toStoreOrder(p.draftOrder.order), created: true };
+          if (!p.userErrors.length && p.draftOrder?.order) return { order: toStoreOrder(p.draftOrder.order), created: true };
+          // No order in the answer: refused while the draft was busy (a completion in flight, work not finished) or
+          // already completed. Nothing tells those apart from a refusal for good, so the draft decides, next try.
+          const why = p.userErrors.length ? p.userErrors.map((e) => e.message).join('; ') : 'answered without an order';
+          throw new IntegrationError(SYSTEM, 'unavailable', `draft order complete: ${why}; the draft is read again before any new completion`, { remote: { errors: why } });
         } catch (err) {
-          if (!(err instanceof IntegrationError) || !err.retryable || attempt >= 4) throw err;
-          // Ambiguous: the completion may have committed. Ask the draft itself.
-          const draft = await client.getDraftOrder(draftId);
+          if (!(err instanceof IntegrationError) || !err.retryable || attempt >= MAX_COMPLETE_TRIES - 1) throw err;
+          await sleep(COMPLETE_BACKOFF_MS * 2 ** attempt);
+          // Ambiguous: the completion may have committed, or may be committing. Ask the draft itself.
+          draft = await client.getDraftOrder(draftId);
           if (draft.order) return { order: draft.order, created: false };
         }
       }

@@ -124,8 +124,17 @@ describe('GraphQL Admin API (clients.Graphql)', () => {
 
   it('answers shop domains, app installation, storefront token, webhook subscription, metafields and theme settings', async () => {
     const client = admin(sim.install(DEMO_SHOP));
-    const shop = await client.request('query { shop { myshopifyDomain currencyCode primaryDomain { host } domains { host } } }');
+    const shop = await client.request('query { shop { myshopifyDomain currencyCode primaryDomain { host } } }');
     expect(shop.data).toMatchObject({ shop: { myshopifyDomain: DEMO_SHOP, primaryDomain: { host: DEMO_SHOP_PRIMARY_DOMAIN } } });
+    // The domains shoppers browse on without the deprecated Shop.domains: the web presences (read_markets).
+    await fetch(`${simUrl}/_control/shops/${DEMO_SHOP}/domains`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ host: 'demo-shop.ca', webPresence: true }) });
+    const presences = await client.request('query { webPresences(first: 250) { nodes { domain { host url } subfolderSuffix rootUrls { locale url } } } }');
+    expect(presences.data).toEqual({ webPresences: { nodes: [
+      { domain: { host: DEMO_SHOP_PRIMARY_DOMAIN, url: `https://${DEMO_SHOP_PRIMARY_DOMAIN}` }, subfolderSuffix: null, rootUrls: [{ locale: 'en', url: `https://${DEMO_SHOP_PRIMARY_DOMAIN}` }] },
+      { domain: { host: 'demo-shop.ca', url: 'https://demo-shop.ca' }, subfolderSuffix: null, rootUrls: [{ locale: 'en', url: 'https://demo-shop.ca' }] },
+    ] } });
+    const withoutMarkets = admin(sim.install(DEMO_SHOP, { scopes: ['write_draft_orders'] }));
+    await expect(withoutMarkets.request('query { webPresences(first: 1) { nodes { domain { host } } } }')).rejects.toMatchObject({ body: { errors: { graphQLErrors: [{ extensions: { code: 'ACCESS_DENIED' } }] } } });
     expect(shop.extensions).toMatchObject({ cost: { requestedQueryCost: expect.any(Number), throttleStatus: { maximumAvailable: 2000, restoreRate: 100 } } });
 
     const token = await client.request('mutation T($input: StorefrontAccessTokenInput!) { storefrontAccessTokenCreate(input: $input) { storefrontAccessToken { accessToken accessScopes { handle } } userErrors { message } } }', { variables: { input: { title: 'hosted-checkout' } } });
@@ -176,6 +185,62 @@ describe('GraphQL Admin API (clients.Graphql)', () => {
     const order = await client.request('query O($id: ID!) { order(id: $id) { name totalPriceSet { presentmentMoney { amount currencyCode } } } }', { variables: { id: orderId } });
     expect(order.data).toEqual({ order: { name: '#1001', totalPriceSet: { presentmentMoney: { amount: '44.5', currencyCode: 'EUR' } } } });
     expect(sim.state.shops.get(DEMO_SHOP)!.orders.size).toBe(1);
+  });
+
+  it('DraftOrder.ready and the completion faults: not ready for N reads (a completion meanwhile refused), a completion in flight (another refused), one that commits and answers INTERNAL_SERVER_ERROR', async () => {
+    const client = admin(sim.install(DEMO_SHOP));
+    const variant = sim.state.shops.get(DEMO_SHOP)!.products[0]!.variants[0]!;
+    const faults = (body: unknown) => fetch(`${simUrl}/_control/shops/${DEMO_SHOP}/faults/draft-orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const createDraft = async () => {
+      const created = await client.request('mutation C($input: DraftOrderInput!) { draftOrderCreate(input: $input) { draftOrder { id ready } userErrors { message } } }', { variables: { input: { presentmentCurrencyCode: 'EUR', lineItems: [{ variantId: `gid://shopify/ProductVariant/${variant.id}`, quantity: 1 }] } } });
+      return (created.data as { draftOrderCreate: { draftOrder: { id: string; ready: boolean } } }).draftOrderCreate.draftOrder;
+    };
+    const ready = async (id: string) => ((await client.request('query D($id: ID!) { draftOrder(id: $id) { ready status order { id } } }', { variables: { id } })).data as { draftOrder: { ready: boolean; status: string; order: { id: string } | null } }).draftOrder;
+    const complete = (id: string) => client.request('mutation X($id: ID!) { draftOrderComplete(id: $id) { draftOrder { status order { id } } userErrors { field message } } }', { variables: { id } });
+
+    await faults({ notReady: { count: 1, reads: 2 } });
+    const slow = await createDraft();
+    expect(slow.ready).toBe(false);
+    expect((await complete(slow.id)).data).toMatchObject({ draftOrderComplete: { userErrors: [{ field: ['id'], message: expect.stringMatching(/not ready/) }] } });
+    expect(await ready(slow.id)).toMatchObject({ ready: false, status: 'OPEN', order: null });
+    expect(await ready(slow.id)).toMatchObject({ ready: false });
+    expect(await ready(slow.id)).toMatchObject({ ready: true });
+    expect((await complete(slow.id)).data).toMatchObject({ draftOrderComplete: { draftOrder: { status: 'COMPLETED', order: { id: expect.any(String) } }, userErrors: [] } });
+
+    await faults({ inFlight: { count: 1, commitMs: 500 } });
+    const flying = await createDraft();
+    expect(flying.ready).toBe(true);
+    // The first completion's answer is lost (the connection drops) while it commits: the library sees a network error.
+    await expect(complete(flying.id)).rejects.toThrow();
+    expect((await complete(flying.id)).data).toMatchObject({ draftOrderComplete: { userErrors: [{ message: expect.stringMatching(/already being completed/) }] } });
+    expect(await ready(flying.id)).toMatchObject({ status: 'OPEN', order: null });
+    await expect.poll(async () => (await ready(flying.id)).status, { timeout: 3_000, interval: 100 }).toBe('COMPLETED');
+
+    await faults({ commitThenError: { count: 1 } });
+    const erring = await createDraft();
+    const failed = await complete(erring.id).catch((err: unknown) => err);
+    expect(failed).toBeInstanceOf(GraphqlQueryError);
+    expect((failed as GraphqlQueryError).body).toMatchObject({ errors: { graphQLErrors: [{ extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: expect.any(String) } }] } });
+    expect(await ready(erring.id)).toMatchObject({ status: 'COMPLETED', order: { id: expect.any(String) } });
+    expect(sim.state.shops.get(DEMO_SHOP)!.orders.size).toBe(3);
+  });
+
+  it('cash on delivery through payment terms (2026-10): the "Due on fulfillment" template on the draft, completed without paymentPending → a PENDING order without a sale; terms that need a schedule are refused without one', async () => {
+    const client = admin(sim.install(DEMO_SHOP));
+    const variant = sim.state.shops.get(DEMO_SHOP)!.products[0]!.variants[0]!;
+    const templates = await client.request('query { paymentTermsTemplates(paymentTermsType: FULFILLMENT) { id name paymentTermsType dueInDays } }');
+    const template = (templates.data as { paymentTermsTemplates: Array<{ id: string; name: string; paymentTermsType: string; dueInDays: number | null }> }).paymentTermsTemplates;
+    expect(template).toEqual([{ id: expect.stringMatching(/^gid:\/\/shopify\/PaymentTermsTemplate\/\d+$/), name: 'Due on fulfillment', paymentTermsType: 'FULFILLMENT', dueInDays: null }]);
+    const create = (paymentTerms: unknown) => client.request('mutation C($input: DraftOrderInput!) { draftOrderCreate(input: $input) { draftOrder { id } userErrors { field message } } }', { variables: { input: { presentmentCurrencyCode: 'EUR', lineItems: [{ variantId: `gid://shopify/ProductVariant/${variant.id}`, quantity: 1 }], paymentTerms } } });
+    const made = await create({ paymentTermsTemplateId: template[0]!.id });
+    const draftId = (made.data as { draftOrderCreate: { draftOrder: { id: string } } }).draftOrderCreate.draftOrder.id;
+    const done = await client.request('mutation X($id: ID!) { draftOrderComplete(id: $id) { draftOrder { order { displayFinancialStatus transactions { kind } } } userErrors { message } } }', { variables: { id: draftId } });
+    expect(done.data).toEqual({ draftOrderComplete: { draftOrder: { order: { displayFinancialStatus: 'PENDING', transactions: [] } }, userErrors: [] } });
+    // Net terms need the schedule's issuedAt (PaymentScheduleInput); an unknown template is refused.
+    const net = ((await client.request('query { paymentTermsTemplates(paymentTermsType: NET) { id } }')).data as { paymentTermsTemplates: Array<{ id: string }> }).paymentTermsTemplates[0]!.id;
+    expect((await create({ paymentTermsTemplateId: net })).data).toMatchObject({ draftOrderCreate: { draftOrder: null, userErrors: [{ field: ['paymentTerms', 'paymentSchedules'] }] } });
+    expect((await create({ paymentTermsTemplateId: net, paymentSchedules: [{ issuedAt: '2026-11-28T00:00:00Z' }] })).data).toMatchObject({ draftOrderCreate: { userErrors: [] } });
+    expect((await create({ paymentTermsTemplateId: 'gid://shopify/PaymentTermsTemplate/999' })).data).toMatchObject({ draftOrderCreate: { draftOrder: null, userErrors: [{ field: ['paymentTerms', 'paymentTermsTemplateId'] }] } });
   });
 
   it('refundCreate (2026-10): @idempotent(key:) is required and replays the first refund; money against the manual sale, lines restocked; PARTIALLY_REFUNDED then REFUNDED; refunds/create reaches a subscribed app and validates', async () => {

@@ -23,7 +23,7 @@ import {
 import { PlatformError, randomHex } from '../storefront-common/web.js';
 import { toDecimal } from './money.js';
 import { admitStorefrontRequest, createDelegateToken } from './storefront-access.js';
-import { calculateDraftOrder, completeDraftOrder, createDraftOrder, createRefund, draftTotals, orderMoney, type DraftOrderInput, type RefundInput } from './orders.js';
+import { calculateDraftOrder, completeDraftOrder, completionRefusal, createDraftOrder, createRefund, draftTotals, orderMoney, type DraftOrderInput, type RefundInput } from './orders.js';
 import {
   cartTokenOf,
   findVariant,
@@ -31,9 +31,11 @@ import {
   hasScope,
   idOf,
   imageUrl,
+  PAYMENT_TERMS_TEMPLATES,
   primaryDomainOf,
   requireShop,
   type Bucket,
+  type DraftFaults,
   type SimDraftOrder,
   type SimOrder,
   type SimRefund,
@@ -61,6 +63,8 @@ const ADMIN_SDL = /* GraphQL */ `
     shop: Shop!
     currentAppInstallation: AppInstallation!
     draftOrder(id: ID!): DraftOrder
+    paymentTermsTemplates(paymentTermsType: PaymentTermsType): [PaymentTermsTemplate!]!
+    webPresences(first: Int, after: String, before: String, last: Int, reverse: Boolean): MarketWebPresenceConnection
     order(id: ID!): Order
     themes(first: Int, roles: [ThemeRole!]): OnlineStoreThemeConnection
     scriptTags(first: Int): ScriptTagConnection!
@@ -70,7 +74,7 @@ const ADMIN_SDL = /* GraphQL */ `
   type Mutation {
     draftOrderCreate(input: DraftOrderInput!): DraftOrderCreatePayload
     draftOrderCalculate(input: DraftOrderInput!): DraftOrderCalculatePayload
-    draftOrderComplete(id: ID!, paymentGatewayId: ID, sourceName: String, paymentPending: Boolean): DraftOrderCompletePayload
+    draftOrderComplete(id: ID!, paymentGatewayId: ID, sourceName: String, paymentPending: Boolean @deprecated(reason: "Create a draft with payment terms rather than marking the draft as pending.")): DraftOrderCompletePayload
     refundCreate(input: RefundInput!): RefundCreatePayload
     storefrontAccessTokenCreate(input: StorefrontAccessTokenInput!): StorefrontAccessTokenCreatePayload
     delegateAccessTokenCreate(input: DelegateAccessTokenInput!): DelegateAccessTokenCreatePayload
@@ -88,6 +92,9 @@ const ADMIN_SDL = /* GraphQL */ `
   input MoneyInput { amount: Decimal! currencyCode: CurrencyCode! }
 
   type Domain { id: ID! host: String! url: URL! sslEnabled: Boolean! }
+  type MarketWebPresenceRootUrl { locale: String! url: URL! }
+  type MarketWebPresence { id: ID! domain: Domain subfolderSuffix: String rootUrls: [MarketWebPresenceRootUrl!]! }
+  type MarketWebPresenceConnection { nodes: [MarketWebPresence!]! }
   type Shop {
     id: ID!
     name: String!
@@ -136,6 +143,10 @@ const ADMIN_SDL = /* GraphQL */ `
     valueType: DraftOrderAppliedDiscountType!
     amountWithCurrency: MoneyInput
   }
+  enum PaymentTermsType { FIXED FULFILLMENT NET RECEIPT UNKNOWN }
+  type PaymentTermsTemplate { id: ID! name: String! description: String! dueInDays: Int paymentTermsType: PaymentTermsType! translatedName: String! }
+  input PaymentScheduleInput { issuedAt: DateTime dueAt: DateTime }
+  input PaymentTermsInput { paymentTermsTemplateId: ID paymentSchedules: [PaymentScheduleInput!] }
   input DraftOrderInput {
     lineItems: [DraftOrderLineItemInput!]
     email: String
@@ -150,6 +161,7 @@ const ADMIN_SDL = /* GraphQL */ `
     presentmentCurrencyCode: CurrencyCode
     sourceName: String
     taxExempt: Boolean
+    paymentTerms: PaymentTermsInput
   }
   type DraftOrderLineItem { title: String! quantity: Int! sku: String variant: ProductVariant originalUnitPriceSet: MoneyBag! customAttributes: [Attribute!]! }
   type DraftOrderLineItemConnection { nodes: [DraftOrderLineItem!]! }
@@ -436,7 +448,7 @@ function draftJson(shop: SimShop, d: SimDraftOrder) {
     id: gid('DraftOrder', d.id),
     name: d.name,
     status: d.status,
-    ready: true,
+    ready: d.notReadyReads === 0,
     email: d.email,
     note2: d.note,
     tags: d.tags,
@@ -468,8 +480,20 @@ const SETTINGS_HEADER = `/*
 `;
 export const settingsDataFile = (theme: SimTheme) => SETTINGS_HEADER + JSON.stringify(theme.settingsData, null, 2);
 
+const domainJson = (d: { id: number; host: string }) => ({ id: gid('Domain', d.id), host: d.host, url: `https://${d.host}`, sslEnabled: true });
+
+/**
+ * The shop's web presences (read_markets): the primary domain's, and one per market domain. Other domains redirect to
+ * the primary one, so these (with the myshopify host) are every domain a shopper browses on.
+ */
+function webPresencesJson(shop: SimShop) {
+  const primary = primaryDomainOf(shop);
+  const domains = [primary, ...shop.domains.filter((d) => d.webPresence && d.id !== primary.id)];
+  return { nodes: domains.map((d) => ({ id: gid('MarketWebPresence', d.id), domain: domainJson(d), subfolderSuffix: null, rootUrls: [{ locale: 'en', url: `https://${d.host}` }] })) };
+}
+
 function shopJson(shop: SimShop) {
-  const domain = (d: { id: number; host: string }) => ({ id: gid('Domain', d.id), host: d.host, url: `https://${d.host}`, sslEnabled: true });
+  const domain = domainJson;
   return {
     id: gid('Shop', shop.id),
     name: shop.name,
@@ -505,8 +529,20 @@ function adminRoot(ctx: AdminContext) {
     draftOrder: ({ id }: { id: string }) => {
       need(ctx, 'draftOrder', 'read_draft_orders');
       const d = draftOf(id);
-      return d ? draftJson(shop, d) : null;
+      if (!d) return null;
+      const json = draftJson(shop, d);
+      // Shopify's asynchronous work on the draft goes on between reads ("not ready for N reads").
+      if (d.notReadyReads > 0) d.notReadyReads -= 1;
+      return json;
     },
+    webPresences: ({ first }: { first?: number | null }) => {
+      need(ctx, 'webPresences', 'read_markets');
+      const all = webPresencesJson(shop);
+      return { nodes: all.nodes.slice(0, first ?? 250) };
+    },
+    // "The list of payment terms templates eligible for all shops and users" (no access scope).
+    paymentTermsTemplates: ({ paymentTermsType }: { paymentTermsType?: string | null }) =>
+      PAYMENT_TERMS_TEMPLATES.filter((t) => !paymentTermsType || t.type === paymentTermsType).map((t) => ({ id: gid('PaymentTermsTemplate', t.id), name: t.name, description: t.description, dueInDays: t.dueInDays, paymentTermsType: t.type, translatedName: t.name })),
     order: ({ id }: { id: string }) => {
       need(ctx, 'order', 'read_orders');
       const n = idOf('Order', id);
@@ -541,6 +577,8 @@ function adminRoot(ctx: AdminContext) {
     draftOrderCreate: ({ input }: { input: DraftOrderInput }) => {
       need(ctx, 'draftOrderCreate', 'write_draft_orders');
       const { draft, userErrors } = createDraftOrder(state, shop, grant.clientId, input);
+      const notReady = draft ? takeDraftFault(ctx, 'notReady') : undefined;
+      if (draft && notReady) draft.notReadyReads = notReady.reads;
       if (draft) hangIfFaulted(ctx, 'draftOrderCreate');
       return { draftOrder: draft ? draftJson(shop, draft) : null, userErrors };
     },
@@ -565,7 +603,26 @@ function adminRoot(ctx: AdminContext) {
       need(ctx, 'draftOrderComplete', 'write_draft_orders');
       const d = draftOf(id);
       if (!d) return { draftOrder: null, userErrors: [{ field: ['id'], message: 'Draft order does not exist' }] };
+      const refused = completionRefusal(d);
+      if (refused.length) return { draftOrder: draftJson(shop, d), userErrors: refused };
+      const inFlight = takeDraftFault(ctx, 'inFlight');
+      if (inFlight) {
+        // "Completion in flight": the commit takes commitMs, its answer is lost at once; meanwhile the draft reads
+        // OPEN with no order and another completion is refused.
+        d.completing = true;
+        setTimeout(() => {
+          d.completing = false;
+          completeDraftOrder(state, shop, d, { paymentPending: paymentPending === true });
+        }, inFlight.commitMs).unref();
+        ctx.hangMs = 1;
+        return { draftOrder: null, userErrors: [] };
+      }
       const userErrors = completeDraftOrder(state, shop, d, { paymentPending: paymentPending === true });
+      if (userErrors.length === 0 && takeDraftFault(ctx, 'commitThenError')) {
+        // Committed; the answer is Shopify's internal error (its shape as Shopify sends it: message with the request id).
+        const requestId = randomHex(16);
+        throw new GraphQLError(`Internal error. Looks like something went wrong on our end.\nRequest ID: ${requestId} (include this in support requests).`, { extensions: { code: 'INTERNAL_SERVER_ERROR', requestId } });
+      }
       if (userErrors.length === 0) hangIfFaulted(ctx, 'draftOrderComplete');
       return { draftOrder: draftJson(shop, d), userErrors };
     },
@@ -661,6 +718,14 @@ function adminRoot(ctx: AdminContext) {
 function queueRefundWebhook(ctx: AdminContext, order: SimOrder, refund: SimRefund): void {
   const emit = ctx.state.emitWebhook;
   if (emit) setImmediate(() => emit(ctx.shop, { topic: 'refunds/create', orderId: order.id, refundId: refund.id }));
+}
+
+/** Takes one of the shop's queued draft order faults, if any is left. */
+function takeDraftFault<K extends keyof DraftFaults>(ctx: AdminContext, key: K): DraftFaults[K] | undefined {
+  const fault = ctx.state.draftFaults.get(ctx.shop.host)?.[key];
+  if (!fault || fault.count <= 0) return undefined;
+  fault.count -= 1;
+  return fault;
 }
 
 /** The "commit, then time out" fault: the write above stays done, the answer never comes. */

@@ -1,7 +1,7 @@
 // Draft orders and orders as the GraphQL Admin API 2026-10 documents them: draftOrderCreate prices lines
 // from the catalogue unless a priceOverride is given, draftOrderComplete turns a draft into exactly one order
-// (marked paid, or payment pending), and a completed draft keeps a link to its order.
-import { customerId, findVariant, idOf, type MoneyLine, type SimDraftOrder, type SimOrder, type SimRefund, type SimShop, type State } from './state.js';
+// (marked paid, or payment pending when the draft has payment terms), and a completed draft keeps a link to its order.
+import { customerId, findVariant, idOf, PAYMENT_TERMS_TEMPLATES, type MoneyLine, type SimDraftOrder, type SimOrder, type SimRefund, type SimShop, type State } from './state.js';
 import { isCurrency, toDecimal, toMinor } from './money.js';
 
 export interface UserError {
@@ -28,6 +28,7 @@ export interface DraftOrderInput {
   shippingLine?: { title?: string | null; priceWithCurrency?: MoneyInput | null } | null;
   appliedDiscount?: { title?: string | null; value: number; valueType: 'FIXED_AMOUNT' | 'PERCENTAGE'; amountWithCurrency?: MoneyInput | null } | null;
   presentmentCurrencyCode?: string | null;
+  paymentTerms?: { paymentTermsTemplateId?: string | null; paymentSchedules?: Array<{ issuedAt?: string | null; dueAt?: string | null }> | null } | null;
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -92,6 +93,17 @@ export function createDraftOrder(state: State, shop: SimShop, clientId: string, 
   for (const [key, address] of [['shippingAddress', input.shippingAddress], ['billingAddress', input.billingAddress]] as const) {
     if (address && typeof address.countryCode === 'string' && !/^[A-Z]{2}$/.test(address.countryCode)) errors.push({ field: [key, 'countryCode'], message: 'Country code is invalid' });
   }
+  // PaymentTermsInput: a template, and the schedule's issuedAt for NET terms, dueAt for FIXED ones (PaymentScheduleInput).
+  let paymentTerms: SimDraftOrder['paymentTerms'] = null;
+  if (input.paymentTerms) {
+    const templateId = idOf('PaymentTermsTemplate', input.paymentTerms.paymentTermsTemplateId);
+    const template = PAYMENT_TERMS_TEMPLATES.find((t) => t.id === templateId);
+    const schedule = input.paymentTerms.paymentSchedules?.[0];
+    if (!template) errors.push({ field: ['paymentTerms', 'paymentTermsTemplateId'], message: 'Payment terms template does not exist' });
+    else if (template.type === 'NET' && !schedule?.issuedAt) errors.push({ field: ['paymentTerms', 'paymentSchedules'], message: 'Issued at is required for net payment terms' });
+    else if (template.type === 'FIXED' && !schedule?.dueAt) errors.push({ field: ['paymentTerms', 'paymentSchedules'], message: 'Due at is required for fixed payment terms' });
+    else paymentTerms = { templateId: template.id, type: template.type };
+  }
   if (errors.length) return { draft: null, userErrors: errors };
   const draft: SimDraftOrder = {
     id: state.nextId(),
@@ -111,6 +123,9 @@ export function createDraftOrder(state: State, shop: SimShop, clientId: string, 
     orderId: null,
     createdAt: new Date().toISOString(),
     completedAt: null,
+    notReadyReads: 0,
+    completing: false,
+    paymentTerms,
   };
   shop.draftOrders.set(draft.id, draft);
   return { draft, userErrors: [] };
@@ -132,9 +147,26 @@ export const draftTotals = (shop: Pick<SimShop, 'taxes'>, d: Pick<SimDraftOrder,
   return { subtotal, shipping, tax, taxesIncluded: shop.taxes.included, total: shop.taxes.included ? beforeTax : beforeTax + tax };
 };
 
-/** Completes an OPEN draft into its one order; a completed draft answers a user error and creates nothing. */
-export function completeDraftOrder(state: State, shop: SimShop, draft: SimDraftOrder, opts: { paymentPending: boolean }): UserError[] {
+/**
+ * Why a draft cannot be completed now, as user errors (none: it can). Shopify documents that a draft "might have
+ * asynchronous operations that can take time to finish" (DraftOrder.ready) but not what completing one then answers,
+ * nor what a second completion answers while the first commits: both are our model — a user error, nothing created.
+ */
+export function completionRefusal(draft: SimDraftOrder): UserError[] {
   if (draft.status === 'COMPLETED') return [{ field: ['id'], message: 'This order has already been paid.' }];
+  if (draft.completing) return [{ field: ['id'], message: 'This draft order is already being completed.' }];
+  if (draft.notReadyReads > 0) return [{ field: ['id'], message: 'This draft order is not ready to be completed. Try again later.' }];
+  return [];
+}
+
+/**
+ * Completes an OPEN draft into its one order: paid (a manual sale of the total), or payment pending when the draft
+ * has payment terms (or the deprecated paymentPending is sent). A draft that cannot be completed creates nothing.
+ */
+export function completeDraftOrder(state: State, shop: SimShop, draft: SimDraftOrder, opts: { paymentPending: boolean }): UserError[] {
+  const refused = completionRefusal(draft);
+  if (refused.length) return refused;
+  const pending = opts.paymentPending || draft.paymentTerms !== null;
   const { subtotal, total, tax, taxesIncluded } = draftTotals(shop, draft);
   const now = new Date().toISOString();
   const order: SimOrder = {
@@ -144,10 +176,10 @@ export function completeDraftOrder(state: State, shop: SimShop, draft: SimDraftO
     draftOrderId: draft.id,
     email: draft.email,
     currency: draft.currency,
-    financialStatus: opts.paymentPending ? 'PENDING' : 'PAID',
+    financialStatus: pending ? 'PENDING' : 'PAID',
     lineIds: draft.lines.map(() => state.nextId()),
     // Completed as paid, Shopify books the total as a successful manual sale; payment pending, no transaction yet.
-    transactions: opts.paymentPending ? [] : [{ id: state.nextId(), kind: 'SALE', status: 'SUCCESS', gateway: 'manual', amount: total, parentId: null, createdAt: now }],
+    transactions: pending ? [] : [{ id: state.nextId(), kind: 'SALE', status: 'SUCCESS', gateway: 'manual', amount: total, parentId: null, createdAt: now }],
     refunds: [],
     lines: draft.lines,
     shipping: draft.shipping,

@@ -36,7 +36,7 @@ export interface StorefrontASimulator extends Simulator {
 }
 
 /** Scopes a hosted-checkout app asks for (docs/storefront-a.md), granted by install() without the OAuth dance. */
-export const DEFAULT_SCOPES = ['write_draft_orders', 'write_orders', 'read_themes', 'write_script_tags', 'unauthenticated_read_checkouts', 'unauthenticated_write_checkouts', 'unauthenticated_read_product_listings'];
+export const DEFAULT_SCOPES = ['write_draft_orders', 'write_orders', 'read_themes', 'read_markets', 'write_script_tags', 'unauthenticated_read_checkouts', 'unauthenticated_write_checkouts', 'unauthenticated_read_product_listings'];
 
 const invalid = (error: z.ZodError) =>
   new PlatformError(400, { error: error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '), code: 'INVALID_INPUT' });
@@ -83,7 +83,7 @@ export function createStorefrontASimulator(opts: StorefrontASimulatorOptions = {
   const deliveries: WebhookDelivery[] = [];
   seed(state);
   sim.onReset(() => {
-    for (const key of ['apps', 'shops', 'tokens', 'storefrontTokens', 'codes', 'buckets', 'commitThenTimeout', 'storefrontFaults', 'publicIpBudgets', 'storefrontRequests'] as const) state[key].clear();
+    for (const key of ['apps', 'shops', 'tokens', 'storefrontTokens', 'codes', 'buckets', 'commitThenTimeout', 'draftFaults', 'storefrontFaults', 'publicIpBudgets', 'storefrontRequests'] as const) state[key].clear();
     deliveries.length = 0;
     state.lastId = 0;
     seed(state);
@@ -197,11 +197,13 @@ export function createStorefrontASimulator(opts: StorefrontASimulatorOptions = {
     shop.scriptTags.set(tag.id, tag);
     return reply.code(201).send({ ...tag, gid: gid('ScriptTag', tag.id) });
   });
-  // The merchant adds a domain (optionally primary); Shopify then sends domains/create (and shop/update).
+  // The merchant adds a domain (optionally primary, or a market's own web presence, else it redirects to the primary
+  // one); Shopify then sends domains/create (and shop/update).
   app.post('/_control/shops/:shop/domains', async (request: Req<{ shop: string }>, reply) => {
     const shop = controlShop(request.params.shop);
-    const input = parse(z.object({ host: z.string().regex(/^[a-z0-9.-]+$/), primary: z.boolean().default(false) }), request.body);
+    const input = parse(z.object({ host: z.string().regex(/^[a-z0-9.-]+$/), primary: z.boolean().default(false), webPresence: z.boolean().default(false) }), request.body);
     const domain = shop.domains.find((d) => d.host === input.host) ?? { id: state.nextId(), host: input.host };
+    domain.webPresence = input.webPresence;
     if (!shop.domains.includes(domain)) shop.domains.push(domain);
     if (input.primary) shop.primaryDomainId = domain.id;
     return reply.code(201).send({ domains: shop.domains.map((d) => d.host), primary: shop.domains.find((d) => d.id === shop.primaryDomainId)?.host });
@@ -219,6 +221,24 @@ export function createStorefrontASimulator(opts: StorefrontASimulatorOptions = {
     if (input.count === 0) state.commitThenTimeout.delete(input.mutation);
     else state.commitThenTimeout.set(input.mutation, { count: input.count, hangMs: input.hangMs });
     return { [input.mutation]: state.commitThenTimeout.get(input.mutation) ?? null };
+  });
+  // Draft order faults of one shop, for its next drafts or completions (state.ts DraftFaults): a draft "not ready" for
+  // `reads` reads; a completion "in flight" for `commitMs` (its answer lost, another completion refused meanwhile); a
+  // completion that commits, then answers INTERNAL_SERVER_ERROR. A count of 0 clears one.
+  app.post('/_control/shops/:shop/faults/draft-orders', async (request: Req<{ shop: string }>) => {
+    const shop = controlShop(request.params.shop);
+    const count = z.number().int().min(0).max(1000);
+    const input = parse(
+      z.object({
+        notReady: z.object({ count, reads: z.number().int().min(1).max(1000) }).optional(),
+        inFlight: z.object({ count, commitMs: z.number().int().min(1).max(120_000) }).optional(),
+        commitThenError: z.object({ count }).optional(),
+      }),
+      request.body,
+    );
+    const faults = { ...state.draftFaults.get(shop.host), ...input };
+    state.draftFaults.set(shop.host, faults);
+    return { draftFaults: faults };
   });
   // The shop's tax settings (Settings → Taxes and duties): prices with or without tax, a rate per country, shipping taxed.
   app.post('/_control/shops/:shop/taxes', async (request: Req<{ shop: string }>) => {

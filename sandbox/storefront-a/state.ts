@@ -85,6 +85,42 @@ export interface SimDraftOrder {
   orderId: number | null;
   createdAt: string;
   completedAt: string | null;
+  /**
+   * DraftOrder.ready is false while Shopify's asynchronous work on the draft runs: here, for this many more reads of
+   * the draft (draftOrder(id)); 0 is ready.
+   */
+  notReadyReads: number;
+  /** A completion is committing (the "completion in flight" fault): another completion is refused meanwhile. */
+  completing: boolean;
+  /** The payment terms the draft was created with (DraftOrderInput.paymentTerms): completed, its order is payment pending. */
+  paymentTerms: { templateId: number; type: PaymentTermsType } | null;
+}
+
+export type PaymentTermsType = 'FIXED' | 'FULFILLMENT' | 'NET' | 'RECEIPT' | 'UNKNOWN';
+/**
+ * Shopify's standard payment terms templates (paymentTermsTemplates: "eligible for all shops"); the names and types are
+ * the documented ones, the ids are the simulator's.
+ */
+export const PAYMENT_TERMS_TEMPLATES: ReadonlyArray<{ id: number; name: string; description: string; dueInDays: number | null; type: PaymentTermsType }> = [
+  { id: 1, name: 'Due on receipt', description: 'Due on receipt', dueInDays: null, type: 'RECEIPT' },
+  { id: 9, name: 'Due on fulfillment', description: 'Due on fulfillment', dueInDays: null, type: 'FULFILLMENT' },
+  { id: 2, name: 'Net 7', description: 'Within 7 days', dueInDays: 7, type: 'NET' },
+  { id: 3, name: 'Net 15', description: 'Within 15 days', dueInDays: 15, type: 'NET' },
+  { id: 4, name: 'Net 30', description: 'Within 30 days', dueInDays: 30, type: 'NET' },
+  { id: 8, name: 'Net 45', description: 'Within 45 days', dueInDays: 45, type: 'NET' },
+  { id: 5, name: 'Net 60', description: 'Within 60 days', dueInDays: 60, type: 'NET' },
+  { id: 6, name: 'Net 90', description: 'Within 90 days', dueInDays: 90, type: 'NET' },
+  { id: 7, name: 'Fixed', description: 'Fixed date', dueInDays: null, type: 'FIXED' },
+];
+
+/** Faults of draft order completion, queued for the next drafts or completions (see simulator.ts /_control/faults/*). */
+export interface DraftFaults {
+  /** The next `count` drafts created answer ready: false for `reads` reads. */
+  notReady?: { count: number; reads: number };
+  /** The next `count` completions commit only after `commitMs`; their answer is lost at once; a completion meanwhile is refused. */
+  inFlight?: { count: number; commitMs: number };
+  /** The next `count` completions commit, then answer a GraphQL INTERNAL_SERVER_ERROR instead of the draft. */
+  commitThenError?: { count: number };
 }
 
 /** A money movement on an order (OrderTransaction): the manual SALE of a draft completed as paid, its REFUNDs. */
@@ -154,6 +190,8 @@ export interface SimTheme {
 export interface SimDomain {
   id: number;
   host: string;
+  /** Served as a market's web presence (e.g. example.ca): shoppers browse on it. Other non-primary domains redirect to the primary one. */
+  webPresence?: boolean;
 }
 
 export interface WebhookSubscription {
@@ -260,6 +298,8 @@ export interface State {
   buckets: Map<string, Bucket>;
   /** Mutation name → how many of the next calls commit and then never answer in time. */
   commitThenTimeout: Map<string, { count: number; hangMs: number }>;
+  /** Per shop: the queued draft order faults. */
+  draftFaults: Map<string, DraftFaults>;
   /** Storefront API: faults queued per shop, and the bot-protection budget of public tokens per shop and client IP (storefront-access.ts). */
   storefrontFaults: Map<string, StorefrontFault>;
   publicIpBudgets: Map<string, { available: number; updatedAt: number }>;
@@ -284,7 +324,7 @@ export const DEMO_SHOP_PRIMARY_DOMAIN = 'www.demo-shop.example';
 
 /** Admin scopes (subset) and the Storefront API's unauthenticated_* scopes. */
 export const KNOWN_SCOPES = [
-  ...['products', 'orders', 'draft_orders', 'customers', 'script_tags', 'themes', 'shipping', 'locales', 'checkouts'].flatMap((s) => [`read_${s}`, `write_${s}`]),
+  ...['products', 'orders', 'draft_orders', 'customers', 'script_tags', 'themes', 'shipping', 'locales', 'checkouts', 'markets'].flatMap((s) => [`read_${s}`, `write_${s}`]),
   'unauthenticated_read_checkouts',
   'unauthenticated_write_checkouts',
   'unauthenticated_read_product_listings',
@@ -304,6 +344,7 @@ export function createState(): State {
     codes: new Map(),
     buckets: new Map(),
     commitThenTimeout: new Map(),
+    draftFaults: new Map(),
     storefrontFaults: new Map(),
     publicIpBudgets: new Map(),
     storefrontRequests: new Map(),

@@ -39,16 +39,7 @@ const problemsOf = (doc: Pick<FoundDocument, 'api' | 'text'>, version: string) =
  * Deprecated uses we still make, each with why; any other deprecated use fails. The list cannot go stale: a test below
  * fails when an entry no longer matches anything we send.
  */
-const KNOWN_DEPRECATED: Array<{ match: string; why: string }> = [
-  {
-    match: 'The field Shop.domains is deprecated',
-    why: 'its replacement Shop.domainsPaginated exists only in unstable (not in 2026-10): switch when the pin moves to the version that has it',
-  },
-  {
-    match: 'Field "Mutation.draftOrderComplete" argument "paymentPending" is deprecated',
-    why: 'cash on delivery through payment terms on the draft is not built yet (issue 28, item 2)',
-  },
-];
+const KNOWN_DEPRECATED: Array<{ match: string; why: string }> = [];
 const known = (problem: string) => KNOWN_DEPRECATED.some((k) => problem.startsWith(k.match));
 
 const scan = scanRepository(ROOT);
