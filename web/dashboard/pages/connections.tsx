@@ -270,7 +270,7 @@ export function StoreConnection(props: { onChange?: () => void }) {
     <div class="stack">
       <div class="choice-grid" role="radiogroup" aria-label="Store platform">
         {([
-          ['storefront-a', 'Storefront A', 'Hosted platform: install our app with OAuth; a script tag takes over the checkout button.'],
+          ['storefront-a', 'Storefront A', 'Hosted platform: install our app with OAuth; its app embed takes over the checkout button.'],
           ['storefront-b', 'Storefront B', 'Self-hosted platform: REST keys plus our official plugin.'],
         ] as const).map(([value, title, text]) => (
           <label class={`choice${platform === value ? ' selected' : ''}`} key={value}>
