@@ -11,6 +11,12 @@ export const DIST_DIR = fileURLToPath(new URL('./dist', import.meta.url));
 
 /** Preact's automatic JSX runtime (Vite 8 transforms TS/JSX with Oxc). */
 const oxc = { jsx: { runtime: 'automatic', importSource: 'preact' } } as const;
+/**
+ * Builds always get production JSX. Without saying so, Vite takes development JSX (each element with its file, line
+ * and column) whenever NODE_ENV is not "production" — as under vitest, whose tests build the pages — and that build
+ * is what `npm run bench -- web` then measured: 21.2 KB of JavaScript instead of 19.5 KB.
+ */
+const buildOxc = { jsx: { ...oxc.jsx, development: false } } as const;
 
 /**
  * Dev server only: the production routes of api/routes/pages as a rewrite onto one of the two HTML entries, or
@@ -58,7 +64,7 @@ function pageConfig(name: 'checkout' | 'dashboard', outDir: string): InlineConfi
     root: `${WEB_ROOT}${name}`,
     base: `/assets/${name}/`,
     publicDir: false,
-    oxc,
+    oxc: buildOxc,
     build: {
       outDir,
       emptyOutDir: true,
@@ -122,7 +128,7 @@ export function scriptTagConfig(outDir = `${DIST_DIR}/script-tag`): InlineConfig
     configFile: false,
     root: WEB_ROOT,
     publicDir: false,
-    oxc,
+    oxc: buildOxc,
     build: {
       outDir,
       emptyOutDir: true,
