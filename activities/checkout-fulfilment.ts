@@ -23,6 +23,7 @@ import { quoteStoreTaxes } from '../model/store-taxes.js';
 import { judgePayment } from '../domain/payment-check.js';
 import type { StoreOrder, StoreOrderInput, StoreRefund, StoreRefundInput } from '../integrations/storefront-common/order.js';
 import { formatMoney } from '../domain/money.js';
+import { SHOPPER_EMAIL_LANGUAGES, shopperEmailLanguage, shopperMoneyLocale } from '../domain/shopper-emails/index.js';
 import { orderNumberLabel, STATUSES_WITH_STORE_ORDER } from '../domain/store-order.js';
 import { classifyFailures } from './failures.js';
 import { recordEmail, sendRecordedEmail, type EmailSendResult } from './email-outbox.js';
@@ -51,6 +52,8 @@ const FULFILLABLE = STATUSES_WITH_STORE_ORDER;
 const EMAIL_LOCALE = 'en';
 /** The emails that go to the shopper (from the shop's name, replies to the merchant); the rest go to the merchant. */
 const SHOPPER_EMAILS: ReadonlySet<OrderEmailKind> = new Set(['order_confirmation', 'refund_confirmation', 'upsell_confirmation']);
+/** Amounts in the reader's format: the shopper's recorded locale when their emails speak its language ("77,19 €"), English for the merchant. */
+const moneyLocaleFor = (kind: OrderEmailKind, shopperLocale: string | null) => (SHOPPER_EMAILS.has(kind) ? shopperMoneyLocale(shopperLocale) : EMAIL_LOCALE);
 const STORE_LABEL = { STOREFRONT_A: 'storefront A', STOREFRONT_B: 'storefront B' } as const;
 
 type Session = CheckoutSession & { merchant: Merchant };
@@ -172,9 +175,9 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
   }
 
   /** What the order emails show, from the session, its merchant and the recorded store order. */
-  async function emailDataOf(s: Session): Promise<OrderEmailData> {
+  async function emailDataOf(s: Session, kind: OrderEmailKind): Promise<OrderEmailData> {
     const { items, address } = contentsOf(s);
-    const fmt = (minor: number) => formatMoney({ amount: minor, currency: s.currency }, EMAIL_LOCALE);
+    const fmt = (minor: number) => formatMoney({ amount: minor, currency: s.currency }, moneyLocaleFor(kind, s.shopperLocale));
     const shippingMinor = s.shippingMinor ?? 0;
     const merchandiseMinor = items.reduce((n, i) => n + i.unitPrice * i.quantity, 0);
     return {
@@ -223,7 +226,7 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
     if (kind === 'store_order_problem' && s.storeOrderId) throw ApplicationFailure.nonRetryable(`checkout session ${token} has its store order ${s.storeOrderId}`, 'CONFLICT');
     if (kind === 'refund_confirmation' && !s.refundedAt) throw ApplicationFailure.nonRetryable(`checkout session ${token} was not refunded`, 'CONFLICT');
     if (kind === 'payment_held' && s.status !== 'ON_HOLD') throw ApplicationFailure.nonRetryable(`checkout session ${token} is ${s.status}, not on hold`, 'CONFLICT');
-    return sendEmailOnce(s, kind, idempotencyKey, { ...(await emailDataOf(s)), hold: s.holdMessage });
+    return sendEmailOnce(s, kind, idempotencyKey, { ...(await emailDataOf(s, kind)), hold: s.holdMessage });
   }
 
   /** One refund's email (the shopper's confirmation, or the merchant's store problem), once per refund. */
@@ -236,13 +239,13 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
     if (refund.state !== 'succeeded') throw ApplicationFailure.nonRetryable(`The refund ${refundId} of ${token} is ${refund.state}, not done`, 'CONFLICT');
     if (kind === 'store_refund_problem' && refund.storeState !== 'failed') throw ApplicationFailure.nonRetryable(`The store booked the refund ${refundId}`, 'CONFLICT');
     const s = await sessionOf(token, true);
-    const fmt = (minor: number) => formatMoney({ amount: minor, currency: s.currency }, EMAIL_LOCALE);
+    const fmt = (minor: number) => formatMoney({ amount: minor, currency: s.currency }, moneyLocaleFor(kind, s.shopperLocale));
     // What stays paid after this refund and the ones before it (in the order they succeeded).
     const before = await db.refund.findMany({ where: { token, state: 'succeeded', OR: [{ succeededAt: { lt: refund.succeededAt ?? new Date() } }, { id: refund.id }] } });
     const refunded = before.reduce((n, r) => n + r.amountMinor, 0);
     const remaining = Math.max(0, (s.totalMinor ?? 0) - refunded);
     return sendEmailOnce(s, kind, idempotencyKey, {
-      ...(await emailDataOf(s)),
+      ...(await emailDataOf(s, kind)),
       refund: { amount: fmt(refund.amountMinor), full: remaining === 0, remaining: fmt(remaining), reason: refund.origin === 'processor' ? null : refund.reason },
       problem: refund.storeError,
     });
@@ -328,13 +331,13 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
       const purchase = await upsellPurchaseOf(token, upsellId);
       if (purchase.status !== 'PAID') throw ApplicationFailure.nonRetryable(`The upsell ${upsellId} of ${token} is ${purchase.status}, not paid`, 'CONFLICT');
       const s = await sessionOf(token);
-      const data = await emailDataOf(s);
-      const fmt = (minor: number) => formatMoney({ amount: minor, currency: purchase.currency }, EMAIL_LOCALE);
+      const data = await emailDataOf(s, 'upsell_confirmation');
+      const fmt = (minor: number) => formatMoney({ amount: minor, currency: purchase.currency }, moneyLocaleFor('upsell_confirmation', s.shopperLocale));
       const amount = fmt(purchase.amountMinor);
       return sendEmailOnce(s, 'upsell_confirmation', upsellEmailIdempotencyKey(token, upsellId), {
         ...data,
         lines: [{ title: purchase.title, variantTitle: null, quantity: 1, amount }],
-        shipping: { name: 'ships with your order', amount: fmt(0) },
+        shipping: { name: SHOPPER_EMAIL_LANGUAGES[shopperEmailLanguage(s.shopperLocale)].upsellShipping, amount: fmt(0) },
         subtotal: amount,
         discount: null,
         total: amount,

@@ -45,7 +45,7 @@ describe('what the shopper reads', () => {
   });
 
   it('given a refund / the refund email says the order number and the amount, not the processor\'s payment', () => {
-    const e = renderOrderEmail('refund_confirmation', data());
+    const e = renderOrderEmail('refund_confirmation', data({ locale: 'en-GB' }));
     expect(e.subject).toBe('Refund of €49.72 for order #1001 – Alpha Store');
     expect(e.text).toContain('€49.72 goes back to the card you paid with.');
     expect(e.text).not.toContain('payment ch_');
@@ -53,12 +53,45 @@ describe('what the shopper reads', () => {
 
   it('given a German shopper / the address names the country in German; an English one or an unknown language: in English', () => {
     const de = renderOrderEmail('order_confirmation', data());
-    expect(de.text).toContain('Shipping to:\nJane Doe\nHauptstr. 1\n10115 Berlin\nDeutschland\n');
+    expect(de.text).toContain('Lieferung an:\nJane Doe\nHauptstr. 1\n10115 Berlin\nDeutschland\n');
     expect(de.html).toContain('10115 Berlin<br>Deutschland');
     expect(de.text).not.toMatch(/\nDE\n/);
     expect(renderOrderEmail('order_confirmation', data({ locale: 'en-GB' })).text).toContain('10115 Berlin\nGermany\n');
     expect(renderOrderEmail('order_confirmation', data({ locale: null })).text).toContain('10115 Berlin\nGermany\n');
     expect(renderOrderEmail('order_confirmation', data({ locale: 'fr-FR', customer: { ...data().customer, country: 'CH' } })).text).toContain('\nSuisse\n');
+  });
+});
+
+describe('the shopper\'s language', () => {
+  it('given a German shopper / the confirmation, the refund and the accepted offer are in German, with the shop\'s values filled in', () => {
+    const order = renderOrderEmail('order_confirmation', data({ total: '49,72 €' }));
+    expect(order.subject).toBe('Bestellung #1001 bestätigt – Alpha Store');
+    expect(order.text).toContain('Vielen Dank für Ihre Bestellung, Jane Doe! Bestellung #1001 ist bestätigt und Alpha Store bereitet sie vor.');
+    expect(order.text).toContain('Wir haben Ihre Zahlung über 49,72 € erhalten.');
+    expect(order.text).toContain('Rabatt (WELCOME10): −€4.98');
+    expect(order.text).toContain('Gesamt: 49,72 €');
+    expect(order.html).toContain('<h1 style="font-size:20px;margin:20px 0 12px">Bestellung #1001 bestätigt</h1>');
+    const partial = renderOrderEmail('refund_confirmation', data({ refund: { amount: '10,00 €', full: false, remaining: '39,72 €', reason: 'Beschädigt' } }));
+    expect(partial.subject).toBe('Teilerstattung von 10,00 € für Bestellung #1001 – Alpha Store');
+    expect(partial.text).toContain('Der Rest Ihrer Bestellung (39,72 €) bleibt bezahlt.');
+    expect(partial.text).toContain('Grund: Beschädigt');
+    expect(renderOrderEmail('upsell_confirmation', data()).subject).toBe('Zu Ihrer Bestellung hinzugefügt: Linen Tote Bag (Natural) – Alpha Store');
+  });
+
+  it.each([
+    ['fr-CH', 'Commande #1001 confirmée – Alpha Store'],
+    ['es', 'Pedido #1001 confirmado – Alpha Store'],
+    ['it-IT', 'Ordine #1001 confermato – Alpha Store'],
+    ['nl-BE', 'Bestelling #1001 bevestigd – Alpha Store'],
+    ['pt-BR', 'Order #1001 confirmed – Alpha Store'],
+  ])('given a shopper whose language is %s / the confirmation\'s subject is %s', (locale, subject) => {
+    expect(renderOrderEmail('order_confirmation', data({ locale })).subject).toBe(subject);
+  });
+
+  it('given a German shopper / what the merchant reads stays English', () => {
+    const e = renderOrderEmail('merchant_order_notification', data());
+    expect(e.subject).toBe('New order #1001: €49.72 from Jane Doe');
+    expect(e.text).toContain('Subtotal: €49.80');
   });
 });
 

@@ -2,8 +2,12 @@
 // branding), the merchant's new-order notification, the merchant's alert when the store refused the
 // order, the shopper's refund confirmation, and the shopper's confirmation of an accepted post-purchase upsell. Amounts arrive formatted; every interpolated value is
 // escaped for HTML. The order is named by the store's number everywhere; what the shopper reads carries no internal
-// id (no processor payment or checkout ids, no session token); countries are named in the shopper's language.
+// id (no processor payment or checkout ids, no session token). What the shopper gets is in their language (the one
+// recorded with their details, domain/shopper-emails; English when it is none of the six), countries named in it;
+// the merchant's emails are English.
 import { countryName, escapeHtml, type RenderedEmail } from './email-templates.js';
+import { fillMessage } from '../domain/checkout-messages/fill.js';
+import { EN, SHOPPER_EMAIL_LANGUAGES, shopperEmailLanguage, type ShopperEmailKey, type ShopperEmailWords } from '../domain/shopper-emails/index.js';
 
 import type { OrderEmailKind } from '../model/order-emails.js';
 import type { PaymentMethod } from '../domain/payment-method.js';
@@ -58,27 +62,31 @@ ${body}
 
 const p = (text: string) => `<p style="line-height:1.5">${escapeHtml(text)}</p>`;
 
-function summaryHtml(d: OrderEmailData): string {
+/** The shopper's words for `d`, with values filled in. */
+const wordsFor = (d: OrderEmailData) => SHOPPER_EMAIL_LANGUAGES[shopperEmailLanguage(d.locale)];
+const say = (words: ShopperEmailWords, key: ShopperEmailKey, values: Record<string, string> = {}) => fillMessage(words[key], values);
+
+function summaryHtml(d: OrderEmailData, words: ShopperEmailWords = EN): string {
   const row = (label: string, amount: string, strong = false) =>
     `<tr><td style="padding:6px 0${strong ? ';font-weight:600' : ''}">${escapeHtml(label)}</td><td style="padding:6px 0;text-align:right${strong ? ';font-weight:600' : ''}">${escapeHtml(amount)}</td></tr>`;
   const lines = d.lines.map((l) => row(`${l.quantity} × ${lineLabel(l)}`, l.amount)).join('\n');
   return `<table style="width:100%;border-collapse:collapse;margin:16px 0">
 ${lines}
 <tr><td colspan="2" style="border-top:1px solid #e3e3e3"></td></tr>
-${row('Subtotal', d.subtotal)}
-${d.discount ? row(`Discount (${d.discount.code})`, `−${d.discount.amount}`) : ''}
-${row(`Shipping (${d.shipping.name})`, d.shipping.amount)}
-${row('Total', d.total, true)}
+${row(say(words, 'subtotal'), d.subtotal)}
+${d.discount ? row(say(words, 'discount', { code: d.discount.code }), `−${d.discount.amount}`) : ''}
+${row(say(words, 'shipping', { name: d.shipping.name }), d.shipping.amount)}
+${row(say(words, 'total'), d.total, true)}
 </table>`;
 }
 
-function summaryText(d: OrderEmailData): string {
+function summaryText(d: OrderEmailData, words: ShopperEmailWords = EN): string {
   return [
     ...d.lines.map((l) => `${l.quantity} × ${lineLabel(l)}: ${l.amount}`),
-    `Subtotal: ${d.subtotal}`,
-    ...(d.discount ? [`Discount (${d.discount.code}): −${d.discount.amount}`] : []),
-    `Shipping (${d.shipping.name}): ${d.shipping.amount}`,
-    `Total: ${d.total}`,
+    `${say(words, 'subtotal')}: ${d.subtotal}`,
+    ...(d.discount ? [`${say(words, 'discount', { code: d.discount.code })}: −${d.discount.amount}`] : []),
+    `${say(words, 'shipping', { name: d.shipping.name })}: ${d.shipping.amount}`,
+    `${say(words, 'total')}: ${d.total}`,
   ].join('\n');
 }
 
@@ -88,30 +96,29 @@ const addressHtml = (heading: string, d: OrderEmailData) =>
   `<h2 style="font-size:15px;margin:20px 0 6px">${escapeHtml(heading)}</h2><p style="line-height:1.5;margin:0">${addressOf(d).map(escapeHtml).join('<br>')}</p>`;
 const addressText = (heading: string, d: OrderEmailData) => `${heading}:\n${addressOf(d).join('\n')}`;
 
-function paymentSentence(d: OrderEmailData, audience: 'shopper' | 'merchant'): string {
-  if (d.payment.method === 'cod') {
-    return audience === 'shopper'
-      ? `You pay ${d.total} in cash on delivery.`
-      : `Cash on delivery: collect ${d.total} on delivery, then mark the order paid in your store.`;
-  }
-  if (d.payment.method === 'free') {
-    return audience === 'shopper'
-      ? 'There is nothing to pay for this order.'
-      : `Nothing to pay: the order's total is ${d.total}${d.discount ? ` (code ${d.discount.code})` : ''}, so no payment was taken.`;
-  }
-  return audience === 'shopper'
-    ? `We have received your payment of ${d.total}.`
-    : `Paid by card: ${d.total}${d.payment.reference ? ` (payment ${d.payment.reference})` : ''}.`;
+function shopperPaymentSentence(d: OrderEmailData, words: ShopperEmailWords): string {
+  if (d.payment.method === 'cod') return say(words, 'paidCod', { total: d.total });
+  if (d.payment.method === 'free') return say(words, 'paidNothing');
+  return say(words, 'paidCard', { total: d.total });
+}
+
+function merchantPaymentSentence(d: OrderEmailData): string {
+  if (d.payment.method === 'cod') return `Cash on delivery: collect ${d.total} on delivery, then mark the order paid in your store.`;
+  if (d.payment.method === 'free') return `Nothing to pay: the order's total is ${d.total}${d.discount ? ` (code ${d.discount.code})` : ''}, so no payment was taken.`;
+  return `Paid by card: ${d.total}${d.payment.reference ? ` (payment ${d.payment.reference})` : ''}.`;
 }
 
 function orderConfirmation(d: OrderEmailData): RenderedEmail {
-  const intro = `Thank you for your order, ${d.customer.name}! Order ${d.reference} is confirmed and ${d.shop.name} is getting it ready.`;
-  const payment = paymentSentence(d, 'shopper');
-  const outro = `Questions about your order? Reply to this email to reach ${d.shop.name}.`;
+  const words = wordsFor(d);
+  const values = { name: d.customer.name, reference: d.reference, shop: d.shop.name };
+  const intro = say(words, 'orderIntro', values);
+  const payment = shopperPaymentSentence(d, words);
+  const outro = say(words, 'orderOutro', values);
+  const shipTo = say(words, 'shippingTo');
   return {
-    subject: oneLine(`Order ${d.reference} confirmed – ${d.shop.name}`),
-    html: layout(d, `Order ${d.reference} confirmed`, [p(intro), p(payment), summaryHtml(d), addressHtml('Shipping to', d), p(outro)].join('\n')),
-    text: [intro, payment, summaryText(d), addressText('Shipping to', d), outro].join('\n\n') + '\n',
+    subject: oneLine(say(words, 'orderSubject', values)),
+    html: layout(d, say(words, 'orderTitle', values), [p(intro), p(payment), summaryHtml(d, words), addressHtml(shipTo, d), p(outro)].join('\n')),
+    text: [intro, payment, summaryText(d, words), addressText(shipTo, d), outro].join('\n\n') + '\n',
   };
 }
 
@@ -125,7 +132,7 @@ function merchantFacts(d: OrderEmailData): string[] {
 
 function merchantOrderNotification(d: OrderEmailData): RenderedEmail {
   const intro = `You have a new order ${d.reference} for ${d.total} from ${d.customer.name}.`;
-  const payment = paymentSentence(d, 'merchant');
+  const payment = merchantPaymentSentence(d);
   const facts = merchantFacts(d);
   return {
     subject: oneLine(`New order ${d.reference}: ${d.total} from ${d.customer.name}`),
@@ -137,7 +144,7 @@ function merchantOrderNotification(d: OrderEmailData): RenderedEmail {
 function storeOrderProblem(d: OrderEmailData): RenderedEmail {
   const intro = `Your store (${d.storeLabel}) refused to create the order of ${d.customer.name} <${d.customer.email}> for ${d.total}. The checkout itself succeeded and is kept: nothing is lost.`;
   const reason = `What the store answered: ${d.problem ?? 'no reason given'}`;
-  const payment = paymentSentence(d, 'merchant');
+  const payment = merchantPaymentSentence(d);
   const steps = [
     'What to do:',
     '1. Fix the cause above (for example reconnect the store in your dashboard, or restore a product that was deleted).',
@@ -158,18 +165,18 @@ function storeOrderProblem(d: OrderEmailData): RenderedEmail {
 /** The shopper's money is back: this refund's amount, to the card that paid; a partial refund says what stays paid. */
 function refundConfirmation(d: OrderEmailData): RenderedEmail {
   const r = d.refund ?? { amount: d.total, full: true, remaining: '', reason: null };
-  const intro = r.full
-    ? `Hello ${d.customer.name}, ${d.shop.name} has refunded your order ${d.reference}.`
-    : `Hello ${d.customer.name}, ${d.shop.name} has refunded part of your order ${d.reference}.`;
-  const amount = `${r.amount} goes back to the card you paid with. Depending on your bank it can take a few business days to show on your statement.`;
-  const why = r.reason ? `Reason: ${r.reason}` : null;
-  const rest = r.full ? null : `The rest of your order (${r.remaining}) stays paid.`;
-  const outro = `Questions about this refund? Reply to this email to reach ${d.shop.name}.`;
+  const words = wordsFor(d);
+  const values = { name: d.customer.name, reference: d.reference, shop: d.shop.name, amount: r.amount, remaining: r.remaining };
+  const intro = say(words, r.full ? 'refundIntro' : 'partialRefundIntro', values);
+  const amount = say(words, 'refundAmount', values);
+  const why = r.reason ? say(words, 'refundReason', { reason: r.reason }) : null;
+  const rest = r.full ? null : say(words, 'refundRest', values);
+  const outro = say(words, 'refundOutro', values);
   const parts = [intro, amount, why, rest].filter((x): x is string => x !== null);
   return {
-    subject: oneLine(`${r.full ? 'Refund' : 'Partial refund'} of ${r.amount} for order ${d.reference} – ${d.shop.name}`),
-    html: layout(d, r.full ? `Your order ${d.reference} was refunded` : `${r.amount} of your order ${d.reference} was refunded`, [...parts.map(p), summaryHtml(d), p(outro)].join('\n')),
-    text: [...parts, summaryText(d), outro].join('\n\n') + '\n',
+    subject: oneLine(say(words, r.full ? 'refundSubject' : 'partialRefundSubject', values)),
+    html: layout(d, say(words, r.full ? 'refundTitle' : 'partialRefundTitle', values), [...parts.map(p), summaryHtml(d, words), p(outro)].join('\n')),
+    text: [...parts, summaryText(d, words), outro].join('\n\n') + '\n',
   };
 }
 
@@ -205,13 +212,16 @@ function storeRefundProblem(d: OrderEmailData): RenderedEmail {
 /** A post-purchase offer the shopper accepted: charged on the card of the order, shipped with it. */
 function upsellConfirmation(d: OrderEmailData): RenderedEmail {
   const titles = d.lines.map(lineLabel).join(', ');
-  const intro = `Thank you, ${d.customer.name}! ${titles} is added to your order with ${d.shop.name} (order ${d.reference}).`;
-  const payment = `We charged ${d.total} to the card you paid with.`;
-  const outro = `It ships to the same address. Questions? Reply to this email to reach ${d.shop.name}.`;
+  const words = wordsFor(d);
+  const values = { name: d.customer.name, reference: d.reference, shop: d.shop.name, titles, total: d.total };
+  const intro = say(words, 'upsellIntro', values);
+  const payment = say(words, 'upsellCharged', values);
+  const outro = say(words, 'upsellOutro', values);
+  const shipTo = say(words, 'shippingTo');
   return {
-    subject: oneLine(`Added to your order: ${titles} – ${d.shop.name}`),
-    html: layout(d, 'Added to your order', [p(intro), p(payment), summaryHtml(d), addressHtml('Shipping to', d), p(outro)].join('\n')),
-    text: [intro, payment, summaryText(d), addressText('Shipping to', d), outro].join('\n\n') + '\n',
+    subject: oneLine(say(words, 'upsellSubject', values)),
+    html: layout(d, say(words, 'upsellTitle'), [p(intro), p(payment), summaryHtml(d, words), addressHtml(shipTo, d), p(outro)].join('\n')),
+    text: [intro, payment, summaryText(d, words), addressText(shipTo, d), outro].join('\n\n') + '\n',
   };
 }
 

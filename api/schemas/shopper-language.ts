@@ -13,11 +13,11 @@ export const shopperLocale = trimmed(LANGUAGE_TAG, 'must be a language tag such 
 /** init-payment's and complete-cod's body: the shopper's details and, optionally, their language. */
 export const shopperDetailsWithLanguage = shopperDetails.extend({ locale: shopperLocale.optional() });
 
-/** The preferred language of an Accept-Language header (highest q, first on ties), or null. */
-export function acceptedLanguage(header: string | string[] | undefined): string | null {
+/** The languages of an Accept-Language header, most preferred first (highest q, first on ties); unusable tags left out. */
+export function acceptedLanguages(header: string | string[] | undefined): string[] {
   const value = Array.isArray(header) ? header.join(',') : header;
-  if (!value) return null;
-  const ranked = value
+  if (!value) return [];
+  return value
     .split(',')
     .map((part, index) => {
       const [tag = '', ...params] = part.split(';').map((p) => p.trim());
@@ -25,12 +25,13 @@ export function acceptedLanguage(header: string | string[] | undefined): string 
       return { tag, index, q: q === undefined ? 1 : Number(q.slice(2)) };
     })
     .filter((l) => Number.isFinite(l.q) && l.q > 0 && l.tag !== '*')
-    .sort((x, y) => y.q - x.q || x.index - y.index);
-  for (const { tag } of ranked) {
-    const found = canonicalLanguage(tag);
-    if (found) return found;
-  }
-  return null;
+    .sort((x, y) => y.q - x.q || x.index - y.index)
+    .flatMap(({ tag }) => canonicalLanguage(tag) ?? []);
+}
+
+/** The preferred language of an Accept-Language header, or null. */
+export function acceptedLanguage(header: string | string[] | undefined): string | null {
+  return acceptedLanguages(header)[0] ?? null;
 }
 
 /** The details the session's workflow records: the body's language, else the header's; none when neither says. */

@@ -7,6 +7,7 @@ import type { Page } from 'playwright-core';
 import { screenshot, useBrowserStack } from './harness.js';
 import { api, sessionStatus, storefrontACheckout, storefrontAMerchant, storefrontAOrdersOf, waitFor } from '../e2e/checkout-helpers.js';
 import type { SimShop } from '../../sandbox/storefront-a/state.js';
+import { CHECKOUT_LANGUAGES, fillMessage, type CheckoutMessages } from '../../domain/checkout-messages/index.js';
 
 const b = useBrowserStack();
 
@@ -35,13 +36,14 @@ async function clickCheckoutInShop(page: Page, shop: SimShop, storeUrl: string):
   await page.locator('[data-storefront-checkout]').click();
 }
 
-async function fillShopperDetails(page: Page, details: { postalCode?: string } = {}): Promise<void> {
-  await page.getByLabel('Email').fill('jane@customer.test');
-  await page.getByLabel('Full name').fill('Jane Doe');
-  await page.getByLabel('Street and number').fill('Hauptstr. 1');
-  await page.getByLabel('Postal code').fill(details.postalCode ?? '10115');
-  await page.getByLabel('City').fill('Berlin');
-  await page.getByLabel('Country').selectOption('DE');
+/** Fills the form by its labels in the page's language (`words`, English unless the browser asks for another). */
+async function fillShopperDetails(page: Page, details: { postalCode?: string } = {}, words: CheckoutMessages = CHECKOUT_LANGUAGES.en): Promise<void> {
+  await page.getByLabel(words.email, { exact: true }).fill('jane@customer.test');
+  await page.getByLabel(words.fullName).fill('Jane Doe');
+  await page.getByLabel(words.street).fill('Hauptstr. 1');
+  await page.getByLabel(words.postalCode).fill(details.postalCode ?? '10115');
+  await page.getByLabel(words.city).fill('Berlin');
+  await page.getByLabel(words.country, { exact: true }).selectOption('DE');
 }
 
 describe('the shopper checks out in a browser', () => {
@@ -143,22 +145,29 @@ describe('cash on delivery, discount and order bump, on a phone', () => {
     const token = await storefrontACheckout(stack, shop);
     const { checkoutOrigin } = (await api(stack, 'GET', '/api/merchant/me', undefined, merchant.token)).body as { checkoutOrigin: string };
 
+    // A German browser: the page speaks German (its labels, buttons, messages), the merchant's own words stay as written.
+    const de = CHECKOUT_LANGUAGES.de;
     const page = await (await b.newContext({ mobile: true, locale: 'de-DE' })).newPage();
     await page.goto(`${checkoutOrigin}/checkout/${token}`);
-    await fillShopperDetails(page);
+    expect(await page.locator('html').getAttribute('lang')).toBe('de');
+    await page.getByRole('heading', { name: de.headline, level: 1 }).waitFor();
+    expect(await page.getByRole('heading', { name: de.orderSummary }).count()).toBe(1);
+    await fillShopperDetails(page, {}, de);
     await page.getByRole('checkbox', { name: /Gift wrapping/ }).check();
-    await page.getByLabel('Discount code').fill('welcome10');
-    await page.getByRole('button', { name: 'Apply' }).click();
-    await page.getByText(/WELCOME10 applied/).waitFor();
-    await page.getByRole('radio', { name: /Cash on delivery/ }).check();
-    const place = page.getByRole('button', { name: /^Place order/ });
+    await page.getByLabel(de.discountCode).fill('welcome10');
+    await page.getByRole('button', { name: de.apply }).click();
+    await page.getByText(fillMessage(de.codeApplied, { code: 'WELCOME10' })).waitFor();
+    await page.getByRole('radio', { name: de.cashOnDelivery }).check();
+    const place = page.getByRole('button', { name: new RegExp(`^${de.placeOrder.split(' ·')[0]}`) });
+    expect(await page.getByText('Place order').count()).toBe(0);
     await screenshot(page, 'cod-1-checkout-phone');
     const shownTotal = (await page.locator('.summary .grand dd').textContent())!.replace(/^EUR\s*/, '').trim();
     expect(await place.textContent()).toContain(shownTotal);
 
     await place.click();
-    await page.getByRole('heading', { name: 'Thank you for your order!' }).waitFor({ timeout: 30_000 });
-    expect(await page.getByText(/You pay in cash when it is delivered/).count()).toBe(1);
+    await page.getByRole('heading', { name: de.successMessage }).waitFor({ timeout: 30_000 });
+    expect(await page.getByText(de.codPlaced).count()).toBe(1);
+    expect(await page.getByText(fillMessage(de.confirmationTo, { email: 'jane@customer.test' })).count()).toBe(1);
     // The confirmation summarizes what was ordered: the bump, the code, the shopper's address, the same total.
     await page.getByText('jane@customer.test').waitFor();
     await expect.poll(() => page.locator('.summary').textContent()).toContain('Gift wrapping');

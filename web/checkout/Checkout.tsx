@@ -7,6 +7,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { currencyDigits } from '../shared/money.js';
 import { useFollowedSession } from './follow.js';
 import { createPixels, type PixelEventName } from './pixels.js';
+import { t } from './i18n.js';
 import { Frame, Notice } from './parts.js';
 import { CheckoutForm } from './steps/CheckoutForm.js';
 import { Confirming, PaymentPending } from './steps/Confirming.js';
@@ -40,8 +41,8 @@ export function Checkout(props: CheckoutProps) {
 
   let view;
   if (status === 'COMPLETED' || status === 'COD_CONFIRMED') view = <Success {...props} status={status} session={session} pixels={pixels} />;
-  else if (status === 'REFUNDED') view = <Notice title="This order was refunded" body="The payment for this order was refunded. Contact the shop if you have any questions." />;
-  else if (status === 'ABANDONED') view = <Notice title="This checkout has expired" body="This checkout link is no longer active. Return to the shop and check out again; your cart may still be there." />;
+  else if (status === 'REFUNDED') view = <Notice title={t('refundedTitle')} body={t('refundedBody')} />;
+  else if (status === 'ABANDONED') view = <Notice title={t('expiredTitle')} body={t('expiredBody')} />;
   else if (session.confirming) view = <Confirming />;
   else if (status === 'PAYMENT_PENDING' && !changing) view = <PaymentPending paymentUrl={session.paymentUrl} onCheckAgain={session.checkAgain} onChangeDetails={() => setChanging(true)} />;
   else view = <CheckoutForm {...props} failed={status === 'FAILED'} paymentPending={status === 'PAYMENT_PENDING'} onStatus={session.setStatus} fire={fire} />;

@@ -7,6 +7,7 @@ import { applyTheme } from '../shared/theme.js';
 import { Checkout } from './Checkout.js';
 import { parseOrderBumps, parseUpsells } from './offers.js';
 import { Frame, Notice } from './parts.js';
+import { setLanguage, t } from './i18n.js';
 import type { Bundle, Embedded } from './types.js';
 import './checkout.css';
 
@@ -37,7 +38,7 @@ function App({ embedded }: { embedded: Embedded | null }) {
     return (
       <Frame bundle={null}>
         <p class="card" role="status">
-          Loading your checkout…
+          {t('loading')}
         </p>
       </Frame>
     );
@@ -45,12 +46,12 @@ function App({ embedded }: { embedded: Embedded | null }) {
   if (bundle === null) {
     return (
       <Frame bundle={null}>
-        <Notice title="Checkout not found" body="This checkout link is not valid. Return to the shop and check out again." />
+        <Notice title={t('notFoundTitle')} body={t('notFoundBody')} />
       </Frame>
     );
   }
   applyTheme(bundle.branding.primaryColor, bundle.branding.accentColor);
-  document.title = `Checkout · ${bundle.shopName}`;
+  document.title = `${t('headline')} · ${bundle.shopName}`;
   return <Checkout token={token} bundle={bundle} orderBumps={parseOrderBumps(bumps, bundle.currency)} upsells={parseUpsells(upsells)} cardEnabled={embedded?.cardEnabled} />;
 }
 
@@ -62,4 +63,6 @@ window.addEventListener('pageshow', (e) => {
 
 const root = document.getElementById('app')!;
 root.textContent = '';
-render(<App embedded={readEmbedded()} />, root);
+const embedded = readEmbedded();
+setLanguage(embedded?.language, embedded?.messages);
+render(<App embedded={embedded} />, root);

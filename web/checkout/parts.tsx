@@ -3,6 +3,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import { formatMoney } from '../shared/money.js';
+import { t } from './i18n.js';
 import type { Bundle, CartItem, OrderBump } from './types.js';
 
 export function Frame({ bundle, children }: { bundle: Pick<Bundle, 'shopName' | 'branding' | 'preview' | 'checkoutTexts'> | null; children: ComponentChildren }) {
@@ -14,13 +15,13 @@ export function Frame({ bundle, children }: { bundle: Pick<Bundle, 'shopName' | 
           {logo ? <img class="logo" src={logo} alt={bundle?.shopName ?? ''} height={40} /> : <span class="shop">{bundle?.shopName ?? 'Checkout'}</span>}
           <span class="secure">
             <svg aria-hidden="true" width="14" height="14" viewBox="0 0 24 24"><path fill="currentColor" d="M12 1a5 5 0 0 0-5 5v4H5v13h14V10h-2V6a5 5 0 0 0-5-5Zm-3 9V6a3 3 0 1 1 6 0v4H9Z" /></svg>
-            Secure checkout
+            {t('secureCheckout')}
           </span>
         </div>
       </header>
       {bundle?.preview && (
         <p class="preview-banner" role="note">
-          <strong>Preview</strong> · This is how shoppers see your checkout. Payment is disabled.
+          <strong>{t('previewLabel')}</strong> · {t('previewBanner')}
         </p>
       )}
       <main class="page">{children}</main>
@@ -54,7 +55,7 @@ export function Summary(props: {
   const fmt = (n: number) => formatMoney(n, currency, locale);
   return (
     <section class="summary" aria-labelledby="summary-h">
-      <h2 id="summary-h">Order summary</h2>
+      <h2 id="summary-h">{t('orderSummary')}</h2>
       <ul class="items">
         {items.map((item) => (
           <li class="item" key={`${item.productId}-${item.variantId ?? ''}`}>
@@ -81,34 +82,34 @@ export function Summary(props: {
       {props.children}
       <dl class="totals">
         <div>
-          <dt>Subtotal</dt>
+          <dt>{t('subtotal')}</dt>
           <dd>{fmt(totals.subtotal + totals.bumps)}</dd>
         </div>
         {totals.discount > 0 && (
           <div class="discount">
-            <dt>Discount{props.discountCode ? ` (${props.discountCode})` : ''}</dt>
+            <dt>{t('discount')}{props.discountCode ? ` (${props.discountCode})` : ''}</dt>
             <dd>−{fmt(totals.discount)}</dd>
           </div>
         )}
         <div>
-          <dt>Shipping</dt>
-          <dd>{totals.shipping === null ? <span class="muted">Choose a method</span> : props.shippingFree ? 'Free' : fmt(totals.shipping)}</dd>
+          <dt>{t('shipping')}</dt>
+          <dd>{totals.shipping === null ? <span class="muted">{t('chooseMethod')}</span> : props.shippingFree ? t('free') : fmt(totals.shipping)}</dd>
         </div>
         {totals.tax && !totals.tax.included && (
           <div class="tax">
-            <dt>Tax</dt>
+            <dt>{t('tax')}</dt>
             <dd>{fmt(totals.tax.amount)}</dd>
           </div>
         )}
         <div class="grand">
-          <dt>Total</dt>
+          <dt>{t('total')}</dt>
           <dd>
             <span class="cur">{currency}</span> {fmt(totals.total)}
           </dd>
         </div>
         {totals.tax?.included && totals.tax.amount > 0 && (
           <div class="tax muted small">
-            <dt>Including tax</dt>
+            <dt>{t('includingTax')}</dt>
             <dd>{fmt(totals.tax.amount)}</dd>
           </div>
         )}
@@ -147,7 +148,7 @@ export function Field(p: InputProps) {
     <div class={`field${p.error ? ' invalid' : ''}`}>
       <label for={id}>
         {p.label}
-        {p.optional && <span class="muted"> (optional)</span>}
+        {p.optional && <span class="muted"> {t('optional')}</span>}
       </label>
       <input
         id={id}

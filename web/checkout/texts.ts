@@ -1,15 +1,10 @@
-// The merchant's checkout texts (PATCH /api/merchant/config checkoutTexts), with the page's defaults for keys
-// the merchant left unset.
+// The merchant's checkout texts (PATCH /api/merchant/config checkoutTexts), with the page's own words, in the shopper's
+// language, for keys the merchant left unset.
+import { t } from './i18n.js';
 import type { Bundle } from './types.js';
 
-const DEFAULT_TEXTS = {
-  headline: 'Checkout',
-  contactHeading: 'Contact',
-  shippingHeading: 'Shipping address',
-  paymentHeading: 'Payment',
-  successMessage: 'Thank you for your order!',
-};
+type MerchantTextKey = 'headline' | 'contactHeading' | 'shippingHeading' | 'paymentHeading' | 'successMessage';
 
-export function text(bundle: Bundle, key: keyof typeof DEFAULT_TEXTS): string {
-  return bundle.checkoutTexts[key]?.trim() || DEFAULT_TEXTS[key];
+export function text(bundle: Bundle, key: MerchantTextKey): string {
+  return bundle.checkoutTexts[key]?.trim() || t(key);
 }

@@ -49,6 +49,9 @@ export interface Embedded {
   upsells?: unknown;
   /** The merchant's processor is ready for card payments. */
   cardEnabled?: boolean;
+  /** The language the page speaks (chosen by the server from Accept-Language), and its words unless it is English. */
+  language?: string;
+  messages?: unknown;
 }
 
 export const FINAL_STATUSES: ReadonlySet<Status> = new Set(['COMPLETED', 'COD_CONFIRMED', 'REFUNDED', 'ABANDONED'] as Status[]);

@@ -15,6 +15,8 @@ import { type RouteDeps } from '../../route-deps.js';
 import { checkoutUrlOf, merchantForCheckoutHost } from '../../checkout-host.js';
 import { isSessionToken } from '../../../domain/tokens.js';
 import { checkoutTheme } from '../../../domain/brand-colors.js';
+import { CHECKOUT_LANGUAGES, checkoutLanguageOf } from '../../../domain/checkout-messages/index.js';
+import { acceptedLanguages } from '../../schemas/shopper-language.js';
 import { addVary, createWebDist, pickEncoding, sendFile, type WebDist, type WebPart } from './web-dist.js';
 
 export interface PagesOptions extends RouteDeps {
@@ -68,9 +70,9 @@ function notBuilt(reply: FastifyReply, part: WebPart): FastifyReply {
 }
 
 /** The page frame before the app starts: the same header the app renders, so nothing moves when it does. */
-function skeleton(shopName: string, logoUrl: string | null): string {
+function skeleton(shopName: string, logoUrl: string | null, secureCheckout: string): string {
   const brand = logoUrl ? `<img class="logo" src="${escapeHtml(logoUrl)}" alt="${escapeHtml(shopName)}" height="40">` : `<span class="shop">${escapeHtml(shopName)}</span>`;
-  return `<header class="top"><div class="top-in">${brand}<span class="secure">Secure checkout</span></div></header><main class="page"></main>`;
+  return `<header class="top"><div class="top-in">${brand}<span class="secure">${escapeHtml(secureCheckout)}</span></div></header><main class="page"></main>`;
 }
 
 interface BundleLike {
@@ -127,6 +129,10 @@ export const pagesRoutes: FastifyPluginAsync<PagesOptions> = async (app, opts) =
     const template = web.part('checkout')?.html;
     if (!template) return notBuilt(reply, 'checkout');
     reply.header('cache-control', 'no-store');
+    addVary(reply, 'Accept-Language');
+    // The page speaks the shopper's language (the browser's ranked Accept-Language), English when it speaks none of them.
+    const language = checkoutLanguageOf(acceptedLanguages(request.headers['accept-language']));
+    const messages = CHECKOUT_LANGUAGES[language];
 
     const mine = !!host && !!session && session.merchantId === host.merchantId;
     const [bundle, bumps, upsells, processor] = mine
@@ -145,16 +151,19 @@ export const pagesRoutes: FastifyPluginAsync<PagesOptions> = async (app, opts) =
       upsells: upsells?.status === 200 ? upsells.body : null,
       // The same readiness the payment activity requires before it creates a processor payment.
       cardEnabled: processor?.status === 'CONNECTED' && !!processor.productId,
+      // The page's script carries English only: another language's words come with the page.
+      language,
+      ...(language === 'en' ? {} : { messages }),
     };
 
     let head = `<script id="checkout-data" type="application/json">${scriptJson(embedded)}</script>`;
     let body = '';
-    let html = template;
+    let html = template.replace('<html lang="en">', `<html lang="${language}">`).replace('<title>Checkout</title>', `<title>${escapeHtml(messages.headline)}</title>`);
     if (found) {
       const t = checkoutTheme(found.branding.primaryColor, found.branding.accentColor);
       head = `<style>:root{--primary:${t.primary};--on-primary:${t.onPrimary};--accent:${t.accent};--on-accent:${t.onAccent};--link:${t.link}}</style>${head}`;
-      body = skeleton(found.shopName, found.branding.logoUrl);
-      html = html.replace('<title>Checkout</title>', `<title>Checkout · ${escapeHtml(found.shopName)}</title>`);
+      body = skeleton(found.shopName, found.branding.logoUrl, messages.secureCheckout);
+      html = html.replace(`<title>${escapeHtml(messages.headline)}</title>`, `<title>${escapeHtml(messages.headline)} · ${escapeHtml(found.shopName)}</title>`);
     }
     html = html.replace('<!--checkout:head-->', head).replace('<!--checkout:body-->', body);
     securityHeaders(reply, { production, thirdPartyScripts: Array.isArray(found?.pixels) && found.pixels.length > 0 });

@@ -6,6 +6,7 @@ import { gunzipSync } from 'node:zlib';
 import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
 import { ensureWebBuild } from '../../../scripts/web-build.js';
 import { api, storefrontACheckout, storefrontAMerchant } from '../../../test/e2e/checkout-helpers.js';
+import { CHECKOUT_LANGUAGES, type CheckoutLanguage } from '../../../domain/checkout-messages/index.js';
 
 let stack: TestStack;
 let token: string;
@@ -27,7 +28,7 @@ afterAll(async () => {
 
 const port = () => new URL(stack.apiUrl).port;
 const page = (host: string, url: string, headers: Record<string, string> = {}) => stack.app.inject({ method: 'GET', url, headers: { host, accept: 'text/html', ...headers } });
-const embedded = (html: string) => JSON.parse(/<script id="checkout-data" type="application\/json">(.*?)<\/script>/s.exec(html)![1]!) as { bundle: { token: string; shopName: string } | null; cardEnabled: boolean };
+const embedded = (html: string) => JSON.parse(/<script id="checkout-data" type="application\/json">(.*?)<\/script>/s.exec(html)![1]!) as { bundle: { token: string; shopName: string } | null; cardEnabled: boolean; language?: string; messages?: Record<string, string> };
 
 describe('the checkout page', () => {
   it('given the merchant\'s checkout host / it answers the page with the session embedded, the contrast-corrected colors and a strict CSP', async () => {
@@ -46,6 +47,27 @@ describe('the checkout page', () => {
     const primary = /--primary:(#[0-9a-f]{6})/.exec(res.body)![1];
     expect(primary).not.toBe('#ffee58');
     expect(res.body).toContain('--on-primary:#000000');
+  });
+
+  it.each([
+    ['de-DE,de;q=0.9,en;q=0.8', 'de'],
+    ['pt-BR, fr-CA;q=0.8, en;q=0.5', 'fr'],
+    ['en;q=0.2, nl-BE', 'nl'],
+    ['ja', 'en'],
+    [undefined, 'en'],
+    ['de-DE;q=oops, *', 'en'],
+  ])('given Accept-Language %s / the page speaks %s: its dictionary embedded (none for English), lang, title and header in it', async (acceptLanguage, language) => {
+    const res = await page(`${slug}.localhost:${port()}`, `/checkout/${token}`, acceptLanguage ? { 'accept-language': acceptLanguage } : {});
+    expect(res.statusCode).toBe(200);
+    expect(String(res.headers.vary)).toContain('Accept-Language');
+    const data = embedded(res.body);
+    expect(data.language).toBe(language);
+    const words = CHECKOUT_LANGUAGES[language as CheckoutLanguage];
+    if (language === 'en') expect(data.messages).toBeUndefined();
+    else expect(data.messages).toEqual(words);
+    expect(res.body).toContain(`<html lang="${language}">`);
+    expect(res.body).toContain(`<title>${words.headline} · Page Shop</title>`);
+    expect(res.body).toContain(`<span class="secure">${words.secureCheckout}</span>`);
   });
 
   it('given gzip accepted / the page is sent compressed', async () => {

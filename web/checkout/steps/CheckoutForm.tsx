@@ -11,6 +11,7 @@ import type { PixelEventName } from '../pixels.js';
 import { Field, Spinner, Summary, type Totals } from '../parts.js';
 import { EMAIL_RE, reportProgress } from '../progress.js';
 import { text } from '../texts.js';
+import { t } from '../i18n.js';
 import type { Bundle, OrderBump, Status } from '../types.js';
 import { offeredCountries, rateCountries } from '../countries.js';
 import { AddressFields, addressBody, ADDRESS_FIELDS, initialAddress, type AddressState } from './form/AddressFields.js';
@@ -62,7 +63,7 @@ export function CheckoutForm(props: CheckoutFormProps) {
   const [method, setMethod] = useState<PaymentMethod>(cardEnabled || !bundle.codEnabled || props.paymentPending ? 'card' : 'cod');
   const [bumpIds, setBumpIds] = useState<string[]>(() => (shopper.orderBumpIds ?? []).filter((id) => orderBumps.some((b) => b.id === id)));
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const [banner, setBanner] = useState<string | null>(props.failed ? 'Your payment did not go through. Please check your details and try again, or use another card.' : null);
+  const [banner, setBanner] = useState<string | null>(props.failed ? t('paymentFailed') : null);
   // Cash on delivery cannot replace a card payment in progress (the API refuses it): offered again after a failure.
   const codEnabled = bundle.codEnabled && !props.paymentPending;
   const [busy, setBusy] = useState<null | PaymentMethod>(null);
@@ -120,7 +121,7 @@ export function CheckoutForm(props: CheckoutFormProps) {
     const known = new Set(['email', 'shippingRateId', 'discountCode', ...ADDRESS_FIELDS.map((f) => `address.${f}`)]);
     const other = Object.entries(fields).filter(([k]) => !known.has(k));
     const count = Object.keys(fields).length;
-    setBanner(count ? `Please check ${count === 1 ? 'the highlighted field' : `the ${count} highlighted fields`}.${other.length ? ` ${other.map(([, m]) => m).join('. ')}` : ''}` : message);
+    setBanner(count ? `${count === 1 ? t('checkField') : t('checkFields', { count })}${other.length ? ` ${other.map(([, m]) => m).join('. ')}` : ''}` : message);
     requestAnimationFrame(() => formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus());
   }
 
@@ -157,7 +158,7 @@ export function CheckoutForm(props: CheckoutFormProps) {
 
   async function failed(r: ApiFailure) {
     if (r.code === 'INVALID_INPUT' && Object.keys(r.fields).length) return showErrors(r.fields, r.message);
-    if (r.code === 'RATE_LIMITED') return setBanner(`Too many attempts. Please wait ${r.retryAfterSeconds ?? 60} seconds and try again.`);
+    if (r.code === 'RATE_LIMITED') return setBanner(t('tooManyAttempts', { seconds: r.retryAfterSeconds ?? 60 }));
     if (r.code === 'CONFLICT') {
       // The session moved on (a payment already started, or it completed in another tab): follow it.
       const s = await api<{ status: Status }>('GET', `/api/checkout/session/${token}`);
@@ -173,8 +174,8 @@ export function CheckoutForm(props: CheckoutFormProps) {
 
   const payLabel =
     method === 'cod'
-      ? bundle.checkoutTexts.codButtonLabel?.trim() || `Place order · ${fmt(totals.total)}`
-      : bundle.checkoutTexts.payButtonLabel?.trim() || `Pay ${fmt(totals.total)}`;
+      ? bundle.checkoutTexts.codButtonLabel?.trim() || t('placeOrder', { total: fmt(totals.total) })
+      : bundle.checkoutTexts.payButtonLabel?.trim() || t('pay', { total: fmt(totals.total) });
 
   return (
     <div class="layout">
@@ -183,7 +184,7 @@ export function CheckoutForm(props: CheckoutFormProps) {
         <h1 id="checkout-h">{text(bundle, 'headline')}</h1>
         {props.paymentPending && (
           <p class="note" role="status">
-            Your payment is not complete and nothing was charged. Change your details, then continue to payment.
+            {t('paymentNotComplete')}
           </p>
         )}
         <div class={banner ? 'alert' : 'alert empty'} role="alert" aria-live="assertive">
@@ -192,7 +193,7 @@ export function CheckoutForm(props: CheckoutFormProps) {
 
         <fieldset>
           <legend>{text(bundle, 'contactHeading')}</legend>
-          <Field name="email" label="Email" type="email" inputMode="email" autoComplete="email" value={email} error={errors.email} onInput={(v) => setEmail(v)} onCommit={contactEntered} />
+          <Field name="email" label={t('email')} type="email" inputMode="email" autoComplete="email" value={email} error={errors.email} onInput={(v) => setEmail(v)} onCommit={contactEntered} />
         </fieldset>
 
         <AddressFields heading={text(bundle, 'shippingHeading')} address={address} errors={errors} setField={setField} formRef={formRef} locale={locale} offered={offered} loadAtOnce={!!address.country} />
@@ -206,7 +207,7 @@ export function CheckoutForm(props: CheckoutFormProps) {
             if (errors.shippingRateId) setFieldError('shippingRateId')(null);
           }}
           onChosen={shippingChosen}
-          noRatesText={rates.length ? 'No shipping method ships to this country.' : undefined}
+          noRatesText={rates.length ? t('noRatesHere') : undefined}
         />
         <OrderBumpChoices bumps={orderBumps} chosen={bumpIds} error={errors.orderBumpIds} fmt={fmt} onChange={setBumpIds} />
         <DiscountCode state={discount} error={errors.discountCode} appliedAmount={discountAmount} fmt={fmt} />
@@ -215,11 +216,11 @@ export function CheckoutForm(props: CheckoutFormProps) {
         <button type="submit" class="pay" disabled={preview || busy !== null || (!cardEnabled && !codEnabled)} aria-describedby={preview ? 'preview-note' : undefined}>
           {busy === 'card' ? (
             <>
-              <Spinner /> Redirecting to payment…
+              <Spinner /> {t('redirecting')}
             </>
           ) : busy === 'cod' ? (
             <>
-              <Spinner /> Placing your order…
+              <Spinner /> {t('placing')}
             </>
           ) : (
             payLabel
@@ -227,7 +228,7 @@ export function CheckoutForm(props: CheckoutFormProps) {
         </button>
         {preview && (
           <p class="muted small" id="preview-note">
-            Payment is disabled in a preview.
+            {t('previewNoPayment')}
           </p>
         )}
       </form>

@@ -2,15 +2,16 @@
 // confirms it (web/checkout/follow.ts). A payment started and not finished (the shopper came back without paying, or
 // no result yet): continue it on the processor's page, check again, or go back and change the details (a new
 // attempt with the new total replaces the unpaid one).
+import { t } from '../i18n.js';
 import { Notice, Spinner } from '../parts.js';
 
 export function Confirming() {
   return (
     <section class="card notice" aria-busy="true">
       <h1>
-        <Spinner /> Confirming your payment…
+        <Spinner /> {t('confirming')}
       </h1>
-      <p role="status">This takes a few seconds. Please keep this page open.</p>
+      <p role="status">{t('keepOpen')}</p>
     </section>
   );
 }
@@ -18,20 +19,20 @@ export function Confirming() {
 export function PaymentPending(props: { paymentUrl: string | null; onCheckAgain: () => void; onChangeDetails: () => void }) {
   return (
     <Notice
-      title="Your payment is not complete yet"
-      body="We have not received a confirmation of your payment. If you left the payment page early, continue your payment there, or change your details first."
+      title={t('pendingTitle')}
+      body={t('pendingBody')}
     >
       <div class="actions">
         {props.paymentUrl && (
           <a class="button" href={props.paymentUrl}>
-            Continue to payment
+            {t('continuePayment')}
           </a>
         )}
         <button type="button" class="secondary" onClick={props.onChangeDetails}>
-          Change details
+          {t('changeDetails')}
         </button>
         <button type="button" class="secondary" onClick={props.onCheckAgain}>
-          Check again
+          {t('checkAgain')}
         </button>
       </div>
     </Notice>

@@ -11,6 +11,7 @@ import type { FollowedSession } from '../follow.js';
 import { parseUpsellOneClick } from '../offers.js';
 import type { Pixels } from '../pixels.js';
 import { Spinner, Summary, type Totals } from '../parts.js';
+import { t, tParts } from '../i18n.js';
 import { text } from '../texts.js';
 import type { Bundle, OrderBump, Status, Upsell } from '../types.js';
 
@@ -40,14 +41,14 @@ function OrderNumber({ storeOrder }: { storeOrder: SuccessProps['session']['stor
   if (storeOrder?.number) {
     return (
       <p class="order-no" data-order-number>
-        Order {orderNumberLabel(storeOrder.number)}
+        {t('orderNumber', { number: orderNumberLabel(storeOrder.number) })}
       </p>
     );
   }
-  if (storeOrder?.state === 'failed' || storeOrder?.state === 'created') return <p class="muted">The shop confirms your order number by email.</p>;
+  if (storeOrder?.state === 'failed' || storeOrder?.state === 'created') return <p class="muted">{t('orderNumberByEmail')}</p>;
   return (
     <p class="muted" role="status">
-      <Spinner /> Your order number is being confirmed…
+      <Spinner /> {t('orderNumberPending')}
     </p>
   );
 }
@@ -97,17 +98,17 @@ export function Success({ token, bundle: initial, status, session, pixels, upsel
         </h1>
         <OrderNumber storeOrder={session.storeOrder} />
         <p>
-          {cod ? 'Your order is placed. You pay in cash when it is delivered.' : 'Your payment was received and your order is placed.'}
+          {cod ? t('codPlaced') : t('paidPlaced')}
           {bundle.shopper.email && (
             <>
               {' '}
-              A confirmation is on its way to <strong>{bundle.shopper.email}</strong>.
+              {tParts('confirmationTo', { email: <strong>{bundle.shopper.email}</strong> })}
             </>
           )}
         </p>
         {bundle.shopper.address && (
           <div class="ship-to">
-            <h2>Shipping to</h2>
+            <h2>{t('shippingTo')}</h2>
             <p>
               {bundle.shopper.address.name}
               <br />
@@ -123,18 +124,18 @@ export function Success({ token, bundle: initial, status, session, pixels, upsel
               <br />
               {countryName(bundle.shopper.address.country)}
             </p>
-            {rate && <p class="muted">Shipping method: {rate.name}</p>}
+            {rate && <p class="muted">{t('shippingMethodIs', { name: rate.name })}</p>}
           </div>
         )}
         {shopUrl && (
           <p class="back">
             <a class="button" href={shopUrl}>
-              Back to {bundle.shopName}
+              {t('backTo', { shop: bundle.shopName })}
             </a>
           </p>
         )}
         {offers.map((u) => (
-          <aside class="offer" key={u.id} aria-label="Offer">
+          <aside class="offer" key={u.id} aria-label={t('offer')}>
             {u.imageUrl && <img src={u.imageUrl} alt="" width={56} height={56} loading="lazy" />}
             <div>
               <p class="offer-h">{u.headline}</p>
@@ -169,15 +170,15 @@ function AcceptOffer({ token, upsell }: { token: string; upsell: Upsell }) {
     setAnswer(r.ok ? { charge: r.data } : { error: r.message });
   };
   const charge = answer?.charge;
-  if (charge?.state === 'paid') return <p class="small" role="status">Added to your order: {formatMoney(charge.amount.amount, charge.amount.currency, locale)} charged to the same card. A confirmation is on its way.</p>;
-  if (charge?.state === 'pending') return <p class="small" role="status">Your bank is confirming the payment; we add it to your order as soon as it does.</p>;
+  if (charge?.state === 'paid') return <p class="small" role="status">{t('offerAdded', { amount: formatMoney(charge.amount.amount, charge.amount.currency, locale) })}</p>;
+  if (charge?.state === 'pending') return <p class="small" role="status">{t('offerPending')}</p>;
   return (
     <>
-      {charge?.state === 'failed' && <p class="small error" role="alert">The card was declined{charge.failureReason ? `: ${charge.failureReason}` : ''}. Nothing was charged.</p>}
+      {charge?.state === 'failed' && <p class="small error" role="alert">{charge.failureReason ? t('offerDeclinedReason', { reason: charge.failureReason }) : t('offerDeclined')}</p>}
       {answer?.error && <p class="small error" role="alert">{answer.error}</p>}
       {charge?.state !== 'failed' && (
         <button type="button" class="button small" disabled={busy} onClick={() => void accept()}>
-          {busy ? 'Adding…' : `Add to my order – ${formatMoney(upsell.offerPrice.amount, upsell.offerPrice.currency, locale)}`}
+          {busy ? t('adding') : t('addToMyOrder', { price: formatMoney(upsell.offerPrice.amount, upsell.offerPrice.currency, locale) })}
         </button>
       )}
     </>

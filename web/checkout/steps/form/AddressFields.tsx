@@ -4,6 +4,7 @@
 import type { RefObject } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { countries, countryOfLocale, type Country } from '../../countries.js';
+import { t } from '../../i18n.js';
 import { Field, FieldError } from '../../parts.js';
 import type { Bundle } from '../../types.js';
 
@@ -83,15 +84,15 @@ export function AddressFields(props: {
   return (
     <fieldset>
       <legend>{props.heading}</legend>
-      <Field name="address.name" label="Full name" autoComplete="shipping name" value={address.name} error={errors['address.name']} onInput={setField('name')} />
-      <Field name="address.line1" label="Street and number" autoComplete="shipping address-line1" value={address.line1} error={errors['address.line1']} onInput={setField('line1')} />
-      <Field name="address.line2" label="Apartment, suite, etc." optional autoComplete="shipping address-line2" value={address.line2} error={errors['address.line2']} onInput={setField('line2')} />
+      <Field name="address.name" label={t('fullName')} autoComplete="shipping name" value={address.name} error={errors['address.name']} onInput={setField('name')} />
+      <Field name="address.line1" label={t('street')} autoComplete="shipping address-line1" value={address.line1} error={errors['address.line1']} onInput={setField('line1')} />
+      <Field name="address.line2" label={t('line2')} optional autoComplete="shipping address-line2" value={address.line2} error={errors['address.line2']} onInput={setField('line2')} />
       <div class="row">
-        <Field name="address.postalCode" label="Postal code" autoComplete="shipping postal-code" value={address.postalCode} error={errors['address.postalCode']} onInput={setField('postalCode')} />
-        <Field name="address.city" label="City" autoComplete="shipping address-level2" value={address.city} error={errors['address.city']} onInput={setField('city')} />
+        <Field name="address.postalCode" label={t('postalCode')} autoComplete="shipping postal-code" value={address.postalCode} error={errors['address.postalCode']} onInput={setField('postalCode')} />
+        <Field name="address.city" label={t('city')} autoComplete="shipping address-level2" value={address.city} error={errors['address.city']} onInput={setField('city')} />
       </div>
       <div class={`field${errors['address.country'] ? ' invalid' : ''}`}>
-        <label for="f-address-country">Country</label>
+        <label for="f-address-country">{t('country')}</label>
         <select
           id="f-address-country"
           name="address.country"
@@ -103,7 +104,7 @@ export function AddressFields(props: {
           onFocus={loadCountries}
           onPointerDown={loadCountries}
         >
-          <option value="">Select a country</option>
+          <option value="">{t('selectCountry')}</option>
           {countryOptions.map((c) => (
             <option key={c.code} value={c.code}>
               {c.name}
@@ -112,8 +113,8 @@ export function AddressFields(props: {
         </select>
         <FieldError id="f-address-country-err" message={errors['address.country']} />
       </div>
-      <Field name="address.region" label="State / region" optional autoComplete="shipping address-level1" value={address.region} error={errors['address.region']} onInput={setField('region')} />
-      <Field name="address.phone" label="Phone" optional type="tel" inputMode="tel" autoComplete="shipping tel" value={address.phone} error={errors['address.phone']} onInput={setField('phone')} />
+      <Field name="address.region" label={t('region')} optional autoComplete="shipping address-level1" value={address.region} error={errors['address.region']} onInput={setField('region')} />
+      <Field name="address.phone" label={t('phone')} optional type="tel" inputMode="tel" autoComplete="shipping tel" value={address.phone} error={errors['address.phone']} onInput={setField('phone')} />
     </fieldset>
   );
 }

@@ -2,6 +2,7 @@
 // and shows that amount; init-payment prices it again.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../../../shared/api.js';
+import { t } from '../../i18n.js';
 import { FieldError } from '../../parts.js';
 import { EMAIL_RE } from '../../progress.js';
 
@@ -60,7 +61,7 @@ export function useDiscount(opts: {
   async function apply(raw = input, ids = opts.bumpIds, asked = true) {
     const code = raw.trim();
     if (!code) {
-      opts.setError('Enter a discount code');
+      opts.setError(t('enterCode'));
       return;
     }
     setBusy(true);
@@ -97,7 +98,7 @@ export function DiscountCode(props: { state: DiscountState; error: string | unde
   const { state, error } = props;
   return (
     <div class={`field discount-field${error ? ' invalid' : ''}`}>
-      <label for="f-discountCode">Discount code</label>
+      <label for="f-discountCode">{t('discountCode')}</label>
       <div class="inline">
         <input
           id="f-discountCode"
@@ -116,15 +117,15 @@ export function DiscountCode(props: { state: DiscountState; error: string | unde
           }}
         />
         <button type="button" class="secondary" onClick={() => void state.apply()} disabled={state.busy}>
-          {state.busy ? 'Checking…' : 'Apply'}
+          {state.busy ? t('checking') : t('apply')}
         </button>
       </div>
       <FieldError id="f-discountCode-err" message={error} />
       {state.applied && !error && (
         <p class="field-ok" id="f-discountCode-ok" role="status">
-          {state.applied.code} applied{state.applied.amount ? `: −${props.fmt(props.appliedAmount)}` : ''}.{' '}
+          {t('codeApplied', { code: state.applied.code })}{state.applied.amount ? `: −${props.fmt(props.appliedAmount)}` : ''}.{' '}
           <button type="button" class="link" onClick={state.remove}>
-            Remove
+            {t('remove')}
           </button>
         </p>
       )}

@@ -1,4 +1,5 @@
 // Extras: the merchant's order bumps, ticked on the page and priced by the API from the merchant's records.
+import { t } from '../../i18n.js';
 import { FieldError } from '../../parts.js';
 import type { OrderBump } from '../../types.js';
 
@@ -7,7 +8,7 @@ export function OrderBumpChoices(props: { bumps: OrderBump[]; chosen: string[]; 
   if (bumps.length === 0) return null;
   return (
     <fieldset class="bumps">
-      <legend>Add to your order</legend>
+      <legend>{t('addToOrder')}</legend>
       {bumps.map((b) => (
         <label class={`bump${chosen.includes(b.id) ? ' on' : ''}`} key={b.id}>
           <input

@@ -1,5 +1,6 @@
 // Step 3 of the form: the shipping rates that ship to the shopper's country, cheapest first (as the API lists them);
 // a click on the preselected rate confirms it too, for the funnel.
+import { t } from '../../i18n.js';
 import { FieldError } from '../../parts.js';
 import type { ShippingQuote } from '../../types.js';
 
@@ -17,8 +18,8 @@ export function ShippingRates(props: {
   const { rates, rateId } = props;
   return (
     <fieldset aria-describedby={props.error ? 'rates-err' : undefined}>
-      <legend>Shipping method</legend>
-      {rates.length === 0 && <p class="muted">{props.noRatesText ?? 'This shop has no shipping method yet.'}</p>}
+      <legend>{t('shippingMethod')}</legend>
+      {rates.length === 0 && <p class="muted">{props.noRatesText ?? t('noRates')}</p>}
       <div class="choices">
         {rates.map((r) => (
           <label class={`choice${r.id === rateId ? ' on' : ''}`} key={r.id}>
@@ -35,7 +36,7 @@ export function ShippingRates(props: {
               onClick={props.onChosen}
             />
             <span class="choice-name">{r.name}</span>
-            <span class="choice-price">{r.free ? <span class="free">Free</span> : props.fmt(r.price.amount)}</span>
+            <span class="choice-price">{r.free ? <span class="free">{t('free')}</span> : props.fmt(r.price.amount)}</span>
           </label>
         ))}
       </div>

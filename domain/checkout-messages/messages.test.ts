@@ -1,0 +1,46 @@
+// The checkout page's dictionaries: every language has every key English has (the type says so too), fills in the
+// same {values}, leaves nothing empty and nothing in English by oversight; and a shopper gets the first of their
+// languages the page speaks.
+import { describe, expect, it } from 'vitest';
+import { CHECKOUT_LANGUAGES, checkoutLanguageOf, EN, fillMessage } from './index.js';
+
+const placeholders = (text: string) => [...text.matchAll(/\{([a-zA-Z]+)\}/g)].map((m) => m[1]).sort();
+/** Words that are the same in English and that language (checked by hand, not an oversight). */
+const SAME_AS_ENGLISH: Record<string, string[]> = { de: ['optional'], fr: ['contactHeading', 'total'], es: ['subtotal', 'total'], it: [], nl: ['contactHeading'] };
+const others = Object.entries(CHECKOUT_LANGUAGES).filter(([language]) => language !== 'en');
+
+describe('the checkout page in every language', () => {
+  it('speaks English, German, French, Spanish, Italian and Dutch', () => {
+    expect(Object.keys(CHECKOUT_LANGUAGES).sort()).toEqual(['de', 'en', 'es', 'fr', 'it', 'nl']);
+  });
+
+  it.each(others)('given %s / every key of English, no other, each non-empty with the same {values}, and translated', (language, messages) => {
+    expect(Object.keys(messages).sort()).toEqual(Object.keys(EN).sort());
+    for (const [key, english] of Object.entries(EN)) {
+      const text = (messages as Record<string, string>)[key]!;
+      expect(text.trim(), `${language}.${key}`).not.toBe('');
+      expect(placeholders(text), `${language}.${key}`).toEqual(placeholders(english));
+      if (!SAME_AS_ENGLISH[language]!.includes(key)) expect(text, `${language}.${key} is still English`).not.toBe(english);
+    }
+  });
+});
+
+describe('the shopper\'s language', () => {
+  it.each([
+    [['de-DE', 'en'], 'de'],
+    [['pt-BR', 'fr-CA', 'en'], 'fr'],
+    [['de_CH'], 'de'],
+    [['NL'], 'nl'],
+    [['pt', 'ja'], 'en'],
+    [[], 'en'],
+    [['english'], 'en'],
+  ] as const)('given %j / %s', (tags, language) => {
+    expect(checkoutLanguageOf(tags)).toBe(language);
+  });
+
+  it('fills in values by name and leaves an unknown one as written', () => {
+    expect(fillMessage(CHECKOUT_LANGUAGES.de.pay, { total: '12,00 €' })).toBe('12,00 € bezahlen');
+    expect(fillMessage('{a} and {b}', { a: 1 })).toBe('1 and {b}');
+    expect(fillMessage('{constructor}', {})).toBe('{constructor}');
+  });
+});

@@ -1,0 +1,33 @@
+// The shopper's emails in German (Sie-Form). Keys and {values}: en.ts.
+import type { ShopperEmailWords } from './en.js';
+
+export const DE: ShopperEmailWords = {
+  subtotal: 'Zwischensumme',
+  discount: 'Rabatt ({code})',
+  shipping: 'Versand ({name})',
+  total: 'Gesamt',
+  shippingTo: 'Lieferung an',
+  orderSubject: 'Bestellung {reference} bestätigt – {shop}',
+  orderTitle: 'Bestellung {reference} bestätigt',
+  orderIntro: 'Vielen Dank für Ihre Bestellung, {name}! Bestellung {reference} ist bestätigt und {shop} bereitet sie vor.',
+  paidCard: 'Wir haben Ihre Zahlung über {total} erhalten.',
+  paidCod: 'Sie bezahlen {total} bar bei Lieferung.',
+  paidNothing: 'Für diese Bestellung ist nichts zu bezahlen.',
+  orderOutro: 'Fragen zu Ihrer Bestellung? Antworten Sie auf diese E-Mail, um {shop} zu erreichen.',
+  refundSubject: 'Erstattung von {amount} für Bestellung {reference} – {shop}',
+  partialRefundSubject: 'Teilerstattung von {amount} für Bestellung {reference} – {shop}',
+  refundTitle: 'Ihre Bestellung {reference} wurde erstattet',
+  partialRefundTitle: '{amount} Ihrer Bestellung {reference} wurden erstattet',
+  refundIntro: 'Hallo {name}, {shop} hat Ihre Bestellung {reference} erstattet.',
+  partialRefundIntro: 'Hallo {name}, {shop} hat einen Teil Ihrer Bestellung {reference} erstattet.',
+  refundAmount: '{amount} gehen zurück auf die Karte, mit der Sie bezahlt haben. Je nach Bank kann es einige Werktage dauern, bis der Betrag auf Ihrem Kontoauszug erscheint.',
+  refundReason: 'Grund: {reason}',
+  refundRest: 'Der Rest Ihrer Bestellung ({remaining}) bleibt bezahlt.',
+  refundOutro: 'Fragen zu dieser Erstattung? Antworten Sie auf diese E-Mail, um {shop} zu erreichen.',
+  upsellSubject: 'Zu Ihrer Bestellung hinzugefügt: {titles} – {shop}',
+  upsellTitle: 'Zu Ihrer Bestellung hinzugefügt',
+  upsellIntro: 'Vielen Dank, {name}! {titles} ist Ihrer Bestellung bei {shop} hinzugefügt (Bestellung {reference}).',
+  upsellCharged: 'Wir haben {total} der Karte belastet, mit der Sie bezahlt haben.',
+  upsellOutro: 'Der Artikel geht an dieselbe Adresse. Fragen? Antworten Sie auf diese E-Mail, um {shop} zu erreichen.',
+  upsellShipping: 'kommt mit Ihrer Bestellung',
+};

@@ -1,0 +1,33 @@
+// The shopper's emails in Spanish (tú). Keys and {values}: en.ts.
+import type { ShopperEmailWords } from './en.js';
+
+export const ES: ShopperEmailWords = {
+  subtotal: 'Subtotal',
+  discount: 'Descuento ({code})',
+  shipping: 'Envío ({name})',
+  total: 'Total',
+  shippingTo: 'Envío a',
+  orderSubject: 'Pedido {reference} confirmado – {shop}',
+  orderTitle: 'Pedido {reference} confirmado',
+  orderIntro: '¡Gracias por tu pedido, {name}! El pedido {reference} está confirmado y {shop} lo está preparando.',
+  paidCard: 'Hemos recibido tu pago de {total}.',
+  paidCod: 'Pagas {total} en efectivo a la entrega.',
+  paidNothing: 'No tienes nada que pagar por este pedido.',
+  orderOutro: '¿Tienes preguntas sobre tu pedido? Responde a este correo para contactar con {shop}.',
+  refundSubject: 'Reembolso de {amount} del pedido {reference} – {shop}',
+  partialRefundSubject: 'Reembolso parcial de {amount} del pedido {reference} – {shop}',
+  refundTitle: 'Tu pedido {reference} se ha reembolsado',
+  partialRefundTitle: 'Se han reembolsado {amount} de tu pedido {reference}',
+  refundIntro: 'Hola {name}, {shop} ha reembolsado tu pedido {reference}.',
+  partialRefundIntro: 'Hola {name}, {shop} ha reembolsado parte de tu pedido {reference}.',
+  refundAmount: '{amount} vuelven a la tarjeta con la que pagaste. Según tu banco, puede tardar unos días hábiles en aparecer en tu extracto.',
+  refundReason: 'Motivo: {reason}',
+  refundRest: 'El resto de tu pedido ({remaining}) sigue pagado.',
+  refundOutro: '¿Tienes preguntas sobre este reembolso? Responde a este correo para contactar con {shop}.',
+  upsellSubject: 'Añadido a tu pedido: {titles} – {shop}',
+  upsellTitle: 'Añadido a tu pedido',
+  upsellIntro: '¡Gracias, {name}! {titles} se ha añadido a tu pedido en {shop} (pedido {reference}).',
+  upsellCharged: 'Hemos cobrado {total} en la tarjeta con la que pagaste.',
+  upsellOutro: 'Se envía a la misma dirección. ¿Preguntas? Responde a este correo para contactar con {shop}.',
+  upsellShipping: 'se envía con tu pedido',
+};

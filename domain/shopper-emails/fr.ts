@@ -1,0 +1,33 @@
+// The shopper's emails in French (vouvoiement). Keys and {values}: en.ts.
+import type { ShopperEmailWords } from './en.js';
+
+export const FR: ShopperEmailWords = {
+  subtotal: 'Sous-total',
+  discount: 'Remise ({code})',
+  shipping: 'Livraison ({name})',
+  total: 'Total',
+  shippingTo: 'Livraison à',
+  orderSubject: 'Commande {reference} confirmée – {shop}',
+  orderTitle: 'Commande {reference} confirmée',
+  orderIntro: 'Merci pour votre commande, {name} ! La commande {reference} est confirmée et {shop} la prépare.',
+  paidCard: 'Nous avons bien reçu votre paiement de {total}.',
+  paidCod: 'Vous payez {total} en espèces à la livraison.',
+  paidNothing: 'Vous n’avez rien à payer pour cette commande.',
+  orderOutro: 'Des questions sur votre commande ? Répondez à cet e-mail pour joindre {shop}.',
+  refundSubject: 'Remboursement de {amount} pour la commande {reference} – {shop}',
+  partialRefundSubject: 'Remboursement partiel de {amount} pour la commande {reference} – {shop}',
+  refundTitle: 'Votre commande {reference} a été remboursée',
+  partialRefundTitle: '{amount} de votre commande {reference} ont été remboursés',
+  refundIntro: 'Bonjour {name}, {shop} a remboursé votre commande {reference}.',
+  partialRefundIntro: 'Bonjour {name}, {shop} a remboursé une partie de votre commande {reference}.',
+  refundAmount: '{amount} sont reversés sur la carte avec laquelle vous avez payé. Selon votre banque, il peut falloir quelques jours ouvrés pour les voir sur votre relevé.',
+  refundReason: 'Motif : {reason}',
+  refundRest: 'Le reste de votre commande ({remaining}) reste payé.',
+  refundOutro: 'Des questions sur ce remboursement ? Répondez à cet e-mail pour joindre {shop}.',
+  upsellSubject: 'Ajouté à votre commande : {titles} – {shop}',
+  upsellTitle: 'Ajouté à votre commande',
+  upsellIntro: 'Merci, {name} ! {titles} est ajouté à votre commande chez {shop} (commande {reference}).',
+  upsellCharged: 'Nous avons débité {total} sur la carte avec laquelle vous avez payé.',
+  upsellOutro: 'Il est expédié à la même adresse. Des questions ? Répondez à cet e-mail pour joindre {shop}.',
+  upsellShipping: 'expédié avec votre commande',
+};

@@ -1,0 +1,33 @@
+// The shopper's emails in Italian. Keys and {values}: en.ts.
+import type { ShopperEmailWords } from './en.js';
+
+export const IT: ShopperEmailWords = {
+  subtotal: 'Subtotale',
+  discount: 'Sconto ({code})',
+  shipping: 'Spedizione ({name})',
+  total: 'Totale',
+  shippingTo: 'Spedizione a',
+  orderSubject: 'Ordine {reference} confermato – {shop}',
+  orderTitle: 'Ordine {reference} confermato',
+  orderIntro: 'Grazie per il tuo ordine, {name}! L’ordine {reference} è confermato e {shop} lo sta preparando.',
+  paidCard: 'Abbiamo ricevuto il tuo pagamento di {total}.',
+  paidCod: 'Paghi {total} in contanti alla consegna.',
+  paidNothing: 'Non c’è nulla da pagare per questo ordine.',
+  orderOutro: 'Domande sul tuo ordine? Rispondi a questa e-mail per contattare {shop}.',
+  refundSubject: 'Rimborso di {amount} per l’ordine {reference} – {shop}',
+  partialRefundSubject: 'Rimborso parziale di {amount} per l’ordine {reference} – {shop}',
+  refundTitle: 'Il tuo ordine {reference} è stato rimborsato',
+  partialRefundTitle: '{amount} del tuo ordine {reference} sono stati rimborsati',
+  refundIntro: 'Ciao {name}, {shop} ha rimborsato il tuo ordine {reference}.',
+  partialRefundIntro: 'Ciao {name}, {shop} ha rimborsato parte del tuo ordine {reference}.',
+  refundAmount: '{amount} tornano sulla carta con cui hai pagato. A seconda della banca, possono servire alcuni giorni lavorativi prima che compaiano nell’estratto conto.',
+  refundReason: 'Motivo: {reason}',
+  refundRest: 'Il resto del tuo ordine ({remaining}) resta pagato.',
+  refundOutro: 'Domande su questo rimborso? Rispondi a questa e-mail per contattare {shop}.',
+  upsellSubject: 'Aggiunto al tuo ordine: {titles} – {shop}',
+  upsellTitle: 'Aggiunto al tuo ordine',
+  upsellIntro: 'Grazie, {name}! {titles} è stato aggiunto al tuo ordine presso {shop} (ordine {reference}).',
+  upsellCharged: 'Abbiamo addebitato {total} sulla carta con cui hai pagato.',
+  upsellOutro: 'Viene spedito allo stesso indirizzo. Domande? Rispondi a questa e-mail per contattare {shop}.',
+  upsellShipping: 'spedito con il tuo ordine',
+};

@@ -1,0 +1,33 @@
+// The shopper's emails in Dutch (je-vorm). Keys and {values}: en.ts.
+import type { ShopperEmailWords } from './en.js';
+
+export const NL: ShopperEmailWords = {
+  subtotal: 'Subtotaal',
+  discount: 'Korting ({code})',
+  shipping: 'Verzending ({name})',
+  total: 'Totaal',
+  shippingTo: 'Verzenden naar',
+  orderSubject: 'Bestelling {reference} bevestigd – {shop}',
+  orderTitle: 'Bestelling {reference} bevestigd',
+  orderIntro: 'Bedankt voor je bestelling, {name}! Bestelling {reference} is bevestigd en {shop} maakt hem klaar.',
+  paidCard: 'We hebben je betaling van {total} ontvangen.',
+  paidCod: 'Je betaalt {total} contant bij bezorging.',
+  paidNothing: 'Voor deze bestelling hoef je niets te betalen.',
+  orderOutro: 'Vragen over je bestelling? Beantwoord deze e-mail om {shop} te bereiken.',
+  refundSubject: 'Terugbetaling van {amount} voor bestelling {reference} – {shop}',
+  partialRefundSubject: 'Gedeeltelijke terugbetaling van {amount} voor bestelling {reference} – {shop}',
+  refundTitle: 'Je bestelling {reference} is terugbetaald',
+  partialRefundTitle: '{amount} van je bestelling {reference} is terugbetaald',
+  refundIntro: 'Hallo {name}, {shop} heeft je bestelling {reference} terugbetaald.',
+  partialRefundIntro: 'Hallo {name}, {shop} heeft een deel van je bestelling {reference} terugbetaald.',
+  refundAmount: '{amount} gaat terug naar de kaart waarmee je hebt betaald. Afhankelijk van je bank kan het een paar werkdagen duren voordat het op je afschrift staat.',
+  refundReason: 'Reden: {reason}',
+  refundRest: 'De rest van je bestelling ({remaining}) blijft betaald.',
+  refundOutro: 'Vragen over deze terugbetaling? Beantwoord deze e-mail om {shop} te bereiken.',
+  upsellSubject: 'Toegevoegd aan je bestelling: {titles} – {shop}',
+  upsellTitle: 'Toegevoegd aan je bestelling',
+  upsellIntro: 'Bedankt, {name}! {titles} is toegevoegd aan je bestelling bij {shop} (bestelling {reference}).',
+  upsellCharged: 'We hebben {total} afgeschreven van de kaart waarmee je hebt betaald.',
+  upsellOutro: 'Het wordt naar hetzelfde adres verzonden. Vragen? Beantwoord deze e-mail om {shop} te bereiken.',
+  upsellShipping: 'wordt met je bestelling verzonden',
+};

@@ -1,0 +1,29 @@
+// The page's words in the shopper's language. The page route embeds the chosen language's dictionary with the session
+// (domain/checkout-messages); the script itself carries English, which stands in for anything missing. Set once at
+// start (main.tsx), before the first render.
+import type { ComponentChild } from 'preact';
+import { EN, type CheckoutMessageKey, type CheckoutMessages } from '../../domain/checkout-messages/en.js';
+import { fillMessage } from '../../domain/checkout-messages/fill.js';
+
+let words: CheckoutMessages = EN;
+
+/** Takes the embedded dictionary: only its string entries for known keys count; the rest stays English. */
+export function setLanguage(language: string | undefined, messages: unknown): void {
+  if (language) document.documentElement.lang = language;
+  if (!messages || typeof messages !== 'object') return;
+  const given = messages as Record<string, unknown>;
+  words = Object.fromEntries(Object.entries(EN).map(([key, english]) => [key, typeof given[key] === 'string' ? given[key] : english])) as CheckoutMessages;
+}
+
+/** The message `key` with its `{name}` values filled in. */
+export function t(key: CheckoutMessageKey, values?: Record<string, string | number>): string {
+  return fillMessage(words[key], values);
+}
+
+/** The message `key` as parts, its `{name}` values being elements (a bold email): word order stays the language's. */
+export function tParts(key: CheckoutMessageKey, values: Record<string, ComponentChild>): ComponentChild[] {
+  return words[key].split(/(\{[a-zA-Z]+\})/).map((part) => {
+    const name = /^\{([a-zA-Z]+)\}$/.exec(part)?.[1];
+    return name !== undefined && Object.hasOwn(values, name) ? values[name] : part;
+  });
+}
