@@ -6,13 +6,28 @@ import { EN, type CheckoutMessageKey, type CheckoutMessages } from '../../domain
 import { fillMessage } from '../../domain/checkout-messages/fill.js';
 
 let words: CheckoutMessages = EN;
+let spoken = 'en';
 
 /** Takes the embedded dictionary: only its string entries for known keys count; the rest stays English. */
 export function setLanguage(language: string | undefined, messages: unknown): void {
-  if (language) document.documentElement.lang = language;
+  if (language) {
+    spoken = language;
+    document.documentElement.lang = language;
+  }
   if (!messages || typeof messages !== 'object') return;
   const given = messages as Record<string, unknown>;
   words = Object.fromEntries(Object.entries(EN).map(([key, english]) => [key, typeof given[key] === 'string' ? given[key] : english])) as CheckoutMessages;
+}
+
+/**
+ * The language sent with the shopper's details (their emails are written in it, countries named in it): the
+ * browser's tag when it is the page's language ("de-AT" on a German page), else the page's ("de" when the store's
+ * language won over the browser's English), else the browser's (a Portuguese browser on an English page).
+ */
+export function detailsLanguage(browserTag: string | null): string | null {
+  const browserLanguage = browserTag?.split('-')[0]?.toLowerCase();
+  if (browserTag && browserLanguage === spoken) return browserTag;
+  return spoken !== 'en' ? spoken : browserTag;
 }
 
 /** The message `key` with its `{name}` values filled in. */

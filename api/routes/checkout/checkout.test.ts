@@ -304,8 +304,11 @@ describe('POST /api/checkout/create from a storefront B cart', () => {
     }
     expect(await sessionsOf(s.m)).toHaveLength(0);
     expect((await db().storefrontBConnection.findUniqueOrThrow({ where: { merchantId: s.m.id } })).pluginInterceptedAt).toBeNull();
-    expect((await signed(s.consumerSecret)).statusCode).toBe(201);
+    const created = await signed(s.consumerSecret);
+    expect(created.statusCode).toBe(201);
     expect((await db().storefrontBConnection.findUniqueOrThrow({ where: { merchantId: s.m.id } })).pluginInterceptedAt).toBeInstanceOf(Date);
+    // The store's locale (WordPress's en_US) is recorded in its canonical form: the checkout page speaks it first.
+    expect((await db().checkoutSession.findUniqueOrThrow({ where: { token: created.json<{ token: string }>().token } })).storeLocale).toBe('en-US');
   });
 
   it('given a create without the plugin\'s signature / 401 UNAUTHORIZED naming the headers, for a connected store and an unknown one alike; nothing read, created or recorded', async () => {

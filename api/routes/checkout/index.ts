@@ -32,6 +32,7 @@ import {
 } from '../../schemas/checkout.js';
 import { checkoutOriginWith } from '../../checkout-host.js';
 import { HANDOFF_HEADERS, type Handoff } from '../../../integrations/storefront-b/handoff.js';
+import { canonicalLanguage } from '../../../domain/language.js';
 import { claimHandoff, releaseHandoff, settleHandoff, type HandoffHash } from '../../handoff-claims.js';
 import { cachedFxRates, checkCurrency, createCreateCaches, newSessionToken, shouldPassThrough, storefrontASource, storefrontBSource, subtotalOf, verifiedHostnameOf, type CartDeps, type CartSource } from '../../cart-sources.js';
 
@@ -127,7 +128,9 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
       handoff = claim.hash;
     }
     try {
-      const made = await createSession(source, merchant, platform);
+      // The store's language for this cart (storefront B: WordPress's locale, "de_DE" → "de-DE"): the page speaks it first.
+      const storeLocale = body.platform === 'storefront-b' && body.locale ? canonicalLanguage(body.locale) : null;
+      const made = await createSession(source, merchant, platform, storeLocale);
       if (handoff) await settleHandoff(db, handoff, made);
       return reply.code(201).send({ token: made, checkoutUrl: checkoutUrlOf(made) });
     } catch (err) {
@@ -137,7 +140,7 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
   });
 
   /** Reads the cart, prices it and writes the session with its 'created' event; answers its token. */
-  async function createSession(source: CartSource, merchant: CartSource['merchant'], platform: CartSource['platform']): Promise<string> {
+  async function createSession(source: CartSource, merchant: CartSource['merchant'], platform: CartSource['platform'], storeLocale: string | null): Promise<string> {
     const [cart, fx] = await Promise.all([source.readCart(), cachedFxRates(db, cartDeps.caches)]);
     checkCurrency(cart.currency, fx);
     let subtotalMinor: number;
@@ -153,9 +156,9 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
     // One statement: the session and its 'created' event (the hot path of create: one round trip).
     await db.$executeRaw`
       WITH s AS (
-        INSERT INTO checkout_sessions (token, merchant_id, platform, status, source, store_cart_ref, currency, fx_rates, items, subtotal_minor, updated_at)
+        INSERT INTO checkout_sessions (token, merchant_id, platform, status, source, store_cart_ref, currency, fx_rates, items, subtotal_minor, store_locale, updated_at)
         VALUES (${sessionToken}, ${merchant.id}::uuid, ${platform}::"StorePlatform", ${INITIAL_STATUS}, 'store_cart', ${cart.storeCartRef}, ${cart.currency},
-                ${JSON.stringify(fx)}::jsonb, ${JSON.stringify(cart.items)}::jsonb, ${subtotalMinor}, now())
+                ${JSON.stringify(fx)}::jsonb, ${JSON.stringify(cart.items)}::jsonb, ${subtotalMinor}, ${storeLocale}, now())
         RETURNING token, created_at
       )
       INSERT INTO session_events (id, token, type, data, at) SELECT gen_random_uuid(), token, 'created', ${JSON.stringify(createdEvent)}::jsonb, created_at FROM s`;

@@ -115,7 +115,7 @@ export const pagesRoutes: FastifyPluginAsync<PagesOptions> = async (app, opts) =
   app.get<{ Params: { token: string }; Querystring: Record<string, string> }>('/checkout/:token', { schema: { hide: true } }, async (request, reply) => {
     const { token } = request.params;
     const host = await merchantForCheckoutHost(db, config, request.headers.host ?? '');
-    const session = isSessionToken(token) ? await db.checkoutSession.findUnique({ where: { token }, select: { merchantId: true, merchant: { select: { id: true, slug: true } } } }) : null;
+    const session = isSessionToken(token) ? await db.checkoutSession.findUnique({ where: { token }, select: { merchantId: true, storeLocale: true, merchant: { select: { id: true, slug: true } } } }) : null;
 
     if (!host) {
       // The app origin (or any other host): send a known session to where its checkout lives.
@@ -130,8 +130,10 @@ export const pagesRoutes: FastifyPluginAsync<PagesOptions> = async (app, opts) =
     if (!template) return notBuilt(reply, 'checkout');
     reply.header('cache-control', 'no-store');
     addVary(reply, 'Accept-Language');
-    // The page speaks the shopper's language (the browser's ranked Accept-Language), English when it speaks none of them.
-    const language = checkoutLanguageOf(acceptedLanguages(request.headers['accept-language']));
+    // The page speaks the store's language for this cart when it speaks it (the shopper chose to shop in it), else the
+    // first of the browser's ranked Accept-Language it speaks, else English.
+    const storeLocale = session && host && session.merchantId === host.merchantId ? session.storeLocale : null;
+    const language = checkoutLanguageOf([...(storeLocale ? [storeLocale] : []), ...acceptedLanguages(request.headers['accept-language'])]);
     const messages = CHECKOUT_LANGUAGES[language];
 
     const mine = !!host && !!session && session.merchantId === host.merchantId;

@@ -70,6 +70,21 @@ describe('the checkout page', () => {
     expect(res.body).toContain(`<span class="secure">${words.secureCheckout}</span>`);
   });
 
+  it('given a cart the store sent in German (its locale recorded) and an English browser / the page speaks German; a language the page does not speak falls back to the browser\'s', async () => {
+    const db = stack.database.db;
+    try {
+      await db.checkoutSession.update({ where: { token }, data: { storeLocale: 'de-DE' } });
+      const german = await page(`${slug}.localhost:${port()}`, `/checkout/${token}`, { 'accept-language': 'en-US,en;q=0.9' });
+      expect(embedded(german.body).language).toBe('de');
+      expect(german.body).toContain('<html lang="de">');
+      await db.checkoutSession.update({ where: { token }, data: { storeLocale: 'pt-BR' } });
+      const browser = await page(`${slug}.localhost:${port()}`, `/checkout/${token}`, { 'accept-language': 'nl-NL' });
+      expect(embedded(browser.body).language).toBe('nl');
+    } finally {
+      await db.checkoutSession.update({ where: { token }, data: { storeLocale: null } });
+    }
+  });
+
   it('given gzip accepted / the page is sent compressed', async () => {
     const res = await stack.app.inject({ method: 'GET', url: `/checkout/${token}`, headers: { host: `${slug}.localhost`, 'accept-encoding': 'gzip, deflate' } });
     expect(res.headers['content-encoding']).toBe('gzip');

@@ -11,7 +11,7 @@ import type { PixelEventName } from '../pixels.js';
 import { Field, Spinner, Summary, type Totals } from '../parts.js';
 import { EMAIL_RE, reportProgress } from '../progress.js';
 import { text } from '../texts.js';
-import { t } from '../i18n.js';
+import { detailsLanguage, t } from '../i18n.js';
 import type { Bundle, OrderBump, Status } from '../types.js';
 import { offeredCountries, rateCountries } from '../countries.js';
 import { AddressFields, addressBody, ADDRESS_FIELDS, initialAddress, type AddressState } from './form/AddressFields.js';
@@ -25,8 +25,8 @@ import { useTaxQuote } from '../tax.js';
 const ADDRESS_REQUIRED = ['name', 'line1', 'city', 'postalCode', 'country'] as const;
 
 const locale = browserLocale();
-/** Sent with the details: the emails name countries in the shopper's language (a tag the API would refuse is left out). */
-const language = locale ? canonicalLanguage(locale) : null;
+/** The browser's language as a tag the API takes (one it would refuse is left out). */
+const browserLanguage = locale ? canonicalLanguage(locale) : null;
 
 export interface CheckoutFormProps {
   token: string;
@@ -129,6 +129,7 @@ export function CheckoutForm(props: CheckoutFormProps) {
     e.preventDefault();
     if (preview || busy) return;
     setBanner(null);
+    const language = detailsLanguage(browserLanguage);
     const body = {
       email: email.trim(),
       address: addressBody(address),
