@@ -29,7 +29,7 @@ export function escapeHtml(value: string): string {
  */
 export function accountLayout(title: string, paragraphs: string[], button: { label: string; href: string }, opts: { linkFallback?: boolean } = {}): string {
   const fallback = opts.linkFallback ? `\n<p style="color:#666;font-size:13px">Or paste this link into your browser: ${escapeHtml(button.href)}</p>` : '';
-  return `<!doctype html><html><body style="font-family:system-ui,sans-serif;background:#f6f6f7;padding:24px">
+  return `<!doctype html><html lang="en"><body style="font-family:system-ui,sans-serif;background:#f6f6f7;padding:24px">
 <div style="max-width:520px;margin:auto;background:#fff;border-radius:8px;padding:28px">
 <h1 style="font-size:20px;margin:0 0 16px">${escapeHtml(title)}</h1>
 ${paragraphs.map((p) => `<p style="line-height:1.5">${escapeHtml(p)}</p>`).join('\n')}

@@ -76,6 +76,9 @@ describe('the shopper\'s language', () => {
     expect(partial.text).toContain('Der Rest Ihrer Bestellung (39,72 €) bleibt bezahlt.');
     expect(partial.text).toContain('Grund: Beschädigt');
     expect(renderOrderEmail('upsell_confirmation', data()).subject).toBe('Zu Ihrer Bestellung hinzugefügt: Linen Tote Bag (Natural) – Alpha Store');
+    // Mail clients and screen readers are told the language: the shopper's, English for the merchant.
+    for (const kind of SHOPPER_KINDS) expect(renderOrderEmail(kind, data()).html, kind).toContain('<html lang="de">');
+    for (const kind of MERCHANT_KINDS) expect(renderOrderEmail(kind, data()).html, kind).toContain('<html lang="en">');
   });
 
   it.each([

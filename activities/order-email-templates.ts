@@ -47,12 +47,13 @@ const lineLabel = (l: OrderEmailData['lines'][number]) => (l.variantTitle ? `${l
 /** Subjects are one line: whatever the shop or shopper typed, no line breaks reach the header. */
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 
-function layout(d: OrderEmailData, title: string, body: string): string {
+/** `lang`: the language the email is written in (the shopper's, or English for the merchant). */
+function layout(d: OrderEmailData, title: string, body: string, lang = 'en'): string {
   const color = colorOf(d.shop.primaryColor);
   const header = isWebUrl(d.shop.logoUrl)
     ? `<img src="${escapeHtml(d.shop.logoUrl)}" alt="${escapeHtml(d.shop.name)}" style="max-height:60px">`
     : `<div style="font-size:22px;font-weight:600;color:${color}">${escapeHtml(d.shop.name)}</div>`;
-  return `<!doctype html><html><body style="font-family:system-ui,sans-serif;background:#f6f6f7;padding:24px;color:#222">
+  return `<!doctype html><html lang="${lang}"><body style="font-family:system-ui,sans-serif;background:#f6f6f7;padding:24px;color:#222">
 <div style="max-width:560px;margin:auto;background:#fff;border-radius:8px;padding:28px;border-top:4px solid ${color}">
 ${header}
 <h1 style="font-size:20px;margin:20px 0 12px">${escapeHtml(title)}</h1>
@@ -117,7 +118,7 @@ function orderConfirmation(d: OrderEmailData): RenderedEmail {
   const shipTo = say(words, 'shippingTo');
   return {
     subject: oneLine(say(words, 'orderSubject', values)),
-    html: layout(d, say(words, 'orderTitle', values), [p(intro), p(payment), summaryHtml(d, words), addressHtml(shipTo, d), p(outro)].join('\n')),
+    html: layout(d, say(words, 'orderTitle', values), [p(intro), p(payment), summaryHtml(d, words), addressHtml(shipTo, d), p(outro)].join('\n'), shopperEmailLanguage(d.locale)),
     text: [intro, payment, summaryText(d, words), addressText(shipTo, d), outro].join('\n\n') + '\n',
   };
 }
@@ -175,7 +176,7 @@ function refundConfirmation(d: OrderEmailData): RenderedEmail {
   const parts = [intro, amount, why, rest].filter((x): x is string => x !== null);
   return {
     subject: oneLine(say(words, r.full ? 'refundSubject' : 'partialRefundSubject', values)),
-    html: layout(d, say(words, r.full ? 'refundTitle' : 'partialRefundTitle', values), [...parts.map(p), summaryHtml(d, words), p(outro)].join('\n')),
+    html: layout(d, say(words, r.full ? 'refundTitle' : 'partialRefundTitle', values), [...parts.map(p), summaryHtml(d, words), p(outro)].join('\n'), shopperEmailLanguage(d.locale)),
     text: [...parts, summaryText(d, words), outro].join('\n\n') + '\n',
   };
 }
@@ -220,7 +221,7 @@ function upsellConfirmation(d: OrderEmailData): RenderedEmail {
   const shipTo = say(words, 'shippingTo');
   return {
     subject: oneLine(say(words, 'upsellSubject', values)),
-    html: layout(d, say(words, 'upsellTitle'), [p(intro), p(payment), summaryHtml(d, words), addressHtml(shipTo, d), p(outro)].join('\n')),
+    html: layout(d, say(words, 'upsellTitle'), [p(intro), p(payment), summaryHtml(d, words), addressHtml(shipTo, d), p(outro)].join('\n'), shopperEmailLanguage(d.locale)),
     text: [intro, payment, summaryText(d, words), addressText(shipTo, d), outro].join('\n\n') + '\n',
   };
 }
