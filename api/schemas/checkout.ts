@@ -19,12 +19,16 @@ const storeId = z
   .union([z.number().int().positive(), z.string().regex(/^\d{1,20}$/, 'must be a numeric id')])
   .transform(String);
 
+/** The store's language for the cart as the store names it ("de", "pt-BR", WordPress's "de_DE"). */
+const storeLocaleTag = z.string().regex(/^[A-Za-z]{2,3}([_-][A-Za-z0-9]{2,8})*$/, 'must be a locale such as en_US').max(35);
+
 /** The storefront A branch; the shop host's suffix is configuration (STOREFRONT_A_SHOP_SUFFIX). */
 export const storefrontACreateBodyFor = (shopSuffix: string) =>
   z.strictObject({
     platform: z.literal('storefront-a'),
     shop: shopHost(shopSuffix).describe(`The shop host, e.g. demo-shop${shopSuffix}`),
     cartToken: trimmed(/^[\x21-\x7e]{1,256}$/, 'must be a cart token').describe("The shopper's cart token at the store"),
+    locale: storeLocaleTag.optional().describe("The language the shopper browses the store in (the app embed's Liquid request.locale.iso_code, e.g. de or pt-BR): the checkout page speaks it first when it can"),
   });
 export type StorefrontACreateBody = z.output<ReturnType<typeof storefrontACreateBodyFor>>;
 
@@ -45,7 +49,7 @@ export const storefrontBCreateBody = z.strictObject({
       .describe('Quantities from the plugin; prices are re-read from the store'),
     currency: z.string().optional().describe("Informational: prices are in the store's own currency, read over REST"),
   }),
-  locale: z.string().regex(/^[A-Za-z]{2,3}([_-][A-Za-z0-9]{2,8})*$/, 'must be a locale such as en_US').max(35).optional().describe("The shopper's locale as WordPress reports it (determine_locale())"),
+  locale: storeLocaleTag.optional().describe("The shopper's locale as WordPress reports it (determine_locale()): the checkout page speaks it first when it can"),
   handoffId: z.string().regex(/^[A-Za-z0-9_-]{16,64}$/, 'must be 16-64 letters, digits, - or _').optional()
     .describe('A random id the plugin makes for each handoff (1.2.0+), signed with the body: a signed handoff carrying one is accepted once (a copy answers 409 HANDOFF_REPLAYED naming the first checkout). Without one (older plugins) two shoppers\' identical carts in the same second sign alike, so such handoffs are not deduplicated'),
 });

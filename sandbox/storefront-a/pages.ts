@@ -38,7 +38,7 @@ export function blockSchema(liquid: string): { target?: string; javascript?: str
 
 /**
  * The Liquid an app embed block may use here (a subset): output tags `{{ path | filter }}` over `shop`,
- * `app.metafields.<namespace>.<key>.value` and `block.settings`, with the json, escape and asset_url filters.
+ * `request.locale`, `app.metafields.<namespace>.<key>.value` and `block.settings`, with the json, escape and asset_url filters.
  */
 function renderBlock(liquid: string, scope: Record<string, unknown>, assetUrl: (file: string) => string): string {
   const body = liquid.replace(/{%-?\s*schema\s*-?%}[\s\S]*?{%-?\s*endschema\s*-?%}/, '');
@@ -75,7 +75,7 @@ export function activeEmbeds(state: State, shop: SimShop): Array<{ app: SimApp; 
  * active app embed blocks, and legacy script tags (still injected until 2027-03-01).
  */
 function storefrontExtras(state: State, shop: SimShop): { head: Raw; end: Raw } {
-  const globals = JSON.stringify({ shop: shop.host, routes: { root: `/shops/${shop.host}/` }, currency: { active: shop.currency }, country: shop.country }).replace(/</g, '\\u003c');
+  const globals = JSON.stringify({ shop: shop.host, locale: shop.primaryLocale, routes: { root: `/shops/${shop.host}/` }, currency: { active: shop.currency }, country: shop.country }).replace(/</g, '\\u003c');
   const tags = [...shop.scriptTags.values()].filter((t) => t.displayScope !== 'ORDER_STATUS');
   const embeds = activeEmbeds(state, shop).map(({ app, ext, liquid }) => {
     const metafields: Record<string, Record<string, { value: string }>> = {};
@@ -83,7 +83,8 @@ function storefrontExtras(state: State, shop: SimShop): { head: Raw; end: Raw } 
       const [ns, key] = [k.slice(0, k.lastIndexOf('.')), k.slice(k.lastIndexOf('.') + 1)];
       (metafields[ns] ??= {})[key] = { value: v.value };
     }
-    const scope = { shop: { permanent_domain: shop.host, domain: shop.host, currency: shop.currency }, app: { metafields }, block: { settings: {} } };
+    // request.locale: the shop_locale the shopper browses in; here always the shop's primary one (no language switcher).
+    const scope = { shop: { permanent_domain: shop.host, domain: shop.host, currency: shop.currency }, request: { locale: { iso_code: shop.primaryLocale, primary: true } }, app: { metafields }, block: { settings: {} } };
     const schema = blockSchema(liquid);
     const asset = (file: string) => extensionAssetUrl(shop, app, ext, file);
     return html`${raw(renderBlock(liquid, scope, asset))}${schema.javascript ? html`<script src="${asset(schema.javascript)}" defer></script>` : ''}`;

@@ -62,6 +62,8 @@ const shopSchema = z.object({
   email: z.email().optional(),
   currency: z.string().refine(isCurrency, 'must be an ISO 4217 code').optional(),
   country: z.string().regex(/^[A-Z]{2}$/).optional(),
+  /** An ISO code as Shopify lists shop locales: "de", "pt-BR". */
+  primaryLocale: z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/).optional(),
 });
 const cartSchema = z.object({ items: z.array(z.object({ variantId: z.number().int(), quantity: z.number().int().min(1).max(99) })).min(1) });
 const installSchema = z.object({ clientId: z.string().optional(), scopes: z.array(z.enum(KNOWN_SCOPES as [string, ...string[]])).optional() });

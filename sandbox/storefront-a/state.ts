@@ -226,6 +226,8 @@ export interface SimShop {
   email: string;
   currency: string;
   country: string;
+  /** The shop's primary language (Settings → Languages), what Liquid's request.locale is on its storefront here. */
+  primaryLocale: string;
   /** The shop's own domains; the primary one is where shoppers browse. */
   domains: SimDomain[];
   primaryDomainId: number;
@@ -369,7 +371,7 @@ export function addApp(state: State, input: Partial<SimApp> = {}): SimApp {
   return app;
 }
 
-export function addShop(state: State, input: { host: string; name?: string; email?: string; currency?: string; country?: string; primaryDomain?: string }): SimShop {
+export function addShop(state: State, input: { host: string; name?: string; email?: string; currency?: string; country?: string; primaryLocale?: string; primaryDomain?: string }): SimShop {
   const currency = input.currency ?? 'EUR';
   const label = input.host.split('.')[0] ?? input.host;
   const myshopify = { id: state.nextId(), host: input.host };
@@ -382,6 +384,7 @@ export function addShop(state: State, input: { host: string; name?: string; emai
     email: input.email ?? `owner@${label}.example`,
     currency,
     country: input.country ?? 'DE',
+    primaryLocale: input.primaryLocale ?? 'en',
     domains,
     primaryDomainId: domains.at(-1)!.id,
     products: CATALOGUE.map((source) => {

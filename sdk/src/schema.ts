@@ -5103,6 +5103,8 @@ export interface paths {
                         shop: string;
                         /** @description The shopper's cart token at the store */
                         cartToken: string;
+                        /** @description The language the shopper browses the store in (the app embed's Liquid request.locale.iso_code, e.g. de or pt-BR): the checkout page speaks it first when it can */
+                        locale?: string;
                     } | {
                         /** @enum {string} */
                         platform: "storefront-b";
@@ -5118,7 +5120,7 @@ export interface paths {
                             /** @description Informational: prices are in the store's own currency, read over REST */
                             currency?: string;
                         };
-                        /** @description The shopper's locale as WordPress reports it (determine_locale()) */
+                        /** @description The shopper's locale as WordPress reports it (determine_locale()): the checkout page speaks it first when it can */
                         locale?: string;
                         /** @description A random id the plugin makes for each handoff (1.2.0+), signed with the body: a signed handoff carrying one is accepted once (a copy answers 409 HANDOFF_REPLAYED naming the first checkout). Without one (older plugins) two shoppers' identical carts in the same second sign alike, so such handoffs are not deduplicated */
                         handoffId?: string;

@@ -191,6 +191,16 @@ describe('POST /api/checkout/create from a storefront A cart', () => {
     expect(await sessionsOf(m)).toHaveLength(0);
   });
 
+  it('given the storefront\'s language with the cart (the app embed\'s request.locale) / recorded canonical for the page; a tag that is no locale is refused, nothing created', async () => {
+    const { m, shop, cart } = await shopA();
+    const german = await create({ platform: 'storefront-a', shop, cartToken: cart([[0, 0, 1]]), locale: 'pt-br' });
+    expect(german.status, JSON.stringify(german.body)).toBe(201);
+    expect((await db().checkoutSession.findUniqueOrThrow({ where: { token: String(german.body.token) } })).storeLocale).toBe('pt-BR');
+    const bad = await create({ platform: 'storefront-a', shop, cartToken: cart([[0, 0, 1]]), locale: 'de"><script>' });
+    expect(bad).toMatchObject({ status: 400, body: { code: 'INVALID_INPUT' } });
+    expect(await sessionsOf(m)).toHaveLength(1);
+  });
+
   it('given an unknown shop, a disconnected one or a malformed host / 404, 404, 400', async () => {
     const gone = await shopA({ connected: false });
 

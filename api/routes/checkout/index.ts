@@ -128,8 +128,9 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
       handoff = claim.hash;
     }
     try {
-      // The store's language for this cart (storefront B: WordPress's locale, "de_DE" → "de-DE"): the page speaks it first.
-      const storeLocale = body.platform === 'storefront-b' && body.locale ? canonicalLanguage(body.locale) : null;
+      // The store's language for this cart (storefront A: the storefront's locale; storefront B: WordPress's, "de_DE" →
+      // "de-DE"): the page speaks it first.
+      const storeLocale = body.locale ? canonicalLanguage(body.locale) : null;
       const made = await createSession(source, merchant, platform, storeLocale);
       if (handoff) await settleHandoff(db, handoff, made);
       return reply.code(201).send({ token: made, checkoutUrl: checkoutUrlOf(made) });

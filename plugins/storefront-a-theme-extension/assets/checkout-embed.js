@@ -48,7 +48,10 @@
         return fetch(config.apiBase.replace(/\/+$/, '') + '/api/checkout/create', {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ platform: 'storefront-a', shop: config.shop, cartToken: cart.token }),
+          // The storefront's language (the block's request.locale.iso_code): the checkout page speaks it first.
+          body: JSON.stringify(typeof config.locale === 'string' && config.locale
+            ? { platform: 'storefront-a', shop: config.shop, cartToken: cart.token, locale: config.locale }
+            : { platform: 'storefront-a', shop: config.shop, cartToken: cart.token }),
         });
       })
       .then(function (r) { return r.ok ? r.json() : Promise.reject(new Error('create ' + r.status)); })
