@@ -73,6 +73,8 @@ describe('the shopper checks out in a browser', () => {
     // The embed's script created the session and sent the browser to the merchant's checkout host.
     await page.waitForURL(/^http:\/\/[a-z0-9-]+\.localhost:\d+\/checkout\/cs_[A-Za-z0-9_-]{32}$/, { timeout: 15_000 });
     const token = new URL(page.url()).pathname.split('/').pop()!;
+    // The embed sent the storefront's language (its block's request.locale: the shop's primary locale, en).
+    expect((await stack.database.db.checkoutSession.findUniqueOrThrow({ where: { token } })).storeLocale).toBe('en');
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Almost yours');
     const pay = page.getByRole('button', { name: /^Pay / });
     // Cheapest rate first and chosen: Standard (€4.90) for 2 × the first product.
