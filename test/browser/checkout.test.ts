@@ -130,6 +130,29 @@ describe('the shopper checks out in a browser', () => {
   }, 150_000);
 });
 
+describe('the store\'s language', () => {
+  it('given a shop whose storefront is French and a shopper whose browser is English / the app embed sends fr and the checkout page is in French', async () => {
+    const { stack } = b;
+    const merchant = await storefrontAMerchant(stack, 'Maison Lin', { primaryLocale: 'fr' });
+    const fr = CHECKOUT_LANGUAGES.fr;
+    const page = await (await b.newContext({ locale: 'en-US' })).newPage();
+    await clickCheckoutInShop(page, merchant.shop, stack.urls.storefrontA);
+    await page.waitForURL(/\/checkout\/cs_[A-Za-z0-9_-]{32}$/, { timeout: 15_000 });
+    const token = new URL(page.url()).pathname.split('/').pop()!;
+    expect((await stack.database.db.checkoutSession.findUniqueOrThrow({ where: { token } })).storeLocale).toBe('fr');
+    await page.getByRole('heading', { name: fr.headline, level: 1 }).waitFor();
+    expect(await page.locator('html').getAttribute('lang')).toBe('fr');
+    expect(await page.getByRole('heading', { name: fr.orderSummary }).count()).toBe(1);
+    expect(await page.getByLabel(fr.postalCode).count()).toBe(1);
+    // Money and countries in French too, not in the browser's English: "54,70 €", no United States preselected.
+    await expect.poll(() => page.getByRole('button', { name: /^Payer / }).textContent()).toMatch(/^Payer \d+,\d{2}\s€$/);
+    expect(await page.locator('#f-address-country').inputValue()).toBe('');
+    await page.locator('#f-address-country').focus();
+    await expect.poll(() => page.locator('#f-address-country option[value="DE"]').textContent()).toBe('Allemagne');
+    await screenshot(page, 'lang-1-french-shop-1280');
+  }, 120_000);
+});
+
 describe('cash on delivery, discount and order bump, on a phone', () => {
   it('given COD enabled, a 10% code and an order bump / the shopper ticks the bump, applies the code, places a COD order and sees the confirmation; the shop has one pending order with that total', async () => {
     const { stack } = b;

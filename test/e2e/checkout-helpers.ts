@@ -77,6 +77,8 @@ export interface MerchantOptions {
   primaryDomain?: string;
   /** storefrontAMerchant: the shop's shipping zones before the install (default: a "Rest of World" zone, every country). */
   shipsTo?: string[];
+  /** storefrontAMerchant: the shop's primary language, its storefront's request.locale (default en). */
+  primaryLocale?: string;
 }
 
 /** A merchant registered through the API, its own processor account connected, two shipping rates, on a paid plan (unless `plan: 'demo'`). */
@@ -100,7 +102,7 @@ export async function merchantWithProcessor(stack: TestStack, shopName: string, 
 export async function storefrontAMerchant(stack: TestStack, shopName: string, opts: MerchantOptions = {}): Promise<Merchant & { shop: SimShop }> {
   const merchant = await merchantWithProcessor(stack, shopName, opts);
   const host = `e2e-${unique()}.myshopify.com`;
-  const created = await control(stack.urls.storefrontA, 'POST', 'shops', { shop: host, name: shopName, ...(opts.currency ? { currency: opts.currency } : {}), ...(opts.primaryDomain ? { primaryDomain: opts.primaryDomain } : {}) });
+  const created = await control(stack.urls.storefrontA, 'POST', 'shops', { shop: host, name: shopName, ...(opts.currency ? { currency: opts.currency } : {}), ...(opts.primaryDomain ? { primaryDomain: opts.primaryDomain } : {}), ...(opts.primaryLocale ? { primaryLocale: opts.primaryLocale } : {}) });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   if (opts.shipsTo) expect((await control(stack.urls.storefrontA, 'POST', `shops/${host}/ships-to`, { countries: opts.shipsTo })).status).toBe(200);
   const s = storefrontAStackOf(stack);

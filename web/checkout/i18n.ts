@@ -4,6 +4,7 @@
 import type { ComponentChild } from 'preact';
 import { EN, type CheckoutMessageKey, type CheckoutMessages } from '../../domain/checkout-messages/en.js';
 import { fillMessage } from '../../domain/checkout-messages/fill.js';
+import { browserLocale } from '../shared/money.js';
 
 let words: CheckoutMessages = EN;
 let spoken = 'en';
@@ -28,6 +29,21 @@ export function detailsLanguage(browserTag: string | null): string | null {
   const browserLanguage = browserTag?.split('-')[0]?.toLowerCase();
   if (browserTag && browserLanguage === spoken) return browserTag;
   return spoken !== 'en' ? spoken : browserTag;
+}
+
+/**
+ * The locale the page formats in (money, country names, the default country): the browser's when it is the page's
+ * language, else the page's own ("fr" on a French shop seen in an English browser: "54,70 €", "États-Unis").
+ */
+export function pageLocale(): string | undefined {
+  const browser = browserLocale();
+  let tag: string | null = null;
+  try {
+    tag = browser ? Intl.getCanonicalLocales(browser)[0] ?? null : null;
+  } catch {
+    tag = null;
+  }
+  return detailsLanguage(tag) ?? undefined;
 }
 
 /** The message `key` with its `{name}` values filled in. */

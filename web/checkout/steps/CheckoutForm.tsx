@@ -11,7 +11,7 @@ import type { PixelEventName } from '../pixels.js';
 import { Field, Spinner, Summary, type Totals } from '../parts.js';
 import { EMAIL_RE, reportProgress } from '../progress.js';
 import { text } from '../texts.js';
-import { detailsLanguage, t } from '../i18n.js';
+import { detailsLanguage, pageLocale, t } from '../i18n.js';
 import type { Bundle, OrderBump, Status } from '../types.js';
 import { offeredCountries, rateCountries } from '../countries.js';
 import { AddressFields, addressBody, ADDRESS_FIELDS, initialAddress, type AddressState } from './form/AddressFields.js';
@@ -24,9 +24,11 @@ import { useTaxQuote } from '../tax.js';
 /** The address fields the quote needs (the API's schema requires them). */
 const ADDRESS_REQUIRED = ['name', 'line1', 'city', 'postalCode', 'country'] as const;
 
-const locale = browserLocale();
 /** The browser's language as a tag the API takes (one it would refuse is left out). */
-const browserLanguage = locale ? canonicalLanguage(locale) : null;
+const browserLanguage = (() => {
+  const tag = browserLocale();
+  return tag ? canonicalLanguage(tag) : null;
+})();
 
 export interface CheckoutFormProps {
   token: string;
@@ -46,6 +48,8 @@ type ApiFailure = { code: string; message: string; fields: Record<string, string
 
 export function CheckoutForm(props: CheckoutFormProps) {
   const { bundle, token, orderBumps } = props;
+  // Money, country names and the default country in the page's language (set before the first render).
+  const locale = pageLocale();
   const preview = bundle.preview;
   const shopper = bundle.shopper;
   const rates = bundle.shipping;

@@ -6,20 +6,22 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { orderNumberLabel } from '../../../domain/store-order.js';
 import { api } from '../../shared/api.js';
-import { browserLocale, currencyDigits, formatMoney } from '../../shared/money.js';
+import { currencyDigits, formatMoney } from '../../shared/money.js';
 import type { FollowedSession } from '../follow.js';
 import { parseUpsellOneClick } from '../offers.js';
 import type { Pixels } from '../pixels.js';
 import { Spinner, Summary, type Totals } from '../parts.js';
-import { t, tParts } from '../i18n.js';
+import { pageLocale, t, tParts } from '../i18n.js';
 import { text } from '../texts.js';
 import type { Bundle, OrderBump, Status, Upsell } from '../types.js';
 
-const locale = browserLocale();
+/** The page's locale, read when used: the page's language is set after this module loads. */
+const locale = () => pageLocale();
 
 function countryName(code: string): string {
   try {
-    return new Intl.DisplayNames(locale ? [locale, 'en'] : ['en'], { type: 'region' }).of(code) ?? code;
+    const tag = locale();
+    return new Intl.DisplayNames(tag ? [tag, 'en'] : ['en'], { type: 'region' }).of(code) ?? code;
   } catch {
     return code;
   }
@@ -140,7 +142,7 @@ export function Success({ token, bundle: initial, status, session, pixels, upsel
             <div>
               <p class="offer-h">{u.headline}</p>
               <p class="small">
-                {u.title}: <s class="muted">{formatMoney(u.price.amount, u.price.currency, locale)}</s> <strong>{formatMoney(u.offerPrice.amount, u.offerPrice.currency, locale)}</strong> (−{u.discountPercent}%)
+                {u.title}: <s class="muted">{formatMoney(u.price.amount, u.price.currency, locale())}</s> <strong>{formatMoney(u.offerPrice.amount, u.offerPrice.currency, locale())}</strong> (−{u.discountPercent}%)
               </p>
               {u.description && <p class="muted small">{u.description}</p>}
               {status === 'COMPLETED' && !initial.preview && <AcceptOffer token={token} upsell={u} />}
@@ -148,7 +150,7 @@ export function Success({ token, bundle: initial, status, session, pixels, upsel
           </aside>
         ))}
       </section>
-      <Summary items={bundle.cart.items} bumps={bumps} totals={totals} currency={bundle.currency} locale={locale} discountCode={bundle.shopper.discountCode} shippingFree={rate?.free} />
+      <Summary items={bundle.cart.items} bumps={bumps} totals={totals} currency={bundle.currency} locale={locale()} discountCode={bundle.shopper.discountCode} shippingFree={rate?.free} />
     </div>
   );
 }
@@ -170,7 +172,7 @@ function AcceptOffer({ token, upsell }: { token: string; upsell: Upsell }) {
     setAnswer(r.ok ? { charge: r.data } : { error: r.message });
   };
   const charge = answer?.charge;
-  if (charge?.state === 'paid') return <p class="small" role="status">{t('offerAdded', { amount: formatMoney(charge.amount.amount, charge.amount.currency, locale) })}</p>;
+  if (charge?.state === 'paid') return <p class="small" role="status">{t('offerAdded', { amount: formatMoney(charge.amount.amount, charge.amount.currency, locale()) })}</p>;
   if (charge?.state === 'pending') return <p class="small" role="status">{t('offerPending')}</p>;
   return (
     <>
@@ -178,7 +180,7 @@ function AcceptOffer({ token, upsell }: { token: string; upsell: Upsell }) {
       {answer?.error && <p class="small error" role="alert">{answer.error}</p>}
       {charge?.state !== 'failed' && (
         <button type="button" class="button small" disabled={busy} onClick={() => void accept()}>
-          {busy ? t('adding') : t('addToMyOrder', { price: formatMoney(upsell.offerPrice.amount, upsell.offerPrice.currency, locale) })}
+          {busy ? t('adding') : t('addToMyOrder', { price: formatMoney(upsell.offerPrice.amount, upsell.offerPrice.currency, locale()) })}
         </button>
       )}
     </>
