@@ -2,9 +2,9 @@
 // same {values}, leaves nothing empty and nothing in English by oversight; and a shopper gets the first of their
 // languages the page speaks.
 import { describe, expect, it } from 'vitest';
+import { expectTranslated } from '../../test/harness/translations.js';
 import { CHECKOUT_LANGUAGES, checkoutLanguageOf, EN, fillMessage } from './index.js';
 
-const placeholders = (text: string) => [...text.matchAll(/\{([a-zA-Z]+)\}/g)].map((m) => m[1]).sort();
 /** Words that are the same in English and that language (checked by hand, not an oversight). */
 const SAME_AS_ENGLISH: Record<string, string[]> = { de: ['optional'], fr: ['contactHeading', 'total'], es: ['subtotal', 'total'], it: [], nl: ['contactHeading'] };
 const others = Object.entries(CHECKOUT_LANGUAGES).filter(([language]) => language !== 'en');
@@ -15,13 +15,7 @@ describe('the checkout page in every language', () => {
   });
 
   it.each(others)('given %s / every key of English, no other, each non-empty with the same {values}, and translated', (language, messages) => {
-    expect(Object.keys(messages).sort()).toEqual(Object.keys(EN).sort());
-    for (const [key, english] of Object.entries(EN)) {
-      const text = (messages as Record<string, string>)[key]!;
-      expect(text.trim(), `${language}.${key}`).not.toBe('');
-      expect(placeholders(text), `${language}.${key}`).toEqual(placeholders(english));
-      if (!SAME_AS_ENGLISH[language]!.includes(key)) expect(text, `${language}.${key} is still English`).not.toBe(english);
-    }
+    expectTranslated(language, messages, EN, SAME_AS_ENGLISH[language]!);
   });
 });
 

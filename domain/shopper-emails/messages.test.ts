@@ -1,21 +1,15 @@
 // The shopper's email words: every language has every key English has, fills in the same {values}, leaves nothing
 // empty or in English by oversight; the language and the money format follow the shopper's recorded locale.
 import { describe, expect, it } from 'vitest';
+import { expectTranslated } from '../../test/harness/translations.js';
 import { EN, SHOPPER_EMAIL_LANGUAGES, shopperEmailLanguage, shopperMoneyLocale } from './index.js';
 
-const placeholders = (text: string) => [...text.matchAll(/\{([a-zA-Z]+)\}/g)].map((m) => m[1]).sort();
 /** The same word in English and that language (checked by hand). */
 const SAME_AS_ENGLISH: Record<string, string[]> = { de: [], fr: ['total'], es: ['subtotal', 'total'], it: [], nl: [] };
 
 describe('the shopper\'s emails in every language', () => {
   it.each(Object.entries(SHOPPER_EMAIL_LANGUAGES).filter(([l]) => l !== 'en'))('given %s / every key, the same {values}, translated', (language, words) => {
-    expect(Object.keys(words).sort()).toEqual(Object.keys(EN).sort());
-    for (const [key, english] of Object.entries(EN)) {
-      const text = (words as Record<string, string>)[key]!;
-      expect(text.trim(), `${language}.${key}`).not.toBe('');
-      expect(placeholders(text), `${language}.${key}`).toEqual(placeholders(english));
-      if (!SAME_AS_ENGLISH[language]!.includes(key)) expect(text, `${language}.${key} is still English`).not.toBe(english);
-    }
+    expectTranslated(language, words, EN, SAME_AS_ENGLISH[language]!);
   });
 
   it.each([
