@@ -287,6 +287,20 @@ describe('going back from the payment step', () => {
     const payments = (await control(stack.urls.processor, 'GET', 'webhooks/events')).body.events as Array<{ event: string; payload: { data: { total?: number; metadata?: Record<string, string> } } }>;
     const charged = payments.filter((e) => e.event === 'payment.succeeded' && e.payload.data.metadata?.checkout_session_token === token).map((e) => e.payload.data.total);
     expect(charged).toEqual([row.totalMinor! / 100]);
+
+    // Opened again later, while the first read of the session is slow: the confirmation waits for the stored total
+    // and never shows one put together without the discount.
+    const again = await (await b.newContext()).newPage();
+    let held = 0;
+    await again.route('**/api/checkout/session/*', async (route) => {
+      held++;
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      await route.continue();
+    });
+    await again.goto(`${m.checkoutOrigin}/checkout/${token}`);
+    await again.getByRole('heading', { name: 'Thank you for your order!' }).waitFor({ timeout: 15_000 });
+    expect(await shownTotal(again)).toBe(second);
+    expect(held).toBeGreaterThan(0);
   }, 150_000);
 });
 

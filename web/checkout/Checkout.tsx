@@ -40,7 +40,9 @@ export function Checkout(props: CheckoutProps) {
   }, []);
 
   let view;
-  if (status === 'COMPLETED' || status === 'COD_CONFIRMED') view = <Success {...props} status={status} session={session} pixels={pixels} />;
+  // The confirmation shows what was paid, so it waits for the stored total (one read of the session): a total
+  // put together on the page would leave out the discount and the store's tax.
+  if (status === 'COMPLETED' || status === 'COD_CONFIRMED') view = session.totalMinor === null ? <Confirming /> : <Success {...props} status={status} session={{ ...session, totalMinor: session.totalMinor }} pixels={pixels} />;
   else if (status === 'REFUNDED') view = <Notice title={t('refundedTitle')} body={t('refundedBody')} />;
   else if (status === 'ABANDONED') view = <Notice title={t('expiredTitle')} body={t('expiredBody')} />;
   else if (session.confirming) view = <Confirming />;

@@ -32,7 +32,7 @@ export interface SuccessProps {
   bundle: Bundle;
   status: Status;
   /** The session as followed (web/checkout/follow.ts): its stored total and the order on the store. */
-  session: Pick<FollowedSession, 'totalMinor' | 'storeOrder'>;
+  session: Pick<FollowedSession, 'storeOrder'> & { totalMinor: number };
   pixels: Pixels;
   orderBumps: OrderBump[];
   upsells?: Upsell[];
@@ -66,7 +66,7 @@ export function Success({ token, bundle: initial, status, session, pixels, upsel
   }, [token]);
   const paidTotal = session.totalMinor;
   useEffect(() => {
-    if (!initial.preview && paidTotal !== null) pixels.fire('purchase', { token, currency: initial.currency, value: paidTotal / 10 ** currencyDigits(initial.currency) });
+    if (!initial.preview) pixels.fire('purchase', { token, currency: initial.currency, value: paidTotal / 10 ** currencyDigits(initial.currency) });
   }, [paidTotal]);
   const h = useRef<HTMLHeadingElement>(null);
   useEffect(() => h.current?.focus(), []);
@@ -83,7 +83,7 @@ export function Success({ token, bundle: initial, status, session, pixels, upsel
   const subtotal = bundle.cart.subtotal.amount;
   const bumpTotal = bumps.reduce((n, b) => n + b.price.amount, 0);
   const shipping = rate ? rate.price.amount : 0;
-  const total = session.totalMinor ?? subtotal + bumpTotal + shipping;
+  const total = session.totalMinor;
   const shopUrl = webAddress(bundle.shopUrl);
   // The stored total is the truth: the discount as stored, and what the total is above items + bumps + shipping − discount
   // is the store's tax (charged on top; a store whose prices include tax adds none).
