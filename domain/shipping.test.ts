@@ -14,9 +14,9 @@ describe('shipping quotes', () => {
   it('lists the rates cheapest first, in EUR as the merchant set them', () => {
     const quotes = quoteShippingRates([rate('Express', 1290), rate('Standard', 490), rate('Pickup', 0)], inEur(5000));
     expect(quotes).toEqual([
-      { id: 'pickup', name: 'Pickup', price: eur(0), free: false, countries: null },
-      { id: 'standard', name: 'Standard', price: eur(490), free: false, countries: null },
-      { id: 'express', name: 'Express', price: eur(1290), free: false, countries: null },
+      { id: 'pickup', name: 'Pickup', price: eur(0), free: false, countries: null, deliveryDays: null },
+      { id: 'standard', name: 'Standard', price: eur(490), free: false, countries: null, deliveryDays: null },
+      { id: 'express', name: 'Express', price: eur(1290), free: false, countries: null, deliveryDays: null },
     ]);
   });
   it('keeps the merchant’s order among equal prices', () => {
@@ -25,12 +25,12 @@ describe('shipping quotes', () => {
   });
   it('shows a free rate at 0 with a free label, whatever its price', () => {
     const [quote] = quoteShippingRates([rate('Courier', 990, { free: true, freeThresholdCents: 100_000 })], inEur(0));
-    expect(quote).toEqual({ id: 'courier', name: 'Courier', price: eur(0), free: true, reason: 'free_rate', countries: null });
+    expect(quote).toEqual({ id: 'courier', name: 'Courier', price: eur(0), free: true, reason: 'free_rate', countries: null, deliveryDays: null });
   });
   it('ships free from the threshold on, the boundary included', () => {
     const standard = rate('Standard', 490, { freeThresholdCents: 5000 });
     expect(quoteShippingRates([standard], inEur(4999))[0]).toMatchObject({ price: eur(490), free: false });
-    expect(quoteShippingRates([standard], inEur(5000))[0]).toEqual({ id: 'standard', name: 'Standard', price: eur(0), free: true, reason: 'threshold', countries: null });
+    expect(quoteShippingRates([standard], inEur(5000))[0]).toEqual({ id: 'standard', name: 'Standard', price: eur(0), free: true, reason: 'threshold', countries: null, deliveryDays: null });
     expect(quoteShippingRates([standard], inEur(5001))[0]).toMatchObject({ free: true, reason: 'threshold' });
   });
   it('converts price and threshold into the checkout currency and compares there', () => {
@@ -136,5 +136,15 @@ describe('shipping quotes', () => {
       const converted = quoteShippingRates([rate('Threshold', threshold)], context)[0]?.price.amount ?? NaN;
       expect(quote?.free).toBe(context.subtotal.amount >= converted);
     }));
+  });
+});
+
+describe('a delivery estimate', () => {
+  it('goes with its rate into the quote, free or not; a rate without one quotes null', () => {
+    const rates = [
+      { id: 'standard', name: 'Standard', free: false, basePriceCents: 490, freeThresholdCents: 5000, deliveryDays: { min: 3, max: 5 } },
+      { id: 'courier', name: 'Courier', free: false, basePriceCents: 990, freeThresholdCents: null },
+    ];
+    expect(quoteShippingRates(rates, inEur(5000)).map((q) => [q.id, q.free, q.deliveryDays])).toEqual([['standard', true, { min: 3, max: 5 }], ['courier', false, null]]);
   });
 });

@@ -19,6 +19,12 @@ export type RateCountries = 'store' | string[];
  */
 export type StoreCountries = readonly string[] | null;
 
+/** A delivery estimate: business days from the order to the shopper's door ("3-5 business days"). */
+export interface DeliveryDays {
+  min: number;
+  max: number;
+}
+
 /** A rate as the merchant defines it; a ShippingRate row fits as it is. */
 export interface ShippingRateInput {
   /** Absent for rates not saved yet (a wizard draft): the rate's position stands in, see `rateId`. */
@@ -31,6 +37,8 @@ export interface ShippingRateInput {
   freeThresholdCents: number | null;
   /** Where it ships; absent: every country the store ships to (the default of a new rate). */
   countries?: RateCountries;
+  /** The estimate shown with the rate; absent or null: none. */
+  deliveryDays?: DeliveryDays | null;
 }
 
 export interface ShippingQuote {
@@ -46,6 +54,8 @@ export interface ShippingQuote {
    * store's list is said once per checkout, not once per rate (the session bundle stays small).
    */
   countries: string[] | null;
+  /** The merchant's delivery estimate for the rate; null: none given. */
+  deliveryDays: DeliveryDays | null;
 }
 
 export interface QuoteContext {
@@ -130,7 +140,7 @@ export function quoteShippingRates(rates: readonly ShippingRateInput[], context:
   const none = zero(currency);
   compare(subtotal, none); // refuses a subtotal in another currency
   const quotes = rates.map((rate, index): ShippingQuote => {
-    const base = { id: rateId(rate, index), name: rate.name, countries: ownCountries(rate) };
+    const base = { id: rateId(rate, index), name: rate.name, countries: ownCountries(rate), deliveryDays: rate.deliveryDays ?? null };
     if (rate.free) return { ...base, price: none, free: true, reason: 'free_rate' };
     const price = convertFromEur(eurCents(rate.basePriceCents, 'price'), currency, fxRates);
     if (rate.freeThresholdCents !== null) {

@@ -3,7 +3,7 @@
 // empty list of its own.
 import type { Prisma } from '../prisma/client.js';
 import { AppError } from '../domain/errors.js';
-import { destinationProblem, rateDestinations, type RateCountries, type ShippingRateInput, type StoreCountries } from '../domain/shipping.js';
+import { destinationProblem, rateDestinations, type DeliveryDays, type RateCountries, type ShippingRateInput, type StoreCountries } from '../domain/shipping.js';
 
 /** What a shipping_rates row holds (a ShippingRate row fits). */
 export interface ShippingRateRow {
@@ -14,6 +14,8 @@ export interface ShippingRateRow {
   freeThresholdCents: number | null;
   allStoreCountries: boolean;
   countries: string[];
+  deliveryMinDays: number | null;
+  deliveryMaxDays: number | null;
 }
 
 export function rateCountriesOf(row: Pick<ShippingRateRow, 'allStoreCountries' | 'countries'>): 'store' | string[] {
@@ -21,7 +23,17 @@ export function rateCountriesOf(row: Pick<ShippingRateRow, 'allStoreCountries' |
 }
 
 export function rateInputOf(row: ShippingRateRow): ShippingRateInput {
-  return { id: row.id, name: row.name, free: row.free, basePriceCents: row.basePriceCents, freeThresholdCents: row.freeThresholdCents, countries: rateCountriesOf(row) };
+  return { id: row.id, name: row.name, free: row.free, basePriceCents: row.basePriceCents, freeThresholdCents: row.freeThresholdCents, countries: rateCountriesOf(row), deliveryDays: deliveryDaysOf(row) };
+}
+
+/** The row's delivery estimate: both columns or none (a CHECK constraint keeps them so). */
+export function deliveryDaysOf(row: Pick<ShippingRateRow, 'deliveryMinDays' | 'deliveryMaxDays'>): DeliveryDays | null {
+  return row.deliveryMinDays === null || row.deliveryMaxDays === null ? null : { min: row.deliveryMinDays, max: row.deliveryMaxDays };
+}
+
+/** The columns of a rate's delivery estimate, for a write. */
+export function deliveryDaysColumns(days: DeliveryDays | null | undefined): Pick<ShippingRateRow, 'deliveryMinDays' | 'deliveryMaxDays'> {
+  return { deliveryMinDays: days?.min ?? null, deliveryMaxDays: days?.max ?? null };
 }
 
 /** The store's ship-to countries as the rules read them: null while never read. */

@@ -144,6 +144,7 @@ export const shippingQuote = z.object({
     .array(z.string())
     .nullable()
     .describe('The countries this rate ships to (ISO codes); null: where the store ships (`storeCountries`). List it only for an address there'),
+  deliveryDays: z.object({ min: z.number().int(), max: z.number().int() }).nullable().describe("The merchant's delivery estimate in business days; null: none given"),
   reason: z.enum(['free_rate', 'threshold']).optional(),
 });
 

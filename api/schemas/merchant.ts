@@ -71,6 +71,16 @@ export const rateCountries = z
   .transform((countries) => (countries === 'store' ? countries : knownCountries(countries)))
   .describe('Where the rate ships: "store" (the default) or a list of countries. A checkout offers the countries some rate ships to, and refuses an address elsewhere.');
 
+/** A delivery estimate in business days ("3-5 business days"); the same day twice says one number. */
+const deliveryDays = z
+  .object({
+    min: z.number().int().min(0).max(90).describe('Fewest business days from order to delivery'),
+    max: z.number().int().min(0).max(90).describe('Most business days (at least `min`)'),
+  })
+  .strict()
+  .refine((d) => d.max >= d.min, { path: ['max'], message: 'must be at least the fewest days' })
+  .describe('The delivery estimate the checkout shows with the rate, in business days');
+
 export const shippingRateInput = z
   .object({
     name: text(60, { required: 'enter a name' }).describe('Visible to the shopper'),
@@ -78,6 +88,7 @@ export const shippingRateInput = z
     basePriceCents: z.number().int().min(0).max(1_000_000).describe('Price in EUR cents; converted into the checkout currency'),
     freeThresholdCents: z.number().int().min(0).max(100_000_000).nullable().optional().describe('Cart subtotals at or above this (EUR cents) ship free'),
     countries: rateCountries.default('store'),
+    deliveryDays: deliveryDays.nullable().optional().describe('The delivery estimate the checkout shows with the rate, in business days; null or absent: none'),
   })
   .strict();
 export const shippingRate = z.object({
@@ -87,6 +98,7 @@ export const shippingRate = z.object({
   basePriceCents: z.number().int(),
   freeThresholdCents: z.number().int().nullable(),
   countries: z.union([z.literal('store'), z.array(z.string())]).describe('"store": every country the store ships to; else these countries only'),
+  deliveryDays: z.object({ min: z.number().int(), max: z.number().int() }).nullable().describe('The delivery estimate in business days; null: none'),
 });
 
 /** The countries the connected store ships to, as last read from it. */

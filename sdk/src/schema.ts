@@ -1181,6 +1181,13 @@ export interface paths {
                             freeThresholdCents?: number | null;
                             /** @description Where the rate ships: "store" (the default) or a list of countries. A checkout offers the countries some rate ships to, and refuses an address elsewhere. */
                             countries?: "store" | components["schemas"]["CountryCodeInput"][];
+                            /** @description The delivery estimate the checkout shows with the rate, in business days; null or absent: none */
+                            deliveryDays?: {
+                                /** @description Fewest business days from order to delivery */
+                                min: number;
+                                /** @description Most business days (at least `min`) */
+                                max: number;
+                            } | null;
                         }[];
                         /** @description Set by setup verification only: a timestamp keeps the recorded instant (SETUP_NOT_VERIFIED before verification passed); null re-opens the wizard */
                         onboardingCompletedAt?: string | null;
@@ -12414,6 +12421,11 @@ export interface components {
                 freeThresholdCents: number | null;
                 /** @description "store": every country the store ships to; else these countries only */
                 countries: "store" | string[];
+                /** @description The delivery estimate in business days; null: none */
+                deliveryDays: {
+                    min: number;
+                    max: number;
+                } | null;
             }[];
             storeCountries: components["schemas"]["StoreCountriesInput"];
             plan: components["schemas"]["MerchantPlanInput"];
@@ -12440,6 +12452,11 @@ export interface components {
                 free: boolean;
                 basePriceCents: number;
                 freeThresholdCents: number | null;
+                /** @description The delivery estimate in business days; null: none */
+                deliveryDays: {
+                    min: number;
+                    max: number;
+                } | null;
                 /** @description The countries it ships to (ISO codes) */
                 countries: string[];
             }[];
@@ -12803,6 +12820,11 @@ export interface components {
                 free: boolean;
                 /** @description The countries this rate ships to (ISO codes); null: where the store ships (`storeCountries`). List it only for an address there */
                 countries: string[] | null;
+                /** @description The merchant's delivery estimate in business days; null: none given */
+                deliveryDays: {
+                    min: number;
+                    max: number;
+                } | null;
                 /** @enum {string} */
                 reason?: "free_rate" | "threshold";
             }[];
@@ -13585,6 +13607,11 @@ export interface components {
                 freeThresholdCents: number | null;
                 /** @description "store": every country the store ships to; else these countries only */
                 countries: "store" | string[];
+                /** @description The delivery estimate in business days; null: none */
+                deliveryDays: {
+                    min: number;
+                    max: number;
+                } | null;
             }[];
             storeCountries: components["schemas"]["StoreCountries"];
             plan: components["schemas"]["MerchantPlan"];
@@ -13611,6 +13638,11 @@ export interface components {
                 free: boolean;
                 basePriceCents: number;
                 freeThresholdCents: number | null;
+                /** @description The delivery estimate in business days; null: none */
+                deliveryDays: {
+                    min: number;
+                    max: number;
+                } | null;
                 /** @description The countries it ships to (ISO codes) */
                 countries: string[];
             }[];
@@ -13974,6 +14006,11 @@ export interface components {
                 free: boolean;
                 /** @description The countries this rate ships to (ISO codes); null: where the store ships (`storeCountries`). List it only for an address there */
                 countries: string[] | null;
+                /** @description The merchant's delivery estimate in business days; null: none given */
+                deliveryDays: {
+                    min: number;
+                    max: number;
+                } | null;
                 /** @enum {string} */
                 reason?: "free_rate" | "threshold";
             }[];

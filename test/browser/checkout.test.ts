@@ -82,6 +82,9 @@ describe('the shopper checks out in a browser', () => {
     const expectedTotal = 2 * product.price + 490;
     await expect.poll(() => pay.textContent()).toBe(`Pay €${(expectedTotal / 100).toFixed(2)}`);
     await screenshot(page, 'card-1-checkout-page');
+    // A wide screen shows the summary open beside the form, without the phone's fold bar.
+    expect(await page.getByRole('heading', { name: 'Order summary' }).isVisible()).toBe(true);
+    expect(await page.locator('.summary-bar').isVisible()).toBe(false);
 
     // The API's field message shows next to the field it concerns.
     await fillShopperDetails(page, { postalCode: '!!' });
@@ -158,7 +161,10 @@ describe('cash on delivery, discount and order bump, on a phone', () => {
     const { stack } = b;
     const merchant = await storefrontAMerchant(stack, 'Cod Corner');
     const { shop } = merchant;
-    const setup = await api(stack, 'PATCH', '/api/merchant/config', { codEnabled: true, branding: { primaryColor: '#0b6e4f', accentColor: '#08543c' } }, merchant.token);
+    const setup = await api(stack, 'PATCH', '/api/merchant/config', {
+      codEnabled: true, branding: { primaryColor: '#0b6e4f', accentColor: '#08543c' },
+      shippingRates: [{ name: 'Express', basePriceCents: 1290, deliveryDays: { min: 1, max: 1 } }, { name: 'Standard', basePriceCents: 490, deliveryDays: { min: 3, max: 5 } }],
+    }, merchant.token);
     expect(setup.status, JSON.stringify(setup.body)).toBe(200);
     const code = await api(stack, 'POST', '/api/merchant/discounts', { code: 'WELCOME10', type: 'percentage', percentOff: 10 }, merchant.token);
     expect(code.status, JSON.stringify(code.body)).toBe(201);
@@ -176,7 +182,21 @@ describe('cash on delivery, discount and order bump, on a phone', () => {
     await page.goto(`${checkoutOrigin}/checkout/${token}`);
     expect(await page.locator('html').getAttribute('lang')).toBe('de');
     await page.getByRole('heading', { name: de.headline, level: 1 }).waitFor();
+    // On the phone the summary is folded under a bar that shows the total; opening it shows the lines.
+    const bar = page.getByRole('button', { name: new RegExp(`^${de.showSummary}`) });
+    expect(await bar.getAttribute('aria-expanded')).toBe('false');
+    expect(await page.getByRole('heading', { name: de.orderSummary }).count()).toBe(0);
+    expect(await page.locator('.summary .item').first().isVisible()).toBe(false);
+    await bar.click();
+    const hide = page.getByRole('button', { name: new RegExp(`^${de.hideSummary}`) });
+    expect(await hide.getAttribute('aria-expanded')).toBe('true');
     expect(await page.getByRole('heading', { name: de.orderSummary }).count()).toBe(1);
+    expect(await page.locator('.summary .item').first().isVisible()).toBe(true);
+    await screenshot(page, 'cod-0-summary-open-phone');
+    await hide.click();
+    // Each rate with the merchant's delivery estimate, in German.
+    expect(await page.locator('.choice', { hasText: 'Standard' }).locator('.choice-note').textContent()).toBe(fillMessage(de.deliveryRange, { min: 3, max: 5 }));
+    expect(await page.locator('.choice', { hasText: 'Express' }).locator('.choice-note').textContent()).toBe(de.deliveryOneDay);
     await fillShopperDetails(page, {}, de);
     await page.getByRole('checkbox', { name: /Gift wrapping/ }).check();
     await page.getByLabel(de.discountCode).fill('welcome10');
@@ -188,6 +208,9 @@ describe('cash on delivery, discount and order bump, on a phone', () => {
     await screenshot(page, 'cod-1-checkout-phone');
     const shownTotal = (await page.locator('.summary .grand dd').textContent())!.replace(/^EUR\s*/, '').trim();
     expect(await place.textContent()).toContain(shownTotal);
+    // The folded bar's total follows the bump and the code too.
+    expect(await page.locator('.summary-bar-total').textContent()).toBe(shownTotal);
+    expect(await page.locator('.summary-bar-total').isVisible()).toBe(true);
 
     await place.click();
     await page.getByRole('heading', { name: de.successMessage }).waitFor({ timeout: 30_000 });

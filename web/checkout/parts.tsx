@@ -1,7 +1,7 @@
 // The checkout page's building blocks: the branded frame, a notice, the order summary, and form fields that show the
 // API's field messages next to the field they concern (linked with aria-describedby, marked aria-invalid).
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { formatMoney } from '../shared/money.js';
 import { t } from './i18n.js';
 import type { Bundle, CartItem, OrderBump } from './types.js';
@@ -53,67 +53,76 @@ export function Summary(props: {
 }) {
   const { items, bumps, totals, currency, locale } = props;
   const fmt = (n: number) => formatMoney(n, currency, locale);
+  // On a phone the summary starts folded under a bar that always shows the total (checkout.css shows the bar below
+  // 48rem only); on a wide screen it is always open beside the form.
+  const [open, setOpen] = useState(false);
   return (
-    <section class="summary" aria-labelledby="summary-h">
-      <h2 id="summary-h">{t('orderSummary')}</h2>
-      <ul class="items">
-        {items.map((item) => (
-          <li class="item" key={`${item.productId}-${item.variantId ?? ''}`}>
-            <span class="thumb">
-              {item.imageUrl ? <img src={item.imageUrl} alt="" width={56} height={56} loading="lazy" decoding="async" /> : <span class="ph" aria-hidden="true">{item.title.charAt(0)}</span>}
-              <span class="qty" aria-hidden="true">{item.quantity}</span>
-            </span>
-            <span class="item-name">
-              {item.title}
-              {item.variantTitle && <span class="muted"> · {item.variantTitle}</span>}
-              <span class="sr-only">, quantity {item.quantity}</span>
-            </span>
-            <span class="price">{fmt(item.unitPrice * item.quantity)}</span>
-          </li>
-        ))}
-        {bumps.map((bump) => (
-          <li class="item" key={`bump-${bump.id}`}>
-            <span class="thumb">{bump.imageUrl ? <img src={bump.imageUrl} alt="" width={56} height={56} loading="lazy" decoding="async" /> : <span class="ph" aria-hidden="true">+</span>}</span>
-            <span class="item-name">{bump.title}</span>
-            <span class="price">{fmt(bump.price.amount)}</span>
-          </li>
-        ))}
-      </ul>
-      {props.children}
-      <dl class="totals">
-        <div>
-          <dt>{t('subtotal')}</dt>
-          <dd>{fmt(totals.subtotal + totals.bumps)}</dd>
-        </div>
-        {totals.discount > 0 && (
-          <div class="discount">
-            <dt>{t('discount')}{props.discountCode ? ` (${props.discountCode})` : ''}</dt>
-            <dd>−{fmt(totals.discount)}</dd>
+    <section class={open ? 'summary open' : 'summary'} aria-labelledby="summary-h">
+      <button type="button" class="summary-bar" aria-expanded={open ? 'true' : 'false'} aria-controls="summary-body" onClick={() => setOpen(!open)}>
+        <span class="summary-bar-label">{open ? t('hideSummary') : t('showSummary')}</span>
+        <strong class="summary-bar-total">{fmt(totals.total)}</strong>
+      </button>
+      <div class="summary-body" id="summary-body">
+        <h2 id="summary-h">{t('orderSummary')}</h2>
+        <ul class="items">
+          {items.map((item) => (
+            <li class="item" key={`${item.productId}-${item.variantId ?? ''}`}>
+              <span class="thumb">
+                {item.imageUrl ? <img src={item.imageUrl} alt="" width={56} height={56} loading="lazy" decoding="async" /> : <span class="ph" aria-hidden="true">{item.title.charAt(0)}</span>}
+                <span class="qty" aria-hidden="true">{item.quantity}</span>
+              </span>
+              <span class="item-name">
+                {item.title}
+                {item.variantTitle && <span class="muted"> · {item.variantTitle}</span>}
+                <span class="sr-only">, quantity {item.quantity}</span>
+              </span>
+              <span class="price">{fmt(item.unitPrice * item.quantity)}</span>
+            </li>
+          ))}
+          {bumps.map((bump) => (
+            <li class="item" key={`bump-${bump.id}`}>
+              <span class="thumb">{bump.imageUrl ? <img src={bump.imageUrl} alt="" width={56} height={56} loading="lazy" decoding="async" /> : <span class="ph" aria-hidden="true">+</span>}</span>
+              <span class="item-name">{bump.title}</span>
+              <span class="price">{fmt(bump.price.amount)}</span>
+            </li>
+          ))}
+        </ul>
+        {props.children}
+        <dl class="totals">
+          <div>
+            <dt>{t('subtotal')}</dt>
+            <dd>{fmt(totals.subtotal + totals.bumps)}</dd>
           </div>
-        )}
-        <div>
-          <dt>{t('shipping')}</dt>
-          <dd>{totals.shipping === null ? <span class="muted">{t('chooseMethod')}</span> : props.shippingFree ? t('free') : fmt(totals.shipping)}</dd>
-        </div>
-        {totals.tax && !totals.tax.included && (
-          <div class="tax">
-            <dt>{t('tax')}</dt>
-            <dd>{fmt(totals.tax.amount)}</dd>
+          {totals.discount > 0 && (
+            <div class="discount">
+              <dt>{t('discount')}{props.discountCode ? ` (${props.discountCode})` : ''}</dt>
+              <dd>−{fmt(totals.discount)}</dd>
+            </div>
+          )}
+          <div>
+            <dt>{t('shipping')}</dt>
+            <dd>{totals.shipping === null ? <span class="muted">{t('chooseMethod')}</span> : props.shippingFree ? t('free') : fmt(totals.shipping)}</dd>
           </div>
-        )}
-        <div class="grand">
-          <dt>{t('total')}</dt>
-          <dd>
-            <span class="cur">{currency}</span> {fmt(totals.total)}
-          </dd>
-        </div>
-        {totals.tax?.included && totals.tax.amount > 0 && (
-          <div class="tax muted small">
-            <dt>{t('includingTax')}</dt>
-            <dd>{fmt(totals.tax.amount)}</dd>
+          {totals.tax && !totals.tax.included && (
+            <div class="tax">
+              <dt>{t('tax')}</dt>
+              <dd>{fmt(totals.tax.amount)}</dd>
+            </div>
+          )}
+          <div class="grand">
+            <dt>{t('total')}</dt>
+            <dd>
+              <span class="cur">{currency}</span> {fmt(totals.total)}
+            </dd>
           </div>
-        )}
-      </dl>
+          {totals.tax?.included && totals.tax.amount > 0 && (
+            <div class="tax muted small">
+              <dt>{t('includingTax')}</dt>
+              <dd>{fmt(totals.tax.amount)}</dd>
+            </div>
+          )}
+        </dl>
+      </div>
     </section>
   );
 }

@@ -136,7 +136,7 @@ describe('the session bundle shows the merchant\'s rates and pixels as they are 
 describe('the session bundle\'s answer', () => {
   it('given a session with every part filled / it is exactly the documented shape: nothing undocumented, nothing missing', async () => {
     const token = await session();
-    await setRates([{ name: 'Standard', basePriceCents: 500, countries: ['us', 'CA'] }, { name: 'Free over 50', basePriceCents: 800, freeThresholdCents: 5000 }]);
+    await setRates([{ name: 'Standard', basePriceCents: 500, countries: ['us', 'CA'], deliveryDays: { min: 2, max: 4 } }, { name: 'Free over 50', basePriceCents: 800, freeThresholdCents: 5000 }]);
     await db().merchant.update({ where: { id: m.id }, data: { storeCountries: ['DE', 'US'], storeCountriesReadAt: new Date() } });
     expect((await call('POST', '/api/merchant/pixels', { token: m.token, body: { platform: 'meta', trackingId: '123456789012345', events: ['page_view', 'purchase'] } })).status).toBe(201);
     await db().merchant.update({ where: { id: m.id }, data: { logoUrl: 'https://cdn.example/logo.svg', primaryColor: '#112233', checkoutTexts: { headline: 'Almost yours' }, codEnabled: true } });
@@ -174,8 +174,8 @@ describe('the session bundle\'s answer', () => {
       codEnabled: true,
       storeCountries: ['DE', 'US'],
       shipping: [
-        { id: expect.any(String), name: 'Free over 50', price: { amount: 0, currency: 'USD' }, free: true, reason: 'threshold', countries: null },
-        { id: expect.any(String), name: 'Standard', price: { amount: 550, currency: 'USD' }, free: false, countries: ['CA', 'US'] },
+        { id: expect.any(String), name: 'Free over 50', price: { amount: 0, currency: 'USD' }, free: true, reason: 'threshold', countries: null, deliveryDays: null },
+        { id: expect.any(String), name: 'Standard', price: { amount: 550, currency: 'USD' }, free: false, countries: ['CA', 'US'], deliveryDays: { min: 2, max: 4 } },
       ],
       pixels: [{ platform: 'meta', trackingId: '123456789012345', events: ['page_view', 'purchase'] }],
       shopper: { email: 'ada@shopper.test', address, shippingRateId: null, discountCode: 'TENOFF', discountMinor: 600, orderBumpIds: ['b1'] },

@@ -17,7 +17,7 @@ import { checkoutOrigin, merchantViewInclude, PLATFORM_ENUM, toMerchantView, toP
 import { queueAccountEmail } from '../auth/account-emails.js';
 import { merchantForCheckoutHost } from '../../checkout-host.js';
 import { assertPlanAllows } from '../../../model/plan-features.js';
-import { rateCountryColumns } from '../../../model/shipping-rates.js';
+import { deliveryDaysColumns, rateCountryColumns } from '../../../model/shipping-rates.js';
 
 const auth = { security: [{ bearerAuth: [] }] };
 const tags = ['merchant'];
@@ -110,7 +110,7 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
         await tx.shippingRate.deleteMany({ where: { merchantId } });
         await tx.shippingRate.createMany({
           data: body.shippingRates.map((r, position) => ({
-            merchantId, position, name: r.name, free: r.free, basePriceCents: r.basePriceCents, freeThresholdCents: r.freeThresholdCents ?? null, ...rateCountryColumns(r.countries),
+            merchantId, position, name: r.name, free: r.free, basePriceCents: r.basePriceCents, freeThresholdCents: r.freeThresholdCents ?? null, ...rateCountryColumns(r.countries), ...deliveryDaysColumns(r.deliveryDays),
           })),
         });
       }

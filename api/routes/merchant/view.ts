@@ -7,7 +7,7 @@ import { findPlan } from '../../../domain/plans.js';
 import { planFeatureView, planInForce } from '../../../domain/plan-features.js';
 import { servedCountries } from '../../../domain/shipping.js';
 import { codOffered } from '../../../model/plan-features.js';
-import { rateCountriesOf, storeCountriesOf } from '../../../model/shipping-rates.js';
+import { deliveryDaysOf, rateCountriesOf, storeCountriesOf } from '../../../model/shipping-rates.js';
 import type { merchantView, publicConfig } from '../../schemas/merchant.js';
 
 export type MerchantWithRates = Merchant & {
@@ -28,7 +28,7 @@ export function checkoutOrigin(slug: string, config: Config): string {
 function rates(merchant: MerchantWithRates) {
   return [...merchant.shippingRates]
     .sort((a, b) => a.position - b.position)
-    .map((r) => ({ id: r.id, name: r.name, free: r.free, basePriceCents: r.basePriceCents, freeThresholdCents: r.freeThresholdCents, countries: rateCountriesOf(r) }));
+    .map((r) => ({ id: r.id, name: r.name, free: r.free, basePriceCents: r.basePriceCents, freeThresholdCents: r.freeThresholdCents, countries: rateCountriesOf(r), deliveryDays: deliveryDaysOf(r) }));
 }
 
 function plan(merchant: MerchantWithRates): z.infer<typeof merchantView>['plan'] {

@@ -16,9 +16,21 @@ interface RateRow {
   price: string;
   threshold: string;
   countries: RateCountries;
+  /** The delivery estimate in business days, as typed; both empty: none. */
+  daysMin: string;
+  daysMax: string;
 }
 
-const blank = (): RateRow => ({ name: '', free: false, price: '', threshold: '', countries: 'store' });
+const blank = (): RateRow => ({ name: '', free: false, price: '', threshold: '', countries: 'store', daysMin: '', daysMax: '' });
+
+const DAYS_FIELD = { daysMin: 'deliveryDays.min', daysMax: 'deliveryDays.max' } as const;
+
+/** "3" → 3; empty → null; anything else (or outside 0-90) → the message to show. */
+function parseDays(value: string): number | null | { error: string } {
+  const v = value.trim();
+  if (!v) return null;
+  return /^\d{1,2}$/.test(v) && Number(v) <= 90 ? Number(v) : { error: 'enter whole business days, 0 to 90' };
+}
 
 /** What the store ships to as the rules read it: null while never read. */
 const storeCountriesOf = (me: Merchant | null | undefined) => (me?.storeCountries.readAt ? me.storeCountries.countries : null);
@@ -27,6 +39,7 @@ export function ShippingRatesForm(props: { onSaved?: (m: Merchant) => void; subm
   const { me, setMe } = useSession();
   const initial = (me?.shippingRates ?? []).map((r): RateRow => ({
     name: r.name, free: r.free, price: centsToInput(r.basePriceCents), threshold: centsToInput(r.freeThresholdCents), countries: r.countries === 'store' ? 'store' : [...r.countries],
+    daysMin: r.deliveryDays ? String(r.deliveryDays.min) : '', daysMax: r.deliveryDays ? String(r.deliveryDays.max) : '',
   }));
   const form = useForm<{ rows: RateRow[] }>({ rows: initial.length ? initial : [blank()] }, ['shippingRates']);
   const rows = form.values.rows;
@@ -34,7 +47,7 @@ export function ShippingRatesForm(props: { onSaved?: (m: Merchant) => void; subm
     form.set('rows', rows.map((r, j) => (j === i ? { ...r, ...patch } : r)));
     const cleared = { ...form.errors };
     for (const key of Object.keys(patch)) {
-      const field = `shippingRates.${i}.${key === 'price' ? 'basePriceCents' : key === 'threshold' ? 'freeThresholdCents' : key}`;
+      const field = `shippingRates.${i}.${key === 'price' ? 'basePriceCents' : key === 'threshold' ? 'freeThresholdCents' : key === 'daysMin' || key === 'daysMax' ? DAYS_FIELD[key] : key}`;
       for (const k of Object.keys(cleared)) if (k === field || k.startsWith(`${field}.`)) delete cleared[k];
     }
     form.setErrors(cleared);
@@ -56,7 +69,16 @@ export function ShippingRatesForm(props: { onSaved?: (m: Merchant) => void; subm
           if (typeof t === 'number') freeThresholdCents = t;
           else problems[`shippingRates.${i}.freeThresholdCents`] = t.error;
         }
-        return { name: r.name.trim(), free: r.free, basePriceCents, freeThresholdCents, countries: r.countries };
+        // One number alone is an exact estimate ("2 business days").
+        const min = parseDays(r.daysMin);
+        const max = parseDays(r.daysMax);
+        if (min !== null && typeof min === 'object') problems[`shippingRates.${i}.deliveryDays.min`] = min.error;
+        if (max !== null && typeof max === 'object') problems[`shippingRates.${i}.deliveryDays.max`] = max.error;
+        const low = typeof min === 'number' ? min : typeof max === 'number' ? max : null;
+        const high = typeof max === 'number' ? max : low;
+        if (low !== null && high !== null && high < low) problems[`shippingRates.${i}.deliveryDays.max`] = 'must be at least the fewest days';
+        const deliveryDays = low !== null && high !== null ? { min: low, max: high } : null;
+        return { name: r.name.trim(), free: r.free, basePriceCents, freeThresholdCents, countries: r.countries, deliveryDays };
       });
       if (Object.keys(problems).length) throw invalid(problems);
       const updated = await api.patch<Merchant>('/api/merchant/config', { shippingRates });
@@ -90,6 +112,25 @@ export function ShippingRatesForm(props: { onSaved?: (m: Merchant) => void; subm
             placeholder="optional"
             hint="Carts at or above this ship free"
             inputProps={{ inputMode: 'decimal' }}
+          />
+          <Field
+            label="Delivery from (business days)"
+            name={`shippingRates.${i}.deliveryDays.min`}
+            value={r.daysMin}
+            onInput={(x) => update(i, { daysMin: x })}
+            error={form.errors[`shippingRates.${i}.deliveryDays.min`]}
+            placeholder="optional"
+            hint="Shoppers see the estimate with the rate"
+            inputProps={{ inputMode: 'numeric', maxLength: 2 }}
+          />
+          <Field
+            label="Delivery to (business days)"
+            name={`shippingRates.${i}.deliveryDays.max`}
+            value={r.daysMax}
+            onInput={(x) => update(i, { daysMax: x })}
+            error={form.errors[`shippingRates.${i}.deliveryDays.max`]}
+            placeholder="optional"
+            inputProps={{ inputMode: 'numeric', maxLength: 2 }}
           />
           <Checkbox label="Always free" name={`shippingRates.${i}.free`} checked={r.free} onChange={(c) => update(i, { free: c })} />
           <Button variant="ghost" small onClick={() => form.set('rows', rows.filter((_, j) => j !== i))}>Remove</Button>
@@ -177,6 +218,7 @@ export function ShippingPage() {
                   <strong>{r.name}</strong> — {r.free ? 'Free' : formatAmount(r.basePriceCents, 'EUR')}
                   {r.freeThresholdCents !== null && !r.free && <span class="muted"> · free from {formatAmount(r.freeThresholdCents, 'EUR')}</span>}
                   <span class="muted"> · to {r.countries === 'store' ? 'every country your store ships to' : countriesPhrase(r.countries)}</span>
+                  {r.deliveryDays && <span class="muted"> · {r.deliveryDays.min === r.deliveryDays.max ? r.deliveryDays.max : `${r.deliveryDays.min}–${r.deliveryDays.max}`} business {r.deliveryDays.max === 1 ? 'day' : 'days'}</span>}
                 </li>
               ))}
           </ul>

@@ -4,6 +4,15 @@ import { t } from '../../i18n.js';
 import { FieldError } from '../../parts.js';
 import type { ShippingQuote } from '../../types.js';
 
+/** The merchant's estimate in words: "3–5 business days", "1 business day", "Up to 2 business days". */
+export function deliveryText(days: { min: number; max: number }): string {
+  if (days.max === 0) return t('deliverySameDay');
+  if (days.max === 1) return t('deliveryOneDay');
+  if (days.min === 0) return t('deliveryUpTo', { max: days.max });
+  if (days.min === days.max) return t('deliveryDays', { days: days.min });
+  return t('deliveryRange', { min: days.min, max: days.max });
+}
+
 export function ShippingRates(props: {
   rates: ShippingQuote[];
   rateId: string;
@@ -35,7 +44,10 @@ export function ShippingRates(props: {
               // No change event for a click on the preselected rate.
               onClick={props.onChosen}
             />
-            <span class="choice-name">{r.name}</span>
+            <span class="choice-name">
+              {r.name}
+              {r.deliveryDays && <span class="choice-note">{deliveryText(r.deliveryDays)}</span>}
+            </span>
             <span class="choice-price">{r.free ? <span class="free">{t('free')}</span> : props.fmt(r.price.amount)}</span>
           </label>
         ))}
