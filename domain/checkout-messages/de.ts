@@ -17,6 +17,7 @@ export const DE: CheckoutMessages = {
   orderSummary: 'Bestellübersicht',
   showSummary: 'Bestellübersicht anzeigen',
   hideSummary: 'Bestellübersicht ausblenden',
+  quantityOf: ', Menge {count}',
   subtotal: 'Zwischensumme',
   discount: 'Rabatt',
   shipping: 'Versand',

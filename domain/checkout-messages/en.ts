@@ -17,6 +17,7 @@ export const EN = {
   orderSummary: 'Order summary',
   showSummary: 'Show order summary',
   hideSummary: 'Hide order summary',
+  quantityOf: ', quantity {count}',
   subtotal: 'Subtotal',
   discount: 'Discount',
   shipping: 'Shipping',

@@ -17,6 +17,7 @@ export const ES: CheckoutMessages = {
   orderSummary: 'Resumen del pedido',
   showSummary: 'Mostrar resumen',
   hideSummary: 'Ocultar resumen',
+  quantityOf: ', cantidad {count}',
   subtotal: 'Subtotal',
   discount: 'Descuento',
   shipping: 'Envío',

@@ -17,6 +17,7 @@ export const FR: CheckoutMessages = {
   orderSummary: 'Récapitulatif de la commande',
   showSummary: 'Afficher le récapitulatif',
   hideSummary: 'Masquer le récapitulatif',
+  quantityOf: ', quantité {count}',
   subtotal: 'Sous-total',
   discount: 'Remise',
   shipping: 'Livraison',

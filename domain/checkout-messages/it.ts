@@ -17,6 +17,7 @@ export const IT: CheckoutMessages = {
   orderSummary: 'Riepilogo ordine',
   showSummary: 'Mostra riepilogo',
   hideSummary: 'Nascondi riepilogo',
+  quantityOf: ', quantità {count}',
   subtotal: 'Subtotale',
   discount: 'Sconto',
   shipping: 'Spedizione',

@@ -17,6 +17,7 @@ export const NL: CheckoutMessages = {
   orderSummary: 'Besteloverzicht',
   showSummary: 'Besteloverzicht tonen',
   hideSummary: 'Besteloverzicht verbergen',
+  quantityOf: ', aantal {count}',
   subtotal: 'Subtotaal',
   discount: 'Korting',
   shipping: 'Verzending',

@@ -12,7 +12,7 @@ export function Frame({ bundle, children }: { bundle: Pick<Bundle, 'shopName' | 
     <>
       <header class="top">
         <div class="top-in">
-          {logo ? <img class="logo" src={logo} alt={bundle?.shopName ?? ''} height={40} /> : <span class="shop">{bundle?.shopName ?? 'Checkout'}</span>}
+          {logo ? <img class="logo" src={logo} alt={bundle?.shopName ?? ''} height={40} /> : <span class="shop">{bundle?.shopName ?? t('headline')}</span>}
           <span class="secure">
             <svg aria-hidden="true" width="14" height="14" viewBox="0 0 24 24"><path fill="currentColor" d="M12 1a5 5 0 0 0-5 5v4H5v13h14V10h-2V6a5 5 0 0 0-5-5Zm-3 9V6a3 3 0 1 1 6 0v4H9Z" /></svg>
             {t('secureCheckout')}
@@ -74,7 +74,7 @@ export function Summary(props: {
               <span class="item-name">
                 {item.title}
                 {item.variantTitle && <span class="muted"> · {item.variantTitle}</span>}
-                <span class="sr-only">, quantity {item.quantity}</span>
+                <span class="sr-only">{t('quantityOf', { count: item.quantity })}</span>
               </span>
               <span class="price">{fmt(item.unitPrice * item.quantity)}</span>
             </li>
