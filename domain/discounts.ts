@@ -37,7 +37,7 @@ export const DISCOUNT_ERRORS: Readonly<Record<DiscountRejection, ErrorCode>> = {
   already_used: 'DISCOUNT_ALREADY_USED',
 };
 
-const MESSAGES: Readonly<Record<DiscountRejection, string>> = {
+export const DISCOUNT_MESSAGES: Readonly<Record<DiscountRejection, string>> = {
   unknown: 'This discount code is not valid',
   expired: 'This discount code has expired',
   used_up: 'This discount code has been used up',
@@ -100,7 +100,7 @@ const reject = (reason: DiscountRejection, minimum?: Money): DiscountCheck => ({
   ok: false,
   reason,
   code: DISCOUNT_ERRORS[reason],
-  message: MESSAGES[reason],
+  message: DISCOUNT_MESSAGES[reason],
   ...(minimum ? { minimum } : {}),
 });
 

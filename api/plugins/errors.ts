@@ -9,6 +9,9 @@ import type { Socket } from 'node:net';
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaValidationError } from 'fastify';
 import { AppError, isErrorCode, statusOf, type ErrorCode } from '../../domain/errors.js';
+import { checkoutLanguageOf, type CheckoutLanguage } from '../../domain/checkout-messages/index.js';
+import { translateShopperMessage } from '../../domain/shopper-errors/index.js';
+import { acceptedLanguages } from '../schemas/shopper-language.js';
 
 const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
@@ -99,9 +102,37 @@ function sendError(err: unknown, request: FastifyRequest, reply: FastifyReply) {
     return reply.code(appError.status).send(body);
   }
   if (appError.code === 'RATE_LIMITED' && !reply.getHeader('retry-after')) reply.header('retry-after', '60');
-  const body: Record<string, unknown> = { error: appError.message, code: appError.code };
-  if (appError.details) body.details = appError.details;
+  const language = shopperLanguage(request);
+  const say = (text: string) => (language ? translateShopperMessage(text, language) : text);
+  const body: Record<string, unknown> = { error: say(appError.message), code: appError.code };
+  if (appError.details) body.details = language ? withTranslatedFields(appError.details, say) : appError.details;
+  if (language) reply.header('content-language', language);
+  if (isShopperRoute(request)) {
+    const vary = reply.getHeader('vary');
+    const listed = (Array.isArray(vary) ? vary.join(',') : String(vary ?? '')).split(',').map((v) => v.trim()).filter(Boolean);
+    if (!listed.some((v) => v.toLowerCase() === 'accept-language')) reply.header('vary', [...listed, 'Accept-Language'].join(', '));
+  }
   return reply.code(appError.status).send(body);
+}
+
+/** The checkout page's own routes (a shopper reads their refusals), not the merchant's under /api/checkout/merchant. */
+const isShopperRoute = (request: FastifyRequest) => request.url.startsWith('/api/checkout/') && !request.url.startsWith('/api/checkout/merchant/');
+
+/**
+ * The language a shopper route answers its refusals in: the request's Accept-Language (the checkout page sends the
+ * language it shows), when the page speaks it and it is not English; else none (English, as written).
+ */
+function shopperLanguage(request: FastifyRequest): Exclude<CheckoutLanguage, 'en'> | null {
+  if (!isShopperRoute(request)) return null;
+  const language = checkoutLanguageOf(acceptedLanguages(request.headers['accept-language']));
+  return language === 'en' ? null : language;
+}
+
+/** `details` with each `fields` message said in the shopper's language (everything else as it was). */
+function withTranslatedFields(details: Record<string, unknown>, say: (text: string) => string): Record<string, unknown> {
+  const fields = details.fields;
+  if (!fields || typeof fields !== 'object') return details;
+  return { ...details, fields: Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, typeof v === 'string' ? say(v) : v])) };
 }
 
 /** Fastify's `frameworkErrors` option: router failures (bad URL encoding, over-long path parameter) as our errors. */

@@ -18,6 +18,8 @@ export const DE: CheckoutMessages = {
   showSummary: 'Bestellübersicht anzeigen',
   hideSummary: 'Bestellübersicht ausblenden',
   quantityOf: ', Menge {count}',
+  networkError: 'Der Server ist nicht erreichbar. Prüfen Sie Ihre Verbindung und versuchen Sie es erneut.',
+  serverError: 'Etwas ist schiefgelaufen (HTTP {status}).',
   subtotal: 'Zwischensumme',
   discount: 'Rabatt',
   shipping: 'Versand',

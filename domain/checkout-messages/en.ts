@@ -18,6 +18,8 @@ export const EN = {
   showSummary: 'Show order summary',
   hideSummary: 'Hide order summary',
   quantityOf: ', quantity {count}',
+  networkError: 'We could not reach the server. Check your connection and try again.',
+  serverError: 'Something went wrong (HTTP {status}).',
   subtotal: 'Subtotal',
   discount: 'Discount',
   shipping: 'Shipping',

@@ -18,6 +18,8 @@ export const ES: CheckoutMessages = {
   showSummary: 'Mostrar resumen',
   hideSummary: 'Ocultar resumen',
   quantityOf: ', cantidad {count}',
+  networkError: 'No se puede contactar con el servidor. Comprueba tu conexión e inténtalo de nuevo.',
+  serverError: 'Algo ha salido mal (HTTP {status}).',
   subtotal: 'Subtotal',
   discount: 'Descuento',
   shipping: 'Envío',

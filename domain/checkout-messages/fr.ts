@@ -18,6 +18,8 @@ export const FR: CheckoutMessages = {
   showSummary: 'Afficher le récapitulatif',
   hideSummary: 'Masquer le récapitulatif',
   quantityOf: ', quantité {count}',
+  networkError: 'Le serveur est injoignable. Vérifiez votre connexion et réessayez.',
+  serverError: 'Une erreur s’est produite (HTTP {status}).',
   subtotal: 'Sous-total',
   discount: 'Remise',
   shipping: 'Livraison',

@@ -18,6 +18,8 @@ export const IT: CheckoutMessages = {
   showSummary: 'Mostra riepilogo',
   hideSummary: 'Nascondi riepilogo',
   quantityOf: ', quantità {count}',
+  networkError: 'Il server non è raggiungibile. Controlla la connessione e riprova.',
+  serverError: 'Si è verificato un errore (HTTP {status}).',
   subtotal: 'Subtotale',
   discount: 'Sconto',
   shipping: 'Spedizione',

@@ -18,6 +18,8 @@ export const NL: CheckoutMessages = {
   showSummary: 'Besteloverzicht tonen',
   hideSummary: 'Besteloverzicht verbergen',
   quantityOf: ', aantal {count}',
+  networkError: 'De server is niet bereikbaar. Controleer je verbinding en probeer het opnieuw.',
+  serverError: 'Er ging iets mis (HTTP {status}).',
   subtotal: 'Subtotaal',
   discount: 'Korting',
   shipping: 'Verzending',

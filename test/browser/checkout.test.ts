@@ -205,6 +205,13 @@ describe('cash on delivery, discount and order bump, on a phone', () => {
     await page.getByRole('radio', { name: de.cashOnDelivery }).check();
     const place = page.getByRole('button', { name: new RegExp(`^${de.placeOrder.split(' ·')[0]}`) });
     expect(await page.getByText('Place order').count()).toBe(0);
+    // The API's refusal comes back in the page's language, next to its field.
+    const emailField = page.getByLabel(de.email);
+    await emailField.fill('jane@');
+    await place.click();
+    await expect.poll(() => emailField.getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator(`#${await emailField.getAttribute('aria-describedby')}`).textContent()).toBe('Geben Sie eine gültige E-Mail-Adresse ein');
+    await emailField.fill('jane@customer.test');
     await screenshot(page, 'cod-1-checkout-phone');
     const shownTotal = (await page.locator('.summary .grand dd').textContent())!.replace(/^EUR\s*/, '').trim();
     expect(await place.textContent()).toContain(shownTotal);

@@ -68,7 +68,7 @@ describe('the checkout ships only where the merchant ships', () => {
 
       // A tampered request: the page sends Germany, the request that reaches the API says North Korea.
       await page.locator('#f-address-country').selectOption('DE');
-      // The browser asks for German: the page's labels are German (the API's field messages are English so far).
+      // The browser asks for German: the page's labels are German, and so is the API's field message.
       const de = CHECKOUT_LANGUAGES.de;
       await page.getByLabel(de.email, { exact: true }).fill('jane@customer.test');
       await page.getByLabel(de.fullName).fill('Jane Doe');
@@ -82,7 +82,7 @@ describe('the checkout ships only where the merchant ships', () => {
       await page.getByRole('button', { name: /bezahlen$/ }).click();
       const country = page.locator('#f-address-country');
       await expect.poll(() => country.getAttribute('aria-invalid')).toBe('true');
-      expect(await page.locator(`#${await country.getAttribute('aria-describedby')}`).textContent()).toContain('This shop does not ship to North Korea (KP)');
+      expect(await page.locator(`#${await country.getAttribute('aria-describedby')}`).textContent()).toBe('Dieser Shop liefert nicht nach Nordkorea');
       expect(await page.getByRole('alert').first().textContent()).toContain(de.checkField);
       await screenshot(page, 'zones-3-checkout-field-error-1280');
       expect(await sessionStatus(stack, token)).toBe('OPEN');

@@ -1,24 +1,26 @@
 // The page's words in the shopper's language. The page route embeds the chosen language's dictionary with the session
-// (domain/checkout-messages); the script itself carries English, which stands in for anything missing. Set once at
-// start (main.tsx), before the first render.
+// (domain/checkout-messages), English included, so the script carries no words of its own (its size budget). Set once
+// at start (main.tsx), before the first render. A key the dictionary lacks shows as the key itself: visible, and the
+// every-language browser test fails on it.
 import type { ComponentChild } from 'preact';
-import { EN, type CheckoutMessageKey, type CheckoutMessages } from '../../domain/checkout-messages/en.js';
+import type { CheckoutMessageKey } from '../../domain/checkout-messages/en.js';
 import { fillMessage } from '../../domain/checkout-messages/fill.js';
 import { browserLocale } from '../shared/money.js';
 
-let words: CheckoutMessages = EN;
+let words: Partial<Record<CheckoutMessageKey, string>> = {};
 let spoken = 'en';
 
-/** Takes the embedded dictionary: only its string entries for known keys count; the rest stays English. */
+/** Takes the embedded dictionary: only its string entries count. */
 export function setLanguage(language: string | undefined, messages: unknown): void {
   if (language) {
     spoken = language;
     document.documentElement.lang = language;
   }
   if (!messages || typeof messages !== 'object') return;
-  const given = messages as Record<string, unknown>;
-  words = Object.fromEntries(Object.entries(EN).map(([key, english]) => [key, typeof given[key] === 'string' ? given[key] : english])) as CheckoutMessages;
+  words = Object.fromEntries(Object.entries(messages as Record<string, unknown>).filter((e): e is [string, string] => typeof e[1] === 'string'));
 }
+
+const word = (key: CheckoutMessageKey): string => words[key] ?? key;
 
 /**
  * The language sent with the shopper's details (their emails are written in it, countries named in it): the
@@ -48,12 +50,12 @@ export function pageLocale(): string | undefined {
 
 /** The message `key` with its `{name}` values filled in. */
 export function t(key: CheckoutMessageKey, values?: Record<string, string | number>): string {
-  return fillMessage(words[key], values);
+  return fillMessage(word(key), values);
 }
 
 /** The message `key` as parts, its `{name}` values being elements (a bold email): word order stays the language's. */
 export function tParts(key: CheckoutMessageKey, values: Record<string, ComponentChild>): ComponentChild[] {
-  return words[key].split(/(\{[a-zA-Z]+\})/).map((part) => {
+  return word(key).split(/(\{[a-zA-Z]+\})/).map((part) => {
     const name = /^\{([a-zA-Z]+)\}$/.exec(part)?.[1];
     return name !== undefined && Object.hasOwn(values, name) ? values[name] : part;
   });

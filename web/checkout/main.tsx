@@ -2,7 +2,7 @@
 // API), the merchant's colors applied before the first paint, then the page.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api } from '../shared/api.js';
+import { api, configureApi } from '../shared/api.js';
 import { applyTheme } from '../shared/theme.js';
 import { Checkout } from './Checkout.js';
 import { parseOrderBumps, parseUpsells } from './offers.js';
@@ -65,4 +65,10 @@ const root = document.getElementById('app')!;
 root.textContent = '';
 const embedded = readEmbedded();
 setLanguage(embedded?.language, embedded?.messages);
+// The API answers the page's refusals in the page's language (which the store's may have chosen over the browser's).
+configureApi({
+  headers: embedded?.language ? { 'accept-language': embedded.language } : {},
+  network: t('networkError'),
+  failed: (status) => t('serverError', { status }),
+});
 render(<App embedded={embedded} />, root);

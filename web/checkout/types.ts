@@ -49,7 +49,7 @@ export interface Embedded {
   upsells?: unknown;
   /** The merchant's processor is ready for card payments. */
   cardEnabled?: boolean;
-  /** The language the page speaks (chosen by the server from Accept-Language), and its words unless it is English. */
+  /** The language the page speaks (chosen by the server: the store's, else Accept-Language), and its words (English too). */
   language?: string;
   messages?: unknown;
 }

@@ -29,18 +29,29 @@ export interface ApiOptions {
   headers?: Record<string, string>;
 }
 
+/** What every call of this page sends and says: the checkout page sets its language (its refusals come back in it). */
+const defaults: { headers: Record<string, string>; network: string; failed: (status: number) => string } = {
+  headers: {},
+  network: 'We could not reach the server. Check your connection and try again.',
+  failed: (status) => `Something went wrong (HTTP ${status}).`,
+};
+
+export function configureApi(opts: Partial<typeof defaults>): void {
+  Object.assign(defaults, opts);
+}
+
 export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE', path: string, body?: unknown, opts: ApiOptions = {}): Promise<ApiResult<T>> {
   let res: Response;
   try {
     res = await fetch(path, {
       method,
       credentials: 'same-origin',
-      headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...opts.headers },
+      headers: { accept: 'application/json', ...defaults.headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...opts.headers },
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: opts.timeoutMs ? AbortSignal.timeout(opts.timeoutMs) : undefined,
     });
   } catch {
-    return { ok: false, status: 0, code: 'NETWORK', message: 'We could not reach the server. Check your connection and try again.', fields: {} };
+    return { ok: false, status: 0, code: 'NETWORK', message: defaults.network, fields: {} };
   }
   let json: unknown = null;
   try {
@@ -55,7 +66,7 @@ export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE'
     ok: false,
     status: res.status,
     code: typeof err.code === 'string' ? err.code : 'INTERNAL_ERROR',
-    message: typeof err.error === 'string' ? err.error : `Something went wrong (HTTP ${res.status}).`,
+    message: typeof err.error === 'string' ? err.error : defaults.failed(res.status),
     fields: fieldErrors(err.details),
     ...(Number.isFinite(retry) && retry > 0 ? { retryAfterSeconds: retry } : {}),
   };

@@ -153,9 +153,9 @@ export const pagesRoutes: FastifyPluginAsync<PagesOptions> = async (app, opts) =
       upsells: upsells?.status === 200 ? upsells.body : null,
       // The same readiness the payment activity requires before it creates a processor payment.
       cardEnabled: processor?.status === 'CONNECTED' && !!processor.productId,
-      // The page's script carries English only: another language's words come with the page.
+      // The page's script carries no words: the language's dictionary comes with the page (English too).
       language,
-      ...(language === 'en' ? {} : { messages }),
+      messages,
     };
 
     let head = `<script id="checkout-data" type="application/json">${scriptJson(embedded)}</script>`;
