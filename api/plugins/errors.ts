@@ -12,6 +12,7 @@ import { AppError, isErrorCode, statusOf, type ErrorCode } from '../../domain/er
 import { checkoutLanguageOf, type CheckoutLanguage } from '../../domain/checkout-messages/index.js';
 import { translateShopperMessage } from '../../domain/shopper-errors/index.js';
 import { acceptedLanguages } from '../schemas/shopper-language.js';
+import { addVary } from '../vary.js';
 
 const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
@@ -107,11 +108,7 @@ function sendError(err: unknown, request: FastifyRequest, reply: FastifyReply) {
   const body: Record<string, unknown> = { error: say(appError.message), code: appError.code };
   if (appError.details) body.details = language ? withTranslatedFields(appError.details, say) : appError.details;
   if (language) reply.header('content-language', language);
-  if (isShopperRoute(request)) {
-    const vary = reply.getHeader('vary');
-    const listed = (Array.isArray(vary) ? vary.join(',') : String(vary ?? '')).split(',').map((v) => v.trim()).filter(Boolean);
-    if (!listed.some((v) => v.toLowerCase() === 'accept-language')) reply.header('vary', [...listed, 'Accept-Language'].join(', '));
-  }
+  if (isShopperRoute(request)) addVary(reply, 'Accept-Language');
   return reply.code(appError.status).send(body);
 }
 

@@ -6,6 +6,7 @@ import { RESERVED_SLUGS, SLUG_MAX, SLUG_MIN } from '../../domain/slug.js';
 import { COUNTRY_CODES, knownCountries } from '../../domain/countries.js';
 import { countryCode } from './countries.js';
 import { FEATURE_AVAILABILITY, PLAN_FEATURES } from '../../domain/plan-features.js';
+import { CHECKOUT_LANGUAGES, type CheckoutLanguage } from '../../domain/checkout-messages/index.js';
 
 export const email = emailAddress('must be a valid email address');
 export const phone = trimmed(/^\+?[0-9 ()-]{6,20}$/, 'must be a phone number (6-20 digits, spaces, +, -, parentheses)');
@@ -54,6 +55,12 @@ export const checkoutTexts = z
   .object(Object.fromEntries(CHECKOUT_TEXT_KEYS.map((k) => [k, text(300).optional()])) as Record<(typeof CHECKOUT_TEXT_KEYS)[number], z.ZodOptional<z.ZodString>>)
   .strict()
   .describe('Texts shown on the checkout page; unset keys use the defaults');
+
+/** The checkout texts per language of the page (en, de, fr, es, it, nl): a page in that language shows them. */
+export const checkoutTextTranslations = z
+  .object(Object.fromEntries(Object.keys(CHECKOUT_LANGUAGES).map((language) => [language, checkoutTexts.optional()])) as Record<CheckoutLanguage, z.ZodOptional<typeof checkoutTexts>>)
+  .strict()
+  .describe('The texts for a page in one language (en, de, fr, es, it, nl), over `checkoutTexts`; a key set to "" removes that text, so the page shows `checkoutTexts` or its own words');
 
 
 /** Where a rate ships, as the API takes and answers it (stored as shipping_rates.all_store_countries + countries). */
@@ -153,6 +160,7 @@ export const merchantView = z
     codEnabled: z.boolean().describe('As the merchant set it; checkouts offer it only while `plan.features.cod` is live'),
     branding,
     checkoutTexts: z.record(z.string(), z.string()),
+    checkoutTextTranslations: z.record(z.string(), z.record(z.string(), z.string())).describe('The texts per page language, as set'),
     shippingRates: z.array(shippingRate),
     storeCountries: storeCountriesView,
     plan: merchantPlan,
@@ -195,6 +203,7 @@ export const configPatchFor = (allowedOrigins: readonly string[]) => z
       .strict()
       .optional(),
     checkoutTexts: checkoutTexts.optional(),
+    checkoutTextTranslations: checkoutTextTranslations.optional(),
     codEnabled: z.boolean().optional().describe('Switching it on needs a plan with cash on delivery (Growth; Demo to set up): else PLAN_FEATURE_REQUIRED (403), nothing changed'),
     shippingRates: z.array(shippingRateInput).max(20).optional().describe('Replaces the whole list, in this order'),
     onboardingCompletedAt: z.iso.datetime().nullable().optional().describe('Set by setup verification only: a timestamp keeps the recorded instant (SETUP_NOT_VERIFIED before verification passed); null re-opens the wizard'),

@@ -1164,6 +1164,75 @@ export interface paths {
                             footerNote?: string;
                             successMessage?: string;
                         };
+                        /** @description The texts for a page in one language (en, de, fr, es, it, nl), over `checkoutTexts`; a key set to "" removes that text, so the page shows `checkoutTexts` or its own words */
+                        checkoutTextTranslations?: {
+                            /** @description Texts shown on the checkout page; unset keys use the defaults */
+                            en?: {
+                                headline?: string;
+                                contactHeading?: string;
+                                shippingHeading?: string;
+                                paymentHeading?: string;
+                                payButtonLabel?: string;
+                                codButtonLabel?: string;
+                                footerNote?: string;
+                                successMessage?: string;
+                            };
+                            /** @description Texts shown on the checkout page; unset keys use the defaults */
+                            de?: {
+                                headline?: string;
+                                contactHeading?: string;
+                                shippingHeading?: string;
+                                paymentHeading?: string;
+                                payButtonLabel?: string;
+                                codButtonLabel?: string;
+                                footerNote?: string;
+                                successMessage?: string;
+                            };
+                            /** @description Texts shown on the checkout page; unset keys use the defaults */
+                            fr?: {
+                                headline?: string;
+                                contactHeading?: string;
+                                shippingHeading?: string;
+                                paymentHeading?: string;
+                                payButtonLabel?: string;
+                                codButtonLabel?: string;
+                                footerNote?: string;
+                                successMessage?: string;
+                            };
+                            /** @description Texts shown on the checkout page; unset keys use the defaults */
+                            es?: {
+                                headline?: string;
+                                contactHeading?: string;
+                                shippingHeading?: string;
+                                paymentHeading?: string;
+                                payButtonLabel?: string;
+                                codButtonLabel?: string;
+                                footerNote?: string;
+                                successMessage?: string;
+                            };
+                            /** @description Texts shown on the checkout page; unset keys use the defaults */
+                            it?: {
+                                headline?: string;
+                                contactHeading?: string;
+                                shippingHeading?: string;
+                                paymentHeading?: string;
+                                payButtonLabel?: string;
+                                codButtonLabel?: string;
+                                footerNote?: string;
+                                successMessage?: string;
+                            };
+                            /** @description Texts shown on the checkout page; unset keys use the defaults */
+                            nl?: {
+                                headline?: string;
+                                contactHeading?: string;
+                                shippingHeading?: string;
+                                paymentHeading?: string;
+                                payButtonLabel?: string;
+                                codButtonLabel?: string;
+                                footerNote?: string;
+                                successMessage?: string;
+                            };
+                        };
                         /** @description Switching it on needs a plan with cash on delivery (Growth; Demo to set up): else PLAN_FEATURE_REQUIRED (403), nothing changed */
                         codEnabled?: boolean;
                         /** @description Replaces the whole list, in this order */
@@ -12215,136 +12284,6 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
-        WebhookEndpointInput: {
-            /** Format: uuid */
-            id: string;
-            url: string;
-            description: string;
-            /** @description Empty: every event type */
-            eventTypes: ("session.completed" | "session.refunded" | "session.abandoned" | "dispute.created" | "dispute.resolved")[];
-            enabled: boolean;
-            /** @description merchant (by hand), gone (it answered 410 Gone), failing (every delivery failed for 5 days) */
-            disabledReason: ("merchant" | "gone" | "failing") | null;
-            disabledAt: string | null;
-            /** @description The first failed attempt since the last success; the endpoint is disabled 5 days after it (warning emails on day 1 and day 3) */
-            failingSince: string | null;
-            /** @description After a rotation, deliveries carry a signature with the previous secret too until this time */
-            previousSecretExpiresAt: string | null;
-            /** @description ISO 8601 time */
-            createdAt: string;
-            /** @description ISO 8601 time */
-            updatedAt: string;
-        };
-        WebhookEndpointWithSecretInput: {
-            /** Format: uuid */
-            id: string;
-            url: string;
-            description: string;
-            /** @description Empty: every event type */
-            eventTypes: ("session.completed" | "session.refunded" | "session.abandoned" | "dispute.created" | "dispute.resolved")[];
-            enabled: boolean;
-            /** @description merchant (by hand), gone (it answered 410 Gone), failing (every delivery failed for 5 days) */
-            disabledReason: ("merchant" | "gone" | "failing") | null;
-            disabledAt: string | null;
-            /** @description The first failed attempt since the last success; the endpoint is disabled 5 days after it (warning emails on day 1 and day 3) */
-            failingSince: string | null;
-            /** @description After a rotation, deliveries carry a signature with the previous secret too until this time */
-            previousSecretExpiresAt: string | null;
-            /** @description ISO 8601 time */
-            createdAt: string;
-            /** @description ISO 8601 time */
-            updatedAt: string;
-            /** @description The signing secret (Standard Webhooks whsec_…). Shown in this answer only: store it now */
-            secret: string;
-        };
-        WebhookDeliveryInput: {
-            /** @description msg_…: the webhook-id header, the same on every attempt and replay */
-            id: string;
-            /** Format: uuid */
-            endpointId: string;
-            eventId: string;
-            /** @enum {string} */
-            eventType: "session.completed" | "session.refunded" | "session.abandoned" | "dispute.created" | "dispute.resolved" | "webhook.test";
-            /** @enum {string} */
-            status: "pending" | "succeeded" | "dead";
-            /** @description 0 for the first run, n after the n-th replay */
-            run: number;
-            attempts: number;
-            nextAttemptAt: string | null;
-            lastAttemptAt: string | null;
-            lastStatusCode: number | null;
-            lastError: string | null;
-            succeededAt: string | null;
-            deadAt: string | null;
-            /** @description ISO 8601 time */
-            createdAt: string;
-        };
-        ErrorInput: {
-            /** @description Human-readable message */
-            error: string;
-            /**
-             * @description Stable machine-readable code (domain/errors.ts)
-             * @enum {string}
-             */
-            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_FEATURE_REQUIRED" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "HANDOFF_REPLAYED" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "REFUND_EXCEEDS_BALANCE" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
-            details?: {
-                [key: string]: unknown;
-            };
-        };
-        ApiKeyCreateInput: {
-            /** @description What the key is for (e.g. "ERP sync"): 1-100 characters, no control characters */
-            name: string;
-            /** @description What the key may do; duplicates are merged, and write covers read */
-            scopes: ("account:read" | "account:write" | "settings:read" | "settings:write" | "domains:read" | "domains:write" | "connections:read" | "connections:write" | "onboarding:read" | "onboarding:write" | "commerce:read" | "commerce:write" | "orders:read" | "orders:write" | "stats:read" | "stats:write" | "billing:read" | "billing:write" | "webhooks:read" | "webhooks:write")[];
-            /** @description When the key stops working; must be in the future. Left out or null: no expiry */
-            expiresAt?: string | null;
-        };
-        /** @description May be left out (no body): the old key then works for 24 more hours */
-        ApiKeyRollInput: {
-            /** @description How long the old key keeps working beside the new one: 0 (it stops at once) to 604800 (7 days); default 86400 (24 hours) */
-            overlapSeconds?: number;
-        } | null;
-        ApiKeyInput: {
-            id: string;
-            name: string;
-            /**
-             * @description live: issued and accepted by production; test: by a deployment with the sandbox
-             * @enum {string}
-             */
-            mode: "live" | "test";
-            /** @description The key's prefix and first characters (ck_test_AbCdEf), to tell keys apart; the secret is never shown again */
-            prefix: string;
-            scopes: string[];
-            /**
-             * @description expiring: rolled, and working until expiresAt
-             * @enum {string}
-             */
-            status: "active" | "expiring" | "expired" | "revoked";
-            createdAt: string;
-            /** @description Updated at most once a minute */
-            lastUsedAt: string | null;
-            expiresAt: string | null;
-            revokedAt: string | null;
-            rolledAt: string | null;
-            /** @description The key that replaced this one in a roll */
-            rolledToId: string | null;
-        };
-        ApiKeyCreatedInput: {
-            key: components["schemas"]["ApiKeyInput"];
-            /** @description The whole key, shown this once: the API never answers it again. Keep it in a secret store */
-            secret: string;
-        };
-        ApiKeyRolledInput: {
-            /** @description The new key */
-            key: components["schemas"]["ApiKeyInput"];
-            /** @description The new key's whole secret, shown this once */
-            secret: string;
-            /** @description The old key: it works until its expiresAt */
-            previous: components["schemas"]["ApiKeyInput"];
-        };
-        ApiKeyListInput: {
-            items: components["schemas"]["ApiKeyInput"][];
-        };
         /** @description ISO 3166-1 alpha-2 country code (or XK), any letter case */
         CountryCodeInput: string;
         StoreCountriesInput: {
@@ -12413,6 +12352,12 @@ export interface components {
             checkoutTexts: {
                 [key: string]: string;
             };
+            /** @description The texts per page language, as set */
+            checkoutTextTranslations: {
+                [key: string]: {
+                    [key: string]: string;
+                };
+            };
             shippingRates: {
                 id: string;
                 name: string;
@@ -12459,260 +12404,6 @@ export interface components {
                 } | null;
                 /** @description The countries it ships to (ISO codes) */
                 countries: string[];
-            }[];
-        };
-        WalletStatusInput: {
-            /**
-             * @description hosted: Whop's hosted checkout page offers Apple Pay and Google Pay, with no domain set-up; not_on_plan: the plan has no wallet payments, so Whop's page is told not to offer them
-             * @enum {string}
-             */
-            status: "hosted" | "not_on_plan";
-            /** @description Shoppers' checkouts offer wallet payments now (the plan has them live; on Demo only previews do) */
-            ready: boolean;
-            /** @description What this means for the shoppers, and the plan to choose when the plan lacks them */
-            statusMessage: string;
-        };
-        /** @description The latest key submitted since the connection above was made, while it is being set up or after it failed; the connection keeps working meanwhile */
-        ProcessorConnectionAttemptInput: {
-            /** @enum {string} */
-            status: "CONNECTING" | "FAILED";
-            apiKeyLast4: string;
-            /** @description Why it failed */
-            error: string | null;
-            startedAt: string;
-        };
-        ProcessorConnectionStatusInput: {
-            /** @description The connection finished successfully (status CONNECTED) */
-            connected: boolean;
-            /** @description Business ID, Product ID and webhook secret all present: card payments can run */
-            ready: boolean;
-            /** @description The connection's, or without one the attempt's */
-            status: ("CONNECTING" | "CONNECTED" | "FAILED") | null;
-            /** @description Last 4 characters of the API key; the key itself is never returned */
-            apiKeyLast4: string | null;
-            businessId: string | null;
-            productId: string | null;
-            /** @description Our payment webhook is registered and its secret stored (never returned) */
-            webhookRegistered: boolean;
-            /** @description Why the last connection attempt failed (the connection, if any, is unchanged) */
-            lastError: string | null;
-            connectedAt: string | null;
-            attempt: components["schemas"]["ProcessorConnectionAttemptInput"] | null;
-        };
-        StorefrontBConnectionStatusInput: {
-            /** @constant */
-            connected: true;
-            storeUrl: string;
-            /** @description Last 4 characters of the consumer key; the keys themselves are never returned */
-            consumerKeyLast4: string;
-            connectedAt: string;
-            /** @description When our official plugin first sent a checkout from this store */
-            pluginInterceptedAt: string | null;
-        } | {
-            /** @constant */
-            connected: false;
-        };
-        StorefrontBConnectResultInput: {
-            /** @constant */
-            connected: true;
-            storeUrl: string;
-            /** @description Last 4 characters of the consumer key; the keys themselves are never returned */
-            consumerKeyLast4: string;
-            connectedAt: string;
-            /** @description When our official plugin first sent a checkout from this store */
-            pluginInterceptedAt: string | null;
-            /** @description Whether the store reports our official plugin as active (it must be to intercept checkouts) */
-            pluginActive: boolean;
-            /** @description The store's currency */
-            currency: string;
-        };
-        StorefrontAConnectionInput: {
-            shop: string;
-            clientId: string;
-            connected: boolean;
-            installedAt: string | null;
-            uninstalledAt: string | null;
-            scopes: string[];
-            /** @description Scopes the service needs that this install did not grant (an install made before they were asked for): reinstall with installUrl to grant them. Empty while not connected */
-            missingScopes: string[];
-            /** @description Runs the OAuth install of the pending inputs if any, else of this connection (reinstall) */
-            installUrl: string;
-            /** @description New inputs waiting for their OAuth install (installUrl runs it); the connection above keeps working until it completes */
-            pending: {
-                shop: string;
-                clientId: string;
-                since: string;
-            } | null;
-        };
-        ScriptTagStatusInput: {
-            /** @constant */
-            platform: "STOREFRONT_A";
-            /** @description Our app embed is on in the published theme */
-            installed: boolean;
-            /** @description A legacy script tag of ours still in the shop (install removes it) */
-            scriptTagId: string | null;
-            /** @description The legacy script tag source */
-            src: string;
-            /** @description When the store was asked (ISO 8601) */
-            checkedAt: string;
-            /** @description Theme editor deep link that turns the app embed on (the merchant saves there) */
-            activationUrl: string;
-            /** @description The published theme */
-            themeName: string | null;
-        };
-        CustomDomainStatusInput: {
-            /** @description checkout.<your domain> */
-            domain: string;
-            /**
-             * @description pending: checking (now, then after 1 minute doubling to hourly, for 72 hours); verified: checkouts are served and linked there; failed: 72 hours passed and the records found were wrong; expired: 72 hours passed without any record. failed/expired: fix the records, then POST /api/merchant/domain/verify
-             * @enum {string}
-             */
-            status: "pending" | "verified" | "failed" | "expired";
-            /** @description The DNS records to create: the CNAME, or the TXT record where the CNAME cannot be published as-is */
-            records: {
-                /** @enum {string} */
-                type: "CNAME" | "TXT";
-                /** @description The record name to create at your DNS host */
-                name: string;
-                value: string;
-                /** @description true: create it; false: the alternative proof when your DNS host cannot publish the CNAME as-is */
-                required: boolean;
-                purpose: string;
-            }[];
-            verifiedBy: ("cname" | "txt") | null;
-            /** @description DNS checks made so far */
-            checks: number;
-            lastCheckedAt: string | null;
-            /** @description What the last check saw instead of a valid record */
-            lastError: string | null;
-            verifiedAt: string | null;
-            /** @description While pending: when checking stops */
-            expiresAt: string | null;
-            /** @description Once verified: where checkouts are served */
-            checkoutOrigin: string | null;
-        };
-        OnboardingStateInput: {
-            emailVerified: boolean;
-            /** @description True until the email address is verified: the wizard stays behind the verification screen */
-            locked: boolean;
-            /** @description Setup verification passed (onboardingCompletedAt is set) */
-            completed: boolean;
-            onboardingCompletedAt: string | null;
-            /**
-             * @description Where the web app sends the merchant after login
-             * @enum {string}
-             */
-            redirect: "verify-email" | "wizard" | "dashboard";
-            /** @description The step to resume at: the saved one, else the first step not filled */
-            currentStep: number;
-            /** @description The step saved with PATCH /api/merchant/onboarding */
-            savedStep: number | null;
-            firstIncompleteStep: number | null;
-            steps: {
-                number: number;
-                /** @enum {string} */
-                key: "platform" | "brand" | "shipping" | "payments" | "preview" | "final-check";
-                title: string;
-                /** @description The step's inputs are complete (step 6: setup verified) */
-                filled: boolean;
-                /** @description Informational: the previous step is filled. Going back or skipping ahead is always allowed */
-                unlocked: boolean;
-                /** @description Whether the Continue button is enabled: gated on step 4 (a usable payment method) and step 5 (preview opened); on step 6, every prerequisite met */
-                canContinue: boolean;
-                code: ("EMAIL_NOT_VERIFIED" | "STORE_NOT_CHOSEN" | "STORE_NOT_CONNECTED" | "STORE_DOMAIN_MISSING" | "BRAND_INCOMPLETE" | "NO_SHIPPING_RATE" | "PAYMENT_METHOD_NOT_READY" | "PREVIEW_NOT_OPENED" | "NO_REAL_CHECKOUT" | "PLAN_REQUIRED" | "SCRIPT_TAG_MISSING" | "SCRIPT_TAG_NOT_INSTALLED" | "PLUGIN_NOT_INTERCEPTED" | "SETUP_NOT_VERIFIED") | null;
-                /** @description What is missing, while not filled */
-                reason: string | null;
-            }[];
-            /** @description Step 1: the chosen store platform */
-            platform: ("storefront-a" | "storefront-b") | null;
-            payments: {
-                /** @description Business ID, Product ID and webhook secret all present */
-                processorReady: boolean;
-                codEnabled: boolean;
-                /** @description Step 4 continues only with one usable method (COD-only launch allowed) */
-                canContinue: boolean;
-            };
-            preview: {
-                /** @description Last POST /api/merchant/preview; step 5 needs one */
-                openedAt: string | null;
-            };
-            finalCheck: {
-                /** @description All five prerequisites are met: "Mark setup verified" can run */
-                ready: boolean;
-                prerequisites: {
-                    /** @enum {string} */
-                    key: "store" | "brand" | "shipping" | "payment" | "realCheckout";
-                    label: string;
-                    ok: boolean;
-                    code: ("EMAIL_NOT_VERIFIED" | "STORE_NOT_CHOSEN" | "STORE_NOT_CONNECTED" | "STORE_DOMAIN_MISSING" | "BRAND_INCOMPLETE" | "NO_SHIPPING_RATE" | "PAYMENT_METHOD_NOT_READY" | "PREVIEW_NOT_OPENED" | "NO_REAL_CHECKOUT" | "PLAN_REQUIRED" | "SCRIPT_TAG_MISSING" | "SCRIPT_TAG_NOT_INSTALLED" | "PLUGIN_NOT_INTERCEPTED" | "SETUP_NOT_VERIFIED") | null;
-                    /** @description A sentence the page can show */
-                    reason: string | null;
-                }[];
-            };
-        };
-        CheckoutActivationInput: {
-            /** @description The hosted checkout takes over the store's checkout button */
-            active: boolean;
-            platform: ("storefront-a" | "storefront-b") | null;
-            /** @description At least one non-preview checkout was created from a real cart of the connected store */
-            realCheckoutExists: boolean;
-            firstRealCheckoutAt: string | null;
-            storefrontA: {
-                /** @description Our app embed is on in the published theme (checked live; the spec's name kept); null when the store could not be asked */
-                scriptTagInstalled: boolean | null;
-                /** @description A legacy script tag of ours still in the shop */
-                scriptTagId: string | null;
-                /** @description Theme editor link that turns the app embed on (the merchant saves there) */
-                activationUrl: string | null;
-                /** @description The published theme */
-                themeName: string | null;
-                checkedAt: string | null;
-                /** @description Why the live check failed */
-                checkError: string | null;
-            } | null;
-            storefrontB: {
-                pluginIntercepted: boolean;
-                pluginInterceptedAt: string | null;
-            } | null;
-            code: ("EMAIL_NOT_VERIFIED" | "STORE_NOT_CHOSEN" | "STORE_NOT_CONNECTED" | "STORE_DOMAIN_MISSING" | "BRAND_INCOMPLETE" | "NO_SHIPPING_RATE" | "PAYMENT_METHOD_NOT_READY" | "PREVIEW_NOT_OPENED" | "NO_REAL_CHECKOUT" | "PLAN_REQUIRED" | "SCRIPT_TAG_MISSING" | "SCRIPT_TAG_NOT_INSTALLED" | "PLUGIN_NOT_INTERCEPTED" | "SETUP_NOT_VERIFIED") | null;
-            reason: string | null;
-        };
-        SetupVerificationResultInput: {
-            /** @constant */
-            verified: true;
-            blockedAt: null;
-            code: null;
-            reason: null;
-            /** @constant */
-            redirect: "dashboard";
-            onboardingCompletedAt: string;
-            steps: {
-                step: number;
-                name: string;
-                /** @enum {string} */
-                outcome: "passed" | "blocked" | "not_reached" | "not_applicable";
-                detail: string | null;
-            }[];
-        } | {
-            /** @constant */
-            verified: false;
-            /** @description 1 brand or shipping rate missing, 2 payment method, 3 plan, 4 checkout activation, 5 script tag */
-            blockedAt: 1 | 2 | 3 | 4 | 5;
-            /**
-             * @description Why it is not satisfied (a reason, not an error: the answer is 200)
-             * @enum {string}
-             */
-            code: "EMAIL_NOT_VERIFIED" | "STORE_NOT_CHOSEN" | "STORE_NOT_CONNECTED" | "STORE_DOMAIN_MISSING" | "BRAND_INCOMPLETE" | "NO_SHIPPING_RATE" | "PAYMENT_METHOD_NOT_READY" | "PREVIEW_NOT_OPENED" | "NO_REAL_CHECKOUT" | "PLAN_REQUIRED" | "SCRIPT_TAG_MISSING" | "SCRIPT_TAG_NOT_INSTALLED" | "PLUGIN_NOT_INTERCEPTED" | "SETUP_NOT_VERIFIED";
-            reason: string;
-            /** @description 'billing': send the merchant to choose a plan */
-            redirect: "billing" | null;
-            onboardingCompletedAt: null;
-            steps: {
-                step: number;
-                name: string;
-                /** @enum {string} */
-                outcome: "passed" | "blocked" | "not_reached" | "not_applicable";
-                detail: string | null;
             }[];
         };
         CreateCheckoutResultInput: {
@@ -12974,6 +12665,390 @@ export interface components {
             taxesIncluded: boolean;
             /** @description What the shopper pays, and the store books */
             totalMinor: number;
+        };
+        WebhookEndpointInput: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            description: string;
+            /** @description Empty: every event type */
+            eventTypes: ("session.completed" | "session.refunded" | "session.abandoned" | "dispute.created" | "dispute.resolved")[];
+            enabled: boolean;
+            /** @description merchant (by hand), gone (it answered 410 Gone), failing (every delivery failed for 5 days) */
+            disabledReason: ("merchant" | "gone" | "failing") | null;
+            disabledAt: string | null;
+            /** @description The first failed attempt since the last success; the endpoint is disabled 5 days after it (warning emails on day 1 and day 3) */
+            failingSince: string | null;
+            /** @description After a rotation, deliveries carry a signature with the previous secret too until this time */
+            previousSecretExpiresAt: string | null;
+            /** @description ISO 8601 time */
+            createdAt: string;
+            /** @description ISO 8601 time */
+            updatedAt: string;
+        };
+        WebhookEndpointWithSecretInput: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            description: string;
+            /** @description Empty: every event type */
+            eventTypes: ("session.completed" | "session.refunded" | "session.abandoned" | "dispute.created" | "dispute.resolved")[];
+            enabled: boolean;
+            /** @description merchant (by hand), gone (it answered 410 Gone), failing (every delivery failed for 5 days) */
+            disabledReason: ("merchant" | "gone" | "failing") | null;
+            disabledAt: string | null;
+            /** @description The first failed attempt since the last success; the endpoint is disabled 5 days after it (warning emails on day 1 and day 3) */
+            failingSince: string | null;
+            /** @description After a rotation, deliveries carry a signature with the previous secret too until this time */
+            previousSecretExpiresAt: string | null;
+            /** @description ISO 8601 time */
+            createdAt: string;
+            /** @description ISO 8601 time */
+            updatedAt: string;
+            /** @description The signing secret (Standard Webhooks whsec_…). Shown in this answer only: store it now */
+            secret: string;
+        };
+        WebhookDeliveryInput: {
+            /** @description msg_…: the webhook-id header, the same on every attempt and replay */
+            id: string;
+            /** Format: uuid */
+            endpointId: string;
+            eventId: string;
+            /** @enum {string} */
+            eventType: "session.completed" | "session.refunded" | "session.abandoned" | "dispute.created" | "dispute.resolved" | "webhook.test";
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "dead";
+            /** @description 0 for the first run, n after the n-th replay */
+            run: number;
+            attempts: number;
+            nextAttemptAt: string | null;
+            lastAttemptAt: string | null;
+            lastStatusCode: number | null;
+            lastError: string | null;
+            succeededAt: string | null;
+            deadAt: string | null;
+            /** @description ISO 8601 time */
+            createdAt: string;
+        };
+        ErrorInput: {
+            /** @description Human-readable message */
+            error: string;
+            /**
+             * @description Stable machine-readable code (domain/errors.ts)
+             * @enum {string}
+             */
+            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_FEATURE_REQUIRED" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "HANDOFF_REPLAYED" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "REFUND_EXCEEDS_BALANCE" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
+            details?: {
+                [key: string]: unknown;
+            };
+        };
+        ApiKeyCreateInput: {
+            /** @description What the key is for (e.g. "ERP sync"): 1-100 characters, no control characters */
+            name: string;
+            /** @description What the key may do; duplicates are merged, and write covers read */
+            scopes: ("account:read" | "account:write" | "settings:read" | "settings:write" | "domains:read" | "domains:write" | "connections:read" | "connections:write" | "onboarding:read" | "onboarding:write" | "commerce:read" | "commerce:write" | "orders:read" | "orders:write" | "stats:read" | "stats:write" | "billing:read" | "billing:write" | "webhooks:read" | "webhooks:write")[];
+            /** @description When the key stops working; must be in the future. Left out or null: no expiry */
+            expiresAt?: string | null;
+        };
+        /** @description May be left out (no body): the old key then works for 24 more hours */
+        ApiKeyRollInput: {
+            /** @description How long the old key keeps working beside the new one: 0 (it stops at once) to 604800 (7 days); default 86400 (24 hours) */
+            overlapSeconds?: number;
+        } | null;
+        ApiKeyInput: {
+            id: string;
+            name: string;
+            /**
+             * @description live: issued and accepted by production; test: by a deployment with the sandbox
+             * @enum {string}
+             */
+            mode: "live" | "test";
+            /** @description The key's prefix and first characters (ck_test_AbCdEf), to tell keys apart; the secret is never shown again */
+            prefix: string;
+            scopes: string[];
+            /**
+             * @description expiring: rolled, and working until expiresAt
+             * @enum {string}
+             */
+            status: "active" | "expiring" | "expired" | "revoked";
+            createdAt: string;
+            /** @description Updated at most once a minute */
+            lastUsedAt: string | null;
+            expiresAt: string | null;
+            revokedAt: string | null;
+            rolledAt: string | null;
+            /** @description The key that replaced this one in a roll */
+            rolledToId: string | null;
+        };
+        ApiKeyCreatedInput: {
+            key: components["schemas"]["ApiKeyInput"];
+            /** @description The whole key, shown this once: the API never answers it again. Keep it in a secret store */
+            secret: string;
+        };
+        ApiKeyRolledInput: {
+            /** @description The new key */
+            key: components["schemas"]["ApiKeyInput"];
+            /** @description The new key's whole secret, shown this once */
+            secret: string;
+            /** @description The old key: it works until its expiresAt */
+            previous: components["schemas"]["ApiKeyInput"];
+        };
+        ApiKeyListInput: {
+            items: components["schemas"]["ApiKeyInput"][];
+        };
+        WalletStatusInput: {
+            /**
+             * @description hosted: Whop's hosted checkout page offers Apple Pay and Google Pay, with no domain set-up; not_on_plan: the plan has no wallet payments, so Whop's page is told not to offer them
+             * @enum {string}
+             */
+            status: "hosted" | "not_on_plan";
+            /** @description Shoppers' checkouts offer wallet payments now (the plan has them live; on Demo only previews do) */
+            ready: boolean;
+            /** @description What this means for the shoppers, and the plan to choose when the plan lacks them */
+            statusMessage: string;
+        };
+        /** @description The latest key submitted since the connection above was made, while it is being set up or after it failed; the connection keeps working meanwhile */
+        ProcessorConnectionAttemptInput: {
+            /** @enum {string} */
+            status: "CONNECTING" | "FAILED";
+            apiKeyLast4: string;
+            /** @description Why it failed */
+            error: string | null;
+            startedAt: string;
+        };
+        ProcessorConnectionStatusInput: {
+            /** @description The connection finished successfully (status CONNECTED) */
+            connected: boolean;
+            /** @description Business ID, Product ID and webhook secret all present: card payments can run */
+            ready: boolean;
+            /** @description The connection's, or without one the attempt's */
+            status: ("CONNECTING" | "CONNECTED" | "FAILED") | null;
+            /** @description Last 4 characters of the API key; the key itself is never returned */
+            apiKeyLast4: string | null;
+            businessId: string | null;
+            productId: string | null;
+            /** @description Our payment webhook is registered and its secret stored (never returned) */
+            webhookRegistered: boolean;
+            /** @description Why the last connection attempt failed (the connection, if any, is unchanged) */
+            lastError: string | null;
+            connectedAt: string | null;
+            attempt: components["schemas"]["ProcessorConnectionAttemptInput"] | null;
+        };
+        StorefrontBConnectionStatusInput: {
+            /** @constant */
+            connected: true;
+            storeUrl: string;
+            /** @description Last 4 characters of the consumer key; the keys themselves are never returned */
+            consumerKeyLast4: string;
+            connectedAt: string;
+            /** @description When our official plugin first sent a checkout from this store */
+            pluginInterceptedAt: string | null;
+        } | {
+            /** @constant */
+            connected: false;
+        };
+        StorefrontBConnectResultInput: {
+            /** @constant */
+            connected: true;
+            storeUrl: string;
+            /** @description Last 4 characters of the consumer key; the keys themselves are never returned */
+            consumerKeyLast4: string;
+            connectedAt: string;
+            /** @description When our official plugin first sent a checkout from this store */
+            pluginInterceptedAt: string | null;
+            /** @description Whether the store reports our official plugin as active (it must be to intercept checkouts) */
+            pluginActive: boolean;
+            /** @description The store's currency */
+            currency: string;
+        };
+        StorefrontAConnectionInput: {
+            shop: string;
+            clientId: string;
+            connected: boolean;
+            installedAt: string | null;
+            uninstalledAt: string | null;
+            scopes: string[];
+            /** @description Scopes the service needs that this install did not grant (an install made before they were asked for): reinstall with installUrl to grant them. Empty while not connected */
+            missingScopes: string[];
+            /** @description Runs the OAuth install of the pending inputs if any, else of this connection (reinstall) */
+            installUrl: string;
+            /** @description New inputs waiting for their OAuth install (installUrl runs it); the connection above keeps working until it completes */
+            pending: {
+                shop: string;
+                clientId: string;
+                since: string;
+            } | null;
+        };
+        ScriptTagStatusInput: {
+            /** @constant */
+            platform: "STOREFRONT_A";
+            /** @description Our app embed is on in the published theme */
+            installed: boolean;
+            /** @description A legacy script tag of ours still in the shop (install removes it) */
+            scriptTagId: string | null;
+            /** @description The legacy script tag source */
+            src: string;
+            /** @description When the store was asked (ISO 8601) */
+            checkedAt: string;
+            /** @description Theme editor deep link that turns the app embed on (the merchant saves there) */
+            activationUrl: string;
+            /** @description The published theme */
+            themeName: string | null;
+        };
+        CustomDomainStatusInput: {
+            /** @description checkout.<your domain> */
+            domain: string;
+            /**
+             * @description pending: checking (now, then after 1 minute doubling to hourly, for 72 hours); verified: checkouts are served and linked there; failed: 72 hours passed and the records found were wrong; expired: 72 hours passed without any record. failed/expired: fix the records, then POST /api/merchant/domain/verify
+             * @enum {string}
+             */
+            status: "pending" | "verified" | "failed" | "expired";
+            /** @description The DNS records to create: the CNAME, or the TXT record where the CNAME cannot be published as-is */
+            records: {
+                /** @enum {string} */
+                type: "CNAME" | "TXT";
+                /** @description The record name to create at your DNS host */
+                name: string;
+                value: string;
+                /** @description true: create it; false: the alternative proof when your DNS host cannot publish the CNAME as-is */
+                required: boolean;
+                purpose: string;
+            }[];
+            verifiedBy: ("cname" | "txt") | null;
+            /** @description DNS checks made so far */
+            checks: number;
+            lastCheckedAt: string | null;
+            /** @description What the last check saw instead of a valid record */
+            lastError: string | null;
+            verifiedAt: string | null;
+            /** @description While pending: when checking stops */
+            expiresAt: string | null;
+            /** @description Once verified: where checkouts are served */
+            checkoutOrigin: string | null;
+        };
+        OnboardingStateInput: {
+            emailVerified: boolean;
+            /** @description True until the email address is verified: the wizard stays behind the verification screen */
+            locked: boolean;
+            /** @description Setup verification passed (onboardingCompletedAt is set) */
+            completed: boolean;
+            onboardingCompletedAt: string | null;
+            /**
+             * @description Where the web app sends the merchant after login
+             * @enum {string}
+             */
+            redirect: "verify-email" | "wizard" | "dashboard";
+            /** @description The step to resume at: the saved one, else the first step not filled */
+            currentStep: number;
+            /** @description The step saved with PATCH /api/merchant/onboarding */
+            savedStep: number | null;
+            firstIncompleteStep: number | null;
+            steps: {
+                number: number;
+                /** @enum {string} */
+                key: "platform" | "brand" | "shipping" | "payments" | "preview" | "final-check";
+                title: string;
+                /** @description The step's inputs are complete (step 6: setup verified) */
+                filled: boolean;
+                /** @description Informational: the previous step is filled. Going back or skipping ahead is always allowed */
+                unlocked: boolean;
+                /** @description Whether the Continue button is enabled: gated on step 4 (a usable payment method) and step 5 (preview opened); on step 6, every prerequisite met */
+                canContinue: boolean;
+                code: ("EMAIL_NOT_VERIFIED" | "STORE_NOT_CHOSEN" | "STORE_NOT_CONNECTED" | "STORE_DOMAIN_MISSING" | "BRAND_INCOMPLETE" | "NO_SHIPPING_RATE" | "PAYMENT_METHOD_NOT_READY" | "PREVIEW_NOT_OPENED" | "NO_REAL_CHECKOUT" | "PLAN_REQUIRED" | "SCRIPT_TAG_MISSING" | "SCRIPT_TAG_NOT_INSTALLED" | "PLUGIN_NOT_INTERCEPTED" | "SETUP_NOT_VERIFIED") | null;
+                /** @description What is missing, while not filled */
+                reason: string | null;
+            }[];
+            /** @description Step 1: the chosen store platform */
+            platform: ("storefront-a" | "storefront-b") | null;
+            payments: {
+                /** @description Business ID, Product ID and webhook secret all present */
+                processorReady: boolean;
+                codEnabled: boolean;
+                /** @description Step 4 continues only with one usable method (COD-only launch allowed) */
+                canContinue: boolean;
+            };
+            preview: {
+                /** @description Last POST /api/merchant/preview; step 5 needs one */
+                openedAt: string | null;
+            };
+            finalCheck: {
+                /** @description All five prerequisites are met: "Mark setup verified" can run */
+                ready: boolean;
+                prerequisites: {
+                    /** @enum {string} */
+                    key: "store" | "brand" | "shipping" | "payment" | "realCheckout";
+                    label: string;
+                    ok: boolean;
+                    code: ("EMAIL_NOT_VERIFIED" | "STORE_NOT_CHOSEN" | "STORE_NOT_CONNECTED" | "STORE_DOMAIN_MISSING" | "BRAND_INCOMPLETE" | "NO_SHIPPING_RATE" | "PAYMENT_METHOD_NOT_READY" | "PREVIEW_NOT_OPENED" | "NO_REAL_CHECKOUT" | "PLAN_REQUIRED" | "SCRIPT_TAG_MISSING" | "SCRIPT_TAG_NOT_INSTALLED" | "PLUGIN_NOT_INTERCEPTED" | "SETUP_NOT_VERIFIED") | null;
+                    /** @description A sentence the page can show */
+                    reason: string | null;
+                }[];
+            };
+        };
+        CheckoutActivationInput: {
+            /** @description The hosted checkout takes over the store's checkout button */
+            active: boolean;
+            platform: ("storefront-a" | "storefront-b") | null;
+            /** @description At least one non-preview checkout was created from a real cart of the connected store */
+            realCheckoutExists: boolean;
+            firstRealCheckoutAt: string | null;
+            storefrontA: {
+                /** @description Our app embed is on in the published theme (checked live; the spec's name kept); null when the store could not be asked */
+                scriptTagInstalled: boolean | null;
+                /** @description A legacy script tag of ours still in the shop */
+                scriptTagId: string | null;
+                /** @description Theme editor link that turns the app embed on (the merchant saves there) */
+                activationUrl: string | null;
+                /** @description The published theme */
+                themeName: string | null;
+                checkedAt: string | null;
+                /** @description Why the live check failed */
+                checkError: string | null;
+            } | null;
+            storefrontB: {
+                pluginIntercepted: boolean;
+                pluginInterceptedAt: string | null;
+            } | null;
+            code: ("EMAIL_NOT_VERIFIED" | "STORE_NOT_CHOSEN" | "STORE_NOT_CONNECTED" | "STORE_DOMAIN_MISSING" | "BRAND_INCOMPLETE" | "NO_SHIPPING_RATE" | "PAYMENT_METHOD_NOT_READY" | "PREVIEW_NOT_OPENED" | "NO_REAL_CHECKOUT" | "PLAN_REQUIRED" | "SCRIPT_TAG_MISSING" | "SCRIPT_TAG_NOT_INSTALLED" | "PLUGIN_NOT_INTERCEPTED" | "SETUP_NOT_VERIFIED") | null;
+            reason: string | null;
+        };
+        SetupVerificationResultInput: {
+            /** @constant */
+            verified: true;
+            blockedAt: null;
+            code: null;
+            reason: null;
+            /** @constant */
+            redirect: "dashboard";
+            onboardingCompletedAt: string;
+            steps: {
+                step: number;
+                name: string;
+                /** @enum {string} */
+                outcome: "passed" | "blocked" | "not_reached" | "not_applicable";
+                detail: string | null;
+            }[];
+        } | {
+            /** @constant */
+            verified: false;
+            /** @description 1 brand or shipping rate missing, 2 payment method, 3 plan, 4 checkout activation, 5 script tag */
+            blockedAt: 1 | 2 | 3 | 4 | 5;
+            /**
+             * @description Why it is not satisfied (a reason, not an error: the answer is 200)
+             * @enum {string}
+             */
+            code: "EMAIL_NOT_VERIFIED" | "STORE_NOT_CHOSEN" | "STORE_NOT_CONNECTED" | "STORE_DOMAIN_MISSING" | "BRAND_INCOMPLETE" | "NO_SHIPPING_RATE" | "PAYMENT_METHOD_NOT_READY" | "PREVIEW_NOT_OPENED" | "NO_REAL_CHECKOUT" | "PLAN_REQUIRED" | "SCRIPT_TAG_MISSING" | "SCRIPT_TAG_NOT_INSTALLED" | "PLUGIN_NOT_INTERCEPTED" | "SETUP_NOT_VERIFIED";
+            reason: string;
+            /** @description 'billing': send the merchant to choose a plan */
+            redirect: "billing" | null;
+            onboardingCompletedAt: null;
+            steps: {
+                step: number;
+                name: string;
+                /** @enum {string} */
+                outcome: "passed" | "blocked" | "not_reached" | "not_applicable";
+                detail: string | null;
+            }[];
         };
         CodConfirmationInput: {
             /** @constant */
@@ -13401,136 +13476,6 @@ export interface components {
             attempt: components["schemas"]["ProcessorConnectionAttemptInput"] | null;
             wallets: components["schemas"]["WalletStatusInput"] | null;
         };
-        WebhookEndpoint: {
-            /** Format: uuid */
-            id: string;
-            url: string;
-            description: string;
-            /** @description Empty: every event type */
-            eventTypes: ("session.completed" | "session.refunded" | "session.abandoned" | "dispute.created" | "dispute.resolved")[];
-            enabled: boolean;
-            /** @description merchant (by hand), gone (it answered 410 Gone), failing (every delivery failed for 5 days) */
-            disabledReason: ("merchant" | "gone" | "failing") | null;
-            disabledAt: string | null;
-            /** @description The first failed attempt since the last success; the endpoint is disabled 5 days after it (warning emails on day 1 and day 3) */
-            failingSince: string | null;
-            /** @description After a rotation, deliveries carry a signature with the previous secret too until this time */
-            previousSecretExpiresAt: string | null;
-            /** @description ISO 8601 time */
-            createdAt: string;
-            /** @description ISO 8601 time */
-            updatedAt: string;
-        };
-        WebhookEndpointWithSecret: {
-            /** Format: uuid */
-            id: string;
-            url: string;
-            description: string;
-            /** @description Empty: every event type */
-            eventTypes: ("session.completed" | "session.refunded" | "session.abandoned" | "dispute.created" | "dispute.resolved")[];
-            enabled: boolean;
-            /** @description merchant (by hand), gone (it answered 410 Gone), failing (every delivery failed for 5 days) */
-            disabledReason: ("merchant" | "gone" | "failing") | null;
-            disabledAt: string | null;
-            /** @description The first failed attempt since the last success; the endpoint is disabled 5 days after it (warning emails on day 1 and day 3) */
-            failingSince: string | null;
-            /** @description After a rotation, deliveries carry a signature with the previous secret too until this time */
-            previousSecretExpiresAt: string | null;
-            /** @description ISO 8601 time */
-            createdAt: string;
-            /** @description ISO 8601 time */
-            updatedAt: string;
-            /** @description The signing secret (Standard Webhooks whsec_…). Shown in this answer only: store it now */
-            secret: string;
-        };
-        WebhookDelivery: {
-            /** @description msg_…: the webhook-id header, the same on every attempt and replay */
-            id: string;
-            /** Format: uuid */
-            endpointId: string;
-            eventId: string;
-            /** @enum {string} */
-            eventType: "session.completed" | "session.refunded" | "session.abandoned" | "dispute.created" | "dispute.resolved" | "webhook.test";
-            /** @enum {string} */
-            status: "pending" | "succeeded" | "dead";
-            /** @description 0 for the first run, n after the n-th replay */
-            run: number;
-            attempts: number;
-            nextAttemptAt: string | null;
-            lastAttemptAt: string | null;
-            lastStatusCode: number | null;
-            lastError: string | null;
-            succeededAt: string | null;
-            deadAt: string | null;
-            /** @description ISO 8601 time */
-            createdAt: string;
-        };
-        Error: {
-            /** @description Human-readable message */
-            error: string;
-            /**
-             * @description Stable machine-readable code (domain/errors.ts)
-             * @enum {string}
-             */
-            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_FEATURE_REQUIRED" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "HANDOFF_REPLAYED" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "REFUND_EXCEEDS_BALANCE" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
-            details?: {
-                [key: string]: unknown;
-            };
-        };
-        ApiKeyCreate: {
-            /** @description What the key is for (e.g. "ERP sync"): 1-100 characters, no control characters */
-            name: string;
-            /** @description What the key may do; duplicates are merged, and write covers read */
-            scopes: ("account:read" | "account:write" | "settings:read" | "settings:write" | "domains:read" | "domains:write" | "connections:read" | "connections:write" | "onboarding:read" | "onboarding:write" | "commerce:read" | "commerce:write" | "orders:read" | "orders:write" | "stats:read" | "stats:write" | "billing:read" | "billing:write" | "webhooks:read" | "webhooks:write")[];
-            /** @description When the key stops working; must be in the future. Left out or null: no expiry */
-            expiresAt?: string | null;
-        };
-        /** @description May be left out (no body): the old key then works for 24 more hours */
-        ApiKeyRoll: {
-            /** @description How long the old key keeps working beside the new one: 0 (it stops at once) to 604800 (7 days); default 86400 (24 hours) */
-            overlapSeconds?: number;
-        } | null;
-        ApiKey: {
-            id: string;
-            name: string;
-            /**
-             * @description live: issued and accepted by production; test: by a deployment with the sandbox
-             * @enum {string}
-             */
-            mode: "live" | "test";
-            /** @description The key's prefix and first characters (ck_test_AbCdEf), to tell keys apart; the secret is never shown again */
-            prefix: string;
-            scopes: string[];
-            /**
-             * @description expiring: rolled, and working until expiresAt
-             * @enum {string}
-             */
-            status: "active" | "expiring" | "expired" | "revoked";
-            createdAt: string;
-            /** @description Updated at most once a minute */
-            lastUsedAt: string | null;
-            expiresAt: string | null;
-            revokedAt: string | null;
-            rolledAt: string | null;
-            /** @description The key that replaced this one in a roll */
-            rolledToId: string | null;
-        };
-        ApiKeyCreated: {
-            key: components["schemas"]["ApiKey"];
-            /** @description The whole key, shown this once: the API never answers it again. Keep it in a secret store */
-            secret: string;
-        };
-        ApiKeyRolled: {
-            /** @description The new key */
-            key: components["schemas"]["ApiKey"];
-            /** @description The new key's whole secret, shown this once */
-            secret: string;
-            /** @description The old key: it works until its expiresAt */
-            previous: components["schemas"]["ApiKey"];
-        };
-        ApiKeyList: {
-            items: components["schemas"]["ApiKey"][];
-        };
         /** @description ISO 3166-1 alpha-2 country code (or XK), any letter case */
         CountryCode: string;
         StoreCountries: {
@@ -13599,6 +13544,12 @@ export interface components {
             checkoutTexts: {
                 [key: string]: string;
             };
+            /** @description The texts per page language, as set */
+            checkoutTextTranslations: {
+                [key: string]: {
+                    [key: string]: string;
+                };
+            };
             shippingRates: {
                 id: string;
                 name: string;
@@ -13645,260 +13596,6 @@ export interface components {
                 } | null;
                 /** @description The countries it ships to (ISO codes) */
                 countries: string[];
-            }[];
-        };
-        WalletStatus: {
-            /**
-             * @description hosted: Whop's hosted checkout page offers Apple Pay and Google Pay, with no domain set-up; not_on_plan: the plan has no wallet payments, so Whop's page is told not to offer them
-             * @enum {string}
-             */
-            status: "hosted" | "not_on_plan";
-            /** @description Shoppers' checkouts offer wallet payments now (the plan has them live; on Demo only previews do) */
-            ready: boolean;
-            /** @description What this means for the shoppers, and the plan to choose when the plan lacks them */
-            statusMessage: string;
-        };
-        /** @description The latest key submitted since the connection above was made, while it is being set up or after it failed; the connection keeps working meanwhile */
-        ProcessorConnectionAttempt: {
-            /** @enum {string} */
-            status: "CONNECTING" | "FAILED";
-            apiKeyLast4: string;
-            /** @description Why it failed */
-            error: string | null;
-            startedAt: string;
-        };
-        ProcessorConnectionStatus: {
-            /** @description The connection finished successfully (status CONNECTED) */
-            connected: boolean;
-            /** @description Business ID, Product ID and webhook secret all present: card payments can run */
-            ready: boolean;
-            /** @description The connection's, or without one the attempt's */
-            status: ("CONNECTING" | "CONNECTED" | "FAILED") | null;
-            /** @description Last 4 characters of the API key; the key itself is never returned */
-            apiKeyLast4: string | null;
-            businessId: string | null;
-            productId: string | null;
-            /** @description Our payment webhook is registered and its secret stored (never returned) */
-            webhookRegistered: boolean;
-            /** @description Why the last connection attempt failed (the connection, if any, is unchanged) */
-            lastError: string | null;
-            connectedAt: string | null;
-            attempt: components["schemas"]["ProcessorConnectionAttempt"] | null;
-        };
-        StorefrontBConnectionStatus: {
-            /** @constant */
-            connected: true;
-            storeUrl: string;
-            /** @description Last 4 characters of the consumer key; the keys themselves are never returned */
-            consumerKeyLast4: string;
-            connectedAt: string;
-            /** @description When our official plugin first sent a checkout from this store */
-            pluginInterceptedAt: string | null;
-        } | {
-            /** @constant */
-            connected: false;
-        };
-        StorefrontBConnectResult: {
-            /** @constant */
-            connected: true;
-            storeUrl: string;
-            /** @description Last 4 characters of the consumer key; the keys themselves are never returned */
-            consumerKeyLast4: string;
-            connectedAt: string;
-            /** @description When our official plugin first sent a checkout from this store */
-            pluginInterceptedAt: string | null;
-            /** @description Whether the store reports our official plugin as active (it must be to intercept checkouts) */
-            pluginActive: boolean;
-            /** @description The store's currency */
-            currency: string;
-        };
-        StorefrontAConnection: {
-            shop: string;
-            clientId: string;
-            connected: boolean;
-            installedAt: string | null;
-            uninstalledAt: string | null;
-            scopes: string[];
-            /** @description Scopes the service needs that this install did not grant (an install made before they were asked for): reinstall with installUrl to grant them. Empty while not connected */
-            missingScopes: string[];
-            /** @description Runs the OAuth install of the pending inputs if any, else of this connection (reinstall) */
-            installUrl: string;
-            /** @description New inputs waiting for their OAuth install (installUrl runs it); the connection above keeps working until it completes */
-            pending: {
-                shop: string;
-                clientId: string;
-                since: string;
-            } | null;
-        };
-        ScriptTagStatus: {
-            /** @constant */
-            platform: "STOREFRONT_A";
-            /** @description Our app embed is on in the published theme */
-            installed: boolean;
-            /** @description A legacy script tag of ours still in the shop (install removes it) */
-            scriptTagId: string | null;
-            /** @description The legacy script tag source */
-            src: string;
-            /** @description When the store was asked (ISO 8601) */
-            checkedAt: string;
-            /** @description Theme editor deep link that turns the app embed on (the merchant saves there) */
-            activationUrl: string;
-            /** @description The published theme */
-            themeName: string | null;
-        };
-        CustomDomainStatus: {
-            /** @description checkout.<your domain> */
-            domain: string;
-            /**
-             * @description pending: checking (now, then after 1 minute doubling to hourly, for 72 hours); verified: checkouts are served and linked there; failed: 72 hours passed and the records found were wrong; expired: 72 hours passed without any record. failed/expired: fix the records, then POST /api/merchant/domain/verify
-             * @enum {string}
-             */
-            status: "pending" | "verified" | "failed" | "expired";
-            /** @description The DNS records to create: the CNAME, or the TXT record where the CNAME cannot be published as-is */
-            records: {
-                /** @enum {string} */
-                type: "CNAME" | "TXT";
-                /** @description The record name to create at your DNS host */
-                name: string;
-                value: string;
-                /** @description true: create it; false: the alternative proof when your DNS host cannot publish the CNAME as-is */
-                required: boolean;
-                purpose: string;
-            }[];
-            verifiedBy: ("cname" | "txt") | null;
-            /** @description DNS checks made so far */
-            checks: number;
-            lastCheckedAt: string | null;
-            /** @description What the last check saw instead of a valid record */
-            lastError: string | null;
-            verifiedAt: string | null;
-            /** @description While pending: when checking stops */
-            expiresAt: string | null;
-            /** @description Once verified: where checkouts are served */
-            checkoutOrigin: string | null;
-        };
-        OnboardingState: {
-            emailVerified: boolean;
-            /** @description True until the email address is verified: the wizard stays behind the verification screen */
-            locked: boolean;
-            /** @description Setup verification passed (onboardingCompletedAt is set) */
-            completed: boolean;
-            onboardingCompletedAt: string | null;
-            /**
-             * @description Where the web app sends the merchant after login
-             * @enum {string}
-             */
-            redirect: "verify-email" | "wizard" | "dashboard";
-            /** @description The step to resume at: the saved one, else the first step not filled */
-            currentStep: number;
-            /** @description The step saved with PATCH /api/merchant/onboarding */
-            savedStep: number | null;
-            firstIncompleteStep: number | null;
-            steps: {
-                number: number;
-                /** @enum {string} */
-                key: "platform" | "brand" | "shipping" | "payments" | "preview" | "final-check";
-                title: string;
-                /** @description The step's inputs are complete (step 6: setup verified) */
-                filled: boolean;
-                /** @description Informational: the previous step is filled. Going back or skipping ahead is always allowed */
-                unlocked: boolean;
-                /** @description Whether the Continue button is enabled: gated on step 4 (a usable payment method) and step 5 (preview opened); on step 6, every prerequisite met */
-                canContinue: boolean;
-                code: ("EMAIL_NOT_VERIFIED" | "STORE_NOT_CHOSEN" | "STORE_NOT_CONNECTED" | "STORE_DOMAIN_MISSING" | "BRAND_INCOMPLETE" | "NO_SHIPPING_RATE" | "PAYMENT_METHOD_NOT_READY" | "PREVIEW_NOT_OPENED" | "NO_REAL_CHECKOUT" | "PLAN_REQUIRED" | "SCRIPT_TAG_MISSING" | "SCRIPT_TAG_NOT_INSTALLED" | "PLUGIN_NOT_INTERCEPTED" | "SETUP_NOT_VERIFIED") | null;
-                /** @description What is missing, while not filled */
-                reason: string | null;
-            }[];
-            /** @description Step 1: the chosen store platform */
-            platform: ("storefront-a" | "storefront-b") | null;
-            payments: {
-                /** @description Business ID, Product ID and webhook secret all present */
-                processorReady: boolean;
-                codEnabled: boolean;
-                /** @description Step 4 continues only with one usable method (COD-only launch allowed) */
-                canContinue: boolean;
-            };
-            preview: {
-                /** @description Last POST /api/merchant/preview; step 5 needs one */
-                openedAt: string | null;
-            };
-            finalCheck: {
-                /** @description All five prerequisites are met: "Mark setup verified" can run */
-                ready: boolean;
-                prerequisites: {
-                    /** @enum {string} */
-                    key: "store" | "brand" | "shipping" | "payment" | "realCheckout";
-                    label: string;
-                    ok: boolean;
-                    code: ("EMAIL_NOT_VERIFIED" | "STORE_NOT_CHOSEN" | "STORE_NOT_CONNECTED" | "STORE_DOMAIN_MISSING" | "BRAND_INCOMPLETE" | "NO_SHIPPING_RATE" | "PAYMENT_METHOD_NOT_READY" | "PREVIEW_NOT_OPENED" | "NO_REAL_CHECKOUT" | "PLAN_REQUIRED" | "SCRIPT_TAG_MISSING" | "SCRIPT_TAG_NOT_INSTALLED" | "PLUGIN_NOT_INTERCEPTED" | "SETUP_NOT_VERIFIED") | null;
-                    /** @description A sentence the page can show */
-                    reason: string | null;
-                }[];
-            };
-        };
-        CheckoutActivation: {
-            /** @description The hosted checkout takes over the store's checkout button */
-            active: boolean;
-            platform: ("storefront-a" | "storefront-b") | null;
-            /** @description At least one non-preview checkout was created from a real cart of the connected store */
-            realCheckoutExists: boolean;
-            firstRealCheckoutAt: string | null;
-            storefrontA: {
-                /** @description Our app embed is on in the published theme (checked live; the spec's name kept); null when the store could not be asked */
-                scriptTagInstalled: boolean | null;
-                /** @description A legacy script tag of ours still in the shop */
-                scriptTagId: string | null;
-                /** @description Theme editor link that turns the app embed on (the merchant saves there) */
-                activationUrl: string | null;
-                /** @description The published theme */
-                themeName: string | null;
-                checkedAt: string | null;
-                /** @description Why the live check failed */
-                checkError: string | null;
-            } | null;
-            storefrontB: {
-                pluginIntercepted: boolean;
-                pluginInterceptedAt: string | null;
-            } | null;
-            code: ("EMAIL_NOT_VERIFIED" | "STORE_NOT_CHOSEN" | "STORE_NOT_CONNECTED" | "STORE_DOMAIN_MISSING" | "BRAND_INCOMPLETE" | "NO_SHIPPING_RATE" | "PAYMENT_METHOD_NOT_READY" | "PREVIEW_NOT_OPENED" | "NO_REAL_CHECKOUT" | "PLAN_REQUIRED" | "SCRIPT_TAG_MISSING" | "SCRIPT_TAG_NOT_INSTALLED" | "PLUGIN_NOT_INTERCEPTED" | "SETUP_NOT_VERIFIED") | null;
-            reason: string | null;
-        };
-        SetupVerificationResult: {
-            /** @constant */
-            verified: true;
-            blockedAt: null;
-            code: null;
-            reason: null;
-            /** @constant */
-            redirect: "dashboard";
-            onboardingCompletedAt: string;
-            steps: {
-                step: number;
-                name: string;
-                /** @enum {string} */
-                outcome: "passed" | "blocked" | "not_reached" | "not_applicable";
-                detail: string | null;
-            }[];
-        } | {
-            /** @constant */
-            verified: false;
-            /** @description 1 brand or shipping rate missing, 2 payment method, 3 plan, 4 checkout activation, 5 script tag */
-            blockedAt: 1 | 2 | 3 | 4 | 5;
-            /**
-             * @description Why it is not satisfied (a reason, not an error: the answer is 200)
-             * @enum {string}
-             */
-            code: "EMAIL_NOT_VERIFIED" | "STORE_NOT_CHOSEN" | "STORE_NOT_CONNECTED" | "STORE_DOMAIN_MISSING" | "BRAND_INCOMPLETE" | "NO_SHIPPING_RATE" | "PAYMENT_METHOD_NOT_READY" | "PREVIEW_NOT_OPENED" | "NO_REAL_CHECKOUT" | "PLAN_REQUIRED" | "SCRIPT_TAG_MISSING" | "SCRIPT_TAG_NOT_INSTALLED" | "PLUGIN_NOT_INTERCEPTED" | "SETUP_NOT_VERIFIED";
-            reason: string;
-            /** @description 'billing': send the merchant to choose a plan */
-            redirect: "billing" | null;
-            onboardingCompletedAt: null;
-            steps: {
-                step: number;
-                name: string;
-                /** @enum {string} */
-                outcome: "passed" | "blocked" | "not_reached" | "not_applicable";
-                detail: string | null;
             }[];
         };
         CreateCheckoutResult: {
@@ -14160,6 +13857,390 @@ export interface components {
             taxesIncluded: boolean;
             /** @description What the shopper pays, and the store books */
             totalMinor: number;
+        };
+        WebhookEndpoint: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            description: string;
+            /** @description Empty: every event type */
+            eventTypes: ("session.completed" | "session.refunded" | "session.abandoned" | "dispute.created" | "dispute.resolved")[];
+            enabled: boolean;
+            /** @description merchant (by hand), gone (it answered 410 Gone), failing (every delivery failed for 5 days) */
+            disabledReason: ("merchant" | "gone" | "failing") | null;
+            disabledAt: string | null;
+            /** @description The first failed attempt since the last success; the endpoint is disabled 5 days after it (warning emails on day 1 and day 3) */
+            failingSince: string | null;
+            /** @description After a rotation, deliveries carry a signature with the previous secret too until this time */
+            previousSecretExpiresAt: string | null;
+            /** @description ISO 8601 time */
+            createdAt: string;
+            /** @description ISO 8601 time */
+            updatedAt: string;
+        };
+        WebhookEndpointWithSecret: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            description: string;
+            /** @description Empty: every event type */
+            eventTypes: ("session.completed" | "session.refunded" | "session.abandoned" | "dispute.created" | "dispute.resolved")[];
+            enabled: boolean;
+            /** @description merchant (by hand), gone (it answered 410 Gone), failing (every delivery failed for 5 days) */
+            disabledReason: ("merchant" | "gone" | "failing") | null;
+            disabledAt: string | null;
+            /** @description The first failed attempt since the last success; the endpoint is disabled 5 days after it (warning emails on day 1 and day 3) */
+            failingSince: string | null;
+            /** @description After a rotation, deliveries carry a signature with the previous secret too until this time */
+            previousSecretExpiresAt: string | null;
+            /** @description ISO 8601 time */
+            createdAt: string;
+            /** @description ISO 8601 time */
+            updatedAt: string;
+            /** @description The signing secret (Standard Webhooks whsec_…). Shown in this answer only: store it now */
+            secret: string;
+        };
+        WebhookDelivery: {
+            /** @description msg_…: the webhook-id header, the same on every attempt and replay */
+            id: string;
+            /** Format: uuid */
+            endpointId: string;
+            eventId: string;
+            /** @enum {string} */
+            eventType: "session.completed" | "session.refunded" | "session.abandoned" | "dispute.created" | "dispute.resolved" | "webhook.test";
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "dead";
+            /** @description 0 for the first run, n after the n-th replay */
+            run: number;
+            attempts: number;
+            nextAttemptAt: string | null;
+            lastAttemptAt: string | null;
+            lastStatusCode: number | null;
+            lastError: string | null;
+            succeededAt: string | null;
+            deadAt: string | null;
+            /** @description ISO 8601 time */
+            createdAt: string;
+        };
+        Error: {
+            /** @description Human-readable message */
+            error: string;
+            /**
+             * @description Stable machine-readable code (domain/errors.ts)
+             * @enum {string}
+             */
+            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_FEATURE_REQUIRED" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "HANDOFF_REPLAYED" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "REFUND_EXCEEDS_BALANCE" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
+            details?: {
+                [key: string]: unknown;
+            };
+        };
+        ApiKeyCreate: {
+            /** @description What the key is for (e.g. "ERP sync"): 1-100 characters, no control characters */
+            name: string;
+            /** @description What the key may do; duplicates are merged, and write covers read */
+            scopes: ("account:read" | "account:write" | "settings:read" | "settings:write" | "domains:read" | "domains:write" | "connections:read" | "connections:write" | "onboarding:read" | "onboarding:write" | "commerce:read" | "commerce:write" | "orders:read" | "orders:write" | "stats:read" | "stats:write" | "billing:read" | "billing:write" | "webhooks:read" | "webhooks:write")[];
+            /** @description When the key stops working; must be in the future. Left out or null: no expiry */
+            expiresAt?: string | null;
+        };
+        /** @description May be left out (no body): the old key then works for 24 more hours */
+        ApiKeyRoll: {
+            /** @description How long the old key keeps working beside the new one: 0 (it stops at once) to 604800 (7 days); default 86400 (24 hours) */
+            overlapSeconds?: number;
+        } | null;
+        ApiKey: {
+            id: string;
+            name: string;
+            /**
+             * @description live: issued and accepted by production; test: by a deployment with the sandbox
+             * @enum {string}
+             */
+            mode: "live" | "test";
+            /** @description The key's prefix and first characters (ck_test_AbCdEf), to tell keys apart; the secret is never shown again */
+            prefix: string;
+            scopes: string[];
+            /**
+             * @description expiring: rolled, and working until expiresAt
+             * @enum {string}
+             */
+            status: "active" | "expiring" | "expired" | "revoked";
+            createdAt: string;
+            /** @description Updated at most once a minute */
+            lastUsedAt: string | null;
+            expiresAt: string | null;
+            revokedAt: string | null;
+            rolledAt: string | null;
+            /** @description The key that replaced this one in a roll */
+            rolledToId: string | null;
+        };
+        ApiKeyCreated: {
+            key: components["schemas"]["ApiKey"];
+            /** @description The whole key, shown this once: the API never answers it again. Keep it in a secret store */
+            secret: string;
+        };
+        ApiKeyRolled: {
+            /** @description The new key */
+            key: components["schemas"]["ApiKey"];
+            /** @description The new key's whole secret, shown this once */
+            secret: string;
+            /** @description The old key: it works until its expiresAt */
+            previous: components["schemas"]["ApiKey"];
+        };
+        ApiKeyList: {
+            items: components["schemas"]["ApiKey"][];
+        };
+        WalletStatus: {
+            /**
+             * @description hosted: Whop's hosted checkout page offers Apple Pay and Google Pay, with no domain set-up; not_on_plan: the plan has no wallet payments, so Whop's page is told not to offer them
+             * @enum {string}
+             */
+            status: "hosted" | "not_on_plan";
+            /** @description Shoppers' checkouts offer wallet payments now (the plan has them live; on Demo only previews do) */
+            ready: boolean;
+            /** @description What this means for the shoppers, and the plan to choose when the plan lacks them */
+            statusMessage: string;
+        };
+        /** @description The latest key submitted since the connection above was made, while it is being set up or after it failed; the connection keeps working meanwhile */
+        ProcessorConnectionAttempt: {
+            /** @enum {string} */
+            status: "CONNECTING" | "FAILED";
+            apiKeyLast4: string;
+            /** @description Why it failed */
+            error: string | null;
+            startedAt: string;
+        };
+        ProcessorConnectionStatus: {
+            /** @description The connection finished successfully (status CONNECTED) */
+            connected: boolean;
+            /** @description Business ID, Product ID and webhook secret all present: card payments can run */
+            ready: boolean;
+            /** @description The connection's, or without one the attempt's */
+            status: ("CONNECTING" | "CONNECTED" | "FAILED") | null;
+            /** @description Last 4 characters of the API key; the key itself is never returned */
+            apiKeyLast4: string | null;
+            businessId: string | null;
+            productId: string | null;
+            /** @description Our payment webhook is registered and its secret stored (never returned) */
+            webhookRegistered: boolean;
+            /** @description Why the last connection attempt failed (the connection, if any, is unchanged) */
+            lastError: string | null;
+            connectedAt: string | null;
+            attempt: components["schemas"]["ProcessorConnectionAttempt"] | null;
+        };
+        StorefrontBConnectionStatus: {
+            /** @constant */
+            connected: true;
+            storeUrl: string;
+            /** @description Last 4 characters of the consumer key; the keys themselves are never returned */
+            consumerKeyLast4: string;
+            connectedAt: string;
+            /** @description When our official plugin first sent a checkout from this store */
+            pluginInterceptedAt: string | null;
+        } | {
+            /** @constant */
+            connected: false;
+        };
+        StorefrontBConnectResult: {
+            /** @constant */
+            connected: true;
+            storeUrl: string;
+            /** @description Last 4 characters of the consumer key; the keys themselves are never returned */
+            consumerKeyLast4: string;
+            connectedAt: string;
+            /** @description When our official plugin first sent a checkout from this store */
+            pluginInterceptedAt: string | null;
+            /** @description Whether the store reports our official plugin as active (it must be to intercept checkouts) */
+            pluginActive: boolean;
+            /** @description The store's currency */
+            currency: string;
+        };
+        StorefrontAConnection: {
+            shop: string;
+            clientId: string;
+            connected: boolean;
+            installedAt: string | null;
+            uninstalledAt: string | null;
+            scopes: string[];
+            /** @description Scopes the service needs that this install did not grant (an install made before they were asked for): reinstall with installUrl to grant them. Empty while not connected */
+            missingScopes: string[];
+            /** @description Runs the OAuth install of the pending inputs if any, else of this connection (reinstall) */
+            installUrl: string;
+            /** @description New inputs waiting for their OAuth install (installUrl runs it); the connection above keeps working until it completes */
+            pending: {
+                shop: string;
+                clientId: string;
+                since: string;
+            } | null;
+        };
+        ScriptTagStatus: {
+            /** @constant */
+            platform: "STOREFRONT_A";
+            /** @description Our app embed is on in the published theme */
+            installed: boolean;
+            /** @description A legacy script tag of ours still in the shop (install removes it) */
+            scriptTagId: string | null;
+            /** @description The legacy script tag source */
+            src: string;
+            /** @description When the store was asked (ISO 8601) */
+            checkedAt: string;
+            /** @description Theme editor deep link that turns the app embed on (the merchant saves there) */
+            activationUrl: string;
+            /** @description The published theme */
+            themeName: string | null;
+        };
+        CustomDomainStatus: {
+            /** @description checkout.<your domain> */
+            domain: string;
+            /**
+             * @description pending: checking (now, then after 1 minute doubling to hourly, for 72 hours); verified: checkouts are served and linked there; failed: 72 hours passed and the records found were wrong; expired: 72 hours passed without any record. failed/expired: fix the records, then POST /api/merchant/domain/verify
+             * @enum {string}
+             */
+            status: "pending" | "verified" | "failed" | "expired";
+            /** @description The DNS records to create: the CNAME, or the TXT record where the CNAME cannot be published as-is */
+            records: {
+                /** @enum {string} */
+                type: "CNAME" | "TXT";
+                /** @description The record name to create at your DNS host */
+                name: string;
+                value: string;
+                /** @description true: create it; false: the alternative proof when your DNS host cannot publish the CNAME as-is */
+                required: boolean;
+                purpose: string;
+            }[];
+            verifiedBy: ("cname" | "txt") | null;
+            /** @description DNS checks made so far */
+            checks: number;
+            lastCheckedAt: string | null;
+            /** @description What the last check saw instead of a valid record */
+            lastError: string | null;
+            verifiedAt: string | null;
+            /** @description While pending: when checking stops */
+            expiresAt: string | null;
+            /** @description Once verified: where checkouts are served */
+            checkoutOrigin: string | null;
+        };
+        OnboardingState: {
+            emailVerified: boolean;
+            /** @description True until the email address is verified: the wizard stays behind the verification screen */
+            locked: boolean;
+            /** @description Setup verification passed (onboardingCompletedAt is set) */
+            completed: boolean;
+            onboardingCompletedAt: string | null;
+            /**
+             * @description Where the web app sends the merchant after login
+             * @enum {string}
+             */
+            redirect: "verify-email" | "wizard" | "dashboard";
+            /** @description The step to resume at: the saved one, else the first step not filled */
+            currentStep: number;
+            /** @description The step saved with PATCH /api/merchant/onboarding */
+            savedStep: number | null;
+            firstIncompleteStep: number | null;
+            steps: {
+                number: number;
+                /** @enum {string} */
+                key: "platform" | "brand" | "shipping" | "payments" | "preview" | "final-check";
+                title: string;
+                /** @description The step's inputs are complete (step 6: setup verified) */
+                filled: boolean;
+                /** @description Informational: the previous step is filled. Going back or skipping ahead is always allowed */
+                unlocked: boolean;
+                /** @description Whether the Continue button is enabled: gated on step 4 (a usable payment method) and step 5 (preview opened); on step 6, every prerequisite met */
+                canContinue: boolean;
+                code: ("EMAIL_NOT_VERIFIED" | "STORE_NOT_CHOSEN" | "STORE_NOT_CONNECTED" | "STORE_DOMAIN_MISSING" | "BRAND_INCOMPLETE" | "NO_SHIPPING_RATE" | "PAYMENT_METHOD_NOT_READY" | "PREVIEW_NOT_OPENED" | "NO_REAL_CHECKOUT" | "PLAN_REQUIRED" | "SCRIPT_TAG_MISSING" | "SCRIPT_TAG_NOT_INSTALLED" | "PLUGIN_NOT_INTERCEPTED" | "SETUP_NOT_VERIFIED") | null;
+                /** @description What is missing, while not filled */
+                reason: string | null;
+            }[];
+            /** @description Step 1: the chosen store platform */
+            platform: ("storefront-a" | "storefront-b") | null;
+            payments: {
+                /** @description Business ID, Product ID and webhook secret all present */
+                processorReady: boolean;
+                codEnabled: boolean;
+                /** @description Step 4 continues only with one usable method (COD-only launch allowed) */
+                canContinue: boolean;
+            };
+            preview: {
+                /** @description Last POST /api/merchant/preview; step 5 needs one */
+                openedAt: string | null;
+            };
+            finalCheck: {
+                /** @description All five prerequisites are met: "Mark setup verified" can run */
+                ready: boolean;
+                prerequisites: {
+                    /** @enum {string} */
+                    key: "store" | "brand" | "shipping" | "payment" | "realCheckout";
+                    label: string;
+                    ok: boolean;
+                    code: ("EMAIL_NOT_VERIFIED" | "STORE_NOT_CHOSEN" | "STORE_NOT_CONNECTED" | "STORE_DOMAIN_MISSING" | "BRAND_INCOMPLETE" | "NO_SHIPPING_RATE" | "PAYMENT_METHOD_NOT_READY" | "PREVIEW_NOT_OPENED" | "NO_REAL_CHECKOUT" | "PLAN_REQUIRED" | "SCRIPT_TAG_MISSING" | "SCRIPT_TAG_NOT_INSTALLED" | "PLUGIN_NOT_INTERCEPTED" | "SETUP_NOT_VERIFIED") | null;
+                    /** @description A sentence the page can show */
+                    reason: string | null;
+                }[];
+            };
+        };
+        CheckoutActivation: {
+            /** @description The hosted checkout takes over the store's checkout button */
+            active: boolean;
+            platform: ("storefront-a" | "storefront-b") | null;
+            /** @description At least one non-preview checkout was created from a real cart of the connected store */
+            realCheckoutExists: boolean;
+            firstRealCheckoutAt: string | null;
+            storefrontA: {
+                /** @description Our app embed is on in the published theme (checked live; the spec's name kept); null when the store could not be asked */
+                scriptTagInstalled: boolean | null;
+                /** @description A legacy script tag of ours still in the shop */
+                scriptTagId: string | null;
+                /** @description Theme editor link that turns the app embed on (the merchant saves there) */
+                activationUrl: string | null;
+                /** @description The published theme */
+                themeName: string | null;
+                checkedAt: string | null;
+                /** @description Why the live check failed */
+                checkError: string | null;
+            } | null;
+            storefrontB: {
+                pluginIntercepted: boolean;
+                pluginInterceptedAt: string | null;
+            } | null;
+            code: ("EMAIL_NOT_VERIFIED" | "STORE_NOT_CHOSEN" | "STORE_NOT_CONNECTED" | "STORE_DOMAIN_MISSING" | "BRAND_INCOMPLETE" | "NO_SHIPPING_RATE" | "PAYMENT_METHOD_NOT_READY" | "PREVIEW_NOT_OPENED" | "NO_REAL_CHECKOUT" | "PLAN_REQUIRED" | "SCRIPT_TAG_MISSING" | "SCRIPT_TAG_NOT_INSTALLED" | "PLUGIN_NOT_INTERCEPTED" | "SETUP_NOT_VERIFIED") | null;
+            reason: string | null;
+        };
+        SetupVerificationResult: {
+            /** @constant */
+            verified: true;
+            blockedAt: null;
+            code: null;
+            reason: null;
+            /** @constant */
+            redirect: "dashboard";
+            onboardingCompletedAt: string;
+            steps: {
+                step: number;
+                name: string;
+                /** @enum {string} */
+                outcome: "passed" | "blocked" | "not_reached" | "not_applicable";
+                detail: string | null;
+            }[];
+        } | {
+            /** @constant */
+            verified: false;
+            /** @description 1 brand or shipping rate missing, 2 payment method, 3 plan, 4 checkout activation, 5 script tag */
+            blockedAt: 1 | 2 | 3 | 4 | 5;
+            /**
+             * @description Why it is not satisfied (a reason, not an error: the answer is 200)
+             * @enum {string}
+             */
+            code: "EMAIL_NOT_VERIFIED" | "STORE_NOT_CHOSEN" | "STORE_NOT_CONNECTED" | "STORE_DOMAIN_MISSING" | "BRAND_INCOMPLETE" | "NO_SHIPPING_RATE" | "PAYMENT_METHOD_NOT_READY" | "PREVIEW_NOT_OPENED" | "NO_REAL_CHECKOUT" | "PLAN_REQUIRED" | "SCRIPT_TAG_MISSING" | "SCRIPT_TAG_NOT_INSTALLED" | "PLUGIN_NOT_INTERCEPTED" | "SETUP_NOT_VERIFIED";
+            reason: string;
+            /** @description 'billing': send the merchant to choose a plan */
+            redirect: "billing" | null;
+            onboardingCompletedAt: null;
+            steps: {
+                step: number;
+                name: string;
+                /** @enum {string} */
+                outcome: "passed" | "blocked" | "not_reached" | "not_applicable";
+                detail: string | null;
+            }[];
         };
         CodConfirmation: {
             /** @constant */

@@ -319,6 +319,13 @@ describe('the merchant dashboard in a browser', () => {
     await page.getByLabel('Primary color', { exact: true }).fill('#ffe14d');
     await page.locator('.corrections li').first().waitFor();
     await screenshot(page, 'dashboard-20-branding');
+    // Texts for German pages, over the texts as written.
+    await page.getByLabel('Texts for').selectOption('de');
+    await page.getByLabel('Headline', { exact: true }).fill('Fast geschafft');
+    await page.getByRole('button', { name: 'Save branding' }).click();
+    await page.getByText('Branding saved.').waitFor();
+    await screenshot(page, 'dashboard-20b-texts-german');
+    expect((await stack.database.db.merchant.findUniqueOrThrow({ where: { id: merchant.id } })).checkoutTextTranslations).toEqual({ de: { headline: 'Fast geschafft' } });
     await page.getByRole('link', { name: 'Store & payments' }).click();
     await page.locator('[data-check="app-embed"][data-ok="true"]').waitFor({ timeout: 20_000 });
     await screenshot(page, 'dashboard-21-connections');

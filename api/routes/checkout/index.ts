@@ -33,6 +33,9 @@ import {
 import { checkoutOriginWith } from '../../checkout-host.js';
 import { HANDOFF_HEADERS, type Handoff } from '../../../integrations/storefront-b/handoff.js';
 import { canonicalLanguage } from '../../../domain/language.js';
+import { checkoutLanguageOf } from '../../../domain/checkout-messages/index.js';
+import { acceptedLanguages } from '../../schemas/shopper-language.js';
+import { addVary } from '../../vary.js';
 import { claimHandoff, releaseHandoff, settleHandoff, type HandoffHash } from '../../handoff-claims.js';
 import { cachedFxRates, checkCurrency, createCreateCaches, newSessionToken, shouldPassThrough, storefrontASource, storefrontBSource, subtotalOf, verifiedHostnameOf, type CartDeps, type CartSource } from '../../cart-sources.js';
 
@@ -218,6 +221,10 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
     const { currency } = session;
     const subtotal = money(session.subtotalMinor, currency);
     reply.header('cache-control', 'no-store');
+    // The merchant's texts for a page in the language it asks in (the page sends the language it shows), over the
+    // texts as written; the page's own words fill whatever neither gives.
+    addVary(reply, 'Accept-Language');
+    const language = checkoutLanguageOf(acceptedLanguages(request.headers['accept-language']));
     return {
       token: session.token,
       status: session.status,
@@ -227,7 +234,7 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
       shopName: session.shopName,
       shopUrl: session.shopUrl,
       branding: { logoUrl: session.logoUrl, primaryColor: session.primaryColor, accentColor: session.accentColor },
-      checkoutTexts: checkoutTexts(session.checkoutTexts),
+      checkoutTexts: { ...checkoutTexts(session.checkoutTexts), ...checkoutTexts(jsonEntry(session.checkoutTextTranslations, language)) },
       // Offered only while the plan in force has it (a preview on Demo shows what is set up).
       codEnabled: codOffered({ codEnabled: session.codEnabled, platformSubscription: session.planId === null ? null : { planId: session.planId, status: session.planStatus ?? '' } }, { preview: isPreviewToken(session.token) }),
       shipping: quoteShippingRates(session.parts.shippingRates, { currency, subtotal, fxRates: sessionFxRates(session.fxRates) }),
@@ -271,6 +278,7 @@ interface BundleRow {
   primaryColor: string | null;
   accentColor: string | null;
   checkoutTexts: Prisma.JsonValue;
+  checkoutTextTranslations: Prisma.JsonValue;
   codEnabled: boolean;
   /** merchants.checkout_parts: kept by database triggers, see prisma/schema.prisma. */
   parts: { shippingRates: ShippingRateInput[]; pixels: BundleAnswer['pixels'] };
@@ -302,7 +310,7 @@ const BUNDLE_SQL = `
            s.shipping_address AS "shippingAddress", s.shipping_rate_id AS "shippingRateId",
            s.discount_code AS "discountCode", s.discount_minor AS "discountMinor", s.order_bumps AS "orderBumps",
            m.shop_name AS "shopName", m.logo_url AS "logoUrl", m.primary_color AS "primaryColor", m.accent_color AS "accentColor",
-           m.checkout_texts AS "checkoutTexts", m.cod_enabled AS "codEnabled", m.checkout_parts AS "parts",
+           m.checkout_texts AS "checkoutTexts", m.checkout_text_translations AS "checkoutTextTranslations", m.cod_enabled AS "codEnabled", m.checkout_parts AS "parts",
            CASE s.platform WHEN 'STOREFRONT_A' THEN COALESCE(a.shop_origins[1], 'https://' || a.shop) ELSE b.store_url END AS "shopUrl",
            CASE WHEN m.store_countries_read_at IS NULL OR cardinality(m.store_countries) >= ${COUNTRY_CODES.length} THEN NULL
                 ELSE array_to_json(m.store_countries) END AS "storeCountries",
@@ -319,6 +327,10 @@ async function readBundle(db: Db, sessionToken: string): Promise<BundleRow | und
 }
 
 type BundleAnswer = z.output<typeof sessionBundleResponse>;
+
+/** `value[key]` when `value` is a JSON object, else null. */
+const jsonEntry = (value: Prisma.JsonValue, key: string): Prisma.JsonValue =>
+  value && typeof value === 'object' && !Array.isArray(value) && Object.hasOwn(value, key) ? (value[key] ?? null) : null;
 
 function checkoutTexts(value: Prisma.JsonValue): Record<string, string> {
   const texts: Record<string, string> = {};

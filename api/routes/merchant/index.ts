@@ -22,6 +22,14 @@ import { deliveryDaysColumns, rateCountryColumns } from '../../../model/shipping
 const auth = { security: [{ bearerAuth: [] }] };
 const tags = ['merchant'];
 
+
+const jsonObject = (value: unknown): Record<string, unknown> => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
+
+/** Stored texts with a change on top: a key set to "" goes back to the default (it is dropped). */
+function mergeTexts(stored: unknown, change: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries({ ...jsonObject(stored), ...change }).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== ''));
+}
+
 export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   const { config, db, urlGuard } = deps;
 
@@ -98,11 +106,18 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     }
     if (body.codEnabled !== undefined) data.codEnabled = body.codEnabled;
     if (body.onboardingCompletedAt === null) data.onboardingCompletedAt = null;
-    if (body.checkoutTexts) {
-      const current = (await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { checkoutTexts: true } })).checkoutTexts as Record<string, string>;
-      // Merge: a key set to "" goes back to the default text.
-      const merged = Object.fromEntries(Object.entries({ ...current, ...body.checkoutTexts }).filter(([, v]) => typeof v === 'string' && v !== ''));
-      data.checkoutTexts = merged;
+    if (body.checkoutTexts || body.checkoutTextTranslations) {
+      const current = await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { checkoutTexts: true, checkoutTextTranslations: true } });
+      if (body.checkoutTexts) data.checkoutTexts = mergeTexts(current.checkoutTexts, body.checkoutTexts);
+      if (body.checkoutTextTranslations) {
+        const stored = jsonObject(current.checkoutTextTranslations);
+        const merged: Record<string, Record<string, string>> = {};
+        for (const language of new Set([...Object.keys(stored), ...Object.keys(body.checkoutTextTranslations)])) {
+          const texts = mergeTexts(stored[language], body.checkoutTextTranslations[language as keyof typeof body.checkoutTextTranslations] ?? {});
+          if (Object.keys(texts).length) merged[language] = texts;
+        }
+        data.checkoutTextTranslations = merged;
+      }
     }
     await db.$transaction(async (tx) => {
       await tx.merchant.update({ where: { id: merchantId }, data });

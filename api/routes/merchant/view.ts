@@ -36,6 +36,17 @@ function plan(merchant: MerchantWithRates): z.infer<typeof merchantView>['plan']
   return { id, name: findPlan(id)?.name ?? id, features: planFeatureView(id) };
 }
 
+/** The texts per page language, as stored (only string texts of object entries). */
+function textTranslations(merchant: Merchant): Record<string, Record<string, string>> {
+  const value = merchant.checkoutTextTranslations;
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return {};
+  return Object.fromEntries(
+    Object.entries(value).flatMap(([language, texts]) =>
+      texts && typeof texts === 'object' && !Array.isArray(texts) ? [[language, Object.fromEntries(Object.entries(texts).filter((e): e is [string, string] => typeof e[1] === 'string'))]] : [],
+    ),
+  );
+}
+
 function texts(merchant: Merchant): Record<string, string> {
   const value = merchant.checkoutTexts;
   return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, string>) : {};
@@ -59,6 +70,7 @@ export function toMerchantView(merchant: MerchantWithRates, config: Config): z.i
     codEnabled: merchant.codEnabled,
     branding: { logoUrl: merchant.logoUrl, primaryColor: merchant.primaryColor, accentColor: merchant.accentColor },
     checkoutTexts: texts(merchant),
+    checkoutTextTranslations: textTranslations(merchant),
     shippingRates: rates(merchant),
     storeCountries: { countries: merchant.storeCountries, readAt: merchant.storeCountriesReadAt?.toISOString() ?? null, error: merchant.storeCountriesError },
     plan: plan(merchant),

@@ -17,7 +17,8 @@ import { isSessionToken } from '../../../domain/tokens.js';
 import { checkoutTheme } from '../../../domain/brand-colors.js';
 import { CHECKOUT_LANGUAGES, checkoutLanguageOf } from '../../../domain/checkout-messages/index.js';
 import { acceptedLanguages } from '../../schemas/shopper-language.js';
-import { addVary, createWebDist, pickEncoding, sendFile, type WebDist, type WebPart } from './web-dist.js';
+import { createWebDist, pickEncoding, sendFile, type WebDist, type WebPart } from './web-dist.js';
+import { addVary } from '../../vary.js';
 
 export interface PagesOptions extends RouteDeps {
   /** Where the built web app is (default web/dist); tests point it elsewhere. */
@@ -87,8 +88,9 @@ export const pagesRoutes: FastifyPluginAsync<PagesOptions> = async (app, opts) =
   const production = config.env === 'production';
 
   /** One of our own read routes, asked in-process (the same answer the browser would get). */
-  async function read(url: string): Promise<{ status: number; body: unknown }> {
-    const res = await app.inject({ method: 'GET', url, headers: { accept: 'application/json' } });
+  /** One of the checkout API's reads, as the page would make it in `language` (the merchant's texts for it). */
+  async function read(url: string, language: string): Promise<{ status: number; body: unknown }> {
+    const res = await app.inject({ method: 'GET', url, headers: { accept: 'application/json', 'accept-language': language } });
     let body: unknown = null;
     try {
       body = res.json();
@@ -139,9 +141,9 @@ export const pagesRoutes: FastifyPluginAsync<PagesOptions> = async (app, opts) =
     const mine = !!host && !!session && session.merchantId === host.merchantId;
     const [bundle, bumps, upsells, processor] = mine
       ? await Promise.all([
-          read(`/api/checkout/session-bundle/${token}`),
-          read(`/api/checkout/${token}/order-bumps`),
-          read(`/api/checkout/${token}/upsells`),
+          read(`/api/checkout/session-bundle/${token}`, language),
+          read(`/api/checkout/${token}/order-bumps`, language),
+          read(`/api/checkout/${token}/upsells`, language),
           db.processorConnection.findUnique({ where: { merchantId: host.merchantId }, select: { status: true, productId: true } }),
         ])
       : [null, null, null, null];

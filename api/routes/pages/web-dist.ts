@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { addVary } from '../../vary.js';
 
 export const DEFAULT_WEB_DIST = fileURLToPath(new URL('../../../web/dist', import.meta.url));
 
@@ -101,12 +102,6 @@ export function pickEncoding(request: FastifyRequest, file: { gz?: Buffer; br?: 
   if (file.br && allows('br')) return 'br';
   if (file.gz && allows('gzip')) return 'gzip';
   return null;
-}
-
-/** Adds to Vary (the CORS plugin may have set `Vary: Origin` already). */
-export function addVary(reply: FastifyReply, name: string): void {
-  const current = reply.getHeader('vary');
-  reply.header('vary', current ? `${String(current)}, ${name}` : name);
 }
 
 /** Sends a file from memory, compressed when the client takes it. */

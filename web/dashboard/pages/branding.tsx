@@ -8,9 +8,19 @@ import { formatAmount } from '../format.js';
 import { invalid, useForm } from '../form.js';
 import { useSession } from '../session.js';
 import type { Merchant } from '../types.js';
-import { Button, Card, Field, Form, PageHeader } from '../ui.js';
+import { Button, Card, Field, Form, PageHeader, SelectField } from '../ui.js';
 
 /** Editable checkout texts with the page's default wording as placeholder. */
+/** The languages the checkout page speaks (domain/checkout-messages), by their own names. */
+export const PAGE_LANGUAGES = [
+  { code: 'en', name: 'English' },
+  { code: 'de', name: 'Deutsch' },
+  { code: 'fr', name: 'Français' },
+  { code: 'es', name: 'Español' },
+  { code: 'it', name: 'Italiano' },
+  { code: 'nl', name: 'Nederlands' },
+] as const;
+
 export const CHECKOUT_TEXTS: Array<{ key: string; label: string; placeholder: string }> = [
   { key: 'headline', label: 'Headline', placeholder: 'Checkout' },
   { key: 'contactHeading', label: 'Contact heading', placeholder: 'Contact' },
@@ -100,12 +110,20 @@ export function BrandPreview(props: { shopName: string; logoUrl: string; primary
 export function BrandingForm(props: { onSaved?: (m: Merchant) => void; withTexts?: boolean; submitLabel?: string }) {
   const { me, setMe } = useSession();
   const initialTexts = Object.fromEntries(CHECKOUT_TEXTS.map((t) => [`texts.${t.key}`, me?.checkoutTexts[t.key] ?? '']));
-  const form = useForm<Record<string, string>>(
-    { logoUrl: me?.branding.logoUrl ?? '', primaryColor: me?.branding.primaryColor ?? '', accentColor: me?.branding.accentColor ?? '', ...initialTexts },
-    ['branding.logoUrl', 'branding.primaryColor', 'branding.accentColor', 'checkoutTexts'],
+  // The texts per page language: `tr.<language>.<key>`, empty where the texts as written (or the page's words) serve.
+  const initialTranslations = Object.fromEntries(
+    PAGE_LANGUAGES.flatMap(({ code }) => CHECKOUT_TEXTS.map((t) => [`tr.${code}.${t.key}`, me?.checkoutTextTranslations?.[code]?.[t.key] ?? ''])),
   );
+  const form = useForm<Record<string, string>>(
+    { logoUrl: me?.branding.logoUrl ?? '', primaryColor: me?.branding.primaryColor ?? '', accentColor: me?.branding.accentColor ?? '', ...initialTexts, ...initialTranslations },
+    ['branding.logoUrl', 'branding.primaryColor', 'branding.accentColor', 'checkoutTexts', 'checkoutTextTranslations'],
+  );
+  const [textLanguage, setTextLanguage] = useState('');
   const v = form.values;
   const texts = Object.fromEntries(CHECKOUT_TEXTS.map((t) => [t.key, v[`texts.${t.key}`] ?? '']));
+  const translations = Object.fromEntries(PAGE_LANGUAGES.map(({ code }) => [code, Object.fromEntries(CHECKOUT_TEXTS.map((t) => [t.key, v[`tr.${code}.${t.key}`] ?? '']))]));
+  // The preview shows the texts of the language being edited over the texts as written.
+  const previewTexts = textLanguage ? { ...texts, ...Object.fromEntries(Object.entries(translations[textLanguage] ?? {}).filter(([, x]) => x.trim())) } : texts;
   const fieldError = (name: string) => form.errors[`branding.${name}`];
   const submit = () =>
     form.run(async () => {
@@ -122,7 +140,10 @@ export function BrandingForm(props: { onSaved?: (m: Merchant) => void; withTexts
           accentColor: v.accentColor!.trim() || null,
         },
       };
-      if (props.withTexts) body.checkoutTexts = texts;
+      if (props.withTexts) {
+        body.checkoutTexts = texts;
+        body.checkoutTextTranslations = translations;
+      }
       const updated = await api.patch<Merchant>('/api/merchant/config', body);
       setMe(updated);
       props.onSaved?.(updated);
@@ -146,17 +167,32 @@ export function BrandingForm(props: { onSaved?: (m: Merchant) => void; withTexts
         {props.withTexts && (
           <fieldset class="fieldset">
             <legend>Checkout texts</legend>
-            <p class="hint">Leave a text empty to use the default shown in grey.</p>
+            <p class="hint">
+              The checkout speaks the shopper's language (English, German, French, Spanish, Italian or Dutch). Texts for every language show as you
+              write them on every page; a text for one language replaces them on a page in that language. Leave a text empty to use the default shown
+              in grey.
+            </p>
+            <SelectField
+              label="Texts for"
+              name="textLanguage"
+              value={textLanguage}
+              onChange={setTextLanguage}
+              options={[{ value: '', label: 'Every language (as written)' }, ...PAGE_LANGUAGES.map((l) => ({ value: l.code, label: `${l.name} pages` }))]}
+              error={textLanguage ? undefined : Object.keys(form.errors).some((k) => k.startsWith('checkoutTextTranslations.')) ? 'A text for one language needs correcting: choose its language' : undefined}
+            />
             <div class="texts-grid">
-              {CHECKOUT_TEXTS.map((t) => (
-                <Field key={t.key} label={t.label} name={`checkoutTexts.${t.key}`} value={v[`texts.${t.key}`] ?? ''} onInput={(x) => form.set(`texts.${t.key}`, x)} error={form.errors[`checkoutTexts.${t.key}`]} placeholder={t.placeholder} inputProps={{ maxLength: 300 }} />
-              ))}
+              {CHECKOUT_TEXTS.map((t) => {
+                const field = textLanguage ? `tr.${textLanguage}.${t.key}` : `texts.${t.key}`;
+                const name = textLanguage ? `checkoutTextTranslations.${textLanguage}.${t.key}` : `checkoutTexts.${t.key}`;
+                const placeholder = textLanguage ? v[`texts.${t.key}`] || t.placeholder : t.placeholder;
+                return <Field key={field} label={t.label} name={name} value={v[field] ?? ''} onInput={(x) => form.set(field, x)} error={form.errors[name]} placeholder={placeholder} inputProps={{ maxLength: 300 }} />;
+              })}
             </div>
           </fieldset>
         )}
         <Button type="submit" busy={form.busy}>{props.submitLabel ?? 'Save branding'}</Button>
       </Form>
-      <BrandPreview shopName={me?.shopName ?? 'Your shop'} logoUrl={v.logoUrl!.trim()} primaryColor={v.primaryColor!.trim()} accentColor={v.accentColor!.trim()} texts={texts} />
+      <BrandPreview shopName={me?.shopName ?? 'Your shop'} logoUrl={v.logoUrl!.trim()} primaryColor={v.primaryColor!.trim()} accentColor={v.accentColor!.trim()} texts={previewTexts} />
     </div>
   );
 }
