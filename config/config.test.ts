@@ -56,4 +56,14 @@ describe('configuration', () => {
     expect(() => loadConfig({ API_PORT: 'eighty', TRUST_PROXY: 'maybe' })).toThrow(ConfigError);
     expect(() => loadConfig({ API_PORT: 'eighty' })).toThrow(/API_PORT/);
   });
+
+  it('given the processor\'s API / the embedded checkout comes from the origin that goes with it, or the one configured; the payment page is embedded unless set to hosted', () => {
+    expect(loadConfig({}).processor).toMatchObject({ embedOrigin: 'http://127.0.0.1:4010', paymentPage: 'embedded' });
+    expect(loadConfig({ PROCESSOR_API_URL: 'https://api.whop.com/api/v1' }).processor.embedOrigin).toBe('https://whop.com');
+    expect(loadConfig({ PROCESSOR_API_URL: 'https://sandbox-api.whop.com/api/v1' }).processor.embedOrigin).toBe('https://sandbox.whop.com');
+    expect(loadConfig({ PROCESSOR_EMBED_ORIGIN: 'https://embed.example.com/' }).processor.embedOrigin).toBe('https://embed.example.com');
+    expect(() => loadConfig({ PROCESSOR_EMBED_ORIGIN: 'https://embed.example.com/checkout' })).toThrow(/PROCESSOR_EMBED_ORIGIN/);
+    expect(loadConfig({ CHECKOUT_PAYMENT_PAGE: 'hosted' }).processor.paymentPage).toBe('hosted');
+    expect(() => loadConfig({ CHECKOUT_PAYMENT_PAGE: 'iframe' })).toThrow(/CHECKOUT_PAYMENT_PAGE/);
+  });
 });

@@ -75,6 +75,17 @@ const envSchema = z.object({
 
   /** Payment processor API base URL. Defaults to the local sandbox when it runs. */
   PROCESSOR_API_URL: z.string().url().optional(),
+  /**
+   * Where Whop's embedded checkout (the iframe of @whop/checkout) is served from: an origin, no path. Default: follows
+   * PROCESSOR_API_URL (api.whop.com → https://whop.com, sandbox-api.whop.com → https://sandbox.whop.com, any other, such
+   * as the local sandbox, → that URL's own origin). Only this origin may be framed by the checkout page (its CSP).
+   */
+  PROCESSOR_EMBED_ORIGIN: z.string().url().optional(),
+  /**
+   * Where shoppers pay by card unless their merchant chose otherwise: `embedded` (Whop's embedded checkout inside our
+   * page, the hosted page as the fallback) or `hosted` (Whop's hosted page, as before the embed).
+   */
+  CHECKOUT_PAYMENT_PAGE: z.enum(['embedded', 'hosted']).default('embedded'),
   /** The platform's OWN processor account (platform billing charges merchants' plans on it). Sandbox: its platform account. */
   PLATFORM_PROCESSOR_API_KEY: z.string().min(1).optional(),
   /** Secret of a billing webhook endpoint registered by hand on that account; unset: the service registers its own. */
@@ -178,7 +189,11 @@ export interface Config {
   publicApiUrl: string;
   signup: { public: boolean; inviteTokens: string[] };
   /** sweepMinutes: how often refunds and disputes are listed from the processor (workflows/processor-sweep.ts). */
-  processor: { apiUrl: string; sweepMinutes: number };
+  /**
+   * embedOrigin: where Whop's embedded checkout iframe comes from (the checkout page frames this origin only);
+   * paymentPage: where shoppers pay by card unless their merchant chose (docs/web.md, "The payment step").
+   */
+  processor: { apiUrl: string; sweepMinutes: number; embedOrigin: string; paymentPage: 'embedded' | 'hosted' };
   /** Platform billing: the platform's own processor account (undefined key: subscribing answers NOT_READY). */
   platformBilling: { apiKey: string | undefined; webhookSecret: string | undefined };
   email: { apiUrl: string; serverToken: string | undefined; from: string };
@@ -228,6 +243,25 @@ function localStoreOrigins(value: string, env: string): string[] {
   });
 }
 
+/**
+ * The origin of Whop's embedded checkout: PROCESSOR_EMBED_ORIGIN, else the one that goes with the API in use (the package's
+ * own defaults, @whop/checkout 0.5.0: https://whop.com/ for production, https://sandbox.whop.com/ for its sandbox), else
+ * the API URL's own origin (a local Whop serves its pages beside its API).
+ */
+export function processorEmbedOrigin(configured: string | undefined, apiUrl: string, env: string): string {
+  if (configured !== undefined) {
+    const url = new URL(configured);
+    if (url.origin !== configured.replace(/\/+$/, '') || (env === 'production' && url.protocol !== 'https:')) {
+      throw new ConfigError(`PROCESSOR_EMBED_ORIGIN: ${configured} is not an origin${env === 'production' ? ' on https' : ''} (e.g. https://whop.com)`);
+    }
+    return url.origin;
+  }
+  const api = new URL(apiUrl);
+  if (api.hostname === 'api.whop.com') return 'https://whop.com';
+  if (api.hostname === 'sandbox-api.whop.com') return 'https://sandbox.whop.com';
+  return api.origin;
+}
+
 export const ECB_DAILY_URL = 'https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml';
 
 export class ConfigError extends Error {
@@ -253,6 +287,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     Object.entries(sandboxPorts).map(([k, p]) => [k, `http://${e.SANDBOX_HOST}:${p}`]),
   ) as Record<keyof typeof SANDBOX_PORTS, string>;
   const publicUrl = `http://${e.SERVICE_DOMAIN}:${e.API_PORT}`;
+  const processorApiUrl = e.PROCESSOR_API_URL ?? (sandboxEnabled ? `${sandboxUrls.processor}/api/v1` : 'https://api.processor.invalid');
   return {
     env: e.NODE_ENV,
     logLevel: e.LOG_LEVEL,
@@ -285,7 +320,12 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     publicApiUrl: (e.PUBLIC_API_URL ?? publicUrl).replace(/\/+$/, ''),
     signup: { public: e.PUBLIC_SIGNUP, inviteTokens: e.INVITE_TOKENS.split(',').map((t) => t.trim()).filter(Boolean) },
     // Whop's API v1 base (production: https://api.whop.com/api/v1); the sandbox serves it under the same path.
-    processor: { apiUrl: e.PROCESSOR_API_URL ?? (sandboxEnabled ? `${sandboxUrls.processor}/api/v1` : 'https://api.processor.invalid'), sweepMinutes: e.PROCESSOR_SWEEP_MINUTES },
+    processor: {
+      apiUrl: processorApiUrl,
+      sweepMinutes: e.PROCESSOR_SWEEP_MINUTES,
+      embedOrigin: processorEmbedOrigin(e.PROCESSOR_EMBED_ORIGIN, processorApiUrl, e.NODE_ENV),
+      paymentPage: e.CHECKOUT_PAYMENT_PAGE,
+    },
     platformBilling: {
       apiKey: e.PLATFORM_PROCESSOR_API_KEY ?? (sandboxEnabled ? 'apik_sandbox_platform' : undefined),
       webhookSecret: e.PLATFORM_PROCESSOR_WEBHOOK_SECRET,

@@ -82,7 +82,31 @@ function pageConfig(name: 'checkout' | 'dashboard', outDir: string): InlineConfi
  * The checkout page, a build of its own: the shopper's route loads nothing of the dashboard (they are served on
  * different origins, so a shared chunk would never be shared anyway), and a broken dashboard never blocks it.
  */
-export const checkoutConfig = (outDir = `${DIST_DIR}/checkout`) => pageConfig('checkout', outDir);
+export const checkoutConfig = (outDir = `${DIST_DIR}/checkout`): InlineConfig => {
+  const base = pageConfig('checkout', outDir);
+  return {
+    ...base,
+    build: {
+      ...base.build,
+      rolldownOptions: {
+        // The payment step's embed is an entry of its own, which the page imports by the URL the page route gives it
+        // (from the manifest) when it needs it: a bundled import() would put Vite's preload helper (about 0.7 KB
+        // gzip) into the page's entry for one lazy module.
+        input: { index: `${WEB_ROOT}checkout/index.html`, [EMBED_ENTRY]: `${WEB_ROOT}checkout/embed.ts` },
+        preserveEntrySignatures: 'exports-only',
+        output: {
+          // The processor's embed package in a chunk of its own (loaded on the payment step only, counted apart from
+          // the page's own JavaScript: scripts/lib/web-size.ts).
+          codeSplitting: { groups: [{ name: PROCESSOR_EMBED_CHUNK, test: /[\\/]node_modules[\\/]@whop[\\/]checkout[\\/]/ }] },
+        },
+      },
+    },
+  };
+};
+/** The name of the chunk of @whop/checkout in the checkout page's build (`<name>-<hash>.js`). */
+export const PROCESSOR_EMBED_CHUNK = 'whop-checkout';
+/** The checkout build's second entry (its source `embed.ts` in the manifest): the payment step's embed. */
+export const EMBED_ENTRY = 'embed';
 export const dashboardConfig = (outDir = `${DIST_DIR}/dashboard`) => pageConfig('dashboard', outDir);
 
 /**

@@ -1,11 +1,12 @@
 // A local Whop, written from Whop's documentation (docs/processor.md): API v1 at /api/v1, the hosted checkout
-// at purchase_url, Standard Webhooks deliveries with Whop's retries, and the shared frame's fault injection
+// at purchase_url, the embedded checkout's iframe page (@whop/checkout), Standard Webhooks deliveries with Whop's retries, and the shared frame's fault injection
 // (timeouts, 5xx, 429 with Retry-After) and /_control/{health,reset,faults}. It imports nothing from our
 // client: the contract tests (test/contract/processor.test.ts) hold it to the official SDK instead.
 import type { FastifyRequest } from 'fastify';
 import { createSimulator, type Simulator, type SimulatorOptions } from '../shared/simulator.js';
 import { apiRoutes } from './api.js';
 import { controlRoutes } from './control.js';
+import { embeddedPageRoutes } from './embedded-page.js';
 import { hostedPageRoutes } from './hosted-page.js';
 import { DEFAULT_API_KEY, DEFAULT_COMPANY_ID, WhopStore } from './store.js';
 import { WebhookDispatcher, type WebhookTarget } from './webhooks.js';
@@ -67,6 +68,7 @@ export function createProcessorSimulator(opts: ProcessorSimulatorOptions = {}): 
 
   void sim.app.register(apiRoutes, { prefix: API_PREFIX, store, publicBase, chargeSettleMs: opts.chargeSettleMs ?? 50, onIdempotencyStore: (s) => void idempotencyStores.push(s) });
   void sim.app.register(hostedPageRoutes, { store });
+  void sim.app.register(embeddedPageRoutes, { store });
   void sim.app.register(controlRoutes, { prefix: '/_control', store, webhooks, silently });
 
   sim.onReset(() => {

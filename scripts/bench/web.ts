@@ -111,6 +111,9 @@ export async function benchWeb(): Promise<Record<string, number>> {
   console.log(`  page ${pageUrl}`);
   return {
     checkoutJsGzipBytes: built.jsGzipBytes,
+    // Of it, what the page loads on the way in; the payment step adds the rest (our embed entry) and Whop's package.
+    checkoutEntryJsGzipBytes: built.entryJsGzipBytes,
+    processorEmbedJsGzipBytes: built.processorJsGzipBytes,
     checkoutJsOverHttpBytes: wireJs,
     checkoutCssGzipBytes: built.cssGzipBytes,
     budgetBytes: CHECKOUT_JS_BUDGET_BYTES,

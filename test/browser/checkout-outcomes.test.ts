@@ -12,7 +12,9 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { screenshot, useBrowserStack } from './harness.js';
 import { api, control, expectStorefrontACartEmptied, sessionStatus, storefrontACheckout, storefrontAMerchant, storefrontAOrdersOf, storefrontAOrdersPath, unique, waitFor, type Json } from '../e2e/checkout-helpers.js';
 
-const b = useBrowserStack({ targets: ['checkout', 'script-tag', 'dashboard'] });
+// These outcomes are of the processor's hosted page (the payment page a deployment may choose, and the embed's
+// fallback); paying inside the page in the processor's embed is checkout-embed.test.ts.
+const b = useBrowserStack({ targets: ['checkout', 'script-tag', 'dashboard'], env: { CHECKOUT_PAYMENT_PAGE: 'hosted' } });
 
 const PASSWORD = 'correct horse battery 9';
 const GOOD_CARD = '4242 4242 4242 4242';

@@ -11,5 +11,8 @@ describe('the checkout page stays small', () => {
     const detail = weight.js.map((f) => `${f.file} ${kb(f.gzipBytes)}`).join(', ');
     expect(weight.js.length).toBeGreaterThan(0);
     expect(weight.jsGzipBytes, `checkout JS ${kb(weight.jsGzipBytes)} gzip (${detail}) over the ${kb(CHECKOUT_JS_BUDGET_BYTES)} budget`).toBeLessThanOrEqual(CHECKOUT_JS_BUDGET_BYTES);
+    // The processor's embed package stays in a chunk of its own, loaded on the payment step only (not by the page's entry).
+    expect(weight.processorJs.map((f) => f.file)).toEqual([expect.stringMatching(/^whop-checkout-/)]);
+    expect(weight.entryJsGzipBytes).toBeLessThan(weight.jsGzipBytes);
   }, 120_000);
 });

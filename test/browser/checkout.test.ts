@@ -9,7 +9,9 @@ import { api, sessionStatus, storefrontACheckout, storefrontAMerchant, storefron
 import type { SimShop } from '../../sandbox/storefront-a/state.js';
 import { CHECKOUT_LANGUAGES, fillMessage, type CheckoutMessages } from '../../domain/checkout-messages/index.js';
 
-const b = useBrowserStack();
+// These flows pay on the processor's hosted page (the payment page a deployment may choose, and the embed's fallback);
+// paying inside the page in the processor's embed is checkout-embed.test.ts.
+const b = useBrowserStack({ env: { CHECKOUT_PAYMENT_PAGE: 'hosted' } });
 
 const META_PIXEL = '123456789012345';
 /** Stands in for Meta's fbevents.js (no internet here): takes over the fbq queue and records each call, as the real tag sends them. */

@@ -25,7 +25,8 @@ const apex = `shop-${randomBytes(4).toString('hex')}.example`;
 const domain = `checkout.${apex}`;
 
 const b = useBrowserStack({
-  env: { DNS_SERVERS: `127.0.0.1:${dnsPort}` },
+  // Paid on the processor's hosted page and back to the custom domain (the embed: checkout-embed.test.ts).
+  env: { DNS_SERVERS: `127.0.0.1:${dnsPort}`, CHECKOUT_PAYMENT_PAGE: 'hosted' },
   chromiumArgs: [`--host-resolver-rules=MAP ${domain} 127.0.0.1`],
 });
 

@@ -21,6 +21,8 @@ export interface CheckoutProps {
   /** Card/wallet payments are possible (the merchant's processor is connected); undefined: unknown, offered. */
   cardEnabled?: boolean;
   upsells?: Upsell[];
+  /** Card payments inside this page (the processor's embedded checkout); absent: on the processor's hosted page. */
+  embed?: { origin: string; script: string };
 }
 
 export function Checkout(props: CheckoutProps) {
@@ -29,6 +31,9 @@ export function Checkout(props: CheckoutProps) {
   const { status } = session;
   // From the payment step the shopper may go back to the form (a new attempt replaces the unpaid one).
   const [changing, setChanging] = useState(false);
+  // The payment step in the processor's embed (the session is PAYMENT_PENDING meanwhile), and the payment to resume in it.
+  const [embedding, setEmbedding] = useState(false);
+  const [resume, setResume] = useState<string | null>(null);
   const pixels = useMemo(() => createPixels((bundle.pixels ?? []) as Pixel[]), [bundle]);
   const fire = (event: PixelEventName, value?: number) =>
     pixels.fire(event, { token, currency: bundle.currency, ...(value === undefined ? {} : { value: value / 10 ** currencyDigits(bundle.currency) }) });
@@ -46,7 +51,33 @@ export function Checkout(props: CheckoutProps) {
   else if (status === 'REFUNDED') view = <Notice title={t('refundedTitle')} body={t('refundedBody')} />;
   else if (status === 'ABANDONED') view = <Notice title={t('expiredTitle')} body={t('expiredBody')} />;
   else if (session.confirming) view = <Confirming />;
-  else if (status === 'PAYMENT_PENDING' && !changing) view = <PaymentPending paymentUrl={session.paymentUrl} onCheckAgain={session.checkAgain} onChangeDetails={() => setChanging(true)} />;
-  else view = <CheckoutForm {...props} failed={status === 'FAILED'} paymentPending={status === 'PAYMENT_PENDING'} onStatus={session.setStatus} fire={fire} />;
+  else if (status === 'PAYMENT_PENDING' && !changing && !embedding) {
+    const resumeHere = props.embed && session.paymentUrl ? () => (setResume(session.paymentUrl), setEmbedding(true)) : undefined;
+    view = <PaymentPending paymentUrl={session.paymentUrl} onContinue={resumeHere} onCheckAgain={session.checkAgain} onChangeDetails={() => setChanging(true)} />;
+  } else {
+    view = (
+      <CheckoutForm
+        {...props}
+        failed={status === 'FAILED'}
+        paymentPending={status === 'PAYMENT_PENDING'}
+        onStatus={session.setStatus}
+        fire={fire}
+        resumeUrl={resume}
+        onPaymentStep={(on) => {
+          setEmbedding(on);
+          setResume(null);
+          // Followed quietly while the shopper pays (a webhook may settle it first); back to the form otherwise.
+          if (on) session.setStatus('PAYMENT_PENDING');
+          else setChanging(true);
+        }}
+        onPaid={(paymentId) => {
+          // As back from the hosted page: the address says so (a reload confirms again), then POST pay once and follow.
+          history.replaceState(null, '', `?payment_id=${encodeURIComponent(paymentId)}&checkout_status=success`);
+          setEmbedding(false);
+          session.checkAgain();
+        }}
+      />
+    );
+  }
   return <Frame bundle={bundle}>{view}</Frame>;
 }

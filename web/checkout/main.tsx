@@ -52,7 +52,7 @@ function App({ embedded }: { embedded: Embedded | null }) {
   }
   applyTheme(bundle.branding.primaryColor, bundle.branding.accentColor);
   document.title = `${t('headline')} · ${bundle.shopName}`;
-  return <Checkout token={token} bundle={bundle} orderBumps={parseOrderBumps(bumps, bundle.currency)} upsells={parseUpsells(upsells)} cardEnabled={embedded?.cardEnabled} />;
+  return <Checkout token={token} bundle={bundle} orderBumps={parseOrderBumps(bumps, bundle.currency)} upsells={parseUpsells(upsells)} cardEnabled={embedded?.cardEnabled} embed={embedded?.embed} />;
 }
 
 // Back from the processor's page with the browser's Back button, the page may come out of the back-forward cache as it

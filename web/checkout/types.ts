@@ -49,6 +49,8 @@ export interface Embedded {
   upsells?: unknown;
   /** The merchant's processor is ready for card payments. */
   cardEnabled?: boolean;
+  /** Card payments happen inside this page, in the processor's embedded checkout served from this origin; script: our module that mounts it. */
+  embed?: { origin: string; script: string };
   /** The language the page speaks (chosen by the server: the store's, else Accept-Language), and its words (English too). */
   language?: string;
   messages?: unknown;

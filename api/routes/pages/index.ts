@@ -38,14 +38,16 @@ function wantsHtml(request: FastifyRequest): boolean {
   return String(request.headers.accept ?? '').includes('text/html');
 }
 
-function securityHeaders(reply: FastifyReply, opts: { production: boolean; thirdPartyScripts: boolean }): void {
+function securityHeaders(reply: FastifyReply, opts: { production: boolean; thirdPartyScripts: boolean; frameOrigin?: string | null }): void {
   const img = opts.production ? "'self' https: data:" : "'self' https: http: data:";
   const script = opts.thirdPartyScripts ? "'self' https:" : "'self'";
   const connect = opts.thirdPartyScripts ? "'self' https:" : "'self'";
+  // The processor's embedded checkout is the only page this one frames (its script is one of our own chunks: script-src stays).
+  const frame = opts.frameOrigin ? `frame-src ${opts.frameOrigin}; ` : '';
   reply
     .header(
       'content-security-policy',
-      `default-src 'self'; script-src ${script}; style-src 'self' 'unsafe-inline'; img-src ${img}; connect-src ${connect}; ` +
+      `default-src 'self'; script-src ${script}; style-src 'self' 'unsafe-inline'; img-src ${img}; connect-src ${connect}; ${frame}` +
         "frame-ancestors 'none'; base-uri 'none'; object-src 'none'; form-action 'self'",
     )
     .header('x-frame-options', 'DENY')
@@ -148,13 +150,19 @@ export const pagesRoutes: FastifyPluginAsync<PagesOptions> = async (app, opts) =
         ])
       : [null, null, null, null];
     const found = bundle?.status === 200 ? (bundle.body as BundleLike) : null;
+    // The same readiness the payment activity requires before it creates a processor payment.
+    const cardEnabled = processor?.status === 'CONNECTED' && !!processor.productId;
+    // Card payments inside this page (Whop's embedded checkout) unless the deployment says hosted: its origin is the
+    // configured one, never anything a merchant or shopper sends; script: the build's module that mounts it.
+    const embedScript = web.part('checkout')?.entries.get('embed.ts');
+    const embed = found && cardEnabled && embedScript && config.processor.paymentPage === 'embedded' ? { origin: config.processor.embedOrigin, script: `/assets/checkout/${embedScript}` } : null;
     const embedded = {
       token,
       bundle: found,
       orderBumps: bumps?.status === 200 ? bumps.body : null,
       upsells: upsells?.status === 200 ? upsells.body : null,
-      // The same readiness the payment activity requires before it creates a processor payment.
-      cardEnabled: processor?.status === 'CONNECTED' && !!processor.productId,
+      cardEnabled,
+      ...(embed ? { embed } : {}),
       // The page's script carries no words: the language's dictionary comes with the page (English too).
       language,
       messages,
@@ -170,7 +178,7 @@ export const pagesRoutes: FastifyPluginAsync<PagesOptions> = async (app, opts) =
       html = html.replace(`<title>${escapeHtml(messages.headline)}</title>`, `<title>${escapeHtml(messages.headline)} · ${escapeHtml(found.shopName)}</title>`);
     }
     html = html.replace('<!--checkout:head-->', head).replace('<!--checkout:body-->', body);
-    securityHeaders(reply, { production, thirdPartyScripts: Array.isArray(found?.pixels) && found.pixels.length > 0 });
+    securityHeaders(reply, { production, thirdPartyScripts: Array.isArray(found?.pixels) && found.pixels.length > 0, frameOrigin: embed?.origin });
     return sendHtml(request, reply, html, found ? 200 : 404);
   });
 

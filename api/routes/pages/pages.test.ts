@@ -28,7 +28,10 @@ afterAll(async () => {
 
 const port = () => new URL(stack.apiUrl).port;
 const page = (host: string, url: string, headers: Record<string, string> = {}) => stack.app.inject({ method: 'GET', url, headers: { host, accept: 'text/html', ...headers } });
-const embedded = (html: string) => JSON.parse(/<script id="checkout-data" type="application\/json">(.*?)<\/script>/s.exec(html)![1]!) as { bundle: { token: string; shopName: string } | null; cardEnabled: boolean; language?: string; messages?: Record<string, string> };
+const embedded = (html: string) =>
+  JSON.parse(/<script id="checkout-data" type="application\/json">(.*?)<\/script>/s.exec(html)![1]!) as {
+    bundle: { token: string; shopName: string } | null; cardEnabled: boolean; language?: string; messages?: Record<string, string>; embed?: { origin: string; script: string };
+  };
 
 describe('the checkout page', () => {
   it('given the merchant\'s checkout host / it answers the page with the session embedded, the contrast-corrected colors and a strict CSP', async () => {
@@ -47,6 +50,33 @@ describe('the checkout page', () => {
     const primary = /--primary:(#[0-9a-f]{6})/.exec(res.body)![1];
     expect(primary).not.toBe('#ffee58');
     expect(res.body).toContain('--on-primary:#000000');
+  });
+
+  it('given a merchant whose processor is connected / card payments happen in the processor\'s embed: its origin from the configuration, the mounting script from the build, and the CSP frames that origin alone', async () => {
+    const res = await page(`${slug}.localhost:${port()}`, `/checkout/${token}`);
+    const data = embedded(res.body);
+    expect(data.embed?.origin).toBe(stack.urls.processor);
+    expect(data.embed?.script).toMatch(/^\/assets\/checkout\/embed-[\w-]+\.js$/);
+    const csp = String(res.headers['content-security-policy']);
+    expect(csp).toContain(`frame-src ${stack.urls.processor};`);
+    expect(csp).toContain("script-src 'self';");
+    const script = await stack.app.inject({ method: 'GET', url: data.embed!.script, headers: { host: `${slug}.localhost:${port()}` } });
+    expect(script.statusCode).toBe(200);
+    expect(script.headers['content-type']).toContain('text/javascript');
+  });
+
+  it('given the deployment set to the hosted page / no embed and nothing framed', async () => {
+    const processor = stack.config.processor;
+    const before = processor.paymentPage;
+    processor.paymentPage = 'hosted';
+    try {
+      const res = await page(`${slug}.localhost:${port()}`, `/checkout/${token}`);
+      expect(embedded(res.body).embed).toBeUndefined();
+      expect(embedded(res.body).cardEnabled).toBe(true);
+      expect(String(res.headers['content-security-policy'])).not.toContain('frame-src');
+    } finally {
+      processor.paymentPage = before;
+    }
   });
 
   it.each([

@@ -24,6 +24,8 @@ export interface LoadedPart {
   files: Map<string, StaticFile>;
   /** The page's HTML template (checkout, dashboard). */
   html: string | null;
+  /** The build's entries other than the page by source (`embed.ts` → `embed-abc123.js`), from its manifest. */
+  entries: Map<string, string>;
   stamp: string;
 }
 
@@ -61,7 +63,14 @@ function readPart(dir: string): LoadedPart | null {
   walk('');
   const html = files.get('index.html')?.raw.toString('utf8') ?? null;
   files.delete('index.html');
-  return { files, html, stamp: readFileSync(stampFile, 'utf8').trim() };
+  const entries = new Map<string, string>();
+  const manifest = path.join(dir, '.vite', 'manifest.json');
+  if (existsSync(manifest)) {
+    for (const chunk of Object.values(JSON.parse(readFileSync(manifest, 'utf8')) as Record<string, { file: string; src?: string; isEntry?: boolean }>)) {
+      if (chunk.isEntry && chunk.src && !chunk.src.endsWith('.html')) entries.set(chunk.src, chunk.file);
+    }
+  }
+  return { files, html, entries, stamp: readFileSync(stampFile, 'utf8').trim() };
 }
 
 export interface WebDist {

@@ -2,7 +2,8 @@
 // form/ShippingRates), extras (order bumps and a discount code), payment method (4, form/PaymentMethods), and
 // confirm. This file holds what the steps share: the shopper's choices, the totals the summary shows (the
 // API prices the order again: the browser is never trusted for money), and sending it all to init-payment or
-// complete-cod, with the API's field messages shown next to their fields.
+// complete-cod, with the API's field messages shown next to their fields. With the processor's embed (props.embed) the
+// payment step takes the form's place on this page (steps/EmbeddedPayment); without it the browser goes to the hosted page.
 import { useRef, useState } from 'preact/hooks';
 import { canonicalLanguage } from '../../../domain/language.js';
 import { api } from '../../shared/api.js';
@@ -19,6 +20,7 @@ import { DiscountCode, useDiscount } from './form/DiscountCode.js';
 import { OrderBumpChoices } from './form/OrderBumpChoices.js';
 import { PaymentMethods, type PaymentMethod } from './form/PaymentMethods.js';
 import { ShippingRates } from './form/ShippingRates.js';
+import { EmbeddedPayment } from './EmbeddedPayment.js';
 import { useTaxQuote } from '../tax.js';
 
 /** The address fields the quote needs (the API's schema requires them). */
@@ -42,6 +44,14 @@ export interface CheckoutFormProps {
   paymentPending?: boolean;
   onStatus: (s: Status) => void;
   fire: (e: PixelEventName, value?: number) => void;
+  /** Card payments happen in the processor's embed on this page (from the page route), not on its hosted page. */
+  embed?: { origin: string; script: string };
+  /** A payment to show at once in the embed (the shopper chose to continue it). */
+  resumeUrl?: string | null;
+  /** The payment step in the embed began (true) or the shopper went back to the details (false). */
+  onPaymentStep?: (on: boolean) => void;
+  /** Paid in the embed (the processor's payment id). */
+  onPaid?: (paymentId: string) => void;
 }
 
 type ApiFailure = { code: string; message: string; fields: Record<string, string>; retryAfterSeconds?: number };
@@ -71,6 +81,8 @@ export function CheckoutForm(props: CheckoutFormProps) {
   // Cash on delivery cannot replace a card payment in progress (the API refuses it): offered again after a failure.
   const codEnabled = bundle.codEnabled && !props.paymentPending;
   const [busy, setBusy] = useState<null | PaymentMethod>(null);
+  // The processor's payment URL while its embed is shown instead of the form.
+  const [paying, setPaying] = useState<string | null>(props.resumeUrl ?? null);
   const formRef = useRef<HTMLFormElement>(null);
 
   const setFieldError = (key: string) => (message: string | null) =>
@@ -150,9 +162,14 @@ export function CheckoutForm(props: CheckoutFormProps) {
       setBusy(null);
       return failed(r);
     }
-    const r = await api<{ paymentUrl: string }>('POST', `/api/checkout/${token}/init-payment`, body);
+    const r = await api<{ paymentUrl: string; status: Status }>('POST', `/api/checkout/${token}/init-payment`, body);
     if (r.ok) {
       props.fire('add_payment_info', totals.total);
+      if (props.embed && r.data.status === 'PAYMENT_PENDING') {
+        setBusy(null);
+        setPaying(r.data.paymentUrl);
+        return props.onPaymentStep?.(true);
+      }
       // The processor's hosted page; it sends the shopper back to this URL.
       location.assign(r.data.paymentUrl);
       return;
@@ -185,58 +202,75 @@ export function CheckoutForm(props: CheckoutFormProps) {
   return (
     <div class="layout">
       <Summary items={bundle.cart.items} bumps={bumps} totals={totals} currency={bundle.currency} locale={locale} discountCode={discount.applied?.code} shippingFree={rate?.free} />
-      <form ref={formRef} class="details" noValidate onSubmit={submit} aria-labelledby="checkout-h">
-        <h1 id="checkout-h">{text(bundle, 'headline')}</h1>
-        {props.paymentPending && (
-          <p class="note" role="status">
-            {t('paymentNotComplete')}
-          </p>
-        )}
-        <div class={banner ? 'alert' : 'alert empty'} role="alert" aria-live="assertive">
-          {banner}
-        </div>
-
-        <fieldset>
-          <legend>{text(bundle, 'contactHeading')}</legend>
-          <Field name="email" label={t('email')} type="email" inputMode="email" autoComplete="email" value={email} error={errors.email} onInput={(v) => setEmail(v)} onCommit={contactEntered} />
-        </fieldset>
-
-        <AddressFields heading={text(bundle, 'shippingHeading')} address={address} errors={errors} setField={setField} formRef={formRef} locale={locale} offered={offered} loadAtOnce={!!address.country} />
-        <ShippingRates
-          rates={ratesHere}
-          rateId={rateId}
-          error={errors.shippingRateId}
-          fmt={fmt}
-          onChoose={(id) => {
-            setRateId(id);
-            if (errors.shippingRateId) setFieldError('shippingRateId')(null);
-          }}
-          onChosen={shippingChosen}
-          noRatesText={rates.length ? t('noRatesHere') : undefined}
-        />
-        <OrderBumpChoices bumps={orderBumps} chosen={bumpIds} error={errors.orderBumpIds} fmt={fmt} onChange={setBumpIds} />
-        <DiscountCode state={discount} error={errors.discountCode} appliedAmount={discountAmount} fmt={fmt} />
-        <PaymentMethods heading={text(bundle, 'paymentHeading')} cardEnabled={cardEnabled} codEnabled={codEnabled} method={method} onChange={setMethod} />
-
-        <button type="submit" class="pay" disabled={preview || busy !== null || (!cardEnabled && !codEnabled)} aria-describedby={preview ? 'preview-note' : undefined}>
-          {busy === 'card' ? (
-            <>
-              <Spinner /> {t('redirecting')}
-            </>
-          ) : busy === 'cod' ? (
-            <>
-              <Spinner /> {t('placing')}
-            </>
-          ) : (
-            payLabel
+      {paying && props.embed ? (
+        <section class="details" aria-labelledby="checkout-h">
+          <h1 id="checkout-h">{text(bundle, 'paymentHeading')}</h1>
+          <EmbeddedPayment origin={props.embed.origin} script={props.embed.script} paymentUrl={paying} email={email.trim()} address={addressBody(address)} onPaid={(id) => props.onPaid?.(id)} />
+          <button
+            type="button"
+            class="secondary"
+            onClick={() => {
+              setPaying(null);
+              props.onPaymentStep?.(false);
+            }}
+          >
+            {t('changeDetails')}
+          </button>
+        </section>
+      ) : (
+        <form ref={formRef} class="details" noValidate onSubmit={submit} aria-labelledby="checkout-h">
+          <h1 id="checkout-h">{text(bundle, 'headline')}</h1>
+          {props.paymentPending && (
+            <p class="note" role="status">
+              {t('paymentNotComplete')}
+            </p>
           )}
-        </button>
-        {preview && (
-          <p class="muted small" id="preview-note">
-            {t('previewNoPayment')}
-          </p>
-        )}
-      </form>
+          <div class={banner ? 'alert' : 'alert empty'} role="alert" aria-live="assertive">
+            {banner}
+          </div>
+
+          <fieldset>
+            <legend>{text(bundle, 'contactHeading')}</legend>
+            <Field name="email" label={t('email')} type="email" inputMode="email" autoComplete="email" value={email} error={errors.email} onInput={(v) => setEmail(v)} onCommit={contactEntered} />
+          </fieldset>
+
+          <AddressFields heading={text(bundle, 'shippingHeading')} address={address} errors={errors} setField={setField} formRef={formRef} locale={locale} offered={offered} loadAtOnce={!!address.country} />
+          <ShippingRates
+            rates={ratesHere}
+            rateId={rateId}
+            error={errors.shippingRateId}
+            fmt={fmt}
+            onChoose={(id) => {
+              setRateId(id);
+              if (errors.shippingRateId) setFieldError('shippingRateId')(null);
+            }}
+            onChosen={shippingChosen}
+            noRatesText={rates.length ? t('noRatesHere') : undefined}
+          />
+          <OrderBumpChoices bumps={orderBumps} chosen={bumpIds} error={errors.orderBumpIds} fmt={fmt} onChange={setBumpIds} />
+          <DiscountCode state={discount} error={errors.discountCode} appliedAmount={discountAmount} fmt={fmt} />
+          <PaymentMethods heading={text(bundle, 'paymentHeading')} cardEnabled={cardEnabled} codEnabled={codEnabled} method={method} onChange={setMethod} />
+
+          <button type="submit" class="pay" disabled={preview || busy !== null || (!cardEnabled && !codEnabled)} aria-describedby={preview ? 'preview-note' : undefined}>
+            {busy === 'card' ? (
+              <>
+                <Spinner /> {t('redirecting')}
+              </>
+            ) : busy === 'cod' ? (
+              <>
+                <Spinner /> {t('placing')}
+              </>
+            ) : (
+              payLabel
+            )}
+          </button>
+          {preview && (
+            <p class="muted small" id="preview-note">
+              {t('previewNoPayment')}
+            </p>
+          )}
+        </form>
+      )}
     </div>
   );
 }
