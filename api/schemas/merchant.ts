@@ -56,6 +56,10 @@ export const checkoutTexts = z
   .strict()
   .describe('Texts shown on the checkout page; unset keys use the defaults');
 
+export const paymentPage = z
+  .enum(['embedded', 'hosted'])
+  .describe("Where shoppers pay by card: `embedded` inside the checkout page (the processor's embedded checkout, the default; the hosted page when it cannot load), `hosted` on the processor's own page");
+
 /** The checkout texts per language of the page (en, de, fr, es, it, nl): a page in that language shows them. */
 export const checkoutTextTranslations = z
   .object(Object.fromEntries(Object.keys(CHECKOUT_LANGUAGES).map((language) => [language, checkoutTexts.optional()])) as Record<CheckoutLanguage, z.ZodOptional<typeof checkoutTexts>>)
@@ -161,6 +165,7 @@ export const merchantView = z
     branding,
     checkoutTexts: z.record(z.string(), z.string()),
     checkoutTextTranslations: z.record(z.string(), z.record(z.string(), z.string())).describe('The texts per page language, as set'),
+    paymentPage: paymentPage,
     shippingRates: z.array(shippingRate),
     storeCountries: storeCountriesView,
     plan: merchantPlan,
@@ -204,6 +209,7 @@ export const configPatchFor = (allowedOrigins: readonly string[]) => z
       .optional(),
     checkoutTexts: checkoutTexts.optional(),
     checkoutTextTranslations: checkoutTextTranslations.optional(),
+    paymentPage: paymentPage.optional(),
     codEnabled: z.boolean().optional().describe('Switching it on needs a plan with cash on delivery (Growth; Demo to set up): else PLAN_FEATURE_REQUIRED (403), nothing changed'),
     shippingRates: z.array(shippingRateInput).max(20).optional().describe('Replaces the whole list, in this order'),
     onboardingCompletedAt: z.iso.datetime().nullable().optional().describe('Set by setup verification only: a timestamp keeps the recorded instant (SETUP_NOT_VERIFIED before verification passed); null re-opens the wizard'),

@@ -1233,6 +1233,11 @@ export interface paths {
                                 successMessage?: string;
                             };
                         };
+                        /**
+                         * @description Where shoppers pay by card: `embedded` inside the checkout page (the processor's embedded checkout, the default; the hosted page when it cannot load), `hosted` on the processor's own page
+                         * @enum {string}
+                         */
+                        paymentPage?: "embedded" | "hosted";
                         /** @description Switching it on needs a plan with cash on delivery (Growth; Demo to set up): else PLAN_FEATURE_REQUIRED (403), nothing changed */
                         codEnabled?: boolean;
                         /** @description Replaces the whole list, in this order */
@@ -12358,6 +12363,11 @@ export interface components {
                     [key: string]: string;
                 };
             };
+            /**
+             * @description Where shoppers pay by card: `embedded` inside the checkout page (the processor's embedded checkout, the default; the hosted page when it cannot load), `hosted` on the processor's own page
+             * @enum {string}
+             */
+            paymentPage: "embedded" | "hosted";
             shippingRates: {
                 id: string;
                 name: string;
@@ -13550,6 +13560,11 @@ export interface components {
                     [key: string]: string;
                 };
             };
+            /**
+             * @description Where shoppers pay by card: `embedded` inside the checkout page (the processor's embedded checkout, the default; the hosted page when it cannot load), `hosted` on the processor's own page
+             * @enum {string}
+             */
+            paymentPage: "embedded" | "hosted";
             shippingRates: {
                 id: string;
                 name: string;

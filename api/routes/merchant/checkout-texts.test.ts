@@ -1,7 +1,8 @@
 // The merchant's checkout texts per page language (PATCH /api/merchant/config checkoutTextTranslations): a page in a
 // language shows that language's texts over the texts as written, which still serve every other language; "" removes
 // one text; a language the page does not speak, or a key that is no text, is refused and changes nothing. The
-// session bundle answers the texts for the language it is asked in (the page sends its own).
+// session bundle answers the texts for the language it is asked in (the page sends its own). And the merchant's choice
+// of where shoppers pay by card (paymentPage).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
 import { api, storefrontACheckout, storefrontAMerchant, type Json, type Merchant } from '../../../test/e2e/checkout-helpers.js';
@@ -55,5 +56,18 @@ describe('checkout texts per language', () => {
     expect(res.body.code).toBe('INVALID_INPUT');
     expect(Object.keys(res.body.details.fields).some((k) => k.startsWith(field)), JSON.stringify(res.body.details.fields)).toBe(true);
     expect((await api(stack, 'GET', '/api/merchant/me', undefined, m.token)).body.checkoutTextTranslations).toEqual(before);
+  });
+});
+
+describe('where shoppers pay by card', () => {
+  it('given a new merchant / embedded in the checkout page; PATCH paymentPage hosted and back is kept and answered; another word is refused', async () => {
+    expect((await api(stack, 'GET', '/api/merchant/me', undefined, m.token)).body.paymentPage).toBe('embedded');
+    const hosted = await api(stack, 'PATCH', '/api/merchant/config', { paymentPage: 'hosted' }, m.token);
+    expect([hosted.status, hosted.body.paymentPage]).toEqual([200, 'hosted']);
+    expect((await stack.database.db.merchant.findUniqueOrThrow({ where: { id: m.id } })).paymentPage).toBe('HOSTED');
+    const bad = await api(stack, 'PATCH', '/api/merchant/config', { paymentPage: 'popup' }, m.token);
+    expect([bad.status, bad.body.code]).toEqual([400, 'INVALID_INPUT']);
+    expect(Object.keys(bad.body.details.fields)).toContain('body.paymentPage');
+    expect((await api(stack, 'PATCH', '/api/merchant/config', { paymentPage: 'embedded' }, m.token)).body.paymentPage).toBe('embedded');
   });
 });

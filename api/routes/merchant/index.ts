@@ -105,6 +105,7 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
       if (body.branding.accentColor !== undefined) data.accentColor = body.branding.accentColor;
     }
     if (body.codEnabled !== undefined) data.codEnabled = body.codEnabled;
+    if (body.paymentPage !== undefined) data.paymentPage = body.paymentPage === 'hosted' ? 'HOSTED' : 'EMBEDDED';
     if (body.onboardingCompletedAt === null) data.onboardingCompletedAt = null;
     if (body.checkoutTexts || body.checkoutTextTranslations) {
       const current = await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { checkoutTexts: true, checkoutTextTranslations: true } });

@@ -71,6 +71,7 @@ export function toMerchantView(merchant: MerchantWithRates, config: Config): z.i
     branding: { logoUrl: merchant.logoUrl, primaryColor: merchant.primaryColor, accentColor: merchant.accentColor },
     checkoutTexts: texts(merchant),
     checkoutTextTranslations: textTranslations(merchant),
+    paymentPage: merchant.paymentPage === 'HOSTED' ? 'hosted' : 'embedded',
     shippingRates: rates(merchant),
     storeCountries: { countries: merchant.storeCountries, readAt: merchant.storeCountriesReadAt?.toISOString() ?? null, error: merchant.storeCountriesError },
     plan: plan(merchant),

@@ -141,21 +141,23 @@ export const pagesRoutes: FastifyPluginAsync<PagesOptions> = async (app, opts) =
     const messages = CHECKOUT_LANGUAGES[language];
 
     const mine = !!host && !!session && session.merchantId === host.merchantId;
-    const [bundle, bumps, upsells, processor] = mine
+    const [bundle, bumps, upsells, merchant] = mine
       ? await Promise.all([
           read(`/api/checkout/session-bundle/${token}`, language),
           read(`/api/checkout/${token}/order-bumps`, language),
           read(`/api/checkout/${token}/upsells`, language),
-          db.processorConnection.findUnique({ where: { merchantId: host.merchantId }, select: { status: true, productId: true } }),
+          db.merchant.findUnique({ where: { id: host.merchantId }, select: { paymentPage: true, processorConnection: { select: { status: true, productId: true } } } }),
         ])
       : [null, null, null, null];
+    const processor = merchant?.processorConnection;
     const found = bundle?.status === 200 ? (bundle.body as BundleLike) : null;
     // The same readiness the payment activity requires before it creates a processor payment.
     const cardEnabled = processor?.status === 'CONNECTED' && !!processor.productId;
-    // Card payments inside this page (Whop's embedded checkout) unless the deployment says hosted: its origin is the
-    // configured one, never anything a merchant or shopper sends; script: the build's module that mounts it.
+    // Card payments inside this page (Whop's embedded checkout) unless the deployment or the merchant says hosted: its
+    // origin is the configured one, never anything a merchant or shopper sends; script: the build's module that mounts it.
     const embedScript = web.part('checkout')?.entries.get('embed.ts');
-    const embed = found && cardEnabled && embedScript && config.processor.paymentPage === 'embedded' ? { origin: config.processor.embedOrigin, script: `/assets/checkout/${embedScript}` } : null;
+    const embeds = config.processor.paymentPage === 'embedded' && merchant?.paymentPage === 'EMBEDDED';
+    const embed = found && cardEnabled && embedScript && embeds ? { origin: config.processor.embedOrigin, script: `/assets/checkout/${embedScript}` } : null;
     const embedded = {
       token,
       bundle: found,

@@ -79,6 +79,20 @@ describe('the checkout page', () => {
     }
   });
 
+  it('given the merchant choosing the hosted page (PATCH paymentPage) / no embed and nothing framed; choosing the page again embeds', async () => {
+    const merchantId = (await stack.database.db.merchant.findUniqueOrThrow({ where: { slug } })).id;
+    const set = (paymentPage: string) => stack.database.db.merchant.update({ where: { id: merchantId }, data: { paymentPage: paymentPage === 'hosted' ? 'HOSTED' : 'EMBEDDED' } });
+    await set('hosted');
+    try {
+      const res = await page(`${slug}.localhost:${port()}`, `/checkout/${token}`);
+      expect(embedded(res.body).embed).toBeUndefined();
+      expect(String(res.headers['content-security-policy'])).not.toContain('frame-src');
+    } finally {
+      await set('embedded');
+    }
+    expect(embedded((await page(`${slug}.localhost:${port()}`, `/checkout/${token}`)).body).embed?.origin).toBe(stack.urls.processor);
+  });
+
   it.each([
     ['de-DE,de;q=0.9,en;q=0.8', 'de'],
     ['pt-BR, fr-CA;q=0.8, en;q=0.5', 'fr'],

@@ -7,7 +7,7 @@ import { formatDate } from '../format.js';
 import { invalid, useForm } from '../form.js';
 import { useLoad, useSession } from '../session.js';
 import type { Merchant, ProcessorStatus, ScriptTagStatus, StorefrontAConnection, StorefrontBStatus } from '../types.js';
-import { Alert, Button, Card, Checkbox, CheckItem, ConfirmButton, Field, Form, PageHeader, Pill, Spinner } from '../ui.js';
+import { Alert, Button, Card, Checkbox, CheckItem, ConfirmButton, Field, Form, PageHeader, Pill, SelectField, Spinner } from '../ui.js';
 import { PlanNote } from '../plan-note.js';
 
 type Platform = 'storefront-a' | 'storefront-b';
@@ -442,6 +442,35 @@ export function CodToggle(props: { onChange?: () => void }) {
   );
 }
 
+/** Where shoppers pay by card: inside the checkout (Whop's embedded checkout) or on Whop's own page. */
+export function PaymentPageChoice() {
+  const { me, setMe } = useSession();
+  const form = useForm({});
+  const value = me?.paymentPage ?? 'embedded';
+  return (
+    <div>
+      <SelectField
+        label="Where shoppers pay by card"
+        name="paymentPage"
+        value={value}
+        onChange={(choice) =>
+          void form.run(async () => {
+            setMe(await api.patch<Merchant>('/api/merchant/config', { paymentPage: choice }));
+            return choice === 'embedded' ? 'Shoppers pay on your checkout page.' : "Shoppers pay on Whop's payment page.";
+          })
+        }
+        options={[
+          { value: 'embedded', label: 'On your checkout page (recommended)' },
+          { value: 'hosted', label: "On Whop's payment page" },
+        ]}
+        hint="On your checkout page, Whop's card form sits inside your branded page, already filled in with the shopper's email and address; if it cannot load, the shopper goes on to Whop's page. On Whop's page, the shopper leaves your page to pay."
+      />
+      {form.error && <Alert kind="error">{form.error}</Alert>}
+      {form.notice && <Alert kind="success">{form.notice}</Alert>}
+    </div>
+  );
+}
+
 export function ConnectionsPage() {
   return (
     <>
@@ -451,6 +480,9 @@ export function ConnectionsPage() {
       </Card>
       <Card title="Payment processor">
         <ProcessorConnection />
+      </Card>
+      <Card title="Payment page">
+        <PaymentPageChoice />
       </Card>
       <Card title="Cash on delivery">
         <CodToggle />
