@@ -3,8 +3,9 @@
 // loaded once the page is idle (as the country list is built late), so it never delays the first paint; the form
 // waits for it only if the shopper pays before it arrived.
 import { useEffect, useState } from 'preact/hooks';
+import type * as rulesModule from '../../domain/address-rules.js';
 
-export type AddressRules = typeof import('../../domain/address-rules.js');
+export type AddressRules = typeof rulesModule;
 
 let loading: Promise<AddressRules> | null = null;
 
