@@ -24,7 +24,7 @@ export function useAddressRules(): AddressRules | null {
   useEffect(() => {
     let gone = false;
     const load = () => void loadAddressRules().then((r) => !gone && setRules(() => r), () => undefined);
-    (window.requestIdleCallback ?? ((cb: () => void) => setTimeout(cb, 1)))(load);
+    (window.requestIdleCallback ?? ((cb: () => void) => setTimeout(cb, 1)))(load, { timeout: 2000 });
     return () => {
       gone = true;
     };

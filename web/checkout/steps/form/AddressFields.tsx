@@ -102,7 +102,8 @@ export function AddressFields(props: {
   useEffect(() => {
     const form = props.formRef.current;
     if (!form) return;
-    const later = () => (window.requestIdleCallback ?? ((cb: () => void) => setTimeout(cb, 1)))(loadCountries);
+    // When the page is idle, and within a second even on a page that never is (a busy phone, a loaded machine).
+    const later = () => (window.requestIdleCallback ?? ((cb: () => void) => setTimeout(cb, 1)))(loadCountries, { timeout: 1000 });
     if (props.loadAtOnce) later();
     form.addEventListener('focusin', later, { once: true });
     form.addEventListener('pointerdown', later, { once: true });
