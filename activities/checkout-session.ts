@@ -110,6 +110,8 @@ export function createCheckoutSessionActivities(deps: { db: Db }) {
               email: details.email,
               ...(details.locale ? { shopperLocale: details.locale } : {}),
               shippingAddress: details.address as unknown as Prisma.InputJsonValue,
+              // Absent: billed to the shipping address (a later call without one clears an earlier one).
+              billingAddress: details.billingAddress ? (details.billingAddress as unknown as Prisma.InputJsonValue) : Prisma.DbNull,
               shippingRateId: priced.shipping!.id,
               shippingName: priced.shipping!.name,
               shippingMinor: totals.shipping.amount,

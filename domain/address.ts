@@ -1,5 +1,6 @@
-// The shopper's shipping address: one shape, as the checkout page sends it (api/routes/checkout/payment.ts checks
-// each field's rules), as the session stores it (checkout_sessions.shipping_address) and as the API answers it.
+// The shopper's shipping address (and billing address, when it differs): one shape, as the checkout page sends it
+// (api/schemas/shopper.ts checks each field's rules, and the country's: domain/address-rules.ts), as the session stores
+// it (checkout_sessions.shipping_address, billing_address) and as the API answers it.
 // The store orders split the name in first and last (integrations/storefront-common/order.ts): that shape is the
 // stores', not ours.
 import { z } from 'zod';

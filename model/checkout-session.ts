@@ -52,9 +52,9 @@ export function sessionBumpLines(value: Prisma.JsonValue | undefined): BumpLine[
   return value == null ? [] : parseStored(bumpLinesSchema, value, 'order bumps');
 }
 
-/** The shopper's shipping address, once the details were entered. */
-export function sessionAddress(value: Prisma.JsonValue | undefined): ShippingAddress | null {
-  return value == null ? null : parseStored(shippingAddressSchema, value, 'shipping address');
+/** The shopper's shipping address, once the details were entered (or the billing address: the same shape). */
+export function sessionAddress(value: Prisma.JsonValue | undefined, what: 'shipping address' | 'billing address' = 'shipping address'): ShippingAddress | null {
+  return value == null ? null : parseStored(shippingAddressSchema, value, what);
 }
 
 /** The FX snapshot the session was created with (rates per EUR); empty when it has none. */

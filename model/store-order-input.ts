@@ -15,7 +15,7 @@ export const STORE_SYSTEM = { STOREFRONT_A: 'storefront-a', STOREFRONT_B: 'store
 
 /** What building an order needs of a session (a CheckoutSession row fits). */
 export type OrderSession = Pick<CheckoutSession,
-  'token' | 'platform' | 'status' | 'paymentMethod' | 'items' | 'orderBumps' | 'shippingAddress' | 'email' | 'currency' | 'shippingName' | 'shippingMinor'
+  'token' | 'platform' | 'status' | 'paymentMethod' | 'items' | 'orderBumps' | 'shippingAddress' | 'billingAddress' | 'email' | 'currency' | 'shippingName' | 'shippingMinor'
   | 'discountCode' | 'discountMinor' | 'taxMinor' | 'taxesIncluded' | 'totalMinor' | 'processorPaymentId'>;
 
 /** The shopper's one name field as the stores' first and last name (both required by the order input). */
@@ -31,15 +31,18 @@ export function paymentMethodOf(s: Pick<OrderSession, 'token' | 'paymentMethod' 
   return method;
 }
 
-/** The session's stored cart and address, read strictly: a session that cannot become an order is a permanent failure. */
-export function contentsOf(s: OrderSession): { items: SessionLine[]; address: ShippingAddress } {
+/**
+ * The session's stored cart and addresses, read strictly: a session that cannot become an order is a permanent failure.
+ * billing: the billing address when the shopper gave one apart from the shipping address.
+ */
+export function contentsOf(s: OrderSession): { items: SessionLine[]; address: ShippingAddress; billing: ShippingAddress | null } {
   try {
     // The cart as read from the store, then the order bumps the shopper accepted (priced when the total was computed).
     const items = [...sessionLines(s.items), ...sessionBumpLines(s.orderBumps)];
     if (items.length === 0) throw new MalformedSessionError('The checkout has no items');
     const address = sessionAddress(s.shippingAddress);
     if (!address) throw new MalformedSessionError('The checkout has no shipping address');
-    return { items, address };
+    return { items, address, billing: sessionAddress(s.billingAddress, 'billing address') };
   } catch (err) {
     if (err instanceof MalformedSessionError) throw new IntegrationError(STORE_SYSTEM[s.platform], 'rejected', `${err.message}: it cannot be turned into an order`);
     throw err;
@@ -82,11 +85,20 @@ export function checkedOrderInput(s: Pick<OrderSession, 'platform'>, input: Stor
 export function upsellOrderInputOf(s: OrderSession, purchase: UpsellPurchase): StoreOrderInput {
   const address = sessionAddress(s.shippingAddress);
   if (!address) throw new IntegrationError(STORE_SYSTEM[s.platform], 'rejected', 'The checkout has no shipping address: the offer cannot be turned into an order');
+  let billing: ShippingAddress | null;
+  try {
+    billing = sessionAddress(s.billingAddress, 'billing address');
+  } catch (err) {
+    if (err instanceof MalformedSessionError) throw new IntegrationError(STORE_SYSTEM[s.platform], 'rejected', `${err.message}: the offer cannot be turned into an order`);
+    throw err;
+  }
   return checkedOrderInput(s, {
     sessionToken: upsellOrderKey(s.token, purchase.upsellId),
     currency: purchase.currency,
     email: s.email ?? '',
     shippingAddress: orderAddressOf(address),
+    // Billed like the checkout's own order.
+    ...(billing ? { billingAddress: orderAddressOf(billing) } : {}),
     lines: [{ title: purchase.title, quantity: 1, unitPriceMinor: purchase.amountMinor, productId: purchase.productId, variantId: storeVariantId(s, purchase.productId, purchase.variantId) }],
     shipping: { title: 'Ships with the first order', priceMinor: 0 },
     totals: { subtotalMinor: purchase.amountMinor, shippingMinor: 0, discountMinor: 0, totalMinor: purchase.amountMinor },
@@ -96,7 +108,7 @@ export function upsellOrderInputOf(s: OrderSession, purchase: UpsellPurchase): S
 
 /** The neutral order of a paid session: what was charged, line by line, plus shipping; totals as the session computed them. */
 export function orderInputOf(s: OrderSession, method: PaymentMethod = paymentMethodOf(s)): StoreOrderInput {
-  const { items, address } = contentsOf(s);
+  const { items, address, billing } = contentsOf(s);
   const lines = items.map((i) => ({
     title: i.title,
     variantTitle: i.variantTitle ?? undefined,
@@ -113,6 +125,8 @@ export function orderInputOf(s: OrderSession, method: PaymentMethod = paymentMet
     currency: s.currency,
     email: s.email ?? '',
     shippingAddress: orderAddressOf(address),
+    // The shopper's billing address when it differs; the clients bill the shipping address otherwise.
+    ...(billing ? { billingAddress: orderAddressOf(billing) } : {}),
     lines,
     shipping: { title: s.shippingName ?? 'Shipping', priceMinor: shippingMinor },
     ...(discount ? { discount } : {}),

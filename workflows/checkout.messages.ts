@@ -33,6 +33,8 @@ export type { ShippingAddress };
 export interface ShopperDetails {
   email: string;
   address: ShippingAddress;
+  /** The billing address, only when the shopper said it differs from the shipping address (the store bills the shipping address otherwise). */
+  billingAddress?: ShippingAddress;
   shippingRateId: string;
   /** A discount code the shopper entered: validated again and applied to the total (model/pricing.ts). */
   discountCode?: string;

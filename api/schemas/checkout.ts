@@ -184,6 +184,7 @@ export const sessionBundleResponse = z
       .object({
         email: z.string().nullable(),
         address: shippingAddress.nullable(),
+        billingAddress: shippingAddress.nullable().describe('The billing address given apart from the shipping address at the last init-payment or complete-cod; null: billed to the shipping address'),
         shippingRateId: z.string().nullable(),
         discountCode: z.string().nullable().describe('The code applied at the last init-payment'),
         discountMinor: z.number().int().describe('What that code took off at the last init-payment, in minor units (0 without a code): the page shows it until it checks the code again'),

@@ -6,8 +6,24 @@ import { discountCodeInput, orderBumpIds } from './commerce.js';
 import { text, trimmed } from './text.js';
 import { countryCode } from './countries.js';
 import type { ShippingAddress } from '../../domain/address.js';
+import { addressProblemMessage, addressProblems, normalizePostalCode, regionCode, RULED_COUNTRIES } from '../../domain/address-rules.js';
 
-/** The address as typed: each field's rule, values trimmed (stored and answered as domain/address.ts's shape). */
+const COUNTRY_RULES =
+  `postalCode in the country's format and region (a subdivision code such as CA, ON, NSW or MI, or its name; answered as the code) where the ` +
+  `country's addresses need one, by Google's address metadata (domain/address-rules.ts) for ${RULED_COUNTRIES.join(', ')}; ` +
+  'a postal code that breaks it, or a missing or unknown region, is INVALID_INPUT on that field (e.g. address.postalCode) naming the expected format';
+
+/** Only once the country and postal code are strings: a broken field says its own problem first. */
+const hasCountryAndPostalCode = (payload: { value: unknown }) => {
+  const v = payload.value as { country?: unknown; postalCode?: unknown } | undefined;
+  return typeof v?.country === 'string' && typeof v.postalCode === 'string';
+};
+
+/**
+ * The address as typed: each field's rule, values trimmed, then the country's own rules (domain/address-rules.ts): its
+ * postal code format, its region when its addresses need one. Stored and answered as domain/address.ts's shape, the
+ * postal code upper-case where the country has a format and a known region as its code.
+ */
 const address = z
   .object({
     name: text(120, { required: 'enter the recipient name' }),
@@ -19,7 +35,16 @@ const address = z
     region: text(120).optional(),
     phone: trimmed(/^\+?[0-9 ()-]{6,20}$/, 'a phone number').optional(),
   })
-  .strict();
+  .strict()
+  .check(
+    z.superRefine((a, ctx) => {
+      for (const [field, problem] of Object.entries(addressProblems(a))) ctx.addIssue({ code: 'custom', path: [field], message: addressProblemMessage(a.country, problem) });
+    }, { when: hasCountryAndPostalCode }),
+  )
+  .transform((a) => {
+    const region = a.region ? (regionCode(a.country, a.region) ?? a.region) : a.region;
+    return { ...a, postalCode: normalizePostalCode(a.country, a.postalCode), ...(region === undefined ? {} : { region }) };
+  });
 
 // The address as typed leaves the route in the one shape the session stores and the API answers.
 const _addressIsStoredShape: z.output<typeof address> extends ShippingAddress ? true : never = true;
@@ -28,7 +53,16 @@ void _addressIsStoredShape;
 export const shopperDetails = z
   .object({
     email: shopperEmail,
-    address,
+    address: address.describe(`The shipping address: a country one of the merchant's rates ships to. Country rules: ${COUNTRY_RULES}.`),
+    billingAddress: address
+      .optional()
+      .describe(
+        'The billing address, only when it differs from the shipping address (the page\'s "Billing address same as shipping" unticked): the same ' +
+          'fields and rules, errors keyed billingAddress.<field>, in any country (no rate needs to ship there). Absent: the shipping address is the ' +
+          "billing address. Stored with the details (a later call without it clears it), answered in the session bundle's shopper.billingAddress, sent to " +
+          "the store as the order's billing address (storefront A: the draft order's billingAddress; storefront B: the order's billing) and used for " +
+          'the tax where the store bases it on the billing address (WooCommerce "Calculate tax based on: Customer billing address")',
+      ),
     shippingRateId,
     discountCode: discountCodeInput.optional().describe('A discount code: validated again here and taken off the merchandise (never shipping)'),
     orderBumpIds: orderBumpIds.optional().describe('Order bumps the shopper ticked (ids from GET /api/checkout/:token/order-bumps): added to the total and to the store order'),

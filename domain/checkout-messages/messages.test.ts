@@ -6,7 +6,7 @@ import { expectTranslated } from '../../test/harness/translations.js';
 import { CHECKOUT_LANGUAGES, checkoutLanguageOf, EN, fillMessage } from './index.js';
 
 /** Words that are the same in English and that language (checked by hand, not an oversight). */
-const SAME_AS_ENGLISH: Record<string, string[]> = { de: ['optional'], fr: ['contactHeading', 'total'], es: ['subtotal', 'total'], it: [], nl: ['contactHeading'] };
+const SAME_AS_ENGLISH: Record<string, string[]> = { de: ['optional', 'regionOnly'], fr: ['contactHeading', 'total', 'province'], es: ['subtotal', 'total'], it: [], nl: ['contactHeading'] };
 const others = Object.entries(CHECKOUT_LANGUAGES).filter(([language]) => language !== 'en');
 
 describe('the checkout page in every language', () => {

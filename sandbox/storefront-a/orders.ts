@@ -185,6 +185,7 @@ export function completeDraftOrder(state: State, shop: SimShop, draft: SimDraftO
     shipping: draft.shipping,
     discount: draft.discount,
     shippingAddress: draft.shippingAddress,
+    billingAddress: draft.billingAddress,
     subtotal,
     total,
     tax,

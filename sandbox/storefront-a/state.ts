@@ -161,6 +161,8 @@ export interface SimOrder {
   shipping: { title: string; price: number } | null;
   discount: { title: string; amount: number } | null;
   shippingAddress: Record<string, unknown> | null;
+  /** Order.billingAddress: the draft's (completing a draft order keeps both of its addresses). */
+  billingAddress: Record<string, unknown> | null;
   subtotal: number;
   total: number;
   /** The tax in `total` (taxes included) or added to it. */

@@ -5535,7 +5535,19 @@ export interface paths {
                 content: {
                     "application/json": {
                         email: string;
+                        /** @description The shipping address: a country one of the merchant's rates ships to. Country rules: postalCode in the country's format and region (a subdivision code such as CA, ON, NSW or MI, or its name; answered as the code) where the country's addresses need one, by Google's address metadata (domain/address-rules.ts) for AT, AU, BE, BG, CA, CH, CY, CZ, DE, DK, EE, ES, FI, FR, GB, GR, HR, HU, IE, IS, IT, LI, LT, LU, LV, MC, MT, NL, NO, NZ, PL, PT, RO, SE, SI, SK, US; a postal code that breaks it, or a missing or unknown region, is INVALID_INPUT on that field (e.g. address.postalCode) naming the expected format. */
                         address: {
+                            name: string;
+                            line1: string;
+                            line2?: string;
+                            city: string;
+                            postalCode: string;
+                            country: components["schemas"]["CountryCodeInput"];
+                            region?: string;
+                            phone?: string;
+                        };
+                        /** @description The billing address, only when it differs from the shipping address (the page's "Billing address same as shipping" unticked): the same fields and rules, errors keyed billingAddress.<field>, in any country (no rate needs to ship there). Absent: the shipping address is the billing address. Stored with the details (a later call without it clears it), answered in the session bundle's shopper.billingAddress, sent to the store as the order's billing address (storefront A: the draft order's billingAddress; storefront B: the order's billing) and used for the tax where the store bases it on the billing address (WooCommerce "Calculate tax based on: Customer billing address") */
+                        billingAddress?: {
                             name: string;
                             line1: string;
                             line2?: string;
@@ -5923,7 +5935,19 @@ export interface paths {
                 content: {
                     "application/json": {
                         email: string;
+                        /** @description The shipping address: a country one of the merchant's rates ships to. Country rules: postalCode in the country's format and region (a subdivision code such as CA, ON, NSW or MI, or its name; answered as the code) where the country's addresses need one, by Google's address metadata (domain/address-rules.ts) for AT, AU, BE, BG, CA, CH, CY, CZ, DE, DK, EE, ES, FI, FR, GB, GR, HR, HU, IE, IS, IT, LI, LT, LU, LV, MC, MT, NL, NO, NZ, PL, PT, RO, SE, SI, SK, US; a postal code that breaks it, or a missing or unknown region, is INVALID_INPUT on that field (e.g. address.postalCode) naming the expected format. */
                         address: {
+                            name: string;
+                            line1: string;
+                            line2?: string;
+                            city: string;
+                            postalCode: string;
+                            country: components["schemas"]["CountryCodeInput"];
+                            region?: string;
+                            phone?: string;
+                        };
+                        /** @description The billing address, only when it differs from the shipping address (the page's "Billing address same as shipping" unticked): the same fields and rules, errors keyed billingAddress.<field>, in any country (no rate needs to ship there). Absent: the shipping address is the billing address. Stored with the details (a later call without it clears it), answered in the session bundle's shopper.billingAddress, sent to the store as the order's billing address (storefront A: the draft order's billingAddress; storefront B: the order's billing) and used for the tax where the store bases it on the billing address (WooCommerce "Calculate tax based on: Customer billing address") */
+                        billingAddress?: {
                             name: string;
                             line1: string;
                             line2?: string;
@@ -9334,7 +9358,7 @@ export interface paths {
         put?: never;
         /**
          * What the shopper will pay for these details, with the store's own tax, before paying
-         * @description The same pricing as init-payment (items + order bumps + shipping − discount; the code validated, DISCOUNT_* on a refusal) and the store's tax on it as the store computes it for the address: added to the total when the store's prices exclude tax, inside it otherwise. Nothing is stored. A preview answers its totals without tax. 502/504 when the store cannot be asked. Dedicated rate limiter (RATE_LIMIT_CHECKOUT_QUOTE).
+         * @description The same pricing as init-payment (items + order bumps + shipping − discount; the code validated, DISCOUNT_* on a refusal) and the store's tax on it as the store computes it for the address: added to the total when the store's prices exclude tax, inside it otherwise (by the billing address when one is sent and the store bases tax on it). Nothing is stored. A preview answers its totals without tax. 502/504 when the store cannot be asked. Dedicated rate limiter (RATE_LIMIT_CHECKOUT_QUOTE).
          */
         post: {
             parameters: {
@@ -9350,7 +9374,19 @@ export interface paths {
                 content: {
                     "application/json": {
                         email?: string;
+                        /** @description The shipping address: a country one of the merchant's rates ships to. Country rules: postalCode in the country's format and region (a subdivision code such as CA, ON, NSW or MI, or its name; answered as the code) where the country's addresses need one, by Google's address metadata (domain/address-rules.ts) for AT, AU, BE, BG, CA, CH, CY, CZ, DE, DK, EE, ES, FI, FR, GB, GR, HR, HU, IE, IS, IT, LI, LT, LU, LV, MC, MT, NL, NO, NZ, PL, PT, RO, SE, SI, SK, US; a postal code that breaks it, or a missing or unknown region, is INVALID_INPUT on that field (e.g. address.postalCode) naming the expected format. */
                         address: {
+                            name: string;
+                            line1: string;
+                            line2?: string;
+                            city: string;
+                            postalCode: string;
+                            country: components["schemas"]["CountryCodeInput"];
+                            region?: string;
+                            phone?: string;
+                        };
+                        /** @description The billing address, only when it differs from the shipping address (the page's "Billing address same as shipping" unticked): the same fields and rules, errors keyed billingAddress.<field>, in any country (no rate needs to ship there). Absent: the shipping address is the billing address. Stored with the details (a later call without it clears it), answered in the session bundle's shopper.billingAddress, sent to the store as the order's billing address (storefront A: the draft order's billingAddress; storefront B: the order's billing) and used for the tax where the store bases it on the billing address (WooCommerce "Calculate tax based on: Customer billing address") */
+                        billingAddress?: {
                             name: string;
                             line1: string;
                             line2?: string;
@@ -12544,6 +12580,17 @@ export interface components {
                     region?: string;
                     phone?: string;
                 } | null;
+                /** @description The billing address given apart from the shipping address at the last init-payment or complete-cod; null: billed to the shipping address */
+                billingAddress: {
+                    name: string;
+                    line1: string;
+                    line2?: string;
+                    city: string;
+                    postalCode: string;
+                    country: string;
+                    region?: string;
+                    phone?: string;
+                } | null;
                 shippingRateId: string | null;
                 /** @description The code applied at the last init-payment */
                 discountCode: string | null;
@@ -13732,6 +13779,17 @@ export interface components {
             shopper: {
                 email: string | null;
                 address: {
+                    name: string;
+                    line1: string;
+                    line2?: string;
+                    city: string;
+                    postalCode: string;
+                    country: string;
+                    region?: string;
+                    phone?: string;
+                } | null;
+                /** @description The billing address given apart from the shipping address at the last init-payment or complete-cod; null: billed to the shipping address */
+                billingAddress: {
                     name: string;
                     line1: string;
                     line2?: string;

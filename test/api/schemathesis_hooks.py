@@ -54,6 +54,13 @@ ACCEPTED_REFUSALS = [
         {"POST /api/checkout/{token}/init-payment", "POST /api/checkout/{token}/complete-cod", "POST /api/checkout/{token}/validate-discount", "POST /api/checkout/{token}/quote"},
         400, "INVALID_INPUT", "body.orderBumpIds", "no order bump",
     ),
+    # An address's postal code in its country's format, and the region its country's addresses need (compares the postal
+    # code and the region with the country: domain/address-rules.ts, stated in the address's description).
+    (
+        {"POST /api/checkout/{token}/init-payment", "POST /api/checkout/{token}/complete-cod", "POST /api/checkout/{token}/quote"},
+        400, "INVALID_INPUT", re.compile(r"^body\.(address|billingAddress)\.(postalCode|region)$"),
+        re.compile(r"^(enter the (postal code|ZIP code|Eircode|PIN code) in the format used in [A-Z]{2}, e\.g\. |choose (the|a) (state|province|county|region)\b)"),
+    ),
     # A refund's returned lines point into the order's own lines, at most as many as it holds, each once (stored data).
     (
         {"POST /api/checkout/merchant/orders/{token}/refund"},

@@ -9,7 +9,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildClientSchema, isEnumType, isInputObjectType, isInterfaceType, isObjectType, NoDeprecatedCustomRule, parse, specifiedRules, validate, type GraphQLSchema, type IntrospectionQuery } from 'graphql';
+import { buildClientSchema, coerceInputValue, isEnumType, isInputObjectType, isInterfaceType, isObjectType, NoDeprecatedCustomRule, parse, specifiedRules, validate, type GraphQLSchema, type IntrospectionQuery } from 'graphql';
+import { toDraftOrderInput } from '../../integrations/storefront-a/client.js';
 import { describe, expect, it } from 'vitest';
 import { SHOPIFY_SCHEMA_PACKAGE, SHOPIFY_SCHEMA_VERSIONS, shopifySchemaPath, type ShopifyApi } from '../../scripts/lib/shopify-schemas.js';
 import { adminSchema, storefrontSchema } from '../../sandbox/storefront-a/graphql.js';
@@ -143,5 +144,29 @@ describe('the simulator\'s schema', () => {
     ['storefront', storefrontSchema],
   ] as const)(`given Shopify's ${SHOPIFY_SCHEMA_VERSIONS[0]} %s schema / every type, field, argument and enum value the simulator declares is Shopify's, with Shopify's types`, (api, sim) => {
     expect(driftFrom(schema(api, SHOPIFY_SCHEMA_VERSIONS[0]), sim)).toEqual([]);
+  });
+});
+
+describe('the draft order input we send', () => {
+  // The documents above declare `$input: DraftOrderInput!`; what goes in it is checked here, field by field, against
+  // Shopify's own input type (graphql-js coerceInputValue: unknown fields, wrong types and missing required ones are
+  // errors): the shipping and billing addresses as MailingAddressInput (provinceCode, zip, countryCode), apart.
+  it.each(SHOPIFY_SCHEMA_VERSIONS)('given Shopify\'s %s schema / an order billed to New York and shipped to Berlin is a valid DraftOrderInput', (version) => {
+    const input = toDraftOrderInput({
+      sessionToken: 'cs_contract', currency: 'EUR', email: 'jana@example.com',
+      shippingAddress: { firstName: 'Jana', lastName: 'Schmidt', line1: 'Hauptstr. 1', city: 'Berlin', postalCode: '10115', countryCode: 'DE' },
+      billingAddress: { firstName: 'Jana', lastName: 'Schmidt', line1: '350 5th Ave', line2: 'Floor 3', city: 'New York', postalCode: '10118', region: 'NY', countryCode: 'US', phone: '+1 212 555 0100' },
+      lines: [{ title: 'Tote', quantity: 1, unitPriceMinor: 2490, productId: '1', variantId: '2' }],
+      shipping: { title: 'Standard', priceMinor: 490 },
+      totals: { subtotalMinor: 2490, shippingMinor: 490, discountMinor: 0, totalMinor: 2980 },
+      payment: { method: 'card', reference: 'pay_1' },
+    });
+    const type = schema('admin', version).getType('DraftOrderInput');
+    if (!isInputObjectType(type)) throw new Error('DraftOrderInput is no input type');
+    const problems: string[] = [];
+    coerceInputValue(input, type, (path, _value, error) => problems.push(`${path.join('.')}: ${error.message}`));
+    expect(problems).toEqual([]);
+    expect(input.billingAddress).toMatchObject({ address1: '350 5th Ave', zip: '10118', provinceCode: 'NY', countryCode: 'US' });
+    expect(input.shippingAddress).toMatchObject({ address1: 'Hauptstr. 1', zip: '10115', countryCode: 'DE' });
   });
 });

@@ -141,11 +141,12 @@ describe('the session bundle\'s answer', () => {
     expect((await call('POST', '/api/merchant/pixels', { token: m.token, body: { platform: 'meta', trackingId: '123456789012345', events: ['page_view', 'purchase'] } })).status).toBe(201);
     await db().merchant.update({ where: { id: m.id }, data: { logoUrl: 'https://cdn.example/logo.svg', primaryColor: '#112233', checkoutTexts: { headline: 'Almost yours' }, codEnabled: true } });
     const address = { name: 'Ada Shopper', line1: 'Main St 1', line2: 'Apt 2', city: 'Springfield', postalCode: '12345', country: 'US', region: 'IL', phone: '+1 217 555 0100' };
+    const billing = { name: 'Ada Billing', line1: 'Ring 1', city: 'Berlin', postalCode: '10115', country: 'DE' };
     await db().checkoutSession.update({
       where: { token },
       // Stored JSON may carry more than the answer shows (a line's internal fields, a bump's price): never sent.
       data: {
-        email: 'ada@shopper.test', shippingAddress: { ...address, internalNote: 'x' }, discountCode: 'TENOFF', discountMinor: 600,
+        email: 'ada@shopper.test', shippingAddress: { ...address, internalNote: 'x' }, billingAddress: { ...billing, internalNote: 'y' }, discountCode: 'TENOFF', discountMinor: 600,
         items: ITEMS.map((line) => ({ ...line, storeSku: 'internal' })) as Prisma.InputJsonValue,
         orderBumps: [{ bumpId: 'b1', productId: '31', variantId: null, title: 'Gift wrap', variantTitle: null, quantity: 1, unitPrice: 660 }] as Prisma.InputJsonValue,
       },
@@ -178,7 +179,7 @@ describe('the session bundle\'s answer', () => {
         { id: expect.any(String), name: 'Standard', price: { amount: 550, currency: 'USD' }, free: false, countries: ['CA', 'US'], deliveryDays: { min: 2, max: 4 } },
       ],
       pixels: [{ platform: 'meta', trackingId: '123456789012345', events: ['page_view', 'purchase'] }],
-      shopper: { email: 'ada@shopper.test', address, shippingRateId: null, discountCode: 'TENOFF', discountMinor: 600, orderBumpIds: ['b1'] },
+      shopper: { email: 'ada@shopper.test', address, billingAddress: billing, shippingRateId: null, discountCode: 'TENOFF', discountMinor: 600, orderBumpIds: ['b1'] },
     });
   });
 

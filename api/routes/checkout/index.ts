@@ -245,6 +245,7 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
       shopper: {
         email: session.email,
         address: sessionAddress(session.shippingAddress),
+        billingAddress: sessionAddress(session.billingAddress, 'billing address'),
         shippingRateId: session.shippingRateId,
         discountCode: session.discountCode,
         discountMinor: session.discountCode ? session.discountMinor : 0,
@@ -268,6 +269,7 @@ interface BundleRow {
   fxRates: Prisma.JsonValue;
   email: string | null;
   shippingAddress: Prisma.JsonValue;
+  billingAddress: Prisma.JsonValue;
   shippingRateId: string | null;
   discountCode: string | null;
   discountMinor: number;
@@ -307,7 +309,7 @@ interface BundleRow {
  */
 const BUNDLE_SQL = `
     SELECT s.token, s.status, s.currency, s.items, s.subtotal_minor AS "subtotalMinor", s.fx_rates AS "fxRates", s.email,
-           s.shipping_address AS "shippingAddress", s.shipping_rate_id AS "shippingRateId",
+           s.shipping_address AS "shippingAddress", s.billing_address AS "billingAddress", s.shipping_rate_id AS "shippingRateId",
            s.discount_code AS "discountCode", s.discount_minor AS "discountMinor", s.order_bumps AS "orderBumps",
            m.shop_name AS "shopName", m.logo_url AS "logoUrl", m.primary_color AS "primaryColor", m.accent_color AS "accentColor",
            m.checkout_texts AS "checkoutTexts", m.checkout_text_translations AS "checkoutTextTranslations", m.cod_enabled AS "codEnabled", m.checkout_parts AS "parts",

@@ -25,7 +25,7 @@ export const checkoutQuoteRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app,
       description:
         'The same pricing as init-payment (items + order bumps + shipping − discount; the code validated, DISCOUNT_* on a refusal) and ' +
         "the store's tax on it as the store computes it for the address: added to the total when the store's prices exclude tax, inside " +
-        'it otherwise. Nothing is stored. A preview answers its totals without tax. 502/504 when the store cannot be asked. Dedicated rate limiter (RATE_LIMIT_CHECKOUT_QUOTE).',
+        'it otherwise (by the billing address when one is sent and the store bases tax on it). Nothing is stored. A preview answers its totals without tax. 502/504 when the store cannot be asked. Dedicated rate limiter (RATE_LIMIT_CHECKOUT_QUOTE).',
       params: tokenParams,
       body: quoteDetails,
       response: { 200: quoteResponse, 400: errorResponse, 404: errorResponse, 409: errorResponse, 422: errorResponse, 429: errorResponse, 502: errorResponse, 504: errorResponse },
@@ -35,7 +35,7 @@ export const checkoutQuoteRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app,
     const session = isSessionToken(token) ? await db.checkoutSession.findUnique({ where: { token } }) : null;
     if (!session || !isCheckoutStatus(session.status)) throw new AppError('NOT_FOUND', 'No such checkout');
     if (!isOpen(session.status)) throw new AppError('CONFLICT', `This checkout is ${session.status.toLowerCase().replace('_', ' ')}: its total is final`);
-    const { address, shippingRateId, discountCode, orderBumpIds, email } = request.body;
+    const { address, billingAddress, shippingRateId, discountCode, orderBumpIds, email } = request.body;
     const rates = await db.shippingRate.findMany({ where: { merchantId: session.merchantId }, orderBy: [{ position: 'asc' }, { id: 'asc' }] });
     const priced = await priceCheckout(db, session, rates, { shippingRateId, discountCode, orderBumpIds, email: email?.toLowerCase() });
     const { totals } = priced;
@@ -49,6 +49,8 @@ export const checkoutQuoteRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app,
       // The order as it would be made of these details (never stored here): the address, shipping, discount, bumps.
       email: email ?? 'quote@checkout.invalid',
       shippingAddress: address as unknown as Prisma.JsonValue,
+      // A store taxing by the billing address (WooCommerce's tax_based_on billing) taxes this one.
+      billingAddress: (billingAddress ?? null) as unknown as Prisma.JsonValue,
       shippingName: priced.shipping?.name ?? null,
       shippingMinor: totals.shipping.amount,
       discountCode: priced.discount?.code ?? null,

@@ -31,7 +31,9 @@ afterAll(async () => {
   await stack?.close();
 });
 
-const at = (country: string, rate: string) => ({ ...SHOPPER, address: { ...SHOPPER.address, country }, shippingRateId: rates[rate] });
+/** A postal code (and state) each country's address rules take (domain/address-rules.ts); Berlin's 10115 elsewhere. */
+const LOCAL: Record<string, { postalCode: string; region?: string }> = { AT: { postalCode: '1010' }, US: { postalCode: '94105', region: 'CA' } };
+const at = (country: string, rate: string) => ({ ...SHOPPER, address: { ...SHOPPER.address, country, ...LOCAL[country] }, shippingRateId: rates[rate] });
 const row = (token: string) => stack.database.db.checkoutSession.findUniqueOrThrow({ where: { token } });
 const hasWorkflow = (token: string) => stack.temporal.client.workflow.getHandle(checkoutWorkflowId(token)).describe().then(() => true, () => false);
 

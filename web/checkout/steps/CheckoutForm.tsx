@@ -1,4 +1,5 @@
-// The form, step by step: contact (1), shipping address (2, form/AddressFields), shipping rate (3,
+// The form, step by step: contact (1), shipping address (2, form/AddressFields; a billing address below it when the
+// shopper unticks "Billing address same as shipping"), shipping rate (3,
 // form/ShippingRates), extras (order bumps and a discount code), payment method (4, form/PaymentMethods), and
 // confirm. This file holds what the steps share: the shopper's choices, the totals the summary shows (the
 // API prices the order again: the browser is never trusted for money), and sending it all to init-payment or
@@ -14,17 +15,16 @@ import { EMAIL_RE, reportProgress } from '../progress.js';
 import { text } from '../texts.js';
 import { detailsLanguage, pageLocale, t } from '../i18n.js';
 import type { Bundle, OrderBump, Status } from '../types.js';
-import { offeredCountries, rateCountries } from '../countries.js';
-import { AddressFields, addressBody, ADDRESS_FIELDS, initialAddress, type AddressState } from './form/AddressFields.js';
+import { countryOfLocale, offeredCountries, rateCountries } from '../countries.js';
+import { COUNTRY_CODES } from '../../../domain/countries.js';
+import { loadAddressRules, useAddressRules } from '../address-rules.js';
+import { AddressFields, addressBody, addressComplete, addressErrors, ADDRESS_FIELDS, initialAddress, type AddressKind, type AddressState } from './form/AddressFields.js';
 import { DiscountCode, useDiscount } from './form/DiscountCode.js';
 import { OrderBumpChoices } from './form/OrderBumpChoices.js';
 import { PaymentMethods, type PaymentMethod } from './form/PaymentMethods.js';
 import { ShippingRates } from './form/ShippingRates.js';
 import { EmbeddedPayment } from './EmbeddedPayment.js';
 import { useTaxQuote } from '../tax.js';
-
-/** The address fields the quote needs (the API's schema requires them). */
-const ADDRESS_REQUIRED = ['name', 'line1', 'city', 'postalCode', 'country'] as const;
 
 /** The browser's language as a tag the API takes (one it would refuse is left out). */
 const browserLanguage = (() => {
@@ -69,7 +69,11 @@ export function CheckoutForm(props: CheckoutFormProps) {
   const offered = offeredCountries(rates, bundle.storeCountries);
   const ratesTo = (country: string) => (country ? rates.filter((r) => rateCountries(r, bundle.storeCountries).includes(country)) : rates);
   const [email, setEmail] = useState(shopper.email ?? '');
-  const [address, setAddress] = useState<AddressState>(() => initialAddress(shopper, locale, offered));
+  const [address, setAddress] = useState<AddressState>(() => initialAddress(shopper.address, countryOfLocale(locale, offered), offered));
+  // Billed to the shipping address unless the shopper gave another one (a returning shopper sees it again).
+  const [billingSame, setBillingSame] = useState(!shopper.billingAddress);
+  const [billing, setBilling] = useState<AddressState>(() => initialAddress(shopper.billingAddress, address.country, COUNTRY_CODES));
+  const rules = useAddressRules();
   const [rateId, setRateId] = useState<string>(() => {
     const here = ratesTo(address.country);
     return here.some((r) => r.id === shopper.shippingRateId) ? shopper.shippingRateId! : here[0]?.id ?? '';
@@ -102,8 +106,10 @@ export function CheckoutForm(props: CheckoutFormProps) {
   const discountAmount = Math.min(discount.applied?.amount ?? 0, subtotal + bumpTotal);
   const shipping = rate ? rate.price.amount : null;
   // The store's tax for this address and these choices, quoted by the API as soon as the address is complete.
-  const quoteBody = rate && ADDRESS_REQUIRED.every((f) => address[f].trim() !== '')
-    ? { address: addressBody(address), shippingRateId: rateId, ...(discount.applied ? { discountCode: discount.applied.code } : {}), ...(bumpIds.length ? { orderBumpIds: bumpIds } : {}) }
+  // A billing address counts once complete (a store may tax by it); until then the shipping address stands for it.
+  const billingBody = !billingSame && addressComplete(billing) ? { billingAddress: addressBody(billing) } : {};
+  const quoteBody = rate && addressComplete(address)
+    ? { address: addressBody(address), ...billingBody, shippingRateId: rateId, ...(discount.applied ? { discountCode: discount.applied.code } : {}), ...(bumpIds.length ? { orderBumpIds: bumpIds } : {}) }
     : null;
   const taxQuote = useTaxQuote({ token, preview, body: quoteBody });
   const untaxed = subtotal + bumpTotal - discountAmount + (shipping ?? 0);
@@ -118,6 +124,11 @@ export function CheckoutForm(props: CheckoutFormProps) {
     if (EMAIL_RE.test(value.trim())) reportProgress(token, 'contact_entered', preview);
   };
   const shippingChosen = () => reportProgress(token, 'shipping_chosen', preview);
+
+  const setBillingField = (key: keyof AddressState) => (value: string) => {
+    setBilling((a) => ({ ...a, [key]: value }));
+    if (errors[`billingAddress.${key}`]) setFieldError(`billingAddress.${key}`)(null);
+  };
 
   const setField = (key: keyof AddressState) => (value: string) => {
     setAddress((a) => ({ ...a, [key]: value }));
@@ -134,7 +145,7 @@ export function CheckoutForm(props: CheckoutFormProps) {
   function showErrors(raw: Record<string, string>, message: string) {
     const fields = Object.fromEntries(Object.entries(raw).map(([k, m]) => [k, m.charAt(0).toUpperCase() + m.slice(1)]));
     setErrors(fields);
-    const known = new Set(['email', 'shippingRateId', 'discountCode', ...ADDRESS_FIELDS.map((f) => `address.${f}`)]);
+    const known = new Set(['email', 'shippingRateId', 'discountCode', ...(['address', 'billingAddress'] as const).flatMap((kind) => ADDRESS_FIELDS.map((f) => `${kind}.${f}`))]);
     const other = Object.entries(fields).filter(([k]) => !known.has(k));
     const count = Object.keys(fields).length;
     setBanner(count ? `${count === 1 ? t('checkField') : t('checkFields', { count })}${other.length ? ` ${other.map(([, m]) => m).join('. ')}` : ''}` : message);
@@ -145,10 +156,16 @@ export function CheckoutForm(props: CheckoutFormProps) {
     e.preventDefault();
     if (preview || busy) return;
     setBanner(null);
+    // The country's rules, as the API applies them: a postal code in another format, a missing state, shown at once.
+    const checks: Array<[AddressKind, AddressState]> = billingSame ? [['address', address]] : [['address', address], ['billingAddress', billing]];
+    const loaded = await loadAddressRules().catch(() => null);
+    const problems = loaded ? Object.assign({}, ...checks.map(([kind, a]) => addressErrors(loaded, kind, a))) as Record<string, string> : {};
+    if (Object.keys(problems).length) return showErrors(problems, '');
     const language = detailsLanguage(browserLanguage);
     const body = {
       email: email.trim(),
       address: addressBody(address),
+      ...(billingSame ? {} : { billingAddress: addressBody(billing) }),
       shippingRateId: rateId,
       ...(discount.applied ? { discountCode: discount.applied.code } : {}),
       ...(bumpIds.length ? { orderBumpIds: bumpIds } : {}),
@@ -234,7 +251,23 @@ export function CheckoutForm(props: CheckoutFormProps) {
             <Field name="email" label={t('email')} type="email" inputMode="email" autoComplete="email" value={email} error={errors.email} onInput={(v) => setEmail(v)} onCommit={contactEntered} />
           </fieldset>
 
-          <AddressFields heading={text(bundle, 'shippingHeading')} address={address} errors={errors} setField={setField} formRef={formRef} locale={locale} offered={offered} loadAtOnce={!!address.country} />
+          <AddressFields kind="address" heading={text(bundle, 'shippingHeading')} address={address} errors={errors} setField={setField} formRef={formRef} locale={locale} offered={offered} loadAtOnce={!!address.country} rules={rules} />
+          <div class="same-billing">
+            <label class="check-line">
+              <input
+                type="checkbox"
+                name="billingSameAsShipping"
+                checked={billingSame}
+                onChange={(e) => setBillingSame((e.currentTarget as HTMLInputElement).checked)}
+              />
+              {t('billingSameAsShipping')}
+            </label>
+          </div>
+          {!billingSame && (
+            <div id="billing-address">
+              <AddressFields kind="billingAddress" heading={t('billingHeading')} address={billing} errors={errors} setField={setBillingField} formRef={formRef} locale={locale} offered={COUNTRY_CODES} loadAtOnce rules={rules} />
+            </div>
+          )}
           <ShippingRates
             rates={ratesHere}
             rateId={rateId}

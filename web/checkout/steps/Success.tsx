@@ -13,7 +13,7 @@ import type { Pixels } from '../pixels.js';
 import { Spinner, Summary, type Totals } from '../parts.js';
 import { pageLocale, t, tParts } from '../i18n.js';
 import { text } from '../texts.js';
-import type { Bundle, OrderBump, Status, Upsell } from '../types.js';
+import type { Address, Bundle, OrderBump, Status, Upsell } from '../types.js';
 
 /** The page's locale, read when used: the page's language is set after this module loads. */
 const locale = () => pageLocale();
@@ -111,22 +111,14 @@ export function Success({ token, bundle: initial, status, session, pixels, upsel
         {bundle.shopper.address && (
           <div class="ship-to">
             <h2>{t('shippingTo')}</h2>
-            <p>
-              {bundle.shopper.address.name}
-              <br />
-              {bundle.shopper.address.line1}
-              {bundle.shopper.address.line2 && (
-                <>
-                  <br />
-                  {bundle.shopper.address.line2}
-                </>
-              )}
-              <br />
-              {bundle.shopper.address.postalCode} {bundle.shopper.address.city}
-              <br />
-              {countryName(bundle.shopper.address.country)}
-            </p>
+            <AddressLines address={bundle.shopper.address} />
             {rate && <p class="muted">{t('shippingMethodIs', { name: rate.name })}</p>}
+          </div>
+        )}
+        {bundle.shopper.billingAddress && (
+          <div class="ship-to">
+            <h2>{t('billingHeading')}</h2>
+            <AddressLines address={bundle.shopper.billingAddress} />
           </div>
         )}
         {shopUrl && (
@@ -184,5 +176,27 @@ function AcceptOffer({ token, upsell }: { token: string; upsell: Upsell }) {
         </button>
       )}
     </>
+  );
+}
+
+/** An address as the shopper entered it, one line each (the region after the city, as its code: "New York, NY"). */
+function AddressLines({ address }: { address: Address }) {
+  return (
+    <p>
+      {address.name}
+      <br />
+      {address.line1}
+      {address.line2 && (
+        <>
+          <br />
+          {address.line2}
+        </>
+      )}
+      <br />
+      {address.postalCode} {address.city}
+      {address.region ? `, ${address.region}` : ''}
+      <br />
+      {countryName(address.country)}
+    </p>
   );
 }
