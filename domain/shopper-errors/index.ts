@@ -1,7 +1,7 @@
 // The checkout API's refusals in the shopper's language. A refusal is English text (en.ts lists every one a shopper
 // route gives, as templates); `translateShopperError` finds the template a text was made from, takes its varying
 // parts (a country, a checkout's status, a rate's name, a number), and writes the same template in the language, the
-// country named in it and the status in its words. A text no template makes stays English: the `code` beside it is
+// country named in it and its words (a status, "ZIP code") in the language. A text no template makes stays English: the `code` beside it is
 // what a program reads, the text is for people. Pure.
 import type { CheckoutLanguage } from '../checkout-messages/index.js';
 import { DE } from './de.js';
@@ -15,13 +15,17 @@ export { EN, type ShopperErrorKey, type ShopperErrors } from './en.js';
 
 export const SHOPPER_ERRORS: Record<CheckoutLanguage, ShopperErrors> = { en: EN, de: DE, fr: FR, es: ES, it: IT, nl: NL };
 
-const STATUS_KEYS = ['statusOpen', 'statusPaymentPending', 'statusCompleted', 'statusFailed', 'statusCodConfirmed', 'statusRefunded', 'statusAbandoned'] as const;
+/** Entries that are words inside the templates ({status}, {postalWord}, {regionWord}, the "or" of {examples}), not templates. */
+const WORD_KEYS: ReadonlySet<ShopperErrorKey> = new Set<ShopperErrorKey>([
+  'statusOpen', 'statusPaymentPending', 'statusCompleted', 'statusFailed', 'statusCodConfirmed', 'statusRefunded', 'statusAbandoned',
+  'postalWordPostal', 'postalWordZip', 'postalWordEircode', 'postalWordPin', 'regionWordState', 'regionWordProvince', 'regionWordCounty', 'regionWordRegion', 'or',
+]);
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Each template as a whole-text pattern with a named group per value; the most literal text first, so the most specific wins. */
 const TEMPLATES = (Object.keys(EN) as ShopperErrorKey[])
-  .filter((key) => !key.startsWith('status'))
+  .filter((key) => !WORD_KEYS.has(key))
   .map((key) => {
     const parts = EN[key].split(/\{([a-zA-Z]+)\}/);
     const source = parts.map((p, i) => (i % 2 ? `(?<${p}>.+?)` : escape(p))).join('');
@@ -40,10 +44,17 @@ function countryIn(value: string, language: CheckoutLanguage): string {
   }
 }
 
-/** A checkout status as the English texts say it ("payment pending"), in the language. */
-function statusIn(value: string, language: CheckoutLanguage): string {
-  const key = STATUS_KEYS.find((k) => EN[k] === value);
+/** A word as the English texts say it ("payment pending", "ZIP code"), in the language. */
+function wordIn(value: string, language: CheckoutLanguage): string {
+  const key = [...WORD_KEYS].find((k) => EN[k] === value);
   return key ? SHOPPER_ERRORS[language][key] : value;
+}
+
+/** A value of a template in the language: a country named there, a word of the dictionary, examples joined by its "or". */
+function valueIn(name: string, value: string, language: CheckoutLanguage): string {
+  if (name === 'country') return countryIn(value, language);
+  if (name === 'examples') return value.split(` ${EN.or} `).join(` ${SHOPPER_ERRORS[language].or} `);
+  return wordIn(value, language);
 }
 
 /** One refusal text in `language`; the text itself when no template makes it. */
@@ -53,10 +64,7 @@ export function translateShopperError(text: string, language: CheckoutLanguage):
     const found = pattern.exec(text);
     if (!found) continue;
     const values = found.groups ?? {};
-    return SHOPPER_ERRORS[language][key].replace(/\{([a-zA-Z]+)\}/g, (_all, name: string) => {
-      const value = values[name] ?? '';
-      return name === 'country' ? countryIn(value, language) : name === 'status' ? statusIn(value, language) : value;
-    });
+    return SHOPPER_ERRORS[language][key].replace(/\{([a-zA-Z]+)\}/g, (_all, name: string) => valueIn(name, values[name] ?? '', language));
   }
   return text;
 }

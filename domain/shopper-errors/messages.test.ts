@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { expectTranslated } from '../../test/harness/translations.js';
 import { DISCOUNT_MESSAGES } from '../discounts.js';
+import { addressProblemMessage } from '../address-rules.js';
 import { destinationProblem } from '../shipping.js';
 import { TEXT_PROBLEM_MESSAGES } from '../text.js';
 import { EN, SHOPPER_ERRORS, translateShopperError, translateShopperMessage } from './index.js';
@@ -27,6 +28,8 @@ describe('a refusal in the shopper\'s language', () => {
     ['es', 'This checkout is payment pending: its total is final', 'Este pedido está pendiente de pago: su total es definitivo'],
     ['it', 'at most 120 characters', 'Al massimo 120 caratteri'],
     ['nl', 'no shipping rate "abc" for this checkout', 'De verzendmethode ‘abc’ bestaat niet voor deze bestelling'],
+    ['de', 'enter the ZIP code in the format used in US, e.g. 95014 or 22162-1010', 'Geben Sie den ZIP-Code im Format von Vereinigte Staaten ein, z. B. 95014 oder 22162-1010'],
+    ['fr', 'choose the state: addresses in US need one', 'Choisissez l’État : les adresses de ce pays (États-Unis) en ont besoin'],
   ] as const)('given %s and "%s" / "%s"', (language, english, said) => {
     expect(translateShopperError(english, language)).toBe(said);
   });
@@ -45,6 +48,11 @@ describe('a refusal in the shopper\'s language', () => {
     const written = [
       ...Object.values(DISCOUNT_MESSAGES),
       ...Object.values(TEXT_PROBLEM_MESSAGES),
+      ...(['postal', 'zip', 'eircode', 'pin'] as const).map((postalKind) => addressProblemMessage('AT', { kind: 'postal-format', postalKind, examples: ['1010', '3741'] })),
+      ...(['state', 'province', 'county', 'region', 'other'] as const).flatMap((regionKind) => [
+        addressProblemMessage('US', { kind: 'region-missing', regionKind }),
+        addressProblemMessage('US', { kind: 'region-unknown', regionKind, examples: ['CA', 'NY'] }),
+      ]),
       destinationProblem([{ id: 'r1', name: 'Express', countries: ['FR'] }], null, 'JP', 'r1')!.message,
       destinationProblem([{ id: 'r1', name: 'Express', countries: ['FR'] }, { id: 'r2', name: 'World', countries: null }], null, 'JP', 'r1')!.message,
     ];
