@@ -375,7 +375,7 @@ describe('GET /api/merchant/storefront-b/plugin.zip', () => {
 
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('application/zip');
-    expect(res.headers['content-disposition']).toBe('attachment; filename="hosted-checkout-connector-1.2.0.zip"');
+    expect(res.headers['content-disposition']).toBe('attachment; filename="hosted-checkout-connector-1.3.0.zip"');
     const dir = mkdtempSync(join(tmpdir(), 'plugin-zip-'));
     try {
       const zip = join(dir, 'plugin.zip');
