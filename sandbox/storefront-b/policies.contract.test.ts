@@ -8,8 +8,9 @@ import { useStorefrontBSimulator } from '../../test/harness/simulators.js';
 import { DEMO_STORE } from './simulator.js';
 
 const b = useStorefrontBSimulator();
+// The plugin's namespace is reached the same way as wc/v3 (the client only joins the strings).
 const plugin = (secret: string = DEMO_STORE.consumerSecret) =>
-  new WooCommerceRestApi({ url: `${b.url}/stores/demo`, consumerKey: DEMO_STORE.consumerKey, consumerSecret: secret, version: 'wc-hosted-checkout/v1' });
+  new WooCommerceRestApi({ url: `${b.url}/stores/demo`, consumerKey: DEMO_STORE.consumerKey, consumerSecret: secret, version: 'wc-hosted-checkout/v1' as 'wc/v3' });
 const control = async (path: string, body: unknown) => {
   const res = await fetch(`${b.url}/_control/stores/demo/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   expect(res.status, await res.clone().text()).toBe(200);
