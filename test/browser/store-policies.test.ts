@@ -18,7 +18,7 @@ async function policyLinks(page: Page) {
   return nav.getByRole('link').evaluateAll((links) =>
     links.map((a) => {
       const r = a.getBoundingClientRect();
-      return { text: a.textContent, href: a.getAttribute('href'), target: a.getAttribute('target'), rel: a.getAttribute('rel'), visible: r.width > 0 && r.height >= 24 && r.right <= window.innerWidth };
+      return { text: a.textContent, href: a.getAttribute('href'), target: a.getAttribute('target'), rel: a.getAttribute('rel'), visible: r.width > 0 && r.height >= 24 && r.right <= a.ownerDocument.documentElement.clientWidth };
     }),
   );
 }
