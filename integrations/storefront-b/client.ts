@@ -548,8 +548,8 @@ export function createStorefrontBClient(opts: StorefrontBClientOptions) {
     /**
      * The store's published policy pages through our plugin's route (GET wc-hosted-checkout/v1/policies, 1.3.0+,
      * manage_woocommerce): WooCommerce's terms page, WordPress's privacy policy page and WooCommerce's refund and
-     * returns page, each with the title the site shows and its permalink. WooCommerce's REST settings leave page
-     * settings out, hence the plugin. A plugin that is not active, or older than the route, answers rest_no_route:
+     * returns page, each with the title the site shows and its permalink. WooCommerce's REST settings answer the terms
+     * page only as an id (v3), and neither of the others nor any permalink, hence the plugin. A plugin that is not active, or older than the route, answers rest_no_route:
      * `rejected`, saying so. Titles and URLs as the store sends them: the caller checks them before keeping them.
      */
     async getPolicyPages(): Promise<Array<{ type: string; title: string; url: string }>> {

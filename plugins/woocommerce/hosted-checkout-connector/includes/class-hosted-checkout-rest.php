@@ -51,9 +51,10 @@ class Hosted_Checkout_Rest {
 	 * The store's policy pages, for the links at the foot of the hosted checkout: WooCommerce's terms and conditions
 	 * page (Settings → Advanced → Page setup, woocommerce_terms_page_id), WordPress's privacy policy page (Settings →
 	 * Privacy, wp_page_for_privacy_policy) and WooCommerce's "Refund and Returns Policy" page (created as a draft when
-	 * WooCommerce is installed, woocommerce_refund_returns_page_id). The REST settings API does not answer these: its
-	 * options controller leaves out page-select settings. Only a published page is listed (a draft, a private or a
-	 * trashed page, or one that is gone, is not a page a shopper can open), with its title as the site shows it and its
+	 * WooCommerce is installed, woocommerce_refund_returns_page_id). WooCommerce's REST settings answer only the terms
+	 * page, as an id (v3: a select of page titles; v2 leaves it out), and no permalink; the other two are no REST setting.
+	 * Only a published page is listed (a draft, a private or a trashed page, or one that is gone, is not a page a shopper
+	 * can open: as get_privacy_policy_url() decides for the privacy page), with its title as the site shows it and its
 	 * permalink.
 	 *
 	 * @return WP_REST_Response|array
