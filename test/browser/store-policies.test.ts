@@ -1,14 +1,16 @@
 // The store's policy pages at the foot of the checkout (issue 30 item 4), in a real browser against the whole service:
 // a storefront A shop whose merchant wrote a refund and a privacy policy is installed (the install reads them through
 // Shop.shopPolicies), and its checkout shows both links in the shop's titles, opening in a new tab, at 1280 and 390 px,
-// on the form and on the success page. Screenshots go to test-artifacts/browser/.
+// on the form and on the success page; the merchant's Shipping page lists what was read. Screenshots go to
+// test-artifacts/browser/.
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { screenshot, useBrowserStack } from './harness.js';
 import { api, sessionStatus, storefrontACheckout, storefrontAMerchant, waitFor } from '../e2e/checkout-helpers.js';
 import { CHECKOUT_LANGUAGES } from '../../domain/checkout-messages/index.js';
 
-const b = useBrowserStack();
+const b = useBrowserStack({ targets: ['checkout', 'script-tag', 'dashboard'] });
+const PASSWORD = 'correct horse battery 9';
 const en = CHECKOUT_LANGUAGES.en;
 
 /** The footer's policy links as the shopper can reach them: the navigation landmark's links. */
@@ -66,5 +68,19 @@ describe('the store\'s policy links at the foot of the checkout', () => {
       await screenshot(page, `policies-2-success-${width}`);
       await waitFor('COD_CONFIRMED', async () => ((await sessionStatus(stack, token)) === 'COD_CONFIRMED' ? true : undefined));
     }
+
+    // The merchant's Shipping page shows what was read from the shop.
+    await stack.database.db.merchant.update({ where: { id: merchant.id }, data: { emailVerifiedAt: new Date(), onboardingCompletedAt: new Date() } });
+    const page = await (await b.newContext()).newPage();
+    await page.goto(`${stack.apiUrl}/login?next=/dashboard/shipping`);
+    await page.getByLabel('Email').fill(merchant.email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.waitForURL(`${stack.apiUrl}/dashboard/shipping`);
+    const card = page.locator('[data-store-policies="read"]');
+    await card.waitFor();
+    expect(await card.getByRole('link').evaluateAll((links) => links.map((a) => [a.textContent, a.getAttribute('href')]))).toEqual(expected.map((e) => [e.text, e.href]));
+    await card.scrollIntoViewIfNeeded();
+    await screenshot(page, 'policies-3-dashboard-shipping-1280');
   }, 180_000);
 });
