@@ -203,10 +203,11 @@ export function addStore(
     policyPages: { terms: 0, privacy: 0, refund: 0 },
     nextId: () => ++counter,
   };
-  // A fresh install: WordPress makes its Privacy Policy page as a draft (wp_install_defaults) and WooCommerce its
-  // "Refund and Returns Policy" page as a draft (WC_Install::create_pages); no terms page is chosen.
-  store.pages.push({ id: 3, title: 'Privacy Policy', slug: 'privacy-policy', status: 'draft' }, { id: store.nextId(), title: 'Refund and Returns Policy', slug: 'refund_returns', status: 'draft' });
-  store.policyPages = { terms: 0, privacy: 3, refund: store.pages[1]!.id };
+  // A fresh install: WordPress makes its Privacy Policy page as a draft (wp_install_defaults, post 3) and WooCommerce,
+  // last of its pages, its "Refund and Returns Policy" page as a draft (WC_Install::create_pages); no terms page is
+  // chosen. Both ids lie before the catalogue's (the counter above), so product ids stay what they were.
+  store.pages.push({ id: 3, title: 'Privacy Policy', slug: 'privacy-policy', status: 'draft' }, { id: 9, title: 'Refund and Returns Policy', slug: 'refund_returns', status: 'draft' });
+  store.policyPages = { terms: 0, privacy: 3, refund: 9 };
   store.products = CATALOGUE.map((source) => {
     const id = store.nextId();
     const variations = source.variants.length > 1 ? source.variants.map((v) => ({ id: store.nextId(), title: v.title ?? '', price: priceIn(v.price, currency), sku: v.sku })) : [];
