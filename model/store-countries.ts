@@ -72,18 +72,20 @@ export async function fetchStoreCountries(deps: ConnectionDeps & { db: Db }, mer
  */
 export async function refreshStoreCountries(deps: ConnectionDeps & { db: Db }, merchantId: string): Promise<StoreCountriesRead> {
   const { db } = deps;
-  // The policies first, on their own: whatever they do, the countries are read after (and the other way round).
-  await refreshStorePolicies(deps, merchantId);
-  try {
-    const countries = await fetchStoreCountries(deps, merchantId);
-    const row = await db.merchant.update({ where: { id: merchantId }, data: { storeCountries: countries, storeCountriesReadAt: new Date(), storeCountriesError: null }, select: SELECT });
-    return viewOf(row);
-  } catch (err) {
-    if (!isStoreRefusal(err)) throw err;
-    const reason = err instanceof IntegrationError ? `The store did not answer which countries it ships to (${err.kind}): ${err.message}` : err.message;
-    const row = await db.merchant.update({ where: { id: merchantId }, data: { storeCountriesError: reason.slice(0, 500) }, select: SELECT });
-    return viewOf(row);
-  }
+  // Both reads at once (the activity's time-out holds one store call's worth, not two), each kept on its own: a
+  // failed policies read never stops the countries (its refusal is kept as its own reason, not thrown).
+  const countriesRead = async () => {
+    try {
+      const countries = await fetchStoreCountries(deps, merchantId);
+      await db.merchant.update({ where: { id: merchantId }, data: { storeCountries: countries, storeCountriesReadAt: new Date(), storeCountriesError: null } });
+    } catch (err) {
+      if (!isStoreRefusal(err)) throw err;
+      const reason = err instanceof IntegrationError ? `The store did not answer which countries it ships to (${err.kind}): ${err.message}` : err.message;
+      await db.merchant.update({ where: { id: merchantId }, data: { storeCountriesError: reason.slice(0, 500) } });
+    }
+  };
+  await Promise.all([refreshStorePolicies(deps, merchantId), countriesRead()]);
+  return viewOf(await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: SELECT }));
 }
 
 /**
