@@ -21,10 +21,11 @@ const bundle = () => ({
   codEnabled: false,
   storeCountries: null,
   shipping: [
-    { id: 'r1', name: 'Pickup', price: { amount: 0, currency: 'USD' }, free: true, reason: 'free_rate', basePriceCents: 900, countries: ['US'] },
-    { id: 'r2', name: 'Standard', price: { amount: 550, currency: 'USD' }, free: false, countries: ['CA', 'US'] },
+    { id: 'r1', name: 'Pickup', price: { amount: 0, currency: 'USD' }, free: true, reason: 'free_rate', basePriceCents: 900, countries: ['US'], deliveryDays: null },
+    { id: 'r2', name: 'Standard', price: { amount: 550, currency: 'USD' }, free: false, countries: ['CA', 'US'], deliveryDays: { min: 2, max: 4, internal: 1 } },
   ],
   pixels: [{ platform: 'meta', trackingId: '123456789012345', events: ['purchase'], active: true }],
+  storePolicies: [{ kind: 'refund', title: 'Refund policy', url: 'https://shop.example/policies/refund-policy', internal: 'x' }],
   shopper: {
     email: 'ada@shopper.test',
     address: { name: 'Ada', line1: 'Main St 1', city: 'Springfield', postalCode: '12345', country: 'US', note: 'internal' },

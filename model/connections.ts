@@ -115,10 +115,10 @@ export async function processorClientFor(deps: ConnectionDeps & { db: Db }, merc
 
 /**
  * The access the service asks for at install (docs/storefront-a.md): draft orders (the order, exactly once),
- * orders (COD status), themes (app embed status), markets (the web presences' domains: CORS origins), script tags (only to delete a legacy one) and the Storefront
+ * orders (COD status), themes (app embed status), markets (the web presences' domains: CORS origins), legal policies (the checkout footer's policy links), script tags (only to delete a legacy one) and the Storefront
  * API's cart and product reads.
  */
-export const STOREFRONT_A_SCOPES: readonly string[] = ['write_draft_orders', 'write_orders', 'read_themes', 'read_markets', 'write_script_tags', 'unauthenticated_read_checkouts', 'unauthenticated_write_checkouts', 'unauthenticated_read_product_listings'];
+export const STOREFRONT_A_SCOPES: readonly string[] = ['write_draft_orders', 'write_orders', 'read_themes', 'read_markets', 'read_legal_policies', 'write_script_tags', 'unauthenticated_read_checkouts', 'unauthenticated_write_checkouts', 'unauthenticated_read_product_listings'];
 
 /** The inputs of a storefront A connection row, current and pending (prisma's StorefrontAConnection fits). */
 export interface StorefrontAInputsRow {

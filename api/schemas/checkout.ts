@@ -5,7 +5,7 @@ import { shippingAddressSchema } from '../../domain/address.js';
 import { STORE_ORDER_STATES } from '../../domain/store-order.js';
 import { CHECKOUT_STATUSES } from '../../domain/checkout-status.js';
 import { SESSION_TOKEN_PATTERN } from '../../domain/tokens.js';
-import { branding } from './merchant.js';
+import { branding, storePolicy } from './merchant.js';
 import { PIXEL_EVENTS, PIXEL_PLATFORMS } from '../../domain/pixels.js';
 import { emailAddress, trimmed, webUrlPattern } from './text.js';
 import { shopHost } from './storefront-a.js';
@@ -180,6 +180,12 @@ export const sessionBundleResponse = z
       .describe('Where the rates whose `countries` is null ship: the countries the store ships to; null: every country'),
     shipping: z.array(shippingQuote).describe("The merchant's rates converted with the session's FX snapshot, cheapest first. The page's country list is the countries some rate ships to; init-payment and complete-cod refuse an address elsewhere (INVALID_INPUT on address.country) or a rate that does not ship there (on shippingRateId)"),
     pixels: z.array(pixelConfig).describe('The merchant\'s active tracking pixels (empty on previews); `purchase` fires with the session token as event id'),
+    storePolicies: z
+      .array(storePolicy)
+      .describe(
+        "The store's policy pages (refund, shipping, privacy, terms, …) as last read from it, in the store's titles and in the order to list them: " +
+          'the page links to each at its foot, on every screen. Empty when the store has none published or they were never read',
+      ),
     shopper: z
       .object({
         email: z.string().nullable(),

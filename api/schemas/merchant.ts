@@ -7,6 +7,7 @@ import { COUNTRY_CODES, knownCountries } from '../../domain/countries.js';
 import { countryCode } from './countries.js';
 import { FEATURE_AVAILABILITY, PLAN_FEATURES } from '../../domain/plan-features.js';
 import { CHECKOUT_LANGUAGES, type CheckoutLanguage } from '../../domain/checkout-messages/index.js';
+import { STORE_POLICY_KINDS, STORE_POLICY_TITLE_MAX } from '../../domain/store-policies.js';
 
 export const email = emailAddress('must be a valid email address');
 export const phone = trimmed(/^\+?[0-9 ()-]{6,20}$/, 'must be a phone number (6-20 digits, spaces, +, -, parentheses)');
@@ -121,6 +122,32 @@ export const storeCountriesView = z
   })
   .meta({ id: 'StoreCountries' });
 
+/** One of the store's policy pages, as kept and as the checkout's footer links to it. */
+export const storePolicy = z
+  .object({
+    kind: z.enum(STORE_POLICY_KINDS).describe('Which policy: refund, shipping, privacy, terms (of service), terms_of_sale, subscription (cancellation), legal_notice, contact'),
+    title: z.string().describe(`The store's title for it (trimmed, at most ${STORE_POLICY_TITLE_MAX} characters): the link's words`),
+    url: z.string().describe('Its public page on the store (http or https only)'),
+  })
+  .meta({ id: 'StorePolicy' });
+
+/** The store's policy pages, as last read from it. */
+export const storePoliciesView = z
+  .object({
+    policies: z.array(storePolicy).describe('In the order the checkout lists them; empty before the first read or when the store has none published'),
+    readAt: z.string().nullable().describe('When they were read; null: never'),
+    error: z
+      .string()
+      .nullable()
+      .describe('Why the last read failed (the policies read before stay: e.g. a storefront A shop installed before `read_legal_policies` was asked, a WooCommerce plugin older than 1.3.0), or what it left out; null after a clean read'),
+  })
+  .meta({ id: 'StorePolicies' });
+
+/** What a refresh of the store's countries answers: the countries, and the policy pages read with them. */
+export const storeCountriesRefreshView = storeCountriesView
+  .extend({ policies: storePoliciesView })
+  .meta({ id: 'StoreCountriesRefresh' });
+
 /** The plan in force and what it lets the merchant use (domain/plan-features.ts). */
 export const merchantPlan = z
   .object({
@@ -168,6 +195,7 @@ export const merchantView = z
     paymentPage: paymentPage,
     shippingRates: z.array(shippingRate),
     storeCountries: storeCountriesView,
+    storePolicies: storePoliciesView.describe("The store's policy pages the checkout's footer links to, read with the countries"),
     plan: merchantPlan,
     onboardingCompletedAt: z.string().nullable(),
     createdAt: z.string(),

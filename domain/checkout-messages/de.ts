@@ -10,6 +10,7 @@ export const DE: CheckoutMessages = {
   secureCheckout: 'Sichere Kasse',
   previewLabel: 'Vorschau',
   previewBanner: 'So sehen Kunden Ihre Kasse. Die Zahlung ist deaktiviert.',
+  storePolicies: 'Richtlinien des Shops',
   previewNoPayment: 'In der Vorschau ist die Zahlung deaktiviert.',
   loading: 'Ihre Kasse wird geladen…',
   notFoundTitle: 'Kasse nicht gefunden',

@@ -10,6 +10,7 @@ export const EN = {
   secureCheckout: 'Secure checkout',
   previewLabel: 'Preview',
   previewBanner: 'This is how shoppers see your checkout. Payment is disabled.',
+  storePolicies: 'Store policies',
   previewNoPayment: 'Payment is disabled in a preview.',
   loading: 'Loading your checkout…',
   notFoundTitle: 'Checkout not found',

@@ -10,6 +10,7 @@ export const ES: CheckoutMessages = {
   secureCheckout: 'Pago seguro',
   previewLabel: 'Vista previa',
   previewBanner: 'Así ven los clientes tu página de pago. El pago está desactivado.',
+  storePolicies: 'Políticas de la tienda',
   previewNoPayment: 'El pago está desactivado en la vista previa.',
   loading: 'Cargando tu pedido…',
   notFoundTitle: 'Pedido no encontrado',

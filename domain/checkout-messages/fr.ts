@@ -10,6 +10,7 @@ export const FR: CheckoutMessages = {
   secureCheckout: 'Paiement sécurisé',
   previewLabel: 'Aperçu',
   previewBanner: 'Voici comment les clients voient votre page de paiement. Le paiement est désactivé.',
+  storePolicies: 'Politiques de la boutique',
   previewNoPayment: 'Le paiement est désactivé dans un aperçu.',
   loading: 'Chargement de votre commande…',
   notFoundTitle: 'Commande introuvable',

@@ -10,6 +10,7 @@ export const IT: CheckoutMessages = {
   secureCheckout: 'Pagamento sicuro',
   previewLabel: 'Anteprima',
   previewBanner: 'Ecco come i clienti vedono la tua cassa. Il pagamento è disattivato.',
+  storePolicies: 'Politiche del negozio',
   previewNoPayment: 'Il pagamento è disattivato in anteprima.',
   loading: 'Caricamento del tuo ordine…',
   notFoundTitle: 'Ordine non trovato',

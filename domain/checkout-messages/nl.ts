@@ -10,6 +10,7 @@ export const NL: CheckoutMessages = {
   secureCheckout: 'Veilig afrekenen',
   previewLabel: 'Voorbeeld',
   previewBanner: 'Zo zien klanten je afrekenpagina. Betalen is uitgeschakeld.',
+  storePolicies: 'Beleid van de winkel',
   previewNoPayment: 'In een voorbeeld is betalen uitgeschakeld.',
   loading: 'Je bestelling wordt geladen…',
   notFoundTitle: 'Bestelling niet gevonden',

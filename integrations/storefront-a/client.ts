@@ -344,6 +344,18 @@ export function createStorefrontAClient(opts: StorefrontAClientOptions) {
     },
 
     /**
+     * The shop's legal policies (Shop.shopPolicies: type, the title in the shop's language, the public URL of its
+     * page), as the merchant wrote them in Settings → Policies; a policy never written is not listed. ShopPolicy needs
+     * the `read_legal_policies` scope: a shop installed before we asked for it answers ACCESS_DENIED, thrown as
+     * `unauthorized` (the caller keeps the reason; the merchant reconnects to grant it). Titles and URLs as Shopify
+     * sends them: the caller checks them before keeping them.
+     */
+    async getShopPolicies(): Promise<Array<{ type: string; title: string; url: string }>> {
+      const data = await adminCall('shop policies', 'query ShopPolicies { shop { shopPolicies { type title url } } }');
+      return parse(z.object({ shop: z.object({ shopPolicies: z.array(z.object({ type: z.string(), title: z.string(), url: z.string() })) }) }), data, 'shop policies').shop.shopPolicies;
+    },
+
+    /**
      * The private Storefront API token for server-side cart reads: a delegate access token with the given
      * unauthenticated_* scopes of the app (delegateAccessTokenCreate), non-expiring like its parent offline token.
      * Shopify's guidance for server-side Storefront API use (docs/storefront-a.md, "Cart").

@@ -545,6 +545,26 @@ export function createStorefrontBClient(opts: StorefrontBClientOptions) {
       return { all: false, countries: list('woocommerce_specific_ship_to_countries') };
     },
 
+    /**
+     * The store's published policy pages through our plugin's route (GET wc-hosted-checkout/v1/policies, 1.3.0+,
+     * manage_woocommerce): WooCommerce's terms page, WordPress's privacy policy page and WooCommerce's refund and
+     * returns page, each with the title the site shows and its permalink. WooCommerce's REST settings answer the terms
+     * page only as an id (v3), and neither of the others nor any permalink, hence the plugin. A plugin that is not active, or older than the route, answers rest_no_route:
+     * `rejected`, saying so. Titles and URLs as the store sends them: the caller checks them before keeping them.
+     */
+    async getPolicyPages(): Promise<Array<{ type: string; title: string; url: string }>> {
+      let body: unknown;
+      try {
+        body = await call('GET', `/${PLUGIN_NAMESPACE}/policies`);
+      } catch (err) {
+        if (isIntegrationError(err) && (err.remote as { code?: unknown } | undefined)?.code === 'rest_no_route') {
+          throw new IntegrationError(SYSTEM, 'rejected', `${SYSTEM}: the Hosted Checkout Connector plugin on ${storeUrl} is not active or older than 1.3.0 (it answers the policy pages from 1.3.0): activate or update it`, { status: 404, remote: err.remote });
+        }
+        throw err;
+      }
+      return parseResponse(SYSTEM, z.object({ policies: z.array(z.object({ type: z.string(), title: z.string(), url: z.string() })) }), body, 'policy pages').policies;
+    },
+
     async getProduct(productId: string): Promise<StorefrontBProduct> {
       const [body, code] = await Promise.all([call('GET', wc('products', productId)), storeCurrency()]);
       const p = parseResponse(SYSTEM, productSchema, body, 'product');

@@ -42,6 +42,8 @@ import {
   type SimShop,
   type SimTransaction,
   SHOPIFY_COUNTRY_CODES,
+  SHOP_POLICY_DEFAULTS,
+  SHOP_POLICY_TYPES,
   type SimTheme,
   type State,
   type TokenGrant,
@@ -53,6 +55,7 @@ const COUNTRY_CODE_ENUM = `enum CountryCode { ${SHOPIFY_COUNTRY_CODES.join(' ')}
 
 const ADMIN_SDL = /* GraphQL */ `
   scalar DateTime
+  scalar HTML
   scalar Decimal
   scalar URL
   ${COUNTRY_CODE_ENUM}
@@ -105,7 +108,10 @@ const ADMIN_SDL = /* GraphQL */ `
     primaryDomain: Domain!
     domains: [Domain!]! @deprecated(reason: "Use domainsPaginated instead.")
     shipsToCountries: [CountryCode!]!
+    shopPolicies: [ShopPolicy!]!
   }
+  enum ShopPolicyType { ${SHOP_POLICY_TYPES.join(' ')} }
+  type ShopPolicy { id: ID! type: ShopPolicyType! title: String! body: HTML! url: URL! createdAt: DateTime! updatedAt: DateTime! }
   type App { id: ID! title: String! handle: String apiKey: String! }
   type AppInstallation { id: ID! app: App! accessScopes: [AccessScope!]! }
   type AccessScope { handle: String! }
@@ -520,7 +526,19 @@ function adminRoot(ctx: AdminContext) {
     return d && d.clientId === grant.clientId ? d : undefined;
   };
   return {
-    shop: () => shopJson(shop),
+    shop: () => ({
+      ...shopJson(shop),
+      // ShopPolicy requires `read_legal_policies` (its requiredAccess in the 2026-10 reference): asked without it,
+      // ACCESS_DENIED as for every scoped field here.
+      shopPolicies: () => {
+        need(ctx, 'shopPolicies', 'read_legal_policies');
+        return shop.policies.map((p) => ({
+          id: gid('ShopPolicy', p.id), type: p.type, title: p.title, body: p.body, createdAt: p.createdAt, updatedAt: p.updatedAt,
+          // The storefront page of the policy, on the shop's primary domain.
+          url: `https://${primaryDomainOf(shop).host}/policies/${SHOP_POLICY_DEFAULTS[p.type].handle}`,
+        }));
+      },
+    }),
     currentAppInstallation: () => ({
       id: gid('AppInstallation', install.installationId),
       app: { id: gid('App', Number.parseInt(app.clientId.replace(/\D/g, '').slice(0, 12) || '1', 10)), title: app.name, handle: app.handle, apiKey: app.clientId },

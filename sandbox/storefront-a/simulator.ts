@@ -10,7 +10,7 @@ import { bucketKey, registerGraphql, settingsDataFile } from './graphql.js';
 import { isCurrency, toDecimal } from './money.js';
 import { registerOAuth } from './oauth.js';
 import { registerPages, setEmbed } from './pages.js';
-import { addApp, addShop, ajaxCart, createState, DEMO_APP, findVariant, gid, isShopHost, KNOWN_SCOPES, newCart, publicCartToken, requireShop, seed, SHOPIFY_COUNTRY_CODES, type SimShop, type State } from './state.js';
+import { addApp, addShop, ajaxCart, createState, DEMO_APP, findVariant, gid, isShopHost, KNOWN_SCOPES, newCart, publicCartToken, requireShop, seed, SHOPIFY_COUNTRY_CODES, SHOP_POLICY_DEFAULTS, SHOP_POLICY_TYPES, type SimShop, type State } from './state.js';
 import { restShop, retryDelivery, sendWebhooks, WEBHOOK_TOPICS, type WebhookDelivery } from './webhooks.js';
 
 export { DEMO_APP, DEMO_SHOP, DEMO_SHOP_PRIMARY_DOMAIN } from './state.js';
@@ -36,7 +36,7 @@ export interface StorefrontASimulator extends Simulator {
 }
 
 /** Scopes a hosted-checkout app asks for (docs/storefront-a.md), granted by install() without the OAuth dance. */
-export const DEFAULT_SCOPES = ['write_draft_orders', 'write_orders', 'read_themes', 'read_markets', 'write_script_tags', 'unauthenticated_read_checkouts', 'unauthenticated_write_checkouts', 'unauthenticated_read_product_listings'];
+export const DEFAULT_SCOPES = ['write_draft_orders', 'write_orders', 'read_themes', 'read_markets', 'read_legal_policies', 'write_script_tags', 'unauthenticated_read_checkouts', 'unauthenticated_write_checkouts', 'unauthenticated_read_product_listings'];
 
 const invalid = (error: z.ZodError) =>
   new PlatformError(400, { error: error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '), code: 'INVALID_INPUT' });
@@ -216,6 +216,20 @@ export function createStorefrontASimulator(opts: StorefrontASimulatorOptions = {
     const input = parse(z.object({ countries: z.array(z.enum(SHOPIFY_COUNTRY_CODES as [string, ...string[]])) }), request.body);
     shop.shipsToCountries = [...new Set(input.countries)].sort();
     return { shipsToCountries: shop.shipsToCountries };
+  });
+  // The merchant writes the shop's policies (Settings → Policies): each given type is set (its title defaults to
+  // Shopify's English one), an empty body removes it as clearing the text in the admin does; others stay as they were.
+  app.post('/_control/shops/:shop/policies', async (request: Req<{ shop: string }>) => {
+    const shop = controlShop(request.params.shop);
+    const input = parse(z.object({ policies: z.array(z.object({ type: z.enum(SHOP_POLICY_TYPES), title: z.string().min(1).max(255).optional(), body: z.string().max(512 * 1024) })) }), request.body);
+    const now = new Date().toISOString();
+    for (const p of input.policies) {
+      const existing = shop.policies.find((x) => x.type === p.type);
+      if (!p.body) shop.policies = shop.policies.filter((x) => x !== existing);
+      else if (existing) Object.assign(existing, { title: p.title ?? existing.title, body: p.body, updatedAt: now });
+      else shop.policies.push({ id: state.nextId(), type: p.type, title: p.title ?? SHOP_POLICY_DEFAULTS[p.type].title, body: p.body, createdAt: now, updatedAt: now });
+    }
+    return { policies: shop.policies.map(({ type, title }) => ({ type, title })) };
   });
   // Faults: the next `count` calls of `mutation` commit, then hang for `hangMs` and drop the connection.
   app.post('/_control/faults/commit-then-timeout', async (request: Req) => {

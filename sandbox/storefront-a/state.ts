@@ -260,6 +260,36 @@ export interface SimShop {
   idempotencyKeys: Map<string, { fingerprint: string; refundId: number }>;
   /** Shop.shipsToCountries: the countries of the shop's shipping zones (Settings → Shipping and delivery). */
   shipsToCountries: string[];
+  /** Settings → Policies: the policies the merchant wrote (Shop.shopPolicies lists these; a new shop has none). */
+  policies: SimShopPolicy[];
+}
+
+/** ShopPolicyType of the Admin API 2026-10 (the enum's values, in its order). */
+export const SHOP_POLICY_TYPES = ['CONTACT_INFORMATION', 'LEGAL_NOTICE', 'PRIVACY_POLICY', 'REFUND_POLICY', 'SHIPPING_POLICY', 'SUBSCRIPTION_POLICY', 'TERMS_OF_SALE', 'TERMS_OF_SERVICE'] as const;
+export type ShopPolicyType = (typeof SHOP_POLICY_TYPES)[number];
+/**
+ * Each policy's default English title and the handle of its storefront page (`/policies/<handle>`, as Liquid's
+ * `shop.refund_policy.url` and the online store's footer link them). The merchant's title replaces the default.
+ */
+export const SHOP_POLICY_DEFAULTS: Record<ShopPolicyType, { title: string; handle: string }> = {
+  CONTACT_INFORMATION: { title: 'Contact information', handle: 'contact-information' },
+  LEGAL_NOTICE: { title: 'Legal notice', handle: 'legal-notice' },
+  PRIVACY_POLICY: { title: 'Privacy policy', handle: 'privacy-policy' },
+  REFUND_POLICY: { title: 'Refund policy', handle: 'refund-policy' },
+  SHIPPING_POLICY: { title: 'Shipping policy', handle: 'shipping-policy' },
+  SUBSCRIPTION_POLICY: { title: 'Cancellation policy', handle: 'subscription-policy' },
+  TERMS_OF_SALE: { title: 'Terms of sale', handle: 'terms-of-sale' },
+  TERMS_OF_SERVICE: { title: 'Terms of service', handle: 'terms-of-service' },
+};
+
+export interface SimShopPolicy {
+  id: number;
+  type: ShopPolicyType;
+  title: string;
+  /** HTML. */
+  body: string;
+  createdAt: string;
+  updatedAt: string;
 }
 
 export interface TokenGrant {
@@ -328,7 +358,7 @@ export const DEMO_SHOP_PRIMARY_DOMAIN = 'www.demo-shop.example';
 
 /** Admin scopes (subset) and the Storefront API's unauthenticated_* scopes. */
 export const KNOWN_SCOPES = [
-  ...['products', 'orders', 'draft_orders', 'customers', 'script_tags', 'themes', 'shipping', 'locales', 'checkouts', 'markets'].flatMap((s) => [`read_${s}`, `write_${s}`]),
+  ...['products', 'orders', 'draft_orders', 'customers', 'script_tags', 'themes', 'shipping', 'locales', 'checkouts', 'markets', 'legal_policies'].flatMap((s) => [`read_${s}`, `write_${s}`]),
   'unauthenticated_read_checkouts',
   'unauthenticated_write_checkouts',
   'unauthenticated_read_product_listings',
@@ -418,6 +448,7 @@ export function addShop(state: State, input: { host: string; name?: string; emai
     customers: new Map(),
     taxes: { included: false, rates: {}, shipping: false },
     shipsToCountries: [...REST_OF_WORLD],
+    policies: [],
   };
   state.shops.set(shop.host, shop);
   return shop;

@@ -37,7 +37,7 @@ export interface Interception {
   durationMs: number;
 }
 
-export const PLUGIN_USER_AGENT = 'WordPress/6.8.8; hosted-checkout-connector/1.2.0 (storefront-b sandbox)';
+export const PLUGIN_USER_AGENT = 'WordPress/6.8.8; hosted-checkout-connector/1.3.0 (storefront-b sandbox)';
 /** The plugin's header names (Hosted_Checkout_Signature in the PHP). */
 export const HANDOFF_HEADERS = { key: 'x-hosted-checkout-key', timestamp: 'x-hosted-checkout-timestamp', signature: 'x-hosted-checkout-signature' } as const;
 

@@ -589,6 +589,21 @@ export function registerRest(app: FastifyInstance, stores: Map<string, Store>, p
     const json = orderJson(homeUrl, o);
     return { found: true, order_id: o.id, number: json.number, status: o.status, order_key: o.orderKey, date_created_gmt: json.date_created_gmt, date_paid_gmt: json.date_paid_gmt, total: json.total, currency: o.currency, transaction_id: o.transactionId };
   });
+
+  // Our plugin's policies route (class-hosted-checkout-rest.php `policies`, 1.3.0): the terms, privacy and refund
+  // pages the settings choose, published ones only, with their title and permalink. Its permission is
+  // manage_woocommerce; the simulator's keys all belong to an administrator.
+  app.get(`${root}/wc-hosted-checkout/v1/policies`, async (request: RestRequest) => {
+    const store = requireStore(stores, request.params.store, 'json');
+    if (!store.plugin.active) throw restError(404, 'rest_no_route', 'No route was found matching the URL and request method.');
+    const { homeUrl, user } = open(request);
+    if (!user) throw cannot.forbidden();
+    const policies = (['terms', 'privacy', 'refund'] as const).flatMap((type) => {
+      const page = store.pages.find((p) => p.id === store.policyPages[type]);
+      return page && page.status === 'publish' ? [{ type, page_id: page.id, title: page.title, url: `${homeUrl}/${page.slug}/` }] : [];
+    });
+    return { policies };
+  });
 }
 
 /**

@@ -9,7 +9,7 @@ import { installErrorHandler, PlatformError, registerFormParser, type PublicUrl 
 import { registerPages } from './pages.js';
 import { interceptCheckout, type Interception } from './plugin.js';
 import { homeUrlOf, registerRest } from './rest.js';
-import { addKey, addStore, findPurchasable, orderJson, productJson, seed, type Store } from './state.js';
+import { addKey, addStore, findPurchasable, orderJson, POLICY_PAGE_TYPES, productJson, seed, type Store } from './state.js';
 
 export { DEMO_STORE } from './state.js';
 export { CART_COOKIE } from './pages.js';
@@ -63,6 +63,13 @@ const generalSettingsSchema = z.strictObject({
   specificAllowedCountries: countryList.optional(),
   shipToCountries: z.enum(['', 'all', 'specific', 'disabled']).optional(),
   specificShipToCountries: countryList.optional(),
+});
+const policyPagesSchema = z.object({
+  pages: z.array(z.object({
+    type: z.enum(POLICY_PAGE_TYPES),
+    /** null: no page chosen for it (the setting emptied). */
+    page: z.object({ title: z.string().max(200), slug: z.string().regex(/^[a-z0-9_-]{1,200}$/).optional(), status: z.enum(['publish', 'draft', 'private', 'pending', 'trash']) }).nullable(),
+  })),
 });
 const checkoutSchema = z.object({ items: z.array(z.object({ productId: z.number().int(), variationId: z.number().int().optional(), quantity: z.number().int().min(1).max(99) })).min(1) });
 
@@ -134,6 +141,26 @@ export function createStorefrontBSimulator(opts: StorefrontBSimulatorOptions = {
     const store = controlStore(request.params.id);
     Object.assign(store.general, parse(generalSettingsSchema, request.body));
     return store.general;
+  });
+  // The merchant edits a policy page (title, published or not) or chooses none for it: the page already chosen for that
+  // policy is changed, else a new page is made and chosen (as publishing a new page and picking it in the settings).
+  app.post('/_control/stores/:id/policy-pages', async (request: Req<{ id: string }>) => {
+    const store = controlStore(request.params.id);
+    for (const { type, page } of parse(policyPagesSchema, request.body).pages) {
+      if (!page) {
+        store.policyPages[type] = 0;
+        continue;
+      }
+      const slug = page.slug ?? (page.title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || `page-${store.nextId()}`);
+      const existing = store.pages.find((p) => p.id === store.policyPages[type]);
+      if (existing) Object.assign(existing, { title: page.title, slug, status: page.status });
+      else {
+        const created = { id: store.nextId(), title: page.title, slug, status: page.status };
+        store.pages.push(created);
+        store.policyPages[type] = created.id;
+      }
+    }
+    return { pages: store.pages, policyPages: store.policyPages };
   });
   // The store's server: is_ssl(), and the "commit, then time out" fault on the next N order creates.
   app.post('/_control/stores/:id/server', async (request: Req<{ id: string }>) => {

@@ -125,7 +125,25 @@ export interface Store {
   handedOver: Map<string, { token: string; checkedAt: number }>;
   /** WooCommerce → Settings → General: the selling and shipping locations (the store's country is in `taxes`). */
   general: GeneralSettings;
+  /** The site's pages (WordPress posts of type page): only the policy pages are kept here. */
+  pages: BPage[];
+  /**
+   * Which page is which policy (0: none chosen): WooCommerce's terms page (woocommerce_terms_page_id), WordPress's
+   * privacy page (wp_page_for_privacy_policy), WooCommerce's refund and returns page (woocommerce_refund_returns_page_id).
+   */
+  policyPages: Record<PolicyPageType, number>;
   nextId(): number;
+}
+
+export const POLICY_PAGE_TYPES = ['terms', 'privacy', 'refund'] as const;
+export type PolicyPageType = (typeof POLICY_PAGE_TYPES)[number];
+
+export interface BPage {
+  id: number;
+  title: string;
+  /** post_name: the permalink's last segment with pretty permalinks. */
+  slug: string;
+  status: 'publish' | 'draft' | 'private' | 'pending' | 'trash';
 }
 
 /**
@@ -181,8 +199,15 @@ export function addStore(
     taxes: { ...NO_TAXES, rates: [] },
     handedOver: new Map(),
     general: { ...DEFAULT_GENERAL_SETTINGS },
+    pages: [],
+    policyPages: { terms: 0, privacy: 0, refund: 0 },
     nextId: () => ++counter,
   };
+  // A fresh install: WordPress makes its Privacy Policy page as a draft (wp_install_defaults, post 3) and WooCommerce,
+  // last of its pages, its "Refund and Returns Policy" page as a draft (WC_Install::create_pages); no terms page is
+  // chosen. Both ids lie before the catalogue's (the counter above), so product ids stay what they were.
+  store.pages.push({ id: 3, title: 'Privacy Policy', slug: 'privacy-policy', status: 'draft' }, { id: 9, title: 'Refund and Returns Policy', slug: 'refund_returns', status: 'draft' });
+  store.policyPages = { terms: 0, privacy: 3, refund: 9 };
   store.products = CATALOGUE.map((source) => {
     const id = store.nextId();
     const variations = source.variants.length > 1 ? source.variants.map((v) => ({ id: store.nextId(), title: v.title ?? '', price: priceIn(v.price, currency), sku: v.sku })) : [];

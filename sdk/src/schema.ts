@@ -2596,7 +2596,7 @@ export interface paths {
         put?: never;
         /**
          * Read again which countries the connected store ships to (rates set to "store" ship there)
-         * @description Storefront A: the shop's shipping zones (Shop.shipsToCountries). Storefront B: WooCommerce's selling and shipping locations (Settings → General). The answer is what is kept now: on a store that fails or refuses, `error` says why and the countries read before stay. No store connected: CONFLICT (409). A refresh already running: CONFLICT.
+         * @description Storefront A: the shop's shipping zones (Shop.shipsToCountries). Storefront B: WooCommerce's selling and shipping locations (Settings → General). The answer is what is kept now: on a store that fails or refuses, `error` says why and the countries read before stay. The store's policy pages (the checkout footer's links) are read again at the same time (`policies`; storefront A: Shop.shopPolicies, scope read_legal_policies; storefront B: the plugin's GET wc-hosted-checkout/v1/policies), kept the same way: a failure of one read never fails the other. No store connected: CONFLICT (409). A refresh already running: CONFLICT.
          *
          *     API keys need the `connections:write` scope.
          */
@@ -2618,7 +2618,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["StoreCountries"];
+                        "application/json": components["schemas"]["StoreCountriesRefresh"];
                     };
                 };
                 /** @description Default Response */
@@ -12335,6 +12335,34 @@ export interface components {
             /** @description Why the last read failed (the countries read before stay) */
             error: string | null;
         };
+        StorePolicyInput: {
+            /**
+             * @description Which policy: refund, shipping, privacy, terms (of service), terms_of_sale, subscription (cancellation), legal_notice, contact
+             * @enum {string}
+             */
+            kind: "refund" | "shipping" | "privacy" | "terms" | "terms_of_sale" | "subscription" | "legal_notice" | "contact";
+            /** @description The store's title for it (trimmed, at most 80 characters): the link's words */
+            title: string;
+            /** @description Its public page on the store (http or https only) */
+            url: string;
+        };
+        StorePoliciesInput: {
+            /** @description In the order the checkout lists them; empty before the first read or when the store has none published */
+            policies: components["schemas"]["StorePolicyInput"][];
+            /** @description When they were read; null: never */
+            readAt: string | null;
+            /** @description Why the last read failed (the policies read before stay: e.g. a storefront A shop installed before `read_legal_policies` was asked, a WooCommerce plugin older than 1.3.0), or what it left out; null after a clean read */
+            error: string | null;
+        };
+        StoreCountriesRefreshInput: {
+            /** @description ISO codes; empty before the first read */
+            countries: string[];
+            /** @description When they were read; null: never, and rates that follow the store ship to every country until they are */
+            readAt: string | null;
+            /** @description Why the last read failed (the countries read before stay) */
+            error: string | null;
+            policies: components["schemas"]["StorePoliciesInput"];
+        };
         MerchantPlanInput: {
             /** @description FREE (Demo) or the paid plan in force */
             id: string;
@@ -12419,6 +12447,8 @@ export interface components {
                 } | null;
             }[];
             storeCountries: components["schemas"]["StoreCountriesInput"];
+            /** @description The store's policy pages the checkout's footer links to, read with the countries */
+            storePolicies: components["schemas"]["StorePoliciesInput"];
             plan: components["schemas"]["MerchantPlanInput"];
             onboardingCompletedAt: string | null;
             createdAt: string;
@@ -12567,6 +12597,8 @@ export interface components {
             }[];
             /** @description The merchant's active tracking pixels (empty on previews); `purchase` fires with the session token as event id */
             pixels: components["schemas"]["PixelConfigInput"][];
+            /** @description The store's policy pages (refund, shipping, privacy, terms, …) as last read from it, in the store's titles and in the order to list them: the page links to each at its foot, on every screen. Empty when the store has none published or they were never read */
+            storePolicies: components["schemas"]["StorePolicyInput"][];
             /** @description What the shopper entered so far on this session */
             shopper: {
                 email: string | null;
@@ -13543,6 +13575,34 @@ export interface components {
             /** @description Why the last read failed (the countries read before stay) */
             error: string | null;
         };
+        StorePolicy: {
+            /**
+             * @description Which policy: refund, shipping, privacy, terms (of service), terms_of_sale, subscription (cancellation), legal_notice, contact
+             * @enum {string}
+             */
+            kind: "refund" | "shipping" | "privacy" | "terms" | "terms_of_sale" | "subscription" | "legal_notice" | "contact";
+            /** @description The store's title for it (trimmed, at most 80 characters): the link's words */
+            title: string;
+            /** @description Its public page on the store (http or https only) */
+            url: string;
+        };
+        StorePolicies: {
+            /** @description In the order the checkout lists them; empty before the first read or when the store has none published */
+            policies: components["schemas"]["StorePolicy"][];
+            /** @description When they were read; null: never */
+            readAt: string | null;
+            /** @description Why the last read failed (the policies read before stay: e.g. a storefront A shop installed before `read_legal_policies` was asked, a WooCommerce plugin older than 1.3.0), or what it left out; null after a clean read */
+            error: string | null;
+        };
+        StoreCountriesRefresh: {
+            /** @description ISO codes; empty before the first read */
+            countries: string[];
+            /** @description When they were read; null: never, and rates that follow the store ship to every country until they are */
+            readAt: string | null;
+            /** @description Why the last read failed (the countries read before stay) */
+            error: string | null;
+            policies: components["schemas"]["StorePolicies"];
+        };
         MerchantPlan: {
             /** @description FREE (Demo) or the paid plan in force */
             id: string;
@@ -13627,6 +13687,8 @@ export interface components {
                 } | null;
             }[];
             storeCountries: components["schemas"]["StoreCountries"];
+            /** @description The store's policy pages the checkout's footer links to, read with the countries */
+            storePolicies: components["schemas"]["StorePolicies"];
             plan: components["schemas"]["MerchantPlan"];
             onboardingCompletedAt: string | null;
             createdAt: string;
@@ -13775,6 +13837,8 @@ export interface components {
             }[];
             /** @description The merchant's active tracking pixels (empty on previews); `purchase` fires with the session token as event id */
             pixels: components["schemas"]["PixelConfig"][];
+            /** @description The store's policy pages (refund, shipping, privacy, terms, …) as last read from it, in the store's titles and in the order to list them: the page links to each at its foot, on every screen. Empty when the store has none published or they were never read */
+            storePolicies: components["schemas"]["StorePolicy"][];
             /** @description What the shopper entered so far on this session */
             shopper: {
                 email: string | null;

@@ -79,6 +79,8 @@ export interface MerchantOptions {
   shipsTo?: string[];
   /** storefrontAMerchant: the shop's primary language, its storefront's request.locale (default en). */
   primaryLocale?: string;
+  /** storefrontAMerchant: the policies the merchant wrote before the install (Settings → Policies; default none). */
+  policies?: Array<{ type: string; title?: string; body: string }>;
 }
 
 /** A merchant registered through the API, its own processor account connected, two shipping rates, on a paid plan (unless `plan: 'demo'`). */
@@ -105,6 +107,7 @@ export async function storefrontAMerchant(stack: TestStack, shopName: string, op
   const created = await control(stack.urls.storefrontA, 'POST', 'shops', { shop: host, name: shopName, ...(opts.currency ? { currency: opts.currency } : {}), ...(opts.primaryDomain ? { primaryDomain: opts.primaryDomain } : {}), ...(opts.primaryLocale ? { primaryLocale: opts.primaryLocale } : {}) });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   if (opts.shipsTo) expect((await control(stack.urls.storefrontA, 'POST', `shops/${host}/ships-to`, { countries: opts.shipsTo })).status).toBe(200);
+  if (opts.policies) expect((await control(stack.urls.storefrontA, 'POST', `shops/${host}/policies`, { policies: opts.policies })).status).toBe(200);
   const s = storefrontAStackOf(stack);
   const callback = await openCallback(s, await consent(await openInstall(s, await saveInputs(s, merchant.token, { shop: host }))));
   expect(callback.status, JSON.stringify(callback.body)).toBe(302);

@@ -92,6 +92,60 @@ describe('connecting the real store (it lives at its domain root, over loopback 
   });
 });
 
+describe('the store\'s policy pages (the checkout footer\'s links, plugin 1.3.0)', () => {
+  const policiesOf = async () => (await api(world.stack, 'GET', '/api/merchant/me', undefined, merchant.token)).body.storePolicies as Json;
+
+  it('given a new shop (WordPress\'s privacy page and WooCommerce\'s refund page are drafts, no terms page) / connect read them: none to link', async () => {
+    expect(await world.wp.ops('policy-pages', {})).toEqual({ privacy: { id: expect.any(Number), status: 'draft' }, refund: { id: expect.any(Number), status: 'draft' } });
+    expect(await policiesOf()).toEqual({ policies: [], readAt: expect.any(String), error: null });
+  });
+
+  it('given WooCommerce\'s REST settings / v3 answers the terms page only as an id (a select of page titles), and neither the privacy nor the refund page: why the plugin answers them', async () => {
+    // WC_REST_Setting_Options_Controller (v3) turns page selects into a `select` of the published pages' titles; v2 leaves
+    // them out. Either way no permalink, and WordPress's privacy page and WooCommerce's refund page are not settings there.
+    const advanced = (await world.wp.rest(world.adminKey).get('settings/advanced')).data as Json[];
+    const terms = advanced.find((o) => o.id === 'woocommerce_terms_page_id');
+    expect(terms).toMatchObject({ type: 'select', value: '' });
+    expect(advanced.map((o) => o.id)).not.toContain('woocommerce_refund_returns_page_id');
+    const v2 = (await world.wp.rest(world.adminKey, 'wc/v2').get('settings/advanced')).data as Json[];
+    expect(v2.map((o) => o.id)).not.toContain('woocommerce_terms_page_id');
+    const groups = ((await world.wp.rest(world.adminKey).get('settings')).data as Json[]).map((g) => g.id);
+    const everywhere = (await Promise.all(groups.map((g) => world.wp.rest(world.adminKey).get(`settings/${g}`).then((r) => r.data as Json[], () => [])))).flat().map((o) => o.id);
+    expect(everywhere).not.toContain('wp_page_for_privacy_policy');
+    expect(everywhere).not.toContain('woocommerce_refund_returns_page_id');
+  });
+
+  it('given the merchant publishes the privacy and refund pages and chooses a "Terms & Conditions" page / a refresh reads all three with the site\'s titles and permalinks, which open', async () => {
+    const pages = await world.wp.ops<Record<string, { id: number; status: string }>>('policy-pages', { publish: ['privacy', 'refund'], terms: 'Terms & Conditions' });
+    expect(Object.values(pages).map((p) => p.status)).toEqual(['publish', 'publish', 'publish']);
+
+    const res = await api(world.stack, 'POST', '/api/merchant/store-countries/refresh', undefined, merchant.token);
+
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.policies).toEqual({
+      policies: [
+        { kind: 'refund', title: 'Refund and Returns Policy', url: `${world.wp.url}/refund_returns/` },
+        { kind: 'privacy', title: 'Privacy Policy', url: `${world.wp.url}/privacy-policy/` },
+        { kind: 'terms', title: 'Terms & Conditions', url: `${world.wp.url}/terms/` },
+      ],
+      readAt: expect.any(String),
+      error: null,
+    });
+    // The plugin's own answer, through WooCommerce's official client with the connected key (OAuth 1.0a over http).
+    expect((await world.wp.rest(connected, 'wc-hosted-checkout/v1').get('policies')).data.policies).toEqual([
+      { type: 'terms', page_id: pages.terms!.id, title: 'Terms & Conditions', url: `${world.wp.url}/terms/` },
+      { type: 'privacy', page_id: pages.privacy!.id, title: 'Privacy Policy', url: `${world.wp.url}/privacy-policy/` },
+      { type: 'refund', page_id: pages.refund!.id, title: 'Refund and Returns Policy', url: `${world.wp.url}/refund_returns/` },
+    ]);
+    // Each link is a page a shopper can open.
+    for (const { url, title } of res.body.policies.policies as Array<{ url: string; title: string }>) {
+      const page = await fetch(url);
+      expect(page.status, url).toBe(200);
+      expect(await page.text(), url).toContain(title.replace('&', '&#038;'));
+    }
+  });
+});
+
 describe('the plugin\'s settings (WooCommerce → Hosted Checkout)', () => {
   it('given the shop manager the readme says may configure it / they save the service URL and the key: "Settings saved.", not autoloaded', async () => {
     const manager = await wpAdminLogin(world.wp, WP_MANAGER);

@@ -6,8 +6,10 @@ import { formatMoney } from '../shared/money.js';
 import { t } from './i18n.js';
 import type { Bundle, CartItem, OrderBump } from './types.js';
 
-export function Frame({ bundle, children }: { bundle: Pick<Bundle, 'shopName' | 'branding' | 'preview' | 'checkoutTexts'> | null; children: ComponentChildren }) {
+export function Frame({ bundle, children }: { bundle: Pick<Bundle, 'shopName' | 'branding' | 'preview' | 'checkoutTexts' | 'storePolicies'> | null; children: ComponentChildren }) {
   const logo = bundle?.branding.logoUrl;
+  const note = bundle?.checkoutTexts.footerNote;
+  const policies = bundle?.storePolicies ?? [];
   return (
     <>
       <header class="top">
@@ -25,7 +27,23 @@ export function Frame({ bundle, children }: { bundle: Pick<Bundle, 'shopName' | 
         </p>
       )}
       <main class="page">{children}</main>
-      {bundle?.checkoutTexts.footerNote && <footer class="foot">{bundle.checkoutTexts.footerNote}</footer>}
+      {(note || policies.length > 0) && (
+        <footer class="foot">
+          {note && <p class="foot-note">{note}</p>}
+          {/* The store's own policy pages, in its titles (read from the store); a new tab keeps the checkout open. */}
+          {policies.length > 0 && (
+            <nav aria-label={t('storePolicies')}>
+              <ul class="policies">
+                {policies.map((p) => (
+                  <li key={p.kind}>
+                    <a href={p.url} target="_blank" rel="noopener">{p.title}</a>
+                  </li>
+                ))}
+              </ul>
+            </nav>
+          )}
+        </footer>
+      )}
     </>
   );
 }

@@ -140,6 +140,7 @@ describe('the session bundle\'s answer', () => {
     await db().merchant.update({ where: { id: m.id }, data: { storeCountries: ['DE', 'US'], storeCountriesReadAt: new Date() } });
     expect((await call('POST', '/api/merchant/pixels', { token: m.token, body: { platform: 'meta', trackingId: '123456789012345', events: ['page_view', 'purchase'] } })).status).toBe(201);
     await db().merchant.update({ where: { id: m.id }, data: { logoUrl: 'https://cdn.example/logo.svg', primaryColor: '#112233', checkoutTexts: { headline: 'Almost yours' }, codEnabled: true } });
+    await db().merchant.update({ where: { id: m.id }, data: { storePolicies: [{ kind: 'refund', title: 'Refund policy', url: 'https://shop.example/policies/refund-policy' }], storePoliciesReadAt: new Date() } });
     const address = { name: 'Ada Shopper', line1: 'Main St 1', line2: 'Apt 2', city: 'Springfield', postalCode: '12345', country: 'US', region: 'IL', phone: '+1 217 555 0100' };
     const billing = { name: 'Ada Billing', line1: 'Ring 1', city: 'Berlin', postalCode: '10115', country: 'DE' };
     await db().checkoutSession.update({
@@ -179,6 +180,7 @@ describe('the session bundle\'s answer', () => {
         { id: expect.any(String), name: 'Standard', price: { amount: 550, currency: 'USD' }, free: false, countries: ['CA', 'US'], deliveryDays: { min: 2, max: 4 } },
       ],
       pixels: [{ platform: 'meta', trackingId: '123456789012345', events: ['page_view', 'purchase'] }],
+      storePolicies: [{ kind: 'refund', title: 'Refund policy', url: 'https://shop.example/policies/refund-policy' }],
       shopper: { email: 'ada@shopper.test', address, billingAddress: billing, shippingRateId: null, discountCode: 'TENOFF', discountMinor: 600, orderBumpIds: ['b1'] },
     });
   });
@@ -192,6 +194,26 @@ describe('the session bundle\'s answer', () => {
     expect((await bundle(token)).shopUrl).toBe(`https://${host}`);
     await db().storefrontAConnection.update({ where: { merchantId: m.id }, data: { shopOrigins: [`https://www.bundle-${shops}.example`, `https://${host}`] } });
     expect((await bundle(token)).shopUrl).toBe(`https://www.bundle-${shops}.example`);
+  });
+});
+
+describe('the session bundle\'s store policies', () => {
+  it('given policies never read / none; once the store\'s are kept / each with its title and page, in the kept order, on every status', async () => {
+    const token = await session();
+    expect((await bundle(token)).storePolicies).toEqual([]);
+
+    const policies = [
+      { kind: 'refund', title: 'Refund policy', url: 'https://www.shop.example/policies/refund-policy' },
+      { kind: 'privacy', title: 'Datenschutzerklärung', url: 'https://www.shop.example/policies/privacy-policy' },
+    ];
+    await db().merchant.update({ where: { id: m.id }, data: { storePolicies: policies, storePoliciesReadAt: new Date() } });
+    expect((await bundle(token)).storePolicies).toEqual(policies);
+
+    // The success page shows them too: the bundle of a completed session carries them.
+    await db().checkoutSession.update({ where: { token }, data: { status: 'COMPLETED' } });
+    expect((await bundle(token)).storePolicies).toEqual(policies);
+    // Another merchant's session shows its own (none).
+    expect((await bundle(await session())).storePolicies).toEqual([]);
   });
 });
 

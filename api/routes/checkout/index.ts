@@ -242,6 +242,8 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
       storeCountries: session.storeCountries,
       // A preview fires no tracking: the merchant's ad platforms would count a checkout nobody made.
       pixels: isPreviewToken(session.token) ? [] : session.parts.pixels,
+      // Checked when they were read from the store (domain/store-policies.ts): http(s) addresses, capped titles.
+      storePolicies: session.storePolicies,
       shopper: {
         email: session.email,
         address: sessionAddress(session.shippingAddress),
@@ -289,6 +291,8 @@ interface BundleRow {
    * every country (as before zones). Selected as JSON: node-postgres parses a text[] of 250 codes far slower than JSON.
    */
   storeCountries: string[] | null;
+  /** merchants.store_policies: the store's policy pages, checked on the way in (model/store-countries.ts). */
+  storePolicies: BundleAnswer['storePolicies'];
   /** The subscription row's plan and status; null without one (Demo). */
   planId: string | null;
   planStatus: string | null;
@@ -316,6 +320,7 @@ const BUNDLE_SQL = `
            CASE s.platform WHEN 'STOREFRONT_A' THEN COALESCE(a.shop_origins[1], 'https://' || a.shop) ELSE b.store_url END AS "shopUrl",
            CASE WHEN m.store_countries_read_at IS NULL OR cardinality(m.store_countries) >= ${COUNTRY_CODES.length} THEN NULL
                 ELSE array_to_json(m.store_countries) END AS "storeCountries",
+           m.store_policies AS "storePolicies",
            p.plan_id AS "planId", p.status AS "planStatus"
     FROM checkout_sessions s JOIN merchants m ON m.id = s.merchant_id
       LEFT JOIN storefront_a_connections a ON a.merchant_id = s.merchant_id

@@ -41,8 +41,9 @@ describe('the store\'s ship-to countries', () => {
     const res = await refresh(merchant);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     // Shopify's ZZ ("unknown region") is no country an address can be in: left out.
-    expect(res.body).toEqual({ countries: ['AT', 'DE', 'FR'], readAt: expect.any(String), error: null });
-    expect((await me(merchant)).storeCountries).toEqual(res.body);
+    expect(res.body).toEqual({ countries: ['AT', 'DE', 'FR'], readAt: expect.any(String), error: null, policies: { policies: [], readAt: expect.any(String), error: null } });
+    const { policies: _policies, ...countries } = res.body;
+    expect((await me(merchant)).storeCountries).toEqual(countries);
   });
 
   it('given storefront B stores / the selling and shipping locations decide, as WooCommerce combines them', async () => {
@@ -73,7 +74,7 @@ describe('the store\'s ship-to countries', () => {
 
     const res = await refresh(merchant);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ countries: ['NL'], readAt: before.readAt, error: expect.stringMatching(/unauthorized/) });
+    expect(res.body).toMatchObject({ countries: ['NL'], readAt: before.readAt, error: expect.stringMatching(/unauthorized/) });
 
     for (const [k, v] of keys) store.keys.set(k, v);
     expect((await refresh(merchant)).body).toMatchObject({ countries: ['NL'], error: null });

@@ -6,7 +6,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { type RouteDeps } from '../../route-deps.js';
 import { AppError } from '../../../domain/errors.js';
 import { errorResponse } from '../../schemas/common.js';
-import { storeCountriesView } from '../../schemas/merchant.js';
+import { storeCountriesRefreshView } from '../../schemas/merchant.js';
 import { refreshStoreCountriesWorkflow, storeCountriesWorkflowId } from '../../../workflows/store-countries.js';
 
 const auth = { security: [{ bearerAuth: [] }] };
@@ -22,9 +22,11 @@ export const storeCountriesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
       description:
         'Storefront A: the shop\'s shipping zones (Shop.shipsToCountries). Storefront B: WooCommerce\'s selling and shipping locations ' +
         '(Settings → General). The answer is what is kept now: on a store that fails or refuses, `error` says why and the countries read ' +
-        'before stay. No store connected: CONFLICT (409). A refresh already running: CONFLICT.',
+        'before stay. The store\'s policy pages (the checkout footer\'s links) are read again at the same time (`policies`; storefront A: ' +
+        'Shop.shopPolicies, scope read_legal_policies; storefront B: the plugin\'s GET wc-hosted-checkout/v1/policies), kept the same way: ' +
+        'a failure of one read never fails the other. No store connected: CONFLICT (409). A refresh already running: CONFLICT.',
       ...auth,
-      response: { 200: storeCountriesView, 401: errorResponse, 409: errorResponse },
+      response: { 200: storeCountriesRefreshView, 401: errorResponse, 409: errorResponse },
     },
   }, async (request) => {
     const { merchantId } = request.merchant;

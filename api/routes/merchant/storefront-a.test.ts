@@ -183,7 +183,7 @@ describe('GET /api/merchant/storefront-a', () => {
     await db().storefrontAConnection.update({ where: { merchantId: m.id }, data: { scopes: 'write_draft_orders,read_orders,read_themes,write_script_tags,unauthenticated_read_checkouts,unauthenticated_read_product_listings' } });
     const res = await call(s, 'GET', '/api/merchant/storefront-a', { token: m.token });
     expect(res.status).toBe(200);
-    expect(res.body.missingScopes).toEqual(['write_orders', 'read_markets', 'unauthenticated_write_checkouts']);
+    expect(res.body.missingScopes).toEqual(['write_orders', 'read_markets', 'read_legal_policies', 'unauthenticated_write_checkouts']);
   });
 
   it('given no inputs / then 404 NOT_FOUND', async () => {

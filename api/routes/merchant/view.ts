@@ -8,6 +8,7 @@ import { planFeatureView, planInForce } from '../../../domain/plan-features.js';
 import { servedCountries } from '../../../domain/shipping.js';
 import { codOffered } from '../../../model/plan-features.js';
 import { deliveryDaysOf, rateCountriesOf, storeCountriesOf } from '../../../model/shipping-rates.js';
+import { policiesViewOf } from '../../../model/store-countries.js';
 import type { merchantView, publicConfig } from '../../schemas/merchant.js';
 
 export type MerchantWithRates = Merchant & {
@@ -74,6 +75,7 @@ export function toMerchantView(merchant: MerchantWithRates, config: Config): z.i
     paymentPage: merchant.paymentPage === 'HOSTED' ? 'hosted' : 'embedded',
     shippingRates: rates(merchant),
     storeCountries: { countries: merchant.storeCountries, readAt: merchant.storeCountriesReadAt?.toISOString() ?? null, error: merchant.storeCountriesError },
+    storePolicies: policiesViewOf(merchant),
     plan: plan(merchant),
     onboardingCompletedAt: merchant.onboardingCompletedAt?.toISOString() ?? null,
     createdAt: merchant.createdAt.toISOString(),

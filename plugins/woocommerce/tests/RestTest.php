@@ -67,4 +67,53 @@ final class RestTest extends TestCase {
 		$two = Hosted_Checkout_Rest::find_by_session( new WP_REST_Request( array( 'token' => 'cs_aaaaaaaaaaaaaaaa' ) ) );
 		$this->assertSame( array( 'hc_order_ambiguous', 409, array( 727, 728 ) ), array( $two->get_error_code(), $two->get_error_data()['status'], $two->get_error_data()['order_ids'] ) );
 	}
+
+	public function test_the_policies_route_is_in_the_same_namespace_and_needs_what_reading_settings_needs(): void {
+		$route = $GLOBALS['hc_wp']['routes']['wc-hosted-checkout/v1/policies'];
+		$this->assertSame( 'GET', $route['methods'] );
+		$this->assertTrue( $route['permission_callback']() );
+		// A key of a user who may read orders but not the store's settings.
+		$GLOBALS['hc_wp']['caps'] = array( 'read_private_shop_orders' );
+		$this->assertFalse( $route['permission_callback']() );
+	}
+
+	public function test_published_policy_pages_are_answered_with_their_title_and_permalink(): void {
+		$GLOBALS['hc_wp']['options'] = array( 'woocommerce_terms_page_id' => '12', 'wp_page_for_privacy_policy' => '3', 'woocommerce_refund_returns_page_id' => '14' );
+		$GLOBALS['hc_wp']['pages']   = array(
+			12 => array( 'title' => 'Terms & Conditions', 'status' => 'publish', 'slug' => 'terms' ),
+			3  => array( 'title' => '<b>Privacy</b> Policy', 'status' => 'publish', 'slug' => 'privacy-policy' ),
+			14 => array( 'title' => 'Refund and Returns Policy', 'status' => 'publish', 'slug' => 'refund_returns' ),
+		);
+
+		$answer = Hosted_Checkout_Rest::policies();
+
+		$this->assertSame(
+			array(
+				'policies' => array(
+					array( 'type' => 'terms', 'page_id' => 12, 'title' => 'Terms & Conditions', 'url' => 'http://shop.example/terms/' ),
+					array( 'type' => 'privacy', 'page_id' => 3, 'title' => 'Privacy Policy', 'url' => 'http://shop.example/privacy-policy/' ),
+					array( 'type' => 'refund', 'page_id' => 14, 'title' => 'Refund and Returns Policy', 'url' => 'http://shop.example/refund_returns/' ),
+				),
+			),
+			$answer
+		);
+	}
+
+	public function test_a_draft_private_trashed_missing_or_unset_page_is_not_answered(): void {
+		// A new shop: WooCommerce made its refund page as a draft, WordPress its privacy page as a draft, no terms page.
+		$GLOBALS['hc_wp']['options'] = array( 'wp_page_for_privacy_policy' => '3', 'woocommerce_refund_returns_page_id' => '14' );
+		$GLOBALS['hc_wp']['pages']   = array(
+			3  => array( 'title' => 'Privacy Policy', 'status' => 'draft', 'slug' => 'privacy-policy' ),
+			14 => array( 'title' => 'Refund and Returns Policy', 'status' => 'draft', 'slug' => 'refund_returns' ),
+		);
+		$this->assertSame( array( 'policies' => array() ), Hosted_Checkout_Rest::policies() );
+
+		$GLOBALS['hc_wp']['options']['woocommerce_terms_page_id'] = '99';
+		$GLOBALS['hc_wp']['pages'][3]['status']                   = 'private';
+		$GLOBALS['hc_wp']['pages'][14]['status']                  = 'trash';
+		$this->assertSame( array( 'policies' => array() ), Hosted_Checkout_Rest::policies() );
+
+		$GLOBALS['hc_wp']['pages'][14]['status'] = 'publish';
+		$this->assertSame( array( 'refund' ), array_column( Hosted_Checkout_Rest::policies()['policies'], 'type' ) );
+	}
 }

@@ -30,6 +30,8 @@ function hc_wp_reset() {
 		'caps'       => array( 'read_private_shop_orders', 'manage_woocommerce' ),
 		'orders'     => array(),
 		'queries'    => array(),
+		// Pages by id: title (as stored), status (publish, draft, private, trash), slug; get_permalink() answers home + slug.
+		'pages'      => array(),
 		// The shopper's WooCommerce session (null: the request has none), and what the settings page added.
 		'session'    => array(),
 		'emptied'    => 0,
@@ -343,6 +345,32 @@ function wc_get_order( $id ) {
 		}
 	}
 	return false;
+}
+/** As WooCommerce answers it: the woocommerce_<page>_page_id option, -1 when unset. */
+function wc_get_page_id( $page ) {
+	$id = get_option( 'woocommerce_' . $page . '_page_id' );
+	return $id ? absint( $id ) : -1;
+}
+function wc_terms_and_conditions_page_id() {
+	$id = wc_get_page_id( 'terms' );
+	return 0 < $id ? absint( $id ) : 0;
+}
+function absint( $value ) {
+	return abs( (int) $value );
+}
+/** get_post_status: false for a post that does not exist. */
+function get_post_status( $id ) {
+	return isset( $GLOBALS['hc_wp']['pages'][ $id ] ) ? $GLOBALS['hc_wp']['pages'][ $id ]['status'] : false;
+}
+/** get_the_title: as the_title's wptexturize leaves it, "&" written as "&#038;". */
+function get_the_title( $id ) {
+	return isset( $GLOBALS['hc_wp']['pages'][ $id ] ) ? str_replace( '&', '&#038;', $GLOBALS['hc_wp']['pages'][ $id ]['title'] ) : '';
+}
+function get_permalink( $id ) {
+	return isset( $GLOBALS['hc_wp']['pages'][ $id ] ) ? home_url( $GLOBALS['hc_wp']['pages'][ $id ]['slug'] . '/' ) : false;
+}
+function wp_strip_all_tags( $text ) {
+	return trim( strip_tags( $text ) );
 }
 function wc_format_decimal( $value, $dp ) {
 	return number_format( (float) $value, $dp, '.', '' );

@@ -13,6 +13,10 @@
  *   create-key            {user, permissions, description}           a REST key → {consumerKey, consumerSecret, keyId}
  *   order-storage         {storage: 'hpos' | 'posts'}                where new orders go (HPOS or the posts table)
  *   options               {names: [...]}                             option values and whether each is autoloaded
+ *   policy-pages          {publish: [privacy|refund], terms: title}  what the merchant does in wp-admin: publishes
+ *                                                                    WordPress's privacy page and WooCommerce's refund
+ *                                                                    page (both drafts on a new site), makes a terms
+ *                                                                    page and chooses it → the page ids and statuses
  *
  * @package HostedCheckoutConnector
  */
@@ -182,6 +186,34 @@ switch ( $hc_command ) {
 		foreach ( $hc_input['names'] as $name ) {
 			$row = $wpdb->get_row( $wpdb->prepare( "SELECT option_value, autoload FROM {$wpdb->options} WHERE option_name = %s", $name ) );
 			$answer[ $name ] = $row ? array( 'value' => maybe_unserialize( $row->option_value ), 'autoload' => $row->autoload ) : null;
+		}
+		hc_out( $answer );
+
+	case 'policy-pages':
+		wp_set_current_user( 1 );
+		$ids = array(
+			'privacy' => (int) get_option( 'wp_page_for_privacy_policy', 0 ),
+			'refund'  => wc_get_page_id( 'refund_returns' ),
+		);
+		foreach ( $hc_input['publish'] ?? array() as $type ) {
+			if ( $ids[ $type ] <= 0 ) {
+				hc_fail( 'no ' . $type . ' page on this site' );
+			}
+			$done = wp_update_post( array( 'ID' => $ids[ $type ], 'post_status' => 'publish' ), true );
+			if ( is_wp_error( $done ) ) {
+				hc_fail( $done->get_error_message() );
+			}
+		}
+		if ( isset( $hc_input['terms'] ) ) {
+			$ids['terms'] = wp_insert_post( array( 'post_type' => 'page', 'post_title' => $hc_input['terms'], 'post_name' => 'terms', 'post_status' => 'publish', 'post_content' => 'Our terms.' ), true );
+			if ( is_wp_error( $ids['terms'] ) ) {
+				hc_fail( $ids['terms']->get_error_message() );
+			}
+			update_option( 'woocommerce_terms_page_id', $ids['terms'] );
+		}
+		$answer = array();
+		foreach ( $ids as $type => $id ) {
+			$answer[ $type ] = array( 'id' => $id, 'status' => $id > 0 ? get_post_status( $id ) : null );
 		}
 		hc_out( $answer );
 }

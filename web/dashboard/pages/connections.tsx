@@ -19,6 +19,7 @@ const SCOPE_EFFECTS: Record<string, string> = {
   unauthenticated_write_checkouts: 'shoppers\' carts keep the items they paid for',
   unauthenticated_read_checkouts: 'shoppers cannot check out (their cart cannot be read)',
   read_themes: 'the dashboard cannot tell whether the checkout button is on',
+  read_legal_policies: 'your checkout shows no links to your refund, privacy and terms policies',
 };
 
 async function loadStorefrontA(): Promise<StorefrontAConnection | null> {

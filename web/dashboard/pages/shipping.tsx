@@ -167,8 +167,9 @@ export function StoreCountries() {
   const { countries, readAt, error } = me.storeCountries;
   const refresh = () =>
     void form.run(async () => {
-      const read = await api.post<Merchant['storeCountries']>('/api/merchant/store-countries/refresh');
-      setMe({ ...me, storeCountries: read });
+      // The policy pages are read again at the same time (the checkout footer's links, StorePolicies below).
+      const { policies, ...read } = await api.post<Merchant['storeCountries'] & { policies: Merchant['storePolicies'] }>('/api/merchant/store-countries/refresh');
+      setMe({ ...me, storeCountries: read, storePolicies: policies });
       return read.error ? undefined : `Read from the store: ${read.countries.length} ${read.countries.length === 1 ? 'country' : 'countries'}.`;
     });
   return (
@@ -197,6 +198,33 @@ export function StoreCountries() {
   );
 }
 
+/** The store's policy pages the checkout links to at its foot, as last read (with the countries, by the same button). */
+export function StorePolicies() {
+  const { me } = useSession();
+  if (!me) return null;
+  const { policies, readAt, error } = me.storePolicies;
+  return (
+    <div class="store-policies" data-store-policies={readAt ? 'read' : 'unread'}>
+      {policies.length > 0 ? (
+        <ul class="plain-list">
+          {policies.map((p) => (
+            <li key={p.kind}>
+              <a href={p.url} target="_blank" rel="noopener">{p.title}</a>
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p>{readAt ? 'Your store has no published policy pages: the checkout shows no policy links.' : me.storePlatform ? 'Your store’s policy pages have not been read yet.' : 'Connect your store to read its policy pages.'}</p>
+      )}
+      <p class="hint">
+        {readAt && <span class="muted">Read {formatDate(readAt)}. </span>}
+        Your refund, privacy, terms and shipping policies as your store publishes them (Shopify: Settings → Policies; WooCommerce: the terms, privacy and refund pages, published). “Read again from the store” above reads them too.
+      </p>
+      {error && <Alert kind="warning" title="About your policy pages">{error}</Alert>}
+    </div>
+  );
+}
+
 export function ShippingPage() {
   const { me } = useSession();
   return (
@@ -204,6 +232,9 @@ export function ShippingPage() {
       <PageHeader title="Shipping rates" description="Shoppers pick one that ships to their country; it is added to the cart total and charged as one amount." />
       <Card title="Where your store ships">
         <StoreCountries />
+      </Card>
+      <Card title="Policy links at the foot of your checkout">
+        <StorePolicies />
       </Card>
       <Card>
         <ShippingRatesForm />

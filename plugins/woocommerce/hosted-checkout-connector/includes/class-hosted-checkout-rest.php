@@ -1,6 +1,7 @@
 <?php
 /**
- * The plugin's REST route: the service finds the order of a checkout session (exactly-once creates).
+ * The plugin's REST routes: the service finds the order of a checkout session (exactly-once creates), and reads
+ * the store's policy pages its checkout page links to.
  *
  * @package HostedCheckoutConnector
  */
@@ -16,7 +17,7 @@ class Hosted_Checkout_Rest {
 	const REST_NAMESPACE = 'wc-hosted-checkout/v1';
 
 	/**
-	 * Registers GET /wc-hosted-checkout/v1/orders/by-session/<token>.
+	 * Registers GET /wc-hosted-checkout/v1/orders/by-session/<token> and GET /wc-hosted-checkout/v1/policies.
 	 *
 	 * @return void
 	 */
@@ -32,6 +33,56 @@ class Hosted_Checkout_Rest {
 				},
 			)
 		);
+		register_rest_route(
+			self::REST_NAMESPACE,
+			'/policies',
+			array(
+				'methods'             => 'GET',
+				'callback'            => array( __CLASS__, 'policies' ),
+				// What reading the store's settings asks (WC_REST_Setting_Options_Controller): the policy pages are settings.
+				'permission_callback' => static function () {
+					return current_user_can( 'manage_woocommerce' );
+				},
+			)
+		);
+	}
+
+	/**
+	 * The store's policy pages, for the links at the foot of the hosted checkout: WooCommerce's terms and conditions
+	 * page (Settings → Advanced → Page setup, woocommerce_terms_page_id), WordPress's privacy policy page (Settings →
+	 * Privacy, wp_page_for_privacy_policy) and WooCommerce's "Refund and Returns Policy" page (created as a draft when
+	 * WooCommerce is installed, woocommerce_refund_returns_page_id). WooCommerce's REST settings answer only the terms
+	 * page, as an id (v3: a select of page titles; v2 leaves it out), and no permalink; the other two are no REST setting.
+	 * Only a published page is listed (a draft, a private or a trashed page, or one that is gone, is not a page a shopper
+	 * can open: as get_privacy_policy_url() decides for the privacy page), with its title as the site shows it and its
+	 * permalink.
+	 *
+	 * @return WP_REST_Response|array
+	 */
+	public static function policies() {
+		$pages    = array(
+			'terms'   => wc_terms_and_conditions_page_id(),
+			'privacy' => (int) get_option( 'wp_page_for_privacy_policy', 0 ),
+			'refund'  => wc_get_page_id( 'refund_returns' ),
+		);
+		$policies = array();
+		foreach ( $pages as $type => $page_id ) {
+			if ( $page_id <= 0 || 'publish' !== get_post_status( $page_id ) ) {
+				continue;
+			}
+			$url = get_permalink( $page_id );
+			if ( ! $url ) {
+				continue;
+			}
+			$policies[] = array(
+				'type'    => $type,
+				'page_id' => (int) $page_id,
+				// As the site shows it (the_title filters), as plain text: get_the_title() answers HTML ("&#038;").
+				'title'   => html_entity_decode( wp_strip_all_tags( get_the_title( $page_id ) ), ENT_QUOTES, 'UTF-8' ),
+				'url'     => $url,
+			);
+		}
+		return rest_ensure_response( array( 'policies' => $policies ) );
 	}
 
 	/**
