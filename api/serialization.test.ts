@@ -29,6 +29,7 @@ const bundle = () => ({
   shopper: {
     email: 'ada@shopper.test',
     address: { name: 'Ada', line1: 'Main St 1', city: 'Springfield', postalCode: '12345', country: 'US', note: 'internal' },
+    billingAddress: null,
     shippingRateId: null,
     discountCode: null,
     discountMinor: 0,

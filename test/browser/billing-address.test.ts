@@ -2,26 +2,18 @@
 // browser against the whole service: a shopper whose browser asks for German (Accept-Language de-DE) unticks "Billing
 // address same as shipping", enters a US billing address (the ZIP code field and the list of states come with the
 // country; a ZIP code in the wrong format is refused on the page, in German, next to its field, before anything is
-// sent), pays with a card on the processor's hosted page, and the shop's order has the billing address and the
-// shipping address apart. A returning shopper sees the billing address again.
+// sent), pays by card inside the page (the processor's embedded
+// checkout), and the shop's order has the billing address and the shipping address apart. A returning shopper sees the billing address again.
 // Screenshots at 1280 and 390 px of the form with both addresses go to test-artifacts/browser/.
 import { describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
 import { screenshot, useBrowserStack } from './harness.js';
 import { api, sessionStatus, storefrontACheckout, storefrontAMerchant, storefrontAOrdersOf, waitFor } from '../e2e/checkout-helpers.js';
 import { CHECKOUT_LANGUAGES, fillMessage } from '../../domain/checkout-messages/index.js';
+import { embedFrame, payInEmbed } from './embed.js';
 
 const b = useBrowserStack();
 const de = CHECKOUT_LANGUAGES.de;
 
-/** On the processor's hosted page: a good test card, submitted. */
-async function payByCard(page: Page): Promise<void> {
-  await page.locator('#card_number').waitFor();
-  await page.fill('#card_number', '4242 4242 4242 4242');
-  await page.fill('#expiry', '12/34');
-  await page.fill('#cvc', '123');
-  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('button[type=submit]')]);
-}
 
 describe('a billing address apart from the shipping address, on a German page', () => {
   it('given a German browser / the shopper enters a US billing address (ZIP code, state from the list; a wrong ZIP refused on the page in German), pays by card, and the shop\'s order has both addresses apart', async () => {
@@ -97,14 +89,16 @@ describe('a billing address apart from the shipping address, on a German page', 
     await page.setViewportSize({ width: 1280, height: 900 });
 
     await pay.click();
-    await page.waitForURL(new RegExp(`^${stack.urls.processor}/checkout/plan_`), { timeout: 15_000 });
+    // The card form comes inside our page (the processor's embedded checkout).
+    const frame = await embedFrame(page);
+    expect(new URL(page.url()).pathname).toBe(`/checkout/${token}`);
+    await screenshot(page, 'billing-2b-payment-step-de-1280');
     expect(JSON.parse(sent[0]!)).toMatchObject({
       address: { name: 'Jana Schmidt', line1: 'Hauptstr. 1', postalCode: '10115', city: 'Berlin', country: 'DE' },
       billingAddress: { name: 'Jana Schmidt Inc', line1: '350 5th Ave', postalCode: '10118', city: 'New York', country: 'US', region: 'NY' },
       locale: 'de-DE',
     });
-    await payByCard(page);
-    await page.waitForURL((url) => url.pathname === `/checkout/${token}`, { timeout: 15_000 });
+    await payInEmbed(frame, '4242 4242 4242 4242');
     await page.getByRole('heading', { name: de.successMessage }).waitFor({ timeout: 30_000 });
     // The confirmation names both addresses.
     await expect.poll(() => page.locator('.ship-to').allInnerTexts()).toEqual([

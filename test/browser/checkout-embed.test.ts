@@ -6,22 +6,24 @@
 // When the embed's script or its iframe does not come, the page falls back to Whop's hosted page as before.
 // Screenshots: test-artifacts/browser/embed-*.png.
 import { describe, expect, it } from 'vitest';
-import type { BrowserContext, Frame, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { screenshot, useBrowserStack } from './harness.js';
 import { api, storefrontACheckout, storefrontAMerchant, storefrontAOrdersOf, waitFor } from '../e2e/checkout-helpers.js';
 import { CHECKOUT_LANGUAGES, type CheckoutMessages } from '../../domain/checkout-messages/index.js';
+import { embedFrame, payInEmbed } from './embed.js';
 
 const b = useBrowserStack();
 const de = CHECKOUT_LANGUAGES.de;
 const en = CHECKOUT_LANGUAGES.en;
 
 async function fillShopperDetails(page: Page, words: CheckoutMessages): Promise<void> {
+  // The country first: the address fields follow it (an en-US browser starts on the US, its "ZIP code").
+  await page.getByLabel(words.country, { exact: true }).selectOption('DE');
   await page.getByLabel(words.email, { exact: true }).fill('jane@customer.test');
   await page.getByLabel(words.fullName).fill('Jane Doe');
   await page.getByLabel(words.street).fill('Hauptstr. 1');
   await page.getByLabel(words.postalCode).fill('10115');
   await page.getByLabel(words.city).fill('Berlin');
-  await page.getByLabel(words.country, { exact: true }).selectOption('DE');
 }
 
 /** A storefront A merchant with the processor connected, a cart's checkout, and where its page is. */
@@ -31,25 +33,6 @@ async function checkout(name: string) {
   const token = await storefrontACheckout(stack, merchant.shop);
   const { checkoutOrigin } = (await api(stack, 'GET', '/api/merchant/me', undefined, merchant.token)).body as { checkoutOrigin: string };
   return { ...merchant, token, checkoutOrigin };
-}
-
-/** The embed's iframe on our page, once it reported its height (the package sets it from the iframe's `resize`). */
-async function embedFrame(page: Page): Promise<Frame> {
-  const iframe = page.locator('.embed iframe');
-  await iframe.waitFor({ timeout: 15_000 });
-  await expect.poll(() => iframe.evaluate((el) => (el as unknown as { style: { height: string } }).style.height), { timeout: 15_000 }).not.toBe('480px');
-  const frame = (await (await iframe.elementHandle())!.contentFrame())!;
-  await frame.locator('#card_number').waitFor();
-  return frame;
-}
-
-/** Submits a card in the embed; `declined`: waits for the frame's next page (a paid one is taken away by our page at once). */
-async function payInEmbed(frame: Frame, card: string, opts: { declined?: boolean } = {}): Promise<void> {
-  await frame.fill('#card_number', card);
-  await frame.fill('#expiry', '12/34');
-  await frame.fill('#cvc', '123');
-  if (opts.declined) await Promise.all([frame.waitForNavigation(), frame.click('button[type=submit]')]);
-  else await frame.click('button[type=submit]');
 }
 
 /** The processor's charges for this checkout session (our metadata on Whop's payments). */
