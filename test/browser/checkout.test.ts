@@ -192,7 +192,11 @@ describe('cash on delivery, discount and order bump, on a phone', () => {
     expect(await bar.getAttribute('aria-expanded')).toBe('false');
     expect(await page.getByRole('heading', { name: de.orderSummary }).count()).toBe(0);
     expect(await page.locator('.summary .item').first().isVisible()).toBe(false);
+    // Its chevron turns when it opens (down folded, up open).
+    const chevron = () => page.evaluate(`getComputedStyle(document.querySelector('.summary-bar-label'), '::after').transform`);
+    const folded = await chevron();
     await bar.click();
+    expect(await chevron()).not.toBe(folded);
     const hide = page.getByRole('button', { name: new RegExp(`^${de.hideSummary}`) });
     expect(await hide.getAttribute('aria-expanded')).toBe('true');
     expect(await page.getByRole('heading', { name: de.orderSummary }).count()).toBe(1);
