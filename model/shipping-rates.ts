@@ -26,7 +26,7 @@ export function rateInputOf(row: ShippingRateRow): ShippingRateInput {
   return { id: row.id, name: row.name, free: row.free, basePriceCents: row.basePriceCents, freeThresholdCents: row.freeThresholdCents, countries: rateCountriesOf(row), deliveryDays: deliveryDaysOf(row) };
 }
 
-/** The row's delivery estimate: both columns or none (a CHECK constraint keeps them so). */
+/** The row's delivery estimate: both columns or none (deliveryDaysColumns writes them so). */
 export function deliveryDaysOf(row: Pick<ShippingRateRow, 'deliveryMinDays' | 'deliveryMaxDays'>): DeliveryDays | null {
   return row.deliveryMinDays === null || row.deliveryMaxDays === null ? null : { min: row.deliveryMinDays, max: row.deliveryMaxDays };
 }

@@ -41,6 +41,8 @@ ACCEPTED_REFUSALS = [
     ({"GET /api/merchant/stats", "GET /api/merchant/stats/funnel"}, 400, "INVALID_INPUT", "querystring.from", "must be before to"),
     ({"GET /api/merchant/stats", "GET /api/merchant/stats/funnel"}, 400, "INVALID_INPUT", "querystring.from", "the range may span at most"),
     ({"GET /api/checkout/merchant/orders"}, 400, "INVALID_INPUT", "querystring.to", "must be after from"),
+    # A shipping rate's delivery estimate: its most days at least its fewest (compares two values).
+    ({"PATCH /api/merchant/config"}, 400, "INVALID_INPUT", re.compile(r"^body\.shippingRates\.\d+\.deliveryDays\.max$"), "must be at least the fewest days"),
     # An API key's expiry is in the future (compares with the clock).
     ({"POST /api/merchant/api-keys"}, 400, "INVALID_INPUT", "body.expiresAt", "must be in the future"),
     # An opaque cursor: only a nextCursor the API handed out is one.

@@ -49,7 +49,7 @@ const addPixel = (c: pg.Client, merchant: string, platform: string, trackingId: 
   ).then((r) => r.rows[0]!.id);
 
 interface Parts {
-  shippingRates: Array<{ id: string; name: string; free: boolean; basePriceCents: number; freeThresholdCents: number | null; countries: 'store' | string[] }>;
+  shippingRates: Array<{ id: string; name: string; free: boolean; basePriceCents: number; freeThresholdCents: number | null; countries: 'store' | string[]; deliveryDays: { min: number; max: number } | null }>;
   pixels: Array<{ platform: string; trackingId: string; events: string[] }>;
 }
 
@@ -62,7 +62,8 @@ async function parts(c: pg.Client, merchant: string): Promise<Parts> {
 async function fromTables(c: pg.Client, merchant: string): Promise<Parts> {
   const rates = await c.query<Parts['shippingRates'][number]>(
     `SELECT id, name, free, base_price_cents AS "basePriceCents", free_threshold_cents AS "freeThresholdCents",
-            CASE WHEN all_store_countries THEN to_jsonb('store'::text) ELSE to_jsonb(countries) END AS countries
+            CASE WHEN all_store_countries THEN to_jsonb('store'::text) ELSE to_jsonb(countries) END AS countries,
+            CASE WHEN delivery_min_days IS NULL THEN NULL ELSE json_build_object('min', delivery_min_days, 'max', delivery_max_days) END AS "deliveryDays"
      FROM shipping_rates WHERE merchant_id = $1 ORDER BY position, id`,
     [merchant],
   );

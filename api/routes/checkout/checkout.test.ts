@@ -470,12 +470,12 @@ describe('the FX snapshot of a session', () => {
     const first = await create({ platform: 'storefront-a', shop, cartToken: cart([[0, 0, 1]]) });
     expect(first.status, JSON.stringify(first.body)).toBe(201);
     const quotes = (rates: { USD: string }) => [
-      { id: expect.any(String), name: 'Pickup', price: { amount: 0, currency: 'USD' }, free: true, reason: 'free_rate', countries: null },
+      { id: expect.any(String), name: 'Pickup', price: { amount: 0, currency: 'USD' }, free: true, reason: 'free_rate', countries: null, deliveryDays: null },
       // The tote costs 24.90 USD: over 20 EUR × 1.1 = 22.00 USD but under 20 EUR × 2 = 40.00 USD.
-      ...(rates.USD === '1.1' ? [{ id: expect.any(String), name: 'Over 20 EUR free', price: { amount: 0, currency: 'USD' }, free: true, reason: 'threshold', countries: null }] : []),
-      { id: expect.any(String), name: 'Standard', price: convertFromEur(500, 'USD', rates), free: false, countries: null },
-      ...(rates.USD === '1.1' ? [] : [{ id: expect.any(String), name: 'Over 20 EUR free', price: convertFromEur(900, 'USD', rates), free: false, countries: null }]),
-      { id: expect.any(String), name: 'Express', price: convertFromEur(1200, 'USD', rates), free: false, countries: null },
+      ...(rates.USD === '1.1' ? [{ id: expect.any(String), name: 'Over 20 EUR free', price: { amount: 0, currency: 'USD' }, free: true, reason: 'threshold', countries: null, deliveryDays: null }] : []),
+      { id: expect.any(String), name: 'Standard', price: convertFromEur(500, 'USD', rates), free: false, countries: null, deliveryDays: null },
+      ...(rates.USD === '1.1' ? [] : [{ id: expect.any(String), name: 'Over 20 EUR free', price: convertFromEur(900, 'USD', rates), free: false, countries: null, deliveryDays: null }]),
+      { id: expect.any(String), name: 'Express', price: convertFromEur(1200, 'USD', rates), free: false, countries: null, deliveryDays: null },
     ];
     expect(simShop.products[0]!.variants[0]!.price).toBe(2490);
 
@@ -612,10 +612,11 @@ describe('the read paths', () => {
       branding: { logoUrl: 'https://cdn.example/logo.svg', primaryColor: '#112233', accentColor: '#001122' },
       checkoutTexts: { headline: 'Almost yours' },
       codEnabled: true,
-      shipping: [{ id: expect.any(String), name: 'Standard', price: { amount: 495, currency: 'EUR' }, free: false, countries: null }],
+      shipping: [{ id: expect.any(String), name: 'Standard', price: { amount: 495, currency: 'EUR' }, free: false, countries: null, deliveryDays: null }],
       storeCountries: null,
       pixels: [],
-      shopper: { email: 'ada@shopper.test', address, shippingRateId: 'r1', discountCode: null, discountMinor: 0, orderBumpIds: [] },
+      storePolicies: [],
+      shopper: { email: 'ada@shopper.test', address, billingAddress: null, shippingRateId: 'r1', discountCode: null, discountMinor: 0, orderBumpIds: [] },
     });
   });
 

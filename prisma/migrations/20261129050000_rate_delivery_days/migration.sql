@@ -5,9 +5,9 @@
 ALTER TABLE "shipping_rates" ADD COLUMN     "delivery_min_days" INTEGER,
 ADD COLUMN     "delivery_max_days" INTEGER;
 
-ALTER TABLE "shipping_rates" ADD CONSTRAINT "shipping_rates_delivery_days_check"
-  CHECK ((delivery_min_days IS NULL AND delivery_max_days IS NULL)
-         OR (delivery_min_days BETWEEN 0 AND 90 AND delivery_max_days BETWEEN delivery_min_days AND 90));
+-- Both or neither, 0 <= min <= max <= 90: the API's rule (api/schemas/merchant.ts) and the only writer's
+-- (model/shipping-rates.ts deliveryDaysColumns). No CHECK constraint: schema.prisma cannot state one, and
+-- test/db/schema-drift.test.ts holds the migrations to it.
 
 -- The session bundle shows each rate's estimate: merchants.checkout_parts gets it (the trigger rule of
 -- 20261125075825_merchant_checkout_parts: change merchant_checkout_parts(), then recompute it for every merchant).
