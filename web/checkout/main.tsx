@@ -3,7 +3,6 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, configureApi } from '../shared/api.js';
-import { applyTheme } from '../shared/theme.js';
 import { Checkout } from './Checkout.js';
 import { parseOrderBumps, parseUpsells } from './offers.js';
 import { Frame, Notice } from './parts.js';
@@ -50,7 +49,8 @@ function App({ embedded }: { embedded: Embedded | null }) {
       </Frame>
     );
   }
-  applyTheme(bundle.branding.primaryColor, bundle.branding.accentColor);
+  // The brand's colors come with the page: the page route writes them, contrast-corrected (domain/brand-colors.ts), as
+  // CSS custom properties, so the script carries none of that code.
   document.title = `${t('headline')} · ${bundle.shopName}`;
   return <Checkout token={token} bundle={bundle} orderBumps={parseOrderBumps(bumps, bundle.currency)} upsells={parseUpsells(upsells)} cardEnabled={embedded?.cardEnabled} embed={embedded?.embed} />;
 }
