@@ -221,6 +221,8 @@ describe('cash on delivery, discount and order bump, on a phone', () => {
     await expect.poll(() => emailField.getAttribute('aria-invalid')).toBe('true');
     expect(await page.locator(`#${await emailField.getAttribute('aria-describedby')}`).textContent()).toBe('Geben Sie eine gültige E-Mail-Adresse ein');
     await emailField.fill('jane@customer.test');
+    // The merchant's primary (#0b6e4f, dark enough to keep) on the button, as the page route wrote it.
+    expect(await page.evaluate(`getComputedStyle(document.querySelector('button.pay')).backgroundColor`)).toBe('rgb(11, 110, 79)');
     await screenshot(page, 'cod-1-checkout-phone');
     const shownTotal = (await page.locator('.summary .grand dd').textContent())!.replace(/^EUR\s*/, '').trim();
     expect(await place.textContent()).toContain(shownTotal);

@@ -175,7 +175,8 @@ export const pagesRoutes: FastifyPluginAsync<PagesOptions> = async (app, opts) =
     let html = template.replace('<html lang="en">', `<html lang="${language}">`).replace('<title>Checkout</title>', `<title>${escapeHtml(messages.headline)}</title>`);
     if (found) {
       const t = checkoutTheme(found.branding.primaryColor, found.branding.accentColor);
-      head = `<style>:root{--primary:${t.primary};--on-primary:${t.onPrimary};--accent:${t.accent};--on-accent:${t.onAccent};--link:${t.link}}</style>${head}`;
+      // html:root outranks the stylesheet's own :root defaults, which the build links after this point.
+      head = `<style>html:root{--primary:${t.primary};--on-primary:${t.onPrimary};--accent:${t.accent};--on-accent:${t.onAccent};--link:${t.link}}</style>${head}`;
       body = skeleton(found.shopName, found.branding.logoUrl, messages.secureCheckout);
       html = html.replace(`<title>${escapeHtml(messages.headline)}</title>`, `<title>${escapeHtml(messages.headline)} · ${escapeHtml(found.shopName)}</title>`);
     }
