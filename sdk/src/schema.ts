@@ -1874,7 +1874,7 @@ export interface paths {
         };
         /**
          * Processor connection status, part by part (never the key or the webhook secret), and wallet payments
-         * @description `wallets`: Apple Pay and Google Pay on Whop's hosted checkout page, where shoppers pay. Whop offers them there with no domain set-up, so nothing is asked of the merchant: `hosted` when the plan includes wallet payments (Growth; Demo: previews only), `not_on_plan` otherwise (Whop's page is told not to offer them, with the plan to choose). null while no processor is connected.
+         * @description `wallets`: Apple Pay and Google Pay. On Whop's hosted checkout page Whop offers them with no domain set-up, so nothing is asked of the merchant: `hosted` when the plan includes wallet payments (Growth; Demo: previews only), `not_on_plan` otherwise (Whop's page is told not to offer them, with the plan to choose). `embedded` (ready false) when shoppers pay in Whop's embedded checkout on the merchant's page (paymentPage embedded), which offers Apple Pay only on a domain verified with Whop: not registered by this service yet. null while no processor is connected.
          *
          *     API keys need the `connections:read` scope.
          */
@@ -12887,10 +12887,10 @@ export interface components {
         };
         WalletStatusInput: {
             /**
-             * @description hosted: Whop's hosted checkout page offers Apple Pay and Google Pay, with no domain set-up; not_on_plan: the plan has no wallet payments, so Whop's page is told not to offer them
+             * @description hosted: Whop's hosted checkout page offers Apple Pay and Google Pay, with no domain set-up; embedded: shoppers pay in Whop's embedded checkout on the merchant's page, which offers Apple Pay only on a domain verified with Whop — not registered by this service yet, so not offered (ready false); not_on_plan: the plan has no wallet payments, so Whop's page is told not to offer them
              * @enum {string}
              */
-            status: "hosted" | "not_on_plan";
+            status: "hosted" | "embedded" | "not_on_plan";
             /** @description Shoppers' checkouts offer wallet payments now (the plan has them live; on Demo only previews do) */
             ready: boolean;
             /** @description What this means for the shoppers, and the plan to choose when the plan lacks them */
@@ -14127,10 +14127,10 @@ export interface components {
         };
         WalletStatus: {
             /**
-             * @description hosted: Whop's hosted checkout page offers Apple Pay and Google Pay, with no domain set-up; not_on_plan: the plan has no wallet payments, so Whop's page is told not to offer them
+             * @description hosted: Whop's hosted checkout page offers Apple Pay and Google Pay, with no domain set-up; embedded: shoppers pay in Whop's embedded checkout on the merchant's page, which offers Apple Pay only on a domain verified with Whop — not registered by this service yet, so not offered (ready false); not_on_plan: the plan has no wallet payments, so Whop's page is told not to offer them
              * @enum {string}
              */
-            status: "hosted" | "not_on_plan";
+            status: "hosted" | "embedded" | "not_on_plan";
             /** @description Shoppers' checkouts offer wallet payments now (the plan has them live; on Demo only previews do) */
             ready: boolean;
             /** @description What this means for the shoppers, and the plan to choose when the plan lacks them */

@@ -329,8 +329,17 @@ describe('the merchant dashboard in a browser', () => {
     await page.getByRole('link', { name: 'Store & payments' }).click();
     await page.locator('[data-check="app-embed"][data-ok="true"]').waitFor({ timeout: 20_000 });
     await screenshot(page, 'dashboard-21-connections');
-    // Wallets: Whop's hosted page offers them with nothing to set up, so on Growth they are ready, and nothing asks anything.
-    await page.locator('[data-check="wallets"][data-ok="true"]').waitFor();
+    // Wallets: shoppers pay on the merchant's own page by default (Whop's embed), where Whop offers no wallets without a
+    // verified domain: the card says so and how to get them.
+    await page.locator('[data-check="wallets"][data-ok="false"]').waitFor();
+    await page.locator('[data-wallets="embedded"]').getByText(/Whop offers Apple Pay there only on a checkout domain verified with Whop/).waitFor();
+    await screenshot(page, 'dashboard-21a-wallets-embedded');
+    // On Whop's payment page they are offered with nothing to set up, so on Growth they are ready, and nothing asks anything.
+    await page.getByLabel('Where shoppers pay by card').selectOption('hosted');
+    await page.getByText("Shoppers pay on Whop's payment page.").waitFor();
+    expect((await stack.database.db.merchant.findUniqueOrThrow({ where: { id: merchant.id } })).paymentPage).toBe('HOSTED');
+    await page.reload();
+    await page.locator('[data-check="wallets"][data-ok="true"]').waitFor({ timeout: 20_000 });
     await page.locator('[data-wallets="hosted"]').getByText("Apple Pay and Google Pay are offered on Whop's checkout page, where shoppers pay: Whop needs no domain set-up for it.").waitFor();
     expect(await page.locator('button[name^="wallet-"]').count()).toBe(0);
     await screenshot(page, 'dashboard-21b-wallets-hosted');

@@ -51,11 +51,11 @@ export interface ProcessorStatus {
 }
 
 /**
- * Apple Pay and Google Pay on Whop's hosted checkout page (model/wallets.ts): offered there with no domain set-up, so
- * the plan alone decides; nothing to do for the merchant.
+ * Apple Pay and Google Pay (model/wallets.ts): on Whop's hosted checkout page offered with no domain set-up, so the plan
+ * alone decides; in the embedded checkout on the merchant's page not offered yet (a domain verified with Whop needed).
  */
 export interface WalletStatus {
-  status: 'hosted' | 'not_on_plan';
+  status: 'hosted' | 'embedded' | 'not_on_plan';
   ready: boolean;
   statusMessage: string;
 }

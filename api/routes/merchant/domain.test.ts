@@ -29,7 +29,7 @@ afterAll(async () => {
 const db = () => stack.database.db;
 let ip = 0;
 
-async function call(method: 'GET' | 'POST' | 'DELETE', url: string, opts: { token?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+async function call(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, opts: { token?: string; body?: unknown; headers?: Record<string, string> } = {}) {
   const res = await stack.app.inject({
     method,
     url,
@@ -196,9 +196,10 @@ describe('verifying and using a custom domain', () => {
     const m = await storefrontAMerchant(stack, 'Custom Domain Shop');
     const slug = await slugOf(m.token);
     const subdomain = `${slug}.localhost`;
-    // Wallets are Whop's page's business, whatever domain checkouts are served at (docs/processor.md).
+    // Wallets do not follow the domain checkouts are served at (docs/processor.md): on the embedded checkout (the
+    // default) they are not offered yet, whatever the domain.
     const wallets = await walletsOf(m.token);
-    expect(wallets).toMatchObject({ status: 'hosted', ready: true });
+    expect(wallets).toMatchObject({ status: 'embedded', ready: false });
 
     const domain = newDomain();
     const apex = domain.slice('checkout.'.length);
@@ -286,7 +287,10 @@ describe("wallets on Whop's hosted page", () => {
     const connected = await call('POST', '/api/merchant/processor/connect', { token, body: { apiKey: account.body.apiKey } });
     expect(connected.status).toBe(200);
 
-    // Right away, with nothing asked: Whop's hosted page offers Apple Pay and Google Pay with no domain set-up.
+    // On the embedded checkout (the default): said plainly, not offered (Whop wants a verified domain there).
+    expect(await walletsOf(token)).toMatchObject({ status: 'embedded', ready: false, statusMessage: expect.stringContaining("choose \"On Whop's payment page\"") });
+    // On Whop's hosted page, right away, with nothing asked: Apple Pay and Google Pay with no domain set-up.
+    expect((await call('PATCH', '/api/merchant/config', { token, body: { paymentPage: 'hosted' } })).status).toBe(200);
     expect(await walletsOf(token)).toEqual({
       status: 'hosted',
       ready: true,
@@ -307,6 +311,8 @@ describe("wallets on Whop's hosted page", () => {
 
   it('given merchants on Demo and on Starter / their wallet status says what Whop\'s page does for their plan, with the plan that has them', async () => {
     const demo = await merchantWithProcessor(stack, 'Wallet Demo', { plan: 'demo' });
+    expect(await walletsOf(demo.token)).toMatchObject({ status: 'embedded', ready: false });
+    expect((await call('PATCH', '/api/merchant/config', { token: demo.token, body: { paymentPage: 'hosted' } })).status).toBe(200);
     expect(await walletsOf(demo.token)).toEqual({ status: 'hosted', ready: false, statusMessage: expect.stringContaining('On Demo only your previews show them.') });
 
     const starter = await merchantWithProcessor(stack, 'Wallet Starter', { plan: 'STARTER' });

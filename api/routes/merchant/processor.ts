@@ -29,8 +29,8 @@ const STARTING_WINDOW_MS = 15_000;
 export const walletStatus = z
   .object({
     status: z
-      .enum(['hosted', 'not_on_plan'])
-      .describe("hosted: Whop's hosted checkout page offers Apple Pay and Google Pay, with no domain set-up; not_on_plan: the plan has no wallet payments, so Whop's page is told not to offer them"),
+      .enum(['hosted', 'embedded', 'not_on_plan'])
+      .describe("hosted: Whop's hosted checkout page offers Apple Pay and Google Pay, with no domain set-up; embedded: shoppers pay in Whop's embedded checkout on the merchant's page, which offers Apple Pay only on a domain verified with Whop — not registered by this service yet, so not offered (ready false); not_on_plan: the plan has no wallet payments, so Whop's page is told not to offer them"),
     ready: z.boolean().describe("Shoppers' checkouts offer wallet payments now (the plan has them live; on Demo only previews do)"),
     statusMessage: z.string().describe('What this means for the shoppers, and the plan to choose when the plan lacks them'),
   })
@@ -141,9 +141,11 @@ export const processorRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
       tags,
       summary: 'Processor connection status, part by part (never the key or the webhook secret), and wallet payments',
       description:
-        "`wallets`: Apple Pay and Google Pay on Whop's hosted checkout page, where shoppers pay. Whop offers them there with no " +
-        'domain set-up, so nothing is asked of the merchant: `hosted` when the plan includes wallet payments (Growth; Demo: ' +
-        "previews only), `not_on_plan` otherwise (Whop's page is told not to offer them, with the plan to choose). " +
+        "`wallets`: Apple Pay and Google Pay. On Whop's hosted checkout page Whop offers them with no domain set-up, so nothing " +
+        'is asked of the merchant: `hosted` when the plan includes wallet payments (Growth; Demo: previews only), ' +
+        "`not_on_plan` otherwise (Whop's page is told not to offer them, with the plan to choose). `embedded` (ready false) " +
+        "when shoppers pay in Whop's embedded checkout on the merchant's page (paymentPage embedded), which offers Apple Pay " +
+        'only on a domain verified with Whop: not registered by this service yet. ' +
         'null while no processor is connected.',
       ...auth,
       response: { 200: processorStatus.extend({ wallets: walletStatus.nullable() }).meta({ id: 'ProcessorStatusWithWallets' }), 401: errorResponse },
@@ -151,7 +153,7 @@ export const processorRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
   }, async (request) => {
     const { merchantId } = request.merchant;
     const status = await processorStatusOf(db, merchantId);
-    const wallets = await walletStatusView(db, merchantId);
+    const wallets = await walletStatusView(db, merchantId, config.processor.paymentPage);
     return { ...status, wallets };
   });
 

@@ -360,13 +360,16 @@ export function ProcessorConnection(props: { onChange?: () => void }) {
               <CheckItem ok={!!s.productId} name="productId" label={<>Product ID {s.productId && <code>{s.productId}</code>}</>} reason="The checkout product was not created yet." />
               <CheckItem ok={s.webhookRegistered} name="webhook" label="Webhook registered, secret stored" reason="Payment updates cannot reach us yet." />
               {/* Why not: the plan note below says it, with the plan to choose. */}
-              {s.wallets && <CheckItem ok={s.wallets.ready} name="wallets" label="Apple Pay and Google Pay on Whop's checkout page (optional)" />}
+              {s.wallets && (
+                <CheckItem ok={s.wallets.ready} name="wallets" label={s.wallets.status === 'embedded' ? 'Apple Pay and Google Pay (optional): not on your checkout page yet' : "Apple Pay and Google Pay on Whop's checkout page (optional)"} />
+              )}
             </ul>
           )}
           {s.wallets && (
-            // Nothing to set up: Whop's own page offers wallets; the plan decides whether it may (model/wallets.ts).
+            // Whop's own page offers wallets with nothing to set up, and the plan decides whether it may; the embedded
+            // checkout on the merchant's page does not offer them yet, and says so (model/wallets.ts).
             <div class="wallets" data-wallets={s.wallets.status}>
-              {s.wallets.ready && <p class="muted">{s.wallets.statusMessage}</p>}
+              {(s.wallets.ready || s.wallets.status === 'embedded') && <p class="muted">{s.wallets.statusMessage}</p>}
               <PlanNote feature="wallets" what="wallet payments (Apple Pay, Google Pay)" />
             </div>
           )}
