@@ -38,6 +38,7 @@ import { billingRoutes } from './routes/billing/index.js';
 import { billingWebhookRoutes } from './routes/billing/webhook.js';
 import { checkoutProgressRoutes } from './routes/checkout/progress.js';
 import { checkoutQuoteRoutes } from './routes/checkout/quote.js';
+import { checkoutAddressRulesRoutes } from './routes/checkout/address-rules.js';
 import { ordersRoutes } from './routes/orders/index.js';
 import { statsRoutes } from './routes/merchant/stats.js';
 import { merchantWebhookRoutes } from './routes/merchant/webhooks.js';
@@ -135,6 +136,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(merchantCommerceRoutes, routeDeps);
   await app.register(checkoutProgressRoutes, routeDeps);
   await app.register(checkoutQuoteRoutes, routeDeps);
+  await app.register(checkoutAddressRulesRoutes, routeDeps);
   await app.register(ordersRoutes, routeDeps);
   await app.register(statsRoutes, routeDeps);
   await app.register(apiKeyRoutes, routeDeps);

