@@ -56,6 +56,15 @@ async function expectPaidOnce(token: string, shop: Parameters<typeof storefrontA
   return row.totalMinor!;
 }
 
+/** The fallback: a good card on the processor's hosted page, back on our page at the confirmation. */
+async function payOnHostedPage(page: Page, token: string): Promise<void> {
+  await page.fill('#card_number', '4242 4242 4242 4242');
+  await page.fill('#expiry', '12/34');
+  await page.fill('#cvc', '123');
+  await Promise.all([page.waitForURL((url) => url.pathname === `/checkout/${token}`, { timeout: 15_000 }), page.click('button[type=submit]')]);
+  await page.getByRole('heading', { name: en.successMessage }).waitFor({ timeout: 30_000 });
+}
+
 async function openPage(context: BrowserContext, origin: string, token: string): Promise<Page> {
   const page = await context.newPage();
   await page.goto(`${origin}/checkout/${token}`);
@@ -143,11 +152,7 @@ describe('the hosted page stays the fallback', () => {
     await page.getByRole('button', { name: /^Pay / }).click();
     await page.waitForURL(new RegExp(`^${stack.urls.processor}/checkout/plan_`), { timeout: 15_000 });
     await screenshot(page, 'embed-6-fallback-hosted-1280');
-    await page.fill('#card_number', '4242 4242 4242 4242');
-    await page.fill('#expiry', '12/34');
-    await page.fill('#cvc', '123');
-    await Promise.all([page.waitForURL((url) => url.pathname === `/checkout/${m.token}`, { timeout: 15_000 }), page.click('button[type=submit]')]);
-    await page.getByRole('heading', { name: en.successMessage }).waitFor({ timeout: 30_000 });
+    await payOnHostedPage(page, m.token);
     await expectPaidOnce(m.token, m.shop);
   }, 120_000);
 
@@ -163,11 +168,7 @@ describe('the hosted page stays the fallback', () => {
     await page.locator('.embed').getByText(en.loading).waitFor();
     await page.waitForURL(new RegExp(`^${stack.urls.processor}/checkout/plan_`), { timeout: 20_000 });
     expect(Date.now() - started).toBeGreaterThan(5_000);
-    await page.fill('#card_number', '4242 4242 4242 4242');
-    await page.fill('#expiry', '12/34');
-    await page.fill('#cvc', '123');
-    await Promise.all([page.waitForURL((url) => url.pathname === `/checkout/${m.token}`, { timeout: 15_000 }), page.click('button[type=submit]')]);
-    await page.getByRole('heading', { name: en.successMessage }).waitFor({ timeout: 30_000 });
+    await payOnHostedPage(page, m.token);
     await expectPaidOnce(m.token, m.shop);
   }, 120_000);
 });
