@@ -54,7 +54,8 @@ function wordIn(value: string, language: CheckoutLanguage): string {
 function valueIn(name: string, value: string, language: CheckoutLanguage): string {
   if (name === 'country') return countryIn(value, language);
   if (name === 'examples') return value.split(` ${EN.or} `).join(` ${SHOPPER_ERRORS[language].or} `);
-  return wordIn(value, language);
+  // Only the dictionary's words; a rate's name or an id stays as the merchant or the shopper wrote it.
+  return name === 'status' || name === 'postalWord' || name === 'regionWord' ? wordIn(value, language) : value;
 }
 
 /** One refusal text in `language`; the text itself when no template makes it. */

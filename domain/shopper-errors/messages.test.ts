@@ -38,6 +38,10 @@ describe('a refusal in the shopper\'s language', () => {
     expect(translateShopperMessage('address.city: enter the city; email: enter a valid email address', 'de')).toBe('address.city: Geben Sie den Ort ein; email: Geben Sie eine gültige E-Mail-Adresse ein');
   });
 
+  it('given a rate named like a dictionary word / its name stays as the merchant wrote it', () => {
+    expect(translateShopperError('open does not ship to Japan (JP): choose another shipping method', 'de')).toBe('open liefert nicht nach Japan: Wählen Sie eine andere Versandart');
+  });
+
   it('given English, or a text no template makes / it stays as it was', () => {
     expect(translateShopperError('enter the city', 'en')).toBe('enter the city');
     expect(translateShopperError('Something only a merchant would read', 'de')).toBe('Something only a merchant would read');
