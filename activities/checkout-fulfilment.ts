@@ -176,7 +176,12 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
 
   /** What the order emails show, from the session, its merchant and the recorded store order. */
   async function emailDataOf(s: Session, kind: OrderEmailKind): Promise<OrderEmailData> {
-    const { items, address } = contentsOf(s);
+    const { items, address, billing } = contentsOf(s);
+    const partyOf = (a: typeof address) => ({
+      name: a.name,
+      addressLines: [a.line1, a.line2, `${a.postalCode} ${a.city}`, a.region].filter((l): l is string => !!l),
+      country: a.country,
+    });
     const fmt = (minor: number) => formatMoney({ amount: minor, currency: s.currency }, moneyLocaleFor(kind, s.shopperLocale));
     const shippingMinor = s.shippingMinor ?? 0;
     const merchandiseMinor = items.reduce((n, i) => n + i.unitPrice * i.quantity, 0);
@@ -186,12 +191,8 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
       storeOrderId: s.storeOrderId,
       storeLabel: STORE_LABEL[s.platform],
       token: s.token,
-      customer: {
-        email: s.email ?? '',
-        name: address.name,
-        addressLines: [address.line1, address.line2, `${address.postalCode} ${address.city}`, address.region].filter((l): l is string => !!l),
-        country: address.country,
-      },
+      customer: { email: s.email ?? '', ...partyOf(address) },
+      billing: billing ? partyOf(billing) : null,
       locale: s.shopperLocale,
       lines: items.map((i) => ({ title: i.title, variantTitle: i.variantTitle ?? null, quantity: i.quantity, amount: fmt(i.unitPrice * i.quantity) })),
       shipping: { name: s.shippingName ?? 'Shipping', amount: fmt(shippingMinor) },

@@ -193,6 +193,7 @@ export const orderDetail = orderSummary
     platform: z.enum(['storefront-a', 'storefront-b']),
     items: z.array(orderLine),
     shippingAddress: shippingAddress.nullable(),
+    billingAddress: shippingAddress.nullable().describe('The billing address the shopper gave apart from the shipping address (sent to the store as the order\'s billing address); null: billed to the shipping address'),
     shippingName: z.string().nullable(),
     discountCode: z.string().nullable(),
     processorPaymentId: z.string().nullable(),

@@ -13516,6 +13516,17 @@ export interface components {
                 region?: string;
                 phone?: string;
             } | null;
+            /** @description The billing address the shopper gave apart from the shipping address (sent to the store as the order's billing address); null: billed to the shipping address */
+            billingAddress: {
+                name: string;
+                line1: string;
+                line2?: string;
+                city: string;
+                postalCode: string;
+                country: string;
+                region?: string;
+                phone?: string;
+            } | null;
             shippingName: string | null;
             discountCode: string | null;
             processorPaymentId: string | null;
@@ -14774,6 +14785,17 @@ export interface components {
                 orderBump: boolean;
             }[];
             shippingAddress: {
+                name: string;
+                line1: string;
+                line2?: string;
+                city: string;
+                postalCode: string;
+                country: string;
+                region?: string;
+                phone?: string;
+            } | null;
+            /** @description The billing address the shopper gave apart from the shipping address (sent to the store as the order's billing address); null: billed to the shipping address */
+            billingAddress: {
                 name: string;
                 line1: string;
                 line2?: string;

@@ -316,6 +316,7 @@ export const ordersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
       platform: session.platform === 'STOREFRONT_A' ? ('storefront-a' as const) : ('storefront-b' as const),
       items: [...lines(sessionLines(session.items), false), ...lines(sessionBumpLines(session.orderBumps), true)],
       shippingAddress: sessionAddress(session.shippingAddress),
+      billingAddress: sessionAddress(session.billingAddress, 'billing address'),
       shippingName: session.shippingName,
       discountCode: session.discountCode,
       processorPaymentId: session.processorPaymentId,

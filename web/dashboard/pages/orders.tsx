@@ -84,6 +84,19 @@ function Filters(props: { values: URLSearchParams; view: OrderView; errors: Reco
 }
 
 /** The order's status in words ("Partially refunded", "On hold", "Refunded"); `withNote`: and what the status alone does not say (how much came back, why it is held). */
+/** A postal address as the store prints it: name, street, postal code and city (region), country. */
+function PostalAddress(props: { address: NonNullable<OrderDetail['shippingAddress']> }) {
+  const a = props.address;
+  return (
+    <address>
+      {a.name}<br />
+      {a.line1}{a.line2 && <>, {a.line2}</>}<br />
+      {a.postalCode} {a.city}{a.region && <>, {a.region}</>}<br />
+      {countryName(a.country)}
+    </address>
+  );
+}
+
 function StatusPill(props: { o: StatusFacts; withNote?: boolean }) {
   const s = orderStatus(props.o);
   return (
@@ -397,15 +410,10 @@ export function OrderDetailPage(props: { token: string }) {
             <dt>Email</dt><dd>{o.email ?? '—'}</dd>
             <dt>Ship to</dt>
             <dd>
-              {o.shippingAddress ? (
-                <address>
-                  {o.shippingAddress.name}<br />
-                  {o.shippingAddress.line1}{o.shippingAddress.line2 && <>, {o.shippingAddress.line2}</>}<br />
-                  {o.shippingAddress.postalCode} {o.shippingAddress.city}<br />
-                  {countryName(o.shippingAddress.country)}
-                </address>
-              ) : '—'}
+              {o.shippingAddress ? <PostalAddress address={o.shippingAddress} /> : '—'}
             </dd>
+            <dt>Bill to</dt>
+            <dd>{o.billingAddress ? <PostalAddress address={o.billingAddress} /> : o.shippingAddress ? <span class="muted">Same as shipping address</span> : '—'}</dd>
             <dt>Payment</dt><dd>{o.paymentMethod === 'cod' ? `Cash on delivery${o.codPaid ? ' (paid)' : ''}` : o.paymentMethod === 'card' ? 'Card / wallet' : o.paymentMethod === 'free' ? 'Nothing to pay (total 0)' : '—'}</dd>
             <dt>Store order</dt>
             <dd>
