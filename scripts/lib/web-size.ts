@@ -10,6 +10,11 @@ import { gzipSync } from 'node:zlib';
 import { WEB_DIST } from '../web-build.js';
 
 export const CHECKOUT_JS_BUDGET_BYTES = 50 * 1024;
+/**
+ * The shopper-page issue's budget for our own code on each screen: what the page loads on the way in, plus what the
+ * payment step adds (our embed entry; Whop's package is counted apart), at most 20 KB gzip.
+ */
+export const CHECKOUT_SCREEN_BUDGET_BYTES = 20 * 1024;
 
 interface ManifestChunk {
   file: string;
@@ -31,8 +36,12 @@ export interface PageWeight {
   css: AssetSize[];
   jsGzipBytes: number;
   cssGzipBytes: number;
-  /** Of `js`, what the page loads on the way in (its entry and its imports). */
+  /** Of `js`, what the page loads on the way in (its entry and its static imports). */
   entryJsGzipBytes: number;
+  /** Of `js`, what the payment step adds to the way in (the build's other entries: our embed entry). */
+  paymentStepJsGzipBytes: number;
+  /** Of `js`, chunks fetched only when a session needs them (dynamic imports, e.g. the tracking pixels' code for a merchant with pixels). */
+  onDemandJs: AssetSize[];
   /** The processor's package (@whop/checkout), loaded on the payment step only: not ours, not in `js`. */
   processorJs: AssetSize[];
   processorJsGzipBytes: number;
@@ -57,16 +66,22 @@ export function pageWeight(part: 'checkout' | 'dashboard', distDir = WEB_DIST): 
   if (!entries.length) throw new Error(`no entry in ${part}'s manifest`);
   const js = new Set<string>();
   const css = new Set<string>();
-  const visit = (key: string) => {
+  const visit = (key: string, dynamic: boolean) => {
     const chunk = manifest[key];
     if (!chunk || js.has(chunk.file)) return;
     js.add(chunk.file);
     chunk.css?.forEach((c) => css.add(c));
-    [...(chunk.imports ?? []), ...(chunk.dynamicImports ?? [])].forEach(visit);
+    (chunk.imports ?? []).forEach((k) => visit(k, dynamic));
+    if (dynamic) (chunk.dynamicImports ?? []).forEach((k) => visit(k, true));
   };
-  visit(entries[0]![0]);
+  visit(entries[0]![0], false);
   const onEntry = new Set(js);
-  for (const [key] of entries.slice(1)) visit(key);
+  for (const [key] of entries.slice(1)) visit(key, false);
+  const onPaymentStep = new Set([...js].filter((f) => !onEntry.has(f)));
+  // Then everything any of them may import later.
+  const staticOnly = new Set(js);
+  js.clear();
+  for (const [key] of entries) visit(key, true);
   const all = [...js].map((f) => sizeOf(dir, f));
   const jsSizes = all.filter((f) => !PROCESSOR_CHUNK.test(f.file));
   const processorJs = all.filter((f) => PROCESSOR_CHUNK.test(f.file));
@@ -78,6 +93,8 @@ export function pageWeight(part: 'checkout' | 'dashboard', distDir = WEB_DIST): 
     jsGzipBytes: sum(jsSizes),
     cssGzipBytes: sum(cssSizes),
     entryJsGzipBytes: sum(jsSizes.filter((f) => onEntry.has(f.file))),
+    paymentStepJsGzipBytes: sum(jsSizes.filter((f) => onPaymentStep.has(f.file))),
+    onDemandJs: jsSizes.filter((f) => !staticOnly.has(f.file)),
     processorJs,
     processorJsGzipBytes: sum(processorJs),
   };

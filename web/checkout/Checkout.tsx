@@ -6,7 +6,8 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { currencyDigits } from '../shared/money.js';
 import { useFollowedSession } from './follow.js';
-import { createPixels, type PixelEventName } from './pixels.js';
+import type { PixelEventName } from './pixels.js';
+import { lazyPixels } from './pixels-lazy.js';
 import { t } from './i18n.js';
 import { Frame, Notice } from './parts.js';
 import { CheckoutForm } from './steps/CheckoutForm.js';
@@ -34,7 +35,7 @@ export function Checkout(props: CheckoutProps) {
   // The payment step in the processor's embed (the session is PAYMENT_PENDING meanwhile), and the payment to resume in it.
   const [embedding, setEmbedding] = useState(false);
   const [resume, setResume] = useState<string | null>(null);
-  const pixels = useMemo(() => createPixels((bundle.pixels ?? []) as Pixel[]), [bundle]);
+  const pixels = useMemo(() => lazyPixels((bundle.pixels ?? []) as Pixel[]), [bundle]);
   const fire = (event: PixelEventName, value?: number) =>
     pixels.fire(event, { token, currency: bundle.currency, ...(value === undefined ? {} : { value: value / 10 ** currencyDigits(bundle.currency) }) });
 

@@ -1,0 +1,20 @@
+// The pixels' code (pixels.ts: each platform's tag and event names, about 1.3 KB gzip) is fetched only for a merchant
+// who configured a pixel; every other checkout page never loads it. Events fired before it arrives wait in order and
+// are sent once it is there (the platforms' own tags load after the page anyway, so nothing is sent later than before).
+import type { PixelEventData, PixelEventName, Pixels } from './pixels.js';
+import type { Pixel } from './types.js';
+
+export function lazyPixels(configs: readonly Pixel[]): Pixels {
+  if (!configs.length) return { fire: () => undefined };
+  const waiting: Array<[PixelEventName, PixelEventData]> = [];
+  let ready: Pixels | null = null;
+  import('./pixels.js').then(
+    ({ createPixels }) => {
+      ready = createPixels(configs);
+      for (const [event, data] of waiting.splice(0)) ready.fire(event, data);
+    },
+    // The pixels' code could not be fetched: tracking is lost for this visit, the checkout is not.
+    () => undefined,
+  );
+  return { fire: (event, data) => (ready ? ready.fire(event, data) : void waiting.push([event, data])) };
+}
