@@ -38,14 +38,17 @@ export interface PageWeight {
   cssGzipBytes: number;
   /** Of `js`, what the page loads on the way in (its entry and its static imports). */
   entryJsGzipBytes: number;
-  /** Of `js`, what the payment step adds to the way in (the build's other entries: our embed entry). */
+  /** Of `js`, what the payment step adds to the way in (our embed entry). */
   paymentStepJsGzipBytes: number;
-  /** Of `js`, chunks fetched only when a session needs them (dynamic imports, e.g. the tracking pixels' code for a merchant with pixels). */
+  /** Of `js`, what is fetched only when a session needs it (the pixels' entry for a merchant with a pixel, dynamic imports). */
   onDemandJs: AssetSize[];
   /** The processor's package (@whop/checkout), loaded on the payment step only: not ours, not in `js`. */
   processorJs: AssetSize[];
   processorJsGzipBytes: number;
 }
+
+/** The checkout build's entry for the payment step (web/vite.config.ts EMBED_ENTRY's source). */
+const PAYMENT_STEP_ENTRY = 'embed.ts';
 
 /** The chunk name web/vite.config.ts gives the processor's embed package. */
 const PROCESSOR_CHUNK = /^whop-checkout-[\w-]+\.js$/;
@@ -66,22 +69,21 @@ export function pageWeight(part: 'checkout' | 'dashboard', distDir = WEB_DIST): 
   if (!entries.length) throw new Error(`no entry in ${part}'s manifest`);
   const js = new Set<string>();
   const css = new Set<string>();
-  const visit = (key: string, dynamic: boolean) => {
+  const visit = (key: string) => {
     const chunk = manifest[key];
     if (!chunk || js.has(chunk.file)) return;
     js.add(chunk.file);
     chunk.css?.forEach((c) => css.add(c));
-    (chunk.imports ?? []).forEach((k) => visit(k, dynamic));
-    if (dynamic) (chunk.dynamicImports ?? []).forEach((k) => visit(k, true));
+    (chunk.imports ?? []).forEach(visit);
   };
-  visit(entries[0]![0], false);
+  // The way in: the page and its static imports; then the payment step's entry (our embed); then everything else
+  // the page may fetch on demand (other entries, such as the pixels' code, and dynamic imports).
+  visit(entries[0]![0]);
   const onEntry = new Set(js);
-  for (const [key] of entries.slice(1)) visit(key, false);
+  if (manifest[PAYMENT_STEP_ENTRY]) visit(PAYMENT_STEP_ENTRY);
   const onPaymentStep = new Set([...js].filter((f) => !onEntry.has(f)));
-  // Then everything any of them may import later.
-  const staticOnly = new Set(js);
-  js.clear();
-  for (const [key] of entries) visit(key, true);
+  const fixed = new Set(js);
+  for (const [key, chunk] of Object.entries(manifest)) if (chunk.isEntry || chunk.dynamicImports?.length) [key, ...(chunk.dynamicImports ?? [])].forEach(visit);
   const all = [...js].map((f) => sizeOf(dir, f));
   const jsSizes = all.filter((f) => !PROCESSOR_CHUNK.test(f.file));
   const processorJs = all.filter((f) => PROCESSOR_CHUNK.test(f.file));
@@ -94,7 +96,7 @@ export function pageWeight(part: 'checkout' | 'dashboard', distDir = WEB_DIST): 
     cssGzipBytes: sum(cssSizes),
     entryJsGzipBytes: sum(jsSizes.filter((f) => onEntry.has(f.file))),
     paymentStepJsGzipBytes: sum(jsSizes.filter((f) => onPaymentStep.has(f.file))),
-    onDemandJs: jsSizes.filter((f) => !staticOnly.has(f.file)),
+    onDemandJs: jsSizes.filter((f) => !fixed.has(f.file)),
     processorJs,
     processorJsGzipBytes: sum(processorJs),
   };
