@@ -197,6 +197,7 @@ const EMAIL_LABELS: Record<string, string> = {
   refund_confirmation: 'Refund confirmation to the shopper',
   payment_held: 'Payment-on-hold notice to you',
   store_refund_problem: 'Store refund problem notice to you',
+  merchant_refund_notification: 'Refund notification to you',
 };
 
 function emailSummary(m: EmailMessage): string {
@@ -307,7 +308,7 @@ export const ordersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
     const keys = [
       ...[...new Set<string>([...ORDER_EMAIL_KINDS, ...sentKinds])].filter((kind) => kind !== 'upsell_confirmation').map((kind) => orderEmailIdempotencyKey(kind as OrderEmailKind, token)),
       ...upsells.map((u) => upsellEmailIdempotencyKey(token, u.upsellId)),
-      ...refunds.flatMap((r) => [refundEmailIdempotencyKey('refund_confirmation', token, r.id), refundEmailIdempotencyKey('store_refund_problem', token, r.id)]),
+      ...refunds.flatMap((r) => (['refund_confirmation', 'store_refund_problem', 'merchant_refund_notification'] as const).map((kind) => refundEmailIdempotencyKey(kind, token, r.id))),
     ];
     const [deliveries, emails] = await Promise.all([
       db.processorWebhookDelivery.findMany({ where: { sessionToken: token }, orderBy: [{ receivedAt: 'asc' }], omit: { rawBody: true } }),

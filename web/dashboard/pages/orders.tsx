@@ -158,6 +158,12 @@ function ViewTabs(props: { view: OrderView }) {
   );
 }
 
+/** The CSV export of what the list shows: the same filters and view (GET /api/checkout/merchant/orders/export.csv). */
+function exportHref(params: URLSearchParams, view: OrderView): string {
+  const filters = Object.fromEntries(['q', 'status', 'paymentMethod', 'from', 'to'].map((k) => [k, params.get(k) ?? undefined]));
+  return `/api/checkout/merchant/orders/export.csv${query({ ...filters, view })}`;
+}
+
 export function OrdersPage() {
   const { query: params } = useLocation();
   const key = params.toString();
@@ -186,7 +192,16 @@ export function OrdersPage() {
   const fieldErrors = state.error instanceof ApiError ? state.error.fields : {};
   return (
     <>
-      <PageHeader title="Orders" description={VIEW_HINTS[view]} />
+      <PageHeader
+        title="Orders"
+        description={VIEW_HINTS[view]}
+        actions={
+          // A plain link: the browser downloads the file with the session cookie, the API streams it (no copy in this page).
+          <a class="btn btn-secondary" href={exportHref(params, view)} download data-export-csv aria-disabled={state.error ? 'true' : undefined}>
+            Export CSV
+          </a>
+        }
+      />
       <ViewTabs view={view} />
       <Card>
         <Filters key={key} values={params} view={view} errors={fieldErrors} />
