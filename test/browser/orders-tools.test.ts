@@ -111,6 +111,10 @@ describe('customers, CSV export and notification settings in the dashboard', () 
     await page.getByRole('link', { name: '#1004' }).click();
     await page.waitForURL(`${b.stack.apiUrl}/dashboard/orders/${grace[1]}`);
     await page.getByRole('heading', { name: 'Order #1004' }).waitFor();
+    // …and back: the order's email (typed in capitals there) opens the same customer.
+    await page.getByRole('link', { name: 'Grace@Example.test' }).click();
+    await page.waitForURL(`${b.stack.apiUrl}/dashboard/customers/${encodeURIComponent('Grace@Example.test')}`);
+    await expect.poll(() => page.locator('.orders-table tbody tr').count()).toBe(3);
 
     // Orders filtered to cash on delivery, then Export CSV: the file holds that order only.
     await page.goto(`${b.stack.apiUrl}/dashboard/orders?paymentMethod=cod`);

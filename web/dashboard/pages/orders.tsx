@@ -409,7 +409,7 @@ export function OrderDetailPage(props: { token: string }) {
         <Card title="Customer & payment">
           <dl class="dl">
             <dt>Customer</dt><dd>{o.customerName ?? '—'}</dd>
-            <dt>Email</dt><dd>{o.email ?? '—'}</dd>
+            <dt>Email</dt><dd>{o.email && (ORDER_VIEWS.orders as readonly string[]).includes(o.status) ? <Link href={`/dashboard/customers/${encodeURIComponent(o.email)}`}>{o.email}</Link> : (o.email ?? '—')}</dd>
             <dt>Ship to</dt>
             <dd>
               {o.shippingAddress ? (
