@@ -217,6 +217,20 @@ function storeRefundProblem(d: OrderEmailData): RenderedEmail {
   };
 }
 
+/** The merchant's notice of a refund the processor confirmed (notification setting "Refund"): how much, why, what stays paid. */
+function merchantRefundNotification(d: OrderEmailData): RenderedEmail {
+  const r = d.refund ?? { amount: d.total, full: true, remaining: '', reason: null };
+  const intro = `${r.full ? 'Order' : 'Part of order'} ${d.reference} was refunded: ${r.amount} went back to ${d.customer.name} <${d.customer.email}>.`;
+  const rest = r.full ? 'Nothing of the order stays paid.' : `${r.remaining} of the order stays paid.`;
+  const why = r.reason ? `Reason given: ${r.reason}` : null;
+  const parts = [intro, rest, why].filter((x): x is string => x !== null);
+  return {
+    subject: oneLine(`Refund of ${r.amount} on order ${d.reference}`),
+    html: layout(d, r.full ? 'An order was refunded' : 'An order was refunded in part', [...parts.map(p), ...merchantFacts(d).map(p)].join('\n')),
+    text: [...parts, merchantFacts(d).join('\n')].join('\n\n') + '\n',
+  };
+}
+
 /** A post-purchase offer the shopper accepted: charged on the card of the order, shipped with it. */
 function upsellConfirmation(d: OrderEmailData): RenderedEmail {
   const titles = d.lines.map(lineLabel).join(', ');
@@ -241,6 +255,7 @@ const RENDERERS: Record<OrderEmailKind, (d: OrderEmailData) => RenderedEmail> = 
   refund_confirmation: refundConfirmation,
   payment_held: paymentHeld,
   store_refund_problem: storeRefundProblem,
+  merchant_refund_notification: merchantRefundNotification,
 };
 
 export function renderOrderEmail(kind: OrderEmailKind, data: OrderEmailData): RenderedEmail {

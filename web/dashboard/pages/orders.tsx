@@ -171,6 +171,12 @@ function ViewTabs(props: { view: OrderView }) {
   );
 }
 
+/** The CSV export of what the list shows: the same filters and view (GET /api/checkout/merchant/orders/export.csv). */
+function exportHref(params: URLSearchParams, view: OrderView): string {
+  const filters = Object.fromEntries(['q', 'status', 'paymentMethod', 'from', 'to'].map((k) => [k, params.get(k) ?? undefined]));
+  return `/api/checkout/merchant/orders/export.csv${query({ ...filters, view })}`;
+}
+
 export function OrdersPage() {
   const { query: params } = useLocation();
   const key = params.toString();
@@ -199,7 +205,16 @@ export function OrdersPage() {
   const fieldErrors = state.error instanceof ApiError ? state.error.fields : {};
   return (
     <>
-      <PageHeader title="Orders" description={VIEW_HINTS[view]} />
+      <PageHeader
+        title="Orders"
+        description={VIEW_HINTS[view]}
+        actions={
+          // A plain link: the browser downloads the file with the session cookie, the API streams it (no copy in this page).
+          <a class="btn btn-secondary" href={exportHref(params, view)} download data-export-csv aria-disabled={state.error ? 'true' : undefined}>
+            Export CSV
+          </a>
+        }
+      />
       <ViewTabs view={view} />
       <Card>
         <Filters key={key} values={params} view={view} errors={fieldErrors} />
@@ -407,7 +422,7 @@ export function OrderDetailPage(props: { token: string }) {
         <Card title="Customer & payment">
           <dl class="dl">
             <dt>Customer</dt><dd>{o.customerName ?? '—'}</dd>
-            <dt>Email</dt><dd>{o.email ?? '—'}</dd>
+            <dt>Email</dt><dd>{o.email && (ORDER_VIEWS.orders as readonly string[]).includes(o.status) ? <Link href={`/dashboard/customers/${encodeURIComponent(o.email)}`}>{o.email}</Link> : (o.email ?? '—')}</dd>
             <dt>Ship to</dt>
             <dd>
               {o.shippingAddress ? <PostalAddress address={o.shippingAddress} /> : '—'}
