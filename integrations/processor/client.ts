@@ -14,7 +14,7 @@ import {
   accountSchema, checkoutConfigurationSchema, createdWebhookSchema, membershipSchema, paymentMethodSchema, paymentSchema, planSchema, productSchema, refundSchema, type WhopMembership,
   type WhopPayment,
 } from './schemas.js';
-import { companyPageSchema, disputeSchema } from './schemas.js';
+import { companyPageSchema, disputeSchema, domainListSchema, domainSchema } from './schemas.js';
 import { isKnownCurrency } from '../../domain/money.js';
 
 export const PROCESSOR_SYSTEM = 'processor';
@@ -93,6 +93,27 @@ export interface Checkout {
   purchaseUrl: string;
 }
 
+/** A DNS record Whop asks the domain's owner to publish (ownership proof; routing if Whop asks for one). */
+export interface DomainDnsRecord {
+  type: string;
+  name: string;
+  value: string;
+}
+
+/**
+ * A hostname claimed on the merchant's Whop company (Whop's Domain, `dom_…`) and its Apple Pay capability. `applePay`:
+ * null before it is added; `pending` (Whop registering it with Apple), `ready` (Apple verified it: the embedded
+ * checkout offers Apple Pay there), `action_required` (Apple could not; `issue` says why), `releasing`.
+ */
+export interface CheckoutDomain {
+  id: string;
+  hostname: string;
+  /** pending, verified or expired (an unverified claim lapses after 48 hours). */
+  verification: string | null;
+  records: DomainDnsRecord[];
+  applePay: { status: string; issue: string | null } | null;
+}
+
 /** A one-time price: integer minor units in an ISO currency, booked on a product. */
 export interface OneTimePrice {
   productId: string;
@@ -148,6 +169,15 @@ export interface ProcessorClient {
   listCompanyDisputes(input: CompanyListQuery): Promise<ListPage<Dispute>>;
   /** One dispute as it stands now (the processor sweep: a dispute whose dispute.updated may have been lost). */
   getDispute(disputeId: string): Promise<Dispute>;
+  /** The company's claim on `hostname` (not an expired one), if any. */
+  findDomain(input: { companyId: string; hostname: string }): Promise<CheckoutDomain | null>;
+  /** Claims `hostname` for the company: the answer names the DNS records that prove ownership. */
+  createDomain(input: { companyId: string; hostname: string }, idempotencyKey: string): Promise<CheckoutDomain>;
+  getDomain(domainId: string): Promise<CheckoutDomain>;
+  /** Adds the `apple_pay` capability to the domain (Whop registers it with Apple once the domain is verified). */
+  addApplePay(domainId: string, idempotencyKey: string): Promise<CheckoutDomain>;
+  /** Has Whop check the capability again (after the records were published); answers the domain as it now stands. */
+  checkApplePay(domainId: string): Promise<CheckoutDomain>;
 }
 
 /** A company-wide list query: Whop's created_after filter, ascending, cursor paged. */
@@ -420,6 +450,29 @@ export function createProcessorClient(options: ProcessorClientOptions): Processo
       return { items: page.data.map(toDispute), nextCursor: page.page_info.has_next_page === false ? null : (page.page_info.end_cursor ?? null) };
     },
     getDispute: async (disputeId) => toDispute(await call('GET /disputes/{id}', disputeSchema, () => whop.disputes.retrieve(disputeId))),
+    // The Domains API: @whop/sdk 0.0.42 (the newest release, repository tag v0.0.42) has no domains resource, so these
+    // go through the SDK's own generic request methods (its base URL, Bearer auth, Api-Version-Date, time-out and
+    // errors), never a hand-made fetch. Paths: docs/processor.md, "Apple Pay on the embedded checkout".
+    findDomain: async ({ companyId, hostname }) => {
+      const page = await call('GET /domains', domainListSchema, () => whop.get('/domains', { query: { account_id: companyId, hostname, first: 100 } }));
+      const found = page.data.find((d) => d.hostname.toLowerCase() === hostname.toLowerCase() && d.verification?.status !== 'expired');
+      return found ? toDomain(found) : null;
+    },
+    createDomain: async ({ companyId, hostname }, key) =>
+      toDomain(await call('POST /domains', domainSchema, () => whop.post('/domains', { body: { hostname, account_id: companyId }, ...idem(key) }))),
+    getDomain: async (domainId) => toDomain(await call('GET /domains/{id}', domainSchema, () => whop.get(`/domains/${encodeURIComponent(domainId)}`))),
+    addApplePay: async (domainId, key) =>
+      toDomain(await call('POST /domains/{id}/apple_pay', domainSchema, () => whop.post(`/domains/${encodeURIComponent(domainId)}/apple_pay`, idem(key)))),
+    checkApplePay: async (domainId) =>
+      toDomain(await call('POST /domains/{id}/apple_pay/check', domainSchema, () => whop.post(`/domains/${encodeURIComponent(domainId)}/apple_pay/check`))),
+  };
+}
+
+function toDomain(d: z.output<typeof domainSchema>): CheckoutDomain {
+  return {
+    id: d.id, hostname: d.hostname, verification: d.verification?.status ?? null,
+    records: (d.verification?.records ?? []).map((r) => ({ type: r.type, name: r.name, value: r.value })),
+    applePay: d.apple_pay ? { status: d.apple_pay.status, issue: d.apple_pay.issue ?? null } : null,
   };
 }
 

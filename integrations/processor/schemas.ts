@@ -79,3 +79,19 @@ export const companyPageSchema = <S extends z.ZodType>(item: S) => z.looseObject
   data: z.array(item),
   page_info: z.looseObject({ end_cursor: z.string().nullish(), has_next_page: z.boolean().nullish() }),
 });
+
+/**
+ * Whop's Domain (the Domains API, `dom_…`; docs/processor.md, "Apple Pay on the embedded checkout"): the hostname, the
+ * DNS records that prove ownership, and the `apple_pay` capability (`null` when not added, or not visible to a key
+ * without `domain:read`). Unknown statuses pass as strings: Whop may add some, and we only act on the known ones.
+ */
+export const domainSchema = z.looseObject({
+  id: id('dom_'),
+  hostname: z.string(),
+  verification: z.looseObject({
+    status: z.string(),
+    records: z.array(z.looseObject({ type: z.string(), name: z.string(), value: z.string() })).nullish(),
+  }).nullish(),
+  apple_pay: z.looseObject({ status: z.string(), issue: z.string().nullish() }).nullish(),
+});
+export const domainListSchema = z.looseObject({ data: z.array(domainSchema) });
