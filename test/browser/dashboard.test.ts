@@ -329,20 +329,24 @@ describe('the merchant dashboard in a browser', () => {
     await page.getByRole('link', { name: 'Store & payments' }).click();
     await page.locator('[data-check="app-embed"][data-ok="true"]').waitFor({ timeout: 20_000 });
     await screenshot(page, 'dashboard-21-connections');
-    // Wallets: shoppers pay on the merchant's own page by default (Whop's embed), where Whop offers no wallets without a
-    // verified domain: the card says so and how to get them.
+    // Wallets on the embedded payment page (the default): Apple Pay once Whop verified the checkout host. Register it,
+    // see the DNS records Whop asks for, Whop sees them, Check again: ready.
     await page.locator('[data-check="wallets"][data-ok="false"]').waitFor();
-    await page.locator('[data-wallets="embedded"]').getByText(/Whop offers Apple Pay there only on a checkout domain verified with Whop/).waitFor();
-    await screenshot(page, 'dashboard-21a-wallets-embedded');
-    // On Whop's payment page they are offered with nothing to set up, so on Growth they are ready, and nothing asks anything.
-    await page.getByLabel('Where shoppers pay by card').selectOption('hosted');
-    await page.getByText("Shoppers pay on Whop's payment page.").waitFor();
-    expect((await stack.database.db.merchant.findUniqueOrThrow({ where: { id: merchant.id } })).paymentPage).toBe('HOSTED');
-    await page.reload();
-    await page.locator('[data-check="wallets"][data-ok="true"]').waitFor({ timeout: 20_000 });
-    await page.locator('[data-wallets="hosted"]').getByText("Apple Pay and Google Pay are offered on Whop's checkout page, where shoppers pay: Whop needs no domain set-up for it.").waitFor();
+    const applePay = page.locator('[data-wallets="embedded"] [data-apple-pay-status]');
+    expect(await applePay.getAttribute('data-apple-pay-status')).toBe('not_registered');
+    const processorCard = page.getByRole('region', { name: 'Payment processor' });
+    await processorCard.getByRole('button', { name: 'Register for Apple Pay' }).click();
+    await page.locator('[data-apple-pay-status="pending"]').getByRole('table', { name: 'DNS records for Apple Pay' }).waitFor({ timeout: 20_000 });
+    await screenshot(page, 'dashboard-21b-apple-pay-records');
+    const { businessId } = await stack.database.db.processorConnection.findUniqueOrThrow({ where: { merchantId: merchant.id } });
+    const claimed = [...stack.sims.processor.domains.domains.values()].filter((d) => d.account_id === businessId);
+    expect(claimed).toHaveLength(1);
+    await control(stack.urls.processor, 'POST', `domains/${claimed[0]!.id}/verification`, { status: 'verified' });
+    await processorCard.getByRole('button', { name: 'Check again' }).click();
+    await page.locator('[data-apple-pay-status="ready"]').waitFor({ timeout: 20_000 });
+    await page.locator('[data-check="wallets"][data-ok="true"]').waitFor();
     expect(await page.locator('button[name^="wallet-"]').count()).toBe(0);
-    await screenshot(page, 'dashboard-21b-wallets-hosted');
+    await screenshot(page, 'dashboard-21b-wallets-apple-pay-ready');
     // On Starter they are not offered: Whop's page is told so, and the card names the plan that has them.
     await givePaidPlan(stack.database.db, merchant.id, 'STARTER');
     await page.reload();
