@@ -2,9 +2,9 @@
 // merchant (docs/processor.md, "Wallets" and "Apple Pay on the embedded checkout"):
 // - Whop's hosted page offers wallets with no domain set-up ("Domain verification is only required for embedded
 //   checkout", Whop's "Enable Apple Pay"): the plan alone decides.
-// - Whop's embedded checkout on our page offers Apple Pay only on a domain whose `apple_pay` capability Whop reports
-//   ready: Apple Pay is `ready` only then, for the merchant's checkout host as it is now; otherwise the view says what
-//   is missing (the DNS records Whop asks for, or registering the host at all).
+// - Whop's embedded checkout on our page offers Apple Pay only on a domain whose `apple_pay.state` Whop reports `ready`
+//   (Whop's Domains API): Apple Pay is `ready` only then, for the merchant's checkout host as it is now; otherwise the
+//   view says what is missing (registering the host, or what Whop's apple_pay issues ask for).
 // A plan without wallets has them switched off on Whop's page (activities/checkout-payment.ts, walletsOffered).
 import type { Config } from '../config/index.js';
 import type { Db } from '../prisma/client.js';
@@ -17,22 +17,30 @@ export interface ApplePayDnsRecord {
   value: string;
 }
 
+/** One of Whop's issues for the apple_pay capability: what needs doing, as Whop wrote it. */
+export interface ApplePayIssue {
+  /** Whop's stable code, e.g. apple_pay_unverified. */
+  code: string;
+  message: string;
+  /** Code Whop says to add to the site, ready to copy; null when none. */
+  codeBlock: string | null;
+  /** The DNS records Whop asks for. */
+  dnsRecords: ApplePayDnsRecord[];
+}
+
+export type ApplePayDomainStatus = 'not_registered' | 'pending' | 'ready' | 'action_required' | 'releasing';
+
 /** The checkout host's registration with Whop for Apple Pay (the embedded checkout). */
 export interface ApplePayDomainView {
   /** The merchant's checkout host now (its verified custom domain, else its subdomain): what gets registered. */
   hostname: string;
   /**
-   * not_registered: never registered, or registered for another host or Whop company (register again);
-   * pending / ready / action_required / releasing: the capability's status as Whop last reported it; expired: the claim
-   * lapsed (48 hours unverified): register again.
+   * not_registered: never registered, registered for another host or Whop company, or Whop reports no Apple Pay on it
+   * (register again); pending / ready / action_required / releasing: Whop's `apple_pay.state` as last answered.
    */
-  status: 'not_registered' | 'pending' | 'ready' | 'action_required' | 'releasing' | 'expired';
-  /** Whop's claim on the host: pending, verified or expired; null before registering. */
-  verification: string | null;
-  /** The DNS records Whop asks for on the host (ownership), as Whop returned them. */
-  records: ApplePayDnsRecord[];
-  /** Whop's explanation when Apple Pay is not ready, as Whop wrote it. */
-  issue: string | null;
+  status: ApplePayDomainStatus;
+  /** Whop's issues for Apple Pay on the host (empty when none). */
+  issues: ApplePayIssue[];
   checkedAt: string | null;
 }
 
@@ -58,46 +66,55 @@ export function walletStatusFor(subscription: { planId: string; status: string }
 interface ApplePayRow {
   businessId: string;
   hostname: string;
-  verification: string | null;
-  applePayStatus: string | null;
-  issue: string | null;
-  records: unknown;
+  applePayState: string | null;
+  issues: unknown;
   checkedAt: Date;
 }
 
-const KNOWN = new Set(['pending', 'ready', 'action_required', 'releasing']);
+const KNOWN: ReadonlySet<string> = new Set(['pending', 'ready', 'action_required', 'releasing']);
 
-function recordsOf(value: unknown): ApplePayDnsRecord[] {
+const str = (v: unknown): v is string => typeof v === 'string';
+
+/** The stored issues (JSON as the activity wrote it), keeping only well-formed entries. */
+function issuesOf(value: unknown): ApplePayIssue[] {
   if (!Array.isArray(value)) return [];
-  return value.flatMap((r: unknown) => {
-    const o = r as Partial<Record<string, unknown>> | null;
-    return o && typeof o.type === 'string' && typeof o.name === 'string' && typeof o.value === 'string' ? [{ type: o.type, name: o.name, value: o.value }] : [];
+  return value.flatMap((raw: unknown) => {
+    const o = raw as Partial<Record<string, unknown>> | null;
+    if (!o || !str(o.code) || !str(o.message)) return [];
+    const records = Array.isArray(o.dnsRecords) ? o.dnsRecords : [];
+    return [{
+      code: o.code, message: o.message, codeBlock: str(o.codeBlock) ? o.codeBlock : null,
+      dnsRecords: records.flatMap((r: unknown) => {
+        const x = r as Partial<Record<string, unknown>> | null;
+        return x && str(x.type) && str(x.name) && str(x.value) ? [{ type: x.type, name: x.name, value: x.value }] : [];
+      }),
+    }];
   });
 }
 
 /** The registration as it counts for `hostname` on Whop company `businessId`: a row for another host or company counts for nothing. */
 export function applePayDomainView(row: ApplePayRow | null, hostname: string, businessId: string | null): ApplePayDomainView {
-  if (!row || row.hostname !== hostname || row.businessId !== businessId) {
-    return { hostname, status: 'not_registered', verification: null, records: [], issue: null, checkedAt: null };
-  }
-  const status: ApplePayDomainView['status'] = row.verification === 'expired' ? 'expired' : row.applePayStatus && KNOWN.has(row.applePayStatus) ? (row.applePayStatus as ApplePayDomainView['status']) : row.applePayStatus ? 'pending' : 'not_registered';
-  return { hostname, status, verification: row.verification, records: recordsOf(row.records), issue: row.issue, checkedAt: row.checkedAt.toISOString() };
+  if (!row || row.hostname !== hostname || row.businessId !== businessId) return { hostname, status: 'not_registered', issues: [], checkedAt: null };
+  // A state Whop may add later counts as not ready yet (pending): never ready by accident.
+  const status: ApplePayDomainStatus = row.applePayState === null ? 'not_registered' : KNOWN.has(row.applePayState) ? (row.applePayState as ApplePayDomainStatus) : 'pending';
+  return { hostname, status, issues: issuesOf(row.issues), checkedAt: row.checkedAt.toISOString() };
 }
+
+const TO_HOSTED = "Until then, Whop's own payment page offers Apple Pay and Google Pay with no set-up: choose \"On Whop's payment page\" under Payment page.";
 
 /** The wallet view on the embedded payment page: Apple Pay ready only when Whop says so for this host (and the plan has it live). */
 export function embeddedWalletStatus(subscription: { planId: string; status: string } | null, domain: ApplePayDomainView): WalletStatusView {
   const hosted = walletStatusFor(subscription);
   if (hosted.status === 'not_on_plan') return hosted;
   const live = hosted.ready;
-  const base = `Shoppers pay inside your checkout page (Whop's embedded checkout), which offers Apple Pay only on a domain verified with Whop: ${domain.hostname}.`;
+  const base = `Shoppers pay inside your checkout page (Whop's embedded checkout), which offers Apple Pay only on a domain Whop has registered with Apple: ${domain.hostname}.`;
   const onDemo = live ? '' : ' On Demo only your previews show them.';
-  const missing: Record<ApplePayDomainView['status'], string> = {
-    not_registered: `${base} Register it to get the DNS records to create.`,
-    expired: `${base} Whop's claim lapsed before the DNS records were found: register it again.`,
-    pending: `${base} Create the DNS records below at your DNS provider, then check again.`,
-    action_required: `${base} Apple could not verify it${domain.issue ? `: ${domain.issue}` : ''}. Fix it, then check again.`,
-    releasing: `${base} Whop is removing Apple Pay from it: register it again.`,
-    ready: `Apple Pay is verified by Whop for ${domain.hostname}: your checkout page offers it.${onDemo}`,
+  const missing: Record<ApplePayDomainStatus, string> = {
+    not_registered: `${base} Register it with Whop. ${TO_HOSTED}`,
+    pending: `${base} Whop is registering it with Apple: check again in a moment. ${TO_HOSTED}`,
+    action_required: `${base} Apple could not verify it: do what Whop asks below, then check again. ${TO_HOSTED}`,
+    releasing: `${base} Whop is removing Apple Pay from it: register it again once that is done. ${TO_HOSTED}`,
+    ready: `Apple Pay is registered by Whop for ${domain.hostname}: your checkout page offers it.${onDemo}`,
   };
   return { status: 'embedded', ready: live && domain.status === 'ready', statusMessage: missing[domain.status], applePayDomain: domain };
 }

@@ -13,17 +13,15 @@ export interface ApplePayDomainInput {
 export interface ApplePayDomainResult {
   hostname: string;
   domainId: string;
-  applePayStatus: string | null;
+  applePayState: string | null;
 }
 
 const APPLE_PAY_DOMAIN_FAILURES: FailureWording = {
   byType: {
-    'processor.unauthorized': {
-      code: 'INVALID_PROCESSOR_KEY',
-      message: "Whop refused: the processor API key needs the domain:read and domain:manage permissions (Whop's Developer → API keys)",
-    },
+    // A 403 (the key lacks domain:read / domain:manage) is worded by the activity itself; a 401 is the key refused.
+    'processor.unauthorized': { code: 'INVALID_PROCESSOR_KEY', message: 'Whop refused the processor API key: connect the processor again with a valid key' },
     'processor.rejected': { code: 'UPSTREAM_ERROR', message: 'Whop refused to register the checkout domain' },
-    'processor.conflict': { code: 'UPSTREAM_ERROR', message: 'Whop says the checkout domain is claimed elsewhere or already being registered: try again later' },
+    'processor.conflict': { code: 'UPSTREAM_ERROR', message: 'Whop refused the change while the checkout domain is busy (being checked or released): try again in a minute' },
     'processor.invalid_response': { code: 'UPSTREAM_ERROR', message: 'Whop answered something we could not read' },
   },
   timeout: { code: 'PROCESSOR_TIMEOUT', message: 'The processor did not answer in time: try again in a minute' },

@@ -1,8 +1,8 @@
 // Registers the merchant's checkout host for Apple Pay on the embedded checkout with Whop's Domains API: the host
-// claimed as a domain on the merchant's Whop company, the `apple_pay` capability added, or checked again once the DNS
-// records are published (docs/processor.md, "Apple Pay on the embedded checkout"). One short run per request: the
+// added as a domain on the merchant's Whop company with the `apple_pay` capability, or checked again once the merchant
+// did what Whop's issue asks (docs/processor.md, "Apple Pay on the embedded checkout"). One short run per request: the
 // merchant waits on it ("Check again" in the dashboard starts the next one).
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { ApplePayDomainActivities } from '../activities/apple-pay-domain.js';
 import { toApplePayDomainFailure, type ApplePayDomainInput, type ApplePayDomainResult } from './apple-pay-domain.messages.js';
 
@@ -14,7 +14,8 @@ const processor = proxyActivities<ApplePayDomainActivities>({
 
 export async function applePayDomainWorkflow({ merchantId }: ApplePayDomainInput): Promise<ApplePayDomainResult> {
   try {
-    return await processor.syncApplePayDomain(merchantId);
+    // The run id keys Whop's create: a retried activity replays it; the merchant's next request is a new run.
+    return await processor.syncApplePayDomain(merchantId, workflowInfo().runId);
   } catch (err) {
     throw toApplePayDomainFailure(err);
   }

@@ -1874,7 +1874,7 @@ export interface paths {
         };
         /**
          * Processor connection status, part by part (never the key or the webhook secret), and wallet payments
-         * @description `wallets`: Apple Pay and Google Pay. On Whop's hosted checkout page Whop offers them with no domain set-up: `hosted` when the plan includes wallet payments (Growth; Demo: previews only). On the embedded payment page (the default), Whop's embed offers Apple Pay only on a checkout host Whop has verified: `embedded`, `ready` only when Whop reports the `apple_pay` capability ready for the merchant's checkout host, with `applePayDomain` saying what is missing (the DNS records; register with POST /api/merchant/processor/apple-pay-domain). `not_on_plan` when the plan lacks them (Whop's page is told not to offer them, with the plan to choose). null while no processor is connected.
+         * @description `wallets`: Apple Pay and Google Pay. On Whop's hosted checkout page Whop offers them with no domain set-up: `hosted` when the plan includes wallet payments (Growth; Demo: previews only). On the embedded payment page (the default), Whop's embed offers Apple Pay only on a checkout host Whop has registered with Apple: `embedded`, `ready` only when Whop reports `apple_pay.state` ready for the merchant's checkout host, with `applePayDomain` saying what is missing (Whop's issues: message, DNS records, code; register with POST /api/merchant/processor/apple-pay-domain). `not_on_plan` when the plan lacks them (Whop's page is told not to offer them, with the plan to choose). null while no processor is connected.
          *
          *     API keys need the `connections:read` scope.
          */
@@ -2069,7 +2069,7 @@ export interface paths {
         put?: never;
         /**
          * Register the checkout host with Whop for Apple Pay on the embedded checkout, or check it again
-         * @description Claims the merchant's own checkout host (its verified custom domain, else its subdomain; nothing in the request names a host) as a domain on the merchant's Whop company and adds Whop's `apple_pay` capability, or, once registered, has Whop check it again (after the DNS records are created). Answers the wallet view with the records and the status. CONFLICT (409) without a connected processor, when the plan has no wallet payments, when the checkout does not use the embedded payment page (Whop's hosted page needs no domain), or while a registration is running; INVALID_PROCESSOR_KEY (422) when the key lacks Whop's domain:read and domain:manage permissions; PROCESSOR_TIMEOUT (504); UPSTREAM_ERROR (502).
+         * @description Adds the merchant's own checkout host (its verified custom domain, else its subdomain; nothing in the request names a host) as a domain on the merchant's Whop company with Whop's `apple_pay` capability (or adds the capability to it), or, once added, has Whop check it again (after the merchant did what Whop's issue asks). Answers the wallet view with Whop's state and issues. CONFLICT (409) without a connected processor, when the plan has no wallet payments, when the checkout does not use the embedded payment page (Whop's hosted page needs no domain), or while a registration is running; INVALID_PROCESSOR_KEY (422) when the key lacks Whop's domain:read and domain:manage permissions (Whop answers 403), or is refused; PROCESSOR_TIMEOUT (504); UPSTREAM_ERROR (502).
          *
          *     API keys need the `connections:write` scope.
          */
@@ -13104,20 +13104,25 @@ export interface components {
             /** @description The merchant's checkout host now (its verified custom domain, else its subdomain): the one registered, never a client-given name */
             hostname: string;
             /**
-             * @description not_registered: not registered for this host and Whop company; pending/ready/action_required/releasing: Whop's apple_pay capability as Whop last reported it; expired: Whop's claim lapsed (48 hours unverified)
+             * @description not_registered: not registered for this host and Whop company, or Whop reports no Apple Pay on it; pending/ready/action_required/releasing: Whop's apple_pay.state as last answered
              * @enum {string}
              */
-            status: "not_registered" | "pending" | "ready" | "action_required" | "releasing" | "expired";
-            /** @description Whop's claim on the host: pending, verified or expired */
-            verification: string | null;
-            /** @description The DNS records Whop asks for on the host, to create at the DNS provider */
-            records: {
-                type: string;
-                name: string;
-                value: string;
+            status: "not_registered" | "pending" | "ready" | "action_required" | "releasing";
+            /** @description Whop's issues for Apple Pay on the host: what to do before checking again */
+            issues: {
+                /** @description Whop's stable code, e.g. apple_pay_unverified */
+                code: string;
+                /** @description What needs doing and how, as Whop wrote it */
+                message: string;
+                /** @description Code Whop says to add to the site, ready to copy; null when none */
+                codeBlock: string | null;
+                /** @description The DNS records Whop asks for */
+                dnsRecords: {
+                    type: string;
+                    name: string;
+                    value: string;
+                }[];
             }[];
-            /** @description Whop's explanation when Apple Pay is not ready */
-            issue: string | null;
             /** @description When Whop was last asked */
             checkedAt: string | null;
         };
@@ -14405,20 +14410,25 @@ export interface components {
             /** @description The merchant's checkout host now (its verified custom domain, else its subdomain): the one registered, never a client-given name */
             hostname: string;
             /**
-             * @description not_registered: not registered for this host and Whop company; pending/ready/action_required/releasing: Whop's apple_pay capability as Whop last reported it; expired: Whop's claim lapsed (48 hours unverified)
+             * @description not_registered: not registered for this host and Whop company, or Whop reports no Apple Pay on it; pending/ready/action_required/releasing: Whop's apple_pay.state as last answered
              * @enum {string}
              */
-            status: "not_registered" | "pending" | "ready" | "action_required" | "releasing" | "expired";
-            /** @description Whop's claim on the host: pending, verified or expired */
-            verification: string | null;
-            /** @description The DNS records Whop asks for on the host, to create at the DNS provider */
-            records: {
-                type: string;
-                name: string;
-                value: string;
+            status: "not_registered" | "pending" | "ready" | "action_required" | "releasing";
+            /** @description Whop's issues for Apple Pay on the host: what to do before checking again */
+            issues: {
+                /** @description Whop's stable code, e.g. apple_pay_unverified */
+                code: string;
+                /** @description What needs doing and how, as Whop wrote it */
+                message: string;
+                /** @description Code Whop says to add to the site, ready to copy; null when none */
+                codeBlock: string | null;
+                /** @description The DNS records Whop asks for */
+                dnsRecords: {
+                    type: string;
+                    name: string;
+                    value: string;
+                }[];
             }[];
-            /** @description Whop's explanation when Apple Pay is not ready */
-            issue: string | null;
             /** @description When Whop was last asked */
             checkedAt: string | null;
         };

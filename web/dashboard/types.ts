@@ -65,10 +65,10 @@ export interface WalletStatus {
 /** The checkout host registered with Whop for Apple Pay (POST /api/merchant/processor/apple-pay-domain). */
 export interface ApplePayDomain {
   hostname: string;
-  status: 'not_registered' | 'pending' | 'ready' | 'action_required' | 'releasing' | 'expired';
-  verification: string | null;
-  records: Array<{ type: string; name: string; value: string }>;
-  issue: string | null;
+  /** Whop's apple_pay.state, or not_registered. */
+  status: 'not_registered' | 'pending' | 'ready' | 'action_required' | 'releasing';
+  /** What Whop asks for before checking again, as Whop wrote it. */
+  issues: Array<{ code: string; message: string; codeBlock: string | null; dnsRecords: Array<{ type: string; name: string; value: string }> }>;
   checkedAt: string | null;
 }
 

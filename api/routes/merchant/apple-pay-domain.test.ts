@@ -1,7 +1,8 @@
 // Apple Pay on the embedded checkout (issue 30, item 1): POST /api/merchant/processor/apple-pay-domain registers the
-// merchant's own checkout host with Whop's Domains API (the processor simulator) through the apple-pay-domain workflow,
-// and GET /api/merchant/processor's wallets view says Apple Pay is ready only once Whop reports the capability ready
-// for that host, showing the DNS records until then. Each merchant sees and changes only its own registration.
+// merchant's own checkout host with Whop's Domains API (the processor simulator, sandbox/processor/domains.ts) through
+// the apple-pay-domain workflow, and GET /api/merchant/processor's wallets view says Apple Pay is ready only once Whop
+// reports `apple_pay.state` ready for that host, showing Whop's apple_pay issues (message, DNS records) until then.
+// Each merchant sees and changes only its own registration.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
 import { api, control, merchantWithProcessor, type Merchant } from '../../../test/e2e/checkout-helpers.js';
@@ -25,33 +26,43 @@ const whopDomains = () => [...stack.sims.processor.domains.domains.values()];
 const businessOf = async (m: Merchant) => (await stack.database.db.processorConnection.findUniqueOrThrow({ where: { merchantId: m.id } })).businessId;
 
 describe('registering the checkout host for Apple Pay', () => {
-  it('given a Growth merchant on the embedded page / register, publish the records, check again / not ready with the records, then ready', async () => {
+  it('given a Growth merchant on the embedded page / register, Apple refuses, the file is served, check again / pending, then what Whop asks, then ready', async () => {
     const m = await merchantWithProcessor(stack, 'Apple Shop', { plan: 'GROWTH' });
     const host = await hostOf(m);
-    expect(await wallets(m)).toMatchObject({ status: 'embedded', ready: false, applePayDomain: { hostname: host, status: 'not_registered', records: [] } });
+    expect(await wallets(m)).toMatchObject({ status: 'embedded', ready: false, applePayDomain: { hostname: host, status: 'not_registered', issues: [], checkedAt: null } });
 
     const res = await register(m);
 
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body).toMatchObject({ status: 'embedded', ready: false, applePayDomain: { hostname: host, status: 'pending', verification: 'pending', checkedAt: expect.any(String) } });
-    const claimed = whopDomains().filter((d) => d.hostname === host);
-    expect(claimed).toHaveLength(1);
-    expect(claimed[0]!.account_id).toBe(await businessOf(m));
-    expect(res.body.applePayDomain.records).toEqual(claimed[0]!.verification.records);
-    expect(res.body.statusMessage).toContain('DNS records');
+    expect(res.body).toMatchObject({ status: 'embedded', ready: false, applePayDomain: { hostname: host, status: 'pending', issues: [], checkedAt: expect.any(String) } });
+    expect(res.body.statusMessage).toContain('Whop is registering it with Apple');
+    const added = whopDomains().filter((d) => d.hostname === host);
+    expect(added).toHaveLength(1);
+    expect(added[0]).toMatchObject({ accountId: await businessOf(m), applePay: expect.any(String), deleted: false });
     expect(await wallets(m)).toEqual(res.body);
 
-    // Whop sees the records; "Check again" runs the same registration, which now checks the capability.
-    expect((await control(stack.urls.processor, 'POST', `domains/${claimed[0]!.id}/verification`, { status: 'verified' })).status).toBe(200);
-    const again = await register(m);
-    expect(again.status).toBe(200);
-    expect(again.body).toMatchObject({ status: 'embedded', ready: true, applePayDomain: { hostname: host, status: 'ready', verification: 'verified' } });
+    // Check again: Apple answered that it could not fetch the association file; Whop's issue says what to do.
+    const refused = await register(m);
+    expect(refused.status).toBe(200);
+    expect(refused.body).toMatchObject({ ready: false, applePayDomain: { status: 'action_required' } });
+    expect(refused.body.applePayDomain.issues).toEqual([{
+      code: 'apple_pay_unverified', message: expect.stringContaining(host), codeBlock: null,
+      dnsRecords: [{ type: 'TXT', name: `_apple-pay.${host}`, value: expect.stringMatching(/^whop-apple-pay=/) }],
+    }]);
+    expect(refused.body.statusMessage).toContain('do what Whop asks below');
     expect(whopDomains().filter((d) => d.hostname === host)).toHaveLength(1);
 
-    // Apple refusing later: not ready, with Whop's issue.
-    await control(stack.urls.processor, 'POST', `domains/${claimed[0]!.id}/apple_pay`, { status: 'action_required', issue: 'Apple could not fetch the association file' });
-    const refused = await register(m);
-    expect(refused.body).toMatchObject({ ready: false, applePayDomain: { status: 'action_required', issue: 'Apple could not fetch the association file' } });
+    // Apple can fetch the file now; check again registers it again, and the retrieve after it reads ready.
+    expect((await control(stack.urls.processor, 'POST', 'domains/association', { hostname: host, served: true })).status).toBe(200);
+    const ready = await register(m);
+    expect(ready.body).toMatchObject({ status: 'embedded', ready: true, applePayDomain: { hostname: host, status: 'ready', issues: [] } });
+    expect(await wallets(m)).toEqual(ready.body);
+
+    // Deleted on Whop's side: the next registration adds it again, which revives it under its id.
+    stack.sims.processor.domains.remove(added[0]!);
+    const revived = await register(m);
+    expect(revived.body).toMatchObject({ applePayDomain: { status: 'pending' } });
+    expect(whopDomains().filter((d) => d.hostname === host).map((d) => [d.id, d.deleted])).toEqual([[added[0]!.id, false]]);
   });
 
   it('given a hostname in the request / it is refused (400) and nothing is registered', async () => {
@@ -70,15 +81,15 @@ describe('registering the checkout host for Apple Pay', () => {
     const aView = await wallets(a);
 
     const bView = await wallets(b);
-    expect(bView.applePayDomain).toMatchObject({ hostname: await hostOf(b), status: 'not_registered', records: [] });
+    expect(bView.applePayDomain).toMatchObject({ hostname: await hostOf(b), status: 'not_registered', issues: [] });
     expect(JSON.stringify(bView)).not.toContain(await hostOf(a));
 
     expect((await register(b)).status).toBe(200);
     expect(await wallets(a)).toEqual(aView);
     const bHost = await hostOf(b);
     const bDomain = whopDomains().find((d) => d.hostname === bHost);
-    expect(bDomain?.account_id).toBe(await businessOf(b));
-    expect(bDomain?.account_id).not.toBe(await businessOf(a));
+    expect(bDomain?.accountId).toBe(await businessOf(b));
+    expect(bDomain?.accountId).not.toBe(await businessOf(a));
   });
 
   it('bad states: no token 401; Starter 409 (not on plan); the hosted payment page 409 (nothing to register); no processor 409', async () => {
@@ -103,13 +114,20 @@ describe('registering the checkout host for Apple Pay', () => {
     expect(bare.body.error).toContain('Connect the processor');
   });
 
-  it("given a key without Whop's domain permissions / 422 INVALID_PROCESSOR_KEY naming them, and nothing stored", async () => {
+  it("given a key without Whop's domain permissions (Whop answers 403) / 422 INVALID_PROCESSOR_KEY naming them, and nothing stored; a key Whop refuses (401) says to connect again", async () => {
     const m = await merchantWithProcessor(stack, 'No Perms Shop', { plan: 'GROWTH' });
-    expect((await control(stack.urls.processor, 'POST', 'faults', { mode: 'error', status: 403, match: '/api/v1/domains', count: 5 })).status).toBeLessThan(300);
+    expect((await control(stack.urls.processor, 'POST', 'domains/permissions', { api_key: m.processorApiKey, permissions: ['domain:read'] })).status).toBe(200);
     const res = await register(m);
-    await control(stack.urls.processor, 'DELETE', 'faults');
     expect(res.status).toBe(422);
-    expect(res.body).toMatchObject({ code: 'INVALID_PROCESSOR_KEY', error: expect.stringContaining('domain:manage') });
+    expect(res.body).toMatchObject({ code: 'INVALID_PROCESSOR_KEY', error: expect.stringContaining('lacks the domain:read and domain:manage permissions') });
     expect((await wallets(m)).applePayDomain.status).toBe('not_registered');
+    expect(await stack.database.db.applePayDomain.findUnique({ where: { merchantId: m.id } })).toBeNull();
+
+    const n = await merchantWithProcessor(stack, 'Revoked Key Shop', { plan: 'GROWTH' });
+    expect((await control(stack.urls.processor, 'POST', 'faults', { mode: 'error', status: 401, match: '/api/v1/domains', count: 5 })).status).toBeLessThan(300);
+    const revoked = await register(n);
+    await control(stack.urls.processor, 'DELETE', 'faults');
+    expect(revoked.status).toBe(422);
+    expect(revoked.body).toMatchObject({ code: 'INVALID_PROCESSOR_KEY', error: expect.stringContaining('connect the processor again') });
   });
 });

@@ -253,7 +253,7 @@ describe('verifying and using a custom domain', () => {
     expect(sibling.body.code).toBe('ORIGIN_NOT_ALLOWED');
 
     // Apple Pay follows the checkout host: the custom domain is now the one to register with Whop.
-    expect(await walletsOf(m.token)).toMatchObject({ status: 'embedded', ready: false, applePayDomain: { hostname: domain, status: 'not_registered', records: [] } });
+    expect(await walletsOf(m.token)).toMatchObject({ status: 'embedded', ready: false, applePayDomain: { hostname: domain, status: 'not_registered', issues: [] } });
 
     // Removed: URLs, config and wallets fall back to the subdomain.
     const removed = await call('DELETE', '/api/merchant/domain', { token: m.token });
@@ -289,7 +289,7 @@ describe("wallets on Whop's hosted page", () => {
     expect(connected.status).toBe(200);
 
     // On the embedded checkout (the default): not offered until the checkout host is registered with Whop, said plainly.
-    expect(await walletsOf(token)).toMatchObject({ status: 'embedded', ready: false, applePayDomain: { status: 'not_registered' } });
+    expect(await walletsOf(token)).toMatchObject({ status: 'embedded', ready: false, applePayDomain: { status: 'not_registered' }, statusMessage: expect.stringContaining("choose \"On Whop's payment page\"") });
     // On Whop's hosted page, right away, with nothing asked: Apple Pay and Google Pay with no domain set-up.
     expect((await call('PATCH', '/api/merchant/config', { token, body: { paymentPage: 'hosted' } })).status).toBe(200);
     expect(await walletsOf(token)).toEqual({

@@ -32,11 +32,16 @@ const applePayDomainView = z
   .object({
     hostname: z.string().describe("The merchant's checkout host now (its verified custom domain, else its subdomain): the one registered, never a client-given name"),
     status: z
-      .enum(['not_registered', 'pending', 'ready', 'action_required', 'releasing', 'expired'])
-      .describe("not_registered: not registered for this host and Whop company; pending/ready/action_required/releasing: Whop's apple_pay capability as Whop last reported it; expired: Whop's claim lapsed (48 hours unverified)"),
-    verification: z.string().nullable().describe("Whop's claim on the host: pending, verified or expired"),
-    records: z.array(z.object({ type: z.string(), name: z.string(), value: z.string() })).describe('The DNS records Whop asks for on the host, to create at the DNS provider'),
-    issue: z.string().nullable().describe("Whop's explanation when Apple Pay is not ready"),
+      .enum(['not_registered', 'pending', 'ready', 'action_required', 'releasing'])
+      .describe("not_registered: not registered for this host and Whop company, or Whop reports no Apple Pay on it; pending/ready/action_required/releasing: Whop's apple_pay.state as last answered"),
+    issues: z
+      .array(z.object({
+        code: z.string().describe("Whop's stable code, e.g. apple_pay_unverified"),
+        message: z.string().describe('What needs doing and how, as Whop wrote it'),
+        codeBlock: z.string().nullable().describe('Code Whop says to add to the site, ready to copy; null when none'),
+        dnsRecords: z.array(z.object({ type: z.string(), name: z.string(), value: z.string() })).describe('The DNS records Whop asks for'),
+      }))
+      .describe("Whop's issues for Apple Pay on the host: what to do before checking again"),
     checkedAt: z.string().nullable().describe('When Whop was last asked'),
   })
   .meta({ id: 'ApplePayDomain' });
@@ -159,9 +164,9 @@ export const processorRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
       description:
         "`wallets`: Apple Pay and Google Pay. On Whop's hosted checkout page Whop offers them with no domain set-up: `hosted` when " +
         'the plan includes wallet payments (Growth; Demo: previews only). On the embedded payment page (the default), Whop\'s embed ' +
-        'offers Apple Pay only on a checkout host Whop has verified: `embedded`, `ready` only when Whop reports the `apple_pay` ' +
-        'capability ready for the merchant\'s checkout host, with `applePayDomain` saying what is missing (the DNS records; register ' +
-        "with POST /api/merchant/processor/apple-pay-domain). `not_on_plan` when the plan lacks them (Whop's page is told not to offer " +
+        'offers Apple Pay only on a checkout host Whop has registered with Apple: `embedded`, `ready` only when Whop reports ' +
+        "`apple_pay.state` ready for the merchant's checkout host, with `applePayDomain` saying what is missing (Whop's issues: " +
+        "message, DNS records, code; register with POST /api/merchant/processor/apple-pay-domain). `not_on_plan` when the plan lacks them (Whop's page is told not to offer " +
         'them, with the plan to choose). null while no processor is connected.',
       ...auth,
       response: { 200: processorStatus.extend({ wallets: walletStatus.nullable() }).meta({ id: 'ProcessorStatusWithWallets' }), 401: errorResponse },
@@ -179,12 +184,12 @@ export const processorRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
       tags,
       summary: "Register the checkout host with Whop for Apple Pay on the embedded checkout, or check it again",
       description:
-        "Claims the merchant's own checkout host (its verified custom domain, else its subdomain; nothing in the request names a host) as a " +
-        "domain on the merchant's Whop company and adds Whop's `apple_pay` capability, or, once registered, has Whop check it again (after " +
-        'the DNS records are created). Answers the wallet view with the records and the status. CONFLICT (409) without a connected processor, ' +
+        "Adds the merchant's own checkout host (its verified custom domain, else its subdomain; nothing in the request names a host) as a " +
+        "domain on the merchant's Whop company with Whop's `apple_pay` capability (or adds the capability to it), or, once added, has Whop " +
+        "check it again (after the merchant did what Whop's issue asks). Answers the wallet view with Whop's state and issues. CONFLICT (409) without a connected processor, " +
         'when the plan has no wallet payments, when the checkout does not use the embedded payment page (Whop\'s hosted page needs no ' +
         'domain), or while a registration is running; INVALID_PROCESSOR_KEY (422) when the key lacks Whop\'s ' +
-        'domain:read and domain:manage permissions; PROCESSOR_TIMEOUT (504); UPSTREAM_ERROR (502).',
+        'domain:read and domain:manage permissions (Whop answers 403), or is refused; PROCESSOR_TIMEOUT (504); UPSTREAM_ERROR (502).',
       ...auth,
       body: z.strictObject({}).optional(),
       response: { 200: walletStatus, 400: errorResponse, 401: errorResponse, 409: errorResponse, 422: errorResponse, 502: errorResponse, 504: errorResponse },

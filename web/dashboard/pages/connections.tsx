@@ -427,15 +427,14 @@ export function ProcessorConnection(props: { onChange?: () => void }) {
 }
 
 const APPLE_PAY_STATUS: Record<ApplePayDomain['status'], string> = {
-  not_registered: 'Not registered',
-  pending: 'Waiting for the DNS records',
-  ready: 'Verified',
+  not_registered: 'Not registered with Whop',
+  pending: 'Whop is registering it with Apple',
+  ready: 'Ready: registered with Apple',
   action_required: 'Apple could not verify it',
-  releasing: 'Being removed',
-  expired: 'Claim expired',
+  releasing: 'Whop is removing it from Apple',
 };
 
-/** The checkout host registered with Whop for Apple Pay in the embedded checkout: its status, the records, Check again. */
+/** The checkout host registered with Whop for Apple Pay in the embedded checkout: its status, what Whop asks, Check again. */
 function ApplePayDomainPanel(props: { domain: ApplePayDomain; onChange: (wallets: WalletStatus) => void }) {
   const d = props.domain;
   const action = useForm({});
@@ -444,32 +443,38 @@ function ApplePayDomainPanel(props: { domain: ApplePayDomain; onChange: (wallets
     void action.run(async () => {
       const wallets = await api.post<WalletStatus>('/api/merchant/processor/apple-pay-domain', {});
       props.onChange(wallets);
-      return wallets.applePayDomain?.status === 'ready' ? 'Apple Pay is verified for your checkout.' : 'Whop was asked: the status below is its answer.';
+      return wallets.applePayDomain?.status === 'ready' ? 'Apple Pay is ready on your checkout page.' : "Whop was asked: its answer is shown here.";
     });
   return (
     <div class="apple-pay-domain" data-apple-pay-status={d.status}>
       <dl class="dl">
         <dt>Checkout host</dt><dd><code>{d.hostname}</code></dd>
         <dt>Apple Pay</dt><dd>{APPLE_PAY_STATUS[d.status]}{d.checkedAt && <span class="muted"> · checked {formatDate(d.checkedAt)}</span>}</dd>
-        {d.issue && <><dt>Whop says</dt><dd class="text-danger">{d.issue}</dd></>}
       </dl>
-      {d.records.length > 0 && d.status !== 'ready' && (
-        <div class="table-wrap">
-          <p class="hint">Create these at your DNS host, then check again. Whop's claim lapses after 48 hours without them.</p>
-          <table class="table" aria-label="DNS records for Apple Pay">
-            <thead><tr><th scope="col">Type</th><th scope="col">Name</th><th scope="col">Value</th></tr></thead>
-            <tbody>
-              {d.records.map((r) => (
-                <tr key={`${r.type}-${r.name}`}>
-                  <td><code>{r.type}</code></td>
-                  <td><Copyable value={r.name} label={`${r.type} name`} /></td>
-                  <td><Copyable value={r.value} label={`${r.type} value`} /></td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+      {d.status !== 'ready' && d.issues.map((issue) => (
+        // Whop's own words and records (its Domains API issue for apple_pay), shown as Whop sent them.
+        <div class="apple-pay-issue" data-issue={issue.code} key={issue.code}>
+          <p><strong>Whop says:</strong> {issue.message}</p>
+          {issue.dnsRecords.length > 0 && (
+            <div class="table-wrap">
+              <table class="table" aria-label="DNS records Whop asks for">
+                <thead><tr><th scope="col">Type</th><th scope="col">Name</th><th scope="col">Value</th></tr></thead>
+                <tbody>
+                  {issue.dnsRecords.map((r) => (
+                    <tr key={`${r.type}-${r.name}-${r.value}`}>
+                      <td><code>{r.type}</code></td>
+                      <td><Copyable value={r.name} label={`${r.type} name`} /></td>
+                      <td><Copyable value={r.value} label={`${r.type} value`} /></td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+          {issue.codeBlock && <pre aria-label="Code Whop asks you to add"><code>{issue.codeBlock}</code></pre>}
+          <p class="hint">Once that is done, check again.</p>
         </div>
-      )}
+      ))}
       <div class="button-row">
         <Button name="apple-pay-domain" variant="secondary" busy={action.busy} onClick={run}>
           {registered ? 'Check again' : 'Register for Apple Pay'}
