@@ -457,14 +457,14 @@ function ApplePayDomainPanel(props: { domain: ApplePayDomain; onChange: (wallets
           <p><strong>Whop says:</strong> {issue.message}</p>
           {issue.dnsRecords.length > 0 && (
             <div class="table-wrap">
-              <table class="table" aria-label="DNS records Whop asks for">
+              <table class="table records-table" aria-label="DNS records Whop asks for">
                 <thead><tr><th scope="col">Type</th><th scope="col">Name</th><th scope="col">Value</th></tr></thead>
                 <tbody>
                   {issue.dnsRecords.map((r) => (
                     <tr key={`${r.type}-${r.name}-${r.value}`}>
-                      <td><code>{r.type}</code></td>
-                      <td><Copyable value={r.name} label={`${r.type} name`} /></td>
-                      <td><Copyable value={r.value} label={`${r.type} value`} /></td>
+                      <td data-label="Type"><code>{r.type}</code></td>
+                      <td data-label="Name"><Copyable value={r.name} label={`${r.type} name`} /></td>
+                      <td data-label="Value"><Copyable value={r.value} label={`${r.type} value`} /></td>
                     </tr>
                   ))}
                 </tbody>
