@@ -11,6 +11,7 @@ import { createCheckoutSessionActivities } from './checkout-session.js';
 import { createCheckoutPaymentActivities } from './checkout-payment.js';
 import { createFulfilmentActivities } from './checkout-fulfilment.js';
 import { createProcessorActivities } from './processor.js';
+import { createApplePayDomainActivities } from './apple-pay-domain.js';
 import { createStorefrontBActivities } from './storefront-b.js';
 import { createStorefrontAActivities } from './storefront-a.js';
 import { createStoreCountriesActivities } from './store-countries.js';
@@ -53,6 +54,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createFxRatesActivities({ db, ratesUrl: config.fx.url }),
     ...createEmailActivities({ ...shared, email }),
     ...createProcessorActivities(shared),
+    ...createApplePayDomainActivities(shared),
     ...createStorefrontBActivities(shared),
     ...createStorefrontAActivities({ ...shared, email }),
     ...createStoreCountriesActivities(shared),

@@ -61,7 +61,7 @@ export const ROUTE_RESOURCES: Record<ApiKeyResource, readonly string[]> = {
   ],
   domains: ['POST /api/merchant/domain', 'GET /api/merchant/domain/status', 'POST /api/merchant/domain/verify', 'DELETE /api/merchant/domain'],
   connections: [
-    'GET /api/merchant/processor', 'POST /api/merchant/processor/connect', 'DELETE /api/merchant/processor',
+    'GET /api/merchant/processor', 'POST /api/merchant/processor/connect', 'DELETE /api/merchant/processor', 'POST /api/merchant/processor/apple-pay-domain',
     'GET /api/merchant/storefront-a', 'GET /api/merchant/storefront-a/app.zip', 'PUT /api/merchant/storefront-a', 'DELETE /api/merchant/storefront-a',
     'GET /api/merchant/storefront-b', 'GET /api/merchant/storefront-b/plugin.zip', 'POST /api/merchant/storefront-b/connect', 'DELETE /api/merchant/storefront-b',
     'GET /api/merchant/script-tag/status', 'POST /api/merchant/script-tag/install', 'POST /api/merchant/store-countries/refresh',

@@ -1874,7 +1874,7 @@ export interface paths {
         };
         /**
          * Processor connection status, part by part (never the key or the webhook secret), and wallet payments
-         * @description `wallets`: Apple Pay and Google Pay. On Whop's hosted checkout page Whop offers them with no domain set-up, so nothing is asked of the merchant: `hosted` when the plan includes wallet payments (Growth; Demo: previews only), `not_on_plan` otherwise (Whop's page is told not to offer them, with the plan to choose). `embedded` (ready false) when shoppers pay in Whop's embedded checkout on the merchant's page (paymentPage embedded), which offers Apple Pay only on a domain verified with Whop: not registered by this service yet. null while no processor is connected.
+         * @description `wallets`: Apple Pay and Google Pay. On Whop's hosted checkout page Whop offers them with no domain set-up: `hosted` when the plan includes wallet payments (Growth; Demo: previews only). On the embedded payment page (the default), Whop's embed offers Apple Pay only on a checkout host Whop has registered with Apple: `embedded`, `ready` only when Whop reports `apple_pay.state` ready for the merchant's checkout host, with `applePayDomain` saying what is missing (Whop's issues: message, DNS records, code; register with POST /api/merchant/processor/apple-pay-domain). `not_on_plan` when the plan lacks them (Whop's page is told not to offer them, with the plan to choose). null while no processor is connected.
          *
          *     API keys need the `connections:read` scope.
          */
@@ -2053,6 +2053,144 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/merchant/processor/apple-pay-domain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register the checkout host with Whop for Apple Pay on the embedded checkout, or check it again
+         * @description Adds the merchant's own checkout host (its verified custom domain, else its subdomain; nothing in the request names a host) as a domain on the merchant's Whop company with Whop's `apple_pay` capability (or adds the capability to it), or, once added, has Whop check it again (after the merchant did what Whop's issue asks). Answers the wallet view with Whop's state and issues. CONFLICT (409) without a connected processor, when the plan has no wallet payments, when the checkout does not use the embedded payment page (Whop's hosted page needs no domain), or while a registration is running; INVALID_PROCESSOR_KEY (422) when the key lacks Whop's domain:read and domain:manage permissions (Whop answers 403), or is refused; PROCESSOR_TIMEOUT (504); UPSTREAM_ERROR (502).
+         *
+         *     API keys need the `connections:write` scope.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant, and only the session or API key that used a key gets its answer again (another one gets 422 IDEMPOTENCY_KEY_REUSED, not run); use a UUID. */
+                    "idempotency-key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WalletStatus"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -13435,16 +13573,44 @@ export interface components {
         ApiKeyListInput: {
             items: components["schemas"]["ApiKeyInput"][];
         };
+        ApplePayDomainInput: {
+            /** @description The merchant's checkout host now (its verified custom domain, else its subdomain): the one registered, never a client-given name */
+            hostname: string;
+            /**
+             * @description not_registered: not registered for this host and Whop company, or Whop reports no Apple Pay on it; pending/ready/action_required/releasing: Whop's apple_pay.state as last answered
+             * @enum {string}
+             */
+            status: "not_registered" | "pending" | "ready" | "action_required" | "releasing";
+            /** @description Whop's issues for Apple Pay on the host: what to do before checking again */
+            issues: {
+                /** @description Whop's stable code, e.g. apple_pay_unverified */
+                code: string;
+                /** @description What needs doing and how, as Whop wrote it */
+                message: string;
+                /** @description Code Whop says to add to the site, ready to copy; null when none */
+                codeBlock: string | null;
+                /** @description The DNS records Whop asks for */
+                dnsRecords: {
+                    type: string;
+                    name: string;
+                    value: string;
+                }[];
+            }[];
+            /** @description When Whop was last asked */
+            checkedAt: string | null;
+        };
         WalletStatusInput: {
             /**
-             * @description hosted: Whop's hosted checkout page offers Apple Pay and Google Pay, with no domain set-up; embedded: shoppers pay in Whop's embedded checkout on the merchant's page, which offers Apple Pay only on a domain verified with Whop — not registered by this service yet, so not offered (ready false); not_on_plan: the plan has no wallet payments, so Whop's page is told not to offer them
+             * @description hosted: Whop's hosted checkout page offers Apple Pay and Google Pay, with no domain set-up; embedded: shoppers pay in Whop's embedded checkout on the checkout page, which offers Apple Pay only once Whop reports the checkout host verified (applePayDomain); not_on_plan: the plan has no wallet payments, so Whop's page is told not to offer them
              * @enum {string}
              */
             status: "hosted" | "embedded" | "not_on_plan";
-            /** @description Shoppers' checkouts offer wallet payments now (the plan has them live; on Demo only previews do) */
+            /** @description Shoppers' checkouts offer wallet payments now (the plan has them live, and on the embedded page Whop reports Apple Pay ready for the checkout host) */
             ready: boolean;
-            /** @description What this means for the shoppers, and the plan to choose when the plan lacks them */
+            /** @description What this means for the shoppers, and what is missing */
             statusMessage: string;
+            /** @description On the embedded payment page: the checkout host registered with Whop for Apple Pay; null otherwise */
+            applePayDomain: components["schemas"]["ApplePayDomainInput"] | null;
         };
         /** @description The latest key submitted since the connection above was made, while it is being set up or after it failed; the connection keeps working meanwhile */
         ProcessorConnectionAttemptInput: {
@@ -14783,16 +14949,44 @@ export interface components {
         ApiKeyList: {
             items: components["schemas"]["ApiKey"][];
         };
+        ApplePayDomain: {
+            /** @description The merchant's checkout host now (its verified custom domain, else its subdomain): the one registered, never a client-given name */
+            hostname: string;
+            /**
+             * @description not_registered: not registered for this host and Whop company, or Whop reports no Apple Pay on it; pending/ready/action_required/releasing: Whop's apple_pay.state as last answered
+             * @enum {string}
+             */
+            status: "not_registered" | "pending" | "ready" | "action_required" | "releasing";
+            /** @description Whop's issues for Apple Pay on the host: what to do before checking again */
+            issues: {
+                /** @description Whop's stable code, e.g. apple_pay_unverified */
+                code: string;
+                /** @description What needs doing and how, as Whop wrote it */
+                message: string;
+                /** @description Code Whop says to add to the site, ready to copy; null when none */
+                codeBlock: string | null;
+                /** @description The DNS records Whop asks for */
+                dnsRecords: {
+                    type: string;
+                    name: string;
+                    value: string;
+                }[];
+            }[];
+            /** @description When Whop was last asked */
+            checkedAt: string | null;
+        };
         WalletStatus: {
             /**
-             * @description hosted: Whop's hosted checkout page offers Apple Pay and Google Pay, with no domain set-up; embedded: shoppers pay in Whop's embedded checkout on the merchant's page, which offers Apple Pay only on a domain verified with Whop — not registered by this service yet, so not offered (ready false); not_on_plan: the plan has no wallet payments, so Whop's page is told not to offer them
+             * @description hosted: Whop's hosted checkout page offers Apple Pay and Google Pay, with no domain set-up; embedded: shoppers pay in Whop's embedded checkout on the checkout page, which offers Apple Pay only once Whop reports the checkout host verified (applePayDomain); not_on_plan: the plan has no wallet payments, so Whop's page is told not to offer them
              * @enum {string}
              */
             status: "hosted" | "embedded" | "not_on_plan";
-            /** @description Shoppers' checkouts offer wallet payments now (the plan has them live; on Demo only previews do) */
+            /** @description Shoppers' checkouts offer wallet payments now (the plan has them live, and on the embedded page Whop reports Apple Pay ready for the checkout host) */
             ready: boolean;
-            /** @description What this means for the shoppers, and the plan to choose when the plan lacks them */
+            /** @description What this means for the shoppers, and what is missing */
             statusMessage: string;
+            /** @description On the embedded payment page: the checkout host registered with Whop for Apple Pay; null otherwise */
+            applePayDomain: components["schemas"]["ApplePayDomain"] | null;
         };
         /** @description The latest key submitted since the connection above was made, while it is being set up or after it failed; the connection keeps working meanwhile */
         ProcessorConnectionAttempt: {

@@ -59,12 +59,24 @@ export interface ProcessorStatus {
 
 /**
  * Apple Pay and Google Pay (model/wallets.ts): on Whop's hosted checkout page offered with no domain set-up, so the plan
- * alone decides; in the embedded checkout on the merchant's page not offered yet (a domain verified with Whop needed).
+ * alone decides (hosted); on the embedded payment page Apple Pay needs the checkout host verified with Whop (embedded,
+ * applePayDomain); not_on_plan when the plan lacks them.
  */
 export interface WalletStatus {
   status: 'hosted' | 'embedded' | 'not_on_plan';
   ready: boolean;
   statusMessage: string;
+  applePayDomain?: ApplePayDomain | null;
+}
+
+/** The checkout host registered with Whop for Apple Pay (POST /api/merchant/processor/apple-pay-domain). */
+export interface ApplePayDomain {
+  hostname: string;
+  /** Whop's apple_pay.state, or not_registered. */
+  status: 'not_registered' | 'pending' | 'ready' | 'action_required' | 'releasing';
+  /** What Whop asks for before checking again, as Whop wrote it. */
+  issues: Array<{ code: string; message: string; codeBlock: string | null; dnsRecords: Array<{ type: string; name: string; value: string }> }>;
+  checkedAt: string | null;
 }
 
 /** GET /api/merchant/storefront-a (api/routes/merchant/storefront-a.ts). */
