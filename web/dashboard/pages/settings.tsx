@@ -1,9 +1,10 @@
-// Account and shop settings: shop name, checkout subdomain (slug), email, phone, password and sessions.
+// Account and shop settings: shop name, checkout subdomain (slug), abandoned-checkout recovery, email, phone, password and sessions.
 import { api, ApiError } from '../api.js';
 import { invalid, useForm } from '../form.js';
 import { navigate } from '../router.js';
 import { useSession } from '../session.js';
 import type { Merchant, SessionAnswer } from '../types.js';
+import { RecoveryForm } from './recovery.js';
 import { Alert, Button, Card, ConfirmButton, Copyable, Field, Form, PageHeader } from '../ui.js';
 
 function ShopForm() {
@@ -138,6 +139,7 @@ export function SettingsPage() {
         <Card title="Shop"><ShopForm /></Card>
         <Card title="Checkout subdomain"><SlugForm /></Card>
       </div>
+      <Card title="Abandoned-checkout recovery" id="recovery"><RecoveryForm /></Card>
       <Card title="Account"><AccountForm /></Card>
       <Card title="Sessions"><SessionsForm /></Card>
     </>
