@@ -10510,7 +10510,7 @@ export interface paths {
         head?: never;
         /**
          * Switch recovery on or off and set the reminders' schedule
-         * @description Only shoppers who ticked the consent box get reminders (explicit opt-in everywhere; docs/privacy.md). A schedule that is not 1 to 3 ascending delays within the bounds: INVALID_INPUT on body.delaysMinutes, nothing changed. A new schedule applies to reminders not yet sent.
+         * @description Only shoppers who ticked the consent box get reminders (explicit opt-in everywhere; docs/privacy.md). A schedule that is not 1 to 3 delays within the bounds, each after the one before ("each reminder comes after the one before"): INVALID_INPUT on body.delaysMinutes, nothing changed. A new schedule applies to reminders not yet sent.
          *
          *     API keys need the `settings:write` scope.
          */

@@ -15,7 +15,9 @@ const recoverySettings = z
   .object({
     enabled: z.boolean().describe('The checkout page asks for consent to reminders, and shoppers who consented and left get them'),
     delaysMinutes: z
-      .array(z.number().int())
+      .array(z.number().int().min(MIN_RECOVERY_DELAY_MINUTES).max(MAX_RECOVERY_DELAY_MINUTES))
+      .min(1)
+      .max(MAX_RECOVERY_REMINDERS)
       .describe(`When each reminder goes, in minutes after the shopper's consent: 1 to ${MAX_RECOVERY_REMINDERS}, ascending, each ${MIN_RECOVERY_DELAY_MINUTES} to ${MAX_RECOVERY_DELAY_MINUTES}`),
   })
   .meta({ id: 'RecoverySettings' });
@@ -40,8 +42,9 @@ export const recoverySettingsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
       tags,
       summary: 'Switch recovery on or off and set the reminders\' schedule',
       description:
-        'Only shoppers who ticked the consent box get reminders (explicit opt-in everywhere; docs/privacy.md). A schedule that is not 1 to 3 ascending ' +
-        'delays within the bounds: INVALID_INPUT on body.delaysMinutes, nothing changed. A new schedule applies to reminders not yet sent.',
+        'Only shoppers who ticked the consent box get reminders (explicit opt-in everywhere; docs/privacy.md). A schedule that is not 1 to 3 ' +
+        'delays within the bounds, each after the one before ("each reminder comes after the one before"): INVALID_INPUT on body.delaysMinutes, ' +
+        'nothing changed. A new schedule applies to reminders not yet sent.',
       ...auth,
       body: recoveryPatch,
       response: { 200: recoveryView, 400: errorResponse, 401: errorResponse },
