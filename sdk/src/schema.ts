@@ -9485,7 +9485,7 @@ export interface paths {
         };
         /**
          * A reminder's link back to the checkout: the cart re-priced by the store, then the checkout page (303)
-         * @description The signature (s) is the reminder's, made for this session. An open or failed checkout gets its lines at the store's current prices (and stock: a line the store no longer sells ends the restore), so the page shows the re-checked total. An abandoned checkout cannot reopen (its status is final): a new checkout is made from its cart at current prices, with the shopper's email, address and consent, marked as recovered from it, and the link leads there. A paid checkout leads to its page as it is. The store no longer having the cart: NOT_FOUND.
+         * @description The signature (s) is the reminder's, made for this session. An open or failed checkout gets its lines at the store's current prices (and stock: a line the store no longer sells ends the restore), so the page shows the re-checked total. An abandoned checkout cannot reopen (its status is final): a new checkout is made from its cart at current prices, with the shopper's email, address and consent, marked as recovered from it, and the link leads there (a later click leads to that same new checkout while it is open). A paid checkout leads to its page as it is. The store no longer having the cart: NOT_FOUND.
          */
         get: {
             parameters: {

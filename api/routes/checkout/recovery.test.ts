@@ -250,6 +250,10 @@ describe('restore link (GET /api/checkout/:token/recover)', () => {
     expect((await db().checkoutSession.findUniqueOrThrow({ where: { token } })).status).toBe('ABANDONED');
     const bundle = await call('GET', `/api/checkout/session-bundle/${newToken}`);
     expect(bundle.body).toMatchObject({ status: 'OPEN', shopper: { email: 'ana@example.com' } });
+    // The link clicked again: the same new checkout, not another one.
+    const again = await call('GET', `/api/checkout/${token}/recover?s=${sign('restore', token)}`);
+    expect(again.headers.location).toMatch(new RegExp(`/checkout/${newToken}$`));
+    expect(await db().checkoutSession.count({ where: { recoveredFrom: token } })).toBe(1);
   });
 
   it('given a paid checkout / its page as it is, nothing re-priced', async () => {

@@ -105,7 +105,7 @@ export const checkoutRecoveryRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
         'The signature (s) is the reminder\'s, made for this session. An open or failed checkout gets its lines at the store\'s current prices (and ' +
         'stock: a line the store no longer sells ends the restore), so the page shows the re-checked total. An abandoned checkout cannot reopen ' +
         '(its status is final): a new checkout is made from its cart at current prices, with the shopper\'s email, address and consent, marked as ' +
-        'recovered from it, and the link leads there. A paid checkout leads to its page as it is. The store no longer having the cart: NOT_FOUND.',
+        'recovered from it, and the link leads there (a later click leads to that same new checkout while it is open). A paid checkout leads to its page as it is. The store no longer having the cart: NOT_FOUND.',
       params: tokenParams,
       querystring: signedQuery,
       response: { 303: z.null(), 401: errorResponse, 404: errorResponse, 502: errorResponse, 504: errorResponse },
@@ -131,7 +131,12 @@ export const checkoutRecoveryRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
         // Only while it is still open or failed: a payment that started meanwhile keeps the lines it is charging for.
         ? (await db.checkoutSession.updateMany({ where: { token, status: { in: ['OPEN', 'FAILED'] } }, data: { items: cart.items, subtotalMinor } })).count === 1
         : false;
-      if (!reopened) target = await recreate(session, cart, subtotalMinor);
+      if (!reopened) {
+        // A second click on an abandoned checkout's link goes back to the checkout the first one made (re-priced too).
+        const earlier = await db.checkoutSession.findFirst({ where: { recoveredFrom: token, status: { in: ['OPEN', 'FAILED'] }, currency: cart.currency }, select: { token: true } });
+        const again = earlier && (await db.checkoutSession.updateMany({ where: { token: earlier.token, status: { in: ['OPEN', 'FAILED'] } }, data: { items: cart.items, subtotalMinor } })).count === 1;
+        target = again ? earlier.token : await recreate(session, cart, subtotalMinor);
+      }
       await db.sessionEvent.create({ data: { token, type: 'recovery_link_opened', data: { pricesChanged, ...(target !== token ? { restoredAs: target } : {}) } } });
     }
     reply.header('cache-control', 'no-store');
