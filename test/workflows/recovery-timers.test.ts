@@ -10,6 +10,7 @@ import { recoveryWorkflowId, stopRecoverySignal } from '../../workflows/recovery
 import { newSessionToken } from '../../api/cart-sources.js';
 import { startActivityRig, type ActivityRig } from '../harness/activity-rig.js';
 import { startTimeSkipping, uniqueTaskQueue, type TimeSkippingTemporal } from '../harness/temporal.js';
+import { writeHistory } from '../../scripts/lib/histories.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -31,6 +32,14 @@ afterEach(async () => {
 });
 
 const db = () => rig.database.db;
+
+/**
+ * SAVE_HISTORIES=1 writes the run's history to workflows/__histories__/<name>.json, where workflows/replay.test.ts replays
+ * it against the current code (how the committed recovery histories were recorded).
+ */
+async function saveHistory(handle: WorkflowHandle, name: string): Promise<void> {
+  if (process.env.SAVE_HISTORIES) writeHistory(`workflows/__histories__/${name}.json`, await handle.fetchHistory());
+}
 
 /** A merchant with recovery on and the given schedule, and one open session of theirs whose shopper consented now (workflow time). */
 async function leftCheckout(opts: { delays?: number[]; consent?: boolean; locale?: string } = {}) {
@@ -84,6 +93,7 @@ describe('abandoned-checkout recovery (time-skipping)', () => {
     });
     expect(result).toEqual({ sent: [1, 2, 3], ended: 'schedule_done' });
     expect(await sendTimes(handle, consentAt)).toEqual([1, 24, 72]);
+    await saveHistory(handle, 'recovery-three-reminders');
     const mail = reminders(email);
     expect(mail).toHaveLength(3);
     // In the shopper's language, from the shop, with the signed links back and out.
@@ -125,6 +135,7 @@ describe('abandoned-checkout recovery (time-skipping)', () => {
       await handle.signal(stopRecoverySignal, 'opted_out');
       const result = await handle.result();
       const { startTime, closeTime } = await handle.describe();
+      await saveHistory(handle, 'recovery-unsubscribed-after-first');
       return { result, closedAfter: closeTime!.getTime() - startTime.getTime() };
     });
     expect(result).toEqual({ sent: [1], ended: 'opted_out' });
