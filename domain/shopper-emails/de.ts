@@ -7,6 +7,7 @@ export const DE: ShopperEmailWords = {
   shipping: 'Versand ({name})',
   total: 'Gesamt',
   shippingTo: 'Lieferung an',
+  billingTo: 'Rechnungsadresse',
   orderSubject: 'Bestellung {reference} bestätigt – {shop}',
   orderTitle: 'Bestellung {reference} bestätigt',
   orderIntro: 'Vielen Dank für Ihre Bestellung, {name}! Bestellung {reference} ist bestätigt und {shop} bereitet sie vor.',

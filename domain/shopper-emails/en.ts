@@ -7,6 +7,7 @@ export const EN = {
   shipping: 'Shipping ({name})',
   total: 'Total',
   shippingTo: 'Shipping to',
+  billingTo: 'Billing address',
   orderSubject: 'Order {reference} confirmed – {shop}',
   orderTitle: 'Order {reference} confirmed',
   orderIntro: 'Thank you for your order, {name}! Order {reference} is confirmed and {shop} is getting it ready.',

@@ -7,6 +7,7 @@ export const ES: ShopperEmailWords = {
   shipping: 'Envío ({name})',
   total: 'Total',
   shippingTo: 'Envío a',
+  billingTo: 'Dirección de facturación',
   orderSubject: 'Pedido {reference} confirmado – {shop}',
   orderTitle: 'Pedido {reference} confirmado',
   orderIntro: '¡Gracias por tu pedido, {name}! El pedido {reference} está confirmado y {shop} lo está preparando.',

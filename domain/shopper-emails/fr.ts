@@ -7,6 +7,7 @@ export const FR: ShopperEmailWords = {
   shipping: 'Livraison ({name})',
   total: 'Total',
   shippingTo: 'Livraison à',
+  billingTo: 'Adresse de facturation',
   orderSubject: 'Commande {reference} confirmée – {shop}',
   orderTitle: 'Commande {reference} confirmée',
   orderIntro: 'Merci pour votre commande, {name} ! La commande {reference} est confirmée et {shop} la prépare.',

@@ -7,6 +7,7 @@ export const IT: ShopperEmailWords = {
   shipping: 'Spedizione ({name})',
   total: 'Totale',
   shippingTo: 'Spedizione a',
+  billingTo: 'Indirizzo di fatturazione',
   orderSubject: 'Ordine {reference} confermato – {shop}',
   orderTitle: 'Ordine {reference} confermato',
   orderIntro: 'Grazie per il tuo ordine, {name}! L’ordine {reference} è confermato e {shop} lo sta preparando.',

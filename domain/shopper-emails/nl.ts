@@ -7,6 +7,7 @@ export const NL: ShopperEmailWords = {
   shipping: 'Verzending ({name})',
   total: 'Totaal',
   shippingTo: 'Verzenden naar',
+  billingTo: 'Factuuradres',
   orderSubject: 'Bestelling {reference} bevestigd – {shop}',
   orderTitle: 'Bestelling {reference} bevestigd',
   orderIntro: 'Bedankt voor je bestelling, {name}! Bestelling {reference} is bevestigd en {shop} maakt hem klaar.',

@@ -10247,6 +10247,479 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/checkout/merchant/orders/export.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your orders as CSV, filtered as the list
+         * @description Takes the filters of GET /api/checkout/merchant/orders (view, status, from, to, paymentMethod, q) and answers every matching order, newest first, as one CSV file (Content-Disposition: attachment), streamed as it is read. RFC 4180: comma-separated, CRLF, fields with a comma, quote or line break in double quotes; UTF-8 with a byte order mark. A cell starting with = + - @, a tab or CR is prefixed with ' (formula injection). Money in major units of the currency column ("19.99"); discount and refunded are positive amounts. Columns: order, created_at, status, payment_method, customer_name, email, country, currency, subtotal, discount, discount_code, shipping, tax, taxes_included, total, refunded, paid_at, store_order_id, store_order_state, processor_payment_id, checkout_token. The same orders the list shows: only yours.
+         *
+         *     API keys need the `orders:read` scope.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description orders: paid orders (COMPLETED, COD_CONFIRMED, REFUNDED, ON_HOLD); checkouts: payments started and never paid (PAYMENT_PENDING, FAILED, ABANDONED); absent: both. Combines with status (a status outside the view matches nothing) */
+                    view?: "orders" | "checkouts";
+                    /** @description One or several of OPEN, PAYMENT_PENDING, COD_CONFIRMED, COMPLETED, ON_HOLD, FAILED, REFUNDED, ABANDONED (any letter case): repeat the parameter or separate with commas */
+                    status?: (string & (unknown & unknown)) | string[];
+                    /** @description Start, inclusive: YYYY-MM-DD (00:00 UTC) or an ISO date-time with offset */
+                    from?: string;
+                    /** @description End, exclusive: YYYY-MM-DD (00:00 UTC) or an ISO date-time with offset */
+                    to?: string;
+                    /** @description card (through the processor), cod (cash on delivery) or free (a total of 0, nothing paid) */
+                    paymentMethod?: "card" | "cod" | "free";
+                    /** @description Search: the start of the shopper's email (case-insensitive), of the store's order number (with or without its "#") or of the session token */
+                    q?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The orders (text/csv; charset=utf-8, attachment) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/csv": string;
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/checkout/merchant/customers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your customers: shoppers with a paid order, one per email, latest order first
+         * @description Derived from your orders: every email (case-insensitive) with at least one paid order (COMPLETED, COD_CONFIRMED, REFUNDED, ON_HOLD). ordersCount counts those orders; totals gives per currency what they paid (spentMinor) and what was given back (refundedMinor), in minor units. name is the name on the latest order's shipping address. marketingConsent is not_collected: the checkout does not ask for it yet. q searches the start of the email or a part of the name. Page size: limit, default 25, capped at 100; pass nextCursor as cursor for the next page (with the same q).
+         *
+         *     API keys need the `orders:read` scope.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, default 25; larger values are capped at 100 */
+                    limit?: string;
+                    /** @description nextCursor of the previous page (opaque: any other value answers INVALID_INPUT) */
+                    cursor?: string;
+                    /** @description Search: the start of the email, or a part of the name on the latest order's shipping address (both case-insensitive) */
+                    q?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CustomersPage"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/checkout/merchant/customers/{email}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One customer with their orders
+         * @description The customer as the list shows them, and their orders (paid ones and unpaid checkouts of the same email, any letter case), newest first, at most 100. 404 NOT_FOUND when the email has no paid order in your shop.
+         *
+         *     API keys need the `orders:read` scope.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The customer's email (any letter case; URL-encoded) */
+                    email: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CustomerDetail"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/merchant/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Which events email you, and where
+         * @description newOrder, refund, storeOrderFailed, endpointDisabled (the warnings of a failing endpoint and the notice when it is disabled). recipients empty: the account's email.
+         *
+         *     API keys need the `settings:read` scope.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["NotificationSettings"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        /**
+         * Change which events email you, and where
+         * @description Events left out keep their setting; recipients replaces the list when given (at most 5 valid addresses, each once; [] for the account's email). Bad input changes nothing.
+         *
+         *     API keys need the `settings:write` scope.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Events to switch on (true) or off (false); those left out keep their setting */
+                        events?: {
+                            /** @description New order: a checkout was paid (or cash on delivery confirmed): the order, its lines and the customer */
+                            newOrder?: boolean;
+                            /** @description Refund: the processor confirmed a refund, made from this dashboard, the API, Whop or the store */
+                            refund?: boolean;
+                            /** @description Store order failed: a paid checkout the store (Shopify or WooCommerce) refused to turn into an order, with what to do */
+                            storeOrderFailed?: boolean;
+                            /** @description Webhook endpoint failing or disabled: one of your webhook endpoints kept failing: warnings on day 1 and 3, and the notice when it is disabled on day 5 */
+                            endpointDisabled?: boolean;
+                        };
+                        /** @description Up to 5 addresses (lower-cased; one typed twice is kept once); [] sends to the account's email. Left out: unchanged */
+                        recipients?: string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["NotificationSettings"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/merchant/stats": {
         parameters: {
             query?: never;
@@ -14130,6 +14603,17 @@ export interface components {
                 region?: string;
                 phone?: string;
             } | null;
+            /** @description The billing address the shopper gave apart from the shipping address (sent to the store as the order's billing address); null: billed to the shipping address */
+            billingAddress: {
+                name: string;
+                line1: string;
+                line2?: string;
+                city: string;
+                postalCode: string;
+                country: string;
+                region?: string;
+                phone?: string;
+            } | null;
             shippingName: string | null;
             discountCode: string | null;
             processorPaymentId: string | null;
@@ -14279,6 +14763,76 @@ export interface components {
                     };
                 }[];
             } | null;
+        };
+        CustomerSummaryInput: {
+            /** @description Lower-case: one customer per address whatever the letter case it was typed in */
+            email: string;
+            /** @description The name on the shipping address of the latest order that has one */
+            name: string | null;
+            /** @description Paid orders (COMPLETED, COD_CONFIRMED, REFUNDED, ON_HOLD) */
+            ordersCount: number;
+            /** @description One entry per currency the customer paid in, by currency code */
+            totals: {
+                currency: string;
+                /** @description Sum of the paid orders' totals */
+                spentMinor: number;
+                /** @description Given back of those */
+                refundedMinor: number;
+            }[];
+            firstOrderAt: string;
+            lastOrderAt: string;
+            /**
+             * @description not_collected: the checkout does not ask shoppers for marketing consent yet, so none is stored; do not email them marketing from this list
+             * @enum {string}
+             */
+            marketingConsent: "not_collected";
+        };
+        CustomersPageInput: {
+            items: components["schemas"]["CustomerSummaryInput"][];
+            nextCursor: string | null;
+        };
+        CustomerDetailInput: {
+            /** @description Lower-case: one customer per address whatever the letter case it was typed in */
+            email: string;
+            /** @description The name on the shipping address of the latest order that has one */
+            name: string | null;
+            /** @description Paid orders (COMPLETED, COD_CONFIRMED, REFUNDED, ON_HOLD) */
+            ordersCount: number;
+            /** @description One entry per currency the customer paid in, by currency code */
+            totals: {
+                currency: string;
+                /** @description Sum of the paid orders' totals */
+                spentMinor: number;
+                /** @description Given back of those */
+                refundedMinor: number;
+            }[];
+            firstOrderAt: string;
+            lastOrderAt: string;
+            /**
+             * @description not_collected: the checkout does not ask shoppers for marketing consent yet, so none is stored; do not email them marketing from this list
+             * @enum {string}
+             */
+            marketingConsent: "not_collected";
+            /** @description Every order of this email, paid or not (unpaid checkouts too), newest first; at most 100 */
+            orders: components["schemas"]["OrderSummaryInput"][];
+            /** @description True when there are more than the 100 listed (the orders list, searched by the email, has them all) */
+            moreOrders: boolean;
+        };
+        NotificationSettingsInput: {
+            events: {
+                /** @description New order: a checkout was paid (or cash on delivery confirmed): the order, its lines and the customer */
+                newOrder: boolean;
+                /** @description Refund: the processor confirmed a refund, made from this dashboard, the API, Whop or the store */
+                refund: boolean;
+                /** @description Store order failed: a paid checkout the store (Shopify or WooCommerce) refused to turn into an order, with what to do */
+                storeOrderFailed: boolean;
+                /** @description Webhook endpoint failing or disabled: one of your webhook endpoints kept failing: warnings on day 1 and 3, and the notice when it is disabled on day 5 */
+                endpointDisabled: boolean;
+            };
+            /** @description The addresses the notifications go to; empty: the account's email */
+            recipients: string[];
+            /** @description The account's email: where notifications go while recipients is empty */
+            defaultRecipient: string;
         };
         RecoverySettingsInput: {
             /** @description The checkout page asks for consent to reminders, and shoppers who consented and left get them */
@@ -15421,6 +15975,17 @@ export interface components {
                 region?: string;
                 phone?: string;
             } | null;
+            /** @description The billing address the shopper gave apart from the shipping address (sent to the store as the order's billing address); null: billed to the shipping address */
+            billingAddress: {
+                name: string;
+                line1: string;
+                line2?: string;
+                city: string;
+                postalCode: string;
+                country: string;
+                region?: string;
+                phone?: string;
+            } | null;
             shippingName: string | null;
             discountCode: string | null;
             processorPaymentId: string | null;
@@ -15570,6 +16135,76 @@ export interface components {
                     };
                 }[];
             } | null;
+        };
+        CustomerSummary: {
+            /** @description Lower-case: one customer per address whatever the letter case it was typed in */
+            email: string;
+            /** @description The name on the shipping address of the latest order that has one */
+            name: string | null;
+            /** @description Paid orders (COMPLETED, COD_CONFIRMED, REFUNDED, ON_HOLD) */
+            ordersCount: number;
+            /** @description One entry per currency the customer paid in, by currency code */
+            totals: {
+                currency: string;
+                /** @description Sum of the paid orders' totals */
+                spentMinor: number;
+                /** @description Given back of those */
+                refundedMinor: number;
+            }[];
+            firstOrderAt: string;
+            lastOrderAt: string;
+            /**
+             * @description not_collected: the checkout does not ask shoppers for marketing consent yet, so none is stored; do not email them marketing from this list
+             * @enum {string}
+             */
+            marketingConsent: "not_collected";
+        };
+        CustomersPage: {
+            items: components["schemas"]["CustomerSummary"][];
+            nextCursor: string | null;
+        };
+        CustomerDetail: {
+            /** @description Lower-case: one customer per address whatever the letter case it was typed in */
+            email: string;
+            /** @description The name on the shipping address of the latest order that has one */
+            name: string | null;
+            /** @description Paid orders (COMPLETED, COD_CONFIRMED, REFUNDED, ON_HOLD) */
+            ordersCount: number;
+            /** @description One entry per currency the customer paid in, by currency code */
+            totals: {
+                currency: string;
+                /** @description Sum of the paid orders' totals */
+                spentMinor: number;
+                /** @description Given back of those */
+                refundedMinor: number;
+            }[];
+            firstOrderAt: string;
+            lastOrderAt: string;
+            /**
+             * @description not_collected: the checkout does not ask shoppers for marketing consent yet, so none is stored; do not email them marketing from this list
+             * @enum {string}
+             */
+            marketingConsent: "not_collected";
+            /** @description Every order of this email, paid or not (unpaid checkouts too), newest first; at most 100 */
+            orders: components["schemas"]["OrderSummary"][];
+            /** @description True when there are more than the 100 listed (the orders list, searched by the email, has them all) */
+            moreOrders: boolean;
+        };
+        NotificationSettings: {
+            events: {
+                /** @description New order: a checkout was paid (or cash on delivery confirmed): the order, its lines and the customer */
+                newOrder: boolean;
+                /** @description Refund: the processor confirmed a refund, made from this dashboard, the API, Whop or the store */
+                refund: boolean;
+                /** @description Store order failed: a paid checkout the store (Shopify or WooCommerce) refused to turn into an order, with what to do */
+                storeOrderFailed: boolean;
+                /** @description Webhook endpoint failing or disabled: one of your webhook endpoints kept failing: warnings on day 1 and 3, and the notice when it is disabled on day 5 */
+                endpointDisabled: boolean;
+            };
+            /** @description The addresses the notifications go to; empty: the account's email */
+            recipients: string[];
+            /** @description The account's email: where notifications go while recipients is empty */
+            defaultRecipient: string;
         };
         RecoverySettings: {
             /** @description The checkout page asks for consent to reminders, and shoppers who consented and left get them */

@@ -10,6 +10,7 @@ import { ForgotPassword, Login, Register, ResetPassword, VerifyEmail } from './p
 import { Wizard } from './pages/wizard.js';
 import { Overview } from './pages/overview.js';
 import { OrderDetailPage, OrdersPage } from './pages/orders.js';
+import { CustomerDetailPage, CustomersPage } from './pages/customers.js';
 import { StatsPage } from './pages/stats.js';
 import { BrandingPage } from './pages/branding.js';
 import { ShippingPage } from './pages/shipping.js';
@@ -29,7 +30,7 @@ interface PageRoute {
 }
 
 const NAV: Array<{ section: string; items: Array<{ href: string; label: string }> }> = [
-  { section: 'Sales', items: [{ href: '/dashboard', label: 'Overview' }, { href: '/dashboard/orders', label: 'Orders' }, { href: '/dashboard/stats', label: 'Statistics' }] },
+  { section: 'Sales', items: [{ href: '/dashboard', label: 'Overview' }, { href: '/dashboard/orders', label: 'Orders' }, { href: '/dashboard/customers', label: 'Customers' }, { href: '/dashboard/stats', label: 'Statistics' }] },
   {
     section: 'Checkout',
     items: [
@@ -57,6 +58,8 @@ const PAGES: PageRoute[] = [
   { path: '/dashboard', title: 'Overview', render: () => <Overview /> },
   { path: '/dashboard/orders', title: 'Orders', render: () => <OrdersPage /> },
   { path: '/dashboard/orders/:token', title: 'Order', render: (p) => <OrderDetailPage token={p.token!} /> },
+  { path: '/dashboard/customers', title: 'Customers', render: () => <CustomersPage /> },
+  { path: '/dashboard/customers/:email', title: 'Customer', render: (p) => <CustomerDetailPage email={p.email!} /> },
   { path: '/dashboard/stats', title: 'Statistics', render: () => <StatsPage /> },
   { path: '/dashboard/branding', title: 'Branding', render: () => <BrandingPage /> },
   { path: '/dashboard/shipping', title: 'Shipping rates', render: () => <ShippingPage /> },

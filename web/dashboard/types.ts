@@ -8,6 +8,8 @@ import type { checkoutActivation, onboardingState, setupVerificationResult } fro
 import type { funnelResponse, orderDetail, orderSummary, ordersPage, statsResponse, timelineEntry } from '../../api/schemas/orders.js';
 import type { discountView, orderBumpView, pixelView, upsellView } from '../../api/schemas/commerce.js';
 import type { apiKeyCreated, apiKeyRolled, apiKeyView } from '../../api/schemas/api-keys.js';
+import type { customerDetail, customersPage, customerSummary } from '../../api/schemas/customers.js';
+import type { notificationSettings } from '../../api/schemas/notifications.js';
 import type { deliveriesPage, deliveryDetail, deliveryView, endpointCreated, endpointView, secretRotated } from '../../api/schemas/merchant-webhooks.js';
 
 export type Merchant = z.output<typeof merchantView>;
@@ -24,6 +26,11 @@ export type OrderDetail = z.output<typeof orderDetail>;
 export type TimelineEntry = z.output<typeof timelineEntry>;
 export type Stats = z.output<typeof statsResponse>;
 export type Funnel = z.output<typeof funnelResponse>;
+
+export type CustomerSummary = z.output<typeof customerSummary>;
+export type CustomersPage = z.output<typeof customersPage>;
+export type CustomerDetail = z.output<typeof customerDetail>;
+export type NotificationSettings = z.output<typeof notificationSettings>;
 
 export type Discount = z.output<typeof discountView>;
 export type OrderBump = z.output<typeof orderBumpView>;
