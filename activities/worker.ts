@@ -10,6 +10,7 @@ import { createEmailActivities } from './email.js';
 import { createCheckoutSessionActivities } from './checkout-session.js';
 import { createCheckoutPaymentActivities } from './checkout-payment.js';
 import { createFulfilmentActivities } from './checkout-fulfilment.js';
+import { createRecoveryActivities } from './recovery.js';
 import { createProcessorActivities } from './processor.js';
 import { createApplePayDomainActivities } from './apple-pay-domain.js';
 import { createStorefrontBActivities } from './storefront-b.js';
@@ -66,6 +67,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createPlatformBillingActivities({ ...shared, email }),
     ...createMerchantWebhookActivities({ ...shared, email, temporal: deps.temporal }),
     ...createProcessorSweepActivities({ ...shared, temporal: deps.temporal }),
+    ...createRecoveryActivities({ ...shared, email }),
   };
 }
 

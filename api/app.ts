@@ -37,6 +37,7 @@ import { processorWebhookRoutes } from './routes/webhooks/processor.js';
 import { billingRoutes } from './routes/billing/index.js';
 import { billingWebhookRoutes } from './routes/billing/webhook.js';
 import { checkoutProgressRoutes } from './routes/checkout/progress.js';
+import { checkoutRecoveryRoutes } from './routes/checkout/recovery.js';
 import { checkoutQuoteRoutes } from './routes/checkout/quote.js';
 import { checkoutAddressRulesRoutes } from './routes/checkout/address-rules.js';
 import { ordersRoutes } from './routes/orders/index.js';
@@ -44,6 +45,7 @@ import { orderExportRoutes } from './routes/orders/export.js';
 import { customerRoutes } from './routes/orders/customers.js';
 import { notificationRoutes } from './routes/merchant/notifications.js';
 import { statsRoutes } from './routes/merchant/stats.js';
+import { recoverySettingsRoutes } from './routes/merchant/recovery.js';
 import { merchantWebhookRoutes } from './routes/merchant/webhooks.js';
 import { pagesRoutes } from './routes/pages/index.js';
 import { resolveDeps, type AppDeps } from './route-deps.js';
@@ -138,6 +140,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(checkoutExtrasRoutes, routeDeps);
   await app.register(merchantCommerceRoutes, routeDeps);
   await app.register(checkoutProgressRoutes, routeDeps);
+  await app.register(checkoutRecoveryRoutes, routeDeps);
   await app.register(checkoutQuoteRoutes, routeDeps);
   await app.register(checkoutAddressRulesRoutes, routeDeps);
   await app.register(ordersRoutes, routeDeps);
@@ -145,6 +148,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(customerRoutes, routeDeps);
   await app.register(notificationRoutes, routeDeps);
   await app.register(statsRoutes, routeDeps);
+  await app.register(recoverySettingsRoutes, routeDeps);
   await app.register(apiKeyRoutes, routeDeps);
   await app.register(merchantWebhookRoutes, routeDeps);
   // Last: the web pages (checkout page by Host, script tag, assets, the dashboard for other browser navigations).

@@ -38,7 +38,7 @@ export type ApiKeyScope = `${ApiKeyResource}:${ApiKeyAccess}`;
 /** What each resource covers, as the dashboard and docs/api.md say it. */
 export const API_KEY_RESOURCE_LABELS: Record<ApiKeyResource, { label: string; covers: string }> = {
   account: { label: 'Account', covers: 'the merchant profile (GET /api/merchant/me)' },
-  settings: { label: 'Settings', covers: 'configuration, branding, checkout texts, shipping rates, cash on delivery, shop name, slug and subdomain, notification emails' },
+  settings: { label: 'Settings', covers: 'configuration, branding, checkout texts, shipping rates, cash on delivery, abandoned-checkout recovery, shop name, slug and subdomain, notification emails' },
   domains: { label: 'Custom domain', covers: 'the custom checkout domain: add, status, verify, remove' },
   connections: { label: 'Connections', covers: 'processor, storefront A and B, the app embed / script tag, the countries the store ships to' },
   onboarding: { label: 'Onboarding', covers: 'the wizard state, checkout activation, setup verification and checkout previews' },
@@ -58,6 +58,7 @@ export const ROUTE_RESOURCES: Record<ApiKeyResource, readonly string[]> = {
   settings: [
     'PATCH /api/merchant/config', 'PATCH /api/merchant/shop', 'PATCH /api/merchant/slug', 'POST /api/merchant/slug/regenerate', 'GET /api/merchant/subdomain',
     'GET /api/merchant/notifications', 'PUT /api/merchant/notifications',
+    'GET /api/merchant/recovery', 'PATCH /api/merchant/recovery',
   ],
   domains: ['POST /api/merchant/domain', 'GET /api/merchant/domain/status', 'POST /api/merchant/domain/verify', 'DELETE /api/merchant/domain'],
   connections: [

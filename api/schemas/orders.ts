@@ -306,6 +306,16 @@ export const statsResponse = z
         }),
       )
       .describe('Paid one-click upsells per currency, by the checkout session\'s creation; refunded ones are not counted'),
+    recovery: z
+      .object({
+        remindedSessions: z.number().int().describe('Left checkouts of the range that got at least one recovery reminder (docs/recovery.md)'),
+        remindersSent: z.number().int().describe('Recovery reminders sent to them in all'),
+        recoveredOrders: z.number().int().describe('Checkouts paid after a reminder was sent (COMPLETED now, partially refunded ones included), a checkout restored from an abandoned one included'),
+        recovered: z
+          .array(z.object({ currency: z.string().length(3), orders: z.number().int(), amountMinor: z.number().int().describe('Money kept: totals less refunds, in minor units') }))
+          .describe('Recovered orders and amount per currency, never summed across currencies'),
+      })
+      .describe('Abandoned-checkout recovery: what the reminders brought back. Cash on delivery is not counted (not paid)'),
   })
   .meta({ id: 'CheckoutStats' });
 

@@ -31,4 +31,13 @@ export const DE: ShopperEmailWords = {
   upsellCharged: 'Wir haben {total} der Karte belastet, mit der Sie bezahlt haben.',
   upsellOutro: 'Der Artikel geht an dieselbe Adresse. Fragen? Antworten Sie auf diese E-Mail, um {shop} zu erreichen.',
   upsellShipping: 'kommt mit Ihrer Bestellung',
+  reminderSubject: 'Sie haben etwas im Warenkorb vergessen – {shop}',
+  reminderTitle: 'Ihr Warenkorb wartet auf Sie',
+  reminderIntro: 'Sie haben bei {shop} eine Bestellung begonnen und nicht abgeschlossen. Ihr Warenkorb ist für Sie aufbewahrt:',
+  reminderButton: 'Zurück zur Kasse',
+  reminderPrices: 'Preise und Verfügbarkeit werden bei Ihrer Rückkehr erneut geprüft: Die Kasse zeigt den aktuellen Gesamtbetrag.',
+  reminderWhy: 'Sie erhalten diese E-Mail, weil Sie {shop} gebeten haben, Sie an diesen Warenkorb zu erinnern.',
+  reminderUnsubscribe: 'Keine weiteren Erinnerungen',
+  unsubscribedTitle: 'Keine weiteren Erinnerungen',
+  unsubscribedBody: 'Sie erhalten von {shop} keine weiteren Erinnerungen an diesen Warenkorb.',
 };

@@ -31,6 +31,15 @@ export const EN = {
   upsellCharged: 'We charged {total} to the card you paid with.',
   upsellOutro: 'It ships to the same address. Questions? Reply to this email to reach {shop}.',
   upsellShipping: 'ships with your order',
+  reminderSubject: 'You left something in your cart – {shop}',
+  reminderTitle: 'Your cart is waiting',
+  reminderIntro: 'You started a checkout at {shop} and did not finish it. Your cart is kept for you:',
+  reminderButton: 'Return to your checkout',
+  reminderPrices: 'Prices and stock are checked again when you return: the checkout shows the current total.',
+  reminderWhy: 'You get this email because you asked {shop} to remind you about this cart.',
+  reminderUnsubscribe: 'No more reminders',
+  unsubscribedTitle: 'No more reminders',
+  unsubscribedBody: 'You will not get any more reminders about this cart from {shop}.',
 } as const;
 
 export type ShopperEmailKey = keyof typeof EN;

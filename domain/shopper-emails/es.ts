@@ -31,4 +31,13 @@ export const ES: ShopperEmailWords = {
   upsellCharged: 'Hemos cobrado {total} en la tarjeta con la que pagaste.',
   upsellOutro: 'Se envía a la misma dirección. ¿Preguntas? Responde a este correo para contactar con {shop}.',
   upsellShipping: 'se envía con tu pedido',
+  reminderSubject: 'Has dejado algo en tu carrito – {shop}',
+  reminderTitle: 'Tu carrito te espera',
+  reminderIntro: 'Empezaste un pedido en {shop} y no lo terminaste. Guardamos tu carrito:',
+  reminderButton: 'Volver a mi pedido',
+  reminderPrices: 'Los precios y el stock se vuelven a comprobar cuando vuelves: la página muestra el total actual.',
+  reminderWhy: 'Recibes este correo porque pediste a {shop} que te recordara este carrito.',
+  reminderUnsubscribe: 'No quiero más recordatorios',
+  unsubscribedTitle: 'No más recordatorios',
+  unsubscribedBody: 'No recibirás más recordatorios de {shop} sobre este carrito.',
 };

@@ -31,4 +31,13 @@ export const FR: ShopperEmailWords = {
   upsellCharged: 'Nous avons débité {total} sur la carte avec laquelle vous avez payé.',
   upsellOutro: 'Il est expédié à la même adresse. Des questions ? Répondez à cet e-mail pour joindre {shop}.',
   upsellShipping: 'expédié avec votre commande',
+  reminderSubject: 'Vous avez oublié quelque chose dans votre panier – {shop}',
+  reminderTitle: 'Votre panier vous attend',
+  reminderIntro: 'Vous avez commencé une commande chez {shop} sans la terminer. Votre panier vous est gardé :',
+  reminderButton: 'Reprendre ma commande',
+  reminderPrices: 'Les prix et les stocks sont revérifiés à votre retour : la page affiche le total actuel.',
+  reminderWhy: 'Vous recevez cet e-mail car vous avez demandé à {shop} de vous rappeler ce panier.',
+  reminderUnsubscribe: 'Ne plus recevoir de rappels',
+  unsubscribedTitle: 'Plus de rappels',
+  unsubscribedBody: 'Vous ne recevrez plus de rappels de {shop} concernant ce panier.',
 };

@@ -31,4 +31,13 @@ export const IT: ShopperEmailWords = {
   upsellCharged: 'Abbiamo addebitato {total} sulla carta con cui hai pagato.',
   upsellOutro: 'Viene spedito allo stesso indirizzo. Domande? Rispondi a questa e-mail per contattare {shop}.',
   upsellShipping: 'spedito con il tuo ordine',
+  reminderSubject: 'Hai lasciato qualcosa nel carrello – {shop}',
+  reminderTitle: 'Il tuo carrello ti aspetta',
+  reminderIntro: 'Hai iniziato un ordine su {shop} senza completarlo. Il tuo carrello è conservato:',
+  reminderButton: 'Torna al tuo ordine',
+  reminderPrices: 'Prezzi e disponibilità vengono ricontrollati al tuo ritorno: la pagina mostra il totale attuale.',
+  reminderWhy: 'Ricevi questa email perché hai chiesto a {shop} di ricordarti questo carrello.',
+  reminderUnsubscribe: 'Non voglio altri promemoria',
+  unsubscribedTitle: 'Nessun altro promemoria',
+  unsubscribedBody: 'Non riceverai altri promemoria da {shop} per questo carrello.',
 };

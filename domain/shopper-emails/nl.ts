@@ -31,4 +31,13 @@ export const NL: ShopperEmailWords = {
   upsellCharged: 'We hebben {total} afgeschreven van de kaart waarmee je hebt betaald.',
   upsellOutro: 'Het wordt naar hetzelfde adres verzonden. Vragen? Beantwoord deze e-mail om {shop} te bereiken.',
   upsellShipping: 'wordt met je bestelling verzonden',
+  reminderSubject: 'Je hebt iets in je winkelwagen laten liggen – {shop}',
+  reminderTitle: 'Je winkelwagen wacht op je',
+  reminderIntro: 'Je bent bij {shop} aan een bestelling begonnen maar hebt die niet afgerond. Je winkelwagen is bewaard:',
+  reminderButton: 'Terug naar je bestelling',
+  reminderPrices: 'Prijzen en voorraad worden opnieuw gecontroleerd als je terugkomt: de pagina toont het actuele totaal.',
+  reminderWhy: 'Je krijgt deze e-mail omdat je {shop} hebt gevraagd je aan deze winkelwagen te herinneren.',
+  reminderUnsubscribe: 'Geen herinneringen meer',
+  unsubscribedTitle: 'Geen herinneringen meer',
+  unsubscribedBody: 'Je krijgt van {shop} geen herinneringen meer over deze winkelwagen.',
 };

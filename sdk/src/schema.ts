@@ -9485,6 +9485,441 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/checkout/{token}/recovery-consent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * The shopper ticks (or unticks) "email me a reminder if I do not finish": explicit consent to recovery reminders
+         * @description Recorded only while the merchant has recovery on (the page shows the box only then) and the checkout is open: the email, the time and the wording (RECOVERY_CONSENT_VERSION and the language of the page, from Accept-Language), on the session and its timeline. Giving consent starts the session's reminder schedule (workflow recovery-<token>); withdrawing it clears the consent and stops the schedule. A preview records nothing. A checkout that is paid or abandoned: CONFLICT. Shares the progress rate limiter.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Session token: cs_… (checkout) or prev_… (preview); anything else is not found (404) */
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The email the shopper entered on the page */
+                        email: string;
+                        /** @description true: the box is ticked (opt-in); false: it was unticked again (consent withdrawn) */
+                        consent: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description false on a preview, or where the merchant has recovery off: nothing stored */
+                            recorded: boolean;
+                            consentAt: string | null;
+                            /** @description The version and language of the sentence the shopper saw, e.g. v1:de */
+                            wording: string | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/checkout/{token}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A reminder's link back to the checkout: the cart re-priced by the store, then the checkout page (303)
+         * @description The signature (s) is the reminder's, made for this session. An open or failed checkout gets its lines at the store's current prices (and stock: a line the store no longer sells ends the restore), so the page shows the re-checked total. An abandoned checkout cannot reopen (its status is final): a new checkout is made from its cart at current prices, with the shopper's email, address and consent, marked as recovered from it, and the link leads there (a later click leads to that same new checkout while it is open). A paid checkout leads to its page as it is. The store no longer having the cart: NOT_FOUND.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description The signature the reminder email carries */
+                    s: string;
+                };
+                header?: never;
+                path: {
+                    /** @description Session token: cs_… (checkout) or prev_… (preview); anything else is not found (404) */
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                303: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/checkout/{token}/unsubscribe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The unsubscribe link of a reminder: a page with one button (mail scanners that open links unsubscribe nobody)
+         * @description Signed like the restore link (purpose unsubscribe). The answer is an HTML page in the shopper's language. Recording twice changes nothing.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description The signature the reminder email carries */
+                    s: string;
+                };
+                header?: never;
+                path: {
+                    /** @description Session token: cs_… (checkout) or prev_… (preview); anything else is not found (404) */
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description text/html */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Unsubscribe from this checkout's reminders: the opt-out is recorded and the schedule stopped
+         * @description Signed like the restore link (purpose unsubscribe). The answer is an HTML page in the shopper's language. Recording twice changes nothing.
+         */
+        post: {
+            parameters: {
+                query: {
+                    /** @description The signature the reminder email carries */
+                    s: string;
+                };
+                header?: never;
+                path: {
+                    /** @description Session token: cs_… (checkout) or prev_… (preview); anything else is not found (404) */
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description text/html */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/checkout/{token}/quote": {
         parameters: {
             query?: never;
@@ -10432,7 +10867,7 @@ export interface paths {
         };
         /**
          * Checkout statistics: sessions, orders, conversion rate, revenue (money kept), refunds and held payments per currency
-         * @description Range: from (inclusive) and to (exclusive), each a date (00:00 UTC) or an ISO date-time with offset; default the last 30 days up to now; from before to, at most 366 days apart (INVALID_INPUT on from otherwise). Counts the checkout sessions created in the range (a cohort) from store carts; previews never count. Paid means money kept: paidOrders are card checkouts COMPLETED now, partially refunded ones included (partiallyRefundedOrders of them), the orders behind revenue; an order refunded in full is REFUNDED (refundedOrders), not paid. completedOrders: card checkouts the processor confirmed that became orders (COMPLETED, or REFUNDED since), always paidOrders + refundedOrders. codOrders: confirmed cash-on-delivery orders. heldOrders: payments ON_HOLD (refunded, disputed or of another amount before the order: no store order), never paid nor revenue; their checkout totals per currency under held. conversionRate: (completedOrders + codOrders + heldOrders) / sessions, the funnel's completed over created. revenue, per currency, never summed across currencies: amountMinor is money kept, grossMinor − refundedMinor of the paid orders (partial refunds taken off), with the average order value over it. refunds, per currency: everything the processor confirmed given back on the range's sessions (partial refunds of paid orders, full refunds, refunds of held payments), to reconcile with the processor. Cash on delivery is not paid revenue: its order value is reported apart under cod, with the part the store reports collected.
+         * @description Range: from (inclusive) and to (exclusive), each a date (00:00 UTC) or an ISO date-time with offset; default the last 30 days up to now; from before to, at most 366 days apart (INVALID_INPUT on from otherwise). Counts the checkout sessions created in the range (a cohort) from store carts; previews never count. Paid means money kept: paidOrders are card checkouts COMPLETED now, partially refunded ones included (partiallyRefundedOrders of them), the orders behind revenue; an order refunded in full is REFUNDED (refundedOrders), not paid. completedOrders: card checkouts the processor confirmed that became orders (COMPLETED, or REFUNDED since), always paidOrders + refundedOrders. codOrders: confirmed cash-on-delivery orders. heldOrders: payments ON_HOLD (refunded, disputed or of another amount before the order: no store order), never paid nor revenue; their checkout totals per currency under held. conversionRate: (completedOrders + codOrders + heldOrders) / sessions, the funnel's completed over created. revenue, per currency, never summed across currencies: amountMinor is money kept, grossMinor − refundedMinor of the paid orders (partial refunds taken off), with the average order value over it. refunds, per currency: everything the processor confirmed given back on the range's sessions (partial refunds of paid orders, full refunds, refunds of held payments), to reconcile with the processor. Cash on delivery is not paid revenue: its order value is reported apart under cod, with the part the store reports collected. recovery: left checkouts that got reminders and the checkouts paid after one (docs/recovery.md).
          *
          *     API keys need the `stats:read` scope.
          */
@@ -10603,6 +11038,183 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/merchant/recovery": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Abandoned-checkout recovery settings
+         * @description API keys need the `settings:read` scope.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The checkout page asks for consent to reminders, and shoppers who consented and left get them */
+                            enabled: boolean;
+                            /** @description When each reminder goes, in minutes after the shopper's consent: 1 to 3, ascending, each 30 to 43200 */
+                            delaysMinutes: number[];
+                            /** @description The version of the consent sentence recorded with each consent (domain/recovery.ts) */
+                            consentVersion: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Switch recovery on or off and set the reminders' schedule
+         * @description Only shoppers who ticked the consent box get reminders (explicit opt-in everywhere; docs/privacy.md). A schedule that is not 1 to 3 delays within the bounds, each after the one before ("each reminder comes after the one before"): INVALID_INPUT on body.delaysMinutes, nothing changed. A new schedule applies to reminders not yet sent.
+         *
+         *     API keys need the `settings:write` scope.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The checkout page asks for consent to reminders, and shoppers who consented and left get them */
+                        enabled?: boolean;
+                        /** @description When each reminder goes, in minutes after the shopper's consent: 1 to 3, ascending, each 30 to 43200 */
+                        delaysMinutes?: number[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The checkout page asks for consent to reminders, and shoppers who consented and left get them */
+                            enabled: boolean;
+                            /** @description When each reminder goes, in minutes after the shopper's consent: 1 to 3, ascending, each 30 to 43200 */
+                            delaysMinutes: number[];
+                            /** @description The version of the consent sentence recorded with each consent (domain/recovery.ts) */
+                            consentVersion: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/api/merchant/api-keys": {
@@ -13263,6 +13875,8 @@ export interface components {
             };
             /** @description Cash on delivery is offered: the merchant switched it on and its plan has it */
             codEnabled: boolean;
+            /** @description Abandoned-checkout reminders: null while the merchant has them off (no consent box); else whether the shopper ticked the box (unticked by default; PUT recovery-consent records it) */
+            recoveryOptIn: boolean | null;
             /** @description Where the rates whose `countries` is null ship: the countries the store ships to; null: every country */
             storeCountries: string[] | null;
             /** @description The merchant's rates converted with the session's FX snapshot, cheapest first. The page's country list is the countries some rate ships to; init-payment and complete-cod refuse an address elsewhere (INVALID_INPUT on address.country) or a rate that does not ship there (on shippingRateId) */
@@ -14253,6 +14867,22 @@ export interface components {
                 /** @description What they were charged, in minor units (apart from revenue, which is the checkouts' own totals) */
                 amountMinor: number;
             }[];
+            /** @description Abandoned-checkout recovery: what the reminders brought back. Cash on delivery is not counted (not paid) */
+            recovery: {
+                /** @description Left checkouts of the range that got at least one recovery reminder (docs/recovery.md) */
+                remindedSessions: number;
+                /** @description Recovery reminders sent to them in all */
+                remindersSent: number;
+                /** @description Checkouts paid after a reminder was sent (COMPLETED now, partially refunded ones included), a checkout restored from an abandoned one included */
+                recoveredOrders: number;
+                /** @description Recovered orders and amount per currency, never summed across currencies */
+                recovered: {
+                    currency: string;
+                    orders: number;
+                    /** @description Money kept: totals less refunds, in minor units */
+                    amountMinor: number;
+                }[];
+            };
         };
         CheckoutFunnelInput: {
             from: string;
@@ -14369,6 +14999,12 @@ export interface components {
             recipients: string[];
             /** @description The account's email: where notifications go while recipients is empty */
             defaultRecipient: string;
+        };
+        RecoverySettingsInput: {
+            /** @description The checkout page asks for consent to reminders, and shoppers who consented and left get them */
+            enabled: boolean;
+            /** @description When each reminder goes, in minutes after the shopper's consent: 1 to 3, ascending, each 30 to 43200 */
+            delaysMinutes: number[];
         };
         ProcessorStatusWithWalletsInput: {
             /** @description The connection finished successfully (status CONNECTED) */
@@ -14639,6 +15275,8 @@ export interface components {
             };
             /** @description Cash on delivery is offered: the merchant switched it on and its plan has it */
             codEnabled: boolean;
+            /** @description Abandoned-checkout reminders: null while the merchant has them off (no consent box); else whether the shopper ticked the box (unticked by default; PUT recovery-consent records it) */
+            recoveryOptIn: boolean | null;
             /** @description Where the rates whose `countries` is null ship: the countries the store ships to; null: every country */
             storeCountries: string[] | null;
             /** @description The merchant's rates converted with the session's FX snapshot, cheapest first. The page's country list is the countries some rate ships to; init-payment and complete-cod refuse an address elsewhere (INVALID_INPUT on address.country) or a rate that does not ship there (on shippingRateId) */
@@ -15629,6 +16267,22 @@ export interface components {
                 /** @description What they were charged, in minor units (apart from revenue, which is the checkouts' own totals) */
                 amountMinor: number;
             }[];
+            /** @description Abandoned-checkout recovery: what the reminders brought back. Cash on delivery is not counted (not paid) */
+            recovery: {
+                /** @description Left checkouts of the range that got at least one recovery reminder (docs/recovery.md) */
+                remindedSessions: number;
+                /** @description Recovery reminders sent to them in all */
+                remindersSent: number;
+                /** @description Checkouts paid after a reminder was sent (COMPLETED now, partially refunded ones included), a checkout restored from an abandoned one included */
+                recoveredOrders: number;
+                /** @description Recovered orders and amount per currency, never summed across currencies */
+                recovered: {
+                    currency: string;
+                    orders: number;
+                    /** @description Money kept: totals less refunds, in minor units */
+                    amountMinor: number;
+                }[];
+            };
         };
         CheckoutFunnel: {
             from: string;
@@ -15745,6 +16399,12 @@ export interface components {
             recipients: string[];
             /** @description The account's email: where notifications go while recipients is empty */
             defaultRecipient: string;
+        };
+        RecoverySettings: {
+            /** @description The checkout page asks for consent to reminders, and shoppers who consented and left get them */
+            enabled: boolean;
+            /** @description When each reminder goes, in minutes after the shopper's consent: 1 to 3, ascending, each 30 to 43200 */
+            delaysMinutes: number[];
         };
         ProcessorStatusWithWallets: {
             /** @description The connection finished successfully (status CONNECTED) */

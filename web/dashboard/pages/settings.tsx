@@ -1,5 +1,6 @@
-// Account and shop settings: shop name, checkout subdomain (slug), email, phone, password, sessions, and which events email
-// the merchant (notifications: new order, refund, store order failed, webhook endpoint failing or disabled) and where.
+// Account and shop settings: shop name, checkout subdomain (slug), abandoned-checkout recovery, email, phone, password, sessions,
+// and which events email the merchant (notifications: new order, refund, store order failed, webhook endpoint failing or
+// disabled) and where.
 import { useState } from 'preact/hooks';
 import { api, ApiError } from '../api.js';
 import { invalid, useForm } from '../form.js';
@@ -8,6 +9,7 @@ import { useSession } from '../session.js';
 import type { Merchant, NotificationSettings, SessionAnswer } from '../types.js';
 import { useLoad } from '../session.js';
 import { NOTIFICATION_EVENT_LABELS, NOTIFICATION_EVENTS, NOTIFICATION_RECIPIENTS_MAX, type NotificationEvent } from '../../../domain/notifications.js';
+import { RecoveryForm } from './recovery.js';
 import { Alert, Button, Card, Checkbox, ConfirmButton, Copyable, Field, Form, PageHeader, Spinner } from '../ui.js';
 
 function ShopForm() {
@@ -196,6 +198,7 @@ export function SettingsPage() {
         <Card title="Shop"><ShopForm /></Card>
         <Card title="Checkout subdomain"><SlugForm /></Card>
       </div>
+      <Card title="Abandoned-checkout recovery" id="recovery"><RecoveryForm /></Card>
       <Card title="Account"><AccountForm /></Card>
       <NotificationsCard />
       <Card title="Sessions"><SessionsForm /></Card>
