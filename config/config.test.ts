@@ -63,6 +63,8 @@ describe('configuration', () => {
     expect(loadConfig({ PROCESSOR_API_URL: 'https://sandbox-api.whop.com/api/v1' }).processor.embedOrigin).toBe('https://sandbox.whop.com');
     expect(loadConfig({ PROCESSOR_EMBED_ORIGIN: 'https://embed.example.com/' }).processor.embedOrigin).toBe('https://embed.example.com');
     expect(() => loadConfig({ PROCESSOR_EMBED_ORIGIN: 'https://embed.example.com/checkout' })).toThrow(/PROCESSOR_EMBED_ORIGIN/);
+    expect(loadConfig({}).processor.applePayAssociation).toBeNull();
+    expect(() => loadConfig({ APPLE_PAY_DOMAIN_ASSOCIATION_FILE: '/nonexistent/association' })).toThrow(/APPLE_PAY_DOMAIN_ASSOCIATION_FILE/);
     expect(loadConfig({ CHECKOUT_PAYMENT_PAGE: 'hosted' }).processor.paymentPage).toBe('hosted');
     expect(() => loadConfig({ CHECKOUT_PAYMENT_PAGE: 'iframe' })).toThrow(/CHECKOUT_PAYMENT_PAGE/);
   });

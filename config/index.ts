@@ -1,6 +1,7 @@
 // One configuration module for the API, the worker and the scripts: every variable is parsed here with
 // zod at start-up, has a default for local runs, and is listed in the README. Production refuses to start
 // on the local defaults of secrets.
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -86,6 +87,12 @@ const envSchema = z.object({
    * page, the hosted page as the fallback) or `hosted` (Whop's hosted page, as before the embed).
    */
   CHECKOUT_PAYMENT_PAGE: z.enum(['embedded', 'hosted']).default('embedded'),
+  /**
+   * A file with Apple's domain-association file for Whop (Whop's "Enable Apple Pay", self-hosted verification: the file
+   * Whop's dashboard gives). Set, every checkout host serves it at /.well-known/apple-developer-merchantid-domain-association,
+   * where Apple fetches it when Whop registers the host; unset, that path answers 404.
+   */
+  APPLE_PAY_DOMAIN_ASSOCIATION_FILE: z.string().min(1).optional(),
   /** The platform's OWN processor account (platform billing charges merchants' plans on it). Sandbox: its platform account. */
   PLATFORM_PROCESSOR_API_KEY: z.string().min(1).optional(),
   /** Secret of a billing webhook endpoint registered by hand on that account; unset: the service registers its own. */
@@ -193,7 +200,7 @@ export interface Config {
    * embedOrigin: where Whop's embedded checkout iframe comes from (the checkout page frames this origin only);
    * paymentPage: where shoppers pay by card unless their merchant chose (docs/web.md, "The payment step").
    */
-  processor: { apiUrl: string; sweepMinutes: number; embedOrigin: string; paymentPage: 'embedded' | 'hosted' };
+  processor: { apiUrl: string; sweepMinutes: number; embedOrigin: string; paymentPage: 'embedded' | 'hosted'; applePayAssociation: string | null };
   /** Platform billing: the platform's own processor account (undefined key: subscribing answers NOT_READY). */
   platformBilling: { apiKey: string | undefined; webhookSecret: string | undefined };
   email: { apiUrl: string; serverToken: string | undefined; from: string };
@@ -241,6 +248,19 @@ function localStoreOrigins(value: string, env: string): string[] {
     }
     return url.origin;
   });
+}
+
+/** The association file's contents, read once at start-up: a path that cannot be read stops the start, not Apple's fetch later. */
+function applePayAssociation(file: string | undefined): string | null {
+  if (!file) return null;
+  let contents: string;
+  try {
+    contents = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`APPLE_PAY_DOMAIN_ASSOCIATION_FILE: ${file} cannot be read (${(err as Error).message})`);
+  }
+  if (!contents.trim()) throw new ConfigError(`APPLE_PAY_DOMAIN_ASSOCIATION_FILE: ${file} is empty`);
+  return contents;
 }
 
 /**
@@ -325,6 +345,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       sweepMinutes: e.PROCESSOR_SWEEP_MINUTES,
       embedOrigin: processorEmbedOrigin(e.PROCESSOR_EMBED_ORIGIN, processorApiUrl, e.NODE_ENV),
       paymentPage: e.CHECKOUT_PAYMENT_PAGE,
+      applePayAssociation: applePayAssociation(e.APPLE_PAY_DOMAIN_ASSOCIATION_FILE),
     },
     platformBilling: {
       apiKey: e.PLATFORM_PROCESSOR_API_KEY ?? (sandboxEnabled ? 'apik_sandbox_platform' : undefined),

@@ -102,6 +102,14 @@ export const pagesRoutes: FastifyPluginAsync<PagesOptions> = async (app, opts) =
     return { status: res.statusCode, body };
   }
 
+  // Apple fetches this from a checkout host when Whop registers it for Apple Pay (docs/processor.md): the file the
+  // operator configured, on checkout hosts only.
+  app.get('/.well-known/apple-developer-merchantid-domain-association', { schema: { hide: true } }, async (request, reply) => {
+    const file = config.processor.applePayAssociation;
+    if (!file || !(await merchantForCheckoutHost(db, config, request.headers.host ?? ''))) return reply.callNotFound();
+    return reply.header('content-type', 'text/plain; charset=utf-8').header('cache-control', 'public, max-age=3600').header('x-content-type-options', 'nosniff').send(file);
+  });
+
   app.get('/script-tag.js', { schema: { hide: true } }, async (request, reply) => {
     const file = web.part('script-tag')?.files.get('script-tag.js');
     if (!file) return reply.code(503).header('content-type', 'text/javascript; charset=utf-8').send('/* checkout script tag not built: npm run web:build */');

@@ -81,6 +81,24 @@ describe('the checkout page', () => {
     }
   });
 
+  it('given the operator\'s Apple Pay association file / every checkout host serves it where Apple looks; the app origin and an unset file answer 404', async () => {
+    const path = '/.well-known/apple-developer-merchantid-domain-association';
+    const processor = stack.config.processor;
+    const get = (host: string) => stack.app.inject({ method: 'GET', url: path, headers: { host } });
+    expect((await get(`${slug}.localhost:${port()}`)).statusCode).toBe(404);
+    processor.applePayAssociation = '7B2270737049...association';
+    try {
+      const res = await get(`${slug}.localhost:${port()}`);
+      expect(res.statusCode).toBe(200);
+      expect(res.body).toBe('7B2270737049...association');
+      expect(res.headers['content-type']).toContain('text/plain');
+      expect((await get(`unknown-shop.localhost:${port()}`)).statusCode).toBe(404);
+      expect((await get(new URL(stack.apiUrl).host)).statusCode).toBe(404);
+    } finally {
+      processor.applePayAssociation = null;
+    }
+  });
+
   it('given the deployment set to the hosted page / no embed and nothing framed', async () => {
     const processor = stack.config.processor;
     const before = processor.paymentPage;
