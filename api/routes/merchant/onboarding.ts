@@ -101,7 +101,7 @@ export const onboardingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, de
           storefrontA.checkError = failure.status >= 500 && failure.code === 'INTERNAL_ERROR' ? 'The store could not be asked: try again in a minute' : failure.message;
         }
       } else {
-        storefrontA.checkError = 'Storefront A is not connected';
+        storefrontA.checkError = 'Your Shopify shop is not connected';
       }
     }
     const activation = activationOf(facts, { scriptTagInstalled: storefrontA?.scriptTagInstalled ?? null });
