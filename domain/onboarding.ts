@@ -153,6 +153,17 @@ export function stepChecks(f: OnboardingFacts): Record<StepNumber, Check> {
   };
 }
 
+/**
+ * What the Continue button of a step needs (the spec gates 4 and 5; a merchant walking the wizard alone needs the
+ * others too, or Continue leads on with nothing chosen): 1 a platform chosen (connecting it may wait on the
+ * merchant's Shopify app, and the final check requires the connection), 2 the logo and both colors, 3 a shipping
+ * rate, 4 a usable payment method, 5 the preview opened. The stepper still goes anywhere (the spec's skip).
+ */
+export function continueCheck(f: OnboardingFacts, step: StepNumber): Check {
+  if (step === 1) return f.storePlatform ? pass : fail('STORE_NOT_CHOSEN', 'Choose Shopify or WooCommerce first');
+  return stepChecks(f)[step];
+}
+
 export interface WizardStep {
   number: StepNumber;
   key: StepKey;
@@ -161,8 +172,8 @@ export interface WizardStep {
   /** Informational: the previous step is filled. Going back or skipping ahead is always possible (spec). */
   unlocked: boolean;
   /**
-   * Whether the step's Continue button is enabled. Only two steps gate it (spec): 4 Payments (a usable
-   * method) and 5 Preview (opened at least once); on 6 it says whether every prerequisite is met.
+   * Whether the step's Continue button is enabled: the step has what it needs (continueCheck). Going back or
+   * skipping through the stepper stays possible (spec); on 6 it says whether every prerequisite is met.
    */
   canContinue: boolean;
   code: OnboardingReasonCode | null;
@@ -191,7 +202,7 @@ export function wizardState(f: OnboardingFacts): WizardState {
   const steps = ONBOARDING_STEPS.map((s): WizardStep => {
     const check = checks[s.number];
     const previousFilled = s.number === FIRST_STEP || checks[(s.number - 1) as StepNumber].ok;
-    const canContinue = s.number === 4 ? checks[4].ok : s.number === 5 ? checks[5].ok : s.number === 6 ? ready : true;
+    const canContinue = s.number === 6 ? ready : continueCheck(f, s.number).ok;
     return { number: s.number, key: s.key, title: s.title, filled: check.ok, unlocked: !locked && previousFilled, canContinue: !locked && canContinue, code: check.code, reason: check.reason };
   });
   const firstIncomplete = steps.find((s) => !s.filled)?.number ?? null;
