@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../harness/stack.js';
 import { consent } from '../harness/storefront-a-stack.js';
 import { verifyCallbackHmac } from '../../integrations/storefront-a/oauth.js';
+import { WooCommerceRestApi } from '../harness/woocommerce-official.js';
 
 const PAGES = ['dashboard.md', 'sandbox.md', 'onboarding.md'] as const;
 const text = Object.fromEntries(PAGES.map((p) => [p, readFileSync(new URL(`../../docs/${p}`, import.meta.url), 'utf8')]));
@@ -62,9 +63,9 @@ describe('the sandbox values quoted in the docs work against the sandbox', () =>
   it('every quoted WooCommerce key pair reads the demo store\'s REST API', async () => {
     for (const key of wooKeys) {
       for (const secret of wooSecrets) {
-        const url = new URL(`${stack.urls.storefrontB}/stores/demo/wp-json/wc/v3/products`);
-        url.search = new URLSearchParams({ consumer_key: key, consumer_secret: secret }).toString();
-        const res = await fetch(url);
+        // WooCommerce's official client, as a merchant's integration would use the keys (OAuth 1.0a over http).
+        const client = new WooCommerceRestApi({ url: `${stack.urls.storefrontB}/stores/demo`, consumerKey: key, consumerSecret: secret, version: 'wc/v3' });
+        const res = await client.get('products');
         expect(res.status, `${key} / ${secret}`).toBe(200);
       }
     }
