@@ -30,7 +30,19 @@ async function newMerchant(mobile: boolean): Promise<{ page: Page; token: string
 }
 
 const noNeutralNames = async (page: Page) => expect(await page.locator('body').innerText()).not.toMatch(/storefront [ab]\b/i);
-const widthFits = async (page: Page) => expect(await page.locator('html').evaluate((el) => el.scrollWidth)).toBeLessThanOrEqual(page.viewportSize()!.width);
+/**
+ * No wider than the viewport, naming what sticks out when not. On a phone (isMobile) a wider page also widens the layout
+ * viewport, the visual viewport pans inside it, and a tap lands on whatever is above the button (the 390 px run once
+ * timed out so on "Save and install the app": the shop's address in a button had widened step 1 to 578 px).
+ */
+async function widthFits(page: Page) {
+  const width = page.viewportSize()!.width;
+  const wide = await page.locator('html').evaluate((html, w) => {
+    const out = [...html.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > w + 1);
+    return { scrollWidth: html.scrollWidth, sticksOut: out.slice(-3).map((e) => `<${e.tagName.toLowerCase()} class="${e.getAttribute('class') ?? ''}"> ${(e.textContent ?? '').trim().slice(0, 60)}`) };
+  }, width);
+  expect(wide.scrollWidth, `page ${wide.scrollWidth} px wide at ${width} px; sticking out: ${wide.sticksOut.join(' | ')}`).toBeLessThanOrEqual(width);
+}
 
 /** A help text beside a field, with its link to the platform's docs. */
 async function expectHelp(page: Page, key: string, link: RegExp | null) {
@@ -105,6 +117,9 @@ for (const [label, mobile] of [['1280 px', false], ['390 px', true]] as const) {
       await page.getByLabel('Shop address').fill(shopHost);
       await page.getByLabel('App client ID').fill(DEMO_APP.clientId);
       await page.getByLabel('App client secret').fill(DEMO_APP.clientSecret);
+      // Step 1 now also shows the unfinished install, with the shop's address in its button: still no wider than the phone.
+      await widthFits(page);
+      await screenshot(page, `setup-${tag}-1-back-after-problem`);
       await page.getByRole('button', { name: 'Save and install the app' }).click();
       await page.waitForURL(new RegExp(`^${stack.urls.storefrontA}/shops/${shopHost}/admin/oauth/authorize`));
       await page.click('#install-app');
@@ -113,15 +128,18 @@ for (const [label, mobile] of [['1280 px', false], ['390 px', true]] as const) {
       await page.locator('[data-install-banner="off"]').waitFor({ timeout: 20_000 });
       await page.locator('[data-check="app-embed"][data-ok="false"]').waitFor();
       expect(await page.locator('body').innerText()).not.toMatch(/script tag is in place/i);
+      await widthFits(page);
       await screenshot(page, `setup-${tag}-1-installed-embed-off`);
 
       // Steps 2 to 5, as a merchant reads them: real names, and step 4's help on Whop's values.
       await page.getByRole('button', { name: 'Continue →' }).click();
       await page.getByRole('heading', { name: 'Brand', level: 1 }).waitFor();
       expect(await page.getByRole('button', { name: 'Continue →' }).isDisabled()).toBe(true);
+      await widthFits(page);
       await screenshot(page, `setup-${tag}-2-brand`);
       await page.locator('.stepper [data-step="3"]').click();
       await page.getByRole('heading', { name: 'Shipping', level: 1 }).waitFor();
+      await widthFits(page);
       await screenshot(page, `setup-${tag}-3-shipping`);
       await page.locator('.stepper [data-step="4"]').click();
       await page.getByRole('heading', { name: 'Payments', level: 1 }).waitFor();
@@ -134,10 +152,12 @@ for (const [label, mobile] of [['1280 px', false], ['390 px', true]] as const) {
       await screenshot(page, `setup-${tag}-4-payments`);
       await page.locator('.stepper [data-step="5"]').click();
       await page.getByRole('heading', { name: 'Preview', level: 1 }).waitFor();
+      await widthFits(page);
       await screenshot(page, `setup-${tag}-5-preview`);
       await page.locator('.stepper [data-step="6"]').click();
       await page.getByRole('heading', { name: 'Final check', level: 1 }).waitFor();
       await noNeutralNames(page);
+      await widthFits(page);
       await screenshot(page, `setup-${tag}-6-final-check`);
     });
   });

@@ -346,7 +346,7 @@ export function StoreConnection(props: { onChange?: () => void; justInstalled?: 
     props.onChange?.();
   };
   return (
-    <div class="stack">
+    <div class="stack store-connection">
       <div class="choice-grid" role="radiogroup" aria-label="Store platform">
         {([
           ['storefront-a', 'Shopify', 'Install your own Shopify app on your shop; its app embed sends the checkout button here.'],
