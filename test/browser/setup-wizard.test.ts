@@ -156,6 +156,7 @@ for (const [label, mobile] of [['1280 px', false], ['390 px', true]] as const) {
       await screenshot(page, `setup-${tag}-5-preview`);
       await page.locator('.stepper [data-step="6"]').click();
       await page.getByRole('heading', { name: 'Final check', level: 1 }).waitFor();
+      await page.locator('.spinner').first().waitFor({ state: 'detached' });
       await noNeutralNames(page);
       await widthFits(page);
       await screenshot(page, `setup-${tag}-6-final-check`);
