@@ -260,7 +260,7 @@ describe('createStoreOrder on storefront A', () => {
     const token = await insertSession({ merchantId: merchantA.id, platform: 'STOREFRONT_A', items: [{ ...aItems.tote, variantId: '999999' }] });
     const refused = await failure(acts.createStoreOrder(token));
     expect(refused).toMatchObject({ type: 'storefront-a.rejected', nonRetryable: true });
-    expect(refused.message).toContain('storefront A refused the order');
+    expect(refused.message).toContain('Shopify refused the order');
     expect(await ordersA(token)).toHaveLength(0);
     expect((await db().checkoutSession.findUniqueOrThrow({ where: { token } })).storeOrderId).toBeNull();
   });

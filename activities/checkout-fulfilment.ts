@@ -13,6 +13,7 @@ import type { Config } from '../config/index.js';
 import type { Db, Prisma } from '../prisma/client.js';
 import type { CheckoutSession, Merchant } from '../generated/prisma/client.js';
 import type { SecretBox } from '../security/secrets.js';
+import { STORE_PLATFORM_NAME } from '../domain/platform-names.js';
 import type { UrlGuard } from '../security/ssrf.js';
 import type { EmailClient } from '../integrations/email/index.js';
 import { IntegrationError, isIntegrationError, type IntegrationErrorKind } from '../integrations/errors.js';
@@ -64,7 +65,8 @@ const MERCHANT_NOTIFICATION_EVENT: Partial<Record<OrderEmailKind, NotificationEv
 };
 /** Amounts in the reader's format: the shopper's recorded locale when their emails speak its language ("77,19 €"), English for the merchant. */
 const moneyLocaleFor = (kind: OrderEmailKind, shopperLocale: string | null) => (SHOPPER_EMAILS.has(kind) ? shopperMoneyLocale(shopperLocale) : EMAIL_LOCALE);
-const STORE_LABEL = { STOREFRONT_A: 'storefront A', STOREFRONT_B: 'storefront B' } as const;
+/** The store's platform as the merchant knows it (emails to the merchant, messages on the order). */
+const STORE_LABEL = STORE_PLATFORM_NAME;
 
 type Session = CheckoutSession & { merchant: Merchant };
 

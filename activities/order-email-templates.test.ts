@@ -11,7 +11,7 @@ function data(over: Partial<OrderEmailData> = {}): OrderEmailData {
     shop: { name: 'Alpha Store', logoUrl: null, primaryColor: '#0b6e4f' },
     reference: '#1001',
     storeOrderId: '6100000000826',
-    storeLabel: 'storefront A',
+    storeLabel: 'Shopify',
     token: TOKEN,
     customer: { email: 'jane@customer.test', name: 'Jane Doe', addressLines: ['Hauptstr. 1', '10115 Berlin'], country: 'DE' },
     locale: 'de-DE',
@@ -115,7 +115,7 @@ describe('what the merchant reads', () => {
   it('given a new order / the notification names it by the store\'s number and the customer by name, with the country named', () => {
     const e = renderOrderEmail('merchant_order_notification', data());
     expect(e.subject).toBe('New order #1001: €49.72 from Jane Doe');
-    expect(e.text).toContain('Order in your store (storefront A): #1001, id 6100000000826');
+    expect(e.text).toContain('Order in your store (Shopify): #1001, id 6100000000826');
     expect(e.text).toContain('Ship to:\nJane Doe\nHauptstr. 1\n10115 Berlin\nDeutschland');
   });
 

@@ -17,7 +17,7 @@ export interface OrderEmailData {
   /** What shopper and merchant call the order: the store's number ("#1001"), or the checkout reference while the store has none. */
   reference: string;
   storeOrderId: string | null;
-  /** The store's platform as the merchant knows it, e.g. "storefront A". */
+  /** The store's platform as the merchant knows it, e.g. "Shopify". */
   storeLabel: string;
   /** The checkout session token (merchant emails only: it finds the session in the dashboard). */
   token: string;

@@ -53,7 +53,7 @@ export function createStorefrontAActivities(deps: StorefrontAActivityDeps) {
 
   async function connectionOf(merchantId: string) {
     const row = await db.storefrontAConnection.findUnique({ where: { merchantId } });
-    if (!row) throw fail('No storefront A connection: save the install inputs first', 'NOT_FOUND');
+    if (!row) throw fail('No Shopify shop is connected: save the shop address, client ID and client secret first', 'NOT_FOUND');
     return row;
   }
 
@@ -61,7 +61,7 @@ export function createStorefrontAActivities(deps: StorefrontAActivityDeps) {
   async function clientOf(merchantId: string, sealedAccessToken?: string): Promise<StorefrontAClient> {
     const row = await connectionOf(merchantId);
     const sealed = sealedAccessToken ?? (row.connected ? row.accessTokenEnc : null);
-    if (!sealed) throw fail('Storefront A is not connected: install the app first', 'CONFLICT');
+    if (!sealed) throw fail('Your Shopify shop is not connected: install the app first', 'CONFLICT');
     const shop = sealedAccessToken ? installingInputs(row).shop : row.shop;
     return storefrontAClientOf(deps, merchantId, shop, sealed);
   }
@@ -83,7 +83,7 @@ export function createStorefrontAActivities(deps: StorefrontAActivityDeps) {
     /** Trades the callback's code for the shop's access token; answers the token sealed, never in clear. */
     async exchangeStorefrontACode(input: { merchantId: string; shop: string; sealedCode: string }): Promise<{ sealedAccessToken: string; scopes: string[] }> {
       const installing = installingInputs(await connectionOf(input.merchantId));
-      if (installing.shop !== input.shop) throw fail('The storefront A inputs changed during the install: start it again', 'CONFLICT');
+      if (installing.shop !== input.shop) throw fail('The Shopify app details changed during the install: start it again', 'CONFLICT');
       const { accessToken, scopes } = await exchangeCode({
         shop: installing.shop,
         clientId: installing.clientId,
@@ -158,7 +158,7 @@ export function createStorefrontAActivities(deps: StorefrontAActivityDeps) {
         shopOrigins: input.origins ?? [],
         appEmbedActive: input.embedActive ?? false,
       };
-      const changed = () => fail('The storefront A inputs changed during the install: start it again', 'CONFLICT');
+      const changed = () => fail('The Shopify app details changed during the install: start it again', 'CONFLICT');
       await db.$transaction(async (tx) => {
         const row = await tx.storefrontAConnection.findUnique({ where: { merchantId: input.merchantId } });
         if (!row) throw changed();
@@ -307,7 +307,7 @@ export function createStorefrontAActivities(deps: StorefrontAActivityDeps) {
       const webhook = await db.storefrontAWebhook.findUniqueOrThrow({ where: { id: input.webhookId } });
       const result = (webhook.result ?? {}) as { dataRequestId?: number; customer?: { email?: string | null } };
       const json = JSON.stringify(webhook.result, null, 2);
-      const intro = `Storefront A forwarded a customer data request (request ${result.dataRequestId ?? '?'}) for ${webhook.shop}. ` +
+      const intro = `Shopify forwarded a customer data request (request ${result.dataRequestId ?? '?'}) for ${webhook.shop}. ` +
         'This is every piece of personal data the checkout service holds about that customer; send it to them as the platform requires.';
       try {
         const sent = await email.send({

@@ -21,6 +21,7 @@ export const ERROR_CODES = {
   SLUG_COLLISION: 409,
   CONFLICT: 409,
   HANDOFF_REPLAYED: 409, // a signed storefront B handoff already made a checkout: details name it (token, checkoutUrl) so the plugin sends the shopper there
+  STEP_INCOMPLETE: 409, // the wizard's Continue on a step without what it needs (PATCH /api/merchant/onboarding with continueFrom): the reason says what
   SETUP_NOT_VERIFIED: 409, // onboardingCompletedAt is set by setup verification only (POST /api/merchant/setup-verification)
   DISCOUNT_CODE_EXISTS: 409, // the merchant already has this code (codes are case-insensitive)
   PREVIEW_SESSION: 409, // a preview checkout: nothing can be paid or confirmed on it

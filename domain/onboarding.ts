@@ -84,18 +84,18 @@ const fail = (code: OnboardingReasonCode, reason: string): Check => ({ ok: false
 export function storeReadiness(f: OnboardingFacts): Check {
   if (f.storePlatform === 'STOREFRONT_A') {
     const a = f.storefrontA;
-    if (!a) return fail('STORE_NOT_CONNECTED', 'Enter the storefront A shop address, client id and client secret, then install the app');
-    if (!a.connected || !a.hasAccessToken) return fail('STORE_NOT_CONNECTED', 'The storefront A app install (OAuth) is not completed, or the app was uninstalled: install it again');
-    if (!a.shop || f.shopDomain !== a.shop) return fail('STORE_DOMAIN_MISSING', 'The storefront A shop address is missing: enter it again and reinstall');
+    if (!a) return fail('STORE_NOT_CONNECTED', 'Enter your Shopify shop address and your app\'s client ID and client secret, then install the app');
+    if (!a.connected || !a.hasAccessToken) return fail('STORE_NOT_CONNECTED', 'The app install on your Shopify shop is not completed, or the app was uninstalled: install it again');
+    if (!a.shop || f.shopDomain !== a.shop) return fail('STORE_DOMAIN_MISSING', 'Your Shopify shop address is missing: enter it again and reinstall');
     return pass;
   }
   if (f.storePlatform === 'STOREFRONT_B') {
     const b = f.storefrontB;
-    if (!b || !b.connectedAt) return fail('STORE_NOT_CONNECTED', 'Connect storefront B with the store URL, consumer key and consumer secret');
-    if (!b.storeUrl) return fail('STORE_DOMAIN_MISSING', 'The storefront B store URL is missing: connect the store again');
+    if (!b || !b.connectedAt) return fail('STORE_NOT_CONNECTED', 'Connect your WooCommerce store with its URL, consumer key and consumer secret');
+    if (!b.storeUrl) return fail('STORE_DOMAIN_MISSING', 'Your WooCommerce store URL is missing: connect the store again');
     return pass;
   }
-  return fail('STORE_NOT_CHOSEN', 'Choose storefront A or storefront B and connect your store');
+  return fail('STORE_NOT_CHOSEN', 'Choose Shopify or WooCommerce and connect your store');
 }
 
 export function brandCheck(f: OnboardingFacts): Check {
@@ -115,7 +115,7 @@ export function shippingCheck(f: OnboardingFacts): Check {
 export function paymentCheck(f: OnboardingFacts): Check {
   return f.processorReady || f.codEnabled
     ? pass
-    : fail('PAYMENT_METHOD_NOT_READY', 'Connect the payment processor (Business ID, Product ID and webhook secret must all be present) or enable cash on delivery');
+    : fail('PAYMENT_METHOD_NOT_READY', 'Connect Whop with an API key (we read your Business ID, create the checkout product and register our webhook with its secret) or enable cash on delivery');
 }
 
 export function previewCheck(f: OnboardingFacts): Check {
@@ -153,6 +153,17 @@ export function stepChecks(f: OnboardingFacts): Record<StepNumber, Check> {
   };
 }
 
+/**
+ * What the Continue button of a step needs (the spec gates 4 and 5; a merchant walking the wizard alone needs the
+ * others too, or Continue leads on with nothing chosen): 1 a platform chosen (connecting it may wait on the
+ * merchant's Shopify app, and the final check requires the connection), 2 the logo and both colors, 3 a shipping
+ * rate, 4 a usable payment method, 5 the preview opened. The stepper still goes anywhere (the spec's skip).
+ */
+export function continueCheck(f: OnboardingFacts, step: StepNumber): Check {
+  if (step === 1) return f.storePlatform ? pass : fail('STORE_NOT_CHOSEN', 'Choose Shopify or WooCommerce first');
+  return stepChecks(f)[step];
+}
+
 export interface WizardStep {
   number: StepNumber;
   key: StepKey;
@@ -161,8 +172,8 @@ export interface WizardStep {
   /** Informational: the previous step is filled. Going back or skipping ahead is always possible (spec). */
   unlocked: boolean;
   /**
-   * Whether the step's Continue button is enabled. Only two steps gate it (spec): 4 Payments (a usable
-   * method) and 5 Preview (opened at least once); on 6 it says whether every prerequisite is met.
+   * Whether the step's Continue button is enabled: the step has what it needs (continueCheck). Going back or
+   * skipping through the stepper stays possible (spec); on 6 it says whether every prerequisite is met.
    */
   canContinue: boolean;
   code: OnboardingReasonCode | null;
@@ -191,7 +202,7 @@ export function wizardState(f: OnboardingFacts): WizardState {
   const steps = ONBOARDING_STEPS.map((s): WizardStep => {
     const check = checks[s.number];
     const previousFilled = s.number === FIRST_STEP || checks[(s.number - 1) as StepNumber].ok;
-    const canContinue = s.number === 4 ? checks[4].ok : s.number === 5 ? checks[5].ok : s.number === 6 ? ready : true;
+    const canContinue = s.number === 6 ? ready : continueCheck(f, s.number).ok;
     return { number: s.number, key: s.key, title: s.title, filled: check.ok, unlocked: !locked && previousFilled, canContinue: !locked && canContinue, code: check.code, reason: check.reason };
   });
   const firstIncomplete = steps.find((s) => !s.filled)?.number ?? null;
@@ -234,7 +245,7 @@ export function checkoutActivation(f: OnboardingFacts, input: ActivationInput): 
   if (f.storePlatform === 'STOREFRONT_A' && input.scriptTagInstalled !== true) {
     return result(fail('SCRIPT_TAG_MISSING', input.scriptTagInstalled === null
       ? 'Our app embed could not be checked at the store: try again in a minute'
-      : 'Our app embed is not on in the storefront A shop\'s published theme: turn it on in the theme editor and save'));
+      : 'Our app embed is not on in your Shopify shop\'s published theme: turn it on in the theme editor and save'));
   }
   return result(pass);
 }
@@ -249,7 +260,7 @@ export function activationGate(f: OnboardingFacts): Check {
   const real = realCheckoutCheck(f);
   if (!real.ok) return real;
   if (f.storePlatform === 'STOREFRONT_B' && !f.storefrontB?.pluginInterceptedAt) {
-    return fail('PLUGIN_NOT_INTERCEPTED', 'The official storefront B plugin has not sent us a checkout yet: install and activate it, then click checkout in your store once');
+    return fail('PLUGIN_NOT_INTERCEPTED', 'Our WooCommerce plugin has not sent us a checkout yet: install and activate it, then click checkout in your store once');
   }
   return pass;
 }
@@ -262,7 +273,7 @@ export const SETUP_VERIFICATION_STEPS = [
   'A payment method is usable (processor ready or COD enabled)',
   'An active paid plan',
   'Checkout activation: a real checkout from a store cart',
-  'Script tag installed (storefront A) / official plugin intercepts (storefront B)',
+  'App embed on (Shopify) / our plugin intercepts (WooCommerce)',
   'Record onboardingCompletedAt',
   'Go to the dashboard',
 ] as const;

@@ -160,7 +160,7 @@ export interface StorefrontATokensEnc {
  * Admin API token, and the Storefront API token the install created (cart reads) when there is one.
  */
 export function storefrontAClientOf(deps: ConnectionDeps & { maxThrottleWaitMs?: number }, merchantId: string, shop: string, accessTokenEnc: string, storefront: StorefrontATokensEnc = {}): StorefrontAClient {
-  const unreadable = { code: 'CONFLICT' as const, message: 'The stored storefront A access token cannot be read: install the app again' };
+  const unreadable = { code: 'CONFLICT' as const, message: 'The stored Shopify access token cannot be read: install the app again' };
   const accessToken = openSecret(deps.secrets, accessTokenEnc, storefrontAAad.accessToken(merchantId), unreadable);
   const storefrontPrivateToken = storefront.storefrontPrivateTokenEnc ? openSecret(deps.secrets, storefront.storefrontPrivateTokenEnc, storefrontAAad.storefrontPrivateToken(merchantId), unreadable) : undefined;
   const storefrontToken = !storefrontPrivateToken && storefront.storefrontTokenEnc ? openSecret(deps.secrets, storefront.storefrontTokenEnc, storefrontAAad.storefrontToken(merchantId), unreadable) : undefined;
@@ -192,7 +192,7 @@ export async function storefrontBClientOf(deps: Omit<ConnectionDeps, 'config'>, 
     const transient = err.reason === 'unresolvable' || err.reason === 'timeout' || err.reason === 'unreachable';
     throw new IntegrationError('storefront-b', transient ? 'unavailable' : 'rejected', `The store URL ${credentials.storeUrl} cannot be used: ${err.message}`, { cause: err });
   }
-  const unreadable = { code: 'CONFLICT' as const, message: 'The stored storefront B keys cannot be read: connect the store again' };
+  const unreadable = { code: 'CONFLICT' as const, message: 'The stored WooCommerce keys cannot be read: connect the store again' };
   return createStorefrontBClient({
     storeUrl: credentials.storeUrl,
     consumerKey: openSecret(deps.secrets, credentials.consumerKeyEnc, storefrontBAad.consumerKey(merchantId), unreadable),
@@ -206,7 +206,7 @@ export async function storefrontBClientOf(deps: Omit<ConnectionDeps, 'config'>, 
  * of the REST key the store is connected with (integrations/storefront-b/handoff.ts). UNAUTHORIZED otherwise.
  */
 export function verifyStorefrontBHandoff(deps: Pick<ConnectionDeps, 'secrets'>, merchantId: string, credentials: Omit<StorefrontBCredentials, 'storeUrl'>, handoff: Handoff): void {
-  const unreadable = { code: 'UNAUTHORIZED' as const, message: 'The stored storefront B keys cannot be read: connect the store again' };
+  const unreadable = { code: 'UNAUTHORIZED' as const, message: 'The stored WooCommerce keys cannot be read: connect the store again' };
   const problem = handoffProblem(handoff, {
     consumerKey: openSecret(deps.secrets, credentials.consumerKeyEnc, storefrontBAad.consumerKey(merchantId), unreadable),
     consumerSecret: openSecret(deps.secrets, credentials.consumerSecretEnc, storefrontBAad.consumerSecret(merchantId), unreadable),
@@ -221,10 +221,10 @@ export async function storeClientFor(deps: ConnectionDeps & { db: Db }, merchant
 export async function storeClientFor(deps: ConnectionDeps & { db: Db }, merchantId: string, platform: 'STOREFRONT_A' | 'STOREFRONT_B'): Promise<StoreClient> {
   if (platform === 'STOREFRONT_A') {
     const row = await deps.db.storefrontAConnection.findUnique({ where: { merchantId } });
-    if (!row?.connected || !row.accessTokenEnc) throw new AppError('CONFLICT', 'Storefront A is not connected (the app was uninstalled): reconnect the store in your dashboard');
+    if (!row?.connected || !row.accessTokenEnc) throw new AppError('CONFLICT', 'Your Shopify shop is not connected (the app was uninstalled): reconnect it in your dashboard');
     return storefrontAClientOf(deps, merchantId, row.shop, row.accessTokenEnc, row);
   }
   const row = await deps.db.storefrontBConnection.findUnique({ where: { merchantId } });
-  if (!row) throw new AppError('CONFLICT', 'Storefront B is not connected: connect the store in your dashboard');
+  if (!row) throw new AppError('CONFLICT', 'Your WooCommerce store is not connected: connect it in your dashboard');
   return storefrontBClientOf(deps, merchantId, row);
 }

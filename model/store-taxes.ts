@@ -5,6 +5,7 @@ import { IntegrationError, isIntegrationError } from '../integrations/errors.js'
 import { storeClientFor, type ConnectionDeps } from './connections.js';
 import { orderInputOf, STORE_SYSTEM, type OrderSession } from './store-order-input.js';
 import type { Db } from '../prisma/client.js';
+import { STORE_PLATFORM_NAME } from '../domain/platform-names.js';
 
 export interface StoreTaxes {
   taxMinor: number;
@@ -14,7 +15,7 @@ export interface StoreTaxes {
   totalMinor: number;
 }
 
-const STORE_LABEL = { STOREFRONT_A: 'storefront A', STOREFRONT_B: 'storefront B' } as const;
+const STORE_LABEL = STORE_PLATFORM_NAME;
 
 /**
  * The store's tax on `session` as priced (its totalMinor is items + shipping − discount, before tax). A store pricing the

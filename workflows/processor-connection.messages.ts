@@ -39,16 +39,16 @@ export interface ProcessorDisconnectResult {
 
 const PROCESSOR_FAILURES: FailureWording = {
   byType: {
-    'processor.unauthorized': { code: 'INVALID_PROCESSOR_KEY', message: 'The processor rejected this API key: check that you copied the whole secret key' },
-    'processor.timeout': { code: 'PROCESSOR_TIMEOUT', message: 'The processor did not answer in time: try again in a minute' },
-    'processor.unavailable': { code: 'UPSTREAM_ERROR', message: 'The processor is unavailable: try again in a minute' },
-    'processor.rate_limited': { code: 'UPSTREAM_ERROR', message: 'The processor is rate limiting us: try again in a minute' },
-    'processor.rejected': { code: 'UPSTREAM_ERROR', message: 'The processor refused to set up the connection' },
-    'processor.not_found': { code: 'UPSTREAM_ERROR', message: 'The processor does not know a resource of this connection' },
-    'processor.conflict': { code: 'UPSTREAM_ERROR', message: 'The processor reported a conflicting request: try again' },
-    'processor.invalid_response': { code: 'UPSTREAM_ERROR', message: 'The processor answered something we could not read' },
+    'processor.unauthorized': { code: 'INVALID_PROCESSOR_KEY', message: 'Whop rejected this API key: check that you copied the whole key from Developer → Company API keys in your Whop dashboard' },
+    'processor.timeout': { code: 'PROCESSOR_TIMEOUT', message: 'Whop did not answer in time: try again in a minute' },
+    'processor.unavailable': { code: 'UPSTREAM_ERROR', message: 'Whop is unavailable: try again in a minute' },
+    'processor.rate_limited': { code: 'UPSTREAM_ERROR', message: 'Whop is rate limiting us: try again in a minute' },
+    'processor.rejected': { code: 'UPSTREAM_ERROR', message: 'Whop refused to set up the connection: give the API key the Admin role (or permissions to read your business, create products, checkout configurations and webhooks, and read and refund payments)' },
+    'processor.not_found': { code: 'UPSTREAM_ERROR', message: 'Whop does not know a resource of this connection: connect again' },
+    'processor.conflict': { code: 'UPSTREAM_ERROR', message: 'Whop reported a conflicting request: try again' },
+    'processor.invalid_response': { code: 'UPSTREAM_ERROR', message: 'Whop answered something we could not read: try again in a minute' },
   },
-  timeout: { code: 'PROCESSOR_TIMEOUT', message: 'The processor did not answer in time: try again in a minute' },
+  timeout: { code: 'PROCESSOR_TIMEOUT', message: 'Whop did not answer in time: try again in a minute' },
   otherwise: { code: 'INTERNAL_ERROR', message: 'The connection could not be completed: try again' },
 };
 

@@ -61,10 +61,10 @@ export async function setupVerificationWorkflow({ merchantId }: SetupVerificatio
       if (!(err instanceof ActivityFailure)) throw err;
       const failure = toStorefrontAFailure(err);
       const why = failure instanceof ApplicationFailure ? failure.message : 'the store could not be reached';
-      return blocked(5, 'SCRIPT_TAG_NOT_INSTALLED', `Our script tag could not be installed in the storefront A shop: ${why}`);
+      return blocked(5, 'SCRIPT_TAG_NOT_INSTALLED', `Our app embed is not on in your Shopify shop: ${why}`);
     }
   } else {
-    mark(5, 'not_applicable', 'the official storefront B plugin intercepts the checkout');
+    mark(5, 'not_applicable', 'our WooCommerce plugin intercepts the checkout');
   }
 
   // 6. Record onboardingCompletedAt (kept when it was already set).

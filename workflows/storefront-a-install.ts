@@ -20,8 +20,8 @@ export async function installStorefrontAWorkflow(input: InstallStorefrontAInput)
     exchanged = await store.exchangeStorefrontACode(input);
   } catch (err) {
     throw toStorefrontAFailure(err, {
-      'storefront-a.unauthorized': { code: 'INVALID_INPUT', message: 'Storefront A refused the client id or client secret: check them, save them again and reinstall' },
-      'storefront-a.rejected': { code: 'INVALID_TOKEN', message: 'Storefront A refused the authorization code (expired or already used): start the install again' },
+      'storefront-a.unauthorized': { code: 'INVALID_INPUT', message: 'Shopify refused the client ID or client secret: copy both again from your app\'s Settings in the Dev Dashboard, save them and reinstall' },
+      'storefront-a.rejected': { code: 'INVALID_TOKEN', message: 'Shopify refused the authorization code (expired or already used): start the install again' },
     });
   }
   try {
@@ -35,7 +35,7 @@ export async function installStorefrontAWorkflow(input: InstallStorefrontAInput)
     return { scopes: exchanged.scopes, scriptTagId: setUp.status.scriptTagId, installedAt: saved.installedAt, embedActive: setUp.status.installed, activationUrl: setUp.status.activationUrl };
   } catch (err) {
     throw toStorefrontAFailure(err, {
-      'storefront-a.unauthorized': { code: 'CONFLICT', message: 'Storefront A did not grant the access the checkout needs (draft orders, themes, storefront cart): approve every requested access and install again' },
+      'storefront-a.unauthorized': { code: 'CONFLICT', message: 'Shopify did not grant the access the checkout needs (draft orders, themes, storefront cart): approve every requested access and install again' },
     });
   }
 }

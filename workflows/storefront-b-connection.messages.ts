@@ -37,14 +37,14 @@ const STOREFRONT_B_FAILURES: FailureWording = {
   byType: {
   'storefront-b.unauthorized': {
     code: 'INVALID_STORE_CREDENTIALS',
-    message: 'The store refused these REST API keys: check the consumer key and secret (they need read/write permission)',
+    message: 'WooCommerce refused these REST API keys: check the consumer key and secret (WooCommerce → Settings → Advanced → REST API; they need Read/Write permission)',
   },
   'storefront-b.timeout': { code: 'STORE_TIMEOUT', message: 'The store did not answer in time: check that it is online and try again' },
-  'storefront-b.not_found': { code: 'INVALID_INPUT', message: 'No storefront B REST API answers at this store URL: check the address' },
+  'storefront-b.not_found': { code: 'INVALID_INPUT', message: 'No WooCommerce REST API answers at this store URL: check the address (your store\'s home page, https://…) and that WordPress permalinks are not set to Plain' },
   'storefront-b.rejected': { code: 'INVALID_INPUT', message: 'The store refused the connection check: check the store URL' },
   'storefront-b.unavailable': { code: 'UPSTREAM_ERROR', message: 'The store could not be reached or failed: try again in a minute' },
   'storefront-b.rate_limited': { code: 'UPSTREAM_ERROR', message: 'The store is rate limiting us: try again in a minute' },
-  'storefront-b.invalid_response': { code: 'UPSTREAM_ERROR', message: 'The store answered something that is not a storefront B REST API' },
+  'storefront-b.invalid_response': { code: 'UPSTREAM_ERROR', message: 'The store answered something that is not a WooCommerce REST API: check the store URL' },
   },
   timeout: { code: 'STORE_TIMEOUT', message: 'The store did not answer in time: check that it is online and try again' },
   otherwise: { code: 'INTERNAL_ERROR', message: 'The store connection could not be completed: try again' },

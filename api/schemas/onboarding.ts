@@ -19,7 +19,7 @@ export const wizardStep = z.object({
   title: z.string(),
   filled: z.boolean().describe("The step's inputs are complete (step 6: setup verified)"),
   unlocked: z.boolean().describe('Informational: the previous step is filled. Going back or skipping ahead is always allowed'),
-  canContinue: z.boolean().describe('Whether the Continue button is enabled: gated on step 4 (a usable payment method) and step 5 (preview opened); on step 6, every prerequisite met'),
+  canContinue: z.boolean().describe('Whether Continue is allowed: 1 a platform chosen, 2 logo and colors, 3 a shipping rate, 4 a usable payment method, 5 preview opened; on step 6, every prerequisite met'),
   code: reasonCode.nullable(),
   reason: z.string().nullable().describe('What is missing, while not filled'),
 });
@@ -50,7 +50,12 @@ export const onboardingState = z
   .meta({ id: 'OnboardingState' });
 
 export const onboardingPatch = z
-  .object({ currentStep: stepNumber.describe('The step the merchant is on now (any step: going back or skipping is allowed)') })
+  .object({
+    currentStep: stepNumber.describe('The step the merchant is on now (any step: going back or skipping is allowed)'),
+    continueFrom: stepNumber
+      .optional()
+      .describe("The wizard's Continue button on this step: refused with 409 STEP_INCOMPLETE (and nothing saved) unless the step has what it needs (its `canContinue`)"),
+  })
   .strict();
 
 export const checkoutActivation = z

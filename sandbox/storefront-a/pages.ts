@@ -37,11 +37,16 @@ export function blockSchema(liquid: string): { target?: string; javascript?: str
 }
 
 /**
- * The Liquid an app embed block may use here (a subset): output tags `{{ path | filter }}` over `shop`,
- * `request.locale`, `app.metafields.<namespace>.<key>.value` and `block.settings`, with the json, escape and asset_url filters.
+ * The Liquid an app embed block may use here (a subset): `{% comment %}…{% endcomment %}` blocks and `{% # … %}` inline
+ * comments (rendered as nothing, as Liquid does; `{%-`/`-%}` also strip the whitespace beside them), output tags
+ * `{{ path | filter }}` over `shop`, `request.locale`, `app.metafields.<namespace>.<key>.value` and `block.settings`, with
+ * the json, escape and asset_url filters.
  */
-function renderBlock(liquid: string, scope: Record<string, unknown>, assetUrl: (file: string) => string): string {
-  const body = liquid.replace(/{%-?\s*schema\s*-?%}[\s\S]*?{%-?\s*endschema\s*-?%}/, '');
+export function renderBlock(liquid: string, scope: Record<string, unknown>, assetUrl: (file: string) => string): string {
+  const body = liquid
+    .replace(/{%-?\s*schema\s*-?%}[\s\S]*?{%-?\s*endschema\s*-?%}/, '')
+    .replace(/(\s*){%(-?)\s*comment\s*-?%}[\s\S]*?{%-?\s*endcomment\s*(-?)%}(\s*)/g, (_, before: string, trimBefore: string, trimAfter: string, after: string) => (trimBefore ? '' : before) + (trimAfter ? '' : after))
+    .replace(/(\s*){%(-?)\s*#[^%]*?(-?)%}(\s*)/g, (_, before: string, trimBefore: string, trimAfter: string, after: string) => (trimBefore ? '' : before) + (trimAfter ? '' : after));
   return body.replace(/{{-?\s*([\s\S]*?)\s*-?}}/g, (_, expr: string) => {
     const [head, ...filters] = expr.split('|').map((x) => x.trim());
     let value: unknown = /^'(.*)'$|^"(.*)"$/.test(head ?? '') ? (head ?? '').slice(1, -1) : (head ?? '').split('.').reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), scope);

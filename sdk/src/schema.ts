@@ -133,7 +133,7 @@ export interface paths {
                              * @description Stable machine-readable code (domain/errors.ts)
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_FEATURE_REQUIRED" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "HANDOFF_REPLAYED" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "REFUND_EXCEEDS_BALANCE" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
+                            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_FEATURE_REQUIRED" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "HANDOFF_REPLAYED" | "STEP_INCOMPLETE" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "REFUND_EXCEEDS_BALANCE" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -2848,7 +2848,7 @@ export interface paths {
         };
         /**
          * Start the storefront A app install (OAuth) with a handoff token
-         * @description Opened by the merchant's browser with the installUrl of PUT /api/merchant/storefront-a; redirects (302) to the shop's consent page.
+         * @description Opened by the merchant's browser with the installUrl of PUT /api/merchant/storefront-a; redirects (302) to the shop's consent page. A missing, expired or foreign handoff, or inputs removed since, redirect (302) to /dashboard/connection-problem?platform=storefront-a&problem=expired&code=<UNAUTHORIZED|NOT_FOUND> (start again from step 1).
          */
         get: {
             parameters: {
@@ -2881,25 +2881,7 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Default Response */
                 403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2935,18 +2917,22 @@ export interface paths {
         };
         /**
          * Storefront A OAuth callback: stores the access token and installs the script tag
-         * @description Called by the merchant's browser on the platform's redirect. Checks, in order: shop host (INVALID_INPUT), state (INVALID_TOKEN), HMAC with the app secret (INVALID_SIGNATURE), same shop as the install (INVALID_INPUT), state unused and unexpired (INVALID_TOKEN). On success redirects (302) to the dashboard with ?storefrontA=connected.
+         * @description Called by the merchant's browser on the platform's redirect. Checks, in order: a declined install (`error`: problem `denied`), the parameters (`incomplete`), shop host (INVALID_INPUT, `other-shop`), state (INVALID_TOKEN, `expired`), HMAC with the app secret (INVALID_SIGNATURE, `wrong-secret`), same shop as the install (INVALID_INPUT, `other-shop`), state unused and unexpired (INVALID_TOKEN, `expired`); then the install workflow (`app-refused`, `access-not-granted`, `shop-unavailable`, `in-progress`, `failed`). Always a redirect (302): on success to the dashboard with ?storefrontA=connected; on any failure, with nothing stored, to /dashboard/connection-problem?platform=storefront-a&problem=<problem>&code=<error code>, which says what to fix and links back to step 1.
          */
         get: {
             parameters: {
-                query: {
-                    code: string;
-                    shop: string;
-                    /** @description The install state we issued (single use, 10 minutes): another answers INVALID_TOKEN */
-                    state: string;
-                    timestamp: string;
-                    hmac: string;
+                query?: {
+                    /** @description The authorization code (required for an install) */
+                    code?: string;
+                    /** @description The shop host, <name>.myshopify.com (required) */
+                    shop?: string;
+                    /** @description The install state we issued (single use, 10 minutes): another is refused (INVALID_TOKEN) */
+                    state?: string;
+                    timestamp?: string;
+                    hmac?: string;
                     host?: string;
+                    /** @description Set by an OAuth server when the merchant declined (e.g. access_denied) */
+                    error?: string;
                 };
                 header?: never;
                 path?: never;
@@ -2973,15 +2959,6 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Default Response */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2991,25 +2968,7 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Default Response */
                 413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Default Response */
-                502: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4153,7 +4112,7 @@ export interface paths {
         head?: never;
         /**
          * Save the step the merchant is on, so the wizard resumes there
-         * @description Any step 1-6: going back or skipping is always allowed (the Continue gates of steps 4 and 5 are reported as `canContinue`). EMAIL_NOT_VERIFIED (403) before the email address is verified.
+         * @description Any step 1-6: going back or skipping (the stepper) is always allowed. `continueFrom` marks the Continue button of that step: without what the step needs (1 a platform chosen, 2 logo and colors, 3 a shipping rate, 4 a usable payment method, 5 the preview opened) it answers 409 STEP_INCOMPLETE with the reason and saves nothing. EMAIL_NOT_VERIFIED (403) before the email address is verified.
          *
          *     API keys need the `onboarding:write` scope.
          */
@@ -4169,6 +4128,8 @@ export interface paths {
                     "application/json": {
                         /** @description The step the merchant is on now (any step: going back or skipping is allowed) */
                         currentStep: number;
+                        /** @description The wizard's Continue button on this step: refused with 409 STEP_INCOMPLETE (and nothing saved) unless the step has what it needs (its `canContinue`) */
+                        continueFrom?: number;
                     };
                 };
             };
@@ -4202,6 +4163,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -14128,7 +14098,7 @@ export interface components {
              * @description Stable machine-readable code (domain/errors.ts)
              * @enum {string}
              */
-            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_FEATURE_REQUIRED" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "HANDOFF_REPLAYED" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "REFUND_EXCEEDS_BALANCE" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
+            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_FEATURE_REQUIRED" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "HANDOFF_REPLAYED" | "STEP_INCOMPLETE" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "REFUND_EXCEEDS_BALANCE" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
             details?: {
                 [key: string]: unknown;
             };
@@ -14371,7 +14341,7 @@ export interface components {
                 filled: boolean;
                 /** @description Informational: the previous step is filled. Going back or skipping ahead is always allowed */
                 unlocked: boolean;
-                /** @description Whether the Continue button is enabled: gated on step 4 (a usable payment method) and step 5 (preview opened); on step 6, every prerequisite met */
+                /** @description Whether Continue is allowed: 1 a platform chosen, 2 logo and colors, 3 a shipping rate, 4 a usable payment method, 5 preview opened; on step 6, every prerequisite met */
                 canContinue: boolean;
                 code: ("EMAIL_NOT_VERIFIED" | "STORE_NOT_CHOSEN" | "STORE_NOT_CONNECTED" | "STORE_DOMAIN_MISSING" | "BRAND_INCOMPLETE" | "NO_SHIPPING_RATE" | "PAYMENT_METHOD_NOT_READY" | "PREVIEW_NOT_OPENED" | "NO_REAL_CHECKOUT" | "PLAN_REQUIRED" | "SCRIPT_TAG_MISSING" | "SCRIPT_TAG_NOT_INSTALLED" | "PLUGIN_NOT_INTERCEPTED" | "SETUP_NOT_VERIFIED") | null;
                 /** @description What is missing, while not filled */
@@ -15528,7 +15498,7 @@ export interface components {
              * @description Stable machine-readable code (domain/errors.ts)
              * @enum {string}
              */
-            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_FEATURE_REQUIRED" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "HANDOFF_REPLAYED" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "REFUND_EXCEEDS_BALANCE" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
+            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_FEATURE_REQUIRED" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "HANDOFF_REPLAYED" | "STEP_INCOMPLETE" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "REFUND_EXCEEDS_BALANCE" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
             details?: {
                 [key: string]: unknown;
             };
@@ -15771,7 +15741,7 @@ export interface components {
                 filled: boolean;
                 /** @description Informational: the previous step is filled. Going back or skipping ahead is always allowed */
                 unlocked: boolean;
-                /** @description Whether the Continue button is enabled: gated on step 4 (a usable payment method) and step 5 (preview opened); on step 6, every prerequisite met */
+                /** @description Whether Continue is allowed: 1 a platform chosen, 2 logo and colors, 3 a shipping rate, 4 a usable payment method, 5 preview opened; on step 6, every prerequisite met */
                 canContinue: boolean;
                 code: ("EMAIL_NOT_VERIFIED" | "STORE_NOT_CHOSEN" | "STORE_NOT_CONNECTED" | "STORE_DOMAIN_MISSING" | "BRAND_INCOMPLETE" | "NO_SHIPPING_RATE" | "PAYMENT_METHOD_NOT_READY" | "PREVIEW_NOT_OPENED" | "NO_REAL_CHECKOUT" | "PLAN_REQUIRED" | "SCRIPT_TAG_MISSING" | "SCRIPT_TAG_NOT_INSTALLED" | "PLUGIN_NOT_INTERCEPTED" | "SETUP_NOT_VERIFIED") | null;
                 /** @description What is missing, while not filled */

@@ -86,16 +86,16 @@ describe('the merchant dashboard in a browser', () => {
     // Step 1: storefront A, installed through the sandbox platform's OAuth consent page.
     await page.waitForURL(`${app}/onboarding`);
     await page.getByRole('heading', { name: 'Platform', level: 1 }).waitFor();
-    await page.getByRole('radio', { name: /Storefront A/ }).check();
+    await page.getByRole('radio', { name: /Shopify/ }).check();
     await page.getByLabel('Shop address').fill(shopHost);
-    await page.getByLabel('App client id').fill(DEMO_APP.clientId);
+    await page.getByLabel('App client ID').fill(DEMO_APP.clientId);
     await page.getByLabel('App client secret').fill(DEMO_APP.clientSecret);
     await screenshot(page, 'dashboard-2-wizard-platform');
     await page.getByRole('button', { name: 'Save and install the app' }).click();
     await page.waitForURL(new RegExp(`^${stack.urls.storefrontA}/shops/${shopHost}/admin/oauth/authorize`));
     await page.click('#install-app');
     await page.waitForURL(`${app}/onboarding?storefrontA=connected`);
-    await page.getByText('Storefront A app installed').waitFor();
+    await page.getByText('Shopify app installed').waitFor();
     await expect.poll(() => step(page, 1).locator('.step-number').textContent()).toBe('✓');
     // Installed, the app embed is still off (only the merchant can turn it on): step 1 says so, read live from
     // the shop, with the theme editor link; there the merchant saves it on, and "Check again" sees it.
@@ -134,12 +134,12 @@ describe('the merchant dashboard in a browser', () => {
     // Step 4: a rejected processor key is reported at the key field; the sandbox account's key connects.
     await page.getByRole('heading', { name: 'Payments', level: 1 }).waitFor();
     expect(await page.getByRole('button', { name: 'Continue →' }).isDisabled()).toBe(true);
-    await page.getByLabel('Processor API key').fill('sk_sandbox_not_a_key');
-    await page.getByRole('button', { name: 'Connect processor' }).click();
-    expect(await fieldError(page, 'Processor API key')).toMatch(/key/i);
-    await page.getByLabel('Processor API key').fill(String(account.body.apiKey));
-    await page.getByRole('button', { name: 'Connect processor' }).click();
-    await page.getByText('Processor connected.').waitFor({ timeout: 30_000 });
+    await page.getByLabel('Whop API key').fill('sk_sandbox_not_a_key');
+    await page.getByRole('button', { name: 'Connect Whop' }).click();
+    expect(await fieldError(page, 'Whop API key')).toMatch(/key/i);
+    await page.getByLabel('Whop API key').fill(String(account.body.apiKey));
+    await page.getByRole('button', { name: 'Connect Whop' }).click();
+    await page.getByText('Whop connected.').waitFor({ timeout: 30_000 });
     await expect.poll(() => page.getByRole('button', { name: 'Continue →' }).isEnabled()).toBe(true);
     await screenshot(page, 'dashboard-5-wizard-payments');
     await page.getByRole('button', { name: 'Continue →' }).click();
@@ -527,7 +527,7 @@ describe('the merchant dashboard in a browser', () => {
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.waitForURL(`${stack.apiUrl}/dashboard/connections`);
-    await page.getByRole('radio', { name: /Storefront B/ }).check();
+    await page.getByRole('radio', { name: /WooCommerce/ }).check();
 
     const install = page.locator('[data-plugin-install]');
     await expect.poll(() => install.textContent()).toMatch(/Upload Plugin.*Activate.*REST API.*Hosted Checkout/);

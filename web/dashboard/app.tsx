@@ -22,6 +22,7 @@ import { BillingPage } from './pages/billing.js';
 import { SettingsPage } from './pages/settings.js';
 import { ApiKeysPage } from './pages/api-keys.js';
 import { WebhooksPage } from './pages/webhooks.js';
+import { ConnectionProblemPage } from './pages/connection-problem.js';
 
 interface PageRoute {
   path: string;
@@ -74,6 +75,7 @@ const PAGES: PageRoute[] = [
   { path: '/dashboard/api-keys', title: 'API keys', render: () => <ApiKeysPage /> },
   { path: '/dashboard/settings', title: 'Settings', render: () => <SettingsPage /> },
   { path: '/dashboard/webhooks', title: 'Webhooks', render: () => <WebhooksPage /> },
+  { path: '/dashboard/connection-problem', title: 'Store not connected', render: () => <ConnectionProblemPage /> },
 ];
 
 const PUBLIC: Record<string, () => ComponentChildren> = {

@@ -21,6 +21,14 @@ function signedCallback(params: Record<string, string>, secret: string = DEMO_AP
   return url;
 }
 
+/** The callback (or install link) ended on the dashboard's connection-problem page, naming what to fix and the error code. */
+function expectProblem(res: { status: number; location?: string }, problem: string, code: string) {
+  expect(res.status).toBe(302);
+  const to = new URL(res.location!);
+  expect(to.origin + to.pathname).toBe(`${s.stack.config.appOrigin}/dashboard/connection-problem`);
+  expect(Object.fromEntries(to.searchParams)).toEqual({ platform: 'storefront-a', problem, code });
+}
+
 async function expectNothingStored(merchantId: string, state?: string) {
   const row = await db().storefrontAConnection.findUniqueOrThrow({ where: { merchantId } });
   expect(row).toMatchObject({ accessTokenEnc: null, connected: false, installedAt: null, scriptTagId: null, scopes: null });
@@ -51,34 +59,32 @@ describe('GET /api/auth/storefront-a/install', () => {
     expect(row.expiresAt.getTime() - Date.now()).toBeLessThanOrEqual(10 * 60_000);
   });
 
-  it('given no handoff, a session token instead of a handoff, or garbage / then 401 and no state is made', async () => {
+  it('given no handoff, a session token instead of a handoff, or garbage / then the problem page (start again), no state is made', async () => {
     const m = await createMerchant(s);
     await saveInputs(s, m.token);
     for (const url of ['/api/auth/storefront-a/install', `/api/auth/storefront-a/install?handoff=${m.token}`, '/api/auth/storefront-a/install?handoff=abc.def.ghi']) {
       const res = await call(s, 'GET', url);
-      expect(res.status, url).toBe(401);
-      expect(res.body.code).toBe('UNAUTHORIZED');
+      expectProblem({ status: res.status, location: res.headers.location as string }, 'expired', 'UNAUTHORIZED');
     }
     expect(await db().oAuthState.count()).toBe(0);
   });
 
-  it('given a handoff for a shop the merchant has since changed / then 401', async () => {
+  it('given a handoff for a shop the merchant has since changed / then the problem page (start again)', async () => {
     const m = await createMerchant(s);
     const oldLink = await saveInputs(s, m.token);
     await saveInputs(s, m.token, { shop: 'other-shop.myshopify.com' });
     const u = new URL(oldLink);
     const res = await call(s, 'GET', u.pathname + u.search);
-    expect(res.status).toBe(401);
+    expectProblem({ status: res.status, location: res.headers.location as string }, 'expired', 'UNAUTHORIZED');
   });
 
-  it('given a handoff but no saved inputs (removed since) / then 404 NOT_FOUND', async () => {
+  it('given a handoff but no saved inputs (removed since) / then the problem page (start again, NOT_FOUND)', async () => {
     const m = await createMerchant(s);
     const link = await saveInputs(s, m.token);
     await db().storefrontAConnection.delete({ where: { merchantId: m.id } });
     const u = new URL(link);
     const res = await call(s, 'GET', u.pathname + u.search);
-    expect(res.status).toBe(404);
-    expect(res.body.code).toBe('NOT_FOUND');
+    expectProblem({ status: res.status, location: res.headers.location as string }, 'expired', 'NOT_FOUND');
   });
 });
 
@@ -137,14 +143,13 @@ describe('OAuth install end to end', () => {
     expect((await db().storefrontAConnection.findUniqueOrThrow({ where: { merchantId: m.id } })).connected).toBe(true);
   });
 
-  it('given the real callback / when it is replayed after success / then 400 INVALID_TOKEN (state used) and the stored token is unchanged', async () => {
+  it('given the real callback / when it is replayed after success / then the expired problem page (state used) and the stored token is unchanged', async () => {
     const m = await createMerchant(s);
     const callback = await consent(await openInstall(s, await saveInputs(s, m.token)));
     expect((await openCallback(s, callback)).status).toBe(302);
     const before = await db().storefrontAConnection.findUniqueOrThrow({ where: { merchantId: m.id } });
     const replay = await openCallback(s, callback);
-    expect(replay.status).toBe(400);
-    expect(replay.body.code).toBe('INVALID_TOKEN');
+    expectProblem(replay, 'expired', 'INVALID_TOKEN');
     expect(await db().storefrontAConnection.findUniqueOrThrow({ where: { merchantId: m.id } })).toEqual(before);
   });
 });
@@ -156,101 +161,106 @@ describe('forged or broken callbacks store nothing', () => {
     return { m, state: authorize.searchParams.get('state')! };
   }
 
-  it('given a callback whose hmac does not match its parameters / then 401 INVALID_SIGNATURE', async () => {
+  it('given a callback whose hmac does not match its parameters / then the wrong-secret problem page (INVALID_SIGNATURE)', async () => {
     const { m, state } = await started();
     const forged = signedCallback({ state });
     forged.searchParams.set('code', 'another-code');
     const res = await openCallback(s, forged);
-    expect(res.status).toBe(401);
-    expect(res.body.code).toBe('INVALID_SIGNATURE');
+    expectProblem(res, 'wrong-secret', 'INVALID_SIGNATURE');
     await expectNothingStored(m.id, state);
   });
 
-  it('given a callback signed with another secret than the merchant app\'s / then 401 INVALID_SIGNATURE', async () => {
+  it('given a callback signed with another secret than the merchant app\'s / then the wrong-secret problem page (INVALID_SIGNATURE)', async () => {
     const { m, state } = await started();
     const res = await openCallback(s, signedCallback({ state }, 'sfa_secret_of_somebody_else_000'));
-    expect(res.status).toBe(401);
-    expect(res.body.code).toBe('INVALID_SIGNATURE');
+    expectProblem(res, 'wrong-secret', 'INVALID_SIGNATURE');
     await expectNothingStored(m.id, state);
   });
 
-  it('given a correctly signed callback older than 5 minutes / then 401 INVALID_SIGNATURE', async () => {
+  it('given a correctly signed callback older than 5 minutes / then the wrong-secret problem page (INVALID_SIGNATURE)', async () => {
     const { m, state } = await started();
     const res = await openCallback(s, signedCallback({ state, timestamp: String(Math.floor(Date.now() / 1000) - 600) }));
-    expect(res.status).toBe(401);
-    expect(res.body.code).toBe('INVALID_SIGNATURE');
+    expectProblem(res, 'wrong-secret', 'INVALID_SIGNATURE');
     await expectNothingStored(m.id, state);
   });
 
-  it('given a merchant who saved a wrong client secret / when the real platform redirects back / then 401 INVALID_SIGNATURE', async () => {
+  it('given a merchant who saved a wrong client secret / when the real platform redirects back / then the wrong-secret problem page, nothing stored', async () => {
     const m = await createMerchant(s);
     const callback = await consent(await openInstall(s, await saveInputs(s, m.token, { clientSecret: 'not-the-real-secret-000000' })));
     const res = await openCallback(s, callback);
-    expect(res.status).toBe(401);
-    expect(res.body.code).toBe('INVALID_SIGNATURE');
+    expectProblem(res, 'wrong-secret', 'INVALID_SIGNATURE');
     await db().storefrontAConnection.findUniqueOrThrow({ where: { merchantId: m.id } }).then((row) => expect(row.accessTokenEnc).toBeNull());
   });
 
-  it('given a state we never issued / then 400 INVALID_TOKEN', async () => {
+  it('given a state we never issued / then the expired problem page (INVALID_TOKEN)', async () => {
     const { m, state } = await started();
     const res = await openCallback(s, signedCallback({ state: 'x'.repeat(43) }));
-    expect(res.status).toBe(400);
-    expect(res.body.code).toBe('INVALID_TOKEN');
+    expectProblem(res, 'expired', 'INVALID_TOKEN');
     await expectNothingStored(m.id, state);
   });
 
-  it('given an expired state / then 400 INVALID_TOKEN', async () => {
+  it('given an expired state / then the expired problem page (INVALID_TOKEN)', async () => {
     const { m, state } = await started();
     await db().oAuthState.update({ where: { state }, data: { expiresAt: new Date(Date.now() - 1000) } });
     const res = await openCallback(s, signedCallback({ state }));
-    expect(res.status).toBe(400);
-    expect(res.body.code).toBe('INVALID_TOKEN');
+    expectProblem(res, 'expired', 'INVALID_TOKEN');
     await expectNothingStored(m.id, state);
   });
 
-  it('given a used state / then 400 INVALID_TOKEN', async () => {
+  it('given a used state / then the expired problem page (INVALID_TOKEN)', async () => {
     const { m, state } = await started();
     await db().oAuthState.update({ where: { state }, data: { usedAt: new Date() } });
     const res = await openCallback(s, signedCallback({ state }));
-    expect(res.status).toBe(400);
-    expect(res.body.code).toBe('INVALID_TOKEN');
+    expectProblem(res, 'expired', 'INVALID_TOKEN');
     const row = await db().storefrontAConnection.findUniqueOrThrow({ where: { merchantId: m.id } });
     expect(row.accessTokenEnc).toBeNull();
   });
 
-  it('given a shop that is not a shop host, or another shop than the install was started for / then 400 INVALID_INPUT', async () => {
+  it('given a shop that is not a shop host, or another shop than the install was started for / then the problem page for what is wrong (INVALID_INPUT)', async () => {
     const { m, state } = await started();
     for (const shop of ['evil.example.com', 'demo-shop.myshopify.com.evil.test', 'other-shop.myshopify.com']) {
       const res = await openCallback(s, signedCallback({ state, shop }));
-      expect(res.status, shop).toBe(400);
-      expect(res.body.code, shop).toBe('INVALID_INPUT');
+      expectProblem(res, 'other-shop', 'INVALID_INPUT');
     }
     await expectNothingStored(m.id, state);
   });
 
-  it('given missing parameters / then 400 INVALID_INPUT', async () => {
+  it('given missing parameters / then the problem page for what is wrong (INVALID_INPUT)', async () => {
     const { m, state } = await started();
     const res = await call(s, 'GET', `/api/auth/storefront-a/callback?state=${state}&shop=${DEMO_SHOP}`);
-    expect(res.status).toBe(400);
-    expect(res.body.code).toBe('INVALID_INPUT');
+    expectProblem({ status: res.status, location: res.headers.location as string }, 'incomplete', 'INVALID_INPUT');
     await expectNothingStored(m.id, state);
+  });
+
+  it('given the merchant declined on the consent page (an OAuth error redirect) / then the problem page says the install was declined', async () => {
+    const { m, state } = await started();
+    const res = await call(s, 'GET', `/api/auth/storefront-a/callback?error=access_denied&state=${state}&shop=${DEMO_SHOP}`);
+    expectProblem({ status: res.status, location: res.headers.location as string }, 'denied', 'UNAUTHORIZED');
+    await expectNothingStored(m.id, state);
+  });
+
+  it('given any failure / then the answer is a redirect a browser follows, never a JSON page', async () => {
+    const { state } = await started();
+    const res = await s.app.inject({ method: 'GET', url: signedCallback({ state }, 'shpss_wrong').pathname + signedCallback({ state }, 'shpss_wrong').search });
+    expect(res.statusCode).toBe(302);
+    expect(res.body).toBe('');
+    expect(res.headers['content-type'] ?? '').not.toContain('json');
   });
 });
 
 describe('install failures after a valid callback store nothing', () => {
-  it('given the store fails the code exchange / then 502 UPSTREAM_ERROR and no token is stored', async () => {
+  it('given the store fails the code exchange / then the shop-unavailable problem page (UPSTREAM_ERROR) and no token is stored', async () => {
     const m = await createMerchant(s);
     const callback = await consent(await openInstall(s, await saveInputs(s, m.token)));
     await simControl(s, 'faults', { mode: 'error', status: 503, count: 10, match: `/shops/${DEMO_SHOP}/admin/oauth/access_token` });
     const res = await openCallback(s, callback);
     await fetch(`${s.stack.urls.storefrontA}/_control/faults`, { method: 'DELETE' });
-    expect(res.status).toBe(502);
-    expect(res.body.code).toBe('UPSTREAM_ERROR');
+    expectProblem(res, 'shop-unavailable', 'UPSTREAM_ERROR');
     const row = await db().storefrontAConnection.findUniqueOrThrow({ where: { merchantId: m.id } });
     expect(row).toMatchObject({ accessTokenEnc: null, connected: false });
   });
 
-  it('given the store refuses the code (already used) / then 400 INVALID_TOKEN and no token is stored', async () => {
+  it('given the store refuses the code (already used) / then the expired problem page (INVALID_TOKEN) and no token is stored', async () => {
     const m = await createMerchant(s);
     const callback = await consent(await openInstall(s, await saveInputs(s, m.token)));
     // Somebody else spent the code first.
@@ -260,19 +270,17 @@ describe('install failures after a valid callback store nothing', () => {
       body: JSON.stringify({ client_id: DEMO_APP.clientId, client_secret: DEMO_APP.clientSecret, code: callback.searchParams.get('code') }),
     });
     const res = await openCallback(s, callback);
-    expect(res.status).toBe(400);
-    expect(res.body.code).toBe('INVALID_TOKEN');
+    expectProblem(res, 'expired', 'INVALID_TOKEN');
     expect((await db().storefrontAConnection.findUniqueOrThrow({ where: { merchantId: m.id } })).accessTokenEnc).toBeNull();
   });
 
-  it('given the store fails to create the script tag / then 502 and neither token nor connection is stored', async () => {
+  it('given the store fails to create the script tag / then the shop-unavailable problem page and neither token nor connection is stored', async () => {
     const m = await createMerchant(s);
     const callback = await consent(await openInstall(s, await saveInputs(s, m.token)));
     await simControl(s, 'faults', { mode: 'error', status: 500, count: 10, match: `/shops/${DEMO_SHOP}/admin/api`, method: 'POST' });
     const res = await openCallback(s, callback);
     await fetch(`${s.stack.urls.storefrontA}/_control/faults`, { method: 'DELETE' });
-    expect(res.status).toBe(502);
-    expect(res.body.code).toBe('UPSTREAM_ERROR');
+    expectProblem(res, 'shop-unavailable', 'UPSTREAM_ERROR');
     expect(await db().storefrontAConnection.findUniqueOrThrow({ where: { merchantId: m.id } })).toMatchObject({ accessTokenEnc: null, connected: false, scriptTagId: null });
   });
 });

@@ -5,7 +5,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { type RouteDeps } from '../../route-deps.js';
 import { AppError } from '../../../domain/errors.js';
-import { checkoutActivation as activationOf, paymentCheck, wizardState, type OnboardingFacts } from '../../../domain/onboarding.js';
+import { checkoutActivation as activationOf, continueCheck, paymentCheck, wizardState, type OnboardingFacts, type StepNumber } from '../../../domain/onboarding.js';
 import { readOnboardingFacts } from '../../../model/onboarding.js';
 import type { checkStorefrontAScriptTagWorkflow } from '../../../workflows/storefront-a-script-tag.js';
 import type { setupVerificationWorkflow } from '../../../workflows/setup-verification.js';
@@ -56,13 +56,24 @@ export const onboardingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, de
     schema: {
       tags,
       summary: 'Save the step the merchant is on, so the wizard resumes there',
-      description: 'Any step 1-6: going back or skipping is always allowed (the Continue gates of steps 4 and 5 are reported as `canContinue`). EMAIL_NOT_VERIFIED (403) before the email address is verified.',
+      description:
+        'Any step 1-6: going back or skipping (the stepper) is always allowed. `continueFrom` marks the Continue button of that step: ' +
+        'without what the step needs (1 a platform chosen, 2 logo and colors, 3 a shipping rate, 4 a usable payment method, 5 the preview ' +
+        'opened) it answers 409 STEP_INCOMPLETE with the reason and saves nothing. EMAIL_NOT_VERIFIED (403) before the email address is verified.',
       ...auth,
       body: onboardingPatch,
-      response: { 200: onboardingState, 400: errorResponse, 401: errorResponse, 403: errorResponse },
+      response: { 200: onboardingState, 400: errorResponse, 401: errorResponse, 403: errorResponse, 409: errorResponse },
     },
   }, async (request) => {
     const { merchantId } = request.merchant;
+    const { continueFrom } = request.body;
+    if (continueFrom !== undefined) {
+      const facts = await readOnboardingFacts(db, merchantId);
+      if (!facts.emailVerified) throw emailNotVerified();
+      const step = continueFrom as StepNumber;
+      const check = step === 6 ? { ok: wizardState(facts).finalCheck.ready, reason: 'Meet the five prerequisites first' } : continueCheck(facts, step);
+      if (!check.ok) throw new AppError('STEP_INCOMPLETE', `Step ${step} is not done: ${check.reason ?? 'complete it first'}`);
+    }
     const { count } = await db.merchant.updateMany({ where: { id: merchantId, emailVerifiedAt: { not: null } }, data: { onboardingStep: request.body.currentStep } });
     if (count === 0) throw emailNotVerified();
     return toOnboardingState(await readOnboardingFacts(db, merchantId));
@@ -101,7 +112,7 @@ export const onboardingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, de
           storefrontA.checkError = failure.status >= 500 && failure.code === 'INTERNAL_ERROR' ? 'The store could not be asked: try again in a minute' : failure.message;
         }
       } else {
-        storefrontA.checkError = 'Storefront A is not connected';
+        storefrontA.checkError = 'Your Shopify shop is not connected';
       }
     }
     const activation = activationOf(facts, { scriptTagInstalled: storefrontA?.scriptTagInstalled ?? null });

@@ -132,8 +132,8 @@ export const processorRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
 
   async function refuseWhileBusy(merchantId: string): Promise<void> {
     const [connecting, disconnecting] = await Promise.all([isRunning(processorWorkflowIds.connect(merchantId)), isRunning(processorWorkflowIds.disconnect(merchantId))]);
-    if (connecting) throw new AppError('CONFLICT', 'A processor connection is already in progress: wait for it to finish');
-    if (disconnecting) throw new AppError('CONFLICT', 'The processor is being disconnected: wait for it to finish');
+    if (connecting) throw new AppError('CONFLICT', 'A Whop connection is already in progress: wait for it to finish');
+    if (disconnecting) throw new AppError('CONFLICT', 'Whop is being disconnected: wait for it to finish');
   }
 
   /** Runs one of the merchant's processor workflows and waits for it; one at a time per id (else CONFLICT). */
@@ -150,7 +150,7 @@ export const processorRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
         workflowExecutionTimeout: WORKFLOW_TIMEOUT,
       });
     } catch (err) {
-      if (err instanceof WorkflowExecutionAlreadyStartedError) throw new AppError('CONFLICT', 'A processor connection change is already in progress: wait for it to finish');
+      if (err instanceof WorkflowExecutionAlreadyStartedError) throw new AppError('CONFLICT', 'A Whop connection change is already in progress: wait for it to finish');
       throw err;
     }
     return handle.result();
@@ -242,7 +242,7 @@ export const processorRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
 
     const pending = await db.processorConnectionAttempt.findFirst({ where: { merchantId, status: 'CONNECTING' }, orderBy: { createdAt: 'desc' } });
     if (pending && Date.now() - pending.createdAt.getTime() < STARTING_WINDOW_MS) {
-      throw new AppError('CONFLICT', 'A processor connection is already in progress: wait for it to finish');
+      throw new AppError('CONFLICT', 'A Whop connection is already in progress: wait for it to finish');
     }
     // An attempt still CONNECTING here has no run left (it timed out); attempts with nothing left to clean up
     // (no webhook of theirs at the processor) are history. The connection itself is not touched.
@@ -279,10 +279,10 @@ export const processorRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
   }, async (request) => {
     const { merchantId } = request.merchant;
     const existing = await db.processorConnection.findUnique({ where: { merchantId }, select: { merchantId: true } });
-    if (!existing) throw new AppError('NOT_FOUND', 'No processor is connected');
+    if (!existing) throw new AppError('NOT_FOUND', 'Whop is not connected');
     await refuseWhileBusy(merchantId);
     const { deleted } = await run(disconnectProcessorWorkflow, processorWorkflowIds.disconnect(merchantId), { merchantId });
-    if (!deleted) throw new AppError('NOT_FOUND', 'No processor is connected');
+    if (!deleted) throw new AppError('NOT_FOUND', 'Whop is not connected');
     return { connected: false as const };
   });
 };

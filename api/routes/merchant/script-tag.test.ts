@@ -61,7 +61,7 @@ describe('script tag routes refuse what they cannot do', () => {
         const res = await call(s, method, url, { token: m.token });
         expect(res.status, `${step} ${url}`).toBe(409);
         expect(res.body.code).toBe('CONFLICT');
-        expect(res.body.error).toMatch(/storefront A/i);
+        expect(res.body.error).toMatch(/Shopify/);
       }
     }
   });

@@ -31,8 +31,8 @@ export const scriptTagRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
 
   async function requireConnected(merchantId: string): Promise<void> {
     const row = await db.storefrontAConnection.findUnique({ where: { merchantId }, select: { connected: true } });
-    if (!row) throw new AppError('CONFLICT', 'Script tags need a storefront A shop: connect storefront A first');
-    if (!row.connected) throw new AppError('CONFLICT', 'Storefront A is not connected (not installed yet, or uninstalled): install the app first');
+    if (!row) throw new AppError('CONFLICT', 'The app embed needs a Shopify shop: connect your Shopify shop first');
+    if (!row.connected) throw new AppError('CONFLICT', 'Your Shopify shop is not connected (the app is not installed yet, or was uninstalled): install the app first');
   }
   const reply = (s: ScriptTagStatus) => ({ platform: 'STOREFRONT_A' as const, ...s });
 

@@ -134,8 +134,8 @@ describe('reconnecting storefront A: the working connection serves until the new
     const c = await connectedMerchant();
     const installUrl = await saveInputs(s, c.m.token, { clientSecret: 'not-the-apps-secret-0123456789' });
     const res = await openCallback(s, await consent(await openInstall(s, installUrl)));
-    expect(res.status).toBe(401);
-    expect(res.body.code).toBe('INVALID_SIGNATURE');
+    expect(res.status).toBe(302);
+    expect(res.location).toContain('/dashboard/connection-problem?platform=storefront-a&problem=wrong-secret&code=INVALID_SIGNATURE');
     await expectWorkingAsBefore(c, { shop: DEMO_SHOP, clientId: DEMO_APP.clientId });
     // The right inputs again: nothing left pending.
     await saveInputs(s, c.m.token);
@@ -150,7 +150,7 @@ describe('reconnecting storefront A: the working connection serves until the new
     await expectWorkingAsBefore(c, { shop: otherShop, clientId: otherApp.clientId });
 
     const res = await openCallback(s, await consent(await openInstall(s, installUrl)));
-    expect(res.status, JSON.stringify(res.body)).toBe(302);
+    expect(res.location).toBe(`${s.stack.config.appOrigin}/dashboard?storefrontA=connected`);
 
     const row = await db().storefrontAConnection.findUniqueOrThrow({ where: { merchantId: c.m.id } });
     expect(row).toMatchObject({ shop: otherShop, clientId: otherApp.clientId, connected: true, pendingShop: null, pendingClientId: null, pendingClientSecretEnc: null, pendingSince: null });

@@ -93,7 +93,7 @@ export const storefrontAMerchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async
   }, async (request) => {
     const { merchantId } = request.merchant;
     const shop = normalizeShopHost(request.body.shop);
-    if (!isValidShopHost(shop, suffix)) throw new AppError('INVALID_INPUT', `shop must be a storefront A shop host: <name>${suffix}`, { fields: { 'body.shop': `must be <name>${suffix}` } });
+    if (!isValidShopHost(shop, suffix)) throw new AppError('INVALID_INPUT', `shop must be your Shopify shop address: <name>${suffix}`, { fields: { 'body.shop': `must be <name>${suffix}` } });
     const { clientId, clientSecret } = request.body;
     const clientSecretEnc = secrets.encrypt(clientSecret, storefrontAAad.clientSecret(merchantId));
 
@@ -144,7 +144,7 @@ export const storefrontAMerchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async
   }, async (request) => {
     const { merchantId } = request.merchant;
     const row = await db.storefrontAConnection.findUnique({ where: { merchantId } });
-    if (!row) throw new AppError('NOT_FOUND', 'No storefront A connection: save the install inputs first');
+    if (!row) throw new AppError('NOT_FOUND', 'No Shopify shop is connected: save the shop address, client ID and client secret first');
     return {
       shop: row.shop,
       clientId: row.clientId,
@@ -177,7 +177,7 @@ export const storefrontAMerchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async
     },
   }, async (request, reply) => {
     const row = await db.storefrontAConnection.findUnique({ where: { merchantId: request.merchant.merchantId } });
-    if (!row) throw new AppError('NOT_FOUND', 'No storefront A connection: save the shop, client id and client secret first');
+    if (!row) throw new AppError('NOT_FOUND', 'No Shopify shop is connected: save the shop address, client ID and client secret first');
     const zip = appProjectZip({ clientId: installingInputs(row).clientId, apiUrl: config.publicApiUrl, appUrl: config.appOrigin });
     return reply
       .type('application/zip')
@@ -198,7 +198,7 @@ export const storefrontAMerchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async
   }, async (request) => {
     const { merchantId } = request.merchant;
     const row = await db.storefrontAConnection.findUnique({ where: { merchantId } });
-    if (!row) throw new AppError('NOT_FOUND', 'No storefront A connection to remove');
+    if (!row) throw new AppError('NOT_FOUND', 'No Shopify shop is connected');
     const removal = await temporal.client.workflow.execute<typeof removeStorefrontAScriptTagWorkflow>('removeStorefrontAScriptTagWorkflow', {
       taskQueue: config.temporal.taskQueue,
       workflowId: storefrontAWorkflowIds.disconnect(merchantId),

@@ -248,7 +248,7 @@ describe('connecting a storefront B store', () => {
     const m = await merchant();
     const res = await connect(m, { ...demo(), storeUrl: `${simUrl}/stores/no-such-store` });
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ code: 'INVALID_INPUT', error: expect.stringContaining('No storefront B REST API') });
+    expect(res.body).toMatchObject({ code: 'INVALID_INPUT', error: expect.stringContaining('No WooCommerce REST API') });
     expect(await row(m)).toBeNull();
   });
 

@@ -167,7 +167,7 @@ export const storefrontBRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
       await tx.merchant.updateMany({ where: { id: merchantId, storePlatform: 'STOREFRONT_B' }, data: { storePlatform: null, shopDomain: null } });
       return true;
     });
-    if (!removed) throw new AppError('NOT_FOUND', 'No storefront B store is connected');
+    if (!removed) throw new AppError('NOT_FOUND', 'No WooCommerce store is connected');
     return { connected: false as const };
   });
 };

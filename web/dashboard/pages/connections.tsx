@@ -1,6 +1,7 @@
-// Store and payment connections: storefront A (OAuth app install) or storefront B (REST keys + plugin),
-// our script tag in a storefront A shop, the payment processor (API key) and cash on delivery. Secrets are
-// write-only: the API never returns them, so the forms show what is stored (last 4 characters, booleans).
+// Store and payment connections: Shopify (storefront A: OAuth app install) or WooCommerce (storefront B: REST keys +
+// plugin), our app embed in a Shopify theme, Whop (the processor: API key) and cash on delivery. Secrets are
+// write-only: the API never returns them, so the forms show what is stored (last 4 characters, booleans). Every
+// credential field says where to find it on the platform, with a link to the platform's own docs.
 import { useState } from 'preact/hooks';
 import { api, ApiError } from '../api.js';
 import { formatDate } from '../format.js';
@@ -31,7 +32,7 @@ async function loadStorefrontA(): Promise<StorefrontAConnection | null> {
   }
 }
 
-function StorefrontAPanel(props: { onChange?: () => void }) {
+function StorefrontAPanel(props: { onChange?: () => void; justInstalled?: boolean }) {
   const { refresh } = useSession();
   const current = useLoad(loadStorefrontA);
   const conn = current.data;
@@ -46,8 +47,8 @@ function StorefrontAPanel(props: { onChange?: () => void }) {
     form.run(async () => {
       const problems: Record<string, string> = {};
       if (!form.values.shop.trim()) problems.shop = 'enter your shop address, e.g. my-shop.myshopify.com';
-      if (!form.values.clientId.trim()) problems.clientId = 'enter the client id of your app';
-      if (!form.values.clientSecret.trim()) problems.clientSecret = 'enter the client secret of your app';
+      if (!form.values.clientId.trim()) problems.clientId = 'enter the client ID of your Shopify app (Dev Dashboard → your app → Settings)';
+      if (!form.values.clientSecret.trim()) problems.clientSecret = 'enter the client secret of your Shopify app (same page as the client ID)';
       if (Object.keys(problems).length) throw invalid(problems);
       const saved = await api.put<{ installUrl: string }>('/api/merchant/storefront-a', form.values);
       await refresh();
@@ -74,7 +75,7 @@ function StorefrontAPanel(props: { onChange?: () => void }) {
           <div class="button-row"><a class="btn btn-primary" href={conn.installUrl}>Reinstall the app on {conn.shop}</a></div>
         </Alert>
       )}
-      {conn?.connected && <AppEmbedStatus />}
+      {conn?.connected && <AppEmbedStatus justInstalled={props.justInstalled} />}
       {conn?.pending && (
         <Alert kind="info" title={`New app details for ${conn.pending.shop} wait for their install`}>
           Your connection to {conn.shop} keeps working until the install completes; if it does not, nothing changes.
@@ -89,10 +90,46 @@ function StorefrontAPanel(props: { onChange?: () => void }) {
       )}
       {showForm && <StorefrontAAppSteps saved={Boolean(conn)} />}
       {showForm ? (
-        <Form onSubmit={submit} error={form.error} label="Storefront A install">
-          <Field label="Shop address" name="shop" value={form.values.shop} onInput={(v) => form.set('shop', v)} error={form.errors.shop} placeholder={conn?.shop ?? 'my-shop.myshopify.com'} hint="Your shop's myshopify-style address" />
-          <Field label="App client id" name="clientId" value={form.values.clientId} onInput={(v) => form.set('clientId', v)} error={form.errors.clientId} placeholder={conn?.clientId ?? ''} autoComplete="off" />
-          <Field label="App client secret" name="clientSecret" type="password" value={form.values.clientSecret} onInput={(v) => form.set('clientSecret', v)} error={form.errors.clientSecret} autoComplete="off" hint="Stored encrypted; never shown again" />
+        <Form onSubmit={submit} error={form.error} label="Shopify install">
+          <Field
+            label="Shop address"
+            name="shop"
+            value={form.values.shop}
+            onInput={(v) => form.set('shop', v)}
+            error={form.errors.shop}
+            placeholder={conn?.shop ?? 'my-shop.myshopify.com'}
+            hint={<span data-help="shop">Your shop's <code>….myshopify.com</code> address (not your own domain): in your Shopify admin, Settings → Domains lists it.</span>}
+          />
+          <Field
+            label="App client ID"
+            name="clientId"
+            value={form.values.clientId}
+            onInput={(v) => form.set('clientId', v)}
+            error={form.errors.clientId}
+            placeholder={conn?.clientId ?? ''}
+            autoComplete="off"
+            hint={
+              <span data-help="clientId">
+                In Shopify's <a href="https://dev.shopify.com/dashboard/" target="_blank" rel="noreferrer">Dev Dashboard</a> (or Partners → Apps): open the app you
+                created for your shop → <strong>Settings</strong> → <strong>Client ID</strong>. <a href="https://shopify.dev/docs/apps/build/dev-dashboard/get-api-access-tokens" target="_blank" rel="noreferrer">Shopify's guide</a>
+              </span>
+            }
+          />
+          <Field
+            label="App client secret"
+            name="clientSecret"
+            type="password"
+            value={form.values.clientSecret}
+            onInput={(v) => form.set('clientSecret', v)}
+            error={form.errors.clientSecret}
+            autoComplete="off"
+            hint={
+              <span data-help="clientSecret">
+                Same page, <strong>Client secret</strong> (starts with <code>shpss_</code>): reveal it and copy the whole value. Shopify signs the install with it, so a
+                wrong one stops the install. Stored encrypted; never shown again.
+              </span>
+            }
+          />
           <div class="button-row">
             <Button type="submit" busy={form.busy}>Save and install the app</Button>
             {editing && <Button variant="ghost" onClick={() => setEditing(false)}>Cancel</Button>}
@@ -138,8 +175,8 @@ function StorefrontBPanel(props: { onChange?: () => void }) {
     form.run(async () => {
       const problems: Record<string, string> = {};
       if (!form.values.storeUrl.trim()) problems.storeUrl = 'enter your store address (https://…)';
-      if (!form.values.consumerKey.trim()) problems.consumerKey = 'enter the REST consumer key (ck_…)';
-      if (!form.values.consumerSecret.trim()) problems.consumerSecret = 'enter the REST consumer secret (cs_…)';
+      if (!form.values.consumerKey.trim()) problems.consumerKey = 'enter the WooCommerce REST consumer key (ck_…)';
+      if (!form.values.consumerSecret.trim()) problems.consumerSecret = 'enter the WooCommerce REST consumer secret (cs_…)';
       if (Object.keys(problems).length) throw invalid(problems);
       try {
         const r = await api.post<StorefrontBStatus & { pluginActive: boolean; currency: string }>('/api/merchant/storefront-b/connect', form.values);
@@ -172,10 +209,43 @@ function StorefrontBPanel(props: { onChange?: () => void }) {
           {result?.currency && <p class="hint">Store currency: {result.currency}</p>}
         </>
       )}
-      <Form onSubmit={submit} error={form.error} notice={form.notice} label="Storefront B connection">
-        <Field label="Store URL" name="storeUrl" type="url" value={form.values.storeUrl} onInput={(v) => form.set('storeUrl', v)} error={form.errors.storeUrl} placeholder={status.connected ? status.storeUrl : 'https://shop.example'} />
-        <Field label="Consumer key" name="consumerKey" value={form.values.consumerKey} onInput={(v) => form.set('consumerKey', v)} error={form.errors.consumerKey} autoComplete="off" placeholder="ck_…" />
-        <Field label="Consumer secret" name="consumerSecret" type="password" value={form.values.consumerSecret} onInput={(v) => form.set('consumerSecret', v)} error={form.errors.consumerSecret} autoComplete="off" placeholder="cs_…" hint="Read/write REST keys; stored encrypted, never shown again" />
+      <Form onSubmit={submit} error={form.error} notice={form.notice} label="WooCommerce connection">
+        <Field
+          label="Store URL"
+          name="storeUrl"
+          type="url"
+          value={form.values.storeUrl}
+          onInput={(v) => form.set('storeUrl', v)}
+          error={form.errors.storeUrl}
+          placeholder={status.connected ? status.storeUrl : 'https://shop.example'}
+          hint={<span data-help="storeUrl">Your store's home page address, https://…, as shoppers open it (WordPress → Settings → General → Site Address).</span>}
+        />
+        <Field
+          label="Consumer key"
+          name="consumerKey"
+          value={form.values.consumerKey}
+          onInput={(v) => form.set('consumerKey', v)}
+          error={form.errors.consumerKey}
+          autoComplete="off"
+          placeholder="ck_…"
+          hint={
+            <span data-help="consumerKey">
+              In your WordPress admin: WooCommerce → Settings → Advanced → REST API → <strong>Add key</strong>, user an administrator or shop manager, Permissions
+              <strong> Read/Write</strong>, Generate API key; copy the Consumer key (<code>ck_…</code>). <a href="https://developer.woocommerce.com/docs/apis/rest-api/authentication/" target="_blank" rel="noreferrer">WooCommerce's guide</a>
+            </span>
+          }
+        />
+        <Field
+          label="Consumer secret"
+          name="consumerSecret"
+          type="password"
+          value={form.values.consumerSecret}
+          onInput={(v) => form.set('consumerSecret', v)}
+          error={form.errors.consumerSecret}
+          autoComplete="off"
+          placeholder="cs_…"
+          hint={<span data-help="consumerSecret">Shown beside the key only once, when WooCommerce generates it (<code>cs_…</code>). Stored encrypted, never shown again.</span>}
+        />
         <div class="button-row">
           <Button type="submit" busy={form.busy}>{status.connected ? 'Replace keys' : 'Connect store'}</Button>
           {status.connected && (
@@ -243,9 +313,15 @@ function PluginInstall() {
       </p>
       <ol class="hint">
         <li>In your store's WordPress admin: Plugins → Add New → Upload Plugin, choose the zip, Install Now, then Activate.</li>
-        <li>WooCommerce → Settings → Advanced → REST API → Add key: Read/Write, for an administrator or shop manager.</li>
+        <li>
+          WooCommerce → Settings → Advanced → REST API → Add key: Read/Write, for an administrator or shop manager (WordPress permalinks must not be
+          “Plain”: Settings → Permalinks).
+        </li>
         <li>Connect the store below with that consumer key and secret.</li>
-        <li>WooCommerce → Hosted Checkout: enter the service URL <code>{location.origin}</code> and the same consumer key, then press "Test connection".</li>
+        <li>
+          WooCommerce → Hosted Checkout (our plugin's settings): enter the service URL <code>{location.origin}</code> and the same consumer key, then press
+          "Test connection". If it fails, the plugin says why: most often the key differs from the one connected here, or the store URL above is not the store's.
+        </li>
         <li>Put something in your store's cart and go to checkout once: the plugin sends it here, which completes the setup check.</li>
       </ol>
     </section>
@@ -253,7 +329,7 @@ function PluginInstall() {
 }
 
 /** Wizard step 1 and the Store card: choose the platform, then connect it. */
-export function StoreConnection(props: { onChange?: () => void }) {
+export function StoreConnection(props: { onChange?: () => void; justInstalled?: boolean }) {
   const { me, setMe } = useSession();
   const [platform, setPlatform] = useState<Platform | null>(me?.storePlatform ?? null);
   const choose = async (p: Platform) => {
@@ -266,13 +342,15 @@ export function StoreConnection(props: { onChange?: () => void }) {
         // Only a convenience: connecting sets the platform too.
       }
     }
+    // The wizard's Continue follows the stored choice.
+    props.onChange?.();
   };
   return (
-    <div class="stack">
+    <div class="stack store-connection">
       <div class="choice-grid" role="radiogroup" aria-label="Store platform">
         {([
-          ['storefront-a', 'Storefront A', 'Hosted platform: install our app with OAuth; its app embed takes over the checkout button.'],
-          ['storefront-b', 'Storefront B', 'Self-hosted platform: REST keys plus our official plugin.'],
+          ['storefront-a', 'Shopify', 'Install your own Shopify app on your shop; its app embed sends the checkout button here.'],
+          ['storefront-b', 'WooCommerce', 'Your WordPress store: REST API keys plus our plugin, which sends the checkout button here.'],
         ] as const).map(([value, title, text]) => (
           <label class={`choice${platform === value ? ' selected' : ''}`} key={value}>
             <input type="radio" name="platform" value={value} checked={platform === value} onChange={() => void choose(value)} />
@@ -281,7 +359,7 @@ export function StoreConnection(props: { onChange?: () => void }) {
           </label>
         ))}
       </div>
-      {platform === 'storefront-a' && <StorefrontAPanel onChange={props.onChange} />}
+      {platform === 'storefront-a' && <StorefrontAPanel onChange={props.onChange} justInstalled={props.justInstalled} />}
       {platform === 'storefront-b' && <StorefrontBPanel onChange={props.onChange} />}
     </div>
   );
@@ -292,12 +370,20 @@ export function StoreConnection(props: { onChange?: () => void }) {
  * in the theme editor, through the activation link), checked live at the shop; a legacy script tag is removed.
  * Shown in wizard step 1 (once installed) and on Store & payments.
  */
-export function AppEmbedStatus() {
+export function AppEmbedStatus(props: { justInstalled?: boolean | undefined }) {
   const status = useLoad(() => api.get<ScriptTagStatus>('/api/merchant/script-tag/status'));
   const install = useForm({});
   const s = status.data;
   return (
     <div class="stack" id="app-embed" data-app-embed={s ? (s.installed ? 'on' : 'off') : 'unknown'}>
+      {/* Back from the install: the banner reads the same live status as the checklist below, so the two never disagree. */}
+      {props.justInstalled && (
+        <Alert kind={s?.installed ? 'success' : 'info'} title="Shopify app installed: your shop is connected">
+          <span data-install-banner={s ? (s.installed ? 'on' : 'off') : 'unknown'}>
+            {!s ? 'Checking the app embed in your theme…' : s.installed ? `Our app embed is on in ${s.themeName ?? 'your published theme'}: the checkout button comes here.` : 'One step left: the app embed is off in your theme. Turn it on below, then Save in the theme editor.'}
+          </span>
+        </Alert>
+      )}
       <p class="hint">Our app embed in your shop's theme sends the checkout button to your hosted checkout. Checked live at the shop.</p>
       {status.loading && !s && <Spinner label="Asking your shop…" />}
       {status.error && !s && <Alert kind={status.error instanceof ApiError && status.error.code === 'CONFLICT' ? 'info' : 'error'}>{status.error.message}</Alert>}
@@ -332,7 +418,7 @@ export function ProcessorConnection(props: { onChange?: () => void }) {
   const s = current.data;
   const submit = () =>
     form.run(async () => {
-      if (!form.values.apiKey.trim()) throw invalid({ apiKey: 'paste the secret API key of your processor account' });
+      if (!form.values.apiKey.trim()) throw invalid({ apiKey: 'paste a Company API key of your Whop business (Whop dashboard → Developer)' });
       try {
         current.setData(await api.post<ProcessorStatus>('/api/merchant/processor/connect', { apiKey: form.values.apiKey.trim() }));
       } catch (err) {
@@ -343,7 +429,7 @@ export function ProcessorConnection(props: { onChange?: () => void }) {
       }
       form.setAll({ apiKey: '' });
       props.onChange?.();
-      return 'Processor connected.';
+      return 'Whop connected.';
     });
   return (
     <div class="stack">
@@ -356,9 +442,9 @@ export function ProcessorConnection(props: { onChange?: () => void }) {
           </div>
           {s.status && (
             <ul class="checklist" aria-label="Processor readiness">
-              <CheckItem ok={!!s.businessId} name="businessId" label={<>Business ID {s.businessId && <code>{s.businessId}</code>}</>} reason="The key did not lead to a business." />
-              <CheckItem ok={!!s.productId} name="productId" label={<>Product ID {s.productId && <code>{s.productId}</code>}</>} reason="The checkout product was not created yet." />
-              <CheckItem ok={s.webhookRegistered} name="webhook" label="Webhook registered, secret stored" reason="Payment updates cannot reach us yet." />
+              <CheckItem ok={!!s.businessId} name="businessId" label={<>Business ID {s.businessId && <code>{s.businessId}</code>}</>} reason="The key did not lead to a business: create the key inside the business you sell with (the business switcher in your Whop dashboard), then connect again." />
+              <CheckItem ok={!!s.productId} name="productId" label={<>Product ID {s.productId && <code>{s.productId}</code>}</>} reason="The checkout product was not created yet: the key needs permission to create products; connect again." />
+              <CheckItem ok={s.webhookRegistered} name="webhook" label="Webhook registered, secret stored" reason="Payment updates cannot reach us yet: the key needs permission to create webhooks; connect again." />
               {/* Why not: the plan note below says it, with the plan to choose. */}
               {s.wallets && (
                 <CheckItem
@@ -390,7 +476,7 @@ export function ProcessorConnection(props: { onChange?: () => void }) {
       )}
       <Form onSubmit={submit} error={form.error} notice={form.notice} label="Processor connection">
         <Field
-          label={s?.connected ? 'Replace the API key' : 'Processor API key'}
+          label={s?.connected ? 'Replace the Whop API key' : 'Whop API key'}
           name="apiKey"
           type="password"
           value={form.values.apiKey}
@@ -398,20 +484,27 @@ export function ProcessorConnection(props: { onChange?: () => void }) {
           error={form.errors.apiKey}
           autoComplete="off"
           placeholder="sk_…"
-          hint="We check it, find your business, create the checkout product and register our webhook. Stored encrypted."
+          hint={
+            <span data-help="apiKey">
+              In your <a href="https://whop.com/dashboard" target="_blank" rel="noreferrer">Whop dashboard</a>, choose your business, open <strong>Developer</strong> →
+              Company API keys → <strong>Create</strong>, give it the <strong>Admin</strong> role (or permissions to read your business, create products, checkout
+              configurations and webhooks, and read and refund payments) and copy the key. <a href="https://docs.whop.com/developer/api/getting-started" target="_blank" rel="noreferrer">Whop's guide</a>. Stored encrypted.
+            </span>
+          }
         />
+        <WhopValuesHelp />
         <div class="button-row">
-          <Button type="submit" busy={form.busy}>{form.busy ? 'Connecting…' : 'Connect processor'}</Button>
+          <Button type="submit" busy={form.busy}>{form.busy ? 'Connecting…' : 'Connect Whop'}</Button>
           {s?.status && (
             <ConfirmButton
-              confirm="Disconnect the processor? Card payments stop."
+              confirm="Disconnect Whop? Card payments stop."
               busy={disconnect.busy}
               onConfirm={() =>
                 void disconnect.run(async () => {
                   await api.del('/api/merchant/processor');
                   await current.reload();
                   props.onChange?.();
-                  return 'Processor disconnected.';
+                  return 'Whop disconnected.';
                 })
               }
             >
@@ -486,6 +579,30 @@ function ApplePayDomainPanel(props: { domain: ApplePayDomain; onChange: (wallets
   );
 }
 
+/**
+ * Where the three values step 4 needs come from. The merchant types none of them: the API key leads to them (GET
+ * /accounts/me, POST /products, POST /webhooks at Whop), and each is where Whop's dashboard shows it, to check.
+ */
+function WhopValuesHelp() {
+  return (
+    <details class="hint" data-help="whop-values">
+      <summary>Business ID, Product ID and webhook secret: where they come from</summary>
+      <ul>
+        <li>
+          <strong>Business ID</strong> (<code>biz_…</code>): the Whop business your API key belongs to, the one chosen in the business switcher of your Whop
+          dashboard when you created the key. We read it from the key and show it here once connected.
+        </li>
+        <li><strong>Product ID</strong> (<code>prod_…</code>): a hidden product “Hosted checkout” we create in that business for your checkouts; Whop's dashboard lists it under Products.</li>
+        <li>
+          <strong>Webhook secret</strong>: we register our webhook in your business (it then shows on the Developer page of Whop's dashboard) and keep the secret
+          Whop gives us for it, encrypted; you never copy it. <a href="https://docs.whop.com/developer/api/getting-started" target="_blank" rel="noreferrer">Whop's developer docs</a>
+        </li>
+      </ul>
+      <p>If one stays unchecked after connecting, the reason beside it says what the key lacks.</p>
+    </details>
+  );
+}
+
 export function CodToggle(props: { onChange?: () => void }) {
   const { me, setMe } = useSession();
   const form = useForm({});
@@ -545,11 +662,11 @@ export function PaymentPageChoice() {
 export function ConnectionsPage() {
   return (
     <>
-      <PageHeader title="Store & payments" description="Where carts come from and how shoppers pay." />
+      <PageHeader title="Store & payments" description="Where carts come from (Shopify or WooCommerce) and how shoppers pay (Whop, cash on delivery)." />
       <Card title="Store">
         <StoreConnection />
       </Card>
-      <Card title="Payment processor">
+      <Card title="Payments with Whop">
         <ProcessorConnection />
       </Card>
       <Card title="Payment page">

@@ -432,7 +432,7 @@ export function OrderDetailPage(props: { token: string }) {
             <dt>Payment</dt><dd>{o.paymentMethod === 'cod' ? `Cash on delivery${o.codPaid ? ' (paid)' : ''}` : o.paymentMethod === 'card' ? 'Card / wallet' : o.paymentMethod === 'free' ? 'Nothing to pay (total 0)' : '—'}</dd>
             <dt>Store order</dt>
             <dd>
-              {o.platform === 'storefront-a' ? 'Storefront A' : 'Storefront B'}
+              {o.platform === 'storefront-a' ? 'Shopify' : 'WooCommerce'}
               {o.storeOrder && <> · <StoreOrderState order={o.storeOrder} />{o.storeOrder.id && <span class="muted"> (id <span class="mono">{o.storeOrder.id}</span>)</span>}</>}
             </dd>
             <dt>Processor payment</dt><dd class="mono">{o.processorPaymentId ?? '—'}</dd>

@@ -1,8 +1,10 @@
 // The six-step onboarding wizard. Its state lives on the server (GET /api/merchant/onboarding), so it
 // resumes where the merchant left off on any device; moving between steps saves the step
-// (PATCH /api/merchant/onboarding). Going back or skipping is always possible; only the Continue buttons of
-// step 4 (a usable payment method) and step 5 (preview opened) are gated, as the spec says. Step 6 lists
-// the five prerequisites and runs setup verification, showing what blocks, or going to billing.
+// (PATCH /api/merchant/onboarding). Going back or skipping through the stepper is always possible (the spec);
+// Continue obeys the step's canContinue (what the step needs: a platform chosen, brand, a shipping rate, a usable
+// payment method, the preview opened) and the server refuses it too (PATCH with continueFrom). Step 6 lists the
+// five prerequisites and runs setup verification, showing what blocks, or going to billing. ?step=N opens step N
+// (the connection-problem page links back to step 1 so).
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../api.js';
@@ -19,10 +21,10 @@ import { PreviewCard } from './preview.js';
 import { BillingStatusLine } from './billing.js';
 
 const INTRO: Record<number, string> = {
-  1: 'Choose the platform your store runs on and connect it. We read carts from it and create the orders there.',
+  1: 'Choose the platform your store runs on, Shopify or WooCommerce, and connect it. We read carts from it and create the orders there.',
   2: 'Your logo and two colors make the checkout yours. The preview shows what shoppers will see.',
   3: 'Add at least one shipping rate and say where it ships. Shoppers pick one that ships to their country; it is added to the total.',
-  4: 'Connect your payment processor, or offer cash on delivery (a COD-only launch is fine).',
+  4: 'Connect Whop, which takes the card payments, or offer cash on delivery (a COD-only launch is fine). Whop needs one API key: we read your Business ID from it, create the Product and register the webhook with its secret.',
   5: 'Open a preview of your checkout once before going live.',
   6: 'Everything that must be true before your checkout takes over the store’s checkout button.',
 };
@@ -48,14 +50,14 @@ function Stepper(props: { state: OnboardingState; current: number; go: (n: numbe
   );
 }
 
-function StepNav(props: { state: OnboardingState; current: number; go: (n: number) => void; children?: ComponentChildren }) {
+function StepNav(props: { state: OnboardingState; current: number; go: (n: number, continueFrom?: number) => void; children?: ComponentChildren }) {
   const step = props.state.steps[props.current - 1]!;
   return (
     <div class="step-nav">
       <Button variant="ghost" disabled={props.current === 1} onClick={() => props.go(props.current - 1)}>← Back</Button>
       {props.children}
       {props.current < 6 && (
-        <Button name="continue" disabled={!step.canContinue} onClick={() => props.go(props.current + 1)} title={step.canContinue ? undefined : step.reason ?? undefined}>
+        <Button name="continue" disabled={!step.canContinue} onClick={() => props.go(props.current + 1, props.current)} title={step.canContinue ? undefined : step.reason ?? undefined}>
           Continue →
         </Button>
       )}
@@ -152,22 +154,41 @@ export function Wizard() {
 
   useEffect(() => {
     // Back from the storefront A install: show step 1 with its result first.
-    if (s && current === null) setCurrent(query.get('storefrontA') ? 1 : s.currentStep);
+    if (s && current === null) {
+      const asked = Number(query.get('step'));
+      setCurrent(query.get('storefrontA') ? 1 : asked >= 1 && asked <= 6 ? asked : s.currentStep);
+    }
   }, [s, current]);
 
   useEffect(() => {
     document.getElementById('wizard-step')?.focus();
   }, [current]);
 
-  const go = (n: number) => {
+  const [refusal, setRefusal] = useState<string | null>(null);
+  /** Moves to step n. With continueFrom (the Continue button), the server checks that step has what it needs first. */
+  const go = (n: number, continueFrom?: number) => {
     const step = Math.min(6, Math.max(1, n));
-    setCurrent(step);
-    // The install's "connected" note belongs to the return from OAuth only.
-    if (query.has('storefrontA')) navigate('/onboarding', { replace: true });
-    window.scrollTo(0, 0);
+    setRefusal(null);
+    if (continueFrom !== undefined) {
+      void api.patch<OnboardingState>('/api/merchant/onboarding', { currentStep: step, continueFrom }).then(
+        (next) => {
+          state.setData(next);
+          show(step);
+        },
+        (err: unknown) => setRefusal(err instanceof ApiError ? err.message : 'Could not continue: try again.'),
+      );
+      return;
+    }
+    show(step);
     // Saving the resume step is a convenience: a failure must not stop the merchant.
     api.patch('/api/merchant/onboarding', { currentStep: step }).catch(() => undefined);
     void state.reload();
+  };
+  const show = (step: number) => {
+    setCurrent(step);
+    // The install's "connected" note and a ?step= belong to the page they came with only.
+    if (query.has('storefrontA') || query.has('step')) navigate('/onboarding', { replace: true });
+    window.scrollTo(0, 0);
   };
   const reload = () => state.reload();
 
@@ -207,10 +228,9 @@ export function Wizard() {
           <h1 id="step-title">{step.title}</h1>
           <p class="lead">{INTRO[current]}</p>
           {!step.filled && step.reason && current !== 6 && <p class="step-reason" data-step-reason={step.code ?? ''}>{step.reason}</p>}
-          {query.get('storefrontA') === 'connected' && <Alert kind="success">Storefront A app installed: your shop is connected and our script tag is in place.</Alert>}
 
           <div class="card wizard-card">
-            {current === 1 && <StoreConnection onChange={reload} />}
+            {current === 1 && <StoreConnection onChange={reload} justInstalled={query.get('storefrontA') === 'connected'} />}
             {current === 2 && <BrandingForm onSaved={() => go(3)} submitLabel="Save and continue" />}
             {current === 3 && (
               <div class="stack">
@@ -220,7 +240,7 @@ export function Wizard() {
             )}
             {current === 4 && (
               <div class="stack">
-                <h2 class="h3">Payment processor</h2>
+                <h2 class="h3">Card payments with Whop</h2>
                 <ProcessorConnection onChange={reload} />
                 <h2 class="h3">Cash on delivery</h2>
                 <CodToggle onChange={reload} />
@@ -229,6 +249,7 @@ export function Wizard() {
             {current === 5 && <PreviewCard onOpened={reload} openedAt={s.preview.openedAt} />}
             {current === 6 && <FinalCheck state={s} reload={reload} />}
           </div>
+          {refusal && <Alert kind="error" title="This step is not done yet"><span data-continue-refused>{refusal}</span></Alert>}
           <StepNav state={s} current={current} go={go} />
           {s.completed && <p class="hint">Setup verified {formatDate(s.onboardingCompletedAt)}. <Link href="/dashboard">Go to the dashboard</Link></p>}
         </main>
