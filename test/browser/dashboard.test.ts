@@ -336,7 +336,7 @@ describe('the merchant dashboard in a browser', () => {
     const applePay = page.locator('[data-wallets="embedded"] [data-apple-pay-status]');
     expect(await applePay.getAttribute('data-apple-pay-status')).toBe('not_registered');
     await page.locator('[data-wallets="embedded"]').getByText(/choose "On Whop's payment page" under Payment page/).waitFor();
-    const processorCard = page.getByRole('region', { name: 'Payment processor' });
+    const processorCard = page.getByRole('region', { name: 'Payments with Whop' });
     await processorCard.getByRole('button', { name: 'Register for Apple Pay' }).click();
     await page.locator('[data-apple-pay-status="pending"]').waitFor({ timeout: 20_000 });
     await processorCard.getByRole('button', { name: 'Check again' }).click();
