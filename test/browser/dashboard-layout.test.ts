@@ -151,6 +151,8 @@ async function settled(page: Page, path: string): Promise<void> {
 interface LayoutReport {
   scrollWidth: number;
   innerWidth: number;
+  /** The viewport width the test asked for. */
+  width: number;
   notFound: boolean;
   /** What sticks out past the right edge of the window (for the failure message). */
   wide: string[];
@@ -161,8 +163,10 @@ interface LayoutReport {
  * Measures the page in the browser: its width, what sticks out past the window, every table's key cells. Plain
  * JavaScript run in the page (this project's TypeScript has no DOM library).
  */
-const MEASURE = `(keyColumns) => {
-  const vw = window.innerWidth;
+const MEASURE = `(keyColumns, width) => {
+  // A phone's browser widens its layout viewport to content that overflows (innerWidth grows with it): the window
+  // is the width asked for.
+  const vw = Math.min(window.innerWidth, width);
   const describe = (el) => el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') + (el.classList.length ? '.' + [...el.classList].join('.') : '');
   const wide = [...document.querySelectorAll('body *')]
     .filter((el) => {
@@ -205,7 +209,8 @@ const MEASURE = `(keyColumns) => {
   });
   return {
     scrollWidth: document.documentElement.scrollWidth,
-    innerWidth: vw,
+    innerWidth: window.innerWidth,
+    width,
     notFound: [...document.querySelectorAll('h1')].some((h) => h.textContent === 'Page not found'),
     wide,
     tables,
@@ -213,7 +218,14 @@ const MEASURE = `(keyColumns) => {
 }`;
 
 function measure(page: Page, keys: Record<string, Array<string | number>>): Promise<LayoutReport> {
-  return page.evaluate(`(${MEASURE})(${JSON.stringify(keys)})`) as Promise<LayoutReport>;
+  return page.evaluate(`(${MEASURE})(${JSON.stringify(keys)}, ${page.viewportSize()!.width})`) as Promise<LayoutReport>;
+}
+
+/** What is wrong with the page's width: wider than its window, or a window widened past the width asked for. */
+function widthProblem(r: LayoutReport): string | null {
+  if (r.innerWidth !== r.width) return `the window widened to ${r.innerWidth} px to fit the page (${r.wide.join(', ')})`;
+  if (r.scrollWidth > r.innerWidth) return `${r.scrollWidth} px wide in a ${r.innerWidth} px window (${r.wide.join(', ')})`;
+  return null;
 }
 
 const slug = (path: string) => path.replace(/^\/+/, '').replace(/[/:]+/g, '-') || 'root';
@@ -253,7 +265,8 @@ describe('the dashboard at phone, tablet and laptop widths', () => {
         const where = `${width}px ${url}`;
         if (new URL(page.url()).pathname !== url) failures.push(`${where}: ended on ${page.url()}`);
         if (report.notFound) failures.push(`${where}: "Page not found"`);
-        if (report.scrollWidth > report.innerWidth) failures.push(`${where}: ${report.scrollWidth} px wide in a ${report.innerWidth} px window (${report.wide.join(', ')})`);
+        const tooWide = widthProblem(report);
+        if (tooWide) failures.push(`${where}: ${tooWide}`);
         for (const t of report.tables) {
           if (t.name) tablesSeen.add(t.name);
           for (const p of t.problems) failures.push(`${where}: table ${t.name ?? '(unnamed)'}: ${p}`);
@@ -272,7 +285,8 @@ describe('the dashboard at phone, tablet and laptop widths', () => {
         expect(await toggle.getAttribute('aria-expanded')).toBe('true');
         await page.locator('#main-nav').waitFor();
         const open = await measure(page, KEY_COLUMNS);
-        if (open.scrollWidth > open.innerWidth) failures.push(`${width}px menu open: ${open.scrollWidth} px wide (${open.wide.join(', ')})`);
+        const tooWide = widthProblem(open);
+        if (tooWide) failures.push(`${width}px menu open: ${tooWide}`);
         await screenshot(page, `layout-${width}-menu-open`);
       } else {
         expect(await toggle.isVisible()).toBe(false);
@@ -290,7 +304,8 @@ describe('the dashboard at phone, tablet and laptop widths', () => {
       await page.goto(`${b.stack.apiUrl}/onboarding`);
       await page.waitForFunction(READY, undefined, { timeout: 20_000 });
       const wizard = await measure(page, KEY_COLUMNS);
-      if (wizard.scrollWidth > wizard.innerWidth) failures.push(`${width}px /onboarding: ${wizard.scrollWidth} px wide (${wizard.wide.join(', ')})`);
+      const wizardWide = widthProblem(wizard);
+      if (wizardWide) failures.push(`${width}px /onboarding: ${wizardWide}`);
       await screenshot(page, `layout-${width}-onboarding`);
       await context.close();
 
@@ -300,7 +315,8 @@ describe('the dashboard at phone, tablet and laptop widths', () => {
         await out.goto(`${b.stack.apiUrl}${path}`);
         await out.waitForFunction(READY, undefined, { timeout: 20_000 });
         const r = await measure(out, KEY_COLUMNS);
-        if (r.scrollWidth > r.innerWidth) failures.push(`${width}px ${path}: ${r.scrollWidth} px wide (${r.wide.join(', ')})`);
+        const tooWide = widthProblem(r);
+        if (tooWide) failures.push(`${width}px ${path}: ${tooWide}`);
         await screenshot(out, `layout-${width}-${slug(path)}`);
       }
       await anonymous.close();

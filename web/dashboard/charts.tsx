@@ -105,7 +105,7 @@ export function TimeChart(props: { labels: string[]; series: Series[]; label: st
 }
 
 /** About how wide a funnel label draws at 13 px, semibold (a little over the average glyph, so it never runs into the bar). */
-const labelWidth = (text: string) => Math.ceil(text.length * 7.6) + 12;
+const labelWidth = (text: string) => Math.ceil(text.length * 8) + 16;
 /** Room right of the bar for the count and "100.0% of prev.". */
 const VALUE_W = 104;
 

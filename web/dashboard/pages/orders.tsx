@@ -430,19 +430,21 @@ export function OrderDetailPage(props: { token: string }) {
       {showRefunds && <RefundsCard order={o} />}
       {o.upsells.length > 0 && (
         <Card title="Accepted upsells">
-          <table class="table compact stack" data-upsells data-table="accepted upsells">
-            <thead><tr><th>Offer</th><th class="num">Charged</th><th>Payment</th><th>Store order</th></tr></thead>
-            <tbody>
-              {o.upsells.map((u) => (
-                <tr key={u.upsellId} data-upsell-status={u.status}>
-                  <td data-label="Offer">{u.title}</td>
-                  <td class="num" data-label="Charged">{formatAmount(u.amount, u.currency)}</td>
-                  <td data-label="Payment">{u.status}{u.failureReason && <span class="muted"> · {u.failureReason}</span>}</td>
-                  <td data-label="Store order">{u.storeOrderId ? <span class="mono">{u.storeOrderId}</span> : u.storeOrderError ? <span class="text-danger">refused: {u.storeOrderError}</span> : u.status === 'paid' ? 'being created' : '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <div class="table-wrap">
+            <table class="table compact stack" data-upsells data-table="accepted upsells">
+              <thead><tr><th>Offer</th><th class="num">Charged</th><th>Payment</th><th>Store order</th></tr></thead>
+              <tbody>
+                {o.upsells.map((u) => (
+                  <tr key={u.upsellId} data-upsell-status={u.status}>
+                    <td data-label="Offer">{u.title}</td>
+                    <td class="num" data-label="Charged">{formatAmount(u.amount, u.currency)}</td>
+                    <td data-label="Payment">{u.status}{u.failureReason && <span class="muted"> · {u.failureReason}</span>}</td>
+                    <td data-label="Store order">{u.storeOrderId ? <span class="mono">{u.storeOrderId}</span> : u.storeOrderError ? <span class="text-danger">refused: {u.storeOrderError}</span> : u.status === 'paid' ? 'being created' : '—'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         </Card>
       )}
       <Card title="Timeline">
