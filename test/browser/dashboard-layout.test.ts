@@ -271,6 +271,11 @@ describe('the dashboard at phone, tablet and laptop widths', () => {
           if (t.name) tablesSeen.add(t.name);
           for (const p of t.problems) failures.push(`${where}: table ${t.name ?? '(unnamed)'}: ${p}`);
         }
+        if (width < 1000) {
+          // The folded menu is one bar, however short the page.
+          const bar = await page.locator('.sidebar').boundingBox();
+          if (!bar || bar.height > 72) failures.push(`${where}: the menu bar is ${bar ? Math.round(bar.height) : 'not'} px high`);
+        }
         await screenshot(page, `layout-${width}-${slug(route.path)}`);
         visited.add(route.path);
       }
