@@ -156,6 +156,8 @@ interface LayoutReport {
   notFound: boolean;
   /** What sticks out past the right edge of the window (for the failure message). */
   wide: string[];
+  /** Text squeezed into a sliver: a word a line. */
+  squeezed: string[];
   tables: Array<{ name: string | null; rows: number; problems: string[] }>;
 }
 
@@ -178,6 +180,21 @@ const MEASURE = `(keyColumns, width) => {
     })
     .slice(0, 8)
     .map((el) => describe(el) + ' right=' + Math.round(el.getBoundingClientRect().right));
+  // Text squeezed into a sliver (a label or hint wrapping a word a line, as the shipping rates did at 1280 px):
+  // an element whose own text has three words or more, drawn narrower than 6 em and taller than three lines and a half.
+  const squeezed = [...document.querySelectorAll('body *')]
+    .filter((el) => {
+      const own = [...el.childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent).join(' ').trim();
+      if (own.split(/\\s+/).length < 3) return false;
+      const r = el.getBoundingClientRect();
+      const style = getComputedStyle(el);
+      const em = parseFloat(style.fontSize) || 16;
+      const line = parseFloat(style.lineHeight) || em * 1.5;
+      // A column squeezed to nothing still draws its text (over its neighbours): width 0 counts.
+      return r.width < 6 * em && r.height > 3.5 * line;
+    })
+    .slice(0, 8)
+    .map((el) => describe(el) + ' "' + (el.textContent || '').trim().slice(0, 40) + '" ' + Math.round(el.getBoundingClientRect().width) + 'px wide');
   const tables = [...document.querySelectorAll('table')].map((table) => {
     const name = table.getAttribute('data-table');
     const problems = [];
@@ -213,6 +230,7 @@ const MEASURE = `(keyColumns, width) => {
     width,
     notFound: [...document.querySelectorAll('h1')].some((h) => h.textContent === 'Page not found'),
     wide,
+    squeezed,
     tables,
   };
 }`;
@@ -267,6 +285,7 @@ describe('the dashboard at phone, tablet and laptop widths', () => {
         if (report.notFound) failures.push(`${where}: "Page not found"`);
         const tooWide = widthProblem(report);
         if (tooWide) failures.push(`${where}: ${tooWide}`);
+        if (report.squeezed.length > 0) failures.push(`${where}: text squeezed a word a line: ${report.squeezed.join('; ')}`);
         for (const t of report.tables) {
           if (t.name) tablesSeen.add(t.name);
           for (const p of t.problems) failures.push(`${where}: table ${t.name ?? '(unnamed)'}: ${p}`);
