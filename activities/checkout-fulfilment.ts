@@ -28,7 +28,8 @@ import { orderNumberLabel, STATUSES_WITH_STORE_ORDER } from '../domain/store-ord
 import { classifyFailures } from './failures.js';
 import { recordEmail, sendRecordedEmail, type EmailSendResult } from './email-outbox.js';
 import { renderOrderEmail, type OrderEmailData } from './order-email-templates.js';
-import { orderEmailIdempotencyKey, refundEmailIdempotencyKey, upsellEmailIdempotencyKey, type OrderEmailKind } from '../model/order-emails.js';
+import { orderEmailIdempotencyKey, refundEmailIdempotencyKey, upsellEmailIdempotencyKey, type OrderEmailKind, type RefundEmailKind } from '../model/order-emails.js';
+import { notificationRecipients, type NotificationEvent } from '../domain/notifications.js';
 import { upsellOrderKey } from '../domain/upsell-purchase.js';
 import type { UpsellPurchase } from '../generated/prisma/client.js';
 import type { PaymentQuote } from './checkout-session.js';
@@ -52,6 +53,15 @@ const FULFILLABLE = STATUSES_WITH_STORE_ORDER;
 const EMAIL_LOCALE = 'en';
 /** The emails that go to the shopper (from the shop's name, replies to the merchant); the rest go to the merchant. */
 const SHOPPER_EMAILS: ReadonlySet<OrderEmailKind> = new Set(['order_confirmation', 'refund_confirmation', 'upsell_confirmation']);
+/**
+ * The merchant's emails the notification settings switch (domain/notifications.ts). The others to the merchant (a payment
+ * on hold, a refund the store refused to book) ask for action on money and always go, to the same addresses.
+ */
+const MERCHANT_NOTIFICATION_EVENT: Partial<Record<OrderEmailKind, NotificationEvent>> = {
+  merchant_order_notification: 'newOrder',
+  store_order_problem: 'storeOrderFailed',
+  merchant_refund_notification: 'refund',
+};
 /** Amounts in the reader's format: the shopper's recorded locale when their emails speak its language ("77,19 €"), English for the merchant. */
 const moneyLocaleFor = (kind: OrderEmailKind, shopperLocale: string | null) => (SHOPPER_EMAILS.has(kind) ? shopperMoneyLocale(shopperLocale) : EMAIL_LOCALE);
 const STORE_LABEL = { STOREFRONT_A: 'storefront A', STOREFRONT_B: 'storefront B' } as const;
@@ -176,7 +186,12 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
 
   /** What the order emails show, from the session, its merchant and the recorded store order. */
   async function emailDataOf(s: Session, kind: OrderEmailKind): Promise<OrderEmailData> {
-    const { items, address } = contentsOf(s);
+    const { items, address, billing } = contentsOf(s);
+    const partyOf = (a: typeof address) => ({
+      name: a.name,
+      addressLines: [a.line1, a.line2, `${a.postalCode} ${a.city}`, a.region].filter((l): l is string => !!l),
+      country: a.country,
+    });
     const fmt = (minor: number) => formatMoney({ amount: minor, currency: s.currency }, moneyLocaleFor(kind, s.shopperLocale));
     const shippingMinor = s.shippingMinor ?? 0;
     const merchandiseMinor = items.reduce((n, i) => n + i.unitPrice * i.quantity, 0);
@@ -186,12 +201,8 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
       storeOrderId: s.storeOrderId,
       storeLabel: STORE_LABEL[s.platform],
       token: s.token,
-      customer: {
-        email: s.email ?? '',
-        name: address.name,
-        addressLines: [address.line1, address.line2, `${address.postalCode} ${address.city}`, address.region].filter((l): l is string => !!l),
-        country: address.country,
-      },
+      customer: { email: s.email ?? '', ...partyOf(address) },
+      billing: billing ? partyOf(billing) : null,
       locale: s.shopperLocale,
       lines: items.map((i) => ({ title: i.title, variantTitle: i.variantTitle ?? null, quantity: i.quantity, amount: fmt(i.unitPrice * i.quantity) })),
       shipping: { name: s.shippingName ?? 'Shipping', amount: fmt(shippingMinor) },
@@ -230,7 +241,7 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
   }
 
   /** One refund's email (the shopper's confirmation, or the merchant's store problem), once per refund. */
-  async function sendRefundEmail(token: string, refundId: string, kind: 'refund_confirmation' | 'store_refund_problem'): Promise<EmailSendResult> {
+  async function sendRefundEmail(token: string, refundId: string, kind: RefundEmailKind): Promise<EmailSendResult> {
     const idempotencyKey = refundEmailIdempotencyKey(kind, token, refundId);
     const existing = await db.emailMessage.findUnique({ where: { idempotencyKey } });
     if (existing?.status === 'SENT') return { status: 'ALREADY_SENT', messageId: existing.providerMessageId };
@@ -257,7 +268,11 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
     const existing = await db.emailMessage.findUnique({ where: { idempotencyKey } });
     if (existing?.status === 'SENT') return { status: 'ALREADY_SENT', messageId: existing.providerMessageId };
     const toShopper = SHOPPER_EMAILS.has(kind);
-    const to = toShopper ? s.email : s.merchant.email;
+    const event = MERCHANT_NOTIFICATION_EVENT[kind];
+    // The merchant's addresses as the notification settings name them; a notification switched off is not sent (nor recorded).
+    const merchantTo = toShopper ? null : notificationRecipients(s.merchant, event ?? 'newOrder', { always: !event });
+    if (!toShopper && !merchantTo) return { status: 'SWITCHED_OFF', messageId: null };
+    const to = toShopper ? s.email : merchantTo!.join(', ');
     if (!to) throw ApplicationFailure.nonRetryable(`checkout session ${token} has no shopper email`, 'INVALID_INPUT');
     const rendered = renderOrderEmail(kind, data);
     const row = existing ?? (await recordEmail(db, { idempotencyKey, merchantId: s.merchantId, kind, to, subject: rendered.subject }));
@@ -402,6 +417,8 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
      * legacy email of a full refund (histories recorded before partial refunds).
      */
     sendRefundConfirmation: (token: string, refundId?: string) => (refundId ? sendRefundEmail(token, refundId, 'refund_confirmation') : sendOrderEmail(token, 'refund_confirmation')),
+    /** Tells the merchant of a refund the processor confirmed, once per refund, when the "Refund" notification is on. */
+    sendMerchantRefundNotification: (token: string, refundId: string) => sendRefundEmail(token, refundId, 'merchant_refund_notification'),
     /** Tells the merchant the store refused to book a refund the processor made, once per refund. */
     sendStoreRefundProblemEmail: (token: string, refundId: string) => sendRefundEmail(token, refundId, 'store_refund_problem'),
     /** Tells the merchant a paid checkout is on hold and why, once. */

@@ -18,7 +18,8 @@ export type OutgoingEmail = Pick<EmailMessage, 'subject' | 'html' | 'text' | 'ta
 };
 
 export interface EmailSendResult {
-  status: 'SENT' | 'ALREADY_SENT';
+  /** SWITCHED_OFF: a merchant notification the merchant's settings switch off (nothing recorded, nothing sent). */
+  status: 'SENT' | 'ALREADY_SENT' | 'SWITCHED_OFF';
   messageId: string | null;
 }
 
@@ -57,7 +58,8 @@ export async function sendRecordedEmail(outbox: Outbox, row: EmailRow, render: (
   const key = emailKeyOf(row.idempotencyKey);
   if (isRetriedAttempt()) {
     // An earlier attempt may have been stopped after Postmark accepted the message and before the row was marked.
-    const earlier = await outbox.email.findSent({ recipient: row.to, metadata: { [EMAIL_KEY_METADATA]: key } });
+    // Postmark's search takes one recipient: the first of a list ("a@x.test, b@y.test") finds the message.
+    const earlier = await outbox.email.findSent({ recipient: row.to.split(',')[0]!.trim(), metadata: { [EMAIL_KEY_METADATA]: key } });
     if (earlier) {
       await markSent(earlier);
       return { status: 'ALREADY_SENT', messageId: earlier };

@@ -23,6 +23,10 @@ import { Context, log } from '@temporalio/activity';
 import { classifyFailures } from './failures.js';
 import { recordEmail, sendRecordedEmail, type EmailSendResult } from './email-outbox.js';
 import { renderWebhookEmail, WEBHOOK_EMAIL_KINDS } from './webhook-email-templates.js';
+import { notificationRecipients } from '../domain/notifications.js';
+
+/** The merchant columns the notification settings read. */
+const NOTIFICATION_SELECT = { notifyNewOrder: true, notifyRefund: true, notifyStoreOrderFailed: true, notifyEndpointDisabled: true, notificationEmails: true } as const;
 
 /** A dispute as the processor reported it: the session it concerns is found by the worker (our rows, else the processor's payment). */
 export type DisputeFacts = Omit<DisputeEventData, 'session_token'>;
@@ -267,10 +271,15 @@ export function createMerchantWebhookActivities(deps: MerchantWebhookActivityDep
 
     /** The merchant's email for one step of one failing streak (day-1 or day-3 warning, or disabled): once, by its key. */
     async sendWebhookEndpointEmail(input: { endpointId: string; failingSince: number; step: EndpointHealthStep }): Promise<EmailSendResult | null> {
-      const endpoint = await db.webhookEndpoint.findUnique({ where: { id: input.endpointId }, include: { merchant: { select: { email: true, shopName: true } } } });
+      const endpoint = await db.webhookEndpoint.findUnique({ where: { id: input.endpointId }, include: { merchant: { select: { email: true, shopName: true, ...NOTIFICATION_SELECT } } } });
       if (!endpoint) return null;
       const kind = WEBHOOK_EMAIL_KINDS[input.step];
       const idempotencyKey = `${kind}:${input.endpointId}:${input.failingSince}:${input.step}`;
+      const existing = await db.emailMessage.findUnique({ where: { idempotencyKey } });
+      if (existing?.status === 'SENT') return { status: 'ALREADY_SENT', messageId: existing.providerMessageId };
+      // The notification setting "Webhook endpoint failing or disabled" switches the warnings and the notice alike.
+      const to = notificationRecipients(endpoint.merchant, 'endpointDisabled');
+      if (!to) return { status: 'SWITCHED_OFF', messageId: null };
       const disableAt = input.failingSince + ENDPOINT_HEALTH_STEPS[ENDPOINT_HEALTH_STEPS.length - 1]!.at;
       const lastFailed = await db.webhookDelivery.findFirst({ where: { endpointId: input.endpointId, lastError: { not: null } }, orderBy: { lastAttemptAt: 'desc' }, select: { lastError: true } });
       const rendered = renderWebhookEmail(input.step, {
@@ -281,7 +290,7 @@ export function createMerchantWebhookActivities(deps: MerchantWebhookActivityDep
         lastError: lastFailed?.lastError ?? null,
         manageUrl: `${config.appOrigin}/dashboard/webhooks`,
       });
-      const row = await recordEmail(db, { idempotencyKey, merchantId: endpoint.merchantId, kind, to: endpoint.merchant.email, subject: rendered.subject });
+      const row = existing ?? (await recordEmail(db, { idempotencyKey, merchantId: endpoint.merchantId, kind, to: to.join(', '), subject: rendered.subject }));
       return sendRecordedEmail(outbox, row, () => ({ ...rendered, tag: kind, metadata: { merchantId: endpoint.merchantId, endpointId: endpoint.id, step: input.step } }));
     },
   });

@@ -62,6 +62,19 @@ describe('what the shopper reads', () => {
   });
 });
 
+describe('a billing address apart from the shipping address', () => {
+  const billing = { name: 'Jane Doe', addressLines: ['Stephansplatz 1', '1010 Wien'], country: 'AT' };
+  it('given one / the shopper reads it under its own heading in their language, the merchant in English; without one, no billing block', () => {
+    const de = renderOrderEmail('order_confirmation', data({ billing }));
+    expect(de.text).toContain('Lieferung an:\nJane Doe\nHauptstr. 1\n10115 Berlin\nDeutschland\n\nRechnungsadresse:\nJane Doe\nStephansplatz 1\n1010 Wien\nÖsterreich\n');
+    expect(de.html).toContain('Rechnungsadresse</h2>');
+    expect(renderOrderEmail('merchant_order_notification', data({ billing })).text).toContain('Billing address:\nJane Doe\nStephansplatz 1\n1010 Wien\nÖsterreich');
+    for (const kind of [...SHOPPER_KINDS, ...MERCHANT_KINDS]) {
+      expect(everything(kind, data())).not.toMatch(/Rechnungsadresse|Billing address/);
+    }
+  });
+});
+
 describe('the shopper\'s language', () => {
   it('given a German shopper / the confirmation, the refund and the accepted offer are in German, with the shop\'s values filled in', () => {
     const order = renderOrderEmail('order_confirmation', data({ total: '49,72 €' }));

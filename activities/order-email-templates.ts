@@ -23,6 +23,8 @@ export interface OrderEmailData {
   token: string;
   /** addressLines: the address without its country; country: its ISO code, named in `locale` where the address shows. */
   customer: { email: string; name: string; addressLines: string[]; country?: string | null };
+  /** The billing address when the shopper gave one apart from the shipping address (same shape); null or absent: billed to the shipping address. */
+  billing?: { name: string; addressLines: string[]; country?: string | null } | null;
   /** The shopper's language (BCP 47, recorded at payment); null or absent: English. */
   locale?: string | null;
   lines: Array<{ title: string; variantTitle: string | null; quantity: number; amount: string }>;
@@ -91,11 +93,16 @@ function summaryText(d: OrderEmailData, words: ShopperEmailWords = EN): string {
   ].join('\n');
 }
 
+type Party = { name: string; addressLines: string[]; country?: string | null };
 /** The recipient, the address lines and the country named in the shopper's language. */
-const addressOf = (d: OrderEmailData) => [d.customer.name, ...d.customer.addressLines, ...(d.customer.country ? [countryName(d.customer.country, d.locale)] : [])];
-const addressHtml = (heading: string, d: OrderEmailData) =>
-  `<h2 style="font-size:15px;margin:20px 0 6px">${escapeHtml(heading)}</h2><p style="line-height:1.5;margin:0">${addressOf(d).map(escapeHtml).join('<br>')}</p>`;
-const addressText = (heading: string, d: OrderEmailData) => `${heading}:\n${addressOf(d).join('\n')}`;
+const linesOf = (a: Party, locale: string | null | undefined) => [a.name, ...a.addressLines, ...(a.country ? [countryName(a.country, locale)] : [])];
+const block = (heading: string, lines: string[]) =>
+  `<h2 style="font-size:15px;margin:20px 0 6px">${escapeHtml(heading)}</h2><p style="line-height:1.5;margin:0">${lines.map(escapeHtml).join('<br>')}</p>`;
+/** The shipping address, then the billing address when the shopper gave one apart (headings in the email's language). */
+const addressHtml = (heading: string, d: OrderEmailData, billingHeading = 'Billing address') =>
+  [block(heading, linesOf(d.customer, d.locale)), ...(d.billing ? [block(billingHeading, linesOf(d.billing, d.locale))] : [])].join('\n');
+const addressText = (heading: string, d: OrderEmailData, billingHeading = 'Billing address') =>
+  [`${heading}:\n${linesOf(d.customer, d.locale).join('\n')}`, ...(d.billing ? [`${billingHeading}:\n${linesOf(d.billing, d.locale).join('\n')}`] : [])].join('\n\n');
 
 function shopperPaymentSentence(d: OrderEmailData, words: ShopperEmailWords): string {
   if (d.payment.method === 'cod') return say(words, 'paidCod', { total: d.total });
@@ -118,8 +125,8 @@ function orderConfirmation(d: OrderEmailData): RenderedEmail {
   const shipTo = say(words, 'shippingTo');
   return {
     subject: oneLine(say(words, 'orderSubject', values)),
-    html: layout(d, say(words, 'orderTitle', values), [p(intro), p(payment), summaryHtml(d, words), addressHtml(shipTo, d), p(outro)].join('\n'), shopperEmailLanguage(d.locale)),
-    text: [intro, payment, summaryText(d, words), addressText(shipTo, d), outro].join('\n\n') + '\n',
+    html: layout(d, say(words, 'orderTitle', values), [p(intro), p(payment), summaryHtml(d, words), addressHtml(shipTo, d, say(words, 'billingTo')), p(outro)].join('\n'), shopperEmailLanguage(d.locale)),
+    text: [intro, payment, summaryText(d, words), addressText(shipTo, d, say(words, 'billingTo')), outro].join('\n\n') + '\n',
   };
 }
 
@@ -210,6 +217,20 @@ function storeRefundProblem(d: OrderEmailData): RenderedEmail {
   };
 }
 
+/** The merchant's notice of a refund the processor confirmed (notification setting "Refund"): how much, why, what stays paid. */
+function merchantRefundNotification(d: OrderEmailData): RenderedEmail {
+  const r = d.refund ?? { amount: d.total, full: true, remaining: '', reason: null };
+  const intro = `${r.full ? 'Order' : 'Part of order'} ${d.reference} was refunded: ${r.amount} went back to ${d.customer.name} <${d.customer.email}>.`;
+  const rest = r.full ? 'Nothing of the order stays paid.' : `${r.remaining} of the order stays paid.`;
+  const why = r.reason ? `Reason given: ${r.reason}` : null;
+  const parts = [intro, rest, why].filter((x): x is string => x !== null);
+  return {
+    subject: oneLine(`Refund of ${r.amount} on order ${d.reference}`),
+    html: layout(d, r.full ? 'An order was refunded' : 'An order was refunded in part', [...parts.map(p), ...merchantFacts(d).map(p)].join('\n')),
+    text: [...parts, merchantFacts(d).join('\n')].join('\n\n') + '\n',
+  };
+}
+
 /** A post-purchase offer the shopper accepted: charged on the card of the order, shipped with it. */
 function upsellConfirmation(d: OrderEmailData): RenderedEmail {
   const titles = d.lines.map(lineLabel).join(', ');
@@ -221,8 +242,8 @@ function upsellConfirmation(d: OrderEmailData): RenderedEmail {
   const shipTo = say(words, 'shippingTo');
   return {
     subject: oneLine(say(words, 'upsellSubject', values)),
-    html: layout(d, say(words, 'upsellTitle'), [p(intro), p(payment), summaryHtml(d, words), addressHtml(shipTo, d), p(outro)].join('\n'), shopperEmailLanguage(d.locale)),
-    text: [intro, payment, summaryText(d, words), addressText(shipTo, d), outro].join('\n\n') + '\n',
+    html: layout(d, say(words, 'upsellTitle'), [p(intro), p(payment), summaryHtml(d, words), addressHtml(shipTo, d, say(words, 'billingTo')), p(outro)].join('\n'), shopperEmailLanguage(d.locale)),
+    text: [intro, payment, summaryText(d, words), addressText(shipTo, d, say(words, 'billingTo')), outro].join('\n\n') + '\n',
   };
 }
 
@@ -234,6 +255,7 @@ const RENDERERS: Record<OrderEmailKind, (d: OrderEmailData) => RenderedEmail> = 
   refund_confirmation: refundConfirmation,
   payment_held: paymentHeld,
   store_refund_problem: storeRefundProblem,
+  merchant_refund_notification: merchantRefundNotification,
 };
 
 export function renderOrderEmail(kind: OrderEmailKind, data: OrderEmailData): RenderedEmail {

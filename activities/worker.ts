@@ -10,7 +10,9 @@ import { createEmailActivities } from './email.js';
 import { createCheckoutSessionActivities } from './checkout-session.js';
 import { createCheckoutPaymentActivities } from './checkout-payment.js';
 import { createFulfilmentActivities } from './checkout-fulfilment.js';
+import { createRecoveryActivities } from './recovery.js';
 import { createProcessorActivities } from './processor.js';
+import { createApplePayDomainActivities } from './apple-pay-domain.js';
 import { createStorefrontBActivities } from './storefront-b.js';
 import { createStorefrontAActivities } from './storefront-a.js';
 import { createStoreCountriesActivities } from './store-countries.js';
@@ -53,6 +55,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createFxRatesActivities({ db, ratesUrl: config.fx.url }),
     ...createEmailActivities({ ...shared, email }),
     ...createProcessorActivities(shared),
+    ...createApplePayDomainActivities(shared),
     ...createStorefrontBActivities(shared),
     ...createStorefrontAActivities({ ...shared, email }),
     ...createStoreCountriesActivities(shared),
@@ -64,6 +67,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createPlatformBillingActivities({ ...shared, email }),
     ...createMerchantWebhookActivities({ ...shared, email, temporal: deps.temporal }),
     ...createProcessorSweepActivities({ ...shared, temporal: deps.temporal }),
+    ...createRecoveryActivities({ ...shared, email }),
   };
 }
 

@@ -312,3 +312,34 @@ export function checkCurrency(currency: string, fx: FxSnapshot): void {
 export function subtotalOf(items: readonly SessionLine[], currency: string): Money {
   return sum(items.map((i) => multiply(money(i.unitPrice, currency), i.quantity)), currency);
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Recovery (docs/recovery.md): a reminder's link re-reads a left session's cart at the store's current prices.
+
+/**
+ * The session's cart as the store prices it now: storefront A re-reads the store's cart (its token kept with the
+ * session); storefront B re-reads every product and variation of the session's lines over REST. NOT_FOUND when the
+ * store no longer has the cart, a product or the connection.
+ */
+export async function repriceSessionCart(
+  deps: Omit<CartDeps, 'caches'>,
+  session: { merchantId: string; platform: 'STOREFRONT_A' | 'STOREFRONT_B'; storeCartRef: string | null; items: readonly SessionLine[] },
+): Promise<Omit<StoreCart, 'storeCartRef'>> {
+  const { db } = deps;
+  const gone = () => new AppError('NOT_FOUND', 'The store no longer has this cart');
+  if (session.platform === 'STOREFRONT_A') {
+    const connection = await db.storefrontAConnection.findUnique({ where: { merchantId: session.merchantId } });
+    if (!connection?.connected || !connection.accessTokenEnc || !session.storeCartRef) throw gone();
+    const client = storefrontAClientOf({ ...deps, timeoutMs: STORE_READ_TIMEOUT_MS, maxThrottleWaitMs: STORE_READ_THROTTLE_WAIT_MS }, session.merchantId, connection.shop, connection.accessTokenEnc, connection);
+    const cart = await fromStore(client.getCart(session.storeCartRef, {}), gone);
+    if (cart.items.length === 0) throw gone();
+    return {
+      currency: cart.currency,
+      items: cart.items.map((i) => ({ productId: i.productId, variantId: i.variantId, title: i.title, variantTitle: i.variantTitle, quantity: i.quantity, unitPrice: i.unitPriceMinor, imageUrl: i.imageUrl })),
+    };
+  }
+  const connection = await db.storefrontBConnection.findUnique({ where: { merchantId: session.merchantId } });
+  if (!connection) throw gone();
+  const client = await fromStore(storefrontBClientOf({ ...deps, timeoutMs: STORE_READ_TIMEOUT_MS }, session.merchantId, connection));
+  return priceLines(client, session.items.map((l) => ({ productId: l.productId, ...(l.variantId !== null ? { variationId: l.variantId } : {}), quantity: l.quantity })) as BItem[]);
+}

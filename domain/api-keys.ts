@@ -38,12 +38,12 @@ export type ApiKeyScope = `${ApiKeyResource}:${ApiKeyAccess}`;
 /** What each resource covers, as the dashboard and docs/api.md say it. */
 export const API_KEY_RESOURCE_LABELS: Record<ApiKeyResource, { label: string; covers: string }> = {
   account: { label: 'Account', covers: 'the merchant profile (GET /api/merchant/me)' },
-  settings: { label: 'Settings', covers: 'configuration, branding, checkout texts, shipping rates, cash on delivery, shop name, slug and subdomain' },
+  settings: { label: 'Settings', covers: 'configuration, branding, checkout texts, shipping rates, cash on delivery, abandoned-checkout recovery, shop name, slug and subdomain, notification emails' },
   domains: { label: 'Custom domain', covers: 'the custom checkout domain: add, status, verify, remove' },
   connections: { label: 'Connections', covers: 'processor, storefront A and B, the app embed / script tag, the countries the store ships to' },
   onboarding: { label: 'Onboarding', covers: 'the wizard state, checkout activation, setup verification and checkout previews' },
   commerce: { label: 'Commerce', covers: 'discount codes, order bumps, upsells and tracking pixels' },
-  orders: { label: 'Orders', covers: 'order list and detail, refunds and status syncs' },
+  orders: { label: 'Orders', covers: 'order list, CSV export and detail, customers, refunds and status syncs' },
   stats: { label: 'Statistics', covers: 'statistics and the funnel' },
   billing: { label: 'Billing', covers: 'the platform plan: current subscription, subscribe, cancel' },
   webhooks: { label: 'Webhooks', covers: 'outgoing webhook endpoints and their deliveries (/api/merchant/webhooks)' },
@@ -57,10 +57,12 @@ export const ROUTE_RESOURCES: Record<ApiKeyResource, readonly string[]> = {
   account: ['GET /api/merchant/me'],
   settings: [
     'PATCH /api/merchant/config', 'PATCH /api/merchant/shop', 'PATCH /api/merchant/slug', 'POST /api/merchant/slug/regenerate', 'GET /api/merchant/subdomain',
+    'GET /api/merchant/notifications', 'PUT /api/merchant/notifications',
+    'GET /api/merchant/recovery', 'PATCH /api/merchant/recovery',
   ],
   domains: ['POST /api/merchant/domain', 'GET /api/merchant/domain/status', 'POST /api/merchant/domain/verify', 'DELETE /api/merchant/domain'],
   connections: [
-    'GET /api/merchant/processor', 'POST /api/merchant/processor/connect', 'DELETE /api/merchant/processor',
+    'GET /api/merchant/processor', 'POST /api/merchant/processor/connect', 'DELETE /api/merchant/processor', 'POST /api/merchant/processor/apple-pay-domain',
     'GET /api/merchant/storefront-a', 'GET /api/merchant/storefront-a/app.zip', 'PUT /api/merchant/storefront-a', 'DELETE /api/merchant/storefront-a',
     'GET /api/merchant/storefront-b', 'GET /api/merchant/storefront-b/plugin.zip', 'POST /api/merchant/storefront-b/connect', 'DELETE /api/merchant/storefront-b',
     'GET /api/merchant/script-tag/status', 'POST /api/merchant/script-tag/install', 'POST /api/merchant/store-countries/refresh',
@@ -73,7 +75,8 @@ export const ROUTE_RESOURCES: Record<ApiKeyResource, readonly string[]> = {
     `GET /api/merchant/${r}`, `POST /api/merchant/${r}`, `GET /api/merchant/${r}/:id`, `PATCH /api/merchant/${r}/:id`, `DELETE /api/merchant/${r}/:id`,
   ]),
   orders: [
-    'GET /api/checkout/merchant/orders', 'GET /api/checkout/merchant/orders/:token',
+    'GET /api/checkout/merchant/orders', 'GET /api/checkout/merchant/orders/export.csv', 'GET /api/checkout/merchant/orders/:token',
+    'GET /api/checkout/merchant/customers', 'GET /api/checkout/merchant/customers/:email',
     'POST /api/checkout/merchant/orders/:token/refund', 'POST /api/checkout/merchant/orders/:token/backfill-status',
   ],
   stats: ['GET /api/merchant/stats', 'GET /api/merchant/stats/funnel'],

@@ -3,12 +3,15 @@
 
 export type OrderEmailKind =
   | 'order_confirmation' | 'merchant_order_notification' | 'store_order_problem' | 'refund_confirmation' | 'upsell_confirmation'
-  | 'payment_held' | 'store_refund_problem';
+  | 'payment_held' | 'store_refund_problem' | 'merchant_refund_notification';
 
 export const orderEmailIdempotencyKey = (kind: OrderEmailKind, token: string) => `${kind}:${token}`;
 
 /** The shopper's confirmation of one accepted upsell: once per upsell of the session. */
 export const upsellEmailIdempotencyKey = (token: string, upsellId: string) => `upsell_confirmation:${token}:${upsellId}`;
 
+/** The emails sent once per refund. */
+export type RefundEmailKind = 'refund_confirmation' | 'store_refund_problem' | 'merchant_refund_notification';
+
 /** One email per refund (a session may be refunded in several parts): the shopper's confirmation, the merchant's store problem. */
-export const refundEmailIdempotencyKey = (kind: 'refund_confirmation' | 'store_refund_problem', token: string, refundId: string) => `${kind}:${token}:${refundId}`;
+export const refundEmailIdempotencyKey = (kind: RefundEmailKind, token: string, refundId: string) => `${kind}:${token}:${refundId}`;

@@ -4,13 +4,14 @@
 //      otherwise the one command to run is printed and we stop (exit 1) before any test starts.
 //   2. Pinned tools, built or fetched once into ~/.cache/checkout-service (CHECKOUT_CACHE_DIR): the Temporal CLI,
 //      the time-skipping test server, the real Temporal server with its SQL tool (the cluster drill), Schemathesis
-//      (the OpenAPI fuzzer), Shopify's Admin and Storefront GraphQL schemas (scripts/lib/shopify-schemas.ts), and the real WordPress, WooCommerce and linter tarballs of ../shared/real-platforms
+//      (the OpenAPI fuzzer), Whop's Python SDK (the Domains API's contract test), Shopify's Admin and Storefront GraphQL schemas (scripts/lib/shopify-schemas.ts), and the real WordPress, WooCommerce and linter tarballs of ../shared/real-platforms
 //      (REAL_PLATFORMS_DIR) unpacked and checked against their SHA256SUMS.
 // With everything cached it takes about a second. Two runs at once are safe: every build goes to a temporary folder
 // renamed into place when complete.
 import { execFileSync } from 'node:child_process';
 import { ensureTemporalCli, ensureTemporalServer, ensureTestServer, ProvisionError } from './lib/temporal-binaries.js';
 import { ensureSchemathesis } from './lib/schemathesis.js';
+import { ensureWhopPythonSdk } from './lib/whop-python-sdk.js';
 import { ensureShopifySchemas } from './lib/shopify-schemas.js';
 import { unpackedPlatform } from './lib/real-platforms.js';
 import { installCommand, missingPackages } from './lib/system-packages.js';
@@ -50,6 +51,7 @@ try {
   const cli = await ensureTemporalCli(stamp);
   const testServer = await ensureTestServer(stamp);
   const schemathesis = await ensureSchemathesis(stamp);
+  const whopPython = await ensureWhopPythonSdk(stamp);
   const shopifySchemas = await ensureShopifySchemas(stamp);
   const server = await ensureTemporalServer(stamp);
   const [wordpress, woocommerce, linter] = await platforms;
@@ -57,6 +59,7 @@ try {
     console.log(`temporal CLI:         ${cli}`);
     console.log(`time-skipping server: ${testServer}`);
     console.log(`schemathesis ${schemathesis.version}: ${schemathesis.python} -m schemathesis.cli`);
+    console.log(`whop-sdk ${whopPython.version} (Python): ${whopPython.python}`);
     console.log(`temporal server:      ${server.server} (${server.version}; sql tool ${server.sqlTool})`);
     console.log(`shopify schemas:      ${shopifySchemas}`);
     console.log(`real platforms:       ${wordpress}, ${woocommerce}, ${linter}`);

@@ -89,10 +89,10 @@ export const checkoutConfig = (outDir = `${DIST_DIR}/checkout`): InlineConfig =>
     build: {
       ...base.build,
       rolldownOptions: {
-        // The payment step's embed is an entry of its own, which the page imports by the URL the page route gives it
-        // (from the manifest) when it needs it: a bundled import() would put Vite's preload helper (about 0.7 KB
-        // gzip) into the page's entry for one lazy module.
-        input: { index: `${WEB_ROOT}checkout/index.html`, [EMBED_ENTRY]: `${WEB_ROOT}checkout/embed.ts` },
+        // The payment step's embed and the tracking pixels' code are entries of their own, which the page imports by
+        // the URL the page route gives it (from the manifest) when it needs them: a bundled import() would put Vite's
+        // preload helper (about 0.7 KB gzip) into the page's entry.
+        input: { index: `${WEB_ROOT}checkout/index.html`, [EMBED_ENTRY]: `${WEB_ROOT}checkout/embed.ts`, [PIXELS_ENTRY]: `${WEB_ROOT}checkout/pixels.ts` },
         preserveEntrySignatures: 'exports-only',
         output: {
           // The processor's embed package in a chunk of its own (loaded on the payment step only, counted apart from
@@ -107,6 +107,8 @@ export const checkoutConfig = (outDir = `${DIST_DIR}/checkout`): InlineConfig =>
 export const PROCESSOR_EMBED_CHUNK = 'whop-checkout';
 /** The checkout build's second entry (its source `embed.ts` in the manifest): the payment step's embed. */
 export const EMBED_ENTRY = 'embed';
+/** The checkout build's third entry (`pixels.ts`): the tracking pixels' code, for a merchant with a pixel only. */
+export const PIXELS_ENTRY = 'pixels';
 export const dashboardConfig = (outDir = `${DIST_DIR}/dashboard`) => pageConfig('dashboard', outDir);
 
 /**

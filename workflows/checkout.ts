@@ -127,6 +127,9 @@ const STORE_TAXES = 'store-taxes';
 /** Patch: after the order, the shopper's cart at the store is emptied. Histories recorded before send the emails at once. */
 const EMPTY_STORE_CART = 'empty-store-cart';
 
+/** Patch: after a refund's shopper email, the merchant's refund notice (notification settings). Histories recorded before send none. */
+const MERCHANT_REFUND_NOTIFICATION = 'merchant-refund-notification';
+
 const SETTLED: ReadonlySet<CheckoutStatus> = new Set(['COMPLETED', 'ON_HOLD', 'REFUNDED', 'COD_CONFIRMED', 'ABANDONED']);
 
 /**
@@ -456,6 +459,10 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
           if (booked?.state === 'failed') await emails.sendStoreRefundProblemEmail(token, refundId).catch((e: unknown) => log.error('store refund problem email failed', { token, refundId, error: String(e) }));
         }
         await emails.sendRefundConfirmation(token, refundId).catch((e: unknown) => log.error('refund email failed', { token, refundId, error: String(e) }));
+        // The merchant's refund notice (sent only when the merchant's notification settings ask for it), once per refund.
+        if (patched(MERCHANT_REFUND_NOTIFICATION)) {
+          await emails.sendMerchantRefundNotification(token, refundId).catch((e: unknown) => log.error('merchant refund email failed', { token, refundId, error: String(e) }));
+        }
       } finally {
         refundJobs -= 1;
       }

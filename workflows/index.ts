@@ -9,6 +9,7 @@ export { connectStorefrontBWorkflow } from './storefront-b-connection.js';
 export { refreshStoreCountriesWorkflow } from './store-countries.js';
 export { verifyCustomDomainWorkflow } from './custom-domain.js';
 export { walletDomainWorkflow } from './wallet-domain.js';
+export { applePayDomainWorkflow } from './apple-pay-domain.js';
 export { setupVerificationWorkflow } from './setup-verification.js';
 export { checkoutWorkflow } from './checkout.js';
 export { platformSubscriptionWorkflow } from './platform-subscription.js';
@@ -17,3 +18,4 @@ export { merchantWebhookDeliveryWorkflow } from './merchant-webhook-delivery.js'
 export { webhookEndpointHealthWorkflow } from './webhook-endpoint-health.js';
 export { recordMerchantEventWorkflow } from './merchant-event.js';
 export { processorSweepWorkflow } from './processor-sweep.js';
+export { checkoutRecoveryWorkflow } from './recovery.js';

@@ -174,6 +174,10 @@ export const sessionBundleResponse = z
     branding,
     checkoutTexts: z.record(z.string(), z.string()),
     codEnabled: z.boolean().describe('Cash on delivery is offered: the merchant switched it on and its plan has it'),
+    recoveryOptIn: z
+      .boolean()
+      .nullable()
+      .describe('Abandoned-checkout reminders: null while the merchant has them off (no consent box); else whether the shopper ticked the box (unticked by default; PUT recovery-consent records it)'),
     storeCountries: z
       .array(z.string())
       .nullable()

@@ -52,9 +52,8 @@ const statusList = z
   })
   .describe(`One or several of ${CHECKOUT_STATUSES.join(', ')} (any letter case): repeat the parameter or separate with commas`);
 
-export const ordersQuery = z
-  .object({
-    ...pageQuery,
+/** The list's filters: the same for the list and its CSV export (GET /api/checkout/merchant/orders/export.csv). */
+const orderFilters = {
     view: z
       .enum(ORDER_VIEW_NAMES)
       .optional()
@@ -68,12 +67,24 @@ export const ordersQuery = z
     q: text(254, { required: 'enter the start of an email, an order number or a token' })
       .optional()
       .describe('Search: the start of the shopper\'s email (case-insensitive), of the store\'s order number (with or without its "#") or of the session token'),
-  })
+};
+
+export const ordersQuery = z
+  .object({ ...pageQuery, ...orderFilters })
   .strict()
   .superRefine(checkRange)
   .describe('from must be before to when both are given');
 
 export type OrdersQuery = z.output<typeof ordersQuery>;
+
+/** The export takes the list's filters, without its paging: every matching order, newest first. */
+export const ordersExportQuery = z
+  .object(orderFilters)
+  .strict()
+  .superRefine(checkRange)
+  .describe('from must be before to when both are given');
+
+export type OrderFilters = z.output<typeof ordersExportQuery>;
 
 export const orderTotals = z.object({
   currency: z.string().length(3),
@@ -199,6 +210,7 @@ export const orderDetail = orderSummary
     platform: z.enum(['storefront-a', 'storefront-b']),
     items: z.array(orderLine),
     shippingAddress: shippingAddress.nullable(),
+    billingAddress: shippingAddress.nullable().describe('The billing address the shopper gave apart from the shipping address (sent to the store as the order\'s billing address); null: billed to the shipping address'),
     shippingName: z.string().nullable(),
     discountCode: z.string().nullable(),
     processorPaymentId: z.string().nullable(),
@@ -303,6 +315,16 @@ export const statsResponse = z
         }),
       )
       .describe('Paid one-click upsells per currency, by the checkout session\'s creation; refunded ones are not counted'),
+    recovery: z
+      .object({
+        remindedSessions: z.number().int().describe('Left checkouts of the range that got at least one recovery reminder (docs/recovery.md)'),
+        remindersSent: z.number().int().describe('Recovery reminders sent to them in all'),
+        recoveredOrders: z.number().int().describe('Checkouts paid after a reminder was sent (COMPLETED now, partially refunded ones included), a checkout restored from an abandoned one included'),
+        recovered: z
+          .array(z.object({ currency: z.string().length(3), orders: z.number().int(), amountMinor: z.number().int().describe('Money kept: totals less refunds, in minor units') }))
+          .describe('Recovered orders and amount per currency, never summed across currencies'),
+      })
+      .describe('Abandoned-checkout recovery: what the reminders brought back. Cash on delivery is not counted (not paid)'),
   })
   .meta({ id: 'CheckoutStats' });
 

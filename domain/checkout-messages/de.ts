@@ -41,6 +41,7 @@ export const DE: CheckoutMessages = {
   region: 'Bundesland / Region',
   phone: 'Telefon',
   billingSameAsShipping: 'Rechnungsadresse wie Lieferadresse',
+  recoveryConsent: 'Erinnern Sie mich per E-Mail, falls ich diese Bestellung nicht abschließe (jederzeit abbestellbar)',
   billingHeading: 'Rechnungsadresse',
   zipCode: 'ZIP-Code',
   state: 'Bundesstaat',

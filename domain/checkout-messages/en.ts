@@ -41,6 +41,7 @@ export const EN = {
   region: 'State / region',
   phone: 'Phone',
   billingSameAsShipping: 'Billing address same as shipping',
+  recoveryConsent: 'Email me a reminder if I do not finish this order (you can unsubscribe at any time)',
   billingHeading: 'Billing address',
   zipCode: 'ZIP code',
   state: 'State',

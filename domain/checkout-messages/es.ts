@@ -41,6 +41,7 @@ export const ES: CheckoutMessages = {
   region: 'Provincia / región',
   phone: 'Teléfono',
   billingSameAsShipping: 'La dirección de facturación es la misma que la de envío',
+  recoveryConsent: 'Enviarme un recordatorio por correo si no termino este pedido (puedes darte de baja en cualquier momento)',
   billingHeading: 'Dirección de facturación',
   zipCode: 'Código ZIP',
   state: 'Estado',

@@ -41,6 +41,7 @@ export const FR: CheckoutMessages = {
   region: 'État / région',
   phone: 'Téléphone',
   billingSameAsShipping: 'Adresse de facturation identique à l’adresse de livraison',
+  recoveryConsent: 'M’envoyer un rappel par e-mail si je ne termine pas cette commande (désinscription possible à tout moment)',
   billingHeading: 'Adresse de facturation',
   zipCode: 'Code ZIP',
   state: 'État',

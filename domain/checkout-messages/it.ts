@@ -41,6 +41,7 @@ export const IT: CheckoutMessages = {
   region: 'Provincia / regione',
   phone: 'Telefono',
   billingSameAsShipping: 'Indirizzo di fatturazione uguale a quello di spedizione',
+  recoveryConsent: 'Inviami un promemoria via email se non completo questo ordine (puoi annullare l’iscrizione in qualsiasi momento)',
   billingHeading: 'Indirizzo di fatturazione',
   zipCode: 'Codice ZIP',
   state: 'Stato',

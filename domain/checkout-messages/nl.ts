@@ -41,6 +41,7 @@ export const NL: CheckoutMessages = {
   region: 'Provincie / regio',
   phone: 'Telefoon',
   billingSameAsShipping: 'Factuuradres gelijk aan verzendadres',
+  recoveryConsent: 'Stuur me een herinnering per e-mail als ik deze bestelling niet afrond (je kunt je altijd afmelden)',
   billingHeading: 'Factuuradres',
   zipCode: 'ZIP-code',
   state: 'Staat',

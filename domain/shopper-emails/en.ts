@@ -7,6 +7,7 @@ export const EN = {
   shipping: 'Shipping ({name})',
   total: 'Total',
   shippingTo: 'Shipping to',
+  billingTo: 'Billing address',
   orderSubject: 'Order {reference} confirmed – {shop}',
   orderTitle: 'Order {reference} confirmed',
   orderIntro: 'Thank you for your order, {name}! Order {reference} is confirmed and {shop} is getting it ready.',
@@ -30,6 +31,15 @@ export const EN = {
   upsellCharged: 'We charged {total} to the card you paid with.',
   upsellOutro: 'It ships to the same address. Questions? Reply to this email to reach {shop}.',
   upsellShipping: 'ships with your order',
+  reminderSubject: 'You left something in your cart – {shop}',
+  reminderTitle: 'Your cart is waiting',
+  reminderIntro: 'You started a checkout at {shop} and did not finish it. Your cart is kept for you:',
+  reminderButton: 'Return to your checkout',
+  reminderPrices: 'Prices and stock are checked again when you return: the checkout shows the current total.',
+  reminderWhy: 'You get this email because you asked {shop} to remind you about this cart.',
+  reminderUnsubscribe: 'No more reminders',
+  unsubscribedTitle: 'No more reminders',
+  unsubscribedBody: 'You will not get any more reminders about this cart from {shop}.',
 } as const;
 
 export type ShopperEmailKey = keyof typeof EN;

@@ -14,7 +14,7 @@ import {
   accountSchema, checkoutConfigurationSchema, createdWebhookSchema, membershipSchema, paymentMethodSchema, paymentSchema, planSchema, productSchema, refundSchema, type WhopMembership,
   type WhopPayment,
 } from './schemas.js';
-import { companyPageSchema, disputeSchema } from './schemas.js';
+import { companyPageSchema, disputeSchema, domainListSchema, domainSchema } from './schemas.js';
 import { isKnownCurrency } from '../../domain/money.js';
 
 export const PROCESSOR_SYSTEM = 'processor';
@@ -93,6 +93,39 @@ export interface Checkout {
   purchaseUrl: string;
 }
 
+/** A DNS record Whop asks for (whop_sdk/types/domain_dns_record.py: TXT, CNAME, A or AAAA). */
+export interface DomainDnsRecord {
+  type: string;
+  name: string;
+  value: string;
+}
+
+/** What Whop says needs doing for a capability (whop_sdk/types/domain_issue.py). */
+export interface DomainIssue {
+  /** apple_pay, verification, … */
+  capability: string;
+  /** A stable code, e.g. apple_pay_unverified. */
+  code: string;
+  /** "What needs attention and how to fix it", as Whop wrote it. */
+  message: string;
+  /** "Code to add to the site to fix the issue, ready to copy", or null. */
+  codeBlock: string | null;
+  dnsRecords: DomainDnsRecord[];
+}
+
+/**
+ * A hostname on the merchant's Whop company (Whop's Domain, `dom_…`) and its Apple Pay capability. `applePay`: null when
+ * not enrolled (or not visible to the key); `pending` while Whop registers it with Apple, `ready` once Apple verified
+ * it (the embedded checkout offers Apple Pay there), `action_required` when Apple could not (its issues say how to fix
+ * it), `releasing` while Whop removes it from Apple.
+ */
+export interface CheckoutDomain {
+  id: string;
+  hostname: string;
+  applePay: string | null;
+  issues: DomainIssue[];
+}
+
 /** A one-time price: integer minor units in an ISO currency, booked on a product. */
 export interface OneTimePrice {
   productId: string;
@@ -148,6 +181,15 @@ export interface ProcessorClient {
   listCompanyDisputes(input: CompanyListQuery): Promise<ListPage<Dispute>>;
   /** One dispute as it stands now (the processor sweep: a dispute whose dispute.updated may have been lost). */
   getDispute(disputeId: string): Promise<Dispute>;
+  /** The company's domain `hostname` (GET /domains?account_id&domain), if it has one. */
+  findDomain(input: { companyId: string; hostname: string }): Promise<CheckoutDomain | null>;
+  /** Adds `hostname` to the company with Apple Pay (POST /domains { domain, account_id, apple_pay: {} }). */
+  createDomain(input: { companyId: string; hostname: string }, idempotencyKey: string): Promise<CheckoutDomain>;
+  getDomain(domainId: string): Promise<CheckoutDomain>;
+  /** Adds Apple Pay to the domain, or retries it when it needs action (PATCH /domains/{id} { apple_pay: {} }). */
+  addApplePay(domainId: string): Promise<CheckoutDomain>;
+  /** Has Whop check the domain again now (POST /domains/{id}/check); answers the domain as saved, before the result. */
+  checkDomain(domainId: string): Promise<CheckoutDomain>;
 }
 
 /** A company-wide list query: Whop's created_after filter, ascending, cursor paged. */
@@ -420,6 +462,31 @@ export function createProcessorClient(options: ProcessorClientOptions): Processo
       return { items: page.data.map(toDispute), nextCursor: page.page_info.has_next_page === false ? null : (page.page_info.end_cursor ?? null) };
     },
     getDispute: async (disputeId) => toDispute(await call('GET /disputes/{id}', disputeSchema, () => whop.disputes.retrieve(disputeId))),
+    // The Domains API: @whop/sdk 0.0.42 (the newest on npm) has no domains resource, so these go through the SDK's own
+    // generic request methods (its base URL, Bearer auth, Api-Version-Date, time-out and errors), never a hand-made
+    // fetch. Paths, parameters and answers: Whop's official Python SDK, whop-sdk 2.6.0 (docs/processor.md).
+    findDomain: async ({ companyId, hostname }) => {
+      const page = await call('GET /domains', domainListSchema, () => whop.get('/domains', { query: { account_id: companyId, domain: hostname, first: 10 } }));
+      const found = page.data.find((d) => d.domain.toLowerCase() === hostname.toLowerCase());
+      return found ? toDomain(found) : null;
+    },
+    // Always with apple_pay: a create without a capability means registration, which buys the domain.
+    createDomain: async ({ companyId, hostname }, key) =>
+      toDomain(await call('POST /domains', domainSchema, () => whop.post('/domains', { body: { domain: hostname, account_id: companyId, apple_pay: {} }, ...idem(key) }))),
+    getDomain: async (domainId) => toDomain(await call('GET /domains/{id}', domainSchema, () => whop.get(`/domains/${encodeURIComponent(domainId)}`))),
+    addApplePay: async (domainId) =>
+      toDomain(await call('PATCH /domains/{id}', domainSchema, () => whop.patch(`/domains/${encodeURIComponent(domainId)}`, { body: { apple_pay: {} } }))),
+    checkDomain: async (domainId) => toDomain(await call('POST /domains/{id}/check', domainSchema, () => whop.post(`/domains/${encodeURIComponent(domainId)}/check`))),
+  };
+}
+
+function toDomain(d: z.output<typeof domainSchema>): CheckoutDomain {
+  return {
+    id: d.id, hostname: d.domain.toLowerCase(), applePay: d.apple_pay?.state ?? null,
+    issues: d.issues.map((issue) => ({
+      capability: issue.capability, code: issue.code, message: issue.message, codeBlock: issue.code_block ?? null,
+      dnsRecords: issue.dns_records.map((r) => ({ type: r.type, name: r.name, value: r.value })),
+    })),
   };
 }
 

@@ -79,3 +79,28 @@ export const companyPageSchema = <S extends z.ZodType>(item: S) => z.looseObject
   data: z.array(item),
   page_info: z.looseObject({ end_cursor: z.string().nullish(), has_next_page: z.boolean().nullish() }),
 });
+
+/**
+ * Whop's Domain (the Domains API; whop-sdk 2.6.0, the official Python SDK: whop_sdk/types/domain.py, domain_apple_pay.py,
+ * domain_issue.py, domain_dns_record.py): its normalized hostname `domain`, the `apple_pay` capability's `state`
+ * (`null` when not enrolled, or not visible to a key without `domain:read`), and the `issues` saying what to do, each
+ * with its capability, code, message, optional code block and DNS records. Unknown states, codes and record types pass
+ * as strings (the SDK's own enums are open: `typing.Union[Literal[…], typing.Any]`); we act only on the known ones.
+ */
+const dnsRecordSchema = z.looseObject({ name: z.string(), type: z.string(), value: z.string() });
+export const domainIssueSchema = z.looseObject({
+  capability: z.string(),
+  code: z.string(),
+  message: z.string(),
+  code_block: z.string().nullish(),
+  dns_records: z.array(dnsRecordSchema),
+});
+export const domainSchema = z.looseObject({
+  id: id('dom_'),
+  domain: z.string().min(1),
+  account_id: z.string().nullish(),
+  status: z.string().nullish(),
+  apple_pay: z.looseObject({ state: z.string() }).nullish(),
+  issues: z.array(domainIssueSchema),
+});
+export const domainListSchema = z.looseObject({ data: z.array(domainSchema) });

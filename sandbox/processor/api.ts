@@ -5,10 +5,14 @@
 // an unknown date is a 400 as on Whop. Unknown body fields are ignored; known ones are type-checked.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { domainApiRoutes, type DomainStore } from './domains.js';
 import { WhopError, type Account, type WhopStore } from './store.js';
 
-/** The dated versions this sandbox speaks (@whop/sdk 0.0.42 sends 2026-07-20). */
-export const API_VERSION_DATES = ['2026-07-20'];
+/**
+ * The dated versions this sandbox speaks: @whop/sdk 0.0.42 sends 2026-07-20; Whop's Python SDK whop-sdk 2.6.0 (the
+ * Domains API's contract test) sends its default, 2026-10-15-1 (whop_sdk/client.py, `api_version_date`).
+ */
+export const API_VERSION_DATES = ['2026-07-20', '2026-10-15-1'];
 
 // Whop's `currency` enum ("The available currencies on the platform", the API reference's plans and checkout
 // configurations; docs/processor.md cites it): Whop refuses anything else, ISO codes included (ISK, UAH, GEL, …).
@@ -181,9 +185,11 @@ export interface ApiRoutesOptions {
   /** Off-session charges settle this long after the answer (Whop processes them in the background). */
   chargeSettleMs: number;
   onIdempotencyStore: (store: { clear(): void }) => void;
+  /** The Domains API's claims (domains.ts). */
+  domains: DomainStore;
 }
 
-export async function apiRoutes(v1: FastifyInstance, { store, publicBase, chargeSettleMs, onIdempotencyStore }: ApiRoutesOptions): Promise<void> {
+export async function apiRoutes(v1: FastifyInstance, { store, publicBase, chargeSettleMs, onIdempotencyStore, domains }: ApiRoutesOptions): Promise<void> {
   const accounts = new WeakMap<FastifyRequest, Account>();
   const account = (request: FastifyRequest) => accounts.get(request)!;
   const companyOf = (request: FastifyRequest) => account(request).company.id;
@@ -236,6 +242,8 @@ export async function apiRoutes(v1: FastifyInstance, { store, publicBase, charge
   });
 
   // Accounts: the key check.
+  domainApiRoutes(v1, domains, (request) => ({ companyId: companyOf(request), apiKey: account(request).apiKey }));
+
   v1.get('/accounts/me', async (request) => {
     const { company } = account(request);
     return {

@@ -11,6 +11,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { whopErrorHandler } from './api.js';
+import { domainControlRoutes, type DomainStore } from './domains.js';
 import { newId, TEST_CARDS, WhopError, type WhopStore } from './store.js';
 import type { WebhookDispatcher } from './webhooks.js';
 
@@ -84,10 +85,12 @@ export interface ControlRoutesOptions {
   webhooks: WebhookDispatcher;
   /** Runs `fn` with every event it causes dropped (a lost delivery). */
   silently<T>(fn: () => T): T;
+  domains: DomainStore;
 }
 
-export async function controlRoutes(control: FastifyInstance, { store, webhooks, silently }: ControlRoutesOptions): Promise<void> {
+export async function controlRoutes(control: FastifyInstance, { store, webhooks, silently, domains }: ControlRoutesOptions): Promise<void> {
   control.setErrorHandler(whopErrorHandler);
+  domainControlRoutes(control, domains);
 
   control.post('/accounts', async (request, reply) => {
     const { apiKey, businessName } = parse(accountBody, request.body);

@@ -6,6 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import { createSimulator, type Simulator, type SimulatorOptions } from '../shared/simulator.js';
 import { apiRoutes } from './api.js';
 import { controlRoutes } from './control.js';
+import { DomainStore } from './domains.js';
 import { embeddedPageRoutes } from './embedded-page.js';
 import { hostedPageRoutes } from './hosted-page.js';
 import { DEFAULT_API_KEY, DEFAULT_COMPANY_ID, WhopStore } from './store.js';
@@ -30,6 +31,8 @@ export interface ProcessorSimulator extends Simulator {
   defaultApiKey: string;
   defaultBusinessId: string;
   store: WhopStore;
+  /** The Domains API's claims (domains.ts). */
+  domains: DomainStore;
   /** Outgoing webhooks; `await sim.webhooks.idle()` waits until nothing is in flight or waiting to retry. */
   webhooks: WebhookDispatcher;
 }
@@ -52,6 +55,7 @@ export function createProcessorSimulator(opts: ProcessorSimulatorOptions = {}): 
   const store = new WhopStore((companyId, type, data) => {
     if (muted === 0) webhooks.publish(companyId, type, data);
   });
+  const domains = new DomainStore();
   const idempotencyStores: Array<{ clear(): void }> = [];
   const publicBase = (request: FastifyRequest) => {
     const configured = typeof opts.publicUrl === 'function' ? opts.publicUrl() : opts.publicUrl;
@@ -66,17 +70,18 @@ export function createProcessorSimulator(opts: ProcessorSimulatorOptions = {}): 
     }
   };
 
-  void sim.app.register(apiRoutes, { prefix: API_PREFIX, store, publicBase, chargeSettleMs: opts.chargeSettleMs ?? 50, onIdempotencyStore: (s) => void idempotencyStores.push(s) });
+  void sim.app.register(apiRoutes, { prefix: API_PREFIX, store, publicBase, chargeSettleMs: opts.chargeSettleMs ?? 50, onIdempotencyStore: (s) => void idempotencyStores.push(s), domains });
   void sim.app.register(hostedPageRoutes, { store });
   void sim.app.register(embeddedPageRoutes, { store });
-  void sim.app.register(controlRoutes, { prefix: '/_control', store, webhooks, silently });
+  void sim.app.register(controlRoutes, { prefix: '/_control', store, webhooks, silently, domains });
 
   sim.onReset(() => {
     webhooks.reset();
     store.reset();
+    domains.reset();
     for (const s of idempotencyStores) s.clear();
   });
   sim.app.addHook('onClose', async () => webhooks.reset());
 
-  return Object.assign(sim, { defaultApiKey: DEFAULT_API_KEY, defaultBusinessId: DEFAULT_COMPANY_ID, store, webhooks });
+  return Object.assign(sim, { defaultApiKey: DEFAULT_API_KEY, defaultBusinessId: DEFAULT_COMPANY_ID, store, domains, webhooks });
 }

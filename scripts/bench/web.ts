@@ -9,7 +9,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { ensureWebBuild } from '../web-build.js';
-import { CHECKOUT_JS_BUDGET_BYTES, pageWeight } from '../lib/web-size.js';
+import { CHECKOUT_JS_BUDGET_BYTES, CHECKOUT_SCREEN_BUDGET_BYTES, pageWeight } from '../lib/web-size.js';
 import { CHROMIUM_ARGS } from '../../test/browser/chromium.js';
 import { atBenchExit, benchStack, createSession, demoCart } from './stack.js';
 
@@ -111,8 +111,13 @@ export async function benchWeb(): Promise<Record<string, number>> {
   console.log(`  page ${pageUrl}`);
   return {
     checkoutJsGzipBytes: built.jsGzipBytes,
-    // Of it, what the page loads on the way in; the payment step adds the rest (our embed entry) and Whop's package.
+    // Of it, what the page loads on the way in; the payment step adds our embed entry (and Whop's package, apart);
+    // chunks fetched on demand (the pixels' code, for a merchant with pixels) are the rest.
     checkoutEntryJsGzipBytes: built.entryJsGzipBytes,
+    checkoutPaymentStepJsGzipBytes: built.entryJsGzipBytes + built.paymentStepJsGzipBytes,
+    screenBudgetBytes: CHECKOUT_SCREEN_BUDGET_BYTES,
+    ratioPaymentStepToScreenBudget: (built.entryJsGzipBytes + built.paymentStepJsGzipBytes) / CHECKOUT_SCREEN_BUDGET_BYTES,
+    checkoutOnDemandJsGzipBytes: built.onDemandJs.reduce((n, f) => n + f.gzipBytes, 0),
     processorEmbedJsGzipBytes: built.processorJsGzipBytes,
     checkoutJsOverHttpBytes: wireJs,
     checkoutCssGzipBytes: built.cssGzipBytes,

@@ -10,6 +10,11 @@ import { gzipSync } from 'node:zlib';
 import { WEB_DIST } from '../web-build.js';
 
 export const CHECKOUT_JS_BUDGET_BYTES = 50 * 1024;
+/**
+ * The shopper-page issue's budget for our own code on each screen: what the page loads on the way in, plus what the
+ * payment step adds (our embed entry; Whop's package is counted apart), at most 20 KB gzip.
+ */
+export const CHECKOUT_SCREEN_BUDGET_BYTES = 20 * 1024;
 
 interface ManifestChunk {
   file: string;
@@ -31,12 +36,19 @@ export interface PageWeight {
   css: AssetSize[];
   jsGzipBytes: number;
   cssGzipBytes: number;
-  /** Of `js`, what the page loads on the way in (its entry and its imports). */
+  /** Of `js`, what the page loads on the way in (its entry and its static imports). */
   entryJsGzipBytes: number;
+  /** Of `js`, what the payment step adds to the way in (our embed entry). */
+  paymentStepJsGzipBytes: number;
+  /** Of `js`, what is fetched only when a session needs it (the pixels' entry for a merchant with a pixel, dynamic imports). */
+  onDemandJs: AssetSize[];
   /** The processor's package (@whop/checkout), loaded on the payment step only: not ours, not in `js`. */
   processorJs: AssetSize[];
   processorJsGzipBytes: number;
 }
+
+/** The checkout build's entry for the payment step (web/vite.config.ts EMBED_ENTRY's source). */
+const PAYMENT_STEP_ENTRY = 'embed.ts';
 
 /** The chunk name web/vite.config.ts gives the processor's embed package. */
 const PROCESSOR_CHUNK = /^whop-checkout-[\w-]+\.js$/;
@@ -62,11 +74,16 @@ export function pageWeight(part: 'checkout' | 'dashboard', distDir = WEB_DIST): 
     if (!chunk || js.has(chunk.file)) return;
     js.add(chunk.file);
     chunk.css?.forEach((c) => css.add(c));
-    [...(chunk.imports ?? []), ...(chunk.dynamicImports ?? [])].forEach(visit);
+    (chunk.imports ?? []).forEach(visit);
   };
+  // The way in: the page and its static imports; then the payment step's entry (our embed); then everything else
+  // the page may fetch on demand (other entries, such as the pixels' code, and dynamic imports).
   visit(entries[0]![0]);
   const onEntry = new Set(js);
-  for (const [key] of entries.slice(1)) visit(key);
+  if (manifest[PAYMENT_STEP_ENTRY]) visit(PAYMENT_STEP_ENTRY);
+  const onPaymentStep = new Set([...js].filter((f) => !onEntry.has(f)));
+  const fixed = new Set(js);
+  for (const [key, chunk] of Object.entries(manifest)) if (chunk.isEntry || chunk.dynamicImports?.length) [key, ...(chunk.dynamicImports ?? [])].forEach(visit);
   const all = [...js].map((f) => sizeOf(dir, f));
   const jsSizes = all.filter((f) => !PROCESSOR_CHUNK.test(f.file));
   const processorJs = all.filter((f) => PROCESSOR_CHUNK.test(f.file));
@@ -78,6 +95,8 @@ export function pageWeight(part: 'checkout' | 'dashboard', distDir = WEB_DIST): 
     jsGzipBytes: sum(jsSizes),
     cssGzipBytes: sum(cssSizes),
     entryJsGzipBytes: sum(jsSizes.filter((f) => onEntry.has(f.file))),
+    paymentStepJsGzipBytes: sum(jsSizes.filter((f) => onPaymentStep.has(f.file))),
+    onDemandJs: jsSizes.filter((f) => !fixed.has(f.file)),
     processorJs,
     processorJsGzipBytes: sum(processorJs),
   };

@@ -1874,7 +1874,7 @@ export interface paths {
         };
         /**
          * Processor connection status, part by part (never the key or the webhook secret), and wallet payments
-         * @description `wallets`: Apple Pay and Google Pay. On Whop's hosted checkout page Whop offers them with no domain set-up, so nothing is asked of the merchant: `hosted` when the plan includes wallet payments (Growth; Demo: previews only), `not_on_plan` otherwise (Whop's page is told not to offer them, with the plan to choose). `embedded` (ready false) when shoppers pay in Whop's embedded checkout on the merchant's page (paymentPage embedded), which offers Apple Pay only on a domain verified with Whop: not registered by this service yet. null while no processor is connected.
+         * @description `wallets`: Apple Pay and Google Pay. On Whop's hosted checkout page Whop offers them with no domain set-up: `hosted` when the plan includes wallet payments (Growth; Demo: previews only). On the embedded payment page (the default), Whop's embed offers Apple Pay only on a checkout host Whop has registered with Apple: `embedded`, `ready` only when Whop reports `apple_pay.state` ready for the merchant's checkout host, with `applePayDomain` saying what is missing (Whop's issues: message, DNS records, code; register with POST /api/merchant/processor/apple-pay-domain). `not_on_plan` when the plan lacks them (Whop's page is told not to offer them, with the plan to choose). null while no processor is connected.
          *
          *     API keys need the `connections:read` scope.
          */
@@ -2053,6 +2053,144 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/merchant/processor/apple-pay-domain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register the checkout host with Whop for Apple Pay on the embedded checkout, or check it again
+         * @description Adds the merchant's own checkout host (its verified custom domain, else its subdomain; nothing in the request names a host) as a domain on the merchant's Whop company with Whop's `apple_pay` capability (or adds the capability to it), or, once added, has Whop check it again (after the merchant did what Whop's issue asks). Answers the wallet view with Whop's state and issues. CONFLICT (409) without a connected processor, when the plan has no wallet payments, when the checkout does not use the embedded payment page (Whop's hosted page needs no domain), or while a registration is running; INVALID_PROCESSOR_KEY (422) when the key lacks Whop's domain:read and domain:manage permissions (Whop answers 403), or is refused; PROCESSOR_TIMEOUT (504); UPSTREAM_ERROR (502).
+         *
+         *     API keys need the `connections:write` scope.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant, and only the session or API key that used a key gets its answer again (another one gets 422 IDEMPOTENCY_KEY_REUSED, not run); use a UUID. */
+                    "idempotency-key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WalletStatus"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -9347,6 +9485,441 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/checkout/{token}/recovery-consent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * The shopper ticks (or unticks) "email me a reminder if I do not finish": explicit consent to recovery reminders
+         * @description Recorded only while the merchant has recovery on (the page shows the box only then) and the checkout is open: the email, the time and the wording (RECOVERY_CONSENT_VERSION and the language of the page, from Accept-Language), on the session and its timeline. Giving consent starts the session's reminder schedule (workflow recovery-<token>); withdrawing it clears the consent and stops the schedule. A preview records nothing. A checkout that is paid or abandoned: CONFLICT. Shares the progress rate limiter.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Session token: cs_… (checkout) or prev_… (preview); anything else is not found (404) */
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The email the shopper entered on the page */
+                        email: string;
+                        /** @description true: the box is ticked (opt-in); false: it was unticked again (consent withdrawn) */
+                        consent: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description false on a preview, or where the merchant has recovery off: nothing stored */
+                            recorded: boolean;
+                            consentAt: string | null;
+                            /** @description The version and language of the sentence the shopper saw, e.g. v1:de */
+                            wording: string | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/checkout/{token}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A reminder's link back to the checkout: the cart re-priced by the store, then the checkout page (303)
+         * @description The signature (s) is the reminder's, made for this session. An open or failed checkout gets its lines at the store's current prices (and stock: a line the store no longer sells ends the restore), so the page shows the re-checked total. An abandoned checkout cannot reopen (its status is final): a new checkout is made from its cart at current prices, with the shopper's email, address and consent, marked as recovered from it, and the link leads there (a later click leads to that same new checkout while it is open). A paid checkout leads to its page as it is. The store no longer having the cart: NOT_FOUND.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description The signature the reminder email carries */
+                    s: string;
+                };
+                header?: never;
+                path: {
+                    /** @description Session token: cs_… (checkout) or prev_… (preview); anything else is not found (404) */
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                303: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/checkout/{token}/unsubscribe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The unsubscribe link of a reminder: a page with one button (mail scanners that open links unsubscribe nobody)
+         * @description Signed like the restore link (purpose unsubscribe). The answer is an HTML page in the shopper's language. Recording twice changes nothing.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description The signature the reminder email carries */
+                    s: string;
+                };
+                header?: never;
+                path: {
+                    /** @description Session token: cs_… (checkout) or prev_… (preview); anything else is not found (404) */
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description text/html */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Unsubscribe from this checkout's reminders: the opt-out is recorded and the schedule stopped
+         * @description Signed like the restore link (purpose unsubscribe). The answer is an HTML page in the shopper's language. Recording twice changes nothing.
+         */
+        post: {
+            parameters: {
+                query: {
+                    /** @description The signature the reminder email carries */
+                    s: string;
+                };
+                header?: never;
+                path: {
+                    /** @description Session token: cs_… (checkout) or prev_… (preview); anything else is not found (404) */
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description text/html */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/checkout/{token}/quote": {
         parameters: {
             query?: never;
@@ -9812,6 +10385,479 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/checkout/merchant/orders/export.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your orders as CSV, filtered as the list
+         * @description Takes the filters of GET /api/checkout/merchant/orders (view, status, from, to, paymentMethod, q) and answers every matching order, newest first, as one CSV file (Content-Disposition: attachment), streamed as it is read. RFC 4180: comma-separated, CRLF, fields with a comma, quote or line break in double quotes; UTF-8 with a byte order mark. A cell starting with = + - @, a tab or CR is prefixed with ' (formula injection). Money in major units of the currency column ("19.99"); discount and refunded are positive amounts. Columns: order, created_at, status, payment_method, customer_name, email, country, currency, subtotal, discount, discount_code, shipping, tax, taxes_included, total, refunded, paid_at, store_order_id, store_order_state, processor_payment_id, checkout_token. The same orders the list shows: only yours.
+         *
+         *     API keys need the `orders:read` scope.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description orders: paid orders (COMPLETED, COD_CONFIRMED, REFUNDED, ON_HOLD); checkouts: payments started and never paid (PAYMENT_PENDING, FAILED, ABANDONED); absent: both. Combines with status (a status outside the view matches nothing) */
+                    view?: "orders" | "checkouts";
+                    /** @description One or several of OPEN, PAYMENT_PENDING, COD_CONFIRMED, COMPLETED, ON_HOLD, FAILED, REFUNDED, ABANDONED (any letter case): repeat the parameter or separate with commas */
+                    status?: (string & (unknown & unknown)) | string[];
+                    /** @description Start, inclusive: YYYY-MM-DD (00:00 UTC) or an ISO date-time with offset */
+                    from?: string;
+                    /** @description End, exclusive: YYYY-MM-DD (00:00 UTC) or an ISO date-time with offset */
+                    to?: string;
+                    /** @description card (through the processor), cod (cash on delivery) or free (a total of 0, nothing paid) */
+                    paymentMethod?: "card" | "cod" | "free";
+                    /** @description Search: the start of the shopper's email (case-insensitive), of the store's order number (with or without its "#") or of the session token */
+                    q?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The orders (text/csv; charset=utf-8, attachment) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/csv": string;
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/checkout/merchant/customers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your customers: shoppers with a paid order, one per email, latest order first
+         * @description Derived from your orders: every email (case-insensitive) with at least one paid order (COMPLETED, COD_CONFIRMED, REFUNDED, ON_HOLD). ordersCount counts those orders; totals gives per currency what they paid (spentMinor) and what was given back (refundedMinor), in minor units. name is the name on the latest order's shipping address. marketingConsent is not_collected: the checkout does not ask for it yet. q searches the start of the email or a part of the name. Page size: limit, default 25, capped at 100; pass nextCursor as cursor for the next page (with the same q).
+         *
+         *     API keys need the `orders:read` scope.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, default 25; larger values are capped at 100 */
+                    limit?: string;
+                    /** @description nextCursor of the previous page (opaque: any other value answers INVALID_INPUT) */
+                    cursor?: string;
+                    /** @description Search: the start of the email, or a part of the name on the latest order's shipping address (both case-insensitive) */
+                    q?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CustomersPage"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/checkout/merchant/customers/{email}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One customer with their orders
+         * @description The customer as the list shows them, and their orders (paid ones and unpaid checkouts of the same email, any letter case), newest first, at most 100. 404 NOT_FOUND when the email has no paid order in your shop.
+         *
+         *     API keys need the `orders:read` scope.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The customer's email (any letter case; URL-encoded) */
+                    email: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CustomerDetail"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/merchant/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Which events email you, and where
+         * @description newOrder, refund, storeOrderFailed, endpointDisabled (the warnings of a failing endpoint and the notice when it is disabled). recipients empty: the account's email.
+         *
+         *     API keys need the `settings:read` scope.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["NotificationSettings"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        /**
+         * Change which events email you, and where
+         * @description Events left out keep their setting; recipients replaces the list when given (at most 5 valid addresses, each once; [] for the account's email). Bad input changes nothing.
+         *
+         *     API keys need the `settings:write` scope.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Events to switch on (true) or off (false); those left out keep their setting */
+                        events?: {
+                            /** @description New order: a checkout was paid (or cash on delivery confirmed): the order, its lines and the customer */
+                            newOrder?: boolean;
+                            /** @description Refund: the processor confirmed a refund, made from this dashboard, the API, Whop or the store */
+                            refund?: boolean;
+                            /** @description Store order failed: a paid checkout the store (Shopify or WooCommerce) refused to turn into an order, with what to do */
+                            storeOrderFailed?: boolean;
+                            /** @description Webhook endpoint failing or disabled: one of your webhook endpoints kept failing: warnings on day 1 and 3, and the notice when it is disabled on day 5 */
+                            endpointDisabled?: boolean;
+                        };
+                        /** @description Up to 5 addresses (lower-cased; one typed twice is kept once); [] sends to the account's email. Left out: unchanged */
+                        recipients?: string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["NotificationSettings"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/merchant/stats": {
         parameters: {
             query?: never;
@@ -9821,7 +10867,7 @@ export interface paths {
         };
         /**
          * Checkout statistics: sessions, orders, conversion rate, revenue (money kept), refunds and held payments per currency
-         * @description Range: from (inclusive) and to (exclusive), each a date (00:00 UTC) or an ISO date-time with offset; default the last 30 days up to now; from before to, at most 366 days apart (INVALID_INPUT on from otherwise). Counts the checkout sessions created in the range (a cohort) from store carts; previews never count. Paid means money kept: paidOrders are card checkouts COMPLETED now, partially refunded ones included (partiallyRefundedOrders of them), the orders behind revenue; an order refunded in full is REFUNDED (refundedOrders), not paid. completedOrders: card checkouts the processor confirmed that became orders (COMPLETED, or REFUNDED since), always paidOrders + refundedOrders. codOrders: confirmed cash-on-delivery orders. heldOrders: payments ON_HOLD (refunded, disputed or of another amount before the order: no store order), never paid nor revenue; their checkout totals per currency under held. conversionRate: (completedOrders + codOrders + heldOrders) / sessions, the funnel's completed over created. revenue, per currency, never summed across currencies: amountMinor is money kept, grossMinor − refundedMinor of the paid orders (partial refunds taken off), with the average order value over it. refunds, per currency: everything the processor confirmed given back on the range's sessions (partial refunds of paid orders, full refunds, refunds of held payments), to reconcile with the processor. Cash on delivery is not paid revenue: its order value is reported apart under cod, with the part the store reports collected.
+         * @description Range: from (inclusive) and to (exclusive), each a date (00:00 UTC) or an ISO date-time with offset; default the last 30 days up to now; from before to, at most 366 days apart (INVALID_INPUT on from otherwise). Counts the checkout sessions created in the range (a cohort) from store carts; previews never count. Paid means money kept: paidOrders are card checkouts COMPLETED now, partially refunded ones included (partiallyRefundedOrders of them), the orders behind revenue; an order refunded in full is REFUNDED (refundedOrders), not paid. completedOrders: card checkouts the processor confirmed that became orders (COMPLETED, or REFUNDED since), always paidOrders + refundedOrders. codOrders: confirmed cash-on-delivery orders. heldOrders: payments ON_HOLD (refunded, disputed or of another amount before the order: no store order), never paid nor revenue; their checkout totals per currency under held. conversionRate: (completedOrders + codOrders + heldOrders) / sessions, the funnel's completed over created. revenue, per currency, never summed across currencies: amountMinor is money kept, grossMinor − refundedMinor of the paid orders (partial refunds taken off), with the average order value over it. refunds, per currency: everything the processor confirmed given back on the range's sessions (partial refunds of paid orders, full refunds, refunds of held payments), to reconcile with the processor. Cash on delivery is not paid revenue: its order value is reported apart under cod, with the part the store reports collected. recovery: left checkouts that got reminders and the checkouts paid after one (docs/recovery.md).
          *
          *     API keys need the `stats:read` scope.
          */
@@ -9992,6 +11038,183 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/merchant/recovery": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Abandoned-checkout recovery settings
+         * @description API keys need the `settings:read` scope.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The checkout page asks for consent to reminders, and shoppers who consented and left get them */
+                            enabled: boolean;
+                            /** @description When each reminder goes, in minutes after the shopper's consent: 1 to 3, ascending, each 30 to 43200 */
+                            delaysMinutes: number[];
+                            /** @description The version of the consent sentence recorded with each consent (domain/recovery.ts) */
+                            consentVersion: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Switch recovery on or off and set the reminders' schedule
+         * @description Only shoppers who ticked the consent box get reminders (explicit opt-in everywhere; docs/privacy.md). A schedule that is not 1 to 3 delays within the bounds, each after the one before ("each reminder comes after the one before"): INVALID_INPUT on body.delaysMinutes, nothing changed. A new schedule applies to reminders not yet sent.
+         *
+         *     API keys need the `settings:write` scope.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The checkout page asks for consent to reminders, and shoppers who consented and left get them */
+                        enabled?: boolean;
+                        /** @description When each reminder goes, in minutes after the shopper's consent: 1 to 3, ascending, each 30 to 43200 */
+                        delaysMinutes?: number[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The checkout page asks for consent to reminders, and shoppers who consented and left get them */
+                            enabled: boolean;
+                            /** @description When each reminder goes, in minutes after the shopper's consent: 1 to 3, ascending, each 30 to 43200 */
+                            delaysMinutes: number[];
+                            /** @description The version of the consent sentence recorded with each consent (domain/recovery.ts) */
+                            consentVersion: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/api/merchant/api-keys": {
@@ -12652,6 +13875,8 @@ export interface components {
             };
             /** @description Cash on delivery is offered: the merchant switched it on and its plan has it */
             codEnabled: boolean;
+            /** @description Abandoned-checkout reminders: null while the merchant has them off (no consent box); else whether the shopper ticked the box (unticked by default; PUT recovery-consent records it) */
+            recoveryOptIn: boolean | null;
             /** @description Where the rates whose `countries` is null ship: the countries the store ships to; null: every country */
             storeCountries: string[] | null;
             /** @description The merchant's rates converted with the session's FX snapshot, cheapest first. The page's country list is the countries some rate ships to; init-payment and complete-cod refuse an address elsewhere (INVALID_INPUT on address.country) or a rate that does not ship there (on shippingRateId) */
@@ -12962,16 +14187,44 @@ export interface components {
         ApiKeyListInput: {
             items: components["schemas"]["ApiKeyInput"][];
         };
+        ApplePayDomainInput: {
+            /** @description The merchant's checkout host now (its verified custom domain, else its subdomain): the one registered, never a client-given name */
+            hostname: string;
+            /**
+             * @description not_registered: not registered for this host and Whop company, or Whop reports no Apple Pay on it; pending/ready/action_required/releasing: Whop's apple_pay.state as last answered
+             * @enum {string}
+             */
+            status: "not_registered" | "pending" | "ready" | "action_required" | "releasing";
+            /** @description Whop's issues for Apple Pay on the host: what to do before checking again */
+            issues: {
+                /** @description Whop's stable code, e.g. apple_pay_unverified */
+                code: string;
+                /** @description What needs doing and how, as Whop wrote it */
+                message: string;
+                /** @description Code Whop says to add to the site, ready to copy; null when none */
+                codeBlock: string | null;
+                /** @description The DNS records Whop asks for */
+                dnsRecords: {
+                    type: string;
+                    name: string;
+                    value: string;
+                }[];
+            }[];
+            /** @description When Whop was last asked */
+            checkedAt: string | null;
+        };
         WalletStatusInput: {
             /**
-             * @description hosted: Whop's hosted checkout page offers Apple Pay and Google Pay, with no domain set-up; embedded: shoppers pay in Whop's embedded checkout on the merchant's page, which offers Apple Pay only on a domain verified with Whop — not registered by this service yet, so not offered (ready false); not_on_plan: the plan has no wallet payments, so Whop's page is told not to offer them
+             * @description hosted: Whop's hosted checkout page offers Apple Pay and Google Pay, with no domain set-up; embedded: shoppers pay in Whop's embedded checkout on the checkout page, which offers Apple Pay only once Whop reports the checkout host verified (applePayDomain); not_on_plan: the plan has no wallet payments, so Whop's page is told not to offer them
              * @enum {string}
              */
             status: "hosted" | "embedded" | "not_on_plan";
-            /** @description Shoppers' checkouts offer wallet payments now (the plan has them live; on Demo only previews do) */
+            /** @description Shoppers' checkouts offer wallet payments now (the plan has them live, and on the embedded page Whop reports Apple Pay ready for the checkout host) */
             ready: boolean;
-            /** @description What this means for the shoppers, and the plan to choose when the plan lacks them */
+            /** @description What this means for the shoppers, and what is missing */
             statusMessage: string;
+            /** @description On the embedded payment page: the checkout host registered with Whop for Apple Pay; null otherwise */
+            applePayDomain: components["schemas"]["ApplePayDomainInput"] | null;
         };
         /** @description The latest key submitted since the connection above was made, while it is being set up or after it failed; the connection keeps working meanwhile */
         ProcessorConnectionAttemptInput: {
@@ -13520,6 +14773,17 @@ export interface components {
                 region?: string;
                 phone?: string;
             } | null;
+            /** @description The billing address the shopper gave apart from the shipping address (sent to the store as the order's billing address); null: billed to the shipping address */
+            billingAddress: {
+                name: string;
+                line1: string;
+                line2?: string;
+                city: string;
+                postalCode: string;
+                country: string;
+                region?: string;
+                phone?: string;
+            } | null;
             shippingName: string | null;
             discountCode: string | null;
             processorPaymentId: string | null;
@@ -13607,6 +14871,22 @@ export interface components {
                 /** @description What they were charged, in minor units (apart from revenue, which is the checkouts' own totals) */
                 amountMinor: number;
             }[];
+            /** @description Abandoned-checkout recovery: what the reminders brought back. Cash on delivery is not counted (not paid) */
+            recovery: {
+                /** @description Left checkouts of the range that got at least one recovery reminder (docs/recovery.md) */
+                remindedSessions: number;
+                /** @description Recovery reminders sent to them in all */
+                remindersSent: number;
+                /** @description Checkouts paid after a reminder was sent (COMPLETED now, partially refunded ones included), a checkout restored from an abandoned one included */
+                recoveredOrders: number;
+                /** @description Recovered orders and amount per currency, never summed across currencies */
+                recovered: {
+                    currency: string;
+                    orders: number;
+                    /** @description Money kept: totals less refunds, in minor units */
+                    amountMinor: number;
+                }[];
+            };
         };
         CheckoutFunnelInput: {
             from: string;
@@ -13653,6 +14933,82 @@ export interface components {
                     };
                 }[];
             } | null;
+        };
+        CustomerSummaryInput: {
+            /** @description Lower-case: one customer per address whatever the letter case it was typed in */
+            email: string;
+            /** @description The name on the shipping address of the latest order that has one */
+            name: string | null;
+            /** @description Paid orders (COMPLETED, COD_CONFIRMED, REFUNDED, ON_HOLD) */
+            ordersCount: number;
+            /** @description One entry per currency the customer paid in, by currency code */
+            totals: {
+                currency: string;
+                /** @description Sum of the paid orders' totals */
+                spentMinor: number;
+                /** @description Given back of those */
+                refundedMinor: number;
+            }[];
+            firstOrderAt: string;
+            lastOrderAt: string;
+            /**
+             * @description not_collected: the checkout does not ask shoppers for marketing consent yet, so none is stored; do not email them marketing from this list
+             * @enum {string}
+             */
+            marketingConsent: "not_collected";
+        };
+        CustomersPageInput: {
+            items: components["schemas"]["CustomerSummaryInput"][];
+            nextCursor: string | null;
+        };
+        CustomerDetailInput: {
+            /** @description Lower-case: one customer per address whatever the letter case it was typed in */
+            email: string;
+            /** @description The name on the shipping address of the latest order that has one */
+            name: string | null;
+            /** @description Paid orders (COMPLETED, COD_CONFIRMED, REFUNDED, ON_HOLD) */
+            ordersCount: number;
+            /** @description One entry per currency the customer paid in, by currency code */
+            totals: {
+                currency: string;
+                /** @description Sum of the paid orders' totals */
+                spentMinor: number;
+                /** @description Given back of those */
+                refundedMinor: number;
+            }[];
+            firstOrderAt: string;
+            lastOrderAt: string;
+            /**
+             * @description not_collected: the checkout does not ask shoppers for marketing consent yet, so none is stored; do not email them marketing from this list
+             * @enum {string}
+             */
+            marketingConsent: "not_collected";
+            /** @description Every order of this email, paid or not (unpaid checkouts too), newest first; at most 100 */
+            orders: components["schemas"]["OrderSummaryInput"][];
+            /** @description True when there are more than the 100 listed (the orders list, searched by the email, has them all) */
+            moreOrders: boolean;
+        };
+        NotificationSettingsInput: {
+            events: {
+                /** @description New order: a checkout was paid (or cash on delivery confirmed): the order, its lines and the customer */
+                newOrder: boolean;
+                /** @description Refund: the processor confirmed a refund, made from this dashboard, the API, Whop or the store */
+                refund: boolean;
+                /** @description Store order failed: a paid checkout the store (Shopify or WooCommerce) refused to turn into an order, with what to do */
+                storeOrderFailed: boolean;
+                /** @description Webhook endpoint failing or disabled: one of your webhook endpoints kept failing: warnings on day 1 and 3, and the notice when it is disabled on day 5 */
+                endpointDisabled: boolean;
+            };
+            /** @description The addresses the notifications go to; empty: the account's email */
+            recipients: string[];
+            /** @description The account's email: where notifications go while recipients is empty */
+            defaultRecipient: string;
+        };
+        RecoverySettingsInput: {
+            /** @description The checkout page asks for consent to reminders, and shoppers who consented and left get them */
+            enabled: boolean;
+            /** @description When each reminder goes, in minutes after the shopper's consent: 1 to 3, ascending, each 30 to 43200 */
+            delaysMinutes: number[];
         };
         ProcessorStatusWithWalletsInput: {
             /** @description The connection finished successfully (status CONNECTED) */
@@ -13923,6 +15279,8 @@ export interface components {
             };
             /** @description Cash on delivery is offered: the merchant switched it on and its plan has it */
             codEnabled: boolean;
+            /** @description Abandoned-checkout reminders: null while the merchant has them off (no consent box); else whether the shopper ticked the box (unticked by default; PUT recovery-consent records it) */
+            recoveryOptIn: boolean | null;
             /** @description Where the rates whose `countries` is null ship: the countries the store ships to; null: every country */
             storeCountries: string[] | null;
             /** @description The merchant's rates converted with the session's FX snapshot, cheapest first. The page's country list is the countries some rate ships to; init-payment and complete-cod refuse an address elsewhere (INVALID_INPUT on address.country) or a rate that does not ship there (on shippingRateId) */
@@ -14233,16 +15591,44 @@ export interface components {
         ApiKeyList: {
             items: components["schemas"]["ApiKey"][];
         };
+        ApplePayDomain: {
+            /** @description The merchant's checkout host now (its verified custom domain, else its subdomain): the one registered, never a client-given name */
+            hostname: string;
+            /**
+             * @description not_registered: not registered for this host and Whop company, or Whop reports no Apple Pay on it; pending/ready/action_required/releasing: Whop's apple_pay.state as last answered
+             * @enum {string}
+             */
+            status: "not_registered" | "pending" | "ready" | "action_required" | "releasing";
+            /** @description Whop's issues for Apple Pay on the host: what to do before checking again */
+            issues: {
+                /** @description Whop's stable code, e.g. apple_pay_unverified */
+                code: string;
+                /** @description What needs doing and how, as Whop wrote it */
+                message: string;
+                /** @description Code Whop says to add to the site, ready to copy; null when none */
+                codeBlock: string | null;
+                /** @description The DNS records Whop asks for */
+                dnsRecords: {
+                    type: string;
+                    name: string;
+                    value: string;
+                }[];
+            }[];
+            /** @description When Whop was last asked */
+            checkedAt: string | null;
+        };
         WalletStatus: {
             /**
-             * @description hosted: Whop's hosted checkout page offers Apple Pay and Google Pay, with no domain set-up; embedded: shoppers pay in Whop's embedded checkout on the merchant's page, which offers Apple Pay only on a domain verified with Whop — not registered by this service yet, so not offered (ready false); not_on_plan: the plan has no wallet payments, so Whop's page is told not to offer them
+             * @description hosted: Whop's hosted checkout page offers Apple Pay and Google Pay, with no domain set-up; embedded: shoppers pay in Whop's embedded checkout on the checkout page, which offers Apple Pay only once Whop reports the checkout host verified (applePayDomain); not_on_plan: the plan has no wallet payments, so Whop's page is told not to offer them
              * @enum {string}
              */
             status: "hosted" | "embedded" | "not_on_plan";
-            /** @description Shoppers' checkouts offer wallet payments now (the plan has them live; on Demo only previews do) */
+            /** @description Shoppers' checkouts offer wallet payments now (the plan has them live, and on the embedded page Whop reports Apple Pay ready for the checkout host) */
             ready: boolean;
-            /** @description What this means for the shoppers, and the plan to choose when the plan lacks them */
+            /** @description What this means for the shoppers, and what is missing */
             statusMessage: string;
+            /** @description On the embedded payment page: the checkout host registered with Whop for Apple Pay; null otherwise */
+            applePayDomain: components["schemas"]["ApplePayDomain"] | null;
         };
         /** @description The latest key submitted since the connection above was made, while it is being set up or after it failed; the connection keeps working meanwhile */
         ProcessorConnectionAttempt: {
@@ -14791,6 +16177,17 @@ export interface components {
                 region?: string;
                 phone?: string;
             } | null;
+            /** @description The billing address the shopper gave apart from the shipping address (sent to the store as the order's billing address); null: billed to the shipping address */
+            billingAddress: {
+                name: string;
+                line1: string;
+                line2?: string;
+                city: string;
+                postalCode: string;
+                country: string;
+                region?: string;
+                phone?: string;
+            } | null;
             shippingName: string | null;
             discountCode: string | null;
             processorPaymentId: string | null;
@@ -14878,6 +16275,22 @@ export interface components {
                 /** @description What they were charged, in minor units (apart from revenue, which is the checkouts' own totals) */
                 amountMinor: number;
             }[];
+            /** @description Abandoned-checkout recovery: what the reminders brought back. Cash on delivery is not counted (not paid) */
+            recovery: {
+                /** @description Left checkouts of the range that got at least one recovery reminder (docs/recovery.md) */
+                remindedSessions: number;
+                /** @description Recovery reminders sent to them in all */
+                remindersSent: number;
+                /** @description Checkouts paid after a reminder was sent (COMPLETED now, partially refunded ones included), a checkout restored from an abandoned one included */
+                recoveredOrders: number;
+                /** @description Recovered orders and amount per currency, never summed across currencies */
+                recovered: {
+                    currency: string;
+                    orders: number;
+                    /** @description Money kept: totals less refunds, in minor units */
+                    amountMinor: number;
+                }[];
+            };
         };
         CheckoutFunnel: {
             from: string;
@@ -14924,6 +16337,82 @@ export interface components {
                     };
                 }[];
             } | null;
+        };
+        CustomerSummary: {
+            /** @description Lower-case: one customer per address whatever the letter case it was typed in */
+            email: string;
+            /** @description The name on the shipping address of the latest order that has one */
+            name: string | null;
+            /** @description Paid orders (COMPLETED, COD_CONFIRMED, REFUNDED, ON_HOLD) */
+            ordersCount: number;
+            /** @description One entry per currency the customer paid in, by currency code */
+            totals: {
+                currency: string;
+                /** @description Sum of the paid orders' totals */
+                spentMinor: number;
+                /** @description Given back of those */
+                refundedMinor: number;
+            }[];
+            firstOrderAt: string;
+            lastOrderAt: string;
+            /**
+             * @description not_collected: the checkout does not ask shoppers for marketing consent yet, so none is stored; do not email them marketing from this list
+             * @enum {string}
+             */
+            marketingConsent: "not_collected";
+        };
+        CustomersPage: {
+            items: components["schemas"]["CustomerSummary"][];
+            nextCursor: string | null;
+        };
+        CustomerDetail: {
+            /** @description Lower-case: one customer per address whatever the letter case it was typed in */
+            email: string;
+            /** @description The name on the shipping address of the latest order that has one */
+            name: string | null;
+            /** @description Paid orders (COMPLETED, COD_CONFIRMED, REFUNDED, ON_HOLD) */
+            ordersCount: number;
+            /** @description One entry per currency the customer paid in, by currency code */
+            totals: {
+                currency: string;
+                /** @description Sum of the paid orders' totals */
+                spentMinor: number;
+                /** @description Given back of those */
+                refundedMinor: number;
+            }[];
+            firstOrderAt: string;
+            lastOrderAt: string;
+            /**
+             * @description not_collected: the checkout does not ask shoppers for marketing consent yet, so none is stored; do not email them marketing from this list
+             * @enum {string}
+             */
+            marketingConsent: "not_collected";
+            /** @description Every order of this email, paid or not (unpaid checkouts too), newest first; at most 100 */
+            orders: components["schemas"]["OrderSummary"][];
+            /** @description True when there are more than the 100 listed (the orders list, searched by the email, has them all) */
+            moreOrders: boolean;
+        };
+        NotificationSettings: {
+            events: {
+                /** @description New order: a checkout was paid (or cash on delivery confirmed): the order, its lines and the customer */
+                newOrder: boolean;
+                /** @description Refund: the processor confirmed a refund, made from this dashboard, the API, Whop or the store */
+                refund: boolean;
+                /** @description Store order failed: a paid checkout the store (Shopify or WooCommerce) refused to turn into an order, with what to do */
+                storeOrderFailed: boolean;
+                /** @description Webhook endpoint failing or disabled: one of your webhook endpoints kept failing: warnings on day 1 and 3, and the notice when it is disabled on day 5 */
+                endpointDisabled: boolean;
+            };
+            /** @description The addresses the notifications go to; empty: the account's email */
+            recipients: string[];
+            /** @description The account's email: where notifications go while recipients is empty */
+            defaultRecipient: string;
+        };
+        RecoverySettings: {
+            /** @description The checkout page asks for consent to reminders, and shoppers who consented and left get them */
+            enabled: boolean;
+            /** @description When each reminder goes, in minutes after the shopper's consent: 1 to 3, ascending, each 30 to 43200 */
+            delaysMinutes: number[];
         };
         ProcessorStatusWithWallets: {
             /** @description The connection finished successfully (status CONNECTED) */

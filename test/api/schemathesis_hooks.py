@@ -43,10 +43,12 @@ ACCEPTED_REFUSALS = [
     ({"GET /api/checkout/merchant/orders"}, 400, "INVALID_INPUT", "querystring.to", "must be after from"),
     # A shipping rate's delivery estimate: its most days at least its fewest (compares two values).
     ({"PATCH /api/merchant/config"}, 400, "INVALID_INPUT", re.compile(r"^body\.shippingRates\.\d+\.deliveryDays\.max$"), "must be at least the fewest days"),
+    # Recovery reminders each after the one before (compares values of one list).
+    ({"PATCH /api/merchant/recovery"}, 400, "INVALID_INPUT", "body.delaysMinutes", "each reminder comes after the one before"),
     # An API key's expiry is in the future (compares with the clock).
     ({"POST /api/merchant/api-keys"}, 400, "INVALID_INPUT", "body.expiresAt", "must be in the future"),
     # An opaque cursor: only a nextCursor the API handed out is one.
-    ({"GET /api/checkout/merchant/orders", "GET /api/merchant/webhooks/deliveries", "GET /api/merchant/webhooks/events"}, 400, "INVALID_INPUT", "querystring.cursor", "not a cursor of this list"),
+    ({"GET /api/checkout/merchant/orders", "GET /api/checkout/merchant/customers", "GET /api/merchant/webhooks/deliveries", "GET /api/merchant/webhooks/events"}, 400, "INVALID_INPUT", "querystring.cursor", "not a cursor of this list"),
     # References to the session's own shipping rates and order bumps (ids from the session bundle and /order-bumps).
     (
         {"POST /api/checkout/{token}/init-payment", "POST /api/checkout/{token}/complete-cod", "POST /api/checkout/{token}/validate-discount", "POST /api/checkout/{token}/quote"},

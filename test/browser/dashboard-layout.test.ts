@@ -26,6 +26,7 @@ const WIDTHS = [390, 768, 1280] as const;
  */
 const KEY_COLUMNS: Record<string, Array<string | number>> = {
   orders: ['Order', 'Date', 'Status', 'Total'],
+  customers: ['Customer', 'Orders', 'Spent', 'Last order'],
   items: [0, 1, 2],
   'accepted upsells': ['Offer', 'Charged', 'Payment'],
   revenue: ['Currency', 'Orders', 'Revenue (kept)'],
@@ -39,7 +40,10 @@ const KEY_COLUMNS: Record<string, Array<string | number>> = {
   endpoints: ['URL', 'Status', 'Enabled'],
   deliveries: ['Created', 'Event', 'Status'],
   attempts: ['#', 'At', 'Answer'],
+  'whop domain records': ['Type', 'Name', 'Value'],
 };
+/** Tables the seed cannot show (Whop's Apple Pay domain issue needs Whop to refuse a domain): their rule stands, unmet. */
+const NOT_SEEDED = new Set(['whop domain records']);
 
 const LONG_NAME = 'Maximiliane Alexandra Freifrau von Hohenzollern-Sigmaringen';
 const LONG_EMAIL = 'maximiliane.alexandra.von.hohenzollern-sigmaringen@a-rather-long-customer-domain.example';
@@ -267,7 +271,7 @@ describe('the dashboard at phone, tablet and laptop widths', () => {
   }, 120_000);
 
   it('given a merchant with full tables / every routed page and the screens around them fit the window at 390, 768 and 1280 px, with every table\'s key columns in sight', async () => {
-    const params: Record<string, string> = { token: seeded.order };
+    const params: Record<string, string> = { token: seeded.order, email: LONG_EMAIL };
     const failures: string[] = [];
     const visited = new Set<string>();
     const tablesSeen = new Set<string>();
@@ -349,7 +353,7 @@ describe('the dashboard at phone, tablet and laptop widths', () => {
     expect(failures).toEqual([]);
     expect([...visited].sort()).toEqual(DASHBOARD_PAGES.map((p) => p.path).sort());
     // The seed filled every table the test knows (a key-column rule that never met its table checks nothing).
-    expect([...tablesSeen].sort()).toEqual(Object.keys(KEY_COLUMNS).sort());
+    expect([...tablesSeen].sort()).toEqual(Object.keys(KEY_COLUMNS).filter((t) => !NOT_SEEDED.has(t)).sort());
   }, 600_000);
 
   it('given the order with the long timeline / the merchant sees its own deliveries, the repeats as one line, and none of the unverified ones', async () => {

@@ -329,11 +329,35 @@ describe('the merchant dashboard in a browser', () => {
     await page.getByRole('link', { name: 'Store & payments' }).click();
     await page.locator('[data-check="app-embed"][data-ok="true"]').waitFor({ timeout: 20_000 });
     await screenshot(page, 'dashboard-21-connections');
-    // Wallets: shoppers pay on the merchant's own page by default (Whop's embed), where Whop offers no wallets without a
-    // verified domain: the card says so and how to get them.
+    // Wallets on the embedded payment page (the default): Apple Pay once Whop has registered the checkout host with
+    // Apple. Register it; Apple cannot fetch the association file, and the card shows what Whop asks (its message and
+    // DNS records); once Apple can, Check again: ready.
     await page.locator('[data-check="wallets"][data-ok="false"]').waitFor();
-    await page.locator('[data-wallets="embedded"]').getByText(/Whop offers Apple Pay there only on a checkout domain verified with Whop/).waitFor();
-    await screenshot(page, 'dashboard-21a-wallets-embedded');
+    const applePay = page.locator('[data-wallets="embedded"] [data-apple-pay-status]');
+    expect(await applePay.getAttribute('data-apple-pay-status')).toBe('not_registered');
+    await page.locator('[data-wallets="embedded"]').getByText(/choose "On Whop's payment page" under Payment page/).waitFor();
+    const processorCard = page.getByRole('region', { name: 'Payment processor' });
+    await processorCard.getByRole('button', { name: 'Register for Apple Pay' }).click();
+    await page.locator('[data-apple-pay-status="pending"]').waitFor({ timeout: 20_000 });
+    await processorCard.getByRole('button', { name: 'Check again' }).click();
+    const issue = page.locator('[data-apple-pay-status="action_required"] [data-issue="apple_pay_unverified"]');
+    await issue.getByRole('table', { name: 'DNS records Whop asks for' }).waitFor({ timeout: 20_000 });
+    const { businessId } = await stack.database.db.processorConnection.findUniqueOrThrow({ where: { merchantId: merchant.id } });
+    const added = [...stack.sims.processor.domains.domains.values()].filter((d) => d.accountId === businessId);
+    expect(added).toHaveLength(1);
+    await issue.getByText(`_apple-pay.${added[0]!.hostname}`).waitFor();
+    await screenshot(page, 'dashboard-21a-apple-pay-action-required');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await processorCard.scrollIntoViewIfNeeded();
+    await screenshot(page, 'dashboard-21a-apple-pay-action-required-mobile');
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await control(stack.urls.processor, 'POST', 'domains/association', { hostname: added[0]!.hostname, served: true });
+    await processorCard.getByRole('button', { name: 'Check again' }).click();
+    await page.locator('[data-apple-pay-status="ready"]').waitFor({ timeout: 20_000 });
+    await page.locator('[data-check="wallets"][data-ok="true"]').waitFor();
+    expect(await page.locator('[data-apple-pay-status="ready"] [data-issue]').count()).toBe(0);
+    expect(await page.locator('button[name^="wallet-"]').count()).toBe(0);
+    await screenshot(page, 'dashboard-21b-wallets-apple-pay-ready');
     // On Whop's payment page they are offered with nothing to set up, so on Growth they are ready, and nothing asks anything.
     await page.getByLabel('Where shoppers pay by card').selectOption('hosted');
     await page.getByText("Shoppers pay on Whop's payment page.").waitFor();
@@ -341,14 +365,14 @@ describe('the merchant dashboard in a browser', () => {
     await page.reload();
     await page.locator('[data-check="wallets"][data-ok="true"]').waitFor({ timeout: 20_000 });
     await page.locator('[data-wallets="hosted"]').getByText("Apple Pay and Google Pay are offered on Whop's checkout page, where shoppers pay: Whop needs no domain set-up for it.").waitFor();
-    expect(await page.locator('button[name^="wallet-"]').count()).toBe(0);
-    await screenshot(page, 'dashboard-21b-wallets-hosted');
+    expect(await page.locator('[data-apple-pay-status]').count()).toBe(0);
+    await screenshot(page, 'dashboard-21c-wallets-hosted');
     // On Starter they are not offered: Whop's page is told so, and the card names the plan that has them.
     await givePaidPlan(stack.database.db, merchant.id, 'STARTER');
     await page.reload();
     await page.locator('[data-check="wallets"][data-ok="false"]').waitFor({ timeout: 20_000 });
     await page.locator('[data-wallets="not_on_plan"] [data-plan-note="wallets"]').getByRole('link', { name: 'Choose Growth in Billing' }).waitFor();
-    await screenshot(page, 'dashboard-21c-wallets-not-on-plan');
+    await screenshot(page, 'dashboard-21d-wallets-not-on-plan');
     await givePaidPlan(stack.database.db, merchant.id, 'GROWTH');
     await page.getByRole('link', { name: 'Settings' }).click();
     await page.getByLabel('Subdomain', { exact: true }).fill('not a slug!');

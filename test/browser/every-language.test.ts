@@ -87,6 +87,9 @@ describe('every screen in every language', () => {
     const m = await storefrontAMerchant(stack, 'Polyglot Goods');
     const cod = await api(stack, 'PATCH', '/api/merchant/config', { codEnabled: true }, m.token);
     expect(cod.status, JSON.stringify(cod.body)).toBe(200);
+    // Recovery on: the open form shows the reminder consent box, which must speak each language too.
+    const recovery = await api(stack, 'PATCH', '/api/merchant/recovery', { enabled: true }, m.token);
+    expect(recovery.status, JSON.stringify(recovery.body)).toBe(200);
     const { checkoutOrigin } = (await api(stack, 'GET', '/api/merchant/me', undefined, m.token)).body as { checkoutOrigin: string };
 
     // One session in each state, through the API as the page and the processor drive it.

@@ -72,7 +72,7 @@ export async function seedCheckoutSessions(db: Db, o: SeedOptions): Promise<{ se
         token, merchant_id, platform, status, source, currency, fx_rates, items, subtotal_minor, email,
         shipping_rate_id, shipping_name, shipping_minor, total_minor, payment_method, payment_attempt,
         completed_at, cod_paid_at, refunded_at, refunded_minor, hold_reason, hold_message, contact_entered_at, shipping_chosen_at,
-        payment_started_at, last_activity_at, created_at, updated_at)
+        payment_started_at, last_activity_at, recovery_reminders_sent, recovery_reminder_sent_at, created_at, updated_at)
       SELECT CASE WHEN preview THEN 'prev_' ELSE 'cs_' END || substr(md5(${o.seed} || 't' || i) || md5(${o.seed} || 'u' || i), 1, 32),
              ${o.merchantId}::uuid, ${platform}::"StorePlatform", status, CASE WHEN preview THEN 'preview' ELSE 'store_cart' END,
              currency, ${FX}::jsonb,
@@ -98,7 +98,12 @@ export async function seedCheckoutSessions(db: Db, o: SeedOptions): Promise<{ se
              CASE WHEN reached >= 1 AND NOT legacy THEN created_at + interval '30 seconds' END,
              CASE WHEN reached >= 2 AND NOT legacy THEN created_at + interval '60 seconds' END,
              CASE WHEN reached >= 3 THEN created_at + interval '90 seconds' END,
-             created_at + interval '2 minutes', created_at, created_at + interval '2 minutes'
+             created_at + interval '2 minutes',
+             -- Recovery reminders on some sessions with an email: one in four, the first sent a minute after creation
+             -- (before a payment at 2 minutes: recovered) or, for half of them, after it (paid before any reminder).
+             CASE WHEN reached >= 1 AND (h / 100000) % 4 = 0 THEN 1 + (h2 % 3) ELSE 0 END,
+             CASE WHEN reached >= 1 AND (h / 100000) % 4 = 0 THEN created_at + CASE WHEN (h2 / 7) % 2 = 0 THEN interval '1 minute' ELSE interval '3 minutes' END END,
+             created_at, created_at + interval '2 minutes'
       FROM s
       RETURNING token, status, created_at, contact_entered_at, shipping_chosen_at, payment_started_at, completed_at, total_minor, currency
     ), ev AS (

@@ -420,6 +420,26 @@ describe('checkout workflow decisions (fast tier: activities in memory)', () => 
     expect(world.calls.filter((c) => c === 'emitMerchantEvent')).toHaveLength(2);
   });
 
+  it('given the merchant wants refund notices / a confirmed refund sends the shopper\'s email and the merchant\'s notice, each once; without, the notice is asked and switched off', async () => {
+    for (const notifyRefund of [true, false]) {
+      const world = newWorld();
+      world.notifyRefund = notifyRefund;
+      const result = await withCheckout(world, async (handle) => {
+        await handle.executeUpdate(initPaymentUpdate, { args: [details()] });
+        await handle.signal(processorEventSignal, event('payment_succeeded'));
+        await handle.executeUpdate(refundUpdate, { args: [{}] });
+        for (const r of world.refundRows) r.state = 'succeeded';
+        await handle.signal(processorEventSignal, event('payment_refunded'));
+        await handle.signal(processorEventSignal, event('payment_refunded'));
+        return handle.result();
+      });
+      expect(result).toEqual({ status: 'REFUNDED' });
+      const id = world.refundRows[0]!.id;
+      expect(world.emails.filter((e) => e.includes(id)).sort()).toEqual(notifyRefund ? [`merchant_refund_notification:${id}`, `refund_confirmation:${id}`] : [`refund_confirmation:${id}`]);
+      expect(world.calls.filter((c) => c === 'sendMerchantRefundNotification')).toHaveLength(1);
+    }
+  });
+
   it('given a completed card payment / two partial refunds: each booked on the store and emailed once; COMPLETED until the last unit, then REFUNDED; more than is left is refused', async () => {
     const world = newWorld();
     let release = () => undefined as void;

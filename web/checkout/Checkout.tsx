@@ -6,7 +6,8 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { currencyDigits } from '../shared/money.js';
 import { useFollowedSession } from './follow.js';
-import { createPixels, type PixelEventName } from './pixels.js';
+import type { PixelEventName } from './pixels.js';
+import { lazyPixels } from './pixels-lazy.js';
 import { t } from './i18n.js';
 import { Frame, Notice } from './parts.js';
 import { CheckoutForm } from './steps/CheckoutForm.js';
@@ -23,6 +24,8 @@ export interface CheckoutProps {
   upsells?: Upsell[];
   /** Card payments inside this page (the processor's embedded checkout); absent: on the processor's hosted page. */
   embed?: { origin: string; script: string };
+  /** Our module with the tracking pixels' code, given only when the merchant has a pixel. */
+  pixelsScript?: string;
 }
 
 export function Checkout(props: CheckoutProps) {
@@ -34,7 +37,7 @@ export function Checkout(props: CheckoutProps) {
   // The payment step in the processor's embed (the session is PAYMENT_PENDING meanwhile), and the payment to resume in it.
   const [embedding, setEmbedding] = useState(false);
   const [resume, setResume] = useState<string | null>(null);
-  const pixels = useMemo(() => createPixels((bundle.pixels ?? []) as Pixel[]), [bundle]);
+  const pixels = useMemo(() => lazyPixels((bundle.pixels ?? []) as Pixel[], props.pixelsScript), [bundle]);
   const fire = (event: PixelEventName, value?: number) =>
     pixels.fire(event, { token, currency: bundle.currency, ...(value === undefined ? {} : { value: value / 10 ** currencyDigits(bundle.currency) }) });
 

@@ -52,7 +52,7 @@ function App({ embedded }: { embedded: Embedded | null }) {
   // The brand's colors come with the page: the page route writes them, contrast-corrected (domain/brand-colors.ts), as
   // CSS custom properties, so the script carries none of that code.
   document.title = `${t('headline')} · ${bundle.shopName}`;
-  return <Checkout token={token} bundle={bundle} orderBumps={parseOrderBumps(bumps, bundle.currency)} upsells={parseUpsells(upsells)} cardEnabled={embedded?.cardEnabled} embed={embedded?.embed} />;
+  return <Checkout token={token} bundle={bundle} orderBumps={parseOrderBumps(bumps, bundle.currency)} upsells={parseUpsells(upsells)} cardEnabled={embedded?.cardEnabled} embed={embedded?.embed} pixelsScript={embedded?.pixelsScript} />;
 }
 
 // Back from the processor's page with the browser's Back button, the page may come out of the back-forward cache as it

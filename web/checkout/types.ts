@@ -51,6 +51,8 @@ export interface Embedded {
   cardEnabled?: boolean;
   /** Card payments happen inside this page, in the processor's embedded checkout served from this origin; script: our module that mounts it. */
   embed?: { origin: string; script: string };
+  /** Our module with the tracking pixels' code (web/checkout/pixels.ts), given only when the merchant has a pixel. */
+  pixelsScript?: string;
   /** The language the page speaks (chosen by the server: the store's, else Accept-Language), and its words (English too). */
   language?: string;
   messages?: unknown;

@@ -10,6 +10,7 @@ import { ForgotPassword, Login, Register, ResetPassword, VerifyEmail } from './p
 import { Wizard } from './pages/wizard.js';
 import { Overview } from './pages/overview.js';
 import { OrderDetailPage, OrdersPage } from './pages/orders.js';
+import { CustomerDetailPage, CustomersPage } from './pages/customers.js';
 import { StatsPage } from './pages/stats.js';
 import { BrandingPage } from './pages/branding.js';
 import { ShippingPage } from './pages/shipping.js';
@@ -23,7 +24,7 @@ import { ApiKeysPage } from './pages/api-keys.js';
 import { WebhooksPage } from './pages/webhooks.js';
 
 const NAV: Array<{ section: string; items: Array<{ href: string; label: string }> }> = [
-  { section: 'Sales', items: [{ href: '/dashboard', label: 'Overview' }, { href: '/dashboard/orders', label: 'Orders' }, { href: '/dashboard/stats', label: 'Statistics' }] },
+  { section: 'Sales', items: [{ href: '/dashboard', label: 'Overview' }, { href: '/dashboard/orders', label: 'Orders' }, { href: '/dashboard/customers', label: 'Customers' }, { href: '/dashboard/stats', label: 'Statistics' }] },
   {
     section: 'Checkout',
     items: [
@@ -52,6 +53,8 @@ const RENDER: Record<DashboardPath, (params: Record<string, string>) => Componen
   '/dashboard': () => <Overview />,
   '/dashboard/orders': () => <OrdersPage />,
   '/dashboard/orders/:token': (p) => <OrderDetailPage token={p.token!} />,
+  '/dashboard/customers': () => <CustomersPage />,
+  '/dashboard/customers/:email': (p) => <CustomerDetailPage email={p.email!} />,
   '/dashboard/stats': () => <StatsPage />,
   '/dashboard/branding': () => <BrandingPage />,
   '/dashboard/shipping': () => <ShippingPage />,

@@ -9,6 +9,8 @@ export const DASHBOARD_PAGES = [
   { path: '/dashboard', title: 'Overview' },
   { path: '/dashboard/orders', title: 'Orders' },
   { path: '/dashboard/orders/:token', title: 'Order' },
+  { path: '/dashboard/customers', title: 'Customers' },
+  { path: '/dashboard/customers/:email', title: 'Customer' },
   { path: '/dashboard/stats', title: 'Statistics' },
   { path: '/dashboard/branding', title: 'Branding' },
   { path: '/dashboard/shipping', title: 'Shipping rates' },

@@ -8,6 +8,8 @@ import type { checkoutActivation, onboardingState, setupVerificationResult } fro
 import type { funnelResponse, orderDetail, orderSummary, ordersPage, statsResponse, timelineEntry } from '../../api/schemas/orders.js';
 import type { discountView, orderBumpView, pixelView, upsellView } from '../../api/schemas/commerce.js';
 import type { apiKeyCreated, apiKeyRolled, apiKeyView } from '../../api/schemas/api-keys.js';
+import type { customerDetail, customersPage, customerSummary } from '../../api/schemas/customers.js';
+import type { notificationSettings } from '../../api/schemas/notifications.js';
 import type { deliveriesPage, deliveryDetail, deliveryView, endpointCreated, endpointView, secretRotated } from '../../api/schemas/merchant-webhooks.js';
 
 export type Merchant = z.output<typeof merchantView>;
@@ -24,6 +26,11 @@ export type OrderDetail = z.output<typeof orderDetail>;
 export type TimelineEntry = z.output<typeof timelineEntry>;
 export type Stats = z.output<typeof statsResponse>;
 export type Funnel = z.output<typeof funnelResponse>;
+
+export type CustomerSummary = z.output<typeof customerSummary>;
+export type CustomersPage = z.output<typeof customersPage>;
+export type CustomerDetail = z.output<typeof customerDetail>;
+export type NotificationSettings = z.output<typeof notificationSettings>;
 
 export type Discount = z.output<typeof discountView>;
 export type OrderBump = z.output<typeof orderBumpView>;
@@ -52,12 +59,24 @@ export interface ProcessorStatus {
 
 /**
  * Apple Pay and Google Pay (model/wallets.ts): on Whop's hosted checkout page offered with no domain set-up, so the plan
- * alone decides; in the embedded checkout on the merchant's page not offered yet (a domain verified with Whop needed).
+ * alone decides (hosted); on the embedded payment page Apple Pay needs the checkout host verified with Whop (embedded,
+ * applePayDomain); not_on_plan when the plan lacks them.
  */
 export interface WalletStatus {
   status: 'hosted' | 'embedded' | 'not_on_plan';
   ready: boolean;
   statusMessage: string;
+  applePayDomain?: ApplePayDomain | null;
+}
+
+/** The checkout host registered with Whop for Apple Pay (POST /api/merchant/processor/apple-pay-domain). */
+export interface ApplePayDomain {
+  hostname: string;
+  /** Whop's apple_pay.state, or not_registered. */
+  status: 'not_registered' | 'pending' | 'ready' | 'action_required' | 'releasing';
+  /** What Whop asks for before checking again, as Whop wrote it. */
+  issues: Array<{ code: string; message: string; codeBlock: string | null; dnsRecords: Array<{ type: string; name: string; value: string }> }>;
+  checkedAt: string | null;
 }
 
 /** GET /api/merchant/storefront-a (api/routes/merchant/storefront-a.ts). */

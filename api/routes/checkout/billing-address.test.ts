@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
 import {
-  api, connectStorefrontBDemo, control, merchantWithProcessor, SHOPPER, storefrontACheckout, storefrontAMerchant, storefrontAOrdersOf, storefrontBCheckout, storefrontBOrdersOf, waitFor,
+  api, connectStorefrontBDemo, control, emailsOf, merchantWithProcessor, SHOPPER, storefrontACheckout, storefrontAMerchant, storefrontAOrdersOf, storefrontBCheckout, storefrontBOrdersOf, waitFor,
   type Json, type Merchant,
 } from '../../../test/e2e/checkout-helpers.js';
 import type { SimShop } from '../../../sandbox/storefront-a/state.js';
@@ -83,6 +83,19 @@ describe('a billing address apart from the shipping address', () => {
     // MailingAddressInput, as the Admin API takes it on DraftOrderInput.billingAddress and .shippingAddress.
     expect(order!.billingAddress).toMatchObject({ firstName: 'Jane Doe', lastName: 'Billing', address1: 'Stephansplatz 1', address2: 'Stiege 2', city: 'Wien', zip: '1010', countryCode: 'AT', phone: '+43 1 555' });
     expect(order!.shippingAddress).toMatchObject({ firstName: 'Jane', lastName: 'Doe', address1: 'Hauptstr. 1', city: 'Berlin', zip: '10115', countryCode: 'DE' });
+
+    // What the merchant and the shopper read: the order page and both emails show the two addresses apart.
+    const detail = await api(stack, 'GET', `/api/checkout/merchant/orders/${token}`, undefined, a.token);
+    expect(detail.status, JSON.stringify(detail.body)).toBe(200);
+    expect(detail.body.billingAddress).toMatchObject({ name: 'Jane Doe Billing', line1: 'Stephansplatz 1', line2: 'Stiege 2', city: 'Wien', postalCode: '1010', country: 'AT' });
+    expect(detail.body.shippingAddress).toMatchObject({ city: 'Berlin', country: 'DE' });
+    const mails = await waitFor('both emails', () => {
+      const m = emailsOf(stack, token, a.email);
+      return m.toShopper.length && m.toMerchant.length ? m : undefined;
+    });
+    expect(mails.toShopper[0]!.TextBody).toContain('Billing address:\nJane Doe Billing\nStephansplatz 1\nStiege 2\n1010 Wien\nAustria');
+    expect(mails.toMerchant[0]!.TextBody).toContain('Billing address:\nJane Doe Billing\nStephansplatz 1');
+    expect(mails.toMerchant[0]!.TextBody).toContain('Ship to:\nJane Doe\nHauptstr. 1');
   });
 
   it('given no billing address / Shopify\'s order is billed to the shipping address', async () => {
@@ -90,6 +103,9 @@ describe('a billing address apart from the shipping address', () => {
     expect((await api(stack, 'POST', `/api/checkout/${token}/complete-cod`, details())).status).toBe(200);
     const [order] = await waitFor('the store order', async () => (storefrontAOrdersOf(a.shop, token).length ? storefrontAOrdersOf(a.shop, token) : undefined));
     expect(order!.billingAddress).toMatchObject({ city: 'Berlin', countryCode: 'DE' });
+    expect((await api(stack, 'GET', `/api/checkout/merchant/orders/${token}`, undefined, a.token)).body.billingAddress).toBeNull();
+    const mails = await waitFor('the shopper\'s email', () => emailsOf(stack, token, a.email).toShopper[0]);
+    expect(mails.TextBody).not.toContain('Billing address');
   });
 });
 

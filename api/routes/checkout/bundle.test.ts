@@ -174,6 +174,8 @@ describe('the session bundle\'s answer', () => {
       branding: { logoUrl: 'https://cdn.example/logo.svg', primaryColor: '#112233', accentColor: null },
       checkoutTexts: { headline: 'Almost yours' },
       codEnabled: true,
+      // Recovery off (the default): no consent box.
+      recoveryOptIn: null,
       storeCountries: ['DE', 'US'],
       shipping: [
         { id: expect.any(String), name: 'Free over 50', price: { amount: 0, currency: 'USD' }, free: true, reason: 'threshold', countries: null, deliveryDays: null },

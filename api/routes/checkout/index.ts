@@ -237,6 +237,7 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
       checkoutTexts: { ...checkoutTexts(session.checkoutTexts), ...checkoutTexts(jsonEntry(session.checkoutTextTranslations, language)) },
       // Offered only while the plan in force has it (a preview on Demo shows what is set up).
       codEnabled: codOffered({ codEnabled: session.codEnabled, platformSubscription: session.planId === null ? null : { planId: session.planId, status: session.planStatus ?? '' } }, { preview: isPreviewToken(session.token) }),
+      recoveryOptIn: session.recoveryOptIn,
       shipping: quoteShippingRates(session.parts.shippingRates, { currency, subtotal, fxRates: sessionFxRates(session.fxRates) }),
       // Said once for the rates that follow the store (a quote's countries null); null when that is every country.
       storeCountries: session.storeCountries,
@@ -284,6 +285,8 @@ interface BundleRow {
   checkoutTexts: Prisma.JsonValue;
   checkoutTextTranslations: Prisma.JsonValue;
   codEnabled: boolean;
+  /** Null while the merchant has recovery off (no box shown); else whether this session's shopper consented. */
+  recoveryOptIn: boolean | null;
   /** merchants.checkout_parts: kept by database triggers, see prisma/schema.prisma. */
   parts: { shippingRates: ShippingRateInput[]; pixels: BundleAnswer['pixels'] };
   /**
@@ -315,6 +318,7 @@ const BUNDLE_SQL = `
     SELECT s.token, s.status, s.currency, s.items, s.subtotal_minor AS "subtotalMinor", s.fx_rates AS "fxRates", s.email,
            s.shipping_address AS "shippingAddress", s.billing_address AS "billingAddress", s.shipping_rate_id AS "shippingRateId",
            s.discount_code AS "discountCode", s.discount_minor AS "discountMinor", s.order_bumps AS "orderBumps",
+           CASE WHEN m.recovery_enabled THEN s.recovery_consent_at IS NOT NULL END AS "recoveryOptIn",
            m.shop_name AS "shopName", m.logo_url AS "logoUrl", m.primary_color AS "primaryColor", m.accent_color AS "accentColor",
            m.checkout_texts AS "checkoutTexts", m.checkout_text_translations AS "checkoutTextTranslations", m.cod_enabled AS "codEnabled", m.checkout_parts AS "parts",
            CASE s.platform WHEN 'STOREFRONT_A' THEN COALESCE(a.shop_origins[1], 'https://' || a.shop) ELSE b.store_url END AS "shopUrl",

@@ -1,5 +1,6 @@
 // Custom checkout domains end to end: HTTP → verification workflow → activities → the DNS simulator (a real DNS
-// server the service's resolver queries); and wallets, which need no domain at all on Whop's hosted page.
+// server the service's resolver queries); and wallets, which need no domain at all on Whop's hosted page (on the embedded
+// page Apple Pay follows the checkout host: apple-pay-domain.test.ts).
 // Outcomes are read over HTTP (status, checkout URLs, public config, CORS), in Temporal and in the sandboxes (mailbox).
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -192,14 +193,14 @@ describe('verifying and using a custom domain', () => {
     expect((await claim(m.token, newDomain())).status).toBe(201);
   });
 
-  it('given a merchant selling through storefront A / when its CNAME is verified / checkouts open at checkout.<domain>, the public config and CORS accept it; after DELETE everything falls back to the subdomain; wallets, on Whop\'s page, never ask for either domain', async () => {
+  it('given a merchant selling through storefront A / when its CNAME is verified / checkouts open at checkout.<domain>, the public config and CORS accept it; after DELETE everything falls back to the subdomain; Apple Pay in the embed follows the checkout host', async () => {
     const m = await storefrontAMerchant(stack, 'Custom Domain Shop');
     const slug = await slugOf(m.token);
     const subdomain = `${slug}.localhost`;
-    // Wallets do not follow the domain checkouts are served at (docs/processor.md): on the embedded checkout (the
-    // default) they are not offered yet, whatever the domain.
+    // On the embedded payment page Apple Pay needs the checkout host verified with Whop (docs/processor.md): the host
+    // the view names is the merchant's checkout host as it is now.
     const wallets = await walletsOf(m.token);
-    expect(wallets).toMatchObject({ status: 'embedded', ready: false });
+    expect(wallets).toMatchObject({ status: 'embedded', ready: false, applePayDomain: { hostname: subdomain, status: 'not_registered' } });
 
     const domain = newDomain();
     const apex = domain.slice('checkout.'.length);
@@ -251,8 +252,8 @@ describe('verifying and using a custom domain', () => {
     expect(sibling.status).toBe(403);
     expect(sibling.body.code).toBe('ORIGIN_NOT_ALLOWED');
 
-    // Wallets do not follow the domain: shoppers pay on Whop's page, which needs none registered.
-    expect(await walletsOf(m.token)).toEqual(wallets);
+    // Apple Pay follows the checkout host: the custom domain is now the one to register with Whop.
+    expect(await walletsOf(m.token)).toMatchObject({ status: 'embedded', ready: false, applePayDomain: { hostname: domain, status: 'not_registered', issues: [] } });
 
     // Removed: URLs, config and wallets fall back to the subdomain.
     const removed = await call('DELETE', '/api/merchant/domain', { token: m.token });
@@ -266,7 +267,7 @@ describe('verifying and using a custom domain', () => {
     expect(await merchantForCheckoutHost(db(), stack.config, domain)).toBeNull();
     expect((await call('GET', `/api/merchant/config/${domain}`)).status).toBe(404);
     expect(await walletsOf(m.token)).toEqual(wallets);
-    // Neither the connection nor the domain's changes asked the merchant anything about wallets.
+    // Neither the connection nor the domain's changes started the retired wallet-domain workflow or sent its email.
     expect(await walletWorkflowStarted(m.id)).toBe(false);
     expect(walletDomainEmails(m.email)).toEqual([]);
   });
@@ -287,14 +288,15 @@ describe("wallets on Whop's hosted page", () => {
     const connected = await call('POST', '/api/merchant/processor/connect', { token, body: { apiKey: account.body.apiKey } });
     expect(connected.status).toBe(200);
 
-    // On the embedded checkout (the default): said plainly, not offered (Whop wants a verified domain there).
-    expect(await walletsOf(token)).toMatchObject({ status: 'embedded', ready: false, statusMessage: expect.stringContaining("choose \"On Whop's payment page\"") });
+    // On the embedded checkout (the default): not offered until the checkout host is registered with Whop, said plainly.
+    expect(await walletsOf(token)).toMatchObject({ status: 'embedded', ready: false, applePayDomain: { status: 'not_registered' }, statusMessage: expect.stringContaining("choose \"On Whop's payment page\"") });
     // On Whop's hosted page, right away, with nothing asked: Apple Pay and Google Pay with no domain set-up.
     expect((await call('PATCH', '/api/merchant/config', { token, body: { paymentPage: 'hosted' } })).status).toBe(200);
     expect(await walletsOf(token)).toEqual({
       status: 'hosted',
       ready: true,
       statusMessage: "Apple Pay and Google Pay are offered on Whop's checkout page, where shoppers pay: Whop needs no domain set-up for it.",
+      applePayDomain: null,
     });
     // The connection started nothing for wallets (it returns after any child it starts) and nothing was sent.
     expect(await walletWorkflowStarted(merchantId)).toBe(false);
@@ -311,15 +313,18 @@ describe("wallets on Whop's hosted page", () => {
 
   it('given merchants on Demo and on Starter / their wallet status says what Whop\'s page does for their plan, with the plan that has them', async () => {
     const demo = await merchantWithProcessor(stack, 'Wallet Demo', { plan: 'demo' });
-    expect(await walletsOf(demo.token)).toMatchObject({ status: 'embedded', ready: false });
     expect((await call('PATCH', '/api/merchant/config', { token: demo.token, body: { paymentPage: 'hosted' } })).status).toBe(200);
-    expect(await walletsOf(demo.token)).toEqual({ status: 'hosted', ready: false, statusMessage: expect.stringContaining('On Demo only your previews show them.') });
+    expect(await walletsOf(demo.token)).toEqual({ status: 'hosted', ready: false, statusMessage: expect.stringContaining('On Demo only your previews show them.'), applePayDomain: null });
+    // On the embedded page (the default) Demo has nothing ready either, and says what is missing.
+    expect((await call('PATCH', '/api/merchant/config', { token: demo.token, body: { paymentPage: 'embedded' } })).status).toBe(200);
+    expect(await walletsOf(demo.token)).toMatchObject({ status: 'embedded', ready: false, applePayDomain: { status: 'not_registered' } });
 
     const starter = await merchantWithProcessor(stack, 'Wallet Starter', { plan: 'STARTER' });
     expect(await walletsOf(starter.token)).toEqual({
       status: 'not_on_plan',
       ready: false,
       statusMessage: "Wallet payments (Apple Pay, Google Pay) is not included in the Starter plan: it comes with Growth (Billing). Whop's checkout page does not offer them to your shoppers.",
+      applePayDomain: null,
     });
   });
 });

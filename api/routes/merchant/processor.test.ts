@@ -105,8 +105,8 @@ describe('connecting the processor', () => {
       lastError: null,
       connectedAt: expect.any(String),
     });
-    // GET adds wallets: on Whop's hosted page with nothing set up, the plan deciding; not yet in the embed (see domain.test.ts).
-    expect((await status(m)).body).toEqual({ ...res.body, wallets: { status: expect.stringMatching(/^(hosted|embedded|not_on_plan)$/), ready: expect.any(Boolean), statusMessage: expect.any(String) } });
+    // GET adds wallets: the plan and the payment page decide (domain.test.ts, apple-pay-domain.test.ts).
+    expect((await status(m)).body).toEqual({ ...res.body, wallets: { status: expect.stringMatching(/^(hosted|embedded|not_on_plan)$/), ready: expect.any(Boolean), statusMessage: expect.any(String), applePayDomain: expect.anything() } });
 
     const stored = (await row(m))!;
     expect(stored.apiKeyEnc).not.toContain(apiKey);

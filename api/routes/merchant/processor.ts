@@ -18,6 +18,8 @@ import { processorWorkflowIds, type ProcessorConnectionInput } from '../../../wo
 import type { ProcessorConnection, ProcessorConnectionAttempt } from '../../../generated/prisma/client.js';
 import type { Db } from '../../../prisma/client.js';
 import { walletStatusView } from '../../../model/wallets.js';
+import { applePayDomainWorkflow } from '../../../workflows/apple-pay-domain.js';
+import { applePayDomainWorkflowId } from '../../../workflows/apple-pay-domain.messages.js';
 
 const auth = { security: [{ bearerAuth: [] }] };
 const tags = ['processor'];
@@ -26,13 +28,32 @@ const WORKFLOW_TIMEOUT = '3 minutes';
 /** Between writing the CONNECTING row and the workflow starting: a second connect in this window is a CONFLICT. */
 const STARTING_WINDOW_MS = 15_000;
 
+const applePayDomainView = z
+  .object({
+    hostname: z.string().describe("The merchant's checkout host now (its verified custom domain, else its subdomain): the one registered, never a client-given name"),
+    status: z
+      .enum(['not_registered', 'pending', 'ready', 'action_required', 'releasing'])
+      .describe("not_registered: not registered for this host and Whop company, or Whop reports no Apple Pay on it; pending/ready/action_required/releasing: Whop's apple_pay.state as last answered"),
+    issues: z
+      .array(z.object({
+        code: z.string().describe("Whop's stable code, e.g. apple_pay_unverified"),
+        message: z.string().describe('What needs doing and how, as Whop wrote it'),
+        codeBlock: z.string().nullable().describe('Code Whop says to add to the site, ready to copy; null when none'),
+        dnsRecords: z.array(z.object({ type: z.string(), name: z.string(), value: z.string() })).describe('The DNS records Whop asks for'),
+      }))
+      .describe("Whop's issues for Apple Pay on the host: what to do before checking again"),
+    checkedAt: z.string().nullable().describe('When Whop was last asked'),
+  })
+  .meta({ id: 'ApplePayDomain' });
+
 export const walletStatus = z
   .object({
     status: z
       .enum(['hosted', 'embedded', 'not_on_plan'])
-      .describe("hosted: Whop's hosted checkout page offers Apple Pay and Google Pay, with no domain set-up; embedded: shoppers pay in Whop's embedded checkout on the merchant's page, which offers Apple Pay only on a domain verified with Whop — not registered by this service yet, so not offered (ready false); not_on_plan: the plan has no wallet payments, so Whop's page is told not to offer them"),
-    ready: z.boolean().describe("Shoppers' checkouts offer wallet payments now (the plan has them live; on Demo only previews do)"),
-    statusMessage: z.string().describe('What this means for the shoppers, and the plan to choose when the plan lacks them'),
+      .describe("hosted: Whop's hosted checkout page offers Apple Pay and Google Pay, with no domain set-up; embedded: shoppers pay in Whop's embedded checkout on the checkout page, which offers Apple Pay only once Whop reports the checkout host verified (applePayDomain); not_on_plan: the plan has no wallet payments, so Whop's page is told not to offer them"),
+    ready: z.boolean().describe("Shoppers' checkouts offer wallet payments now (the plan has them live, and on the embedded page Whop reports Apple Pay ready for the checkout host)"),
+    statusMessage: z.string().describe('What this means for the shoppers, and what is missing'),
+    applePayDomain: applePayDomainView.nullable().describe('On the embedded payment page: the checkout host registered with Whop for Apple Pay; null otherwise'),
   })
   .meta({ id: 'WalletStatus' });
 
@@ -141,20 +162,62 @@ export const processorRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
       tags,
       summary: 'Processor connection status, part by part (never the key or the webhook secret), and wallet payments',
       description:
-        "`wallets`: Apple Pay and Google Pay. On Whop's hosted checkout page Whop offers them with no domain set-up, so nothing " +
-        'is asked of the merchant: `hosted` when the plan includes wallet payments (Growth; Demo: previews only), ' +
-        "`not_on_plan` otherwise (Whop's page is told not to offer them, with the plan to choose). `embedded` (ready false) " +
-        "when shoppers pay in Whop's embedded checkout on the merchant's page (paymentPage embedded), which offers Apple Pay " +
-        'only on a domain verified with Whop: not registered by this service yet. ' +
-        'null while no processor is connected.',
+        "`wallets`: Apple Pay and Google Pay. On Whop's hosted checkout page Whop offers them with no domain set-up: `hosted` when " +
+        'the plan includes wallet payments (Growth; Demo: previews only). On the embedded payment page (the default), Whop\'s embed ' +
+        'offers Apple Pay only on a checkout host Whop has registered with Apple: `embedded`, `ready` only when Whop reports ' +
+        "`apple_pay.state` ready for the merchant's checkout host, with `applePayDomain` saying what is missing (Whop's issues: " +
+        "message, DNS records, code; register with POST /api/merchant/processor/apple-pay-domain). `not_on_plan` when the plan lacks them (Whop's page is told not to offer " +
+        'them, with the plan to choose). null while no processor is connected.',
       ...auth,
       response: { 200: processorStatus.extend({ wallets: walletStatus.nullable() }).meta({ id: 'ProcessorStatusWithWallets' }), 401: errorResponse },
     },
   }, async (request) => {
     const { merchantId } = request.merchant;
     const status = await processorStatusOf(db, merchantId);
-    const wallets = await walletStatusView(db, merchantId, config.processor.paymentPage);
+    const wallets = await walletStatusView(db, config, merchantId);
     return { ...status, wallets };
+  });
+
+  app.post('/api/merchant/processor/apple-pay-domain', {
+    onRequest: app.authenticate,
+    schema: {
+      tags,
+      summary: "Register the checkout host with Whop for Apple Pay on the embedded checkout, or check it again",
+      description:
+        "Adds the merchant's own checkout host (its verified custom domain, else its subdomain; nothing in the request names a host) as a " +
+        "domain on the merchant's Whop company with Whop's `apple_pay` capability (or adds the capability to it), or, once added, has Whop " +
+        "check it again (after the merchant did what Whop's issue asks). Answers the wallet view with Whop's state and issues. CONFLICT (409) without a connected processor, " +
+        'when the plan has no wallet payments, when the checkout does not use the embedded payment page (Whop\'s hosted page needs no ' +
+        'domain), or while a registration is running; INVALID_PROCESSOR_KEY (422) when the key lacks Whop\'s ' +
+        'domain:read and domain:manage permissions (Whop answers 403), or is refused; PROCESSOR_TIMEOUT (504); UPSTREAM_ERROR (502).',
+      ...auth,
+      body: z.strictObject({}).optional(),
+      response: { 200: walletStatus, 400: errorResponse, 401: errorResponse, 409: errorResponse, 422: errorResponse, 502: errorResponse, 504: errorResponse },
+    },
+  }, async (request) => {
+    const { merchantId } = request.merchant;
+    const before = await walletStatusView(db, config, merchantId);
+    if (!before) throw new AppError('CONFLICT', 'Connect the processor first: Apple Pay is registered on its Whop company');
+    if (before.status === 'not_on_plan') throw new AppError('CONFLICT', before.statusMessage);
+    if (before.status !== 'embedded') throw new AppError('CONFLICT', "Shoppers pay on Whop's hosted page, which offers Apple Pay with no domain set-up: nothing to register");
+    let handle;
+    try {
+      handle = await temporal.client.workflow.start(applePayDomainWorkflow, {
+        workflowId: applePayDomainWorkflowId(merchantId),
+        taskQueue: config.temporal.taskQueue,
+        args: [{ merchantId }],
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+        workflowIdConflictPolicy: 'FAIL',
+        workflowExecutionTimeout: WORKFLOW_TIMEOUT,
+      });
+    } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError) throw new AppError('CONFLICT', 'The checkout domain is being registered: wait for it to finish');
+      throw err;
+    }
+    await handle.result();
+    const after = await walletStatusView(db, config, merchantId);
+    if (!after) throw new AppError('CONFLICT', 'The processor was disconnected meanwhile');
+    return after;
   });
 
   app.post('/api/merchant/processor/connect', {

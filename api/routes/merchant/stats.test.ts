@@ -51,6 +51,19 @@ afterAll(async () => {
 // ---------------------------------------------------------------------------------------------------
 // The recount: the definitions of the route descriptions, applied to each row in the plainest way.
 
+/** Recovery as docs/recovery.md defines it: reminded originals, and checkouts paid after their first reminder (money kept). */
+function recoveryRecount(sessions: CheckoutSession[], currencies: string[]) {
+  const reminded = sessions.filter((r) => r.recoveryRemindersSent > 0 && r.recoveredFrom === null);
+  const recovered = sessions.filter((r) => r.status === 'COMPLETED' && r.recoveryReminderSentAt && r.completedAt && r.completedAt > r.recoveryReminderSentAt);
+  const perCurrency = currencies
+    .map((currency) => {
+      const paid = recovered.filter((r) => r.currency === currency);
+      return { currency, orders: paid.length, amountMinor: paid.reduce((s, r) => s + (r.totalMinor ?? 0) - r.refundedMinor, 0) };
+    })
+    .filter((r) => r.orders > 0);
+  return { remindedSessions: reminded.length, remindersSent: reminded.reduce((n, r) => n + r.recoveryRemindersSent, 0), recoveredOrders: recovered.length, recovered: perCurrency };
+}
+
 function recount(rows: CheckoutSession[], from: Date, to: Date) {
   const sessions = rows.filter((r) => r.source !== 'preview' && !r.token.startsWith('prev_') && r.createdAt >= from && r.createdAt < to);
   const completed = sessions.filter((r) => r.status === 'COMPLETED' || r.status === 'REFUNDED');
@@ -126,6 +139,7 @@ function recount(rows: CheckoutSession[], from: Date, to: Date) {
       cod: codByCurrency,
       // The seed has no accepted upsells (test/e2e/checkout-upsell.test.ts counts one).
       upsells: [],
+      recovery: recoveryRecount(sessions, currencies),
     },
     funnel: { from: from.toISOString(), to: to.toISOString(), steps },
   };
@@ -149,6 +163,11 @@ describe('statistics and funnel', () => {
     expect(rowsA.filter((r) => r.source === 'preview').length).toBeGreaterThan(5);
     expect(rowsA.filter((r) => r.status === 'COMPLETED' && !r.contactEnteredAt).length).toBeGreaterThan(0);
     expect(rowsA.filter((r) => r.status === 'COD_CONFIRMED' && r.codPaidAt).length).toBeGreaterThan(0);
+    // Recovery: paid after the first reminder (recovered), paid before it (not), and reminded but never paid.
+    const reminded = store.filter((r) => r.recoveryReminderSentAt);
+    expect(reminded.filter((r) => r.status === 'COMPLETED' && r.completedAt! > r.recoveryReminderSentAt!).length).toBeGreaterThan(0);
+    expect(reminded.filter((r) => r.status === 'COMPLETED' && r.completedAt! < r.recoveryReminderSentAt!).length).toBeGreaterThan(0);
+    expect(reminded.filter((r) => r.status === 'ABANDONED').length).toBeGreaterThan(0);
   });
 
   const ranges: Array<[string, string, Date, Date]> = [

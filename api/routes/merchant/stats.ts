@@ -54,6 +54,32 @@ async function paidUpsells(db: Db, merchantId: string, from: Date, to: Date): Pr
   return rows.map((r) => ({ currency: r.currency.trim(), accepted: r.accepted, amountMinor: Number(r.amountMinor) }));
 }
 
+/**
+ * Recovery of the range's sessions: reminded (the left sessions that got a reminder: a session restored from an
+ * abandoned one carries its reminders, so those are counted once, on the original), and recovered (paid after the first
+ * reminder: COMPLETED with completed_at after recovery_reminder_sent_at), with the money kept per currency.
+ */
+async function recoveryStats(db: Db, merchantId: string, from: Date, to: Date) {
+  const [reminded] = await db.$queryRaw<Array<{ sessions: number; reminders: number }>>`
+    SELECT count(*)::int AS sessions, COALESCE(sum(recovery_reminders_sent), 0)::int AS reminders
+    FROM checkout_sessions
+    WHERE merchant_id = ${merchantId}::uuid AND created_at >= ${from} AND created_at < ${to} AND source <> 'preview'
+      AND recovery_reminders_sent > 0 AND recovered_from IS NULL`;
+  const rows = await db.$queryRaw<Array<{ currency: string; orders: number; amountMinor: bigint }>>`
+    SELECT currency, count(*)::int AS orders, COALESCE(sum(total_minor - refunded_minor), 0)::bigint AS "amountMinor"
+    FROM checkout_sessions
+    WHERE merchant_id = ${merchantId}::uuid AND created_at >= ${from} AND created_at < ${to} AND source <> 'preview'
+      AND status = 'COMPLETED' AND recovery_reminder_sent_at IS NOT NULL AND completed_at > recovery_reminder_sent_at
+    GROUP BY currency ORDER BY currency`;
+  const recovered = rows.map((r) => ({ currency: r.currency.trim(), orders: r.orders, amountMinor: Number(r.amountMinor) }));
+  return {
+    remindedSessions: reminded?.sessions ?? 0,
+    remindersSent: reminded?.reminders ?? 0,
+    recoveredOrders: recovered.reduce((n, r) => n + r.orders, 0),
+    recovered,
+  };
+}
+
 const RANGE_DOC =
   `Range: from (inclusive) and to (exclusive), each a date (00:00 UTC) or an ISO date-time with offset; default the last 30 days up to now; ` +
   `from before to, at most ${STATS_MAX_DAYS} days apart (INVALID_INPUT on from otherwise). Counts the checkout sessions created in the range (a cohort) from store carts; previews never count.`;
@@ -76,15 +102,16 @@ export const statsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
         'money kept, grossMinor − refundedMinor of the paid orders (partial refunds taken off), with the average order value over it. refunds, per ' +
         'currency: everything the processor confirmed given back on the range\'s sessions (partial refunds of paid orders, full refunds, refunds of ' +
         'held payments), to reconcile with the processor. Cash on delivery is not paid revenue: its order value is reported apart under cod, with ' +
-        'the part the store reports collected.',
+        'the part the store reports collected. recovery: left checkouts that got reminders and the checkouts paid after one (docs/recovery.md).',
       ...auth,
       querystring: statsQuery,
       response: { 200: statsResponse, 400: errorResponse, 401: errorResponse },
     },
   }, async (request) => {
     const { from, to } = request.query;
-    const [groups, upsells] = await Promise.all([statsGroups(db, request.merchant.merchantId, from, to), paidUpsells(db, request.merchant.merchantId, from, to)]);
-    return { from: from.toISOString(), to: to.toISOString(), ...summarizeStats(groups), upsells };
+    const { merchantId } = request.merchant;
+    const [groups, upsells, recovery] = await Promise.all([statsGroups(db, merchantId, from, to), paidUpsells(db, merchantId, from, to), recoveryStats(db, merchantId, from, to)]);
+    return { from: from.toISOString(), to: to.toISOString(), ...summarizeStats(groups), upsells, recovery };
   });
 
   app.get('/api/merchant/stats/funnel', {

@@ -27,7 +27,7 @@ import { orderEmailIdempotencyKey, refundEmailIdempotencyKey, upsellEmailIdempot
 import { type OrderEmailKind } from '../../../model/order-emails.js';
 import { errorResponse } from '../../schemas/common.js';
 import { tokenParams } from '../../schemas/checkout.js';
-import { orderDetail, ordersPage, ordersQuery, type OrdersQuery, type timelineEntry } from '../../schemas/orders.js';
+import { orderDetail, ordersPage, ordersQuery, type OrderFilters, type OrdersQuery, type timelineEntry } from '../../schemas/orders.js';
 import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../../schemas/pagination.js';
 import { keysetPages } from '../../pagination.js';
 import { sessionAddress, sessionBumpLines, sessionLines, type SessionLine } from '../../../model/checkout-session.js';
@@ -46,12 +46,13 @@ export const ORDER_WHERE: Prisma.CheckoutSessionWhereInput = {
 const ORDER_EMAIL_KINDS = ['order_confirmation', 'merchant_order_notification', 'store_order_problem', 'refund_confirmation', 'payment_held'] as const satisfies readonly OrderEmailKind[];
 
 // The list's pages: keyed by (createdAt, token), newest first.
-const orderPages = keysetPages('token', isCheckoutToken);
+export const orderPages = keysetPages('token', isCheckoutToken);
 
 /** LIKE pattern characters taken literally (a token contains `_`). */
 const literal = (s: string) => s.replace(/[\\%_]/g, '\\$&');
 
-function listWhere(merchantId: string, query: OrdersQuery): Prisma.CheckoutSessionWhereInput {
+/** The merchant's orders the filters select (the list's and the CSV export's: the same rows). */
+export function filteredOrdersWhere(merchantId: string, query: OrderFilters): Prisma.CheckoutSessionWhereInput {
   const and: Prisma.CheckoutSessionWhereInput[] = [ORDER_WHERE];
   if (query.view) and.push({ status: { in: [...ORDER_VIEWS[query.view]] } });
   if (query.status) and.push({ status: { in: query.status } });
@@ -71,8 +72,11 @@ function listWhere(merchantId: string, query: OrdersQuery): Prisma.CheckoutSessi
       ],
     });
   }
-  and.push(...orderPages.after(query.cursor));
   return { merchantId, AND: and };
+}
+
+function listWhere(merchantId: string, query: OrdersQuery): Prisma.CheckoutSessionWhereInput {
+  return { AND: [filteredOrdersWhere(merchantId, query), ...orderPages.after(query.cursor)] };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -83,13 +87,13 @@ type Entry = z.output<typeof timelineEntry>;
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
-function paymentMethodOf(s: Pick<CheckoutSession, 'paymentMethod' | 'status'>): PaymentMethod | null {
+export function paymentMethodOf(s: Pick<CheckoutSession, 'paymentMethod' | 'status'>): PaymentMethod | null {
   if (isPaymentMethod(s.paymentMethod)) return s.paymentMethod;
   return s.status === 'COD_CONFIRMED' ? 'cod' : null;
 }
 
 /** The name on the stored shipping address (validated when stored): read leniently, so one odd row never fails a list. */
-function customerNameOf(address: Prisma.JsonValue): string | null {
+export function customerNameOf(address: Prisma.JsonValue): string | null {
   const name = address && typeof address === 'object' && !Array.isArray(address) ? (address as Record<string, unknown>).name : undefined;
   return typeof name === 'string' && name.trim() !== '' ? name : null;
 }
@@ -193,6 +197,7 @@ const EMAIL_LABELS: Record<string, string> = {
   refund_confirmation: 'Refund confirmation to the shopper',
   payment_held: 'Payment-on-hold notice to you',
   store_refund_problem: 'Store refund problem notice to you',
+  merchant_refund_notification: 'Refund notification to you',
 };
 
 function emailSummary(m: EmailMessage): string {
@@ -345,7 +350,7 @@ export const ordersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
     const keys = [
       ...[...new Set<string>([...ORDER_EMAIL_KINDS, ...sentKinds])].filter((kind) => kind !== 'upsell_confirmation').map((kind) => orderEmailIdempotencyKey(kind as OrderEmailKind, token)),
       ...upsells.map((u) => upsellEmailIdempotencyKey(token, u.upsellId)),
-      ...refunds.flatMap((r) => [refundEmailIdempotencyKey('refund_confirmation', token, r.id), refundEmailIdempotencyKey('store_refund_problem', token, r.id)]),
+      ...refunds.flatMap((r) => (['refund_confirmation', 'store_refund_problem', 'merchant_refund_notification'] as const).map((kind) => refundEmailIdempotencyKey(kind, token, r.id))),
     ];
     const [deliveries, emails] = await Promise.all([
       db.processorWebhookDelivery.findMany({ where: { sessionToken: token, merchantId: session.merchantId, signatureValid: true }, orderBy: [{ receivedAt: 'asc' }], omit: { rawBody: true } }),
@@ -358,6 +363,7 @@ export const ordersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
       platform: session.platform === 'STOREFRONT_A' ? ('storefront-a' as const) : ('storefront-b' as const),
       items: [...lines(sessionLines(session.items), false), ...lines(sessionBumpLines(session.orderBumps), true)],
       shippingAddress: sessionAddress(session.shippingAddress),
+      billingAddress: sessionAddress(session.billingAddress, 'billing address'),
       shippingName: session.shippingName,
       discountCode: session.discountCode,
       processorPaymentId: session.processorPaymentId,

@@ -156,6 +156,7 @@ export const pagesRoutes: FastifyPluginAsync<PagesOptions> = async (app, opts) =
     // Card payments inside this page (Whop's embedded checkout) unless the deployment or the merchant says hosted: its
     // origin is the configured one, never anything a merchant or shopper sends; script: the build's module that mounts it.
     const embedScript = web.part('checkout')?.entries.get('embed.ts');
+    const pixelsScript = web.part('checkout')?.entries.get('pixels.ts');
     const embeds = config.processor.paymentPage === 'embedded' && merchant?.paymentPage === 'EMBEDDED';
     const embed = found && cardEnabled && embedScript && embeds ? { origin: config.processor.embedOrigin, script: `/assets/checkout/${embedScript}` } : null;
     const embedded = {
@@ -165,6 +166,8 @@ export const pagesRoutes: FastifyPluginAsync<PagesOptions> = async (app, opts) =
       upsells: upsells?.status === 200 ? upsells.body : null,
       cardEnabled,
       ...(embed ? { embed } : {}),
+      // The tracking pixels' code only for a merchant with a pixel (the page imports it by this URL).
+      ...(pixelsScript && Array.isArray(found?.pixels) && found.pixels.length > 0 ? { pixelsScript: `/assets/checkout/${pixelsScript}` } : {}),
       // The page's script carries no words: the language's dictionary comes with the page (English too).
       language,
       messages,

@@ -30,7 +30,7 @@ const port = () => new URL(stack.apiUrl).port;
 const page = (host: string, url: string, headers: Record<string, string> = {}) => stack.app.inject({ method: 'GET', url, headers: { host, accept: 'text/html', ...headers } });
 const embedded = (html: string) =>
   JSON.parse(/<script id="checkout-data" type="application\/json">(.*?)<\/script>/s.exec(html)![1]!) as {
-    bundle: { token: string; shopName: string } | null; cardEnabled: boolean; language?: string; messages?: Record<string, string>; embed?: { origin: string; script: string };
+    bundle: { token: string; shopName: string } | null; cardEnabled: boolean; language?: string; messages?: Record<string, string>; embed?: { origin: string; script: string }; pixelsScript?: string;
   };
 
 describe('the checkout page', () => {
@@ -63,6 +63,22 @@ describe('the checkout page', () => {
     const script = await stack.app.inject({ method: 'GET', url: data.embed!.script, headers: { host: `${slug}.localhost:${port()}` } });
     expect(script.statusCode).toBe(200);
     expect(script.headers['content-type']).toContain('text/javascript');
+  });
+
+  it('given a merchant without a tracking pixel, then with one / the pixels\' code is offered to the page only with a pixel', async () => {
+    const host = `${slug}.localhost:${port()}`;
+    expect(embedded((await page(host, `/checkout/${token}`)).body).pixelsScript).toBeUndefined();
+    const merchantId = (await stack.database.db.merchant.findUniqueOrThrow({ where: { slug } })).id;
+    const pixel = await stack.database.db.trackingPixel.create({ data: { merchantId, platform: 'meta', trackingId: '123456789012345', events: ['page_view'] } });
+    try {
+      const data = embedded((await page(host, `/checkout/${token}`)).body);
+      expect(data.pixelsScript).toMatch(/^\/assets\/checkout\/pixels-[\w-]+\.js$/);
+      const script = await stack.app.inject({ method: 'GET', url: data.pixelsScript!, headers: { host } });
+      expect(script.statusCode).toBe(200);
+      expect(script.body).toContain('createPixels');
+    } finally {
+      await stack.database.db.trackingPixel.delete({ where: { id: pixel.id } });
+    }
   });
 
   it('given the deployment set to the hosted page / no embed and nothing framed', async () => {

@@ -79,6 +79,8 @@ export interface FakeWorld {
   upsellChargeAnswer: UpsellChargeOutcome;
   /** Emails sent, by kind. */
   emails: string[];
+  /** The merchant's "Refund" notification setting (off by default, as for a new merchant). */
+  notifyRefund?: boolean;
   /** Merchant webhook events reported (session.completed, ...), in order. */
   merchantEvents: string[];
   /** Faults to inject: each entry is consumed by one call of that activity. */
@@ -135,7 +137,8 @@ export function fakeCheckoutActivities(world: FakeWorld) {
   };
   const email = (kind: string) => async (_token: string): Promise<EmailSendResult> => {
     const name: ActivityName = kind.startsWith('upsell_confirmation') ? 'sendUpsellConfirmation' : kind === 'order_confirmation' ? 'sendOrderConfirmation' : kind === 'merchant_order_notification' ? 'sendMerchantOrderNotification'
-      : kind === 'store_order_problem' ? 'sendStoreOrderProblemEmail' : kind === 'payment_held' ? 'sendPaymentHeldEmail' : kind.startsWith('store_refund_problem') ? 'sendStoreRefundProblemEmail' : 'sendRefundConfirmation';
+      : kind === 'store_order_problem' ? 'sendStoreOrderProblemEmail' : kind === 'payment_held' ? 'sendPaymentHeldEmail' : kind.startsWith('store_refund_problem') ? 'sendStoreRefundProblemEmail'
+      : kind.startsWith('merchant_refund_notification') ? 'sendMerchantRefundNotification' : 'sendRefundConfirmation';
     enter(name);
     await world.holds[name];
     // Idempotent per kind, as the real activity is (an idempotency key per session and kind).
@@ -294,6 +297,9 @@ export function fakeCheckoutActivities(world: FakeWorld) {
     sendStoreOrderProblemEmail: email('store_order_problem'),
     sendRefundConfirmation: (token: string, refundId?: string) => email(refundId ? `refund_confirmation:${refundId}` : 'refund_confirmation')(token),
     sendStoreRefundProblemEmail: (token: string, refundId: string) => email(`store_refund_problem:${refundId}`)(token),
+    // As the real activity: sent only when the merchant's setting is on.
+    sendMerchantRefundNotification: async (token: string, refundId: string): Promise<EmailSendResult> =>
+      (world.notifyRefund ? email(`merchant_refund_notification:${refundId}`)(token) : (enter('sendMerchantRefundNotification'), { status: 'SWITCHED_OFF', messageId: null })),
     sendPaymentHeldEmail: email('payment_held'),
     async createStoreRefund(_token: string, refundId: string) {
       enter('createStoreRefund');

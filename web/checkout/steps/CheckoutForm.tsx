@@ -69,6 +69,8 @@ export function CheckoutForm(props: CheckoutFormProps) {
   const offered = offeredCountries(rates, bundle.storeCountries);
   const ratesTo = (country: string) => (country ? rates.filter((r) => rateCountries(r, bundle.storeCountries).includes(country)) : rates);
   const [email, setEmail] = useState(shopper.email ?? '');
+  // Reminders if the shopper leaves: asked only while the merchant has recovery on (null: off), never ticked for them.
+  const [optIn, setOptIn] = useState(bundle.recoveryOptIn);
   const [address, setAddress] = useState<AddressState>(() => initialAddress(shopper.address, countryOfLocale(locale, offered), offered));
   // Billed to the shipping address unless the shopper gave another one (a returning shopper sees it again).
   const [billingSame, setBillingSame] = useState(!shopper.billingAddress);
@@ -120,8 +122,13 @@ export function CheckoutForm(props: CheckoutFormProps) {
   };
 
   // Funnel steps, reported when the shopper does them (never on load): a valid email, a rate they picked.
+  // The consent goes with the email it is for (ticked before the email was typed, or the email changed after).
+  const consent = (value: string, on: boolean) => {
+    if (!preview && EMAIL_RE.test(value.trim())) void api('PUT', `/api/checkout/${token}/recovery-consent`, { email: value.trim(), consent: on });
+  };
   const contactEntered = (value: string) => {
     if (EMAIL_RE.test(value.trim())) reportProgress(token, 'contact_entered', preview);
+    if (optIn) consent(value, true);
   };
   const shippingChosen = () => reportProgress(token, 'shipping_chosen', preview);
 
@@ -249,6 +256,17 @@ export function CheckoutForm(props: CheckoutFormProps) {
           <fieldset>
             <legend>{text(bundle, 'contactHeading')}</legend>
             <Field name="email" label={t('email')} type="email" inputMode="email" autoComplete="email" value={email} error={errors.email} onInput={(v) => setEmail(v)} onCommit={contactEntered} />
+            {optIn !== null && (
+              <label class="check-line">
+                <input type="checkbox" name="recoveryConsent" checked={optIn} onChange={(e) => {
+                    const on = (e.currentTarget as HTMLInputElement).checked;
+                    setOptIn(on);
+                    consent(email, on);
+                  }}
+                />
+                {t('recoveryConsent')}
+              </label>
+            )}
           </fieldset>
 
           <AddressFields kind="address" heading={text(bundle, 'shippingHeading')} address={address} errors={errors} setField={setField} formRef={formRef} locale={locale} offered={offered} loadAtOnce={!!address.country} rules={rules} />

@@ -6,8 +6,8 @@ import { api, ApiError } from '../api.js';
 import { formatDate } from '../format.js';
 import { invalid, useForm } from '../form.js';
 import { useLoad, useSession } from '../session.js';
-import type { Merchant, ProcessorStatus, ScriptTagStatus, StorefrontAConnection, StorefrontBStatus } from '../types.js';
-import { Alert, Button, Card, Checkbox, CheckItem, ConfirmButton, Field, Form, PageHeader, Pill, SelectField, Spinner } from '../ui.js';
+import type { ApplePayDomain, Merchant, ProcessorStatus, ScriptTagStatus, StorefrontAConnection, StorefrontBStatus, WalletStatus } from '../types.js';
+import { Alert, Button, Card, Checkbox, CheckItem, ConfirmButton, Copyable, Field, Form, PageHeader, Pill, SelectField, Spinner } from '../ui.js';
 import { PlanNote } from '../plan-note.js';
 
 type Platform = 'storefront-a' | 'storefront-b';
@@ -361,15 +361,22 @@ export function ProcessorConnection(props: { onChange?: () => void }) {
               <CheckItem ok={s.webhookRegistered} name="webhook" label="Webhook registered, secret stored" reason="Payment updates cannot reach us yet." />
               {/* Why not: the plan note below says it, with the plan to choose. */}
               {s.wallets && (
-                <CheckItem ok={s.wallets.ready} name="wallets" label={s.wallets.status === 'embedded' ? 'Apple Pay and Google Pay (optional): not on your checkout page yet' : "Apple Pay and Google Pay on Whop's checkout page (optional)"} />
+                <CheckItem
+                  ok={s.wallets.ready}
+                  name="wallets"
+                  label={s.wallets.status === 'embedded' ? 'Apple Pay in your checkout page (optional)' : "Apple Pay and Google Pay on Whop's checkout page (optional)"}
+                />
               )}
             </ul>
           )}
           {s.wallets && (
-            // Whop's own page offers wallets with nothing to set up, and the plan decides whether it may; the embedded
-            // checkout on the merchant's page does not offer them yet, and says so (model/wallets.ts).
+            // Whop's hosted page: nothing to set up, the plan decides. The embedded page: Apple Pay once Whop verified the
+            // checkout host (model/wallets.ts).
             <div class="wallets" data-wallets={s.wallets.status}>
               {(s.wallets.ready || s.wallets.status === 'embedded') && <p class="muted">{s.wallets.statusMessage}</p>}
+              {s.wallets.status === 'embedded' && s.wallets.applePayDomain && (
+                <ApplePayDomainPanel domain={s.wallets.applePayDomain} onChange={(wallets) => current.setData({ ...s, wallets })} />
+              )}
               <PlanNote feature="wallets" what="wallet payments (Apple Pay, Google Pay)" />
             </div>
           )}
@@ -415,6 +422,66 @@ export function ProcessorConnection(props: { onChange?: () => void }) {
       </Form>
       {disconnect.error && <Alert kind="error">{disconnect.error}</Alert>}
       {disconnect.notice && <Alert kind="success">{disconnect.notice}</Alert>}
+    </div>
+  );
+}
+
+const APPLE_PAY_STATUS: Record<ApplePayDomain['status'], string> = {
+  not_registered: 'Not registered with Whop',
+  pending: 'Whop is registering it with Apple',
+  ready: 'Ready: registered with Apple',
+  action_required: 'Apple could not verify it',
+  releasing: 'Whop is removing it from Apple',
+};
+
+/** The checkout host registered with Whop for Apple Pay in the embedded checkout: its status, what Whop asks, Check again. */
+function ApplePayDomainPanel(props: { domain: ApplePayDomain; onChange: (wallets: WalletStatus) => void }) {
+  const d = props.domain;
+  const action = useForm({});
+  const registered = d.status === 'pending' || d.status === 'ready' || d.status === 'action_required';
+  const run = () =>
+    void action.run(async () => {
+      const wallets = await api.post<WalletStatus>('/api/merchant/processor/apple-pay-domain', {});
+      props.onChange(wallets);
+      return wallets.applePayDomain?.status === 'ready' ? 'Apple Pay is ready on your checkout page.' : "Whop was asked: its answer is shown here.";
+    });
+  return (
+    <div class="apple-pay-domain" data-apple-pay-status={d.status}>
+      <dl class="dl">
+        <dt>Checkout host</dt><dd><code>{d.hostname}</code></dd>
+        <dt>Apple Pay</dt><dd>{APPLE_PAY_STATUS[d.status]}{d.checkedAt && <span class="muted"> · checked {formatDate(d.checkedAt)}</span>}</dd>
+      </dl>
+      {d.status !== 'ready' && d.issues.map((issue) => (
+        // Whop's own words and records (its Domains API issue for apple_pay), shown as Whop sent them.
+        <div class="apple-pay-issue" data-issue={issue.code} key={issue.code}>
+          <p><strong>Whop says:</strong> {issue.message}</p>
+          {issue.dnsRecords.length > 0 && (
+            <div class="table-wrap">
+              <table class="table records-table" data-table="whop domain records" aria-label="DNS records Whop asks for">
+                <thead><tr><th scope="col">Type</th><th scope="col">Name</th><th scope="col">Value</th></tr></thead>
+                <tbody>
+                  {issue.dnsRecords.map((r) => (
+                    <tr key={`${r.type}-${r.name}-${r.value}`}>
+                      <td data-label="Type"><code>{r.type}</code></td>
+                      <td data-label="Name"><Copyable value={r.name} label={`${r.type} name`} /></td>
+                      <td data-label="Value"><Copyable value={r.value} label={`${r.type} value`} /></td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+          {issue.codeBlock && <pre aria-label="Code Whop asks you to add"><code>{issue.codeBlock}</code></pre>}
+          <p class="hint">Once that is done, check again.</p>
+        </div>
+      ))}
+      <div class="button-row">
+        <Button name="apple-pay-domain" variant="secondary" busy={action.busy} onClick={run}>
+          {registered ? 'Check again' : 'Register for Apple Pay'}
+        </Button>
+      </div>
+      {action.error && <Alert kind="error">{action.error}</Alert>}
+      {action.notice && <Alert kind="success">{action.notice}</Alert>}
     </div>
   );
 }

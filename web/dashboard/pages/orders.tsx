@@ -84,6 +84,19 @@ function Filters(props: { values: URLSearchParams; view: OrderView; errors: Reco
 }
 
 /** The order's status in words ("Partially refunded", "On hold", "Refunded"); `withNote`: and what the status alone does not say (how much came back, why it is held). */
+/** A postal address as the store prints it: name, street, postal code and city (region), country. */
+function PostalAddress(props: { address: NonNullable<OrderDetail['shippingAddress']> }) {
+  const a = props.address;
+  return (
+    <address>
+      {a.name}<br />
+      {a.line1}{a.line2 && <>, {a.line2}</>}<br />
+      {a.postalCode} {a.city}{a.region && <>, {a.region}</>}<br />
+      {countryName(a.country)}
+    </address>
+  );
+}
+
 function StatusPill(props: { o: StatusFacts; withNote?: boolean }) {
   const s = orderStatus(props.o);
   return (
@@ -158,6 +171,12 @@ function ViewTabs(props: { view: OrderView }) {
   );
 }
 
+/** The CSV export of what the list shows: the same filters and view (GET /api/checkout/merchant/orders/export.csv). */
+function exportHref(params: URLSearchParams, view: OrderView): string {
+  const filters = Object.fromEntries(['q', 'status', 'paymentMethod', 'from', 'to'].map((k) => [k, params.get(k) ?? undefined]));
+  return `/api/checkout/merchant/orders/export.csv${query({ ...filters, view })}`;
+}
+
 export function OrdersPage() {
   const { query: params } = useLocation();
   const key = params.toString();
@@ -186,7 +205,16 @@ export function OrdersPage() {
   const fieldErrors = state.error instanceof ApiError ? state.error.fields : {};
   return (
     <>
-      <PageHeader title="Orders" description={VIEW_HINTS[view]} />
+      <PageHeader
+        title="Orders"
+        description={VIEW_HINTS[view]}
+        actions={
+          // A plain link: the browser downloads the file with the session cookie, the API streams it (no copy in this page).
+          <a class="btn btn-secondary" href={exportHref(params, view)} download data-export-csv aria-disabled={state.error ? 'true' : undefined}>
+            Export CSV
+          </a>
+        }
+      />
       <ViewTabs view={view} />
       <Card>
         <Filters key={key} values={params} view={view} errors={fieldErrors} />
@@ -402,18 +430,13 @@ export function OrderDetailPage(props: { token: string }) {
         <Card title="Customer & payment">
           <dl class="dl">
             <dt>Customer</dt><dd>{o.customerName ?? '—'}</dd>
-            <dt>Email</dt><dd>{o.email ?? '—'}</dd>
+            <dt>Email</dt><dd>{o.email && (ORDER_VIEWS.orders as readonly string[]).includes(o.status) ? <Link href={`/dashboard/customers/${encodeURIComponent(o.email)}`}>{o.email}</Link> : (o.email ?? '—')}</dd>
             <dt>Ship to</dt>
             <dd>
-              {o.shippingAddress ? (
-                <address>
-                  {o.shippingAddress.name}<br />
-                  {o.shippingAddress.line1}{o.shippingAddress.line2 && <>, {o.shippingAddress.line2}</>}<br />
-                  {o.shippingAddress.postalCode} {o.shippingAddress.city}<br />
-                  {countryName(o.shippingAddress.country)}
-                </address>
-              ) : '—'}
+              {o.shippingAddress ? <PostalAddress address={o.shippingAddress} /> : '—'}
             </dd>
+            <dt>Bill to</dt>
+            <dd>{o.billingAddress ? <PostalAddress address={o.billingAddress} /> : o.shippingAddress ? <span class="muted">Same as shipping address</span> : '—'}</dd>
             <dt>Payment</dt><dd>{o.paymentMethod === 'cod' ? `Cash on delivery${o.codPaid ? ' (paid)' : ''}` : o.paymentMethod === 'card' ? 'Card / wallet' : o.paymentMethod === 'free' ? 'Nothing to pay (total 0)' : '—'}</dd>
             <dt>Store order</dt>
             <dd>

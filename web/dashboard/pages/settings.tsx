@@ -1,10 +1,16 @@
-// Account and shop settings: shop name, checkout subdomain (slug), email, phone, password and sessions.
+// Account and shop settings: shop name, checkout subdomain (slug), abandoned-checkout recovery, email, phone, password, sessions,
+// and which events email the merchant (notifications: new order, refund, store order failed, webhook endpoint failing or
+// disabled) and where.
+import { useState } from 'preact/hooks';
 import { api, ApiError } from '../api.js';
 import { invalid, useForm } from '../form.js';
 import { navigate } from '../router.js';
 import { useSession } from '../session.js';
-import type { Merchant, SessionAnswer } from '../types.js';
-import { Alert, Button, Card, ConfirmButton, Copyable, Field, Form, PageHeader } from '../ui.js';
+import type { Merchant, NotificationSettings, SessionAnswer } from '../types.js';
+import { useLoad } from '../session.js';
+import { NOTIFICATION_EVENT_LABELS, NOTIFICATION_EVENTS, NOTIFICATION_RECIPIENTS_MAX, type NotificationEvent } from '../../../domain/notifications.js';
+import { RecoveryForm } from './recovery.js';
+import { Alert, Button, Card, Checkbox, ConfirmButton, Copyable, Field, Form, PageHeader, Spinner } from '../ui.js';
 
 function ShopForm() {
   const { me, setMe } = useSession();
@@ -130,6 +136,60 @@ function SessionsForm() {
   );
 }
 
+/** GET/PUT /api/merchant/notifications: an email per event, switched on or off, to up to five addresses. */
+function NotificationsForm(props: { initial: NotificationSettings; onSaved: (s: NotificationSettings) => void }) {
+  const { initial } = props;
+  const [events, setEvents] = useState<Record<NotificationEvent, boolean>>(initial.events);
+  const form = useForm({ recipients: initial.recipients.length ? initial.recipients : [''] }, Array.from({ length: NOTIFICATION_RECIPIENTS_MAX }, (_, i) => `recipients.${i}`));
+  const recipients = form.values.recipients;
+  const setRecipient = (i: number, value: string) => {
+    form.set('recipients', recipients.map((r, j) => (j === i ? value : r)));
+    form.setErrors(Object.fromEntries(Object.entries(form.errors).filter(([k]) => k !== `recipients.${i}`)));
+  };
+  const save = () =>
+    form.run(async () => {
+      const list = recipients.map((r) => r.trim()).filter(Boolean);
+      const saved = await api.put<NotificationSettings>('/api/merchant/notifications', { events, recipients: list });
+      props.onSaved(saved);
+      setEvents(saved.events);
+      form.setAll({ recipients: saved.recipients.length ? saved.recipients : [''] });
+      return 'Notification settings saved.';
+    });
+  return (
+    <Form label="Notifications" onSubmit={() => void save()} error={form.error} notice={form.notice}>
+      <fieldset class="fieldset notify-events">
+        <legend>Email me when</legend>
+        {NOTIFICATION_EVENTS.map((e) => (
+          <Checkbox key={e} name={`notify-${e}`} label={NOTIFICATION_EVENT_LABELS[e].label} hint={NOTIFICATION_EVENT_LABELS[e].covers} checked={events[e]} onChange={(on) => setEvents({ ...events, [e]: on })} />
+        ))}
+      </fieldset>
+      <fieldset class="fieldset">
+        <legend>Send them to</legend>
+        <p class="hint">Up to {NOTIFICATION_RECIPIENTS_MAX} addresses; each email goes to all of them at once. Leave empty to use your account email ({initial.defaultRecipient}).</p>
+        {recipients.map((r, i) => (
+          <div class="recipient-row" key={i}>
+            <Field label={`Address ${i + 1}`} name={`recipients.${i}`} type="email" autoComplete="email" value={r} onInput={(v) => setRecipient(i, v)} error={form.errors[`recipients.${i}`]} />
+            {recipients.length > 1 && <Button variant="ghost" small onClick={() => form.set('recipients', recipients.filter((_, j) => j !== i))}>Remove</Button>}
+          </div>
+        ))}
+        {recipients.length < NOTIFICATION_RECIPIENTS_MAX && (
+          <div class="button-row"><Button variant="secondary" small onClick={() => form.set('recipients', [...recipients, ''])}>Add an address</Button></div>
+        )}
+      </fieldset>
+      <Button type="submit" busy={form.busy}>Save notifications</Button>
+    </Form>
+  );
+}
+
+function NotificationsCard() {
+  const settings = useLoad(() => api.get<NotificationSettings>('/api/merchant/notifications'));
+  return (
+    <Card title="Notifications" id="notifications">
+      {settings.data ? <NotificationsForm initial={settings.data} onSaved={settings.setData} /> : settings.error ? <Alert kind="error">{settings.error.message}</Alert> : <Spinner />}
+    </Card>
+  );
+}
+
 export function SettingsPage() {
   return (
     <>
@@ -138,7 +198,9 @@ export function SettingsPage() {
         <Card title="Shop"><ShopForm /></Card>
         <Card title="Checkout subdomain"><SlugForm /></Card>
       </div>
+      <Card title="Abandoned-checkout recovery" id="recovery"><RecoveryForm /></Card>
       <Card title="Account"><AccountForm /></Card>
+      <NotificationsCard />
       <Card title="Sessions"><SessionsForm /></Card>
     </>
   );

@@ -163,6 +163,24 @@ function RefundsAndHolds(props: { stats: Stats }) {
   );
 }
 
+/** What the reminders brought back (docs/recovery.md): checkouts paid after a reminder, and the money kept, per currency. */
+function Recovery(props: { stats: Stats }) {
+  const r = props.stats.recovery;
+  return (
+    <div data-recovery>
+      <p>
+        <strong data-recovered>{formatNumber(r.recoveredOrders)}</strong> {r.recoveredOrders === 1 ? 'checkout' : 'checkouts'} paid after a reminder, of{' '}
+        {formatNumber(r.remindedSessions)} reminded ({formatNumber(r.remindersSent)} {r.remindersSent === 1 ? 'email' : 'emails'} sent)
+        {r.recovered.length > 0 && <>: {r.recovered.map((c, i) => <span key={c.currency} data-currency={c.currency}>{i > 0 && ', '}{formatAmount(c.amountMinor, c.currency)}</span>)} recovered</>}.
+      </p>
+      <p class="small muted">
+        Counted on the checkouts opened in the range; an order counts once it is paid after the first reminder (cash on delivery is not counted).{' '}
+        <Link href="/dashboard/settings#recovery">Recovery settings</Link>
+      </p>
+    </div>
+  );
+}
+
 export function StatsPage() {
   const [range, setRange] = useState(30);
   const [custom, setCustom] = useState<{ from: string; to: string } | null>(null);
@@ -261,6 +279,9 @@ export function StatsPage() {
               <RefundsAndHolds stats={data.stats} />
             </Card>
           )}
+          <Card title="Abandoned-checkout recovery">
+            <Recovery stats={data.stats} />
+          </Card>
         </div>
       )}
     </>
