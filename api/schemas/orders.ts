@@ -147,6 +147,12 @@ export const timelineEntry = z
       ),
     summary: z.string().describe('One line for people'),
     data: z.record(z.string(), z.unknown()),
+    count: z
+      .number()
+      .int()
+      .min(1)
+      .describe('How many identical entries this line stands for: processor deliveries of one event with one outcome (redeliveries) are one line; at is the first, lastAt the last'),
+    lastAt: z.string().describe('The last of the entries this line stands for (equal to at when count is 1)'),
   })
   .meta({ id: 'OrderTimelineEntry' });
 
@@ -212,7 +218,10 @@ export const orderDetail = orderSummary
     refundRequestedAt: z.string().nullable(),
     refundedAt: z.string().nullable(),
     upsells: z.array(orderUpsell).describe('Post-purchase offers the shopper accepted, oldest first: each is charged and ordered on its own'),
-    timeline: z.array(timelineEntry).describe('Oldest first: session events, every processor webhook delivery for the session (with its verification result), and its emails'),
+    timeline: z.array(timelineEntry).describe(
+      'Oldest first: session events, the processor webhook deliveries for the session that verified with your webhook secret (with their outcome; ' +
+        'repeated ones of one event and outcome as one line with a count), and its emails. Deliveries that verified for no merchant are kept as evidence, never shown',
+    ),
   })
   .meta({ id: 'OrderDetail' });
 

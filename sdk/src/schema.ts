@@ -10257,7 +10257,7 @@ export interface paths {
         };
         /**
          * One order with its full timeline
-         * @description The order, its lines, address and payment references, and its timeline, oldest first: the session's own events (created, contact entered, shipping chosen, details stored, payment started, every status change, order created on the store or refused, COD confirmed or paid, refund requested), every processor webhook delivery for the session with its verification result (valid or not, applied, redelivery), and every email of the order with its state. 404 NOT_FOUND for a token that is not one of your orders (another merchant's, a preview, a session that never reached payment).
+         * @description The order, its lines, address and payment references, and its timeline, oldest first: the session's own events (created, contact entered, shipping chosen, details stored, payment started, every status change, order created on the store or refused, COD confirmed or paid, refund requested), the processor webhook deliveries for the session that verified with your webhook secret (applied, not applied and why, redeliveries; repeats of one event and outcome as one line with count and lastAt), and every email of the order with its state. Deliveries whose signature is not yours (forgeries, or on a Whop account shared with other merchants their copies of the event) are stored as evidence and shown to no merchant. 404 NOT_FOUND for a token that is not one of your orders (another merchant's, a preview, a session that never reached payment).
          *
          *     API keys need the `orders:read` scope.
          */
@@ -14616,6 +14616,10 @@ export interface components {
             data: {
                 [key: string]: unknown;
             };
+            /** @description How many identical entries this line stands for: processor deliveries of one event with one outcome (redeliveries) are one line; at is the first, lastAt the last */
+            count: number;
+            /** @description The last of the entries this line stands for (equal to at when count is 1) */
+            lastAt: string;
         };
         OrderUpsellInput: {
             upsellId: string;
@@ -14759,7 +14763,7 @@ export interface components {
             refundedAt: string | null;
             /** @description Post-purchase offers the shopper accepted, oldest first: each is charged and ordered on its own */
             upsells: components["schemas"]["OrderUpsellInput"][];
-            /** @description Oldest first: session events, every processor webhook delivery for the session (with its verification result), and its emails */
+            /** @description Oldest first: session events, the processor webhook deliveries for the session that verified with your webhook secret (with their outcome; repeated ones of one event and outcome as one line with a count), and its emails. Deliveries that verified for no merchant are kept as evidence, never shown */
             timeline: components["schemas"]["OrderTimelineEntryInput"][];
         };
         CheckoutStatsInput: {
@@ -16016,6 +16020,10 @@ export interface components {
             data: {
                 [key: string]: unknown;
             };
+            /** @description How many identical entries this line stands for: processor deliveries of one event with one outcome (redeliveries) are one line; at is the first, lastAt the last */
+            count: number;
+            /** @description The last of the entries this line stands for (equal to at when count is 1) */
+            lastAt: string;
         };
         OrderUpsell: {
             upsellId: string;
@@ -16159,7 +16167,7 @@ export interface components {
             refundedAt: string | null;
             /** @description Post-purchase offers the shopper accepted, oldest first: each is charged and ordered on its own */
             upsells: components["schemas"]["OrderUpsell"][];
-            /** @description Oldest first: session events, every processor webhook delivery for the session (with its verification result), and its emails */
+            /** @description Oldest first: session events, the processor webhook deliveries for the session that verified with your webhook secret (with their outcome; repeated ones of one event and outcome as one line with a count), and its emails. Deliveries that verified for no merchant are kept as evidence, never shown */
             timeline: components["schemas"]["OrderTimelineEntry"][];
         };
         CheckoutStats: {

@@ -379,8 +379,9 @@ describe('the merchant dashboard in a browser', () => {
     await page.getByRole('button', { name: 'Save subdomain' }).click();
     expect(await fieldError(page, 'Subdomain')).toMatch(/\w/);
     await screenshot(page, 'dashboard-22-settings');
-    // On a phone the navigation moves above the page.
+    // On a phone the navigation folds behind the Menu button above the page.
     await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByRole('button', { name: /^Menu/ }).click();
     await page.getByRole('link', { name: 'Orders', exact: true }).click();
     await page.locator(`tr[data-token="${tokens[0]}"]`).waitFor();
     await screenshot(page, 'dashboard-24-orders-mobile');

@@ -2,8 +2,8 @@
 // verified → the verification screen; setup not verified → the wizard (the other pages stay reachable, as
 // the spec lets the merchant go back or skip); afterwards the dashboard. Later logins go straight there.
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef } from 'preact/hooks';
-import { match, navigate, safeNext, useLocation } from './router.js';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { DASHBOARD_PAGES, match, navigate, safeNext, useLocation, type DashboardPath } from './router.js';
 import { useSession } from './session.js';
 import { Link, Spinner } from './ui.js';
 import { ForgotPassword, Login, Register, ResetPassword, VerifyEmail } from './pages/auth.js';
@@ -23,12 +23,6 @@ import { SettingsPage } from './pages/settings.js';
 import { ApiKeysPage } from './pages/api-keys.js';
 import { WebhooksPage } from './pages/webhooks.js';
 import { ConnectionProblemPage } from './pages/connection-problem.js';
-
-interface PageRoute {
-  path: string;
-  title: string;
-  render: (params: Record<string, string>) => ComponentChildren;
-}
 
 const NAV: Array<{ section: string; items: Array<{ href: string; label: string }> }> = [
   { section: 'Sales', items: [{ href: '/dashboard', label: 'Overview' }, { href: '/dashboard/orders', label: 'Orders' }, { href: '/dashboard/customers', label: 'Customers' }, { href: '/dashboard/stats', label: 'Statistics' }] },
@@ -55,28 +49,30 @@ const NAV: Array<{ section: string; items: Array<{ href: string; label: string }
   { section: 'Account', items: [{ href: '/dashboard/billing', label: 'Billing' }, { href: '/dashboard/settings', label: 'Settings' }] },
 ];
 
-const PAGES: PageRoute[] = [
-  { path: '/dashboard', title: 'Overview', render: () => <Overview /> },
-  { path: '/dashboard/orders', title: 'Orders', render: () => <OrdersPage /> },
-  { path: '/dashboard/orders/:token', title: 'Order', render: (p) => <OrderDetailPage token={p.token!} /> },
-  { path: '/dashboard/customers', title: 'Customers', render: () => <CustomersPage /> },
-  { path: '/dashboard/customers/:email', title: 'Customer', render: (p) => <CustomerDetailPage email={p.email!} /> },
-  { path: '/dashboard/stats', title: 'Statistics', render: () => <StatsPage /> },
-  { path: '/dashboard/branding', title: 'Branding', render: () => <BrandingPage /> },
-  { path: '/dashboard/shipping', title: 'Shipping rates', render: () => <ShippingPage /> },
-  { path: '/dashboard/preview', title: 'Preview', render: () => <PreviewPage /> },
-  { path: '/dashboard/domain', title: 'Custom domain', render: () => <DomainPage /> },
-  { path: '/dashboard/connections', title: 'Store & payments', render: () => <ConnectionsPage /> },
-  { path: '/dashboard/discounts', title: 'Discount codes', render: () => <DiscountsPage /> },
-  { path: '/dashboard/order-bumps', title: 'Order bumps', render: () => <OrderBumpsPage /> },
-  { path: '/dashboard/upsells', title: 'Upsells', render: () => <UpsellsPage /> },
-  { path: '/dashboard/pixels', title: 'Pixels', render: () => <PixelsPage /> },
-  { path: '/dashboard/billing', title: 'Billing', render: () => <BillingPage /> },
-  { path: '/dashboard/api-keys', title: 'API keys', render: () => <ApiKeysPage /> },
-  { path: '/dashboard/settings', title: 'Settings', render: () => <SettingsPage /> },
-  { path: '/dashboard/webhooks', title: 'Webhooks', render: () => <WebhooksPage /> },
-  { path: '/dashboard/connection-problem', title: 'Store not connected', render: () => <ConnectionProblemPage /> },
-];
+/** What each page of the route table (router.ts DASHBOARD_PAGES) renders: every path there, and only those. */
+const RENDER: Record<DashboardPath, (params: Record<string, string>) => ComponentChildren> = {
+  '/dashboard': () => <Overview />,
+  '/dashboard/orders': () => <OrdersPage />,
+  '/dashboard/orders/:token': (p) => <OrderDetailPage token={p.token!} />,
+  '/dashboard/customers': () => <CustomersPage />,
+  '/dashboard/customers/:email': (p) => <CustomerDetailPage email={p.email!} />,
+  '/dashboard/stats': () => <StatsPage />,
+  '/dashboard/branding': () => <BrandingPage />,
+  '/dashboard/shipping': () => <ShippingPage />,
+  '/dashboard/preview': () => <PreviewPage />,
+  '/dashboard/domain': () => <DomainPage />,
+  '/dashboard/connections': () => <ConnectionsPage />,
+  '/dashboard/discounts': () => <DiscountsPage />,
+  '/dashboard/order-bumps': () => <OrderBumpsPage />,
+  '/dashboard/upsells': () => <UpsellsPage />,
+  '/dashboard/pixels': () => <PixelsPage />,
+  '/dashboard/billing': () => <BillingPage />,
+  '/dashboard/api-keys': () => <ApiKeysPage />,
+  '/dashboard/settings': () => <SettingsPage />,
+  '/dashboard/webhooks': () => <WebhooksPage />,
+  '/dashboard/connection-problem': () => <ConnectionProblemPage />,
+};
+const PAGES = DASHBOARD_PAGES.map((p) => ({ ...p, render: RENDER[p.path] }));
 
 const PUBLIC: Record<string, () => ComponentChildren> = {
   '/login': () => <Login />,
@@ -102,15 +98,26 @@ function Shell(props: { path: string; children: ComponentChildren }) {
     document.getElementById('main')?.focus({ preventScroll: true });
   }, [props.path]);
   const active = (href: string) => (href === '/dashboard' ? props.path === href : props.path === href || props.path.startsWith(`${href}/`));
+  // On a phone or a narrow tablet the navigation folds behind a Menu button (styles.css); any page change folds it again.
+  const [menuOpen, setMenuOpen] = useState(false);
+  useEffect(() => setMenuOpen(false), [props.path]);
+  const current = NAV.flatMap((g) => g.items).find((i) => active(i.href));
   return (
     <div class="shell">
       <a class="skip-link" href="#main">Skip to content</a>
-      <aside class="sidebar" aria-label="Main navigation">
-        <div class="brand">
-          <span class="brand-mark" aria-hidden="true">◆</span>
-          <span>Checkout</span>
+      <aside class={`sidebar${menuOpen ? ' open' : ''}`} aria-label="Main navigation">
+        <div class="sidebar-top">
+          <div class="brand">
+            <span class="brand-mark" aria-hidden="true">◆</span>
+            <span>Checkout</span>
+          </div>
+          <button type="button" class="nav-toggle" aria-expanded={menuOpen ? 'true' : 'false'} aria-controls="main-nav" onClick={() => setMenuOpen(!menuOpen)}>
+            <span class="nav-toggle-icon" aria-hidden="true">{menuOpen ? '✕' : '☰'}</span>
+            <span>Menu</span>
+            {current && <span class="nav-toggle-current">· {current.label}</span>}
+          </button>
         </div>
-        <nav>
+        <nav id="main-nav">
           {NAV.map((group) => (
             <div class="nav-group" key={group.section}>
               <p class="nav-section">{group.section}</p>

@@ -104,30 +104,41 @@ export function TimeChart(props: { labels: string[]; series: Series[]; label: st
   );
 }
 
-/** The checkout funnel as horizontal bars: each step's sessions, its conversion from the step before. */
+/** About how wide a funnel label draws at 13 px, semibold (a little over the average glyph, so it never runs into the bar). */
+const labelWidth = (text: string) => Math.ceil(text.length * 8) + 16;
+/** Room right of the bar for the count and "100.0% of prev.". */
+const VALUE_W = 104;
+
+/**
+ * The checkout funnel as horizontal bars: each step's sessions, its conversion from the step before. Labels sit left
+ * of the bars when the longest fits in a third of the width; otherwise (a phone, a half-width card) above each bar.
+ */
 export function FunnelChart(props: { steps: Array<{ label: string; sessions: number; stepConversion: number | null; overallConversion: number | null }> }) {
   const [ref, W] = useWidth(640);
   const first = props.steps[0]?.sessions ?? 0;
-  const rowH = 46;
-  const labelW = Math.min(150, W * 0.3);
-  const barMax = Math.max(40, W - labelW - 100);
+  const longest = Math.max(0, ...props.steps.map((s) => labelWidth(s.label)));
+  const beside = longest <= W / 3;
+  const rowH = beside ? 46 : 58;
+  const labelW = beside ? longest : 0;
+  const barTop = beside ? 6 : 20;
+  const barMax = Math.max(40, W - labelW - VALUE_W);
   const h = props.steps.length * rowH + 8;
   const summary = props.steps.map((s) => `${s.label} ${formatNumber(s.sessions)}`).join(', ');
   return (
-    <figure class="chart funnel" ref={ref}>
+    <figure class="chart funnel" ref={ref} data-labels={beside ? 'beside' : 'above'}>
       <svg viewBox={`0 0 ${W} ${h}`} width={W} height={h} role="img" aria-label={`Checkout funnel: ${summary}`}>
         {props.steps.map((s, i) => {
           const w = first === 0 ? 0 : Math.max(s.sessions > 0 ? 3 : 0, (s.sessions / first) * barMax);
           const yy = i * rowH + 6;
           return (
             <g key={s.label}>
-              <text x={0} y={yy + 22} class="funnel-label">{s.label}</text>
-              <rect x={labelW} y={yy + 6} width={barMax} height={26} rx={4} class="funnel-track" />
-              <rect x={labelW} y={yy + 6} width={w} height={26} rx={4} class="funnel-bar" style={{ opacity: 1 - i * 0.12 }}>
+              <text x={0} y={beside ? yy + 22 : yy + 12} class="funnel-label">{s.label}</text>
+              <rect x={labelW} y={yy + barTop} width={barMax} height={26} rx={4} class="funnel-track" />
+              <rect x={labelW} y={yy + barTop} width={w} height={26} rx={4} class="funnel-bar" style={{ opacity: 1 - i * 0.12 }}>
                 <title>{`${s.label}: ${formatNumber(s.sessions)} sessions`}</title>
               </rect>
-              <text x={labelW + barMax + 8} y={yy + 18} class="funnel-value">{formatNumber(s.sessions)}</text>
-              <text x={labelW + barMax + 8} y={yy + 33} class="funnel-rate">{i === 0 ? 'started' : `${formatPercent(s.stepConversion)} of prev.`}</text>
+              <text x={labelW + barMax + 8} y={yy + barTop + 12} class="funnel-value">{formatNumber(s.sessions)}</text>
+              <text x={labelW + barMax + 8} y={yy + barTop + 27} class="funnel-rate">{i === 0 ? 'started' : `${formatPercent(s.stepConversion)} of prev.`}</text>
             </g>
           );
         })}

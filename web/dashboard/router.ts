@@ -2,6 +2,10 @@
 // paths: /verify-email?token=…, /reset-password?token=…, /dashboard?storefrontA=connected.
 import { useEffect, useState } from 'preact/hooks';
 
+// The route table (every page of the shell, with its title) is data only, in its own module, so a test outside the
+// browser reads it without Preact or the DOM.
+export { DASHBOARD_PAGES, type DashboardPath } from './route-table.js';
+
 export interface Location {
   path: string;
   query: URLSearchParams;

@@ -206,20 +206,63 @@ function emailSummary(m: EmailMessage): string {
   return `${label}: ${m.status === 'FAILED' ? 'failed' : 'not sent yet'}${m.error ? ` (${m.error})` : ''}`;
 }
 
-/** The session's events, its webhook deliveries and its emails, oldest first (ties keep that order). */
+/**
+ * The processor deliveries an order shows: those that verified with the secret of the session's merchant. On a Whop
+ * account shared by several merchants every event is sent to each merchant's endpoint, signed with that endpoint's
+ * secret, so one payment arrives once valid and once per other merchant with a signature that is not this merchant's;
+ * those (and forgeries) stay in processor_webhook_deliveries as evidence and are shown to no merchant. A delivery
+ * recorded for another merchant (verified with their secret) is theirs, whatever session it names.
+ */
+export function merchantDeliveries<T extends Pick<ProcessorWebhookDelivery, 'signatureValid' | 'merchantId'>>(session: Pick<CheckoutSession, 'merchantId'>, deliveries: T[]): T[] {
+  return deliveries.filter((w) => w.signatureValid && w.merchantId === session.merchantId);
+}
+
+type Timed = Entry & { t: number; last: number };
+
+/**
+ * Repeated processor deliveries of one event with one outcome (redeliveries: Whop retries until it gets a 2xx, and
+ * re-sends on request) become one line at the first, with their count and the last time. The first applied delivery
+ * has its own outcome ("applied"), so it stays its own line beside the redeliveries.
+ */
+function collapseRepeats(entries: Timed[]): Timed[] {
+  const out: Timed[] = [];
+  const seen = new Map<string, Timed>();
+  for (const e of entries) {
+    if (e.source !== 'webhook') {
+      out.push(e);
+      continue;
+    }
+    const key = JSON.stringify([e.type, e.summary]);
+    const first = seen.get(key);
+    if (!first) {
+      seen.set(key, e);
+      out.push(e);
+      continue;
+    }
+    first.count += 1;
+    first.last = Math.max(first.last, e.t);
+    first.lastAt = new Date(first.last).toISOString();
+  }
+  return out;
+}
+
+/**
+ * The session's events, the merchant's own webhook deliveries and its emails, oldest first (ties keep that order),
+ * repeated deliveries as one line.
+ */
 export function mergeTimeline(session: CheckoutSession, events: SessionEvent[], deliveries: Array<Omit<ProcessorWebhookDelivery, 'rawBody'>>, emails: EmailMessage[]): Entry[] {
   const emailKinds = new Set(emails.map((m) => m.kind));
-  const entries: Array<Entry & { t: number }> = [];
+  const entries: Timed[] = [];
+  const push = (at: Date, entry: Omit<Entry, 'at' | 'count' | 'lastAt'>) =>
+    entries.push({ ...entry, t: at.getTime(), last: at.getTime(), at: at.toISOString(), lastAt: at.toISOString(), count: 1 });
   for (const e of events) {
     // Shown from their own tables instead, with more: every delivery with its verification, every email with its state.
     if (e.type === 'webhook_received') continue;
     if (e.type === 'email_sent' && emailKinds.has(String(record(e.data).kind))) continue;
-    entries.push({ t: e.at.getTime(), at: e.at.toISOString(), source: 'session', type: e.type, summary: sessionEventSummary(e, session.currency), data: record(e.data) });
+    push(e.at, { source: 'session', type: e.type, summary: sessionEventSummary(e, session.currency), data: record(e.data) });
   }
-  for (const w of deliveries) {
-    entries.push({
-      t: w.receivedAt.getTime(),
-      at: w.receivedAt.toISOString(),
+  for (const w of merchantDeliveries(session, deliveries)) {
+    push(w.receivedAt, {
       source: 'webhook',
       type: w.event ?? 'unknown',
       summary: webhookSummary(w),
@@ -227,10 +270,7 @@ export function mergeTimeline(session: CheckoutSession, events: SessionEvent[], 
     });
   }
   for (const m of emails) {
-    const at = m.sentAt ?? m.createdAt;
-    entries.push({
-      t: at.getTime(),
-      at: at.toISOString(),
+    push(m.sentAt ?? m.createdAt, {
       source: 'email',
       type: m.kind,
       summary: emailSummary(m),
@@ -238,7 +278,7 @@ export function mergeTimeline(session: CheckoutSession, events: SessionEvent[], 
     });
   }
   // Array.prototype.sort is stable: equal instants keep session, webhook, email order.
-  return entries.sort((a, b) => a.t - b.t).map(({ t: _t, ...entry }) => entry);
+  return collapseRepeats(entries.sort((a, b) => a.t - b.t)).map(({ t: _t, last: _last, ...entry }) => entry);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -289,8 +329,10 @@ export const ordersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
       description:
         'The order, its lines, address and payment references, and its timeline, oldest first: the session\'s own events (created, contact ' +
         'entered, shipping chosen, details stored, payment started, every status change, order created on the store or refused, COD ' +
-        'confirmed or paid, refund requested), every processor webhook delivery for the session with its verification result (valid or ' +
-        'not, applied, redelivery), and every email of the order with its state. 404 NOT_FOUND for a token that is not one of your orders ' +
+        'confirmed or paid, refund requested), the processor webhook deliveries for the session that verified with your webhook secret ' +
+        '(applied, not applied and why, redeliveries; repeats of one event and outcome as one line with count and lastAt), and every email of ' +
+        'the order with its state. Deliveries whose signature is not yours (forgeries, or on a Whop account shared with other merchants their ' +
+        'copies of the event) are stored as evidence and shown to no merchant. 404 NOT_FOUND for a token that is not one of your orders ' +
         '(another merchant\'s, a preview, a session that never reached payment).',
       ...auth,
       params: tokenParams,
@@ -311,7 +353,7 @@ export const ordersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
       ...refunds.flatMap((r) => (['refund_confirmation', 'store_refund_problem', 'merchant_refund_notification'] as const).map((kind) => refundEmailIdempotencyKey(kind, token, r.id))),
     ];
     const [deliveries, emails] = await Promise.all([
-      db.processorWebhookDelivery.findMany({ where: { sessionToken: token }, orderBy: [{ receivedAt: 'asc' }], omit: { rawBody: true } }),
+      db.processorWebhookDelivery.findMany({ where: { sessionToken: token, merchantId: session.merchantId, signatureValid: true }, orderBy: [{ receivedAt: 'asc' }], omit: { rawBody: true } }),
       db.emailMessage.findMany({ where: { merchantId: session.merchantId, idempotencyKey: { in: keys } }, orderBy: [{ createdAt: 'asc' }] }),
     ]);
     const lines = (stored: SessionLine[], orderBump: boolean) =>

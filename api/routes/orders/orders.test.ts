@@ -9,7 +9,9 @@ import { createTestMerchant, type TestMerchant } from '../../../test/harness/mer
 import { seedCheckoutSessions } from '../../../test/harness/stats-seed.js';
 import { DEMO_STORE } from '../../../sandbox/storefront-b/state.js';
 import { PROCESSOR_WEBHOOK_PATH } from '../../../model/connections.js';
-import { SPEC_SIGNATURE_HEADER as SIGNATURE_HEADER } from '../../../integrations/processor/webhook.js';
+import { signSpecWebhook, SPEC_SIGNATURE_HEADER as SIGNATURE_HEADER } from '../../../integrations/processor/webhook.js';
+import { createSecretBox } from '../../../security/secrets.js';
+import { processorAad } from '../../../model/connections.js';
 import type { CheckoutSession } from '../../../generated/prisma/client.js';
 import { api, expectCompletedWithOneOrderAndTwoEmails, merchantWithProcessor, shopperPays, storefrontBCheckout, type Json } from '../../../test/e2e/checkout-helpers.js';
 
@@ -259,6 +261,51 @@ describe('the orders list', () => {
     }
   });
 
+  it('given processor deliveries naming an order / only those verified for its merchant show, unverified ones to nobody, repeats as one line', async () => {
+    const db = stack.database.db;
+    const ofA = rowsA.find((r) => r.status === 'COMPLETED' && r.source === 'store_cart' && r.storeOrderError === null)!;
+    const ofB = await db.checkoutSession.findFirstOrThrow({ where: { merchantId: b.id, status: 'COMPLETED', source: 'store_cart' } });
+    const at = (s: number) => new Date(Date.parse('2026-09-02T10:00:00.000Z') + s * 1000);
+    const row = (sessionToken: string, merchantId: string | null, signatureValid: boolean, s: number, more: { event?: string; rejection?: string | null; eventId?: string; applied?: boolean } = {}) => ({
+      sessionToken, merchantId, signatureValid, receivedAt: at(s), event: more.event ?? 'payment.succeeded', rejection: more.rejection ?? null,
+      eventId: more.eventId ?? null, signalledAt: more.applied ? at(s) : null, rawBody: '{}',
+    });
+    await db.processorWebhookDelivery.createMany({
+      data: [
+        // A's payment, verified with A's secret and applied, then two redeliveries of it.
+        row(ofA.token, a.id, true, 0, { eventId: `evt_a_${ofA.token}`, applied: true }),
+        row(ofA.token, a.id, true, 30, { rejection: 'duplicate' }),
+        row(ofA.token, a.id, true, 90, { rejection: 'duplicate' }),
+        // Twenty copies signed by other merchants on the shared account, and a forgery: verified for nobody.
+        ...Array.from({ length: 20 }, (_, i) => row(ofA.token, a.id, false, 1 + i, { rejection: 'bad_signature' })),
+        row(ofA.token, null, false, 40, { event: 'payment.refunded', rejection: 'bad_signature' }),
+        // A delivery verified for A that names B's order: A's, never on B's order.
+        row(ofB.token, a.id, true, 5, { eventId: `evt_a_names_b_${ofB.token}`, applied: true, event: 'refund.updated' }),
+        // B's own delivery on B's order, and an unverified one there.
+        row(ofB.token, b.id, true, 6, { eventId: `evt_b_${ofB.token}`, applied: true }),
+        row(ofB.token, b.id, false, 7, { rejection: 'bad_signature' }),
+      ],
+    });
+    const detail = async (token: string, bearer: string) => {
+      const res = await stack.app.inject({ method: 'GET', url: `/api/checkout/merchant/orders/${token}`, headers: { authorization: `Bearer ${bearer}` } });
+      expect(res.statusCode, res.body).toBe(200);
+      return (res.json() as Json).timeline.filter((e: Json) => e.source === 'webhook') as Json[];
+    };
+
+    const onA = await detail(ofA.token, a.token);
+    expect(onA.map((e) => [e.type, e.data.rejection, e.data.applied, e.count, e.at, e.lastAt])).toEqual([
+      ['payment.succeeded', null, true, 1, at(0).toISOString(), at(0).toISOString()],
+      ['payment.succeeded', 'duplicate', false, 2, at(30).toISOString(), at(90).toISOString()],
+    ]);
+    expect(onA.every((e) => e.data.signatureValid === true)).toBe(true);
+
+    const onB = await detail(ofB.token, b.token);
+    expect(onB.map((e) => [e.type, e.data.eventId, e.count])).toEqual([['payment.succeeded', `evt_b_${ofB.token}`, 1]]);
+    // Still stored, every one of them.
+    expect(await db.processorWebhookDelivery.count({ where: { sessionToken: ofA.token } })).toBe(24);
+    expect(await db.processorWebhookDelivery.count({ where: { sessionToken: ofB.token } })).toBe(3);
+  });
+
   it('given a cursor that is not one / 400 INVALID_INPUT', async () => {
     for (const cursor of ['garbage', Buffer.from('["x","y"]').toString('base64url'), Buffer.from('{}').toString('base64url')]) {
       const res = await list(`cursor=${cursor}`);
@@ -289,6 +336,22 @@ describe('one order, end to end', () => {
     const forged = JSON.stringify({ id: 'evt_forged_1', event: 'payment.refunded', data: { id: payment.paymentId, metadata: { checkout_session_token: token } } });
     const refused = await stack.app.inject({ method: 'POST', url: PROCESSOR_WEBHOOK_PATH, headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: 'ab'.repeat(32) }, payload: forged });
     expect(refused.statusCode).toBe(401);
+    // A Whop account shared with another merchant: Whop sends the payment to every endpoint on it, each copy signed with that
+    // endpoint's secret. The other merchant's copies name this session and verify for no merchant of it (401, stored).
+    const other = await merchantWithProcessor(stack, 'Shared Account Neighbour');
+    const secretOf = async (merchantId: string) => {
+      const c = await stack.database.db.processorConnection.findUniqueOrThrow({ where: { merchantId } });
+      return createSecretBox(stack.config.secretsKey!).decrypt(c.webhookSecretEnc!, processorAad.webhookSecret(merchantId));
+    };
+    const applied = await stack.database.db.processorWebhookDelivery.findFirstOrThrow({ where: { sessionToken: token, signatureValid: true, signalledAt: { not: null } } });
+    // The event's own bytes, as Whop re-sends them.
+    const copy = applied.rawBody;
+    const post = async (secret: string) => (await stack.app.inject({ method: 'POST', url: PROCESSOR_WEBHOOK_PATH, headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: signSpecWebhook(secret, copy) }, payload: copy })).statusCode;
+    const neighbours = await secretOf(other.id);
+    expect([await post(neighbours), await post(neighbours), await post(neighbours)]).toEqual([401, 401, 401]);
+    // Whop's retries of the applied event, signed with this merchant's secret: answered, applied once.
+    const own = await secretOf(merchant.id);
+    expect([await post(own), await post(own)]).toEqual([200, 200]);
 
     // A preview of the same merchant: neither an order nor a session in the statistics.
     const preview = await api(stack, 'POST', '/api/merchant/preview', {}, merchant.token);
@@ -338,8 +401,17 @@ describe('one order, end to end', () => {
     const valid = webhooks.filter((w) => w.data.signatureValid);
     expect(valid.map((w) => w.type)).toEqual(expect.arrayContaining(['payment.succeeded']));
     expect(valid.filter((w) => w.data.rejection === null).every((w) => w.data.applied === true)).toBe(true);
-    const bad = webhooks.filter((w) => !w.data.signatureValid);
-    expect(bad).toEqual([expect.objectContaining({ type: 'payment.refunded', data: expect.objectContaining({ rejection: 'bad_signature', applied: false }), summary: expect.stringContaining('signature invalid') })]);
+    // The forged delivery and the copies signed by the other merchant on the shared account: stored as evidence, shown to nobody.
+    expect(webhooks.filter((w) => !w.data.signatureValid)).toEqual([]);
+    expect(JSON.stringify(timeline)).not.toContain('signature invalid');
+    const stored = await stack.database.db.processorWebhookDelivery.findMany({ where: { sessionToken: token, signatureValid: false }, orderBy: { receivedAt: 'asc' } });
+    expect(stored.map((d) => [d.event, d.rejection])).toEqual([['payment.refunded', 'bad_signature'], ...Array.from({ length: 3 }, () => [applied.event, 'bad_signature'])]);
+    // The two redeliveries of the applied event: one line with its count and first and last time.
+    const redeliveries = webhooks.filter((w) => w.data.rejection === 'duplicate');
+    expect(redeliveries).toHaveLength(1);
+    expect(redeliveries[0]).toMatchObject({ type: applied.event, count: 2, summary: expect.stringContaining('a redelivery') });
+    expect(Date.parse(redeliveries[0]!.lastAt)).toBeGreaterThanOrEqual(Date.parse(redeliveries[0]!.at));
+    expect(webhooks.filter((w) => w.data.applied === true && w.data.rejection === null)).toEqual([expect.objectContaining({ count: 1, data: expect.objectContaining({ eventId: applied.eventId }) })]);
     expect(timeline.some((e) => e.type === 'webhook_received')).toBe(false);
 
     const emails = timeline.filter((e) => e.source === 'email');

@@ -157,7 +157,7 @@ export function ApiKeysPage() {
         {list.data && items.length === 0 && <Empty>No API keys yet.</Empty>}
         {items.length > 0 && (
           <div class="table-wrap">
-            <table class="table api-keys">
+            <table class="table api-keys stack" data-table="api keys">
               <thead>
                 <tr>
                   <th scope="col">Name</th>
@@ -173,13 +173,13 @@ export function ApiKeysPage() {
               <tbody>
                 {items.map((k) => (
                   <tr key={k.id} data-api-key={k.id}>
-                    <td>{k.name}</td>
-                    <td><code>{k.prefix}…</code></td>
-                    <td class="scopes">{k.scopes.join(', ')}</td>
-                    <td>{formatDate(k.createdAt)}</td>
-                    <td>{k.lastUsedAt ? formatDate(k.lastUsedAt) : 'Never'}</td>
-                    <td>{k.expiresAt ? formatDate(k.expiresAt) : 'Never'}</td>
-                    <td><Pill status={STATUS_PILL[k.status]} label={k.status} /></td>
+                    <td data-label="Name">{k.name}</td>
+                    <td data-label="Key"><code>{k.prefix}…</code></td>
+                    <td class="scopes" data-label="Access">{k.scopes.join(', ')}</td>
+                    <td data-label="Created">{formatDate(k.createdAt)}</td>
+                    <td data-label="Last used">{k.lastUsedAt ? formatDate(k.lastUsedAt) : 'Never'}</td>
+                    <td data-label="Expires">{k.expiresAt ? formatDate(k.expiresAt) : 'Never'}</td>
+                    <td data-label="Status"><Pill status={STATUS_PILL[k.status]} label={k.status} /></td>
                     <td class="actions">
                       {k.status === 'active' && rolling !== k.id && <Button variant="ghost" small name="roll" onClick={() => setRolling(k.id)}>Roll</Button>}
                       {rolling === k.id && (

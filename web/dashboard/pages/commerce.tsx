@@ -171,7 +171,7 @@ function ResourcePage<T extends { id: string; active: boolean }>(props: { spec: 
         {list.data && items.length === 0 && <Empty>No {spec.noun}s yet.</Empty>}
         {items.length > 0 && (
           <div class="table-wrap">
-            <table class="table">
+            <table class="table stack" data-table={spec.noun}>
               <thead>
                 <tr>
                   {spec.columns.map((c) => <th key={c.label} scope="col" class={c.num ? 'num' : ''}>{c.label}</th>)}
@@ -182,8 +182,8 @@ function ResourcePage<T extends { id: string; active: boolean }>(props: { spec: 
               <tbody>
                 {items.map((item) => (
                   <tr key={item.id}>
-                    {spec.columns.map((c) => <td key={c.label} class={c.num ? 'num' : ''}>{c.render(item)}</td>)}
-                    <td>
+                    {spec.columns.map((c) => <td key={c.label} class={c.num ? 'num' : ''} data-label={c.label}>{c.render(item)}</td>)}
+                    <td data-label="Active">
                       <label class="switch">
                         <input
                           type="checkbox"

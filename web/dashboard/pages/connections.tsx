@@ -550,7 +550,7 @@ function ApplePayDomainPanel(props: { domain: ApplePayDomain; onChange: (wallets
           <p><strong>Whop says:</strong> {issue.message}</p>
           {issue.dnsRecords.length > 0 && (
             <div class="table-wrap">
-              <table class="table records-table" aria-label="DNS records Whop asks for">
+              <table class="table records-table" data-table="whop domain records" aria-label="DNS records Whop asks for">
                 <thead><tr><th scope="col">Type</th><th scope="col">Name</th><th scope="col">Value</th></tr></thead>
                 <tbody>
                   {issue.dnsRecords.map((r) => (

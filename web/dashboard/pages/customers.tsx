@@ -34,7 +34,7 @@ function Consent(props: { state: CustomerSummary['marketingConsent'] }) {
 function CustomersTable(props: { items: CustomerSummary[] }) {
   return (
     <div class="table-wrap">
-      <table class="table customers-table">
+      <table class="table customers-table" data-table="customers">
         <thead>
           <tr>
             <th scope="col">Customer</th>

@@ -122,15 +122,15 @@ export function DomainPage() {
           <Card title="DNS records to create">
             <p class="hint">Create these at your DNS host. Changes can take a few minutes to an hour to show.</p>
             <div class="table-wrap">
-              <table class="table">
+              <table class="table stack" data-table="dns records">
                 <thead><tr><th scope="col">Type</th><th scope="col">Name</th><th scope="col">Value</th><th scope="col">Needed</th></tr></thead>
                 <tbody>
                   {d.records.map((r) => (
                     <tr key={`${r.type}-${r.name}`}>
-                      <td><code>{r.type}</code></td>
-                      <td><Copyable value={r.name} label={`${r.type} name`} /></td>
-                      <td><Copyable value={r.value} label={`${r.type} value`} /></td>
-                      <td class="purpose">{r.required ? 'Yes' : 'Alternative'}<div class="hint">{r.purpose}</div></td>
+                      <td data-label="Type"><code>{r.type}</code></td>
+                      <td data-label="Name"><Copyable value={r.name} label={`${r.type} name`} /></td>
+                      <td data-label="Value"><Copyable value={r.value} label={`${r.type} value`} /></td>
+                      <td class="purpose" data-label="Needed">{r.required ? 'Yes' : 'Alternative'}<div class="hint">{r.purpose}</div></td>
                     </tr>
                   ))}
                 </tbody>

@@ -122,7 +122,7 @@ function Customer(props: { o: OrderSummary }) {
 export function OrdersTable(props: { items: OrderSummary[] }) {
   return (
     <div class="table-wrap">
-      <table class="table orders-table">
+      <table class="table orders-table" data-table="orders">
         <thead>
           <tr>
             <th scope="col">Order</th>
@@ -142,10 +142,10 @@ export function OrdersTable(props: { items: OrderSummary[] }) {
                 </Link>
                 {o.storeOrder && o.storeOrder.state !== 'created' && <> <StoreOrderState order={o.storeOrder} /></>}
               </td>
-              <td>{formatDate(o.createdAt)}</td>
-              <td><Customer o={o} /></td>
+              <td class="order-date">{formatDate(o.createdAt)}</td>
+              <td class="order-customer"><Customer o={o} /></td>
               <td class="status-cell"><StatusPill o={o} withNote /></td>
-              <td>{o.paymentMethod === 'cod' ? `COD${o.codPaid ? ' · paid' : ''}` : o.paymentMethod === 'card' ? 'Card' : o.paymentMethod === 'free' ? 'Free' : '—'}</td>
+              <td class="order-payment">{o.paymentMethod === 'cod' ? `COD${o.codPaid ? ' · paid' : ''}` : o.paymentMethod === 'card' ? 'Card' : o.paymentMethod === 'free' ? 'Free' : '—'}</td>
               <td class="num">{formatAmount(o.totals.totalMinor, o.totals.currency)}</td>
             </tr>
           ))}
@@ -238,19 +238,27 @@ export function OrdersPage() {
 
 const SOURCE_LABEL: Record<TimelineEntry['source'], string> = { session: 'Checkout', webhook: 'Processor', email: 'Email' };
 
+/** Each entry one line: when (and, for repeats, how often until when) in small type beside or above what happened. */
 function Timeline(props: { entries: TimelineEntry[] }) {
   if (props.entries.length === 0) return <Empty>No events recorded.</Empty>;
   return (
     <ol class="timeline" aria-label="Session timeline">
       {props.entries.map((e, i) => (
-        <li key={`${e.at}-${i}`} class={`tl tl-${e.source}`} data-type={e.type}>
+        <li key={`${e.at}-${i}`} class={`tl tl-${e.source}`} data-type={e.type} data-count={e.count}>
           <span class="tl-dot" aria-hidden="true" />
+          <div class="tl-meta">
+            <time dateTime={e.at}>{formatDate(e.at)}</time>
+            <span class="tl-source">{SOURCE_LABEL[e.source]}</span>
+          </div>
           <div class="tl-body">
-            <div class="tl-head">
-              <span class="tl-source">{SOURCE_LABEL[e.source]}</span>
-              <strong>{readableAmounts(e.summary)}</strong>
-              <time dateTime={e.at} class="muted">{formatDate(e.at)}</time>
-            </div>
+            <p class="tl-summary">
+              {readableAmounts(e.summary)}
+              {e.count > 1 && (
+                <span class="tl-count" title={`${e.count} times, the last ${formatDate(e.lastAt)}`}>
+                  {' '}× {e.count}<span class="muted"> · last <time dateTime={e.lastAt}>{formatDate(e.lastAt)}</time></span>
+                </span>
+              )}
+            </p>
             {Object.keys(e.data).length > 0 && (
               <details>
                 <summary>Details</summary>
@@ -401,7 +409,7 @@ export function OrderDetailPage(props: { token: string }) {
 
       <div class="grid-2">
         <Card title="Items">
-          <table class="table compact">
+          <table class="table compact" data-table="items">
             <tbody>
               {o.items.map((l, i) => (
                 <tr key={i}>
@@ -445,19 +453,21 @@ export function OrderDetailPage(props: { token: string }) {
       {showRefunds && <RefundsCard order={o} />}
       {o.upsells.length > 0 && (
         <Card title="Accepted upsells">
-          <table class="table compact" data-upsells>
-            <thead><tr><th>Offer</th><th class="num">Charged</th><th>Payment</th><th>Store order</th></tr></thead>
-            <tbody>
-              {o.upsells.map((u) => (
-                <tr key={u.upsellId} data-upsell-status={u.status}>
-                  <td>{u.title}</td>
-                  <td class="num">{formatAmount(u.amount, u.currency)}</td>
-                  <td>{u.status}{u.failureReason && <span class="muted"> · {u.failureReason}</span>}</td>
-                  <td>{u.storeOrderId ? <span class="mono">{u.storeOrderId}</span> : u.storeOrderError ? <span class="text-danger">refused: {u.storeOrderError}</span> : u.status === 'paid' ? 'being created' : '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <div class="table-wrap">
+            <table class="table compact stack" data-upsells data-table="accepted upsells">
+              <thead><tr><th>Offer</th><th class="num">Charged</th><th>Payment</th><th>Store order</th></tr></thead>
+              <tbody>
+                {o.upsells.map((u) => (
+                  <tr key={u.upsellId} data-upsell-status={u.status}>
+                    <td data-label="Offer">{u.title}</td>
+                    <td class="num" data-label="Charged">{formatAmount(u.amount, u.currency)}</td>
+                    <td data-label="Payment">{u.status}{u.failureReason && <span class="muted"> · {u.failureReason}</span>}</td>
+                    <td data-label="Store order">{u.storeOrderId ? <span class="mono">{u.storeOrderId}</span> : u.storeOrderError ? <span class="text-danger">refused: {u.storeOrderError}</span> : u.status === 'paid' ? 'being created' : '—'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         </Card>
       )}
       <Card title="Timeline">

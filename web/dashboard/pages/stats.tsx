@@ -112,17 +112,17 @@ export function Kpis(props: { stats: Stats }) {
 function RevenueTable(props: { stats: Stats }) {
   return (
     <div class="table-wrap">
-      <table class="table compact" data-revenue>
+      <table class="table compact stack" data-revenue data-table="revenue">
         <thead><tr><th scope="col">Currency</th><th scope="col" class="num">Orders</th><th scope="col" class="num">Charged</th><th scope="col" class="num">Refunded</th><th scope="col" class="num">Revenue (kept)</th><th scope="col" class="num">Average order</th></tr></thead>
         <tbody>
           {props.stats.revenue.map((r) => (
             <tr key={r.currency} data-currency={r.currency}>
-              <td>{r.currency}</td>
-              <td class="num">{formatNumber(r.orders)}</td>
-              <td class="num">{formatAmount(r.grossMinor, r.currency)}</td>
-              <td class="num">{r.refundedMinor > 0 ? `−${formatAmount(r.refundedMinor, r.currency)}` : '—'}</td>
-              <td class="num">{formatAmount(r.amountMinor, r.currency)}</td>
-              <td class="num">{formatAmount(r.averageOrderValueMinor, r.currency)}</td>
+              <td data-label="Currency">{r.currency}</td>
+              <td class="num" data-label="Orders">{formatNumber(r.orders)}</td>
+              <td class="num" data-label="Charged">{formatAmount(r.grossMinor, r.currency)}</td>
+              <td class="num" data-label="Refunded">{r.refundedMinor > 0 ? `−${formatAmount(r.refundedMinor, r.currency)}` : '—'}</td>
+              <td class="num" data-label="Revenue (kept)">{formatAmount(r.amountMinor, r.currency)}</td>
+              <td class="num" data-label="Average order">{formatAmount(r.averageOrderValueMinor, r.currency)}</td>
             </tr>
           ))}
         </tbody>
@@ -138,15 +138,15 @@ function RefundsAndHolds(props: { stats: Stats }) {
     <>
       {s.refunds.length > 0 && (
         <div class="table-wrap">
-          <table class="table compact" data-refunds>
+          <table class="table compact stack" data-refunds data-table="refunds">
             <thead><tr><th scope="col">Currency</th><th scope="col" class="num">Refunded</th><th scope="col" class="num">Orders</th><th scope="col" class="num">In full (orders)</th></tr></thead>
             <tbody>
               {s.refunds.map((r) => (
                 <tr key={r.currency} data-currency={r.currency}>
-                  <td>{r.currency}</td>
-                  <td class="num">{formatAmount(r.amountMinor, r.currency)}</td>
-                  <td class="num">{formatNumber(r.orders)}</td>
-                  <td class="num">{formatAmount(r.fullyRefundedMinor, r.currency)} ({formatNumber(r.fullyRefundedOrders)})</td>
+                  <td data-label="Currency">{r.currency}</td>
+                  <td class="num" data-label="Refunded">{formatAmount(r.amountMinor, r.currency)}</td>
+                  <td class="num" data-label="Orders">{formatNumber(r.orders)}</td>
+                  <td class="num" data-label="In full (orders)">{formatAmount(r.fullyRefundedMinor, r.currency)} ({formatNumber(r.fullyRefundedOrders)})</td>
                 </tr>
               ))}
             </tbody>

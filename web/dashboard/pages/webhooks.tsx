@@ -101,18 +101,18 @@ function DeliveryDetail(props: { id: string; onReplayed: () => void }) {
         {d.nextAttemptAt && ` · next attempt ${formatDate(d.nextAttemptAt)}`}
       </p>
       <div class="table-wrap">
-        <table class="table">
+        <table class="table stack" data-table="attempts">
           <thead>
             <tr><th scope="col">#</th><th scope="col">At</th><th scope="col">Answer</th><th scope="col" class="num">Duration</th><th scope="col">Response / error</th></tr>
           </thead>
           <tbody>
             {d.attemptLog.map((a) => (
               <tr key={a.number} data-attempt={a.number}>
-                <td>{a.number}{a.run > 0 && <span class="muted"> (replay {a.run})</span>}</td>
-                <td>{formatDate(a.at)}</td>
-                <td>{a.statusCode === null ? 'no answer' : <Pill status={a.statusCode < 300 ? 'succeeded' : 'dead'} label={String(a.statusCode)} />}</td>
-                <td class="num">{a.durationMs} ms</td>
-                <td><pre class="response">{a.error ?? a.responseBody ?? ''}</pre></td>
+                <td data-label="#">{a.number}{a.run > 0 && <span class="muted"> (replay {a.run})</span>}</td>
+                <td data-label="At">{formatDate(a.at)}</td>
+                <td data-label="Answer">{a.statusCode === null ? 'no answer' : <Pill status={a.statusCode < 300 ? 'succeeded' : 'dead'} label={String(a.statusCode)} />}</td>
+                <td class="num" data-label="Duration">{a.durationMs} ms</td>
+                <td class="response-cell" data-label="Response / error"><pre class="response">{a.error ?? a.responseBody ?? ''}</pre></td>
               </tr>
             ))}
           </tbody>
@@ -166,23 +166,23 @@ function Deliveries(props: { endpoints: WebhookEndpoint[]; version: number }) {
       {page.data && items.length === 0 && <Empty>No deliveries{status === 'dead' ? ' in the dead-letter list' : ''}.</Empty>}
       {items.length > 0 && (
         <div class="table-wrap">
-          <table class="table">
+          <table class="table stack" data-table="deliveries">
             <thead>
               <tr><th scope="col">Created</th><th scope="col">Event</th><th scope="col">Endpoint</th><th scope="col">Status</th><th scope="col" class="num">Attempts</th><th scope="col">Last answer</th><th scope="col"><span class="visually-hidden">Details</span></th></tr>
             </thead>
             <tbody>
               {items.map((d) => [
                 <tr key={d.id} data-delivery={d.id} data-status={d.status}>
-                  <td>{formatDate(d.createdAt)}</td>
-                  <td><code>{d.eventType}</code></td>
-                  <td class="truncate">{urlOf(d.endpointId)}</td>
-                  <td><Pill status={d.status} label={d.status === 'dead' ? 'dead letter' : d.status === 'pending' && d.attempts > 0 ? 'retrying' : d.status} /></td>
-                  <td class="num">{d.attempts}</td>
-                  <td>{d.lastStatusCode ?? (d.lastError ? 'no answer' : '—')}</td>
+                  <td data-label="Created">{formatDate(d.createdAt)}</td>
+                  <td data-label="Event"><code>{d.eventType}</code></td>
+                  <td class="truncate" data-label="Endpoint">{urlOf(d.endpointId)}</td>
+                  <td data-label="Status"><Pill status={d.status} label={d.status === 'dead' ? 'dead letter' : d.status === 'pending' && d.attempts > 0 ? 'retrying' : d.status} /></td>
+                  <td class="num" data-label="Attempts">{d.attempts}</td>
+                  <td data-label="Last answer">{d.lastStatusCode ?? (d.lastError ? 'no answer' : '—')}</td>
                   <td class="actions"><Button variant="ghost" small onClick={() => setOpen(open === d.id ? null : d.id)}>{open === d.id ? 'Hide' : 'Attempts'}</Button></td>
                 </tr>,
                 open === d.id && (
-                  <tr key={`${d.id}-detail`}>
+                  <tr key={`${d.id}-detail`} class="detail-row">
                     <td colSpan={7}><DeliveryDetail id={d.id} onReplayed={() => void page.reload()} /></td>
                   </tr>
                 ),
@@ -241,7 +241,7 @@ export function WebhooksPage() {
         {list.data && endpoints.length === 0 && <Empty>No endpoint yet: add one to receive events.</Empty>}
         {endpoints.length > 0 && (
           <div class="table-wrap">
-            <table class="table">
+            <table class="table stack" data-table="endpoints">
               <thead>
                 <tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Status</th><th scope="col">Enabled</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr>
               </thead>
@@ -250,10 +250,10 @@ export function WebhooksPage() {
                   const state = endpointState(e);
                   return (
                     <tr key={e.id} data-endpoint={e.id}>
-                      <td class="truncate"><code>{e.url}</code>{e.description && <div class="muted">{e.description}</div>}</td>
-                      <td>{e.eventTypes.length === 0 ? 'all' : e.eventTypes.map((t) => <div key={t}><code>{t}</code></div>)}</td>
-                      <td><Pill status={state.status} label={state.label} /></td>
-                      <td>
+                      <td class="truncate" data-label="URL"><code>{e.url}</code>{e.description && <div class="muted">{e.description}</div>}</td>
+                      <td data-label="Events">{e.eventTypes.length === 0 ? 'all' : e.eventTypes.map((t) => <div key={t}><code>{t}</code></div>)}</td>
+                      <td data-label="Status"><Pill status={state.status} label={state.label} /></td>
+                      <td data-label="Enabled">
                         <label class="switch">
                           <input type="checkbox" checked={e.enabled} aria-label={`Endpoint ${e.url} enabled`} onChange={(ev) => {
                             const enabled = (ev.currentTarget as HTMLInputElement).checked;
