@@ -15,6 +15,8 @@ import { accountPatch, configPatchFor, merchantView, publicConfig, sessionRespon
 import { chars } from '../../schemas/text.js';
 import { checkoutOrigin, merchantViewInclude, PLATFORM_ENUM, toMerchantView, toPublicConfig } from './view.js';
 import { queueAccountEmail } from '../auth/account-emails.js';
+import { ROLE_SCOPES } from '../../../domain/roles.js';
+import { twoFactorEnabled } from '../../../model/two-factor.js';
 import { merchantForCheckoutHost } from '../../checkout-host.js';
 import { assertPlanAllows } from '../../../model/plan-features.js';
 import { deliveryDaysColumns, rateCountryColumns } from '../../../model/shipping-rates.js';
@@ -50,7 +52,14 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
   app.get('/api/merchant/me', {
     onRequest: app.authenticate,
     schema: { tags, summary: 'The current merchant', ...auth, response: { 200: merchantView, 401: errorResponse } },
-  }, async (request) => toMerchantView(await load(request.merchant.merchantId), config));
+  }, async (request) => {
+    const { merchantId, memberId, role } = request.merchant;
+    const [merchant, member] = await Promise.all([load(merchantId), memberId ? db.merchantMember.findUnique({ where: { id: memberId }, select: { email: true } }) : null]);
+    // A key acts as the account (its own scopes decide); a session as its person, with its role's scopes.
+    const scopes = request.apiKey ? request.apiKey.scopes : [...ROLE_SCOPES[role]];
+    const twoFactorOn = request.apiKey ? false : await twoFactorEnabled(db, { merchantId, memberId });
+    return { ...toMerchantView(merchant, config), viewer: { memberId, email: member?.email ?? merchant.email, role, scopes, twoFactorEnabled: twoFactorOn } };
+  });
 
   app.get('/api/merchant/config/:identifier', {
     schema: {
@@ -175,7 +184,7 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     }
     if (emailChanges) await queueAccountEmail(deps, request.log, updated, 'email_verification');
     // A new password ends every session, at once (passwordChangedAt also refuses older tokens); this one gets a new token.
-    if (body.newPassword !== undefined) await app.endAllSessions(merchantId);
+    if (body.newPassword !== undefined) await app.endAllSessions(merchantId, null);
     const token = await app.startSession(reply, { merchantId, shopDomain: updated.shopDomain ?? '' });
     return { token, merchant: toMerchantView(updated, config) };
   });
