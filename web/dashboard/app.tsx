@@ -21,6 +21,10 @@ import { BillingPage } from './pages/billing.js';
 import { SettingsPage } from './pages/settings.js';
 import { ApiKeysPage } from './pages/api-keys.js';
 import { WebhooksPage } from './pages/webhooks.js';
+import { TeamPage } from './pages/team.js';
+import { SecurityPage } from './pages/security.js';
+import { AcceptInvite } from './pages/accept-invite.js';
+import { useCan } from './can.js';
 
 interface PageRoute {
   path: string;
@@ -28,7 +32,8 @@ interface PageRoute {
   render: (params: Record<string, string>) => ComponentChildren;
 }
 
-const NAV: Array<{ section: string; items: Array<{ href: string; label: string }> }> = [
+/** `route`: the API route the page reads first; the link shows only to roles that may call it (domain/roles.ts). */
+const NAV: Array<{ section: string; items: Array<{ href: string; label: string; route?: string }> }> = [
   { section: 'Sales', items: [{ href: '/dashboard', label: 'Overview' }, { href: '/dashboard/orders', label: 'Orders' }, { href: '/dashboard/stats', label: 'Statistics' }] },
   {
     section: 'Checkout',
@@ -49,8 +54,22 @@ const NAV: Array<{ section: string; items: Array<{ href: string; label: string }
       { href: '/dashboard/pixels', label: 'Pixels' },
     ],
   },
-  { section: 'Developers', items: [{ href: '/dashboard/api-keys', label: 'API keys' }, { href: '/dashboard/webhooks', label: 'Webhooks' }] },
-  { section: 'Account', items: [{ href: '/dashboard/billing', label: 'Billing' }, { href: '/dashboard/settings', label: 'Settings' }] },
+  {
+    section: 'Developers',
+    items: [
+      { href: '/dashboard/api-keys', label: 'API keys', route: 'GET /api/merchant/api-keys' },
+      { href: '/dashboard/webhooks', label: 'Webhooks', route: 'GET /api/merchant/webhooks/endpoints' },
+    ],
+  },
+  {
+    section: 'Account',
+    items: [
+      { href: '/dashboard/billing', label: 'Billing', route: 'GET /api/platform-billing/current' },
+      { href: '/dashboard/team', label: 'Team', route: 'GET /api/merchant/members' },
+      { href: '/dashboard/security', label: 'Security' },
+      { href: '/dashboard/settings', label: 'Settings' },
+    ],
+  },
 ];
 
 const PAGES: PageRoute[] = [
@@ -71,6 +90,8 @@ const PAGES: PageRoute[] = [
   { path: '/dashboard/api-keys', title: 'API keys', render: () => <ApiKeysPage /> },
   { path: '/dashboard/settings', title: 'Settings', render: () => <SettingsPage /> },
   { path: '/dashboard/webhooks', title: 'Webhooks', render: () => <WebhooksPage /> },
+  { path: '/dashboard/team', title: 'Team', render: () => <TeamPage /> },
+  { path: '/dashboard/security', title: 'Security', render: () => <SecurityPage /> },
 ];
 
 const PUBLIC: Record<string, () => ComponentChildren> = {
@@ -87,6 +108,12 @@ function Redirect(props: { to: string }) {
 
 function Shell(props: { path: string; children: ComponentChildren }) {
   const { me, logout } = useSession();
+  const can = useCan();
+  const visible = (item: { route?: string }) => {
+    if (!item.route) return true;
+    const [method, url] = item.route.split(' ') as [string, string];
+    return can(method, url);
+  };
   // A page change moves focus to the new page (screen readers announce it; Tab starts from there).
   const first = useRef(true);
   useEffect(() => {
@@ -106,7 +133,7 @@ function Shell(props: { path: string; children: ComponentChildren }) {
           <span>Checkout</span>
         </div>
         <nav>
-          {NAV.map((group) => (
+          {NAV.map((group) => ({ ...group, items: group.items.filter(visible) })).filter((group) => group.items.length > 0).map((group) => (
             <div class="nav-group" key={group.section}>
               <p class="nav-section">{group.section}</p>
               <ul>
@@ -127,7 +154,7 @@ function Shell(props: { path: string; children: ComponentChildren }) {
             {me && <a class="muted" href={me.checkoutOrigin} target="_blank" rel="noreferrer">{me.checkoutOrigin.replace(/^https?:\/\//, '')}</a>}
           </div>
           <div class="topbar-actions">
-            <span class="muted">{me?.email}</span>
+            <span class="muted" data-viewer-role={me?.viewer?.role}>{me?.viewer?.email ?? me?.email}{me?.viewer && me.viewer.role !== 'owner' ? ` · ${me.viewer.role}` : ''}</span>
             <button type="button" class="btn btn-ghost btn-small" onClick={() => void logout().then(() => navigate('/login'))}>Log out</button>
           </div>
         </header>
@@ -153,8 +180,9 @@ export function App() {
 
   if (me === undefined) return <Spinner label="Loading your dashboard…" />;
 
-  // Verification links work logged in or out.
+  // Verification links work logged in or out; so does an invitation (accepting it signs its new member in).
   if (path === '/verify-email') return <VerifyEmail />;
+  if (path === '/accept-invite') return <AcceptInvite />;
 
   const publicPage = PUBLIC[path];
   if (publicPage) {
