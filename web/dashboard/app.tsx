@@ -171,6 +171,7 @@ function Shell(props: { path: string; children: ComponentChildren }) {
 
 export function App() {
   const { me } = useSession();
+  const can = useCan();
   const { path, query } = useLocation();
 
   useEffect(() => {
@@ -205,7 +206,18 @@ export function App() {
 
   for (const page of PAGES) {
     const params = match(page.path, path);
-    if (params) return <Shell path={path}>{page.render(params)}</Shell>;
+    if (!params) continue;
+    // A page whose API the viewer's role cannot call (opened by its address) says so instead of failing piece by piece.
+    const guarded = NAV.flatMap((g) => g.items).find((item) => item.href === page.path && item.route);
+    if (guarded && !can(...(guarded.route!.split(' ') as [string, string]))) {
+      return (
+        <Shell path={path}>
+          <h1>{page.title}</h1>
+          <p data-role-refused={me.viewer?.role}>Your role ({me.viewer?.role}) cannot open this page: ask an owner or admin of {me.shopName}.</p>
+        </Shell>
+      );
+    }
+    return <Shell path={path}>{page.render(params)}</Shell>;
   }
   return (
     <Shell path={path}>

@@ -5,6 +5,7 @@
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
+import { dataDump } from '../../../test/harness/pg-catalog.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -123,6 +124,11 @@ describe('two-factor sign-in', () => {
     expect(row.recoveryCodeHashes).toHaveLength(10);
     for (const code of codes) expect(row.recoveryCodeHashes.join()).not.toContain(code.replace('-', ''));
     expect((await call('GET', '/api/merchant/security', { token: holder.token })).body.twoFactor).toMatchObject({ enabled: true, recoveryCodesLeft: 10 });
+    // A dump of every row holds neither the secret nor a recovery code in clear text (with or without its dash).
+    const dump = await dataDump(stack.database.url);
+    expect(dump).toContain(holder.id);
+    expect(dump.includes(started.body.secret)).toBe(false);
+    for (const code of codes) expect(dump.includes(code) || dump.includes(code.replace('-', ''))).toBe(false);
     // Enrolling again while on: refused.
     expect((await call('POST', '/api/merchant/security/two-factor/enrol', { token: holder.token })).body.code).toBe('CONFLICT');
   });
