@@ -110,7 +110,8 @@ export const authRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =>
       throw new AppError('SIGNUP_CLOSED', body.inviteToken ? 'This invite token is not valid' : 'Signup is by invitation: an inviteToken is required');
     }
     passwordOrThrow(body.password, { email: body.email });
-    if (await db.merchant.findUnique({ where: { email: body.email }, select: { id: true } })) {
+    // One email signs in to one account: a team member's email is taken too (login would find only one of them).
+    if ((await db.merchant.findUnique({ where: { email: body.email }, select: { id: true } })) || (await db.merchantMember.findUnique({ where: { email: body.email }, select: { id: true } }))) {
       throw new AppError('EMAIL_EXISTS', 'An account with this email already exists');
     }
     const merchant = await createMerchant(deps, { email: body.email, passwordHash: await hashPassword(body.password), shopName: body.shopName, phone: body.phone });

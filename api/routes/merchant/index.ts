@@ -150,11 +150,15 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
       summary: 'Change email, phone or password (email and password need currentPassword); a password change ends other sessions',
       ...auth,
       body: accountPatch,
-      response: { 200: sessionResponse, 400: errorResponse, 401: errorResponse, 409: errorResponse },
+      response: { 200: sessionResponse, 400: errorResponse, 401: errorResponse, 403: errorResponse, 409: errorResponse },
     },
   }, async (request, reply) => {
     const { merchantId } = request.merchant;
     const body = request.body;
+    // The account holder's own email and password: a member (even an owner) has its own, and is not signed in as it.
+    if (request.merchant.memberId && (body.email !== undefined || body.newPassword !== undefined)) {
+      throw new AppError('FORBIDDEN', 'The email and password here are the account holder\'s: sign in as the account holder to change them', { role: request.merchant.role });
+    }
     const merchant = await load(merchantId);
     const emailChanges = body.email !== undefined && body.email !== merchant.email;
     if (emailChanges || body.newPassword !== undefined) {
@@ -165,7 +169,10 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     const data: Prisma.MerchantUpdateInput = {};
     if (body.phone !== undefined) data.phone = body.phone;
     if (emailChanges) {
-      if (await db.merchant.findUnique({ where: { email: body.email! }, select: { id: true } })) throw new AppError('EMAIL_EXISTS', 'An account with this email already exists');
+      // One email signs in to one account: a team member's email is taken too.
+      if ((await db.merchant.findUnique({ where: { email: body.email! }, select: { id: true } })) || (await db.merchantMember.findUnique({ where: { email: body.email! }, select: { id: true } }))) {
+        throw new AppError('EMAIL_EXISTS', 'An account with this email already exists');
+      }
       data.email = body.email!;
       data.emailVerifiedAt = null;
     }

@@ -88,6 +88,13 @@ describe('invitations', () => {
     const team = await call('GET', '/api/merchant/members', { token: holder.token });
     expect(team.body.members.map((m: Json) => [m.email, m.role, m.accountHolder])).toEqual([[holder.email, 'owner', true], [email, 'staff', false]]);
     expect(team.body.invitations).toEqual([]);
+    // The member's email is taken for registration; the account holder's credentials are not the member's to change.
+    expect((await call('POST', '/api/auth/register', { body: { email, password: PASSWORD, shopName: 'Copy', phone: '+49 30 1234567' } })).body.code).toBe('EMAIL_EXISTS');
+    const owner = await stack.database.db.merchantMember.update({ where: { email }, data: { role: 'OWNER' } });
+    const change = await call('PATCH', '/api/merchant/account', { token: login.body.token, body: { currentPassword: PASSWORD, newPassword: 'another fine password 5' } });
+    expect(change.status, change.text).toBe(403);
+    expect(change.body.details).toMatchObject({ role: 'owner' });
+    expect(owner.id).toBe(me.body.viewer.memberId);
   });
 
   it('given an email that already signs in, a withdrawn invitation, or bad input / refused, nothing made', async () => {
