@@ -209,7 +209,8 @@ export function App() {
     if (!params) continue;
     // A page whose API the viewer's role cannot call (opened by its address) says so instead of failing piece by piece.
     const guarded = NAV.flatMap((g) => g.items).find((item) => item.href === page.path && item.route);
-    if (guarded && !can(...(guarded.route!.split(' ') as [string, string]))) {
+    // (Until /me has said who is signed in, the page renders: the API decides anyway.)
+    if (guarded && me.viewer && !can(...(guarded.route!.split(' ') as [string, string]))) {
       return (
         <Shell path={path}>
           <h1>{page.title}</h1>
