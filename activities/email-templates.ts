@@ -1,5 +1,5 @@
 // The texts of account emails. Every interpolated value is escaped for HTML.
-export type AccountEmailKind = 'email_verification' | 'password_reset';
+export type AccountEmailKind = 'email_verification' | 'password_reset' | 'member_invitation';
 
 export interface RenderedEmail {
   subject: string;
@@ -37,7 +37,15 @@ ${paragraphs.map((p) => `<p style="line-height:1.5">${escapeHtml(p)}</p>`).join(
 </div></body></html>`;
 }
 
-export function renderAccountEmail(kind: AccountEmailKind, data: { shopName: string; link: string }): RenderedEmail {
+/** The invitation to join a merchant's team (api/routes/merchant/members.ts). */
+export function renderInvitationEmail(data: { shopName: string; invitedBy: string; role: string; link: string }): RenderedEmail {
+  const intro = `${data.invitedBy} invited you to the checkout dashboard of ${data.shopName} as ${data.role}. Choose a password to join:`;
+  const note = 'The link works once and expires in 7 days. If you did not expect it, ignore this email.';
+  const subject = `Join the team of ${data.shopName}`;
+  return { subject, html: accountLayout(subject, [intro, note], { label: 'Accept the invitation', href: data.link }, { linkFallback: true }), text: `${intro}\n\n${data.link}\n\n${note}\n` };
+}
+
+export function renderAccountEmail(kind: Exclude<AccountEmailKind, 'member_invitation'>, data: { shopName: string; link: string }): RenderedEmail {
   if (kind === 'email_verification') {
     const intro = `Welcome! Confirm this email address to set up the checkout of ${data.shopName}.`;
     const note = 'The link works once and expires in 48 hours.';

@@ -6,10 +6,10 @@ import type { Db } from '../prisma/client.js';
 import type { EmailClient } from '../integrations/email/index.js';
 import { newOneTimeToken } from '../security/one-time-tokens.js';
 import { classifyFailures } from './failures.js';
-import { renderAccountEmail, type AccountEmailKind } from './email-templates.js';
+import { renderAccountEmail, renderInvitationEmail, type AccountEmailKind } from './email-templates.js';
 import { sendRecordedEmail, type EmailSendResult } from './email-outbox.js';
 
-export const LINK_TTL_MS: Record<AccountEmailKind, number> = {
+export const LINK_TTL_MS: Record<Exclude<AccountEmailKind, 'member_invitation'>, number> = {
   email_verification: 48 * 60 * 60 * 1000,
   password_reset: 60 * 60 * 1000,
 };
@@ -25,6 +25,15 @@ export function createEmailActivities(deps: { db: Db; email: EmailClient; config
       const kind = row.kind as AccountEmailKind;
       const { merchant } = row;
       return sendRecordedEmail({ db, email, from: config.email.from }, row, async () => {
+        if (kind === 'member_invitation') {
+          // The invitation's token is minted here and only its hash kept; a resend replaces the link.
+          const invitation = await db.memberInvitation.findUnique({ where: { emailMessageId: row.id } });
+          if (!invitation || !merchant) throw new Error(`email ${emailId}: its invitation is gone`);
+          const { token, hash } = newOneTimeToken();
+          await db.memberInvitation.update({ where: { id: invitation.id }, data: { tokenHash: hash } });
+          const rendered = renderInvitationEmail({ shopName: merchant.shopName, invitedBy: invitation.invitedBy, role: invitation.role.toLowerCase(), link: `${config.appOrigin}/accept-invite?token=${token}` });
+          return { ...rendered, tag: kind, metadata: { emailId, merchantId: merchant.id } };
+        }
         if (!(kind in PURPOSE) || !merchant) throw new Error(`email ${emailId}: not an account email (${row.kind})`);
         const purpose = PURPOSE[kind];
         const { token, hash } = newOneTimeToken();

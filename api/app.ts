@@ -1,5 +1,7 @@
 // buildApp(deps): the whole HTTP API without listening, so tests drive it with `inject` and server.ts
 // runs it for real. Plugins first (errors, limits, CORS, docs), then one route plugin per resource group.
+import { memberRoutes } from './routes/merchant/members.js';
+import { securityRoutes } from './routes/merchant/security.js';
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -150,6 +152,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(statsRoutes, routeDeps);
   await app.register(recoverySettingsRoutes, routeDeps);
   await app.register(apiKeyRoutes, routeDeps);
+  await app.register(memberRoutes, routeDeps);
+  await app.register(securityRoutes, routeDeps);
   await app.register(merchantWebhookRoutes, routeDeps);
   // Last: the web pages (checkout page by Host, script tag, assets, the dashboard for other browser navigations).
   await app.register(pagesRoutes, routeDeps);

@@ -7,6 +7,8 @@
 // that uses merchant authentication but is in neither ROUTE_RESOURCES nor SESSION_ONLY_ROUTES refuses to register
 // (api/plugins/auth.ts), so a new route can never silently accept or refuse keys.
 
+import type { MemberRole } from './roles.js';
+
 export const API_KEY_MODES = ['live', 'test'] as const;
 export type ApiKeyMode = (typeof API_KEY_MODES)[number];
 
@@ -87,14 +89,24 @@ export const ROUTE_RESOURCES: Record<ApiKeyResource, readonly string[]> = {
 
 /**
  * Merchant routes only a dashboard session (JWT or cookie) may call; a key gets 403. Managing keys (a key must not
- * mint or revoke keys), the account's credentials and the sessions themselves.
+ * mint or revoke keys), the account's credentials, the sessions themselves, the team and one's own two-factor
+ * sign-in. Each names the member roles (domain/roles.ts) whose sessions may call it: these routes have no scope, so
+ * this is their rule for members, checked by the same hook as scopes (api/plugins/auth.ts).
  */
-export const SESSION_ONLY_ROUTES: readonly string[] = [
-  '* /api/merchant/api-keys/**',
-  'PATCH /api/merchant/account',
-  'POST /api/auth/logout-all',
-  'POST /api/auth/email/verify-request',
-];
+export const SESSION_ONLY_ROUTE_ROLES: Readonly<Record<string, readonly MemberRole[]>> = {
+  '* /api/merchant/api-keys/**': ['owner', 'admin'],
+  // The account holder's email and password: the account itself.
+  'PATCH /api/merchant/account': ['owner'],
+  'POST /api/auth/email/verify-request': ['owner'],
+  // Ends the caller's own sessions only.
+  'POST /api/auth/logout-all': ['owner', 'admin', 'staff'],
+  // Admins manage admins and staff; only owners touch owners (api/routes/merchant/members.ts).
+  '* /api/merchant/members/**': ['owner', 'admin'],
+  // Everyone's own two-factor sign-in.
+  '* /api/merchant/security/**': ['owner', 'admin', 'staff'],
+};
+
+export const SESSION_ONLY_ROUTES: readonly string[] = Object.keys(SESSION_ONLY_ROUTE_ROLES);
 
 /** Does a table entry name this route? GET entries cover HEAD, which Fastify adds for every GET. */
 function entryMatches(entry: string, method: string, url: string): boolean {
@@ -105,6 +117,13 @@ function entryMatches(entry: string, method: string, url: string): boolean {
     return url === prefix || url.startsWith(`${prefix}/`);
   }
   return entryUrl === url;
+}
+
+/** The roles whose sessions may call a session-only route; undefined when the route is not session-only. */
+export function sessionRouteRoles(method: string, url: string): readonly MemberRole[] | undefined {
+  const m = method.toUpperCase();
+  const entry = SESSION_ONLY_ROUTES.find((e) => entryMatches(e, m, url));
+  return entry === undefined ? undefined : SESSION_ONLY_ROUTE_ROLES[entry];
 }
 
 export const accessOf = (method: string): ApiKeyAccess => (method === 'GET' || method === 'HEAD' ? 'read' : 'write');

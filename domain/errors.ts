@@ -8,6 +8,7 @@ export const ERROR_CODES = {
   UNAUTHORIZED: 401,
   INVALID_CREDENTIALS: 401,
   INVALID_SIGNATURE: 401,
+  INVALID_TWO_FACTOR_CODE: 401, // a wrong, expired or already used authenticator or recovery code (model/two-factor.ts)
   FORBIDDEN: 403,
   PLAN_FEATURE_REQUIRED: 403, // a setting the merchant's plan does not include (domain/plan-features.ts): details.requiredPlan names the plan that does
   SIGNUP_CLOSED: 403,
@@ -47,6 +48,7 @@ export const ERROR_CODES = {
   DISCOUNT_MINIMUM_NOT_MET: 422, // details.minimumSubtotal: the subtotal it needs, in the checkout currency
   DISCOUNT_ALREADY_USED: 422, // a once-per-email code this email already used
   RATE_LIMITED: 429,
+  TWO_FACTOR_LOCKED: 429, // 5 wrong codes in a row: code checks of this person pause (details.retryAfterSeconds)
   HEADERS_TOO_LARGE: 431, // request headers over Node's limit (16 KB by default)
   INTERNAL_ERROR: 500,
   UPSTREAM_ERROR: 502,

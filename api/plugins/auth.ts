@@ -14,6 +14,13 @@
 // outside the scope table is for dashboard sessions only (403). An unknown, malformed, revoked or expired key, a
 // rolled key past its overlap, or a key of the other environment (live/test) answers 401 UNAUTHORIZED.
 //
+// Team members (domain/roles.ts): a session row names its member (null: the account holder, an owner); the member's
+// role is read with the session on every request, so a role change applies on the next one and a removed member's
+// sessions (deleted with it) answer 401 at once. A session is held to its role by the same table and the same
+// `grants` as a key: a route in the scope table needs the scope in the role's scopes, a session-only route names the
+// roles that may call it (SESSION_ONLY_ROUTE_ROLES); otherwise 403 FORBIDDEN with details { role, requiredScope |
+// allowedRoles }. One check for every authenticated route, never a per-route `if`.
+//
 // Each 401 to a request that presented a credential counts against its IP (app.failures, api/plugins/rate-limits.ts):
 // past RATE_LIMIT_AUTH_FAILURES in the window (failures and requests still being checked) the address gets 429 before
 // its token is verified or looked up. A request with no credential at all costs nothing to refuse and is not counted.
@@ -23,7 +30,8 @@ import cookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../../prisma/client.js';
 import { AppError } from '../../domain/errors.js';
-import { apiKeyModeOf, apiKeyPrefix, grants, looksLikeApiKey, routeKeyPolicy, type ApiKeyMode } from '../../domain/api-keys.js';
+import { apiKeyModeOf, apiKeyPrefix, grants, looksLikeApiKey, routeKeyPolicy, sessionRouteRoles, type ApiKeyMode } from '../../domain/api-keys.js';
+import { roleAllows, roleFromDb, type MemberRole } from '../../domain/roles.js';
 import { hashApiKey } from '../api-keys.js';
 
 export const SESSION_COOKIE = 'checkout_session';
@@ -32,6 +40,8 @@ export const SESSION_TTL_SECONDS = 30 * 24 * 60 * 60;
 export interface MerchantClaims {
   merchantId: string;
   shopDomain: string;
+  /** The team member a session or a two-factor challenge is for; null or absent: the account holder. */
+  memberId?: string | null;
 }
 
 interface TokenPayload extends MerchantClaims {
@@ -39,6 +49,8 @@ interface TokenPayload extends MerchantClaims {
   sid?: string;
   /** Set on short-lived tokens that only open one door (e.g. 'storefront-a-install'); never a session. */
   purpose?: string;
+  /** On purpose tokens only: the member they are for (a two-factor challenge). Sessions keep the member on their row. */
+  mid?: string;
   iat?: number;
   exp?: number;
 }
@@ -65,16 +77,20 @@ declare module 'fastify' {
     issueSessionToken: (claims: MerchantClaims) => Promise<string>;
     /** Ends the session of the token this request carries, if it carries a valid one; answers whether it did. */
     endSession: (request: FastifyRequest) => Promise<boolean>;
-    /** Ends every session of the merchant; answers how many were live. */
-    endAllSessions: (merchantId: string) => Promise<number>;
+    /** Ends every session of one person (the account holder when memberId is null); answers how many were live. */
+    endAllSessions: (merchantId: string, memberId: string | null) => Promise<number>;
     /** A short-lived token for one purpose (handoffs through a browser redirect). */
     signPurposeToken: (claims: MerchantClaims, purpose: string, ttlSeconds: number) => string;
     /** Verifies a purpose token; throws UNAUTHORIZED when it is not valid for that purpose. */
     verifyPurposeToken: (token: string, purpose: string) => MerchantClaims;
   }
   interface FastifyRequest {
-    /** sessionId: the dashboard session's id; null when the caller is an API key. */
-    merchant: MerchantClaims & { sessionId: string | null };
+    /**
+     * sessionId: the dashboard session's id; null when the caller is an API key. memberId: the team member signed in
+     * (null: the account holder, or a key); role: the session's role (the account holder is an owner; a key: owner,
+     * held to its own scopes instead).
+     */
+    merchant: { merchantId: string; shopDomain: string; sessionId: string | null; memberId: string | null; role: MemberRole };
     /** The API key the request authenticated with; null for a session. */
     apiKey: AuthenticatedApiKey | null;
   }
@@ -116,6 +132,9 @@ interface SessionRow {
   password_changed_at: Date;
   expires_at: Date;
   revoked_at: Date | null;
+  member_id: string | null;
+  member_role: 'OWNER' | 'ADMIN' | 'STAFF' | null;
+  member_password_changed_at: Date | null;
 }
 
 export const authPlugin = fp(async (app: FastifyInstance, opts: AuthOptions) => {
@@ -144,23 +163,43 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: AuthOptions) => 
     return fromCookie ? { token: fromCookie, from: 'cookie' } : undefined;
   }
 
-  /** The merchant and the session of a login token, in one query; 401 unless both are alive. */
-  async function sessionOf(payload: TokenPayload): Promise<MerchantClaims & { sessionId: string }> {
+  /** The merchant, the session and its member (if any) of a login token, in one query; 401 unless all are alive. */
+  async function sessionOf(payload: TokenPayload): Promise<FastifyRequest['merchant']> {
     const { merchantId, sid } = payload;
     if (payload.purpose || typeof merchantId !== 'string' || !UUID.test(merchantId)) throw new AppError('UNAUTHORIZED', 'Invalid session token');
     // Tokens from before sessions had ids cannot be ended by a logout: they are not accepted any more.
     if (typeof sid !== 'string' || !UUID.test(sid)) throw new AppError('UNAUTHORIZED', 'This session has ended: log in again');
+    // A removed member's sessions are deleted with it (ON DELETE CASCADE): its token finds no row.
     const [row] = await opts.db.$queryRaw<SessionRow[]>`
-      SELECT m.id, m.shop_domain, m.password_changed_at, s.expires_at, s.revoked_at
+      SELECT m.id, m.shop_domain, m.password_changed_at, s.expires_at, s.revoked_at,
+             s.member_id, mm.role::text AS member_role, mm.password_changed_at AS member_password_changed_at
       FROM merchant_sessions s JOIN merchants m ON m.id = s.merchant_id
+      LEFT JOIN merchant_members mm ON mm.id = s.member_id AND mm.merchant_id = s.merchant_id
       WHERE s.id = ${sid}::uuid AND m.id = ${merchantId}::uuid`.catch(() => []);
-    if (!row) throw new AppError('UNAUTHORIZED', 'Invalid session token');
+    if (!row || (row.member_id !== null && row.member_role === null)) throw new AppError('UNAUTHORIZED', 'Invalid session token');
     if (row.revoked_at || row.expires_at.getTime() <= Date.now()) throw new AppError('UNAUTHORIZED', 'This session has ended: log in again');
-    // JWT iat has one-second precision: a token issued in the same second as the change stays valid.
-    if (payload.iat !== undefined && payload.iat < Math.floor(row.password_changed_at.getTime() / 1000)) {
+    // JWT iat has one-second precision: a token issued in the same second as the change stays valid. Each person's
+    // own password change counts: the account holder's does not sign members out, nor the reverse.
+    const changedAt = row.member_password_changed_at ?? row.password_changed_at;
+    if (payload.iat !== undefined && payload.iat < Math.floor(changedAt.getTime() / 1000)) {
       throw new AppError('UNAUTHORIZED', 'Session ended by a password change: log in again');
     }
-    return { merchantId: row.id, shopDomain: row.shop_domain ?? '', sessionId: sid };
+    return { merchantId: row.id, shopDomain: row.shop_domain ?? '', sessionId: sid, memberId: row.member_id, role: row.member_role ? roleFromDb(row.member_role) : 'owner' };
+  }
+
+  /**
+   * A session may call this route: its role holds the route's scope (the same table and the same `grants` as a key),
+   * or, for a session-only route, the route names its role (domain/roles.ts).
+   */
+  function checkRole(request: FastifyRequest, role: MemberRole) {
+    const url = request.routeOptions.url ?? '';
+    const decision = roleAllows(role, request.method, url);
+    if (decision.allowed) return;
+    if (decision.requiredScope) {
+      throw new AppError('FORBIDDEN', `Your role (${role}) does not have the ${decision.requiredScope} scope this route needs: ask an owner or admin`, { role, requiredScope: decision.requiredScope });
+    }
+    const roles = sessionRouteRoles(request.method, url) ?? [];
+    throw new AppError('FORBIDDEN', `Only ${roles.join(' and ')} members may do this; your role is ${role}`, { role, allowedRoles: [...roles] });
   }
 
   /** The merchant and the key of an API key; 401 unless the key is well-formed, of this environment, known and alive. */
@@ -223,7 +262,7 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: AuthOptions) => 
     if (looksLikeApiKey(presented.token)) {
       if (presented.from === 'cookie') throw new AppError('UNAUTHORIZED', 'API keys are accepted in the Authorization header only');
       const { merchant, apiKey } = await apiKeyOf(presented.token);
-      request.merchant = { ...merchant, sessionId: null };
+      request.merchant = { merchantId: merchant.merchantId, shopDomain: merchant.shopDomain, sessionId: null, memberId: null, role: 'owner' };
       request.apiKey = apiKey;
       // Every request of a key counts, the ones its scopes refuse too.
       await app.limitApiKey(request, reply);
@@ -231,6 +270,7 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: AuthOptions) => 
       return;
     }
     request.merchant = await sessionOf(verify(app, presented.token));
+    checkRole(request, request.merchant.role);
   }
   app.decorate('authenticate', authenticate);
 
@@ -250,7 +290,7 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: AuthOptions) => 
 
   async function issueSessionToken(claims: MerchantClaims): Promise<string> {
     const now = Date.now();
-    const session = await opts.db.merchantSession.create({ data: { merchantId: claims.merchantId, expiresAt: new Date(now + SESSION_TTL_SECONDS * 1000) } });
+    const session = await opts.db.merchantSession.create({ data: { merchantId: claims.merchantId, memberId: claims.memberId ?? null, expiresAt: new Date(now + SESSION_TTL_SECONDS * 1000) } });
     // Sessions nobody can use any more (expired, or ended over a day ago) are cleared as new ones start.
     await opts.db.merchantSession.deleteMany({ where: { merchantId: claims.merchantId, OR: [{ expiresAt: { lt: new Date(now) } }, { revokedAt: { lt: new Date(now - 24 * 60 * 60 * 1000) } }] } });
     return app.jwt.sign({ merchantId: claims.merchantId, shopDomain: claims.shopDomain, sid: session.id });
@@ -284,18 +324,18 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: AuthOptions) => 
     return count > 0;
   });
 
-  app.decorate('endAllSessions', async (merchantId: string) => {
-    const { count } = await opts.db.merchantSession.updateMany({ where: { merchantId, revokedAt: null, expiresAt: { gt: new Date() } }, data: { revokedAt: new Date() } });
+  app.decorate('endAllSessions', async (merchantId: string, memberId: string | null) => {
+    const { count } = await opts.db.merchantSession.updateMany({ where: { merchantId, memberId, revokedAt: null, expiresAt: { gt: new Date() } }, data: { revokedAt: new Date() } });
     return count;
   });
 
   app.decorate('signPurposeToken', (claims: MerchantClaims, purpose: string, ttlSeconds: number) =>
-    app.jwt.sign({ merchantId: claims.merchantId, shopDomain: claims.shopDomain, purpose }, { expiresIn: ttlSeconds }),
+    app.jwt.sign({ merchantId: claims.merchantId, shopDomain: claims.shopDomain, purpose, ...(claims.memberId ? { mid: claims.memberId } : {}) }, { expiresIn: ttlSeconds }),
   );
 
   app.decorate('verifyPurposeToken', (token: string, purpose: string) => {
     const payload = verify(app, token);
     if (payload.purpose !== purpose) throw new AppError('UNAUTHORIZED', 'This link is not valid here');
-    return { merchantId: payload.merchantId, shopDomain: payload.shopDomain };
+    return { merchantId: payload.merchantId, shopDomain: payload.shopDomain, memberId: typeof payload.mid === 'string' && UUID.test(payload.mid) ? payload.mid : null };
   });
 }, { name: 'auth', dependencies: ['rate-limits'] });

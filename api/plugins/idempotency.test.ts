@@ -242,7 +242,7 @@ describe('a first answer that is a 5xx', () => {
     await app.register(fp(async (i) => {
       i.decorateRequest('merchant', null as never);
       i.decorate('authenticate', async (request: { merchant: unknown }) => {
-        request.merchant = { merchantId: a.id, shopDomain: '', sessionId: null };
+        request.merchant = { merchantId: a.id, shopDomain: '', sessionId: null, memberId: null, role: 'owner' };
       });
     }, { name: 'auth' }));
     await app.register(idempotencyPlugin, { db: db(), secrets: createSecretBox(stack.config.secretsKey!) });

@@ -1,5 +1,6 @@
 // Merchant-facing shapes: one source for validation, serialization and the OpenAPI document.
 import { z } from 'zod';
+import { MEMBER_ROLES } from '../../domain/roles.js';
 import { caseless, chars, emailAddress, fetchedUrl, text, TRIMMED_CLASS, trimmed } from './text.js';
 import { checkPasswordPolicy, COMMON_PASSWORDS, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../domain/password-policy.js';
 import { RESERVED_SLUGS, SLUG_MAX, SLUG_MIN } from '../../domain/slug.js';
@@ -199,6 +200,16 @@ export const merchantView = z
     plan: merchantPlan,
     onboardingCompletedAt: z.string().nullable(),
     createdAt: z.string(),
+    viewer: z
+      .object({
+        memberId: z.string().nullable().describe('null: the account holder, or an API key'),
+        email: z.string().describe('The person signed in (the account\'s email for the account holder and for keys)'),
+        role: z.enum(MEMBER_ROLES),
+        scopes: z.array(z.string()).describe('What the role may call, in the API keys\' scope vocabulary (docs/api.md)'),
+        twoFactorEnabled: z.boolean(),
+      })
+      .optional()
+      .describe('Who is calling: on GET /api/merchant/me'),
   })
   .meta({ id: 'Merchant' });
 

@@ -133,7 +133,7 @@ export interface paths {
                              * @description Stable machine-readable code (domain/errors.ts)
                              * @enum {string}
                              */
-                            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_FEATURE_REQUIRED" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "HANDOFF_REPLAYED" | "STEP_INCOMPLETE" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "REFUND_EXCEEDS_BALANCE" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
+                            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "INVALID_TWO_FACTOR_CODE" | "FORBIDDEN" | "PLAN_FEATURE_REQUIRED" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "HANDOFF_REPLAYED" | "STEP_INCOMPLETE" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "REFUND_EXCEEDS_BALANCE" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "TWO_FACTOR_LOCKED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -277,7 +277,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Log in; returns a session JWT (also set as the session cookie) */
+        /**
+         * Log in; returns a session JWT (also set as the session cookie), or a two-factor challenge
+         * @description The account holder and team members log in here with their own email and password. When the person has two-factor sign-in on, the answer is `{ twoFactorRequired: true, challenge }` and no session starts: send the challenge with a code to POST /api/auth/login/two-factor within 5 minutes.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -304,6 +307,11 @@ export interface paths {
                             /** @description JWT (HS256, 30 days); also set as the HttpOnly session cookie */
                             token: string;
                             merchant: components["schemas"]["Merchant"];
+                        } | {
+                            /** @enum {boolean} */
+                            twoFactorRequired: true;
+                            /** @description Send it with the code to POST /api/auth/login/two-factor within 5 minutes */
+                            challenge: string;
                         };
                     };
                 };
@@ -327,6 +335,323 @@ export interface paths {
                 };
                 /** @description Default Response */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/login/two-factor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Second step of a login: the challenge and a code from the authenticator app (or a recovery code, once); returns the session
+         * @description A wrong, expired or already used code answers INVALID_TWO_FACTOR_CODE (a code works once: the same code again is refused). Five wrong codes in a row pause code checks for this person for 15 minutes (TWO_FACTOR_LOCKED). An expired or foreign challenge: UNAUTHORIZED, log in again.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        challenge: string;
+                        code: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description JWT (HS256, 30 days); also set as the HttpOnly session cookie */
+                            token: string;
+                            merchant: components["schemas"]["Merchant"];
+                            /** @description A recovery code was used: it is gone, and the answer says how many are left */
+                            usedRecoveryCode: boolean;
+                            recoveryCodesLeft: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/invitations/lookup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** What an invitation link is for (email, shop, role), so the page can say it before the password is chosen */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        token: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            email: string;
+                            shopName: string;
+                            /**
+                             * @description owner: everything; admin: everything but the plan and owners; staff: no refunds, API keys, webhooks, billing or team (docs/api.md)
+                             * @enum {string}
+                             */
+                            role: "owner" | "admin" | "staff";
+                            expiresAt: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/invitations/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation: choose a password; the member is created with the invitation's role and signed in
+         * @description The link works once. An email that signs in elsewhere meanwhile answers EMAIL_EXISTS.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        token: string;
+                        /** @description Must not be the email address */
+                        password: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description JWT (HS256, 30 days); also set as the HttpOnly session cookie */
+                            token: string;
+                            merchant: components["schemas"]["Merchant"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -11713,6 +12038,1177 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/merchant/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The team: the account holder, the members and the pending invitations
+         * @description Dashboard sessions only: an API key gets 403 FORBIDDEN.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            members: {
+                                /** @description null for the account holder (the account's own email and password) */
+                                id: string | null;
+                                email: string;
+                                /**
+                                 * @description owner: everything; admin: everything but the plan and owners; staff: no refunds, API keys, webhooks, billing or team (docs/api.md)
+                                 * @enum {string}
+                                 */
+                                role: "owner" | "admin" | "staff";
+                                /** @description The account holder is always an owner: it cannot be removed or demoted */
+                                accountHolder: boolean;
+                                twoFactorEnabled: boolean;
+                                createdAt: string;
+                            }[];
+                            invitations: {
+                                id: string;
+                                email: string;
+                                /**
+                                 * @description owner: everything; admin: everything but the plan and owners; staff: no refunds, API keys, webhooks, billing or team (docs/api.md)
+                                 * @enum {string}
+                                 */
+                                role: "owner" | "admin" | "staff";
+                                invitedBy: string;
+                                expiresAt: string;
+                                createdAt: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/merchant/members/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invite someone by email to join the team with a role; the email carries a single-use link valid 7 days
+         * @description An admin may invite admins and staff, an owner any role (FORBIDDEN otherwise). An email that already signs in somewhere (an account or a member) answers EMAIL_EXISTS. A new invitation to the same email replaces the pending one.
+         *
+         *     Dashboard sessions only: an API key gets 403 FORBIDDEN.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant, and only the session or API key that used a key gets its answer again (another one gets 422 IDEMPOTENCY_KEY_REUSED, not run); use a UUID. */
+                    "idempotency-key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        email: string;
+                        /**
+                         * @description owner: everything; admin: everything but the plan and owners; staff: no refunds, API keys, webhooks, billing or team (docs/api.md)
+                         * @enum {string}
+                         */
+                        role: "owner" | "admin" | "staff";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            email: string;
+                            /**
+                             * @description owner: everything; admin: everything but the plan and owners; staff: no refunds, API keys, webhooks, billing or team (docs/api.md)
+                             * @enum {string}
+                             */
+                            role: "owner" | "admin" | "staff";
+                            invitedBy: string;
+                            expiresAt: string;
+                            createdAt: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/merchant/members/invitations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Withdraw a pending invitation: its link stops working
+         * @description Dashboard sessions only: an API key gets 403 FORBIDDEN.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: true;
+                            message?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/merchant/members/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member: its sessions end at once (its tokens answer 401)
+         * @description Only owners remove owners (FORBIDDEN for admins). The account holder cannot be removed.
+         *
+         *     Dashboard sessions only: an API key gets 403 FORBIDDEN.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: true;
+                            message?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Change a member's role (effective on its next request)
+         * @description Only owners change an owner's role or make someone an owner (FORBIDDEN for admins). The account holder is not a member row: it stays an owner.
+         *
+         *     Dashboard sessions only: an API key gets 403 FORBIDDEN.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description owner: everything; admin: everything but the plan and owners; staff: no refunds, API keys, webhooks, billing or team (docs/api.md)
+                         * @enum {string}
+                         */
+                        role: "owner" | "admin" | "staff";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            email: string;
+                            /** @enum {string} */
+                            role: "owner" | "admin" | "staff";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/merchant/security": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your own sign-in security: two-factor state and recovery codes left
+         * @description Dashboard sessions only: an API key gets 403 FORBIDDEN.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The person signed in */
+                            email: string;
+                            /**
+                             * @description owner: everything; admin: everything but the plan and owners; staff: no refunds, API keys, webhooks, billing or team (docs/api.md)
+                             * @enum {string}
+                             */
+                            role: "owner" | "admin" | "staff";
+                            twoFactor: {
+                                enabled: boolean;
+                                enabledAt: string | null;
+                                /** @description An enrolment waits for its first code */
+                                pending: boolean;
+                                recoveryCodesLeft: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/merchant/security/two-factor/enrol": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start two-factor enrolment: a new authenticator secret and its otpauth:// URI (for the QR code)
+         * @description Nothing changes at sign-in until POST …/two-factor/confirm accepts a first code. Starting again replaces a pending secret; while two-factor is on: CONFLICT.
+         *
+         *     Dashboard sessions only: an API key gets 403 FORBIDDEN.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant, and only the session or API key that used a key gets its answer again (another one gets 422 IDEMPOTENCY_KEY_REUSED, not run); use a UUID. */
+                    "idempotency-key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Base32, for typing into the app by hand */
+                            secret: string;
+                            /** @description otpauth://totp/… as the QR code carries it */
+                            otpauthUri: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/merchant/security/two-factor/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm enrolment with the app's current code: two-factor is on, and the 10 recovery codes are answered (this once)
+         * @description Dashboard sessions only: an API key gets 403 FORBIDDEN.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant, and only the session or API key that used a key gets its answer again (another one gets 422 IDEMPOTENCY_KEY_REUSED, not run); use a UUID. */
+                    "idempotency-key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        code: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description 10 single-use codes, shown this once; only their hashes are kept */
+                            recoveryCodes: string[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/merchant/security/two-factor/recovery-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * New recovery codes after a current authenticator code; the old ones stop working
+         * @description Dashboard sessions only: an API key gets 403 FORBIDDEN.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant, and only the session or API key that used a key gets its answer again (another one gets 422 IDEMPOTENCY_KEY_REUSED, not run); use a UUID. */
+                    "idempotency-key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        code: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description 10 single-use codes, shown this once; only their hashes are kept */
+                            recoveryCodes: string[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/merchant/security/two-factor/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn two-factor sign-in off after a code (authenticator or recovery code); the secret and codes are deleted
+         * @description Dashboard sessions only: an API key gets 403 FORBIDDEN.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry of this POST safe: the first answer under this key is kept 24 h and answered again (header Idempotent-Replayed: true) to the same request; the same key with another method, URL or body answers 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs 409 CONFLICT. A 5xx answer is not kept. Keys are per merchant, and only the session or API key that used a key gets its answer again (another one gets 422 IDEMPOTENCY_KEY_REUSED, not run); use a UUID. */
+                    "idempotency-key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        code: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: true;
+                            message?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/merchant/webhooks/endpoints": {
         parameters: {
             query?: never;
@@ -13595,6 +15091,18 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        ErrorInput: {
+            /** @description Human-readable message */
+            error: string;
+            /**
+             * @description Stable machine-readable code (domain/errors.ts)
+             * @enum {string}
+             */
+            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "INVALID_TWO_FACTOR_CODE" | "FORBIDDEN" | "PLAN_FEATURE_REQUIRED" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "HANDOFF_REPLAYED" | "STEP_INCOMPLETE" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "REFUND_EXCEEDS_BALANCE" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "TWO_FACTOR_LOCKED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
+            details?: {
+                [key: string]: unknown;
+            };
+        };
         /** @description ISO 3166-1 alpha-2 country code (or XK), any letter case */
         CountryCodeInput: string;
         StoreCountriesInput: {
@@ -13722,6 +15230,18 @@ export interface components {
             plan: components["schemas"]["MerchantPlanInput"];
             onboardingCompletedAt: string | null;
             createdAt: string;
+            /** @description Who is calling: on GET /api/merchant/me */
+            viewer?: {
+                /** @description null: the account holder, or an API key */
+                memberId: string | null;
+                /** @description The person signed in (the account's email for the account holder and for keys) */
+                email: string;
+                /** @enum {string} */
+                role: "owner" | "admin" | "staff";
+                /** @description What the role may call, in the API keys' scope vocabulary (docs/api.md) */
+                scopes: string[];
+                twoFactorEnabled: boolean;
+            };
         };
         PublicMerchantConfigInput: {
             slug: string;
@@ -14090,18 +15610,6 @@ export interface components {
             deadAt: string | null;
             /** @description ISO 8601 time */
             createdAt: string;
-        };
-        ErrorInput: {
-            /** @description Human-readable message */
-            error: string;
-            /**
-             * @description Stable machine-readable code (domain/errors.ts)
-             * @enum {string}
-             */
-            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_FEATURE_REQUIRED" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "HANDOFF_REPLAYED" | "STEP_INCOMPLETE" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "REFUND_EXCEEDS_BALANCE" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
-            details?: {
-                [key: string]: unknown;
-            };
         };
         ApiKeyCreateInput: {
             /** @description What the key is for (e.g. "ERP sync"): 1-100 characters, no control characters */
@@ -14999,6 +16507,18 @@ export interface components {
             attempt: components["schemas"]["ProcessorConnectionAttemptInput"] | null;
             wallets: components["schemas"]["WalletStatusInput"] | null;
         };
+        Error: {
+            /** @description Human-readable message */
+            error: string;
+            /**
+             * @description Stable machine-readable code (domain/errors.ts)
+             * @enum {string}
+             */
+            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "INVALID_TWO_FACTOR_CODE" | "FORBIDDEN" | "PLAN_FEATURE_REQUIRED" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "HANDOFF_REPLAYED" | "STEP_INCOMPLETE" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "REFUND_EXCEEDS_BALANCE" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "TWO_FACTOR_LOCKED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
+            details?: {
+                [key: string]: unknown;
+            };
+        };
         /** @description ISO 3166-1 alpha-2 country code (or XK), any letter case */
         CountryCode: string;
         StoreCountries: {
@@ -15126,6 +16646,18 @@ export interface components {
             plan: components["schemas"]["MerchantPlan"];
             onboardingCompletedAt: string | null;
             createdAt: string;
+            /** @description Who is calling: on GET /api/merchant/me */
+            viewer?: {
+                /** @description null: the account holder, or an API key */
+                memberId: string | null;
+                /** @description The person signed in (the account's email for the account holder and for keys) */
+                email: string;
+                /** @enum {string} */
+                role: "owner" | "admin" | "staff";
+                /** @description What the role may call, in the API keys' scope vocabulary (docs/api.md) */
+                scopes: string[];
+                twoFactorEnabled: boolean;
+            };
         };
         PublicMerchantConfig: {
             slug: string;
@@ -15494,18 +17026,6 @@ export interface components {
             deadAt: string | null;
             /** @description ISO 8601 time */
             createdAt: string;
-        };
-        Error: {
-            /** @description Human-readable message */
-            error: string;
-            /**
-             * @description Stable machine-readable code (domain/errors.ts)
-             * @enum {string}
-             */
-            code: "INVALID_INPUT" | "INVALID_SLUG" | "INVALID_TOKEN" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_SIGNATURE" | "FORBIDDEN" | "PLAN_FEATURE_REQUIRED" | "SIGNUP_CLOSED" | "EMAIL_NOT_VERIFIED" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_EXISTS" | "DOMAIN_EXISTS" | "SLUG_COLLISION" | "CONFLICT" | "HANDOFF_REPLAYED" | "STEP_INCOMPLETE" | "SETUP_NOT_VERIFIED" | "DISCOUNT_CODE_EXISTS" | "PREVIEW_SESSION" | "COD_NOT_ENABLED" | "NOT_REFUNDABLE" | "REFUND_ALREADY_REQUESTED" | "UPSELL_NOT_AVAILABLE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_PROCESSOR_KEY" | "INVALID_STORE_CREDENTIALS" | "REFUND_EXCEEDS_BALANCE" | "UNSUPPORTED_CURRENCY" | "IDEMPOTENCY_KEY_REUSED" | "DISCOUNT_UNKNOWN" | "DISCOUNT_EXPIRED" | "DISCOUNT_USED_UP" | "DISCOUNT_MINIMUM_NOT_MET" | "DISCOUNT_ALREADY_USED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "NOT_READY" | "PROCESSOR_TIMEOUT" | "STORE_TIMEOUT";
-            details?: {
-                [key: string]: unknown;
-            };
         };
         ApiKeyCreate: {
             /** @description What the key is for (e.g. "ERP sync"): 1-100 characters, no control characters */

@@ -24,11 +24,12 @@ DROPPED_LOG = os.environ.get("FUZZ_DROPPED_LOG")
 ACCEPTED_REFUSALS = [
     # A one-time link token, an OAuth install state: only the ones the API issued and nobody used yet are valid.
     (
-        {"POST /api/auth/email/verify-confirm", "POST /api/auth/password/reset-confirm", "GET /api/auth/storefront-a/callback"},
+        {"POST /api/auth/email/verify-confirm", "POST /api/auth/password/reset-confirm", "GET /api/auth/storefront-a/callback",
+         "POST /api/auth/invitations/lookup", "POST /api/auth/invitations/accept"},
         400, "INVALID_TOKEN", None, "",
     ),
     # A new password must not be the account's email (compares two values).
-    ({"POST /api/auth/register", "POST /api/auth/password/reset-confirm"}, 400, "INVALID_INPUT", "body.password", "Passwords cannot be the same as the email address"),
+    ({"POST /api/auth/register", "POST /api/auth/password/reset-confirm", "POST /api/auth/invitations/accept"}, 400, "INVALID_INPUT", "body.password", "Passwords cannot be the same as the email address"),
     ({"PATCH /api/merchant/account"}, 400, "INVALID_INPUT", "body.newPassword", "Passwords cannot be the same as the email address"),
     # The struck-through price is above the price (compares two values; a PATCH compares with the stored one).
     ({"POST /api/merchant/order-bumps", "PATCH /api/merchant/order-bumps/{id}"}, 400, "INVALID_INPUT", "body.compareAtCents", "must be above priceCents"),

@@ -23,8 +23,13 @@ import { SettingsPage } from './pages/settings.js';
 import { ApiKeysPage } from './pages/api-keys.js';
 import { WebhooksPage } from './pages/webhooks.js';
 import { ConnectionProblemPage } from './pages/connection-problem.js';
+import { TeamPage } from './pages/team.js';
+import { SecurityPage } from './pages/security.js';
+import { AcceptInvite } from './pages/accept-invite.js';
+import { useCan } from './can.js';
 
-const NAV: Array<{ section: string; items: Array<{ href: string; label: string }> }> = [
+/** `route`: the API route the page reads first; the link shows only to roles that may call it (domain/roles.ts). */
+const NAV: Array<{ section: string; items: Array<{ href: string; label: string; route?: string }> }> = [
   { section: 'Sales', items: [{ href: '/dashboard', label: 'Overview' }, { href: '/dashboard/orders', label: 'Orders' }, { href: '/dashboard/customers', label: 'Customers' }, { href: '/dashboard/stats', label: 'Statistics' }] },
   {
     section: 'Checkout',
@@ -45,8 +50,22 @@ const NAV: Array<{ section: string; items: Array<{ href: string; label: string }
       { href: '/dashboard/pixels', label: 'Pixels' },
     ],
   },
-  { section: 'Developers', items: [{ href: '/dashboard/api-keys', label: 'API keys' }, { href: '/dashboard/webhooks', label: 'Webhooks' }] },
-  { section: 'Account', items: [{ href: '/dashboard/billing', label: 'Billing' }, { href: '/dashboard/settings', label: 'Settings' }] },
+  {
+    section: 'Developers',
+    items: [
+      { href: '/dashboard/api-keys', label: 'API keys', route: 'GET /api/merchant/api-keys' },
+      { href: '/dashboard/webhooks', label: 'Webhooks', route: 'GET /api/merchant/webhooks/endpoints' },
+    ],
+  },
+  {
+    section: 'Account',
+    items: [
+      { href: '/dashboard/billing', label: 'Billing', route: 'GET /api/platform-billing/current' },
+      { href: '/dashboard/team', label: 'Team', route: 'GET /api/merchant/members' },
+      { href: '/dashboard/security', label: 'Security' },
+      { href: '/dashboard/settings', label: 'Settings' },
+    ],
+  },
 ];
 
 /** What each page of the route table (router.ts DASHBOARD_PAGES) renders: every path there, and only those. */
@@ -70,6 +89,8 @@ const RENDER: Record<DashboardPath, (params: Record<string, string>) => Componen
   '/dashboard/api-keys': () => <ApiKeysPage />,
   '/dashboard/settings': () => <SettingsPage />,
   '/dashboard/webhooks': () => <WebhooksPage />,
+  '/dashboard/team': () => <TeamPage />,
+  '/dashboard/security': () => <SecurityPage />,
   '/dashboard/connection-problem': () => <ConnectionProblemPage />,
 };
 const PAGES = DASHBOARD_PAGES.map((p) => ({ ...p, render: RENDER[p.path] }));
@@ -88,6 +109,12 @@ function Redirect(props: { to: string }) {
 
 function Shell(props: { path: string; children: ComponentChildren }) {
   const { me, logout } = useSession();
+  const can = useCan();
+  const visible = (item: { route?: string }) => {
+    if (!item.route) return true;
+    const [method, url] = item.route.split(' ') as [string, string];
+    return can(method, url);
+  };
   // A page change moves focus to the new page (screen readers announce it; Tab starts from there).
   const first = useRef(true);
   useEffect(() => {
@@ -118,7 +145,7 @@ function Shell(props: { path: string; children: ComponentChildren }) {
           </button>
         </div>
         <nav id="main-nav">
-          {NAV.map((group) => (
+          {NAV.map((group) => ({ ...group, items: group.items.filter(visible) })).filter((group) => group.items.length > 0).map((group) => (
             <div class="nav-group" key={group.section}>
               <p class="nav-section">{group.section}</p>
               <ul>
@@ -139,7 +166,7 @@ function Shell(props: { path: string; children: ComponentChildren }) {
             {me && <a class="muted" href={me.checkoutOrigin} target="_blank" rel="noreferrer">{me.checkoutOrigin.replace(/^https?:\/\//, '')}</a>}
           </div>
           <div class="topbar-actions">
-            <span class="muted">{me?.email}</span>
+            <span class="muted" data-viewer-role={me?.viewer?.role}>{me?.viewer?.email ?? me?.email}{me?.viewer && me.viewer.role !== 'owner' ? ` · ${me.viewer.role}` : ''}</span>
             <button type="button" class="btn btn-ghost btn-small" onClick={() => void logout().then(() => navigate('/login'))}>Log out</button>
           </div>
         </header>
@@ -156,6 +183,7 @@ function Shell(props: { path: string; children: ComponentChildren }) {
 
 export function App() {
   const { me } = useSession();
+  const can = useCan();
   const { path, query } = useLocation();
 
   useEffect(() => {
@@ -165,8 +193,9 @@ export function App() {
 
   if (me === undefined) return <Spinner label="Loading your dashboard…" />;
 
-  // Verification links work logged in or out.
+  // Verification links work logged in or out; so does an invitation (accepting it signs its new member in).
   if (path === '/verify-email') return <VerifyEmail />;
+  if (path === '/accept-invite') return <AcceptInvite />;
 
   const publicPage = PUBLIC[path];
   if (publicPage) {
@@ -189,7 +218,19 @@ export function App() {
 
   for (const page of PAGES) {
     const params = match(page.path, path);
-    if (params) return <Shell path={path}>{page.render(params)}</Shell>;
+    if (!params) continue;
+    // A page whose API the viewer's role cannot call (opened by its address) says so instead of failing piece by piece.
+    const guarded = NAV.flatMap((g) => g.items).find((item) => item.href === page.path && item.route);
+    // (Until /me has said who is signed in, the page renders: the API decides anyway.)
+    if (guarded && me.viewer && !can(...(guarded.route!.split(' ') as [string, string]))) {
+      return (
+        <Shell path={path}>
+          <h1>{page.title}</h1>
+          <p data-role-refused={me.viewer?.role}>Your role ({me.viewer?.role}) cannot open this page: ask an owner or admin of {me.shopName}.</p>
+        </Shell>
+      );
+    }
+    return <Shell path={path}>{page.render(params)}</Shell>;
   }
   return (
     <Shell path={path}>

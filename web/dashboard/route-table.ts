@@ -25,6 +25,8 @@ export const DASHBOARD_PAGES = [
   { path: '/dashboard/api-keys', title: 'API keys' },
   { path: '/dashboard/settings', title: 'Settings' },
   { path: '/dashboard/webhooks', title: 'Webhooks' },
+  { path: '/dashboard/team', title: 'Team' },
+  { path: '/dashboard/security', title: 'Security' },
   { path: '/dashboard/connection-problem', title: 'Store not connected' },
 ] as const;
 

@@ -36,6 +36,12 @@ export function SessionProvider(props: { children: ComponentChildren }) {
     setUnauthorizedHandler(() => setMe(null));
     void refresh();
   }, [refresh]);
+  // Answers other than GET /me (register, a settings PATCH…) carry the merchant without `viewer` (who is signed in,
+  // with which role): the same session keeps the viewer it had, and a first one is asked of /me.
+  const setMerchant = useCallback((m: Merchant | null) => setMe((prev) => (m && !m.viewer && prev?.viewer ? { ...m, viewer: prev.viewer } : m)), []);
+  useEffect(() => {
+    if (me && !me.viewer) void refresh();
+  }, [me, refresh]);
   const logout = useCallback(async () => {
     try {
       await api.post('/api/auth/logout');
@@ -43,7 +49,7 @@ export function SessionProvider(props: { children: ComponentChildren }) {
       setMe(null);
     }
   }, []);
-  return <SessionContext.Provider value={{ me, setMe, refresh, logout }}>{props.children}</SessionContext.Provider>;
+  return <SessionContext.Provider value={{ me, setMe: setMerchant, refresh, logout }}>{props.children}</SessionContext.Provider>;
 }
 
 export const useSession = () => useContext(SessionContext);

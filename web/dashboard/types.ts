@@ -10,11 +10,21 @@ import type { discountView, orderBumpView, pixelView, upsellView } from '../../a
 import type { apiKeyCreated, apiKeyRolled, apiKeyView } from '../../api/schemas/api-keys.js';
 import type { customerDetail, customersPage, customerSummary } from '../../api/schemas/customers.js';
 import type { notificationSettings } from '../../api/schemas/notifications.js';
+import type { enrolment, invitationLookup, invitationView, loginResponse, memberView, recoveryCodes, securityStatus, teamResponse } from '../../api/schemas/team.js';
 import type { deliveriesPage, deliveryDetail, deliveryView, endpointCreated, endpointView, secretRotated } from '../../api/schemas/merchant-webhooks.js';
 
 export type Merchant = z.output<typeof merchantView>;
 export type ShippingRate = Merchant['shippingRates'][number];
 export type SessionAnswer = { token: string; merchant: Merchant };
+export type LoginAnswer = z.output<typeof loginResponse>;
+
+export type Member = z.output<typeof memberView>;
+export type Invitation = z.output<typeof invitationView>;
+export type Team = z.output<typeof teamResponse>;
+export type InvitationLookup = z.output<typeof invitationLookup>;
+export type SecurityStatus = z.output<typeof securityStatus>;
+export type Enrolment = z.output<typeof enrolment>;
+export type RecoveryCodes = z.output<typeof recoveryCodes>;
 
 export type OnboardingState = z.output<typeof onboardingState>;
 export type CheckoutActivation = z.output<typeof checkoutActivation>;

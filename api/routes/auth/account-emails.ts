@@ -27,3 +27,19 @@ export async function queueAccountEmail(deps: Pick<RouteDeps, 'db' | 'temporal' 
     log.error({ err, emailId: row.id }, 'could not start the email workflow; the email stays pending');
   }
 }
+
+/**
+ * Queues the email of a team invitation: the row goes to the invitee and names the invitation, whose link token the
+ * activity mints at send time (activities/email.ts), so the token is never in the database or a workflow history.
+ */
+export async function queueInvitationEmail(deps: Pick<RouteDeps, 'db' | 'temporal' | 'config'>, log: FastifyBaseLogger, invitation: { id: string; merchantId: string; email: string }, shopName: string): Promise<void> {
+  const row = await deps.db.emailMessage.create({
+    data: { idempotencyKey: `member_invitation:${invitation.id}`, merchantId: invitation.merchantId, kind: 'member_invitation', to: invitation.email, subject: `Join the team of ${shopName}` },
+  });
+  await deps.db.memberInvitation.update({ where: { id: invitation.id }, data: { emailMessageId: row.id } });
+  try {
+    await deps.temporal.client.workflow.start(sendAccountEmailWorkflow, { workflowId: `email-${row.id}`, taskQueue: deps.config.temporal.taskQueue, args: [row.id] });
+  } catch (err) {
+    log.error({ err, emailId: row.id }, 'could not start the email workflow; the invitation email stays pending');
+  }
+}

@@ -24,6 +24,13 @@ import { limit } from '../../plugins/rate-limits.js';
 import { SESSION_COOKIE } from '../../plugins/auth.js';
 import { merchantViewInclude, toMerchantView } from '../merchant/view.js';
 import { queueAccountEmail } from './account-emails.js';
+import { acceptBody, invitationLookup, invitationToken, loginResponse, twoFactorCode } from '../../schemas/team.js';
+import { roleFromDb } from '../../../domain/roles.js';
+import { twoFactorEnabled, twoFactorStatus, verifySecondFactor } from '../../../model/two-factor.js';
+
+/** The purpose of the token a login answers when a second factor is needed, and how long it is good for. */
+const TWO_FACTOR_PURPOSE = 'two-factor-login';
+const TWO_FACTOR_CHALLENGE_SECONDS = 5 * 60;
 
 const registerBody = z
   .object({
@@ -103,7 +110,8 @@ export const authRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =>
       throw new AppError('SIGNUP_CLOSED', body.inviteToken ? 'This invite token is not valid' : 'Signup is by invitation: an inviteToken is required');
     }
     passwordOrThrow(body.password, { email: body.email });
-    if (await db.merchant.findUnique({ where: { email: body.email }, select: { id: true } })) {
+    // One email signs in to one account: a team member's email is taken too (login would find only one of them).
+    if ((await db.merchant.findUnique({ where: { email: body.email }, select: { id: true } })) || (await db.merchantMember.findUnique({ where: { email: body.email }, select: { id: true } }))) {
       throw new AppError('EMAIL_EXISTS', 'An account with this email already exists');
     }
     const merchant = await createMerchant(deps, { email: body.email, passwordHash: await hashPassword(body.password), shopName: body.shopName, phone: body.phone });
@@ -116,17 +124,108 @@ export const authRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =>
     config: limit(config, 'login'),
     schema: {
       tags,
-      summary: 'Log in; returns a session JWT (also set as the session cookie)',
+      summary: 'Log in; returns a session JWT (also set as the session cookie), or a two-factor challenge',
+      description:
+        'The account holder and team members log in here with their own email and password. When the person has two-factor sign-in ' +
+        'on, the answer is `{ twoFactorRequired: true, challenge }` and no session starts: send the challenge with a code to ' +
+        'POST /api/auth/login/two-factor within 5 minutes.',
       body: loginBody,
-      response: { 200: sessionResponse, 400: errorResponse, 401: errorResponse, 429: errorResponse },
+      response: { 200: loginResponse, 400: errorResponse, 401: errorResponse, 429: errorResponse },
     },
   }, async (request, reply) => {
-    const merchant = await db.merchant.findUnique({ where: { email: request.body.email }, include: merchantViewInclude });
-    // Same work on both paths: an unknown email verifies against a dummy hash.
-    const valid = await verifyPassword(request.body.password, merchant?.passwordHash ?? DUMMY_PASSWORD_HASH);
-    if (!merchant || !valid) throw new AppError('INVALID_CREDENTIALS', 'Email or password is wrong');
-    const token = await app.startSession(reply, { merchantId: merchant.id, shopDomain: merchant.shopDomain ?? '' });
-    return { token, merchant: toMerchantView(merchant, config) };
+    const { email: given, password } = request.body;
+    const merchant = await db.merchant.findUnique({ where: { email: given }, include: merchantViewInclude });
+    const member = merchant ? null : await db.merchantMember.findUnique({ where: { email: given }, select: { id: true, merchantId: true, passwordHash: true } });
+    // Same work on every path: an unknown email verifies against a dummy hash.
+    const valid = await verifyPassword(password, merchant?.passwordHash ?? member?.passwordHash ?? DUMMY_PASSWORD_HASH);
+    if ((!merchant && !member) || !valid) throw new AppError('INVALID_CREDENTIALS', 'Email or password is wrong');
+    const account = merchant ?? (await db.merchant.findUniqueOrThrow({ where: { id: member!.merchantId }, include: merchantViewInclude }));
+    const claims = { merchantId: account.id, shopDomain: account.shopDomain ?? '', memberId: member?.id ?? null };
+    if (await twoFactorEnabled(db, { merchantId: account.id, memberId: claims.memberId })) {
+      return { twoFactorRequired: true as const, challenge: app.signPurposeToken(claims, TWO_FACTOR_PURPOSE, TWO_FACTOR_CHALLENGE_SECONDS) };
+    }
+    const token = await app.startSession(reply, claims);
+    return { token, merchant: toMerchantView(account, config) };
+  });
+
+  app.post('/api/auth/login/two-factor', {
+    config: limit(config, 'login'),
+    schema: {
+      tags,
+      summary: 'Second step of a login: the challenge and a code from the authenticator app (or a recovery code, once); returns the session',
+      description:
+        'A wrong, expired or already used code answers INVALID_TWO_FACTOR_CODE (a code works once: the same code again is refused). Five ' +
+        'wrong codes in a row pause code checks for this person for 15 minutes (TWO_FACTOR_LOCKED). An expired or foreign challenge: ' +
+        'UNAUTHORIZED, log in again.',
+      body: z.object({ challenge: text(2000, { required: 'the challenge of the login answer' }), code: twoFactorCode }).strict(),
+      response: { 200: sessionResponse.extend({ usedRecoveryCode: z.boolean().describe('A recovery code was used: it is gone, and the answer says how many are left') , recoveryCodesLeft: z.number().int() }), 400: errorResponse, 401: errorResponse, 409: errorResponse, 429: errorResponse },
+    },
+  }, async (request, reply) => {
+    const claims = app.verifyPurposeToken(request.body.challenge, TWO_FACTOR_PURPOSE);
+    const who = { merchantId: claims.merchantId, memberId: claims.memberId ?? null };
+    // The member may have been removed since the password step: then there is nobody to sign in.
+    if (who.memberId && !(await db.merchantMember.findFirst({ where: { id: who.memberId, merchantId: who.merchantId }, select: { id: true } }))) {
+      throw new AppError('UNAUTHORIZED', 'This sign-in is no longer valid: log in again');
+    }
+    const used = await verifySecondFactor(db, deps.secrets, who, request.body.code);
+    const merchant = await db.merchant.findUniqueOrThrow({ where: { id: who.merchantId }, include: merchantViewInclude });
+    const token = await app.startSession(reply, { merchantId: merchant.id, shopDomain: merchant.shopDomain ?? '', memberId: who.memberId });
+    const status = await twoFactorStatus(db, who);
+    return { token, merchant: toMerchantView(merchant, config), usedRecoveryCode: used === 'recovery_code', recoveryCodesLeft: status.recoveryCodesLeft };
+  });
+
+  /** A pending invitation by its link's token; INVALID_TOKEN when unknown, used, withdrawn or expired. */
+  async function pendingInvitation(token: string) {
+    const invitation = await db.memberInvitation.findUnique({ where: { tokenHash: hashOneTimeToken(token) }, include: { merchant: { select: { shopName: true } } } });
+    if (!invitation || invitation.acceptedAt || invitation.revokedAt || invitation.expiresAt.getTime() < Date.now()) {
+      throw new AppError('INVALID_TOKEN', 'This invitation is invalid, used, withdrawn or expired: ask for a new one');
+    }
+    return invitation;
+  }
+
+  app.post('/api/auth/invitations/lookup', {
+    config: limit(config, 'passwordReset'),
+    schema: {
+      tags,
+      summary: 'What an invitation link is for (email, shop, role), so the page can say it before the password is chosen',
+      body: z.object({ token: invitationToken }).strict(),
+      response: { 200: invitationLookup, 400: errorResponse, 429: errorResponse },
+    },
+  }, async (request) => {
+    const invitation = await pendingInvitation(request.body.token);
+    return { email: invitation.email, shopName: invitation.merchant.shopName, role: roleFromDb(invitation.role), expiresAt: invitation.expiresAt.toISOString() };
+  });
+
+  app.post('/api/auth/invitations/accept', {
+    config: limit(config, 'passwordReset'),
+    schema: {
+      tags,
+      summary: 'Accept an invitation: choose a password; the member is created with the invitation\'s role and signed in',
+      description: 'The link works once. An email that signs in elsewhere meanwhile answers EMAIL_EXISTS.',
+      body: acceptBody,
+      response: { 201: sessionResponse, 400: errorResponse, 409: errorResponse, 429: errorResponse },
+    },
+  }, async (request, reply) => {
+    const found = await pendingInvitation(request.body.token);
+    passwordOrThrow(request.body.password, { email: found.email });
+    if (await db.merchant.findUnique({ where: { email: found.email }, select: { id: true } })) throw new AppError('EMAIL_EXISTS', 'This email already signs in to a checkout account');
+    const passwordHash = await hashPassword(request.body.password);
+    let memberId: string;
+    try {
+      memberId = await db.$transaction(async (tx) => {
+        // Conditional: of two acceptances at once, exactly one wins.
+        const { count } = await tx.memberInvitation.updateMany({ where: { id: found.id, acceptedAt: null, revokedAt: null }, data: { acceptedAt: new Date() } });
+        if (count !== 1) throw new AppError('INVALID_TOKEN', 'This invitation is invalid, used, withdrawn or expired: ask for a new one');
+        const member = await tx.merchantMember.create({ data: { merchantId: found.merchantId, email: found.email, passwordHash, role: found.role } });
+        return member.id;
+      });
+    } catch (err) {
+      if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') throw new AppError('EMAIL_EXISTS', 'This email already signs in to a checkout account');
+      throw err;
+    }
+    const merchant = await db.merchant.findUniqueOrThrow({ where: { id: found.merchantId }, include: merchantViewInclude });
+    const token = await app.startSession(reply, { merchantId: merchant.id, shopDomain: merchant.shopDomain ?? '', memberId });
+    return reply.code(201).send({ token, merchant: toMerchantView(merchant, config) });
   });
 
   app.post('/api/auth/logout', {
@@ -158,7 +257,7 @@ export const authRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =>
       response: { 200: ok.extend({ sessionsEnded: z.number().int().describe('How many sessions were still live') }), 401: errorResponse, 403: errorResponse },
     },
   }, async (request, reply) => {
-    const sessionsEnded = await app.endAllSessions(request.merchant.merchantId);
+    const sessionsEnded = await app.endAllSessions(request.merchant.merchantId, request.merchant.memberId);
     reply.clearCookie(SESSION_COOKIE, { path: '/' });
     return { ok: true as const, message: 'Logged out everywhere: every session has ended', sessionsEnded };
   });
@@ -198,7 +297,7 @@ export const authRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =>
       include: merchantViewInclude,
     });
     await db.oneTimeToken.updateMany({ where: { merchantId: merchant.id, purpose: 'PASSWORD_RESET', usedAt: null }, data: { usedAt: new Date() } });
-    await app.endAllSessions(merchant.id);
+    await app.endAllSessions(merchant.id, null);
     const token = await app.startSession(reply, { merchantId: merchant.id, shopDomain: merchant.shopDomain ?? '' });
     return { token, merchant: toMerchantView(merchant, config) };
   });

@@ -15,6 +15,8 @@ import { accountPatch, configPatchFor, merchantView, publicConfig, sessionRespon
 import { chars } from '../../schemas/text.js';
 import { checkoutOrigin, merchantViewInclude, PLATFORM_ENUM, toMerchantView, toPublicConfig } from './view.js';
 import { queueAccountEmail } from '../auth/account-emails.js';
+import { ROLE_SCOPES } from '../../../domain/roles.js';
+import { twoFactorEnabled } from '../../../model/two-factor.js';
 import { merchantForCheckoutHost } from '../../checkout-host.js';
 import { assertPlanAllows } from '../../../model/plan-features.js';
 import { deliveryDaysColumns, rateCountryColumns } from '../../../model/shipping-rates.js';
@@ -50,7 +52,14 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
   app.get('/api/merchant/me', {
     onRequest: app.authenticate,
     schema: { tags, summary: 'The current merchant', ...auth, response: { 200: merchantView, 401: errorResponse } },
-  }, async (request) => toMerchantView(await load(request.merchant.merchantId), config));
+  }, async (request) => {
+    const { merchantId, memberId, role } = request.merchant;
+    const [merchant, member] = await Promise.all([load(merchantId), memberId ? db.merchantMember.findUnique({ where: { id: memberId }, select: { email: true } }) : null]);
+    // A key acts as the account (its own scopes decide); a session as its person, with its role's scopes.
+    const scopes = request.apiKey ? request.apiKey.scopes : [...ROLE_SCOPES[role]];
+    const twoFactorOn = request.apiKey ? false : await twoFactorEnabled(db, { merchantId, memberId });
+    return { ...toMerchantView(merchant, config), viewer: { memberId, email: member?.email ?? merchant.email, role, scopes, twoFactorEnabled: twoFactorOn } };
+  });
 
   app.get('/api/merchant/config/:identifier', {
     schema: {
@@ -141,11 +150,15 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
       summary: 'Change email, phone or password (email and password need currentPassword); a password change ends other sessions',
       ...auth,
       body: accountPatch,
-      response: { 200: sessionResponse, 400: errorResponse, 401: errorResponse, 409: errorResponse },
+      response: { 200: sessionResponse, 400: errorResponse, 401: errorResponse, 403: errorResponse, 409: errorResponse },
     },
   }, async (request, reply) => {
     const { merchantId } = request.merchant;
     const body = request.body;
+    // The account holder's own email and password: a member (even an owner) has its own, and is not signed in as it.
+    if (request.merchant.memberId && (body.email !== undefined || body.newPassword !== undefined)) {
+      throw new AppError('FORBIDDEN', 'The email and password here are the account holder\'s: sign in as the account holder to change them', { role: request.merchant.role });
+    }
     const merchant = await load(merchantId);
     const emailChanges = body.email !== undefined && body.email !== merchant.email;
     if (emailChanges || body.newPassword !== undefined) {
@@ -156,7 +169,10 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     const data: Prisma.MerchantUpdateInput = {};
     if (body.phone !== undefined) data.phone = body.phone;
     if (emailChanges) {
-      if (await db.merchant.findUnique({ where: { email: body.email! }, select: { id: true } })) throw new AppError('EMAIL_EXISTS', 'An account with this email already exists');
+      // One email signs in to one account: a team member's email is taken too.
+      if ((await db.merchant.findUnique({ where: { email: body.email! }, select: { id: true } })) || (await db.merchantMember.findUnique({ where: { email: body.email! }, select: { id: true } }))) {
+        throw new AppError('EMAIL_EXISTS', 'An account with this email already exists');
+      }
       data.email = body.email!;
       data.emailVerifiedAt = null;
     }
@@ -175,7 +191,7 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     }
     if (emailChanges) await queueAccountEmail(deps, request.log, updated, 'email_verification');
     // A new password ends every session, at once (passwordChangedAt also refuses older tokens); this one gets a new token.
-    if (body.newPassword !== undefined) await app.endAllSessions(merchantId);
+    if (body.newPassword !== undefined) await app.endAllSessions(merchantId, null);
     const token = await app.startSession(reply, { merchantId, shopDomain: updated.shopDomain ?? '' });
     return { token, merchant: toMerchantView(updated, config) };
   });

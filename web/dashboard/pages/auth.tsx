@@ -5,10 +5,10 @@ import { api, ApiError } from '../api.js';
 import { invalid, useForm } from '../form.js';
 import { navigate, safeNext, useLocation } from '../router.js';
 import { useSession } from '../session.js';
-import type { Merchant, SessionAnswer } from '../types.js';
+import type { LoginAnswer, Merchant, SessionAnswer } from '../types.js';
 import { Alert, Button, Field, Form, Link, Spinner } from '../ui.js';
 
-function AuthLayout(props: { title: string; subtitle?: ComponentChildren; children: ComponentChildren; footer?: ComponentChildren }) {
+export function AuthLayout(props: { title: string; subtitle?: ComponentChildren; children: ComponentChildren; footer?: ComponentChildren }) {
   return (
     <div class="auth">
       <main class="auth-card" id="main">
@@ -33,19 +33,50 @@ export function landingFor(m: Merchant, next?: string | null): string {
 }
 
 export function Login() {
-  const { setMe } = useSession();
+  const { refresh } = useSession();
   const { query } = useLocation();
   const form = useForm({ email: '', password: '' });
+  // After the password, when two-factor sign-in is on: the challenge the API answered, waiting for a code.
+  const [challenge, setChallenge] = useState<string | null>(null);
+  const second = useForm({ code: '' });
+  const landed = async () => {
+    // GET /me also says who signed in (role, scopes): the navigation depends on it.
+    const me = await refresh();
+    if (me) navigate(landingFor(me, query.get('next')));
+  };
   const submit = () =>
     form.run(async () => {
       const errors: Record<string, string> = {};
       if (!form.values.email.trim()) errors.email = 'enter your email address';
       if (!form.values.password) errors.password = 'enter your password';
       if (Object.keys(errors).length) throw invalid(errors);
-      const answer = await api.post<SessionAnswer>('/api/auth/login', form.values);
-      setMe(answer.merchant);
-      navigate(landingFor(answer.merchant, query.get('next')));
+      const answer = await api.post<LoginAnswer>('/api/auth/login', form.values);
+      if ('twoFactorRequired' in answer) setChallenge(answer.challenge);
+      else await landed();
     });
+  const submitCode = () =>
+    second.run(async () => {
+      if (!second.values.code.trim()) throw invalid({ code: 'enter the 6-digit code of your authenticator app, or a recovery code' });
+      try {
+        await api.post<SessionAnswer>('/api/auth/login/two-factor', { challenge, code: second.values.code.trim() });
+      } catch (err) {
+        // The challenge lasts 5 minutes: past it, start again with the password.
+        if (err instanceof ApiError && err.code === 'UNAUTHORIZED') setChallenge(null);
+        if (err instanceof ApiError && err.code === 'INVALID_TWO_FACTOR_CODE') throw invalid({ code: err.message });
+        throw err;
+      }
+      await landed();
+    });
+  if (challenge) {
+    return (
+      <AuthLayout title="Two-factor sign-in" subtitle="Enter the 6-digit code your authenticator app shows for Checkout." footer={<Link href="/login" >Use another account</Link>}>
+        <Form onSubmit={submitCode} error={second.error} label="Two-factor code">
+          <Field label="Code" name="code" autoComplete="one-time-code" inputProps={{ inputMode: 'text', maxLength: 11 }} value={second.values.code} onInput={(v) => second.set('code', v)} error={second.errors.code} hint="Lost your phone? Enter one of your recovery codes (like abcde-fghjk) instead: each works once." />
+          <Button type="submit" busy={second.busy}>Verify</Button>
+        </Form>
+      </AuthLayout>
+    );
+  }
   return (
     <AuthLayout title="Log in" subtitle="Your hosted checkout, orders and settings." footer={<>New here? <Link href="/register">Create an account</Link></>}>
       {query.get('reset') === 'sent' && <Alert kind="info">If an account exists for that email, a reset link is on its way.</Alert>}

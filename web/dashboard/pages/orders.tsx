@@ -15,6 +15,7 @@ import { linkClick, navigate, useLocation } from '../router.js';
 import { useLoad } from '../session.js';
 import type { OrderDetail, OrderSummary, OrdersPage as Page, TimelineEntry } from '../types.js';
 import { Alert, Button, Card, Empty, Field, Link, PageHeader, Pill, SelectField, Spinner } from '../ui.js';
+import { useCan } from '../can.js';
 import { HoldBanner, RefundDialog, RefundsCard, type RefundRequested } from './order-refunds.js';
 
 const VIEW_LABELS: Record<OrderView, string> = { orders: 'Orders', checkouts: 'Unpaid checkouts' };
@@ -299,6 +300,7 @@ export function OrderDetailPage(props: { token: string }) {
   const [follow, setFollow] = useState<{ id: string | null; amountMinor: number; since: number; fromPoll: number } | null>(null);
   const [polls, setPolls] = useState(0);
   const refundButton = useRef<HTMLDivElement>(null);
+  const can = useCan();
   const o = order.data;
 
   /** The order as it is now (after a refusal: what is left may have changed elsewhere). */
@@ -373,15 +375,15 @@ export function OrderDetailPage(props: { token: string }) {
         description={<>{o.customerName ?? o.email ?? 'No customer details yet'} · created {formatDate(o.createdAt)}</>}
         actions={
           <div class="button-row" ref={refundButton}>
-            <Button variant="secondary" busy={sync.busy} onClick={() => void sync.run(async () => {
+            {can('POST', '/api/checkout/merchant/orders/:token/backfill-status') && <Button variant="secondary" busy={sync.busy} onClick={() => void sync.run(async () => {
               const r = await api.post<{ status: string; processorStatus: string | null }>(`/api/checkout/merchant/orders/${o.token}/backfill-status`);
               await order.reload();
               const ours = isCheckoutStatus(r.status) ? STATUS_LABELS[r.status].toLowerCase() : r.status;
               return `Status synced: ${ours}${r.processorStatus ? ` (processor: ${r.processorStatus.replace(/_/g, ' ')})` : ''}.`;
             })}>
               Sync status
-            </Button>
-            {refundable && <Button variant="danger" name="refund" onClick={openDialog}>Refund…</Button>}
+            </Button>}
+            {refundable && can('POST', '/api/checkout/merchant/orders/:token/refund') && <Button variant="danger" name="refund" onClick={openDialog}>Refund…</Button>}
           </div>
         }
       />

@@ -1,0 +1,149 @@
+// The team: the account holder and the members who sign in to this merchant's dashboard, and invitations by email.
+// Who may call these routes at all is the role table's business (domain/api-keys.ts SESSION_ONLY_ROUTE_ROLES: owners
+// and admins; keys never); what an admin may do to whom is decided here: admins never create, change or remove
+// owners. The account holder is an owner that cannot be removed or demoted, so an account always keeps an owner.
+// Removing a member deletes its sessions with it: its tokens answer 401 at once.
+import { z } from 'zod';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { type RouteDeps } from '../../route-deps.js';
+import { AppError } from '../../../domain/errors.js';
+import { ROLES_GRANTABLE_BY, roleFromDb, roleToDb, type MemberRole } from '../../../domain/roles.js';
+import { errorResponse } from '../../schemas/common.js';
+import { ok } from '../../schemas/merchant.js';
+import { invitationView, inviteBody, roleBody, teamResponse } from '../../schemas/team.js';
+import { queueInvitationEmail } from '../auth/account-emails.js';
+
+const auth = { security: [{ bearerAuth: [] }] };
+const tags = ['team'];
+export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+/** Members and pending invitations one account may have. */
+export const MAX_TEAM_SIZE = 50;
+
+const idParams = z.object({ id: z.uuid('must be a member id') });
+const invitationParams = z.object({ id: z.uuid('must be an invitation id') });
+
+function assertMayGrant(actor: MemberRole, role: MemberRole) {
+  if (!ROLES_GRANTABLE_BY[actor].includes(role)) throw new AppError('FORBIDDEN', `Your role (${actor}) cannot give the ${role} role: ask an owner`, { role: actor });
+}
+
+export const memberRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  const { db } = deps;
+
+  /** The caller's email, as "invited by" shows it. */
+  async function actorEmail(merchantId: string, memberId: string | null): Promise<string> {
+    if (memberId) return (await db.merchantMember.findUniqueOrThrow({ where: { id: memberId }, select: { email: true } })).email;
+    return (await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { email: true } })).email;
+  }
+
+  /** A member of the caller's merchant; 404 for another merchant's id as for an unknown one. */
+  async function memberOf(merchantId: string, id: string) {
+    const member = await db.merchantMember.findFirst({ where: { id, merchantId } });
+    if (!member) throw new AppError('NOT_FOUND', 'No such member');
+    return member;
+  }
+
+  app.get('/api/merchant/members', {
+    onRequest: app.authenticate,
+    schema: { tags, summary: 'The team: the account holder, the members and the pending invitations', ...auth, response: { 200: teamResponse, 401: errorResponse, 403: errorResponse } },
+  }, async (request) => {
+    const { merchantId } = request.merchant;
+    const [merchant, members, invitations, factors] = await Promise.all([
+      db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { email: true, createdAt: true } }),
+      db.merchantMember.findMany({ where: { merchantId }, orderBy: { createdAt: 'asc' } }),
+      db.memberInvitation.findMany({ where: { merchantId, acceptedAt: null, revokedAt: null, expiresAt: { gt: new Date() } }, orderBy: { createdAt: 'asc' } }),
+      db.twoFactorCredential.findMany({ where: { merchantId, enabledAt: { not: null } }, select: { subjectId: true } }),
+    ]);
+    const twoFactor = new Set(factors.map((f) => f.subjectId));
+    return {
+      members: [
+        { id: null, email: merchant.email, role: 'owner' as const, accountHolder: true, twoFactorEnabled: twoFactor.has(merchantId), createdAt: merchant.createdAt.toISOString() },
+        ...members.map((m) => ({ id: m.id, email: m.email, role: roleFromDb(m.role), accountHolder: false, twoFactorEnabled: twoFactor.has(m.id), createdAt: m.createdAt.toISOString() })),
+      ],
+      invitations: invitations.map((i) => ({ id: i.id, email: i.email, role: roleFromDb(i.role), invitedBy: i.invitedBy, expiresAt: i.expiresAt.toISOString(), createdAt: i.createdAt.toISOString() })),
+    };
+  });
+
+  app.post('/api/merchant/members/invitations', {
+    onRequest: app.authenticate,
+    schema: {
+      tags,
+      summary: 'Invite someone by email to join the team with a role; the email carries a single-use link valid 7 days',
+      description:
+        'An admin may invite admins and staff, an owner any role (FORBIDDEN otherwise). An email that already signs in somewhere (an ' +
+        'account or a member) answers EMAIL_EXISTS. A new invitation to the same email replaces the pending one.',
+      ...auth,
+      body: inviteBody,
+      response: { 201: invitationView, 400: errorResponse, 401: errorResponse, 403: errorResponse, 409: errorResponse },
+    },
+  }, async (request, reply) => {
+    const { merchantId, memberId, role: actor } = request.merchant;
+    const { email, role } = request.body;
+    assertMayGrant(actor, role);
+    const [account, member] = await Promise.all([
+      db.merchant.findUnique({ where: { email }, select: { id: true } }),
+      db.merchantMember.findUnique({ where: { email }, select: { id: true } }),
+    ]);
+    if (account || member) throw new AppError('EMAIL_EXISTS', 'This email already signs in to a checkout account: one email, one account');
+    const size = (await db.merchantMember.count({ where: { merchantId } })) + (await db.memberInvitation.count({ where: { merchantId, acceptedAt: null, revokedAt: null, expiresAt: { gt: new Date() } } }));
+    if (size >= MAX_TEAM_SIZE) throw new AppError('CONFLICT', `A team has at most ${MAX_TEAM_SIZE} members and pending invitations`);
+    const invitedBy = await actorEmail(merchantId, memberId);
+    const shop = await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { shopName: true } });
+    const [, invitation] = await db.$transaction([
+      db.memberInvitation.updateMany({ where: { merchantId, email, acceptedAt: null, revokedAt: null }, data: { revokedAt: new Date() } }),
+      db.memberInvitation.create({ data: { merchantId, email, role: roleToDb(role), invitedBy, expiresAt: new Date(Date.now() + INVITATION_TTL_MS) } }),
+    ]);
+    await queueInvitationEmail(deps, request.log, invitation, shop.shopName);
+    return reply.code(201).send({ id: invitation.id, email, role, invitedBy, expiresAt: invitation.expiresAt.toISOString(), createdAt: invitation.createdAt.toISOString() });
+  });
+
+  app.delete('/api/merchant/members/invitations/:id', {
+    onRequest: app.authenticate,
+    schema: { tags, summary: 'Withdraw a pending invitation: its link stops working', ...auth, params: invitationParams, response: { 200: ok, 400: errorResponse, 401: errorResponse, 403: errorResponse, 404: errorResponse } },
+  }, async (request) => {
+    const { merchantId, role: actor } = request.merchant;
+    const invitation = await db.memberInvitation.findFirst({ where: { id: request.params.id, merchantId, acceptedAt: null, revokedAt: null } });
+    if (!invitation) throw new AppError('NOT_FOUND', 'No such pending invitation');
+    assertMayGrant(actor, roleFromDb(invitation.role));
+    await db.memberInvitation.update({ where: { id: invitation.id }, data: { revokedAt: new Date() } });
+    return { ok: true as const, message: `The invitation to ${invitation.email} is withdrawn` };
+  });
+
+  app.patch('/api/merchant/members/:id', {
+    onRequest: app.authenticate,
+    schema: {
+      tags,
+      summary: 'Change a member\'s role (effective on its next request)',
+      description: 'Only owners change an owner\'s role or make someone an owner (FORBIDDEN for admins). The account holder is not a member row: it stays an owner.',
+      ...auth,
+      params: idParams,
+      body: roleBody,
+      response: { 200: z.object({ id: z.string(), email: z.string(), role: z.enum(['owner', 'admin', 'staff']) }), 400: errorResponse, 401: errorResponse, 403: errorResponse, 404: errorResponse },
+    },
+  }, async (request) => {
+    const { merchantId, role: actor } = request.merchant;
+    const member = await memberOf(merchantId, request.params.id);
+    assertMayGrant(actor, roleFromDb(member.role));
+    assertMayGrant(actor, request.body.role);
+    const updated = await db.merchantMember.update({ where: { id: member.id }, data: { role: roleToDb(request.body.role) } });
+    return { id: updated.id, email: updated.email, role: roleFromDb(updated.role) };
+  });
+
+  app.delete('/api/merchant/members/:id', {
+    onRequest: app.authenticate,
+    schema: {
+      tags,
+      summary: 'Remove a member: its sessions end at once (its tokens answer 401)',
+      description: 'Only owners remove owners (FORBIDDEN for admins). The account holder cannot be removed.',
+      ...auth,
+      params: idParams,
+      response: { 200: ok, 400: errorResponse, 401: errorResponse, 403: errorResponse, 404: errorResponse },
+    },
+  }, async (request) => {
+    const { merchantId, role: actor } = request.merchant;
+    const member = await memberOf(merchantId, request.params.id);
+    assertMayGrant(actor, roleFromDb(member.role));
+    // Its sessions and its two-factor credential go with it (ON DELETE CASCADE).
+    await db.merchantMember.delete({ where: { id: member.id } });
+    return { ok: true as const, message: `${member.email} is removed from the team and signed out` };
+  });
+};
