@@ -9,6 +9,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,7 +17,7 @@ import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDnsSimulator } from '../../sandbox/dns/index.js';
 import { startTestStack, type TestStack } from '../harness/stack.js';
-import { api, storefrontACheckout, storefrontAMerchant, type Merchant } from '../e2e/checkout-helpers.js';
+import { api, startPayment, storefrontACheckout, storefrontAMerchant, type Merchant } from '../e2e/checkout-helpers.js';
 import { ensureWebBuild } from '../../scripts/web-build.js';
 import { freeLowPort, untilAccepting } from '../../scripts/lib/ports.js';
 import { ensureCaddy, ensurePebble, type PebbleBinaries } from '../../scripts/lib/tls-binaries.js';
@@ -185,6 +186,8 @@ describe('HTTPS at the edge, certificates from a real ACME server (Pebble)', () 
     const slug = (await api(stack, 'GET', '/api/merchant/me', undefined, merchant.token)).body.slug as string;
     const before = orders();
 
+    // A shopper's checkout, opened once the domain is live.
+    const token = await storefrontACheckout(stack, merchant.shop);
     const claimed = await api(stack, 'POST', '/api/merchant/domain', { domain: DOMAIN }, merchant.token);
     expect(claimed.status, JSON.stringify(claimed.body)).toBe(201);
 
@@ -194,11 +197,6 @@ describe('HTTPS at the edge, certificates from a real ACME server (Pebble)', () 
     const verified = await api(stack, 'POST', '/api/merchant/domain/verify', undefined, merchant.token);
     expect(verified.body).toMatchObject({ status: 'verified', verifiedBy: 'cname', checkoutOrigin: `https://${DOMAIN}:${edge.https}` });
     const verifiedAt = Date.now();
-
-    // The shopper's checkout link is on https at the custom domain.
-    const token = await storefrontACheckout(stack, merchant.shop);
-    const session = await api(stack, 'GET', `/api/checkout/session/${token}`);
-    expect(session.status).toBe(200);
 
     const page = await httpsGet(DOMAIN, `/checkout/${token}`);
     const firstAnswerMs = Date.now() - verifiedAt;
@@ -214,6 +212,13 @@ describe('HTTPS at the edge, certificates from a real ACME server (Pebble)', () 
     expect(shake.cert.subjectaltname).toBe(`DNS:${DOMAIN}`);
     serial = shake.cert.serialNumber;
     expect(orders() - before).toBe(1);
+
+    // New checkout links and the processor's return URL are on https at the custom domain.
+    const next = await storefrontACheckout(stack, merchant.shop);
+    expect((await api(stack, 'GET', `/api/merchant/me`, undefined, merchant.token)).body.checkoutOrigin).toBe(`https://${DOMAIN}:${edge.https}`);
+    await startPayment(stack, next);
+    const configuration = [...stack.sims.processor.store.checkouts.values()].find((c) => c.metadata?.checkout_session_token === next);
+    expect(configuration?.redirect_url).toMatch(new RegExp(`^https://${DOMAIN.replaceAll('.', '\\.')}:${edge.https}/checkout/${next}`));
     console.log(`[edge] DNS verification → first HTTPS answer on ${DOMAIN}: ${firstAnswerMs} ms; ACME orders: ${orders() - before}`);
   });
 
@@ -237,9 +242,10 @@ describe('HTTPS at the edge, certificates from a real ACME server (Pebble)', () 
   });
 
   it('given the edge / plain http redirects to https, and the permission endpoint is not served to the outside', async () => {
-    const redirect = await fetch(`http://127.0.0.1:${edge.http}/checkout/abc?x=1`, { headers: { host: DOMAIN }, redirect: 'manual' });
-    expect(redirect.status).toBe(308);
-    expect(redirect.headers.get('location')).toBe(`https://${DOMAIN}:${edge.https}/checkout/abc?x=1`);
+    const redirect = await new Promise<http.IncomingMessage>((resolve, reject) =>
+      http.get({ host: '127.0.0.1', port: edge.http, path: '/checkout/abc?x=1', headers: { host: DOMAIN }, agent: false }, (res) => (res.resume(), resolve(res))).once('error', reject));
+    expect(redirect.statusCode).toBe(308);
+    expect(redirect.headers.location).toBe(`https://${DOMAIN}:${edge.https}/checkout/abc?x=1`);
     const internal = await httpsGet(DOMAIN, `${TLS_PERMISSION_PATH}?domain=${DOMAIN}`);
     expect(internal.status).toBe(404);
   });
@@ -269,7 +275,9 @@ describe('the permission endpoint the edge asks (GET /internal/tls/allow?domain=
     const slug = (await api(stack, 'GET', '/api/merchant/me', undefined, m.token)).body.slug as string;
     expect((await ask(`${slug}.localhost`)).statusCode).toBe(200);
     expect((await ask(`${slug.toUpperCase()}.LOCALHOST.`)).statusCode).toBe(200);
-    expect((await ask(new URL(stack.config.appOrigin).hostname)).statusCode).toBe(200);
+    // The service domain itself; an IP address (the test's APP_ORIGIN is 127.0.0.1) never gets an on-demand certificate.
+    expect((await ask(stack.config.serviceDomain)).statusCode).toBe(200);
+    expect((await ask(new URL(stack.config.appOrigin).hostname)).statusCode).toBe(400);
     const refused = await ask(`no-such-merchant-${randomBytes(3).toString('hex')}.localhost`);
     expect(refused.statusCode).toBe(403);
     expect(refused.json()).toMatchObject({ code: 'FORBIDDEN' });

@@ -31,7 +31,8 @@ export const TLS_PERMISSION_PATH = '/internal/tls/allow';
 export const TLS_PERMISSION_YES_TTL_MS = 60_000;
 export const TLS_PERMISSION_NO_TTL_MS = 5_000;
 
-const HOSTNAME = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}$/;
+/** A DNS name (one label or more); an IP address is not one (ACME on-demand certificates are for names only). */
+const HOSTNAME = /^(?=.{1,253}$)(?![0-9.]+$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
 
 /** Whether a certificate may be obtained for `name`: the hosts this service serves, nothing else. One indexed read at most. */
 export async function mayHoldCertificate(db: Db, config: Pick<Config, 'serviceDomain' | 'appOrigin' | 'publicApiUrl'>, name: string): Promise<boolean> {
