@@ -4,10 +4,11 @@
 // Caddyfile the cluster and test/edge/pebble.test.ts run), 2 workers.
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { TEMPORAL_SERVER_VERSION } from '../../scripts/lib/temporal-binaries.js';
 import { REPO_ROOT } from '../../scripts/cluster/cluster.js';
-import { CADDY_VERSION } from '../../scripts/lib/tls-binaries.js';
+import { CADDY_VERSION, ensureCaddy } from '../../scripts/lib/tls-binaries.js';
 import { COMPOSE_EDGE, edgeCaddyfile } from '../../scripts/lib/tls-edge.js';
 
 const REQUIRED = { JWT_SECRET: 'x'.repeat(40), SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'), PROCESSOR_API_URL: 'https://processor.example', POSTMARK_SERVER_TOKEN: 'token', ACME_EMAIL: 'ops@example.com' };
@@ -52,6 +53,15 @@ describe('docker-compose.yml', () => {
     // The replicas trust X-Forwarded-* from the edge's fixed address only.
     expect(file).toMatch(/TRUST_PROXY: 172\.28\.0\.10\n/);
     expect(file).toMatch(/edge:[\s\S]*ipv4_address: 172\.28\.0\.10/);
+  });
+
+  it('has an edge configuration Caddy itself accepts (the Caddy build provisioning caches)', async () => {
+    const caddy = await ensureCaddy();
+    const checked = await new Promise<{ code: number; out: string }>((resolve) =>
+      execFile(caddy, ['validate', '--config', 'deploy/Caddyfile', '--adapter', 'caddyfile'], { cwd: REPO_ROOT, env: { ...process.env, ACME_EMAIL: 'ops@example.com', HOME: os.tmpdir() } }, (err, stdout, stderr) =>
+        resolve({ code: err ? 1 : 0, out: stdout + stderr })));
+    expect(checked.out).toContain('Valid configuration');
+    expect(checked.code).toBe(0);
   });
 
   it('refuses to render without the ACME contact the edge registers with', async () => {

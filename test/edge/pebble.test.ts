@@ -277,13 +277,13 @@ describe('the permission endpoint the edge asks (GET /internal/tls/allow?domain=
     expect((await ask(`${slug.toUpperCase()}.LOCALHOST.`)).statusCode).toBe(200);
     // The service domain itself; an IP address (the test's APP_ORIGIN is 127.0.0.1) never gets an on-demand certificate.
     expect((await ask(stack.config.serviceDomain)).statusCode).toBe(200);
-    expect((await ask(new URL(stack.config.appOrigin).hostname)).statusCode).toBe(400);
+    expect((await ask(new URL(stack.config.appOrigin).hostname)).statusCode).toBe(403);
     const refused = await ask(`no-such-merchant-${randomBytes(3).toString('hex')}.localhost`);
     expect(refused.statusCode).toBe(403);
     expect(refused.json()).toMatchObject({ code: 'FORBIDDEN' });
     expect((await ask(`a.b.${slug}.localhost`)).statusCode).toBe(403);
     expect((await ask('checkout.never-claimed.test')).statusCode).toBe(403);
-    expect((await ask('not a host')).statusCode).toBe(400);
+    expect((await ask('not a host')).statusCode).toBe(403);
   });
 
   it('given a caller that is not the edge, or a request that came through a proxy / it answers 403 before any lookup', async () => {

@@ -1,6 +1,6 @@
 // The TLS edge's permission question (Caddy's on-demand TLS `ask`, docs/deployment.md "HTTPS: the TLS edge"):
 // `GET /internal/tls/allow?domain=<name>` answers 200 when the service may obtain a certificate for that name, and
-// 403/400/503 otherwise (Caddy treats anything but 2xx as "no", so every failure refuses: fail closed).
+// 403 otherwise (500 if the lookup fails) (Caddy treats anything but 2xx as "no", so every failure refuses: fail closed).
 //
 // Allowed: the service's own hosts (the dashboard's APP_ORIGIN, PUBLIC_API_URL, SERVICE_DOMAIN itself),
 // `{slug}.{SERVICE_DOMAIN}` of an existing merchant, and `checkout.<domain>` once its DNS verification passed (the
@@ -96,14 +96,14 @@ export const tlsPermissionRoutes: FastifyPluginAsyncZod<Pick<RouteDeps, 'db' | '
         'Asked by the TLS edge (Caddy on-demand TLS `ask`) before it orders a certificate. 200: allowed (a service host, an existing merchant subdomain, a verified custom domain). ' +
         '403 FORBIDDEN: not allowed, or the caller is not the edge. Answers are cached: yes 60 s, no 5 s.',
       querystring: z.object({ domain: z.string().min(1).max(253).describe('The TLS server name the edge was asked for') }),
-      response: { 200: z.object({ allowed: z.literal(true), domain: z.string() }), 400: errorResponse, 403: errorResponse, 503: errorResponse },
+      response: { 200: z.object({ allowed: z.literal(true), domain: z.string() }), 403: errorResponse },
     },
   }, async (request) => {
     const proxied = request.headers['x-forwarded-for'] !== undefined || request.headers.forwarded !== undefined;
     if (proxied || !isInternalPeer(peers, request.socket.remoteAddress)) throw new AppError('FORBIDDEN', 'Only the TLS edge may ask this, directly');
     const name = normalizeHostname(request.query.domain);
-    if (!HOSTNAME.test(name)) throw new AppError('INVALID_INPUT', `${request.query.domain} is not a hostname`, { fields: { 'querystring.domain': 'not a hostname' } });
-    if (await allowed(name)) return { allowed: true as const, domain: name };
+    // Not a DNS name (an IP address, garbage): refused like any name we do not serve, with no lookup.
+    if (HOSTNAME.test(name) && (await allowed(name))) return { allowed: true as const, domain: name };
     throw new AppError('FORBIDDEN', `No certificate for ${name}: not a host this service serves`);
   });
 };
