@@ -2,7 +2,7 @@
 // mirrors it): PostgreSQL (the application database plus Temporal's `temporal` and `temporal_visibility`),
 // Redis (shared rate-limit counters), the real Temporal server on PostgreSQL, one sandbox process (the
 // simulators hold state in memory, so one for everyone), N workers and N API replicas (`npm run worker`,
-// `npm run api`: the same entry points production runs), and nginx in front of the replicas. Every process
+// `npm run api`: the same entry points production runs), and nginx in front of the replicas (plus, with `edge`, the TLS edge: Caddy). Every process
 // has its own readiness check and log file (DATA_DIR/cluster/logs/<name>.log); stop() stops them newest
 // first. `npm run start:cluster`, the flash-sale benchmark and the drill start it.
 import { execFileSync } from 'node:child_process';
