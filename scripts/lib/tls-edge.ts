@@ -26,6 +26,8 @@ export interface EdgeOptions {
    * without X-Forwarded-* headers (the API refuses the question from anything that came through a proxy).
    */
   askPort: number;
+  /** Where the ask site sends the question: the API replicas (default: `upstreams`). */
+  askUpstreams?: string[];
   /** An ACME directory (Let's Encrypt, Pebble), or `local` for Caddy's own local CA (development). */
   ca: { acmeDirectory: string; rootCertFile?: string } | 'local';
   /** The ACME account's contact (the CA's expiry and policy emails). */
@@ -59,7 +61,7 @@ ${o.email ? `\temail ${o.email}\n` : ''}\t# A certificate is obtained on demand 
 http://127.0.0.1:${o.askPort} {
 \tbind 127.0.0.1
 \thandle /internal/tls/allow {
-\t\treverse_proxy ${o.upstreams.join(' ')} {
+\t\treverse_proxy ${(o.askUpstreams ?? o.upstreams).join(' ')} {
 \t\t\theader_up -X-Forwarded-For
 \t\t\theader_up -X-Forwarded-Proto
 \t\t\theader_up -X-Forwarded-Host

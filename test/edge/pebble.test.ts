@@ -25,6 +25,8 @@ import { edgeCaddyfile } from '../../scripts/lib/tls-edge.js';
 import { mayHoldCertificate, TLS_PERMISSION_PATH } from '../../api/routes/internal/tls-permission.js';
 
 const DOMAIN = 'checkout.shop.test';
+// A service domain shaped like production's (a public CA never issues for names under localhost, which tests use elsewhere).
+const SERVICE_DOMAIN = 'pay.test';
 const work = mkdtempSync(path.join(os.tmpdir(), 'edge-pebble-'));
 const storageDir = path.join(work, 'certificates');
 
@@ -66,6 +68,12 @@ let challtestsrv: Child;
 let caddy: Child;
 let pebbleRoot: string;
 
+/**
+ * Between the edge's ask site and the API: passes the permission question on, or (`down`) answers 503 as a failing API
+ * would, so a test can take the permission endpoint away without stopping the API that serves the pages.
+ */
+const askRelay = { port: 0, down: false, server: undefined as http.Server | undefined };
+
 /** ACME orders Pebble has accepted so far (one log line each). */
 const orders = () => pebble.output().split('\n').filter((l) => l.includes('Added order')).length;
 
@@ -77,6 +85,7 @@ function writeCaddyfile(): string {
     storageDir,
     upstreams: [new URL(stack.apiUrl).host],
     askPort: edge.ask,
+    askUpstreams: [`127.0.0.1:${askRelay.port}`],
     ca: { acmeDirectory: `https://localhost:${pebblePorts.acme}/dir`, rootCertFile: bins.listenerRoot },
     email: 'ops@checkout.test',
   }));
@@ -129,7 +138,7 @@ beforeAll(async () => {
   // The service believes it is served on https at the edge's port (checkout URLs, the processor's return URL); it
   // trusts X-Forwarded-* from the edge (loopback) only.
   [stack] = await Promise.all([
-    startTestStack({ DNS_SERVERS: `127.0.0.1:${dnsPort}`, PUBLIC_HTTPS: 'true', API_PORT: String(edge.https), TRUST_PROXY: '127.0.0.1' }),
+    startTestStack({ DNS_SERVERS: `127.0.0.1:${dnsPort}`, SERVICE_DOMAIN, PUBLIC_HTTPS: 'true', API_PORT: String(edge.https), TRUST_PROXY: '127.0.0.1' }),
     ensureWebBuild({ targets: ['checkout'] }),
   ]);
 
@@ -163,11 +172,23 @@ beforeAll(async () => {
       res.on('end', () => (res.statusCode === 200 ? resolve(body) : reject(new Error(`roots/0: ${res.statusCode}`))));
     }).once('error', reject);
   });
+  askRelay.server = http.createServer((req, res) => {
+    if (askRelay.down) return res.writeHead(503).end();
+    const upstream = http.request(`${stack.apiUrl}${req.url}`, { method: 'GET', agent: false }, (answer) => {
+      res.writeHead(answer.statusCode!, answer.headers);
+      answer.pipe(res);
+    });
+    upstream.once('error', () => res.writeHead(502).end());
+    upstream.end();
+  });
+  askRelay.port = await freeLowPort(ports);
+  await new Promise<void>((resolve) => askRelay.server!.listen(askRelay.port, '127.0.0.1', resolve));
   caddy = await startCaddy();
 });
 
 afterAll(async () => {
   for (const child of children.reverse()) await child.stop();
+  askRelay.server?.close();
   await stack?.close();
   await dns.app.close();
   rmSync(work, { recursive: true, force: true });
@@ -192,7 +213,7 @@ describe('HTTPS at the edge, certificates from a real ACME server (Pebble)', () 
     expect(claimed.status, JSON.stringify(claimed.body)).toBe(201);
 
     // The merchant publishes the CNAME; our DNS verification (the custom-domain workflow) passes.
-    const published = await fetch(`${dnsControlUrl}/_control/records`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: DOMAIN, type: 'CNAME', value: `${slug}.localhost` }) });
+    const published = await fetch(`${dnsControlUrl}/_control/records`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: DOMAIN, type: 'CNAME', value: `${slug}.${SERVICE_DOMAIN}` }) });
     expect(published.status).toBe(201);
     const verified = await api(stack, 'POST', '/api/merchant/domain/verify', undefined, merchant.token);
     expect(verified.body).toMatchObject({ status: 'verified', verifiedBy: 'cname', checkoutOrigin: `https://${DOMAIN}:${edge.https}` });
@@ -232,7 +253,7 @@ describe('HTTPS at the edge, certificates from a real ACME server (Pebble)', () 
       ...Array.from({ length: 20 }, (_, i) => {
         const r = randomBytes(5).toString('hex');
         // Random custom domains, random subdomains of the service domain (no such merchant), random anything.
-        return [`checkout.${r}.test`, `${r}.localhost`, `${r}.example.com`, `www.${r}.shop.test`][i % 4]!;
+        return [`checkout.${r}.test`, `${r}.${SERVICE_DOMAIN}`, `${r}.example.com`, `www.${r}.shop.test`][i % 4]!;
       }),
     ];
     const results = await Promise.all(probes.map((name) => handshake(name)));
@@ -248,6 +269,27 @@ describe('HTTPS at the edge, certificates from a real ACME server (Pebble)', () 
     expect(redirect.headers.location).toBe(`https://${DOMAIN}:${edge.https}/checkout/abc?x=1`);
     const internal = await httpsGet(DOMAIN, `${TLS_PERMISSION_PATH}?domain=${DOMAIN}`);
     expect(internal.status).toBe(404);
+  });
+
+  it('given the permission endpoint fails / names the edge holds keep their TLS, a merchant subdomain gets no certificate and no order until it answers again, then gets one', async () => {
+    const m = await storefrontAMerchant(stack, 'Subdomain Shop');
+    const subdomain = `${(await api(stack, 'GET', '/api/merchant/me', undefined, m.token)).body.slug as string}.${SERVICE_DOMAIN}`;
+    const before = orders();
+    askRelay.down = true;
+    try {
+      const held = await handshake(DOMAIN);
+      expect(held.ok && held.authorized).toBe(true);
+      // Fail closed: an allowed name, but nobody said so.
+      expect((await handshake(subdomain)).ok).toBe(false);
+      expect(orders()).toBe(before);
+    } finally {
+      askRelay.down = false;
+    }
+    const page = await httpsGet(subdomain, '/health');
+    expect(page.status).toBe(200);
+    const issued = await handshake(subdomain);
+    expect(issued.ok && issued.authorized && issued.cert.subjectaltname).toBe(`DNS:${subdomain}`);
+    expect(orders() - before).toBe(1);
   });
 
   it('given the edge restarts with its certificate storage and the CA is gone / it serves the same certificate without asking the CA', async () => {
@@ -273,22 +315,22 @@ describe('the permission endpoint the edge asks (GET /internal/tls/allow?domain=
   it('given the edge on loopback / it allows a verified custom domain, an existing merchant subdomain and the service\'s own hosts, and refuses the rest with 403', async () => {
     const m = await storefrontAMerchant(stack, 'Asked Names');
     const slug = (await api(stack, 'GET', '/api/merchant/me', undefined, m.token)).body.slug as string;
-    expect((await ask(`${slug}.localhost`)).statusCode).toBe(200);
-    expect((await ask(`${slug.toUpperCase()}.LOCALHOST.`)).statusCode).toBe(200);
+    expect((await ask(`${slug}.${SERVICE_DOMAIN}`)).statusCode).toBe(200);
+    expect((await ask(`${slug.toUpperCase()}.${SERVICE_DOMAIN.toUpperCase()}.`)).statusCode).toBe(200);
     // The service domain itself; an IP address (the test's APP_ORIGIN is 127.0.0.1) never gets an on-demand certificate.
     expect((await ask(stack.config.serviceDomain)).statusCode).toBe(200);
     expect((await ask(new URL(stack.config.appOrigin).hostname)).statusCode).toBe(403);
-    const refused = await ask(`no-such-merchant-${randomBytes(3).toString('hex')}.localhost`);
+    const refused = await ask(`no-such-merchant-${randomBytes(3).toString('hex')}.${SERVICE_DOMAIN}`);
     expect(refused.statusCode).toBe(403);
     expect(refused.json()).toMatchObject({ code: 'FORBIDDEN' });
-    expect((await ask(`a.b.${slug}.localhost`)).statusCode).toBe(403);
+    expect((await ask(`a.b.${slug}.${SERVICE_DOMAIN}`)).statusCode).toBe(403);
     expect((await ask('checkout.never-claimed.test')).statusCode).toBe(403);
     expect((await ask('not a host')).statusCode).toBe(403);
   });
 
   it('given a caller that is not the edge, or a request that came through a proxy / it answers 403 before any lookup', async () => {
     const m = await storefrontAMerchant(stack, 'Outside Callers');
-    const host = `${(await api(stack, 'GET', '/api/merchant/me', undefined, m.token)).body.slug as string}.localhost`;
+    const host = `${(await api(stack, 'GET', '/api/merchant/me', undefined, m.token)).body.slug as string}.${SERVICE_DOMAIN}`;
     expect((await ask(host, { remoteAddress: '203.0.113.9' })).statusCode).toBe(403);
     expect((await ask(host, { headers: { 'x-forwarded-for': '203.0.113.9' } })).statusCode).toBe(403);
     expect((await ask(host, { headers: { forwarded: 'for=203.0.113.9' } })).statusCode).toBe(403);
@@ -300,7 +342,7 @@ describe('the permission endpoint the edge asks (GET /internal/tls/allow?domain=
     const name = `checkout.removed-${randomBytes(3).toString('hex')}.test`;
     expect((await api(stack, 'POST', '/api/merchant/domain', { domain: name }, m.token)).status).toBe(201);
     expect(await mayHoldCertificate(stack.db, stack.config, name)).toBe(false);
-    await fetch(`${dnsControlUrl}/_control/records`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name, type: 'CNAME', value: `${slug}.localhost` }) });
+    await fetch(`${dnsControlUrl}/_control/records`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name, type: 'CNAME', value: `${slug}.${SERVICE_DOMAIN}` }) });
     expect((await api(stack, 'POST', '/api/merchant/domain/verify', undefined, m.token)).body).toMatchObject({ status: 'verified' });
     expect(await mayHoldCertificate(stack.db, stack.config, name)).toBe(true);
     const removed = await stack.app.inject({ method: 'DELETE', url: '/api/merchant/domain', headers: { authorization: `Bearer ${m.token}` } });
