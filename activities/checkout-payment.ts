@@ -64,7 +64,7 @@ export function createCheckoutPaymentActivities(deps: { db: Db; secrets: SecretB
 
   /** The session's checkout page, where the shopper comes back to: the verified custom domain, else the subdomain. */
   const checkoutPageUrl = (merchant: { slug: string; customDomain: { hostname: string; status: string } | null }, token: string) =>
-    `${checkoutOrigin(merchant.slug, { production: config.env === 'production', serviceDomain: config.serviceDomain, port: config.api.port }, merchant.customDomain?.status === 'VERIFIED' ? merchant.customDomain.hostname : null)}/checkout/${token}`;
+    `${checkoutOrigin(merchant.slug, { production: config.env === 'production', https: config.publicHttps, serviceDomain: config.serviceDomain, port: config.api.port }, merchant.customDomain?.status === 'VERIFIED' ? merchant.customDomain.hostname : null)}/checkout/${token}`;
 
   const clientFor = (merchantId: string) => processorClientFor(deps, merchantId);
 

@@ -187,3 +187,36 @@ describe('request logging', () => {
     expect(redactUrl('/health')).toBe('/health');
   });
 });
+
+describe('behind the TLS edge (PUBLIC_HTTPS)', () => {
+  it('given https public origins / the dashboard origin answers with HSTS, a checkout host does not, and the session cookie is Secure', async () => {
+    const edged = await buildApp({
+      config: testConfig({ PUBLIC_HTTPS: 'true', APP_ORIGIN: 'https://app.checkout.example', SERVICE_DOMAIN: 'checkout.example', TRUST_PROXY: '127.0.0.1' }),
+      db: database.db,
+      temporal: { client: new Client({ connection }), connection },
+      logger: false,
+    });
+    try {
+      const dashboard = await edged.inject({ method: 'GET', url: '/health', headers: { host: 'app.checkout.example' } });
+      expect(dashboard.headers['strict-transport-security']).toBe('max-age=31536000');
+      const checkoutHost = await edged.inject({ method: 'GET', url: '/health', headers: { host: 'shop.checkout.example' } });
+      expect(checkoutHost.headers['strict-transport-security']).toBeUndefined();
+      const registered = await edged.inject({
+        method: 'POST',
+        url: '/api/auth/register',
+        headers: { host: 'app.checkout.example', origin: 'https://app.checkout.example' },
+        payload: { email: `hsts-${Date.now()}@shop.test`, password: 'correct horse battery 9', shopName: 'Secure Cookies', phone: '+49 30 1234567' },
+      });
+      expect(registered.statusCode, registered.body).toBe(201);
+      const cookie = String(registered.headers['set-cookie'] ?? '');
+      expect(cookie).toMatch(/;\s*Secure/i);
+    } finally {
+      await edged.close();
+    }
+  });
+
+  it('given plain http (npm start) / no HSTS', async () => {
+    const res = await app.inject({ method: 'GET', url: '/health', headers: { host: 'localhost:3000' } });
+    expect(res.headers['strict-transport-security']).toBeUndefined();
+  });
+});

@@ -52,6 +52,7 @@ import { merchantWebhookRoutes } from './routes/merchant/webhooks.js';
 import { pagesRoutes } from './routes/pages/index.js';
 import { resolveDeps, type AppDeps } from './route-deps.js';
 import { createCustomDomainHostCheck, createShopOriginCheck } from './checkout-host.js';
+import { tlsPermissionRoutes } from './routes/internal/tls-permission.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 /** Query parameters that carry secrets (handoff tokens, OAuth codes, link tokens): never logged. */
@@ -95,6 +96,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('request-id', request.id);
   });
 
+  // Behind the TLS edge, the dashboard's origin tells browsers to use https only (a year). Only there: a checkout
+  // origin (a merchant's own checkout.<domain>) is the merchant's name, and HSTS on it would outlive our service.
+  const dashboardHost = new URL(config.appOrigin).host;
+  if (config.publicHttps && config.appOrigin.startsWith('https:')) {
+    app.addHook('onRequest', async (request, reply) => {
+      if (request.headers.host?.toLowerCase() === dashboardHost) reply.header('strict-transport-security', 'max-age=31536000');
+    });
+  }
+
   await app.register(errorsPlugin);
   await app.register(requestLimitsPlugin, { bodyLimit: config.api.bodyLimit });
   await app.register(corsPlugin, {
@@ -114,10 +124,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const routeDeps = resolveDeps(deps);
   // Rate limits first: the auth plugin counts each API key's requests as it authenticates them.
   await app.register(rateLimitsPlugin, { redisUrl: config.redisUrl, apiKey: config.rateLimits.apiKey, failures: { auth: config.rateLimits.authFailures, webhook: config.rateLimits.webhookFailures } });
-  await app.register(authPlugin, { db: deps.db, secret: config.jwtSecret!, secureCookie: config.env === 'production', appOrigin: config.appOrigin, apiKeyMode: config.apiKeyMode });
+  await app.register(authPlugin, { db: deps.db, secret: config.jwtSecret!, secureCookie: config.publicHttps, appOrigin: config.appOrigin, apiKeyMode: config.apiKeyMode });
   await app.register(idempotencyPlugin, { db: deps.db, secrets: routeDeps.secrets });
 
   await app.register(healthRoutes, { db: deps.db, temporal: deps.temporal });
+  await app.register(tlsPermissionRoutes, routeDeps);
   await app.register(authRoutes, routeDeps);
   await app.register(merchantRoutes, routeDeps);
   await app.register(processorRoutes, routeDeps);

@@ -43,11 +43,11 @@ export async function verifiedCustomHostname(db: Db, merchantId: string): Promis
   return domain?.status === 'VERIFIED' ? domain.hostname : null;
 }
 
-type OriginConfig = Pick<Config, 'env' | 'serviceDomain'> & { api: Pick<Config['api'], 'port'> };
+type OriginConfig = Pick<Config, 'env' | 'serviceDomain' | 'publicHttps'> & { api: Pick<Config['api'], 'port'> };
 
 /** The origin checkouts are served at, from what is already loaded (no read). */
 export function checkoutOriginWith(config: OriginConfig, slug: string, customHostname: string | null): string {
-  return checkoutOrigin(slug, { production: config.env === 'production', serviceDomain: config.serviceDomain, port: config.api.port }, customHostname);
+  return checkoutOrigin(slug, { production: config.env === 'production', https: config.publicHttps, serviceDomain: config.serviceDomain, port: config.api.port }, customHostname);
 }
 
 /** The origin checkouts of this merchant are served at now: https://checkout.<domain> once verified, else its subdomain. */

@@ -68,4 +68,25 @@ describe('configuration', () => {
     expect(loadConfig({ CHECKOUT_PAYMENT_PAGE: 'hosted' }).processor.paymentPage).toBe('hosted');
     expect(() => loadConfig({ CHECKOUT_PAYMENT_PAGE: 'iframe' })).toThrow(/CHECKOUT_PAYMENT_PAGE/);
   });
+
+  it('given TRUST_PROXY / it is false, true, or the edge\'s addresses, and nothing else', () => {
+    expect(loadConfig({}).api.trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'true' }).api.trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: ' 172.28.0.10 , 10.0.0.0/8,::1' }).api.trustProxy).toBe('172.28.0.10,10.0.0.0/8,::1');
+    expect(() => loadConfig({ TRUST_PROXY: 'edge.internal' })).toThrow(ConfigError);
+  });
+
+  it('given PUBLIC_HTTPS behind the TLS edge / checkout origins are https on the public port; plain http stays the local default; production refuses false', () => {
+    expect(loadConfig({}).publicHttps).toBe(false);
+    const edged = loadConfig({ PUBLIC_HTTPS: 'true', API_PORT: '3443' });
+    expect(edged.publicHttps).toBe(true);
+    expect(edged.appOrigin).toBe('https://localhost:3443');
+    expect(loadConfig({ PUBLIC_HTTPS: 'true', API_PORT: '443' }).appOrigin).toBe('https://localhost');
+    const production = {
+      NODE_ENV: 'production', DATABASE_URL: 'postgresql://db/checkout', TEMPORAL_ADDRESS: 'temporal:7233', JWT_SECRET: 'x'.repeat(40), SECRETS_KEY: Buffer.alloc(32).toString('base64'),
+      APP_ORIGIN: 'https://app.example.com', PUBLIC_API_URL: 'https://api.example.com', PROCESSOR_API_URL: 'https://processor.example.com', POSTMARK_SERVER_TOKEN: 'pm-token',
+    };
+    expect(loadConfig(production).publicHttps).toBe(true);
+    expect(() => loadConfig({ ...production, PUBLIC_HTTPS: 'false' })).toThrow(/PUBLIC_HTTPS=false/);
+  });
 });

@@ -38,8 +38,27 @@ const envSchema = z.object({
   SERVICE_DOMAIN: z.string().default('localhost'),
   /** The service's main web origin (dashboard); first entry of the CORS allowlist. */
   APP_ORIGIN: z.string().url().optional(),
-  /** Trust X-Forwarded-* headers only when a known proxy sits in front (rate limits by client IP). */
-  TRUST_PROXY: bool.default(false),
+  /**
+   * Trust X-Forwarded-* (client IP, https) only from the proxy in front: `false`, `true` (any peer: only where nothing
+   * else can reach the API), or the edge's addresses/CIDRs, comma-separated (e.g. `127.0.0.1` or `172.28.0.10`).
+   */
+  TRUST_PROXY: z.string().default('false').transform((v, ctx) => {
+    const t = v.trim().toLowerCase();
+    if (['true', '1', 'yes'].includes(t)) return true as const;
+    if (['false', '0', 'no', ''].includes(t)) return false as const;
+    const list = t.split(',').map((a) => a.trim()).filter(Boolean);
+    if (!list.every((a) => /^[0-9a-f.:]+(\/\d{1,3})?$/.test(a))) {
+      ctx.addIssue({ code: 'custom', message: 'true, false, or comma-separated IP addresses/CIDRs of the proxy' });
+      return z.NEVER;
+    }
+    return list.join(',');
+  }),
+  /**
+   * The public origins are https (a TLS edge in front: Caddy, docs/deployment.md): checkout origins and the processor's
+   * return URLs use https, session cookies are Secure, the dashboard origin sends HSTS. Default: true in production
+   * (which refuses false), false elsewhere (`npm start` serves plain http on API_PORT).
+   */
+  PUBLIC_HTTPS: bool.optional(),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
 
   /** Unset: `npm start` runs an embedded PostgreSQL server under DATA_DIR and points this at it. */
@@ -173,7 +192,9 @@ export interface Config {
   logLevel: string;
   dataDir: string;
   /** port: the public one (checkout origins, links); listenPort: this process's socket. */
-  api: { host: string; port: number; listenPort: number; bodyLimit: number; trustProxy: boolean; publicUrl: string };
+  api: { host: string; port: number; listenPort: number; bodyLimit: number; trustProxy: boolean | string; publicUrl: string };
+  /** Public origins on https (PUBLIC_HTTPS): checkout origins, Secure cookies, HSTS on the dashboard origin. */
+  publicHttps: boolean;
   serviceDomain: string;
   appOrigin: string;
   databaseUrl: string | undefined;
@@ -301,18 +322,21 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       (k) => !source[k],
     );
     if (missing.length) throw new ConfigError(`Production needs ${missing.join(', ')} to be set`);
+    if (e.PUBLIC_HTTPS === false) throw new ConfigError('PUBLIC_HTTPS=false: production serves every public origin on https');
   }
+  const publicHttps = e.PUBLIC_HTTPS ?? e.NODE_ENV === 'production';
   const sandboxPorts = Object.fromEntries(Object.entries(SANDBOX_PORTS).map(([k, p]) => [k, p + e.SANDBOX_PORT_OFFSET])) as Record<keyof typeof SANDBOX_PORTS, number>;
   const sandboxUrls = Object.fromEntries(
     Object.entries(sandboxPorts).map(([k, p]) => [k, `http://${e.SANDBOX_HOST}:${p}`]),
   ) as Record<keyof typeof SANDBOX_PORTS, string>;
-  const publicUrl = `http://${e.SERVICE_DOMAIN}:${e.API_PORT}`;
+  const publicUrl = publicHttps ? `https://${e.SERVICE_DOMAIN}${e.API_PORT === 443 ? '' : `:${e.API_PORT}`}` : `http://${e.SERVICE_DOMAIN}:${e.API_PORT}`;
   const processorApiUrl = e.PROCESSOR_API_URL ?? (sandboxEnabled ? `${sandboxUrls.processor}/api/v1` : 'https://api.processor.invalid');
   return {
     env: e.NODE_ENV,
     logLevel: e.LOG_LEVEL,
     dataDir: path.resolve(e.DATA_DIR),
     api: { host: e.API_HOST, port: e.API_PORT, listenPort: e.API_LISTEN_PORT ?? e.API_PORT, bodyLimit: e.BODY_LIMIT_BYTES, trustProxy: e.TRUST_PROXY, publicUrl },
+    publicHttps,
     serviceDomain: e.SERVICE_DOMAIN,
     appOrigin: e.APP_ORIGIN ?? publicUrl,
     databaseUrl: e.DATABASE_URL,

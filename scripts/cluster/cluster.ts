@@ -2,12 +2,13 @@
 // mirrors it): PostgreSQL (the application database plus Temporal's `temporal` and `temporal_visibility`),
 // Redis (shared rate-limit counters), the real Temporal server on PostgreSQL, one sandbox process (the
 // simulators hold state in memory, so one for everyone), N workers and N API replicas (`npm run worker`,
-// `npm run api`: the same entry points production runs), and nginx in front of the replicas. Every process
+// `npm run api`: the same entry points production runs), and nginx in front of the replicas (plus, with `edge`, the TLS edge: Caddy). Every process
 // has its own readiness check and log file (DATA_DIR/cluster/logs/<name>.log); stop() stops them newest
 // first. `npm run start:cluster`, the flash-sale benchmark and the drill start it.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, accessSync, constants } from 'node:fs';
 import dgram from 'node:dgram';
+import https from 'node:https';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,6 +25,8 @@ import { startEmbeddedPostgres, EMBEDDED_PG_PASSWORD, EMBEDDED_PG_USER, type Emb
 import { ensureTemporalServer } from '../lib/temporal-binaries.js';
 import { withLocalSecrets } from '../lib/local-secrets.js';
 import { freeLowPort } from '../lib/ports.js';
+import { ensureCaddy } from '../lib/tls-binaries.js';
+import { edgeCaddyfile } from '../lib/tls-edge.js';
 import { ManagedProcess, type ProcessSpec } from './process.js';
 import { freeTemporalPorts, setupTemporalSchema, temporalServerSpec } from './temporal-server.js';
 import type { SandboxReport } from './observer.js';
@@ -40,6 +43,12 @@ export interface ClusterOptions {
   ports?: { proxy?: number; postgres?: number; redis?: number; temporal?: number; apiBase?: number };
   /** SANDBOX_PORT_OFFSET of the sandbox process; omitted: an offset whose ports are all free. */
   sandboxPortOffset?: number;
+  /**
+   * The TLS edge (Caddy, scripts/lib/tls-edge.ts) in front of the replicas beside nginx, with Caddy's local CA:
+   * public origins (dashboard, checkout subdomains, verified custom domains) on https at `httpsPort`. Omitted: no edge
+   * (the drill and the cluster tests reach the replicas through nginx only).
+   */
+  edge?: { httpPort?: number; httpsPort?: number };
   /** Variables added to every API replica's and worker's environment. */
   env?: Record<string, string>;
   log?: (line: string) => void;
@@ -48,6 +57,8 @@ export interface ClusterOptions {
 export interface Cluster {
   /** The nginx front: what shoppers, merchants and the processor's webhooks reach. */
   url: string;
+  /** With `edge`: https://localhost:<port> through the TLS edge, and the local CA's root that its certificates chain to. */
+  edge?: { url: string; httpUrl: string; rootCert: string; storageDir: string };
   temporalAddress: string;
   databaseUrl: string;
   redisUrl: string;
@@ -102,6 +113,20 @@ export async function freeSandboxOffset(taken: ReadonlySet<number> = new Set()):
     if (checks.every(Boolean) && tcpDns) return offset;
   }
   throw new Error('no free range of sandbox ports found');
+}
+
+/** GET over https, the certificate checked against `caFile` only (the edge's local CA). */
+function httpsOk(url: string, caFile: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (!existsSync(caFile)) return reject(new Error(`no local CA root yet at ${caFile}`));
+    const req = https.get(url, { ca: readFileSync(caFile), timeout: 5_000 }, (res) => {
+      res.resume();
+      if (res.statusCode === 200) resolve();
+      else reject(new Error(`${url} answered ${res.statusCode}`));
+    });
+    req.once('timeout', () => req.destroy(new Error(`${url}: no answer in 5 s`)));
+    req.once('error', reject);
+  });
 }
 
 async function httpOk(url: string): Promise<void> {
@@ -231,6 +256,10 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     for (let i = 0; i < replicas; i++) apiPorts.push(opts.ports?.apiBase ? opts.ports.apiBase + i : await freeLowPort(taken));
     const temporalPorts = await freeTemporalPorts(taken, opts.ports?.temporal || undefined);
     const observerPort = await freeLowPort(taken);
+    const edgePorts = opts.edge
+      ? { http: opts.edge.httpPort || (await freeLowPort(taken)), https: opts.edge.httpsPort || (await freeLowPort(taken)), ask: await freeLowPort(taken) }
+      : undefined;
+    const caddy = edgePorts ? await ensureCaddy(log) : undefined;
     const sandboxOffset = opts.sandboxPortOffset ?? (await freeSandboxOffset(taken));
 
     // PostgreSQL: one server, three databases; its server log in logs/postgres.log like every other process.
@@ -290,7 +319,10 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       API_PORT: String(ports.proxy),
       PUBLIC_API_URL: url,
       APP_ORIGIN: url,
-      TRUST_PROXY: 'true',
+      // nginx and the edge both connect from loopback: X-Forwarded-* is trusted from there only.
+      TRUST_PROXY: '127.0.0.1',
+      // With the edge: public origins on https at its port (the processor's webhooks keep reaching nginx's http URL).
+      ...(edgePorts ? { PUBLIC_HTTPS: 'true', API_PORT: String(edgePorts.https), APP_ORIGIN: `https://localhost:${edgePorts.https}` } : {}),
       ...opts.env,
     };
     const config = loadConfig({ ...process.env, ...env });
@@ -360,9 +392,38 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       ready: () => httpOk(`http://127.0.0.1:${ports.proxy}/ready`),
     });
 
+    let edge: Cluster['edge'];
+    if (edgePorts && caddy) {
+      const edgeDir = path.join(dir, 'edge');
+      const storageDir = path.join(edgeDir, 'certificates');
+      mkdirSync(edgeDir, { recursive: true });
+      const caddyfile = path.join(edgeDir, 'Caddyfile');
+      writeFileSync(caddyfile, edgeCaddyfile({
+        httpPort: edgePorts.http,
+        httpsPort: edgePorts.https,
+        storageDir,
+        upstreams: apiPorts.map((p) => `127.0.0.1:${p}`),
+        askPort: edgePorts.ask,
+        ca: 'local',
+      }));
+      const edgeUrl = `https://localhost:${edgePorts.https}`;
+      const rootCert = path.join(storageDir, 'pki', 'authorities', 'local', 'root.crt');
+      await managed({
+        name: 'edge',
+        command: caddy,
+        args: ['run', '--config', caddyfile, '--adapter', 'caddyfile'],
+        // Caddy's own files (autosave, locks) under the cluster's folder, not the user's home.
+        env: { ...process.env, HOME: edgeDir, XDG_DATA_HOME: path.join(edgeDir, 'data'), XDG_CONFIG_HOME: path.join(edgeDir, 'config') },
+        // Ready when the dashboard answers through it over https, its certificate checked against the local CA's root.
+        ready: () => httpsOk(`${edgeUrl}/ready`, rootCert),
+      });
+      edge = { url: edgeUrl, httpUrl: `http://localhost:${edgePorts.http}`, rootCert, storageDir };
+    }
+
     const pgDataDir = postgres.dir;
     return {
       url,
+      edge,
       temporalAddress,
       databaseUrl,
       redisUrl,

@@ -1,5 +1,5 @@
 // `npm run start:cluster`: the clustered topology on this machine (scripts/cluster/cluster.ts): PostgreSQL,
-// Redis, the real Temporal server on PostgreSQL, the sandbox, 2 workers, 2 API replicas behind nginx. Data
+// Redis, the real Temporal server on PostgreSQL, the sandbox, 2 workers, 2 API replicas behind nginx and the TLS edge. Data
 // stays in DATA_DIR/cluster between runs; Ctrl-C stops every process, newest first. Ports sit beside
 // `npm start`'s so both can run at once (CLUSTER_* variables move them).
 import path from 'node:path';
@@ -46,6 +46,8 @@ try {
       temporal: int('CLUSTER_TEMPORAL_PORT', 7333),
     },
     sandboxPortOffset: int('CLUSTER_SANDBOX_PORT_OFFSET', 100),
+    // The TLS edge with Caddy's local CA: https://localhost:3443, https://<slug>.localhost:3443 (http on 3080 redirects).
+    edge: { httpsPort: int('CLUSTER_HTTPS_PORT', 3443), httpPort: int('CLUSTER_HTTP_PORT', 3080) },
     log,
   });
 } catch (err) {
@@ -55,13 +57,15 @@ try {
 const c = cluster!;
 console.log(`
 Cluster is up. Open:
-  API (nginx → ${c.apis.length} replicas)  ${c.url}   (readiness ${c.url}/ready, OpenAPI ${c.url}/docs)
+  HTTPS (TLS edge → ${c.apis.length} replicas) ${c.edge!.url}   (dashboard; checkouts at https://<slug>.localhost:${new URL(c.edge!.url).port}; http ${c.edge!.httpUrl} redirects)
+                              certificates from Caddy's local CA, root ${path.relative(process.cwd(), c.edge!.rootCert)} (trust it in a browser, or NODE_EXTRA_CA_CERTS for Node)
+  API (nginx → ${c.apis.length} replicas)  ${c.url}   (internal http: webhooks; readiness ${c.url}/ready, OpenAPI ${c.url}/docs)
   Temporal frontend           ${c.temporalAddress}   (real server on PostgreSQL; \`temporal --address ${c.temporalAddress} workflow list\`)
   PostgreSQL                  ${c.databaseUrl.replace(/:[^:@/]+@/, ':***@')}   (+ databases temporal, temporal_visibility)
   Redis (rate limits)         ${c.redisUrl}
   Sandbox                     processor ${c.config.sandbox.urls.processor}, store B ${c.config.sandbox.urls.storefrontB}, mailbox ${c.config.sandbox.urls.email}
   Logs                        ${path.relative(process.cwd(), c.logDir)}/<process>.log   (${c.processes.map((p) => p.name).join(', ')})
 
-Try: DEMO_API_URL=${c.url} SANDBOX_PORT_OFFSET=${c.config.sandbox.ports.processor - SANDBOX_PORTS.processor} npm run demo
+Try: NODE_EXTRA_CA_CERTS=${c.edge!.rootCert} DEMO_API_URL=${c.edge!.url} SANDBOX_PORT_OFFSET=${c.config.sandbox.ports.processor - SANDBOX_PORTS.processor} npm run demo
 Press Ctrl-C to stop everything.
 `);

@@ -23,7 +23,7 @@ export function cacheDir(): string {
   return process.env.CHECKOUT_CACHE_DIR ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'checkout-service');
 }
 
-function isExecutable(p: string): boolean {
+export function isExecutable(p: string): boolean {
   try {
     accessSync(p, constants.X_OK);
     return true;
@@ -32,7 +32,7 @@ function isExecutable(p: string): boolean {
   }
 }
 
-function which(cmd: string): string | undefined {
+export function which(cmd: string): string | undefined {
   for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
     const p = path.join(dir, cmd);
     if (dir && isExecutable(p)) return p;
@@ -41,7 +41,7 @@ function which(cmd: string): string | undefined {
 }
 
 /** Runs a command, reporting elapsed time every 15 s so a slow first build does not look hung. */
-function run(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string; label: string; progress: Progress }): Promise<void> {
+export function run(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string; label: string; progress: Progress }): Promise<void> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
     const child = spawn(cmd, args, { env: opts.env ?? process.env, cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -162,6 +162,79 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/internal/tls/allow": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Internal: may the TLS edge obtain a certificate for this name? (loopback and the edge only)
+         * @description Asked by the TLS edge (Caddy on-demand TLS `ask`) before it orders a certificate. 200: allowed (a service host, an existing merchant subdomain, a verified custom domain). 403 FORBIDDEN: not allowed, or the caller is not the edge. Answers are cached: yes 60 s, no 5 s.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description The TLS server name the edge was asked for */
+                    domain: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            allowed: true;
+                            domain: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/register": {
         parameters: {
             query?: never;

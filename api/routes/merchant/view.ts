@@ -23,7 +23,7 @@ export const merchantViewInclude = { shippingRates: true, customDomain: { select
 const PLATFORM = { STOREFRONT_A: 'storefront-a', STOREFRONT_B: 'storefront-b' } as const;
 
 export function checkoutOrigin(slug: string, config: Config): string {
-  return originOf(slug, { production: config.env === 'production', serviceDomain: config.serviceDomain, port: config.api.port });
+  return originOf(slug, { production: config.env === 'production', https: config.publicHttps, serviceDomain: config.serviceDomain, port: config.api.port });
 }
 
 function rates(merchant: MerchantWithRates) {
@@ -63,7 +63,7 @@ export function toMerchantView(merchant: MerchantWithRates, config: Config): z.i
     slug: merchant.slug,
     checkoutOrigin: originOf(
       merchant.slug,
-      { production: config.env === 'production', serviceDomain: config.serviceDomain, port: config.api.port },
+      { production: config.env === 'production', https: config.publicHttps, serviceDomain: config.serviceDomain, port: config.api.port },
       merchant.customDomain?.status === 'VERIFIED' ? merchant.customDomain.hostname : null,
     ),
     shopDomain: merchant.shopDomain,
