@@ -64,7 +64,7 @@ export function connectionProblemUrl(appOrigin: string, problem: InstallProblem,
   return `${appOrigin}/dashboard/connection-problem?${q}`;
 }
 
-const redirect = z.void().describe('Redirect (Location header)');
+const redirect = z.null().describe('Redirect (Location header)');
 
 export const storefrontAAuthRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   const { config, db, secrets, temporal } = deps;

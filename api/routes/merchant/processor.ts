@@ -191,7 +191,8 @@ export const processorRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
         'domain), or while a registration is running; INVALID_PROCESSOR_KEY (422) when the key lacks Whop\'s ' +
         'domain:read and domain:manage permissions (Whop answers 403), or is refused; PROCESSOR_TIMEOUT (504); UPSTREAM_ERROR (502).',
       ...auth,
-      body: z.strictObject({}).optional(),
+      // Nothing to send (an empty object or no body at all); a field, such as a hostname, is refused.
+      body: z.strictObject({}).nullish(),
       response: { 200: walletStatus, 400: errorResponse, 401: errorResponse, 409: errorResponse, 422: errorResponse, 502: errorResponse, 504: errorResponse },
     },
   }, async (request) => {
