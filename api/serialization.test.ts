@@ -19,6 +19,7 @@ const bundle = () => ({
   branding: { logoUrl: null, primaryColor: '#112233', accentColor: null, internal: true },
   checkoutTexts: { headline: 'Almost yours' },
   codEnabled: false,
+  recoveryOptIn: null,
   storeCountries: null,
   shipping: [
     { id: 'r1', name: 'Pickup', price: { amount: 0, currency: 'USD' }, free: true, reason: 'free_rate', basePriceCents: 900, countries: ['US'], deliveryDays: null },

@@ -612,6 +612,7 @@ describe('the read paths', () => {
       branding: { logoUrl: 'https://cdn.example/logo.svg', primaryColor: '#112233', accentColor: '#001122' },
       checkoutTexts: { headline: 'Almost yours' },
       codEnabled: true,
+      recoveryOptIn: null,
       shipping: [{ id: expect.any(String), name: 'Standard', price: { amount: 495, currency: 'EUR' }, free: false, countries: null, deliveryDays: null }],
       storeCountries: null,
       pixels: [],
