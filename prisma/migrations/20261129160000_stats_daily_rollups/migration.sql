@@ -114,6 +114,10 @@ CREATE OR REPLACE FUNCTION "upsell_purchases_stats_rollup"() RETURNS TRIGGER LAN
 DECLARE
   s RECORD;
 BEGIN
+  -- A session's token renamed (ON UPDATE CASCADE): the same session, its rows unchanged.
+  IF TG_OP = 'UPDATE' AND OLD.token <> NEW.token AND NOT EXISTS (SELECT 1 FROM "checkout_sessions" WHERE token = OLD.token) THEN
+    RETURN NULL;
+  END IF;
   IF TG_OP IN ('UPDATE', 'DELETE') AND OLD.status = 'PAID' THEN
     SELECT merchant_id, created_at, source INTO s FROM "checkout_sessions" WHERE token = OLD.token;
     IF FOUND AND s.source <> 'preview' THEN PERFORM "upsells_daily_apply"(s.merchant_id, s.created_at, OLD.currency, OLD.amount_minor, -1); END IF;
