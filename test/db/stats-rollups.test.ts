@@ -266,6 +266,29 @@ describe('daily stats rollups', () => {
   });
 });
 
+describe('deleting a merchant', () => {
+  it('given a merchant with sessions, upsells and rollups / when it is deleted / its rollup rows go with it and the others stay exact', async () => {
+    await reset();
+    const gone = await database.db.merchant.create({ data: { email: 'gone@rollups.test', passwordHash: 'x', shopName: 'Gone', phone: '+4912345678', slug: 'rollups-gone' } });
+    const all = [...merchants, gone.id];
+    const saved = merchants;
+    merchants = all;
+    try {
+      await play({
+        sessions: fc.sample(sessionSpec, { numRuns: 40, seed: 11 }).map((s, i) => ({ ...s, merchant: i % 2 === 0 ? 3 : s.merchant })),
+        changes: fc.sample(fc.tuple(fc.integer({ min: 0, max: 39 }), change), { numRuns: 30, seed: 12 }).filter(([, c]) => c.kind !== 'delete'),
+      });
+    } finally {
+      merchants = saved;
+    }
+    await database.db.merchant.delete({ where: { id: gone.id } });
+    const [left] = await database.db.$queryRaw<Array<{ n: number }>>`
+      SELECT ((SELECT count(*) FROM merchant_stats_daily WHERE merchant_id = ${gone.id}::uuid) + (SELECT count(*) FROM merchant_upsells_daily WHERE merchant_id = ${gone.id}::uuid))::int AS n`;
+    expect(left?.n).toBe(0);
+    for (const merchantId of merchants) expect(await rollupStats(database.db, merchantId, new Date(BASE - DAY), new Date(BASE + 9 * DAY))).toEqual(await rawStats(database.db, merchantId, new Date(BASE - DAY), new Date(BASE + 9 * DAY)));
+  });
+});
+
 describe('rebuildStatsRollupsWorkflow', () => {
   let temporal: TestTemporal;
   beforeAll(async () => {

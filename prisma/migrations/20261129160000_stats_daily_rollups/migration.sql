@@ -87,6 +87,10 @@ DECLARE
   u RECORD;
   moved BOOLEAN := false;
 BEGIN
+  -- The merchant itself is being deleted (its rollup rows go by cascade): nothing to keep.
+  IF TG_OP = 'DELETE' AND NOT EXISTS (SELECT 1 FROM "merchants" WHERE id = OLD.merchant_id) THEN
+    RETURN OLD;
+  END IF;
   IF TG_OP IN ('UPDATE', 'DELETE') THEN
     PERFORM "stats_daily_apply"(OLD, -1);
   END IF;
@@ -116,6 +120,9 @@ DECLARE
 BEGIN
   -- A session's token renamed (ON UPDATE CASCADE): the same session, its rows unchanged.
   IF TG_OP = 'UPDATE' AND OLD.token <> NEW.token AND NOT EXISTS (SELECT 1 FROM "checkout_sessions" WHERE token = OLD.token) THEN
+    RETURN NULL;
+  END IF;
+  IF TG_OP = 'DELETE' AND NOT EXISTS (SELECT 1 FROM "merchants" WHERE id = OLD.merchant_id) THEN
     RETURN NULL;
   END IF;
   IF TG_OP IN ('UPDATE', 'DELETE') AND OLD.status = 'PAID' THEN
