@@ -16,6 +16,7 @@ import { createApplePayDomainActivities } from './apple-pay-domain.js';
 import { createStorefrontBActivities } from './storefront-b.js';
 import { createStorefrontAActivities } from './storefront-a.js';
 import { createStoreCountriesActivities } from './store-countries.js';
+import { createStatsRollupsActivities } from './stats-rollups.js';
 import { createCustomDomainActivities } from './custom-domain.js';
 import { createSetupVerificationActivities } from './setup-verification.js';
 import { createPlatformBillingActivities } from './platform-billing.js';
@@ -59,6 +60,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createStorefrontBActivities(shared),
     ...createStorefrontAActivities({ ...shared, email }),
     ...createStoreCountriesActivities(shared),
+    ...createStatsRollupsActivities(shared),
     ...createCustomDomainActivities(shared),
     ...createSetupVerificationActivities(shared),
     ...createCheckoutSessionActivities(shared),

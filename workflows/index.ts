@@ -18,4 +18,5 @@ export { merchantWebhookDeliveryWorkflow } from './merchant-webhook-delivery.js'
 export { webhookEndpointHealthWorkflow } from './webhook-endpoint-health.js';
 export { recordMerchantEventWorkflow } from './merchant-event.js';
 export { processorSweepWorkflow } from './processor-sweep.js';
+export { rebuildStatsRollupsWorkflow } from './stats-rollups.js';
 export { checkoutRecoveryWorkflow } from './recovery.js';

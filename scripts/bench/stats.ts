@@ -1,17 +1,20 @@
-// Statistics for a big merchant: 100k checkout sessions (and their ~360k timeline events) of one merchant,
-// beside 20k of another, seeded in real PostgreSQL with one INSERT … SELECT over generate_series
-// (test/harness/stats-seed.ts), then VACUUM ANALYZE as autovacuum would do after such a load. Measured over
-// real loopback HTTP, one request at a time, interleaved one for one with the baseline: GET
-// /api/merchant/stats and /stats/funnel over the merchant's whole year (all 100k sessions: the worst case)
-// and over the last 30 days (the dashboard's default), and the first page of the orders list. Baseline: a
-// bare Fastify route in the same process doing one primary-key read through the same Prisma client (what
-// any JWT route pays anyway). EXPLAIN shows the plan of the stats query. Target: p50 under 200 ms.
+// Statistics for a big merchant: N checkout sessions (`npm run bench -- stats <N>`, default 100k; ~3.6 timeline events
+// each) of one merchant, beside 20k of another, seeded in real PostgreSQL with one INSERT … SELECT over generate_series
+// (test/harness/stats-seed.ts; the rollup triggers run on every row), then VACUUM ANALYZE as autovacuum would do after
+// such a load. Measured over real loopback HTTP, one request at a time, interleaved one for one with the baseline: GET
+// /api/merchant/stats and /stats/funnel over the merchant's whole year (the worst case; whole UTC days from the daily
+// rollups, the two partial days from the sessions) and over the last 30 days (the dashboard's default), and the first
+// page of the orders list. Baseline: a bare Fastify route in the same process doing one primary-key read through the
+// same Prisma client (what any JWT route pays anyway). Also: the former raw queries' time over the year (in process),
+// whether the rollups answer what they answer, what a status write pays with and without the trigger, and the time of
+// one merchant's rebuild. EXPLAIN shows the plan of the raw stats query. Target at 1M: year and funnel p50 < 100 ms,
+// p99 < 250 ms.
 import http from 'node:http';
 import Fastify from 'fastify';
 import pg from 'pg';
 import { Client, Connection } from '@temporalio/client';
 import { buildApp } from '../../api/app.js';
-import { statsGroups, statsGroupsSql } from '../../api/routes/merchant/stats.js';
+import { rawStats, rollupStats, statsGroupsSql } from '../../api/routes/merchant/stats.js';
 import { loadConfig } from '../../config/index.js';
 import { createDb, Prisma } from '../../prisma/client.js';
 import { migrate } from '../../prisma/migrate.js';
@@ -108,12 +111,47 @@ export async function benchStats(opts: { sessions?: number; others?: number; rou
     const plan = await db.$queryRaw<Array<{ 'QUERY PLAN': string }>>(Prisma.sql`EXPLAIN (ANALYZE, BUFFERS) ${statsGroupsSql(merchant.id, from, to)}`);
     const planText = plan.map((r) => r['QUERY PLAN']).join('\n');
     console.log(`  [plan]\n${planText.split('\n').map((l) => `    ${l}`).join('\n')}`);
-    const counted = (await statsGroups(db, merchant.id, from, to)).reduce((n, g) => n + g.sessions, 0);
+    const rolled = await rollupStats(db, merchant.id, from, to);
+    const counted = rolled.groups.reduce((n, g) => n + g.sessions, 0);
+    // The rollups must answer what the sessions alone answer (the definition), and the raw queries' own time over
+    // the year, in process (no HTTP), is what the route paid before the rollups.
+    const rawTimes: number[] = [];
+    let raw = await rawStats(db, merchant.id, from, to);
+    for (let i = 0; i < 10; i++) {
+      const r0 = performance.now();
+      raw = await rawStats(db, merchant.id, from, to);
+      rawTimes.push(performance.now() - r0);
+    }
+    const rollupEqualsRaw = JSON.stringify(rolled) === JSON.stringify(raw) ? 1 : 0;
     // The whole year is most of the table: the planner may well read the table instead (docs/orders-and-stats.md).
     // The dashboard's default, the last 30 days, is a small part of it: the index alone must answer.
     const plan30d = await db.$queryRaw<Array<{ 'QUERY PLAN': string }>>(Prisma.sql`EXPLAIN ${statsGroupsSql(merchant.id, new Date(now - 30 * DAY_MS), new Date(now + 60_000))}`);
     const plan30dText = plan30d.map((r) => r['QUERY PLAN']).join('\n');
     console.log(`  [plan, last 30 days]\n${plan30dText.split('\n').map((l) => `    ${l}`).join('\n')}`);
+
+    // What the rollups cost on the write path: one status write per transaction (each toggles a session between OPEN
+    // and ABANDONED, so the trigger moves a count between two rollup rows), in batches alternating with the trigger on
+    // and off; then the rows are recounted by stats_rollup_rebuild() for the merchant (timed: the durable job's work).
+    const writer = new pg.Client({ connectionString: url });
+    await writer.connect();
+    const tokens = (await writer.query<{ token: string }>(`SELECT token FROM checkout_sessions WHERE merchant_id = $1 AND status IN ('OPEN', 'ABANDONED') LIMIT 2000`, [merchant.id])).rows.map((r) => r.token);
+    const writes: Record<'on' | 'off', number[]> = { on: [], off: [] };
+    for (let b = 0; b < 10; b++) {
+      const mode = b % 2 === 0 ? 'on' : 'off';
+      await writer.query(`ALTER TABLE checkout_sessions ${mode === 'on' ? 'ENABLE' : 'DISABLE'} TRIGGER checkout_sessions_stats_rollup_upd`);
+      for (const token of tokens.slice(b * 200, b * 200 + 200)) {
+        const w0 = performance.now();
+        await writer.query(`UPDATE checkout_sessions SET status = CASE status WHEN 'OPEN' THEN 'ABANDONED' ELSE 'OPEN' END WHERE token = $1`, [token]);
+        writes[mode].push(performance.now() - w0);
+      }
+    }
+    await writer.query('ALTER TABLE checkout_sessions ENABLE TRIGGER checkout_sessions_stats_rollup_upd');
+    const rb0 = performance.now();
+    await writer.query('SELECT stats_rollup_rebuild($1::uuid, NULL, NULL)', [merchant.id]);
+    const rebuildSeconds = (performance.now() - rb0) / 1000;
+    const afterRebuild = JSON.stringify(await rollupStats(db, merchant.id, from, to)) === JSON.stringify(await rawStats(db, merchant.id, from, to)) ? 1 : 0;
+    await writer.end();
+    const wp = (mode: 'on' | 'off', q: number) => percentile([...writes[mode]].sort((x, y) => x - y), q);
 
     const p = (name: keyof typeof targets, q: number) => percentile([...timings[name]].sort((x, y) => x - y), q);
     return {
@@ -122,6 +160,9 @@ export async function benchStats(opts: { sessions?: number; others?: number; rou
       otherMerchantSessions: others,
       seedSeconds: seedMs / 1000,
       sessionsCountedYear: counted,
+      rollupEqualsRaw,
+      rollupRows: Number((await db.$queryRaw<Array<{ n: bigint }>>`SELECT count(*) AS n FROM merchant_stats_daily`)[0]?.n ?? 0),
+      rawQueriesYearP50Ms: percentile([...rawTimes].sort((x, y) => x - y), 50),
       indexOnlyScan: /Index Only Scan using checkout_sessions_stats_idx/.test(planText) ? 1 : 0,
       indexOnlyScan30d: /Index Only Scan using checkout_sessions_stats_idx/.test(plan30dText) ? 1 : 0,
       rounds,
@@ -133,6 +174,12 @@ export async function benchStats(opts: { sessions?: number; others?: number; rou
       stats30dP99Ms: p('stats30d', 99),
       ordersPageP50Ms: p('ordersPage', 50),
       ordersPageP99Ms: p('ordersPage', 99),
+      statusWriteRollupsP50Ms: wp('on', 50),
+      statusWriteRollupsP99Ms: wp('on', 99),
+      statusWriteNoTriggerP50Ms: wp('off', 50),
+      statusWriteNoTriggerP99Ms: wp('off', 99),
+      rebuildMerchantSeconds: rebuildSeconds,
+      rollupEqualsRawAfterRebuild: afterRebuild,
       bareReadP50Ms: p('bare', 50),
       bareReadP99Ms: p('bare', 99),
       ratioStatsYearP50: p('statsYear', 50) / p('bare', 50),

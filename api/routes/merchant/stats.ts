@@ -1,8 +1,11 @@
-// Checkout statistics and the funnel for the caller's merchant, over a date range. One query: the sessions
-// created in the range, counted per (currency, status), with counts of the milestone columns the timeline
-// events set (activities/session-events.ts). checkout_sessions_stats_idx holds every column it reads, so a
-// merchant's range can be one index-only scan (`npm run bench -- stats`: 100k sessions). The definitions
-// (what is paid, what completes, what is revenue, refunds, holds, COD) are in domain/stats.ts.
+// Checkout statistics and the funnel for the caller's merchant, over a date range. The whole UTC days of the range
+// are read from the daily rollups (merchant_stats_daily, merchant_upsells_daily: a few rows per day, kept exact
+// by triggers in the same transaction as every session and upsell write, rebuilt by rebuildStatsRollupsWorkflow;
+// prisma/migrations/20261129160000_stats_daily_rollups), the partial days at either end from the sessions
+// themselves, so the cost follows the number of days, not of sessions (docs/orders-and-stats.md, "Daily
+// rollups"). rawStats below are the queries over the sessions alone: the definition the rollups must equal
+// (test/db/stats-rollups.test.ts). The definitions (what is paid, what completes, what is revenue, refunds, holds,
+// COD) are in domain/stats.ts.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { type RouteDeps } from '../../route-deps.js';
 import { Prisma, type Db } from '../../../prisma/client.js';
@@ -12,11 +15,12 @@ import { funnelResponse, STATS_MAX_DAYS, statsQuery, statsResponse } from '../..
 
 const tags = ['merchant'];
 const auth = { security: [{ bearerAuth: [] }] };
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
- * The query behind both routes (also EXPLAINed by the bench): the merchant's store-cart sessions created in
- * [from, to), per currency and status, with plain column counts (milestones are marked cumulatively, see
- * domain/stats.ts), so the aggregation stays as cheap as the scan.
+ * The query over the sessions alone (the definition; also EXPLAINed by the bench): the merchant's store-cart
+ * sessions created in [from, to), per currency and status, with plain column counts (milestones are marked
+ * cumulatively, see domain/stats.ts). checkout_sessions_stats_idx holds every column it reads.
  */
 export function statsGroupsSql(merchantId: string, from: Date, to: Date): Prisma.Sql {
   return Prisma.sql`
@@ -38,14 +42,34 @@ export function statsGroupsSql(merchantId: string, from: Date, to: Date): Prisma
 
 type StatsRow = Omit<StatsGroup, 'totalMinor' | 'codPaidMinor' | 'refundedMinor'> & { totalMinor: bigint; codPaidMinor: bigint; refundedMinor: bigint };
 
-/** The merchant's sessions in the range, per (currency, status); previews never count. */
-export async function statsGroups(db: Db, merchantId: string, from: Date, to: Date): Promise<StatsGroup[]> {
-  const rows = await db.$queryRaw<StatsRow[]>(statsGroupsSql(merchantId, from, to));
-  return rows.map((r) => ({ ...r, currency: r.currency.trim(), totalMinor: Number(r.totalMinor), codPaidMinor: Number(r.codPaidMinor), refundedMinor: Number(r.refundedMinor) }));
+export interface Recovery {
+  remindedSessions: number;
+  remindersSent: number;
+  recoveredOrders: number;
+  recovered: Array<{ currency: string; orders: number; amountMinor: number }>;
+}
+export interface Upsells {
+  currency: string;
+  accepted: number;
+  amountMinor: number;
 }
 
-/** Paid one-click upsells of the range's sessions (the same cohort as the rest), per currency. */
-async function paidUpsells(db: Db, merchantId: string, from: Date, to: Date): Promise<Array<{ currency: string; accepted: number; amountMinor: number }>> {
+const toGroup = (r: StatsRow): StatsGroup => ({
+  currency: r.currency.trim(), status: r.status, sessions: r.sessions, contactEntered: r.contactEntered, shippingChosen: r.shippingChosen,
+  paymentStarted: r.paymentStarted, codPaid: r.codPaid, totalMinor: Number(r.totalMinor), codPaidMinor: Number(r.codPaidMinor),
+  withRefunds: r.withRefunds, refundedMinor: Number(r.refundedMinor),
+});
+const byKey = (a: { currency: string; status?: string }, b: { currency: string; status?: string }) =>
+  a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : (a.status ?? '') < (b.status ?? '') ? -1 : (a.status ?? '') > (b.status ?? '') ? 1 : 0;
+
+/** The merchant's sessions in the range, per (currency, status), from the sessions alone; previews never count. */
+async function rawStatsGroups(db: Db, merchantId: string, from: Date, to: Date): Promise<StatsGroup[]> {
+  const rows = await db.$queryRaw<StatsRow[]>(statsGroupsSql(merchantId, from, to));
+  return rows.map(toGroup).sort(byKey);
+}
+
+/** Paid one-click upsells of the range's sessions (the same cohort as the rest), per currency, from the rows. */
+async function rawPaidUpsells(db: Db, merchantId: string, from: Date, to: Date): Promise<Upsells[]> {
   const rows = await db.$queryRaw<Array<{ currency: string; accepted: number; amountMinor: bigint }>>`
     SELECT u.currency, count(*)::int AS accepted, sum(u.amount_minor)::bigint AS "amountMinor"
     FROM upsell_purchases u JOIN checkout_sessions s ON s.token = u.token
@@ -55,11 +79,11 @@ async function paidUpsells(db: Db, merchantId: string, from: Date, to: Date): Pr
 }
 
 /**
- * Recovery of the range's sessions: reminded (the left sessions that got a reminder: a session restored from an
- * abandoned one carries its reminders, so those are counted once, on the original), and recovered (paid after the first
- * reminder: COMPLETED with completed_at after recovery_reminder_sent_at), with the money kept per currency.
+ * Recovery of the range's sessions, from the rows: reminded (the left sessions that got a reminder: a session restored
+ * from an abandoned one carries its reminders, so those are counted once, on the original), and recovered (paid after
+ * the first reminder: COMPLETED with completed_at after recovery_reminder_sent_at), with the money kept per currency.
  */
-async function recoveryStats(db: Db, merchantId: string, from: Date, to: Date) {
+async function rawRecoveryStats(db: Db, merchantId: string, from: Date, to: Date): Promise<Recovery> {
   const [reminded] = await db.$queryRaw<Array<{ sessions: number; reminders: number }>>`
     SELECT count(*)::int AS sessions, COALESCE(sum(recovery_reminders_sent), 0)::int AS reminders
     FROM checkout_sessions
@@ -78,6 +102,120 @@ async function recoveryStats(db: Db, merchantId: string, from: Date, to: Date) {
     recoveredOrders: recovered.reduce((n, r) => n + r.orders, 0),
     recovered,
   };
+}
+
+export interface StatsData {
+  groups: StatsGroup[];
+  upsells: Upsells[];
+  recovery: Recovery;
+}
+
+/** Everything the two routes answer, from the sessions alone (the definition the rollups are checked against). */
+export async function rawStats(db: Db, merchantId: string, from: Date, to: Date): Promise<StatsData> {
+  const [groups, upsells, recovery] = await Promise.all([rawStatsGroups(db, merchantId, from, to), rawPaidUpsells(db, merchantId, from, to), rawRecoveryStats(db, merchantId, from, to)]);
+  return { groups, upsells, recovery };
+}
+
+/**
+ * The range cut at UTC midnights: the whole days [firstDay, endDay) (YYYY-MM-DD; empty when firstDay = endDay) come
+ * from the rollups, the pieces before and after them (`edges`, at most two, each shorter than a day) from the rows.
+ */
+export function splitRange(from: Date, to: Date): { firstDay: string; endDay: string; edges: Array<[Date, Date]> } {
+  const firstMs = Math.ceil(from.getTime() / DAY_MS) * DAY_MS;
+  const endMs = Math.floor(to.getTime() / DAY_MS) * DAY_MS;
+  if (firstMs >= endMs) return { firstDay: '1970-01-01', endDay: '1970-01-01', edges: [[from, to]] };
+  const edges: Array<[Date, Date]> = [];
+  if (from.getTime() < firstMs) edges.push([from, new Date(firstMs)]);
+  if (endMs < to.getTime()) edges.push([new Date(endMs), to]);
+  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  return { firstDay: day(firstMs), endDay: day(endMs), edges };
+}
+
+// The same columns as merchant_stats_daily, over the sessions of one edge (definitions as in stats_rollup_rebuild()).
+const edgeGroupsSql = (merchantId: string, [a, b]: [Date, Date]) => Prisma.sql`
+  SELECT currency, status, count(*) AS sessions, count(contact_entered_at) AS contact_entered, count(shipping_chosen_at) AS shipping_chosen,
+         count(payment_started_at) AS payment_started, count(cod_paid_at) AS cod_paid, COALESCE(sum(total_minor), 0) AS total_minor,
+         COALESCE(sum(total_minor) FILTER (WHERE cod_paid_at IS NOT NULL), 0) AS cod_paid_minor,
+         count(*) FILTER (WHERE refunded_minor > 0) AS with_refunds, COALESCE(sum(refunded_minor), 0) AS refunded_minor,
+         count(*) FILTER (WHERE recovery_reminders_sent > 0 AND recovered_from IS NULL) AS reminded_sessions,
+         COALESCE(sum(recovery_reminders_sent) FILTER (WHERE recovery_reminders_sent > 0 AND recovered_from IS NULL), 0) AS reminders_sent,
+         count(*) FILTER (WHERE status = 'COMPLETED' AND recovery_reminder_sent_at IS NOT NULL AND completed_at > recovery_reminder_sent_at) AS recovered_orders,
+         COALESCE(sum(total_minor - refunded_minor) FILTER (WHERE status = 'COMPLETED' AND recovery_reminder_sent_at IS NOT NULL AND completed_at > recovery_reminder_sent_at), 0) AS recovered_minor
+  FROM checkout_sessions
+  WHERE merchant_id = ${merchantId}::uuid AND created_at >= ${a} AND created_at < ${b} AND source <> 'preview'
+  GROUP BY currency, status`;
+
+const edgeUpsellsSql = (merchantId: string, [a, b]: [Date, Date]) => Prisma.sql`
+  SELECT u.currency, count(*) AS accepted, sum(u.amount_minor) AS amount_minor
+  FROM upsell_purchases u JOIN checkout_sessions s ON s.token = u.token
+  WHERE s.merchant_id = ${merchantId}::uuid AND s.created_at >= ${a} AND s.created_at < ${b} AND s.source <> 'preview' AND u.status = 'PAID'
+  GROUP BY u.currency`;
+
+type RollupRow = StatsRow & { remindedSessions: number; remindersSent: number; recoveredOrders: number; recoveredMinor: bigint };
+
+/** The rollups' whole days plus the rows of the edges, per (currency, status), with the recovery counts. */
+async function rollupGroups(db: Db, merchantId: string, from: Date, to: Date): Promise<{ groups: StatsGroup[]; recovery: Recovery }> {
+  const { firstDay, endDay, edges } = splitRange(from, to);
+  const parts = [
+    Prisma.sql`
+      SELECT currency, status, sessions, contact_entered, shipping_chosen, payment_started, cod_paid, total_minor, cod_paid_minor, with_refunds,
+             refunded_minor, reminded_sessions, reminders_sent, recovered_orders, recovered_minor
+      FROM merchant_stats_daily WHERE merchant_id = ${merchantId}::uuid AND day >= ${firstDay}::date AND day < ${endDay}::date`,
+    ...edges.map((edge) => edgeGroupsSql(merchantId, edge)),
+  ];
+  const rows = await db.$queryRaw<RollupRow[]>(Prisma.sql`
+    SELECT currency, status, sum(sessions)::int AS sessions, sum(contact_entered)::int AS "contactEntered", sum(shipping_chosen)::int AS "shippingChosen",
+           sum(payment_started)::int AS "paymentStarted", sum(cod_paid)::int AS "codPaid", sum(total_minor)::bigint AS "totalMinor",
+           sum(cod_paid_minor)::bigint AS "codPaidMinor", sum(with_refunds)::int AS "withRefunds", sum(refunded_minor)::bigint AS "refundedMinor",
+           sum(reminded_sessions)::int AS "remindedSessions", sum(reminders_sent)::int AS "remindersSent", sum(recovered_orders)::int AS "recoveredOrders",
+           sum(recovered_minor)::bigint AS "recoveredMinor"
+    FROM (${Prisma.join(parts, ' UNION ALL ')}) r
+    GROUP BY currency, status
+    HAVING sum(sessions) > 0`);
+  const groups = rows.map(toGroup).sort(byKey);
+  const recovered = new Map<string, { currency: string; orders: number; amountMinor: number }>();
+  for (const r of rows) {
+    if (r.recoveredOrders === 0) continue;
+    const c = r.currency.trim();
+    const acc = recovered.get(c) ?? { currency: c, orders: 0, amountMinor: 0 };
+    acc.orders += r.recoveredOrders;
+    acc.amountMinor += Number(r.recoveredMinor);
+    recovered.set(c, acc);
+  }
+  const recoveredList = [...recovered.values()].sort(byKey);
+  return {
+    groups,
+    recovery: {
+      remindedSessions: rows.reduce((n, r) => n + r.remindedSessions, 0),
+      remindersSent: rows.reduce((n, r) => n + r.remindersSent, 0),
+      recoveredOrders: recoveredList.reduce((n, r) => n + r.orders, 0),
+      recovered: recoveredList,
+    },
+  };
+}
+
+async function rollupUpsells(db: Db, merchantId: string, from: Date, to: Date): Promise<Upsells[]> {
+  const { firstDay, endDay, edges } = splitRange(from, to);
+  const parts = [
+    Prisma.sql`SELECT currency, accepted, amount_minor FROM merchant_upsells_daily WHERE merchant_id = ${merchantId}::uuid AND day >= ${firstDay}::date AND day < ${endDay}::date`,
+    ...edges.map((edge) => edgeUpsellsSql(merchantId, edge)),
+  ];
+  const rows = await db.$queryRaw<Array<{ currency: string; accepted: number; amountMinor: bigint }>>(Prisma.sql`
+    SELECT currency, sum(accepted)::int AS accepted, sum(amount_minor)::bigint AS "amountMinor"
+    FROM (${Prisma.join(parts, ' UNION ALL ')}) r
+    GROUP BY currency HAVING sum(accepted) > 0 ORDER BY currency`);
+  return rows.map((r) => ({ currency: r.currency.trim(), accepted: r.accepted, amountMinor: Number(r.amountMinor) }));
+}
+
+/** The merchant's sessions in the range, per (currency, status), from the rollups; previews never count. */
+export async function statsGroups(db: Db, merchantId: string, from: Date, to: Date): Promise<StatsGroup[]> {
+  return (await rollupGroups(db, merchantId, from, to)).groups;
+}
+
+/** Everything the two routes answer, from the rollups and the edges' rows. */
+export async function rollupStats(db: Db, merchantId: string, from: Date, to: Date): Promise<StatsData> {
+  const [{ groups, recovery }, upsells] = await Promise.all([rollupGroups(db, merchantId, from, to), rollupUpsells(db, merchantId, from, to)]);
+  return { groups, upsells, recovery };
 }
 
 const RANGE_DOC =
@@ -110,7 +248,7 @@ export const statsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
   }, async (request) => {
     const { from, to } = request.query;
     const { merchantId } = request.merchant;
-    const [groups, upsells, recovery] = await Promise.all([statsGroups(db, merchantId, from, to), paidUpsells(db, merchantId, from, to), recoveryStats(db, merchantId, from, to)]);
+    const { groups, upsells, recovery } = await rollupStats(db, merchantId, from, to);
     return { from: from.toISOString(), to: to.toISOString(), ...summarizeStats(groups), upsells, recovery };
   });
 

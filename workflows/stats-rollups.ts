@@ -1,0 +1,43 @@
+// Rebuilding the daily statistics rollups (docs/orders-and-stats.md, "Daily rollups"): the days of a merchant (or
+// of every merchant) recounted from the sessions, a month per activity and a day per transaction. Durable: a worker
+// restart resumes at the month it was in; each month's recount is idempotent.
+import { proxyActivities } from '@temporalio/workflow';
+import type { StatsRollupsActivities } from '../activities/stats-rollups.js';
+
+const { statsRollupSpan, rebuildStatsRollupDays } = proxyActivities<StatsRollupsActivities>({
+  startToCloseTimeout: '10 minutes',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const CHUNK_DAYS = 31;
+
+export const statsRollupsWorkflowId = (merchantId?: string) => `stats-rollups-rebuild-${merchantId ?? 'all'}`;
+
+export interface RebuildStatsRollupsInput {
+  /** Without it: every merchant. */
+  merchantId?: string;
+  /** [fromDay, toDay), YYYY-MM-DD (UTC); without them: every day that has sessions. */
+  fromDay?: string;
+  toDay?: string;
+}
+
+/** Recounts the rollups of the days asked for; answers how many days and rollup rows it wrote. */
+export async function rebuildStatsRollupsWorkflow(input: RebuildStatsRollupsInput): Promise<{ days: number; rows: number }> {
+  const span = input.fromDay && input.toDay ? { fromDay: input.fromDay, toDay: input.toDay } : await statsRollupSpan({ merchantId: input.merchantId });
+  if (!span) return { days: 0, rows: 0 };
+  const end = Date.parse(`${span.toDay}T00:00:00Z`);
+  let days = 0;
+  let rows = 0;
+  for (let t = Date.parse(`${span.fromDay}T00:00:00Z`); t < end; t += CHUNK_DAYS * DAY_MS) {
+    const chunkEnd = Math.min(end, t + CHUNK_DAYS * DAY_MS);
+    const done = await rebuildStatsRollupDays({
+      merchantId: input.merchantId,
+      fromDay: new Date(t).toISOString().slice(0, 10),
+      toDay: new Date(chunkEnd).toISOString().slice(0, 10),
+    });
+    days += done.days;
+    rows += done.rows;
+  }
+  return { days, rows };
+}
