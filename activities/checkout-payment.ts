@@ -209,6 +209,7 @@ export function createCheckoutPaymentActivities(deps: { db: Db; secrets: SecretB
       return (await paidPaymentOf(client, businessId, s))?.amountMinor ?? null;
     })();
     // The row first, checked against what is left under the session's lock (or found again on a retry).
+    let storeRefusal = '';
     const row = await db.$transaction(async (tx) => {
       await tx.$queryRaw`SELECT token FROM checkout_sessions WHERE token = ${token} FOR UPDATE`;
       const existing = await tx.refund.findUnique({ where: { id: request.refundId } });
@@ -226,6 +227,7 @@ export function createCheckoutPaymentActivities(deps: { db: Db; secrets: SecretB
       if (refused) {
         // A refund made in the store that cannot be mirrored (a COD order, more than is left) stays on the timeline.
         if (request.origin === 'store') {
+          storeRefusal = refused.message;
           await tx.sessionEvent.create({ data: { token, type: 'store_refund_not_refunded', data: { storeRefundId: request.storeRefundId ?? null, amount: request.amountMinor ?? null, why: refused.message } } });
           return null;
         }
@@ -244,7 +246,7 @@ export function createCheckoutPaymentActivities(deps: { db: Db; secrets: SecretB
       await tx.sessionEvent.create({ data: { token, type: 'refund_requested', data: { refundId: created.id, amount: amountMinor, currency: session.currency, origin: created.origin, reason: created.reason, restock: created.restock } } });
       return created;
     });
-    if (!row) throw refusal('NOT_REFUNDABLE', 'The refund made in the store cannot be refunded at the processor: see the order\'s timeline');
+    if (!row) throw refusal('NOT_REFUNDABLE', `The refund made in the store cannot be refunded at the processor: ${storeRefusal || 'see the order\'s timeline'}`);
     const answer = (paymentId: string) => ({ id: row.id, refundId: row.processorRefundId ?? row.id, paymentId, amountMinor: row.amountMinor, currency: row.currency });
     if (row.state === 'failed') throw refusal('UPSTREAM_ERROR', `The processor refused the refund: ${row.failureReason ?? 'no reason given'}`);
     const session = await db.checkoutSession.findUniqueOrThrow({ where: { token } });

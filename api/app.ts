@@ -28,6 +28,7 @@ import { scriptTagRoutes } from './routes/merchant/script-tag.js';
 import { domainRoutes } from './routes/merchant/domain.js';
 import { onboardingRoutes } from './routes/merchant/onboarding.js';
 import { storefrontAWebhookRoutes } from './routes/webhooks/storefront-a.js';
+import { storefrontBWebhookRoutes } from './routes/webhooks/storefront-b.js';
 import { checkoutPaymentRoutes } from './routes/checkout/payment.js';
 import { checkoutCodRoutes } from './routes/checkout/cod.js';
 import { orderActionRoutes } from './routes/orders/actions.js';
@@ -141,6 +142,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(onboardingRoutes, routeDeps);
   // Encapsulated (no fastify-plugin): its raw-body JSON parser must not replace the app's own.
   await app.register(storefrontAWebhookRoutes, routeDeps);
+  await app.register(storefrontBWebhookRoutes, routeDeps);
   await app.register(processorWebhookRoutes, routeDeps);
   // Encapsulated too (raw bodies for the platform account's signature).
   await app.register(billingWebhookRoutes, routeDeps);

@@ -137,6 +137,8 @@ export const completeCodUpdate = defineUpdate<StatusResult, [ShopperDetails]>('c
 export const refundUpdate = defineUpdate<RefundResult, [RefundInput]>('refund');
 /** A refund made in the store's admin: the money goes back through the processor too, once. */
 export const storeRefundSignal = defineSignal<[StoreRefundMessage]>('storeRefund');
+/** The same refund, asked by a caller that waits for the answer (storefront B's plugin, from wp-admin): a refusal reaches it. */
+export const storeRefundUpdate = defineUpdate<RefundResult, [StoreRefundMessage]>('storeRefundUpdate');
 /** The merchant's forced sync: the processor's payment status, and the store's payment state of a COD order. */
 export const backfillStatusUpdate = defineUpdate<BackfillResult, []>('backfillStatus');
 /** The payment page's step is done: confirm with the processor and apply what it says. */

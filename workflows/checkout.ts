@@ -9,7 +9,7 @@ import type { FulfilmentActivities } from '../activities/checkout-fulfilment.js'
 import type { MerchantWebhookActivities } from '../activities/merchant-webhooks.js';
 import { SESSION_EVENT_OF_STATUS } from '../domain/merchant-webhooks.js';
 import {
-  acceptUpsellUpdate, backfillStatusUpdate, completeCodUpdate, initPaymentUpdate, payUpdate, PAYMENT_STATUS_EVENTS, processorEventSignal, refreshStatusUpdate, refundUpdate, statusQuery, storeRefundSignal,
+  acceptUpsellUpdate, backfillStatusUpdate, completeCodUpdate, initPaymentUpdate, payUpdate, PAYMENT_STATUS_EVENTS, processorEventSignal, refreshStatusUpdate, refundUpdate, statusQuery, storeRefundSignal, storeRefundUpdate,
   type BackfillResult, type CheckoutWorkflowInput, type InitPaymentResult, type ProcessorEventMessage, type RefundInput, type RefundResult, type RefundsState, type ShopperDetails, type StatusResult,
   type StoreRefundMessage,
 } from './checkout.messages.js';
@@ -649,6 +649,15 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
       });
     });
   });
+
+  // The same, for a caller that waits (storefront B's plugin refunding from wp-admin): a refusal is its answer, and the
+  // store then drops its refund. Once per store refund id: a repeat answers the refund already made.
+  setHandler(storeRefundUpdate, (message: StoreRefundMessage) =>
+    exclusive(async (): Promise<RefundResult> => {
+      if (!moneyChecks) throw refusal('NOT_REFUNDABLE', 'This checkout predates partial refunds: refund it from the checkout dashboard');
+      return requestRefund({ amountMinor: message.amountMinor, reason: message.reason ?? null, origin: 'store', storeRefundId: message.storeRefundId });
+    }),
+  );
 
   setHandler(backfillStatusUpdate, () =>
     exclusive(async (): Promise<BackfillResult> => {

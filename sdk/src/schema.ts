@@ -5020,6 +5020,163 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks/storefront-b/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A refund the merchant made in WooCommerce's admin on an order of ours (sent by our plugin)
+         * @description Signed by our WooCommerce plugin as a checkout handoff is (x-hosted-checkout-key, x-hosted-checkout-timestamp, x-hosted-checkout-signature: v1=HMAC-SHA256 of "<timestamp>.<raw body>" with the connected REST key's secret, within 5 minutes). The amount goes back to the shopper through the processor, once per WooCommerce refund id (a repeat answers duplicate: true); the store order is not refunded again. 202 once the processor accepted the refund. Errors: UNAUTHORIZED (not signed by the connected store), NOT_FOUND (no connected store at storeUrl, or the order is not one of ours), REFUND_EXCEEDS_BALANCE / REFUND_ALREADY_REQUESTED / NOT_REFUNDABLE (more than is left, nothing left, not a card payment), UPSTREAM_ERROR / PROCESSOR_TIMEOUT.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    "x-hosted-checkout-key"?: string;
+                    "x-hosted-checkout-timestamp"?: string;
+                    "x-hosted-checkout-signature"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            accepted: true;
+                            /** @description Our checkout session of the order */
+                            token: string;
+                            /** @description Our refund (or the processor's refund id once it has one) */
+                            refundId: string;
+                            amountMinor: number;
+                            currency: string;
+                            /** @description This WooCommerce refund id was received before: acted on once */
+                            duplicate: boolean;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks/processor/payment-update": {
         parameters: {
             query?: never;

@@ -4,6 +4,8 @@
 // unit came back (the processor's signed refund webhook, or a status sync when the webhook is lost).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../harness/stack.js';
+import { handoffHeaders } from '../../integrations/storefront-b/handoff.js';
+import { DEMO_STORE } from '../../sandbox/storefront-b/state.js';
 import {
   api, connectStorefrontBDemo, control, emailsOf, expectCompletedWithOneOrderAndTwoEmails, merchantWithProcessor, SHOPPER, shopperPays, storefrontACheckout, storefrontAMerchant, storefrontAOrdersOf,
   storefrontBCheckout, storefrontBOrdersOf, timelineOf, waitFor, type Json,
@@ -151,6 +153,39 @@ describe('refunding a card order, end to end over HTTP', () => {
     expect(await refundRows(token)).toEqual([expect.objectContaining({ origin: 'store', amountMinor: 500, state: 'succeeded', storeState: 'created', storeRefundId: String(order!.refunds[0]!.id), reason: 'Goodwill' })]);
     expect(order!.refunds).toHaveLength(1);
     expect(await refundsAtProcessor(payment.paymentId as string)).toEqual([expect.objectContaining({ amount: 500 })]);
+    expect(await sessionRow(token)).toMatchObject({ status: 'COMPLETED', refundedMinor: 500 });
+  });
+
+  it('given a refund the merchant makes in wp-admin (our plugin\'s gateway) / POST /webhooks/storefront-b/refunds → bad signature 401, unknown order 404, the refund once at the processor (repeated: duplicate), more than is left refused', async () => {
+    const merchant = await merchantWithProcessor(stack, 'Woo Admin Refund Store');
+    const store = await connectStorefrontBDemo(stack, merchant);
+    const simple = store.products.find((p) => p.option === undefined)!;
+    const token = await storefrontBCheckout(stack, [{ productId: simple.id, quantity: 2 }]);
+    const payment = await shopperPays(stack, token);
+    await expectCompletedWithOneOrderAndTwoEmails(stack, token, merchant.email, () => storefrontBOrdersOf(store, token).length);
+    const [order] = storefrontBOrdersOf(store, token);
+    const storeUrl = `${stack.urls.storefrontB}/stores/demo`;
+    const send = async (body: Json, secret: string = DEMO_STORE.consumerSecret) => {
+      const raw = JSON.stringify(body);
+      const res = await stack.app.inject({ method: 'POST', url: '/webhooks/storefront-b/refunds', headers: handoffHeaders(DEMO_STORE.consumerKey, secret, raw), payload: raw });
+      return { status: res.statusCode, body: res.json<Json>() };
+    };
+    const forged = await send({ storeUrl, orderId: order!.id, refundId: 9001, amount: '5.00', reason: 'Goodwill' }, 'cs_not_the_secret');
+    expect(forged).toMatchObject({ status: 401, body: { code: 'UNAUTHORIZED' } });
+    expect(await send({ storeUrl, orderId: 987654, refundId: 9001, amount: '5.00' })).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
+    expect(await refundRows(token)).toEqual([]);
+    const first = await send({ storeUrl, orderId: order!.id, refundId: 9001, amount: '5.00', reason: 'Goodwill' });
+    expect(first, JSON.stringify(first.body)).toMatchObject({ status: 202, body: { accepted: true, token, amountMinor: 500, duplicate: false } });
+    const again = await send({ storeUrl, orderId: order!.id, refundId: 9001, amount: '5.00', reason: 'Goodwill' });
+    expect(again, JSON.stringify(again.body)).toMatchObject({ status: 202, body: { accepted: true, amountMinor: 500, duplicate: true } });
+    await waitFor('the refund at the processor', async () => ((await refundRows(token))[0]?.state === 'succeeded' ? true : undefined));
+    const tooMuch = await send({ storeUrl, orderId: order!.id, refundId: 9002, amount: String((payment.totalMinor as number) / 100) });
+    expect(tooMuch, JSON.stringify(tooMuch.body)).toMatchObject({ status: 422, body: { code: 'REFUND_EXCEEDS_BALANCE' } });
+    await stack.sims.processor.webhooks.idle();
+    expect(await refundRows(token)).toEqual([expect.objectContaining({ origin: 'store', amountMinor: 500, state: 'succeeded', storeState: 'created', storeRefundId: '9001', reason: 'Goodwill' })]);
+    expect(await refundsAtProcessor(payment.paymentId as string)).toEqual([expect.objectContaining({ amount: 500 })]);
+    // The refund is WooCommerce's own: it is not booked on the order again.
+    expect(order!.refunds).toEqual([]);
     expect(await sessionRow(token)).toMatchObject({ status: 'COMPLETED', refundedMinor: 500 });
   });
 
