@@ -49,6 +49,7 @@ require_once __DIR__ . '/includes/class-hosted-checkout-rest.php';
 add_action( 'template_redirect', array( 'Hosted_Checkout_Cart', 'maybe_empty_paid_cart' ), 5 );
 add_action( 'template_redirect', array( 'Hosted_Checkout_Handoff', 'maybe_intercept' ) );
 add_action( 'rest_api_init', array( 'Hosted_Checkout_Rest', 'register_routes' ) );
+add_filter( 'woocommerce_payment_gateways', 'hosted_checkout_payment_gateways' );
 add_action( 'admin_menu', array( 'Hosted_Checkout_Settings', 'add_page' ) );
 add_action( 'admin_init', array( 'Hosted_Checkout_Settings', 'register' ) );
 add_action( 'admin_post_hosted_checkout_test_connection', array( 'Hosted_Checkout_Settings', 'test_connection' ) );
@@ -65,6 +66,22 @@ add_action(
 		}
 	}
 );
+
+/**
+ * Registers our orders' payment method as a gateway (refunds from wp-admin go through it). Its class extends
+ * WooCommerce's, so it is loaded here, when WooCommerce asks for its gateways.
+ *
+ * @param array $gateways Gateway class names or instances.
+ * @return array
+ */
+function hosted_checkout_payment_gateways( $gateways ) {
+	if ( ! class_exists( 'WC_Payment_Gateway' ) ) {
+		return $gateways;
+	}
+	require_once __DIR__ . '/includes/class-hosted-checkout-gateway.php';
+	$gateways[] = 'Hosted_Checkout_Gateway';
+	return $gateways;
+}
 
 register_activation_hook( __FILE__, array( 'Hosted_Checkout_Settings', 'create_options' ) );
 register_deactivation_hook(

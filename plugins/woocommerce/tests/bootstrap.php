@@ -29,6 +29,8 @@ function hc_wp_reset() {
 		'routes'     => array(),
 		'caps'       => array( 'read_private_shop_orders', 'manage_woocommerce' ),
 		'orders'     => array(),
+		// Refunds by id: parent (the order id) and amount (a decimal string, as WC_Order_Refund::get_amount answers it).
+		'refunds'    => array(),
 		'queries'    => array(),
 		// Pages by id: title (as stored), status (publish, draft, private, trash), slug; get_permalink() answers home + slug.
 		'pages'      => array(),
@@ -152,6 +154,46 @@ class HC_Test_Order {
 	}
 	public function get_meta( $key ) {
 		return $this->data['meta'][ $key ] ?? '';
+	}
+}
+
+/** A refund as WooCommerce presents it (the getters the gateway reads). */
+class HC_Test_Refund {
+	public $data;
+	public function __construct( array $data ) {
+		$this->data = $data;
+	}
+	public function get_id() {
+		return $this->data['id'];
+	}
+	public function get_amount() {
+		return $this->data['amount'];
+	}
+}
+
+/**
+ * WooCommerce's WC_Payment_Gateway as far as a gateway extends it (abstract-wc-payment-gateway.php): the public
+ * properties and supports(), which wc_refund_payment and the admin's refund button ask.
+ */
+abstract class WC_Payment_Gateway {
+	public $id;
+	public $title;
+	public $method_title       = '';
+	public $method_description = '';
+	public $has_fields;
+	public $enabled  = 'no';
+	public $supports = array( 'products' );
+	public function supports( $feature ) {
+		return in_array( $feature, $this->supports, true );
+	}
+	public function can_refund_order( $order ) {
+		return $order && $this->supports( 'refunds' );
+	}
+	public function is_available() {
+		return 'yes' === $this->enabled;
+	}
+	public function process_refund( $order_id, $amount = null, $reason = '' ) {
+		return false;
 	}
 }
 
@@ -325,6 +367,13 @@ function wc_get_order_statuses() {
 /** wc_get_orders over the in-memory orders: statuses (wc-…; a trashed order's status is "trash"), the meta_key/meta_value pair, limit, ids. */
 function wc_get_orders( $args ) {
 	$GLOBALS['hc_wp']['queries'][] = $args;
+	if ( 'shop_order_refund' === ( $args['type'] ?? null ) ) {
+		// An order's refunds, newest (highest id) first when asked for orderby ID DESC, as objects.
+		$refunds = array_values( array_filter( $GLOBALS['hc_wp']['refunds'], static fn( $r ) => $r['parent'] === $args['parent'] ) );
+		usort( $refunds, static fn( $a, $b ) => 'DESC' === ( $args['order'] ?? 'DESC' ) ? $b['id'] <=> $a['id'] : $a['id'] <=> $b['id'] );
+		$refunds = array_map( static fn( $r ) => new HC_Test_Refund( $r ), $refunds );
+		return -1 === $args['limit'] ? $refunds : array_slice( $refunds, 0, $args['limit'] );
+	}
 	$ids = array();
 	foreach ( $GLOBALS['hc_wp']['orders'] as $order ) {
 		if ( isset( $args['status'] ) && ! in_array( 'trash' === $order['status'] ? 'trash' : 'wc-' . $order['status'], (array) $args['status'], true ) ) {
