@@ -265,7 +265,7 @@ describe('a shopper\'s checkout through the real plugin', () => {
     expect((await shopper.cart()).items_count).toBe(0);
   }, 120_000);
 
-  it('given that paid order / the merchant refunds one mug (restocked) and then the rest: both refunds on the real WooCommerce order, api_refund off, the order refunded there and here', async () => {
+  it('given that paid order / the merchant refunds one mug (restocked), then 5.00 in wp-admin (through our gateway: refunded at the processor, once), then the rest: our refunds on the real WooCommerce order with api_refund off, the order refunded there and here', async () => {
     const { stack } = world;
     const token = paidToken!;
     const order = await realOrderOf(world, token);
@@ -286,12 +286,44 @@ describe('a shopper\'s checkout through the real plugin', () => {
     const partial = await readRealOrderRefunds(world, order.id as number);
     expect(partial).toEqual([expect.objectContaining({ amount: '11.25', reason: 'One mug arrived chipped', refunded_payment: false })]);
     expect((await realOrderOf(world, token)).status).toBe('processing');
+
+    // The merchant refunds 5.00 in wp-admin with the "Refund via" button: WooCommerce's admin AJAX
+    // (woocommerce_refund_line_items, api_refund true) → wc_create_refund(refund_payment) → our gateway's
+    // process_refund → POST /webhooks/storefront-b/refunds → the processor refunds it.
+    const admin = await wpAdminLogin(world.wp);
+    const edit = await admin.request(`/wp-admin/admin.php?page=wc-orders&action=edit&id=${order.id as number}`);
+    expect(edit.status).toBe(200);
+    expect(edit.text, 'the "Refund via" button of a gateway that supports refunds').toMatch(/class="button button-primary do-api-refund"/);
+    const nonce = /"order_item_nonce":"([0-9a-f]+)"/.exec(edit.text)?.[1];
+    expect(nonce).toBeDefined();
+    const adminRefund = (amount: string, refunded: string) => admin.request('/wp-admin/admin-ajax.php', {
+      form: {
+        action: 'woocommerce_refund_line_items', security: nonce!, order_id: String(order.id), refund_amount: amount, refunded_amount: refunded, refund_reason: 'Goodwill (wp-admin)',
+        line_item_qtys: '{}', line_item_totals: '{}', line_item_tax_totals: '{}', api_refund: 'true', restock_refunded_items: 'false',
+      },
+    });
+    const viaAdmin = await adminRefund('5.00', '11.25');
+    expect(viaAdmin.status, viaAdmin.text).toBe(200);
+    expect(JSON.parse(viaAdmin.text), viaAdmin.text).toMatchObject({ success: true });
+    const afterAdmin = await readRealOrderRefunds(world, order.id as number);
+    const wooRefund = afterAdmin.find((r) => r.amount === '5.00')!;
+    expect(wooRefund).toMatchObject({ reason: 'Goodwill (wp-admin)', refunded_payment: true });
+    const storeRow = await waitFor('the wp-admin refund at the processor', async () => {
+      const r = await stack.database.db.refund.findFirst({ where: { token, origin: 'store' } });
+      return r?.state === 'succeeded' ? r : undefined;
+    });
+    expect(storeRow).toMatchObject({ amountMinor: 500, storeRefundId: String(wooRefund.id), storeState: 'created', reason: 'Goodwill (wp-admin)' });
+    expect(await readRealOrderRefunds(world, order.id as number)).toHaveLength(2);
+
     const rest = await refund({});
     expect(rest.status, JSON.stringify(rest.body)).toBe(202);
-    const rows = await booked(2);
+    const rows = await booked(3);
     expect(rows.every((r) => r.storeState === 'created')).toBe(true);
+    // The refunds we booked ourselves (api_refund false) never came back through the gateway: one store-origin row.
+    expect(rows.filter((r) => r.origin === 'store')).toHaveLength(1);
     const all = await readRealOrderRefunds(world, order.id as number);
-    expect(all.map((r) => r.amount).sort()).toEqual(['11.25', '33.25']);
+    expect(all.map((r) => r.amount).sort()).toEqual(['11.25', '28.25', '5.00']);
+    expect(all.filter((r) => r.refunded_payment).map((r) => r.amount)).toEqual(['5.00']);
     expect((await realOrderOf(world, token)).status).toBe('refunded');
     expect(await stack.database.db.checkoutSession.findUniqueOrThrow({ where: { token } })).toMatchObject({ status: 'REFUNDED', refundedMinor: 4450, storeOrderStatus: 'refunded' });
   }, 60_000);

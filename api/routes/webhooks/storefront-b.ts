@@ -26,7 +26,7 @@ export const storefrontBRefundBody = z.strictObject({
   storeUrl: z.string().min(1).max(2048).describe('The store\'s home URL, as the plugin sends it with a handoff'),
   orderId: z.number().int().positive().describe('The WooCommerce order id (our session\'s store order)'),
   refundId: z.number().int().positive().describe('The WooCommerce refund id: a repeat of it is acted on once'),
-  amount: z.string().regex(/^\d{1,12}(\.\d{1,4})?$/).describe('The refund amount as WooCommerce has it, a decimal string in the order\'s currency'),
+  amount: z.string().regex(/^\d{1,12}(\.\d{1,8})?$/).describe('The refund amount as WooCommerce has it, a decimal string in the order\'s currency'),
   reason: z.string().max(500).nullable().optional(),
 });
 
