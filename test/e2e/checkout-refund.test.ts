@@ -39,6 +39,14 @@ function paidThrough(events: Json[], checkoutId: string): string | undefined {
   return events.find((e) => e.payload?.data?.checkout_configuration_id === checkoutId)?.payload.data.id as string | undefined;
 }
 
+/** The simulator's one WooCommerce store (demo), connected once to one merchant: the storefront B tests share it, each with its own checkout. */
+let woo: Promise<{ merchant: Awaited<ReturnType<typeof merchantWithProcessor>>; store: Awaited<ReturnType<typeof connectStorefrontBDemo>> }> | undefined;
+const wooStore = () =>
+  (woo ??= (async () => {
+    const merchant = await merchantWithProcessor(stack, 'Woo Refund Store');
+    return { merchant, store: await connectStorefrontBDemo(stack, merchant) };
+  })());
+
 /** A storefront A merchant whose shopper paid: COMPLETED, order on the store, both emails. */
 async function paidOrder(shopName: string) {
   const merchant = await storefrontAMerchant(stack, shopName);
@@ -116,8 +124,7 @@ describe('refunding a card order, end to end over HTTP', () => {
   });
 
   it('given a COMPLETED card order (storefront B) / a partial refund, then the rest → both booked on the WooCommerce order (api_refund off), REFUNDED there and here', async () => {
-    const merchant = await merchantWithProcessor(stack, 'Woo Refund Store');
-    const store = await connectStorefrontBDemo(stack, merchant);
+    const { merchant, store } = await wooStore();
     const simple = store.products.find((p) => p.option === undefined)!;
     const token = await storefrontBCheckout(stack, [{ productId: simple.id, quantity: 2 }]);
     const payment = await shopperPays(stack, token);
@@ -157,8 +164,7 @@ describe('refunding a card order, end to end over HTTP', () => {
   });
 
   it('given a refund the merchant makes in wp-admin (our plugin\'s gateway) / POST /webhooks/storefront-b/refunds → bad signature 401, unknown order 404, the refund once at the processor (repeated: duplicate), more than is left refused', async () => {
-    const merchant = await merchantWithProcessor(stack, 'Woo Admin Refund Store');
-    const store = await connectStorefrontBDemo(stack, merchant);
+    const { merchant, store } = await wooStore();
     const simple = store.products.find((p) => p.option === undefined)!;
     const token = await storefrontBCheckout(stack, [{ productId: simple.id, quantity: 2 }]);
     const payment = await shopperPays(stack, token);

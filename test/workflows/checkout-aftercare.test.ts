@@ -10,7 +10,7 @@ import type { UpdateDefinition } from '@temporalio/common';
 import type { Worker } from '@temporalio/worker';
 import { checkoutWorkflow } from '../../workflows/checkout.js';
 import {
-  backfillStatusUpdate, checkoutWorkflowId, completeCodUpdate, initPaymentUpdate, processorEventSignal, refreshStatusUpdate, refundUpdate, type CheckoutWorkflowInput,
+  backfillStatusUpdate, checkoutWorkflowId, completeCodUpdate, initPaymentUpdate, processorEventSignal, refreshStatusUpdate, refundUpdate, storeRefundUpdate, type CheckoutWorkflowInput,
 } from '../../workflows/checkout.messages.js';
 import { DEMO_SHOP } from '../../sandbox/storefront-a/simulator.js';
 import { simOrdersOf } from '../harness/storefront-a-seed.js';
@@ -128,6 +128,23 @@ describe('cash on delivery (dev server)', () => {
 });
 
 describe('refunds and status syncs on a session whose run has ended (dev server)', () => {
+  it('given a COMPLETED session / a store refund by update (the WooCommerce plugin\'s path): more than was charged is refused with why; the same store refund id twice at once → one refund at the processor, never booked on the store', async () => {
+    const { client, taskQueue } = temporal;
+    const session = await paidSession(client, taskQueue);
+    const { totalMinor } = await db().checkoutSession.findUniqueOrThrow({ where: { token: session.token } });
+    const tooMuch = updateWithStart(client, taskQueue, session.input, storeRefundUpdate, { storeRefundId: 'wc-1', amountMinor: totalMinor! + 1, reason: null });
+    await expect(tooMuch).rejects.toMatchObject({ cause: { type: 'NOT_REFUNDABLE', message: expect.stringMatching(/^The refund made in the store cannot be refunded at the processor: .+/) } });
+    await expect(tooMuch).rejects.not.toMatchObject({ cause: { message: expect.stringContaining('see the order') } });
+    expect(await db().sessionEvent.count({ where: { token: session.token, type: 'store_refund_not_refunded' } })).toBe(1);
+    const twice = await Promise.all([0, 1].map(() => updateWithStart(client, taskQueue, session.input, storeRefundUpdate, { storeRefundId: 'wc-2', amountMinor: 300, reason: 'Goodwill' })));
+    expect(twice[0]!.refund.id).toBe(twice[1]!.refund.id);
+    expect(await refundsOf(session.token)).toEqual([expect.objectContaining({ origin: 'store', amountMinor: 300, storeRefundId: 'wc-2', storeState: 'created', reason: 'Goodwill' })]);
+    expect((await processorPayment(session.paymentId)).refunds).toHaveLength(1);
+    const handle = client.workflow.getHandle(checkoutWorkflowId(session.token));
+    await handle.terminate('test done').catch(() => undefined);
+    expect(ordersFor(session.token)[0]!.refunds).toHaveLength(0);
+  });
+
   it('given a COMPLETED session / a full refund, twice at once → one refund at the processor, booked on the store once; REFUNDED, one refund email; a later refund is refused', async () => {
     const { client, taskQueue } = temporal;
     const session = await paidSession(client, taskQueue);

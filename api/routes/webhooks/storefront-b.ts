@@ -54,6 +54,7 @@ export const storefrontBWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async 
       tags: ['webhooks'],
       summary: 'A refund the merchant made in WooCommerce\'s admin on an order of ours (sent by our plugin)',
       description:
+        'Body (JSON): { storeUrl, orderId (WooCommerce order id), refundId (WooCommerce refund id), amount (decimal string in the order\'s currency), reason (string or null) }. ' +
         'Signed by our WooCommerce plugin as a checkout handoff is (x-hosted-checkout-key, x-hosted-checkout-timestamp, ' +
         'x-hosted-checkout-signature: v1=HMAC-SHA256 of "<timestamp>.<raw body>" with the connected REST key\'s secret, within 5 minutes). ' +
         'The amount goes back to the shopper through the processor, once per WooCommerce refund id (a repeat answers duplicate: true); ' +
