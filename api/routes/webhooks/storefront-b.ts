@@ -58,7 +58,7 @@ export const storefrontBWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async 
         'Signed by our WooCommerce plugin as a checkout handoff is (x-hosted-checkout-key, x-hosted-checkout-timestamp, ' +
         'x-hosted-checkout-signature: v1=HMAC-SHA256 of "<timestamp>.<raw body>" with the connected REST key\'s secret, within 5 minutes). ' +
         'The amount goes back to the shopper through the processor, once per WooCommerce refund id (a repeat answers duplicate: true); ' +
-        'the store order is not refunded again. 202 once the processor accepted the refund. Errors: UNAUTHORIZED (not signed by the ' +
+        'the store order is not refunded again. 202 once the processor accepted the refund. Errors: UNAUTHORIZED (unsigned, a body that is not a refund naming a store, or not signed by the ' +
         'connected store), NOT_FOUND (no connected store at storeUrl, or the order is not one of ours), REFUND_EXCEEDS_BALANCE / ' +
         'REFUND_ALREADY_REQUESTED / NOT_REFUNDABLE (more than is left, nothing left, not a card payment), UPSTREAM_ERROR / PROCESSOR_TIMEOUT.',
       headers: z.looseObject({ [HANDOFF_HEADERS.key]: z.string().optional(), [HANDOFF_HEADERS.timestamp]: z.string().optional(), [HANDOFF_HEADERS.signature]: z.string().optional() }),
@@ -67,20 +67,25 @@ export const storefrontBWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async 
     },
   }, async (request, reply) => {
     const raw = rawBodyOf(request);
+    // The signing store is named inside the body, so a request that is unsigned, or whose body names no store, cannot
+    // be verified at all: refused as unauthenticated before anything else (never an INVALID_INPUT that would tell an
+    // unsigned caller about our body's shape).
+    const unverifiable = (why: string) => new AppError('UNAUTHORIZED', `Not a signed refund from a connected store: ${why}`);
+    if (!header(request, HANDOFF_HEADERS.key) || !header(request, HANDOFF_HEADERS.timestamp) || !header(request, HANDOFF_HEADERS.signature)) throw unverifiable('the signature headers are missing');
     let json: unknown;
     try {
       json = JSON.parse(raw.toString('utf8'));
     } catch {
-      throw new AppError('INVALID_INPUT', 'The body is not JSON');
+      throw unverifiable('the body is not JSON');
     }
     const parsed = storefrontBRefundBody.safeParse(json);
-    if (!parsed.success) throw new AppError('INVALID_INPUT', `The body is not a refund: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? ''}`.trim());
+    if (!parsed.success) throw unverifiable(`the body is not a refund (${`${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? ''}`.trim()})`);
     const body = parsed.data;
     let storeUrl: string;
     try {
       storeUrl = normalizeStoreUrl(new URL(body.storeUrl));
     } catch {
-      throw new AppError('INVALID_INPUT', 'storeUrl: not a URL');
+      throw unverifiable('storeUrl is not a URL');
     }
     // Counted apart per store it names (api/plugins/rate-limits.ts), before any lookup.
     await app.failures.attempt('webhook', request, reply, storeUrl);
