@@ -26,6 +26,7 @@ import { createSecretBox } from '../security/secrets.js';
 import { createUrlGuard, type UrlGuard } from '../security/ssrf.js';
 import { createProcessorSweepActivities } from './processor-sweep.js';
 import { ensureSchedules } from './schedules.js';
+import { backgroundTaskQueue } from '../domain/task-queues.js';
 
 export interface ActivityDeps {
   config: Config;
@@ -76,22 +77,79 @@ export function createActivities(deps: ActivityDeps) {
 export interface WorkerOptions {
   connection: NativeConnection;
   namespace: string;
+  /** The service's own queue: every workflow and the activities someone waits on. Its background queue is beside it (domain/task-queues.ts). */
   taskQueue: string;
   activities: object;
   /** A prebuilt bundle (tests build it once); otherwise the workflows are bundled now. */
   workflowBundle?: WorkflowBundle;
+  /** Activities the background queue's worker runs at once (config TEMPORAL_BACKGROUND_SLOTS; default 8). */
+  backgroundSlots?: number;
 }
 
-export async function createWorker(opts: WorkerOptions): Promise<Worker> {
-  return Worker.create({
+/** The background queue's slots when the caller gives none: emails and merchant events a few at a time. */
+export const DEFAULT_BACKGROUND_SLOTS = 8;
+
+/**
+ * The service's worker: one Temporal worker on the service's own queue (every workflow, and the activities a shopper or
+ * merchant waits on, with the SDK's default slots) and one on its background queue (activities only, a few at a time),
+ * run and stopped together. Under load the background queue's tasks wait at Temporal instead of taking the event loop
+ * from the steps people wait on (issue 32; docs/operations.md "Interactive before background").
+ */
+export class ServiceWorker {
+  constructor(readonly workers: readonly Worker[]) {}
+
+  /** Runs both until shut down; one failing stops the other and rejects with its error. */
+  async run(): Promise<void> {
+    const runs = this.workers.map((w) => w.run().catch((err: unknown) => {
+      this.shutdown();
+      throw err;
+    }));
+    const settled = await Promise.allSettled(runs);
+    const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+
+  shutdown(): void {
+    for (const w of this.workers) if (w.getState() === 'RUNNING') w.shutdown();
+  }
+
+  getState(): ReturnType<Worker['getState']> {
+    return this.workers[0]!.getState();
+  }
+
+  /** Runs both while `until` runs, then shuts them down (as Worker.runUntil); a worker failing first rejects. */
+  async runUntil<R>(until: Promise<R> | (() => Promise<R>)): Promise<R> {
+    const running = this.run();
+    try {
+      const work = typeof until === 'function' ? until() : until;
+      return await Promise.race([work, running.then(() => Promise.reject(new Error('the worker stopped before the work was done')))]);
+    } finally {
+      this.shutdown();
+      await running.catch(() => undefined);
+    }
+  }
+}
+
+export async function createWorker(opts: WorkerOptions): Promise<ServiceWorker> {
+  const common = {
     connection: opts.connection,
     namespace: opts.namespace,
-    taskQueue: opts.taskQueue,
-    workflowBundle: opts.workflowBundle ?? { code: (await bundleWorkflows()).code },
     activities: opts.activities,
     // Shut down promptly on Ctrl-C: running activities get this long to finish before they are cancelled.
     shutdownGraceTime: '10 seconds',
+  } as const;
+  const service = await Worker.create({
+    ...common,
+    taskQueue: opts.taskQueue,
+    workflowBundle: opts.workflowBundle ?? { code: (await bundleWorkflows()).code },
   });
+  // Activities only (no workflows polled): a few at a time, whatever the backlog.
+  const background = await Worker.create({
+    ...common,
+    taskQueue: backgroundTaskQueue(opts.taskQueue),
+    maxConcurrentActivityTaskExecutions: opts.backgroundSlots ?? DEFAULT_BACKGROUND_SLOTS,
+  });
+  return new ServiceWorker([service, background]);
 }
 
 async function main() {
@@ -109,6 +167,7 @@ async function main() {
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     activities: createActivities({ config, db, temporal: { client } }),
+    backgroundSlots: config.temporal.backgroundSlots,
   });
   // Worker.runUntil-style shutdown: SIGINT/SIGTERM are handled by the SDK (it calls worker.shutdown()).
   await worker.run();

@@ -69,6 +69,7 @@ const envSchema = z.object({
   TEMPORAL_ADDRESS: z.string().optional(),
   TEMPORAL_NAMESPACE: z.string().default('default'),
   TEMPORAL_TASK_QUEUE: z.string().default('checkout'),
+  TEMPORAL_BACKGROUND_SLOTS: z.coerce.number().int().min(1).max(1000).default(8),
   TEMPORAL_DEV_PORT: port.default(7233),
   TEMPORAL_UI_PORT: port.default(8233),
   /** Web UI address printed for operators; defaults to the embedded dev server's UI. */
@@ -204,6 +205,8 @@ export interface Config {
     address: string | undefined;
     namespace: string;
     taskQueue: string;
+    /** Activities the worker runs at once from the background queue (`<taskQueue>-background`: emails, merchant events, …). */
+    backgroundSlots: number;
     devPort: number;
     uiPort: number;
     uiUrl: string;
@@ -345,6 +348,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       address: e.TEMPORAL_ADDRESS,
       namespace: e.TEMPORAL_NAMESPACE,
       taskQueue: e.TEMPORAL_TASK_QUEUE,
+      backgroundSlots: e.TEMPORAL_BACKGROUND_SLOTS,
       devPort: e.TEMPORAL_DEV_PORT,
       uiPort: e.TEMPORAL_UI_PORT,
       uiUrl: e.TEMPORAL_UI_URL ?? `http://localhost:${e.TEMPORAL_UI_PORT}`,

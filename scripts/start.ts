@@ -7,7 +7,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, type Worker } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
+import { backgroundTaskQueue } from '../domain/task-queues.js';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig, ConfigError } from '../config/index.js';
 import { createDb, type Db } from '../prisma/client.js';
@@ -153,11 +154,12 @@ async function main() {
 
   log('Worker: bundling workflows …');
   const nativeConnection = await NativeConnection.connect({ address: temporalAddress });
-  const worker: Worker = await createWorker({
+  const worker = await createWorker({
     connection: nativeConnection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     activities: createActivities({ config, db, temporal: { client } }),
+    backgroundSlots: config.temporal.backgroundSlots,
   });
   const running = worker.run();
   stops.push({
@@ -169,7 +171,7 @@ async function main() {
     },
   });
   await ensureSchedules(client, config);
-  log(`Worker: running on task queue "${config.temporal.taskQueue}"`);
+  log(`Worker: running on task queues "${config.temporal.taskQueue}" and "${backgroundTaskQueue(config.temporal.taskQueue)}" (${config.temporal.backgroundSlots} at a time)`);
 
   await web;
   const app: FastifyInstance = await buildApp({ config, db, temporal: { client, connection } });

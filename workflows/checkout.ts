@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, allHandlersFinished, condition, log, patched, proxyActivities, setHandler, upsertSearchAttributes, uuid4 } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, allHandlersFinished, condition, log, patched, proxyActivities, setHandler, upsertSearchAttributes, uuid4, type ActivityOptions, type LocalActivityOptions } from '@temporalio/workflow';
 import { applyProcessorEvent, canTransition, isRefundEvent, isSuccessEvent, refundRefusal, type CheckoutStatus, type EventFacts } from '../domain/checkout-status.js';
 import { paymentFact } from '../domain/payment-check.js';
 import { upsellOutcomeOfEvent, type UpsellChargeOutcome } from '../domain/upsell-purchase.js';
@@ -15,63 +15,69 @@ import {
 } from './checkout.messages.js';
 import { asCallerAnswer } from './failures.js';
 import { searchAttributeKeys } from './search-attributes.js';
+import { backgroundActivities, localActivities } from './activity-proxies.js';
 
 const HOUR = 60 * 60 * 1000;
 const DAY = 24 * HOUR;
 /** Polls for a refund's confirmation back off up to this. */
 const REFUND_POLL_MAX_MS = 6 * HOUR;
 
+// Two ways to run the steps below, chosen once per run (INTERACTIVE_LOCAL): as local activities (run by the worker that
+// runs the workflow task, no round trip through Temporal's task queue: what a shopper waits on at init-payment, COD
+// and the payment check of a webhook is one workflow task), or, in histories recorded before, as activities.
+const both = <A>(options: ActivityOptions & LocalActivityOptions) => ({ remote: proxyActivities<A>(options), local: localActivities<A>(options) });
+
 // Writes of the session's own record: quick, and retried until they land (every 30 s at most). A status the
 // workflow decided must be written whatever the database's outage: with a bounded policy, a write failing
 // for good inside a signal (a success webhook during a 10-minute outage) was an unhandled rejection that
 // stuck the run's workflow task for ever, and the order with it. Refusals (an unknown rate, a code that
 // does not apply) are non-retryable and still answer at once.
-const session = proxyActivities<CheckoutSessionActivities>({
+const sessionCalls = both<CheckoutSessionActivities>({
   startToCloseTimeout: '15 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
 // Payment records that are ours alone (an upsell's outcome, a total of nothing to pay): like the session's own
 // writes, retried until they land.
-const records = proxyActivities<CheckoutPaymentActivities>({
+const recordCalls = both<CheckoutPaymentActivities>({
   startToCloseTimeout: '15 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
-// The shopper is waiting on these: a few quick attempts, then a clear error.
-const payment = proxyActivities<CheckoutPaymentActivities>({
+// Someone waits on these (the shopper; the merchant at backfill-status; the store's tax quote): a few quick attempts,
+// then a clear error.
+const WAITED_ON = {
   startToCloseTimeout: '15 seconds',
   retry: { initialInterval: '500 milliseconds', maximumInterval: '5 seconds', maximumAttempts: 3 },
-});
+} as const;
+const paymentCalls = both<CheckoutPaymentActivities>(WAITED_ON);
+// Money moved at the processor beyond the shopper's own payment (a refund, an upsell's charge): always an activity. A
+// local activity lost with its worker runs again from its first attempt, and these look for what an earlier attempt
+// did only from the second attempt on (activities/checkout-payment.ts).
+const money = proxyActivities<CheckoutPaymentActivities>(WAITED_ON);
+// A merchant waits on the store's answer about a COD order (backfill-status); the store's tax is quoted while the shopper
+// waits at init-payment or COD.
+const storeWaitedOnCalls = both<FulfilmentActivities>(WAITED_ON);
 // A paid session's order: keep trying for two days while the store is down; a permanent refusal stops at once.
+// Always an activity (its retries outlive any workflow task).
 const storeActivities = (initialIntervalMs = 5_000) => proxyActivities<FulfilmentActivities>({
   startToCloseTimeout: '30 seconds',
   scheduleToCloseTimeout: '48 hours',
   retry: { initialInterval: initialIntervalMs, backoffCoefficient: 2, maximumInterval: '30 minutes' },
 });
+// The store order's first try, in the workflow task of the success webhook (see createStoreOrder in the workflow).
+const storeFirstTry = localActivities<FulfilmentActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 1 } });
+// Nobody waits on the rest: the background queue (workflows/activity-proxies.ts).
 // Emails: a few attempts, never a flood.
-const emails = proxyActivities<FulfilmentActivities>({
+const emails = backgroundActivities<FulfilmentActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '10 seconds', backoffCoefficient: 3, maximumInterval: '20 minutes', maximumAttempts: 6 },
 });
-// A merchant waits on the store's answer about a COD order (backfill-status): a few quick attempts, then a clear error.
-const storeLookup = proxyActivities<FulfilmentActivities>({
-  startToCloseTimeout: '15 seconds',
-  retry: { initialInterval: '500 milliseconds', maximumInterval: '5 seconds', maximumAttempts: 3 },
-});
-
-// The store's tax, quoted while the shopper waits at init-payment or COD: a few quick attempts, then a clear error.
-const storeQuote = proxyActivities<FulfilmentActivities>({
-  startToCloseTimeout: '15 seconds',
-  retry: { initialInterval: '500 milliseconds', maximumInterval: '5 seconds', maximumAttempts: 3 },
-});
-
 // The shopper's cart at the store, emptied after the order: a few quick tries, never holding up the emails for long.
-const cart = proxyActivities<FulfilmentActivities>({
+const cart = backgroundActivities<FulfilmentActivities>({
   startToCloseTimeout: '15 seconds',
   retry: { initialInterval: '2 seconds', maximumInterval: '10 seconds', maximumAttempts: 3 },
 });
-
 // The merchant's webhook events (session.completed, ...): our own database and Temporal, retried until recorded.
-const merchantEvents = proxyActivities<MerchantWebhookActivities>({
+const merchantEvents = backgroundActivities<MerchantWebhookActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
@@ -127,6 +133,14 @@ const STORE_TAXES = 'store-taxes';
 /** Patch: after the order, the shopper's cart at the store is emptied. Histories recorded before send the emails at once. */
 const EMPTY_STORE_CART = 'empty-store-cart';
 
+/**
+ * Patch: the steps someone waits on run as local activities: the session's own writes, the processor checkout and the
+ * store's tax quote of init-payment and COD, the payment lookups and the check of a success webhook, and the store
+ * order's first try (refunds and upsell charges stay activities). Histories recorded before ran them as activities and
+ * replay so.
+ */
+const INTERACTIVE_LOCAL = 'interactive-local-activities';
+
 /** Patch: after a refund's shopper email, the merchant's refund notice (notification settings). Histories recorded before send none. */
 const MERCHANT_REFUND_NOTIFICATION = 'merchant-refund-notification';
 
@@ -144,6 +158,13 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
   const reconcileAfterMs = input.reconcileAfterMs ?? 5 * 60 * 1000;
   const refundWaitMs = input.refundWaitMs ?? 14 * DAY;
   const store = storeActivities(input.storeRetryInitialMs);
+  const local = patched(INTERACTIVE_LOCAL);
+  const way = <A>(calls: { remote: A; local: A }): A => (local ? calls.local : calls.remote);
+  const session = way(sessionCalls);
+  const records = way(recordCalls);
+  const payment = way(paymentCalls);
+  const storeQuote = way(storeWaitedOnCalls);
+  const storeLookup = storeQuote;
 
   let status = 'OPEN' as CheckoutStatus; // set by the load below and by handlers
   let attempt = 0;
@@ -250,10 +271,30 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
    * The order on the store, then the emails. `alongside`: the COMPLETED status write running at the same time
    * (the order activity is told the session is paid; the emails wait for the write).
    */
+  /**
+   * The store order: first tried at once as a local activity (the same workflow task as the payment check and the status
+   * write: no round trip through the task queue between a success webhook and the order); if that try does not land (the
+   * store down, slow, a worker lost), the activity with its two days of retries. The activity is idempotent (the order is
+   * looked up by the session before it is created), so a first try that committed and then timed out makes no second one.
+   * A permanent refusal stops at once either way.
+   */
+  async function createStoreOrder(options?: { paid: true }) {
+    // Called with the token alone when no option is given, as histories recorded before show it.
+    const place = (activities: FulfilmentActivities) => (options ? activities.createStoreOrder(token, options) : activities.createStoreOrder(token));
+    if (!local) return place(store);
+    try {
+      return await place(storeFirstTry);
+    } catch (err) {
+      if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.nonRetryable) throw err;
+      log.warn('store order not placed at the first try; retrying as an activity', { token, error: err instanceof Error ? err.message : String(err) });
+      return place(store);
+    }
+  }
+
   async function fulfil(alongside?: Promise<void>) {
     const before = alongside ?? Promise.resolve();
     try {
-      await (alongside ? store.createStoreOrder(token, { paid: true }) : store.createStoreOrder(token));
+      await createStoreOrder(alongside ? { paid: true } : undefined);
     } catch (err) {
       // The store refused for good (or for two days): keep the paid session, flag it and tell the merchant.
       const message = err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
@@ -471,7 +512,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
 
   /** A refund at the processor: refused (what is left, a COD order) as the API's answer, else in flight until it settles. */
   async function requestRefund(input: RefundInput & { origin: 'merchant' | 'store'; storeRefundId?: string }): Promise<RefundResult> {
-    const made = await payment.refundProcessorPayment(token, { ...input, refundId: uuid4() }).catch(asProcessorAnswer);
+    const made = await money.refundProcessorPayment(token, { ...input, refundId: uuid4() }).catch(asProcessorAnswer);
     refundsInFlight = true;
     refundWaitOver = false;
     // The processor may have settled it already (its webhook follows): look now, after this answer.
@@ -633,7 +674,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
       const legacy = { status, paymentMethod: 'card', totalMinor: 1, refundedMinor: status === 'REFUNDED' ? 1 : 0, pendingMinor: refundRequested ? 1 : 0 };
       const refused = refundRefusal(legacy);
       if (refused) throw refusal(refused.code, refused.message);
-      const { refundId } = await payment.refundProcessorPayment(token).catch(asProcessorAnswer);
+      const { refundId } = await money.refundProcessorPayment(token).catch(asProcessorAnswer);
       refundRequested = true;
       refundWaitOver = false;
       return { status, refund: { state: 'requested', refundId } };
@@ -676,7 +717,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
     exclusive(async () => {
       if (status !== 'COMPLETED') throw refusal('UPSELL_NOT_AVAILABLE', `This checkout is ${label(status)}: an offer can only be added to a paid order`);
       // Charged once whatever the clicks or runs (the purchase row and the processor's idempotency key).
-      const charge = await payment.chargeUpsell(token, upsellId).catch(asProcessorAnswer);
+      const charge = await money.chargeUpsell(token, upsellId).catch(asProcessorAnswer);
       followUpsell(upsellId, charge.state);
       return charge;
     }),

@@ -1,13 +1,13 @@
-import { proxyActivities } from '@temporalio/workflow';
 import type { FxRatesActivities, SaveFxRatesResult } from '../activities/fx-rates.js';
+import { backgroundActivities } from './activity-proxies.js';
 
 
 // The ECB can be down for a while: keep the last rates and retry with backoff for about half a day.
-const { fetchReferenceRates } = proxyActivities<FxRatesActivities>({
+const { fetchReferenceRates } = backgroundActivities<FxRatesActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 minute', backoffCoefficient: 2, maximumInterval: '1 hour', maximumAttempts: 15 },
 });
-const { saveFxRates } = proxyActivities<FxRatesActivities>({
+const { saveFxRates } = backgroundActivities<FxRatesActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '5 seconds', maximumInterval: '5 minutes', maximumAttempts: 20 },
 });

@@ -1,10 +1,10 @@
 // Records facts the API learns of (a processor's dispute events) as merchant events, with their deliveries: the API
 // never calls activities, so it starts this workflow (merchant-event-<fact key>) and the activity records each
 // fact once, by its fact key, however often the processor repeats itself.
-import { proxyActivities } from '@temporalio/workflow';
 import type { EmitMerchantEventInput, MerchantWebhookActivities } from '../activities/merchant-webhooks.js';
+import { backgroundActivities } from './activity-proxies.js';
 
-const events = proxyActivities<MerchantWebhookActivities>({
+const events = backgroundActivities<MerchantWebhookActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });

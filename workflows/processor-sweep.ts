@@ -12,23 +12,24 @@
 // each at most hourly), merchants in batches of `merchantsPerBatch`, `batchesPerRun` batches before continuing as new.
 // A merchant whose key fails is skipped and logged; any other failure of one merchant's page (after its retries)
 // is logged and the run goes on with the next merchant.
-import { ActivityFailure, continueAsNew, log, patched, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, continueAsNew, log, patched } from '@temporalio/workflow';
 import type { ProcessorSweepActivities, SweepKind } from '../activities/processor-sweep.js';
+import { backgroundActivities } from './activity-proxies.js';
 
-const { listSweepMerchants } = proxyActivities<ProcessorSweepActivities>({
+const { listSweepMerchants } = backgroundActivities<ProcessorSweepActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 10 },
 });
 
 // A page is one list call plus a lookup and a signal per item: a minute covers a slow processor; few attempts, as
 // the next run asks again anyway.
-const { sweepProcessorPage } = proxyActivities<ProcessorSweepActivities>({
+const { sweepProcessorPage } = backgroundActivities<ProcessorSweepActivities>({
   startToCloseTimeout: '2 minutes',
   retry: { initialInterval: '2 seconds', maximumInterval: '30 seconds', maximumAttempts: 3 },
 });
 
 // Up to one GET per open dispute, each answered within the client's 10 s: 5 minutes covers the default 20.
-const { recheckOpenDisputes } = proxyActivities<ProcessorSweepActivities>({
+const { recheckOpenDisputes } = backgroundActivities<ProcessorSweepActivities>({
   startToCloseTimeout: '5 minutes',
   retry: { initialInterval: '2 seconds', maximumInterval: '30 seconds', maximumAttempts: 3 },
 });

@@ -3,19 +3,20 @@
 // Each reminder's activity looks at the session first (paid, unsubscribed, consent withdrawn, recovery switched off:
 // the series ends) and sends at most once per session and step (email_messages' idempotency key), so a retried
 // activity or a re-run workflow never sends a reminder twice. An unsubscribe signals the run to stop at once.
-import { ActivityFailure, condition, log, proxyActivities, setHandler } from '@temporalio/workflow';
+import { ActivityFailure, condition, log, setHandler } from '@temporalio/workflow';
 import type { RecoveryActivities } from '../activities/recovery.js';
 import { stopRecoverySignal, type RecoveryResult, type RecoveryWorkflowInput } from './recovery.messages.js';
+import { backgroundActivities } from './activity-proxies.js';
 
 const MINUTE = 60_000;
 
 // Our own database: retried until it answers.
-const records = proxyActivities<RecoveryActivities>({
+const records = backgroundActivities<RecoveryActivities>({
   startToCloseTimeout: '15 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
 // Emails: a few attempts, never a flood (the send itself is idempotent per session and step).
-const emails = proxyActivities<RecoveryActivities>({
+const emails = backgroundActivities<RecoveryActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '10 seconds', backoffCoefficient: 3, maximumInterval: '20 minutes', maximumAttempts: 5 },
 });

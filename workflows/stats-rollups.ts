@@ -1,10 +1,10 @@
 // Rebuilding the daily statistics rollups (docs/orders-and-stats.md, "Daily rollups"): the days of a merchant (or
 // of every merchant) recounted from the sessions, a month per activity and a day per transaction. Durable: a worker
 // restart resumes at the month it was in; each month's recount is idempotent.
-import { proxyActivities } from '@temporalio/workflow';
 import type { StatsRollupsActivities } from '../activities/stats-rollups.js';
+import { backgroundActivities } from './activity-proxies.js';
 
-const { statsRollupSpan, rebuildStatsRollupDays } = proxyActivities<StatsRollupsActivities>({
+const { statsRollupSpan, rebuildStatsRollupDays } = backgroundActivities<StatsRollupsActivities>({
   startToCloseTimeout: '10 minutes',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });

@@ -13,7 +13,7 @@ export interface ShopperTarget {
   cart: { body: string; headers(): Record<string, string> };
 }
 
-export type Step = 'create' | 'bundle' | 'initPayment' | 'payPage' | 'confirm';
+export type Step = 'create' | 'bundle' | 'initPayment' | 'processorPage' | 'payPage' | 'confirm';
 
 export interface ShopperResult {
   index: number;
@@ -22,6 +22,8 @@ export interface ShopperResult {
   /** Epoch ms when the processor page accepted the card. */
   paidAt?: number;
   stepsMs: Partial<Record<Step, number>>;
+  /** Clicking Pay → the processor's page shown: init-payment, then the browser's GET of the page it answered. */
+  payToPageMs?: number;
   /** The step that failed and why (the run goes on; the report counts it). */
   error?: { step: Step; message: string };
 }
@@ -122,6 +124,9 @@ export async function runShopper(target: ShopperTarget, index: number, opts: Sho
     );
     const { paymentId, paymentUrl } = JSON.parse(init.body) as { paymentId: string; paymentUrl: string };
     result.paymentId = paymentId;
+    // The browser follows to the processor's hosted page: the shopper waited from Pay until it is shown.
+    await step('processorPage', () => request(agent, address, 'GET', paymentUrl), (a) => a.status === 200);
+    result.payToPageMs = result.stepsMs.initPayment! + result.stepsMs.processorPage!;
     await step('payPage', () => payOnProcessorPage(agent, address, paymentUrl), (a) => a.status === 303);
     result.paidAt = Date.now();
     if (opts.confirmOnReturn) await step('confirm', api('POST', `/api/checkout/${token}/pay`), (a) => a.status === 200);

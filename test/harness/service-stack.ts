@@ -6,9 +6,9 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, type Worker, type WorkflowBundle } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, type WorkflowBundle } from '@temporalio/worker';
 import { buildApp } from '../../api/app.js';
-import { createActivities, createWorker } from '../../activities/worker.js';
+import { createActivities, createWorker, type ServiceWorker } from '../../activities/worker.js';
 import { startSandboxes, type Sandboxes } from './sandboxes.js';
 import type { Config } from '../../config/index.js';
 import { createDb, type Db } from '../../prisma/client.js';
@@ -40,9 +40,9 @@ export interface TemporalHandles {
   nativeConnection: NativeConnection;
   taskQueue: string;
   /** Runs fn while a worker with these activities polls the task queue. */
-  withWorker<T>(activities: object, fn: (worker: Worker) => Promise<T>): Promise<T>;
+  withWorker<T>(activities: object, fn: (worker: ServiceWorker) => Promise<T>): Promise<T>;
   /** A worker on this task queue that the caller runs and shuts down. */
-  createWorker(activities: object): Promise<Worker>;
+  createWorker(activities: object): Promise<ServiceWorker>;
   close(): Promise<void>;
 }
 
@@ -98,7 +98,7 @@ export interface ServiceStack {
   db: Db;
   temporal: TemporalHandles;
   /** null when started with `worker: false`. */
-  worker: Worker | null;
+  worker: ServiceWorker | null;
   sims: Sandboxes['sims'];
   urls: Sandboxes['urls'];
   close(): Promise<void>;

@@ -2,11 +2,11 @@
 // environment), on a task queue of its own so test files never steal each other's tasks.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import type { Worker, WorkflowBundle } from '@temporalio/worker';
+import type { WorkflowBundle } from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import proto from '@temporalio/proto';
 import { inject } from 'vitest';
-import { createWorker } from '../../activities/worker.js';
+import { createWorker, type ServiceWorker } from '../../activities/worker.js';
 import { searchAttributeKeys } from '../../workflows/search-attributes.js';
 import { connectTemporal, quietRuntime, uniqueTaskQueue, type TemporalHandles } from './service-stack.js';
 import { freeLowPort, untilAccepting } from '../../scripts/lib/ports.js';
@@ -27,7 +27,7 @@ export function connectTestTemporal(): Promise<TestTemporal> {
 export interface TimeSkippingTemporal {
   env: TestWorkflowEnvironment;
   taskQueue: string;
-  withWorker<T>(activities: object, fn: (worker: Worker) => Promise<T>): Promise<T>;
+  withWorker<T>(activities: object, fn: (worker: ServiceWorker) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 

@@ -7,7 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WithStartWorkflowOperation, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
-import type { Worker } from '@temporalio/worker';
+import { createWorker, type ServiceWorker } from '../../activities/worker.js';
+import proto from '@temporalio/proto';
+import { backgroundTaskQueue } from '../../domain/task-queues.js';
 import { checkoutWorkflow } from '../../workflows/checkout.js';
 import {
   backfillStatusUpdate, checkoutWorkflowId, completeCodUpdate, initPaymentUpdate, processorEventSignal, refreshStatusUpdate, refundUpdate, storeRefundUpdate, type CheckoutWorkflowInput,
@@ -15,8 +17,10 @@ import {
 import { DEMO_SHOP } from '../../sandbox/storefront-a/simulator.js';
 import { simOrdersOf } from '../harness/storefront-a-seed.js';
 import { startActivityRig, type ActivityRig } from '../harness/activity-rig.js';
-import { connectTestTemporal, startTimeSkipping, type TestTemporal } from '../harness/temporal.js';
+import { connectTestTemporal, startTimeSkipping, testWorkflowBundle, type TestTemporal } from '../harness/temporal.js';
+import { uniqueTaskQueue } from '../harness/service-stack.js';
 import { createOpenSession, createSellingMerchant, settlePaymentSilently, shopperDetails, type SellingMerchant } from './checkout-fixtures.js';
+import { activityCalls } from '../harness/history.js';
 
 const MINUTE = 60_000;
 
@@ -24,7 +28,7 @@ let temporal: TestTemporal;
 let rig: ActivityRig;
 let merchant: SellingMerchant;
 
-let worker: Worker | undefined;
+let worker: ServiceWorker | undefined;
 let workerRun: Promise<void> | undefined;
 
 beforeAll(async () => {
@@ -242,13 +246,9 @@ describe('a refund whose confirmation never arrives (time-skipping)', () => {
         expect(refund.status).toBe('COMPLETED');
         const latest = client.workflow.getHandle(checkoutWorkflowId(session.token));
         const history = async () => (await latest.fetchHistory()).events ?? [];
-        const syncs = async () => (await history()).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'syncProcessorRefunds').length;
+        const syncs = async () => activityCalls(await history(), 'syncProcessorRefunds').length;
         /** Refund syncs the run finished (their answer is in: what the processor showed then). */
-        const syncsDone = async () => {
-          const events = await history();
-          const ids = new Set(events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'syncProcessorRefunds').map((e) => String(e.eventId)));
-          return events.filter((e) => e.activityTaskCompletedEventAttributes && ids.has(String(e.activityTaskCompletedEventAttributes.scheduledEventId))).length;
-        };
+        const syncsDone = async () => activityCalls(await history(), 'syncProcessorRefunds').filter((c) => c.finished).length;
         // The run looks once right after the request (still pending), then waits; the refund settles meanwhile, silently.
         for (let i = 0; i < 400 && (await syncsDone()) < 1; i++) await new Promise((r) => setTimeout(r, 25));
         for (let i = 0; i < 200 && (await db().refund.count({ where: { token: session.token, processorRefundId: { not: null } } })) === 0; i++) await new Promise((r) => setTimeout(r, 25));
@@ -267,6 +267,43 @@ describe('a refund whose confirmation never arrives (time-skipping)', () => {
       expect((await statusChanges(session.token)).at(-1)).toMatchObject({ from: 'COMPLETED', to: 'REFUNDED', cause: 'refund reconciliation' });
     } finally {
       await ts.close();
+    }
+  });
+});
+
+describe('interactive before background (dev server)', () => {
+  it('given the background queue\'s worker stopped / a shopper pays / init-payment answers and the store order is created, the emails wait at Temporal, then go once each when it runs', async () => {
+    // A queue of its own, whose two workers run separately: the service's (workflows and waited-on steps) and the background one.
+    const taskQueue = uniqueTaskQueue('bg');
+    const worker = await createWorker({ connection: temporal.nativeConnection, namespace: 'default', taskQueue, activities: rig.activities, workflowBundle: testWorkflowBundle() });
+    const [service, background] = worker.workers;
+    const serviceRun = service!.run();
+    let backgroundRun: Promise<void> | undefined;
+    try {
+      const session = await createOpenSession(rig, merchant);
+      const handle = await start(temporal.client, taskQueue, session.input);
+      const init = await handle.executeUpdate(initPaymentUpdate, { args: [shopperDetails(merchant)] });
+      expect(init.status).toBe('PAYMENT_PENDING');
+      await settlePaymentSilently(rig, init.paymentId!, 'succeeded');
+      expect(await handle.executeUpdate(refreshStatusUpdate)).toEqual({ status: 'COMPLETED' });
+      for (let i = 0; i < 200 && ordersFor(session.token).length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+      expect(ordersFor(session.token)).toHaveLength(1);
+      // Nobody polls the background queue: the emails (and the merchant's event) are queued there, not sent.
+      await new Promise((r) => setTimeout(r, 500));
+      expect(mailsFor(session.token)).toEqual([]);
+      const described = await temporal.client.workflowService.describeTaskQueue({
+        namespace: 'default', taskQueue: { name: backgroundTaskQueue(taskQueue) }, taskQueueType: proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY, reportStats: true,
+      });
+      expect(Number(described.stats?.approximateBacklogCount ?? 0)).toBeGreaterThanOrEqual(1);
+
+      backgroundRun = background!.run();
+      expect(await handle.result()).toEqual({ status: 'COMPLETED' });
+      expect(mailsFor(session.token).map((m) => m.Tag).sort()).toEqual(['merchant_order_notification', 'order_confirmation']);
+      expect(ordersFor(session.token)).toHaveLength(1);
+    } finally {
+      worker.shutdown();
+      await serviceRun;
+      await backgroundRun;
     }
   });
 });

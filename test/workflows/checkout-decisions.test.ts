@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApplicationFailure, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
-import type { Worker } from '@temporalio/worker';
+import type { ServiceWorker } from '../../activities/worker.js';
 import { createWorker } from '../../activities/worker.js';
 import { checkoutWorkflow } from '../../workflows/checkout.js';
 import {
@@ -16,6 +16,7 @@ import {
 } from '../../workflows/checkout.messages.js';
 import { startTimeSkipping, testWorkflowBundle, uniqueTaskQueue, type TimeSkippingTemporal } from '../harness/temporal.js';
 import { fakeCheckoutActivitiesByWorkflow, newWorld, FAKE_QUOTE, type FakeWorld } from './fakes/checkout-activities.js';
+import { activityCalls } from '../harness/history.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -23,7 +24,7 @@ const HOUR = 60 * MINUTE;
 let ts: TimeSkippingTemporal;
 /** The world of each test's workflow, by workflow id: what the file's one worker's activities act on. */
 const worlds = new Map<string, FakeWorld>();
-let worker: Worker;
+let worker: ServiceWorker;
 let workerRun: Promise<void>;
 beforeAll(async () => {
   ts = await startTimeSkipping({ taskQueue: uniqueTaskQueue('fast') });
@@ -363,15 +364,17 @@ describe('checkout workflow decisions (fast tier: activities in memory)', () => 
 
   it('given a payment nobody ever completes / after 24 hours of polls it is ABANDONED', async () => {
     const world = newWorld();
-    const result = await withCheckout(world, async (handle) => {
+    const { result, times } = await withCheckout(world, async (handle) => {
       await handle.executeUpdate(initPaymentUpdate, { args: [details()] });
-      return handle.result();
+      const result = await handle.result();
+      // When the workflow asked, on the test server's (skipped) clock: the history's own times.
+      return { result, times: activityCalls((await handle.fetchHistory()).events ?? [], 'getProcessorPaymentStatus').map((c) => c.at) };
     });
     expect(result).toEqual({ status: 'ABANDONED' });
     expect(world.session.statusWrites.at(-1)).toEqual({ to: 'ABANDONED', cause: 'no payment result' });
     expect(world.merchantEvents).toEqual(['session.abandoned']);
+    expect(times).toHaveLength(world.processor.lookups);
     // Asked 5 minutes after the start, then backing off by doubling up to an hour, for 24 hours.
-    const times = world.processor.lookupTimes;
     const gaps = times.slice(1).map((t, i) => Math.round((t - times[i]!) / MINUTE));
     expect(gaps.slice(0, 5)).toEqual([10, 20, 40, 60, 60]);
     expect(new Set(gaps.slice(4))).toEqual(new Set([60]));

@@ -14,6 +14,7 @@ import { simOrdersOf } from '../harness/storefront-a-seed.js';
 import { startActivityRig, type ActivityRig } from '../harness/activity-rig.js';
 import { startTimeSkipping, uniqueTaskQueue, type TimeSkippingTemporal } from '../harness/temporal.js';
 import { createOpenSession, createSellingMerchant, settlePaymentSilently, shopperDetails, SHIPPING_MINOR, type SellingMerchant } from './checkout-fixtures.js';
+import { activityCalls } from '../harness/history.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -64,9 +65,7 @@ async function workflowDuration(handle: WorkflowHandle): Promise<number> {
 /** When each reconciliation poll of the processor was scheduled, in (skipped) workflow time. */
 async function pollTimes(handle: WorkflowHandle): Promise<number[]> {
   const history = await handle.fetchHistory();
-  return (history.events ?? [])
-    .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'getProcessorPaymentStatus')
-    .map((e) => Number(e.eventTime!.seconds) * 1000 + Math.floor((e.eventTime!.nanos ?? 0) / 1e6));
+  return activityCalls(history.events ?? [], 'getProcessorPaymentStatus').map((c) => c.at);
 }
 
 describe('reconciliation when no webhook arrives (time-skipping)', () => {

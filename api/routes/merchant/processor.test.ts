@@ -3,7 +3,7 @@
 // sealed is the one the processor signs with.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import type { Worker } from '@temporalio/worker';
+import type { ServiceWorker } from '../../../activities/worker.js';
 import { type AppDeps } from '../../route-deps.js';
 import { buildApp } from '../../app.js';
 import { createActivities } from '../../../activities/worker.js';
@@ -26,7 +26,7 @@ let processor: RunningProcessor;
 let receiver: WebhookReceiver;
 let database: TestDatabase;
 let temporal: TestTemporal;
-let worker: Worker;
+let worker: ServiceWorker;
 let running: Promise<void>;
 let app: FastifyInstance;
 const secrets = createSecretBox(Buffer.alloc(32, 7).toString('base64'));

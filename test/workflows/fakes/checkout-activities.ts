@@ -57,7 +57,7 @@ export interface FakeWorld {
   session: FakeSession;
   /** The processor's view of the session's payment (what getProcessorPaymentStatus answers). */
   processor: {
-    paymentId: string | null; status: string | null; created: number; refunds: number; lookups: number; lookupTimes: number[];
+    paymentId: string | null; status: string | null; created: number; refunds: number; lookups: number;
     /** What the processor shows of the payment behind a success event (checkSessionPayment): paid as asked by default. */
     verdict: 'paid' | 'unpaid' | HoldReason;
     /** Refunds settle at once (the processor's sandbox), or stay requested until a test settles them. */
@@ -108,7 +108,7 @@ export function newWorld(overrides: Partial<FakeSession> = {}): FakeWorld {
       statusWrites: [],
       ...overrides,
     },
-    processor: { paymentId: null, status: null, created: 0, refunds: 0, lookups: 0, lookupTimes: [], verdict: 'paid', settleRefunds: true },
+    processor: { paymentId: null, status: null, created: 0, refunds: 0, lookups: 0, verdict: 'paid', settleRefunds: true },
     refundRows: [],
     storeRefunds: [],
     storeTax: 0,
@@ -193,8 +193,6 @@ export function fakeCheckoutActivities(world: FakeWorld) {
     async getProcessorPaymentStatus(_token: string) {
       enter('getProcessorPaymentStatus');
       world.processor.lookups += 1;
-      // When the workflow scheduled it, in the test server's (skipped) time.
-      world.processor.lookupTimes.push(Context.current().info.scheduledTimestampMs);
       return world.processor.paymentId && world.processor.status ? { paymentId: world.processor.paymentId, status: world.processor.status } : null;
     },
     async chargeUpsell(_token: string, upsellId: string): Promise<UpsellCharge> {
