@@ -12,6 +12,9 @@ const bannedInWorkflows = [
   '@temporalio/client', '@temporalio/worker', '@temporalio/activity', '@temporalio/testing',
 ];
 
+// Our money and price arithmetic: domain/money.ts and the domain modules that price with it.
+const SERVICE_MONEY = ['money', 'discounts', 'shipping', 'payment-check'].flatMap((m) => [`**/domain/${m}`, `**/domain/${m}.*`]);
+
 const TEST_HELPERS = { group: ['**/test/**'], message: 'Test helpers live in test/ and are imported by tests only.' };
 const restrict = (...patterns) => ({ '@typescript-eslint/no-restricted-imports': ['error', { patterns }] });
 const testFiles = ['**/*.test.ts', '**/*.test.tsx', 'test/**'];
@@ -58,11 +61,15 @@ export default tseslint.config(
     ),
   },
   {
-    // A simulator is a witness: written from the platform's documentation, it shares nothing with our clients.
+    // A simulator is a witness: written from the platform's documentation, it shares nothing with our clients. Nor
+    // with our money and price arithmetic (domain/money.ts and the modules that price with it): a simulator counting
+    // with our code would agree with a bug in it, and the contract tests would pass. Each platform's money is its
+    // own (sandbox/storefront-a/money.ts, sandbox/storefront-b/money.ts, sandbox/processor/money.ts).
     files: ['sandbox/**/*.ts'],
     ignores: testFiles,
     rules: restrict(
       { group: ['**/integrations/**', '**/activities', '**/activities/*', '**/api/**', '**/model/**'], message: 'Simulators import nothing from our clients, activities, model or API.' },
+      { group: SERVICE_MONEY, message: "Simulators count money as their platform does (the platform's own rules in sandbox/), never with our money or price code." },
       TEST_HELPERS,
     ),
   },

@@ -6,6 +6,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { domainApiRoutes, type DomainStore } from './domains.js';
+import { CURRENCIES } from './money.js';
 import { WhopError, type Account, type WhopStore } from './store.js';
 
 /**
@@ -14,13 +15,6 @@ import { WhopError, type Account, type WhopStore } from './store.js';
  */
 export const API_VERSION_DATES = ['2026-07-20', '2026-10-15-1'];
 
-// Whop's `currency` enum ("The available currencies on the platform", the API reference's plans and checkout
-// configurations; docs/processor.md cites it): Whop refuses anything else, ISO codes included (ISK, UAH, GEL, …).
-const CURRENCIES = new Set(
-  ('usd sgd inr aud brl cad dkk eur nok gbp sek chf hkd huf jpy mxn myr pln czk nzd aed eth ape cop ron thb bgn idr dop php try ' +
-    'krw twd vnd pkr clp uyu ars zar dzd tnd mad kes kwd jod all xcd amd bsd bhd bob bam khr crc xof egp etb gmd ghs gtq gyd ils ' +
-    'jmd mop mga mur mdl mnt nad ngn mkd omr pyg pen qar rwf sar rsd lkr tzs ttd uzs rub btc cny usdt kzt awg whop_usd xau').split(' '),
-);
 const currency = z.string().transform((c) => c.toLowerCase()).refine((c) => CURRENCIES.has(c), { message: 'is not one of the available currencies' });
 const price = z.number().min(0).max(999_999.99);
 const metadata = z.record(z.string().max(40), z.unknown()).refine((m) => Object.keys(m).length <= 50, { message: 'at most 50 keys' });

@@ -4,6 +4,7 @@
 // methods (saved for off-session charges only when the buyer's checkout asked for it), setup intents, memberships, refunds (answered as the Payment) and webhook endpoints with their secrets.
 // Every change a webhook reports goes through emit(); the dispatcher (whop-webhooks.ts) signs and delivers.
 import { randomBytes } from 'node:crypto';
+import { percentOfAmount, sumAmounts, whopAmount } from './money.js';
 
 export const DEFAULT_API_KEY = 'apik_sandbox_demo';
 export const DEFAULT_COMPANY_ID = 'biz_sandboxdemo';
@@ -130,9 +131,6 @@ export interface Webhook {
 
 export type Emit = (companyId: string, type: string, data: unknown) => void;
 
-/** Decimal major units as Whop writes them, without float noise (12.5, 59.98). */
-const money = (value: number) => Math.round(value * 100) / 100;
-
 export class WhopStore {
   private accounts = new Map<string, Account>();
   readonly products = new Map<string, Product>();
@@ -212,10 +210,11 @@ export class WhopStore {
     const planType = input.plan_type ?? 'one_time';
     if (planType === 'renewal' && !input.billing_period) throw new WhopError(422, 'invalid_request', 'billing_period is required for a renewal plan');
     const at = now();
+    const currency = (input.currency ?? 'usd').toLowerCase();
     const plan: Plan = {
       id: newId('plan'), company_id: companyId, product_id: input.product_id ?? null, plan_type: planType,
-      initial_price: money(input.initial_price ?? 0), renewal_price: money(input.renewal_price ?? 0),
-      billing_period: planType === 'renewal' ? input.billing_period! : null, currency: (input.currency ?? 'usd').toLowerCase(),
+      initial_price: whopAmount(input.initial_price ?? 0, currency), renewal_price: whopAmount(input.renewal_price ?? 0, currency),
+      billing_period: planType === 'renewal' ? input.billing_period! : null, currency,
       visibility: input.visibility ?? 'visible', title: input.title ?? null, metadata: input.metadata ?? null, created_at: at, updated_at: at,
     };
     this.plans.set(plan.id, plan);
@@ -224,7 +223,7 @@ export class WhopStore {
 
   /** What the first purchase of a plan charges: the initial price, plus the first period of a renewal plan. */
   firstCharge(plan: Plan): number {
-    return money(plan.initial_price + (plan.plan_type === 'renewal' ? plan.renewal_price : 0));
+    return sumAmounts(plan.currency, plan.initial_price, plan.plan_type === 'renewal' ? plan.renewal_price : 0);
   }
 
   // ── checkout configurations ─────────────────────────────────────────────────────────────────────────
@@ -390,10 +389,10 @@ export class WhopStore {
     const payment = this.own(this.payments, id, companyId, 'Payment');
     if (payment.status !== 'paid') throw new WhopError(400, 'invalid_request', `Payment ${id} cannot be refunded: it is not paid`);
     // What is left counts the refunds still pending too: the same money cannot be asked back twice.
-    const pending = payment.refunds.filter((r) => r.status === 'pending').reduce((n, r) => n + r.amount, 0);
-    const left = money(payment.total - payment.refunded_amount - pending);
+    const pending = payment.refunds.filter((r) => r.status === 'pending').map((r) => -r.amount);
+    const left = sumAmounts(payment.currency, payment.total, -payment.refunded_amount, ...pending);
     if (left <= 0) throw new WhopError(400, 'invalid_request', 'This payment has already been refunded');
-    const amount = partial === undefined || partial === null ? left : money(partial);
+    const amount = partial === undefined || partial === null ? left : whopAmount(partial, payment.currency);
     if (amount <= 0 || amount > left) throw new WhopError(422, 'invalid_request', `partial_amount must be between 0 and ${left}`);
     const refund: RefundRecord = { id: newId('rf', 15), payment_id: payment.id, amount, currency: payment.currency, status: 'pending', created_at: now() };
     payment.refunds.unshift(refund);
@@ -415,7 +414,7 @@ export class WhopStore {
     if (payment.status !== 'paid') throw new WhopError(409, 'conflict', `Payment ${paymentId} is not paid: there is nothing to dispute`);
     const at = now();
     const dispute: Dispute = {
-      id: newId('dspt'), company_id: payment.company_id, payment_id: payment.id, amount: money(input.amount ?? payment.total), currency: payment.currency,
+      id: newId('dspt'), company_id: payment.company_id, payment_id: payment.id, amount: whopAmount(input.amount ?? payment.total, payment.currency), currency: payment.currency,
       reason: input.reason ?? 'fraudulent', status: input.status ?? 'needs_response', needs_response_by: addDays(at, 7), created_at: at,
     };
     this.disputes.set(dispute.id, dispute);
@@ -570,7 +569,7 @@ export class WhopStore {
     const plan = this.plans.get(p.plan_id);
     return {
       id: p.id, status: p.status, substatus: p.substatus, total: p.total, subtotal: p.subtotal, usd_total: p.total, currency: p.currency,
-      settlement_amount: p.total, settlement_currency: p.currency, amount_after_fees: money(p.total * 0.97), tax_amount: 0,
+      settlement_amount: p.total, settlement_currency: p.currency, amount_after_fees: percentOfAmount(p.total, 97, p.currency), tax_amount: 0,
       refunded_amount: p.refunded_amount, refunded_at: p.refunded_at, refundable: p.status === 'paid' && p.refunded_amount < p.total,
       retryable: p.substatus === 'failed', voidable: false, auto_refunded: false, billing_reason: p.billing_reason,
       checkout_configuration_id: p.checkout_configuration_id, metadata: p.metadata, created_at: p.created_at, updated_at: p.updated_at, paid_at: p.paid_at,
@@ -651,7 +650,7 @@ export class WhopStore {
     if (state === 'failed') Object.assign(payment, { status: 'open', substatus: 'failed', failure_message: 'Your card was declined.' });
     if (state === 'refunded') {
       // Refunded in full without a word: the rest becomes one succeeded refund on its list, as a dashboard refund would.
-      const left = money(payment.total - payment.refunded_amount);
+      const left = sumAmounts(payment.currency, payment.total, -payment.refunded_amount);
       if (left > 0) payment.refunds.unshift({ id: newId('rf', 15), payment_id: payment.id, amount: left, currency: payment.currency, status: 'succeeded', created_at: now() });
       Object.assign(payment, { status: 'paid', substatus: 'refunded', refunded_amount: payment.total, refunded_at: now() });
     }
@@ -675,7 +674,7 @@ export class WhopStore {
 
   /** The payment's refunded amount and substatus follow a refund that succeeded. */
   private bookRefund(payment: Payment, amount: number): void {
-    payment.refunded_amount = money(payment.refunded_amount + amount);
+    payment.refunded_amount = sumAmounts(payment.currency, payment.refunded_amount, amount);
     payment.refunded_at = now();
     this.setStatus(payment, 'paid', payment.refunded_amount >= payment.total ? 'refunded' : 'partially_refunded');
   }

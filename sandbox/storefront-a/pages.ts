@@ -4,8 +4,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { renderOrdersPage } from '../storefront-common/admin.js';
 import { productSvg } from '../storefront-common/catalogue.js';
-import { formatMoney, html, page, raw, type Raw } from '../storefront-common/html.js';
+import { formatMoney as formatUnits, html, page, raw, type Raw } from '../storefront-common/html.js';
 import { baseUrlOf, intOf, PlatformError, randomHex, readCookie, setCookie, type PublicUrl } from '../storefront-common/web.js';
+import { fractionDigits } from './money.js';
 import { createRefund, markOrderPaid, orderMoney } from './orders.js';
 import { ajaxCart, findVariant, newCart, requireShop, type DeployedExtension, type SimApp, type SimShop, type State } from './state.js';
 
@@ -14,6 +15,9 @@ type ShopRequest = FastifyRequest<{ Params: { shop: string; file?: string; id?: 
 export const CART_COOKIE = 'cart';
 /** The storefront's checkout button, for script tags to find: `[data-storefront-checkout]`. */
 export const CHECKOUT_BUTTON_ID = 'storefront-checkout';
+
+/** Minor units of `currency` as the shop shows them: Shopify's digits for the currency (money.ts). */
+const formatMoney = (minor: number, currency: string) => formatUnits(minor, currency, fractionDigits(currency));
 
 const sendHtml = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body);
 

@@ -5,6 +5,7 @@ import { CATALOGUE, priceIn, type CatalogueProduct } from '../storefront-common/
 import { CartStore } from '../storefront-common/cart.js';
 import { page, html } from '../storefront-common/html.js';
 import { PlatformError, randomHex } from '../storefront-common/web.js';
+import { fractionDigits } from './money.js';
 import type { StorefrontFault } from './storefront-access.js';
 
 /** A theme app extension as `shopify app deploy` ships it: blocks (Liquid with a schema) and assets. */
@@ -428,7 +429,7 @@ export function addShop(state: State, input: { host: string; name?: string; emai
         description: source.description,
         option: source.option,
         source,
-        variants: source.variants.map((v) => ({ id: state.nextId(), productId, title: v.title, price: priceIn(v.price, currency), sku: v.sku })),
+        variants: source.variants.map((v) => ({ id: state.nextId(), productId, title: v.title, price: priceIn(v.price, fractionDigits(currency)), sku: v.sku })),
       };
     }),
     carts: new CartStore(),

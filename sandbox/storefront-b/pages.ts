@@ -47,10 +47,10 @@ export function registerPages(app: FastifyInstance, stores: Map<string, Store>, 
     await pluginFirst(request, store);
     const cards = store.products.map((p) => html`<div class="card" data-product-id="${p.id}">
       <img src="${root(store)}/wp-content/uploads/${p.slug}.svg" alt="${p.name}">
-      <h3>${p.name}</h3><p class="muted">${p.description}</p><p><strong>${p.variations.length ? 'From ' : ''}${formatMoney(p.price, store.currency)}</strong></p>
+      <h3>${p.name}</h3><p class="muted">${p.description}</p><p><strong>${p.variations.length ? 'From ' : ''}${formatMoney(p.price, store.currency, store.priceDecimals)}</strong></p>
       <form method="post" action="${root(store)}/cart/add">
         <input type="hidden" name="add-to-cart" value="${p.id}">
-        ${p.variations.length ? html`<label>${p.option} <select name="variation_id">${p.variations.map((v) => html`<option value="${v.id}">${v.title} · ${formatMoney(v.price, store.currency)}</option>`)}</select></label>` : ''}
+        ${p.variations.length ? html`<label>${p.option} <select name="variation_id">${p.variations.map((v) => html`<option value="${v.id}">${v.title} · ${formatMoney(v.price, store.currency, store.priceDecimals)}</option>`)}</select></label>` : ''}
         <input type="number" name="quantity" value="1" min="1" max="99" style="width:60px">
         <button type="submit" data-add-to-cart>Add to cart</button>
       </form></div>`);
@@ -96,7 +96,7 @@ export function registerPages(app: FastifyInstance, stores: Map<string, Store>, 
     await pluginFirst(request, store);
     const token = cartOf(request, store);
     const lines = lineViews(store, token);
-    const money = (minor: number) => formatMoney(minor, store.currency);
+    const money = (units: number) => formatMoney(units, store.currency, store.priceDecimals);
     const body = lines.length === 0
       ? html`<h1>Cart</h1><p class="muted">Your cart is currently empty.</p><a class="button" href="${root(store)}/">Return to shop</a>`
       : html`<h1>Cart</h1><table><thead><tr><th></th><th>Product</th><th>Price</th><th>Quantity</th><th>Subtotal</th></tr></thead><tbody>
@@ -134,7 +134,7 @@ export function registerPages(app: FastifyInstance, stores: Map<string, Store>, 
     await pluginFirst(request, store);
     const lines = lineViews(store, cartOf(request, store));
     if (lines.length === 0) return reply.redirect(`${root(store)}/cart`, 303);
-    const money = (minor: number) => formatMoney(minor, store.currency);
+    const money = (units: number) => formatMoney(units, store.currency, store.priceDecimals);
     return sendHtml(reply, page({
       title: `Checkout · ${store.name}`,
       header: header(store, cartOf(request, store)),
@@ -151,7 +151,7 @@ export function registerPages(app: FastifyInstance, stores: Map<string, Store>, 
       number: `#${o.id}`,
       createdAt: o.createdAt.toISOString(),
       email: o.billing.email ?? '',
-      total: formatMoney(o.total, o.currency),
+      total: formatMoney(o.total, o.currency, o.decimals),
       payment: o.paymentMethodTitle || o.paymentMethod,
       status: o.status,
       paid: o.paidAt !== null,

@@ -3,8 +3,8 @@
 // from our client. Authentication follows WC_REST_Authentication: Basic only when is_ssl(), OAuth 1.0a
 // otherwise; errors are WP REST errors { code, message, data: { status } }.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { currencyExponent, isKnownCurrency, parseDecimalToMinor } from '../../domain/money.js';
 import { baseUrlOf, intOf, PlatformError, randomHex, type PublicUrl } from '../storefront-common/web.js';
+import { isWooCurrency, majorToUnits, parseWooAmount, unitsToMajor } from './money.js';
 import { hashEquals, oauthHeaderParams, oauthSignature, OAUTH_REQUIRED, phpQuery, stringToSign, TIMESTAMP_WINDOW_S, wcApiHash } from './oauth.js';
 import { calculateOrderTaxes, UNTAXED } from './taxes.js';
 import { findPurchasable, orderJson, PLATFORM_VERSION, PLUGIN_FILE, productJson, refundJson, requireStore, sessionTokenOf, variationJson, type ApiKey, type BOrder, type BRefund, type Store } from './state.js';
@@ -145,15 +145,16 @@ function onlyFields<T extends Record<string, unknown>>(value: T, fields: string 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The WP schema types the money fields as strings: a number is refused, not coerced. */
-function moneyField(value: unknown, param: string, currency: string): number | undefined {
+/**
+ * The WP schema types the money fields as strings: a number is refused, not coerced. The string is read as
+ * wc_format_decimal reads it, in the store's decimals (money.ts); only an amount too large to hold is refused.
+ */
+function moneyField(value: unknown, param: string, decimals: number): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'string') throw invalidParam(param, `${param} is not of type string.`);
-  try {
-    return parseDecimalToMinor(value.trim() === '' ? '0' : value.trim(), currency).amount;
-  } catch {
-    throw invalidParam(param, `${param} is not a valid amount.`);
-  }
+  const units = parseWooAmount(value, decimals);
+  if (units === null) throw invalidParam(param, `${param} is not a valid amount.`);
+  return units;
 }
 
 const ORDER_STATUSES = ['pending', 'processing', 'on-hold', 'completed', 'cancelled', 'refunded', 'failed', 'checkout-draft'];
@@ -192,13 +193,15 @@ function createOrder(store: Store, body: unknown): BOrder {
   if (!isObject(body)) throw restError(400, 'rest_invalid_json', 'Invalid JSON body passed.');
   if (body.id !== undefined) throw restError(400, 'woocommerce_rest_shop_order_exists', 'Cannot create existing order.');
   const currency = body.currency ?? store.currency;
-  if (typeof currency !== 'string' || !isKnownCurrency(currency)) throw invalidParam('currency', 'currency is not one of the supported currencies.');
+  if (typeof currency !== 'string' || !isWooCurrency(currency)) throw invalidParam('currency', 'currency is not one of the supported currencies.');
   const status = body.status;
   if (status !== undefined && (typeof status !== 'string' || !ORDER_STATUSES.includes(status))) throw invalidParam('status', `status is not one of ${ORDER_STATUSES.join(', ')}.`);
   for (const f of ['payment_method', 'payment_method_title', 'transaction_id', 'customer_note'] as const) {
     if (body[f] !== undefined && typeof body[f] !== 'string') throw invalidParam(f, `${f} is not of type string.`);
   }
   if (body.set_paid !== undefined && typeof body.set_paid !== 'boolean') throw invalidParam('set_paid', 'set_paid is not of type boolean.');
+  // wc_get_price_decimals(): the store's, whatever the order's currency.
+  const dp = store.priceDecimals;
 
   const lines = array(body.line_items, 'line_items').map((l, i) => {
     const param = `line_items[${i}]`;
@@ -211,8 +214,8 @@ function createOrder(store: Store, body: unknown): BOrder {
     // An id the store does not have adds an item without a product (product_id 0, no name, zero totals): WooCommerce
     // does not refuse it (seen on WooCommerce 10.0.2, test/real/).
     const computed = found ? found.price * quantity : 0;
-    const subtotal = moneyField(l.subtotal, 'line_items', currency) ?? computed;
-    const total = moneyField(l.total, 'line_items', currency) ?? computed;
+    const subtotal = moneyField(l.subtotal, 'line_items', dp) ?? computed;
+    const total = moneyField(l.total, 'line_items', dp) ?? computed;
     return {
       id: store.nextId(),
       name: typeof l.name === 'string' ? l.name : (found?.title ?? ''),
@@ -227,11 +230,11 @@ function createOrder(store: Store, body: unknown): BOrder {
   });
   const shippingLines = array(body.shipping_lines, 'shipping_lines').map((s) => {
     if (typeof s.method_id !== 'string' || !s.method_id) throw restError(400, 'woocommerce_rest_invalid_shipping_item', 'Shipping method ID is required.');
-    return { id: store.nextId(), methodId: s.method_id, methodTitle: typeof s.method_title === 'string' ? s.method_title : '', total: moneyField(s.total, 'shipping_lines', currency) ?? 0 };
+    return { id: store.nextId(), methodId: s.method_id, methodTitle: typeof s.method_title === 'string' ? s.method_title : '', total: moneyField(s.total, 'shipping_lines', dp) ?? 0 };
   });
   const feeLines = array(body.fee_lines, 'fee_lines').map((f) => {
     if (typeof f.name !== 'string' || !f.name) throw restError(400, 'woocommerce_rest_invalid_fee_item', 'Fee name is required.');
-    return { id: store.nextId(), name: f.name, total: moneyField(f.total, 'fee_lines', currency) ?? 0 };
+    return { id: store.nextId(), name: f.name, total: moneyField(f.total, 'fee_lines', dp) ?? 0 };
   });
   const couponLines = array(body.coupon_lines, 'coupon_lines');
 
@@ -241,6 +244,7 @@ function createOrder(store: Store, body: unknown): BOrder {
     orderKey: `wc_order_${randomHex(7)}`,
     status: 'pending',
     currency,
+    decimals: dp,
     paymentMethod: (body.payment_method as string | undefined) ?? '',
     paymentMethodTitle: (body.payment_method_title as string | undefined) ?? '',
     transactionId: (body.transaction_id as string | undefined) ?? '',
@@ -262,11 +266,10 @@ function createOrder(store: Store, body: unknown): BOrder {
   store.orders.set(order.id, order);
   // calculate_totals(true): the store's taxes on the items and shipping (none while taxes are off); a negative fee is
   // capped so the total cannot go below zero.
-  const dp = currencyExponent(currency);
   const place = (a: Record<string, string>) => ({ country: a.country ?? '', state: a.state ?? '', postcode: a.postcode ?? '', city: a.city ?? '' });
   order.taxes = calculateOrderTaxes(store.taxes, {
-    lines: lines.map((l) => ({ subtotal: l.subtotal / 10 ** dp, total: l.total / 10 ** dp })),
-    shippingTotal: shippingLines.reduce((n, x) => n + x.total, 0) / 10 ** dp,
+    lines: lines.map((l) => ({ subtotal: unitsToMajor(l.subtotal, dp), total: unitsToMajor(l.total, dp) })),
+    shippingTotal: unitsToMajor(shippingLines.reduce((n, x) => n + x.total, 0), dp),
     shipping: place(order.shipping),
     billing: place(order.billing),
     shippingMethodId: shippingLines[0]?.methodId ?? '',
@@ -274,7 +277,7 @@ function createOrder(store: Store, body: unknown): BOrder {
   });
   for (const t of order.taxes.taxLines) t.itemId = store.nextId();
   const taxed = order.taxes;
-  order.total = Math.max(0, Math.round(taxed.total * 10 ** dp) + feeLines.reduce((n, f) => n + f.total, 0));
+  order.total = Math.max(0, majorToUnits(taxed.total, dp) + feeLines.reduce((n, f) => n + f.total, 0));
 
   // calculate_coupons(): every code must be a coupon of this store (the sandbox stores have none).
   for (const c of couponLines) {
@@ -317,9 +320,9 @@ export function createRefund(store: Store, order: BOrder, body: unknown): BRefun
     lineId: intOf(l.id) ?? -1,
     quantity: intOf(l.quantity ?? l.qty) ?? 0,
     // refund_total is a number in the schema; PHP's is_numeric takes a numeric string too.
-    refundTotal: moneyField(typeof l.refund_total === 'number' ? String(l.refund_total) : l.refund_total, 'line_items', order.currency) ?? null,
+    refundTotal: moneyField(typeof l.refund_total === 'number' ? String(l.refund_total) : l.refund_total, 'line_items', order.decimals) ?? null,
   }));
-  let amount = moneyField(b.amount, 'amount', order.currency);
+  let amount = moneyField(b.amount, 'amount', order.decimals);
   if (amount === undefined) amount = items.every((i) => i.refundTotal !== null) && items.length ? items.reduce((n, i) => n + (i.refundTotal ?? 0), 0) : 0;
   if (amount < 0) throw restError(400, 'woocommerce_rest_invalid_order_refund', 'Refund amount must be greater than zero.');
   const failed = (message: string) => restError(500, 'woocommerce_rest_cannot_create_order_refund', message);
@@ -390,7 +393,7 @@ export function registerRest(app: FastifyInstance, stores: Map<string, Store>, p
         { plugin: 'woocommerce/woocommerce.php', name: 'WooCommerce', version: PLATFORM_VERSION, version_latest: PLATFORM_VERSION, url: 'https://woocommerce.com/', author_name: 'Automattic', author_url: 'https://woocommerce.com', network_activated: false },
         ...(store.plugin.active ? [{ plugin: PLUGIN_FILE, name: 'Hosted Checkout Connector', version: '1.0.0', version_latest: '1.0.0', url: '', author_name: '', author_url: '', network_activated: false }] : []),
       ],
-      settings: { api_enabled: true, currency: store.currency, currency_symbol: store.currency, currency_position: 'left', thousand_separator: ',', decimal_separator: '.', number_of_decimals: 2 },
+      settings: { api_enabled: true, currency: store.currency, currency_symbol: store.currency, currency_position: 'left', thousand_separator: ',', decimal_separator: '.', number_of_decimals: store.priceDecimals },
       security: { secure_connection: store.isSsl, hide_errors: true },
     }, query.get('_fields'));
   });
@@ -521,7 +524,7 @@ export function registerRest(app: FastifyInstance, stores: Map<string, Store>, p
     const groups: Record<string, Record<string, string>> = {
       general: {
         woocommerce_calc_taxes: yes(t.enabled), woocommerce_default_country: t.baseCountry, woocommerce_store_postcode: t.basePostcode, woocommerce_store_city: t.baseCity,
-        woocommerce_currency: store.currency, woocommerce_price_num_decimals: String(currencyExponent(store.currency)),
+        woocommerce_currency: store.currency, woocommerce_price_num_decimals: String(store.priceDecimals),
       },
       tax: {
         woocommerce_prices_include_tax: yes(t.pricesIncludeTax), woocommerce_tax_based_on: t.basedOn, woocommerce_shipping_tax_class: t.shippingTaxClass,

@@ -3,11 +3,11 @@
 // merchant enters is http://127.0.0.1:4030/stores/<id>. See docs/sandbox.md.
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { isKnownCurrency } from '../../domain/money.js';
 import { createSimulator, type Simulator, type SimulatorOptions } from '../shared/simulator.js';
 import { installErrorHandler, PlatformError, registerFormParser, type PublicUrl } from '../storefront-common/web.js';
 import { registerPages } from './pages.js';
 import { interceptCheckout, type Interception } from './plugin.js';
+import { isWooCurrency } from './money.js';
 import { homeUrlOf, registerRest } from './rest.js';
 import { addKey, addStore, findPurchasable, orderJson, POLICY_PAGE_TYPES, productJson, seed, type Store } from './state.js';
 
@@ -44,7 +44,9 @@ const permissions = z.enum(['read', 'write', 'read_write']);
 const storeSchema = z.object({
   id: z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/).optional(),
   name: z.string().min(1).max(100).optional(),
-  currency: z.string().refine(isKnownCurrency, 'must be an ISO 4217 code').optional(),
+  currency: z.string().refine(isWooCurrency, 'must be one of get_woocommerce_currencies()').optional(),
+  /** woocommerce_price_num_decimals; default: what onboarding sets for the currency (money.ts). */
+  priceDecimals: z.number().int().min(0).max(8).optional(),
   consumerKey: z.string().regex(/^ck_[A-Za-z0-9]{8,64}$/).optional(),
   consumerSecret: z.string().regex(/^cs_[A-Za-z0-9]{8,64}$/).optional(),
   permissions: permissions.optional(),
@@ -106,6 +108,7 @@ export function createStorefrontBSimulator(opts: StorefrontBSimulatorOptions = {
       storeUrl,
       isSsl: store.isSsl,
       currency: store.currency,
+      priceDecimals: store.priceDecimals,
       keys: [...store.keys.values()].map(({ nonces: _nonces, ...k }) => k),
       plugin: { ...store.plugin, effectiveServiceUrl: store.plugin.serviceUrl ?? serviceUrl() ?? null },
       products: store.products.map((p) => ({ ...productJson(storeUrl, store, p), variation_prices: p.variations.map((v) => ({ id: v.id, title: v.title, price: v.price })) })),

@@ -1,14 +1,12 @@
 // Storefront B's state: self-hosted stores, each with its REST keys, catalogue, carts, orders and the
 // official plugin's settings; and how products and orders look in the platform's REST API.
-import { currencyExponent, minorToDecimalString } from '../../domain/money.js';
 import { CATALOGUE, priceIn, type CatalogueProduct } from '../storefront-common/catalogue.js';
 import { CartStore } from '../storefront-common/cart.js';
 import { html, page } from '../storefront-common/html.js';
 import { PlatformError, randomHex } from '../storefront-common/web.js';
+import { formatWooAmount, priceDecimalsFor, wooPriceString } from './money.js';
 import { wcApiHash } from './oauth.js';
 import { NO_TAXES, rateCode, round, type SimOrderTaxes, type SimTaxSettings } from './taxes.js';
-
-const minorToDecimal = (amount: number, currency: string) => minorToDecimalString({ amount, currency });
 
 /** The order meta key our plugin reads (hosted-checkout-connector.php, HOSTED_CHECKOUT_SESSION_META). */
 export const PLUGIN_SESSION_META = '_hosted_checkout_session';
@@ -51,6 +49,8 @@ export interface BOrder {
   orderKey: string;
   status: string;
   currency: string;
+  /** wc_get_price_decimals() of its store: every amount of the order is in units of 10^-decimals, whatever its currency. */
+  decimals: number;
   paymentMethod: string;
   paymentMethodTitle: string;
   transactionId: string;
@@ -86,7 +86,7 @@ export interface BRefund {
 
 /** The refund resource (WC_REST_Order_Refunds_V2_Controller::get_formatted_item_data): money as decimal strings. */
 export function refundJson(o: BOrder, r: BRefund) {
-  const money = (minor: number) => minorToDecimal(minor, o.currency);
+  const money = (units: number) => formatWooAmount(units, o.decimals);
   return {
     id: r.id, date_created: wpDate(r.createdAt), date_created_gmt: wpDate(r.createdAt), amount: money(r.amount), reason: r.reason,
     refunded_by: 1, refunded_payment: r.refundedPayment, meta_data: r.metaData,
@@ -102,6 +102,8 @@ export interface Store {
   id: string;
   name: string;
   currency: string;
+  /** woocommerce_price_num_decimals: the decimals of every price and amount of the store (storefront-b/money.ts). */
+  priceDecimals: number;
   /** REST keys by wc_api_hash(consumer key), as woocommerce_api_keys stores them. */
   keys: Map<string, ApiKey>;
   /** is_ssl(): whether PHP sees the request as HTTPS ($_SERVER['HTTPS'] on). Decides Basic vs OAuth and the signed scheme. */
@@ -181,14 +183,17 @@ export const PLATFORM_VERSION = '10.0.2';
 
 export function addStore(
   stores: Map<string, Store>,
-  input: { id?: string; name?: string; currency?: string; consumerKey?: string; consumerSecret?: string; permissions?: KeyPermissions; pluginActive?: boolean; serviceUrl?: string; isSsl?: boolean },
+  input: { id?: string; name?: string; currency?: string; priceDecimals?: number; consumerKey?: string; consumerSecret?: string; permissions?: KeyPermissions; pluginActive?: boolean; serviceUrl?: string; isSsl?: boolean },
 ): Store {
   let counter = 9; // post ids of a fresh install start after the sample pages
   const currency = input.currency ?? 'EUR';
+  // The decimals onboarding gives a store of that currency, unless the merchant changed them (Settings → General).
+  const decimals = input.priceDecimals ?? priceDecimalsFor(currency);
   const store: Store = {
     id: input.id ?? randomHex(4),
     name: input.name ?? 'Sandbox Store',
     currency,
+    priceDecimals: decimals,
     keys: new Map(),
     isSsl: input.isSsl ?? false,
     products: [],
@@ -210,7 +215,7 @@ export function addStore(
   store.policyPages = { terms: 0, privacy: 3, refund: 9 };
   store.products = CATALOGUE.map((source) => {
     const id = store.nextId();
-    const variations = source.variants.length > 1 ? source.variants.map((v) => ({ id: store.nextId(), title: v.title ?? '', price: priceIn(v.price, currency), sku: v.sku })) : [];
+    const variations = source.variants.length > 1 ? source.variants.map((v) => ({ id: store.nextId(), title: v.title ?? '', price: priceIn(v.price, decimals), sku: v.sku })) : [];
     const first = source.variants[0];
     return {
       id,
@@ -219,7 +224,7 @@ export function addStore(
       description: source.description,
       option: source.option,
       source,
-      price: variations.length ? Math.min(...variations.map((v) => v.price)) : priceIn(first?.price ?? 0, currency),
+      price: variations.length ? Math.min(...variations.map((v) => v.price)) : priceIn(first?.price ?? 0, decimals),
       sku: variations.length ? '' : (first?.sku ?? ''),
       variations,
     };
@@ -264,7 +269,7 @@ export function findPurchasable(store: Store, productId: number, variationId?: n
 }
 
 /** The platform stores prices trimmed ("24.9", "18"); clients must not assume two decimals. */
-export const priceString = (minor: number, currency: string) => minorToDecimal(minor, currency).replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
+export const priceString = (units: number, store: Store) => wooPriceString(units, store.priceDecimals);
 
 export const imageOf = (storeUrl: string, p: BProduct) => ({ id: p.id + 1000, src: `${storeUrl}/wp-content/uploads/${p.slug}.svg`, name: p.slug, alt: p.name });
 
@@ -279,8 +284,8 @@ export function productJson(storeUrl: string, store: Store, p: BProduct) {
     description: `<p>${p.description}</p>`,
     short_description: p.description,
     sku: p.sku,
-    price: priceString(p.price, store.currency),
-    regular_price: p.variations.length ? '' : priceString(p.price, store.currency),
+    price: priceString(p.price, store),
+    regular_price: p.variations.length ? '' : priceString(p.price, store),
     sale_price: '',
     on_sale: false,
     purchasable: true,
@@ -299,8 +304,8 @@ export function variationJson(storeUrl: string, store: Store, p: BProduct, v: BV
     id: v.id,
     permalink: `${storeUrl}/product/${p.slug}/?attribute_${(p.option ?? 'option').toLowerCase()}=${encodeURIComponent(v.title)}`,
     sku: v.sku,
-    price: priceString(v.price, store.currency),
-    regular_price: priceString(v.price, store.currency),
+    price: priceString(v.price, store),
+    regular_price: priceString(v.price, store),
     sale_price: '',
     on_sale: false,
     status: 'publish',
@@ -318,9 +323,9 @@ export function variationJson(storeUrl: string, store: Store, p: BProduct, v: BV
 const wpDate = (d: Date | null) => (d ? d.toISOString().slice(0, 19) : null);
 
 export function orderJson(storeUrl: string, o: BOrder) {
-  const money = (minor: number) => minorToDecimal(minor, o.currency);
+  const money = (units: number) => formatWooAmount(units, o.decimals);
   // Taxes are kept in major units to 6 places and shown to the price decimals (wc_format_decimal($tax, dp)).
-  const dp = currencyExponent(o.currency);
+  const dp = o.decimals;
   const tax = (major: number) => round(major, dp).toFixed(dp);
   // WC_Order_Item::set_taxes: a line's total_tax is its rates' taxes each rounded, unless taxes round at subtotal.
   const lineTax = (pairs: Array<[number, number]>) => pairs.reduce((n, [, x]) => n + (o.roundedAtSubtotal ? x : round(x, dp)), 0);

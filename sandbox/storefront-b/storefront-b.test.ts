@@ -190,3 +190,48 @@ describe('merchant back office', () => {
     expect(await (await fetch(`${url}/stores/usd-store/`)).text()).toContain('US$24.90');
   });
 });
+
+describe("a store's price decimals (woocommerce_price_num_decimals, storefront-b/money.ts)", () => {
+  /** A store made by control, and the official client on it. */
+  const storeIn = async (id: string, body: Record<string, unknown>) => {
+    const res = await fetch(`${url}/_control/stores`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id, ...body }) });
+    expect(res.status).toBe(201);
+    const made = (await res.json()) as { consumerKey: string; consumerSecret: string; priceDecimals: number };
+    return { made, api: new WooCommerceRestApi({ url: `${url}/stores/${id}`, consumerKey: made.consumerKey, consumerSecret: made.consumerSecret, version: 'wc/v3' }) };
+  };
+  const decimalsSetting = async (api: InstanceType<typeof WooCommerceRestApi>) =>
+    ((await api.get('settings/general')).data as Array<{ id: string; value: string }>).find((o) => o.id === 'woocommerce_price_num_decimals')?.value;
+
+  it.each([['JPY', '0', '2490', '2490'], ['KWD', '3', '24.9', '24.900'], ['COP', '0', '2490', '2490'], ['EUR', '2', '24.9', '24.90']] as const)(
+    'given a new %s store / its settings say %s decimals, the tote costs %s and an order writes its line as %s', async (currency, decimals, price, line) => {
+      const { made, api } = await storeIn(`dec-${currency.toLowerCase()}`, { currency });
+      expect(made.priceDecimals).toBe(Number(decimals));
+      expect(await decimalsSetting(api)).toBe(decimals);
+      expect((await api.get('system_status', { _fields: 'settings' })).data.settings.number_of_decimals).toBe(Number(decimals));
+      const tote = sim.stores.get(`dec-${currency.toLowerCase()}`)!.products.find((p) => p.slug === 'linen-tote')!;
+      expect((await api.get(`products/${tote.id}`)).data.price).toBe(price);
+      const order = (await api.post('orders', { currency, line_items: [{ product_id: tote.id, quantity: 1 }] })).data;
+      expect([order.line_items[0].total, order.total]).toEqual([line, line]);
+    },
+  );
+
+  it('given amounts with more decimals than the store shows / each line is rounded half away from zero, and the total adds the rounded lines', async () => {
+    const { api } = await storeIn('dec-round', { currency: 'EUR' });
+    const tote = sim.stores.get('dec-round')!.products.find((p) => p.slug === 'linen-tote')!;
+    const order = (await api.post('orders', {
+      line_items: [{ product_id: tote.id, quantity: 1, subtotal: '10.005', total: '10.005' }, { product_id: tote.id, quantity: 1, subtotal: '10.004', total: '10.004' }],
+      shipping_lines: [{ method_id: 'flat_rate', method_title: 'Standard', total: '4.9' }],
+    })).data;
+    expect(order.line_items.map((l: { total: string }) => l.total)).toEqual(['10.01', '10.00']);
+    expect([order.shipping_total, order.total]).toEqual(['4.90', '24.91']);
+  });
+
+  it('given a merchant who set 0 decimals on a EUR store / prices, order amounts and the shop page are whole euros', async () => {
+    const { api } = await storeIn('dec-eur0', { currency: 'EUR', priceDecimals: 0 });
+    expect(await decimalsSetting(api)).toBe('0');
+    const tote = sim.stores.get('dec-eur0')!.products.find((p) => p.slug === 'linen-tote')!;
+    expect((await api.get(`products/${tote.id}`)).data.price).toBe('2490');
+    expect((await api.post('orders', { line_items: [{ product_id: tote.id, quantity: 1, total: '2489.5', subtotal: '2489.5' }] })).data.total).toBe('2490');
+    expect(await (await fetch(`${url}/stores/dec-eur0/`)).text()).toContain('€2,490<');
+  });
+});

@@ -1,5 +1,4 @@
 // The demo products both sandbox stores sell, with an SVG picture each store serves itself (no internet).
-import { currencyExponent } from '../../domain/money.js';
 import { escapeHtml } from './html.js';
 
 export interface CatalogueVariant {
@@ -40,12 +39,12 @@ export const CATALOGUE: readonly CatalogueProduct[] = [
 ];
 
 /**
- * A catalogue price in a store's currency, keeping the magnitude sensible: 2490 is 24.90 in a two-decimal
- * currency, 24.900 in a three-decimal one and 2490 in a currency without minor units (e.g. JPY).
+ * A catalogue price in units of a store whose prices have `decimals` (each platform's own rule: Shopify's currency
+ * digits, WooCommerce's woocommerce_price_num_decimals), keeping the magnitude sensible: 2490 is 24.90 with two
+ * decimals, 24.900 with three and 2490 with none (e.g. JPY).
  */
-export function priceIn(price: number, currency: string): number {
-  const exponent = currencyExponent(currency);
-  return exponent >= 2 ? price * 10 ** (exponent - 2) : price;
+export function priceIn(price: number, decimals: number): number {
+  return decimals >= 2 ? price * 10 ** (decimals - 2) : price;
 }
 
 export function productSvg(product: CatalogueProduct): string {

@@ -1,5 +1,5 @@
 // Server-rendered HTML for the demo stores: one escaping function, one page frame, one money formatter.
-import { minorToDecimalString, money } from '../../domain/money.js';
+import { unitsToDecimal } from './money.js';
 
 export function escapeHtml(value: unknown): string {
   return String(value).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -36,8 +36,12 @@ export function page(opts: { title: string; header?: Raw; body: Raw; head?: Raw 
 <body>${opts.header ?? html`<header><span>${opts.title}</span></header>`}<main>${opts.body}</main></body></html>`.html;
 }
 
-/** 2490 EUR → "€24.90", formatted from the exact decimal string (no float on the way). */
-export function formatMoney(minor: number, currency: string): string {
-  const format = new Intl.NumberFormat('en-IE', { style: 'currency', currency }).format as (value: string) => string;
-  return format(minorToDecimalString(money(minor, currency)));
+/**
+ * 2490 units of a two-decimal EUR store → "€24.90", with the store's own decimals (the platform's rule, passed in), from
+ * the exact decimal string (no float on the way).
+ */
+export function formatMoney(units: number, currency: string, decimals: number): string {
+  const options = { style: 'currency', currency, minimumFractionDigits: decimals, maximumFractionDigits: decimals } as const;
+  const format = new Intl.NumberFormat('en-IE', options).format as (value: string) => string;
+  return format(unitsToDecimal(units, decimals));
 }

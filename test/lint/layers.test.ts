@@ -27,6 +27,8 @@ describe('the layering rules', () => {
     ['the model importing a workflow value', 'model/onboarding.ts', "import { checkoutWorkflowId } from '../workflows/checkout.messages.js'; void checkoutWorkflowId;", /workflow types only/],
     ['a simulator importing our client', 'sandbox/dns/index.ts', "import { IntegrationError } from '../../integrations/errors.js'; void IntegrationError;", /Simulators import nothing/],
     ['a simulator importing the model', 'sandbox/ecb/index.ts', "import { processorAad } from '../../model/connections.js'; void processorAad;", /Simulators import nothing/],
+    ['a simulator importing our money code', 'sandbox/storefront-b/state.ts', "import { minorToDecimalString } from '../../domain/money.js'; void minorToDecimalString;", /Simulators count money as their platform does/],
+    ['a simulator importing our discount arithmetic', 'sandbox/storefront-a/orders.ts', "import * as discounts from '../../domain/discounts.js'; void discounts;", /Simulators count money as their platform does/],
     ['production code importing a test helper', 'model/connections.ts', "import { startPostgres } from '../test/harness/postgres.js'; void startPostgres;", /Test helpers live in test\//],
   ])('given %s / lint refuses it', async (_what, file, line, message) => {
     const found = await restrictions(file, line);
