@@ -57,14 +57,14 @@ const money = proxyActivities<CheckoutPaymentActivities>(WAITED_ON);
 // waits at init-payment or COD.
 const storeWaitedOnCalls = both<FulfilmentActivities>(WAITED_ON);
 // A paid session's order: keep trying for two days while the store is down; a permanent refusal stops at once.
-// Always an activity (its retries outlive any workflow task).
+// Always an activity: it runs alongside what follows the status write (fulfil), and two local activities in flight
+// at once may resolve in one activation on replay but in two when they ran, which reorders the commands after them
+// (a nondeterminism seen in a recorded history). Local activities here run one at a time, inside exclusive().
 const storeActivities = (initialIntervalMs = 5_000) => proxyActivities<FulfilmentActivities>({
   startToCloseTimeout: '30 seconds',
   scheduleToCloseTimeout: '48 hours',
   retry: { initialInterval: initialIntervalMs, backoffCoefficient: 2, maximumInterval: '30 minutes' },
 });
-// The store order's first try, in the workflow task of the success webhook (see createStoreOrder in the workflow).
-const storeFirstTry = localActivities<FulfilmentActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 1 } });
 // Nobody waits on the rest: the background queue (workflows/activity-proxies.ts).
 // Emails: a few attempts, never a flood.
 const emails = backgroundActivities<FulfilmentActivities>({
@@ -135,9 +135,8 @@ const EMPTY_STORE_CART = 'empty-store-cart';
 
 /**
  * Patch: the steps someone waits on run as local activities: the session's own writes, the processor checkout and the
- * store's tax quote of init-payment and COD, the payment lookups and the check of a success webhook, and the store
- * order's first try (refunds and upsell charges stay activities). Histories recorded before ran them as activities and
- * replay so.
+ * store's tax quote of init-payment and COD, the payment lookups and the check of a success webhook (the store order,
+ * refunds and upsell charges stay activities). Histories recorded before ran them as activities and replay so.
  */
 const INTERACTIVE_LOCAL = 'interactive-local-activities';
 
@@ -271,30 +270,10 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
    * The order on the store, then the emails. `alongside`: the COMPLETED status write running at the same time
    * (the order activity is told the session is paid; the emails wait for the write).
    */
-  /**
-   * The store order: first tried at once as a local activity (the same workflow task as the payment check and the status
-   * write: no round trip through the task queue between a success webhook and the order); if that try does not land (the
-   * store down, slow, a worker lost), the activity with its two days of retries. The activity is idempotent (the order is
-   * looked up by the session before it is created), so a first try that committed and then timed out makes no second one.
-   * A permanent refusal stops at once either way.
-   */
-  async function createStoreOrder(options?: { paid: true }) {
-    // Called with the token alone when no option is given, as histories recorded before show it.
-    const place = (activities: FulfilmentActivities) => (options ? activities.createStoreOrder(token, options) : activities.createStoreOrder(token));
-    if (!local) return place(store);
-    try {
-      return await place(storeFirstTry);
-    } catch (err) {
-      if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.nonRetryable) throw err;
-      log.warn('store order not placed at the first try; retrying as an activity', { token, error: err instanceof Error ? err.message : String(err) });
-      return place(store);
-    }
-  }
-
   async function fulfil(alongside?: Promise<void>) {
     const before = alongside ?? Promise.resolve();
     try {
-      await createStoreOrder(alongside ? { paid: true } : undefined);
+      await (alongside ? store.createStoreOrder(token, { paid: true }) : store.createStoreOrder(token));
     } catch (err) {
       // The store refused for good (or for two days): keep the paid session, flag it and tell the merchant.
       const message = err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);

@@ -9,6 +9,7 @@ import { WithStartWorkflowOperation, type Client, type WorkflowHandle } from '@t
 import type { UpdateDefinition } from '@temporalio/common';
 import { createWorker, type ServiceWorker } from '../../activities/worker.js';
 import proto from '@temporalio/proto';
+import { Worker } from '@temporalio/worker';
 import { backgroundTaskQueue } from '../../domain/task-queues.js';
 import { checkoutWorkflow } from '../../workflows/checkout.js';
 import {
@@ -300,6 +301,8 @@ describe('interactive before background (dev server)', () => {
       expect(await handle.result()).toEqual({ status: 'COMPLETED' });
       expect(mailsFor(session.token).map((m) => m.Tag).sort()).toEqual(['merchant_order_notification', 'order_confirmation']);
       expect(ordersFor(session.token)).toHaveLength(1);
+      // Its history (local activities, both queues) replays against the same code: a worker restarted mid-run resumes it.
+      await expect(Worker.runReplayHistory({ workflowBundle: testWorkflowBundle() }, await handle.fetchHistory())).resolves.toBeUndefined();
     } finally {
       worker.shutdown();
       await serviceRun;
