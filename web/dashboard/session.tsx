@@ -24,7 +24,7 @@ export function SessionProvider(props: { children: ComponentChildren }) {
   const [me, setMe] = useState<Merchant | null | undefined>(undefined);
   const refresh = useCallback(async () => {
     try {
-      const m = await api.get<Merchant>('/api/merchant/me', { quiet401: true });
+      const m = await api.get('/api/merchant/me', { quiet401: true });
       setMe(m);
       return m;
     } catch {

@@ -4,7 +4,7 @@
 // list shows each key by its prefix with its scopes, last use and status; a key can be rolled (the old secret keeps
 // working for the overlap chosen) or revoked, each after a confirmation.
 import { useState } from 'preact/hooks';
-import { API_KEY_RESOURCE_LABELS, API_KEY_RESOURCES, type ApiKeyResource } from '../../../domain/api-keys.js';
+import { API_KEY_RESOURCE_LABELS, API_KEY_RESOURCES, type ApiKeyResource, type ApiKeyScope } from '../../../domain/api-keys.js';
 import { api } from '../api.js';
 import { formatDate } from '../format.js';
 import { invalid, useForm } from '../form.js';
@@ -59,14 +59,14 @@ function CreateKeyForm(props: { onCreated: (created: ApiKeyCreated) => void; onC
   const v = form.values;
   const submit = () =>
     form.run(async () => {
-      const scopes = API_KEY_RESOURCES.filter((r) => v[r] !== 'none').map((r) => `${r}:${v[r]}`);
+      const scopes = API_KEY_RESOURCES.filter((r) => v[r] !== 'none').map((r) => `${r}:${v[r]}` as ApiKeyScope);
       const problems: Record<string, string> = {};
       if (!v.name!.trim()) problems.name = 'enter a name that says what uses the key';
       if (scopes.length === 0) problems.scopes = 'give the key access to at least one resource';
       if (Object.keys(problems).length) throw invalid(problems);
       const days = Number(v.expiresInDays);
       const expiresAt = v.expiresInDays ? new Date(Date.now() + days * 86_400_000).toISOString() : null;
-      props.onCreated(await api.post<ApiKeyCreated>('/api/merchant/api-keys', { name: v.name, scopes, expiresAt }));
+      props.onCreated(await api.post('/api/merchant/api-keys', { body: { name: v.name!, scopes, expiresAt } }));
     });
   return (
     <Form onSubmit={submit} error={form.error} label="New API key" class="form api-key-form">
@@ -113,7 +113,7 @@ function RollControl(props: { item: ApiKey; onRolled: (rolled: ApiKeyRolled) => 
           name="roll-confirm"
           busy={form.busy}
           confirm="A new secret is made now."
-          onConfirm={() => void form.run(async () => props.onRolled(await api.post<ApiKeyRolled>(`/api/merchant/api-keys/${props.item.id}/roll`, { overlapSeconds: Number(overlap) })))}
+          onConfirm={() => void form.run(async () => props.onRolled(await api.post('/api/merchant/api-keys/{id}/roll', { params: { id: props.item.id }, body: { overlapSeconds: Number(overlap) } })))}
         >
           Roll key
         </ConfirmButton>
@@ -124,7 +124,7 @@ function RollControl(props: { item: ApiKey; onRolled: (rolled: ApiKeyRolled) => 
 }
 
 export function ApiKeysPage() {
-  const list = useLoad(() => api.get<{ items: ApiKey[] }>('/api/merchant/api-keys'), []);
+  const list = useLoad(() => api.get('/api/merchant/api-keys'), []);
   const [creating, setCreating] = useState(false);
   const [rolling, setRolling] = useState<string | null>(null);
   const [secret, setSecret] = useState<{ value: string; title: string } | null>(null);
@@ -199,7 +199,7 @@ export function ApiKeysPage() {
                           name="revoke"
                           confirm="Requests with this key fail from now on."
                           onConfirm={() => void row.run(async () => {
-                            const revoked = await api.del<ApiKey>(`/api/merchant/api-keys/${k.id}`);
+                            const revoked = await api.del('/api/merchant/api-keys/{id}', { params: { id: k.id } });
                             list.setData({ items: items.map((i) => (i.id === revoked.id ? revoked : i)) });
                           })}
                         >

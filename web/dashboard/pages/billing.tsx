@@ -2,41 +2,15 @@
 // processor's page, which returns to /billing) and cancel (back to Demo at once). While on Demo, shoppers stay
 // in the store's own checkout.
 import { useEffect, useState } from 'preact/hooks';
-import type { EndedReason } from '../../../domain/plans.js';
-import { api } from '../api.js';
+import { api, type Answer } from '../api.js';
 import { formatAmount, formatDate } from '../format.js';
 import { useForm } from '../form.js';
 import { useLocation } from '../router.js';
 import { useLoad, useSession } from '../session.js';
 import { Alert, Button, Card, ConfirmButton, Link, PageHeader, Pill, Spinner } from '../ui.js';
 
-export interface Plan {
-  id: string;
-  name: string;
-  monthlyPriceCents: number;
-  currency: string;
-  description: string;
-  includes: string[];
-  checkoutEnabled?: boolean;
-}
-
-/** GET /api/platform-billing/current (api/routes/billing/index.ts). */
-export interface CurrentPlan {
-  planId: string;
-  planName: string;
-  status: 'DEMO' | 'PENDING' | 'ACTIVE' | 'PAST_DUE';
-  paid: boolean;
-  monthlyPriceCents: number;
-  currency: string;
-  currentPeriodStart: string | null;
-  currentPeriodEnd: string | null;
-  nextRenewalAt: string | null;
-  graceUntil: string | null;
-  renewalFailures: number;
-  cancelledAt: string | null;
-  endedReason: EndedReason | null;
-  pending: { planId: string; paymentUrl: string; since: string } | null;
-}
+/** GET /api/platform-billing/current. */
+type CurrentPlan = Answer<'/api/platform-billing/current', 'get'>;
 
 const ENDED: Record<NonNullable<CurrentPlan['endedReason']>, string> = {
   cancelled: 'you cancelled',
@@ -47,7 +21,7 @@ const ENDED: Record<NonNullable<CurrentPlan['endedReason']>, string> = {
 };
 
 
-export const loadCurrent = () => api.get<CurrentPlan>('/api/platform-billing/current');
+export const loadCurrent = () => api.get('/api/platform-billing/current');
 
 const STATUS_LABEL: Record<string, string> = { DEMO: 'Demo', PENDING: 'Payment pending', ACTIVE: 'Active', PAST_DUE: 'Renewal failed: retrying' };
 
@@ -81,7 +55,7 @@ export function BillingStatusLine() {
 export function BillingPage() {
   const { me } = useSession();
   const { query } = useLocation();
-  const plans = useLoad(async () => (await api.get<{ plans: Plan[] }>('/api/platform-billing/plans')).plans);
+  const plans = useLoad(async () => (await api.get('/api/platform-billing/plans')).plans);
   const current = useLoad(loadCurrent);
   const action = useForm({});
   const returned = query.has('payment_id') || query.has('membership_id');
@@ -106,7 +80,7 @@ export function BillingPage() {
 
   const subscribe = (planId: string) =>
     action.run(async () => {
-      const answer = await api.post<{ paymentUrl: string }>('/api/platform-billing/subscribe', { planId });
+      const answer = await api.post('/api/platform-billing/subscribe', { body: { planId } });
       window.location.assign(answer.paymentUrl);
     });
 

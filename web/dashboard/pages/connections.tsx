@@ -3,11 +3,11 @@
 // write-only: the API never returns them, so the forms show what is stored (last 4 characters, booleans). Every
 // credential field says where to find it on the platform, with a link to the platform's own docs.
 import { useState } from 'preact/hooks';
-import { api, ApiError } from '../api.js';
+import { api, apiHref, ApiError } from '../api.js';
 import { formatDate } from '../format.js';
 import { invalid, useForm } from '../form.js';
 import { useLoad, useSession } from '../session.js';
-import type { ApplePayDomain, Merchant, ProcessorStatus, ScriptTagStatus, StorefrontAConnection, StorefrontBStatus, WalletStatus } from '../types.js';
+import type { ApplePayDomain, Merchant, ProcessorStatus, StorefrontAConnection, WalletStatus } from '../types.js';
 import { Alert, Button, Card, Checkbox, CheckItem, ConfirmButton, Copyable, Field, Form, PageHeader, Pill, SelectField, Spinner } from '../ui.js';
 import { PlanNote } from '../plan-note.js';
 
@@ -25,7 +25,7 @@ const SCOPE_EFFECTS: Record<string, string> = {
 
 async function loadStorefrontA(): Promise<StorefrontAConnection | null> {
   try {
-    return await api.get<StorefrontAConnection>('/api/merchant/storefront-a');
+    return await api.get('/api/merchant/storefront-a');
   } catch (err) {
     if (err instanceof ApiError && err.code === 'NOT_FOUND') return null;
     throw err;
@@ -50,7 +50,7 @@ function StorefrontAPanel(props: { onChange?: () => void; justInstalled?: boolea
       if (!form.values.clientId.trim()) problems.clientId = 'enter the client ID of your Shopify app (Dev Dashboard → your app → Settings)';
       if (!form.values.clientSecret.trim()) problems.clientSecret = 'enter the client secret of your Shopify app (same page as the client ID)';
       if (Object.keys(problems).length) throw invalid(problems);
-      const saved = await api.put<{ installUrl: string }>('/api/merchant/storefront-a', form.values);
+      const saved = await api.put('/api/merchant/storefront-a', { body: form.values });
       await refresh();
       // The platform's consent page, then back to /dashboard?storefrontA=connected.
       window.location.assign(saved.installUrl);
@@ -145,7 +145,7 @@ function StorefrontAPanel(props: { onChange?: () => void; justInstalled?: boolea
             busy={disconnect.busy}
             onConfirm={() =>
               void disconnect.run(async () => {
-                const r = await api.del<{ warning: string | null }>('/api/merchant/storefront-a');
+                const r = await api.del('/api/merchant/storefront-a');
                 await Promise.all([current.reload(), refresh()]);
                 props.onChange?.();
                 return r.warning ? `Disconnected. ${r.warning}` : 'Disconnected: the checkout button goes to your store’s own checkout again.';
@@ -164,7 +164,7 @@ function StorefrontAPanel(props: { onChange?: () => void; justInstalled?: boolea
 
 function StorefrontBPanel(props: { onChange?: () => void }) {
   const { refresh } = useSession();
-  const current = useLoad(() => api.get<StorefrontBStatus>('/api/merchant/storefront-b'));
+  const current = useLoad(() => api.get('/api/merchant/storefront-b'));
   const [result, setResult] = useState<{ pluginActive?: boolean; currency?: string } | null>(null);
   const form = useForm({ storeUrl: '', consumerKey: '', consumerSecret: '' });
   const disconnect = useForm({});
@@ -179,7 +179,7 @@ function StorefrontBPanel(props: { onChange?: () => void }) {
       if (!form.values.consumerSecret.trim()) problems.consumerSecret = 'enter the WooCommerce REST consumer secret (cs_…)';
       if (Object.keys(problems).length) throw invalid(problems);
       try {
-        const r = await api.post<StorefrontBStatus & { pluginActive: boolean; currency: string }>('/api/merchant/storefront-b/connect', form.values);
+        const r = await api.post('/api/merchant/storefront-b/connect', { body: form.values });
         setResult({ pluginActive: r.pluginActive, currency: r.currency });
       } catch (err) {
         if (err instanceof ApiError && err.code === 'INVALID_STORE_CREDENTIALS') throw invalid({ consumerKey: err.message });
@@ -286,7 +286,7 @@ function StorefrontAAppSteps(props: { saved: boolean }) {
         <li>Enter them below with your shop address and save.</li>
         <li>
           {props.saved ? (
-            <a href="/api/merchant/storefront-a/app.zip" download>Download your app's project (zip)</a>
+            <a href={apiHref('/api/merchant/storefront-a/app.zip')} download>Download your app's project (zip)</a>
           ) : (
             "Download your app's project (after saving)"
           )}
@@ -307,7 +307,7 @@ function PluginInstall() {
   return (
     <section class="stack" data-plugin-install>
       <p>
-        <a class="btn btn-secondary" href="/api/merchant/storefront-b/plugin.zip" download>
+        <a class="btn btn-secondary" href={apiHref('/api/merchant/storefront-b/plugin.zip')} download>
           Download the plugin (zip)
         </a>
       </p>
@@ -337,7 +337,7 @@ export function StoreConnection(props: { onChange?: () => void; justInstalled?: 
     // Remember the choice (the wizard resumes with it); connecting confirms it anyway.
     if (me?.storePlatform !== p && !me?.shopDomain) {
       try {
-        setMe(await api.patch<Merchant>('/api/merchant/shop', { storePlatform: p }));
+        setMe(await api.patch('/api/merchant/shop', { body: { storePlatform: p } }));
       } catch {
         // Only a convenience: connecting sets the platform too.
       }
@@ -371,7 +371,7 @@ export function StoreConnection(props: { onChange?: () => void; justInstalled?: 
  * Shown in wizard step 1 (once installed) and on Store & payments.
  */
 export function AppEmbedStatus(props: { justInstalled?: boolean | undefined }) {
-  const status = useLoad(() => api.get<ScriptTagStatus>('/api/merchant/script-tag/status'));
+  const status = useLoad(() => api.get('/api/merchant/script-tag/status'));
   const install = useForm({});
   const s = status.data;
   return (
@@ -397,7 +397,7 @@ export function AppEmbedStatus(props: { justInstalled?: boolean | undefined }) {
       <div class="button-row">
         {s && !s.installed && <a class="btn btn-primary" href={s.activationUrl} target="_blank" rel="noopener" data-activation-link>Turn on the app embed in the theme editor</a>}
         <Button variant="secondary" small busy={install.busy} onClick={() => void install.run(async () => {
-          const next = await api.post<ScriptTagStatus>('/api/merchant/script-tag/install');
+          const next = await api.post('/api/merchant/script-tag/install');
           status.setData(next);
           return next.installed ? 'The app embed is on.' : 'Checked: the app embed is still off. Turn it on in the theme editor, then check again.';
         })}>
@@ -412,7 +412,8 @@ export function AppEmbedStatus(props: { justInstalled?: boolean | undefined }) {
 
 /** Wizard step 4 and the Payments card: the processor API key, what it set up, and wallets. */
 export function ProcessorConnection(props: { onChange?: () => void }) {
-  const current = useLoad(() => api.get<ProcessorStatus>('/api/merchant/processor'));
+  // Connecting answers the connection without `wallets`: they show again at the next load.
+  const current = useLoad<Omit<ProcessorStatus, 'wallets'> & Partial<Pick<ProcessorStatus, 'wallets'>>>(() => api.get('/api/merchant/processor'));
   const form = useForm({ apiKey: '' });
   const disconnect = useForm({});
   const s = current.data;
@@ -420,7 +421,7 @@ export function ProcessorConnection(props: { onChange?: () => void }) {
     form.run(async () => {
       if (!form.values.apiKey.trim()) throw invalid({ apiKey: 'paste a Company API key of your Whop business (Whop dashboard → Developer)' });
       try {
-        current.setData(await api.post<ProcessorStatus>('/api/merchant/processor/connect', { apiKey: form.values.apiKey.trim() }));
+        current.setData(await api.post('/api/merchant/processor/connect', { body: { apiKey: form.values.apiKey.trim() } }));
       } catch (err) {
         // The previous connection is unchanged; the status now says why the new key was not taken.
         void current.reload();
@@ -534,7 +535,7 @@ function ApplePayDomainPanel(props: { domain: ApplePayDomain; onChange: (wallets
   const registered = d.status === 'pending' || d.status === 'ready' || d.status === 'action_required';
   const run = () =>
     void action.run(async () => {
-      const wallets = await api.post<WalletStatus>('/api/merchant/processor/apple-pay-domain', {});
+      const wallets = await api.post('/api/merchant/processor/apple-pay-domain', { body: {} });
       props.onChange(wallets);
       return wallets.applePayDomain?.status === 'ready' ? 'Apple Pay is ready on your checkout page.' : "Whop was asked: its answer is shown here.";
     });
@@ -619,7 +620,7 @@ export function CodToggle(props: { onChange?: () => void }) {
         hint="The order is created in your store as pending payment; you mark it paid when the money arrives."
         onChange={(checked) =>
           void form.run(async () => {
-            setMe(await api.patch<Merchant>('/api/merchant/config', { codEnabled: checked }));
+            setMe(await api.patch('/api/merchant/config', { body: { codEnabled: checked } }));
             props.onChange?.();
           })
         }
@@ -643,7 +644,7 @@ export function PaymentPageChoice() {
         value={value}
         onChange={(choice) =>
           void form.run(async () => {
-            setMe(await api.patch<Merchant>('/api/merchant/config', { paymentPage: choice }));
+            setMe(await api.patch('/api/merchant/config', { body: { paymentPage: choice as Merchant['paymentPage'] } }));
             return choice === 'embedded' ? 'Shoppers pay on your checkout page.' : "Shoppers pay on Whop's payment page.";
           })
         }

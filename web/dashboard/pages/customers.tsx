@@ -7,7 +7,7 @@ import { api, ApiError, query } from '../api.js';
 import { formatAmount, formatDate } from '../format.js';
 import { navigate, useLocation } from '../router.js';
 import { useLoad } from '../session.js';
-import type { CustomerDetail, CustomerSummary, CustomersPage as Page } from '../types.js';
+import type { CustomerSummary } from '../types.js';
 import { Alert, Button, Card, Empty, Field, Link, PageHeader, Spinner } from '../ui.js';
 import { OrdersTable } from './orders.js';
 
@@ -80,7 +80,7 @@ export function CustomersPage() {
   const load = async (after: string | null) => {
     setState({ loading: true, error: null });
     try {
-      const page = await api.get<Page>(`/api/checkout/merchant/customers${query({ q: q || undefined, cursor: after ?? undefined, limit: 25 })}`);
+      const page = await api.get('/api/checkout/merchant/customers', { query: { q: q || undefined, cursor: after ?? undefined, limit: '25' } });
       setItems((prev) => (after ? [...prev, ...page.items] : page.items));
       setCursor(page.nextCursor);
       setState({ loading: false, error: null });
@@ -132,7 +132,7 @@ export function CustomersPage() {
 }
 
 export function CustomerDetailPage(props: { email: string }) {
-  const customer = useLoad(() => api.get<CustomerDetail>(`/api/checkout/merchant/customers/${encodeURIComponent(props.email)}`), [props.email]);
+  const customer = useLoad(() => api.get('/api/checkout/merchant/customers/{email}', { params: { email: props.email } }), [props.email]);
   const c = customer.data;
   if (!c) {
     if (customer.error) {

@@ -1,29 +1,18 @@
 // Custom checkout domain: claim checkout.<your domain>, create the DNS records shown, and watch the
 // verification (the server keeps checking for 72 hours; this page refreshes the status while it is pending).
 import { useEffect } from 'preact/hooks';
-import { api, ApiError } from '../api.js';
+import { api, ApiError, type Answer } from '../api.js';
 import { formatDate } from '../format.js';
 import { invalid, useForm } from '../form.js';
 import { useLoad, useSession } from '../session.js';
 import { Alert, Button, Card, ConfirmButton, Copyable, Field, Form, PageHeader, Pill, Spinner } from '../ui.js';
 import { PlanNote } from '../plan-note.js';
 
-interface DomainStatus {
-  domain: string;
-  status: 'pending' | 'verified' | 'failed' | 'expired';
-  records: Array<{ type: 'CNAME' | 'TXT'; name: string; value: string; required: boolean; purpose: string }>;
-  verifiedBy: 'cname' | 'txt' | null;
-  checks: number;
-  lastCheckedAt: string | null;
-  lastError: string | null;
-  verifiedAt: string | null;
-  expiresAt: string | null;
-  checkoutOrigin: string | null;
-}
+type DomainStatus = Answer<'/api/merchant/domain/status', 'get'>;
 
 async function loadDomain(): Promise<DomainStatus | null> {
   try {
-    return await api.get<DomainStatus>('/api/merchant/domain/status');
+    return await api.get('/api/merchant/domain/status');
   } catch (err) {
     if (err instanceof ApiError && err.code === 'NOT_FOUND') return null;
     throw err;
@@ -55,7 +44,7 @@ export function DomainPage() {
       const domain = add.values.domain.trim().toLowerCase();
       if (!domain) throw invalid({ domain: 'enter checkout.<your domain>, e.g. checkout.example.com' });
       try {
-        current.setData(await api.post<DomainStatus>('/api/merchant/domain', { domain }));
+        current.setData(await api.post('/api/merchant/domain', { body: { domain } }));
       } catch (err) {
         if (err instanceof ApiError && (err.code === 'DOMAIN_EXISTS' || err.code === 'INVALID_INPUT') && !Object.keys(err.fields).length) throw invalid({ domain: err.message });
         throw err;
@@ -86,7 +75,7 @@ export function DomainPage() {
               <div class="button-row">
                 {d.status !== 'verified' && (
                   <Button variant="secondary" small busy={actions.busy} onClick={() => void actions.run(async () => {
-                    const s = await api.post<DomainStatus>('/api/merchant/domain/verify');
+                    const s = await api.post('/api/merchant/domain/verify');
                     current.setData(s);
                     await refresh();
                     return s.status === 'verified' ? 'Verified.' : 'Checked: not verified yet.';

@@ -7,13 +7,13 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { CHECKOUT_STATUSES, isCheckoutStatus } from '../../../domain/checkout-status.js';
 import { orderNumberLabel } from '../../../domain/store-order.js';
 import { ORDER_VIEWS, type OrderView } from '../../../domain/stats.js';
-import { api, ApiError, query } from '../api.js';
+import { api, apiHref, ApiError, query, type Query } from '../api.js';
 import { countryName, formatAmount, formatDate, readableAmounts } from '../format.js';
 import { useForm } from '../form.js';
 import { inFlight, orderStatus, STATUS_LABELS, storeOrderStatusLabel, type StatusFacts } from '../refunds.js';
 import { linkClick, navigate, useLocation } from '../router.js';
 import { useLoad } from '../session.js';
-import type { OrderDetail, OrderSummary, OrdersPage as Page, TimelineEntry } from '../types.js';
+import type { OrderDetail, OrderSummary, TimelineEntry } from '../types.js';
 import { Alert, Button, Card, Empty, Field, Link, PageHeader, Pill, SelectField, Spinner } from '../ui.js';
 import { useCan } from '../can.js';
 import { HoldBanner, RefundDialog, RefundsCard, type RefundRequested } from './order-refunds.js';
@@ -23,6 +23,8 @@ const VIEW_HINTS: Record<OrderView, string> = {
   orders: 'Paid orders: paid by card, cash on delivery, on hold, refunded. Newest first.',
   checkouts: 'Checkouts whose payment started and never came: pending, failed, abandoned. Not orders: nothing was paid.',
 };
+/** The list's filters, as the page's URL holds them (the Filters form writes them there). */
+type OrderFilters = Query<'/api/checkout/merchant/orders'>;
 const viewOf = (params: URLSearchParams): OrderView => (params.get('view') === 'checkouts' ? 'checkouts' : 'orders');
 
 /** The order's name: the store's number once it has one. A held payment is paid, but has no store order. */
@@ -174,8 +176,8 @@ function ViewTabs(props: { view: OrderView }) {
 
 /** The CSV export of what the list shows: the same filters and view (GET /api/checkout/merchant/orders/export.csv). */
 function exportHref(params: URLSearchParams, view: OrderView): string {
-  const filters = Object.fromEntries(['q', 'status', 'paymentMethod', 'from', 'to'].map((k) => [k, params.get(k) ?? undefined]));
-  return `/api/checkout/merchant/orders/export.csv${query({ ...filters, view })}`;
+  const filters = Object.fromEntries(['q', 'status', 'paymentMethod', 'from', 'to'].map((k) => [k, params.get(k) ?? undefined])) as OrderFilters;
+  return apiHref('/api/checkout/merchant/orders/export.csv', { query: { ...filters, view } });
 }
 
 export function OrdersPage() {
@@ -189,8 +191,8 @@ export function OrdersPage() {
   const load = async (after: string | null) => {
     setState({ loading: true, error: null });
     try {
-      const filters = Object.fromEntries(params.entries());
-      const page = await api.get<Page>(`/api/checkout/merchant/orders${query({ ...filters, view, cursor: after ?? undefined, limit: 25 })}`);
+      const filters = Object.fromEntries(params.entries()) as OrderFilters;
+      const page = await api.get('/api/checkout/merchant/orders', { query: { ...filters, view, cursor: after ?? undefined, limit: '25' } });
       setItems((prev) => (after ? [...prev, ...page.items] : page.items));
       setCursor(page.nextCursor);
       setState({ loading: false, error: null });
@@ -291,8 +293,8 @@ function refundOutcome(o: OrderDetail, id: string | null, amountMinor: number): 
 }
 
 export function OrderDetailPage(props: { token: string }) {
-  const path = `/api/checkout/merchant/orders/${encodeURIComponent(props.token)}`;
-  const order = useLoad(() => api.get<OrderDetail>(path), [props.token]);
+  const load = () => api.get('/api/checkout/merchant/orders/{token}', { params: { token: props.token } });
+  const order = useLoad(load, [props.token]);
   const sync = useForm({});
   const [dialog, setDialog] = useState(false);
   const [notice, setNotice] = useState<Notice | null>(null);
@@ -306,7 +308,7 @@ export function OrderDetailPage(props: { token: string }) {
   /** The order as it is now (after a refusal: what is left may have changed elsewhere). */
   const refresh = async () => {
     try {
-      const fresh = await api.get<OrderDetail>(path);
+      const fresh = await load();
       order.setData(fresh);
       return fresh;
     } catch {
@@ -376,7 +378,7 @@ export function OrderDetailPage(props: { token: string }) {
         actions={
           <div class="button-row" ref={refundButton}>
             {can('POST', '/api/checkout/merchant/orders/:token/backfill-status') && <Button variant="secondary" busy={sync.busy} onClick={() => void sync.run(async () => {
-              const r = await api.post<{ status: string; processorStatus: string | null }>(`/api/checkout/merchant/orders/${o.token}/backfill-status`);
+              const r = await api.post('/api/checkout/merchant/orders/{token}/backfill-status', { params: { token: o.token } });
               await order.reload();
               const ours = isCheckoutStatus(r.status) ? STATUS_LABELS[r.status].toLowerCase() : r.status;
               return `Status synced: ${ours}${r.processorStatus ? ` (processor: ${r.processorStatus.replace(/_/g, ' ')})` : ''}.`;

@@ -15,7 +15,7 @@ export function PreviewCard(props: { onOpened?: () => void; openedAt?: string | 
     const tab = window.open('about:blank', '_blank');
     void form.run(async () => {
       try {
-        const preview = await api.post<{ token: string; previewUrl: string }>('/api/merchant/preview');
+        const preview = await api.post('/api/merchant/preview');
         setUrl(preview.previewUrl);
         if (tab) {
           tab.opener = null;

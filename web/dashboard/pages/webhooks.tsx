@@ -4,14 +4,14 @@
 // filtered by endpoint and status (dead: the dead-letter list), each replayable.
 import { useState } from 'preact/hooks';
 import { SUBSCRIBABLE_EVENT_TYPES } from '../../../domain/merchant-webhooks.js';
-import { api, query } from '../api.js';
+import { api, type Query } from '../api.js';
 import { formatDate } from '../format.js';
 import { invalid, useForm } from '../form.js';
 import { useLoad } from '../session.js';
-import type { SecretRotated, WebhookDeliveriesPage, WebhookDelivery, WebhookDeliveryDetail, WebhookEndpoint, WebhookEndpointWithSecret } from '../types.js';
+import type { WebhookDelivery, WebhookEndpoint, WebhookEndpointWithSecret } from '../types.js';
 import { Alert, Button, Card, Checkbox, ConfirmButton, Copyable, Empty, Field, Form, PageHeader, Pill, SelectField, Spinner } from '../ui.js';
 
-const BASE = '/api/merchant/webhooks';
+type DeliveryStatus = Query<'/api/merchant/webhooks/deliveries'>['status'];
 
 function endpointState(e: WebhookEndpoint): { status: string; label: string } {
   if (!e.enabled) return { status: 'disabled', label: e.disabledReason === 'gone' ? 'disabled: answered 410' : e.disabledReason === 'failing' ? 'disabled: failing 5 days' : 'disabled' };
@@ -34,12 +34,12 @@ function SecretOnce(props: { secret: string; url: string; rotated?: string | nul
 }
 
 function NewEndpoint(props: { onCreated: (e: WebhookEndpointWithSecret) => void; onCancel: () => void }) {
-  const form = useForm({ url: '', description: '', eventTypes: [] as string[] }, ['url', 'description', 'eventTypes']);
+  const form = useForm({ url: '', description: '', eventTypes: [] as Array<(typeof SUBSCRIBABLE_EVENT_TYPES)[number]> }, ['url', 'description', 'eventTypes']);
   const v = form.values;
   const submit = () =>
     form.run(async () => {
       if (!v.url.trim()) throw invalid({ url: 'enter the URL of your endpoint' });
-      props.onCreated(await api.post<WebhookEndpointWithSecret>(`${BASE}/endpoints`, { url: v.url.trim(), description: v.description.trim() || undefined, eventTypes: v.eventTypes }));
+      props.onCreated(await api.post('/api/merchant/webhooks/endpoints', { body: { url: v.url.trim(), description: v.description.trim() || undefined, eventTypes: v.eventTypes } }));
     });
   return (
     <Form onSubmit={submit} error={form.error} label="New webhook endpoint" class="form">
@@ -74,7 +74,7 @@ function ReplaySince(props: { endpoints: WebhookEndpoint[]; onReplayed: () => vo
     form.run(async () => {
       const since = new Date(v.since);
       if (Number.isNaN(since.getTime())) throw invalid({ since: 'choose a date and time' });
-      const r = await api.post<{ replayed: number; more: boolean }>(`${BASE}/endpoints/${v.endpointId}/replay`, { since: since.toISOString() });
+      const r = await api.post('/api/merchant/webhooks/endpoints/{id}/replay', { params: { id: v.endpointId }, body: { since: since.toISOString() } });
       props.onReplayed();
       return `${r.replayed} dead ${r.replayed === 1 ? 'delivery' : 'deliveries'} replayed${r.more ? ' (more left: replay again)' : ''}.`;
     });
@@ -90,7 +90,7 @@ function ReplaySince(props: { endpoints: WebhookEndpoint[]; onReplayed: () => vo
 }
 
 function DeliveryDetail(props: { id: string; onReplayed: () => void }) {
-  const detail = useLoad(() => api.get<WebhookDeliveryDetail>(`${BASE}/deliveries/${props.id}`), [props.id]);
+  const detail = useLoad(() => api.get('/api/merchant/webhooks/deliveries/{id}', { params: { id: props.id } }), [props.id]);
   const action = useForm({});
   const d = detail.data;
   if (!d) return detail.error ? <Alert kind="error">{detail.error.message}</Alert> : <Spinner />;
@@ -128,7 +128,7 @@ function DeliveryDetail(props: { id: string; onReplayed: () => void }) {
       {d.status !== 'pending' && (
         <div class="button-row">
         <Button small busy={action.busy} onClick={() => void action.run(async () => {
-          await api.post(`${BASE}/deliveries/${d.id}/replay`);
+          await api.post('/api/merchant/webhooks/deliveries/{id}/replay', { params: { id: d.id } });
           props.onReplayed();
           await detail.reload();
           return 'Replay started: the same message, attempted again on the schedule.';
@@ -148,7 +148,7 @@ function Deliveries(props: { endpoints: WebhookEndpoint[]; version: number }) {
   const [more, setMore] = useState<WebhookDelivery[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
   const page = useLoad(async () => {
-    const first = await api.get<WebhookDeliveriesPage>(`${BASE}/deliveries${query({ endpointId, status, limit: 25 })}`);
+    const first = await api.get('/api/merchant/webhooks/deliveries', { query: { endpointId, status: status as DeliveryStatus, limit: '25' } });
     setMore([]);
     setCursor(first.nextCursor);
     return first;
@@ -192,7 +192,7 @@ function Deliveries(props: { endpoints: WebhookEndpoint[]; version: number }) {
         </div>
       )}
       {cursor && (
-        <Button variant="ghost" small onClick={() => void api.get<WebhookDeliveriesPage>(`${BASE}/deliveries${query({ endpointId, status, limit: 25, cursor })}`).then((next) => {
+        <Button variant="ghost" small onClick={() => void api.get('/api/merchant/webhooks/deliveries', { query: { endpointId, status: status as DeliveryStatus, limit: '25', cursor } }).then((next) => {
           setMore([...more, ...next.items]);
           setCursor(next.nextCursor);
         })}>
@@ -204,7 +204,7 @@ function Deliveries(props: { endpoints: WebhookEndpoint[]; version: number }) {
 }
 
 export function WebhooksPage() {
-  const list = useLoad(() => api.get<{ items: WebhookEndpoint[] }>(`${BASE}/endpoints`));
+  const list = useLoad(() => api.get('/api/merchant/webhooks/endpoints'));
   const [adding, setAdding] = useState(false);
   const [secret, setSecret] = useState<{ secret: string; url: string; rotated: string | null } | null>(null);
   const [version, setVersion] = useState(0);
@@ -257,28 +257,28 @@ export function WebhooksPage() {
                         <label class="switch">
                           <input type="checkbox" checked={e.enabled} aria-label={`Endpoint ${e.url} enabled`} onChange={(ev) => {
                             const enabled = (ev.currentTarget as HTMLInputElement).checked;
-                            void row.run(async () => replace(await api.patch<WebhookEndpoint>(`${BASE}/endpoints/${e.id}`, { enabled })));
+                            void row.run(async () => replace(await api.patch('/api/merchant/webhooks/endpoints/{id}', { params: { id: e.id }, body: { enabled } })));
                           }} />
                           <span aria-hidden="true" />
                         </label>
                       </td>
                       <td class="actions endpoint-actions">
                         <Button variant="ghost" small name="send-test" disabled={!e.enabled} onClick={() => void row.run(async () => {
-                          await api.post(`${BASE}/endpoints/${e.id}/test`);
+                          await api.post('/api/merchant/webhooks/endpoints/{id}/test', { params: { id: e.id } });
                           refreshDeliveries();
                           return 'Test event sent: see it under Deliveries.';
                         })}>
                           Send test event
                         </Button>
                         <ConfirmButton small variant="secondary" confirm="Rotate? The old secret signs for 24 more hours" onConfirm={() => void row.run(async () => {
-                          const r = await api.post<SecretRotated>(`${BASE}/endpoints/${e.id}/rotate-secret`);
+                          const r = await api.post('/api/merchant/webhooks/endpoints/{id}/rotate-secret', { params: { id: e.id } });
                           replace(r.endpoint);
                           setSecret({ secret: r.secret, url: e.url, rotated: r.previousSecretExpiresAt });
                         })}>
                           Rotate secret
                         </ConfirmButton>
                         <ConfirmButton small confirm="Delete, with its deliveries?" onConfirm={() => void row.run(async () => {
-                          await api.del(`${BASE}/endpoints/${e.id}`);
+                          await api.del('/api/merchant/webhooks/endpoints/{id}', { params: { id: e.id } });
                           list.setData({ items: endpoints.filter((x) => x.id !== e.id) });
                           refreshDeliveries();
                           return 'Endpoint deleted.';
