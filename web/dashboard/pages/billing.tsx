@@ -7,7 +7,7 @@ import { formatAmount, formatDate } from '../format.js';
 import { useForm } from '../form.js';
 import { useLocation } from '../router.js';
 import { useLoad, useSession } from '../session.js';
-import { Alert, Button, Card, ConfirmButton, Link, PageHeader, Pill, Spinner } from '../ui.js';
+import { Alert, Button, Card, ConfirmButton, Link, Outcome, PageHeader, Pill, Spinner } from '../ui.js';
 
 /** GET /api/platform-billing/current. */
 type CurrentPlan = Answer<'/api/platform-billing/current', 'get'>;
@@ -91,8 +91,7 @@ export function BillingPage() {
       {returned && !waiting && paid && <Alert kind="success" title="Plan active">Your checkout can go live. {me && !me.onboardingCompletedAt && <Link href="/onboarding">Back to the setup: mark it verified →</Link>}</Alert>}
       {returned && !waiting && !paid && <Alert kind="warning">The payment is not confirmed yet. If you completed it, this page updates within a minute; otherwise choose a plan again.</Alert>}
       {!returned && query.get('from') === 'setup' && !paid && <Alert kind="info">Setup verification needs an active paid plan. Choose one below; you come back here after paying.</Alert>}
-      {action.error && <Alert kind="error">{action.error}</Alert>}
-      {action.notice && <Alert kind="success">{action.notice}</Alert>}
+      <Outcome of={action} />
 
       <Card title="Current plan">
         {current.error && <Alert kind="error">{current.error.message}</Alert>}
@@ -111,11 +110,11 @@ export function BillingPage() {
             {c.status === 'PAST_DUE' && <Alert kind="warning">The last renewal could not be charged. We retry until {formatDate(c.graceUntil)}; after that your account returns to Demo.</Alert>}
             {c.pending && <a class="btn btn-primary" href={c.pending.paymentUrl}>Complete the payment for {plans.data?.find((p) => p.id === c.pending!.planId)?.name ?? c.pending.planId}</a>}
             {paid && (
-              <ConfirmButton name="cancel-plan" confirm="Cancel now? Your account returns to Demo at once and shoppers use your store's own checkout." busy={action.busy} onConfirm={() => void action.run(async () => {
+              <ConfirmButton name="cancel-plan" confirm="Cancel now? Your account returns to Demo at once and shoppers use your store's own checkout." busy={action.busy} runner={action} action={async () => {
                 await api.post('/api/platform-billing/cancel');
                 await current.reload();
                 return 'Subscription cancelled: your account is on Demo.';
-              })}>
+              }}>
                 Cancel subscription
               </ConfirmButton>
             )}

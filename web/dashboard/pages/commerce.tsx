@@ -8,7 +8,7 @@ import { api, type Answer, type Body, type Init, type Operation } from '../api.j
 import { centsToInput, formatAmount, formatDate, inputToCents } from '../format.js';
 import { invalid, useForm } from '../form.js';
 import { useLoad } from '../session.js';
-import { Alert, Button, Card, Checkbox, ConfirmButton, Empty, Field, Form, PageHeader, Pill, SelectField, Spinner } from '../ui.js';
+import { Alert, Button, Card, Checkbox, ConfirmButton, Empty, Field, Form, Outcome, PageHeader, Pill, SelectField, Spinner, Switch, Table, type Column } from '../ui.js';
 import { CARD_CHECKOUT_SAVES_CARD } from '../../../domain/upsell-purchase.js';
 
 type Value = string | boolean | string[];
@@ -74,7 +74,7 @@ interface ResourceSpec<T extends Row, F extends string = string> {
   fields: Array<FieldSpec<F>>;
   empty: Record<string, Value>;
   fromItem: (item: T) => Record<string, Value>;
-  columns: Array<{ label: string; render: (item: T) => ComponentChildren; num?: boolean }>;
+  columns: Array<Column<T>>;
   /** Local checks before sending (besides the API's own). */
   check?: (v: Record<string, Value>) => Record<string, string>;
 }
@@ -182,6 +182,27 @@ function ResourcePage<T extends Row>(props: { spec: ResourceSpec<T> }) {
   const row = useForm({});
   const items = list.data?.items ?? [];
   const replace = (saved: T) => list.setData({ items: items.some((i) => i.id === saved.id) ? items.map((i) => (i.id === saved.id ? saved : i)) : [saved, ...items] });
+  const columns: Array<Column<T>> = [
+    ...spec.columns,
+    { label: 'Active', cell: (item) => <Switch checked={item.active} label={`${spec.noun} active`} onChange={(active) => void row.run(async () => replace(await spec.routes.update(item.id, { active })))} /> },
+    {
+      label: 'Actions',
+      hidden: true,
+      class: 'actions',
+      cell: (item) => (
+        <>
+          <Button variant="ghost" small onClick={() => setEditing(item)}>Edit</Button>
+          <ConfirmButton small confirm="Delete?" runner={row} action={async () => {
+            await spec.routes.remove(item.id);
+            list.setData({ items: items.filter((i) => i.id !== item.id) });
+            return 'Deleted.';
+          }}>
+            Delete
+          </ConfirmButton>
+        </>
+      ),
+    },
+  ];
   return (
     <>
       <PageHeader title={spec.title} description={spec.description} actions={editing === null && <Button onClick={() => setEditing('new')}>New {spec.noun}</Button>} />
@@ -200,56 +221,12 @@ function ResourcePage<T extends Row>(props: { spec: ResourceSpec<T> }) {
           />
         </Card>
       )}
-      {row.error && <Alert kind="error">{row.error}</Alert>}
-      {row.notice && <Alert kind="success">{row.notice}</Alert>}
+      <Outcome of={row} />
       <Card>
         {list.loading && !list.data && <Spinner />}
         {list.error && <Alert kind="error">{list.error.message}</Alert>}
         {list.data && items.length === 0 && <Empty>No {spec.noun}s yet.</Empty>}
-        {items.length > 0 && (
-          <div class="table-wrap">
-            <table class="table stack" data-table={spec.noun}>
-              <thead>
-                <tr>
-                  {spec.columns.map((c) => <th key={c.label} scope="col" class={c.num ? 'num' : ''}>{c.label}</th>)}
-                  <th scope="col">Active</th>
-                  <th scope="col"><span class="visually-hidden">Actions</span></th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((item) => (
-                  <tr key={item.id}>
-                    {spec.columns.map((c) => <td key={c.label} class={c.num ? 'num' : ''} data-label={c.label}>{c.render(item)}</td>)}
-                    <td data-label="Active">
-                      <label class="switch">
-                        <input
-                          type="checkbox"
-                          checked={item.active}
-                          aria-label={`${spec.noun} active`}
-                          onChange={(e) => {
-                            const active = (e.currentTarget as HTMLInputElement).checked;
-                            void row.run(async () => replace(await spec.routes.update(item.id, { active })));
-                          }}
-                        />
-                        <span aria-hidden="true" />
-                      </label>
-                    </td>
-                    <td class="actions">
-                      <Button variant="ghost" small onClick={() => setEditing(item)}>Edit</Button>
-                      <ConfirmButton small confirm="Delete?" onConfirm={() => void row.run(async () => {
-                        await spec.routes.remove(item.id);
-                        list.setData({ items: items.filter((i) => i.id !== item.id) });
-                        return 'Deleted.';
-                      })}>
-                        Delete
-                      </ConfirmButton>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        {items.length > 0 && <Table name={spec.noun} stack columns={columns} rows={items} rowKey={(item) => item.id} />}
       </Card>
     </>
   );
@@ -292,11 +269,11 @@ const discounts: ResourceSpec<Item<'/api/merchant/discounts'>, FieldName<'/api/m
     return {};
   },
   columns: [
-    { label: 'Code', render: (d) => <code>{d.code}</code> },
-    { label: 'Discount', render: (d) => (d.type === 'percentage' ? `${d.percentOff} %` : eur(d.amountOffCents)) },
-    { label: 'Minimum', render: (d) => eur(d.minimumSubtotalCents) },
-    { label: 'Used', num: true, render: (d) => `${d.timesUsed}${d.usageLimit !== null ? ` / ${d.usageLimit}` : ''}` },
-    { label: 'Expires', render: (d) => (d.expiresAt ? (new Date(d.expiresAt) < new Date() ? <Pill status="EXPIRED" label="expired" /> : formatDate(d.expiresAt)) : '—') },
+    { label: 'Code', cell: (d) => <code>{d.code}</code> },
+    { label: 'Discount', cell: (d) => (d.type === 'percentage' ? `${d.percentOff} %` : eur(d.amountOffCents)) },
+    { label: 'Minimum', cell: (d) => eur(d.minimumSubtotalCents) },
+    { label: 'Used', num: true, cell: (d) => `${d.timesUsed}${d.usageLimit !== null ? ` / ${d.usageLimit}` : ''}` },
+    { label: 'Expires', cell: (d) => (d.expiresAt ? (new Date(d.expiresAt) < new Date() ? <Pill status="EXPIRED" label="expired" /> : formatDate(d.expiresAt)) : '—') },
   ],
 };
 
@@ -326,9 +303,9 @@ const bumps: ResourceSpec<Item<'/api/merchant/order-bumps'>, FieldName<'/api/mer
     compareAtCents: centsToInput(b.compareAtCents), description: b.description ?? '', position: String(b.position), active: b.active,
   }),
   columns: [
-    { label: 'Product', render: (b) => <><strong>{b.title}</strong><div class="muted small mono">{b.productId}{b.variantId && ` / ${b.variantId}`}</div></> },
-    { label: 'Price', num: true, render: (b) => <>{eur(b.priceCents)}{b.compareAtCents !== null && <s class="muted"> {eur(b.compareAtCents)}</s>}</> },
-    { label: 'Position', num: true, render: (b) => b.position },
+    { label: 'Product', cell: (b) => <><strong>{b.title}</strong><div class="muted small mono">{b.productId}{b.variantId && ` / ${b.variantId}`}</div></> },
+    { label: 'Price', num: true, cell: (b) => <>{eur(b.priceCents)}{b.compareAtCents !== null && <s class="muted"> {eur(b.compareAtCents)}</s>}</> },
+    { label: 'Position', num: true, cell: (b) => b.position },
   ],
 };
 
@@ -355,9 +332,9 @@ const upsells: ResourceSpec<Item<'/api/merchant/upsells'>, FieldName<'/api/merch
     priceCents: centsToInput(u.priceCents), discountPercent: String(u.discountPercent), description: u.description ?? '', position: String(u.position), active: u.active,
   }),
   columns: [
-    { label: 'Offer', render: (u) => <><strong>{u.headline}</strong><div class="muted small">{u.title}</div></> },
-    { label: 'Placement', render: (u) => (u.placement === 'pre_confirm' ? 'Before confirming' : 'After purchase') },
-    { label: 'Price', num: true, render: (u) => <>{eur(Math.round((u.priceCents * (100 - u.discountPercent)) / 100))}{u.discountPercent > 0 && <span class="muted"> (−{u.discountPercent} %)</span>}</> },
+    { label: 'Offer', cell: (u) => <><strong>{u.headline}</strong><div class="muted small">{u.title}</div></> },
+    { label: 'Placement', cell: (u) => (u.placement === 'pre_confirm' ? 'Before confirming' : 'After purchase') },
+    { label: 'Price', num: true, cell: (u) => <>{eur(Math.round((u.priceCents * (100 - u.discountPercent)) / 100))}{u.discountPercent > 0 && <span class="muted"> (−{u.discountPercent} %)</span>}</> },
   ],
 };
 
@@ -384,9 +361,9 @@ const pixels: ResourceSpec<Item<'/api/merchant/pixels'>, FieldName<'/api/merchan
     return out;
   },
   columns: [
-    { label: 'Platform', render: (p) => PLATFORM_LABELS[p.platform] },
-    { label: 'Tracking id', render: (p) => <code>{p.trackingId}</code> },
-    { label: 'Events', render: (p) => p.events.map((e) => e.replace(/_/g, ' ')).join(', ') },
+    { label: 'Platform', cell: (p) => PLATFORM_LABELS[p.platform] },
+    { label: 'Tracking id', cell: (p) => <code>{p.trackingId}</code> },
+    { label: 'Events', cell: (p) => p.events.map((e) => e.replace(/_/g, ' ')).join(', ') },
   ],
 };
 

@@ -120,13 +120,12 @@ function SessionsForm() {
         <ConfirmButton
           confirm="Log out on every device, this one included?"
           busy={form.busy}
-          onConfirm={() =>
-            void form.run(async () => {
-              await api.post('/api/auth/logout-all');
-              setMe(null);
-              navigate('/login');
-            })
-          }
+          runner={form}
+          action={async () => {
+            await api.post('/api/auth/logout-all');
+            setMe(null);
+            navigate('/login');
+          }}
         >
           Log out everywhere
         </ConfirmButton>

@@ -8,7 +8,7 @@ import { centsToInput, formatAmount, formatDate, inputToCents } from '../format.
 import { invalid, useForm } from '../form.js';
 import { useSession } from '../session.js';
 import type { Merchant } from '../types.js';
-import { Alert, Button, Card, Checkbox, Empty, Field, Form, PageHeader } from '../ui.js';
+import { Alert, Button, Card, Checkbox, Empty, Field, Form, Outcome, PageHeader } from '../ui.js';
 
 interface RateRow {
   name: string;
@@ -192,8 +192,7 @@ export function StoreCountries() {
       </div>
       {me.storePlatform && <Button variant="secondary" name="refresh-store-countries" busy={form.busy} onClick={refresh}>Read again from the store</Button>}
       {error && <Alert kind="warning" title="The store did not answer">{error}</Alert>}
-      {form.error && <Alert kind="error">{form.error}</Alert>}
-      {form.notice && <Alert kind="success">{form.notice}</Alert>}
+      <Outcome of={form} />
     </div>
   );
 }

@@ -70,10 +70,10 @@ function MemberRow(props: { member: Member; grantable: readonly MemberRole[]; se
           <span class="team-role">{MEMBER_ROLE_LABELS[member.role].label}</span>
         )}
         {editable && !props.self && (
-          <ConfirmButton small name="remove-member" confirm={`${member.email} is signed out at once and can no longer sign in.`} busy={row.busy} onConfirm={() => void row.run(async () => {
+          <ConfirmButton small name="remove-member" confirm={`${member.email} is signed out at once and can no longer sign in.`} busy={row.busy} runner={row} action={async () => {
             await api.del('/api/merchant/members/{id}', { params: { id: member.id! } });
             props.onChanged(null);
-          })}>
+          }}>
             Remove
           </ConfirmButton>
         )}
@@ -135,10 +135,10 @@ export function TeamPage() {
                 <div class="team-state">
                   <span class="team-role">{MEMBER_ROLE_LABELS[i.role].label}</span>
                   {grantable.includes(i.role) && (
-                    <ConfirmButton small name="withdraw" confirm="The link stops working." onConfirm={() => void pending.run(async () => {
+                    <ConfirmButton small name="withdraw" confirm="The link stops working." runner={pending} action={async () => {
                       await api.del('/api/merchant/members/invitations/{id}', { params: { id: i.id } });
                       team.setData({ ...data, invitations: data.invitations.filter((x) => x.id !== i.id) });
-                    })}>
+                    }}>
                       Withdraw
                     </ConfirmButton>
                   )}

@@ -9,7 +9,7 @@ import { formatDate } from '../format.js';
 import { invalid, useForm } from '../form.js';
 import { useLoad } from '../session.js';
 import type { WebhookDelivery, WebhookEndpoint, WebhookEndpointWithSecret } from '../types.js';
-import { Alert, Button, Card, Checkbox, ConfirmButton, Copyable, Empty, Field, Form, PageHeader, Pill, SelectField, Spinner } from '../ui.js';
+import { Alert, Button, Card, Checkbox, ConfirmButton, Copyable, Empty, Field, Form, Outcome, PageHeader, Pill, SelectField, Spinner, Switch, Table, type Column } from '../ui.js';
 
 type DeliveryStatus = Query<'/api/merchant/webhooks/deliveries'>['status'];
 
@@ -123,8 +123,7 @@ function DeliveryDetail(props: { id: string; onReplayed: () => void }) {
         <summary>Payload</summary>
         <pre class="response">{JSON.stringify(d.payload, null, 2)}</pre>
       </details>
-      {action.error && <Alert kind="error">{action.error}</Alert>}
-      {action.notice && <Alert kind="success">{action.notice}</Alert>}
+      <Outcome of={action} />
       {d.status !== 'pending' && (
         <div class="button-row">
         <Button small busy={action.busy} onClick={() => void action.run(async () => {
@@ -212,6 +211,48 @@ export function WebhooksPage() {
   const endpoints = list.data?.items ?? [];
   const replace = (saved: WebhookEndpoint) => list.setData({ items: endpoints.map((e) => (e.id === saved.id ? saved : e)) });
   const refreshDeliveries = () => setVersion((n) => n + 1);
+  const columns: Array<Column<WebhookEndpoint>> = [
+    { label: 'URL', class: 'truncate', cell: (e) => <><code>{e.url}</code>{e.description && <div class="muted">{e.description}</div>}</> },
+    { label: 'Events', cell: (e) => (e.eventTypes.length === 0 ? 'all' : e.eventTypes.map((t) => <div key={t}><code>{t}</code></div>)) },
+    { label: 'Status', cell: (e) => <Pill {...endpointState(e)} /> },
+    {
+      label: 'Enabled',
+      cell: (e) => (
+        <Switch checked={e.enabled} label={`Endpoint ${e.url} enabled`} onChange={(enabled) => void row.run(async () => replace(await api.patch('/api/merchant/webhooks/endpoints/{id}', { params: { id: e.id }, body: { enabled } })))} />
+      ),
+    },
+    {
+      label: 'Actions',
+      hidden: true,
+      class: 'actions endpoint-actions',
+      cell: (e) => (
+        <>
+          <Button variant="ghost" small name="send-test" disabled={!e.enabled} onClick={() => void row.run(async () => {
+            await api.post('/api/merchant/webhooks/endpoints/{id}/test', { params: { id: e.id } });
+            refreshDeliveries();
+            return 'Test event sent: see it under Deliveries.';
+          })}>
+            Send test event
+          </Button>
+          <ConfirmButton small variant="secondary" confirm="Rotate? The old secret signs for 24 more hours" runner={row} action={async () => {
+            const r = await api.post('/api/merchant/webhooks/endpoints/{id}/rotate-secret', { params: { id: e.id } });
+            replace(r.endpoint);
+            setSecret({ secret: r.secret, url: e.url, rotated: r.previousSecretExpiresAt });
+          }}>
+            Rotate secret
+          </ConfirmButton>
+          <ConfirmButton small confirm="Delete, with its deliveries?" runner={row} action={async () => {
+            await api.del('/api/merchant/webhooks/endpoints/{id}', { params: { id: e.id } });
+            list.setData({ items: endpoints.filter((x) => x.id !== e.id) });
+            refreshDeliveries();
+            return 'Endpoint deleted.';
+          }}>
+            Delete
+          </ConfirmButton>
+        </>
+      ),
+    },
+  ];
   return (
     <>
       <PageHeader
@@ -233,66 +274,12 @@ export function WebhooksPage() {
           />
         </Card>
       )}
-      {row.error && <Alert kind="error">{row.error}</Alert>}
-      {row.notice && <Alert kind="success">{row.notice}</Alert>}
+      <Outcome of={row} />
       <Card title="Endpoints">
         {list.loading && !list.data && <Spinner />}
         {list.error && <Alert kind="error">{list.error.message}</Alert>}
         {list.data && endpoints.length === 0 && <Empty>No endpoint yet: add one to receive events.</Empty>}
-        {endpoints.length > 0 && (
-          <div class="table-wrap">
-            <table class="table stack" data-table="endpoints">
-              <thead>
-                <tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Status</th><th scope="col">Enabled</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr>
-              </thead>
-              <tbody>
-                {endpoints.map((e) => {
-                  const state = endpointState(e);
-                  return (
-                    <tr key={e.id} data-endpoint={e.id}>
-                      <td class="truncate" data-label="URL"><code>{e.url}</code>{e.description && <div class="muted">{e.description}</div>}</td>
-                      <td data-label="Events">{e.eventTypes.length === 0 ? 'all' : e.eventTypes.map((t) => <div key={t}><code>{t}</code></div>)}</td>
-                      <td data-label="Status"><Pill status={state.status} label={state.label} /></td>
-                      <td data-label="Enabled">
-                        <label class="switch">
-                          <input type="checkbox" checked={e.enabled} aria-label={`Endpoint ${e.url} enabled`} onChange={(ev) => {
-                            const enabled = (ev.currentTarget as HTMLInputElement).checked;
-                            void row.run(async () => replace(await api.patch('/api/merchant/webhooks/endpoints/{id}', { params: { id: e.id }, body: { enabled } })));
-                          }} />
-                          <span aria-hidden="true" />
-                        </label>
-                      </td>
-                      <td class="actions endpoint-actions">
-                        <Button variant="ghost" small name="send-test" disabled={!e.enabled} onClick={() => void row.run(async () => {
-                          await api.post('/api/merchant/webhooks/endpoints/{id}/test', { params: { id: e.id } });
-                          refreshDeliveries();
-                          return 'Test event sent: see it under Deliveries.';
-                        })}>
-                          Send test event
-                        </Button>
-                        <ConfirmButton small variant="secondary" confirm="Rotate? The old secret signs for 24 more hours" onConfirm={() => void row.run(async () => {
-                          const r = await api.post('/api/merchant/webhooks/endpoints/{id}/rotate-secret', { params: { id: e.id } });
-                          replace(r.endpoint);
-                          setSecret({ secret: r.secret, url: e.url, rotated: r.previousSecretExpiresAt });
-                        })}>
-                          Rotate secret
-                        </ConfirmButton>
-                        <ConfirmButton small confirm="Delete, with its deliveries?" onConfirm={() => void row.run(async () => {
-                          await api.del('/api/merchant/webhooks/endpoints/{id}', { params: { id: e.id } });
-                          list.setData({ items: endpoints.filter((x) => x.id !== e.id) });
-                          refreshDeliveries();
-                          return 'Endpoint deleted.';
-                        })}>
-                          Delete
-                        </ConfirmButton>
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
-        )}
+        {endpoints.length > 0 && <Table name="endpoints" stack columns={columns} rows={endpoints} rowKey={(e) => e.id} rowData={(e) => ({ 'data-endpoint': e.id })} />}
       </Card>
       {endpoints.length > 0 && (
         <Card title="Replay the dead-letter list">
