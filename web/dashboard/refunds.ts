@@ -4,6 +4,7 @@
 // refunds). Pure: no DOM, no requests, so it is tested on its own (refunds.test.ts).
 import type { CheckoutStatus, HoldReason } from '../../domain/checkout-status.js';
 import { formatAmount, inputToCents } from './format.js';
+import type { Body } from './api.js';
 import type { OrderDetail } from './types.js';
 
 export type OrderRefund = OrderDetail['refunds'][number];
@@ -163,7 +164,8 @@ export function linesAmount(order: RefundOrder, lines: ReadonlyArray<{ line: num
   return Math.min(value, order.refundableMinor);
 }
 
-export type RefundBody = { amountMinor?: number; reason?: string; restock?: boolean; lines?: Array<{ line: number; quantity: number }> };
+/** What the dialog sends to POST /api/checkout/merchant/orders/{token}/refund (the API also takes no body: everything left). */
+export type RefundBody = NonNullable<Body<'/api/checkout/merchant/orders/{token}/refund', 'post'>>;
 
 /**
  * The request the dialog sends, and the amount it refunds; or the fields to fix. Full: everything left (an explicit

@@ -24,7 +24,7 @@ export function SessionProvider(props: { children: ComponentChildren }) {
   const [me, setMe] = useState<Merchant | null | undefined>(undefined);
   const refresh = useCallback(async () => {
     try {
-      const m = await api.get<Merchant>('/api/merchant/me', { quiet401: true });
+      const m = await api.get('/api/merchant/me', { quiet401: true });
       setMe(m);
       return m;
     } catch {
@@ -53,6 +53,39 @@ export function SessionProvider(props: { children: ComponentChildren }) {
 }
 
 export const useSession = () => useContext(SessionContext);
+
+/** A list the API answers page by page (`{ items, nextCursor }`): the items so far, and `more` for the next page. */
+export interface CursorPages<T> {
+  items: T[];
+  /** The next page's cursor; null after the last page. */
+  cursor: string | null;
+  loading: boolean;
+  error: Error | null;
+  more: () => void;
+}
+
+/** Loads a cursor-paged list: its first page on mount and whenever `key` changes (the items so far dropped), then `more`. */
+export function useCursorPages<T>(load: (cursor: string | null) => Promise<{ items: T[]; nextCursor: string | null }>, key: string): CursorPages<T> {
+  const [items, setItems] = useState<T[]>([]);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [state, setState] = useState<{ loading: boolean; error: Error | null }>({ loading: true, error: null });
+  const page = async (after: string | null) => {
+    setState({ loading: true, error: null });
+    try {
+      const next = await load(after);
+      setItems((prev) => (after ? [...prev, ...next.items] : next.items));
+      setCursor(next.nextCursor);
+      setState({ loading: false, error: null });
+    } catch (err) {
+      setState({ loading: false, error: err as Error });
+    }
+  };
+  useEffect(() => {
+    setItems([]);
+    void page(null);
+  }, [key]);
+  return { items, cursor, ...state, more: () => void page(cursor) };
+}
 
 /** A small loader hook: runs `load` on mount and when `deps` change; `reload` runs it again. */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[] = []): { data: T | undefined; error: Error | null; loading: boolean; reload: () => Promise<void>; setData: (d: T) => void } {

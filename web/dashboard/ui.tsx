@@ -1,8 +1,10 @@
 // The dashboard's building blocks: fields that carry their error message (aria-invalid + aria-describedby),
-// buttons, cards, alerts, status pills, and a confirm step for destructive actions.
+// buttons, cards, alerts, status pills, a confirm step for destructive actions, and tables.
 import type { ComponentChildren, HTMLInputTypeAttribute } from 'preact';
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
+import { ApiError } from './api.js';
 import { linkClick } from './router.js';
+import type { CursorPages } from './session.js';
 
 export function Link(props: { href: string; class?: string; children: ComponentChildren; 'aria-current'?: 'page' | undefined }) {
   return (
@@ -127,16 +129,51 @@ export function Button(props: {
   );
 }
 
-/** A button that asks once more before doing something that cannot be undone. */
-export function ConfirmButton(props: { children: ComponentChildren; confirm: string; onConfirm: () => void; busy?: boolean; disabled?: boolean; variant?: 'danger' | 'primary' | 'secondary'; name?: string; small?: boolean }) {
+/** What runs an action and keeps how it went: a form's state (./form.ts), or one made for the action alone (`useForm({})`). */
+export interface Runner {
+  run: (work: () => Promise<string | void>) => Promise<boolean>;
+  busy: boolean;
+  /** A refusal that belongs to no field. */
+  error: string | null;
+  /** What the last action said it did. */
+  notice: string | null;
+}
+
+/**
+ * The one confirm step of the dashboard: a button that asks once more ("Yes, continue" or Cancel) before an action that
+ * cannot be undone, then runs `action` through `runner`, whose error and notice <Outcome> shows where the page wants
+ * them (they outlive the button: a disconnect removes its own button). `busy` is the runner's flag where only this
+ * button uses the runner.
+ */
+export function ConfirmButton(props: {
+  children: ComponentChildren;
+  confirm: string;
+  runner: Runner;
+  action: () => Promise<string | void>;
+  busy?: boolean;
+  disabled?: boolean;
+  variant?: 'danger' | 'primary' | 'secondary';
+  name?: string;
+  small?: boolean;
+}) {
   const [asking, setAsking] = useState(false);
   if (!asking) return <Button variant={props.variant ?? 'danger'} name={props.name} small={props.small} busy={props.busy} disabled={props.disabled} onClick={() => setAsking(true)}>{props.children}</Button>;
   return (
     <span class="confirm" role="group" aria-label="Confirm">
       <span class="confirm-text">{props.confirm}</span>
-      <Button variant={props.variant ?? 'danger'} small={props.small} name={props.name ? `${props.name}-confirm` : undefined} busy={props.busy} onClick={() => { setAsking(false); props.onConfirm(); }}>Yes, continue</Button>
+      <Button variant={props.variant ?? 'danger'} small={props.small} name={props.name ? `${props.name}-confirm` : undefined} busy={props.busy} onClick={() => { setAsking(false); void props.runner.run(props.action); }}>Yes, continue</Button>
       <Button variant="ghost" small={props.small} onClick={() => setAsking(false)}>Cancel</Button>
     </span>
+  );
+}
+
+/** How a runner's (or a form's) last action went: its refusal, or what it did. */
+export function Outcome(props: { of: { error?: string | null; notice?: string | null } }) {
+  return (
+    <>
+      {props.of.error && <Alert kind="error">{props.of.error}</Alert>}
+      {props.of.notice && <Alert kind="success">{props.of.notice}</Alert>}
+    </>
   );
 }
 
@@ -151,8 +188,7 @@ export function Form(props: { onSubmit: () => void; children: ComponentChildren;
         props.onSubmit();
       }}
     >
-      {props.error && <Alert kind="error">{props.error}</Alert>}
-      {props.notice && <Alert kind="success">{props.notice}</Alert>}
+      <Outcome of={props} />
       {props.children}
     </form>
   );
@@ -242,6 +278,85 @@ export function Dialog(props: { title: string; onClose: () => void; children: Co
   );
 }
 
+/**
+ * A column of a <Table>: its heading, its cell for a row; `num` right-aligns figures, `class` is the cell's own class,
+ * `hidden` keeps the heading for screen readers only (a row's actions).
+ */
+export interface Column<T> {
+  label: string;
+  cell: (row: T) => ComponentChildren;
+  num?: boolean;
+  class?: string;
+  hidden?: boolean;
+}
+
+/**
+ * A list's table in its scrolling wrapper (`name` in data-table), a row per item keyed by `rowKey`, with `rowData`'s
+ * data- attributes. `stack`: on a phone each row stacks its cells, each under its column's label (data-label);
+ * `labels`: the labels alone, for a table whose class lays it out so (records-table).
+ */
+export function Table<T>(props: {
+  name: string;
+  class?: string;
+  stack?: boolean;
+  labels?: boolean;
+  /** The table's accessible name. */
+  label?: string;
+  columns: Array<Column<T>>;
+  rows: T[];
+  rowKey: (row: T) => string;
+  rowData?: (row: T) => Record<`data-${string}`, string>;
+}) {
+  const label = (c: Column<T>) => ((props.stack || props.labels) && !c.hidden ? c.label : undefined);
+  return (
+    <div class="table-wrap">
+      <table class={['table', props.class, props.stack && 'stack'].filter(Boolean).join(' ')} data-table={props.name} aria-label={props.label}>
+        <thead>
+          <tr>
+            {props.columns.map((c) => <th key={c.label} scope="col" class={c.num ? 'num' : undefined}>{c.hidden ? <span class="visually-hidden">{c.label}</span> : c.label}</th>)}
+          </tr>
+        </thead>
+        <tbody>
+          {props.rows.map((row) => (
+            <tr key={props.rowKey(row)} {...props.rowData?.(row)}>
+              {props.columns.map((c) => <td key={c.label} class={c.class ?? (c.num ? 'num' : undefined)} data-label={label(c)}>{c.cell(row)}</td>)}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** A paged list's card body: its table once there are items (the children), `empty` when there are none, the spinner, Load more. */
+export function PagedList(props: { pages: CursorPages<unknown>; empty: ComponentChildren; children: ComponentChildren }) {
+  const { items, loading, error, cursor, more } = props.pages;
+  return (
+    <>
+      {items.length > 0 && props.children}
+      {!loading && items.length === 0 && !error && <Empty>{props.empty}</Empty>}
+      {loading && <Spinner />}
+      {cursor && !loading && (
+        <div class="button-row center">
+          <Button variant="secondary" onClick={more}>Load more</Button>
+        </div>
+      )}
+    </>
+  );
+}
+
+/** A record's page before its record came: the spinner, or why it did not come (`missing` for NOT_FOUND) and the way back. */
+export function NotLoaded(props: { title: string; error: Error | null; missing: string; back: { href: string; label: string } }) {
+  if (!props.error) return <Spinner />;
+  return (
+    <>
+      <PageHeader title={props.title} />
+      <Alert kind="error">{props.error instanceof ApiError && props.error.code === 'NOT_FOUND' ? props.missing : props.error.message}</Alert>
+      <Link href={props.back.href}>{props.back.label}</Link>
+    </>
+  );
+}
+
 export function Spinner(props: { label?: string }) {
   return (
     <div class="loading" role="status">
@@ -266,6 +381,25 @@ export function CheckItem(props: { ok: boolean; label: ComponentChildren; reason
       </span>
     </li>
   );
+}
+
+/** An on/off switch (a checkbox drawn as one): a row's enabled or active flag. */
+export function Switch(props: { checked: boolean; label: string; onChange: (checked: boolean) => void }) {
+  return (
+    <label class="switch">
+      <input type="checkbox" checked={props.checked} aria-label={props.label} onChange={(e) => props.onChange((e.currentTarget as HTMLInputElement).checked)} />
+      <span aria-hidden="true" />
+    </label>
+  );
+}
+
+/** A DNS record's type, name and value, each to copy: the columns of the records a domain needs. */
+export function recordColumns<R extends { type: string; name: string; value: string }>(): Array<Column<R>> {
+  return [
+    { label: 'Type', cell: (r) => <code>{r.type}</code> },
+    { label: 'Name', cell: (r) => <Copyable value={r.name} label={`${r.type} name`} /> },
+    { label: 'Value', cell: (r) => <Copyable value={r.value} label={`${r.type} value`} /> },
+  ];
 }
 
 /** Read-only value with a copy button (DNS records, URLs). */

@@ -5,7 +5,7 @@ import { api, ApiError } from '../api.js';
 import { invalid, useForm } from '../form.js';
 import { navigate, useLocation } from '../router.js';
 import { useSession } from '../session.js';
-import type { InvitationLookup } from '../types.js';
+import type { Answer } from '../api.js';
 import { Alert, Button, Field, Form, Link, Spinner } from '../ui.js';
 import { AuthLayout, landingFor } from './auth.js';
 import { MEMBER_ROLE_LABELS } from '../../../domain/roles.js';
@@ -14,11 +14,11 @@ export function AcceptInvite() {
   const { refresh } = useSession();
   const { query } = useLocation();
   const token = query.get('token') ?? '';
-  const [invitation, setInvitation] = useState<InvitationLookup | null | undefined>(undefined);
+  const [invitation, setInvitation] = useState<Answer<'/api/auth/invitations/lookup', 'post'> | null | undefined>(undefined);
   const [problem, setProblem] = useState<string | null>(null);
   const form = useForm({ password: '' });
   useEffect(() => {
-    api.post<InvitationLookup>('/api/auth/invitations/lookup', { token }).then(setInvitation, (err: unknown) => {
+    api.post('/api/auth/invitations/lookup', { body: { token } }).then(setInvitation, (err: unknown) => {
       setInvitation(null);
       setProblem(err instanceof ApiError ? err.message : 'This invitation could not be read');
     });
@@ -26,7 +26,7 @@ export function AcceptInvite() {
   const submit = () =>
     form.run(async () => {
       if (!form.values.password) throw invalid({ password: 'choose a password' });
-      await api.post('/api/auth/invitations/accept', { token, password: form.values.password });
+      await api.post('/api/auth/invitations/accept', { body: { token, password: form.values.password } });
       const me = await refresh();
       if (me) navigate(landingFor(me));
     });

@@ -4,13 +4,13 @@
 // list shows each key by its prefix with its scopes, last use and status; a key can be rolled (the old secret keeps
 // working for the overlap chosen) or revoked, each after a confirmation.
 import { useState } from 'preact/hooks';
-import { API_KEY_RESOURCE_LABELS, API_KEY_RESOURCES, type ApiKeyResource } from '../../../domain/api-keys.js';
+import { API_KEY_RESOURCE_LABELS, API_KEY_RESOURCES, type ApiKeyResource, type ApiKeyScope } from '../../../domain/api-keys.js';
 import { api } from '../api.js';
 import { formatDate } from '../format.js';
 import { invalid, useForm } from '../form.js';
 import { useLoad } from '../session.js';
 import type { ApiKey, ApiKeyCreated, ApiKeyRolled } from '../types.js';
-import { Alert, Button, Card, ConfirmButton, Copyable, Empty, Field, Form, PageHeader, Pill, SelectField, Spinner } from '../ui.js';
+import { Alert, Button, Card, ConfirmButton, Copyable, Empty, Field, Form, PageHeader, Pill, SelectField, Spinner, Table, type Column } from '../ui.js';
 
 type Access = 'none' | 'read' | 'write';
 
@@ -59,14 +59,14 @@ function CreateKeyForm(props: { onCreated: (created: ApiKeyCreated) => void; onC
   const v = form.values;
   const submit = () =>
     form.run(async () => {
-      const scopes = API_KEY_RESOURCES.filter((r) => v[r] !== 'none').map((r) => `${r}:${v[r]}`);
+      const scopes = API_KEY_RESOURCES.filter((r) => v[r] !== 'none').map((r) => `${r}:${v[r]}` as ApiKeyScope);
       const problems: Record<string, string> = {};
       if (!v.name!.trim()) problems.name = 'enter a name that says what uses the key';
       if (scopes.length === 0) problems.scopes = 'give the key access to at least one resource';
       if (Object.keys(problems).length) throw invalid(problems);
       const days = Number(v.expiresInDays);
       const expiresAt = v.expiresInDays ? new Date(Date.now() + days * 86_400_000).toISOString() : null;
-      props.onCreated(await api.post<ApiKeyCreated>('/api/merchant/api-keys', { name: v.name, scopes, expiresAt }));
+      props.onCreated(await api.post('/api/merchant/api-keys', { body: { name: v.name!, scopes, expiresAt } }));
     });
   return (
     <Form onSubmit={submit} error={form.error} label="New API key" class="form api-key-form">
@@ -113,7 +113,8 @@ function RollControl(props: { item: ApiKey; onRolled: (rolled: ApiKeyRolled) => 
           name="roll-confirm"
           busy={form.busy}
           confirm="A new secret is made now."
-          onConfirm={() => void form.run(async () => props.onRolled(await api.post<ApiKeyRolled>(`/api/merchant/api-keys/${props.item.id}/roll`, { overlapSeconds: Number(overlap) })))}
+          runner={form}
+          action={async () => props.onRolled(await api.post('/api/merchant/api-keys/{id}/roll', { params: { id: props.item.id }, body: { overlapSeconds: Number(overlap) } }))}
         >
           Roll key
         </ConfirmButton>
@@ -124,12 +125,50 @@ function RollControl(props: { item: ApiKey; onRolled: (rolled: ApiKeyRolled) => 
 }
 
 export function ApiKeysPage() {
-  const list = useLoad(() => api.get<{ items: ApiKey[] }>('/api/merchant/api-keys'), []);
+  const list = useLoad(() => api.get('/api/merchant/api-keys'), []);
   const [creating, setCreating] = useState(false);
   const [rolling, setRolling] = useState<string | null>(null);
   const [secret, setSecret] = useState<{ value: string; title: string } | null>(null);
   const row = useForm({});
   const items = list.data?.items ?? [];
+  const columns: Array<Column<ApiKey>> = [
+    { label: 'Name', cell: (k) => k.name },
+    { label: 'Key', cell: (k) => <code>{k.prefix}…</code> },
+    { label: 'Access', class: 'scopes', cell: (k) => k.scopes.join(', ') },
+    { label: 'Created', cell: (k) => formatDate(k.createdAt) },
+    { label: 'Last used', cell: (k) => (k.lastUsedAt ? formatDate(k.lastUsedAt) : 'Never') },
+    { label: 'Expires', cell: (k) => (k.expiresAt ? formatDate(k.expiresAt) : 'Never') },
+    { label: 'Status', cell: (k) => <Pill status={STATUS_PILL[k.status]} label={k.status} /> },
+    {
+      label: 'Actions',
+      hidden: true,
+      class: 'actions',
+      cell: (k) => (
+        <>
+          {k.status === 'active' && rolling !== k.id && <Button variant="ghost" small name="roll" onClick={() => setRolling(k.id)}>Roll</Button>}
+          {rolling === k.id && (
+            <RollControl
+              item={k}
+              onCancel={() => setRolling(null)}
+              onRolled={(rolled) => {
+                setRolling(null);
+                setSecret({ value: rolled.secret, title: `Key “${rolled.key.name}” rolled` });
+                list.setData({ items: [rolled.key, ...items.map((i) => (i.id === rolled.previous.id ? rolled.previous : i))] });
+              }}
+            />
+          )}
+          {(k.status === 'active' || k.status === 'expiring') && (
+            <ConfirmButton small name="revoke" confirm="Requests with this key fail from now on." runner={row} action={async () => {
+              const revoked = await api.del('/api/merchant/api-keys/{id}', { params: { id: k.id } });
+              list.setData({ items: items.map((i) => (i.id === revoked.id ? revoked : i)) });
+            }}>
+              Revoke
+            </ConfirmButton>
+          )}
+        </>
+      ),
+    },
+  ];
   return (
     <>
       <PageHeader
@@ -155,64 +194,7 @@ export function ApiKeysPage() {
         {list.loading && !list.data && <Spinner />}
         {list.error && <Alert kind="error">{list.error.message}</Alert>}
         {list.data && items.length === 0 && <Empty>No API keys yet.</Empty>}
-        {items.length > 0 && (
-          <div class="table-wrap">
-            <table class="table api-keys stack" data-table="api keys">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Key</th>
-                  <th scope="col">Access</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col">Status</th>
-                  <th scope="col"><span class="visually-hidden">Actions</span></th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((k) => (
-                  <tr key={k.id} data-api-key={k.id}>
-                    <td data-label="Name">{k.name}</td>
-                    <td data-label="Key"><code>{k.prefix}…</code></td>
-                    <td class="scopes" data-label="Access">{k.scopes.join(', ')}</td>
-                    <td data-label="Created">{formatDate(k.createdAt)}</td>
-                    <td data-label="Last used">{k.lastUsedAt ? formatDate(k.lastUsedAt) : 'Never'}</td>
-                    <td data-label="Expires">{k.expiresAt ? formatDate(k.expiresAt) : 'Never'}</td>
-                    <td data-label="Status"><Pill status={STATUS_PILL[k.status]} label={k.status} /></td>
-                    <td class="actions">
-                      {k.status === 'active' && rolling !== k.id && <Button variant="ghost" small name="roll" onClick={() => setRolling(k.id)}>Roll</Button>}
-                      {rolling === k.id && (
-                        <RollControl
-                          item={k}
-                          onCancel={() => setRolling(null)}
-                          onRolled={(rolled) => {
-                            setRolling(null);
-                            setSecret({ value: rolled.secret, title: `Key “${rolled.key.name}” rolled` });
-                            list.setData({ items: [rolled.key, ...items.map((i) => (i.id === rolled.previous.id ? rolled.previous : i))] });
-                          }}
-                        />
-                      )}
-                      {(k.status === 'active' || k.status === 'expiring') && (
-                        <ConfirmButton
-                          small
-                          name="revoke"
-                          confirm="Requests with this key fail from now on."
-                          onConfirm={() => void row.run(async () => {
-                            const revoked = await api.del<ApiKey>(`/api/merchant/api-keys/${k.id}`);
-                            list.setData({ items: items.map((i) => (i.id === revoked.id ? revoked : i)) });
-                          })}
-                        >
-                          Revoke
-                        </ConfirmButton>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        {items.length > 0 && <Table name="api keys" class="api-keys" stack columns={columns} rows={items} rowKey={(k) => k.id} rowData={(k) => ({ 'data-api-key': k.id })} />}
       </Card>
     </>
   );

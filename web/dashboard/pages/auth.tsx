@@ -5,7 +5,7 @@ import { api, ApiError } from '../api.js';
 import { invalid, useForm } from '../form.js';
 import { navigate, safeNext, useLocation } from '../router.js';
 import { useSession } from '../session.js';
-import type { LoginAnswer, Merchant, SessionAnswer } from '../types.js';
+import type { Merchant } from '../types.js';
 import { Alert, Button, Field, Form, Link, Spinner } from '../ui.js';
 
 export function AuthLayout(props: { title: string; subtitle?: ComponentChildren; children: ComponentChildren; footer?: ComponentChildren }) {
@@ -50,7 +50,7 @@ export function Login() {
       if (!form.values.email.trim()) errors.email = 'enter your email address';
       if (!form.values.password) errors.password = 'enter your password';
       if (Object.keys(errors).length) throw invalid(errors);
-      const answer = await api.post<LoginAnswer>('/api/auth/login', form.values);
+      const answer = await api.post('/api/auth/login', { body: form.values });
       if ('twoFactorRequired' in answer) setChallenge(answer.challenge);
       else await landed();
     });
@@ -58,7 +58,7 @@ export function Login() {
     second.run(async () => {
       if (!second.values.code.trim()) throw invalid({ code: 'enter the 6-digit code of your authenticator app, or a recovery code' });
       try {
-        await api.post<SessionAnswer>('/api/auth/login/two-factor', { challenge, code: second.values.code.trim() });
+        await api.post('/api/auth/login/two-factor', { body: { challenge: challenge!, code: second.values.code.trim() } });
       } catch (err) {
         // The challenge lasts 5 minutes: past it, start again with the password.
         if (err instanceof ApiError && err.code === 'UNAUTHORIZED') setChallenge(null);
@@ -104,7 +104,7 @@ export function Register() {
       if (!rest.password) errors.password = 'choose a password';
       if (Object.keys(errors).length) throw invalid(errors);
       try {
-        const answer = await api.post<SessionAnswer>('/api/auth/register', inviteToken.trim() ? { ...rest, inviteToken: inviteToken.trim() } : rest);
+        const answer = await api.post('/api/auth/register', { body: inviteToken.trim() ? { ...rest, inviteToken: inviteToken.trim() } : rest });
         setMe(answer.merchant);
         navigate('/verify-email');
       } catch (err) {
@@ -138,7 +138,7 @@ export function ForgotPassword() {
   const submit = () =>
     form.run(async () => {
       if (!form.values.email.trim()) throw invalid({ email: 'enter your email address' });
-      const answer = await api.post<{ message?: string }>('/api/auth/password/reset-request', { email: form.values.email });
+      const answer = await api.post('/api/auth/password/reset-request', { body: { email: form.values.email } });
       setSent(answer.message ?? 'If an account exists for this email, a reset link is on its way.');
     });
   return (
@@ -164,7 +164,7 @@ export function ResetPassword() {
     form.run(async () => {
       if (!form.values.password) throw invalid({ password: 'choose a new password' });
       if (form.values.password !== form.values.confirm) throw invalid({ confirm: 'the two passwords differ' });
-      const answer = await api.post<SessionAnswer>('/api/auth/password/reset-confirm', { token, password: form.values.password });
+      const answer = await api.post('/api/auth/password/reset-confirm', { body: { token, password: form.values.password } });
       setMe(answer.merchant);
       navigate(landingFor(answer.merchant));
     });
@@ -199,7 +199,7 @@ export function VerifyEmail() {
     if (!token || started.current) return;
     started.current = true;
     api
-      .post<{ message?: string }>('/api/auth/email/verify-confirm', { token })
+      .post('/api/auth/email/verify-confirm', { body: { token } })
       .then(async () => {
         setState({ kind: 'verified' });
         await refresh();
@@ -236,7 +236,7 @@ export function VerifyEmail() {
           <Button
             variant="secondary"
             busy={resend.busy}
-            onClick={() => void resend.run(async () => (await api.post<{ message?: string }>('/api/auth/email/verify-request')).message ?? 'A new link is on its way.')}
+            onClick={() => void resend.run(async () => (await api.post('/api/auth/email/verify-request')).message ?? 'A new link is on its way.')}
           >
             Send the link again
           </Button>

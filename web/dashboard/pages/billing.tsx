@@ -2,41 +2,15 @@
 // processor's page, which returns to /billing) and cancel (back to Demo at once). While on Demo, shoppers stay
 // in the store's own checkout.
 import { useEffect, useState } from 'preact/hooks';
-import type { EndedReason } from '../../../domain/plans.js';
-import { api } from '../api.js';
+import { api, type Answer } from '../api.js';
 import { formatAmount, formatDate } from '../format.js';
 import { useForm } from '../form.js';
 import { useLocation } from '../router.js';
 import { useLoad, useSession } from '../session.js';
-import { Alert, Button, Card, ConfirmButton, Link, PageHeader, Pill, Spinner } from '../ui.js';
+import { Alert, Button, Card, ConfirmButton, Link, Outcome, PageHeader, Pill, Spinner } from '../ui.js';
 
-export interface Plan {
-  id: string;
-  name: string;
-  monthlyPriceCents: number;
-  currency: string;
-  description: string;
-  includes: string[];
-  checkoutEnabled?: boolean;
-}
-
-/** GET /api/platform-billing/current (api/routes/billing/index.ts). */
-export interface CurrentPlan {
-  planId: string;
-  planName: string;
-  status: 'DEMO' | 'PENDING' | 'ACTIVE' | 'PAST_DUE';
-  paid: boolean;
-  monthlyPriceCents: number;
-  currency: string;
-  currentPeriodStart: string | null;
-  currentPeriodEnd: string | null;
-  nextRenewalAt: string | null;
-  graceUntil: string | null;
-  renewalFailures: number;
-  cancelledAt: string | null;
-  endedReason: EndedReason | null;
-  pending: { planId: string; paymentUrl: string; since: string } | null;
-}
+/** GET /api/platform-billing/current. */
+type CurrentPlan = Answer<'/api/platform-billing/current', 'get'>;
 
 const ENDED: Record<NonNullable<CurrentPlan['endedReason']>, string> = {
   cancelled: 'you cancelled',
@@ -47,7 +21,7 @@ const ENDED: Record<NonNullable<CurrentPlan['endedReason']>, string> = {
 };
 
 
-export const loadCurrent = () => api.get<CurrentPlan>('/api/platform-billing/current');
+export const loadCurrent = () => api.get('/api/platform-billing/current');
 
 const STATUS_LABEL: Record<string, string> = { DEMO: 'Demo', PENDING: 'Payment pending', ACTIVE: 'Active', PAST_DUE: 'Renewal failed: retrying' };
 
@@ -81,7 +55,7 @@ export function BillingStatusLine() {
 export function BillingPage() {
   const { me } = useSession();
   const { query } = useLocation();
-  const plans = useLoad(async () => (await api.get<{ plans: Plan[] }>('/api/platform-billing/plans')).plans);
+  const plans = useLoad(async () => (await api.get('/api/platform-billing/plans')).plans);
   const current = useLoad(loadCurrent);
   const action = useForm({});
   const returned = query.has('payment_id') || query.has('membership_id');
@@ -106,7 +80,7 @@ export function BillingPage() {
 
   const subscribe = (planId: string) =>
     action.run(async () => {
-      const answer = await api.post<{ paymentUrl: string }>('/api/platform-billing/subscribe', { planId });
+      const answer = await api.post('/api/platform-billing/subscribe', { body: { planId } });
       window.location.assign(answer.paymentUrl);
     });
 
@@ -117,8 +91,7 @@ export function BillingPage() {
       {returned && !waiting && paid && <Alert kind="success" title="Plan active">Your checkout can go live. {me && !me.onboardingCompletedAt && <Link href="/onboarding">Back to the setup: mark it verified →</Link>}</Alert>}
       {returned && !waiting && !paid && <Alert kind="warning">The payment is not confirmed yet. If you completed it, this page updates within a minute; otherwise choose a plan again.</Alert>}
       {!returned && query.get('from') === 'setup' && !paid && <Alert kind="info">Setup verification needs an active paid plan. Choose one below; you come back here after paying.</Alert>}
-      {action.error && <Alert kind="error">{action.error}</Alert>}
-      {action.notice && <Alert kind="success">{action.notice}</Alert>}
+      <Outcome of={action} />
 
       <Card title="Current plan">
         {current.error && <Alert kind="error">{current.error.message}</Alert>}
@@ -137,11 +110,11 @@ export function BillingPage() {
             {c.status === 'PAST_DUE' && <Alert kind="warning">The last renewal could not be charged. We retry until {formatDate(c.graceUntil)}; after that your account returns to Demo.</Alert>}
             {c.pending && <a class="btn btn-primary" href={c.pending.paymentUrl}>Complete the payment for {plans.data?.find((p) => p.id === c.pending!.planId)?.name ?? c.pending.planId}</a>}
             {paid && (
-              <ConfirmButton name="cancel-plan" confirm="Cancel now? Your account returns to Demo at once and shoppers use your store's own checkout." busy={action.busy} onConfirm={() => void action.run(async () => {
+              <ConfirmButton name="cancel-plan" confirm="Cancel now? Your account returns to Demo at once and shoppers use your store's own checkout." busy={action.busy} runner={action} action={async () => {
                 await api.post('/api/platform-billing/cancel');
                 await current.reload();
                 return 'Subscription cancelled: your account is on Demo.';
-              })}>
+              }}>
                 Cancel subscription
               </ConfirmButton>
             )}

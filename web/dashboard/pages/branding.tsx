@@ -3,7 +3,7 @@
 // is what shoppers get.
 import { useState } from 'preact/hooks';
 import { checkoutTheme, isHexColor } from '../../../domain/brand-colors.js';
-import { api } from '../api.js';
+import { api, type Body } from '../api.js';
 import { formatAmount } from '../format.js';
 import { invalid, useForm } from '../form.js';
 import { useSession } from '../session.js';
@@ -133,7 +133,7 @@ export function BrandingForm(props: { onSaved?: (m: Merchant) => void; withTexts
         if (value && !isHexColor(value)) problems[`branding.${name}`] = 'must be a hex color like #1a2b3c';
       }
       if (Object.keys(problems).length) throw invalid(problems);
-      const body: Record<string, unknown> = {
+      const body: Body<'/api/merchant/config', 'patch'> = {
         branding: {
           logoUrl: v.logoUrl!.trim() || null,
           primaryColor: v.primaryColor!.trim() || null,
@@ -144,7 +144,7 @@ export function BrandingForm(props: { onSaved?: (m: Merchant) => void; withTexts
         body.checkoutTexts = texts;
         body.checkoutTextTranslations = translations;
       }
-      const updated = await api.patch<Merchant>('/api/merchant/config', body);
+      const updated = await api.patch('/api/merchant/config', { body });
       setMe(updated);
       props.onSaved?.(updated);
       return 'Branding saved.';

@@ -4,18 +4,55 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { PIXEL_EVENTS, PIXEL_PLATFORMS, pixelIdProblem, type PixelPlatform } from '../../../domain/pixels.js';
-import { api } from '../api.js';
+import { api, type Answer, type Body, type Init, type Operation } from '../api.js';
 import { centsToInput, formatAmount, formatDate, inputToCents } from '../format.js';
 import { invalid, useForm } from '../form.js';
 import { useLoad } from '../session.js';
-import type { Discount, OrderBump, Pixel, Upsell } from '../types.js';
-import { Alert, Button, Card, Checkbox, ConfirmButton, Empty, Field, Form, PageHeader, Pill, SelectField, Spinner } from '../ui.js';
+import { Alert, Button, Card, Checkbox, ConfirmButton, Empty, Field, Form, Outcome, PageHeader, Pill, SelectField, Spinner, Switch, Table, type Column } from '../ui.js';
 import { CARD_CHECKOUT_SAVES_CARD } from '../../../domain/upsell-purchase.js';
 
 type Value = string | boolean | string[];
 
-interface FieldSpec {
-  name: string;
+/**
+ * The resources of this page: each a collection route of the API (GET lists, POST creates) with its item route `…/{id}`
+ * (PATCH updates, DELETE deletes). A resource's items are typed as its routes answer them and its fields are named as
+ * its POST body names them (./api.ts), so a renamed route or field fails the typecheck.
+ */
+type Collection = '/api/merchant/discounts' | '/api/merchant/order-bumps' | '/api/merchant/upsells' | '/api/merchant/pixels';
+type Item<C extends Collection> = Answer<`${C}/{id}`, 'patch'>;
+/** The names of a resource's fields: its POST body's. */
+type FieldName<C extends Collection> = keyof Body<C, 'post'> & string;
+
+interface Row {
+  id: string;
+  active: boolean;
+}
+
+interface Routes<T extends Row> {
+  list: () => Promise<T[]>;
+  create: (body: Record<string, unknown>) => Promise<T>;
+  update: (id: string, body: Record<string, unknown>) => Promise<T>;
+  remove: (id: string) => Promise<unknown>;
+}
+
+/**
+ * A resource's routes. What they send is built from the field specs (toBody), so it is typed by the fields' names only;
+ * what they answer is C's item, which TypeScript, seeing C as one of the four, knows only as one of the four items.
+ */
+function routes<C extends Collection>(path: C): Routes<Item<C>> {
+  const collection: Collection = path;
+  const item = `${collection}/{id}` as const;
+  const answer = <X,>(promise: Promise<unknown>) => promise as Promise<X>;
+  return {
+    list: async () => (await answer<{ items: Array<Item<C>> }>(api.get(collection))).items,
+    create: (body) => answer(api.post(collection, { body } as Init<Operation<Collection, 'post'>>)),
+    update: (id, body) => answer(api.patch(item, { params: { id }, body } as Init<Operation<typeof item, 'patch'>>)),
+    remove: (id) => api.del(item, { params: { id } }),
+  };
+}
+
+interface FieldSpec<F extends string = string> {
+  name: F;
   label: string;
   kind: 'text' | 'eur' | 'int' | 'checkbox' | 'select' | 'multi' | 'datetime' | 'textarea';
   hint?: string;
@@ -29,15 +66,15 @@ interface FieldSpec {
   createOnly?: boolean;
 }
 
-interface ResourceSpec<T extends { id: string; active: boolean }> {
-  path: string;
+interface ResourceSpec<T extends Row, F extends string = string> {
+  routes: Routes<T>;
   title: string;
   description: ComponentChildren;
   noun: string;
-  fields: FieldSpec[];
+  fields: Array<FieldSpec<F>>;
   empty: Record<string, Value>;
   fromItem: (item: T) => Record<string, Value>;
-  columns: Array<{ label: string; render: (item: T) => ComponentChildren; num?: boolean }>;
+  columns: Array<Column<T>>;
   /** Local checks before sending (besides the API's own). */
   check?: (v: Record<string, Value>) => Record<string, string>;
 }
@@ -76,7 +113,7 @@ function toBody(fields: FieldSpec[], values: Record<string, Value>, creating: bo
   return { body, problems };
 }
 
-function ResourceForm<T extends { id: string; active: boolean }>(props: { spec: ResourceSpec<T>; item: T | null; onDone: (saved: T) => void; onCancel: () => void }) {
+function ResourceForm<T extends Row>(props: { spec: ResourceSpec<T>; item: T | null; onDone: (saved: T) => void; onCancel: () => void }) {
   const { spec, item } = props;
   const creating = item === null;
   const form = useForm<Record<string, Value>>(item ? spec.fromItem(item) : spec.empty, spec.fields.map((f) => f.name));
@@ -86,7 +123,7 @@ function ResourceForm<T extends { id: string; active: boolean }>(props: { spec: 
       const { body, problems } = toBody(spec.fields, v, creating);
       Object.assign(problems, spec.check?.(v) ?? {});
       if (Object.keys(problems).length) throw invalid(problems);
-      const saved = creating ? await api.post<T>(spec.path, body) : await api.patch<T>(`${spec.path}/${item.id}`, body);
+      const saved = creating ? await spec.routes.create(body) : await spec.routes.update(item.id, body);
       props.onDone(saved);
     });
   return (
@@ -138,13 +175,34 @@ function ResourceForm<T extends { id: string; active: boolean }>(props: { spec: 
   );
 }
 
-function ResourcePage<T extends { id: string; active: boolean }>(props: { spec: ResourceSpec<T> }) {
+function ResourcePage<T extends Row>(props: { spec: ResourceSpec<T> }) {
   const { spec } = props;
-  const list = useLoad(() => api.get<{ items: T[] }>(spec.path), [spec.path]);
+  const list = useLoad(async () => ({ items: await spec.routes.list() }), [spec]);
   const [editing, setEditing] = useState<T | 'new' | null>(null);
   const row = useForm({});
   const items = list.data?.items ?? [];
   const replace = (saved: T) => list.setData({ items: items.some((i) => i.id === saved.id) ? items.map((i) => (i.id === saved.id ? saved : i)) : [saved, ...items] });
+  const columns: Array<Column<T>> = [
+    ...spec.columns,
+    { label: 'Active', cell: (item) => <Switch checked={item.active} label={`${spec.noun} active`} onChange={(active) => void row.run(async () => replace(await spec.routes.update(item.id, { active })))} /> },
+    {
+      label: 'Actions',
+      hidden: true,
+      class: 'actions',
+      cell: (item) => (
+        <>
+          <Button variant="ghost" small onClick={() => setEditing(item)}>Edit</Button>
+          <ConfirmButton small confirm="Delete?" runner={row} action={async () => {
+            await spec.routes.remove(item.id);
+            list.setData({ items: items.filter((i) => i.id !== item.id) });
+            return 'Deleted.';
+          }}>
+            Delete
+          </ConfirmButton>
+        </>
+      ),
+    },
+  ];
   return (
     <>
       <PageHeader title={spec.title} description={spec.description} actions={editing === null && <Button onClick={() => setEditing('new')}>New {spec.noun}</Button>} />
@@ -163,56 +221,12 @@ function ResourcePage<T extends { id: string; active: boolean }>(props: { spec: 
           />
         </Card>
       )}
-      {row.error && <Alert kind="error">{row.error}</Alert>}
-      {row.notice && <Alert kind="success">{row.notice}</Alert>}
+      <Outcome of={row} />
       <Card>
         {list.loading && !list.data && <Spinner />}
         {list.error && <Alert kind="error">{list.error.message}</Alert>}
         {list.data && items.length === 0 && <Empty>No {spec.noun}s yet.</Empty>}
-        {items.length > 0 && (
-          <div class="table-wrap">
-            <table class="table stack" data-table={spec.noun}>
-              <thead>
-                <tr>
-                  {spec.columns.map((c) => <th key={c.label} scope="col" class={c.num ? 'num' : ''}>{c.label}</th>)}
-                  <th scope="col">Active</th>
-                  <th scope="col"><span class="visually-hidden">Actions</span></th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((item) => (
-                  <tr key={item.id}>
-                    {spec.columns.map((c) => <td key={c.label} class={c.num ? 'num' : ''} data-label={c.label}>{c.render(item)}</td>)}
-                    <td data-label="Active">
-                      <label class="switch">
-                        <input
-                          type="checkbox"
-                          checked={item.active}
-                          aria-label={`${spec.noun} active`}
-                          onChange={(e) => {
-                            const active = (e.currentTarget as HTMLInputElement).checked;
-                            void row.run(async () => replace(await api.patch<T>(`${spec.path}/${item.id}`, { active })));
-                          }}
-                        />
-                        <span aria-hidden="true" />
-                      </label>
-                    </td>
-                    <td class="actions">
-                      <Button variant="ghost" small onClick={() => setEditing(item)}>Edit</Button>
-                      <ConfirmButton small confirm="Delete?" onConfirm={() => void row.run(async () => {
-                        await api.del(`${spec.path}/${item.id}`);
-                        list.setData({ items: items.filter((i) => i.id !== item.id) });
-                        return 'Deleted.';
-                      })}>
-                        Delete
-                      </ConfirmButton>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        {items.length > 0 && <Table name={spec.noun} stack columns={columns} rows={items} rowKey={(item) => item.id} />}
       </Card>
     </>
   );
@@ -221,8 +235,8 @@ function ResourcePage<T extends { id: string; active: boolean }>(props: { spec: 
 const eur = (cents: number | null | undefined) => (cents === null || cents === undefined ? '—' : formatAmount(cents, 'EUR'));
 const localDateTime = (iso: string | null) => (iso ? new Date(new Date(iso).getTime() - new Date(iso).getTimezoneOffset() * 60_000).toISOString().slice(0, 16) : '');
 
-const discounts: ResourceSpec<Discount> = {
-  path: '/api/merchant/discounts',
+const discounts: ResourceSpec<Item<'/api/merchant/discounts'>, FieldName<'/api/merchant/discounts'>> = {
+  routes: routes('/api/merchant/discounts'),
   title: 'Discount codes',
   description: 'Codes shoppers enter at checkout. A discount applies to the items, never to shipping, and never makes a total negative.',
   noun: 'discount code',
@@ -255,15 +269,15 @@ const discounts: ResourceSpec<Discount> = {
     return {};
   },
   columns: [
-    { label: 'Code', render: (d) => <code>{d.code}</code> },
-    { label: 'Discount', render: (d) => (d.type === 'percentage' ? `${d.percentOff} %` : eur(d.amountOffCents)) },
-    { label: 'Minimum', render: (d) => eur(d.minimumSubtotalCents) },
-    { label: 'Used', num: true, render: (d) => `${d.timesUsed}${d.usageLimit !== null ? ` / ${d.usageLimit}` : ''}` },
-    { label: 'Expires', render: (d) => (d.expiresAt ? (new Date(d.expiresAt) < new Date() ? <Pill status="EXPIRED" label="expired" /> : formatDate(d.expiresAt)) : '—') },
+    { label: 'Code', cell: (d) => <code>{d.code}</code> },
+    { label: 'Discount', cell: (d) => (d.type === 'percentage' ? `${d.percentOff} %` : eur(d.amountOffCents)) },
+    { label: 'Minimum', cell: (d) => eur(d.minimumSubtotalCents) },
+    { label: 'Used', num: true, cell: (d) => `${d.timesUsed}${d.usageLimit !== null ? ` / ${d.usageLimit}` : ''}` },
+    { label: 'Expires', cell: (d) => (d.expiresAt ? (new Date(d.expiresAt) < new Date() ? <Pill status="EXPIRED" label="expired" /> : formatDate(d.expiresAt)) : '—') },
   ],
 };
 
-const productFields: FieldSpec[] = [
+const productFields: Array<FieldSpec<FieldName<'/api/merchant/order-bumps'> & FieldName<'/api/merchant/upsells'>>> = [
   { name: 'productId', label: 'Store product id', kind: 'text', placeholder: '6100000000014', hint: 'The numeric id in your store' },
   { name: 'variantId', label: 'Variant id', kind: 'text', placeholder: 'optional', nullable: true },
   { name: 'title', label: 'Title', kind: 'text' },
@@ -271,8 +285,8 @@ const productFields: FieldSpec[] = [
   { name: 'priceCents', label: 'Price (EUR)', kind: 'eur', placeholder: '9.90' },
 ];
 
-const bumps: ResourceSpec<OrderBump> = {
-  path: '/api/merchant/order-bumps',
+const bumps: ResourceSpec<Item<'/api/merchant/order-bumps'>, FieldName<'/api/merchant/order-bumps'>> = {
+  routes: routes('/api/merchant/order-bumps'),
   title: 'Order bumps',
   description: 'One extra product shoppers add with a single tick before paying. It joins the order on your store.',
   noun: 'order bump',
@@ -289,14 +303,14 @@ const bumps: ResourceSpec<OrderBump> = {
     compareAtCents: centsToInput(b.compareAtCents), description: b.description ?? '', position: String(b.position), active: b.active,
   }),
   columns: [
-    { label: 'Product', render: (b) => <><strong>{b.title}</strong><div class="muted small mono">{b.productId}{b.variantId && ` / ${b.variantId}`}</div></> },
-    { label: 'Price', num: true, render: (b) => <>{eur(b.priceCents)}{b.compareAtCents !== null && <s class="muted"> {eur(b.compareAtCents)}</s>}</> },
-    { label: 'Position', num: true, render: (b) => b.position },
+    { label: 'Product', cell: (b) => <><strong>{b.title}</strong><div class="muted small mono">{b.productId}{b.variantId && ` / ${b.variantId}`}</div></> },
+    { label: 'Price', num: true, cell: (b) => <>{eur(b.priceCents)}{b.compareAtCents !== null && <s class="muted"> {eur(b.compareAtCents)}</s>}</> },
+    { label: 'Position', num: true, cell: (b) => b.position },
   ],
 };
 
-const upsells: ResourceSpec<Upsell> = {
-  path: '/api/merchant/upsells',
+const upsells: ResourceSpec<Item<'/api/merchant/upsells'>, FieldName<'/api/merchant/upsells'>> = {
+  routes: routes('/api/merchant/upsells'),
   title: 'Upsells',
   description: CARD_CHECKOUT_SAVES_CARD
     ? 'A one-click offer of a product at a discount: before the shopper confirms, or on the confirmation page.'
@@ -318,16 +332,16 @@ const upsells: ResourceSpec<Upsell> = {
     priceCents: centsToInput(u.priceCents), discountPercent: String(u.discountPercent), description: u.description ?? '', position: String(u.position), active: u.active,
   }),
   columns: [
-    { label: 'Offer', render: (u) => <><strong>{u.headline}</strong><div class="muted small">{u.title}</div></> },
-    { label: 'Placement', render: (u) => (u.placement === 'pre_confirm' ? 'Before confirming' : 'After purchase') },
-    { label: 'Price', num: true, render: (u) => <>{eur(Math.round((u.priceCents * (100 - u.discountPercent)) / 100))}{u.discountPercent > 0 && <span class="muted"> (−{u.discountPercent} %)</span>}</> },
+    { label: 'Offer', cell: (u) => <><strong>{u.headline}</strong><div class="muted small">{u.title}</div></> },
+    { label: 'Placement', cell: (u) => (u.placement === 'pre_confirm' ? 'Before confirming' : 'After purchase') },
+    { label: 'Price', num: true, cell: (u) => <>{eur(Math.round((u.priceCents * (100 - u.discountPercent)) / 100))}{u.discountPercent > 0 && <span class="muted"> (−{u.discountPercent} %)</span>}</> },
   ],
 };
 
 const PLATFORM_LABELS: Record<PixelPlatform, string> = { meta: 'Meta', ga4: 'Google Analytics 4', google_ads: 'Google Ads', tiktok: 'TikTok', pinterest: 'Pinterest', snapchat: 'Snapchat' };
 
-const pixels: ResourceSpec<Pixel> = {
-  path: '/api/merchant/pixels',
+const pixels: ResourceSpec<Item<'/api/merchant/pixels'>, FieldName<'/api/merchant/pixels'>> = {
+  routes: routes('/api/merchant/pixels'),
   title: 'Pixels',
   description: 'Measure your checkout in your ad and analytics tools. The purchase event fires once per order (its id is the checkout token).',
   noun: 'pixel',
@@ -347,9 +361,9 @@ const pixels: ResourceSpec<Pixel> = {
     return out;
   },
   columns: [
-    { label: 'Platform', render: (p) => PLATFORM_LABELS[p.platform] },
-    { label: 'Tracking id', render: (p) => <code>{p.trackingId}</code> },
-    { label: 'Events', render: (p) => p.events.map((e) => e.replace(/_/g, ' ')).join(', ') },
+    { label: 'Platform', cell: (p) => PLATFORM_LABELS[p.platform] },
+    { label: 'Tracking id', cell: (p) => <code>{p.trackingId}</code> },
+    { label: 'Events', cell: (p) => p.events.map((e) => e.replace(/_/g, ' ')).join(', ') },
   ],
 };
 

@@ -2,13 +2,14 @@
 // plugin), our app embed in a Shopify theme, Whop (the processor: API key) and cash on delivery. Secrets are
 // write-only: the API never returns them, so the forms show what is stored (last 4 characters, booleans). Every
 // credential field says where to find it on the platform, with a link to the platform's own docs.
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { api, ApiError } from '../api.js';
+import { api, apiHref, ApiError } from '../api.js';
 import { formatDate } from '../format.js';
-import { invalid, useForm } from '../form.js';
+import { invalid, useForm, type FormState } from '../form.js';
 import { useLoad, useSession } from '../session.js';
-import type { ApplePayDomain, Merchant, ProcessorStatus, ScriptTagStatus, StorefrontAConnection, StorefrontBStatus, WalletStatus } from '../types.js';
-import { Alert, Button, Card, Checkbox, CheckItem, ConfirmButton, Copyable, Field, Form, PageHeader, Pill, SelectField, Spinner } from '../ui.js';
+import type { ApplePayDomain, Merchant, ProcessorStatus, StorefrontAConnection, WalletStatus } from '../types.js';
+import { Alert, Button, Card, Checkbox, CheckItem, ConfirmButton, Field, Form, Outcome, PageHeader, Pill, recordColumns, SelectField, Spinner, Table, type Runner } from '../ui.js';
 import { PlanNote } from '../plan-note.js';
 
 type Platform = 'storefront-a' | 'storefront-b';
@@ -23,9 +24,60 @@ const SCOPE_EFFECTS: Record<string, string> = {
   read_legal_policies: 'your checkout shows no links to your refund, privacy and terms policies',
 };
 
+/**
+ * A credential the merchant copies from a platform: the field with its value and error in `form`, and under it where
+ * to find the value on the platform (the children), marked `data-help` with the field's name.
+ */
+function CredentialField<N extends string>(props: {
+  form: Pick<FormState<Record<N, string>>, 'values' | 'errors' | 'set'>;
+  name: N;
+  label: string;
+  children: ComponentChildren;
+  type?: 'password' | 'url';
+  placeholder?: string;
+  autoComplete?: 'off';
+}) {
+  const { form, name } = props;
+  return (
+    <Field
+      label={props.label}
+      name={name}
+      type={props.type}
+      value={form.values[name]}
+      onInput={(v) => form.set(name, v)}
+      error={form.errors[name]}
+      placeholder={props.placeholder}
+      autoComplete={props.autoComplete}
+      hint={<span data-help={name}>{props.children}</span>}
+    />
+  );
+}
+
+/**
+ * A connection's Disconnect: asks first, then deletes the connection, reloads what shows it and tells the page. What
+ * came of it shows through the runner (<Outcome>) outside the button, which goes away with the connection.
+ */
+function Disconnect(props: {
+  route: '/api/merchant/storefront-a' | '/api/merchant/storefront-b' | '/api/merchant/processor';
+  confirm: string;
+  runner: Runner;
+  reload: () => Promise<unknown>;
+  onChange: (() => void) | undefined;
+  /** What to say, given the API's warning (storefront A: a legacy script tag it could not remove). */
+  done: (warning: string | null) => string;
+}) {
+  const action = async () => {
+    const answer = await api.del(props.route);
+    await props.reload();
+    props.onChange?.();
+    return props.done('warning' in answer ? answer.warning : null);
+  };
+  return <ConfirmButton confirm={props.confirm} busy={props.runner.busy} runner={props.runner} action={action}>Disconnect</ConfirmButton>;
+}
+
 async function loadStorefrontA(): Promise<StorefrontAConnection | null> {
   try {
-    return await api.get<StorefrontAConnection>('/api/merchant/storefront-a');
+    return await api.get('/api/merchant/storefront-a');
   } catch (err) {
     if (err instanceof ApiError && err.code === 'NOT_FOUND') return null;
     throw err;
@@ -50,7 +102,7 @@ function StorefrontAPanel(props: { onChange?: () => void; justInstalled?: boolea
       if (!form.values.clientId.trim()) problems.clientId = 'enter the client ID of your Shopify app (Dev Dashboard → your app → Settings)';
       if (!form.values.clientSecret.trim()) problems.clientSecret = 'enter the client secret of your Shopify app (same page as the client ID)';
       if (Object.keys(problems).length) throw invalid(problems);
-      const saved = await api.put<{ installUrl: string }>('/api/merchant/storefront-a', form.values);
+      const saved = await api.put('/api/merchant/storefront-a', { body: form.values });
       await refresh();
       // The platform's consent page, then back to /dashboard?storefrontA=connected.
       window.location.assign(saved.installUrl);
@@ -91,45 +143,17 @@ function StorefrontAPanel(props: { onChange?: () => void; justInstalled?: boolea
       {showForm && <StorefrontAAppSteps saved={Boolean(conn)} />}
       {showForm ? (
         <Form onSubmit={submit} error={form.error} label="Shopify install">
-          <Field
-            label="Shop address"
-            name="shop"
-            value={form.values.shop}
-            onInput={(v) => form.set('shop', v)}
-            error={form.errors.shop}
-            placeholder={conn?.shop ?? 'my-shop.myshopify.com'}
-            hint={<span data-help="shop">Your shop's <code>….myshopify.com</code> address (not your own domain): in your Shopify admin, Settings → Domains lists it.</span>}
-          />
-          <Field
-            label="App client ID"
-            name="clientId"
-            value={form.values.clientId}
-            onInput={(v) => form.set('clientId', v)}
-            error={form.errors.clientId}
-            placeholder={conn?.clientId ?? ''}
-            autoComplete="off"
-            hint={
-              <span data-help="clientId">
-                In Shopify's <a href="https://dev.shopify.com/dashboard/" target="_blank" rel="noreferrer">Dev Dashboard</a> (or Partners → Apps): open the app you
-                created for your shop → <strong>Settings</strong> → <strong>Client ID</strong>. <a href="https://shopify.dev/docs/apps/build/dev-dashboard/get-api-access-tokens" target="_blank" rel="noreferrer">Shopify's guide</a>
-              </span>
-            }
-          />
-          <Field
-            label="App client secret"
-            name="clientSecret"
-            type="password"
-            value={form.values.clientSecret}
-            onInput={(v) => form.set('clientSecret', v)}
-            error={form.errors.clientSecret}
-            autoComplete="off"
-            hint={
-              <span data-help="clientSecret">
-                Same page, <strong>Client secret</strong> (starts with <code>shpss_</code>): reveal it and copy the whole value. Shopify signs the install with it, so a
-                wrong one stops the install. Stored encrypted; never shown again.
-              </span>
-            }
-          />
+          <CredentialField form={form} name="shop" label="Shop address" placeholder={conn?.shop ?? 'my-shop.myshopify.com'}>
+            Your shop's <code>….myshopify.com</code> address (not your own domain): in your Shopify admin, Settings → Domains lists it.
+          </CredentialField>
+          <CredentialField form={form} name="clientId" label="App client ID" placeholder={conn?.clientId ?? ''} autoComplete="off">
+            In Shopify's <a href="https://dev.shopify.com/dashboard/" target="_blank" rel="noreferrer">Dev Dashboard</a> (or Partners → Apps): open the app you
+            created for your shop → <strong>Settings</strong> → <strong>Client ID</strong>. <a href="https://shopify.dev/docs/apps/build/dev-dashboard/get-api-access-tokens" target="_blank" rel="noreferrer">Shopify's guide</a>
+          </CredentialField>
+          <CredentialField form={form} name="clientSecret" label="App client secret" type="password" autoComplete="off">
+            Same page, <strong>Client secret</strong> (starts with <code>shpss_</code>): reveal it and copy the whole value. Shopify signs the install with it, so a
+            wrong one stops the install. Stored encrypted; never shown again.
+          </CredentialField>
           <div class="button-row">
             <Button type="submit" busy={form.busy}>Save and install the app</Button>
             {editing && <Button variant="ghost" onClick={() => setEditing(false)}>Cancel</Button>}
@@ -140,31 +164,24 @@ function StorefrontAPanel(props: { onChange?: () => void; justInstalled?: boolea
         <div class="button-row">
           {!conn.pending && <a class="btn btn-secondary" href={conn.installUrl}>Reinstall the app</a>}
           <Button variant="ghost" onClick={() => setEditing(true)}>Change shop or app</Button>
-          <ConfirmButton
+          <Disconnect
+            route="/api/merchant/storefront-a"
             confirm="Remove any legacy script tag of ours and forget this shop?"
-            busy={disconnect.busy}
-            onConfirm={() =>
-              void disconnect.run(async () => {
-                const r = await api.del<{ warning: string | null }>('/api/merchant/storefront-a');
-                await Promise.all([current.reload(), refresh()]);
-                props.onChange?.();
-                return r.warning ? `Disconnected. ${r.warning}` : 'Disconnected: the checkout button goes to your store’s own checkout again.';
-              })
-            }
-          >
-            Disconnect
-          </ConfirmButton>
+            runner={disconnect}
+            reload={() => Promise.all([current.reload(), refresh()])}
+            onChange={props.onChange}
+            done={(warning) => (warning ? `Disconnected. ${warning}` : 'Disconnected: the checkout button goes to your store’s own checkout again.')}
+          />
         </div>
       )}
-      {disconnect.error && <Alert kind="error">{disconnect.error}</Alert>}
-      {disconnect.notice && <Alert kind="success">{disconnect.notice}</Alert>}
+      <Outcome of={disconnect} />
     </div>
   );
 }
 
 function StorefrontBPanel(props: { onChange?: () => void }) {
   const { refresh } = useSession();
-  const current = useLoad(() => api.get<StorefrontBStatus>('/api/merchant/storefront-b'));
+  const current = useLoad(() => api.get('/api/merchant/storefront-b'));
   const [result, setResult] = useState<{ pluginActive?: boolean; currency?: string } | null>(null);
   const form = useForm({ storeUrl: '', consumerKey: '', consumerSecret: '' });
   const disconnect = useForm({});
@@ -179,7 +196,7 @@ function StorefrontBPanel(props: { onChange?: () => void }) {
       if (!form.values.consumerSecret.trim()) problems.consumerSecret = 'enter the WooCommerce REST consumer secret (cs_…)';
       if (Object.keys(problems).length) throw invalid(problems);
       try {
-        const r = await api.post<StorefrontBStatus & { pluginActive: boolean; currency: string }>('/api/merchant/storefront-b/connect', form.values);
+        const r = await api.post('/api/merchant/storefront-b/connect', { body: form.values });
         setResult({ pluginActive: r.pluginActive, currency: r.currency });
       } catch (err) {
         if (err instanceof ApiError && err.code === 'INVALID_STORE_CREDENTIALS') throw invalid({ consumerKey: err.message });
@@ -210,59 +227,27 @@ function StorefrontBPanel(props: { onChange?: () => void }) {
         </>
       )}
       <Form onSubmit={submit} error={form.error} notice={form.notice} label="WooCommerce connection">
-        <Field
-          label="Store URL"
-          name="storeUrl"
-          type="url"
-          value={form.values.storeUrl}
-          onInput={(v) => form.set('storeUrl', v)}
-          error={form.errors.storeUrl}
-          placeholder={status.connected ? status.storeUrl : 'https://shop.example'}
-          hint={<span data-help="storeUrl">Your store's home page address, https://…, as shoppers open it (WordPress → Settings → General → Site Address).</span>}
-        />
-        <Field
-          label="Consumer key"
-          name="consumerKey"
-          value={form.values.consumerKey}
-          onInput={(v) => form.set('consumerKey', v)}
-          error={form.errors.consumerKey}
-          autoComplete="off"
-          placeholder="ck_…"
-          hint={
-            <span data-help="consumerKey">
-              In your WordPress admin: WooCommerce → Settings → Advanced → REST API → <strong>Add key</strong>, user an administrator or shop manager, Permissions
-              <strong> Read/Write</strong>, Generate API key; copy the Consumer key (<code>ck_…</code>). <a href="https://developer.woocommerce.com/docs/apis/rest-api/authentication/" target="_blank" rel="noreferrer">WooCommerce's guide</a>
-            </span>
-          }
-        />
-        <Field
-          label="Consumer secret"
-          name="consumerSecret"
-          type="password"
-          value={form.values.consumerSecret}
-          onInput={(v) => form.set('consumerSecret', v)}
-          error={form.errors.consumerSecret}
-          autoComplete="off"
-          placeholder="cs_…"
-          hint={<span data-help="consumerSecret">Shown beside the key only once, when WooCommerce generates it (<code>cs_…</code>). Stored encrypted, never shown again.</span>}
-        />
+        <CredentialField form={form} name="storeUrl" label="Store URL" type="url" placeholder={status.connected ? status.storeUrl : 'https://shop.example'}>
+          Your store's home page address, https://…, as shoppers open it (WordPress → Settings → General → Site Address).
+        </CredentialField>
+        <CredentialField form={form} name="consumerKey" label="Consumer key" autoComplete="off" placeholder="ck_…">
+          In your WordPress admin: WooCommerce → Settings → Advanced → REST API → <strong>Add key</strong>, user an administrator or shop manager, Permissions
+          <strong> Read/Write</strong>, Generate API key; copy the Consumer key (<code>ck_…</code>). <a href="https://developer.woocommerce.com/docs/apis/rest-api/authentication/" target="_blank" rel="noreferrer">WooCommerce's guide</a>
+        </CredentialField>
+        <CredentialField form={form} name="consumerSecret" label="Consumer secret" type="password" autoComplete="off" placeholder="cs_…">
+          Shown beside the key only once, when WooCommerce generates it (<code>cs_…</code>). Stored encrypted, never shown again.
+        </CredentialField>
         <div class="button-row">
           <Button type="submit" busy={form.busy}>{status.connected ? 'Replace keys' : 'Connect store'}</Button>
           {status.connected && (
-            <ConfirmButton
+            <Disconnect
+              route="/api/merchant/storefront-b"
               confirm="Disconnect this store?"
-              busy={disconnect.busy}
-              onConfirm={() =>
-                void disconnect.run(async () => {
-                  await api.del('/api/merchant/storefront-b');
-                  await Promise.all([current.reload(), refresh()]);
-                  props.onChange?.();
-                  return 'Store disconnected.';
-                })
-              }
-            >
-              Disconnect
-            </ConfirmButton>
+              runner={disconnect}
+              reload={() => Promise.all([current.reload(), refresh()])}
+              onChange={props.onChange}
+              done={() => 'Store disconnected.'}
+            />
           )}
         </div>
       </Form>
@@ -286,7 +271,7 @@ function StorefrontAAppSteps(props: { saved: boolean }) {
         <li>Enter them below with your shop address and save.</li>
         <li>
           {props.saved ? (
-            <a href="/api/merchant/storefront-a/app.zip" download>Download your app's project (zip)</a>
+            <a href={apiHref('/api/merchant/storefront-a/app.zip')} download>Download your app's project (zip)</a>
           ) : (
             "Download your app's project (after saving)"
           )}
@@ -307,7 +292,7 @@ function PluginInstall() {
   return (
     <section class="stack" data-plugin-install>
       <p>
-        <a class="btn btn-secondary" href="/api/merchant/storefront-b/plugin.zip" download>
+        <a class="btn btn-secondary" href={apiHref('/api/merchant/storefront-b/plugin.zip')} download>
           Download the plugin (zip)
         </a>
       </p>
@@ -337,7 +322,7 @@ export function StoreConnection(props: { onChange?: () => void; justInstalled?: 
     // Remember the choice (the wizard resumes with it); connecting confirms it anyway.
     if (me?.storePlatform !== p && !me?.shopDomain) {
       try {
-        setMe(await api.patch<Merchant>('/api/merchant/shop', { storePlatform: p }));
+        setMe(await api.patch('/api/merchant/shop', { body: { storePlatform: p } }));
       } catch {
         // Only a convenience: connecting sets the platform too.
       }
@@ -371,7 +356,7 @@ export function StoreConnection(props: { onChange?: () => void; justInstalled?: 
  * Shown in wizard step 1 (once installed) and on Store & payments.
  */
 export function AppEmbedStatus(props: { justInstalled?: boolean | undefined }) {
-  const status = useLoad(() => api.get<ScriptTagStatus>('/api/merchant/script-tag/status'));
+  const status = useLoad(() => api.get('/api/merchant/script-tag/status'));
   const install = useForm({});
   const s = status.data;
   return (
@@ -397,22 +382,22 @@ export function AppEmbedStatus(props: { justInstalled?: boolean | undefined }) {
       <div class="button-row">
         {s && !s.installed && <a class="btn btn-primary" href={s.activationUrl} target="_blank" rel="noopener" data-activation-link>Turn on the app embed in the theme editor</a>}
         <Button variant="secondary" small busy={install.busy} onClick={() => void install.run(async () => {
-          const next = await api.post<ScriptTagStatus>('/api/merchant/script-tag/install');
+          const next = await api.post('/api/merchant/script-tag/install');
           status.setData(next);
           return next.installed ? 'The app embed is on.' : 'Checked: the app embed is still off. Turn it on in the theme editor, then check again.';
         })}>
           Check again
         </Button>
       </div>
-      {install.error && <Alert kind="error">{install.error}</Alert>}
-      {install.notice && <Alert kind="success">{install.notice}</Alert>}
+      <Outcome of={install} />
     </div>
   );
 }
 
 /** Wizard step 4 and the Payments card: the processor API key, what it set up, and wallets. */
 export function ProcessorConnection(props: { onChange?: () => void }) {
-  const current = useLoad(() => api.get<ProcessorStatus>('/api/merchant/processor'));
+  // Connecting answers the connection without `wallets`: they show again at the next load.
+  const current = useLoad<Omit<ProcessorStatus, 'wallets'> & Partial<Pick<ProcessorStatus, 'wallets'>>>(() => api.get('/api/merchant/processor'));
   const form = useForm({ apiKey: '' });
   const disconnect = useForm({});
   const s = current.data;
@@ -420,7 +405,7 @@ export function ProcessorConnection(props: { onChange?: () => void }) {
     form.run(async () => {
       if (!form.values.apiKey.trim()) throw invalid({ apiKey: 'paste a Company API key of your Whop business (Whop dashboard → Developer)' });
       try {
-        current.setData(await api.post<ProcessorStatus>('/api/merchant/processor/connect', { apiKey: form.values.apiKey.trim() }));
+        current.setData(await api.post('/api/merchant/processor/connect', { body: { apiKey: form.values.apiKey.trim() } }));
       } catch (err) {
         // The previous connection is unchanged; the status now says why the new key was not taken.
         void current.reload();
@@ -475,46 +460,20 @@ export function ProcessorConnection(props: { onChange?: () => void }) {
         </>
       )}
       <Form onSubmit={submit} error={form.error} notice={form.notice} label="Processor connection">
-        <Field
-          label={s?.connected ? 'Replace the Whop API key' : 'Whop API key'}
-          name="apiKey"
-          type="password"
-          value={form.values.apiKey}
-          onInput={(v) => form.set('apiKey', v)}
-          error={form.errors.apiKey}
-          autoComplete="off"
-          placeholder="sk_…"
-          hint={
-            <span data-help="apiKey">
-              In your <a href="https://whop.com/dashboard" target="_blank" rel="noreferrer">Whop dashboard</a>, choose your business, open <strong>Developer</strong> →
-              Company API keys → <strong>Create</strong>, give it the <strong>Admin</strong> role (or permissions to read your business, create products, checkout
-              configurations and webhooks, and read and refund payments) and copy the key. <a href="https://docs.whop.com/developer/api/getting-started" target="_blank" rel="noreferrer">Whop's guide</a>. Stored encrypted.
-            </span>
-          }
-        />
+        <CredentialField form={form} name="apiKey" label={s?.connected ? 'Replace the Whop API key' : 'Whop API key'} type="password" autoComplete="off" placeholder="sk_…">
+          In your <a href="https://whop.com/dashboard" target="_blank" rel="noreferrer">Whop dashboard</a>, choose your business, open <strong>Developer</strong> →
+          Company API keys → <strong>Create</strong>, give it the <strong>Admin</strong> role (or permissions to read your business, create products, checkout
+          configurations and webhooks, and read and refund payments) and copy the key. <a href="https://docs.whop.com/developer/api/getting-started" target="_blank" rel="noreferrer">Whop's guide</a>. Stored encrypted.
+        </CredentialField>
         <WhopValuesHelp />
         <div class="button-row">
           <Button type="submit" busy={form.busy}>{form.busy ? 'Connecting…' : 'Connect Whop'}</Button>
           {s?.status && (
-            <ConfirmButton
-              confirm="Disconnect Whop? Card payments stop."
-              busy={disconnect.busy}
-              onConfirm={() =>
-                void disconnect.run(async () => {
-                  await api.del('/api/merchant/processor');
-                  await current.reload();
-                  props.onChange?.();
-                  return 'Whop disconnected.';
-                })
-              }
-            >
-              Disconnect
-            </ConfirmButton>
+            <Disconnect route="/api/merchant/processor" confirm="Disconnect Whop? Card payments stop." runner={disconnect} reload={current.reload} onChange={props.onChange} done={() => 'Whop disconnected.'} />
           )}
         </div>
       </Form>
-      {disconnect.error && <Alert kind="error">{disconnect.error}</Alert>}
-      {disconnect.notice && <Alert kind="success">{disconnect.notice}</Alert>}
+      <Outcome of={disconnect} />
     </div>
   );
 }
@@ -534,7 +493,7 @@ function ApplePayDomainPanel(props: { domain: ApplePayDomain; onChange: (wallets
   const registered = d.status === 'pending' || d.status === 'ready' || d.status === 'action_required';
   const run = () =>
     void action.run(async () => {
-      const wallets = await api.post<WalletStatus>('/api/merchant/processor/apple-pay-domain', {});
+      const wallets = await api.post('/api/merchant/processor/apple-pay-domain', { body: {} });
       props.onChange(wallets);
       return wallets.applePayDomain?.status === 'ready' ? 'Apple Pay is ready on your checkout page.' : "Whop was asked: its answer is shown here.";
     });
@@ -549,20 +508,7 @@ function ApplePayDomainPanel(props: { domain: ApplePayDomain; onChange: (wallets
         <div class="apple-pay-issue" data-issue={issue.code} key={issue.code}>
           <p><strong>Whop says:</strong> {issue.message}</p>
           {issue.dnsRecords.length > 0 && (
-            <div class="table-wrap">
-              <table class="table records-table" data-table="whop domain records" aria-label="DNS records Whop asks for">
-                <thead><tr><th scope="col">Type</th><th scope="col">Name</th><th scope="col">Value</th></tr></thead>
-                <tbody>
-                  {issue.dnsRecords.map((r) => (
-                    <tr key={`${r.type}-${r.name}-${r.value}`}>
-                      <td data-label="Type"><code>{r.type}</code></td>
-                      <td data-label="Name"><Copyable value={r.name} label={`${r.type} name`} /></td>
-                      <td data-label="Value"><Copyable value={r.value} label={`${r.type} value`} /></td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table name="whop domain records" class="records-table" labels label="DNS records Whop asks for" columns={recordColumns()} rows={issue.dnsRecords} rowKey={(r) => `${r.type}-${r.name}-${r.value}`} />
           )}
           {issue.codeBlock && <pre aria-label="Code Whop asks you to add"><code>{issue.codeBlock}</code></pre>}
           <p class="hint">Once that is done, check again.</p>
@@ -573,8 +519,7 @@ function ApplePayDomainPanel(props: { domain: ApplePayDomain; onChange: (wallets
           {registered ? 'Check again' : 'Register for Apple Pay'}
         </Button>
       </div>
-      {action.error && <Alert kind="error">{action.error}</Alert>}
-      {action.notice && <Alert kind="success">{action.notice}</Alert>}
+      <Outcome of={action} />
     </div>
   );
 }
@@ -619,7 +564,7 @@ export function CodToggle(props: { onChange?: () => void }) {
         hint="The order is created in your store as pending payment; you mark it paid when the money arrives."
         onChange={(checked) =>
           void form.run(async () => {
-            setMe(await api.patch<Merchant>('/api/merchant/config', { codEnabled: checked }));
+            setMe(await api.patch('/api/merchant/config', { body: { codEnabled: checked } }));
             props.onChange?.();
           })
         }
@@ -643,7 +588,7 @@ export function PaymentPageChoice() {
         value={value}
         onChange={(choice) =>
           void form.run(async () => {
-            setMe(await api.patch<Merchant>('/api/merchant/config', { paymentPage: choice }));
+            setMe(await api.patch('/api/merchant/config', { body: { paymentPage: choice as Merchant['paymentPage'] } }));
             return choice === 'embedded' ? 'Shoppers pay on your checkout page.' : "Shoppers pay on Whop's payment page.";
           })
         }
@@ -653,8 +598,7 @@ export function PaymentPageChoice() {
         ]}
         hint="On your checkout page, Whop's card form sits inside your branded page, already filled in with the shopper's email and address; if it cannot load, the shopper goes on to Whop's page. On Whop's page, the shopper leaves your page to pay."
       />
-      {form.error && <Alert kind="error">{form.error}</Alert>}
-      {form.notice && <Alert kind="success">{form.notice}</Alert>}
+      <Outcome of={form} />
     </div>
   );
 }

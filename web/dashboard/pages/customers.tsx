@@ -6,9 +6,9 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, query } from '../api.js';
 import { formatAmount, formatDate } from '../format.js';
 import { navigate, useLocation } from '../router.js';
-import { useLoad } from '../session.js';
-import type { CustomerDetail, CustomerSummary, CustomersPage as Page } from '../types.js';
-import { Alert, Button, Card, Empty, Field, Link, PageHeader, Spinner } from '../ui.js';
+import { useCursorPages, useLoad } from '../session.js';
+import type { CustomerSummary } from '../types.js';
+import { Alert, Button, Card, Empty, Field, Link, NotLoaded, PageHeader, PagedList, Table, type Column } from '../ui.js';
 import { OrdersTable } from './orders.js';
 
 const customerHref = (email: string) => `/dashboard/customers/${encodeURIComponent(email)}`;
@@ -31,70 +31,33 @@ function Consent(props: { state: CustomerSummary['marketingConsent'] }) {
   return props.state === 'not_collected' ? <span class="muted" data-consent="not_collected" title="The checkout does not ask shoppers for marketing consent yet">Not asked</span> : <span>{props.state}</span>;
 }
 
-function CustomersTable(props: { items: CustomerSummary[] }) {
-  return (
-    <div class="table-wrap">
-      <table class="table customers-table" data-table="customers">
-        <thead>
-          <tr>
-            <th scope="col">Customer</th>
-            <th scope="col" class="num">Orders</th>
-            <th scope="col" class="num">Spent</th>
-            <th scope="col">Last order</th>
-            <th scope="col">First order</th>
-            <th scope="col">Marketing</th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.items.map((c) => (
-            <tr key={c.email} data-customer={c.email}>
-              <td>
-                <Link href={customerHref(c.email)} class="customer-link">
-                  <span class="customer">
-                    {c.name ?? c.email}
-                    {c.name && <span class="muted small">{c.email}</span>}
-                  </span>
-                </Link>
-              </td>
-              <td class="num"><span data-orders-count>{c.ordersCount}</span><span class="phone-only"> {c.ordersCount === 1 ? 'order' : 'orders'}</span></td>
-              <td class="num"><Spent totals={c.totals} /></td>
-              <td>{formatDate(c.lastOrderAt, false)}</td>
-              <td>{formatDate(c.firstOrderAt, false)}</td>
-              <td><Consent state={c.marketingConsent} /></td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
-}
+const CUSTOMER_COLUMNS: Array<Column<CustomerSummary>> = [
+  {
+    label: 'Customer',
+    cell: (c) => (
+      <Link href={customerHref(c.email)} class="customer-link">
+        <span class="customer">
+          {c.name ?? c.email}
+          {c.name && <span class="muted small">{c.email}</span>}
+        </span>
+      </Link>
+    ),
+  },
+  { label: 'Orders', num: true, cell: (c) => <><span data-orders-count>{c.ordersCount}</span><span class="phone-only"> {c.ordersCount === 1 ? 'order' : 'orders'}</span></> },
+  { label: 'Spent', num: true, cell: (c) => <Spent totals={c.totals} /> },
+  { label: 'Last order', cell: (c) => formatDate(c.lastOrderAt, false) },
+  { label: 'First order', cell: (c) => formatDate(c.firstOrderAt, false) },
+  { label: 'Marketing', cell: (c) => <Consent state={c.marketingConsent} /> },
+];
 
 export function CustomersPage() {
   const { query: params } = useLocation();
   const q = params.get('q') ?? '';
   const [search, setSearch] = useState(q);
-  const [items, setItems] = useState<CustomerSummary[]>([]);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [state, setState] = useState<{ loading: boolean; error: Error | null }>({ loading: true, error: null });
+  const customers = useCursorPages((cursor) => api.get('/api/checkout/merchant/customers', { query: { q: q || undefined, cursor: cursor ?? undefined, limit: '25' } }), q);
+  useEffect(() => setSearch(q), [q]);
 
-  const load = async (after: string | null) => {
-    setState({ loading: true, error: null });
-    try {
-      const page = await api.get<Page>(`/api/checkout/merchant/customers${query({ q: q || undefined, cursor: after ?? undefined, limit: 25 })}`);
-      setItems((prev) => (after ? [...prev, ...page.items] : page.items));
-      setCursor(page.nextCursor);
-      setState({ loading: false, error: null });
-    } catch (err) {
-      setState({ loading: false, error: err as Error });
-    }
-  };
-  useEffect(() => {
-    setSearch(q);
-    setItems([]);
-    void load(null);
-  }, [q]);
-
-  const fieldError = state.error instanceof ApiError ? state.error.fields.q : undefined;
+  const fieldError = customers.error instanceof ApiError ? customers.error.fields.q : undefined;
   return (
     <>
       <PageHeader
@@ -114,38 +77,20 @@ export function CustomersPage() {
           emails from this list.
         </p>
       </Card>
-      {state.error && !fieldError && <Alert kind="error">{state.error.message}</Alert>}
+      {customers.error && !fieldError && <Alert kind="error">{customers.error.message}</Alert>}
       <Card>
-        {items.length > 0 && <CustomersTable items={items} />}
-        {!state.loading && items.length === 0 && !state.error && (
-          <Empty>{q ? 'No customer matches.' : 'No customers yet. A customer appears here with their first paid order.'}</Empty>
-        )}
-        {state.loading && <Spinner />}
-        {cursor && !state.loading && (
-          <div class="button-row center">
-            <Button variant="secondary" onClick={() => void load(cursor)}>Load more</Button>
-          </div>
-        )}
+        <PagedList pages={customers} empty={q ? 'No customer matches.' : 'No customers yet. A customer appears here with their first paid order.'}>
+          <Table name="customers" class="customers-table" columns={CUSTOMER_COLUMNS} rows={customers.items} rowKey={(c) => c.email} rowData={(c) => ({ 'data-customer': c.email })} />
+        </PagedList>
       </Card>
     </>
   );
 }
 
 export function CustomerDetailPage(props: { email: string }) {
-  const customer = useLoad(() => api.get<CustomerDetail>(`/api/checkout/merchant/customers/${encodeURIComponent(props.email)}`), [props.email]);
+  const customer = useLoad(() => api.get('/api/checkout/merchant/customers/{email}', { params: { email: props.email } }), [props.email]);
   const c = customer.data;
-  if (!c) {
-    if (customer.error) {
-      return (
-        <>
-          <PageHeader title="Customer" />
-          <Alert kind="error">{customer.error instanceof ApiError && customer.error.code === 'NOT_FOUND' ? 'No customer with this email in your shop.' : customer.error.message}</Alert>
-          <Link href="/dashboard/customers">← All customers</Link>
-        </>
-      );
-    }
-    return <Spinner />;
-  }
+  if (!c) return <NotLoaded title="Customer" error={customer.error} missing="No customer with this email in your shop." back={{ href: '/dashboard/customers', label: '← All customers' }} />;
   return (
     <>
       <p class="crumbs"><Link href="/dashboard/customers">← All customers</Link></p>

@@ -1,34 +1,28 @@
 // Custom checkout domain: claim checkout.<your domain>, create the DNS records shown, and watch the
 // verification (the server keeps checking for 72 hours; this page refreshes the status while it is pending).
 import { useEffect } from 'preact/hooks';
-import { api, ApiError } from '../api.js';
+import { api, ApiError, type Answer } from '../api.js';
 import { formatDate } from '../format.js';
 import { invalid, useForm } from '../form.js';
 import { useLoad, useSession } from '../session.js';
-import { Alert, Button, Card, ConfirmButton, Copyable, Field, Form, PageHeader, Pill, Spinner } from '../ui.js';
+import { Alert, Button, Card, ConfirmButton, Copyable, Field, Form, Outcome, PageHeader, Pill, recordColumns, Spinner, Table, type Column } from '../ui.js';
 import { PlanNote } from '../plan-note.js';
 
-interface DomainStatus {
-  domain: string;
-  status: 'pending' | 'verified' | 'failed' | 'expired';
-  records: Array<{ type: 'CNAME' | 'TXT'; name: string; value: string; required: boolean; purpose: string }>;
-  verifiedBy: 'cname' | 'txt' | null;
-  checks: number;
-  lastCheckedAt: string | null;
-  lastError: string | null;
-  verifiedAt: string | null;
-  expiresAt: string | null;
-  checkoutOrigin: string | null;
-}
+type DomainStatus = Answer<'/api/merchant/domain/status', 'get'>;
 
 async function loadDomain(): Promise<DomainStatus | null> {
   try {
-    return await api.get<DomainStatus>('/api/merchant/domain/status');
+    return await api.get('/api/merchant/domain/status');
   } catch (err) {
     if (err instanceof ApiError && err.code === 'NOT_FOUND') return null;
     throw err;
   }
 }
+
+const RECORD_COLUMNS: Array<Column<DomainStatus['records'][number]>> = [
+  ...recordColumns(),
+  { label: 'Needed', class: 'purpose', cell: (r) => <>{r.required ? 'Yes' : 'Alternative'}<div class="hint">{r.purpose}</div></> },
+];
 
 const STATUS_TEXT: Record<DomainStatus['status'], string> = {
   pending: 'Checking your DNS records: right away, then after 1 minute, doubling up to hourly, for 72 hours.',
@@ -55,7 +49,7 @@ export function DomainPage() {
       const domain = add.values.domain.trim().toLowerCase();
       if (!domain) throw invalid({ domain: 'enter checkout.<your domain>, e.g. checkout.example.com' });
       try {
-        current.setData(await api.post<DomainStatus>('/api/merchant/domain', { domain }));
+        current.setData(await api.post('/api/merchant/domain', { body: { domain } }));
       } catch (err) {
         if (err instanceof ApiError && (err.code === 'DOMAIN_EXISTS' || err.code === 'INVALID_INPUT') && !Object.keys(err.fields).length) throw invalid({ domain: err.message });
         throw err;
@@ -86,7 +80,7 @@ export function DomainPage() {
               <div class="button-row">
                 {d.status !== 'verified' && (
                   <Button variant="secondary" small busy={actions.busy} onClick={() => void actions.run(async () => {
-                    const s = await api.post<DomainStatus>('/api/merchant/domain/verify');
+                    const s = await api.post('/api/merchant/domain/verify');
                     current.setData(s);
                     await refresh();
                     return s.status === 'verified' ? 'Verified.' : 'Checked: not verified yet.';
@@ -94,12 +88,12 @@ export function DomainPage() {
                     Check now
                   </Button>
                 )}
-                <ConfirmButton small confirm="Remove this domain? Checkouts go back to your subdomain." busy={actions.busy} onConfirm={() => void actions.run(async () => {
+                <ConfirmButton small confirm="Remove this domain? Checkouts go back to your subdomain." busy={actions.busy} runner={actions} action={async () => {
                   await api.del('/api/merchant/domain');
                   current.setData(null);
                   await refresh();
                   return 'Domain removed: checkouts use your subdomain again.';
-                })}>
+                }}>
                   Remove
                 </ConfirmButton>
               </div>
@@ -109,8 +103,7 @@ export function DomainPage() {
               <Pill status={d.status.toUpperCase()} label={d.status} />
               <span>{STATUS_TEXT[d.status]}</span>
             </div>
-            {actions.error && <Alert kind="error">{actions.error}</Alert>}
-            {actions.notice && <Alert kind="success">{actions.notice}</Alert>}
+            <Outcome of={actions} />
             <dl class="dl">
               <dt>Checks so far</dt><dd>{d.checks}{d.lastCheckedAt && <span class="muted"> · last {formatDate(d.lastCheckedAt)}</span>}</dd>
               {d.status === 'pending' && d.expiresAt && <><dt>Checking until</dt><dd>{formatDate(d.expiresAt)}</dd></>}
@@ -121,21 +114,7 @@ export function DomainPage() {
           </Card>
           <Card title="DNS records to create">
             <p class="hint">Create these at your DNS host. Changes can take a few minutes to an hour to show.</p>
-            <div class="table-wrap">
-              <table class="table stack" data-table="dns records">
-                <thead><tr><th scope="col">Type</th><th scope="col">Name</th><th scope="col">Value</th><th scope="col">Needed</th></tr></thead>
-                <tbody>
-                  {d.records.map((r) => (
-                    <tr key={`${r.type}-${r.name}`}>
-                      <td data-label="Type"><code>{r.type}</code></td>
-                      <td data-label="Name"><Copyable value={r.name} label={`${r.type} name`} /></td>
-                      <td data-label="Value"><Copyable value={r.value} label={`${r.type} value`} /></td>
-                      <td class="purpose" data-label="Needed">{r.required ? 'Yes' : 'Alternative'}<div class="hint">{r.purpose}</div></td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table name="dns records" stack columns={RECORD_COLUMNS} rows={d.records} rowKey={(r) => `${r.type}-${r.name}`} />
           </Card>
         </>
       )}

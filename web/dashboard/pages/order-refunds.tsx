@@ -4,7 +4,7 @@
 // for the merchant (ON_HOLD). The rules of what is sent live in ../refunds.ts.
 import { useId } from 'preact/hooks';
 import { orderNumberLabel } from '../../../domain/store-order.js';
-import { api, ApiError } from '../api.js';
+import { api, ApiError, type Answer } from '../api.js';
 import { centsToInput, formatAmount, formatDate, readableAmounts } from '../format.js';
 import { invalid, useForm } from '../form.js';
 import {
@@ -14,11 +14,8 @@ import {
 import type { OrderDetail } from '../types.js';
 import { Alert, Button, Card, Checkbox, Dialog, Empty, Field, Pill } from '../ui.js';
 
-/** POST /api/checkout/merchant/orders/:token/refund, 202 (the shape is declared in the route file). */
-export interface RefundRequested {
-  status: string;
-  refund: { state: 'requested'; id?: string; refundId: string; amountMinor?: number; currency?: string };
-}
+/** What POST /api/checkout/merchant/orders/{token}/refund answers (202). */
+export type RefundRequested = Answer<'/api/checkout/merchant/orders/{token}/refund', 'post'>;
 
 const money = (o: Pick<OrderDetail, 'totals'>, minor: number) => formatAmount(minor, o.totals.currency);
 
@@ -112,7 +109,7 @@ export function RefundDialog(props: { order: OrderDetail; onClose: () => void; o
       if (!req.ok) throw invalid(req.errors);
       let answer: RefundRequested;
       try {
-        answer = await api.post<RefundRequested>(`/api/checkout/merchant/orders/${encodeURIComponent(o.token)}/refund`, req.body);
+        answer = await api.post('/api/checkout/merchant/orders/{token}/refund', { params: { token: o.token }, body: req.body });
       } catch (err) {
         // A refusal may come from a change elsewhere (a refund in the store, at the processor): show the order as it is now.
         const fresh = err instanceof ApiError && err.code !== 'INVALID_INPUT' ? await props.refresh() : undefined;

@@ -7,14 +7,14 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { CHECKOUT_STATUSES, isCheckoutStatus } from '../../../domain/checkout-status.js';
 import { orderNumberLabel } from '../../../domain/store-order.js';
 import { ORDER_VIEWS, type OrderView } from '../../../domain/stats.js';
-import { api, ApiError, query } from '../api.js';
+import { api, apiHref, ApiError, query, type Query } from '../api.js';
 import { countryName, formatAmount, formatDate, readableAmounts } from '../format.js';
 import { useForm } from '../form.js';
 import { inFlight, orderStatus, STATUS_LABELS, storeOrderStatusLabel, type StatusFacts } from '../refunds.js';
 import { linkClick, navigate, useLocation } from '../router.js';
-import { useLoad } from '../session.js';
-import type { OrderDetail, OrderSummary, OrdersPage as Page, TimelineEntry } from '../types.js';
-import { Alert, Button, Card, Empty, Field, Link, PageHeader, Pill, SelectField, Spinner } from '../ui.js';
+import { useCursorPages, useLoad } from '../session.js';
+import type { OrderDetail, OrderSummary, TimelineEntry } from '../types.js';
+import { Alert, Button, Card, Empty, Field, Link, NotLoaded, Outcome, PageHeader, PagedList, Pill, SelectField, Table, type Column } from '../ui.js';
 import { useCan } from '../can.js';
 import { HoldBanner, RefundDialog, RefundsCard, type RefundRequested } from './order-refunds.js';
 
@@ -23,6 +23,8 @@ const VIEW_HINTS: Record<OrderView, string> = {
   orders: 'Paid orders: paid by card, cash on delivery, on hold, refunded. Newest first.',
   checkouts: 'Checkouts whose payment started and never came: pending, failed, abandoned. Not orders: nothing was paid.',
 };
+/** The list's filters, as the page's URL holds them (the Filters form writes them there). */
+type OrderFilters = Query<'/api/checkout/merchant/orders'>;
 const viewOf = (params: URLSearchParams): OrderView => (params.get('view') === 'checkouts' ? 'checkouts' : 'orders');
 
 /** The order's name: the store's number once it has one. A held payment is paid, but has no store order. */
@@ -120,40 +122,27 @@ function Customer(props: { o: OrderSummary }) {
   );
 }
 
+const ORDER_COLUMNS: Array<Column<OrderSummary>> = [
+  {
+    label: 'Order',
+    cell: (o) => (
+      <>
+        <Link href={`/dashboard/orders/${o.token}`} class="order-link">
+          {orderLinkText(o)}
+        </Link>
+        {o.storeOrder && o.storeOrder.state !== 'created' && <> <StoreOrderState order={o.storeOrder} /></>}
+      </>
+    ),
+  },
+  { label: 'Date', class: 'order-date', cell: (o) => formatDate(o.createdAt) },
+  { label: 'Customer', class: 'order-customer', cell: (o) => <Customer o={o} /> },
+  { label: 'Status', class: 'status-cell', cell: (o) => <StatusPill o={o} withNote /> },
+  { label: 'Payment', class: 'order-payment', cell: (o) => (o.paymentMethod === 'cod' ? `COD${o.codPaid ? ' · paid' : ''}` : o.paymentMethod === 'card' ? 'Card' : o.paymentMethod === 'free' ? 'Free' : '—') },
+  { label: 'Total', num: true, cell: (o) => formatAmount(o.totals.totalMinor, o.totals.currency) },
+];
+
 export function OrdersTable(props: { items: OrderSummary[] }) {
-  return (
-    <div class="table-wrap">
-      <table class="table orders-table" data-table="orders">
-        <thead>
-          <tr>
-            <th scope="col">Order</th>
-            <th scope="col">Date</th>
-            <th scope="col">Customer</th>
-            <th scope="col">Status</th>
-            <th scope="col">Payment</th>
-            <th scope="col" class="num">Total</th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.items.map((o) => (
-            <tr key={o.token} data-token={o.token} data-status={o.status}>
-              <td>
-                <Link href={`/dashboard/orders/${o.token}`} class="order-link">
-                  {orderLinkText(o)}
-                </Link>
-                {o.storeOrder && o.storeOrder.state !== 'created' && <> <StoreOrderState order={o.storeOrder} /></>}
-              </td>
-              <td class="order-date">{formatDate(o.createdAt)}</td>
-              <td class="order-customer"><Customer o={o} /></td>
-              <td class="status-cell"><StatusPill o={o} withNote /></td>
-              <td class="order-payment">{o.paymentMethod === 'cod' ? `COD${o.codPaid ? ' · paid' : ''}` : o.paymentMethod === 'card' ? 'Card' : o.paymentMethod === 'free' ? 'Free' : '—'}</td>
-              <td class="num">{formatAmount(o.totals.totalMinor, o.totals.currency)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
+  return <Table name="orders" class="orders-table" columns={ORDER_COLUMNS} rows={props.items} rowKey={(o) => o.token} rowData={(o) => ({ 'data-token': o.token, 'data-status': o.status })} />;
 }
 
 /** Orders | Unpaid checkouts: a link each (the view is in the URL), shown as tabs. */
@@ -174,36 +163,18 @@ function ViewTabs(props: { view: OrderView }) {
 
 /** The CSV export of what the list shows: the same filters and view (GET /api/checkout/merchant/orders/export.csv). */
 function exportHref(params: URLSearchParams, view: OrderView): string {
-  const filters = Object.fromEntries(['q', 'status', 'paymentMethod', 'from', 'to'].map((k) => [k, params.get(k) ?? undefined]));
-  return `/api/checkout/merchant/orders/export.csv${query({ ...filters, view })}`;
+  const filters = Object.fromEntries(['q', 'status', 'paymentMethod', 'from', 'to'].map((k) => [k, params.get(k) ?? undefined])) as OrderFilters;
+  return apiHref('/api/checkout/merchant/orders/export.csv', { query: { ...filters, view } });
 }
 
 export function OrdersPage() {
   const { query: params } = useLocation();
   const key = params.toString();
-  const [items, setItems] = useState<OrderSummary[]>([]);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [state, setState] = useState<{ loading: boolean; error: ApiError | Error | null }>({ loading: true, error: null });
-
   const view = viewOf(params);
-  const load = async (after: string | null) => {
-    setState({ loading: true, error: null });
-    try {
-      const filters = Object.fromEntries(params.entries());
-      const page = await api.get<Page>(`/api/checkout/merchant/orders${query({ ...filters, view, cursor: after ?? undefined, limit: 25 })}`);
-      setItems((prev) => (after ? [...prev, ...page.items] : page.items));
-      setCursor(page.nextCursor);
-      setState({ loading: false, error: null });
-    } catch (err) {
-      setState({ loading: false, error: err as Error });
-    }
-  };
-  useEffect(() => {
-    setItems([]);
-    void load(null);
-  }, [key]);
+  const filters = Object.fromEntries(params.entries()) as OrderFilters;
+  const orders = useCursorPages((cursor) => api.get('/api/checkout/merchant/orders', { query: { ...filters, view, cursor: cursor ?? undefined, limit: '25' } }), key);
 
-  const fieldErrors = state.error instanceof ApiError ? state.error.fields : {};
+  const fieldErrors = orders.error instanceof ApiError ? orders.error.fields : {};
   return (
     <>
       <PageHeader
@@ -211,7 +182,7 @@ export function OrdersPage() {
         description={VIEW_HINTS[view]}
         actions={
           // A plain link: the browser downloads the file with the session cookie, the API streams it (no copy in this page).
-          <a class="btn btn-secondary" href={exportHref(params, view)} download data-export-csv aria-disabled={state.error ? 'true' : undefined}>
+          <a class="btn btn-secondary" href={exportHref(params, view)} download data-export-csv aria-disabled={orders.error ? 'true' : undefined}>
             Export CSV
           </a>
         }
@@ -220,18 +191,11 @@ export function OrdersPage() {
       <Card>
         <Filters key={key} values={params} view={view} errors={fieldErrors} />
       </Card>
-      {state.error && <Alert kind="error">{state.error.message}</Alert>}
+      {orders.error && <Alert kind="error">{orders.error.message}</Alert>}
       <Card id="orders-panel">
-        {items.length > 0 && <OrdersTable items={items} />}
-        {!state.loading && items.length === 0 && !state.error && (
-          <Empty>{view === 'orders' ? 'No orders match. An order appears here once the shopper paid (or chose cash on delivery).' : 'No unpaid checkouts match.'}</Empty>
-        )}
-        {state.loading && <Spinner />}
-        {cursor && !state.loading && (
-          <div class="button-row center">
-            <Button variant="secondary" onClick={() => void load(cursor)}>Load more</Button>
-          </div>
-        )}
+        <PagedList pages={orders} empty={view === 'orders' ? 'No orders match. An order appears here once the shopper paid (or chose cash on delivery).' : 'No unpaid checkouts match.'}>
+          <OrdersTable items={orders.items} />
+        </PagedList>
       </Card>
     </>
   );
@@ -291,8 +255,8 @@ function refundOutcome(o: OrderDetail, id: string | null, amountMinor: number): 
 }
 
 export function OrderDetailPage(props: { token: string }) {
-  const path = `/api/checkout/merchant/orders/${encodeURIComponent(props.token)}`;
-  const order = useLoad(() => api.get<OrderDetail>(path), [props.token]);
+  const load = () => api.get('/api/checkout/merchant/orders/{token}', { params: { token: props.token } });
+  const order = useLoad(load, [props.token]);
   const sync = useForm({});
   const [dialog, setDialog] = useState(false);
   const [notice, setNotice] = useState<Notice | null>(null);
@@ -306,7 +270,7 @@ export function OrderDetailPage(props: { token: string }) {
   /** The order as it is now (after a refusal: what is left may have changed elsewhere). */
   const refresh = async () => {
     try {
-      const fresh = await api.get<OrderDetail>(path);
+      const fresh = await load();
       order.setData(fresh);
       return fresh;
     } catch {
@@ -334,18 +298,7 @@ export function OrderDetailPage(props: { token: string }) {
     return () => clearTimeout(timer);
   }, [follow, o, polls]);
 
-  if (!o) {
-    if (order.error) {
-      return (
-        <>
-          <PageHeader title="Order" />
-          <Alert kind="error">{order.error instanceof ApiError && order.error.code === 'NOT_FOUND' ? 'No such order in your shop.' : order.error.message}</Alert>
-          <Link href="/dashboard/orders">← All orders</Link>
-        </>
-      );
-    }
-    return <Spinner />;
-  }
+  if (!o) return <NotLoaded title="Order" error={order.error} missing="No such order in your shop." back={{ href: '/dashboard/orders', label: '← All orders' }} />;
   const currency = o.totals.currency;
   // A confirmed card payment with something left (the API answers 0 when nothing can be refunded).
   const refundable = o.paymentMethod === 'card' && (o.status === 'COMPLETED' || o.status === 'ON_HOLD') && o.refundableMinor > 0;
@@ -376,7 +329,7 @@ export function OrderDetailPage(props: { token: string }) {
         actions={
           <div class="button-row" ref={refundButton}>
             {can('POST', '/api/checkout/merchant/orders/:token/backfill-status') && <Button variant="secondary" busy={sync.busy} onClick={() => void sync.run(async () => {
-              const r = await api.post<{ status: string; processorStatus: string | null }>(`/api/checkout/merchant/orders/${o.token}/backfill-status`);
+              const r = await api.post('/api/checkout/merchant/orders/{token}/backfill-status', { params: { token: o.token } });
               await order.reload();
               const ours = isCheckoutStatus(r.status) ? STATUS_LABELS[r.status].toLowerCase() : r.status;
               return `Status synced: ${ours}${r.processorStatus ? ` (processor: ${r.processorStatus.replace(/_/g, ' ')})` : ''}.`;
@@ -400,8 +353,7 @@ export function OrderDetailPage(props: { token: string }) {
       </div>
       <HoldBanner order={o} onRefund={refundable ? openDialog : undefined} />
       {notice && <div data-refund-notice={notice.kind}><Alert kind={notice.kind}>{notice.text}</Alert></div>}
-      {sync.error && <Alert kind="error">{sync.error}</Alert>}
-      {sync.notice && <Alert kind="success">{sync.notice}</Alert>}
+      <Outcome of={sync} />
       {o.storeOrder?.state === 'failed' && <Alert kind="error" title="The store refused this order">{o.storeOrder.error ?? 'The payment went through but the store did not accept the order.'}</Alert>}
       {o.storeOrder?.state === 'pending' && (
         <Alert kind="info" title="The order is not on your store yet">

@@ -1,10 +1,9 @@
 // The dashboard's first page: the last 30 days at a glance, the latest orders, and whether the checkout is live.
 import { useState } from 'preact/hooks';
-import { api, query } from '../api.js';
+import { api } from '../api.js';
 import { FunnelChart } from '../charts.js';
 import { useLocation } from '../router.js';
 import { useLoad, useSession } from '../session.js';
-import type { CheckoutActivation, OrdersPage } from '../types.js';
 import { Alert, Card, CheckItem, Copyable, Empty, Link, PageHeader, Spinner } from '../ui.js';
 import { OrdersTable } from './orders.js';
 import { FUNNEL_LABELS, Kpis, useStats } from './stats.js';
@@ -19,8 +18,8 @@ export function Overview() {
     return { from: new Date(to.getTime() - 30 * DAY), to };
   });
   const stats = useStats(range.from, range.to, false);
-  const recent = useLoad(() => api.get<OrdersPage>(`/api/checkout/merchant/orders${query({ view: 'orders', limit: 5 })}`));
-  const activation = useLoad(() => api.get<CheckoutActivation>('/api/merchant/checkout-activation'));
+  const recent = useLoad(() => api.get('/api/checkout/merchant/orders', { query: { view: 'orders', limit: '5' } }));
+  const activation = useLoad(() => api.get('/api/merchant/checkout-activation'));
   return (
     <>
       <PageHeader title={`Hello, ${me?.shopName ?? ''}`} description="The last 30 days of your hosted checkout." />

@@ -5,7 +5,7 @@ import { api } from '../api.js';
 import { formatDate } from '../format.js';
 import { useForm } from '../form.js';
 import { useSession } from '../session.js';
-import { Alert, Button, Card, Copyable, Link, PageHeader } from '../ui.js';
+import { Button, Card, Copyable, Link, Outcome, PageHeader } from '../ui.js';
 
 export function PreviewCard(props: { onOpened?: () => void; openedAt?: string | null }) {
   const form = useForm({});
@@ -15,7 +15,7 @@ export function PreviewCard(props: { onOpened?: () => void; openedAt?: string | 
     const tab = window.open('about:blank', '_blank');
     void form.run(async () => {
       try {
-        const preview = await api.post<{ token: string; previewUrl: string }>('/api/merchant/preview');
+        const preview = await api.post('/api/merchant/preview');
         setUrl(preview.previewUrl);
         if (tab) {
           tab.opener = null;
@@ -36,8 +36,7 @@ export function PreviewCard(props: { onOpened?: () => void; openedAt?: string | 
         <Button onClick={open} busy={form.busy} name="open-preview">Open checkout preview</Button>
       </div>
       {props.openedAt && <p class="hint">Last opened {formatDate(props.openedAt)}.</p>}
-      {form.error && <Alert kind="error">{form.error}</Alert>}
-      {form.notice && <Alert kind="success">{form.notice}</Alert>}
+      <Outcome of={form} />
       {url && (
         <p>
           Preview link: <a href={url} target="_blank" rel="noopener">{url}</a>

@@ -1,20 +1,16 @@
 // Abandoned-checkout recovery settings (docs/recovery.md): on/off and when each of up to three reminders goes, in hours
 // after the shopper's consent. The API checks the schedule (1 to 3 ascending delays, 30 minutes to 30 days).
-import { api, ApiError } from '../api.js';
+import { api, ApiError, type Answer } from '../api.js';
 import { invalid, useForm } from '../form.js';
 import { useLoad } from '../session.js';
 import { Alert, Button, Checkbox, Field, Form, Spinner } from '../ui.js';
 
-interface RecoverySettings {
-  enabled: boolean;
-  delaysMinutes: number[];
-  consentVersion: number;
-}
+type RecoverySettings = Answer<'/api/merchant/recovery', 'get'>;
 
 const hours = (minutes: number | undefined) => (minutes === undefined ? '' : String(Math.round((minutes / 60) * 100) / 100));
 
 export function RecoveryForm() {
-  const settings = useLoad(() => api.get<RecoverySettings>('/api/merchant/recovery'), []);
+  const settings = useLoad(() => api.get('/api/merchant/recovery'), []);
   if (settings.error) return <Alert kind="error">{settings.error.message}</Alert>;
   if (!settings.data) return <Spinner label="Loading recovery settings" />;
   return <RecoveryFields initial={settings.data} />;
@@ -30,7 +26,7 @@ function RecoveryFields(props: { initial: RecoverySettings }) {
       if (bad) throw invalid({ [bad[0]]: 'enter a number of hours, e.g. 24' });
       if (given.length === 0) throw invalid({ first: 'give at least the first reminder' });
       try {
-        const saved = await api.patch<RecoverySettings>('/api/merchant/recovery', { enabled: form.values.enabled, delaysMinutes: given.map(([, v]) => Math.round(Number(v) * 60)) });
+        const saved = await api.patch('/api/merchant/recovery', { body: { enabled: form.values.enabled, delaysMinutes: given.map(([, v]) => Math.round(Number(v) * 60)) } });
         form.setAll({ enabled: saved.enabled, first: hours(saved.delaysMinutes[0]), second: hours(saved.delaysMinutes[1]), third: hours(saved.delaysMinutes[2]) });
       } catch (err) {
         if (err instanceof ApiError && err.code === 'INVALID_INPUT') throw invalid({ first: err.message.replace(/^delaysMinutes: /, 'Reminders: ') });

@@ -4,11 +4,10 @@
 // on: new recovery codes, or turning it off, each after a current code.
 import qrcode from 'qrcode-generator';
 import { useState } from 'preact/hooks';
-import { api } from '../api.js';
+import { api, type Answer } from '../api.js';
 import { formatDate } from '../format.js';
 import { invalid, useForm } from '../form.js';
 import { useLoad, useSession } from '../session.js';
-import type { Enrolment, RecoveryCodes, SecurityStatus } from '../types.js';
 import { Alert, Button, Card, Copyable, Field, Form, PageHeader, Pill, Spinner } from '../ui.js';
 
 function qrDataUrl(text: string): string {
@@ -36,12 +35,12 @@ function RecoveryCodesOnce(props: { codes: string[]; onDone: () => void }) {
 }
 
 function Enrol(props: { onEnabled: (codes: string[]) => void }) {
-  const [enrolment, setEnrolment] = useState<Enrolment | null>(null);
+  const [enrolment, setEnrolment] = useState<Answer<'/api/merchant/security/two-factor/enrol', 'post'> | null>(null);
   const start = useForm({});
   const confirm = useForm({ code: '' });
   if (!enrolment) {
     return (
-      <Form onSubmit={() => void start.run(async () => setEnrolment(await api.post<Enrolment>('/api/merchant/security/two-factor/enrol')))} error={start.error} label="Set up two-factor sign-in">
+      <Form onSubmit={() => void start.run(async () => setEnrolment(await api.post('/api/merchant/security/two-factor/enrol')))} error={start.error} label="Set up two-factor sign-in">
         <p>After your password, sign-in will ask for a code from an authenticator app on your phone (Google Authenticator, 1Password, Authy, Microsoft Authenticator…).</p>
         <Button type="submit" busy={start.busy} name="enrol">Set up two-factor sign-in</Button>
       </Form>
@@ -50,7 +49,7 @@ function Enrol(props: { onEnabled: (codes: string[]) => void }) {
   const submit = () =>
     confirm.run(async () => {
       if (!/^\d{6}$/.test(confirm.values.code.trim())) throw invalid({ code: 'enter the 6-digit code the app shows' });
-      const { recoveryCodes } = await api.post<RecoveryCodes>('/api/merchant/security/two-factor/confirm', { code: confirm.values.code.trim() });
+      const { recoveryCodes } = await api.post('/api/merchant/security/two-factor/confirm', { body: { code: confirm.values.code.trim() } });
       props.onEnabled(recoveryCodes);
     });
   return (
@@ -75,7 +74,7 @@ function Enrol(props: { onEnabled: (codes: string[]) => void }) {
 
 export function SecurityPage() {
   const { refresh } = useSession();
-  const status = useLoad(() => api.get<SecurityStatus>('/api/merchant/security'), []);
+  const status = useLoad(() => api.get('/api/merchant/security'), []);
   const [codes, setCodes] = useState<string[] | null>(null);
   const regen = useForm({ code: '' });
   const disable = useForm({ code: '' });
@@ -104,7 +103,7 @@ export function SecurityPage() {
               <div class="form-grid">
                 <Form onSubmit={() => void regen.run(async () => {
                   if (!/^\d{6}$/.test(regen.values.code.trim())) throw invalid({ code: 'enter the 6-digit code the app shows' });
-                  const r = await api.post<RecoveryCodes>('/api/merchant/security/two-factor/recovery-codes', { code: regen.values.code.trim() });
+                  const r = await api.post('/api/merchant/security/two-factor/recovery-codes', { body: { code: regen.values.code.trim() } });
                   regen.set('code', '');
                   await done(r.recoveryCodes);
                 })} error={regen.error} label="New recovery codes">
@@ -114,7 +113,7 @@ export function SecurityPage() {
                 </Form>
                 <Form onSubmit={() => void disable.run(async () => {
                   if (!disable.values.code.trim()) throw invalid({ code: 'enter a code from the app, or a recovery code' });
-                  await api.post('/api/merchant/security/two-factor/disable', { code: disable.values.code.trim() });
+                  await api.post('/api/merchant/security/two-factor/disable', { body: { code: disable.values.code.trim() } });
                   disable.set('code', '');
                   await done();
                 })} error={disable.error} label="Turn off two-factor sign-in">

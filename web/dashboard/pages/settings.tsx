@@ -2,11 +2,11 @@
 // and which events email the merchant (notifications: new order, refund, store order failed, webhook endpoint failing or
 // disabled) and where.
 import { useState } from 'preact/hooks';
-import { api, ApiError } from '../api.js';
+import { api, ApiError, type Body } from '../api.js';
 import { invalid, useForm } from '../form.js';
 import { navigate } from '../router.js';
 import { useSession } from '../session.js';
-import type { Merchant, NotificationSettings, SessionAnswer } from '../types.js';
+import type { NotificationSettings } from '../types.js';
 import { useLoad } from '../session.js';
 import { NOTIFICATION_EVENT_LABELS, NOTIFICATION_EVENTS, NOTIFICATION_RECIPIENTS_MAX, type NotificationEvent } from '../../../domain/notifications.js';
 import { RecoveryForm } from './recovery.js';
@@ -23,7 +23,7 @@ function ShopForm() {
       onSubmit={() =>
         void form.run(async () => {
           if (!form.values.shopName.trim()) throw invalid({ shopName: 'enter the name of your shop' });
-          setMe(await api.patch<Merchant>('/api/merchant/shop', { shopName: form.values.shopName.trim() }));
+          setMe(await api.patch('/api/merchant/shop', { body: { shopName: form.values.shopName.trim() } }));
           return 'Shop name saved.';
         })
       }
@@ -41,7 +41,7 @@ function SlugForm() {
   const save = () =>
     form.run(async () => {
       try {
-        setMe(await api.patch<Merchant>('/api/merchant/slug', { slug: form.values.slug.trim() }));
+        setMe(await api.patch('/api/merchant/slug', { body: { slug: form.values.slug.trim() } }));
       } catch (err) {
         // INVALID_SLUG and SLUG_COLLISION are about this one field.
         if (err instanceof ApiError && (err.code === 'INVALID_SLUG' || err.code === 'SLUG_COLLISION')) throw invalid({ slug: err.message });
@@ -60,7 +60,7 @@ function SlugForm() {
           busy={regen.busy}
           onClick={() =>
             void regen.run(async () => {
-              const m = await api.post<Merchant>('/api/merchant/slug/regenerate');
+              const m = await api.post('/api/merchant/slug/regenerate');
               setMe(m);
               form.setAll({ slug: m.slug });
               return `New subdomain: ${m.slug}`;
@@ -80,7 +80,7 @@ function AccountForm() {
   const v = form.values;
   const save = () =>
     form.run(async () => {
-      const body: Record<string, string> = {};
+      const body: Body<'/api/merchant/account', 'patch'> = {};
       if (v.email.trim() && v.email.trim() !== me?.email) body.email = v.email.trim();
       if (v.phone.trim() !== me?.phone) body.phone = v.phone.trim();
       if (v.newPassword) body.newPassword = v.newPassword;
@@ -88,7 +88,7 @@ function AccountForm() {
       if (v.currentPassword) body.currentPassword = v.currentPassword;
       if (Object.keys(body).length === 0) return 'Nothing changed.';
       try {
-        const answer = await api.patch<SessionAnswer>('/api/merchant/account', body);
+        const answer = await api.patch('/api/merchant/account', { body });
         setMe(answer.merchant);
       } catch (err) {
         if (err instanceof ApiError && err.code === 'INVALID_CREDENTIALS') throw invalid({ currentPassword: err.message });
@@ -120,13 +120,12 @@ function SessionsForm() {
         <ConfirmButton
           confirm="Log out on every device, this one included?"
           busy={form.busy}
-          onConfirm={() =>
-            void form.run(async () => {
-              await api.post('/api/auth/logout-all');
-              setMe(null);
-              navigate('/login');
-            })
-          }
+          runner={form}
+          action={async () => {
+            await api.post('/api/auth/logout-all');
+            setMe(null);
+            navigate('/login');
+          }}
         >
           Log out everywhere
         </ConfirmButton>
@@ -149,7 +148,7 @@ function NotificationsForm(props: { initial: NotificationSettings; onSaved: (s: 
   const save = () =>
     form.run(async () => {
       const list = recipients.map((r) => r.trim()).filter(Boolean);
-      const saved = await api.put<NotificationSettings>('/api/merchant/notifications', { events, recipients: list });
+      const saved = await api.put('/api/merchant/notifications', { body: { events, recipients: list } });
       props.onSaved(saved);
       setEvents(saved.events);
       form.setAll({ recipients: saved.recipients.length ? saved.recipients : [''] });
@@ -182,7 +181,7 @@ function NotificationsForm(props: { initial: NotificationSettings; onSaved: (s: 
 }
 
 function NotificationsCard() {
-  const settings = useLoad(() => api.get<NotificationSettings>('/api/merchant/notifications'));
+  const settings = useLoad(() => api.get('/api/merchant/notifications'));
   return (
     <Card title="Notifications" id="notifications">
       {settings.data ? <NotificationsForm initial={settings.data} onSaved={settings.setData} /> : settings.error ? <Alert kind="error">{settings.error.message}</Alert> : <Spinner />}

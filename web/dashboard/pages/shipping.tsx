@@ -8,7 +8,7 @@ import { centsToInput, formatAmount, formatDate, inputToCents } from '../format.
 import { invalid, useForm } from '../form.js';
 import { useSession } from '../session.js';
 import type { Merchant } from '../types.js';
-import { Alert, Button, Card, Checkbox, Empty, Field, Form, PageHeader } from '../ui.js';
+import { Alert, Button, Card, Checkbox, Empty, Field, Form, Outcome, PageHeader } from '../ui.js';
 
 interface RateRow {
   name: string;
@@ -81,7 +81,7 @@ export function ShippingRatesForm(props: { onSaved?: (m: Merchant) => void; subm
         return { name: r.name.trim(), free: r.free, basePriceCents, freeThresholdCents, countries: r.countries, deliveryDays };
       });
       if (Object.keys(problems).length) throw invalid(problems);
-      const updated = await api.patch<Merchant>('/api/merchant/config', { shippingRates });
+      const updated = await api.patch('/api/merchant/config', { body: { shippingRates } });
       setMe(updated);
       props.onSaved?.(updated);
       return shippingRates.length ? `${shippingRates.length} shipping rate${shippingRates.length === 1 ? '' : 's'} saved.` : 'Shipping rates removed.';
@@ -168,7 +168,7 @@ export function StoreCountries() {
   const refresh = () =>
     void form.run(async () => {
       // The policy pages are read again at the same time (the checkout footer's links, StorePolicies below).
-      const { policies, ...read } = await api.post<Merchant['storeCountries'] & { policies: Merchant['storePolicies'] }>('/api/merchant/store-countries/refresh');
+      const { policies, ...read } = await api.post('/api/merchant/store-countries/refresh');
       setMe({ ...me, storeCountries: read, storePolicies: policies });
       return read.error ? undefined : `Read from the store: ${read.countries.length} ${read.countries.length === 1 ? 'country' : 'countries'}.`;
     });
@@ -192,8 +192,7 @@ export function StoreCountries() {
       </div>
       {me.storePlatform && <Button variant="secondary" name="refresh-store-countries" busy={form.busy} onClick={refresh}>Read again from the store</Button>}
       {error && <Alert kind="warning" title="The store did not answer">{error}</Alert>}
-      {form.error && <Alert kind="error">{form.error}</Alert>}
-      {form.notice && <Alert kind="success">{form.notice}</Alert>}
+      <Outcome of={form} />
     </div>
   );
 }

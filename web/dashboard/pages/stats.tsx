@@ -1,7 +1,7 @@
 // Statistics and the funnel. GET /api/merchant/stats answers totals for a range, so the trend chart asks
 // it once per day (or per week for long ranges), a handful at a time; each answer is one indexed query.
 import { useEffect, useState } from 'preact/hooks';
-import { api, query } from '../api.js';
+import { api } from '../api.js';
 import { Donut, FunnelChart, TimeChart } from '../charts.js';
 import { formatAmount, formatNumber, formatPercent, isoDay, locale } from '../format.js';
 import type { Funnel, Stats } from '../types.js';
@@ -38,7 +38,8 @@ async function inBatches<T, R>(items: T[], size: number, work: (item: T) => Prom
   return out;
 }
 
-const statsUrl = (from: Date, to: Date, path = '') => `/api/merchant/stats${path}${query({ from: from.toISOString(), to: to.toISOString() })}`;
+/** The statistics routes' range. */
+const range = (from: Date, to: Date) => ({ query: { from: from.toISOString(), to: to.toISOString() } });
 
 export function useStats(from: Date, to: Date, withSeries: boolean) {
   const [data, setData] = useState<{ stats: Stats; funnel: Funnel; series: Array<{ bucket: Bucket; stats: Stats }> } | null>(null);
@@ -51,8 +52,8 @@ export function useStats(from: Date, to: Date, withSeries: boolean) {
     setError(null);
     void (async () => {
       try {
-        const [stats, funnel] = await Promise.all([api.get<Stats>(statsUrl(from, to)), api.get<Funnel>(statsUrl(from, to, '/funnel'))]);
-        const series = withSeries ? await inBatches(buckets(from, to), 6, async (bucket) => ({ bucket, stats: await api.get<Stats>(statsUrl(bucket.from, bucket.to)) })) : [];
+        const [stats, funnel] = await Promise.all([api.get('/api/merchant/stats', range(from, to)), api.get('/api/merchant/stats/funnel', range(from, to))]);
+        const series = withSeries ? await inBatches(buckets(from, to), 6, async (bucket) => ({ bucket, stats: await api.get('/api/merchant/stats', range(bucket.from, bucket.to)) })) : [];
         if (live) setData({ stats, funnel, series });
       } catch (err) {
         if (live) setError(err as Error);

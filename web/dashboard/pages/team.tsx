@@ -8,7 +8,7 @@ import { api } from '../api.js';
 import { formatDate } from '../format.js';
 import { invalid, useForm } from '../form.js';
 import { useLoad, useSession } from '../session.js';
-import type { Invitation, Member, Team } from '../types.js';
+import type { Invitation, Member } from '../types.js';
 import { Alert, Button, Card, ConfirmButton, Empty, Field, Form, PageHeader, Pill, SelectField, Spinner } from '../ui.js';
 
 const roleOptions = (roles: readonly MemberRole[]) => roles.map((r) => ({ value: r, label: MEMBER_ROLE_LABELS[r].label }));
@@ -18,7 +18,7 @@ function InviteForm(props: { grantable: readonly MemberRole[]; onInvited: (i: In
   const submit = () =>
     form.run(async () => {
       if (!form.values.email.trim()) throw invalid({ email: 'enter the email address to invite' });
-      const invitation = await api.post<Invitation>('/api/merchant/members/invitations', { email: form.values.email.trim(), role: form.values.role });
+      const invitation = await api.post('/api/merchant/members/invitations', { body: { email: form.values.email.trim(), role: form.values.role as MemberRole } });
       props.onInvited(invitation);
       form.set('email', '');
       return `Invitation sent to ${invitation.email}: the link works once, for 7 days.`;
@@ -59,7 +59,7 @@ function MemberRow(props: { member: Member; grantable: readonly MemberRole[]; se
             onChange={(e) => {
               const role = (e.currentTarget as HTMLSelectElement).value;
               void row.run(async () => {
-                const updated = await api.patch<{ role: MemberRole }>(`/api/merchant/members/${member.id}`, { role });
+                const updated = await api.patch('/api/merchant/members/{id}', { params: { id: member.id! }, body: { role: role as MemberRole } });
                 props.onChanged({ ...member, role: updated.role });
               });
             }}
@@ -70,10 +70,10 @@ function MemberRow(props: { member: Member; grantable: readonly MemberRole[]; se
           <span class="team-role">{MEMBER_ROLE_LABELS[member.role].label}</span>
         )}
         {editable && !props.self && (
-          <ConfirmButton small name="remove-member" confirm={`${member.email} is signed out at once and can no longer sign in.`} busy={row.busy} onConfirm={() => void row.run(async () => {
-            await api.del(`/api/merchant/members/${member.id}`);
+          <ConfirmButton small name="remove-member" confirm={`${member.email} is signed out at once and can no longer sign in.`} busy={row.busy} runner={row} action={async () => {
+            await api.del('/api/merchant/members/{id}', { params: { id: member.id! } });
             props.onChanged(null);
-          })}>
+          }}>
             Remove
           </ConfirmButton>
         )}
@@ -85,7 +85,7 @@ function MemberRow(props: { member: Member; grantable: readonly MemberRole[]; se
 
 export function TeamPage() {
   const { me } = useSession();
-  const team = useLoad(() => api.get<Team>('/api/merchant/members'), []);
+  const team = useLoad(() => api.get('/api/merchant/members'), []);
   const [inviting, setInviting] = useState(false);
   const pending = useForm({});
   const role = me?.viewer?.role ?? 'staff';
@@ -135,10 +135,10 @@ export function TeamPage() {
                 <div class="team-state">
                   <span class="team-role">{MEMBER_ROLE_LABELS[i.role].label}</span>
                   {grantable.includes(i.role) && (
-                    <ConfirmButton small name="withdraw" confirm="The link stops working." onConfirm={() => void pending.run(async () => {
-                      await api.del(`/api/merchant/members/invitations/${i.id}`);
+                    <ConfirmButton small name="withdraw" confirm="The link stops working." runner={pending} action={async () => {
+                      await api.del('/api/merchant/members/invitations/{id}', { params: { id: i.id } });
                       team.setData({ ...data, invitations: data.invitations.filter((x) => x.id !== i.id) });
-                    })}>
+                    }}>
                       Withdraw
                     </ConfirmButton>
                   )}

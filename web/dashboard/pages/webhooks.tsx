@@ -4,14 +4,14 @@
 // filtered by endpoint and status (dead: the dead-letter list), each replayable.
 import { useState } from 'preact/hooks';
 import { SUBSCRIBABLE_EVENT_TYPES } from '../../../domain/merchant-webhooks.js';
-import { api, query } from '../api.js';
+import { api, type Query } from '../api.js';
 import { formatDate } from '../format.js';
 import { invalid, useForm } from '../form.js';
 import { useLoad } from '../session.js';
-import type { SecretRotated, WebhookDeliveriesPage, WebhookDelivery, WebhookDeliveryDetail, WebhookEndpoint, WebhookEndpointWithSecret } from '../types.js';
-import { Alert, Button, Card, Checkbox, ConfirmButton, Copyable, Empty, Field, Form, PageHeader, Pill, SelectField, Spinner } from '../ui.js';
+import type { WebhookDelivery, WebhookEndpoint, WebhookEndpointWithSecret } from '../types.js';
+import { Alert, Button, Card, Checkbox, ConfirmButton, Copyable, Empty, Field, Form, Outcome, PageHeader, Pill, SelectField, Spinner, Switch, Table, type Column } from '../ui.js';
 
-const BASE = '/api/merchant/webhooks';
+type DeliveryStatus = Query<'/api/merchant/webhooks/deliveries'>['status'];
 
 function endpointState(e: WebhookEndpoint): { status: string; label: string } {
   if (!e.enabled) return { status: 'disabled', label: e.disabledReason === 'gone' ? 'disabled: answered 410' : e.disabledReason === 'failing' ? 'disabled: failing 5 days' : 'disabled' };
@@ -34,12 +34,12 @@ function SecretOnce(props: { secret: string; url: string; rotated?: string | nul
 }
 
 function NewEndpoint(props: { onCreated: (e: WebhookEndpointWithSecret) => void; onCancel: () => void }) {
-  const form = useForm({ url: '', description: '', eventTypes: [] as string[] }, ['url', 'description', 'eventTypes']);
+  const form = useForm({ url: '', description: '', eventTypes: [] as Array<(typeof SUBSCRIBABLE_EVENT_TYPES)[number]> }, ['url', 'description', 'eventTypes']);
   const v = form.values;
   const submit = () =>
     form.run(async () => {
       if (!v.url.trim()) throw invalid({ url: 'enter the URL of your endpoint' });
-      props.onCreated(await api.post<WebhookEndpointWithSecret>(`${BASE}/endpoints`, { url: v.url.trim(), description: v.description.trim() || undefined, eventTypes: v.eventTypes }));
+      props.onCreated(await api.post('/api/merchant/webhooks/endpoints', { body: { url: v.url.trim(), description: v.description.trim() || undefined, eventTypes: v.eventTypes } }));
     });
   return (
     <Form onSubmit={submit} error={form.error} label="New webhook endpoint" class="form">
@@ -74,7 +74,7 @@ function ReplaySince(props: { endpoints: WebhookEndpoint[]; onReplayed: () => vo
     form.run(async () => {
       const since = new Date(v.since);
       if (Number.isNaN(since.getTime())) throw invalid({ since: 'choose a date and time' });
-      const r = await api.post<{ replayed: number; more: boolean }>(`${BASE}/endpoints/${v.endpointId}/replay`, { since: since.toISOString() });
+      const r = await api.post('/api/merchant/webhooks/endpoints/{id}/replay', { params: { id: v.endpointId }, body: { since: since.toISOString() } });
       props.onReplayed();
       return `${r.replayed} dead ${r.replayed === 1 ? 'delivery' : 'deliveries'} replayed${r.more ? ' (more left: replay again)' : ''}.`;
     });
@@ -90,7 +90,7 @@ function ReplaySince(props: { endpoints: WebhookEndpoint[]; onReplayed: () => vo
 }
 
 function DeliveryDetail(props: { id: string; onReplayed: () => void }) {
-  const detail = useLoad(() => api.get<WebhookDeliveryDetail>(`${BASE}/deliveries/${props.id}`), [props.id]);
+  const detail = useLoad(() => api.get('/api/merchant/webhooks/deliveries/{id}', { params: { id: props.id } }), [props.id]);
   const action = useForm({});
   const d = detail.data;
   if (!d) return detail.error ? <Alert kind="error">{detail.error.message}</Alert> : <Spinner />;
@@ -123,12 +123,11 @@ function DeliveryDetail(props: { id: string; onReplayed: () => void }) {
         <summary>Payload</summary>
         <pre class="response">{JSON.stringify(d.payload, null, 2)}</pre>
       </details>
-      {action.error && <Alert kind="error">{action.error}</Alert>}
-      {action.notice && <Alert kind="success">{action.notice}</Alert>}
+      <Outcome of={action} />
       {d.status !== 'pending' && (
         <div class="button-row">
         <Button small busy={action.busy} onClick={() => void action.run(async () => {
-          await api.post(`${BASE}/deliveries/${d.id}/replay`);
+          await api.post('/api/merchant/webhooks/deliveries/{id}/replay', { params: { id: d.id } });
           props.onReplayed();
           await detail.reload();
           return 'Replay started: the same message, attempted again on the schedule.';
@@ -148,7 +147,7 @@ function Deliveries(props: { endpoints: WebhookEndpoint[]; version: number }) {
   const [more, setMore] = useState<WebhookDelivery[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
   const page = useLoad(async () => {
-    const first = await api.get<WebhookDeliveriesPage>(`${BASE}/deliveries${query({ endpointId, status, limit: 25 })}`);
+    const first = await api.get('/api/merchant/webhooks/deliveries', { query: { endpointId, status: status as DeliveryStatus, limit: '25' } });
     setMore([]);
     setCursor(first.nextCursor);
     return first;
@@ -192,7 +191,7 @@ function Deliveries(props: { endpoints: WebhookEndpoint[]; version: number }) {
         </div>
       )}
       {cursor && (
-        <Button variant="ghost" small onClick={() => void api.get<WebhookDeliveriesPage>(`${BASE}/deliveries${query({ endpointId, status, limit: 25, cursor })}`).then((next) => {
+        <Button variant="ghost" small onClick={() => void api.get('/api/merchant/webhooks/deliveries', { query: { endpointId, status: status as DeliveryStatus, limit: '25', cursor } }).then((next) => {
           setMore([...more, ...next.items]);
           setCursor(next.nextCursor);
         })}>
@@ -204,7 +203,7 @@ function Deliveries(props: { endpoints: WebhookEndpoint[]; version: number }) {
 }
 
 export function WebhooksPage() {
-  const list = useLoad(() => api.get<{ items: WebhookEndpoint[] }>(`${BASE}/endpoints`));
+  const list = useLoad(() => api.get('/api/merchant/webhooks/endpoints'));
   const [adding, setAdding] = useState(false);
   const [secret, setSecret] = useState<{ secret: string; url: string; rotated: string | null } | null>(null);
   const [version, setVersion] = useState(0);
@@ -212,6 +211,48 @@ export function WebhooksPage() {
   const endpoints = list.data?.items ?? [];
   const replace = (saved: WebhookEndpoint) => list.setData({ items: endpoints.map((e) => (e.id === saved.id ? saved : e)) });
   const refreshDeliveries = () => setVersion((n) => n + 1);
+  const columns: Array<Column<WebhookEndpoint>> = [
+    { label: 'URL', class: 'truncate', cell: (e) => <><code>{e.url}</code>{e.description && <div class="muted">{e.description}</div>}</> },
+    { label: 'Events', cell: (e) => (e.eventTypes.length === 0 ? 'all' : e.eventTypes.map((t) => <div key={t}><code>{t}</code></div>)) },
+    { label: 'Status', cell: (e) => <Pill {...endpointState(e)} /> },
+    {
+      label: 'Enabled',
+      cell: (e) => (
+        <Switch checked={e.enabled} label={`Endpoint ${e.url} enabled`} onChange={(enabled) => void row.run(async () => replace(await api.patch('/api/merchant/webhooks/endpoints/{id}', { params: { id: e.id }, body: { enabled } })))} />
+      ),
+    },
+    {
+      label: 'Actions',
+      hidden: true,
+      class: 'actions endpoint-actions',
+      cell: (e) => (
+        <>
+          <Button variant="ghost" small name="send-test" disabled={!e.enabled} onClick={() => void row.run(async () => {
+            await api.post('/api/merchant/webhooks/endpoints/{id}/test', { params: { id: e.id } });
+            refreshDeliveries();
+            return 'Test event sent: see it under Deliveries.';
+          })}>
+            Send test event
+          </Button>
+          <ConfirmButton small variant="secondary" confirm="Rotate? The old secret signs for 24 more hours" runner={row} action={async () => {
+            const r = await api.post('/api/merchant/webhooks/endpoints/{id}/rotate-secret', { params: { id: e.id } });
+            replace(r.endpoint);
+            setSecret({ secret: r.secret, url: e.url, rotated: r.previousSecretExpiresAt });
+          }}>
+            Rotate secret
+          </ConfirmButton>
+          <ConfirmButton small confirm="Delete, with its deliveries?" runner={row} action={async () => {
+            await api.del('/api/merchant/webhooks/endpoints/{id}', { params: { id: e.id } });
+            list.setData({ items: endpoints.filter((x) => x.id !== e.id) });
+            refreshDeliveries();
+            return 'Endpoint deleted.';
+          }}>
+            Delete
+          </ConfirmButton>
+        </>
+      ),
+    },
+  ];
   return (
     <>
       <PageHeader
@@ -233,66 +274,12 @@ export function WebhooksPage() {
           />
         </Card>
       )}
-      {row.error && <Alert kind="error">{row.error}</Alert>}
-      {row.notice && <Alert kind="success">{row.notice}</Alert>}
+      <Outcome of={row} />
       <Card title="Endpoints">
         {list.loading && !list.data && <Spinner />}
         {list.error && <Alert kind="error">{list.error.message}</Alert>}
         {list.data && endpoints.length === 0 && <Empty>No endpoint yet: add one to receive events.</Empty>}
-        {endpoints.length > 0 && (
-          <div class="table-wrap">
-            <table class="table stack" data-table="endpoints">
-              <thead>
-                <tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Status</th><th scope="col">Enabled</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr>
-              </thead>
-              <tbody>
-                {endpoints.map((e) => {
-                  const state = endpointState(e);
-                  return (
-                    <tr key={e.id} data-endpoint={e.id}>
-                      <td class="truncate" data-label="URL"><code>{e.url}</code>{e.description && <div class="muted">{e.description}</div>}</td>
-                      <td data-label="Events">{e.eventTypes.length === 0 ? 'all' : e.eventTypes.map((t) => <div key={t}><code>{t}</code></div>)}</td>
-                      <td data-label="Status"><Pill status={state.status} label={state.label} /></td>
-                      <td data-label="Enabled">
-                        <label class="switch">
-                          <input type="checkbox" checked={e.enabled} aria-label={`Endpoint ${e.url} enabled`} onChange={(ev) => {
-                            const enabled = (ev.currentTarget as HTMLInputElement).checked;
-                            void row.run(async () => replace(await api.patch<WebhookEndpoint>(`${BASE}/endpoints/${e.id}`, { enabled })));
-                          }} />
-                          <span aria-hidden="true" />
-                        </label>
-                      </td>
-                      <td class="actions endpoint-actions">
-                        <Button variant="ghost" small name="send-test" disabled={!e.enabled} onClick={() => void row.run(async () => {
-                          await api.post(`${BASE}/endpoints/${e.id}/test`);
-                          refreshDeliveries();
-                          return 'Test event sent: see it under Deliveries.';
-                        })}>
-                          Send test event
-                        </Button>
-                        <ConfirmButton small variant="secondary" confirm="Rotate? The old secret signs for 24 more hours" onConfirm={() => void row.run(async () => {
-                          const r = await api.post<SecretRotated>(`${BASE}/endpoints/${e.id}/rotate-secret`);
-                          replace(r.endpoint);
-                          setSecret({ secret: r.secret, url: e.url, rotated: r.previousSecretExpiresAt });
-                        })}>
-                          Rotate secret
-                        </ConfirmButton>
-                        <ConfirmButton small confirm="Delete, with its deliveries?" onConfirm={() => void row.run(async () => {
-                          await api.del(`${BASE}/endpoints/${e.id}`);
-                          list.setData({ items: endpoints.filter((x) => x.id !== e.id) });
-                          refreshDeliveries();
-                          return 'Endpoint deleted.';
-                        })}>
-                          Delete
-                        </ConfirmButton>
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
-        )}
+        {endpoints.length > 0 && <Table name="endpoints" stack columns={columns} rows={endpoints} rowKey={(e) => e.id} rowData={(e) => ({ 'data-endpoint': e.id })} />}
       </Card>
       {endpoints.length > 0 && (
         <Card title="Replay the dead-letter list">

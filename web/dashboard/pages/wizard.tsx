@@ -7,18 +7,19 @@
 // (the connection-problem page links back to step 1 so).
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError } from '../api.js';
+import { api, ApiError, type Answer } from '../api.js';
 import { formatDate } from '../format.js';
 import { useForm } from '../form.js';
 import { navigate, useLocation } from '../router.js';
 import { useLoad, useSession } from '../session.js';
-import type { CheckoutActivation, OnboardingState, SetupVerificationResult } from '../types.js';
 import { Alert, Button, CheckItem, Link, Pill, Spinner } from '../ui.js';
 import { BrandingForm } from './branding.js';
 import { ShippingRatesForm, StoreCountries } from './shipping.js';
 import { CodToggle, ProcessorConnection, StoreConnection } from './connections.js';
 import { PreviewCard } from './preview.js';
 import { BillingStatusLine } from './billing.js';
+
+type OnboardingState = Answer<'/api/merchant/onboarding', 'get'>;
 
 const INTRO: Record<number, string> = {
   1: 'Choose the platform your store runs on, Shopify or WooCommerce, and connect it. We read carts from it and create the orders there.',
@@ -75,12 +76,12 @@ const BLOCKED_AT: Record<number, string> = {
 
 function FinalCheck(props: { state: OnboardingState; reload: () => Promise<void> }) {
   const { refresh } = useSession();
-  const activation = useLoad(() => api.get<CheckoutActivation>('/api/merchant/checkout-activation'));
-  const [result, setResult] = useState<SetupVerificationResult | null>(null);
+  const activation = useLoad(() => api.get('/api/merchant/checkout-activation'));
+  const [result, setResult] = useState<Answer<'/api/merchant/setup-verification', 'post'> | null>(null);
   const form = useForm({});
   const verify = () =>
     form.run(async () => {
-      const r = await api.post<SetupVerificationResult>('/api/merchant/setup-verification');
+      const r = await api.post('/api/merchant/setup-verification');
       setResult(r);
       if (r.verified) {
         await refresh();
@@ -148,7 +149,7 @@ function FinalCheck(props: { state: OnboardingState; reload: () => Promise<void>
 export function Wizard() {
   const { me, logout } = useSession();
   const { query } = useLocation();
-  const state = useLoad(() => api.get<OnboardingState>('/api/merchant/onboarding'));
+  const state = useLoad(() => api.get('/api/merchant/onboarding'));
   const [current, setCurrent] = useState<number | null>(null);
   const s = state.data;
 
@@ -170,7 +171,7 @@ export function Wizard() {
     const step = Math.min(6, Math.max(1, n));
     setRefusal(null);
     if (continueFrom !== undefined) {
-      void api.patch<OnboardingState>('/api/merchant/onboarding', { currentStep: step, continueFrom }).then(
+      void api.patch('/api/merchant/onboarding', { body: { currentStep: step, continueFrom } }).then(
         (next) => {
           state.setData(next);
           show(step);
@@ -181,7 +182,7 @@ export function Wizard() {
     }
     show(step);
     // Saving the resume step is a convenience: a failure must not stop the merchant.
-    api.patch('/api/merchant/onboarding', { currentStep: step }).catch(() => undefined);
+    api.patch('/api/merchant/onboarding', { body: { currentStep: step } }).catch(() => undefined);
     void state.reload();
   };
   const show = (step: number) => {
