@@ -56,15 +56,15 @@ const money = proxyActivities<CheckoutPaymentActivities>(WAITED_ON);
 // A merchant waits on the store's answer about a COD order (backfill-status); the store's tax is quoted while the shopper
 // waits at init-payment or COD.
 const storeWaitedOnCalls = both<FulfilmentActivities>(WAITED_ON);
-// A paid session's order: keep trying for two days while the store is down; a permanent refusal stops at once.
-// Always an activity: it runs alongside what follows the status write (fulfil), and two local activities in flight
-// at once may resolve in one activation on replay but in two when they ran, which reorders the commands after them
-// (a nondeterminism seen in a recorded history). Local activities here run one at a time, inside exclusive().
+// A paid session's order: keep trying for two days while the store is down; a permanent refusal stops at once. After a
+// processor's success its first try is a local activity (placeStoreOrder in the workflow).
 const storeActivities = (initialIntervalMs = 5_000) => proxyActivities<FulfilmentActivities>({
   startToCloseTimeout: '30 seconds',
   scheduleToCloseTimeout: '48 hours',
   retry: { initialInterval: initialIntervalMs, backoffCoefficient: 2, maximumInterval: '30 minutes' },
 });
+// The store order's first try: once, as long as a store call may take.
+const storeFirstTry = localActivities<FulfilmentActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 1 } });
 // Nobody waits on the rest: the background queue (workflows/activity-proxies.ts).
 // Emails: a few attempts, never a flood.
 const emails = backgroundActivities<FulfilmentActivities>({
@@ -267,13 +267,37 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
   }
 
   /**
+   * The store order. `firstTryHere` (a processor's success, with local activities: nobody waits on the workflow task):
+   * first tried as a local activity queued on the lock right after the status write, so the webhook's check, status and
+   * order are one workflow task with no trip through the task queue; if that try does not land (the store down or slow,
+   * the worker lost), the activity with its two days of retries. The activity is idempotent (the order is looked up by
+   * the session before it is created), so a first try that committed and then timed out makes no second order; a
+   * permanent refusal stops at once either way. On the lock because two local activities in flight at once may resolve
+   * in one activation on replay but in two when they ran, which reorders the commands after them (seen in a recorded
+   * history). A COD confirmation or a free order answers its caller before the order, as an activity.
+   */
+  async function placeStoreOrder(paid: boolean, firstTryHere: boolean) {
+    // Called with the token alone when not told it is paid, as histories recorded before show it.
+    const place = (activities: FulfilmentActivities) => (paid ? activities.createStoreOrder(token, { paid: true }) : activities.createStoreOrder(token));
+    if (firstTryHere) {
+      try {
+        return await exclusive(() => place(storeFirstTry));
+      } catch (err) {
+        if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.nonRetryable) throw err;
+        log.warn('store order not placed at the first try; retrying as an activity', { token, error: err instanceof Error ? err.message : String(err) });
+      }
+    }
+    return place(store);
+  }
+
+  /**
    * The order on the store, then the emails. `alongside`: the COMPLETED status write running at the same time
    * (the order activity is told the session is paid; the emails wait for the write).
    */
-  async function fulfil(alongside?: Promise<void>) {
+  async function fulfil(alongside?: Promise<void>, firstTryHere = false) {
     const before = alongside ?? Promise.resolve();
     try {
-      await (alongside ? store.createStoreOrder(token, { paid: true }) : store.createStoreOrder(token));
+      await placeStoreOrder(alongside !== undefined, firstTryHere);
     } catch (err) {
       // The store refused for good (or for two days): keep the paid session, flag it and tell the merchant.
       const message = err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
@@ -358,11 +382,12 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
     refundEmailSent = true;
   }
 
-  async function applyEvent(message: ProcessorEventMessage) {
+  /** `nobodyWaits`: a webhook or the run's own poll (no update waits on this workflow task): the order may be placed in it. */
+  async function applyEvent(message: ProcessorEventMessage, nobodyWaits = false) {
     if (seenEvents.has(message.eventId)) return;
     seenEvents.add(message.eventId);
     if (message.upsellId !== undefined) return applyUpsellEvent(message.upsellId, message);
-    if (moneyChecks) return applyCheckedEvent(message);
+    if (moneyChecks) return applyCheckedEvent(message, nobodyWaits);
     const outcome = applyProcessorEvent(status, message.event);
     if (outcome.effect === 'create_order' && !fulfilment && patched(ORDER_ALONGSIDE_STATUS)) {
       // The store order needs nothing the status write records (the payment method was stored with the
@@ -385,7 +410,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
    * ON_HOLD with no order and the merchant told; no paid payment, nothing. The processor unreachable: the event waits
    * and is asked about again (never lost, never believed unchecked). A refund: the processor's refunds decide.
    */
-  async function applyCheckedEvent(message: ProcessorEventMessage) {
+  async function applyCheckedEvent(message: ProcessorEventMessage, nobodyWaits: boolean) {
     const cause = `${message.event} (${message.eventId})`;
     // A refund of a session never paid here has nothing to book: if its payment turns up later, the hold reconciles it.
     if (isRefundEvent(message.event)) return status === 'COMPLETED' || status === 'ON_HOLD' || status === 'REFUNDED' ? void (await reconcileRefunds(cause)) : undefined;
@@ -418,7 +443,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
     }
     if (outcome.effect === 'create_order' && !fulfilment) {
       const written = outcome.changed ? setStatus(outcome.next, cause) : Promise.resolve();
-      fulfilment = fulfil(written);
+      fulfilment = fulfil(written, local && nobodyWaits);
       await written;
       return;
     }
@@ -434,7 +459,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
     while (unverified.length > 0) {
       await condition(() => unverified.length === 0, wait);
       await exclusive(async () => {
-        for (const message of unverified.splice(0)) await applyEvent(message);
+        for (const message of unverified.splice(0)) await applyEvent(message, true);
       });
       wait = Math.min(wait * 2, HOUR);
     }
@@ -504,10 +529,10 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
    * `unreachable` decides what the lookup failing through its retries means (only the lookup: a failure to
    * apply the status is not the processor's and propagates).
    */
-  async function syncProcessor(cause: string, unreachable: (err: unknown) => null): Promise<string | null> {
+  async function syncProcessor(cause: string, unreachable: (err: unknown) => null, nobodyWaits = false): Promise<string | null> {
     const found = await payment.getProcessorPaymentStatus(token).catch(unreachable);
     const event = found ? PAYMENT_STATUS_EVENTS[found.status] : undefined;
-    if (found && event) await applyEvent({ eventId: `sync:${found.paymentId}:${found.status}`, event, paymentId: found.paymentId });
+    if (found && event) await applyEvent({ eventId: `sync:${found.paymentId}:${found.status}`, event, paymentId: found.paymentId }, nobodyWaits);
     log.info('status sync', { token, cause, processorStatus: found?.status ?? null, status });
     return found?.status ?? null;
   }
@@ -527,7 +552,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
       if (!(err instanceof ActivityFailure)) throw err;
       log.warn('processor lookup failed; asking again at the next poll', { token, cause, error: err.cause?.message ?? err.message });
       return null;
-    });
+    }, true);
   }
 
   /** After a refund request: wait for the processor's refund event, asking it now and then, for at most refundWaitMs. */
@@ -578,7 +603,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
   setHandler(statusQuery, () => ({ status }));
 
   setHandler(processorEventSignal, (message) => {
-    void exclusive(() => applyEvent(message));
+    void exclusive(() => applyEvent(message, true));
   });
 
   setHandler(initPaymentUpdate, (details: ShopperDetails) =>
