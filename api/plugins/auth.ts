@@ -33,6 +33,7 @@ import { AppError } from '../../domain/errors.js';
 import { apiKeyModeOf, apiKeyPrefix, grants, looksLikeApiKey, routeKeyPolicy, sessionRouteRoles, type ApiKeyMode } from '../../domain/api-keys.js';
 import { roleAllows, roleFromDb, type MemberRole } from '../../domain/roles.js';
 import { hashApiKey } from '../api-keys.js';
+import { merchantScope, type MerchantScope } from '../../model/merchant-scope.js';
 
 export const SESSION_COOKIE = 'checkout_session';
 export const SESSION_TTL_SECONDS = 30 * 24 * 60 * 60;
@@ -93,6 +94,11 @@ declare module 'fastify' {
     merchant: { merchantId: string; shopDomain: string; sessionId: string | null; memberId: string | null; role: MemberRole };
     /** The API key the request authenticated with; null for a session. */
     apiKey: AuthenticatedApiKey | null;
+    /**
+     * The caller's data (model/merchant-scope.ts): every table of the merchant with `merchantId` built in, taken from
+     * `request.merchant` and nowhere else. Only on routes that authenticate: elsewhere reading it throws.
+     */
+    readonly merchantData: MerchantScope;
   }
 }
 
@@ -146,6 +152,16 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: AuthOptions) => 
   });
   app.decorateRequest('merchant', null as unknown as FastifyRequest['merchant']);
   app.decorateRequest('apiKey', null);
+  // Built on first use, once per request.
+  const scopes = new WeakMap<FastifyRequest, MerchantScope>();
+  app.decorateRequest('merchantData', {
+    getter(this: FastifyRequest) {
+      if (!this.merchant) throw new Error('request.merchantData is for routes with onRequest: app.authenticate');
+      let scope = scopes.get(this);
+      if (!scope) scopes.set(this, (scope = merchantScope(opts.db, this.merchant.merchantId)));
+      return scope;
+    },
+  });
 
   /** The token a request presents: the bearer header, else the cookie — the latter only from the dashboard's origin. */
   function presentedToken(request: FastifyRequest): { token: string; from: 'header' | 'cookie' } | undefined {
