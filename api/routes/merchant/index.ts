@@ -1,10 +1,11 @@
-// Merchant account and configuration. Every JWT route reads and writes the caller's own merchant only:
-// the id comes from request.merchant (the token), never from the URL or body.
+// Merchant account and configuration. Every JWT route reads and writes the caller's own merchant only, through
+// request.merchantData (model/merchant-scope.ts): the id comes from the token, never from the URL or body.
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { Prisma } from '../../../prisma/client.js';
 import { type RouteDeps } from '../../route-deps.js';
+import type { MerchantScope } from '../../../model/merchant-scope.js';
 import { AppError } from '../../../domain/errors.js';
 import { slugFromName, slugProblem, withSuffix } from '../../../domain/slug.js';
 import { hashPassword, verifyPassword } from '../../../security/passwords.js';
@@ -35,14 +36,14 @@ function mergeTexts(stored: unknown, change: Record<string, string | undefined>)
 export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   const { config, db, urlGuard } = deps;
 
-  const load = (merchantId: string) => db.merchant.findUniqueOrThrow({ where: { id: merchantId }, include: merchantViewInclude });
+  const load = (data: MerchantScope) => data.merchant.get({ include: merchantViewInclude });
 
   /** Claims a slug for this merchant; INVALID_SLUG or SLUG_COLLISION otherwise. */
-  async function setSlug(merchantId: string, slug: string) {
+  async function setSlug(data: MerchantScope, slug: string) {
     const problem = slugProblem(slug);
     if (problem) throw new AppError('INVALID_SLUG', problem);
     try {
-      return await db.merchant.update({ where: { id: merchantId }, data: { slug }, include: merchantViewInclude });
+      return await data.merchant.update({ data: { slug }, include: merchantViewInclude });
     } catch (err) {
       if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') throw new AppError('SLUG_COLLISION', `The slug "${slug}" is taken`);
       throw err;
@@ -54,7 +55,8 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     schema: { tags, summary: 'The current merchant', ...auth, response: { 200: merchantView, 401: errorResponse } },
   }, async (request) => {
     const { merchantId, memberId, role } = request.merchant;
-    const [merchant, member] = await Promise.all([load(merchantId), memberId ? db.merchantMember.findUnique({ where: { id: memberId }, select: { email: true } }) : null]);
+    const data = request.merchantData;
+    const [merchant, member] = await Promise.all([load(data), memberId ? data.members.findFirst({ where: { id: memberId }, select: { email: true } }) : null]);
     // A key acts as the account (its own scopes decide); a session as its person, with its role's scopes.
     const scopes = request.apiKey ? request.apiKey.scopes : [...ROLE_SCOPES[role]];
     const twoFactorOn = request.apiKey ? false : await twoFactorEnabled(db, { merchantId, memberId });
@@ -94,16 +96,16 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
       response: { 200: merchantView, 400: errorResponse, 401: errorResponse, 403: errorResponse, 409: errorResponse },
     },
   }, async (request) => {
-    const { merchantId } = request.merchant;
+    const merchantData = request.merchantData;
     const body = request.body;
     // A merchant cannot declare itself onboarded: only a passed setup verification sets the instant.
     if (body.onboardingCompletedAt) {
-      const { onboardingCompletedAt } = await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { onboardingCompletedAt: true } });
+      const { onboardingCompletedAt } = await merchantData.merchant.get({ select: { onboardingCompletedAt: true } });
       if (!onboardingCompletedAt) throw new AppError('SETUP_NOT_VERIFIED', 'onboardingCompletedAt is set by setup verification: run POST /api/merchant/setup-verification');
     }
     // Plan-limited settings (domain/plan-features.ts): refused before anything is written.
     if (body.codEnabled === true) {
-      const { platformSubscription } = await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { platformSubscription: { select: { planId: true, status: true } } } });
+      const { platformSubscription } = await merchantData.merchant.get({ select: { platformSubscription: { select: { planId: true, status: true } } } });
       assertPlanAllows(platformSubscription, 'cod');
     }
     if (body.branding?.logoUrl) await checkImageUrl(urlGuard, body.branding.logoUrl, { field: 'body.branding.logoUrl', types: LOGO_TYPES });
@@ -117,7 +119,7 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     if (body.paymentPage !== undefined) data.paymentPage = body.paymentPage === 'hosted' ? 'HOSTED' : 'EMBEDDED';
     if (body.onboardingCompletedAt === null) data.onboardingCompletedAt = null;
     if (body.checkoutTexts || body.checkoutTextTranslations) {
-      const current = await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { checkoutTexts: true, checkoutTextTranslations: true } });
+      const current = await merchantData.merchant.get({ select: { checkoutTexts: true, checkoutTextTranslations: true } });
       if (body.checkoutTexts) data.checkoutTexts = mergeTexts(current.checkoutTexts, body.checkoutTexts);
       if (body.checkoutTextTranslations) {
         const stored = jsonObject(current.checkoutTextTranslations);
@@ -129,18 +131,18 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
         data.checkoutTextTranslations = merged;
       }
     }
-    await db.$transaction(async (tx) => {
-      await tx.merchant.update({ where: { id: merchantId }, data });
+    await merchantData.transaction(async (tx) => {
+      await tx.merchant.update({ data });
       if (body.shippingRates) {
-        await tx.shippingRate.deleteMany({ where: { merchantId } });
-        await tx.shippingRate.createMany({
+        await tx.shippingRates.deleteMany();
+        await tx.shippingRates.createMany({
           data: body.shippingRates.map((r, position) => ({
-            merchantId, position, name: r.name, free: r.free, basePriceCents: r.basePriceCents, freeThresholdCents: r.freeThresholdCents ?? null, ...rateCountryColumns(r.countries), ...deliveryDaysColumns(r.deliveryDays),
+            position, name: r.name, free: r.free, basePriceCents: r.basePriceCents, freeThresholdCents: r.freeThresholdCents ?? null, ...rateCountryColumns(r.countries), ...deliveryDaysColumns(r.deliveryDays),
           })),
         });
       }
     });
-    return toMerchantView(await load(merchantId), config);
+    return toMerchantView(await load(merchantData), config);
   });
 
   app.patch('/api/merchant/account', {
@@ -159,7 +161,7 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     if (request.merchant.memberId && (body.email !== undefined || body.newPassword !== undefined)) {
       throw new AppError('FORBIDDEN', 'The email and password here are the account holder\'s: sign in as the account holder to change them', { role: request.merchant.role });
     }
-    const merchant = await load(merchantId);
+    const merchant = await load(request.merchantData);
     const emailChanges = body.email !== undefined && body.email !== merchant.email;
     if (emailChanges || body.newPassword !== undefined) {
       if (!body.currentPassword || !(await verifyPassword(body.currentPassword, merchant.passwordHash))) {
@@ -184,7 +186,7 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     }
     let updated;
     try {
-      updated = await db.merchant.update({ where: { id: merchantId }, data, include: merchantViewInclude });
+      updated = await request.merchantData.merchant.update({ data, include: merchantViewInclude });
     } catch (err) {
       if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') throw new AppError('EMAIL_EXISTS', 'An account with this email already exists');
       throw err;
@@ -203,8 +205,8 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     const data: Prisma.MerchantUpdateInput = {};
     if (request.body.shopName !== undefined) data.shopName = request.body.shopName;
     if (request.body.storePlatform !== undefined) data.storePlatform = request.body.storePlatform ? PLATFORM_ENUM[request.body.storePlatform] : null;
-    await db.merchant.update({ where: { id: request.merchant.merchantId }, data });
-    return toMerchantView(await load(request.merchant.merchantId), config);
+    await request.merchantData.merchant.update({ data });
+    return toMerchantView(await load(request.merchantData), config);
   });
 
   app.patch('/api/merchant/slug', {
@@ -216,17 +218,17 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
       body: z.object({ slug: slugInput }).strict(),
       response: { 200: merchantView, 400: errorResponse, 401: errorResponse, 409: errorResponse },
     },
-  }, async (request) => toMerchantView(await setSlug(request.merchant.merchantId, request.body.slug.toLowerCase()), config));
+  }, async (request) => toMerchantView(await setSlug(request.merchantData, request.body.slug.toLowerCase()), config));
 
   app.post('/api/merchant/slug/regenerate', {
     onRequest: app.authenticate,
     schema: { tags, summary: 'A new slug from the shop name with a random suffix', ...auth, response: { 200: merchantView, 401: errorResponse } },
   }, async (request) => {
-    const merchant = await load(request.merchant.merchantId);
+    const merchant = await load(request.merchantData);
     const base = slugFromName(merchant.shopName) ?? 'shop';
     for (let attempt = 0; attempt < 5; attempt++) {
       try {
-        return toMerchantView(await setSlug(merchant.id, withSuffix(base, randomBytes(3).toString('hex'))), config);
+        return toMerchantView(await setSlug(request.merchantData, withSuffix(base, randomBytes(3).toString('hex'))), config);
       } catch (err) {
         if (!(err instanceof AppError && err.code === 'SLUG_COLLISION')) throw err;
       }
@@ -243,7 +245,7 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
       response: { 200: z.object({ slug: z.string(), subdomain: z.string(), checkoutOrigin: z.string(), exampleCheckoutUrl: z.string() }), 401: errorResponse },
     },
   }, async (request) => {
-    const { slug } = await db.merchant.findUniqueOrThrow({ where: { id: request.merchant.merchantId }, select: { slug: true } });
+    const { slug } = await request.merchantData.merchant.get({ select: { slug: true } });
     const origin = checkoutOrigin(slug, config);
     return { slug, subdomain: `${slug}.${config.serviceDomain}`, checkoutOrigin: origin, exampleCheckoutUrl: `${origin}/checkout/<token>` };
   });

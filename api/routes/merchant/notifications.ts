@@ -19,8 +19,7 @@ function view(m: NotificationColumns) {
   };
 }
 
-export const notificationRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
-  const { db } = deps;
+export const notificationRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app) => {
 
   app.get('/api/merchant/notifications', {
     onRequest: app.authenticate,
@@ -31,7 +30,7 @@ export const notificationRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, 
       ...auth,
       response: { 200: notificationSettings, 401: errorResponse },
     },
-  }, async (request) => view(await db.merchant.findUniqueOrThrow({ where: { id: request.merchant.merchantId }, select })));
+  }, async (request) => view(await request.merchantData.merchant.get({ select })));
 
   app.put('/api/merchant/notifications', {
     onRequest: app.authenticate,
@@ -49,6 +48,6 @@ export const notificationRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, 
       ...Object.fromEntries(Object.entries(events ?? {}).filter(([, on]) => on !== undefined).map(([e, on]) => [NOTIFICATION_COLUMN[e as keyof typeof NOTIFICATION_COLUMN], on])),
       ...(recipients ? { notificationEmails: recipients } : {}),
     };
-    return view(await db.merchant.update({ where: { id: request.merchant.merchantId }, data, select }));
+    return view(await request.merchantData.merchant.update({ data, select }));
   });
 };

@@ -74,7 +74,7 @@ export const onboardingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, de
       const check = step === 6 ? { ok: wizardState(facts).finalCheck.ready, reason: 'Meet the five prerequisites first' } : continueCheck(facts, step);
       if (!check.ok) throw new AppError('STEP_INCOMPLETE', `Step ${step} is not done: ${check.reason ?? 'complete it first'}`);
     }
-    const { count } = await db.merchant.updateMany({ where: { id: merchantId, emailVerifiedAt: { not: null } }, data: { onboardingStep: request.body.currentStep } });
+    const { count } = await request.merchantData.merchant.updateIf({ where: { emailVerifiedAt: { not: null } }, data: { onboardingStep: request.body.currentStep } });
     if (count === 0) throw emailNotVerified();
     return toOnboardingState(await readOnboardingFacts(db, merchantId));
   });
@@ -148,7 +148,7 @@ export const onboardingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, de
     },
   }, async (request) => {
     const { merchantId } = request.merchant;
-    const merchant = await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { emailVerifiedAt: true } });
+    const merchant = await request.merchantData.merchant.get({ select: { emailVerifiedAt: true } });
     if (!merchant.emailVerifiedAt) throw emailNotVerified();
     return temporal.client.workflow.execute<typeof setupVerificationWorkflow>('setupVerificationWorkflow', {
       taskQueue: config.temporal.taskQueue,

@@ -3,6 +3,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { type RouteDeps } from '../../route-deps.js';
+import type { MerchantScope } from '../../../model/merchant-scope.js';
 import { errorResponse } from '../../schemas/common.js';
 import { ok } from '../../schemas/merchant.js';
 import { enrolment, recoveryCodes, securityStatus, totpCode, twoFactorCode } from '../../schemas/team.js';
@@ -16,9 +17,9 @@ const codeErrors = { 400: errorResponse, 401: errorResponse, 403: errorResponse,
 export const securityRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   const { db, secrets, config } = deps;
 
-  async function personOf(merchantId: string, memberId: string | null) {
-    if (memberId) return (await db.merchantMember.findUniqueOrThrow({ where: { id: memberId }, select: { email: true } })).email;
-    return (await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { email: true } })).email;
+  async function personOf(data: MerchantScope, memberId: string | null) {
+    if (memberId) return (await data.members.findFirstOrThrow({ where: { id: memberId }, select: { email: true } })).email;
+    return (await data.merchant.get({ select: { email: true } })).email;
   }
 
   app.get('/api/merchant/security', {
@@ -26,7 +27,7 @@ export const securityRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     schema: { tags, summary: 'Your own sign-in security: two-factor state and recovery codes left', ...auth, response: { 200: securityStatus, 401: errorResponse, 403: errorResponse } },
   }, async (request) => {
     const { merchantId, memberId, role } = request.merchant;
-    return { email: await personOf(merchantId, memberId), role, twoFactor: await twoFactorStatus(db, { merchantId, memberId }) };
+    return { email: await personOf(request.merchantData, memberId), role, twoFactor: await twoFactorStatus(db, { merchantId, memberId }) };
   });
 
   app.post('/api/merchant/security/two-factor/enrol', {
@@ -40,7 +41,7 @@ export const securityRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     },
   }, async (request) => {
     const { merchantId, memberId } = request.merchant;
-    const email = await personOf(merchantId, memberId);
+    const email = await personOf(request.merchantData, memberId);
     return startEnrolment(db, secrets, { merchantId, memberId }, email);
   });
 

@@ -63,7 +63,7 @@ export const storefrontBRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
     onRequest: app.authenticate,
     schema: { tags, summary: 'Storefront B connection status (never the keys)', ...auth, response: { 200: storefrontBStatus, 401: errorResponse } },
   }, async (request) => {
-    const row = await db.storefrontBConnection.findUnique({ where: { merchantId: request.merchant.merchantId } });
+    const row = await request.merchantData.storefrontBConnection.findFirst();
     return row ? view(row) : { connected: false as const };
   });
 
@@ -122,7 +122,7 @@ export const storefrontBRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
     }
     const storeUrl = normalizeStoreUrl(url);
 
-    // Answered at once when it is already known; the unique store URL decides a race (CONFLICT from the workflow).
+    // Across merchants, answered at once when it is already known; the unique store URL decides a race (CONFLICT from the workflow).
     const holder = await db.storefrontBConnection.findUnique({ where: { storeUrl }, select: { merchantId: true } });
     if (holder && holder.merchantId !== merchantId) throw new AppError('CONFLICT', 'This store is already connected to another account');
 
@@ -147,7 +147,7 @@ export const storefrontBRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
       throw err;
     }
     const result = await handle.result();
-    const row = await db.storefrontBConnection.findUniqueOrThrow({ where: { merchantId } });
+    const row = await request.merchantData.storefrontBConnection.findFirstOrThrow();
     return { ...view(row), pluginActive: result.pluginActive, currency: result.currency };
   });
 
@@ -160,11 +160,10 @@ export const storefrontBRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
       response: { 200: z.object({ connected: z.literal(false) }), 401: errorResponse, 404: errorResponse },
     },
   }, async (request) => {
-    const { merchantId } = request.merchant;
-    const removed = await db.$transaction(async (tx) => {
-      const { count } = await tx.storefrontBConnection.deleteMany({ where: { merchantId } });
+    const removed = await request.merchantData.transaction(async (tx) => {
+      const { count } = await tx.storefrontBConnection.deleteMany();
       if (count === 0) return false;
-      await tx.merchant.updateMany({ where: { id: merchantId, storePlatform: 'STOREFRONT_B' }, data: { storePlatform: null, shopDomain: null } });
+      await tx.merchant.updateIf({ where: { storePlatform: 'STOREFRONT_B' }, data: { storePlatform: null, shopDomain: null } });
       return true;
     });
     if (!removed) throw new AppError('NOT_FOUND', 'No WooCommerce store is connected');
