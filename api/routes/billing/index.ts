@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { type RouteDeps } from '../../route-deps.js';
+import type { MerchantScope } from '../../../model/merchant-scope.js';
 import type { PlatformSubscription } from '../../../generated/prisma/client.js';
 import { AppError } from '../../../domain/errors.js';
 import { ENDED_REASONS, FREE_PLAN_ID, PLANS, SUBSCRIPTION_STATUSES, findPlan, isPaidPlan, isPaidStatus } from '../../../domain/plans.js';
@@ -110,9 +111,9 @@ function ranOut(err: unknown): boolean {
 }
 
 export const billingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
-  const { config, db, temporal } = deps;
+  const { config, temporal } = deps;
 
-  const current = async (merchantId: string) => toSubscriptionView(await db.platformSubscription.findUnique({ where: { merchantId } }));
+  const current = async (data: MerchantScope) => toSubscriptionView(await data.platformSubscription.findFirst());
 
   /** The merchant's subscription workflow: the running one, or a new run that resumes from the database. */
   async function subscription(merchantId: string): Promise<WorkflowHandle> {
@@ -161,7 +162,7 @@ export const billingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
     },
   }, async (request, reply) => {
     reply.header('cache-control', 'no-store');
-    return current(request.merchant.merchantId);
+    return current(request.merchantData);
   });
 
   app.post('/api/platform-billing/subscribe', {
@@ -189,7 +190,7 @@ export const billingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
     }
     if (!config.platformBilling.apiKey) throw new AppError('NOT_READY', 'Platform billing is not configured on this server');
     const result = await update(merchantId, (handle) => handle.executeUpdate(subscribeUpdate, { args: [{ planId }] }));
-    return { ...result, subscription: await current(merchantId) };
+    return { ...result, subscription: await current(request.merchantData) };
   });
 
   app.post('/api/platform-billing/cancel', {
@@ -206,9 +207,9 @@ export const billingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
     },
   }, async (request) => {
     const { merchantId } = request.merchant;
-    const before = await current(merchantId);
+    const before = await current(request.merchantData);
     if (!before.paid && !before.pending) throw new AppError('CONFLICT', 'The account is on the Demo plan: there is no plan to cancel');
     await update(merchantId, (handle) => handle.executeUpdate(cancelUpdate));
-    return current(merchantId);
+    return current(request.merchantData);
   });
 };
