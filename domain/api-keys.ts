@@ -130,6 +130,33 @@ export const accessOf = (method: string): ApiKeyAccess => (method === 'GET' || m
 
 export type RouteKeyPolicy = { kind: 'scope'; scope: ApiKeyScope } | { kind: 'session-only' } | { kind: 'unmapped' };
 
+/**
+ * What a merchant route declares where it is defined (its Fastify route config, checked by api/plugins/auth.ts): the
+ * scope an API key needs to call it (its access follows the method: GET and HEAD read, every other method writes), or
+ * that it is for dashboard sessions only, naming the member roles (domain/roles.ts) whose sessions may call it.
+ */
+export type RouteAuth = { apiKeyScope: ApiKeyScope; sessionOnly?: undefined } | { sessionOnly: readonly MemberRole[]; apiKeyScope?: undefined };
+
+/**
+ * Why a route's declaration is wrong for its method, or undefined when it is right: exactly one of a scope or session
+ * roles, and a scope whose access is the method's. A route that authenticates merchants refuses to register with one.
+ */
+export function routeAuthProblem(method: string, auth: Partial<RouteAuth> | undefined): string | undefined {
+  const scope = auth?.apiKeyScope;
+  const roles = auth?.sessionOnly;
+  if ((scope === undefined) === (roles === undefined)) return 'declares neither an API key scope (config.apiKeyScope) nor that it is for dashboard sessions only (config.sessionOnly), or both';
+  if (scope !== undefined) {
+    if (!isApiKeyScope(scope)) return `declares ${String(scope)}, which is not an API key scope`;
+    const access = accessOf(method.toUpperCase());
+    if (!scope.endsWith(`:${access}`)) return `declares ${scope}, but a ${method.toUpperCase()} route ${access === 'read' ? 'reads' : 'writes'}: ${scope.split(':')[0]}:${access}`;
+  } else if (roles!.length === 0) return 'is session-only for no role at all';
+  return undefined;
+}
+
+/** What a key needs to call a declaration's route. */
+export const keyPolicyOf = (auth: RouteAuth | undefined): RouteKeyPolicy =>
+  auth?.apiKeyScope ? { kind: 'scope', scope: auth.apiKeyScope } : auth?.sessionOnly ? { kind: 'session-only' } : { kind: 'unmapped' };
+
 /** What a key needs to call this route (method + the route's URL pattern as registered). */
 export function routeKeyPolicy(method: string, url: string): RouteKeyPolicy {
   const m = method.toUpperCase();

@@ -10,7 +10,7 @@
 //   staff  the shop's daily work: reads orders, statistics, settings, connections and setup, and manages discount
 //          codes, order bumps, upsells and pixels. No refunds or status syncs (orders:write), no API keys, no
 //          webhook endpoints or their secrets, no billing, no team, no account credentials.
-import { ALL_API_KEY_SCOPES, grants, routeKeyPolicy, sessionRouteRoles, type ApiKeyScope } from './api-keys.js';
+import { ALL_API_KEY_SCOPES, grants, routeKeyPolicy, sessionRouteRoles, type ApiKeyScope, type RouteAuth } from './api-keys.js';
 
 export const MEMBER_ROLES = ['owner', 'admin', 'staff'] as const;
 export type MemberRole = (typeof MEMBER_ROLES)[number];
@@ -28,6 +28,14 @@ export const ROLE_SCOPES: Readonly<Record<MemberRole, readonly ApiKeyScope[]>> =
 };
 
 export type RoleDecision = { allowed: true } | { allowed: false; requiredScope?: ApiKeyScope; allowedRoles?: readonly MemberRole[] };
+
+/** May a session of this role call a route that declares `auth` (domain/api-keys.ts RouteAuth)? Undeclared: no. */
+export function roleDecision(role: MemberRole, auth: RouteAuth | undefined): RoleDecision {
+  if (auth?.apiKeyScope) return grants(ROLE_SCOPES[role], auth.apiKeyScope) ? { allowed: true } : { allowed: false, requiredScope: auth.apiKeyScope };
+  const roles = auth?.sessionOnly;
+  if (roles === undefined) return { allowed: false };
+  return roles.includes(role) ? { allowed: true } : { allowed: false, allowedRoles: roles };
+}
 
 /** May a session of this role call the route (method + URL pattern as registered)? Unmapped routes: no. */
 export function roleAllows(role: MemberRole, method: string, url: string): RoleDecision {

@@ -246,6 +246,7 @@ export const authRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =>
 
   app.post('/api/auth/logout-all', {
     onRequest: app.authenticate,
+    config: { sessionOnly: ['owner', 'admin', 'staff'] },
     schema: {
       tags,
       summary: 'Log out everywhere: end every session of this merchant, this one included',
@@ -304,7 +305,7 @@ export const authRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =>
 
   app.post('/api/auth/email/verify-request', {
     onRequest: app.authenticate,
-    config: limit(config, 'passwordReset'),
+    config: { ...limit(config, 'passwordReset'), sessionOnly: ['owner'] },
     schema: {
       tags,
       summary: 'Send the email verification link again (valid 48 hours)',

@@ -154,6 +154,7 @@ export const billingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
 
   app.get('/api/platform-billing/current', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'billing:read' },
     schema: {
       tags,
       summary: "The merchant's subscription: plan, status, period, next renewal, grace period, cancellation, a pending payment",
@@ -167,6 +168,7 @@ export const billingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
 
   app.post('/api/platform-billing/subscribe', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'billing:write' },
     schema: {
       tags,
       summary: 'Buy a paid plan (or change plan): answers the processor payment page; the plan becomes ACTIVE when the processor confirms the payment',
@@ -195,6 +197,7 @@ export const billingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
 
   app.post('/api/platform-billing/cancel', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'billing:write' },
     schema: {
       tags,
       summary: 'Cancel the paid plan: the account returns to Demo at once',

@@ -49,6 +49,7 @@ export const apiKeyRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
 
   app.get('/api/merchant/api-keys', {
     onRequest: app.authenticate,
+    config: { sessionOnly: ['owner', 'admin'] },
     schema: {
       tags, summary: 'List API keys', description: `Newest first, revoked and expired ones included; never a secret. ${SESSION_ONLY}`, ...auth,
       response: { 200: apiKeyList },
@@ -61,6 +62,7 @@ export const apiKeyRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
 
   app.post('/api/merchant/api-keys', {
     onRequest: app.authenticate,
+    config: { sessionOnly: ['owner', 'admin'] },
     schema: {
       tags,
       summary: 'Create an API key (its secret is in this answer only)',
@@ -94,6 +96,7 @@ export const apiKeyRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
 
   app.get('/api/merchant/api-keys/:id', {
     onRequest: app.authenticate,
+    config: { sessionOnly: ['owner', 'admin'] },
     schema: { tags, summary: 'One API key (never its secret)', description: SESSION_ONLY, ...auth, params: apiKeyIdParams, response: { 200: apiKeyView, 404: errorResponse } },
   }, async (request) => {
     const key = await request.merchantData.apiKeys.findFirst({ where: { id: request.params.id } });
@@ -103,6 +106,7 @@ export const apiKeyRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
 
   app.post('/api/merchant/api-keys/:id/roll', {
     onRequest: app.authenticate,
+    config: { sessionOnly: ['owner', 'admin'] },
     schema: {
       tags,
       summary: 'Roll an API key: a new secret now, the old one working until the overlap ends',
@@ -143,6 +147,7 @@ export const apiKeyRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
 
   app.delete('/api/merchant/api-keys/:id', {
     onRequest: app.authenticate,
+    config: { sessionOnly: ['owner', 'admin'] },
     schema: {
       tags,
       summary: 'Revoke an API key (at once, for good)',

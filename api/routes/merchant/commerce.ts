@@ -121,11 +121,13 @@ export const merchantCommerceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
 
     routes.get(r.path, {
       onRequest: app.authenticate,
+      config: { apiKeyScope: 'commerce:read' },
       schema: { ...common({ summary: r.docs.list }), response: { 200: list(view), 401: errorResponse } },
     }, async (request) => ({ items: await r.list(request.merchantData) }));
 
     routes.get(`${r.path}/:id`, {
       onRequest: app.authenticate,
+      config: { apiKeyScope: 'commerce:read' },
       schema: { ...common({ summary: r.docs.get }), params: idParams, response: { 200: view, ...errors } },
     }, async (request) => {
       const found = await r.find(owned(request));
@@ -135,6 +137,7 @@ export const merchantCommerceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
 
     routes.post(r.path, {
       onRequest: app.authenticate,
+      config: { apiKeyScope: 'commerce:write' },
       schema: { ...common(r.docs.create), body: create, response: { 201: view, ...errors, 409: errorResponse } },
     }, async (request, reply) => {
       const data = request.merchantData;
@@ -149,6 +152,7 @@ export const merchantCommerceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
 
     routes.patch(`${r.path}/:id`, {
       onRequest: app.authenticate,
+      config: { apiKeyScope: 'commerce:write' },
       schema: {
         ...common(r.docs.patch), params: idParams, body: patch,
         response: { 200: view, ...errors, ...(r.patchConflicts ? { 409: errorResponse } : {}) },
@@ -164,6 +168,7 @@ export const merchantCommerceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
 
     routes.delete(`${r.path}/:id`, {
       onRequest: app.authenticate,
+      config: { apiKeyScope: 'commerce:write' },
       schema: { ...common(r.docs.delete), params: idParams, response: { 200: deletedResponse, 401: errorResponse, 404: errorResponse } },
     }, async (request) => {
       const record = owned(request);

@@ -118,6 +118,7 @@ export const domainRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
 
   app.post('/api/merchant/domain', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'domains:write' },
     schema: {
       tags,
       summary: 'Add a custom checkout domain (checkout.<your domain>) and start its DNS verification',
@@ -174,6 +175,7 @@ export const domainRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
 
   app.get('/api/merchant/domain/status', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'domains:read' },
     schema: {
       tags,
       summary: 'The custom domain, its verification status and the DNS records to create',
@@ -187,6 +189,7 @@ export const domainRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
 
   app.post('/api/merchant/domain/verify', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'domains:write' },
     schema: {
       tags,
       summary: 'Check the DNS records now',
@@ -232,6 +235,7 @@ export const domainRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
 
   app.delete('/api/merchant/domain', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'domains:write' },
     schema: {
       tags,
       summary: 'Remove the custom domain: verification stops, checkout URLs fall back to the subdomain',

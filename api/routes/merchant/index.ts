@@ -52,6 +52,7 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
 
   app.get('/api/merchant/me', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'account:read' },
     schema: { tags, summary: 'The current merchant', ...auth, response: { 200: merchantView, 401: errorResponse } },
   }, async (request) => {
     const { merchantId, memberId, role } = request.merchant;
@@ -82,6 +83,7 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
 
   app.patch('/api/merchant/config', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'settings:write' },
     schema: {
       tags,
       summary: 'Update branding, checkout texts, COD, shipping rates (whole list, each with the countries it ships to) and onboardingCompletedAt',
@@ -147,6 +149,7 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
 
   app.patch('/api/merchant/account', {
     onRequest: app.authenticate,
+    config: { sessionOnly: ['owner'] },
     schema: {
       tags,
       summary: 'Change email, phone or password (email and password need currentPassword); a password change ends other sessions',
@@ -200,6 +203,7 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
 
   app.patch('/api/merchant/shop', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'settings:write' },
     schema: { tags, summary: 'Shop name and the store platform chosen in wizard step 1', ...auth, body: shopPatch, response: { 200: merchantView, 400: errorResponse, 401: errorResponse } },
   }, async (request) => {
     const data: Prisma.MerchantUpdateInput = {};
@@ -211,6 +215,7 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
 
   app.patch('/api/merchant/slug', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'settings:write' },
     schema: {
       tags,
       summary: 'Change the checkout subdomain slug (INVALID_SLUG, SLUG_COLLISION)',
@@ -222,6 +227,7 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
 
   app.post('/api/merchant/slug/regenerate', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'settings:write' },
     schema: { tags, summary: 'A new slug from the shop name with a random suffix', ...auth, response: { 200: merchantView, 401: errorResponse } },
   }, async (request) => {
     const merchant = await load(request.merchantData);
@@ -238,6 +244,7 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
 
   app.get('/api/merchant/subdomain', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'settings:read' },
     schema: {
       tags,
       summary: 'The checkout subdomain and the URL checkouts are served at',

@@ -45,6 +45,7 @@ export const memberRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
 
   app.get('/api/merchant/members', {
     onRequest: app.authenticate,
+    config: { sessionOnly: ['owner', 'admin'] },
     schema: { tags, summary: 'The team: the account holder, the members and the pending invitations', ...auth, response: { 200: teamResponse, 401: errorResponse, 403: errorResponse } },
   }, async (request) => {
     const { merchantId } = request.merchant;
@@ -67,6 +68,7 @@ export const memberRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
 
   app.post('/api/merchant/members/invitations', {
     onRequest: app.authenticate,
+    config: { sessionOnly: ['owner', 'admin'] },
     schema: {
       tags,
       summary: 'Invite someone by email to join the team with a role; the email carries a single-use link valid 7 days',
@@ -102,6 +104,7 @@ export const memberRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
 
   app.delete('/api/merchant/members/invitations/:id', {
     onRequest: app.authenticate,
+    config: { sessionOnly: ['owner', 'admin'] },
     schema: { tags, summary: 'Withdraw a pending invitation: its link stops working', ...auth, params: invitationParams, response: { 200: ok, 400: errorResponse, 401: errorResponse, 403: errorResponse, 404: errorResponse } },
   }, async (request) => {
     const { role: actor } = request.merchant;
@@ -115,6 +118,7 @@ export const memberRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
 
   app.patch('/api/merchant/members/:id', {
     onRequest: app.authenticate,
+    config: { sessionOnly: ['owner', 'admin'] },
     schema: {
       tags,
       summary: 'Change a member\'s role (effective on its next request)',
@@ -136,6 +140,7 @@ export const memberRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
 
   app.delete('/api/merchant/members/:id', {
     onRequest: app.authenticate,
+    config: { sessionOnly: ['owner', 'admin'] },
     schema: {
       tags,
       summary: 'Remove a member: its sessions end at once (its tokens answer 401)',

@@ -23,6 +23,7 @@ export const notificationRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app) 
 
   app.get('/api/merchant/notifications', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'settings:read' },
     schema: {
       tags,
       summary: 'Which events email you, and where',
@@ -34,6 +35,7 @@ export const notificationRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app) 
 
   app.put('/api/merchant/notifications', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'settings:write' },
     schema: {
       tags,
       summary: 'Change which events email you, and where',

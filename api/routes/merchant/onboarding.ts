@@ -40,6 +40,7 @@ export const onboardingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, de
 
   app.get('/api/merchant/onboarding', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'onboarding:read' },
     schema: {
       tags,
       summary: 'The onboarding wizard: six steps (filled, unlocked, can continue), the resume step and the final check',
@@ -53,6 +54,7 @@ export const onboardingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, de
 
   app.patch('/api/merchant/onboarding', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'onboarding:write' },
     schema: {
       tags,
       summary: 'Save the step the merchant is on, so the wizard resumes there',
@@ -81,6 +83,7 @@ export const onboardingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, de
 
   app.get('/api/merchant/checkout-activation', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'onboarding:read' },
     schema: {
       tags,
       summary: 'Whether the hosted checkout is live: a real non-preview checkout from a store cart, plus the app embed (A) or the plugin (B)',
@@ -132,6 +135,7 @@ export const onboardingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, de
 
   app.post('/api/merchant/setup-verification', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'onboarding:write' },
     schema: {
       tags,
       summary: '"Mark setup verified": runs setup verification and answers its result',

@@ -44,6 +44,7 @@ export const previewRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
 
   app.post('/api/merchant/preview', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'onboarding:write' },
     schema: {
       tags: ['merchant'],
       summary: 'Open a checkout preview: two placeholder products, your shipping rates and branding, payment disabled',

@@ -158,6 +158,7 @@ export const processorRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
 
   app.get('/api/merchant/processor', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'connections:read' },
     schema: {
       tags,
       summary: 'Processor connection status, part by part (never the key or the webhook secret), and wallet payments',
@@ -180,6 +181,7 @@ export const processorRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
 
   app.post('/api/merchant/processor/apple-pay-domain', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'connections:write' },
     schema: {
       tags,
       summary: "Register the checkout host with Whop for Apple Pay on the embedded checkout, or check it again",
@@ -223,6 +225,7 @@ export const processorRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
 
   app.post('/api/merchant/processor/connect', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'connections:write' },
     schema: {
       tags,
       summary: 'Connect the processor with an API key: key checked, business found, product created, webhook registered',
@@ -265,6 +268,7 @@ export const processorRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
 
   app.delete('/api/merchant/processor', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'connections:write' },
     schema: {
       tags,
       summary: 'Disconnect the processor: our webhook is removed at the processor, then the connection is deleted',

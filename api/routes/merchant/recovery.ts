@@ -32,11 +32,13 @@ export const recoverySettingsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
 
   app.get('/api/merchant/recovery', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'settings:read' },
     schema: { tags, summary: 'Abandoned-checkout recovery settings', ...auth, response: { 200: recoveryView, 401: errorResponse } },
   }, async (request) => view(await request.merchantData.merchant.get({ select })));
 
   app.patch('/api/merchant/recovery', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'settings:write' },
     schema: {
       tags,
       summary: 'Switch recovery on or off and set the reminders\' schedule',

@@ -39,6 +39,7 @@ export const scriptTagRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
 
   app.get('/api/merchant/script-tag/status', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'connections:read' },
     schema: {
       tags: ['merchant'],
       summary: 'Whether our app embed is on in the storefront A shop\'s published theme (checked live)',
@@ -58,6 +59,7 @@ export const scriptTagRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
 
   app.post('/api/merchant/script-tag/install', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'connections:write' },
     schema: {
       tags: ['merchant'],
       summary: 'Drive interception in the storefront A shop',

@@ -24,6 +24,7 @@ export const securityRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
 
   app.get('/api/merchant/security', {
     onRequest: app.authenticate,
+    config: { sessionOnly: ['owner', 'admin', 'staff'] },
     schema: { tags, summary: 'Your own sign-in security: two-factor state and recovery codes left', ...auth, response: { 200: securityStatus, 401: errorResponse, 403: errorResponse } },
   }, async (request) => {
     const { merchantId, memberId, role } = request.merchant;
@@ -32,6 +33,7 @@ export const securityRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
 
   app.post('/api/merchant/security/two-factor/enrol', {
     onRequest: app.authenticate,
+    config: { sessionOnly: ['owner', 'admin', 'staff'] },
     schema: {
       tags,
       summary: 'Start two-factor enrolment: a new authenticator secret and its otpauth:// URI (for the QR code)',
@@ -47,7 +49,7 @@ export const securityRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
 
   app.post('/api/merchant/security/two-factor/confirm', {
     onRequest: app.authenticate,
-    config: limit(config, 'login'),
+    config: { ...limit(config, 'login'), sessionOnly: ['owner', 'admin', 'staff'] },
     schema: {
       tags,
       summary: 'Confirm enrolment with the app\'s current code: two-factor is on, and the 10 recovery codes are answered (this once)',
@@ -62,7 +64,7 @@ export const securityRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
 
   app.post('/api/merchant/security/two-factor/recovery-codes', {
     onRequest: app.authenticate,
-    config: limit(config, 'login'),
+    config: { ...limit(config, 'login'), sessionOnly: ['owner', 'admin', 'staff'] },
     schema: {
       tags,
       summary: 'New recovery codes after a current authenticator code; the old ones stop working',
@@ -77,7 +79,7 @@ export const securityRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
 
   app.post('/api/merchant/security/two-factor/disable', {
     onRequest: app.authenticate,
-    config: limit(config, 'login'),
+    config: { ...limit(config, 'login'), sessionOnly: ['owner', 'admin', 'staff'] },
     schema: {
       tags,
       summary: 'Turn two-factor sign-in off after a code (authenticator or recovery code); the secret and codes are deleted',

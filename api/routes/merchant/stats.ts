@@ -227,6 +227,7 @@ export const statsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
 
   app.get('/api/merchant/stats', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'stats:read' },
     schema: {
       tags,
       summary: 'Checkout statistics: sessions, orders, conversion rate, revenue (money kept), refunds and held payments per currency',
@@ -254,6 +255,7 @@ export const statsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
 
   app.get('/api/merchant/stats/funnel', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'stats:read' },
     schema: {
       tags,
       summary: 'Checkout funnel: created → contact entered → shipping chosen → payment started → completed, with step conversion',

@@ -16,6 +16,7 @@ export const storeCountriesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
 
   app.post('/api/merchant/store-countries/refresh', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'connections:write' },
     schema: {
       tags: ['merchant'],
       summary: 'Read again which countries the connected store ships to (rates set to "store" ship there)',

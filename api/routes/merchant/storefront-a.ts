@@ -78,6 +78,7 @@ export const storefrontAMerchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async
 
   app.put('/api/merchant/storefront-a', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'connections:write' },
     schema: {
       tags: ['merchant'],
       summary: 'Save the storefront A install inputs (shop, client id, client secret)',
@@ -135,6 +136,7 @@ export const storefrontAMerchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async
 
   app.get('/api/merchant/storefront-a', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'connections:read' },
     schema: {
       tags: ['merchant'],
       summary: 'The storefront A connection (no secrets)',
@@ -160,6 +162,7 @@ export const storefrontAMerchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async
 
   app.get('/api/merchant/storefront-a/app.zip', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'connections:read' },
     schema: {
       tags: ['merchant'],
       summary: 'Download your Shopify app\'s project for Shopify CLI: its configuration and our theme app extension',
@@ -188,6 +191,7 @@ export const storefrontAMerchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async
 
   app.delete('/api/merchant/storefront-a', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'connections:write' },
     schema: {
       tags: ['merchant'],
       summary: 'Disconnect storefront A: remove our script tag at the store, forget the inputs and token',

@@ -61,6 +61,7 @@ export const storefrontBRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
 
   app.get('/api/merchant/storefront-b', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'connections:read' },
     schema: { tags, summary: 'Storefront B connection status (never the keys)', ...auth, response: { 200: storefrontBStatus, 401: errorResponse } },
   }, async (request) => {
     const row = await request.merchantData.storefrontBConnection.findFirst();
@@ -69,6 +70,7 @@ export const storefrontBRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
 
   app.get('/api/merchant/storefront-b/plugin.zip', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'connections:read' },
     schema: {
       tags,
       summary: 'Download our WordPress plugin (Hosted Checkout Connector) as the zip WordPress installs',
@@ -94,6 +96,7 @@ export const storefrontBRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
 
   app.post('/api/merchant/storefront-b/connect', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'connections:write' },
     schema: {
       tags,
       summary: 'Connect a storefront B store with its REST keys (checked against the store before anything is saved)',
@@ -153,6 +156,7 @@ export const storefrontBRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
 
   app.delete('/api/merchant/storefront-b', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'connections:write' },
     schema: {
       tags,
       summary: 'Remove the storefront B connection (and storefront B as the store platform)',

@@ -110,6 +110,7 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
 
   app.get(`${PREFIX}/endpoints`, {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'webhooks:read' },
     schema: { tags, summary: 'The shop\'s webhook endpoints, oldest first', ...auth, response: { 200: endpointList, 401: errorResponse } },
   }, async (request) => ({
     items: (await request.merchantData.webhookEndpoints.findMany({ orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] })).map(toEndpointView),
@@ -117,6 +118,7 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
 
   app.post(`${PREFIX}/endpoints`, {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'webhooks:write' },
     schema: {
       tags,
       summary: 'Add a webhook endpoint; its signing secret is in this answer only',
@@ -147,11 +149,13 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
 
   app.get(`${PREFIX}/endpoints/:id`, {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'webhooks:read' },
     schema: { tags, summary: 'One webhook endpoint (never its secret)', ...auth, params: endpointIdParams, response: { 200: endpointView, ...errors } },
   }, async (request) => toEndpointView(await ownEndpoint(request.merchantData, request.params.id)));
 
   app.patch(`${PREFIX}/endpoints/:id`, {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'webhooks:write' },
     schema: {
       tags,
       summary: 'Change a webhook endpoint: URL, description, event filter, enabled',
@@ -179,6 +183,7 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
 
   app.delete(`${PREFIX}/endpoints/:id`, {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'webhooks:write' },
     schema: {
       tags,
       summary: 'Delete a webhook endpoint, its deliveries and their log',
@@ -195,6 +200,7 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
 
   app.post(`${PREFIX}/endpoints/:id/rotate-secret`, {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'webhooks:write' },
     schema: {
       tags,
       summary: 'Rotate the signing secret; the new secret is in this answer only',
@@ -213,6 +219,7 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
 
   app.post(`${PREFIX}/endpoints/:id/test`, {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'webhooks:write' },
     schema: {
       tags,
       summary: 'Send a test event (webhook.test) to this endpoint',
@@ -236,6 +243,7 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
 
   app.post(`${PREFIX}/endpoints/:id/replay`, {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'webhooks:write' },
     schema: {
       tags,
       summary: 'Replay every dead delivery of this endpoint since a time',
@@ -257,6 +265,7 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
 
   app.get(`${PREFIX}/deliveries`, {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'webhooks:read' },
     schema: {
       tags,
       summary: 'Deliveries, newest first (status=dead: the dead-letter list)',
@@ -282,6 +291,7 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
 
   app.get(`${PREFIX}/deliveries/:id`, {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'webhooks:read' },
     schema: { tags, summary: 'One delivery with the event it carries and every attempt (status, duration, the first 1 KB of the answer)', ...auth, params: deliveryIdParams, response: { 200: deliveryDetail, ...errors } },
   }, async (request) => {
     // One snapshot: the delivery row and its attempts are read by separate queries, and an attempt commits both at
@@ -299,6 +309,7 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
 
   app.post(`${PREFIX}/deliveries/:id/replay`, {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'webhooks:write' },
     schema: {
       tags,
       summary: 'Replay one delivery (dead or succeeded) with the same webhook-id',
@@ -319,6 +330,7 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
 
   app.get(`${PREFIX}/events`, {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'webhooks:read' },
     schema: { tags, summary: 'The shop\'s events, newest first', ...auth, querystring: eventsQuery, response: { 200: eventsPage, 400: errorResponse, 401: errorResponse } },
   }, async (request) => {
     const q = request.query;
@@ -333,6 +345,7 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
 
   app.get(`${PREFIX}/events/:id`, {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'webhooks:read' },
     schema: { tags, summary: 'One event with its deliveries', ...auth, params: eventIdParams, response: { 200: eventDetail, ...errors } },
   }, async (request) => {
     const e = await request.merchantData.merchantEvents.findFirst({ where: { id: request.params.id }, include: { deliveries: { orderBy: { createdAt: 'asc' } } } });

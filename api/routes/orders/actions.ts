@@ -80,6 +80,7 @@ export const orderActionRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
 
   app.post('/api/checkout/merchant/orders/:token/refund', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'orders:write' },
     schema: {
       tags,
       summary: 'Refund an order, in full or in part, through the processor and on the store',
@@ -128,6 +129,7 @@ export const orderActionRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
 
   app.post('/api/checkout/merchant/orders/:token/backfill-status', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'orders:write' },
     schema: {
       tags,
       summary: "Force a status sync: ask the processor for the payment's status (and the store whether a COD order was marked paid)",

@@ -98,6 +98,7 @@ export const customerRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app) => {
 
   app.get('/api/checkout/merchant/customers', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'orders:read' },
     schema: {
       tags,
       summary: 'Your customers: shoppers with a paid order, one per email, latest order first',
@@ -122,6 +123,7 @@ export const customerRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app) => {
 
   app.get('/api/checkout/merchant/customers/:email', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'orders:read' },
     schema: {
       tags,
       summary: 'One customer with their orders',

@@ -82,6 +82,7 @@ export const orderExportRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app) =
 
   app.get('/api/checkout/merchant/orders/export.csv', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'orders:read' },
     schema: {
       tags: ['orders'],
       summary: 'Your orders as CSV, filtered as the list',

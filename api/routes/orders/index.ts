@@ -288,6 +288,7 @@ export const ordersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app) => {
 
   app.get('/api/checkout/merchant/orders', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'orders:read' },
     schema: {
       tags,
       summary: "The merchant's orders, newest first, with cursor pagination and filters",
@@ -323,6 +324,7 @@ export const ordersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app) => {
 
   app.get('/api/checkout/merchant/orders/:token', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'orders:read' },
     schema: {
       tags,
       summary: 'One order with its full timeline',
