@@ -1,7 +1,6 @@
 // The team: the account holder and the members who sign in to this merchant's dashboard, and invitations by email.
-// Who may call these routes at all is the role table's business (domain/api-keys.ts SESSION_ONLY_ROUTE_ROLES: owners
-// and admins; keys never); what an admin may do to whom is decided here: admins never create, change or remove
-// owners. The account holder is an owner that cannot be removed or demoted, so an account always keeps an owner.
+// Who may call these routes at all each route declares (config.sessionOnly: owners and admins; keys never); what an
+// admin may do to whom is decided here: admins never create, change or remove owners. The account holder is an owner that cannot be removed or demoted, so an account always keeps an owner.
 // Removing a member deletes its sessions with it: its tokens answer 401 at once.
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
