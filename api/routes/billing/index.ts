@@ -141,7 +141,7 @@ export const billingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
     }
   }
 
-  app.get('/api/platform-billing/plans', {
+  app.get('/plans', {
     schema: {
       tags,
       summary: 'The plan catalog (public): Demo (FREE) and the paid plans with their monthly price in EUR cents and what they include',
@@ -152,7 +152,7 @@ export const billingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
     return { plans: PLANS.map((p) => ({ ...p, includes: [...p.includes] })) };
   });
 
-  app.get('/api/platform-billing/current', {
+  app.get('/current', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'billing:read' },
     schema: {
@@ -166,7 +166,7 @@ export const billingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
     return current(request.merchantData);
   });
 
-  app.post('/api/platform-billing/subscribe', {
+  app.post('/subscribe', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'billing:write' },
     schema: {
@@ -195,7 +195,7 @@ export const billingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
     return { ...result, subscription: await current(request.merchantData) };
   });
 
-  app.post('/api/platform-billing/cancel', {
+  app.post('/cancel', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'billing:write' },
     schema: {

@@ -47,7 +47,7 @@ export const apiKeyRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
   const liveKeys = (data: MerchantScope, now: Date) =>
     data.apiKeys.count({ where: { revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] } });
 
-  app.get('/api/merchant/api-keys', {
+  app.get('/api-keys', {
     onRequest: app.authenticate,
     config: { sessionOnly: ['owner', 'admin'] },
     schema: {
@@ -60,7 +60,7 @@ export const apiKeyRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
     return { items: keys.map((k) => toApiKeyView(k, now)) };
   });
 
-  app.post('/api/merchant/api-keys', {
+  app.post('/api-keys', {
     onRequest: app.authenticate,
     config: { sessionOnly: ['owner', 'admin'] },
     schema: {
@@ -94,7 +94,7 @@ export const apiKeyRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
     return reply.code(201).send({ key: toApiKeyView(key, now), secret: issued.secret });
   });
 
-  app.get('/api/merchant/api-keys/:id', {
+  app.get('/api-keys/:id', {
     onRequest: app.authenticate,
     config: { sessionOnly: ['owner', 'admin'] },
     schema: { tags, summary: 'One API key (never its secret)', description: SESSION_ONLY, ...auth, params: apiKeyIdParams, response: { 200: apiKeyView, 404: errorResponse } },
@@ -104,7 +104,7 @@ export const apiKeyRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
     return toApiKeyView(key);
   });
 
-  app.post('/api/merchant/api-keys/:id/roll', {
+  app.post('/api-keys/:id/roll', {
     onRequest: app.authenticate,
     config: { sessionOnly: ['owner', 'admin'] },
     schema: {
@@ -145,7 +145,7 @@ export const apiKeyRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
     return reply.code(201).send({ key: toApiKeyView(rolled.key, now), secret: rolled.secret, previous: toApiKeyView(rolled.previous, now) });
   });
 
-  app.delete('/api/merchant/api-keys/:id', {
+  app.delete('/api-keys/:id', {
     onRequest: app.authenticate,
     config: { sessionOnly: ['owner', 'admin'] },
     schema: {

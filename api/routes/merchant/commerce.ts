@@ -186,7 +186,7 @@ export const merchantCommerceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
     ({ type: b.type === 'percentage' ? ('PERCENTAGE' as const) : ('FIXED_AMOUNT' as const), value: (b.type === 'percentage' ? b.percentOff : b.amountOffCents)! });
 
   crud({
-    path: '/api/merchant/discounts',
+    path: '/discounts',
     noun: 'discount code',
     kind: 'discount',
     schemas: { view: discountView, create: discountCreate, patch: discountPatch },
@@ -267,7 +267,7 @@ export const merchantCommerceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
   // Order bumps
 
   crud({
-    path: '/api/merchant/order-bumps',
+    path: '/order-bumps',
     noun: 'order bump',
     kind: 'orderBump',
     schemas: { view: orderBumpView, ...orderBumpInputsFor(urlGuard.allowedOrigins) },
@@ -308,7 +308,7 @@ export const merchantCommerceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
   // Upsells
 
   crud({
-    path: '/api/merchant/upsells',
+    path: '/upsells',
     noun: 'upsell',
     kind: 'upsell',
     schemas: { view: upsellView, ...upsellInputsFor(urlGuard.allowedOrigins) },
@@ -345,7 +345,7 @@ export const merchantCommerceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
   const pixelTaken = () => new AppError('CONFLICT', 'This pixel is configured already');
 
   crud({
-    path: '/api/merchant/pixels',
+    path: '/pixels',
     noun: 'pixel',
     kind: 'pixel',
     schemas: { view: pixelView, create: pixelCreate, patch: pixelPatch },

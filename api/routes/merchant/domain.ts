@@ -116,7 +116,7 @@ export const domainRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
     }
   }
 
-  app.post('/api/merchant/domain', {
+  app.post('/domain', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'domains:write' },
     schema: {
@@ -173,7 +173,7 @@ export const domainRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
     return reply.code(201).send(view(await settled(data, row, 0), slug));
   });
 
-  app.get('/api/merchant/domain/status', {
+  app.get('/domain/status', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'domains:read' },
     schema: {
@@ -187,7 +187,7 @@ export const domainRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
     return view(row, await slugOf(request.merchantData));
   });
 
-  app.post('/api/merchant/domain/verify', {
+  app.post('/domain/verify', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'domains:write' },
     schema: {
@@ -233,7 +233,7 @@ export const domainRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
     return view(await settled(data, row, row.checks), slug);
   });
 
-  app.delete('/api/merchant/domain', {
+  app.delete('/domain', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'domains:write' },
     schema: {

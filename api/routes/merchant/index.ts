@@ -50,7 +50,7 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     }
   }
 
-  app.get('/api/merchant/me', {
+  app.get('/me', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'account:read' },
     schema: { tags, summary: 'The current merchant', ...auth, response: { 200: merchantView, 401: errorResponse } },
@@ -64,7 +64,7 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     return { ...toMerchantView(merchant, config), viewer: { memberId, email: member?.email ?? merchant.email, role, scopes, twoFactorEnabled: twoFactorOn } };
   });
 
-  app.get('/api/merchant/config/:identifier', {
+  app.get('/config/:identifier', {
     schema: {
       tags,
       summary: 'Public checkout configuration by slug or by checkout host ({slug}.{service domain}, or a verified checkout.<domain>)',
@@ -81,7 +81,7 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     return toPublicConfig(merchant);
   });
 
-  app.patch('/api/merchant/config', {
+  app.patch('/config', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'settings:write' },
     schema: {
@@ -147,7 +147,7 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     return toMerchantView(await load(merchantData), config);
   });
 
-  app.patch('/api/merchant/account', {
+  app.patch('/account', {
     onRequest: app.authenticate,
     config: { sessionOnly: ['owner'] },
     schema: {
@@ -201,7 +201,7 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     return { token, merchant: toMerchantView(updated, config) };
   });
 
-  app.patch('/api/merchant/shop', {
+  app.patch('/shop', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'settings:write' },
     schema: { tags, summary: 'Shop name and the store platform chosen in wizard step 1', ...auth, body: shopPatch, response: { 200: merchantView, 400: errorResponse, 401: errorResponse } },
@@ -213,7 +213,7 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     return toMerchantView(await load(request.merchantData), config);
   });
 
-  app.patch('/api/merchant/slug', {
+  app.patch('/slug', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'settings:write' },
     schema: {
@@ -225,7 +225,7 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     },
   }, async (request) => toMerchantView(await setSlug(request.merchantData, request.body.slug.toLowerCase()), config));
 
-  app.post('/api/merchant/slug/regenerate', {
+  app.post('/slug/regenerate', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'settings:write' },
     schema: { tags, summary: 'A new slug from the shop name with a random suffix', ...auth, response: { 200: merchantView, 401: errorResponse } },
@@ -242,7 +242,7 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     throw new AppError('INTERNAL_ERROR', 'Could not find a free slug');
   });
 
-  app.get('/api/merchant/subdomain', {
+  app.get('/subdomain', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'settings:read' },
     schema: {

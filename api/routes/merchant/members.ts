@@ -42,7 +42,7 @@ export const memberRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
     return member;
   }
 
-  app.get('/api/merchant/members', {
+  app.get('/members', {
     onRequest: app.authenticate,
     config: { sessionOnly: ['owner', 'admin'] },
     schema: { tags, summary: 'The team: the account holder, the members and the pending invitations', ...auth, response: { 200: teamResponse, 401: errorResponse, 403: errorResponse } },
@@ -65,7 +65,7 @@ export const memberRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
     };
   });
 
-  app.post('/api/merchant/members/invitations', {
+  app.post('/members/invitations', {
     onRequest: app.authenticate,
     config: { sessionOnly: ['owner', 'admin'] },
     schema: {
@@ -101,7 +101,7 @@ export const memberRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
     return reply.code(201).send({ id: invitation.id, email, role, invitedBy, expiresAt: invitation.expiresAt.toISOString(), createdAt: invitation.createdAt.toISOString() });
   });
 
-  app.delete('/api/merchant/members/invitations/:id', {
+  app.delete('/members/invitations/:id', {
     onRequest: app.authenticate,
     config: { sessionOnly: ['owner', 'admin'] },
     schema: { tags, summary: 'Withdraw a pending invitation: its link stops working', ...auth, params: invitationParams, response: { 200: ok, 400: errorResponse, 401: errorResponse, 403: errorResponse, 404: errorResponse } },
@@ -115,7 +115,7 @@ export const memberRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
     return { ok: true as const, message: `The invitation to ${invitation.email} is withdrawn` };
   });
 
-  app.patch('/api/merchant/members/:id', {
+  app.patch('/members/:id', {
     onRequest: app.authenticate,
     config: { sessionOnly: ['owner', 'admin'] },
     schema: {
@@ -137,7 +137,7 @@ export const memberRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
     return { id: updated.id, email: updated.email, role: roleFromDb(updated.role) };
   });
 
-  app.delete('/api/merchant/members/:id', {
+  app.delete('/members/:id', {
     onRequest: app.authenticate,
     config: { sessionOnly: ['owner', 'admin'] },
     schema: {

@@ -21,7 +21,7 @@ function view(m: NotificationColumns) {
 
 export const notificationRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app) => {
 
-  app.get('/api/merchant/notifications', {
+  app.get('/notifications', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'settings:read' },
     schema: {
@@ -33,7 +33,7 @@ export const notificationRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app) 
     },
   }, async (request) => view(await request.merchantData.merchant.get({ select })));
 
-  app.put('/api/merchant/notifications', {
+  app.put('/notifications', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'settings:write' },
     schema: {

@@ -38,7 +38,7 @@ function toOnboardingState(f: OnboardingFacts) {
 export const onboardingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   const { config, db, temporal } = deps;
 
-  app.get('/api/merchant/onboarding', {
+  app.get('/onboarding', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'onboarding:read' },
     schema: {
@@ -52,7 +52,7 @@ export const onboardingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, de
     },
   }, async (request) => toOnboardingState(await readOnboardingFacts(db, request.merchant.merchantId)));
 
-  app.patch('/api/merchant/onboarding', {
+  app.patch('/onboarding', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'onboarding:write' },
     schema: {
@@ -81,7 +81,7 @@ export const onboardingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, de
     return toOnboardingState(await readOnboardingFacts(db, merchantId));
   });
 
-  app.get('/api/merchant/checkout-activation', {
+  app.get('/checkout-activation', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'onboarding:read' },
     schema: {
@@ -133,7 +133,7 @@ export const onboardingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, de
     };
   });
 
-  app.post('/api/merchant/setup-verification', {
+  app.post('/setup-verification', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'onboarding:write' },
     schema: {

@@ -42,7 +42,7 @@ export const newPreviewToken = () => PREVIEW_TOKEN_PREFIX + randomBytes(24).toSt
 export const previewRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   const { config, db } = deps;
 
-  app.post('/api/merchant/preview', {
+  app.post('/preview', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'onboarding:write' },
     schema: {

@@ -156,7 +156,7 @@ export const processorRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
     return handle.result();
   }
 
-  app.get('/api/merchant/processor', {
+  app.get('/processor', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'connections:read' },
     schema: {
@@ -179,7 +179,7 @@ export const processorRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
     return { ...status, wallets };
   });
 
-  app.post('/api/merchant/processor/apple-pay-domain', {
+  app.post('/processor/apple-pay-domain', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'connections:write' },
     schema: {
@@ -223,7 +223,7 @@ export const processorRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
     return after;
   });
 
-  app.post('/api/merchant/processor/connect', {
+  app.post('/processor/connect', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'connections:write' },
     schema: {
@@ -266,7 +266,7 @@ export const processorRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
     return processorStatusOf(data);
   });
 
-  app.delete('/api/merchant/processor', {
+  app.delete('/processor', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'connections:write' },
     schema: {

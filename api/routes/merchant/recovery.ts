@@ -30,13 +30,13 @@ export const recoverySettingsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
   const view = (m: { recoveryEnabled: boolean; recoveryDelaysMinutes: number[] }) => ({ enabled: m.recoveryEnabled, delaysMinutes: m.recoveryDelaysMinutes, consentVersion: RECOVERY_CONSENT_VERSION });
   const select = { recoveryEnabled: true, recoveryDelaysMinutes: true } as const;
 
-  app.get('/api/merchant/recovery', {
+  app.get('/recovery', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'settings:read' },
     schema: { tags, summary: 'Abandoned-checkout recovery settings', ...auth, response: { 200: recoveryView, 401: errorResponse } },
   }, async (request) => view(await request.merchantData.merchant.get({ select })));
 
-  app.patch('/api/merchant/recovery', {
+  app.patch('/recovery', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'settings:write' },
     schema: {

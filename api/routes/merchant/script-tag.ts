@@ -37,7 +37,7 @@ export const scriptTagRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
   }
   const reply = (s: ScriptTagStatus) => ({ platform: 'STOREFRONT_A' as const, ...s });
 
-  app.get('/api/merchant/script-tag/status', {
+  app.get('/script-tag/status', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'connections:read' },
     schema: {
@@ -57,7 +57,7 @@ export const scriptTagRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
     }));
   });
 
-  app.post('/api/merchant/script-tag/install', {
+  app.post('/script-tag/install', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'connections:write' },
     schema: {

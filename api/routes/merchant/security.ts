@@ -22,7 +22,7 @@ export const securityRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     return (await data.merchant.get({ select: { email: true } })).email;
   }
 
-  app.get('/api/merchant/security', {
+  app.get('/security', {
     onRequest: app.authenticate,
     config: { sessionOnly: ['owner', 'admin', 'staff'] },
     schema: { tags, summary: 'Your own sign-in security: two-factor state and recovery codes left', ...auth, response: { 200: securityStatus, 401: errorResponse, 403: errorResponse } },
@@ -31,7 +31,7 @@ export const securityRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     return { email: await personOf(request.merchantData, memberId), role, twoFactor: await twoFactorStatus(db, { merchantId, memberId }) };
   });
 
-  app.post('/api/merchant/security/two-factor/enrol', {
+  app.post('/security/two-factor/enrol', {
     onRequest: app.authenticate,
     config: { sessionOnly: ['owner', 'admin', 'staff'] },
     schema: {
@@ -47,7 +47,7 @@ export const securityRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     return startEnrolment(db, secrets, { merchantId, memberId }, email);
   });
 
-  app.post('/api/merchant/security/two-factor/confirm', {
+  app.post('/security/two-factor/confirm', {
     onRequest: app.authenticate,
     config: { ...limit(config, 'login'), sessionOnly: ['owner', 'admin', 'staff'] },
     schema: {
@@ -62,7 +62,7 @@ export const securityRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     return { recoveryCodes: await confirmEnrolment(db, secrets, { merchantId, memberId }, request.body.code) };
   });
 
-  app.post('/api/merchant/security/two-factor/recovery-codes', {
+  app.post('/security/two-factor/recovery-codes', {
     onRequest: app.authenticate,
     config: { ...limit(config, 'login'), sessionOnly: ['owner', 'admin', 'staff'] },
     schema: {
@@ -77,7 +77,7 @@ export const securityRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     return { recoveryCodes: await regenerateRecoveryCodes(db, secrets, { merchantId, memberId }, request.body.code) };
   });
 
-  app.post('/api/merchant/security/two-factor/disable', {
+  app.post('/security/two-factor/disable', {
     onRequest: app.authenticate,
     config: { ...limit(config, 'login'), sessionOnly: ['owner', 'admin', 'staff'] },
     schema: {

@@ -225,7 +225,7 @@ const RANGE_DOC =
 export const statsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   const { db } = deps;
 
-  app.get('/api/merchant/stats', {
+  app.get('/stats', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'stats:read' },
     schema: {
@@ -253,7 +253,7 @@ export const statsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
     return { from: from.toISOString(), to: to.toISOString(), ...summarizeStats(groups), upsells, recovery };
   });
 
-  app.get('/api/merchant/stats/funnel', {
+  app.get('/stats/funnel', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'stats:read' },
     schema: {

@@ -14,7 +14,7 @@ const auth = { security: [{ bearerAuth: [] }] };
 export const storeCountriesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   const { config, temporal } = deps;
 
-  app.post('/api/merchant/store-countries/refresh', {
+  app.post('/store-countries/refresh', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'connections:write' },
     schema: {

@@ -76,7 +76,7 @@ export const storefrontAMerchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async
   const installUrlFor = (merchantId: string, shop: string) =>
     `${config.publicApiUrl}/api/auth/storefront-a/install?handoff=${encodeURIComponent(app.signPurposeToken({ merchantId, shopDomain: shop }, STOREFRONT_A_INSTALL_PURPOSE, INSTALL_LINK_TTL_SECONDS))}`;
 
-  app.put('/api/merchant/storefront-a', {
+  app.put('/storefront-a', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'connections:write' },
     schema: {
@@ -134,7 +134,7 @@ export const storefrontAMerchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async
     return { shop: installing.shop, clientId: installing.clientId, connected: !installing.pending && saved.connected, installUrl: installUrlFor(merchantId, installing.shop), pending: installing.pending };
   });
 
-  app.get('/api/merchant/storefront-a', {
+  app.get('/storefront-a', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'connections:read' },
     schema: {
@@ -160,7 +160,7 @@ export const storefrontAMerchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async
     };
   });
 
-  app.get('/api/merchant/storefront-a/app.zip', {
+  app.get('/storefront-a/app.zip', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'connections:read' },
     schema: {
@@ -189,7 +189,7 @@ export const storefrontAMerchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async
       .send(Buffer.from(zip.bytes.buffer, zip.bytes.byteOffset, zip.bytes.byteLength) as unknown as string);
   });
 
-  app.delete('/api/merchant/storefront-a', {
+  app.delete('/storefront-a', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'connections:write' },
     schema: {

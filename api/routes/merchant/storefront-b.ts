@@ -59,7 +59,7 @@ export const storefrontBRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
     pluginInterceptedAt: row.pluginInterceptedAt?.toISOString() ?? null,
   });
 
-  app.get('/api/merchant/storefront-b', {
+  app.get('/storefront-b', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'connections:read' },
     schema: { tags, summary: 'Storefront B connection status (never the keys)', ...auth, response: { 200: storefrontBStatus, 401: errorResponse } },
@@ -68,7 +68,7 @@ export const storefrontBRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
     return row ? view(row) : { connected: false as const };
   });
 
-  app.get('/api/merchant/storefront-b/plugin.zip', {
+  app.get('/storefront-b/plugin.zip', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'connections:read' },
     schema: {
@@ -94,7 +94,7 @@ export const storefrontBRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
       .send(Buffer.from(zip.bytes.buffer, zip.bytes.byteOffset, zip.bytes.byteLength) as unknown as string);
   });
 
-  app.post('/api/merchant/storefront-b/connect', {
+  app.post('/storefront-b/connect', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'connections:write' },
     schema: {
@@ -154,7 +154,7 @@ export const storefrontBRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
     return { ...view(row), pluginActive: result.pluginActive, currency: result.currency };
   });
 
-  app.delete('/api/merchant/storefront-b', {
+  app.delete('/storefront-b', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'connections:write' },
     schema: {

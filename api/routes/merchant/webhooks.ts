@@ -27,7 +27,6 @@ import {
 
 const auth = { security: [{ bearerAuth: [] }] };
 const tags = ['merchant webhooks'];
-const PREFIX = '/api/merchant/webhooks';
 /** Dead deliveries one replay-since call starts (the answer says when more are left). */
 const REPLAY_BATCH = 1000;
 
@@ -108,7 +107,7 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
 
   // ---- endpoints -------------------------------------------------------------------------------------------
 
-  app.get(`${PREFIX}/endpoints`, {
+  app.get('/endpoints', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'webhooks:read' },
     schema: { tags, summary: 'The shop\'s webhook endpoints, oldest first', ...auth, response: { 200: endpointList, 401: errorResponse } },
@@ -116,7 +115,7 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
     items: (await request.merchantData.webhookEndpoints.findMany({ orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] })).map(toEndpointView),
   }));
 
-  app.post(`${PREFIX}/endpoints`, {
+  app.post('/endpoints', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'webhooks:write' },
     schema: {
@@ -147,13 +146,13 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
     return reply.code(201).send({ ...toEndpointView(created), secret });
   });
 
-  app.get(`${PREFIX}/endpoints/:id`, {
+  app.get('/endpoints/:id', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'webhooks:read' },
     schema: { tags, summary: 'One webhook endpoint (never its secret)', ...auth, params: endpointIdParams, response: { 200: endpointView, ...errors } },
   }, async (request) => toEndpointView(await ownEndpoint(request.merchantData, request.params.id)));
 
-  app.patch(`${PREFIX}/endpoints/:id`, {
+  app.patch('/endpoints/:id', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'webhooks:write' },
     schema: {
@@ -181,7 +180,7 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
     return toEndpointView(await ownEndpoint(data, endpoint.id));
   });
 
-  app.delete(`${PREFIX}/endpoints/:id`, {
+  app.delete('/endpoints/:id', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'webhooks:write' },
     schema: {
@@ -198,7 +197,7 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
     return { deleted: true as const, id: request.params.id };
   });
 
-  app.post(`${PREFIX}/endpoints/:id/rotate-secret`, {
+  app.post('/endpoints/:id/rotate-secret', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'webhooks:write' },
     schema: {
@@ -217,7 +216,7 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
     return { endpoint: toEndpointView(await ownEndpoint(data, endpoint.id)), secret: rotated.secret, previousSecretExpiresAt: rotated.previousSecretExpiresAt.toISOString() };
   });
 
-  app.post(`${PREFIX}/endpoints/:id/test`, {
+  app.post('/endpoints/:id/test', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'webhooks:write' },
     schema: {
@@ -241,7 +240,7 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
     return reply.code(202).send({ eventId: event.id, deliveryId });
   });
 
-  app.post(`${PREFIX}/endpoints/:id/replay`, {
+  app.post('/endpoints/:id/replay', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'webhooks:write' },
     schema: {
@@ -263,7 +262,7 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
 
   // ---- deliveries ------------------------------------------------------------------------------------------
 
-  app.get(`${PREFIX}/deliveries`, {
+  app.get('/deliveries', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'webhooks:read' },
     schema: {
@@ -289,7 +288,7 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
     return { items: items.map(toDeliveryView), nextCursor };
   });
 
-  app.get(`${PREFIX}/deliveries/:id`, {
+  app.get('/deliveries/:id', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'webhooks:read' },
     schema: { tags, summary: 'One delivery with the event it carries and every attempt (status, duration, the first 1 KB of the answer)', ...auth, params: deliveryIdParams, response: { 200: deliveryDetail, ...errors } },
@@ -307,7 +306,7 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
     return { ...toDeliveryView(d), endpointUrl: d.endpoint.url, payload: payloadOf(d.event), attemptLog: d.attemptLog.map(toAttemptView) };
   });
 
-  app.post(`${PREFIX}/deliveries/:id/replay`, {
+  app.post('/deliveries/:id/replay', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'webhooks:write' },
     schema: {
@@ -328,7 +327,7 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
 
   // ---- events ----------------------------------------------------------------------------------------------
 
-  app.get(`${PREFIX}/events`, {
+  app.get('/events', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'webhooks:read' },
     schema: { tags, summary: 'The shop\'s events, newest first', ...auth, querystring: eventsQuery, response: { 200: eventsPage, 400: errorResponse, 401: errorResponse } },
@@ -343,7 +342,7 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
     return { items: items.map(toEventView), nextCursor };
   });
 
-  app.get(`${PREFIX}/events/:id`, {
+  app.get('/events/:id', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'webhooks:read' },
     schema: { tags, summary: 'One event with its deliveries', ...auth, params: eventIdParams, response: { 200: eventDetail, ...errors } },

@@ -78,7 +78,7 @@ export const orderActionRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
     return session;
   }
 
-  app.post('/api/checkout/merchant/orders/:token/refund', {
+  app.post('/orders/:token/refund', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'orders:write' },
     schema: {
@@ -127,7 +127,7 @@ export const orderActionRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
     return reply.code(202).send(result);
   });
 
-  app.post('/api/checkout/merchant/orders/:token/backfill-status', {
+  app.post('/orders/:token/backfill-status', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'orders:write' },
     schema: {

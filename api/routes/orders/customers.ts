@@ -96,7 +96,7 @@ function toSummary(r: Row): Summary {
 
 export const customerRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app) => {
 
-  app.get('/api/checkout/merchant/customers', {
+  app.get('/customers', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'orders:read' },
     schema: {
@@ -121,7 +121,7 @@ export const customerRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app) => {
     return { items: items.map(toSummary), nextCursor: rows.length > size && last ? encodeCursor(last) : null };
   });
 
-  app.get('/api/checkout/merchant/customers/:email', {
+  app.get('/customers/:email', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'orders:read' },
     schema: {

@@ -80,7 +80,7 @@ export async function* ordersCsv(data: MerchantScope, where: ReturnType<typeof f
 
 export const orderExportRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app) => {
 
-  app.get('/api/checkout/merchant/orders/export.csv', {
+  app.get('/orders/export.csv', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'orders:read' },
     schema: {

@@ -286,7 +286,7 @@ export function mergeTimeline(session: CheckoutSession, events: SessionEvent[], 
 
 export const ordersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app) => {
 
-  app.get('/api/checkout/merchant/orders', {
+  app.get('/orders', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'orders:read' },
     schema: {
@@ -322,7 +322,7 @@ export const ordersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app) => {
     return { items: items.map(toOrderSummary), nextCursor };
   });
 
-  app.get('/api/checkout/merchant/orders/:token', {
+  app.get('/orders/:token', {
     onRequest: app.authenticate,
     config: { apiKeyScope: 'orders:read' },
     schema: {
