@@ -76,6 +76,7 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     const id = request.params.identifier;
     // A slug has no dot; a host (port allowed) is a subdomain or a verified custom domain.
     const slug = id.includes('.') ? (await merchantForCheckoutHost(db, config, id))?.slug : id;
+    // eslint-disable-next-line no-restricted-syntax -- public: no caller, the merchant is the one the slug names
     const merchant = slug ? await db.merchant.findUnique({ where: { slug }, include: { shippingRates: true, platformSubscription: { select: { planId: true, status: true } } } }) : null;
     if (!merchant) throw new AppError('NOT_FOUND', `No checkout is configured for "${id}"`);
     return toPublicConfig(merchant);
@@ -175,6 +176,7 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     if (body.phone !== undefined) data.phone = body.phone;
     if (emailChanges) {
       // One email signs in to one account: a team member's email is taken too.
+      // eslint-disable-next-line no-restricted-syntax -- across merchants: is the email any account's or member's?
       if ((await db.merchant.findUnique({ where: { email: body.email! }, select: { id: true } })) || (await db.merchantMember.findUnique({ where: { email: body.email! }, select: { id: true } }))) {
         throw new AppError('EMAIL_EXISTS', 'An account with this email already exists');
       }

@@ -84,10 +84,12 @@ export const memberRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
     const { email, role } = request.body;
     assertMayGrant(actor, role);
     // Across merchants: one email signs in to one account.
+    /* eslint-disable no-restricted-syntax -- across merchants: is the email any account's or member's? */
     const [account, member] = await Promise.all([
       db.merchant.findUnique({ where: { email }, select: { id: true } }),
       db.merchantMember.findUnique({ where: { email }, select: { id: true } }),
     ]);
+    /* eslint-enable no-restricted-syntax */
     if (account || member) throw new AppError('EMAIL_EXISTS', 'This email already signs in to a checkout account: one email, one account');
     const size = (await data.members.count()) + (await data.memberInvitations.count({ where: { acceptedAt: null, revokedAt: null, expiresAt: { gt: new Date() } } }));
     if (size >= MAX_TEAM_SIZE) throw new AppError('CONFLICT', `A team has at most ${MAX_TEAM_SIZE} members and pending invitations`);

@@ -126,6 +126,7 @@ export const storefrontBRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
     const storeUrl = normalizeStoreUrl(url);
 
     // Across merchants, answered at once when it is already known; the unique store URL decides a race (CONFLICT from the workflow).
+    // eslint-disable-next-line no-restricted-syntax -- across merchants: is the store another account's?
     const holder = await db.storefrontBConnection.findUnique({ where: { storeUrl }, select: { merchantId: true } });
     if (holder && holder.merchantId !== merchantId) throw new AppError('CONFLICT', 'This store is already connected to another account');
 
