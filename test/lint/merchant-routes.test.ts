@@ -1,20 +1,10 @@
 // The merchant routes' data rule of eslint.config.js, proven by probes: a query on `db` written into a merchant route
 // (where it could forget the merchant id) is refused, the same query through request.merchantData passes, and a
 // checkout route (no merchant caller) is not held to it.
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
+import { eslintProbe } from './eslint-probe.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const eslint = new ESLint({ cwd: root, ruleFilter: ({ ruleId }) => ruleId === 'no-restricted-syntax' });
-
-/** The messages of the rule for `file` with `line` added at its end. */
-async function refusals(file: string, line: string): Promise<string[]> {
-  const text = `${readFileSync(`${root}/${file}`, 'utf8')}\n${line}\n`;
-  const [result] = await eslint.lintText(text, { filePath: `${root}/${file}` });
-  return result!.messages.filter((m) => m.ruleId === 'no-restricted-syntax').map((m) => m.message);
-}
+const refusals = eslintProbe('no-restricted-syntax');
 
 describe('the merchant routes\' data rule', () => {
   it.each([
