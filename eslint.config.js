@@ -52,6 +52,20 @@ export default tseslint.config(
     ),
   },
   {
+    // Merchant routes read and write the caller's data through request.merchantData (model/merchant-scope.ts), which puts
+    // the merchant id into every query: a query on `db` is one that could forget it. The few that must look across
+    // merchants (is this email, shop or store someone else's?) say so in an eslint-disable comment.
+    files: ['api/routes/merchant/**/*.ts', 'api/routes/orders/**/*.ts', 'api/routes/billing/index.ts'],
+    ignores: testFiles,
+    rules: {
+      'no-restricted-syntax': ['error', ...[
+        'CallExpression[callee.object.object.name="db"]',
+        'CallExpression[callee.object.name="db"][callee.property.name=/^\\$/]',
+        'TaggedTemplateExpression[tag.object.name="db"]',
+      ].map((selector) => ({ selector, message: 'Merchant routes query through request.merchantData (model/merchant-scope.ts), scoped to the caller; a query across merchants says why in an eslint-disable comment.' }))],
+    },
+  },
+  {
     // Activities run the steps a workflow decides: they see workflows' types only (ids and constants live in domain/).
     files: ['activities/**/*.ts', 'model/**/*.ts'],
     ignores: testFiles,

@@ -55,6 +55,13 @@ import { resolveDeps, type AppDeps } from './route-deps.js';
 import { createCustomDomainHostCheck, createShopOriginCheck } from './checkout-host.js';
 import { tlsPermissionRoutes } from './routes/internal/tls-permission.js';
 
+// Route groups' prefixes: a group's routes are written relative to theirs (`/me` is GET /api/merchant/me).
+const AUTH = '/api/auth';
+const MERCHANT = '/api/merchant';
+const MERCHANT_WEBHOOKS = '/api/merchant/webhooks';
+const ORDERS = '/api/checkout/merchant';
+const BILLING = '/api/platform-billing';
+
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 /** Query parameters that carry secrets (handoff tokens, OAuth codes, link tokens): never logged. */
 const SECRET_PARAMS = ['handoff', 'code', 'hmac', 'state', 'token', 'access_token'];
@@ -123,6 +130,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(commonAnswersPlugin);
   await app.register(methodNotAllowedPlugin);
   const routeDeps = resolveDeps(deps);
+  /** A route group's options: the dependencies, and the prefix its routes' paths are relative to. */
+  const under = (prefix: string) => ({ ...routeDeps, prefix });
   // Rate limits first: the auth plugin counts each API key's requests as it authenticates them.
   await app.register(rateLimitsPlugin, { redisUrl: config.redisUrl, apiKey: config.rateLimits.apiKey, failures: { auth: config.rateLimits.authFailures, webhook: config.rateLimits.webhookFailures } });
   await app.register(authPlugin, { db: deps.db, secret: config.jwtSecret!, secureCookie: config.publicHttps, appOrigin: config.appOrigin, apiKeyMode: config.apiKeyMode });
@@ -130,44 +139,44 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(healthRoutes, { db: deps.db, temporal: deps.temporal });
   await app.register(tlsPermissionRoutes, routeDeps);
-  await app.register(authRoutes, routeDeps);
-  await app.register(merchantRoutes, routeDeps);
-  await app.register(processorRoutes, routeDeps);
-  await app.register(storefrontBRoutes, routeDeps);
-  await app.register(storeCountriesRoutes, routeDeps);
+  await app.register(authRoutes, under(AUTH));
+  await app.register(merchantRoutes, under(MERCHANT));
+  await app.register(processorRoutes, under(MERCHANT));
+  await app.register(storefrontBRoutes, under(MERCHANT));
+  await app.register(storeCountriesRoutes, under(MERCHANT));
   await app.register(storefrontAAuthRoutes, routeDeps);
-  await app.register(storefrontAMerchantRoutes, routeDeps);
-  await app.register(scriptTagRoutes, routeDeps);
-  await app.register(domainRoutes, routeDeps);
-  await app.register(onboardingRoutes, routeDeps);
+  await app.register(storefrontAMerchantRoutes, under(MERCHANT));
+  await app.register(scriptTagRoutes, under(MERCHANT));
+  await app.register(domainRoutes, under(MERCHANT));
+  await app.register(onboardingRoutes, under(MERCHANT));
   // Encapsulated (no fastify-plugin): its raw-body JSON parser must not replace the app's own.
   await app.register(storefrontAWebhookRoutes, routeDeps);
   await app.register(storefrontBWebhookRoutes, routeDeps);
   await app.register(processorWebhookRoutes, routeDeps);
   // Encapsulated too (raw bodies for the platform account's signature).
   await app.register(billingWebhookRoutes, routeDeps);
-  await app.register(billingRoutes, routeDeps);
+  await app.register(billingRoutes, under(BILLING));
   await app.register(checkoutPublicRoutes, routeDeps);
   await app.register(checkoutPaymentRoutes, routeDeps);
   await app.register(checkoutCodRoutes, routeDeps);
-  await app.register(orderActionRoutes, routeDeps);
-  await app.register(previewRoutes, routeDeps);
+  await app.register(orderActionRoutes, under(ORDERS));
+  await app.register(previewRoutes, under(MERCHANT));
   await app.register(checkoutExtrasRoutes, routeDeps);
-  await app.register(merchantCommerceRoutes, routeDeps);
+  await app.register(merchantCommerceRoutes, under(MERCHANT));
   await app.register(checkoutProgressRoutes, routeDeps);
   await app.register(checkoutRecoveryRoutes, routeDeps);
   await app.register(checkoutQuoteRoutes, routeDeps);
   await app.register(checkoutAddressRulesRoutes, routeDeps);
-  await app.register(ordersRoutes, routeDeps);
-  await app.register(orderExportRoutes, routeDeps);
-  await app.register(customerRoutes, routeDeps);
-  await app.register(notificationRoutes, routeDeps);
-  await app.register(statsRoutes, routeDeps);
-  await app.register(recoverySettingsRoutes, routeDeps);
-  await app.register(apiKeyRoutes, routeDeps);
-  await app.register(memberRoutes, routeDeps);
-  await app.register(securityRoutes, routeDeps);
-  await app.register(merchantWebhookRoutes, routeDeps);
+  await app.register(ordersRoutes, under(ORDERS));
+  await app.register(orderExportRoutes, under(ORDERS));
+  await app.register(customerRoutes, under(ORDERS));
+  await app.register(notificationRoutes, under(MERCHANT));
+  await app.register(statsRoutes, under(MERCHANT));
+  await app.register(recoverySettingsRoutes, under(MERCHANT));
+  await app.register(apiKeyRoutes, under(MERCHANT));
+  await app.register(memberRoutes, under(MERCHANT));
+  await app.register(securityRoutes, under(MERCHANT));
+  await app.register(merchantWebhookRoutes, under(MERCHANT_WEBHOOKS));
   // Last: the web pages (checkout page by Host, script tag, assets, the dashboard for other browser navigations).
   await app.register(pagesRoutes, routeDeps);
   return app;

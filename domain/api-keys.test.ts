@@ -14,11 +14,11 @@ describe('API key scopes', () => {
     expect(normalizeScopes(['stats:read', 'orders:read', 'orders:write', 'stats:read', 'account:read'])).toEqual(['account:read', 'orders:write', 'stats:read']);
   });
 
-  it('follow the method: GET and HEAD read, everything else writes; prefixes cover their subpaths only', () => {
+  it('follow the method: GET and HEAD read, everything else writes; a route nobody declared is unmapped', () => {
     expect(routeKeyPolicy('GET', '/api/merchant/discounts/:id')).toEqual({ kind: 'scope', scope: 'commerce:read' });
     expect(routeKeyPolicy('HEAD', '/api/merchant/discounts/:id')).toEqual({ kind: 'scope', scope: 'commerce:read' });
     expect(routeKeyPolicy('delete', '/api/merchant/discounts/:id')).toEqual({ kind: 'scope', scope: 'commerce:write' });
-    expect(routeKeyPolicy('PUT', '/api/merchant/webhooks/:id')).toEqual({ kind: 'scope', scope: 'webhooks:write' });
+    expect(routeKeyPolicy('PATCH', '/api/merchant/webhooks/endpoints/:id')).toEqual({ kind: 'scope', scope: 'webhooks:write' });
     expect(routeKeyPolicy('GET', '/api/merchant/webhooks-other')).toEqual({ kind: 'unmapped' });
     expect(routeKeyPolicy('POST', '/api/merchant/me')).toEqual({ kind: 'unmapped' });
     expect(routeKeyPolicy('GET', '/api/merchant/api-keys/:id')).toEqual({ kind: 'session-only' });

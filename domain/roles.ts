@@ -1,7 +1,7 @@
 // Team member roles and what each may call, in the API keys' scope vocabulary (domain/api-keys.ts): a member's
 // session is held to its role's scopes by the same check that holds a key to its scopes (api/plugins/auth.ts), on
-// every authenticated route. Routes outside the scope table (session-only) name their roles in
-// SESSION_ONLY_ROUTE_ROLES. Pure module, shared by the API and the dashboard (which hides what a role cannot use).
+// every authenticated route. Session-only routes (no scope) name their roles where they are defined
+// (`config: { sessionOnly: [...] }`). Pure module, shared by the API and the dashboard (which hides what a role cannot use).
 //
 //   owner  everything. The account holder (the merchant's own email and password) is always an owner and cannot be
 //          removed or demoted, so an account always keeps an owner; members may be owners too.
@@ -10,7 +10,7 @@
 //   staff  the shop's daily work: reads orders, statistics, settings, connections and setup, and manages discount
 //          codes, order bumps, upsells and pixels. No refunds or status syncs (orders:write), no API keys, no
 //          webhook endpoints or their secrets, no billing, no team, no account credentials.
-import { ALL_API_KEY_SCOPES, grants, routeKeyPolicy, sessionRouteRoles, type ApiKeyScope } from './api-keys.js';
+import { ALL_API_KEY_SCOPES, grants, routeAuthOf, type ApiKeyScope, type RouteAuth } from './api-keys.js';
 
 export const MEMBER_ROLES = ['owner', 'admin', 'staff'] as const;
 export type MemberRole = (typeof MEMBER_ROLES)[number];
@@ -29,14 +29,16 @@ export const ROLE_SCOPES: Readonly<Record<MemberRole, readonly ApiKeyScope[]>> =
 
 export type RoleDecision = { allowed: true } | { allowed: false; requiredScope?: ApiKeyScope; allowedRoles?: readonly MemberRole[] };
 
-/** May a session of this role call the route (method + URL pattern as registered)? Unmapped routes: no. */
-export function roleAllows(role: MemberRole, method: string, url: string): RoleDecision {
-  const policy = routeKeyPolicy(method, url);
-  if (policy.kind === 'scope') return grants(ROLE_SCOPES[role], policy.scope) ? { allowed: true } : { allowed: false, requiredScope: policy.scope };
-  const roles = sessionRouteRoles(method, url);
+/** May a session of this role call a route that declares `auth` (domain/api-keys.ts RouteAuth)? Undeclared: no. */
+export function roleDecision(role: MemberRole, auth: RouteAuth | undefined): RoleDecision {
+  if (auth?.apiKeyScope) return grants(ROLE_SCOPES[role], auth.apiKeyScope) ? { allowed: true } : { allowed: false, requiredScope: auth.apiKeyScope };
+  const roles = auth?.sessionOnly;
   if (roles === undefined) return { allowed: false };
   return roles.includes(role) ? { allowed: true } : { allowed: false, allowedRoles: roles };
 }
+
+/** May a session of this role call the route (method + URL pattern as registered)? Undeclared routes: no. */
+export const roleAllows = (role: MemberRole, method: string, url: string): RoleDecision => roleDecision(role, routeAuthOf(method, url));
 
 /** A role may give (invite to, change to) only roles it could manage: admins never create owners. */
 export const ROLES_GRANTABLE_BY: Readonly<Record<MemberRole, readonly MemberRole[]>> = {

@@ -6,6 +6,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
+import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../config/index.js';
 import { buildApp } from '../api/app.js';
 import { createDb } from '../prisma/client.js';
@@ -22,20 +23,23 @@ export const SDK_DOCUMENT_ENV = {
   DATABASE_URL: 'postgresql://nobody@127.0.0.1:1/none',
 } as const;
 
-export async function openApiDocument(): Promise<Record<string, unknown>> {
+/** `read` of the app as the SDK document describes it: built and ready, never listening, closed afterwards. */
+export async function withDescribedApp<T>(read: (app: FastifyInstance) => T): Promise<T> {
   const config = loadConfig({ ...SDK_DOCUMENT_ENV });
   const db = createDb(config.databaseUrl!);
   const connection = Connection.lazy({ address: '127.0.0.1:1' });
   const app = await buildApp({ config, db, temporal: { client: new Client({ connection }), connection }, logger: false });
   try {
     await app.ready();
-    return app.swagger() as unknown as Record<string, unknown>;
+    return read(app);
   } finally {
     await app.close();
     await db.$disconnect();
     await connection.close().catch(() => undefined);
   }
 }
+
+export const openApiDocument = (): Promise<Record<string, unknown>> => withDescribedApp((app) => app.swagger() as unknown as Record<string, unknown>);
 
 /** The document as written to sdk/openapi.json (sorted keys are not needed: the app's order is stable). */
 export const documentText = (document: unknown) => `${JSON.stringify(document, null, 2)}\n`;

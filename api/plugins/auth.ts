@@ -10,16 +10,17 @@
 //
 // Merchant API keys (domain/api-keys.ts, api/api-keys.ts) are accepted in `Authorization: Bearer ck_…` only, never
 // in the cookie. A key sets `request.merchant` exactly as a session does (the merchant id from the key's row) plus
-// `request.apiKey`; it is counted against its own rate limit, then held to the scope the route needs: a route
-// outside the scope table is for dashboard sessions only (403). An unknown, malformed, revoked or expired key, a
+// `request.apiKey`; it is counted against its own rate limit, then held to the scope the route declares
+// (`config: { apiKeyScope }`, domain/api-keys.ts): a session-only route (`config: { sessionOnly }`) answers 403. An unknown, malformed, revoked or expired key, a
 // rolled key past its overlap, or a key of the other environment (live/test) answers 401 UNAUTHORIZED.
 //
 // Team members (domain/roles.ts): a session row names its member (null: the account holder, an owner); the member's
 // role is read with the session on every request, so a role change applies on the next one and a removed member's
-// sessions (deleted with it) answer 401 at once. A session is held to its role by the same table and the same
-// `grants` as a key: a route in the scope table needs the scope in the role's scopes, a session-only route names the
-// roles that may call it (SESSION_ONLY_ROUTE_ROLES); otherwise 403 FORBIDDEN with details { role, requiredScope |
-// allowedRoles }. One check for every authenticated route, never a per-route `if`.
+// sessions (deleted with it) answer 401 at once. A session is held to its role by the same declaration and the same
+// `grants` as a key: a scoped route needs the scope in the role's scopes, a session-only route names the roles that
+// may call it; otherwise 403 FORBIDDEN with details { role, requiredScope | allowedRoles }. One check for every
+// authenticated route, never a per-route `if`. A route that authenticates without a right declaration (exactly one
+// of the two, a scope whose access is its method's) refuses to register.
 //
 // Each 401 to a request that presented a credential counts against its IP (app.failures, api/plugins/rate-limits.ts):
 // past RATE_LIMIT_AUTH_FAILURES in the window (failures and requests still being checked) the address gets 429 before
@@ -30,9 +31,12 @@ import cookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../../prisma/client.js';
 import { AppError } from '../../domain/errors.js';
-import { apiKeyModeOf, apiKeyPrefix, grants, looksLikeApiKey, routeKeyPolicy, sessionRouteRoles, type ApiKeyMode } from '../../domain/api-keys.js';
-import { roleAllows, roleFromDb, type MemberRole } from '../../domain/roles.js';
+import {
+  apiKeyModeOf, apiKeyPrefix, grants, looksLikeApiKey, routeAuthProblem, type ApiKeyMode, type ApiKeyScope, type RouteAuth,
+} from '../../domain/api-keys.js';
+import { roleDecision, roleFromDb, type MemberRole } from '../../domain/roles.js';
 import { hashApiKey } from '../api-keys.js';
+import { merchantScope, type MerchantScope } from '../../model/merchant-scope.js';
 
 export const SESSION_COOKIE = 'checkout_session';
 export const SESSION_TTL_SECONDS = 30 * 24 * 60 * 60;
@@ -63,14 +67,20 @@ declare module '@fastify/jwt' {
 }
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The scope an API key needs to call this merchant route (its access is the method's: GET reads, others write). */
+    apiKeyScope?: ApiKeyScope;
+    /** Instead of a scope: this merchant route is for dashboard sessions of these member roles only (keys get 403). */
+    sessionOnly?: readonly MemberRole[];
+  }
   interface FastifyInstance {
     /**
      * onRequest hook (runs before body validation): 401 unless a valid session token or API key is presented (a key
      * also needs the route's scope: 403); sets request.merchant (and request.apiKey for a key).
      */
     authenticate: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
-    /** Every route registered with `onRequest: app.authenticate`, as "METHOD url" (what the scope table must cover). */
-    authenticatedRoutes: ReadonlyArray<{ method: string; url: string }>;
+    /** Every route registered with `onRequest: app.authenticate`, with what it declares (HEAD twins of GETs included). */
+    authenticatedRoutes: ReadonlyArray<{ method: string; url: string; auth: RouteAuth }>;
     /** Starts a session: its row, its 30-day token, and the session cookie on the reply. */
     startSession: (reply: FastifyReply, claims: MerchantClaims) => Promise<string>;
     /** A session row and its token, without a cookie (API clients, tests). */
@@ -93,6 +103,11 @@ declare module 'fastify' {
     merchant: { merchantId: string; shopDomain: string; sessionId: string | null; memberId: string | null; role: MemberRole };
     /** The API key the request authenticated with; null for a session. */
     apiKey: AuthenticatedApiKey | null;
+    /**
+     * The caller's data (model/merchant-scope.ts): every table of the merchant with `merchantId` built in, taken from
+     * `request.merchant` and nowhere else. Only on routes that authenticate: elsewhere reading it throws.
+     */
+    readonly merchantData: MerchantScope;
   }
 }
 
@@ -146,6 +161,16 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: AuthOptions) => 
   });
   app.decorateRequest('merchant', null as unknown as FastifyRequest['merchant']);
   app.decorateRequest('apiKey', null);
+  // Built on first use, once per request.
+  const scopes = new WeakMap<FastifyRequest, MerchantScope>();
+  app.decorateRequest('merchantData', {
+    getter(this: FastifyRequest) {
+      if (!this.merchant) throw new Error('request.merchantData is for routes with onRequest: app.authenticate');
+      let scope = scopes.get(this);
+      if (!scope) scopes.set(this, (scope = merchantScope(opts.db, this.merchant.merchantId)));
+      return scope;
+    },
+  });
 
   /** The token a request presents: the bearer header, else the cookie — the latter only from the dashboard's origin. */
   function presentedToken(request: FastifyRequest): { token: string; from: 'header' | 'cookie' } | undefined {
@@ -187,18 +212,20 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: AuthOptions) => 
     return { merchantId: row.id, shopDomain: row.shop_domain ?? '', sessionId: sid, memberId: row.member_id, role: row.member_role ? roleFromDb(row.member_role) : 'owner' };
   }
 
+  /** What the route declares (checked when it registered). */
+  const declaredAuth = (request: FastifyRequest): RouteAuth => request.routeOptions.config as RouteAuth;
+
   /**
-   * A session may call this route: its role holds the route's scope (the same table and the same `grants` as a key),
+   * A session may call this route: its role holds the route's scope (the same declaration and `grants` as a key),
    * or, for a session-only route, the route names its role (domain/roles.ts).
    */
   function checkRole(request: FastifyRequest, role: MemberRole) {
-    const url = request.routeOptions.url ?? '';
-    const decision = roleAllows(role, request.method, url);
+    const decision = roleDecision(role, declaredAuth(request));
     if (decision.allowed) return;
     if (decision.requiredScope) {
       throw new AppError('FORBIDDEN', `Your role (${role}) does not have the ${decision.requiredScope} scope this route needs: ask an owner or admin`, { role, requiredScope: decision.requiredScope });
     }
-    const roles = sessionRouteRoles(request.method, url) ?? [];
+    const roles = decision.allowedRoles ?? [];
     throw new AppError('FORBIDDEN', `Only ${roles.join(' and ')} members may do this; your role is ${role}`, { role, allowedRoles: [...roles] });
   }
 
@@ -231,14 +258,14 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: AuthOptions) => 
     return { merchant: { merchantId: row.merchantId, shopDomain: row.merchant.shopDomain ?? '' }, apiKey: { id: row.id, scopes: row.scopes, mode } };
   }
 
-  /** A key may call this route: it is in the scope table and the key holds its scope (write implies read). */
+  /** A key may call this route: it declares a scope and the key holds it (write implies read). */
   function checkScope(request: FastifyRequest, apiKey: AuthenticatedApiKey) {
-    const policy = routeKeyPolicy(request.method, request.routeOptions.url ?? '');
-    if (policy.kind !== 'scope') {
+    const scope = declaredAuth(request).apiKeyScope;
+    if (!scope) {
       throw new AppError('FORBIDDEN', 'This route needs a dashboard session: API keys cannot call it (API key management, the account\'s credentials and sessions)');
     }
-    if (!grants(apiKey.scopes, policy.scope)) {
-      throw new AppError('FORBIDDEN', `This API key does not have the ${policy.scope} scope this route needs`, { requiredScope: policy.scope });
+    if (!grants(apiKey.scopes, scope)) {
+      throw new AppError('FORBIDDEN', `This API key does not have the ${scope} scope this route needs`, { requiredScope: scope });
     }
   }
 
@@ -274,17 +301,20 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: AuthOptions) => 
   }
   app.decorate('authenticate', authenticate);
 
-  // A route that authenticates merchants must say what a key needs to call it (domain/api-keys.ts): registering
-  // one the table does not cover fails at start-up, so no route accepts or refuses keys by omission.
-  const authenticatedRoutes: Array<{ method: string; url: string }> = [];
+  // A route that authenticates merchants must say where it is defined what a key needs to call it (domain/api-keys.ts
+  // RouteAuth): registering one without a right declaration fails at start-up, so no route accepts or refuses keys by
+  // omission, and no GET asks for a write scope nor a POST for a read one.
+  const authenticatedRoutes: Array<{ method: string; url: string; auth: RouteAuth }> = [];
   app.decorate('authenticatedRoutes', authenticatedRoutes);
   app.addHook('onRoute', (route) => {
     if (![route.onRequest].flat().includes(authenticate)) return;
+    const declared = { apiKeyScope: route.config?.apiKeyScope, sessionOnly: route.config?.sessionOnly } as Partial<RouteAuth>;
     for (const method of [route.method].flat()) {
-      if (routeKeyPolicy(method, route.url).kind === 'unmapped') {
-        throw new Error(`${method} ${route.url} authenticates merchants but is neither in ROUTE_RESOURCES nor in SESSION_ONLY_ROUTES (domain/api-keys.ts): say which scope an API key needs for it, or that it is for dashboard sessions only`);
+      const problem = routeAuthProblem(method, declared);
+      if (problem) {
+        throw new Error(`${method} ${route.url} authenticates merchants but ${problem}: say in its config which scope an API key needs for it (apiKeyScope), or that it is for dashboard sessions only and for which roles (sessionOnly)`);
       }
-      authenticatedRoutes.push({ method, url: route.url });
+      authenticatedRoutes.push({ method, url: route.url, auth: declared as RouteAuth });
     }
   });
 

@@ -7,7 +7,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { ZodType } from 'zod';
-import { routeKeyPolicy } from '../../domain/api-keys.js';
+import { keyPolicyOf, type RouteAuth } from '../../domain/api-keys.js';
 import { webhooksDocument } from '../schemas/merchant-webhooks.js';
 
 const DESCRIPTION = [
@@ -37,11 +37,11 @@ function bodyIsOptional(body: unknown): boolean {
 
 type OperationSchema = FastifySchema & { description?: string; 'x-required-scope'?: string; 'x-session-only'?: true };
 
-/** A bearer operation's API key policy (domain/api-keys.ts), stated as `x-required-scope` / `x-session-only` and in its description. */
-function withKeyPolicy(schema: OperationSchema, method: string, url: string): OperationSchema {
+/** A bearer operation's API key policy as its route declares it (domain/api-keys.ts), stated as `x-required-scope` / `x-session-only` and in its description. */
+function withKeyPolicy(schema: OperationSchema, auth: RouteAuth | undefined): OperationSchema {
   // A route without a schema (the test-only ones) has nothing to state: typed as always present, it is not.
   if (!(schema as OperationSchema | undefined)?.security?.some((s) => 'bearerAuth' in s)) return schema;
-  const policy = routeKeyPolicy(method, url);
+  const policy = keyPolicyOf(auth);
   const note = policy.kind === 'scope'
     ? `API keys need the \`${policy.scope}\` scope.`
     : 'Dashboard sessions only: an API key gets 403 FORBIDDEN.';
@@ -80,7 +80,7 @@ export const openapiPlugin = fp(async (app: FastifyInstance, opts: { serverUrl: 
     },
     transform: (input) => {
       const out = jsonSchemaTransform(input);
-      return { ...out, schema: withKeyPolicy(out.schema, [input.route.method].flat()[0]!, input.url) };
+      return { ...out, schema: withKeyPolicy(out.schema, input.route.config as RouteAuth | undefined) };
     },
     transformObject: (input) => {
       const document = jsonSchemaTransformObject(input);

@@ -1,8 +1,12 @@
-// Every merchant route says what an API key needs to call it, in one table (domain/api-keys.ts): this walks every
-// route the app registers with `onRequest: app.authenticate` and fails when one is neither scoped nor session-only,
-// when the table names a route that no longer exists, or when the guard that refuses an unmapped route at start-up
-// stops refusing it. It also holds the OpenAPI document to the table. (Scopes enforced on real requests:
-// api/routes/merchant/api-keys.test.ts.) No database is needed: routes register without one.
+// Every merchant route says where it is defined what an API key needs to call it (`config: { apiKeyScope }` or
+// `config: { sessionOnly }`, domain/api-keys.ts RouteAuth): this walks every route the app registers with
+// `onRequest: app.authenticate`, holds the dashboard's copy of the declarations (domain/route-auth.ts, generated) to the
+// routes, and checks that the guard refusing an undeclared or wrongly declared route at start-up still refuses it. (The
+// declarations replaced a URL table; the commit that made them held each one to the table's scope for its route.) It
+// also holds the OpenAPI document to the declarations.
+// (Scopes enforced on real requests: api/routes/merchant/api-keys.test.ts.) No database is needed: routes register
+// without one.
+import { readFile } from 'node:fs/promises';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +16,8 @@ import { createDb, type Db } from '../../prisma/client.js';
 import { authPlugin } from '../../api/plugins/auth.js';
 import { rateLimitsPlugin } from '../../api/plugins/rate-limits.js';
 import { SDK_DOCUMENT_ENV } from '../../scripts/openapi-document.js';
-import { API_KEY_RESOURCES, ROUTE_RESOURCES, routeKeyPolicy, SESSION_ONLY_ROUTES } from '../../domain/api-keys.js';
+import { keyPolicyOf, routeAuthOf, routeKeyPolicy } from '../../domain/api-keys.js';
+import { ROUTE_AUTH_FILE, routeAuthText } from '../../scripts/route-auth.js';
 
 let app: FastifyInstance;
 let db: Db;
@@ -31,21 +36,16 @@ afterAll(async () => {
   await connection?.close().catch(() => undefined);
 });
 
-describe('the route table', () => {
-  it('covers every route that authenticates merchants: each needs a scope or is session-only', () => {
+describe('the routes\' declarations', () => {
+  it('are what the dashboard reads: domain/route-auth.ts is generated from them (npm run routes:auth)', async () => {
     expect(app.authenticatedRoutes.length).toBeGreaterThan(60);
-    const unmapped = app.authenticatedRoutes.filter((r) => routeKeyPolicy(r.method, r.url).kind === 'unmapped');
-    expect(unmapped).toEqual([]);
+    expect(await readFile(ROUTE_AUTH_FILE, 'utf8'), 'domain/route-auth.ts is stale: npm run routes:auth').toBe(routeAuthText(app));
+    for (const r of app.authenticatedRoutes) expect(routeAuthOf(r.method, r.url), `${r.method} ${r.url}`).toEqual(r.auth);
+    expect(routeAuthOf('GET', '/api/merchant/something-undeclared')).toBeUndefined();
     // GET routes get a HEAD twin from Fastify; it reads with the same scope.
     for (const r of app.authenticatedRoutes.filter((x) => x.method === 'HEAD')) {
-      expect(routeKeyPolicy('HEAD', r.url)).toEqual(routeKeyPolicy('GET', r.url));
+      expect(r.auth).toEqual(app.authenticatedRoutes.find((g) => g.method === 'GET' && g.url === r.url)!.auth);
     }
-  });
-
-  it('names only routes that exist (a prefix entry may wait for its routes)', () => {
-    const registered = new Set(app.authenticatedRoutes.map((r) => `${r.method} ${r.url}`));
-    const stale = [...API_KEY_RESOURCES.flatMap((r) => ROUTE_RESOURCES[r]), ...SESSION_ONLY_ROUTES].filter((e) => !e.endsWith('/**') && !registered.has(e));
-    expect(stale).toEqual([]);
   });
 
   it('keeps key management and the account\'s credentials session-only', () => {
@@ -55,39 +55,43 @@ describe('the route table', () => {
     ] as const) {
       expect(routeKeyPolicy(method, url), `${method} ${url}`).toEqual({ kind: 'session-only' });
     }
-    expect(routeKeyPolicy('POST', '/api/merchant/webhooks/:id/replay')).toEqual({ kind: 'scope', scope: 'webhooks:write' });
-    expect(routeKeyPolicy('GET', '/api/merchant/webhooks')).toEqual({ kind: 'scope', scope: 'webhooks:read' });
+    expect(routeKeyPolicy('POST', '/api/merchant/webhooks/endpoints/:id/replay')).toEqual({ kind: 'scope', scope: 'webhooks:write' });
+    expect(routeKeyPolicy('GET', '/api/merchant/webhooks/endpoints')).toEqual({ kind: 'scope', scope: 'webhooks:read' });
   });
 
-  it('refuses at start-up a route that authenticates merchants but is not in the table', async () => {
-    const probe = Fastify({ logger: false });
-    const boot = async (url: string) => {
-      await probe.register(rateLimitsPlugin, { apiKey: { max: 1, windowSeconds: 1 } });
-      await probe.register(authPlugin, { db, secret: 'x'.repeat(40), secureCookie: false, appOrigin: 'http://localhost:3000', apiKeyMode: 'test' });
-      await probe.register(async (scope) => {
-        scope.get(url, { onRequest: scope.authenticate }, async () => ({}));
-      });
-      await probe.ready();
+  it('refuses at start-up a route that authenticates merchants without a right declaration', async () => {
+    const boot = async (method: 'get' | 'post', config: Record<string, unknown>) => {
+      const probe = Fastify({ logger: false });
+      try {
+        await probe.register(rateLimitsPlugin, { apiKey: { max: 1, windowSeconds: 1 } });
+        await probe.register(authPlugin, { db, secret: 'x'.repeat(40), secureCookie: false, appOrigin: 'http://localhost:3000', apiKeyMode: 'test' });
+        await probe.register(async (scope) => {
+          scope[method]('/api/merchant/something-new', { onRequest: scope.authenticate, config }, async () => ({}));
+        });
+        await probe.ready();
+        return probe.authenticatedRoutes.map((r) => `${r.method} ${r.url} ${JSON.stringify(r.auth)}`);
+      } finally {
+        await probe.close().catch(() => undefined);
+      }
     };
-    await expect(boot('/api/merchant/something-new')).rejects.toThrow(/GET \/api\/merchant\/something-new .*domain\/api-keys\.ts/);
-    await probe.close().catch(() => undefined);
-    // The same route under a mapped URL registers.
-    const mapped = Fastify({ logger: false });
-    await mapped.register(rateLimitsPlugin, { apiKey: { max: 1, windowSeconds: 1 } });
-    await mapped.register(authPlugin, { db, secret: 'x'.repeat(40), secureCookie: false, appOrigin: 'http://localhost:3000', apiKeyMode: 'test' });
-    await mapped.register(async (scope) => {
-      scope.get('/api/merchant/webhooks/anything', { onRequest: scope.authenticate }, async () => ({}));
-    });
-    await mapped.ready();
-    expect(mapped.authenticatedRoutes.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /api/merchant/webhooks/anything', 'HEAD /api/merchant/webhooks/anything']);
-    await mapped.close();
+    await expect(boot('get', {})).rejects.toThrow(/GET \/api\/merchant\/something-new authenticates merchants but declares neither/);
+    await expect(boot('get', { apiKeyScope: 'orders:read', sessionOnly: ['owner'] })).rejects.toThrow(/declares neither .* or both/);
+    await expect(boot('get', { apiKeyScope: 'orders:write' })).rejects.toThrow(/declares orders:write, but a GET route reads: orders:read/);
+    await expect(boot('post', { apiKeyScope: 'orders:read' })).rejects.toThrow(/declares orders:read, but a POST route writes: orders:write/);
+    await expect(boot('post', { apiKeyScope: 'everything:write' })).rejects.toThrow(/not an API key scope/);
+    await expect(boot('post', { sessionOnly: [] })).rejects.toThrow(/session-only for no role/);
+    // Declared: it registers, its HEAD twin with it.
+    expect(await boot('get', { apiKeyScope: 'webhooks:read' })).toEqual([
+      'GET /api/merchant/something-new {"apiKeyScope":"webhooks:read"}', 'HEAD /api/merchant/something-new {"apiKeyScope":"webhooks:read"}',
+    ]);
+    expect(await boot('post', { sessionOnly: ['owner'] })).toEqual(['POST /api/merchant/something-new {"sessionOnly":["owner"]}']);
   });
 });
 
 type Operation = { security?: Array<Record<string, unknown>>; parameters?: Array<{ in: string; name: string }>; description?: string; 'x-required-scope'?: string; 'x-session-only'?: boolean };
 
 describe('the OpenAPI document', () => {
-  it('states each bearer operation\'s scope (or that it is session-only) as the table does, and the Idempotency-Key of each bearer POST', () => {
+  it('states each bearer operation\'s scope (or that it is session-only) as its route declares it, and the Idempotency-Key of each bearer POST', () => {
     const doc = app.swagger() as unknown as { paths: Record<string, Record<string, Operation>>; components: { securitySchemes: Record<string, { description?: string }> } };
     expect(doc.components.securitySchemes.bearerAuth!.description).toMatch(/ck_live_.*ck_test_/);
     const problems: string[] = [];
@@ -96,10 +100,12 @@ describe('the OpenAPI document', () => {
       for (const [method, op] of Object.entries(ops)) {
         if (!op.security?.some((s) => 'bearerAuth' in s)) continue;
         bearer++;
-        const policy = routeKeyPolicy(method.toUpperCase(), path.replace(/\{([^}]+)\}/g, ':$1'));
+        const url = path.replace(/\{([^}]+)\}/g, ':$1');
+        const policy = keyPolicyOf(app.authenticatedRoutes.find((r) => r.method === method.toUpperCase() && r.url === url)?.auth);
         const stated = op['x-required-scope'] ?? (op['x-session-only'] ? 'session-only' : 'nothing');
-        const expected = policy.kind === 'scope' ? policy.scope : policy.kind;
-        if (stated !== expected) problems.push(`${method} ${path}: states ${stated}, the table says ${expected}`);
+        // A bearer operation that does not authenticate merchants (logout ends whatever session it is given) is session-only.
+        const expected = policy.kind === 'scope' ? policy.scope : 'session-only';
+        if (stated !== expected) problems.push(`${method} ${path}: states ${stated}, the route declares ${expected}`);
         if (!op.description?.includes(policy.kind === 'scope' ? `\`${policy.scope}\`` : 'Dashboard sessions only')) problems.push(`${method} ${path}: description`);
         const idem = op.parameters?.some((p) => p.in === 'header' && p.name === 'idempotency-key') ?? false;
         if (idem !== (method === 'post')) problems.push(`${method} ${path}: Idempotency-Key header ${idem ? 'on a non-POST' : 'missing'}`);

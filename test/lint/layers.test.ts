@@ -1,24 +1,11 @@
 // The layering rules of eslint.config.js, proven by probes: each forbidden import is linted as if it were written
 // in a real file of the layer (the file's own text with the import added), and must be refused; the allowed
 // forms next to it must pass. `npm test` runs ESLint over the tree too; this says the rules bite.
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
-// The project's own config, running only the rule under test.
-const eslint = new ESLint({
-  cwd: root,
-  ruleFilter: ({ ruleId }) => ruleId === '@typescript-eslint/no-restricted-imports',
-});
+import { eslintProbe } from './eslint-probe.js';
 
 /** The restricted-import messages ESLint reports for `file` with `line` added at its end. */
-async function restrictions(file: string, line: string): Promise<string[]> {
-  const text = `${readFileSync(`${root}/${file}`, 'utf8')}\n${line}\n`;
-  const [result] = await eslint.lintText(text, { filePath: `${root}/${file}` });
-  return result!.messages.filter((m) => m.ruleId === '@typescript-eslint/no-restricted-imports').map((m) => m.message);
-}
+const restrictions = eslintProbe('@typescript-eslint/no-restricted-imports');
 
 describe('the layering rules', () => {
   it.each([

@@ -96,7 +96,7 @@ export const authRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =>
   const { config, db } = deps;
   const tags = ['auth'];
 
-  app.post('/api/auth/register', {
+  app.post('/register', {
     config: limit(config, 'register'),
     schema: {
       tags,
@@ -120,7 +120,7 @@ export const authRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =>
     return reply.code(201).send({ token, merchant: toMerchantView(merchant, config) });
   });
 
-  app.post('/api/auth/login', {
+  app.post('/login', {
     config: limit(config, 'login'),
     schema: {
       tags,
@@ -148,7 +148,7 @@ export const authRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =>
     return { token, merchant: toMerchantView(account, config) };
   });
 
-  app.post('/api/auth/login/two-factor', {
+  app.post('/login/two-factor', {
     config: limit(config, 'login'),
     schema: {
       tags,
@@ -183,7 +183,7 @@ export const authRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =>
     return invitation;
   }
 
-  app.post('/api/auth/invitations/lookup', {
+  app.post('/invitations/lookup', {
     config: limit(config, 'passwordReset'),
     schema: {
       tags,
@@ -196,7 +196,7 @@ export const authRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =>
     return { email: invitation.email, shopName: invitation.merchant.shopName, role: roleFromDb(invitation.role), expiresAt: invitation.expiresAt.toISOString() };
   });
 
-  app.post('/api/auth/invitations/accept', {
+  app.post('/invitations/accept', {
     config: limit(config, 'passwordReset'),
     schema: {
       tags,
@@ -228,7 +228,7 @@ export const authRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =>
     return reply.code(201).send({ token, merchant: toMerchantView(merchant, config) });
   });
 
-  app.post('/api/auth/logout', {
+  app.post('/logout', {
     schema: {
       tags,
       summary: 'Log out: end this session (its token stops working at once) and clear the session cookie',
@@ -244,8 +244,9 @@ export const authRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =>
     return { ok: true as const, message: ended ? 'Logged out: this session has ended' : 'Logged out' };
   });
 
-  app.post('/api/auth/logout-all', {
+  app.post('/logout-all', {
     onRequest: app.authenticate,
+    config: { sessionOnly: ['owner', 'admin', 'staff'] },
     schema: {
       tags,
       summary: 'Log out everywhere: end every session of this merchant, this one included',
@@ -262,7 +263,7 @@ export const authRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =>
     return { ok: true as const, message: 'Logged out everywhere: every session has ended', sessionsEnded };
   });
 
-  app.post('/api/auth/password/reset-request', {
+  app.post('/password/reset-request', {
     config: limit(config, 'passwordReset'),
     schema: {
       tags,
@@ -276,7 +277,7 @@ export const authRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =>
     return reply.code(202).send({ ok: true as const, message: 'If an account exists for this email, a reset link is on its way.' });
   });
 
-  app.post('/api/auth/password/reset-confirm', {
+  app.post('/password/reset-confirm', {
     config: limit(config, 'passwordReset'),
     schema: {
       tags,
@@ -302,9 +303,9 @@ export const authRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =>
     return { token, merchant: toMerchantView(merchant, config) };
   });
 
-  app.post('/api/auth/email/verify-request', {
+  app.post('/email/verify-request', {
     onRequest: app.authenticate,
-    config: limit(config, 'passwordReset'),
+    config: { ...limit(config, 'passwordReset'), sessionOnly: ['owner'] },
     schema: {
       tags,
       summary: 'Send the email verification link again (valid 48 hours)',
@@ -318,7 +319,7 @@ export const authRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =>
     return reply.code(202).send({ ok: true as const, message: `A new link is on its way to ${merchant.email}.` });
   });
 
-  app.post('/api/auth/email/verify-confirm', {
+  app.post('/email/verify-confirm', {
     schema: {
       tags,
       summary: 'Confirm the email address with the token of the verification link',

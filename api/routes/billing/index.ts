@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { type RouteDeps } from '../../route-deps.js';
+import type { MerchantScope } from '../../../model/merchant-scope.js';
 import type { PlatformSubscription } from '../../../generated/prisma/client.js';
 import { AppError } from '../../../domain/errors.js';
 import { ENDED_REASONS, FREE_PLAN_ID, PLANS, SUBSCRIPTION_STATUSES, findPlan, isPaidPlan, isPaidStatus } from '../../../domain/plans.js';
@@ -110,9 +111,9 @@ function ranOut(err: unknown): boolean {
 }
 
 export const billingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
-  const { config, db, temporal } = deps;
+  const { config, temporal } = deps;
 
-  const current = async (merchantId: string) => toSubscriptionView(await db.platformSubscription.findUnique({ where: { merchantId } }));
+  const current = async (data: MerchantScope) => toSubscriptionView(await data.platformSubscription.findFirst());
 
   /** The merchant's subscription workflow: the running one, or a new run that resumes from the database. */
   async function subscription(merchantId: string): Promise<WorkflowHandle> {
@@ -140,7 +141,7 @@ export const billingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
     }
   }
 
-  app.get('/api/platform-billing/plans', {
+  app.get('/plans', {
     schema: {
       tags,
       summary: 'The plan catalog (public): Demo (FREE) and the paid plans with their monthly price in EUR cents and what they include',
@@ -151,8 +152,9 @@ export const billingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
     return { plans: PLANS.map((p) => ({ ...p, includes: [...p.includes] })) };
   });
 
-  app.get('/api/platform-billing/current', {
+  app.get('/current', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'billing:read' },
     schema: {
       tags,
       summary: "The merchant's subscription: plan, status, period, next renewal, grace period, cancellation, a pending payment",
@@ -161,11 +163,12 @@ export const billingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
     },
   }, async (request, reply) => {
     reply.header('cache-control', 'no-store');
-    return current(request.merchant.merchantId);
+    return current(request.merchantData);
   });
 
-  app.post('/api/platform-billing/subscribe', {
+  app.post('/subscribe', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'billing:write' },
     schema: {
       tags,
       summary: 'Buy a paid plan (or change plan): answers the processor payment page; the plan becomes ACTIVE when the processor confirms the payment',
@@ -189,11 +192,12 @@ export const billingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
     }
     if (!config.platformBilling.apiKey) throw new AppError('NOT_READY', 'Platform billing is not configured on this server');
     const result = await update(merchantId, (handle) => handle.executeUpdate(subscribeUpdate, { args: [{ planId }] }));
-    return { ...result, subscription: await current(merchantId) };
+    return { ...result, subscription: await current(request.merchantData) };
   });
 
-  app.post('/api/platform-billing/cancel', {
+  app.post('/cancel', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'billing:write' },
     schema: {
       tags,
       summary: 'Cancel the paid plan: the account returns to Demo at once',
@@ -206,9 +210,9 @@ export const billingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
     },
   }, async (request) => {
     const { merchantId } = request.merchant;
-    const before = await current(merchantId);
+    const before = await current(request.merchantData);
     if (!before.paid && !before.pending) throw new AppError('CONFLICT', 'The account is on the Demo plan: there is no plan to cancel');
     await update(merchantId, (handle) => handle.executeUpdate(cancelUpdate));
-    return current(merchantId);
+    return current(request.merchantData);
   });
 };

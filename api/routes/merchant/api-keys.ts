@@ -5,6 +5,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ApiKey } from '../../../generated/prisma/client.js';
 import { type RouteDeps } from '../../route-deps.js';
+import type { MerchantScope } from '../../../model/merchant-scope.js';
 import { AppError } from '../../../domain/errors.js';
 import {
   apiKeyStatus, DEFAULT_ROLL_OVERLAP_SECONDS, MAX_LIVE_API_KEYS, normalizeScopes, type ApiKeyMode, type ApiKeyScope,
@@ -38,28 +39,30 @@ export function toApiKeyView(k: ApiKey, now = new Date()) {
 }
 
 export const apiKeyRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
-  const { db, config } = deps;
+  const { config } = deps;
   const mode = config.apiKeyMode;
   const dbMode = mode === 'live' ? 'LIVE' : 'TEST';
 
   /** Keys that still work or will (not revoked, not expired): what the per-merchant cap counts. */
-  const liveKeys = (merchantId: string, now: Date) =>
-    db.apiKey.count({ where: { merchantId, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] } });
+  const liveKeys = (data: MerchantScope, now: Date) =>
+    data.apiKeys.count({ where: { revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] } });
 
-  app.get('/api/merchant/api-keys', {
+  app.get('/api-keys', {
     onRequest: app.authenticate,
+    config: { sessionOnly: ['owner', 'admin'] },
     schema: {
       tags, summary: 'List API keys', description: `Newest first, revoked and expired ones included; never a secret. ${SESSION_ONLY}`, ...auth,
       response: { 200: apiKeyList },
     },
   }, async (request) => {
-    const keys = await db.apiKey.findMany({ where: { merchantId: request.merchant.merchantId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+    const keys = await request.merchantData.apiKeys.findMany({ orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
     const now = new Date();
     return { items: keys.map((k) => toApiKeyView(k, now)) };
   });
 
-  app.post('/api/merchant/api-keys', {
+  app.post('/api-keys', {
     onRequest: app.authenticate,
+    config: { sessionOnly: ['owner', 'admin'] },
     schema: {
       tags,
       summary: 'Create an API key (its secret is in this answer only)',
@@ -72,35 +75,38 @@ export const apiKeyRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
       response: { 201: apiKeyCreated, 409: errorResponse },
     },
   }, async (request, reply) => {
-    const { merchantId } = request.merchant;
+    const data = request.merchantData;
+    const { merchantId } = data;
     const { name, scopes, expiresAt } = request.body;
     const now = new Date();
     const expires = expiresAt ? new Date(expiresAt) : null;
     if (expires && expires <= now) {
       throw new AppError('INVALID_INPUT', 'body.expiresAt: must be in the future', { fields: { 'body.expiresAt': 'must be in the future' } });
     }
-    if ((await liveKeys(merchantId, now)) >= MAX_LIVE_API_KEYS) {
+    if ((await liveKeys(data, now)) >= MAX_LIVE_API_KEYS) {
       throw new AppError('CONFLICT', `At most ${MAX_LIVE_API_KEYS} API keys that are not revoked or expired: revoke one first`);
     }
     const issued = issueApiKey(mode);
-    const key = await db.apiKey.create({
-      data: { merchantId, name, mode: dbMode, displayPrefix: issued.displayPrefix, secretHash: issued.secretHash, scopes: normalizeScopes(scopes as ApiKeyScope[]), expiresAt: expires },
+    const key = await data.apiKeys.create({
+      data: { name, mode: dbMode, displayPrefix: issued.displayPrefix, secretHash: issued.secretHash, scopes: normalizeScopes(scopes as ApiKeyScope[]), expiresAt: expires },
     });
     request.log.info({ apiKeyId: key.id, merchantId }, 'API key created');
     return reply.code(201).send({ key: toApiKeyView(key, now), secret: issued.secret });
   });
 
-  app.get('/api/merchant/api-keys/:id', {
+  app.get('/api-keys/:id', {
     onRequest: app.authenticate,
+    config: { sessionOnly: ['owner', 'admin'] },
     schema: { tags, summary: 'One API key (never its secret)', description: SESSION_ONLY, ...auth, params: apiKeyIdParams, response: { 200: apiKeyView, 404: errorResponse } },
   }, async (request) => {
-    const key = await db.apiKey.findFirst({ where: { id: request.params.id, merchantId: request.merchant.merchantId } });
+    const key = await request.merchantData.apiKeys.findFirst({ where: { id: request.params.id } });
     if (!key) throw notFound();
     return toApiKeyView(key);
   });
 
-  app.post('/api/merchant/api-keys/:id/roll', {
+  app.post('/api-keys/:id/roll', {
     onRequest: app.authenticate,
+    config: { sessionOnly: ['owner', 'admin'] },
     schema: {
       tags,
       summary: 'Roll an API key: a new secret now, the old one working until the overlap ends',
@@ -117,30 +123,31 @@ export const apiKeyRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
     const { merchantId } = request.merchant;
     const overlapMs = (request.body?.overlapSeconds ?? DEFAULT_ROLL_OVERLAP_SECONDS) * 1000;
     const now = new Date();
-    const rolled = await db.$transaction(async (tx) => {
-      const old = await tx.apiKey.findFirst({ where: { id: request.params.id, merchantId } });
+    const rolled = await request.merchantData.transaction(async (tx) => {
+      const old = await tx.apiKeys.findFirst({ where: { id: request.params.id } });
       if (!old) throw notFound();
       if (apiKeyStatus(old, now) !== 'active') throw new AppError('CONFLICT', `This API key is ${apiKeyStatus(old, now)}: only an active key can be rolled`);
       const issued = issueApiKey(mode);
-      const key = await tx.apiKey.create({
-        data: { merchantId, name: old.name, mode: dbMode, displayPrefix: issued.displayPrefix, secretHash: issued.secretHash, scopes: old.scopes, expiresAt: old.expiresAt },
+      const key = await tx.apiKeys.create({
+        data: { name: old.name, mode: dbMode, displayPrefix: issued.displayPrefix, secretHash: issued.secretHash, scopes: old.scopes, expiresAt: old.expiresAt },
       });
       const overlapEnds = new Date(Math.min(now.getTime() + overlapMs, old.expiresAt?.getTime() ?? Infinity));
       // Conditional on the key being unrolled and unrevoked still: of two rolls at once, one wins and the other rolls back.
-      const { count } = await tx.apiKey.updateMany({
-        where: { id: old.id, merchantId, rolledToId: null, revokedAt: null },
+      const { count } = await tx.apiKeys.updateMany({
+        where: { id: old.id, rolledToId: null, revokedAt: null },
         data: { rolledToId: key.id, rolledAt: now, expiresAt: overlapEnds },
       });
       if (count !== 1) throw new AppError('CONFLICT', 'This API key was rolled or revoked meanwhile');
-      const previous = await tx.apiKey.findUniqueOrThrow({ where: { id: old.id } });
+      const previous = await tx.apiKeys.findFirstOrThrow({ where: { id: old.id } });
       return { key, previous, secret: issued.secret };
     });
     request.log.info({ apiKeyId: rolled.key.id, previousId: rolled.previous.id, merchantId }, 'API key rolled');
     return reply.code(201).send({ key: toApiKeyView(rolled.key, now), secret: rolled.secret, previous: toApiKeyView(rolled.previous, now) });
   });
 
-  app.delete('/api/merchant/api-keys/:id', {
+  app.delete('/api-keys/:id', {
     onRequest: app.authenticate,
+    config: { sessionOnly: ['owner', 'admin'] },
     schema: {
       tags,
       summary: 'Revoke an API key (at once, for good)',
@@ -150,9 +157,10 @@ export const apiKeyRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
       response: { 200: apiKeyView, 404: errorResponse },
     },
   }, async (request) => {
-    const where = { id: request.params.id, merchantId: request.merchant.merchantId };
-    await db.apiKey.updateMany({ where: { ...where, revokedAt: null }, data: { revokedAt: new Date() } });
-    const key = await db.apiKey.findFirst({ where });
+    const data = request.merchantData;
+    const where = { id: request.params.id };
+    await data.apiKeys.updateMany({ where: { ...where, revokedAt: null }, data: { revokedAt: new Date() } });
+    const key = await data.apiKeys.findFirst({ where });
     if (!key) throw notFound();
     request.log.info({ apiKeyId: key.id, merchantId: key.merchantId }, 'API key revoked');
     return toApiKeyView(key);

@@ -1,13 +1,14 @@
 // The merchant's commercial extras: discount codes, order bumps, upsells and tracking pixels, each with list,
 // read, create, update (PATCH, merged then validated whole) and delete, registered by one factory (crud).
-// Every query carries the caller's merchant id from the token, so another merchant's record is simply not
-// found (404), never changed.
+// Every query goes through the caller's merchant scope (request.merchantData, model/merchant-scope.ts), so
+// another merchant's record is simply not found (404), never changed.
 import type { z } from 'zod';
 import type { FastifyRequest, FastifyTypeProviderDefault } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { Prisma } from '../../../prisma/client.js';
 import type { DiscountCode, OrderBump, TrackingPixel, Upsell } from '../../../generated/prisma/client.js';
 import { type RouteDeps } from '../../route-deps.js';
+import type { MerchantScope } from '../../../model/merchant-scope.js';
 import { AppError } from '../../../domain/errors.js';
 import { pixelIdProblem, type PixelPlatform } from '../../../domain/pixels.js';
 import { errorResponse } from '../../schemas/common.js';
@@ -73,8 +74,8 @@ function checkPixelId(platform: PixelPlatform, trackingId: string) {
   if (problem) throw invalid({ 'body.trackingId': problem });
 }
 
-/** The id in the URL and the caller's merchant id from the token: another merchant's record is not found. */
-type Owned = { id: string; merchantId: string };
+/** The caller's data and the id in the URL: another merchant's record is not found. */
+type Owned = { data: MerchantScope; id: string };
 type Doc = { summary: string; description?: string };
 
 /** One merchant-owned resource: its schemas, its docs, and how it is stored. The routes around it are alike. */
@@ -87,21 +88,21 @@ interface Resource<View, Create, Patch> {
   docs: { list: string; get: string; create: Doc; patch: Doc; delete: Doc };
   /** PATCH can collide with a unique field (409). */
   patchConflicts?: boolean;
-  list(merchantId: string): Promise<View[]>;
-  find(where: Owned): Promise<View | null>;
-  count(merchantId: string): Promise<number>;
+  list(data: MerchantScope): Promise<View[]>;
+  find(record: Owned): Promise<View | null>;
+  count(data: MerchantScope): Promise<number>;
   /** Checks a create body beyond its schema, before the per-shop limit is counted. */
   check?(body: Create): void;
   /** Its `imageUrl`, when a create or PATCH sends one, must pass the image check (the logo's: api/image-url.ts). */
   hasImage?: boolean;
-  insert(merchantId: string, body: Create): Promise<View>;
+  insert(data: MerchantScope, body: Create): Promise<View>;
   /** How many records it changed: 0 when there is no such record of this merchant. */
-  update(where: Owned, body: Patch): Promise<number>;
-  remove(where: Owned): Promise<number>;
+  update(record: Owned, body: Patch): Promise<number>;
+  remove(record: Owned): Promise<number>;
 }
 
 export const merchantCommerceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
-  const { db, urlGuard } = deps;
+  const { urlGuard } = deps;
   const common = ({ summary, description }: Doc) => ({ tags, summary, ...(description ? { description } : {}), ...auth });
   const errors = { 400: errorResponse, 401: errorResponse, 404: errorResponse };
 
@@ -112,7 +113,7 @@ export const merchantCommerceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
     // app's zod validator and serializer still run on every route (they are the app's, not the provider's),
     // so the body is the schema's output, as Resource types it.
     const routes = app.withTypeProvider<FastifyTypeProviderDefault>();
-    const owned = (request: FastifyRequest): Owned => ({ id: (request.params as z.output<typeof idParams>).id, merchantId: request.merchant.merchantId });
+    const owned = (request: FastifyRequest): Owned => ({ data: request.merchantData, id: (request.params as z.output<typeof idParams>).id });
     const checkImage = async (body: unknown) => {
       const url = (body as { imageUrl?: string | null }).imageUrl;
       if (r.hasImage && url) await checkImageUrl(urlGuard, url, { field: 'body.imageUrl', types: PRODUCT_IMAGE_TYPES });
@@ -120,11 +121,13 @@ export const merchantCommerceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
 
     routes.get(r.path, {
       onRequest: app.authenticate,
+      config: { apiKeyScope: 'commerce:read' },
       schema: { ...common({ summary: r.docs.list }), response: { 200: list(view), 401: errorResponse } },
-    }, async (request) => ({ items: await r.list(request.merchant.merchantId) }));
+    }, async (request) => ({ items: await r.list(request.merchantData) }));
 
     routes.get(`${r.path}/:id`, {
       onRequest: app.authenticate,
+      config: { apiKeyScope: 'commerce:read' },
       schema: { ...common({ summary: r.docs.get }), params: idParams, response: { 200: view, ...errors } },
     }, async (request) => {
       const found = await r.find(owned(request));
@@ -134,40 +137,43 @@ export const merchantCommerceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
 
     routes.post(r.path, {
       onRequest: app.authenticate,
+      config: { apiKeyScope: 'commerce:write' },
       schema: { ...common(r.docs.create), body: create, response: { 201: view, ...errors, 409: errorResponse } },
     }, async (request, reply) => {
-      const { merchantId } = request.merchant;
+      const data = request.merchantData;
       const body = request.body as Create;
       r.check?.(body);
       await checkImage(body);
-      if ((await r.count(merchantId)) >= MAX_RECORDS[r.kind]) {
+      if ((await r.count(data)) >= MAX_RECORDS[r.kind]) {
         throw new AppError('CONFLICT', `At most ${MAX_RECORDS[r.kind]} records of this kind per shop: delete one first`);
       }
-      return reply.code(201).send(await r.insert(merchantId, body));
+      return reply.code(201).send(await r.insert(data, body));
     });
 
     routes.patch(`${r.path}/:id`, {
       onRequest: app.authenticate,
+      config: { apiKeyScope: 'commerce:write' },
       schema: {
         ...common(r.docs.patch), params: idParams, body: patch,
         response: { 200: view, ...errors, ...(r.patchConflicts ? { 409: errorResponse } : {}) },
       },
     }, async (request) => {
-      const where = owned(request);
+      const record = owned(request);
       await checkImage(request.body);
-      if ((await r.update(where, request.body as Patch)) === 0) throw notFound(r.noun);
-      const found = await r.find(where);
+      if ((await r.update(record, request.body as Patch)) === 0) throw notFound(r.noun);
+      const found = await r.find(record);
       if (!found) throw notFound(r.noun);
       return found;
     });
 
     routes.delete(`${r.path}/:id`, {
       onRequest: app.authenticate,
+      config: { apiKeyScope: 'commerce:write' },
       schema: { ...common(r.docs.delete), params: idParams, response: { 200: deletedResponse, 401: errorResponse, 404: errorResponse } },
     }, async (request) => {
-      const where = owned(request);
-      if ((await r.remove(where)) === 0) throw notFound(r.noun);
-      return { deleted: true as const, id: where.id };
+      const record = owned(request);
+      if ((await r.remove(record)) === 0) throw notFound(r.noun);
+      return { deleted: true as const, id: record.id };
     });
   }
 
@@ -180,7 +186,7 @@ export const merchantCommerceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
     ({ type: b.type === 'percentage' ? ('PERCENTAGE' as const) : ('FIXED_AMOUNT' as const), value: (b.type === 'percentage' ? b.percentOff : b.amountOffCents)! });
 
   crud({
-    path: '/api/merchant/discounts',
+    path: '/discounts',
     noun: 'discount code',
     kind: 'discount',
     schemas: { view: discountView, create: discountCreate, patch: discountPatch },
@@ -201,18 +207,18 @@ export const merchantCommerceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
       },
     },
     patchConflicts: true,
-    list: async (merchantId) =>
-      (await db.discountCode.findMany({ where: { merchantId }, include: usedCount, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }] })).map(toDiscountView),
-    find: async (where) => {
-      const row = await db.discountCode.findFirst({ where, include: usedCount });
+    list: async (data) =>
+      (await data.discountCodes.findMany({ include: usedCount, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }] })).map(toDiscountView),
+    find: async ({ data, id }) => {
+      const row = await data.discountCodes.findFirst({ where: { id }, include: usedCount });
       return row && toDiscountView(row);
     },
-    count: (merchantId) => db.discountCode.count({ where: { merchantId } }),
-    insert: async (merchantId, b) => {
+    count: (data) => data.discountCodes.count(),
+    insert: async (data, b) => {
       try {
-        const row = await db.discountCode.create({
+        const row = await data.discountCodes.create({
           data: {
-            merchantId, code: b.code, ...discountData(b), minSubtotalCents: b.minimumSubtotalCents ?? null, usageLimit: b.usageLimit ?? null,
+            code: b.code, ...discountData(b), minSubtotalCents: b.minimumSubtotalCents ?? null, usageLimit: b.usageLimit ?? null,
             oncePerEmail: b.oncePerEmail ?? false, expiresAt: b.expiresAt ? new Date(b.expiresAt) : null, active: b.active ?? true,
           },
           include: usedCount,
@@ -223,8 +229,8 @@ export const merchantCommerceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
         throw err;
       }
     },
-    update: async (where, b) => {
-      const current = await db.discountCode.findFirst({ where });
+    update: async ({ data, id }, b) => {
+      const current = await data.discountCodes.findFirst({ where: { id } });
       if (!current) return 0;
       const type = b.type ?? (current.type === 'PERCENTAGE' ? 'percentage' : 'fixed_amount');
       const keepsType = type === (current.type === 'PERCENTAGE' ? 'percentage' : 'fixed_amount');
@@ -236,8 +242,8 @@ export const merchantCommerceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
       const problem = discountAmountProblem(merged);
       if (problem) throw invalid(problem);
       try {
-        const { count } = await db.discountCode.updateMany({
-          where,
+        const { count } = await data.discountCodes.updateMany({
+          where: { id },
           data: {
             ...discountData(merged),
             ...(b.code !== undefined ? { code: b.code } : {}),
@@ -254,14 +260,14 @@ export const merchantCommerceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
         throw err;
       }
     },
-    remove: async (where) => (await db.discountCode.deleteMany({ where })).count,
+    remove: async ({ data, id }) => (await data.discountCodes.deleteMany({ where: { id } })).count,
   });
 
   // -------------------------------------------------------------------------------------------------
   // Order bumps
 
   crud({
-    path: '/api/merchant/order-bumps',
+    path: '/order-bumps',
     noun: 'order bump',
     kind: 'orderBump',
     schemas: { view: orderBumpView, ...orderBumpInputsFor(urlGuard.allowedOrigins) },
@@ -276,33 +282,33 @@ export const merchantCommerceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
       patch: { summary: 'Change an order bump (fields not sent keep their value)' },
       delete: { summary: 'Delete an order bump (checkouts that accepted it keep it)' },
     },
-    list: async (merchantId) => (await db.orderBump.findMany({ where: { merchantId }, orderBy: [{ position: 'asc' }, { id: 'asc' }] })).map(toOrderBumpView),
-    find: async (where) => {
-      const row = await db.orderBump.findFirst({ where });
+    list: async (data) => (await data.orderBumps.findMany({ orderBy: [{ position: 'asc' }, { id: 'asc' }] })).map(toOrderBumpView),
+    find: async ({ data, id }) => {
+      const row = await data.orderBumps.findFirst({ where: { id } });
       return row && toOrderBumpView(row);
     },
-    count: (merchantId) => db.orderBump.count({ where: { merchantId } }),
+    count: (data) => data.orderBumps.count(),
     check: (b) => checkCompareAt(b),
-    insert: async (merchantId, b) => toOrderBumpView(await db.orderBump.create({
+    insert: async (data, b) => toOrderBumpView(await data.orderBumps.create({
       data: {
-        merchantId, productId: b.productId, variantId: b.variantId ?? null, title: b.title, description: b.description ?? null, imageUrl: b.imageUrl ?? null,
+        productId: b.productId, variantId: b.variantId ?? null, title: b.title, description: b.description ?? null, imageUrl: b.imageUrl ?? null,
         priceCents: b.priceCents, compareAtCents: b.compareAtCents ?? null, active: b.active ?? true, position: b.position ?? 0,
       },
     })),
-    update: async (where, b) => {
-      const current = await db.orderBump.findFirst({ where });
+    update: async ({ data, id }, b) => {
+      const current = await data.orderBumps.findFirst({ where: { id } });
       if (!current) return 0;
       checkCompareAt({ priceCents: b.priceCents ?? current.priceCents, compareAtCents: b.compareAtCents !== undefined ? b.compareAtCents : current.compareAtCents });
-      return (await db.orderBump.updateMany({ where, data: b })).count;
+      return (await data.orderBumps.updateMany({ where: { id }, data: b })).count;
     },
-    remove: async (where) => (await db.orderBump.deleteMany({ where })).count,
+    remove: async ({ data, id }) => (await data.orderBumps.deleteMany({ where: { id } })).count,
   });
 
   // -------------------------------------------------------------------------------------------------
   // Upsells
 
   crud({
-    path: '/api/merchant/upsells',
+    path: '/upsells',
     noun: 'upsell',
     kind: 'upsell',
     schemas: { view: upsellView, ...upsellInputsFor(urlGuard.allowedOrigins) },
@@ -317,20 +323,20 @@ export const merchantCommerceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
       patch: { summary: 'Change an upsell offer (fields not sent keep their value)' },
       delete: { summary: 'Delete an upsell offer' },
     },
-    list: async (merchantId) => (await db.upsell.findMany({ where: { merchantId }, orderBy: [{ position: 'asc' }, { id: 'asc' }] })).map(toUpsellView),
-    find: async (where) => {
-      const row = await db.upsell.findFirst({ where });
+    list: async (data) => (await data.upsells.findMany({ orderBy: [{ position: 'asc' }, { id: 'asc' }] })).map(toUpsellView),
+    find: async ({ data, id }) => {
+      const row = await data.upsells.findFirst({ where: { id } });
       return row && toUpsellView(row);
     },
-    count: (merchantId) => db.upsell.count({ where: { merchantId } }),
-    insert: async (merchantId, b) => toUpsellView(await db.upsell.create({
+    count: (data) => data.upsells.count(),
+    insert: async (data, b) => toUpsellView(await data.upsells.create({
       data: {
-        merchantId, placement: b.placement, headline: b.headline, description: b.description ?? null, productId: b.productId, variantId: b.variantId ?? null,
+        placement: b.placement, headline: b.headline, description: b.description ?? null, productId: b.productId, variantId: b.variantId ?? null,
         title: b.title, imageUrl: b.imageUrl ?? null, priceCents: b.priceCents, discountPercent: b.discountPercent ?? 0, active: b.active ?? true, position: b.position ?? 0,
       },
     })),
-    update: async (where, b) => (await db.upsell.updateMany({ where, data: b })).count,
-    remove: async (where) => (await db.upsell.deleteMany({ where })).count,
+    update: async ({ data, id }, b) => (await data.upsells.updateMany({ where: { id }, data: b })).count,
+    remove: async ({ data, id }) => (await data.upsells.deleteMany({ where: { id } })).count,
   });
 
   // -------------------------------------------------------------------------------------------------
@@ -339,7 +345,7 @@ export const merchantCommerceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
   const pixelTaken = () => new AppError('CONFLICT', 'This pixel is configured already');
 
   crud({
-    path: '/api/merchant/pixels',
+    path: '/pixels',
     noun: 'pixel',
     kind: 'pixel',
     schemas: { view: pixelView, create: pixelCreate, patch: pixelPatch },
@@ -354,31 +360,31 @@ export const merchantCommerceRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
       delete: { summary: 'Remove a tracking pixel' },
     },
     patchConflicts: true,
-    list: async (merchantId) => (await db.trackingPixel.findMany({ where: { merchantId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] })).map(toPixelView),
-    find: async (where) => {
-      const row = await db.trackingPixel.findFirst({ where });
+    list: async (data) => (await data.trackingPixels.findMany({ orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] })).map(toPixelView),
+    find: async ({ data, id }) => {
+      const row = await data.trackingPixels.findFirst({ where: { id } });
       return row && toPixelView(row);
     },
-    count: (merchantId) => db.trackingPixel.count({ where: { merchantId } }),
-    insert: async (merchantId, b) => {
+    count: (data) => data.trackingPixels.count(),
+    insert: async (data, b) => {
       try {
-        return toPixelView(await db.trackingPixel.create({ data: { merchantId, platform: b.platform, trackingId: b.trackingId, events: b.events, active: b.active ?? true } }));
+        return toPixelView(await data.trackingPixels.create({ data: { platform: b.platform, trackingId: b.trackingId, events: b.events, active: b.active ?? true } }));
       } catch (err) {
         if (isUniqueViolation(err)) throw pixelTaken();
         throw err;
       }
     },
-    update: async (where, b) => {
-      const current = await db.trackingPixel.findFirst({ where });
+    update: async ({ data, id }, b) => {
+      const current = await data.trackingPixels.findFirst({ where: { id } });
       if (!current) return 0;
       if (b.trackingId !== undefined) checkPixelId(current.platform as PixelPlatform, b.trackingId);
       try {
-        return (await db.trackingPixel.updateMany({ where, data: b })).count;
+        return (await data.trackingPixels.updateMany({ where: { id }, data: b })).count;
       } catch (err) {
         if (isUniqueViolation(err)) throw pixelTaken();
         throw err;
       }
     },
-    remove: async (where) => (await db.trackingPixel.deleteMany({ where })).count,
+    remove: async ({ data, id }) => (await data.trackingPixels.deleteMany({ where: { id } })).count,
   });
 };

@@ -11,6 +11,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { Prisma } from '../../../prisma/client.js';
 import type { CustomDomain } from '../../../generated/prisma/client.js';
 import { type RouteDeps } from '../../route-deps.js';
+import type { MerchantScope } from '../../../model/merchant-scope.js';
 import { AppError } from '../../../domain/errors.js';
 import { DOMAIN_CHECK_SCHEDULE, apexOf, dnsRecordsFor } from '../../../domain/hostnames.js';
 import { assertPlanAllows } from '../../../model/plan-features.js';
@@ -53,12 +54,12 @@ export const customDomainStatus = z
 
 
 export const domainRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
-  const { config, db, temporal } = deps;
+  const { config, temporal } = deps;
   const policy = { serviceDomain: config.serviceDomain, storefrontAShopSuffix: config.storefrontA.shopSuffix };
   const workflows = temporal.client.workflow;
 
-  async function slugOf(merchantId: string): Promise<string> {
-    return (await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { slug: true } })).slug;
+  async function slugOf(data: MerchantScope): Promise<string> {
+    return (await data.merchant.get({ select: { slug: true } })).slug;
   }
 
   function view(row: CustomDomain, slug: string): z.infer<typeof customDomainStatus> {
@@ -78,19 +79,19 @@ export const domainRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
   }
 
   /** The merchant's claim, answered as the status view; NOT_FOUND without one. */
-  async function current(merchantId: string): Promise<CustomDomain> {
-    const row = await db.customDomain.findUnique({ where: { merchantId } });
+  async function current(data: MerchantScope): Promise<CustomDomain> {
+    const row = await data.customDomain.findFirst();
     if (!row) throw new AppError('NOT_FOUND', 'No custom domain is set: add one with POST /api/merchant/domain');
     return row;
   }
 
   /** Waits (reading the row) until the check after `checksBefore` is recorded, or the claim changed; at most CHECK_WAIT_MS. */
-  async function settled(row: CustomDomain, checksBefore: number): Promise<CustomDomain> {
+  async function settled(data: MerchantScope, row: CustomDomain, checksBefore: number): Promise<CustomDomain> {
     const deadline = Date.now() + CHECK_WAIT_MS;
     let latest: CustomDomain | null = row;
     while (Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 100));
-      latest = await db.customDomain.findUnique({ where: { id: row.id } });
+      latest = await data.customDomain.findFirst({ where: { id: row.id } });
       if (!latest) throw new AppError('NOT_FOUND', 'The custom domain was removed meanwhile');
       if (latest.checks > checksBefore || latest.status !== 'PENDING') return latest;
     }
@@ -98,7 +99,7 @@ export const domainRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
   }
 
   /** Starts verification of this claim (replacing any run left over from an earlier claim). */
-  async function startVerification(row: CustomDomain, log: FastifyBaseLogger): Promise<void> {
+  async function startVerification(data: MerchantScope, row: CustomDomain, log: FastifyBaseLogger): Promise<void> {
     const input: CustomDomainInput = { merchantId: row.merchantId, domainId: row.id };
     try {
       await workflows.start(verifyCustomDomainWorkflow, {
@@ -110,13 +111,14 @@ export const domainRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
       });
     } catch (err) {
       log.error({ err, merchantId: row.merchantId }, 'custom domain verification could not be started');
-      await db.customDomain.updateMany({ where: { id: row.id, status: 'PENDING' }, data: { status: 'FAILED', lastError: 'Verification could not be started: try POST /api/merchant/domain/verify' } });
+      await data.customDomain.updateMany({ where: { id: row.id, status: 'PENDING' }, data: { status: 'FAILED', lastError: 'Verification could not be started: try POST /api/merchant/domain/verify' } });
       throw new AppError('NOT_READY', 'Domain verification is temporarily unavailable: try again in a minute');
     }
   }
 
-  app.post('/api/merchant/domain', {
+  app.post('/domain', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'domains:write' },
     schema: {
       tags,
       summary: 'Add a custom checkout domain (checkout.<your domain>) and start its DNS verification',
@@ -132,13 +134,13 @@ export const domainRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
       response: { 200: customDomainStatus, 201: customDomainStatus, 400: errorResponse, 401: errorResponse, 403: errorResponse, 404: errorResponse, 409: errorResponse, 503: errorResponse },
     },
   }, async (request, reply) => {
-    const { merchantId } = request.merchant;
+    const data = request.merchantData;
     const hostname = request.body.domain;
-    const { platformSubscription } = await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { platformSubscription: { select: { planId: true, status: true } } } });
+    const { platformSubscription } = await data.merchant.get({ select: { platformSubscription: { select: { planId: true, status: true } } } });
     assertPlanAllows(platformSubscription, 'customDomain');
-    const slug = await slugOf(merchantId);
+    const slug = await slugOf(data);
 
-    const mine = await db.customDomain.findUnique({ where: { merchantId } });
+    const mine = await data.customDomain.findFirst();
     if (mine) {
       if (mine.hostname === hostname) return reply.code(200).send(view(mine, slug));
       throw new AppError('CONFLICT', `Your checkout domain is ${mine.hostname}: remove it first (DELETE /api/merchant/domain)`);
@@ -146,12 +148,11 @@ export const domainRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
 
     let row: CustomDomain;
     try {
-      row = await db.$transaction(async (tx) => {
-        // A claim that ran out unproven (expired/failed) does not block the domain's real owner.
-        await tx.customDomain.deleteMany({ where: { hostname, merchantId: { not: merchantId }, status: { in: ['EXPIRED', 'FAILED'] } } });
-        return tx.customDomain.create({
+      row = await data.transaction(async (own, tx) => {
+        // Across merchants: a claim that ran out unproven (expired/failed) does not block the domain's real owner.
+        await tx.customDomain.deleteMany({ where: { hostname, merchantId: { not: data.merchantId }, status: { in: ['EXPIRED', 'FAILED'] } } });
+        return own.customDomain.create({
           data: {
-            merchantId,
             hostname,
             apex: apexOf(hostname),
             verificationToken: randomBytes(16).toString('hex'),
@@ -162,18 +163,19 @@ export const domainRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
     } catch (err) {
       if (!(err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002')) throw err;
       // Lost a race: to this merchant's other request (answer its claim) or to another merchant.
-      const again = await db.customDomain.findUnique({ where: { merchantId } });
+      const again = await data.customDomain.findFirst();
       if (again?.hostname === hostname) return reply.code(200).send(view(again, slug));
       if (again) throw new AppError('CONFLICT', `Your checkout domain is ${again.hostname}: remove it first (DELETE /api/merchant/domain)`);
       throw new AppError('DOMAIN_EXISTS', `${hostname} is already used by another merchant`);
     }
 
-    await startVerification(row, request.log);
-    return reply.code(201).send(view(await settled(row, 0), slug));
+    await startVerification(data, row, request.log);
+    return reply.code(201).send(view(await settled(data, row, 0), slug));
   });
 
-  app.get('/api/merchant/domain/status', {
+  app.get('/domain/status', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'domains:read' },
     schema: {
       tags,
       summary: 'The custom domain, its verification status and the DNS records to create',
@@ -181,12 +183,13 @@ export const domainRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
       response: { 200: customDomainStatus, 401: errorResponse, 404: errorResponse },
     },
   }, async (request) => {
-    const row = await current(request.merchant.merchantId);
-    return view(row, await slugOf(row.merchantId));
+    const row = await current(request.merchantData);
+    return view(row, await slugOf(request.merchantData));
   });
 
-  app.post('/api/merchant/domain/verify', {
+  app.post('/domain/verify', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'domains:write' },
     schema: {
       tags,
       summary: 'Check the DNS records now',
@@ -198,20 +201,21 @@ export const domainRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
       response: { 200: customDomainStatus, 401: errorResponse, 404: errorResponse, 503: errorResponse },
     },
   }, async (request) => {
-    const { merchantId } = request.merchant;
-    let row = await current(merchantId);
-    const slug = await slugOf(merchantId);
+    const data = request.merchantData;
+    const { merchantId } = data;
+    let row = await current(data);
+    const slug = await slugOf(data);
     if (row.status === 'VERIFIED') return view(row, slug);
 
     if (row.status !== 'PENDING') {
-      const { count } = await db.customDomain.updateMany({
+      const { count } = await data.customDomain.updateMany({
         where: { id: row.id, status: row.status },
         data: { status: 'PENDING', expiresAt: new Date(Date.now() + DOMAIN_CHECK_SCHEDULE.giveUpAfterMs) },
       });
-      row = await current(merchantId);
+      row = await current(data);
       if (count > 0) {
-        await startVerification(row, request.log);
-        return view(await settled(row, row.checks), slug);
+        await startVerification(data, row, request.log);
+        return view(await settled(data, row, row.checks), slug);
       }
     }
     try {
@@ -226,11 +230,12 @@ export const domainRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
       request.log.error({ err, merchantId }, 'custom domain re-check could not be signalled');
       throw new AppError('NOT_READY', 'Domain verification is temporarily unavailable: try again in a minute');
     }
-    return view(await settled(row, row.checks), slug);
+    return view(await settled(data, row, row.checks), slug);
   });
 
-  app.delete('/api/merchant/domain', {
+  app.delete('/domain', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'domains:write' },
     schema: {
       tags,
       summary: 'Remove the custom domain: verification stops, checkout URLs fall back to the subdomain',
@@ -238,9 +243,10 @@ export const domainRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
       response: { 200: z.object({ deleted: z.literal(true), domain: z.string(), checkoutOrigin: z.string() }), 401: errorResponse, 404: errorResponse },
     },
   }, async (request) => {
-    const { merchantId } = request.merchant;
-    const row = await current(merchantId);
-    const { count } = await db.customDomain.deleteMany({ where: { id: row.id } });
+    const data = request.merchantData;
+    const { merchantId } = data;
+    const row = await current(data);
+    const { count } = await data.customDomain.deleteMany({ where: { id: row.id } });
     if (count === 0) throw new AppError('NOT_FOUND', 'No custom domain is set');
     try {
       await workflows.getHandle(customDomainWorkflowId(merchantId)).signal(removeDomainSignal);
@@ -248,7 +254,7 @@ export const domainRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
       // Finished already, or not there: its writes are conditional on the deleted row anyway.
       if (!(err instanceof WorkflowNotFoundError)) request.log.warn({ err, merchantId }, 'custom domain verification could not be told to stop');
     }
-    const slug = await slugOf(merchantId);
+    const slug = await slugOf(data);
     return { deleted: true as const, domain: row.hostname, checkoutOrigin: checkoutOriginWith(config, slug, null) };
   });
 };

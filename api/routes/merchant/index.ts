@@ -1,10 +1,11 @@
-// Merchant account and configuration. Every JWT route reads and writes the caller's own merchant only:
-// the id comes from request.merchant (the token), never from the URL or body.
+// Merchant account and configuration. Every JWT route reads and writes the caller's own merchant only, through
+// request.merchantData (model/merchant-scope.ts): the id comes from the token, never from the URL or body.
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { Prisma } from '../../../prisma/client.js';
 import { type RouteDeps } from '../../route-deps.js';
+import type { MerchantScope } from '../../../model/merchant-scope.js';
 import { AppError } from '../../../domain/errors.js';
 import { slugFromName, slugProblem, withSuffix } from '../../../domain/slug.js';
 import { hashPassword, verifyPassword } from '../../../security/passwords.js';
@@ -35,33 +36,35 @@ function mergeTexts(stored: unknown, change: Record<string, string | undefined>)
 export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   const { config, db, urlGuard } = deps;
 
-  const load = (merchantId: string) => db.merchant.findUniqueOrThrow({ where: { id: merchantId }, include: merchantViewInclude });
+  const load = (data: MerchantScope) => data.merchant.get({ include: merchantViewInclude });
 
   /** Claims a slug for this merchant; INVALID_SLUG or SLUG_COLLISION otherwise. */
-  async function setSlug(merchantId: string, slug: string) {
+  async function setSlug(data: MerchantScope, slug: string) {
     const problem = slugProblem(slug);
     if (problem) throw new AppError('INVALID_SLUG', problem);
     try {
-      return await db.merchant.update({ where: { id: merchantId }, data: { slug }, include: merchantViewInclude });
+      return await data.merchant.update({ data: { slug }, include: merchantViewInclude });
     } catch (err) {
       if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') throw new AppError('SLUG_COLLISION', `The slug "${slug}" is taken`);
       throw err;
     }
   }
 
-  app.get('/api/merchant/me', {
+  app.get('/me', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'account:read' },
     schema: { tags, summary: 'The current merchant', ...auth, response: { 200: merchantView, 401: errorResponse } },
   }, async (request) => {
     const { merchantId, memberId, role } = request.merchant;
-    const [merchant, member] = await Promise.all([load(merchantId), memberId ? db.merchantMember.findUnique({ where: { id: memberId }, select: { email: true } }) : null]);
+    const data = request.merchantData;
+    const [merchant, member] = await Promise.all([load(data), memberId ? data.members.findFirst({ where: { id: memberId }, select: { email: true } }) : null]);
     // A key acts as the account (its own scopes decide); a session as its person, with its role's scopes.
     const scopes = request.apiKey ? request.apiKey.scopes : [...ROLE_SCOPES[role]];
     const twoFactorOn = request.apiKey ? false : await twoFactorEnabled(db, { merchantId, memberId });
     return { ...toMerchantView(merchant, config), viewer: { memberId, email: member?.email ?? merchant.email, role, scopes, twoFactorEnabled: twoFactorOn } };
   });
 
-  app.get('/api/merchant/config/:identifier', {
+  app.get('/config/:identifier', {
     schema: {
       tags,
       summary: 'Public checkout configuration by slug or by checkout host ({slug}.{service domain}, or a verified checkout.<domain>)',
@@ -73,13 +76,15 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     const id = request.params.identifier;
     // A slug has no dot; a host (port allowed) is a subdomain or a verified custom domain.
     const slug = id.includes('.') ? (await merchantForCheckoutHost(db, config, id))?.slug : id;
+    // eslint-disable-next-line no-restricted-syntax -- public: no caller, the merchant is the one the slug names
     const merchant = slug ? await db.merchant.findUnique({ where: { slug }, include: { shippingRates: true, platformSubscription: { select: { planId: true, status: true } } } }) : null;
     if (!merchant) throw new AppError('NOT_FOUND', `No checkout is configured for "${id}"`);
     return toPublicConfig(merchant);
   });
 
-  app.patch('/api/merchant/config', {
+  app.patch('/config', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'settings:write' },
     schema: {
       tags,
       summary: 'Update branding, checkout texts, COD, shipping rates (whole list, each with the countries it ships to) and onboardingCompletedAt',
@@ -94,16 +99,16 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
       response: { 200: merchantView, 400: errorResponse, 401: errorResponse, 403: errorResponse, 409: errorResponse },
     },
   }, async (request) => {
-    const { merchantId } = request.merchant;
+    const merchantData = request.merchantData;
     const body = request.body;
     // A merchant cannot declare itself onboarded: only a passed setup verification sets the instant.
     if (body.onboardingCompletedAt) {
-      const { onboardingCompletedAt } = await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { onboardingCompletedAt: true } });
+      const { onboardingCompletedAt } = await merchantData.merchant.get({ select: { onboardingCompletedAt: true } });
       if (!onboardingCompletedAt) throw new AppError('SETUP_NOT_VERIFIED', 'onboardingCompletedAt is set by setup verification: run POST /api/merchant/setup-verification');
     }
     // Plan-limited settings (domain/plan-features.ts): refused before anything is written.
     if (body.codEnabled === true) {
-      const { platformSubscription } = await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { platformSubscription: { select: { planId: true, status: true } } } });
+      const { platformSubscription } = await merchantData.merchant.get({ select: { platformSubscription: { select: { planId: true, status: true } } } });
       assertPlanAllows(platformSubscription, 'cod');
     }
     if (body.branding?.logoUrl) await checkImageUrl(urlGuard, body.branding.logoUrl, { field: 'body.branding.logoUrl', types: LOGO_TYPES });
@@ -117,7 +122,7 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     if (body.paymentPage !== undefined) data.paymentPage = body.paymentPage === 'hosted' ? 'HOSTED' : 'EMBEDDED';
     if (body.onboardingCompletedAt === null) data.onboardingCompletedAt = null;
     if (body.checkoutTexts || body.checkoutTextTranslations) {
-      const current = await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { checkoutTexts: true, checkoutTextTranslations: true } });
+      const current = await merchantData.merchant.get({ select: { checkoutTexts: true, checkoutTextTranslations: true } });
       if (body.checkoutTexts) data.checkoutTexts = mergeTexts(current.checkoutTexts, body.checkoutTexts);
       if (body.checkoutTextTranslations) {
         const stored = jsonObject(current.checkoutTextTranslations);
@@ -129,22 +134,23 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
         data.checkoutTextTranslations = merged;
       }
     }
-    await db.$transaction(async (tx) => {
-      await tx.merchant.update({ where: { id: merchantId }, data });
+    await merchantData.transaction(async (tx) => {
+      await tx.merchant.update({ data });
       if (body.shippingRates) {
-        await tx.shippingRate.deleteMany({ where: { merchantId } });
-        await tx.shippingRate.createMany({
+        await tx.shippingRates.deleteMany();
+        await tx.shippingRates.createMany({
           data: body.shippingRates.map((r, position) => ({
-            merchantId, position, name: r.name, free: r.free, basePriceCents: r.basePriceCents, freeThresholdCents: r.freeThresholdCents ?? null, ...rateCountryColumns(r.countries), ...deliveryDaysColumns(r.deliveryDays),
+            position, name: r.name, free: r.free, basePriceCents: r.basePriceCents, freeThresholdCents: r.freeThresholdCents ?? null, ...rateCountryColumns(r.countries), ...deliveryDaysColumns(r.deliveryDays),
           })),
         });
       }
     });
-    return toMerchantView(await load(merchantId), config);
+    return toMerchantView(await load(merchantData), config);
   });
 
-  app.patch('/api/merchant/account', {
+  app.patch('/account', {
     onRequest: app.authenticate,
+    config: { sessionOnly: ['owner'] },
     schema: {
       tags,
       summary: 'Change email, phone or password (email and password need currentPassword); a password change ends other sessions',
@@ -159,7 +165,7 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     if (request.merchant.memberId && (body.email !== undefined || body.newPassword !== undefined)) {
       throw new AppError('FORBIDDEN', 'The email and password here are the account holder\'s: sign in as the account holder to change them', { role: request.merchant.role });
     }
-    const merchant = await load(merchantId);
+    const merchant = await load(request.merchantData);
     const emailChanges = body.email !== undefined && body.email !== merchant.email;
     if (emailChanges || body.newPassword !== undefined) {
       if (!body.currentPassword || !(await verifyPassword(body.currentPassword, merchant.passwordHash))) {
@@ -170,6 +176,7 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     if (body.phone !== undefined) data.phone = body.phone;
     if (emailChanges) {
       // One email signs in to one account: a team member's email is taken too.
+      // eslint-disable-next-line no-restricted-syntax -- across merchants: is the email any account's or member's?
       if ((await db.merchant.findUnique({ where: { email: body.email! }, select: { id: true } })) || (await db.merchantMember.findUnique({ where: { email: body.email! }, select: { id: true } }))) {
         throw new AppError('EMAIL_EXISTS', 'An account with this email already exists');
       }
@@ -184,7 +191,7 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     }
     let updated;
     try {
-      updated = await db.merchant.update({ where: { id: merchantId }, data, include: merchantViewInclude });
+      updated = await request.merchantData.merchant.update({ data, include: merchantViewInclude });
     } catch (err) {
       if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') throw new AppError('EMAIL_EXISTS', 'An account with this email already exists');
       throw err;
@@ -196,19 +203,21 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     return { token, merchant: toMerchantView(updated, config) };
   });
 
-  app.patch('/api/merchant/shop', {
+  app.patch('/shop', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'settings:write' },
     schema: { tags, summary: 'Shop name and the store platform chosen in wizard step 1', ...auth, body: shopPatch, response: { 200: merchantView, 400: errorResponse, 401: errorResponse } },
   }, async (request) => {
     const data: Prisma.MerchantUpdateInput = {};
     if (request.body.shopName !== undefined) data.shopName = request.body.shopName;
     if (request.body.storePlatform !== undefined) data.storePlatform = request.body.storePlatform ? PLATFORM_ENUM[request.body.storePlatform] : null;
-    await db.merchant.update({ where: { id: request.merchant.merchantId }, data });
-    return toMerchantView(await load(request.merchant.merchantId), config);
+    await request.merchantData.merchant.update({ data });
+    return toMerchantView(await load(request.merchantData), config);
   });
 
-  app.patch('/api/merchant/slug', {
+  app.patch('/slug', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'settings:write' },
     schema: {
       tags,
       summary: 'Change the checkout subdomain slug (INVALID_SLUG, SLUG_COLLISION)',
@@ -216,17 +225,18 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
       body: z.object({ slug: slugInput }).strict(),
       response: { 200: merchantView, 400: errorResponse, 401: errorResponse, 409: errorResponse },
     },
-  }, async (request) => toMerchantView(await setSlug(request.merchant.merchantId, request.body.slug.toLowerCase()), config));
+  }, async (request) => toMerchantView(await setSlug(request.merchantData, request.body.slug.toLowerCase()), config));
 
-  app.post('/api/merchant/slug/regenerate', {
+  app.post('/slug/regenerate', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'settings:write' },
     schema: { tags, summary: 'A new slug from the shop name with a random suffix', ...auth, response: { 200: merchantView, 401: errorResponse } },
   }, async (request) => {
-    const merchant = await load(request.merchant.merchantId);
+    const merchant = await load(request.merchantData);
     const base = slugFromName(merchant.shopName) ?? 'shop';
     for (let attempt = 0; attempt < 5; attempt++) {
       try {
-        return toMerchantView(await setSlug(merchant.id, withSuffix(base, randomBytes(3).toString('hex'))), config);
+        return toMerchantView(await setSlug(request.merchantData, withSuffix(base, randomBytes(3).toString('hex'))), config);
       } catch (err) {
         if (!(err instanceof AppError && err.code === 'SLUG_COLLISION')) throw err;
       }
@@ -234,8 +244,9 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     throw new AppError('INTERNAL_ERROR', 'Could not find a free slug');
   });
 
-  app.get('/api/merchant/subdomain', {
+  app.get('/subdomain', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'settings:read' },
     schema: {
       tags,
       summary: 'The checkout subdomain and the URL checkouts are served at',
@@ -243,7 +254,7 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
       response: { 200: z.object({ slug: z.string(), subdomain: z.string(), checkoutOrigin: z.string(), exampleCheckoutUrl: z.string() }), 401: errorResponse },
     },
   }, async (request) => {
-    const { slug } = await db.merchant.findUniqueOrThrow({ where: { id: request.merchant.merchantId }, select: { slug: true } });
+    const { slug } = await request.merchantData.merchant.get({ select: { slug: true } });
     const origin = checkoutOrigin(slug, config);
     return { slug, subdomain: `${slug}.${config.serviceDomain}`, checkoutOrigin: origin, exampleCheckoutUrl: `${origin}/checkout/<token>` };
   });

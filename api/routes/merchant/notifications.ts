@@ -19,11 +19,11 @@ function view(m: NotificationColumns) {
   };
 }
 
-export const notificationRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
-  const { db } = deps;
+export const notificationRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app) => {
 
-  app.get('/api/merchant/notifications', {
+  app.get('/notifications', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'settings:read' },
     schema: {
       tags,
       summary: 'Which events email you, and where',
@@ -31,10 +31,11 @@ export const notificationRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, 
       ...auth,
       response: { 200: notificationSettings, 401: errorResponse },
     },
-  }, async (request) => view(await db.merchant.findUniqueOrThrow({ where: { id: request.merchant.merchantId }, select })));
+  }, async (request) => view(await request.merchantData.merchant.get({ select })));
 
-  app.put('/api/merchant/notifications', {
+  app.put('/notifications', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'settings:write' },
     schema: {
       tags,
       summary: 'Change which events email you, and where',
@@ -49,6 +50,6 @@ export const notificationRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, 
       ...Object.fromEntries(Object.entries(events ?? {}).filter(([, on]) => on !== undefined).map(([e, on]) => [NOTIFICATION_COLUMN[e as keyof typeof NOTIFICATION_COLUMN], on])),
       ...(recipients ? { notificationEmails: recipients } : {}),
     };
-    return view(await db.merchant.update({ where: { id: request.merchant.merchantId }, data, select }));
+    return view(await request.merchantData.merchant.update({ data, select }));
   });
 };

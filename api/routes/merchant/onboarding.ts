@@ -38,8 +38,9 @@ function toOnboardingState(f: OnboardingFacts) {
 export const onboardingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   const { config, db, temporal } = deps;
 
-  app.get('/api/merchant/onboarding', {
+  app.get('/onboarding', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'onboarding:read' },
     schema: {
       tags,
       summary: 'The onboarding wizard: six steps (filled, unlocked, can continue), the resume step and the final check',
@@ -51,8 +52,9 @@ export const onboardingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, de
     },
   }, async (request) => toOnboardingState(await readOnboardingFacts(db, request.merchant.merchantId)));
 
-  app.patch('/api/merchant/onboarding', {
+  app.patch('/onboarding', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'onboarding:write' },
     schema: {
       tags,
       summary: 'Save the step the merchant is on, so the wizard resumes there',
@@ -74,13 +76,14 @@ export const onboardingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, de
       const check = step === 6 ? { ok: wizardState(facts).finalCheck.ready, reason: 'Meet the five prerequisites first' } : continueCheck(facts, step);
       if (!check.ok) throw new AppError('STEP_INCOMPLETE', `Step ${step} is not done: ${check.reason ?? 'complete it first'}`);
     }
-    const { count } = await db.merchant.updateMany({ where: { id: merchantId, emailVerifiedAt: { not: null } }, data: { onboardingStep: request.body.currentStep } });
+    const { count } = await request.merchantData.merchant.updateIf({ where: { emailVerifiedAt: { not: null } }, data: { onboardingStep: request.body.currentStep } });
     if (count === 0) throw emailNotVerified();
     return toOnboardingState(await readOnboardingFacts(db, merchantId));
   });
 
-  app.get('/api/merchant/checkout-activation', {
+  app.get('/checkout-activation', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'onboarding:read' },
     schema: {
       tags,
       summary: 'Whether the hosted checkout is live: a real non-preview checkout from a store cart, plus the app embed (A) or the plugin (B)',
@@ -130,8 +133,9 @@ export const onboardingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, de
     };
   });
 
-  app.post('/api/merchant/setup-verification', {
+  app.post('/setup-verification', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'onboarding:write' },
     schema: {
       tags,
       summary: '"Mark setup verified": runs setup verification and answers its result',
@@ -148,7 +152,7 @@ export const onboardingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, de
     },
   }, async (request) => {
     const { merchantId } = request.merchant;
-    const merchant = await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { emailVerifiedAt: true } });
+    const merchant = await request.merchantData.merchant.get({ select: { emailVerifiedAt: true } });
     if (!merchant.emailVerifiedAt) throw emailNotVerified();
     return temporal.client.workflow.execute<typeof setupVerificationWorkflow>('setupVerificationWorkflow', {
       taskQueue: config.temporal.taskQueue,

@@ -42,8 +42,9 @@ export const newPreviewToken = () => PREVIEW_TOKEN_PREFIX + randomBytes(24).toSt
 export const previewRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   const { config, db } = deps;
 
-  app.post('/api/merchant/preview', {
+  app.post('/preview', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'onboarding:write' },
     schema: {
       tags: ['merchant'],
       summary: 'Open a checkout preview: two placeholder products, your shipping rates and branding, payment disabled',
@@ -55,8 +56,8 @@ export const previewRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
       response: { 201: previewResponse, 401: errorResponse },
     },
   }, async (request, reply) => {
-    const { merchantId } = request.merchant;
-    const merchant = await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { id: true, slug: true, storePlatform: true } });
+    const data = request.merchantData;
+    const merchant = await data.merchant.get({ select: { id: true, slug: true, storePlatform: true } });
     const fx = await snapshotFxRates(db);
     const token = newPreviewToken();
     const platform = merchant.storePlatform ?? 'STOREFRONT_A';
@@ -64,8 +65,8 @@ export const previewRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
     const now = new Date();
     // Removed: previews older than a day, and those older than the newest PREVIEWS_KEPT - 1 (by time, so a preview
     // another request is creating right now is newer than the cut and stays).
-    const [oldestKept] = await db.checkoutSession.findMany({
-      where: { merchantId, source: 'preview' },
+    const [oldestKept] = await data.checkoutSessions.findMany({
+      where: { source: 'preview' },
       orderBy: { createdAt: 'desc' },
       skip: PREVIEWS_KEPT - 2,
       take: 1,
@@ -73,12 +74,11 @@ export const previewRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
     });
     const expired = new Date(now.getTime() - PREVIEW_TTL_MS);
     const cutoff = oldestKept && oldestKept.createdAt > expired ? oldestKept.createdAt : expired;
-    await db.$transaction([
-      db.checkoutSession.deleteMany({ where: { merchantId, source: 'preview', createdAt: { lt: cutoff } } }),
-      db.checkoutSession.create({
+    await data.batch([
+      data.checkoutSessions.deleteMany({ where: { source: 'preview', createdAt: { lt: cutoff } } }),
+      data.checkoutSessions.create({
         data: {
           token,
-          merchantId,
           platform,
           status: INITIAL_STATUS,
           source: 'preview',
@@ -89,7 +89,7 @@ export const previewRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
           events: { create: { type: 'created', data: { platform, preview: true, lines: PREVIEW_ITEMS.length, currency: BASE_CURRENCY, subtotalMinor } } },
         },
       }),
-      db.merchant.update({ where: { id: merchantId }, data: { previewOpenedAt: now } }),
+      data.merchant.update({ data: { previewOpenedAt: now } }),
     ]);
     return reply.code(201).send({ token, previewUrl: await checkoutUrlOf(db, config, merchant, token) });
   });

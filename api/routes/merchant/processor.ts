@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { type RouteDeps } from '../../route-deps.js';
+import type { MerchantScope } from '../../../model/merchant-scope.js';
 import { AppError } from '../../../domain/errors.js';
 import { isProcessorReady } from '../../../domain/processor.js';
 import { errorResponse } from '../../schemas/common.js';
@@ -16,7 +17,6 @@ import { connectProcessorWorkflow, disconnectProcessorWorkflow } from '../../../
 import { processorAad } from '../../../model/connections.js';
 import { processorWorkflowIds, type ProcessorConnectionInput } from '../../../workflows/processor-connection.messages.js';
 import type { ProcessorConnection, ProcessorConnectionAttempt } from '../../../generated/prisma/client.js';
-import type { Db } from '../../../prisma/client.js';
 import { walletStatusView } from '../../../model/wallets.js';
 import { applePayDomainWorkflow } from '../../../workflows/apple-pay-domain.js';
 import { applePayDomainWorkflowId } from '../../../workflows/apple-pay-domain.messages.js';
@@ -106,10 +106,10 @@ export function toProcessorStatus(row: ProcessorConnection | null, latest: Attem
 }
 
 /** The merchant's status as GET and connect answer it. */
-export async function processorStatusOf(db: Db, merchantId: string): Promise<ProcessorStatus> {
+export async function processorStatusOf(data: MerchantScope): Promise<ProcessorStatus> {
   const [row, latest] = await Promise.all([
-    db.processorConnection.findUnique({ where: { merchantId } }),
-    db.processorConnectionAttempt.findFirst({ where: { merchantId, status: { not: 'REPLACED' } }, orderBy: { createdAt: 'desc' } }),
+    data.processorConnection.findFirst(),
+    data.processorConnectionAttempts.findFirst({ where: { status: { not: 'REPLACED' } }, orderBy: { createdAt: 'desc' } }),
   ]);
   return toProcessorStatus(row, latest);
 }
@@ -156,8 +156,9 @@ export const processorRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
     return handle.result();
   }
 
-  app.get('/api/merchant/processor', {
+  app.get('/processor', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'connections:read' },
     schema: {
       tags,
       summary: 'Processor connection status, part by part (never the key or the webhook secret), and wallet payments',
@@ -173,13 +174,14 @@ export const processorRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
     },
   }, async (request) => {
     const { merchantId } = request.merchant;
-    const status = await processorStatusOf(db, merchantId);
+    const status = await processorStatusOf(request.merchantData);
     const wallets = await walletStatusView(db, config, merchantId);
     return { ...status, wallets };
   });
 
-  app.post('/api/merchant/processor/apple-pay-domain', {
+  app.post('/processor/apple-pay-domain', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'connections:write' },
     schema: {
       tags,
       summary: "Register the checkout host with Whop for Apple Pay on the embedded checkout, or check it again",
@@ -221,8 +223,9 @@ export const processorRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
     return after;
   });
 
-  app.post('/api/merchant/processor/connect', {
+  app.post('/processor/connect', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'connections:write' },
     schema: {
       tags,
       summary: 'Connect the processor with an API key: key checked, business found, product created, webhook registered',
@@ -237,33 +240,35 @@ export const processorRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
       response: { 200: processorStatus, 400: errorResponse, 401: errorResponse, 409: errorResponse, 422: errorResponse, 502: errorResponse, 504: errorResponse },
     },
   }, async (request) => {
-    const { merchantId } = request.merchant;
+    const data = request.merchantData;
+    const { merchantId } = data;
     const { apiKey } = request.body;
     await refuseWhileBusy(merchantId);
 
-    const pending = await db.processorConnectionAttempt.findFirst({ where: { merchantId, status: 'CONNECTING' }, orderBy: { createdAt: 'desc' } });
+    const pending = await data.processorConnectionAttempts.findFirst({ where: { status: 'CONNECTING' }, orderBy: { createdAt: 'desc' } });
     if (pending && Date.now() - pending.createdAt.getTime() < STARTING_WINDOW_MS) {
       throw new AppError('CONFLICT', 'A Whop connection is already in progress: wait for it to finish');
     }
     // An attempt still CONNECTING here has no run left (it timed out); attempts with nothing left to clean up
     // (no webhook of theirs at the processor) are history. The connection itself is not touched.
-    await db.processorConnectionAttempt.updateMany({ where: { merchantId, status: 'CONNECTING' }, data: { status: 'FAILED', lastError: 'This connection attempt did not finish: connect again' } });
-    await db.processorConnectionAttempt.deleteMany({ where: { merchantId, status: { not: 'CONNECTING' }, webhookId: null } });
-    const attempt = await db.processorConnectionAttempt.create({
-      data: { merchantId, status: 'CONNECTING', apiKeyEnc: secrets.encrypt(apiKey, processorAad.apiKey(merchantId)), apiKeyLast4: apiKey.slice(-4) },
+    await data.processorConnectionAttempts.updateMany({ where: { status: 'CONNECTING' }, data: { status: 'FAILED', lastError: 'This connection attempt did not finish: connect again' } });
+    await data.processorConnectionAttempts.deleteMany({ where: { status: { not: 'CONNECTING' }, webhookId: null } });
+    const attempt = await data.processorConnectionAttempts.create({
+      data: { status: 'CONNECTING', apiKeyEnc: secrets.encrypt(apiKey, processorAad.apiKey(merchantId)), apiKeyLast4: apiKey.slice(-4) },
     });
     try {
       await run(connectProcessorWorkflow, processorWorkflowIds.connect(merchantId), { merchantId, attemptId: attempt.id });
     } catch (err) {
       // Another connection won the start: this attempt never ran.
-      if (err instanceof AppError && err.code === 'CONFLICT') await db.processorConnectionAttempt.deleteMany({ where: { id: attempt.id, status: 'CONNECTING', businessId: null } });
+      if (err instanceof AppError && err.code === 'CONFLICT') await data.processorConnectionAttempts.deleteMany({ where: { id: attempt.id, status: 'CONNECTING', businessId: null } });
       throw err;
     }
-    return processorStatusOf(db, merchantId);
+    return processorStatusOf(data);
   });
 
-  app.delete('/api/merchant/processor', {
+  app.delete('/processor', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'connections:write' },
     schema: {
       tags,
       summary: 'Disconnect the processor: our webhook is removed at the processor, then the connection is deleted',
@@ -279,7 +284,7 @@ export const processorRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
     },
   }, async (request) => {
     const { merchantId } = request.merchant;
-    const existing = await db.processorConnection.findUnique({ where: { merchantId }, select: { merchantId: true } });
+    const existing = await request.merchantData.processorConnection.findFirst({ select: { merchantId: true } });
     if (!existing) throw new AppError('NOT_FOUND', 'Whop is not connected');
     await refuseWhileBusy(merchantId);
     const { deleted } = await run(disconnectProcessorWorkflow, processorWorkflowIds.disconnect(merchantId), { merchantId });

@@ -26,18 +26,19 @@ const recoveryView = recoverySettings.extend({
 });
 const recoveryPatch = recoverySettings.partial();
 
-export const recoverySettingsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
-  const { db } = deps;
+export const recoverySettingsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app) => {
   const view = (m: { recoveryEnabled: boolean; recoveryDelaysMinutes: number[] }) => ({ enabled: m.recoveryEnabled, delaysMinutes: m.recoveryDelaysMinutes, consentVersion: RECOVERY_CONSENT_VERSION });
   const select = { recoveryEnabled: true, recoveryDelaysMinutes: true } as const;
 
-  app.get('/api/merchant/recovery', {
+  app.get('/recovery', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'settings:read' },
     schema: { tags, summary: 'Abandoned-checkout recovery settings', ...auth, response: { 200: recoveryView, 401: errorResponse } },
-  }, async (request) => view(await db.merchant.findUniqueOrThrow({ where: { id: request.merchant.merchantId }, select })));
+  }, async (request) => view(await request.merchantData.merchant.get({ select })));
 
-  app.patch('/api/merchant/recovery', {
+  app.patch('/recovery', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'settings:write' },
     schema: {
       tags,
       summary: 'Switch recovery on or off and set the reminders\' schedule',
@@ -55,8 +56,7 @@ export const recoverySettingsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
       const problem = recoveryDelaysProblem(delaysMinutes);
       if (problem) throw new AppError('INVALID_INPUT', `delaysMinutes: ${problem}`, { fields: { 'body.delaysMinutes': problem } });
     }
-    const updated = await db.merchant.update({
-      where: { id: request.merchant.merchantId },
+    const updated = await request.merchantData.merchant.update({
       data: { ...(enabled !== undefined ? { recoveryEnabled: enabled } : {}), ...(delaysMinutes !== undefined ? { recoveryDelaysMinutes: delaysMinutes } : {}) },
       select,
     });

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { type RouteDeps } from '../../route-deps.js';
+import type { MerchantScope } from '../../../model/merchant-scope.js';
 import { errorResponse } from '../../schemas/common.js';
 import { AppError } from '../../../domain/errors.js';
 import type { checkStorefrontAScriptTagWorkflow, ensureStorefrontAScriptTagWorkflow } from '../../../workflows/storefront-a-script-tag.js';
@@ -26,18 +27,19 @@ const statusResponse = z
 const errors = { 401: errorResponse, 409: errorResponse, 502: errorResponse };
 
 export const scriptTagRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
-  const { config, db, temporal } = deps;
+  const { config, temporal } = deps;
   const security = [{ bearerAuth: [] }];
 
-  async function requireConnected(merchantId: string): Promise<void> {
-    const row = await db.storefrontAConnection.findUnique({ where: { merchantId }, select: { connected: true } });
+  async function requireConnected(data: MerchantScope): Promise<void> {
+    const row = await data.storefrontAConnection.findFirst({ select: { connected: true } });
     if (!row) throw new AppError('CONFLICT', 'The app embed needs a Shopify shop: connect your Shopify shop first');
     if (!row.connected) throw new AppError('CONFLICT', 'Your Shopify shop is not connected (the app is not installed yet, or was uninstalled): install the app first');
   }
   const reply = (s: ScriptTagStatus) => ({ platform: 'STOREFRONT_A' as const, ...s });
 
-  app.get('/api/merchant/script-tag/status', {
+  app.get('/script-tag/status', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'connections:read' },
     schema: {
       tags: ['merchant'],
       summary: 'Whether our app embed is on in the storefront A shop\'s published theme (checked live)',
@@ -46,7 +48,7 @@ export const scriptTagRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
     },
   }, async (request) => {
     const { merchantId } = request.merchant;
-    await requireConnected(merchantId);
+    await requireConnected(request.merchantData);
     return reply(await temporal.client.workflow.execute<typeof checkStorefrontAScriptTagWorkflow>('checkStorefrontAScriptTagWorkflow', {
       taskQueue: config.temporal.taskQueue,
       workflowId: storefrontAWorkflowIds.scriptTagCheck(merchantId),
@@ -55,8 +57,9 @@ export const scriptTagRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
     }));
   });
 
-  app.post('/api/merchant/script-tag/install', {
+  app.post('/script-tag/install', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'connections:write' },
     schema: {
       tags: ['merchant'],
       summary: 'Drive interception in the storefront A shop',
@@ -66,7 +69,7 @@ export const scriptTagRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
     },
   }, async (request) => {
     const { merchantId } = request.merchant;
-    await requireConnected(merchantId);
+    await requireConnected(request.merchantData);
     return reply(await temporal.client.workflow.execute<typeof ensureStorefrontAScriptTagWorkflow>('ensureStorefrontAScriptTagWorkflow', {
       taskQueue: config.temporal.taskQueue,
       workflowId: storefrontAWorkflowIds.scriptTag(merchantId),

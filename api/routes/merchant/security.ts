@@ -3,6 +3,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { type RouteDeps } from '../../route-deps.js';
+import type { MerchantScope } from '../../../model/merchant-scope.js';
 import { errorResponse } from '../../schemas/common.js';
 import { ok } from '../../schemas/merchant.js';
 import { enrolment, recoveryCodes, securityStatus, totpCode, twoFactorCode } from '../../schemas/team.js';
@@ -16,21 +17,23 @@ const codeErrors = { 400: errorResponse, 401: errorResponse, 403: errorResponse,
 export const securityRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   const { db, secrets, config } = deps;
 
-  async function personOf(merchantId: string, memberId: string | null) {
-    if (memberId) return (await db.merchantMember.findUniqueOrThrow({ where: { id: memberId }, select: { email: true } })).email;
-    return (await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { email: true } })).email;
+  async function personOf(data: MerchantScope, memberId: string | null) {
+    if (memberId) return (await data.members.findFirstOrThrow({ where: { id: memberId }, select: { email: true } })).email;
+    return (await data.merchant.get({ select: { email: true } })).email;
   }
 
-  app.get('/api/merchant/security', {
+  app.get('/security', {
     onRequest: app.authenticate,
+    config: { sessionOnly: ['owner', 'admin', 'staff'] },
     schema: { tags, summary: 'Your own sign-in security: two-factor state and recovery codes left', ...auth, response: { 200: securityStatus, 401: errorResponse, 403: errorResponse } },
   }, async (request) => {
     const { merchantId, memberId, role } = request.merchant;
-    return { email: await personOf(merchantId, memberId), role, twoFactor: await twoFactorStatus(db, { merchantId, memberId }) };
+    return { email: await personOf(request.merchantData, memberId), role, twoFactor: await twoFactorStatus(db, { merchantId, memberId }) };
   });
 
-  app.post('/api/merchant/security/two-factor/enrol', {
+  app.post('/security/two-factor/enrol', {
     onRequest: app.authenticate,
+    config: { sessionOnly: ['owner', 'admin', 'staff'] },
     schema: {
       tags,
       summary: 'Start two-factor enrolment: a new authenticator secret and its otpauth:// URI (for the QR code)',
@@ -40,13 +43,13 @@ export const securityRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     },
   }, async (request) => {
     const { merchantId, memberId } = request.merchant;
-    const email = await personOf(merchantId, memberId);
+    const email = await personOf(request.merchantData, memberId);
     return startEnrolment(db, secrets, { merchantId, memberId }, email);
   });
 
-  app.post('/api/merchant/security/two-factor/confirm', {
+  app.post('/security/two-factor/confirm', {
     onRequest: app.authenticate,
-    config: limit(config, 'login'),
+    config: { ...limit(config, 'login'), sessionOnly: ['owner', 'admin', 'staff'] },
     schema: {
       tags,
       summary: 'Confirm enrolment with the app\'s current code: two-factor is on, and the 10 recovery codes are answered (this once)',
@@ -59,9 +62,9 @@ export const securityRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     return { recoveryCodes: await confirmEnrolment(db, secrets, { merchantId, memberId }, request.body.code) };
   });
 
-  app.post('/api/merchant/security/two-factor/recovery-codes', {
+  app.post('/security/two-factor/recovery-codes', {
     onRequest: app.authenticate,
-    config: limit(config, 'login'),
+    config: { ...limit(config, 'login'), sessionOnly: ['owner', 'admin', 'staff'] },
     schema: {
       tags,
       summary: 'New recovery codes after a current authenticator code; the old ones stop working',
@@ -74,9 +77,9 @@ export const securityRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     return { recoveryCodes: await regenerateRecoveryCodes(db, secrets, { merchantId, memberId }, request.body.code) };
   });
 
-  app.post('/api/merchant/security/two-factor/disable', {
+  app.post('/security/two-factor/disable', {
     onRequest: app.authenticate,
-    config: limit(config, 'login'),
+    config: { ...limit(config, 'login'), sessionOnly: ['owner', 'admin', 'staff'] },
     schema: {
       tags,
       summary: 'Turn two-factor sign-in off after a code (authenticator or recovery code); the secret and codes are deleted',

@@ -9,6 +9,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { type RouteDeps } from '../../route-deps.js';
 import { Prisma, type Db } from '../../../prisma/client.js';
+import { merchantScope, type MerchantTables } from '../../../model/merchant-scope.js';
 import { summarizeFunnel, summarizeStats, type StatsGroup } from '../../../domain/stats.js';
 import { errorResponse } from '../../schemas/common.js';
 import { funnelResponse, STATS_MAX_DAYS, statsQuery, statsResponse } from '../../schemas/orders.js';
@@ -63,18 +64,18 @@ const byKey = (a: { currency: string; status?: string }, b: { currency: string; 
   a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : (a.status ?? '') < (b.status ?? '') ? -1 : (a.status ?? '') > (b.status ?? '') ? 1 : 0;
 
 /** The merchant's sessions in the range, per (currency, status), from the sessions alone; previews never count. */
-async function rawStatsGroups(db: Db, merchantId: string, from: Date, to: Date): Promise<StatsGroup[]> {
-  const rows = await db.$queryRaw<StatsRow[]>(statsGroupsSql(merchantId, from, to));
+async function rawStatsGroups(data: MerchantTables, from: Date, to: Date): Promise<StatsGroup[]> {
+  const rows = await data.queryRaw<StatsRow[]>(statsGroupsSql(data.merchantId, from, to));
   return rows.map(toGroup).sort(byKey);
 }
 
 /** Paid one-click upsells of the range's sessions (the same cohort as the rest), per currency, from the rows. */
-async function rawPaidUpsells(db: Db, merchantId: string, from: Date, to: Date): Promise<Upsells[]> {
-  const rows = await db.$queryRaw<Array<{ currency: string; accepted: number; amountMinor: bigint }>>`
+async function rawPaidUpsells(data: MerchantTables, from: Date, to: Date): Promise<Upsells[]> {
+  const rows = await data.queryRaw<Array<{ currency: string; accepted: number; amountMinor: bigint }>>(Prisma.sql`
     SELECT u.currency, count(*)::int AS accepted, sum(u.amount_minor)::bigint AS "amountMinor"
     FROM upsell_purchases u JOIN checkout_sessions s ON s.token = u.token
-    WHERE s.merchant_id = ${merchantId}::uuid AND s.created_at >= ${from} AND s.created_at < ${to} AND s.source <> 'preview' AND u.status = 'PAID'
-    GROUP BY u.currency ORDER BY u.currency`;
+    WHERE s.merchant_id = ${data.merchantId}::uuid AND s.created_at >= ${from} AND s.created_at < ${to} AND s.source <> 'preview' AND u.status = 'PAID'
+    GROUP BY u.currency ORDER BY u.currency`);
   return rows.map((r) => ({ currency: r.currency.trim(), accepted: r.accepted, amountMinor: Number(r.amountMinor) }));
 }
 
@@ -83,18 +84,18 @@ async function rawPaidUpsells(db: Db, merchantId: string, from: Date, to: Date):
  * from an abandoned one carries its reminders, so those are counted once, on the original), and recovered (paid after
  * the first reminder: COMPLETED with completed_at after recovery_reminder_sent_at), with the money kept per currency.
  */
-async function rawRecoveryStats(db: Db, merchantId: string, from: Date, to: Date): Promise<Recovery> {
-  const [reminded] = await db.$queryRaw<Array<{ sessions: number; reminders: number }>>`
+async function rawRecoveryStats(data: MerchantTables, from: Date, to: Date): Promise<Recovery> {
+  const [reminded] = await data.queryRaw<Array<{ sessions: number; reminders: number }>>(Prisma.sql`
     SELECT count(*)::int AS sessions, COALESCE(sum(recovery_reminders_sent), 0)::int AS reminders
     FROM checkout_sessions
-    WHERE merchant_id = ${merchantId}::uuid AND created_at >= ${from} AND created_at < ${to} AND source <> 'preview'
-      AND recovery_reminders_sent > 0 AND recovered_from IS NULL`;
-  const rows = await db.$queryRaw<Array<{ currency: string; orders: number; amountMinor: bigint }>>`
+    WHERE merchant_id = ${data.merchantId}::uuid AND created_at >= ${from} AND created_at < ${to} AND source <> 'preview'
+      AND recovery_reminders_sent > 0 AND recovered_from IS NULL`);
+  const rows = await data.queryRaw<Array<{ currency: string; orders: number; amountMinor: bigint }>>(Prisma.sql`
     SELECT currency, count(*)::int AS orders, COALESCE(sum(total_minor - refunded_minor), 0)::bigint AS "amountMinor"
     FROM checkout_sessions
-    WHERE merchant_id = ${merchantId}::uuid AND created_at >= ${from} AND created_at < ${to} AND source <> 'preview'
+    WHERE merchant_id = ${data.merchantId}::uuid AND created_at >= ${from} AND created_at < ${to} AND source <> 'preview'
       AND status = 'COMPLETED' AND recovery_reminder_sent_at IS NOT NULL AND completed_at > recovery_reminder_sent_at
-    GROUP BY currency ORDER BY currency`;
+    GROUP BY currency ORDER BY currency`);
   const recovered = rows.map((r) => ({ currency: r.currency.trim(), orders: r.orders, amountMinor: Number(r.amountMinor) }));
   return {
     remindedSessions: reminded?.sessions ?? 0,
@@ -112,7 +113,8 @@ export interface StatsData {
 
 /** Everything the two routes answer, from the sessions alone (the definition the rollups are checked against). */
 export async function rawStats(db: Db, merchantId: string, from: Date, to: Date): Promise<StatsData> {
-  const [groups, upsells, recovery] = await Promise.all([rawStatsGroups(db, merchantId, from, to), rawPaidUpsells(db, merchantId, from, to), rawRecoveryStats(db, merchantId, from, to)]);
+  const data = merchantScope(db, merchantId);
+  const [groups, upsells, recovery] = await Promise.all([rawStatsGroups(data, from, to), rawPaidUpsells(data, from, to), rawRecoveryStats(data, from, to)]);
   return { groups, upsells, recovery };
 }
 
@@ -154,7 +156,8 @@ const edgeUpsellsSql = (merchantId: string, [a, b]: [Date, Date]) => Prisma.sql`
 type RollupRow = StatsRow & { remindedSessions: number; remindersSent: number; recoveredOrders: number; recoveredMinor: bigint };
 
 /** The rollups' whole days plus the rows of the edges, per (currency, status), with the recovery counts. */
-async function rollupGroups(db: Db, merchantId: string, from: Date, to: Date): Promise<{ groups: StatsGroup[]; recovery: Recovery }> {
+async function rollupGroups(data: MerchantTables, from: Date, to: Date): Promise<{ groups: StatsGroup[]; recovery: Recovery }> {
+  const { merchantId } = data;
   const { firstDay, endDay, edges } = splitRange(from, to);
   const parts = [
     Prisma.sql`
@@ -163,7 +166,7 @@ async function rollupGroups(db: Db, merchantId: string, from: Date, to: Date): P
       FROM merchant_stats_daily WHERE merchant_id = ${merchantId}::uuid AND day >= ${firstDay}::date AND day < ${endDay}::date`,
     ...edges.map((edge) => edgeGroupsSql(merchantId, edge)),
   ];
-  const rows = await db.$queryRaw<RollupRow[]>(Prisma.sql`
+  const rows = await data.queryRaw<RollupRow[]>(Prisma.sql`
     SELECT currency, status, sum(sessions)::int AS sessions, sum(contact_entered)::int AS "contactEntered", sum(shipping_chosen)::int AS "shippingChosen",
            sum(payment_started)::int AS "paymentStarted", sum(cod_paid)::int AS "codPaid", sum(total_minor)::bigint AS "totalMinor",
            sum(cod_paid_minor)::bigint AS "codPaidMinor", sum(with_refunds)::int AS "withRefunds", sum(refunded_minor)::bigint AS "refundedMinor",
@@ -194,13 +197,14 @@ async function rollupGroups(db: Db, merchantId: string, from: Date, to: Date): P
   };
 }
 
-async function rollupUpsells(db: Db, merchantId: string, from: Date, to: Date): Promise<Upsells[]> {
+async function rollupUpsells(data: MerchantTables, from: Date, to: Date): Promise<Upsells[]> {
+  const { merchantId } = data;
   const { firstDay, endDay, edges } = splitRange(from, to);
   const parts = [
     Prisma.sql`SELECT currency, accepted, amount_minor FROM merchant_upsells_daily WHERE merchant_id = ${merchantId}::uuid AND day >= ${firstDay}::date AND day < ${endDay}::date`,
     ...edges.map((edge) => edgeUpsellsSql(merchantId, edge)),
   ];
-  const rows = await db.$queryRaw<Array<{ currency: string; accepted: number; amountMinor: bigint }>>(Prisma.sql`
+  const rows = await data.queryRaw<Array<{ currency: string; accepted: number; amountMinor: bigint }>>(Prisma.sql`
     SELECT currency, sum(accepted)::int AS accepted, sum(amount_minor)::bigint AS "amountMinor"
     FROM (${Prisma.join(parts, ' UNION ALL ')}) r
     GROUP BY currency HAVING sum(accepted) > 0 ORDER BY currency`);
@@ -208,25 +212,28 @@ async function rollupUpsells(db: Db, merchantId: string, from: Date, to: Date): 
 }
 
 /** The merchant's sessions in the range, per (currency, status), from the rollups; previews never count. */
-export async function statsGroups(db: Db, merchantId: string, from: Date, to: Date): Promise<StatsGroup[]> {
-  return (await rollupGroups(db, merchantId, from, to)).groups;
+async function statsGroups(data: MerchantTables, from: Date, to: Date): Promise<StatsGroup[]> {
+  return (await rollupGroups(data, from, to)).groups;
 }
 
 /** Everything the two routes answer, from the rollups and the edges' rows. */
-export async function rollupStats(db: Db, merchantId: string, from: Date, to: Date): Promise<StatsData> {
-  const [{ groups, recovery }, upsells] = await Promise.all([rollupGroups(db, merchantId, from, to), rollupUpsells(db, merchantId, from, to)]);
+async function rollupStatsOf(data: MerchantTables, from: Date, to: Date): Promise<StatsData> {
+  const [{ groups, recovery }, upsells] = await Promise.all([rollupGroups(data, from, to), rollupUpsells(data, from, to)]);
   return { groups, upsells, recovery };
 }
+
+/** rollupStatsOf for a merchant id (the rollups' test and bench compare it with rawStats). */
+export const rollupStats = (db: Db, merchantId: string, from: Date, to: Date): Promise<StatsData> => rollupStatsOf(merchantScope(db, merchantId), from, to);
 
 const RANGE_DOC =
   `Range: from (inclusive) and to (exclusive), each a date (00:00 UTC) or an ISO date-time with offset; default the last 30 days up to now; ` +
   `from before to, at most ${STATS_MAX_DAYS} days apart (INVALID_INPUT on from otherwise). Counts the checkout sessions created in the range (a cohort) from store carts; previews never count.`;
 
-export const statsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
-  const { db } = deps;
+export const statsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app) => {
 
-  app.get('/api/merchant/stats', {
+  app.get('/stats', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'stats:read' },
     schema: {
       tags,
       summary: 'Checkout statistics: sessions, orders, conversion rate, revenue (money kept), refunds and held payments per currency',
@@ -247,13 +254,13 @@ export const statsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
     },
   }, async (request) => {
     const { from, to } = request.query;
-    const { merchantId } = request.merchant;
-    const { groups, upsells, recovery } = await rollupStats(db, merchantId, from, to);
+    const { groups, upsells, recovery } = await rollupStatsOf(request.merchantData, from, to);
     return { from: from.toISOString(), to: to.toISOString(), ...summarizeStats(groups), upsells, recovery };
   });
 
-  app.get('/api/merchant/stats/funnel', {
+  app.get('/stats/funnel', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'stats:read' },
     schema: {
       tags,
       summary: 'Checkout funnel: created → contact entered → shipping chosen → payment started → completed, with step conversion',
@@ -269,7 +276,7 @@ export const statsRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
     },
   }, async (request) => {
     const { from, to } = request.query;
-    const groups = await statsGroups(db, request.merchant.merchantId, from, to);
+    const groups = await statsGroups(request.merchantData, from, to);
     return { from: from.toISOString(), to: to.toISOString(), steps: summarizeFunnel(groups) };
   });
 };

@@ -12,10 +12,11 @@ import { refreshStoreCountriesWorkflow, storeCountriesWorkflowId } from '../../.
 const auth = { security: [{ bearerAuth: [] }] };
 
 export const storeCountriesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
-  const { config, db, temporal } = deps;
+  const { config, temporal } = deps;
 
-  app.post('/api/merchant/store-countries/refresh', {
+  app.post('/store-countries/refresh', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'connections:write' },
     schema: {
       tags: ['merchant'],
       summary: 'Read again which countries the connected store ships to (rates set to "store" ship there)',
@@ -30,7 +31,7 @@ export const storeCountriesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
     },
   }, async (request) => {
     const { merchantId } = request.merchant;
-    const { storePlatform } = await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { storePlatform: true } });
+    const { storePlatform } = await request.merchantData.merchant.get({ select: { storePlatform: true } });
     if (!storePlatform) throw new AppError('CONFLICT', 'No store is connected: connect your store first');
     try {
       return await temporal.client.workflow.execute(refreshStoreCountriesWorkflow, {

@@ -70,14 +70,15 @@ const disconnectResponse = z.object({
 });
 
 export const storefrontAMerchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
-  const { config, db, secrets, temporal } = deps;
+  const { config, secrets, temporal } = deps;
   const suffix = config.storefrontA.shopSuffix;
   const security = [{ bearerAuth: [] }];
   const installUrlFor = (merchantId: string, shop: string) =>
     `${config.publicApiUrl}/api/auth/storefront-a/install?handoff=${encodeURIComponent(app.signPurposeToken({ merchantId, shopDomain: shop }, STOREFRONT_A_INSTALL_PURPOSE, INSTALL_LINK_TTL_SECONDS))}`;
 
-  app.put('/api/merchant/storefront-a', {
+  app.put('/storefront-a', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'connections:write' },
     schema: {
       tags: ['merchant'],
       summary: 'Save the storefront A install inputs (shop, client id, client secret)',
@@ -99,7 +100,8 @@ export const storefrontAMerchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async
 
     let saved;
     try {
-      saved = await db.$transaction(async (tx) => {
+      saved = await request.merchantData.transaction(async (own, tx) => {
+        // Across merchants: the shop may be held by another account.
         const holder = await tx.storefrontAConnection.findUnique({ where: { shop } });
         if (holder && holder.merchantId !== merchantId) {
           if (holder.connected) throw new AppError('CONFLICT', 'This shop is connected to another account');
@@ -107,22 +109,21 @@ export const storefrontAMerchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async
           await tx.storefrontAConnection.delete({ where: { merchantId: holder.merchantId } });
           await tx.merchant.updateMany({ where: { id: holder.merchantId, shopDomain: shop }, data: { shopDomain: null } });
         }
-        const mine = await tx.storefrontAConnection.findUnique({ where: { merchantId } });
+        const mine = await own.storefrontAConnection.findFirst();
         if (mine?.connected && mine.accessTokenEnc) {
           // A working connection stays as it is: the same inputs ask for nothing new (a reinstall link), others wait for their install.
           const same = mine.shop === shop && mine.clientId === clientId && secrets.decrypt(mine.clientSecretEnc, storefrontAAad.clientSecret(merchantId)) === clientSecret;
           const pending = same ? NO_PENDING_INPUTS : { pendingShop: shop, pendingClientId: clientId, pendingClientSecretEnc: clientSecretEnc, pendingSince: new Date() };
-          return tx.storefrontAConnection.update({ where: { merchantId }, data: pending });
+          return own.storefrontAConnection.update({ data: pending });
         }
         // Nothing works yet: the inputs are saved as they are. Another shop or app: what OAuth gave us belongs to the old one.
         const reset = { accessTokenEnc: null, scopes: null, connected: false, installedAt: null, uninstalledAt: null, scriptTagId: null, scriptTagCheckedAt: null };
         const row = mine
-          ? await tx.storefrontAConnection.update({
-            where: { merchantId },
+          ? await own.storefrontAConnection.update({
             data: { shop, clientId, clientSecretEnc, ...NO_PENDING_INPUTS, ...(mine.shop === shop && mine.clientId === clientId ? {} : reset) },
           })
-          : await tx.storefrontAConnection.create({ data: { merchantId, shop, clientId, clientSecretEnc } });
-        await tx.merchant.update({ where: { id: merchantId }, data: { storePlatform: 'STOREFRONT_A', shopDomain: shop } });
+          : await own.storefrontAConnection.create({ data: { shop, clientId, clientSecretEnc } });
+        await own.merchant.update({ data: { storePlatform: 'STOREFRONT_A', shopDomain: shop } });
         return row;
       });
     } catch (err) {
@@ -133,8 +134,9 @@ export const storefrontAMerchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async
     return { shop: installing.shop, clientId: installing.clientId, connected: !installing.pending && saved.connected, installUrl: installUrlFor(merchantId, installing.shop), pending: installing.pending };
   });
 
-  app.get('/api/merchant/storefront-a', {
+  app.get('/storefront-a', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'connections:read' },
     schema: {
       tags: ['merchant'],
       summary: 'The storefront A connection (no secrets)',
@@ -143,7 +145,7 @@ export const storefrontAMerchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async
     },
   }, async (request) => {
     const { merchantId } = request.merchant;
-    const row = await db.storefrontAConnection.findUnique({ where: { merchantId } });
+    const row = await request.merchantData.storefrontAConnection.findFirst();
     if (!row) throw new AppError('NOT_FOUND', 'No Shopify shop is connected: save the shop address, client ID and client secret first');
     return {
       shop: row.shop,
@@ -158,8 +160,9 @@ export const storefrontAMerchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async
     };
   });
 
-  app.get('/api/merchant/storefront-a/app.zip', {
+  app.get('/storefront-a/app.zip', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'connections:read' },
     schema: {
       tags: ['merchant'],
       summary: 'Download your Shopify app\'s project for Shopify CLI: its configuration and our theme app extension',
@@ -176,7 +179,7 @@ export const storefrontAMerchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async
       },
     },
   }, async (request, reply) => {
-    const row = await db.storefrontAConnection.findUnique({ where: { merchantId: request.merchant.merchantId } });
+    const row = await request.merchantData.storefrontAConnection.findFirst();
     if (!row) throw new AppError('NOT_FOUND', 'No Shopify shop is connected: save the shop address, client ID and client secret first');
     const zip = appProjectZip({ clientId: installingInputs(row).clientId, apiUrl: config.publicApiUrl, appUrl: config.appOrigin });
     return reply
@@ -186,8 +189,9 @@ export const storefrontAMerchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async
       .send(Buffer.from(zip.bytes.buffer, zip.bytes.byteOffset, zip.bytes.byteLength) as unknown as string);
   });
 
-  app.delete('/api/merchant/storefront-a', {
+  app.delete('/storefront-a', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'connections:write' },
     schema: {
       tags: ['merchant'],
       summary: 'Disconnect storefront A: remove our script tag at the store, forget the inputs and token',
@@ -197,7 +201,8 @@ export const storefrontAMerchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async
     },
   }, async (request) => {
     const { merchantId } = request.merchant;
-    const row = await db.storefrontAConnection.findUnique({ where: { merchantId } });
+    const data = request.merchantData;
+    const row = await data.storefrontAConnection.findFirst();
     if (!row) throw new AppError('NOT_FOUND', 'No Shopify shop is connected');
     const removal = await temporal.client.workflow.execute<typeof removeStorefrontAScriptTagWorkflow>('removeStorefrontAScriptTagWorkflow', {
       taskQueue: config.temporal.taskQueue,
@@ -205,10 +210,10 @@ export const storefrontAMerchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async
       workflowIdConflictPolicy: 'USE_EXISTING',
       args: [merchantId],
     });
-    await db.$transaction([
-      db.storefrontAConnection.deleteMany({ where: { merchantId } }),
-      db.oAuthState.deleteMany({ where: { merchantId } }),
-      db.merchant.updateMany({ where: { id: merchantId, storePlatform: 'STOREFRONT_A' }, data: { storePlatform: null, shopDomain: null } }),
+    await data.batch([
+      data.storefrontAConnection.deleteMany(),
+      data.oauthStates.deleteMany(),
+      data.merchant.updateIf({ where: { storePlatform: 'STOREFRONT_A' }, data: { storePlatform: null, shopDomain: null } }),
     ]);
     return { disconnected: true as const, scriptTagsRemoved: removal.removed, warning: removal.error };
   });

@@ -59,16 +59,18 @@ export const storefrontBRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
     pluginInterceptedAt: row.pluginInterceptedAt?.toISOString() ?? null,
   });
 
-  app.get('/api/merchant/storefront-b', {
+  app.get('/storefront-b', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'connections:read' },
     schema: { tags, summary: 'Storefront B connection status (never the keys)', ...auth, response: { 200: storefrontBStatus, 401: errorResponse } },
   }, async (request) => {
-    const row = await db.storefrontBConnection.findUnique({ where: { merchantId: request.merchant.merchantId } });
+    const row = await request.merchantData.storefrontBConnection.findFirst();
     return row ? view(row) : { connected: false as const };
   });
 
-  app.get('/api/merchant/storefront-b/plugin.zip', {
+  app.get('/storefront-b/plugin.zip', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'connections:read' },
     schema: {
       tags,
       summary: 'Download our WordPress plugin (Hosted Checkout Connector) as the zip WordPress installs',
@@ -92,8 +94,9 @@ export const storefrontBRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
       .send(Buffer.from(zip.bytes.buffer, zip.bytes.byteOffset, zip.bytes.byteLength) as unknown as string);
   });
 
-  app.post('/api/merchant/storefront-b/connect', {
+  app.post('/storefront-b/connect', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'connections:write' },
     schema: {
       tags,
       summary: 'Connect a storefront B store with its REST keys (checked against the store before anything is saved)',
@@ -122,7 +125,8 @@ export const storefrontBRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
     }
     const storeUrl = normalizeStoreUrl(url);
 
-    // Answered at once when it is already known; the unique store URL decides a race (CONFLICT from the workflow).
+    // Across merchants, answered at once when it is already known; the unique store URL decides a race (CONFLICT from the workflow).
+    // eslint-disable-next-line no-restricted-syntax -- across merchants: is the store another account's?
     const holder = await db.storefrontBConnection.findUnique({ where: { storeUrl }, select: { merchantId: true } });
     if (holder && holder.merchantId !== merchantId) throw new AppError('CONFLICT', 'This store is already connected to another account');
 
@@ -147,12 +151,13 @@ export const storefrontBRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
       throw err;
     }
     const result = await handle.result();
-    const row = await db.storefrontBConnection.findUniqueOrThrow({ where: { merchantId } });
+    const row = await request.merchantData.storefrontBConnection.findFirstOrThrow();
     return { ...view(row), pluginActive: result.pluginActive, currency: result.currency };
   });
 
-  app.delete('/api/merchant/storefront-b', {
+  app.delete('/storefront-b', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'connections:write' },
     schema: {
       tags,
       summary: 'Remove the storefront B connection (and storefront B as the store platform)',
@@ -160,11 +165,10 @@ export const storefrontBRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
       response: { 200: z.object({ connected: z.literal(false) }), 401: errorResponse, 404: errorResponse },
     },
   }, async (request) => {
-    const { merchantId } = request.merchant;
-    const removed = await db.$transaction(async (tx) => {
-      const { count } = await tx.storefrontBConnection.deleteMany({ where: { merchantId } });
+    const removed = await request.merchantData.transaction(async (tx) => {
+      const { count } = await tx.storefrontBConnection.deleteMany();
       if (count === 0) return false;
-      await tx.merchant.updateMany({ where: { id: merchantId, storePlatform: 'STOREFRONT_B' }, data: { storePlatform: null, shopDomain: null } });
+      await tx.merchant.updateIf({ where: { storePlatform: 'STOREFRONT_B' }, data: { storePlatform: null, shopDomain: null } });
       return true;
     });
     if (!removed) throw new AppError('NOT_FOUND', 'No WooCommerce store is connected');

@@ -2,12 +2,13 @@
 // secret shown once, read, change, delete, rotate the secret, send a test event), deliveries with their attempt
 // log and the dead-letter list (status dead), replays (one delivery, or every dead one of an endpoint since a
 // time), and the events. Reads are PostgreSQL only; a test event and a replay start delivery workflows. Every
-// query carries the caller's merchant id from the token: another merchant's ids are not found (404).
+// query goes through the caller's merchant scope (request.merchantData): another merchant's ids are not found (404).
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { WebhookDelivery, WebhookDeliveryAttempt, WebhookEndpoint, MerchantEvent } from '../../../generated/prisma/client.js';
 import type { Prisma } from '../../../prisma/client.js';
 import { type RouteDeps } from '../../route-deps.js';
+import type { MerchantScope } from '../../../model/merchant-scope.js';
 import { AppError } from '../../../domain/errors.js';
 import { UnsafeUrlError } from '../../../security/ssrf.js';
 import {
@@ -26,7 +27,6 @@ import {
 
 const auth = { security: [{ bearerAuth: [] }] };
 const tags = ['merchant webhooks'];
-const PREFIX = '/api/merchant/webhooks';
 /** Dead deliveries one replay-since call starts (the answer says when more are left). */
 const REPLAY_BATCH = 1000;
 
@@ -85,8 +85,8 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
   const errors = { 400: errorResponse, 401: errorResponse, 404: errorResponse };
 
   /** The caller's endpoint, or 404. */
-  async function ownEndpoint(merchantId: string, id: string) {
-    const endpoint = await db.webhookEndpoint.findFirst({ where: { id, merchantId } });
+  async function ownEndpoint(data: MerchantScope, id: string) {
+    const endpoint = await data.webhookEndpoints.findFirst({ where: { id } });
     if (!endpoint) throw notFound('webhook endpoint');
     return endpoint;
   }
@@ -107,15 +107,17 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
 
   // ---- endpoints -------------------------------------------------------------------------------------------
 
-  app.get(`${PREFIX}/endpoints`, {
+  app.get('/endpoints', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'webhooks:read' },
     schema: { tags, summary: 'The shop\'s webhook endpoints, oldest first', ...auth, response: { 200: endpointList, 401: errorResponse } },
   }, async (request) => ({
-    items: (await db.webhookEndpoint.findMany({ where: { merchantId: request.merchant.merchantId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] })).map(toEndpointView),
+    items: (await request.merchantData.webhookEndpoints.findMany({ orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] })).map(toEndpointView),
   }));
 
-  app.post(`${PREFIX}/endpoints`, {
+  app.post('/endpoints', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'webhooks:write' },
     schema: {
       tags,
       summary: 'Add a webhook endpoint; its signing secret is in this answer only',
@@ -125,32 +127,34 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
       response: { 201: endpointCreated, ...errors, 409: errorResponse },
     },
   }, async (request, reply) => {
-    const { merchantId } = request.merchant;
+    const data = request.merchantData;
     const body = request.body;
     await checkUrl(body.url);
-    if ((await db.webhookEndpoint.count({ where: { merchantId } })) >= MAX_WEBHOOK_ENDPOINTS) {
+    if ((await data.webhookEndpoints.count()) >= MAX_WEBHOOK_ENDPOINTS) {
       throw new AppError('CONFLICT', `At most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints per shop: delete one first`);
     }
     const id = randomUUID();
     const secret = newWebhookSecret();
     const enabled = body.enabled ?? true;
-    const created = await db.webhookEndpoint.create({
+    const created = await data.webhookEndpoints.create({
       data: {
-        id, merchantId, url: body.url, description: body.description ?? '', eventTypes: body.eventTypes ?? [], enabled,
+        id, url: body.url, description: body.description ?? '', eventTypes: body.eventTypes ?? [], enabled,
         ...(enabled ? {} : { disabledReason: 'merchant', disabledAt: new Date() }),
-        secretEnc: sealEndpointSecret(secrets, merchantId, id, secret),
+        secretEnc: sealEndpointSecret(secrets, data.merchantId, id, secret),
       },
     });
     return reply.code(201).send({ ...toEndpointView(created), secret });
   });
 
-  app.get(`${PREFIX}/endpoints/:id`, {
+  app.get('/endpoints/:id', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'webhooks:read' },
     schema: { tags, summary: 'One webhook endpoint (never its secret)', ...auth, params: endpointIdParams, response: { 200: endpointView, ...errors } },
-  }, async (request) => toEndpointView(await ownEndpoint(request.merchant.merchantId, request.params.id)));
+  }, async (request) => toEndpointView(await ownEndpoint(request.merchantData, request.params.id)));
 
-  app.patch(`${PREFIX}/endpoints/:id`, {
+  app.patch('/endpoints/:id', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'webhooks:write' },
     schema: {
       tags,
       summary: 'Change a webhook endpoint: URL, description, event filter, enabled',
@@ -161,23 +165,24 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
       response: { 200: endpointView, ...errors },
     },
   }, async (request) => {
-    const { merchantId } = request.merchant;
-    const endpoint = await ownEndpoint(merchantId, request.params.id);
+    const data = request.merchantData;
+    const endpoint = await ownEndpoint(data, request.params.id);
     const body = request.body;
     if (body.url !== undefined && body.url !== endpoint.url) await checkUrl(body.url);
-    const data: Prisma.WebhookEndpointUpdateManyMutationInput = {
+    const change: Prisma.WebhookEndpointUpdateManyMutationInput = {
       ...(body.url !== undefined ? { url: body.url } : {}),
       ...(body.description !== undefined ? { description: body.description } : {}),
       ...(body.eventTypes !== undefined ? { eventTypes: body.eventTypes } : {}),
     };
-    if (body.enabled === true && !endpoint.enabled) Object.assign(data, { enabled: true, disabledReason: null, disabledAt: null, failingSince: null, healthWatchedSince: null });
-    if (body.enabled === false && endpoint.enabled) Object.assign(data, { enabled: false, disabledReason: 'merchant', disabledAt: new Date() });
-    await db.webhookEndpoint.updateMany({ where: { id: endpoint.id, merchantId }, data });
-    return toEndpointView(await ownEndpoint(merchantId, endpoint.id));
+    if (body.enabled === true && !endpoint.enabled) Object.assign(change, { enabled: true, disabledReason: null, disabledAt: null, failingSince: null, healthWatchedSince: null });
+    if (body.enabled === false && endpoint.enabled) Object.assign(change, { enabled: false, disabledReason: 'merchant', disabledAt: new Date() });
+    await data.webhookEndpoints.updateMany({ where: { id: endpoint.id }, data: change });
+    return toEndpointView(await ownEndpoint(data, endpoint.id));
   });
 
-  app.delete(`${PREFIX}/endpoints/:id`, {
+  app.delete('/endpoints/:id', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'webhooks:write' },
     schema: {
       tags,
       summary: 'Delete a webhook endpoint, its deliveries and their log',
@@ -187,13 +192,14 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
       response: { 200: endpointDeleted, 401: errorResponse, 404: errorResponse },
     },
   }, async (request) => {
-    const { count } = await db.webhookEndpoint.deleteMany({ where: { id: request.params.id, merchantId: request.merchant.merchantId } });
+    const { count } = await request.merchantData.webhookEndpoints.deleteMany({ where: { id: request.params.id } });
     if (count === 0) throw notFound('webhook endpoint');
     return { deleted: true as const, id: request.params.id };
   });
 
-  app.post(`${PREFIX}/endpoints/:id/rotate-secret`, {
+  app.post('/endpoints/:id/rotate-secret', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'webhooks:write' },
     schema: {
       tags,
       summary: 'Rotate the signing secret; the new secret is in this answer only',
@@ -203,15 +209,16 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
       response: { 200: secretRotated, ...errors },
     },
   }, async (request) => {
-    const { merchantId } = request.merchant;
-    const endpoint = await ownEndpoint(merchantId, request.params.id);
+    const data = request.merchantData;
+    const endpoint = await ownEndpoint(data, request.params.id);
     const rotated = await rotateEndpointSecret(db, secrets, endpoint, SECRET_ROTATION_OVERLAP_MS);
     if (!rotated) throw new AppError('CONFLICT', 'The secret was rotated at the same moment: try again');
-    return { endpoint: toEndpointView(await ownEndpoint(merchantId, endpoint.id)), secret: rotated.secret, previousSecretExpiresAt: rotated.previousSecretExpiresAt.toISOString() };
+    return { endpoint: toEndpointView(await ownEndpoint(data, endpoint.id)), secret: rotated.secret, previousSecretExpiresAt: rotated.previousSecretExpiresAt.toISOString() };
   });
 
-  app.post(`${PREFIX}/endpoints/:id/test`, {
+  app.post('/endpoints/:id/test', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'webhooks:write' },
     schema: {
       tags,
       summary: 'Send a test event (webhook.test) to this endpoint',
@@ -221,8 +228,8 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
       response: { 202: testSent, ...errors, 409: errorResponse },
     },
   }, async (request, reply) => {
-    const { merchantId } = request.merchant;
-    const endpoint = await ownEndpoint(merchantId, request.params.id);
+    const { merchantId } = request.merchantData;
+    const endpoint = await ownEndpoint(request.merchantData, request.params.id);
     enabledOrRefuse(endpoint);
     const event = await recordMerchantEvent(db, {
       merchantId, type: 'webhook.test', factKey: factKeyOf('webhook.test', randomUUID()),
@@ -233,8 +240,9 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
     return reply.code(202).send({ eventId: event.id, deliveryId });
   });
 
-  app.post(`${PREFIX}/endpoints/:id/replay`, {
+  app.post('/endpoints/:id/replay', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'webhooks:write' },
     schema: {
       tags,
       summary: 'Replay every dead delivery of this endpoint since a time',
@@ -245,8 +253,8 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
       response: { 202: replaysStarted, ...errors, 409: errorResponse },
     },
   }, async (request, reply) => {
-    const { merchantId } = request.merchant;
-    const endpoint = await ownEndpoint(merchantId, request.params.id);
+    const { merchantId } = request.merchantData;
+    const endpoint = await ownEndpoint(request.merchantData, request.params.id);
     enabledOrRefuse(endpoint);
     const { deliveryIds, more } = await replayDeadDeliveriesSince(db, starter, { merchantId, endpointId: endpoint.id, since: new Date(request.body.since) }, REPLAY_BATCH);
     return reply.code(202).send({ replayed: deliveryIds.length, deliveryIds, more });
@@ -254,8 +262,9 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
 
   // ---- deliveries ------------------------------------------------------------------------------------------
 
-  app.get(`${PREFIX}/deliveries`, {
+  app.get('/deliveries', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'webhooks:read' },
     schema: {
       tags,
       summary: 'Deliveries, newest first (status=dead: the dead-letter list)',
@@ -265,9 +274,8 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
     },
   }, async (request) => {
     const q = request.query;
-    const rows = await db.webhookDelivery.findMany({
+    const rows = await request.merchantData.webhookDeliveries.findMany({
       where: {
-        merchantId: request.merchant.merchantId,
         ...(q.endpointId ? { endpointId: q.endpointId } : {}),
         ...(q.status ? { status: q.status } : {}),
         ...(q.eventType ? { eventType: q.eventType } : {}),
@@ -280,15 +288,16 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
     return { items: items.map(toDeliveryView), nextCursor };
   });
 
-  app.get(`${PREFIX}/deliveries/:id`, {
+  app.get('/deliveries/:id', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'webhooks:read' },
     schema: { tags, summary: 'One delivery with the event it carries and every attempt (status, duration, the first 1 KB of the answer)', ...auth, params: deliveryIdParams, response: { 200: deliveryDetail, ...errors } },
   }, async (request) => {
     // One snapshot: the delivery row and its attempts are read by separate queries, and an attempt commits both at
     // once; read apart, a page could show an attempt logged while the delivery still says none (no next attempt).
-    const d = await db.$transaction(
-      (tx) => tx.webhookDelivery.findFirst({
-        where: { id: request.params.id, merchantId: request.merchant.merchantId },
+    const d = await request.merchantData.transaction(
+      (data) => data.webhookDeliveries.findFirst({
+        where: { id: request.params.id },
         include: { attemptLog: { orderBy: { number: 'asc' } }, event: { select: { payload: true } }, endpoint: { select: { url: true } } },
       }),
       { isolationLevel: 'RepeatableRead' },
@@ -297,8 +306,9 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
     return { ...toDeliveryView(d), endpointUrl: d.endpoint.url, payload: payloadOf(d.event), attemptLog: d.attemptLog.map(toAttemptView) };
   });
 
-  app.post(`${PREFIX}/deliveries/:id/replay`, {
+  app.post('/deliveries/:id/replay', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'webhooks:write' },
     schema: {
       tags,
       summary: 'Replay one delivery (dead or succeeded) with the same webhook-id',
@@ -308,7 +318,7 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
       response: { 202: replayStarted, ...errors, 409: errorResponse },
     },
   }, async (request, reply) => {
-    const d = await db.webhookDelivery.findFirst({ where: { id: request.params.id, merchantId: request.merchant.merchantId }, include: { endpoint: true } });
+    const d = await request.merchantData.webhookDeliveries.findFirst({ where: { id: request.params.id }, include: { endpoint: true } });
     if (!d) throw notFound('delivery');
     enabledOrRefuse(d.endpoint);
     if (d.status === 'pending') throw new AppError('WEBHOOK_DELIVERY_IN_PROGRESS', 'This delivery is still being attempted: wait for its outcome');
@@ -317,13 +327,14 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
 
   // ---- events ----------------------------------------------------------------------------------------------
 
-  app.get(`${PREFIX}/events`, {
+  app.get('/events', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'webhooks:read' },
     schema: { tags, summary: 'The shop\'s events, newest first', ...auth, querystring: eventsQuery, response: { 200: eventsPage, 400: errorResponse, 401: errorResponse } },
   }, async (request) => {
     const q = request.query;
-    const rows = await db.merchantEvent.findMany({
-      where: { merchantId: request.merchant.merchantId, ...(q.type ? { type: q.type } : {}), AND: pages.after(q.cursor) },
+    const rows = await request.merchantData.merchantEvents.findMany({
+      where: { ...(q.type ? { type: q.type } : {}), AND: pages.after(q.cursor) },
       orderBy: pages.orderBy,
       take: pages.take(q.limit),
     });
@@ -331,11 +342,12 @@ export const merchantWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
     return { items: items.map(toEventView), nextCursor };
   });
 
-  app.get(`${PREFIX}/events/:id`, {
+  app.get('/events/:id', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'webhooks:read' },
     schema: { tags, summary: 'One event with its deliveries', ...auth, params: eventIdParams, response: { 200: eventDetail, ...errors } },
   }, async (request) => {
-    const e = await db.merchantEvent.findFirst({ where: { id: request.params.id, merchantId: request.merchant.merchantId }, include: { deliveries: { orderBy: { createdAt: 'asc' } } } });
+    const e = await request.merchantData.merchantEvents.findFirst({ where: { id: request.params.id }, include: { deliveries: { orderBy: { createdAt: 'asc' } } } });
     if (!e) throw notFound('event');
     return { ...toEventView(e), deliveries: e.deliveries.map(toDeliveryView) };
   });

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { type RouteDeps } from '../../route-deps.js';
+import type { MerchantScope } from '../../../model/merchant-scope.js';
 import { AppError } from '../../../domain/errors.js';
 import { CHECKOUT_STATUSES, refundableMinor, refundRefusal } from '../../../domain/checkout-status.js';
 import { refundBalanceOf } from '../../../model/refunds.js';
@@ -65,13 +66,11 @@ const backfillResponse = z
   .meta({ id: 'StatusSync' });
 
 export const orderActionRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
-  const { db } = deps;
-
   /** The caller's own order (never a preview); another merchant's token is as unknown as a made-up one. */
-  async function ownOrder(merchantId: string, token: string) {
+  async function ownOrder(data: MerchantScope, token: string) {
     const session = isCheckoutToken(token)
-      ? await db.checkoutSession.findFirst({
-        where: { token, merchantId, source: { not: 'preview' } },
+      ? await data.checkoutSessions.findFirst({
+        where: { token, source: { not: 'preview' } },
         select: { token: true, merchantId: true, platform: true, status: true, paymentMethod: true, totalMinor: true, currency: true, refundedMinor: true, discountMinor: true, items: true, orderBumps: true },
       })
       : null;
@@ -79,8 +78,9 @@ export const orderActionRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
     return session;
   }
 
-  app.post('/api/checkout/merchant/orders/:token/refund', {
+  app.post('/orders/:token/refund', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'orders:write' },
     schema: {
       tags,
       summary: 'Refund an order, in full or in part, through the processor and on the store',
@@ -99,7 +99,8 @@ export const orderActionRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
       response: { 202: refundResponse, 400: errorResponse, 401: errorResponse, 404: errorResponse, 409: errorResponse, 422: errorResponse, 502: errorResponse, 504: errorResponse },
     },
   }, async (request, reply) => {
-    const session = await ownOrder(request.merchant.merchantId, request.params.token);
+    const data = request.merchantData;
+    const session = await ownOrder(data, request.params.token);
     const body = request.body ?? {};
     // The order's lines as the store got them (cart lines, then order bumps): what `lines` points into.
     const orderLines = [...sessionLines(session.items), ...sessionBumpLines(session.orderBumps)];
@@ -112,7 +113,7 @@ export const orderActionRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
     const seen = new Set<number>();
     (body.lines ?? []).forEach((l, i) => (seen.has(l.line) ? (fields[`body.lines.${i}.line`] = `line ${l.line} is listed twice`) : seen.add(l.line)));
     if (Object.keys(fields).length) throw new AppError('INVALID_INPUT', Object.values(fields)[0]!, { fields });
-    const balance = refundBalanceOf(session, await db.refund.findMany({ where: { token: session.token, state: 'requested' }, select: { state: true, amountMinor: true } }));
+    const balance = refundBalanceOf(session, await data.refunds.findMany({ where: { token: session.token, state: 'requested' }, select: { state: true, amountMinor: true } }));
     // The lines' value as the shopper paid it: their price less their share of the discount (spread in proportion).
     const merchandise = orderLines.reduce((n, l) => n + l.unitPrice * l.quantity, 0);
     const paidShare = merchandise > 0 ? Math.max(0, merchandise - session.discountMinor) / merchandise : 1;
@@ -126,8 +127,9 @@ export const orderActionRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
     return reply.code(202).send(result);
   });
 
-  app.post('/api/checkout/merchant/orders/:token/backfill-status', {
+  app.post('/orders/:token/backfill-status', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'orders:write' },
     schema: {
       tags,
       summary: "Force a status sync: ask the processor for the payment's status (and the store whether a COD order was marked paid)",
@@ -142,7 +144,7 @@ export const orderActionRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
       response: { 200: backfillResponse, 401: errorResponse, 404: errorResponse, 409: errorResponse, 502: errorResponse, 504: errorResponse },
     },
   }, async (request) => {
-    const session = await ownOrder(request.merchant.merchantId, request.params.token);
+    const session = await ownOrder(request.merchantData, request.params.token);
     return updateCheckout(deps, session, backfillStatusUpdate);
   });
 };

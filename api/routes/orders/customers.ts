@@ -9,7 +9,8 @@ import type { z } from 'zod';
 import { type RouteDeps } from '../../route-deps.js';
 import { AppError } from '../../../domain/errors.js';
 import { ORDER_VIEWS } from '../../../domain/stats.js';
-import { Prisma, type Db } from '../../../prisma/client.js';
+import { Prisma } from '../../../prisma/client.js';
+import type { MerchantScope } from '../../../model/merchant-scope.js';
 import { errorResponse } from '../../schemas/common.js';
 import { customerDetail, customerParams, customersPage, customersQuery, type customerSummary } from '../../schemas/customers.js';
 import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../../schemas/pagination.js';
@@ -52,18 +53,18 @@ const literal = (s: string) => s.replace(/[\\%_]/g, '\\$&');
  * The customers of the merchant: `only` one email, or those matching `q`, after `cursor`, at most `take`. Paid orders
  * grouped by (email, currency) first, then by email: the totals per currency come out of the same pass.
  */
-async function readCustomers(db: Db, merchantId: string, o: { only?: string; q?: string; after?: { at: Date; email: string }; take: number }): Promise<Row[]> {
+async function readCustomers(data: MerchantScope, o: { only?: string; q?: string; after?: { at: Date; email: string }; take: number }): Promise<Row[]> {
   const byEmail = o.only !== undefined ? Prisma.sql`AND lower(email) = ${o.only}` : Prisma.empty;
   const search = o.q
     ? Prisma.sql`WHERE (c.email LIKE ${`${literal(o.q.toLowerCase())}%`} OR lower(coalesce(c.name, '')) LIKE ${`%${literal(o.q.toLowerCase())}%`})`
     : Prisma.sql`WHERE true`;
   const after = o.after ? Prisma.sql`AND (c.last_order_at, c.email) < (${o.after.at}::timestamptz, ${o.after.email})` : Prisma.empty;
-  return db.$queryRaw<Row[]>`
+  return data.queryRaw<Row[]>(Prisma.sql`
     WITH paid AS (
       SELECT lower(email) AS email, currency, coalesce(total_minor, 0) AS total_minor, refunded_minor, created_at,
              nullif(btrim(shipping_address->>'name'), '') AS name
       FROM checkout_sessions
-      WHERE merchant_id = ${merchantId}::uuid AND source <> 'preview' AND email IS NOT NULL AND status IN (${PAID}) ${byEmail}
+      WHERE merchant_id = ${data.merchantId}::uuid AND source <> 'preview' AND email IS NOT NULL AND status IN (${PAID}) ${byEmail}
     ), per_currency AS (
       SELECT email, currency, count(*) AS n, sum(total_minor) AS spent, sum(refunded_minor) AS refunded,
              min(created_at) AS first_at, max(created_at) AS last_at,
@@ -78,7 +79,7 @@ async function readCustomers(db: Db, merchantId: string, o: { only?: string; q?:
     SELECT c.email, c.name, c.orders, c.first_order_at, c.last_order_at, c.totals FROM c
     ${search} ${after}
     ORDER BY c.last_order_at DESC, c.email DESC
-    LIMIT ${o.take}`;
+    LIMIT ${o.take}`);
 }
 
 function toSummary(r: Row): Summary {
@@ -93,11 +94,11 @@ function toSummary(r: Row): Summary {
   };
 }
 
-export const customerRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
-  const { db } = deps;
+export const customerRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app) => {
 
-  app.get('/api/checkout/merchant/customers', {
+  app.get('/customers', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'orders:read' },
     schema: {
       tags,
       summary: 'Your customers: shoppers with a paid order, one per email, latest order first',
@@ -114,14 +115,15 @@ export const customerRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
   }, async (request) => {
     const { q, cursor, limit } = request.query;
     const size = limit ?? PAGE_SIZE_DEFAULT;
-    const rows = await readCustomers(db, request.merchant.merchantId, { q, after: cursor ? decodeCursor(cursor) : undefined, take: size + 1 });
+    const rows = await readCustomers(request.merchantData, { q, after: cursor ? decodeCursor(cursor) : undefined, take: size + 1 });
     const items = rows.slice(0, size);
     const last = items[items.length - 1];
     return { items: items.map(toSummary), nextCursor: rows.length > size && last ? encodeCursor(last) : null };
   });
 
-  app.get('/api/checkout/merchant/customers/:email', {
+  app.get('/customers/:email', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'orders:read' },
     schema: {
       tags,
       summary: 'One customer with their orders',
@@ -134,12 +136,12 @@ export const customerRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     },
   }, async (request) => {
     const email = request.params.email.trim().toLowerCase();
-    const { merchantId } = request.merchant;
-    const [row] = await readCustomers(db, merchantId, { only: email, take: 1 });
+    const data = request.merchantData;
+    const [row] = await readCustomers(data, { only: email, take: 1 });
     if (!row) throw new AppError('NOT_FOUND', 'No customer with this email in your shop');
     // The stored emails are lower-case (api/schemas/text.ts emailAddress); `mode: insensitive` finds older rows too.
-    const sessions = await db.checkoutSession.findMany({
-      where: { AND: [{ merchantId, email: { equals: email, mode: 'insensitive' } }, ORDER_WHERE] },
+    const sessions = await data.checkoutSessions.findMany({
+      where: { AND: [{ email: { equals: email, mode: 'insensitive' } }, ORDER_WHERE] },
       orderBy: [{ createdAt: 'desc' }, { token: 'desc' }],
       take: DETAIL_ORDERS + 1,
     });

@@ -14,7 +14,7 @@ import { orderNumberLabel, storeOrderOf } from '../../../domain/store-order.js';
 import { errorResponse } from '../../schemas/common.js';
 import { ordersExportQuery } from '../../schemas/orders.js';
 import { customerNameOf, filteredOrdersWhere, orderPages, paymentMethodOf } from './index.js';
-import type { Db } from '../../../prisma/client.js';
+import type { MerchantScope } from '../../../model/merchant-scope.js';
 
 /** Rows read per query. */
 export const EXPORT_PAGE_SIZE = 500;
@@ -39,12 +39,12 @@ function countryOf(address: unknown): string | null {
   return typeof country === 'string' ? country : null;
 }
 
-/** The export's text, header first, a page of rows at a time. */
-export async function* ordersCsv(db: Db, where: ReturnType<typeof filteredOrdersWhere>): AsyncGenerator<string> {
+/** The export's text, header first, a page of rows at a time: the merchant's orders that `where` selects. */
+export async function* ordersCsv(data: MerchantScope, where: ReturnType<typeof filteredOrdersWhere>): AsyncGenerator<string> {
   yield UTF8_BOM + csvRecord(EXPORT_COLUMNS);
   let cursor: string | undefined;
   do {
-    const rows = await db.checkoutSession.findMany({ where: { AND: [where, ...orderPages.after(cursor)] }, orderBy: orderPages.orderBy, take: EXPORT_PAGE_SIZE + 1, select });
+    const rows = await data.checkoutSessions.findMany({ where: { AND: [where, ...orderPages.after(cursor)] }, orderBy: orderPages.orderBy, take: EXPORT_PAGE_SIZE + 1, select });
     const { items, nextCursor } = orderPages.page(rows, EXPORT_PAGE_SIZE);
     let chunk = '';
     for (const s of items) {
@@ -78,11 +78,11 @@ export async function* ordersCsv(db: Db, where: ReturnType<typeof filteredOrders
   } while (cursor);
 }
 
-export const orderExportRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
-  const { db } = deps;
+export const orderExportRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app) => {
 
-  app.get('/api/checkout/merchant/orders/export.csv', {
+  app.get('/orders/export.csv', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'orders:read' },
     schema: {
       tags: ['orders'],
       summary: 'Your orders as CSV, filtered as the list',
@@ -101,14 +101,14 @@ export const orderExportRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
       },
     },
   }, async (request, reply) => {
-    const { merchantId } = request.merchant;
-    const merchant = await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { slug: true } });
-    const where = filteredOrdersWhere(merchantId, request.query);
+    const data = request.merchantData;
+    const merchant = await data.merchant.get({ select: { slug: true } });
+    const where = filteredOrdersWhere(request.query);
     const day = new Date().toISOString().slice(0, 10);
     return reply
       .type('text/csv; charset=utf-8')
       .header('content-disposition', `attachment; filename="orders-${merchant.slug}-${day}.csv"`)
       .header('cache-control', 'private, no-store')
-      .send(Readable.from(ordersCsv(db, where)) as unknown as string);
+      .send(Readable.from(ordersCsv(data, where)) as unknown as string);
   });
 };

@@ -52,7 +52,8 @@ export const orderPages = keysetPages('token', isCheckoutToken);
 const literal = (s: string) => s.replace(/[\\%_]/g, '\\$&');
 
 /** The merchant's orders the filters select (the list's and the CSV export's: the same rows). */
-export function filteredOrdersWhere(merchantId: string, query: OrderFilters): Prisma.CheckoutSessionWhereInput {
+/** The orders the filters select, within the merchant scope the query runs in (request.merchantData). */
+export function filteredOrdersWhere(query: OrderFilters): Prisma.CheckoutSessionWhereInput {
   const and: Prisma.CheckoutSessionWhereInput[] = [ORDER_WHERE];
   if (query.view) and.push({ status: { in: [...ORDER_VIEWS[query.view]] } });
   if (query.status) and.push({ status: { in: query.status } });
@@ -72,11 +73,11 @@ export function filteredOrdersWhere(merchantId: string, query: OrderFilters): Pr
       ],
     });
   }
-  return { merchantId, AND: and };
+  return { AND: and };
 }
 
-function listWhere(merchantId: string, query: OrdersQuery): Prisma.CheckoutSessionWhereInput {
-  return { AND: [filteredOrdersWhere(merchantId, query), ...orderPages.after(query.cursor)] };
+function listWhere(query: OrdersQuery): Prisma.CheckoutSessionWhereInput {
+  return { AND: [filteredOrdersWhere(query), ...orderPages.after(query.cursor)] };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -283,11 +284,11 @@ export function mergeTimeline(session: CheckoutSession, events: SessionEvent[], 
 
 // ---------------------------------------------------------------------------------------------------
 
-export const ordersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
-  const { db } = deps;
+export const ordersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app) => {
 
-  app.get('/api/checkout/merchant/orders', {
+  app.get('/orders', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'orders:read' },
     schema: {
       tags,
       summary: "The merchant's orders, newest first, with cursor pagination and filters",
@@ -312,8 +313,8 @@ export const ordersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
     },
   }, async (request) => {
     const query = request.query;
-    const rows = await db.checkoutSession.findMany({
-      where: listWhere(request.merchant.merchantId, query),
+    const rows = await request.merchantData.checkoutSessions.findMany({
+      where: listWhere(query),
       orderBy: orderPages.orderBy,
       take: orderPages.take(query.limit),
     });
@@ -321,8 +322,9 @@ export const ordersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
     return { items: items.map(toOrderSummary), nextCursor };
   });
 
-  app.get('/api/checkout/merchant/orders/:token', {
+  app.get('/orders/:token', {
     onRequest: app.authenticate,
+    config: { apiKeyScope: 'orders:read' },
     schema: {
       tags,
       summary: 'One order with its full timeline',
@@ -341,20 +343,21 @@ export const ordersRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
   }, async (request) => {
     const { token } = request.params;
     if (!isCheckoutToken(token)) throw noOrder();
-    const session = await db.checkoutSession.findFirst({ where: { AND: [{ token, merchantId: request.merchant.merchantId }, ORDER_WHERE] } });
+    const data = request.merchantData;
+    const session = await data.checkoutSessions.findFirst({ where: { AND: [{ token }, ORDER_WHERE] } });
     if (!session) throw noOrder();
-    const events = await db.sessionEvent.findMany({ where: { token }, orderBy: [{ at: 'asc' }] });
+    const events = await data.sessionEvents.findMany({ where: { token }, orderBy: [{ at: 'asc' }] });
     const sentKinds = events.filter((e) => e.type === 'email_sent').map((e) => String(record(e.data).kind));
-    const upsells = await db.upsellPurchase.findMany({ where: { token }, orderBy: [{ createdAt: 'asc' }] });
-    const refunds = await db.refund.findMany({ where: { token }, orderBy: [{ createdAt: 'asc' }] });
+    const upsells = await data.upsellPurchases.findMany({ where: { token }, orderBy: [{ createdAt: 'asc' }] });
+    const refunds = await data.refunds.findMany({ where: { token }, orderBy: [{ createdAt: 'asc' }] });
     const keys = [
       ...[...new Set<string>([...ORDER_EMAIL_KINDS, ...sentKinds])].filter((kind) => kind !== 'upsell_confirmation').map((kind) => orderEmailIdempotencyKey(kind as OrderEmailKind, token)),
       ...upsells.map((u) => upsellEmailIdempotencyKey(token, u.upsellId)),
       ...refunds.flatMap((r) => (['refund_confirmation', 'store_refund_problem', 'merchant_refund_notification'] as const).map((kind) => refundEmailIdempotencyKey(kind, token, r.id))),
     ];
     const [deliveries, emails] = await Promise.all([
-      db.processorWebhookDelivery.findMany({ where: { sessionToken: token, merchantId: session.merchantId, signatureValid: true }, orderBy: [{ receivedAt: 'asc' }], omit: { rawBody: true } }),
-      db.emailMessage.findMany({ where: { merchantId: session.merchantId, idempotencyKey: { in: keys } }, orderBy: [{ createdAt: 'asc' }] }),
+      data.processorWebhookDeliveries.findMany({ where: { sessionToken: token, signatureValid: true }, orderBy: [{ receivedAt: 'asc' }], omit: { rawBody: true } }),
+      data.emailMessages.findMany({ where: { idempotencyKey: { in: keys } }, orderBy: [{ createdAt: 'asc' }] }),
     ]);
     const lines = (stored: SessionLine[], orderBump: boolean) =>
       stored.map((i) => ({ title: i.title, variantTitle: i.variantTitle, quantity: i.quantity, unitPrice: i.unitPrice, orderBump }));
