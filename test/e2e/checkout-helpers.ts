@@ -12,6 +12,9 @@ import { setAppEmbed } from '../../scripts/lib/theme-extension.js';
 import { DEMO_APP } from '../../sandbox/storefront-a/simulator.js';
 import { DEMO_STORE, type BOrder, type Store as StorefrontBStore } from '../../sandbox/storefront-b/state.js';
 import { givePaidPlan } from '../harness/billing.js';
+import { Worker } from '@temporalio/worker';
+import { testWorkflowBundle } from '../harness/temporal.js';
+import { checkoutWorkflowId } from '../../workflows/checkout.messages.js';
 
 export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -250,5 +253,15 @@ export async function expectCompletedWithOneOrderAndTwoEmails(stack: TestStack, 
   await stack.sims.processor.webhooks.idle();
   expect(ordersFor()).toBe(1);
   expect(emailsOf(stack, token, merchantEmail).toShopper).toHaveLength(1);
+  await expectHistoryReplays(stack, token);
   return row;
+}
+
+/**
+ * The session's workflow history, as far as it goes, replays against the same code: a worker restarted at any point
+ * resumes the run (local activities in flight at once, or a command that depends on timing, would fail here).
+ */
+export async function expectHistoryReplays(stack: TestStack, token: string) {
+  const history = await stack.temporal.client.workflow.getHandle(checkoutWorkflowId(token)).fetchHistory();
+  await expect(Worker.runReplayHistory({ workflowBundle: testWorkflowBundle() }, history, checkoutWorkflowId(token))).resolves.toBeUndefined();
 }
