@@ -1,7 +1,7 @@
 // Lint rules that protect the design: workflow code stays deterministic (no I/O imports), the layers import
 // downwards only (api/ and activities/ share model/, never each other; simulators are witnesses written from the
-// platforms' documentation, not from our clients; test helpers stay in test/). None of these rules needs types, so
-// ESLint parses each file alone. The rules that need types (no promise left floating or misused) run in oxlint on
+// platforms' documentation, not from our clients; test helpers stay in test/, and neither production code nor
+// scripts/ imports them). None of these rules needs types, so ESLint parses each file alone. The rules that need types (no promise left floating or misused) run in oxlint on
 // TypeScript 7's native checker: .oxlintrc.json.
 import tseslint from 'typescript-eslint';
 
@@ -75,6 +75,13 @@ export default tseslint.config(
   },
   {
     files: ['domain/**/*.ts', 'integrations/**/*.ts', 'security/**/*.ts', 'config/**/*.ts', 'prisma/**/*.ts', 'web/**/*.ts', 'web/**/*.tsx'],
+    ignores: testFiles,
+    rules: restrict(TEST_HELPERS),
+  },
+  {
+    // Scripts (npm start, the benches, migration-diff) run outside the tests: what they share with the harness (the
+    // service stack, the throwaway PostgreSQL, the seeds) lives in scripts/lib/, and test/harness imports it from there.
+    files: ['scripts/**/*.ts'],
     ignores: testFiles,
     rules: restrict(TEST_HELPERS),
   },
