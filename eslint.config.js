@@ -1,7 +1,7 @@
 // Lint rules that protect the design: workflow code stays deterministic (no I/O imports), the layers import
 // downwards only (api/ and activities/ share model/, never each other; simulators are witnesses written from the
-// platforms' documentation, not from our clients; test helpers stay in test/). None of these rules needs types, so
-// ESLint parses each file alone. The rules that need types (no promise left floating or misused) run in oxlint on
+// platforms' documentation, not from our clients; test helpers stay in test/, and neither production code nor
+// scripts/ imports them). None of these rules needs types, so ESLint parses each file alone. The rules that need types (no promise left floating or misused) run in oxlint on
 // TypeScript 7's native checker: .oxlintrc.json.
 import tseslint from 'typescript-eslint';
 
@@ -20,7 +20,7 @@ const restrict = (...patterns) => ({ '@typescript-eslint/no-restricted-imports':
 const testFiles = ['**/*.test.ts', '**/*.test.tsx', 'test/**'];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'generated/**', '.data/**', 'tools/**', 'web/dist/**', /* the SDK's build output (sdk/test/package.test.ts builds it) */ 'sdk/dist/**', '**/*.mjs', 'eslint.config.js', /* shipped into Shopify themes as plain ES5, tested in the browser */ 'plugins/storefront-a-theme-extension/assets/**', /* probes with the mistakes the lint rules must find (test/lint/) */ 'test/lint/fixtures/**'] },
+  { ignores: ['node_modules/**', 'generated/**', '.data/**', 'tools/**', 'web/dist/**', /* the SDK's build output (sdk/test/package.test.ts builds it) */ 'sdk/dist/**', '**/*.mjs', 'eslint.config.js', /* the script tag's build (web/script-tag/), copied there by scripts/web-build.ts */ 'plugins/storefront-a-theme-extension/assets/**', /* probes with the mistakes the lint rules must find (test/lint/) */ 'test/lint/fixtures/**'] },
   ...tseslint.configs.recommended,
   {
     rules: {
@@ -89,6 +89,13 @@ export default tseslint.config(
   },
   {
     files: ['domain/**/*.ts', 'integrations/**/*.ts', 'security/**/*.ts', 'config/**/*.ts', 'prisma/**/*.ts', 'web/**/*.ts', 'web/**/*.tsx'],
+    ignores: testFiles,
+    rules: restrict(TEST_HELPERS),
+  },
+  {
+    // Scripts (npm start, the benches, migration-diff) run outside the tests: what they share with the harness (the
+    // service stack, the throwaway PostgreSQL, the seeds) lives in scripts/lib/, and test/harness imports it from there.
+    files: ['scripts/**/*.ts'],
     ignores: testFiles,
     rules: restrict(TEST_HELPERS),
   },

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { MIGRATIONS_DIR } from '../prisma/migrate.js';
 import { diffSchemas, readSchema } from './lib/schema-diff.js';
-import { startPostgres } from '../test/harness/postgres.js';
+import { startPostgres } from './lib/stack/postgres.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,

@@ -1,7 +1,7 @@
 // The OpenAPI document as a file, for the TypeScript SDK (sdk/): built from the same app the server runs, with
 // the sandbox off and the default service domain, without a database or Temporal (nothing is queried to
 // describe the routes). `npm run sdk:generate` writes it to sdk/openapi.json and the SDK's types from it;
-// sdk/test/document.test.ts fails when the committed file no longer matches the app.
+// test/sdk/document.test.ts fails when the committed file no longer matches the app.
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -2,12 +2,15 @@
 // sources changed since its last build, and precompresses every asset (gzip, brotli) for the API to serve
 // as is. `npm start` and the browser tests call ensureWebBuild() so a fresh clone or an edited page is never
 // served stale. Each build goes to a temporary directory and replaces web/dist/<target> in one rename, under a
-// lock, so test files building at once (or a running `npm start`) never see half a build.
+// lock, so test files building at once (or a running `npm start`) never see half a build. The command also
+// copies the script tag's build into our theme app extension as its app embed's script (one source for both:
+// web/script-tag/); test/browser/app-embed-asset.test.ts fails while the committed copy differs from the build.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { THEME_EXTENSION_DIR } from './lib/theme-extension.js';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 export const WEB_DIR = path.join(REPO, 'web');
@@ -143,12 +146,26 @@ export async function ensureWebBuild(opts: { targets?: readonly WebTarget[]; for
   });
 }
 
+/** The script tag's build, as shipped: the app embed's script of our theme app extension (its block names it). */
+export const SCRIPT_TAG_BUILD = path.join(WEB_DIST, 'script-tag', 'script-tag.js');
+export const APP_EMBED_SCRIPT = path.join(THEME_EXTENSION_DIR, 'assets', 'checkout-embed.js');
+
+/** Copies the script tag's build over the app embed's script when they differ; answers whether it wrote. */
+export function copyScriptTagToAppEmbed(): boolean {
+  const built = readFileSync(SCRIPT_TAG_BUILD);
+  if (existsSync(APP_EMBED_SCRIPT) && readFileSync(APP_EMBED_SCRIPT).equals(built)) return false;
+  writeFileSync(APP_EMBED_SCRIPT, built);
+  return true;
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
   const force = process.argv.includes('--force');
   const named = process.argv.slice(2).filter((a): a is WebTarget => (WEB_TARGETS as readonly string[]).includes(a));
-  ensureWebBuild({ force, targets: named.length ? named : WEB_TARGETS, log: (line) => console.log(line) })
+  const targets = named.length ? named : WEB_TARGETS;
+  ensureWebBuild({ force, targets, log: (line) => console.log(line) })
     .then((r) => {
       if (!r.built.length) console.log('Web: web/dist is up to date (use --force to rebuild)');
+      if (targets.includes('script-tag') && copyScriptTagToAppEmbed()) console.log(`Web: wrote ${path.relative(REPO, APP_EMBED_SCRIPT)} (the script tag's build)`);
     })
     .catch((err: unknown) => {
       console.error(err);

@@ -7,7 +7,7 @@ import { createDb } from '../../prisma/client.js';
 import { migrate } from '../../prisma/migrate.js';
 import { hashPassword } from '../../security/passwords.js';
 import { loadConfig } from '../../config/index.js';
-import { startPostgres } from '../../test/harness/postgres.js';
+import { startPostgres } from '../lib/stack/postgres.js';
 
 export async function benchLoginTiming(rounds = 60): Promise<Record<string, number>> {
   const pg = await startPostgres();

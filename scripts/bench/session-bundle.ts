@@ -18,7 +18,7 @@ import { measureLoad, type Target } from './load.js';
 
 export const SESSION_BUNDLE_TARGET = 0.8;
 
-/** The pool size of the app's own client (test/harness/service-stack.ts), so the baseline gets no more connections. */
+/** The pool size of the app's own client (scripts/lib/stack/service-stack.ts), so the baseline gets no more connections. */
 const POOL_MAX = 10;
 
 export async function benchSessionBundle(opts: { sessions?: number; concurrency?: number; durationMs?: number; maxRequests?: number } = {}): Promise<Record<string, number>> {

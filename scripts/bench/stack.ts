@@ -1,7 +1,7 @@
 // What the checkout benchmarks run against, started once on first use and closed by scripts/bench.ts at the
 // end: a throwaway embedded PostgreSQL server (as the test harness runs it), migrated;
 // a Temporal dev server (the real server, in memory); the whole service as the end-to-end tests run it
-// (test/harness/service-stack.ts: every simulator on a loopback port, the API listening, a worker with every
+// (scripts/lib/stack/service-stack.ts: every simulator on a loopback port, the API listening, a worker with every
 // activity), with the rate limiters raised so they never answer 429 during a run; FX rates seeded as
 // `npm start` does; and one merchant who connected the processor and a storefront B store through the API.
 //
@@ -15,9 +15,9 @@ import { seedFxRatesIfEmpty } from '../../activities/fx-rates.js';
 import { migrate } from '../../prisma/migrate.js';
 import { DEMO_STORE, type Store } from '../../sandbox/storefront-b/state.js';
 import { handoffHeaders } from '../../integrations/storefront-b/handoff.js';
-import { startPostgres, type PostgresCluster } from '../../test/harness/postgres.js';
-import { startServiceStack, type ServiceStack } from '../../test/harness/service-stack.js';
-import { givePaidPlan } from '../../test/harness/billing.js';
+import { startPostgres, type PostgresCluster } from '../lib/stack/postgres.js';
+import { startServiceStack, type ServiceStack } from '../lib/stack/service-stack.js';
+import { givePaidPlan } from '../lib/stack/billing.js';
 import { startTemporalDevServer, type TemporalDevServer } from '../lib/temporal-dev-server.js';
 
 export interface BenchMerchant {

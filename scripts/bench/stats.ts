@@ -1,6 +1,6 @@
 // Statistics for a big merchant: N checkout sessions (`npm run bench -- stats <N>`, default 100k; ~3.6 timeline events
 // each) of one merchant, beside 20k of another, seeded in real PostgreSQL with one INSERT … SELECT over generate_series
-// (test/harness/stats-seed.ts; the rollup triggers run on every row), then VACUUM ANALYZE as autovacuum would do after
+// (scripts/lib/stack/stats-seed.ts; the rollup triggers run on every row), then VACUUM ANALYZE as autovacuum would do after
 // such a load. Measured over real loopback HTTP, one request at a time, interleaved one for one with the baseline: GET
 // /api/merchant/stats and /stats/funnel over the merchant's whole year (the worst case; whole UTC days from the daily
 // rollups, the two partial days from the sessions) and over the last 30 days (the dashboard's default), and the first
@@ -18,9 +18,9 @@ import { rawStats, rollupStats, statsGroupsSql } from '../../api/routes/merchant
 import { loadConfig } from '../../config/index.js';
 import { createDb, Prisma } from '../../prisma/client.js';
 import { migrate } from '../../prisma/migrate.js';
-import { startPostgres } from '../../test/harness/postgres.js';
+import { startPostgres } from '../lib/stack/postgres.js';
 import { atBenchExit } from './stack.js';
-import { seedCheckoutSessions } from '../../test/harness/stats-seed.js';
+import { seedCheckoutSessions } from '../lib/stack/stats-seed.js';
 import { percentile } from './load.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ensureWebBuild } from '../web-build.js';
 import { CHECKOUT_JS_BUDGET_BYTES, CHECKOUT_SCREEN_BUDGET_BYTES, pageWeight } from '../lib/web-size.js';
-import { CHROMIUM_ARGS } from '../../test/browser/chromium.js';
+import { CHROMIUM_ARGS } from '../lib/chromium.js';
 import { atBenchExit, benchStack, createSession, demoCart } from './stack.js';
 
 interface Raw {

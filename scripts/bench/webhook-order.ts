@@ -19,7 +19,7 @@ import { eventPayload } from '../../sandbox/processor/index.js';
 import { processorAad } from '../../model/connections.js';
 import { checkoutWorkflowId } from '../../workflows/checkout.messages.js';
 import type { BOrder } from '../../sandbox/storefront-b/state.js';
-import { uniqueTaskQueue } from '../../test/harness/service-stack.js';
+import { uniqueTaskQueue } from '../lib/stack/service-stack.js';
 import { api, benchStack, createSession, demoCart } from './stack.js';
 import { percentile } from './load.js';
 import { roundTripSignal, type RoundTripActivities, type RoundTripMessage } from './round-trip-workflow.js';

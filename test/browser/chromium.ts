@@ -1,23 +1,12 @@
-// Debian's Chromium for the browser tests and the Lighthouse benchmark, with the flags these machines need
-// (PLATFORM.md), and where screenshots go. No vitest here (the benchmarks use it too).
+// Debian's Chromium for the browser tests, with the flags these machines need (scripts/lib/chromium.ts, shared
+// with the Lighthouse benchmark), and where screenshots go.
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS } from '../../scripts/lib/chromium.js';
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-/** The flags these machines need (PLATFORM.md): no sandbox as root, no GPU, nothing phoning home. */
-export const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-dev-shm-usage',
-];
+export { CHROMIUM };
 
 export const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/browser/', import.meta.url));
 

@@ -1,13 +1,14 @@
 // The storefront A app embed's script (plugins/storefront-a-theme-extension) never blocks a sale: when the hosted checkout is not for this shop (Demo plan:
 // passthrough), when the service answers an error, or when it does not answer within 4 seconds, the shop's
 // checkout button still leads to the shop's own checkout. (The happy path, button → hosted checkout page, is
-// in checkout.test.ts.)
+// in checkout.test.ts.) The same script (web/script-tag/, one build) runs as a legacy script tag too: last test.
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { screenshot, useBrowserStack } from './harness.js';
 import { control, storefrontAMerchant } from '../e2e/checkout-helpers.js';
 import { STOREFRONT_A_API_VERSION } from '../../integrations/storefront-a/client.js';
 import type { SimShop } from '../../sandbox/storefront-a/state.js';
+import { DEMO_APP } from '../../sandbox/storefront-a/simulator.js';
 
 const b = useBrowserStack();
 
@@ -76,4 +77,20 @@ describe('the app embed falls back to the shop\'s own checkout', () => {
     await page.locator('[data-native-checkout]').waitFor({ timeout: 30_000 });
     expect(new URL(page.url()).pathname).toBe(nativeCheckout(shop));
   }, 90_000);
+});
+
+describe('the same script as a legacy script tag', () => {
+  it('given a shop with our script tag from before app embeds and no embed / the click goes to the hosted checkout, through the API the tag was loaded from', async () => {
+    const { stack } = b;
+    const { shop, id } = await storefrontAMerchant(stack, 'Legacy Tag Shop', { embed: false });
+    expect((await control(stack.urls.storefrontA, 'POST', `shops/${shop.host}/script-tags`, { clientId: DEMO_APP.clientId, src: `${stack.apiUrl}/script-tag.js` })).status).toBe(201);
+    const page = await (await b.newContext()).newPage();
+    await fillCart(page, shop, stack.urls.storefrontA);
+    expect(await page.locator('script#hosted-checkout-config').count()).toBe(0);
+    await page.locator('[data-storefront-checkout]').click();
+    await page.waitForURL(/^http:\/\/[a-z0-9-]+\.localhost:\d+\/checkout\/cs_[A-Za-z0-9_-]{32}$/, { timeout: 15_000 });
+    const token = new URL(page.url()).pathname.split('/').pop()!;
+    // A script tag has no block to read the storefront's language from: the session has none.
+    expect(await stack.database.db.checkoutSession.findUniqueOrThrow({ where: { token }, select: { merchantId: true, storeLocale: true } })).toEqual({ merchantId: id, storeLocale: null });
+  }, 60_000);
 });

@@ -3,7 +3,7 @@
 import type { Client } from '@temporalio/client';
 import { createActivities } from '../../activities/worker.js';
 import type { Config } from '../../config/index.js';
-import { startSandboxes, type Sandboxes } from './sandboxes.js';
+import { startSandboxes, type Sandboxes } from '../../scripts/lib/stack/sandboxes.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
 import { testConfig } from './config.js';
 

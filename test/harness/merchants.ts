@@ -1,6 +1,6 @@
 // A merchant row and a session token for it, for tests of merchant routes (registration itself is
 // tested through the API in api/routes/auth). It is on a paid plan unless asked to stay on Demo, so
-// checkouts of its store are not passed through (test/harness/billing.ts).
+// checkouts of its store are not passed through (scripts/lib/stack/billing.ts).
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../prisma/client.js';
 import { givePaidPlan, TEST_PAID_PLAN } from './billing.js';

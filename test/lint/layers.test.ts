@@ -17,14 +17,19 @@ describe('the layering rules', () => {
     ['a simulator importing our money code', 'sandbox/storefront-b/state.ts', "import { minorToDecimalString } from '../../domain/money.js'; void minorToDecimalString;", /Simulators count money as their platform does/],
     ['a simulator importing our discount arithmetic', 'sandbox/storefront-a/orders.ts', "import * as discounts from '../../domain/discounts.js'; void discounts;", /Simulators count money as their platform does/],
     ['production code importing a test helper', 'model/connections.ts', "import { startPostgres } from '../test/harness/postgres.js'; void startPostgres;", /Test helpers live in test\//],
+    ['a script importing a test helper', 'scripts/migration-diff.ts', "import { createTestDatabase } from '../test/harness/db.js'; void createTestDatabase;", /Test helpers live in test\//],
+    ['a bench importing a test helper', 'scripts/bench/stack.ts', "import { launchChromium } from '../../test/browser/chromium.js'; void launchChromium;", /Test helpers live in test\//],
   ])('given %s / lint refuses it', async (_what, file, line, message) => {
     const found = await restrictions(file, line);
     expect(found).toHaveLength(1);
     expect(found[0]).toMatch(message);
   });
 
-  it('given an activity importing a workflow type, and a route importing the model / lint lets both through', async () => {
+  it('given an activity importing a workflow type, a route importing the model, a bench and the harness importing scripts/lib / lint lets them through', async () => {
     expect(await restrictions('activities/email.ts', "import type { CheckoutWorkflowInput } from '../workflows/checkout.messages.js'; export type Probe = CheckoutWorkflowInput;")).toEqual([]);
     expect(await restrictions('api/routes/merchant/domain.ts', "import { sessionLines } from '../../../model/checkout-session.js'; void sessionLines;")).toEqual([]);
+    // What scripts share with the harness lives in scripts/lib/; the harness imports it from there.
+    expect(await restrictions('scripts/bench/stack.ts', "import { seedCheckoutSessions } from '../lib/stack/stats-seed.js'; void seedCheckoutSessions;")).toEqual([]);
+    expect(await restrictions('test/harness/stack.ts', "import { startSandboxes } from '../../scripts/lib/stack/sandboxes.js'; void startSandboxes;")).toEqual([]);
   });
 });

@@ -1,13 +1,13 @@
 // The outside world of a test or a benchmark: every simulator on port 0, and the configuration variables
-// that point the service at them. No vitest here (the benchmarks use it too).
-import { createProcessorSimulator, type ProcessorSimulator } from '../../sandbox/processor/index.js';
-import { createStorefrontASimulator, DEMO_APP, type StorefrontASimulator } from '../../sandbox/storefront-a/simulator.js';
-import { deployThemeExtension } from '../../scripts/lib/theme-extension.js';
-import { createStorefrontBSimulator, type StorefrontBSimulator } from '../../sandbox/storefront-b/simulator.js';
-import { createEmailSimulator, type EmailSimulator } from '../../sandbox/email/index.js';
-import { createWebhookReceiverSimulator, type WebhookReceiverSimulator } from '../../sandbox/webhook-receiver/index.js';
-import type { Simulator } from '../../sandbox/shared/simulator.js';
-import { createUrlGuard, type UrlGuard } from '../../security/ssrf.js';
+// that point the service at them. No vitest here (the benchmarks use it too; test/harness re-exports it).
+import { createProcessorSimulator, type ProcessorSimulator } from '../../../sandbox/processor/index.js';
+import { createStorefrontASimulator, DEMO_APP, type StorefrontASimulator } from '../../../sandbox/storefront-a/simulator.js';
+import { deployThemeExtension } from '../theme-extension.js';
+import { createStorefrontBSimulator, type StorefrontBSimulator } from '../../../sandbox/storefront-b/simulator.js';
+import { createEmailSimulator, type EmailSimulator } from '../../../sandbox/email/index.js';
+import { createWebhookReceiverSimulator, type WebhookReceiverSimulator } from '../../../sandbox/webhook-receiver/index.js';
+import type { Simulator } from '../../../sandbox/shared/simulator.js';
+import { createUrlGuard, type UrlGuard } from '../../../security/ssrf.js';
 
 export interface Sandboxes {
   sims: { processor: ProcessorSimulator; storefrontA: StorefrontASimulator; storefrontB: StorefrontBSimulator; email: EmailSimulator; webhookReceiver: WebhookReceiverSimulator };

@@ -2,7 +2,7 @@
 // (api/checkout-workflow.ts: update-with-start for the shopper's and merchant's actions, signal-with-start for webhooks), so a test stack adds its overrides
 // (e.g. a shorter storeRetryInitialMs) through an interceptor on the API's Temporal client.
 import type { WorkflowClientInterceptor } from '@temporalio/client';
-import type { CheckoutWorkflowInput } from '../../workflows/checkout.messages.js';
+import type { CheckoutWorkflowInput } from '../../../workflows/checkout.messages.js';
 
 const CHECKOUT_WORKFLOW = 'checkoutWorkflow';
 
