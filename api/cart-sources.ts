@@ -7,16 +7,20 @@
 // STORE_READ_TIMEOUT_MS, under the ~5 s after which the script tag and the plugin give up and fall back to
 // the store's native checkout (they do so on any error answer too).
 //
-// What create reads on every request but changes rarely is reused for CHECKOUT_CACHE_SECONDS (15 s by
-// default) in each API process (CreateCaches): the store's connection with its merchant, plan and verified
-// custom domain, the FX rates, and each storefront B product or variation as the store answered it. So a
-// price changed in the store reaches new checkouts within that time, and a disconnected store or a plan
-// back on Demo stops new sessions within it. A storefront A cart is read from the store every time (each
-// cart is new). docs/operations.md "Checkout create" has the figures.
+// Create reads PostgreSQL once before the store (one statement: the store's connection, its merchant with plan
+// and custom domain, and the FX rates) and the store once (storefront A: the cart; storefront B: the cart's
+// products in one list read, each variable product's variations in one, the store currency alongside).
+// What it reads on every request but changes rarely is reused for CHECKOUT_CACHE_SECONDS (15 s by default) in
+// each API process (CreateCaches): that statement's answer per store, and each storefront B product or
+// variation as the store answered it. So a price changed in the store reaches new checkouts within that time,
+// and a disconnected store, a plan back on Demo or a rates refresh within it. A storefront A cart is read from
+// the store every time (each cart is new). A storefront B lookup keeps the connection's key pair once opened
+// (the plugin's signature is checked with it on every create), so the keys are in this process's memory, opened,
+// for that time too. docs/operations.md "Checkout create" has the figures.
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config/index.js';
-import type { Db } from '../prisma/client.js';
-import type { CustomDomain, Merchant, PlatformSubscription, StorefrontAConnection, StorefrontBConnection } from '../generated/prisma/client.js';
+import { sqlPool, type Db } from '../prisma/client.js';
+import type { CustomDomain, PlatformSubscription, StorefrontAConnection, StorefrontBConnection } from '../generated/prisma/client.js';
 import type { SecretBox } from '../security/secrets.js';
 import { TtlCache } from './ttl-cache.js';
 import type { UrlGuard } from '../security/ssrf.js';
@@ -29,7 +33,7 @@ import { isValidShopHost } from '../integrations/storefront-a/oauth.js';
 import type { StorefrontBClient, StorefrontBProduct, StorefrontBVariation } from '../integrations/storefront-b/client.js';
 import { billingStatusOf } from '../model/billing-status.js';
 import type { SessionLine } from '../model/checkout-session.js';
-import { normalizeStoreUrl, storefrontAClientOf, storefrontBClientOf, verifyStorefrontBHandoff } from '../model/connections.js';
+import { normalizeStoreUrl, openStorefrontBKeys, storefrontAClientOf, storefrontBClientOf, verifyStorefrontBHandoff, type StorefrontBKeys } from '../model/connections.js';
 import type { Handoff } from '../integrations/storefront-b/handoff.js';
 import type { z } from 'zod';
 import type { StorefrontACreateBody, storefrontBCreateBody } from './schemas/checkout.js';
@@ -55,16 +59,28 @@ export interface StoreCart {
   storeCartRef: string | null;
 }
 
-/** A merchant with its plan and custom domain, read in the same query as the store (no subscription row: Demo). */
-export type BilledMerchant = Merchant & {
+/** The merchant behind a store as create needs it, read with the store: its plan (no subscription row: Demo) and custom domain. */
+export interface BilledMerchant {
+  id: string;
+  /** Its checkout subdomain. */
+  slug: string;
   platformSubscription: Pick<PlatformSubscription, 'planId' | 'status' | 'currentPeriodEnd'> | null;
   customDomain: Pick<CustomDomain, 'hostname' | 'status'> | null;
-};
+}
 
-/** What the store lookups include: the merchant, its plan and its custom domain, one query. */
-const merchantWithPlan = {
-  merchant: { include: { platformSubscription: { select: { planId: true, status: true, currentPeriodEnd: true } }, customDomain: { select: { hostname: true, status: true } } } },
-} as const;
+/** What create reads of a store connection (storefront A: the cart is read with its tokens). */
+type StorefrontALookupConnection = Pick<StorefrontAConnection, 'merchantId' | 'shop' | 'connected' | 'accessTokenEnc' | 'storefrontPrivateTokenEnc' | 'storefrontTokenEnc'>;
+/** Storefront B: the REST keys (they also verify the plugin's signature) and whether the plugin was seen. */
+type StorefrontBLookupConnection = Pick<StorefrontBConnection, 'merchantId' | 'storeUrl' | 'consumerKeyEnc' | 'consumerSecretEnc' | 'pluginInterceptedAt'>;
+
+/** One statement's answer for a store: its connection, the merchant, and the FX snapshot of the moment. */
+export interface StoreLookup<C> {
+  connection: C;
+  merchant: BilledMerchant;
+  fx: LoadedFx;
+  /** Storefront B: the connection's key pair once opened (kept with the answer, so opened once per read, not per create). */
+  keys?: StorefrontBKeys;
+}
 
 /** The hostname checkouts of this merchant are served at, once its custom domain is verified. */
 export function verifiedHostnameOf(merchant: BilledMerchant): string | null {
@@ -73,22 +89,82 @@ export function verifiedHostnameOf(merchant: BilledMerchant): string | null {
 
 /** What create reuses between requests for config.checkout.cacheMs (see the top of this file). */
 export interface CreateCaches {
-  storefrontA: TtlCache<(StorefrontAConnection & { merchant: BilledMerchant }) | null>;
-  storefrontB: TtlCache<(StorefrontBConnection & { merchant: BilledMerchant }) | null>;
-  fx: TtlCache<FxSnapshot>;
+  storefrontA: TtlCache<StoreLookup<StorefrontALookupConnection> | null>;
+  storefrontB: TtlCache<StoreLookup<StorefrontBLookupConnection> | null>;
   products: TtlCache<StorefrontBProduct>;
   variations: TtlCache<StorefrontBVariation>;
 }
 
 export function createCreateCaches(config: Pick<Config, 'checkout'>): CreateCaches {
   const ttl = config.checkout.cacheMs;
-  return { storefrontA: new TtlCache(ttl), storefrontB: new TtlCache(ttl), fx: new TtlCache(ttl, 1), products: new TtlCache(ttl), variations: new TtlCache(ttl) };
+  return { storefrontA: new TtlCache(ttl), storefrontB: new TtlCache(ttl), products: new TtlCache(ttl), variations: new TtlCache(ttl) };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The store lookup: one statement, sent as a named (prepared) statement on the pool under Prisma (planned once per
+// connection, without Prisma's per-query cost, as the session bundle's read): the connection by its unique key,
+// the merchant, its subscription and custom domain by the merchant's id, and every FX rate.
+
+/** Every FX rate as [currency, rate, rate date]: the numeric and the date as text (exact, and no time zone). */
+const FX_RATES_SQL = `(SELECT json_agg(json_build_array(currency, rate::text, to_char(rate_date, 'YYYY-MM-DD'))) FROM fx_rates)`;
+
+/** The merchant's columns and the rates, after a connection aliased `c`. */
+const MERCHANT_SQL = `
+  m.slug, p.plan_id AS "planId", p.status AS "planStatus", p.current_period_end AS "planPeriodEnd",
+  d.hostname AS "domainHostname", d.status AS "domainStatus", ${FX_RATES_SQL} AS "fxRates"`;
+const MERCHANT_JOINS_SQL = `
+  JOIN merchants m ON m.id = c.merchant_id
+  LEFT JOIN platform_subscriptions p ON p.merchant_id = c.merchant_id
+  LEFT JOIN custom_domains d ON d.merchant_id = c.merchant_id`;
+
+const STOREFRONT_A_LOOKUP_SQL = `
+  SELECT c.merchant_id AS "merchantId", c.shop, c.connected, c.access_token_enc AS "accessTokenEnc",
+         c.storefront_private_token_enc AS "storefrontPrivateTokenEnc", c.storefront_token_enc AS "storefrontTokenEnc", ${MERCHANT_SQL}
+  FROM storefront_a_connections c ${MERCHANT_JOINS_SQL}
+  WHERE c.shop = $1`;
+
+const STOREFRONT_B_LOOKUP_SQL = `
+  SELECT c.merchant_id AS "merchantId", c.store_url AS "storeUrl", c.consumer_key_enc AS "consumerKeyEnc",
+         c.consumer_secret_enc AS "consumerSecretEnc", c.plugin_intercepted_at AS "pluginInterceptedAt", ${MERCHANT_SQL}
+  FROM storefront_b_connections c ${MERCHANT_JOINS_SQL}
+  WHERE c.store_url = $1`;
+
+type FxRows = Array<[currency: string, rate: string, date: string]> | null;
+
+interface MerchantColumns {
+  merchantId: string;
+  slug: string;
+  planId: string | null;
+  planStatus: string | null;
+  planPeriodEnd: Date | null;
+  domainHostname: string | null;
+  domainStatus: string | null;
+  fxRates: FxRows;
+}
+
+/** The store's row, or null when no connection has that key. */
+async function lookUpStore<C extends { merchantId: string }>(db: Db, name: string, text: string, key: string, connectionOf: (row: C & MerchantColumns) => C): Promise<StoreLookup<C> | null> {
+  const { rows } = await sqlPool(db).query<C & MerchantColumns>({ name, text, values: [key] });
+  const row = rows[0];
+  if (!row) return null;
+  return {
+    connection: connectionOf(row),
+    merchant: {
+      id: row.merchantId,
+      slug: row.slug,
+      platformSubscription: row.planId === null ? null : { planId: row.planId, status: row.planStatus!, currentPeriodEnd: row.planPeriodEnd },
+      customDomain: row.domainHostname === null ? null : { hostname: row.domainHostname, status: row.domainStatus! },
+    },
+    fx: loadedFx(row.fxRates),
+  };
 }
 
 /** The store a create request names, resolved to its merchant; the cart is read only once passthrough is ruled out. */
 export interface CartSource {
   platform: 'STOREFRONT_A' | 'STOREFRONT_B';
   merchant: BilledMerchant;
+  /** The FX snapshot a session made now keeps, read with the store. */
+  fx: LoadedFx;
   readCart(): Promise<StoreCart>;
   /** Storefront B: records the plugin's first hand-over (setup verification needs one); once per process and store. */
   recordInterception?(): Promise<void>;
@@ -143,13 +219,17 @@ export async function storefrontASource(deps: CartDeps, body: StorefrontACreateB
   if (!isValidShopHost(body.shop, config.storefrontA.shopSuffix)) {
     throw new AppError('INVALID_INPUT', `shop: must be a <name>${config.storefrontA.shopSuffix} host`, { fields: { 'body.shop': 'not a shop host' } });
   }
-  const connection = await caches.storefrontA.get(body.shop, () => db.storefrontAConnection.findUnique({ where: { shop: body.shop }, include: merchantWithPlan }));
-  if (!connection?.connected || !connection.accessTokenEnc) throw unknownStore();
-  const { merchant } = connection;
-  const sealed = connection.accessTokenEnc;
+  const found = await caches.storefrontA.get(body.shop, () =>
+    lookUpStore<StorefrontALookupConnection>(db, 'checkout-create-storefront-a', STOREFRONT_A_LOOKUP_SQL, body.shop, (r) => ({
+      merchantId: r.merchantId, shop: r.shop, connected: r.connected, accessTokenEnc: r.accessTokenEnc, storefrontPrivateTokenEnc: r.storefrontPrivateTokenEnc, storefrontTokenEnc: r.storefrontTokenEnc,
+    })));
+  if (!found?.connection.connected || !found.connection.accessTokenEnc) throw unknownStore();
+  const { connection, merchant, fx } = found;
+  const sealed = found.connection.accessTokenEnc;
   return {
     platform: 'STOREFRONT_A',
     merchant,
+    fx,
     async readCart() {
       // The cart lives in the storefront: read through the Storefront API with the token made at install, on the
       // shopper's behalf (their IP goes along with the private token: Shopify throttles each shopper, not this server).
@@ -197,13 +277,18 @@ export async function storefrontBSource(deps: CartDeps, body: z.output<typeof st
   } catch {
     throw new AppError('INVALID_INPUT', 'storeUrl: not a URL', { fields: { 'body.storeUrl': 'not a URL' } });
   }
-  const connection = await caches.storefrontB.get(storeUrl, () => db.storefrontBConnection.findUnique({ where: { storeUrl }, include: merchantWithPlan }));
-  if (!connection) throw unknownStore();
-  const { merchant } = connection;
-  verifyStorefrontBHandoff(deps, merchant.id, connection, handoff);
+  const found = await caches.storefrontB.get(storeUrl, () =>
+    lookUpStore<StorefrontBLookupConnection>(db, 'checkout-create-storefront-b', STOREFRONT_B_LOOKUP_SQL, storeUrl, (r) => ({
+      merchantId: r.merchantId, storeUrl: r.storeUrl, consumerKeyEnc: r.consumerKeyEnc, consumerSecretEnc: r.consumerSecretEnc, pluginInterceptedAt: r.pluginInterceptedAt,
+    })));
+  if (!found) throw unknownStore();
+  const { connection, merchant, fx } = found;
+  const keys = (found.keys ??= openStorefrontBKeys(deps, merchant.id, connection, 'UNAUTHORIZED'));
+  verifyStorefrontBHandoff(deps, merchant.id, keys, handoff);
   return {
     platform: 'STOREFRONT_B',
     merchant,
+    fx,
     // Only a handoff with the plugin's own random id is unique to one shopper's click: without it two shoppers'
     // identical carts in the same second sign alike, and one would be sent to the other's checkout.
     ...(body.handoffId !== undefined ? { handoffSignature: handoff.signature } : {}),
@@ -216,34 +301,67 @@ export async function storefrontBSource(deps: CartDeps, body: z.output<typeof st
     async readCart() {
       const { items } = body.cart;
       if (items.length === 0) throw emptyCart();
-      // The store URL is checked again where the call is made: the host may resolve elsewhere than when it was connected.
-      const client = await fromStore(storefrontBClientOf({ ...deps, timeoutMs: STORE_READ_TIMEOUT_MS }, merchant.id, connection));
-      return { ...(await priceLines(cachedReads(client, connection.storeUrl, caches), items)), storeCartRef: null };
+      return { ...(await priceLines(cachedReads(deps, connection, keys), items)), storeCartRef: null };
     },
   };
 }
 
-type PriceReads = Pick<StorefrontBClient, 'getProduct' | 'getVariation'>;
+/** The store's price reads: each id's product, or each of one product's variations, in order (a rejection per id the store does not have). */
+interface PriceReads {
+  products(ids: string[]): Array<Promise<StorefrontBProduct>>;
+  variations(productId: string, ids: string[]): Array<Promise<StorefrontBVariation>>;
+}
 
-/** The store's product and variation reads, each answer reused for the cache's time. */
-function cachedReads(client: StorefrontBClient, storeUrl: string, caches: CreateCaches): PriceReads {
+const notInStore = (what: string) => new IntegrationError('storefront-b', 'not_found', `storefront-b: the store has no ${what}`);
+
+/** For callers without create's caches: a time of 0 keeps nothing. */
+const UNCACHED: Pick<CreateCaches, 'products' | 'variations'> = { products: new TtlCache(0), variations: new TtlCache(0) };
+
+/**
+ * The store's price reads: one list read for the products, one per product for its variations, each answer reused
+ * through `caches` (only what they do not hold is read). `client` is called only then: the client is made, and the
+ * store URL checked, only when the store is actually read.
+ */
+function priceReads(storeUrl: string, client: () => Promise<StorefrontBClient>, caches: Pick<CreateCaches, 'products' | 'variations'>): PriceReads {
+  const many = <V>(cache: TtlCache<V>, prefix: string, ids: string[], read: (ids: string[]) => Promise<ReadonlyMap<string, V>>, what: (id: string) => string) => {
+    const keyOf = (id: string) => `${prefix} ${id}`;
+    const idOf = new Map(ids.map((id) => [keyOf(id), id]));
+    return cache.getMany(
+      ids.map(keyOf),
+      async (missing) => new Map([...(await read(missing.map((key) => idOf.get(key)!)))].map(([id, value]) => [keyOf(id), value])),
+      (key) => notInStore(what(idOf.get(key)!)),
+    );
+  };
   return {
-    getProduct: (id) => caches.products.get(`${storeUrl} ${id}`, () => client.getProduct(id)),
-    getVariation: (id, variationId) => caches.variations.get(`${storeUrl} ${id} ${variationId}`, () => client.getVariation(id, variationId)),
+    products: (ids) => many(caches.products, storeUrl, ids, async (wanted) => (await client()).getProducts(wanted), (id) => `product ${id}`),
+    variations: (productId, ids) =>
+      many(caches.variations, `${storeUrl} ${productId}`, ids, async (wanted) => (await client()).getVariations(productId, wanted), (id) => `variation ${id} of product ${productId}`),
   };
 }
 
-/** The plugin's lines with the store's current prices, titles and pictures (all reads in parallel). */
-async function priceLines(client: PriceReads, items: BItem[]): Promise<Omit<StoreCart, 'storeCartRef'>> {
+/** Create's price reads: through its caches, the client made from the keys the handoff was checked with. */
+function cachedReads(deps: CartDeps, connection: StorefrontBLookupConnection, keys: StorefrontBKeys): PriceReads {
+  let client: Promise<StorefrontBClient> | undefined;
+  return priceReads(connection.storeUrl, () => (client ??= fromStore(storefrontBClientOf({ ...deps, timeoutMs: STORE_READ_TIMEOUT_MS }, connection.merchantId, connection, keys))), deps.caches);
+}
+
+/** The plugin's lines with the store's current prices, titles and pictures (all reads at once). */
+async function priceLines(reads: PriceReads, items: BItem[]): Promise<Omit<StoreCart, 'storeCartRef'>> {
   const line = (i: number) => `cart.items.${i}`;
   const invalid = (i: number, why: string) => new AppError('INVALID_INPUT', `${line(i)}: ${why}`, { fields: { [`body.${line(i)}`]: why } });
   const productIds = [...new Set(items.map((item) => item.productId))];
+  const variationIds = new Map<string, Set<string>>();
+  for (const item of items) if (item.variationId !== undefined) variationIds.set(item.productId, (variationIds.get(item.productId) ?? new Set()).add(item.variationId));
+  const variationReads = new Map([...variationIds].map(([productId, ids]) => {
+    const answers = reads.variations(productId, [...ids]);
+    return [productId, new Map([...ids].map((id, k) => [id, answers[k]!]))] as const;
+  }));
   const [products, variations] = await Promise.all([
-    Promise.all(productIds.map((id) => fromStore(client.getProduct(id), () => invalid(items.findIndex((item) => item.productId === id), `the store has no product ${id}`)))),
+    Promise.all(reads.products(productIds).map((read, k) => fromStore(read, () => invalid(items.findIndex((item) => item.productId === productIds[k]), `the store has no product ${productIds[k]}`)))),
     Promise.all(items.map((item, i) =>
       item.variationId === undefined
         ? undefined
-        : fromStore(client.getVariation(item.productId, item.variationId), () => invalid(i, `product ${item.productId} has no variation ${item.variationId}`)),
+        : fromStore(variationReads.get(item.productId)!.get(item.variationId)!, () => invalid(i, `product ${item.productId} has no variation ${item.variationId}`)),
     )),
   ]);
   const byId = new Map(productIds.map((id, k) => [id, products[k]!]));
@@ -278,23 +396,30 @@ export interface FxSnapshot {
   rates: Record<string, string>;
 }
 
-/** The snapshot a new session keeps, reused for the cache's time (rates change once a day). */
-export function cachedFxRates(db: Db, caches: CreateCaches): Promise<FxSnapshot> {
-  return caches.fx.get('fx', () => snapshotFxRates(db));
+/** A snapshot as read, with the JSON a session stores of it (written once per read, however many sessions keep it). */
+export interface LoadedFx {
+  snapshot: FxSnapshot;
+  json: string;
 }
 
-export async function snapshotFxRates(db: Db): Promise<FxSnapshot> {
-  const rows = await db.fxRate.findMany({ select: { currency: true, rate: true, rateDate: true } });
+/** The snapshot of the rates as FX_RATES_SQL answers them. */
+function loadedFx(rows: FxRows): LoadedFx {
   const snapshot: FxSnapshot = { date: null, rates: {} };
-  for (const row of rows) {
-    // toFixed(): plain decimal notation whatever the magnitude, as domain/money parses it.
-    const rate = row.rate.toFixed();
+  for (const [currency, numeric, date] of rows ?? []) {
+    // The numeric's text has the column's 8 decimals: without the trailing zeros it is the plain decimal notation
+    // domain/money parses ("1.0823", "150"), as Prisma's Decimal wrote it.
+    const rate = numeric.includes('.') ? numeric.replace(/\.?0+$/, '') : numeric;
     if (!isValidRate(rate)) continue;
-    snapshot.rates[row.currency] = rate;
-    const date = row.rateDate.toISOString().slice(0, 10);
+    snapshot.rates[currency] = rate;
     if (snapshot.date === null || date > snapshot.date) snapshot.date = date;
   }
-  return snapshot;
+  return { snapshot, json: JSON.stringify(snapshot) };
+}
+
+/** The snapshot a session made now keeps (create reads it with the store; recovery and previews here). */
+export async function snapshotFxRates(db: Db): Promise<FxSnapshot> {
+  const { rows } = await sqlPool(db).query<{ fxRates: FxRows }>({ name: 'fx-snapshot', text: `SELECT ${FX_RATES_SQL} AS "fxRates"` });
+  return loadedFx(rows[0]!.fxRates).snapshot;
 }
 
 /** The checkout currency must be one the processor charges in and we can convert the merchant's EUR shipping rates into. */
@@ -341,5 +466,5 @@ export async function repriceSessionCart(
   const connection = await db.storefrontBConnection.findUnique({ where: { merchantId: session.merchantId } });
   if (!connection) throw gone();
   const client = await fromStore(storefrontBClientOf({ ...deps, timeoutMs: STORE_READ_TIMEOUT_MS }, session.merchantId, connection));
-  return priceLines(client, session.items.map((l) => ({ productId: l.productId, ...(l.variantId !== null ? { variationId: l.variantId } : {}), quantity: l.quantity })) as BItem[]);
+  return priceLines(priceReads(connection.storeUrl, async () => client, UNCACHED), session.items.map((l) => ({ productId: l.productId, ...(l.variantId !== null ? { variationId: l.variantId } : {}), quantity: l.quantity })) as BItem[]);
 }

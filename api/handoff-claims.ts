@@ -4,8 +4,9 @@
 // click: without it, two shoppers with identical carts in the same second would sign alike, and such handoffs are not
 // deduplicated (api/cart-sources.ts). Its SHA-256 is claimed with one INSERT … ON CONFLICT DO
 // NOTHING (atomic across API replicas: PostgreSQL is the one store they all share) before the session is made, and
-// the claim then names the session. A copy finds the claim and is answered 409 HANDOFF_REPLAYED naming that session,
-// which the plugin sends the shopper to; a copy arriving while the first is still being made waits for it (briefly).
+// the statement that inserts the session names it on the claim (api/routes/checkout/index.ts). A copy finds the
+// claim and is answered 409 HANDOFF_REPLAYED naming that session, which the plugin sends the shopper to; a copy
+// arriving while the first is still being made waits for it (briefly).
 // A handoff whose create fails gives its claim back, so it can be sent again. Claims are cleared after 15 minutes
 // (the signature's window is 5), a bounded batch at most once a minute per process.
 import { createHash } from 'node:crypto';
@@ -43,11 +44,6 @@ export async function claimHandoff(db: Db, merchantId: string, signature: string
     if (first.sessionToken !== null || Date.now() >= deadline) return { claimed: false, sessionToken: first.sessionToken };
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
-}
-
-/** The claim names the session it made. */
-export async function settleHandoff(db: Db, hash: HandoffHash, sessionToken: string): Promise<void> {
-  await db.storefrontBHandoff.update({ where: { signatureHash: hash }, data: { sessionToken } });
 }
 
 /** The create failed before a session was made: the handoff may be sent again. */

@@ -58,4 +58,36 @@ describe('TtlCache', () => {
     expect(await cache.get('a', load('a3'))).toBe('a3');
     expect(loads).toBe(5);
   });
+
+  it('given keys partly cached / getMany reuses the cached ones and loads the others in one call; a key the batch lacks fails and is not kept', async () => {
+    const c = clock();
+    const cache = new TtlCache<string>(15_000, 10, c.now);
+    const batches: string[][] = [];
+    const load = (answer: Record<string, string>) => async (missing: string[]) => (batches.push(missing), new Map(Object.entries(answer).filter(([k]) => missing.includes(k))));
+    const absent = (key: string) => new Error(`no ${key}`);
+    expect(await cache.get('a', async () => 'a1')).toBe('a1');
+
+    const [a, b, b2, x] = cache.getMany(['a', 'b', 'b', 'x'], load({ a: 'a2', b: 'b1' }), absent);
+    expect([await a, await b, await b2]).toEqual(['a1', 'b1', 'b1']);
+    await expect(x).rejects.toThrow('no x');
+    expect(batches).toEqual([['b', 'x']]);
+
+    const [b3, x2] = cache.getMany(['b', 'x'], load({ x: 'x1' }), absent);
+    expect([await b3, await x2]).toEqual(['b1', 'x1']);
+    expect(batches).toEqual([['b', 'x'], ['x']]);
+    // Every key cached: no call at all.
+    await Promise.all(cache.getMany(['a', 'b', 'x'], load({}), absent));
+    expect(batches).toHaveLength(2);
+    c.advance(15_000);
+    await expect(Promise.all(cache.getMany(['a'], load({}), absent))).rejects.toThrow('no a');
+  });
+
+  it('given a time of 0 / getMany loads every key, in one call', async () => {
+    const cache = new TtlCache<number>(0);
+    const batches: string[][] = [];
+    const load = async (missing: string[]) => (batches.push(missing), new Map(missing.map((k, i) => [k, i])));
+    expect(await Promise.all(cache.getMany(['p', 'q', 'p'], load, (k) => new Error(k)))).toEqual([0, 1, 0]);
+    expect(await Promise.all(cache.getMany(['p'], load, (k) => new Error(k)))).toEqual([0]);
+    expect(batches).toEqual([['p', 'q'], ['p']]);
+  });
 });

@@ -179,12 +179,28 @@ export interface StorefrontBCredentials {
   consumerSecretEnc: string;
 }
 
+/** A storefront B REST key pair, opened. */
+export interface StorefrontBKeys {
+  consumerKey: string;
+  consumerSecret: string;
+}
+
+/** The key pair of a storefront B connection, opened; `code` is the failure when it will not open. */
+export function openStorefrontBKeys(deps: Pick<ConnectionDeps, 'secrets'>, merchantId: string, credentials: Omit<StorefrontBCredentials, 'storeUrl'>, code: ErrorCode): StorefrontBKeys {
+  const unreadable = { code, message: 'The stored WooCommerce keys cannot be read: connect the store again' };
+  return {
+    consumerKey: openSecret(deps.secrets, credentials.consumerKeyEnc, storefrontBAad.consumerKey(merchantId), unreadable),
+    consumerSecret: openSecret(deps.secrets, credentials.consumerSecretEnc, storefrontBAad.consumerSecret(merchantId), unreadable),
+  };
+}
+
 /**
  * The storefront B client of keys sealed for `merchantId`, after the store URL passed the SSRF guard (when the
  * deps carry one). A URL the guard refuses is the store's `rejected` (permanent); one that cannot be resolved or
- * reached now is `unavailable` (retried), as a store that is down.
+ * reached now is `unavailable` (retried), as a store that is down. `opened`: the same keys already opened by the
+ * caller (openStorefrontBKeys), so they are not decrypted twice.
  */
-export async function storefrontBClientOf(deps: Omit<ConnectionDeps, 'config'>, merchantId: string, credentials: StorefrontBCredentials): Promise<StorefrontBClient> {
+export async function storefrontBClientOf(deps: Omit<ConnectionDeps, 'config'>, merchantId: string, credentials: StorefrontBCredentials, opened?: StorefrontBKeys): Promise<StorefrontBClient> {
   try {
     await deps.urlGuard?.check(credentials.storeUrl);
   } catch (err) {
@@ -192,25 +208,18 @@ export async function storefrontBClientOf(deps: Omit<ConnectionDeps, 'config'>, 
     const transient = err.reason === 'unresolvable' || err.reason === 'timeout' || err.reason === 'unreachable';
     throw new IntegrationError('storefront-b', transient ? 'unavailable' : 'rejected', `The store URL ${credentials.storeUrl} cannot be used: ${err.message}`, { cause: err });
   }
-  const unreadable = { code: 'CONFLICT' as const, message: 'The stored WooCommerce keys cannot be read: connect the store again' };
-  return createStorefrontBClient({
-    storeUrl: credentials.storeUrl,
-    consumerKey: openSecret(deps.secrets, credentials.consumerKeyEnc, storefrontBAad.consumerKey(merchantId), unreadable),
-    consumerSecret: openSecret(deps.secrets, credentials.consumerSecretEnc, storefrontBAad.consumerSecret(merchantId), unreadable),
-    ...client(deps),
-  });
+  return createStorefrontBClient({ storeUrl: credentials.storeUrl, ...(opened ?? openStorefrontBKeys(deps, merchantId, credentials, 'CONFLICT')), ...client(deps) });
 }
 
 /**
  * Proves a checkout handoff comes from the connected storefront B store: the plugin signs it with the secret
- * of the REST key the store is connected with (integrations/storefront-b/handoff.ts). UNAUTHORIZED otherwise.
+ * of the REST key the store is connected with (integrations/storefront-b/handoff.ts). UNAUTHORIZED otherwise,
+ * also when the stored keys will not open. `keys`: the connection's key pair, or the caller's already opened one
+ * (openStorefrontBKeys with UNAUTHORIZED).
  */
-export function verifyStorefrontBHandoff(deps: Pick<ConnectionDeps, 'secrets'>, merchantId: string, credentials: Omit<StorefrontBCredentials, 'storeUrl'>, handoff: Handoff): void {
-  const unreadable = { code: 'UNAUTHORIZED' as const, message: 'The stored WooCommerce keys cannot be read: connect the store again' };
-  const problem = handoffProblem(handoff, {
-    consumerKey: openSecret(deps.secrets, credentials.consumerKeyEnc, storefrontBAad.consumerKey(merchantId), unreadable),
-    consumerSecret: openSecret(deps.secrets, credentials.consumerSecretEnc, storefrontBAad.consumerSecret(merchantId), unreadable),
-  });
+export function verifyStorefrontBHandoff(deps: Pick<ConnectionDeps, 'secrets'>, merchantId: string, keys: Omit<StorefrontBCredentials, 'storeUrl'> | StorefrontBKeys, handoff: Handoff): void {
+  const opened = 'consumerSecret' in keys ? keys : openStorefrontBKeys(deps, merchantId, keys, 'UNAUTHORIZED');
+  const problem = handoffProblem(handoff, opened);
   if (problem) throw new AppError('UNAUTHORIZED', `This checkout handoff is not signed by the connected store: ${problem}`);
 }
 

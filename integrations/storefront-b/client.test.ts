@@ -71,6 +71,26 @@ describe('storefront B client, given the demo store keys', () => {
     await expect(client().getVariation(String(product('organic-tee').id), '999')).rejects.toMatchObject({ kind: 'not_found' });
   });
 
+  it('when it reads several products, or several variations of one product, then one list read each, by the ids asked; an id the store lacks is not in the answer', async () => {
+    const tote = product('linen-tote');
+    const tee = product('organic-tee');
+    const paths: string[] = [];
+    const c = client({ fetch: (input, init) => (paths.push(new URL(String(input instanceof Request ? input.url : input)).pathname), fetch(input, init)) });
+
+    const products = await c.getProducts([String(tote.id), `00${tee.id}`, '999', '0']);
+    const variations = await c.getVariations(String(tee.id), [String(tee.variations[2]!.id), String(tee.variations[0]!.id), '999']);
+
+    expect([...products.keys()].sort()).toEqual([String(tote.id), `00${tee.id}`].sort());
+    expect(products.get(String(tote.id))).toEqual(await c.getProduct(String(tote.id)));
+    // "007" is the product 7, as WooCommerce reads an id (and as a read of /products/007 answers it).
+    expect(products.get(`00${tee.id}`)).toMatchObject({ id: String(tee.id), type: 'variable' });
+    expect([...variations.keys()].sort()).toEqual([String(tee.variations[2]!.id), String(tee.variations[0]!.id)].sort());
+    expect(variations.get(String(tee.variations[2]!.id))).toEqual(await c.getVariation(String(tee.id), String(tee.variations[2]!.id)));
+    // The store currency is read once per client, alongside the first list.
+    expect(paths.slice(0, 3).sort()).toEqual(['/stores/demo/wp-json/wc/v3/data/currencies/current', '/stores/demo/wp-json/wc/v3/products', `/stores/demo/wp-json/wc/v3/products/${tee.id}/variations`].sort());
+    expect(paths.filter((p) => p.endsWith('/currencies/current'))).toHaveLength(1);
+  });
+
   it('when it creates a card order, then the store has it processing and paid, with our totals and session token', async () => {
     const c = client();
     const order = await c.createOrder(orderInput(), 'key-1');

@@ -112,6 +112,11 @@ const variationSchema = z.object({
   attributes: z.array(z.object({ name: z.string(), option: z.string() })),
 });
 
+// Built once: zod compiles an object schema's parser the first time it parses, so a schema made per call is compiled per call.
+const currencySchema = z.object({ code: z.string() });
+const productListSchema = z.array(productSchema);
+const variationListSchema = z.array(variationSchema);
+
 const refundSchema = z.object({ id, amount: z.string(), meta_data: z.array(z.object({ key: z.string(), value: z.unknown() })) });
 const orderLinesSchema = z.object({ id, status: z.string(), currency: z.string(), line_items: z.array(z.object({ id, quantity: z.number().int(), total: z.string() })) });
 
@@ -159,6 +164,31 @@ function storeOrderOf(o: OrderFields, sessionToken: string | null): StoreOrder {
 function toStoreOrder(o: z.output<typeof orderSchema>): StoreOrder {
   const token = o.meta_data.find((m) => m.key === ORDER_META.session)?.value;
   return storeOrderOf(o, typeof token === 'string' ? token : null);
+}
+
+function productOf(p: z.output<typeof productSchema>, currency: string): StorefrontBProduct {
+  return {
+    id: p.id,
+    title: p.name,
+    type: p.type,
+    priceMinor: p.price === '' ? null : toMinor(p.price, currency, `product ${p.id} price`),
+    currency,
+    imageUrl: p.images[0]?.src ?? null,
+    variationIds: p.variations,
+    inStock: p.stock_status === 'instock',
+  };
+}
+
+function variationOf(v: z.output<typeof variationSchema>, productId: string, currency: string): StorefrontBVariation {
+  return {
+    id: v.id,
+    productId,
+    title: v.attributes.map((a) => a.option).join(' / '),
+    priceMinor: toMinor(v.price, currency, `variation ${v.id} price`),
+    currency,
+    imageUrl: v.image?.src ?? null,
+    inStock: v.stock_status === 'instock',
+  };
 }
 
 const toAddress = (a: OrderAddress) => ({
@@ -327,10 +357,31 @@ export function createStorefrontBClient(opts: StorefrontBClientOptions) {
   // Product prices carry no currency: it is a store setting, read once per client.
   let currency: Promise<string> | undefined;
   const storeCurrency = () => {
-    currency ??= call('GET', wc('data', 'currencies', 'current')).then((body) => parseResponse(SYSTEM, z.object({ code: z.string() }), body, 'currency').code);
+    currency ??= call('GET', wc('data', 'currencies', 'current')).then((body) => parseResponse(SYSTEM, currencySchema, body, 'currency').code);
     currency.catch(() => (currency = undefined));
     return currency;
   };
+
+  /**
+   * The items of a collection with these ids (include=…, 100 a page), keyed by the id as asked. Ids are compared as
+   * WooCommerce reads them (absint: "007" is 7); one that cannot be an item's id (0, beyond the store's integers) is
+   * not asked for: no item has it, as a read of it alone would answer 404.
+   */
+  async function listByIds<T extends { id: string }>(path: string, ids: readonly string[], list: z.ZodType<T[]>, what: string): Promise<Map<string, T>> {
+    const asked = new Map<string, string[]>();
+    for (const id of ids) {
+      const canonical = id.replace(/^0+(?=\d)/, '');
+      if (/^[1-9]\d{0,14}$/.test(canonical)) asked.set(canonical, [...(asked.get(canonical) ?? []), id]);
+    }
+    const wanted = [...asked.keys()];
+    const found = new Map<string, T>();
+    for (let i = 0; i < wanted.length; i += 100) {
+      const chunk = wanted.slice(i, i + 100);
+      const page = parseResponse(SYSTEM, list, await call('GET', path, { include: chunk.join(','), per_page: 100 }), what);
+      for (const one of page) for (const id of asked.get(one.id) ?? []) found.set(id, one);
+    }
+    return found;
+  }
 
   /** The order carrying this session token, through the plugin's route (WooCommerce's search never reads meta). */
   async function findOrderBySessionToken(sessionToken: string): Promise<StoreOrder | null> {
@@ -567,31 +618,27 @@ export function createStorefrontBClient(opts: StorefrontBClientOptions) {
 
     async getProduct(productId: string): Promise<StorefrontBProduct> {
       const [body, code] = await Promise.all([call('GET', wc('products', productId)), storeCurrency()]);
-      const p = parseResponse(SYSTEM, productSchema, body, 'product');
-      return {
-        id: p.id,
-        title: p.name,
-        type: p.type,
-        priceMinor: p.price === '' ? null : toMinor(p.price, code, `product ${p.id} price`),
-        currency: code,
-        imageUrl: p.images[0]?.src ?? null,
-        variationIds: p.variations,
-        inStock: p.stock_status === 'instock',
-      };
+      return productOf(parseResponse(SYSTEM, productSchema, body, 'product'), code);
     },
 
     async getVariation(productId: string, variationId: string): Promise<StorefrontBVariation> {
       const [body, code] = await Promise.all([call('GET', wc('products', productId, 'variations', variationId)), storeCurrency()]);
-      const v = parseResponse(SYSTEM, variationSchema, body, 'variation');
-      return {
-        id: v.id,
-        productId,
-        title: v.attributes.map((a) => a.option).join(' / '),
-        priceMinor: toMinor(v.price, code, `variation ${v.id} price`),
-        currency: code,
-        imageUrl: v.image?.src ?? null,
-        inStock: v.stock_status === 'instock',
-      };
+      return variationOf(parseResponse(SYSTEM, variationSchema, body, 'variation'), productId, code);
+    },
+
+    /**
+     * Several products in one read (GET products?include=…, 100 a page), by the ids asked for: an id the store
+     * does not have is not in the answer.
+     */
+    async getProducts(productIds: readonly string[]): Promise<Map<string, StorefrontBProduct>> {
+      const [list, code] = await Promise.all([listByIds(wc('products'), productIds, productListSchema, 'products'), storeCurrency()]);
+      return new Map([...list].map(([asked, p]) => [asked, productOf(p, code)]));
+    },
+
+    /** Several variations of one product in one read (GET products/<id>/variations?include=…), as getProducts. */
+    async getVariations(productId: string, variationIds: readonly string[]): Promise<Map<string, StorefrontBVariation>> {
+      const [list, code] = await Promise.all([listByIds(wc('products', productId, 'variations'), variationIds, variationListSchema, 'variations'), storeCurrency()]);
+      return new Map([...list].map(([asked, v]) => [asked, variationOf(v, productId, code)]));
     },
 
     /**

@@ -36,8 +36,8 @@ import { canonicalLanguage } from '../../../domain/language.js';
 import { checkoutLanguageOf } from '../../../domain/checkout-messages/index.js';
 import { acceptedLanguages } from '../../schemas/shopper-language.js';
 import { addVary } from '../../vary.js';
-import { claimHandoff, releaseHandoff, settleHandoff, type HandoffHash } from '../../handoff-claims.js';
-import { cachedFxRates, checkCurrency, createCreateCaches, newSessionToken, shouldPassThrough, storefrontASource, storefrontBSource, subtotalOf, verifiedHostnameOf, type CartDeps, type CartSource } from '../../cart-sources.js';
+import { claimHandoff, releaseHandoff, type HandoffHash } from '../../handoff-claims.js';
+import { checkCurrency, createCreateCaches, newSessionToken, shouldPassThrough, storefrontASource, storefrontBSource, subtotalOf, verifiedHostnameOf, type CartDeps, type CartSource } from '../../cart-sources.js';
 
 const tags = ['checkout'];
 const noSession = () => new AppError('NOT_FOUND', 'No such checkout session');
@@ -134,8 +134,7 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
       // The store's language for this cart (storefront A: the storefront's locale; storefront B: WordPress's, "de_DE" →
       // "de-DE"): the page speaks it first.
       const storeLocale = body.locale ? canonicalLanguage(body.locale) : null;
-      const made = await createSession(source, merchant, platform, storeLocale);
-      if (handoff) await settleHandoff(db, handoff, made);
+      const made = await createSession(source, merchant, platform, storeLocale, handoff);
       return reply.code(201).send({ token: made, checkoutUrl: checkoutUrlOf(made) });
     } catch (err) {
       if (handoff) await releaseHandoff(db, handoff).catch((e: unknown) => request.log.warn({ err: e }, 'checkout create: the handoff claim could not be given back'));
@@ -143,10 +142,14 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
     }
   });
 
-  /** Reads the cart, prices it and writes the session with its 'created' event; answers its token. */
-  async function createSession(source: CartSource, merchant: CartSource['merchant'], platform: CartSource['platform'], storeLocale: string | null): Promise<string> {
-    const [cart, fx] = await Promise.all([source.readCart(), cachedFxRates(db, cartDeps.caches)]);
-    checkCurrency(cart.currency, fx);
+  /**
+   * Reads the cart, prices it and writes the session with its 'created' event (and names it on the handoff's claim);
+   * answers its token.
+   */
+  async function createSession(source: CartSource, merchant: CartSource['merchant'], platform: CartSource['platform'], storeLocale: string | null, handoff: HandoffHash | undefined): Promise<string> {
+    const cart = await source.readCart();
+    const { fx } = source;
+    checkCurrency(cart.currency, fx.snapshot);
     let subtotalMinor: number;
     try {
       subtotalMinor = subtotalOf(cart.items, cart.currency).amount;
@@ -156,16 +159,12 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
     }
 
     const sessionToken = newSessionToken();
-    const createdEvent = { platform, lines: cart.items.length, currency: cart.currency, subtotalMinor, fxDate: fx.date };
-    // One statement: the session and its 'created' event (the hot path of create: one round trip).
-    await db.$executeRaw`
-      WITH s AS (
-        INSERT INTO checkout_sessions (token, merchant_id, platform, status, source, store_cart_ref, currency, fx_rates, items, subtotal_minor, store_locale, updated_at)
-        VALUES (${sessionToken}, ${merchant.id}::uuid, ${platform}::"StorePlatform", ${INITIAL_STATUS}, 'store_cart', ${cart.storeCartRef}, ${cart.currency},
-                ${JSON.stringify(fx)}::jsonb, ${JSON.stringify(cart.items)}::jsonb, ${subtotalMinor}, ${storeLocale}, now())
-        RETURNING token, created_at
-      )
-      INSERT INTO session_events (id, token, type, data, at) SELECT gen_random_uuid(), token, 'created', ${JSON.stringify(createdEvent)}::jsonb, created_at FROM s`;
+    const createdEvent = { platform, lines: cart.items.length, currency: cart.currency, subtotalMinor, fxDate: fx.snapshot.date };
+    await sqlPool(db).query({
+      name: 'checkout-create',
+      text: CREATE_SESSION_SQL,
+      values: [sessionToken, merchant.id, platform, INITIAL_STATUS, cart.storeCartRef, cart.currency, fx.json, JSON.stringify(cart.items), subtotalMinor, storeLocale, JSON.stringify(createdEvent), handoff ? Buffer.from(handoff) : null],
+    });
     await source.recordInterception?.();
     return sessionToken;
   }
@@ -258,6 +257,24 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
   });
   // Upsells, pixels, order bumps and validate-discount: routes/checkout/extras.ts.
 };
+
+// ---------------------------------------------------------------------------------------------------
+// Create's write: one statement, one round trip.
+
+/**
+ * The session, its 'created' event and, for a signed handoff ($12, its signature's hash; null without one), the
+ * claim naming the session it made (api/handoff-claims.ts), all in one statement: a named (prepared) statement on
+ * the pool under Prisma, as the bundle's read below.
+ */
+const CREATE_SESSION_SQL = `
+  WITH s AS (
+    INSERT INTO checkout_sessions (token, merchant_id, platform, status, source, store_cart_ref, currency, fx_rates, items, subtotal_minor, store_locale, updated_at)
+    VALUES ($1, $2::uuid, $3::"StorePlatform", $4, 'store_cart', $5, $6, $7::jsonb, $8::jsonb, $9, $10, now())
+    RETURNING token, created_at
+  ), e AS (
+    INSERT INTO session_events (id, token, type, data, at) SELECT gen_random_uuid(), token, 'created', $11::jsonb, created_at FROM s
+  )
+  UPDATE storefront_b_handoffs h SET session_token = s.token FROM s WHERE $12::bytea IS NOT NULL AND h.signature_hash = $12::bytea`;
 
 // ---------------------------------------------------------------------------------------------------
 // The session bundle: one round trip to PostgreSQL, no re-validation of what we just built.
