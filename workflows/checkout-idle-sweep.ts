@@ -9,12 +9,10 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { CheckoutSessionActivities, IdleSessionCursor } from '../activities/checkout-session.js';
 import { checkoutWorkflowId } from './checkout.messages.js';
 import type { checkoutWorkflow } from './checkout.js';
+import { PROFILES } from './activity-profiles.js';
 
 
-const { listIdleSessionsWithoutWorkflow } = proxyActivities<CheckoutSessionActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 10 },
-});
+const { listIdleSessionsWithoutWorkflow } = proxyActivities<CheckoutSessionActivities>(PROFILES.sweepList);
 
 export interface CheckoutIdleSweepInput {
   /** The configured abandonment delay (config.checkout.abandonAfterMs). */

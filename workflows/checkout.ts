@@ -16,6 +16,7 @@ import {
 import { asCallerAnswer } from './failures.js';
 import { searchAttributeKeys } from './search-attributes.js';
 import { backgroundActivities, localActivities } from './activity-proxies.js';
+import { PROFILES } from './activity-profiles.js';
 
 const HOUR = 60 * 60 * 1000;
 const DAY = 24 * HOUR;
@@ -27,60 +28,29 @@ const REFUND_POLL_MAX_MS = 6 * HOUR;
 // and the payment check of a webhook is one workflow task), or, in histories recorded before, as activities.
 const both = <A>(options: ActivityOptions & LocalActivityOptions) => ({ remote: proxyActivities<A>(options), local: localActivities<A>(options) });
 
-// Writes of the session's own record: quick, and retried until they land (every 30 s at most). A status the
-// workflow decided must be written whatever the database's outage: with a bounded policy, a write failing
-// for good inside a signal (a success webhook during a 10-minute outage) was an unhandled rejection that
-// stuck the run's workflow task for ever, and the order with it. Refusals (an unknown rate, a code that
-// does not apply) are non-retryable and still answer at once.
-const sessionCalls = both<CheckoutSessionActivities>({
-  startToCloseTimeout: '15 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
-});
-// Payment records that are ours alone (an upsell's outcome, a total of nothing to pay): like the session's own
-// writes, retried until they land.
-const recordCalls = both<CheckoutPaymentActivities>({
-  startToCloseTimeout: '15 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
-});
+// Writes of the session's own record, and payment records that are ours alone (an upsell's outcome, a total of nothing
+// to pay): retried until they land (PROFILES.sessionWrite says why).
+const sessionCalls = both<CheckoutSessionActivities>(PROFILES.sessionWrite);
+const recordCalls = both<CheckoutPaymentActivities>(PROFILES.sessionWrite);
 // Someone waits on these (the shopper; the merchant at backfill-status; the store's tax quote): a few quick attempts,
 // then a clear error.
-const WAITED_ON = {
-  startToCloseTimeout: '15 seconds',
-  retry: { initialInterval: '500 milliseconds', maximumInterval: '5 seconds', maximumAttempts: 3 },
-} as const;
-const paymentCalls = both<CheckoutPaymentActivities>(WAITED_ON);
+const paymentCalls = both<CheckoutPaymentActivities>(PROFILES.waitedOn);
 // Money moved at the processor beyond the shopper's own payment (a refund, an upsell's charge): always an activity. A
 // local activity lost with its worker runs again from its first attempt, and these look for what an earlier attempt
 // did only from the second attempt on (activities/checkout-payment.ts).
-const money = proxyActivities<CheckoutPaymentActivities>(WAITED_ON);
+const money = proxyActivities<CheckoutPaymentActivities>(PROFILES.waitedOn);
 // A merchant waits on the store's answer about a COD order (backfill-status); the store's tax is quoted while the shopper
 // waits at init-payment or COD.
-const storeWaitedOnCalls = both<FulfilmentActivities>(WAITED_ON);
+const storeWaitedOnCalls = both<FulfilmentActivities>(PROFILES.waitedOn);
 // A paid session's order: keep trying for two days while the store is down; a permanent refusal stops at once.
 // Always an activity: it runs alongside what follows the status write (fulfil), and two local activities in flight
 // at once may resolve in one activation on replay but in two when they ran, which reorders the commands after them
 // (a nondeterminism seen in a recorded history). Local activities here run one at a time, inside exclusive().
-const storeActivities = (initialIntervalMs = 5_000) => proxyActivities<FulfilmentActivities>({
-  startToCloseTimeout: '30 seconds',
-  scheduleToCloseTimeout: '48 hours',
-  retry: { initialInterval: initialIntervalMs, backoffCoefficient: 2, maximumInterval: '30 minutes' },
-});
+const storeActivities = (initialIntervalMs?: number) => proxyActivities<FulfilmentActivities>(PROFILES.storeOrder(initialIntervalMs));
 // Nobody waits on the rest: the background queue (workflows/activity-proxies.ts).
-// Emails: a few attempts, never a flood.
-const emails = backgroundActivities<FulfilmentActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '10 seconds', backoffCoefficient: 3, maximumInterval: '20 minutes', maximumAttempts: 6 },
-});
-// The shopper's cart at the store, emptied after the order: a few quick tries, never holding up the emails for long.
-const cart = backgroundActivities<FulfilmentActivities>({
-  startToCloseTimeout: '15 seconds',
-  retry: { initialInterval: '2 seconds', maximumInterval: '10 seconds', maximumAttempts: 3 },
-});
-// The merchant's webhook events (session.completed, ...): our own database and Temporal, retried until recorded.
-const merchantEvents = backgroundActivities<MerchantWebhookActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
-});
+const emails = backgroundActivities<FulfilmentActivities>(PROFILES.email);
+const cart = backgroundActivities<FulfilmentActivities>(PROFILES.storeCart);
+const merchantEvents = backgroundActivities<MerchantWebhookActivities>(PROFILES.merchantEvent);
 
 /** A refusal the API answers as `{ error, code }` (the error handler maps ApplicationFailure types that are codes). */
 const refusal = (type: ErrorCode, message: string) => ApplicationFailure.create({ type, message, nonRetryable: true });

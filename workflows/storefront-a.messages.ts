@@ -1,6 +1,5 @@
 // Inputs, results and failure mapping of the storefront A workflows (install, script tag, webhooks),
 // shared by the workflows and the API that starts them. Deterministic: @temporalio/workflow and domain/ only.
-import type { ActivityOptions } from '@temporalio/workflow';
 import { asCallerAnswer, type Answer } from './failures.js';
 
 export const storefrontAWorkflowIds = {
@@ -71,14 +70,3 @@ export function toStorefrontAFailure(err: unknown, overrides: Partial<Record<str
     otherwise: { code: 'UPSTREAM_ERROR', message: 'The store call failed' },
   });
 }
-
-/** Calls to the merchant's store while someone waits (install, reinstall): three quick attempts. */
-export const STORE_CALL_OPTIONS: ActivityOptions = {
-  startToCloseTimeout: '15 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '4 seconds', maximumAttempts: 3 },
-};
-/** Our own database write that records the outcome. */
-export const RECORD_OPTIONS: ActivityOptions = {
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '500 milliseconds', maximumInterval: '5 seconds', maximumAttempts: 5 },
-};
