@@ -1,5 +1,5 @@
 import { ActivityFailure, ApplicationFailure, allHandlersFinished, condition, log, patched, proxyActivities, setHandler, upsertSearchAttributes, uuid4, type ActivityOptions, type LocalActivityOptions } from '@temporalio/workflow';
-import { applyProcessorEvent, canTransition, isRefundEvent, isSuccessEvent, refundRefusal, type CheckoutStatus, type EventFacts } from '../domain/checkout-status.js';
+import { applyProcessorEvent, canTransition, isClosedToShopper, isPaidNotRefunded, isProcessorPaid, isRefundEvent, isSuccessEvent, refundRefusal, type CheckoutStatus, type EventFacts } from '../domain/checkout-status.js';
 import { paymentFact } from '../domain/payment-check.js';
 import { upsellOutcomeOfEvent, type UpsellChargeOutcome } from '../domain/upsell-purchase.js';
 import type { ErrorCode } from '../domain/errors.js';
@@ -112,8 +112,6 @@ const INTERACTIVE_LOCAL = 'interactive-local-activities';
 
 /** Patch: after a refund's shopper email, the merchant's refund notice (notification settings). Histories recorded before send none. */
 const MERCHANT_REFUND_NOTIFICATION = 'merchant-refund-notification';
-
-const SETTLED: ReadonlySet<CheckoutStatus> = new Set(['COMPLETED', 'ON_HOLD', 'REFUNDED', 'COD_CONFIRMED', 'ABANDONED']);
 
 /**
  * Owns one checkout session from cart to paid (or cash-on-delivery) order: its status, its payment, the order
@@ -358,7 +356,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
   async function applyCheckedEvent(message: ProcessorEventMessage) {
     const cause = `${message.event} (${message.eventId})`;
     // A refund of a session never paid here has nothing to book: if its payment turns up later, the hold reconciles it.
-    if (isRefundEvent(message.event)) return status === 'COMPLETED' || status === 'ON_HOLD' || status === 'REFUNDED' ? void (await reconcileRefunds(cause)) : undefined;
+    if (isRefundEvent(message.event)) return isProcessorPaid(status) ? void (await reconcileRefunds(cause)) : undefined;
     const facts: EventFacts = {};
     let hold: { reason: NonNullable<Exclude<EventFacts['payment'], 'paid' | 'unpaid'>>; message: string; paymentId: string | null } | undefined;
     if (isSuccessEvent(message.event) && status !== 'COMPLETED' && status !== 'REFUNDED') {
@@ -426,7 +424,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
     }
     refundsInFlight = state.pendingMinor > 0;
     const fully = state.totalMinor > 0 && state.refundedMinor >= state.totalMinor;
-    if (fully && (status === 'COMPLETED' || status === 'ON_HOLD')) await setStatus('REFUNDED', cause);
+    if (fully && isPaidNotRefunded(status)) await setStatus('REFUNDED', cause);
     for (const refundId of state.succeeded) {
       if (refundsHandled.has(refundId)) continue;
       refundsHandled.add(refundId);
@@ -675,14 +673,14 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
   setHandler(payUpdate, () => exclusive(() => syncWithProcessor('pay')));
   setHandler(refreshStatusUpdate, () => exclusive(() => syncWithProcessor('refresh-status')));
 
-  const refundPending = () => (moneyChecks ? refundsInFlight && (status === 'COMPLETED' || status === 'ON_HOLD') : status === 'COMPLETED' && refundRequested) && !refundWaitOver;
+  const refundPending = () => (moneyChecks ? refundsInFlight && isPaidNotRefunded(status) : status === 'COMPLETED' && refundRequested) && !refundWaitOver;
   const upsellPending = () => upsellsPending.size > 0 && !upsellWaitOver;
   const idle = () => (fulfilment === undefined || fulfilled) && (refundEmail === undefined || refundEmailSent) && (holdEmail === undefined || holdEmailSent)
     && upsellJobs === 0 && refundJobs === 0 && eventsPending === 0 && verifying === undefined && busy === 0 && allHandlersFinished();
 
   await load;
 
-  while (!SETTLED.has(status)) {
+  while (!isClosedToShopper(status)) {
     if (status === 'PAYMENT_PENDING') {
       // Processors stop retrying webhooks quickly: when none came, ask, backing off up to an hour.
       let wait = reconcileAfterMs;
@@ -696,7 +694,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<St
     }
     const seen = lastActivity;
     const idleFor = Date.now() - lastActivity;
-    const progressed = await condition(() => lastActivity !== seen || SETTLED.has(status), Math.max(abandonAfterMs - idleFor, 1));
+    const progressed = await condition(() => lastActivity !== seen || isClosedToShopper(status), Math.max(abandonAfterMs - idleFor, 1));
     // Checked again in turn: an action queued when the delay ran out may have moved the session on.
     if (!progressed) await exclusive(async () => (lastActivity === seen && idleAbandonable() ? setStatus('ABANDONED', idleCause()) : undefined));
   }
