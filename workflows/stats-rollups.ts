@@ -10,7 +10,6 @@ const { statsRollupSpan, rebuildStatsRollupDays } = backgroundActivities<StatsRo
 const DAY_MS = 24 * 60 * 60 * 1000;
 const CHUNK_DAYS = 31;
 
-export const statsRollupsWorkflowId = (merchantId?: string) => `stats-rollups-rebuild-${merchantId ?? 'all'}`;
 
 export interface RebuildStatsRollupsInput {
   /** Without it: every merchant. */

@@ -2,13 +2,6 @@
 // shared by the workflows and the API that starts them. Deterministic: @temporalio/workflow and domain/ only.
 import { asCallerAnswer, type Answer } from './failures.js';
 
-export const storefrontAWorkflowIds = {
-  install: (merchantId: string) => `storefront-a-install-${merchantId}`,
-  scriptTag: (merchantId: string) => `storefront-a-script-tag-${merchantId}`,
-  scriptTagCheck: (merchantId: string) => `storefront-a-script-tag-check-${merchantId}`,
-  disconnect: (merchantId: string) => `storefront-a-disconnect-${merchantId}`,
-  webhook: (deliveryIdOrRowId: string) => `storefront-a-webhook-${deliveryIdOrRowId}`,
-};
 
 export interface InstallStorefrontAInput {
   merchantId: string;

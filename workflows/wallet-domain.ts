@@ -4,16 +4,9 @@
 // patched() answers false and the old steps replay as they were; at the first step beyond it the run ends. Its
 // activities are gone from the worker: one still in flight at deploy fails and the run ends at the next step.
 import { condition, getExternalWorkflowHandle, patched, proxyActivities, setHandler, startChild } from '@temporalio/workflow';
-import {
-  WALLETS_ON_HOSTED_PAGE,
-  WALLET_CHECK_SCHEDULE,
-  walletDomainChangedSignal,
-  walletDomainWorkflowId,
-  type WalletDomainInput,
-  type WalletDomainResult,
-  type WalletDomainSync,
-} from './wallet-domain.messages.js';
+import { WALLETS_ON_HOSTED_PAGE, WALLET_CHECK_SCHEDULE, walletDomainChangedSignal, type WalletDomainInput, type WalletDomainResult, type WalletDomainSync } from './wallet-domain.messages.js';
 import { PROFILES } from './activity-profiles.js';
+import { WORKFLOWS } from '../domain/workflow-names.js';
 
 /** The activities runs of the earlier code scheduled (their names and shapes, for replay; none is registered now). */
 interface WalletDomainActivities {
@@ -97,9 +90,9 @@ export async function walletDomainWorkflow({ merchantId }: WalletDomainInput): P
  * WALLETS_ON_HOSTED_PAGE replays (workflows/processor-connection.ts, workflows/custom-domain.ts).
  */
 export async function startOrSignalWalletDomain(merchantId: string): Promise<void> {
-  const workflowId = walletDomainWorkflowId(merchantId);
+  const workflowId = WORKFLOWS.walletDomain.id(merchantId);
   try {
-    await startChild(walletDomainWorkflow, {
+    await startChild<typeof walletDomainWorkflow>(WORKFLOWS.walletDomain.type, {
       workflowId,
       args: [{ merchantId }],
       parentClosePolicy: 'ABANDON',

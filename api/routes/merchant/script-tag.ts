@@ -9,7 +9,8 @@ import { type RouteDeps } from '../../route-deps.js';
 import { errorResponse } from '../../schemas/common.js';
 import { AppError } from '../../../domain/errors.js';
 import type { checkStorefrontAScriptTagWorkflow, ensureStorefrontAScriptTagWorkflow } from '../../../workflows/storefront-a-script-tag.js';
-import { storefrontAWorkflowIds, type ScriptTagStatus } from '../../../workflows/storefront-a.messages.js';
+import { type ScriptTagStatus } from '../../../workflows/storefront-a.messages.js';
+import { WORKFLOWS } from '../../../domain/workflow-names.js';
 
 const statusResponse = z
   .object({
@@ -47,9 +48,9 @@ export const scriptTagRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
   }, async (request) => {
     const { merchantId } = request.merchant;
     await requireConnected(merchantId);
-    return reply(await temporal.client.workflow.execute<typeof checkStorefrontAScriptTagWorkflow>('checkStorefrontAScriptTagWorkflow', {
+    return reply(await temporal.client.workflow.execute<typeof checkStorefrontAScriptTagWorkflow>(WORKFLOWS.storefrontAScriptTagCheck.type, {
       taskQueue: config.temporal.taskQueue,
-      workflowId: storefrontAWorkflowIds.scriptTagCheck(merchantId),
+      workflowId: WORKFLOWS.storefrontAScriptTagCheck.id(merchantId),
       workflowIdConflictPolicy: 'USE_EXISTING',
       args: [merchantId],
     }));
@@ -67,9 +68,9 @@ export const scriptTagRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
   }, async (request) => {
     const { merchantId } = request.merchant;
     await requireConnected(merchantId);
-    return reply(await temporal.client.workflow.execute<typeof ensureStorefrontAScriptTagWorkflow>('ensureStorefrontAScriptTagWorkflow', {
+    return reply(await temporal.client.workflow.execute<typeof ensureStorefrontAScriptTagWorkflow>(WORKFLOWS.storefrontAScriptTag.type, {
       taskQueue: config.temporal.taskQueue,
-      workflowId: storefrontAWorkflowIds.scriptTag(merchantId),
+      workflowId: WORKFLOWS.storefrontAScriptTag.id(merchantId),
       workflowIdConflictPolicy: 'USE_EXISTING',
       args: [merchantId],
     }));
