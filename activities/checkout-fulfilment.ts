@@ -25,7 +25,8 @@ import { judgePayment } from '../domain/payment-check.js';
 import type { StoreOrder, StoreOrderInput, StoreRefund, StoreRefundInput } from '../integrations/storefront-common/order.js';
 import { formatMoney } from '../domain/money.js';
 import { SHOPPER_EMAIL_LANGUAGES, shopperEmailLanguage, shopperMoneyLocale } from '../domain/shopper-emails/index.js';
-import { orderNumberLabel, STATUSES_WITH_STORE_ORDER } from '../domain/store-order.js';
+import { orderNumberLabel } from '../domain/store-order.js';
+import { hasStoreOrder } from '../domain/checkout-status.js';
 import { classifyFailures } from './failures.js';
 import { recordEmail, sendRecordedEmail, type EmailSendResult } from './email-outbox.js';
 import { renderOrderEmail, type OrderEmailData } from './order-email-templates.js';
@@ -49,8 +50,6 @@ export interface FulfilmentActivityDeps {
 
 export const storeOrderIdempotencyKey = (token: string) => `checkout-${token}`;
 
-/** Statuses after which a session has an order to create and emails to send (REFUNDED was paid once). */
-const FULFILLABLE = STATUSES_WITH_STORE_ORDER;
 const EMAIL_LOCALE = 'en';
 /** The emails that go to the shopper (from the shop's name, replies to the merchant); the rest go to the merchant. */
 const SHOPPER_EMAILS: ReadonlySet<OrderEmailKind> = new Set(['order_confirmation', 'refund_confirmation', 'upsell_confirmation']);
@@ -114,7 +113,7 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
   async function sessionOf(token: string, paid = false): Promise<Session> {
     const s = await db.checkoutSession.findUnique({ where: { token }, include: { merchant: true } });
     if (!s) throw ApplicationFailure.nonRetryable(`checkout session ${token} not found`, 'NOT_FOUND');
-    if (!FULFILLABLE.has(s.status) && !paid) throw ApplicationFailure.nonRetryable(`checkout session ${token} is ${s.status}, not paid or confirmed`, 'CONFLICT');
+    if (!hasStoreOrder(s.status) && !paid) throw ApplicationFailure.nonRetryable(`checkout session ${token} is ${s.status}, not paid or confirmed`, 'CONFLICT');
     return s;
   }
 

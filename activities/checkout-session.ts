@@ -4,12 +4,12 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../prisma/client.js';
 import { Prisma } from '../prisma/client.js';
 import { AppError } from '../domain/errors.js';
-import type { CheckoutStatus } from '../domain/checkout-status.js';
+import { isConfirmedOrder, isPaidNotRefunded, type CheckoutStatus } from '../domain/checkout-status.js';
 import type { ShopperDetails } from '../workflows/checkout.messages.js';
 import { classifyFailures } from './failures.js';
 import { markMilestones, recordSessionEvent } from './session-events.js';
 import { milestonesOfEvent } from '../domain/stats.js';
-import { priceCheckout, redeemDiscount, REDEEMING_STATUSES, reserveDiscount } from '../model/pricing.js';
+import { priceCheckout, redeemDiscount, reserveDiscount } from '../model/pricing.js';
 import { codOffered } from '../model/plan-features.js';
 
 export interface PaymentQuote {
@@ -161,7 +161,7 @@ export function createCheckoutSessionActivities(deps: { db: Db }) {
     async recordSessionStatus(token: string, status: CheckoutStatus, cause: string): Promise<void> {
       const before = await db.checkoutSession.findUniqueOrThrow({ where: { token }, select: { status: true, completedAt: true, refundedAt: true } });
       // Counted here, also when a retry finds the status already written: the redemption row is unique per session.
-      if (REDEEMING_STATUSES.has(status)) await redeemDiscount(db, token);
+      if (isConfirmedOrder(status)) await redeemDiscount(db, token);
       if (before.status === status) return;
       await db.checkoutSession.update({
         where: { token },
@@ -169,7 +169,7 @@ export function createCheckoutSessionActivities(deps: { db: Db }) {
           status,
           lastActivityAt: new Date(),
           // The processor confirmed the payment: COMPLETED, or ON_HOLD (paid, but held before its order).
-          ...((status === 'COMPLETED' || status === 'ON_HOLD') && !before.completedAt ? { completedAt: new Date() } : {}),
+          ...(isPaidNotRefunded(status) && !before.completedAt ? { completedAt: new Date() } : {}),
           ...(status === 'REFUNDED' && !before.refundedAt ? { refundedAt: new Date() } : {}),
         },
       });

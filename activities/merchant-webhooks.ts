@@ -11,10 +11,7 @@ import type { SecretBox } from '../security/secrets.js';
 import type { UrlGuard } from '../security/ssrf.js';
 import type { EmailClient } from '../integrations/email/index.js';
 import { postWebhook } from '../integrations/merchant-webhooks/sender.js';
-import {
-  answerKind, DELIVERY_TIMEOUT_MS, ENDPOINT_HEALTH_CUE, ENDPOINT_HEALTH_STEPS, ENDPOINT_HEALTH_WORKFLOW, endpointHealthWorkflowId, factKeyOf, nextWaitMs,
-  parseRetryAfter, RESPONSE_BODY_LOG_BYTES, RETRY_AFTER_STATUSES, type DisputeEventType, type EndpointHealthStep, type SessionEventType,
-} from '../domain/merchant-webhooks.js';
+import { answerKind, DELIVERY_TIMEOUT_MS, ENDPOINT_HEALTH_CUE, ENDPOINT_HEALTH_STEPS, factKeyOf, nextWaitMs, parseRetryAfter, RESPONSE_BODY_LOG_BYTES, RETRY_AFTER_STATUSES, type DisputeEventType, type EndpointHealthStep, type SessionEventType } from '../domain/merchant-webhooks.js';
 import type { DisputeEventData } from '../domain/merchant-event-payloads.js';
 import { deliverMerchantEvent, recordMerchantEvent, SESSION_STATUS_OF_EVENT, sessionEventData, signingSecrets } from '../model/merchant-webhooks.js';
 import { processorClientFor } from '../model/connections.js';
@@ -24,6 +21,7 @@ import { classifyFailures } from './failures.js';
 import { recordEmail, sendRecordedEmail, type EmailSendResult } from './email-outbox.js';
 import { renderWebhookEmail, WEBHOOK_EMAIL_KINDS } from './webhook-email-templates.js';
 import { notificationRecipients } from '../domain/notifications.js';
+import { WORKFLOWS } from '../domain/workflow-names.js';
 
 /** The merchant columns the notification settings read. */
 const NOTIFICATION_SELECT = { notifyNewOrder: true, notifyRefund: true, notifyStoreOrderFailed: true, notifyEndpointDisabled: true, notificationEmails: true } as const;
@@ -91,9 +89,9 @@ export function createMerchantWebhookActivities(deps: MerchantWebhookActivityDep
   /** The endpoint's failing streak changed: its health workflow starts (or hears of it). */
   async function cueHealth(endpointId: string, start: boolean): Promise<void> {
     const { client } = deps.temporal;
-    const workflowId = endpointHealthWorkflowId(endpointId);
+    const workflowId = WORKFLOWS.webhookEndpointHealth.id(endpointId);
     if (start) {
-      await client.workflow.signalWithStart(ENDPOINT_HEALTH_WORKFLOW, { workflowId, taskQueue: config.temporal.taskQueue, args: [{ endpointId }], signal: ENDPOINT_HEALTH_CUE, signalArgs: [] });
+      await client.workflow.signalWithStart(WORKFLOWS.webhookEndpointHealth.type, { workflowId, taskQueue: config.temporal.taskQueue, args: [{ endpointId }], signal: ENDPOINT_HEALTH_CUE, signalArgs: [] });
       return;
     }
     // A success: a running health workflow ends early (one that is not running has nothing to stop).

@@ -3,11 +3,12 @@ import { createEcbSimulator } from '../sandbox/ecb/index.js';
 import type { Simulator } from '../sandbox/shared/simulator.js';
 import { createFxRatesActivities } from './fx-rates.js';
 import { FX_SCHEDULE_ID } from '../domain/schedules.js';
-import { CHECKOUT_IDLE_SWEEP_SCHEDULE_ID, PROCESSOR_SWEEP_SCHEDULE_ID, PROCESSOR_SWEEP_WORKFLOW_ID } from '../domain/schedules.js';
+import { CHECKOUT_IDLE_SWEEP_SCHEDULE_ID, PROCESSOR_SWEEP_SCHEDULE_ID } from '../domain/schedules.js';
 import { ensureSchedules } from './schedules.js';
 import { createTestDatabase, type TestDatabase } from '../test/harness/db.js';
 import { connectTestTemporal, type TestTemporal } from '../test/harness/temporal.js';
 import { testConfig } from '../test/harness/config.js';
+import { WORKFLOWS } from '../domain/workflow-names.js';
 
 let ecb: Simulator;
 let database: TestDatabase;
@@ -63,7 +64,7 @@ describe('schedules', () => {
       // The processor sweep: every PROCESSOR_SWEEP_MINUTES (default 15), not run at creation.
       const processorSweep = await temporal.client.schedule.getHandle(PROCESSOR_SWEEP_SCHEDULE_ID).describe();
       expect(processorSweep.spec.intervals).toEqual([expect.objectContaining({ every: 15 * 60_000 })]);
-      expect(processorSweep.action).toMatchObject({ type: 'startWorkflow', workflowType: 'processorSweepWorkflow', workflowId: PROCESSOR_SWEEP_WORKFLOW_ID, taskQueue: temporal.taskQueue });
+      expect(processorSweep.action).toMatchObject({ type: 'startWorkflow', workflowType: 'processorSweepWorkflow', workflowId: WORKFLOWS.processorSweep.id(), taskQueue: temporal.taskQueue });
       expect(processorSweep.info.recentActions).toHaveLength(0);
     });
   });

@@ -1,9 +1,10 @@
 // Temporal Schedules the service needs, created or updated idempotently at worker start-up.
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptionsAction, type ScheduleSpec } from '@temporalio/client';
 import type { Config } from '../config/index.js';
-import { FX_SCHEDULE_ID, FX_WORKFLOW_ID } from '../domain/schedules.js';
-import { CHECKOUT_IDLE_SWEEP_SCHEDULE_ID, CHECKOUT_IDLE_SWEEP_WORKFLOW_ID, PROCESSOR_SWEEP_SCHEDULE_ID, PROCESSOR_SWEEP_WORKFLOW_ID } from '../domain/schedules.js';
+import { FX_SCHEDULE_ID } from '../domain/schedules.js';
+import { CHECKOUT_IDLE_SWEEP_SCHEDULE_ID, PROCESSOR_SWEEP_SCHEDULE_ID } from '../domain/schedules.js';
 import type { CheckoutIdleSweepInput } from '../workflows/checkout-idle-sweep.js';
+import { WORKFLOWS } from '../domain/workflow-names.js';
 
 /** How often the idle sweep runs: an untouched session is abandoned at most this long after its delay. */
 export const CHECKOUT_IDLE_SWEEP_EVERY = '10 minutes';
@@ -25,7 +26,7 @@ export function scheduleDefinitions(config: Config): ScheduleDefinition[] {
     {
       id: FX_SCHEDULE_ID,
       spec: { cronExpressions: [config.fx.refreshCron] },
-      action: { type: 'startWorkflow', workflowType: 'refreshFxRatesWorkflow', workflowId: FX_WORKFLOW_ID, taskQueue, args: [] },
+      action: { type: 'startWorkflow', workflowType: WORKFLOWS.fxRates.type, workflowId: WORKFLOWS.fxRates.id(), taskQueue, args: [] },
       catchupWindow: '1 day',
       runAtCreation: true,
       note: 'Daily refresh of the ECB euro reference rates (fx_rates table)',
@@ -33,7 +34,7 @@ export function scheduleDefinitions(config: Config): ScheduleDefinition[] {
     {
       id: CHECKOUT_IDLE_SWEEP_SCHEDULE_ID,
       spec: { intervals: [{ every: CHECKOUT_IDLE_SWEEP_EVERY }] },
-      action: { type: 'startWorkflow', workflowType: 'checkoutIdleSweepWorkflow', workflowId: CHECKOUT_IDLE_SWEEP_WORKFLOW_ID, taskQueue, args: [sweep] },
+      action: { type: 'startWorkflow', workflowType: WORKFLOWS.checkoutIdleSweep.type, workflowId: WORKFLOWS.checkoutIdleSweep.id(), taskQueue, args: [sweep] },
       catchupWindow: '1 hour',
       runAtCreation: false,
       note: 'Starts the checkout workflow of sessions nobody acted on once they are idle long enough to be abandoned',
@@ -44,7 +45,7 @@ export function scheduleDefinitions(config: Config): ScheduleDefinition[] {
       // Each run costs two list calls per connected merchant, well inside Whop's rate limits.
       id: PROCESSOR_SWEEP_SCHEDULE_ID,
       spec: { intervals: [{ every: `${config.processor.sweepMinutes} minutes` }] },
-      action: { type: 'startWorkflow', workflowType: 'processorSweepWorkflow', workflowId: PROCESSOR_SWEEP_WORKFLOW_ID, taskQueue, args: [] },
+      action: { type: 'startWorkflow', workflowType: WORKFLOWS.processorSweep.type, workflowId: WORKFLOWS.processorSweep.id(), taskQueue, args: [] },
       catchupWindow: '1 hour',
       runAtCreation: false,
       note: 'Lists each connected merchant\'s processor refunds and disputes since the last run and applies those whose webhook was lost',

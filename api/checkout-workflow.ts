@@ -14,11 +14,12 @@
 import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import type { SignalDefinition, UpdateDefinition } from '@temporalio/common';
 import type { Config } from '../config/index.js';
-import { CHECKOUT_WORKFLOW, checkoutStartOptions, signalProcessorEvent, type CheckoutRef } from '../model/processor-cues.js';
+import { checkoutStartOptions, signalProcessorEvent, type CheckoutRef } from '../model/processor-cues.js';
 import type { CheckoutWorkflowInput, ProcessorEventMessage } from '../workflows/checkout.messages.js';
+import { WORKFLOWS } from '../domain/workflow-names.js';
 
 // The session's identity and the workflow's input are the model's: the processor sweep (a worker) starts the workflow too.
-export { CHECKOUT_WORKFLOW, checkoutWorkflowInput, type CheckoutRef } from '../model/processor-cues.js';
+export { checkoutWorkflowInput, type CheckoutRef } from '../model/processor-cues.js';
 
 export interface CheckoutWorkflowDeps {
   config: Config;
@@ -27,7 +28,7 @@ export interface CheckoutWorkflowDeps {
 
 /** Runs `update` on the session's workflow, starting it first if no run is open; answers the update's result. */
 export function updateCheckout<Ret, Args extends unknown[]>(deps: CheckoutWorkflowDeps, session: CheckoutRef, update: UpdateDefinition<Ret, Args>, ...args: Args): Promise<Ret> {
-  const startWorkflowOperation = new WithStartWorkflowOperation<(input: CheckoutWorkflowInput) => Promise<unknown>>(CHECKOUT_WORKFLOW, {
+  const startWorkflowOperation = new WithStartWorkflowOperation<(input: CheckoutWorkflowInput) => Promise<unknown>>(WORKFLOWS.checkout.type, {
     ...checkoutStartOptions(deps, session),
     workflowIdConflictPolicy: 'USE_EXISTING',
   });
@@ -41,7 +42,7 @@ export async function signalCheckout(deps: CheckoutWorkflowDeps, session: Checko
 
 /** Delivers a signal (a processor event, a refund made in the store) to the session's workflow, starting it if no run is open. */
 export async function signalCheckoutWith<Arg>(deps: CheckoutWorkflowDeps, session: CheckoutRef, signal: SignalDefinition<[Arg]>, arg: Arg): Promise<void> {
-  await deps.temporal.client.workflow.signalWithStart<(input: CheckoutWorkflowInput) => Promise<unknown>, [Arg]>(CHECKOUT_WORKFLOW, {
+  await deps.temporal.client.workflow.signalWithStart<(input: CheckoutWorkflowInput) => Promise<unknown>, [Arg]>(WORKFLOWS.checkout.type, {
     ...checkoutStartOptions(deps, session),
     signal,
     signalArgs: [arg],

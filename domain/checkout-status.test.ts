@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
-  applyProcessorEvent, canTransition, CHECKOUT_STATUSES, DEVIATIONS, isCheckoutStatus, isOpen, isPaid, isTerminal, PROCESSOR_EVENTS,
+  applyProcessorEvent, canTransition, CHECKOUT_STATUSES, DEVIATIONS, isCheckoutStatus, isOpen, countsAsRevenue, isClosedToShopper, PROCESSOR_EVENTS,
   refundableMinor, refundRefusal, type CheckoutStatus, type RefundBalance,
 } from './checkout-status.js';
 
@@ -105,8 +105,8 @@ describe('checkout session status on endpoints and timers', () => {
 
   it('tells open sessions from those the shopper is done with', () => {
     expect(CHECKOUT_STATUSES.filter(isOpen)).toEqual([O, P, F]);
-    expect(CHECKOUT_STATUSES.filter(isTerminal)).toEqual([D, C, H, R, A]);
-    expect(CHECKOUT_STATUSES.filter(isPaid)).toEqual([C]);
+    expect(CHECKOUT_STATUSES.filter(isClosedToShopper)).toEqual([D, C, H, R, A]);
+    expect(CHECKOUT_STATUSES.filter(countsAsRevenue)).toEqual([C]);
   });
   it('recognises statuses', () => {
     expect(isCheckoutStatus('COD_CONFIRMED')).toBe(true);

@@ -127,19 +127,54 @@ export function canTransition(from: CheckoutStatus, to: CheckoutStatus): boolean
   return ENDPOINT_TRANSITIONS[from].includes(to);
 }
 
-/**
- * The shopper can do nothing more on the session (it is not an open session). Processor events still
- * apply to it (a late payment success completes even an abandoned session), so its workflow must still
- * accept them.
- */
-export function isTerminal(status: CheckoutStatus): boolean {
-  return status === 'COMPLETED' || status === 'ON_HOLD' || status === 'REFUNDED' || status === 'COD_CONFIRMED' || status === 'ABANDONED';
-}
+// Status groupings, each defined once here, named for what they hold (the API, the workflows, the activities, the
+// model and the pages use these, never a list of their own).
+const statusesIn = <const T extends readonly CheckoutStatus[]>(...list: T) => list;
+const member = (list: readonly CheckoutStatus[]) => (status: string): boolean => (list as readonly string[]).includes(status);
 
-/** Still in the shopper's hands: OPEN, PAYMENT_PENDING, or FAILED (which can be retried). */
-export function isOpen(status: CheckoutStatus): boolean {
-  return !isTerminal(status);
-}
+/**
+ * Out of the shopper's hands: nothing more for the shopper to do on the session (not an open session). Not final:
+ * processor events still apply (a late payment success completes even an abandoned session, a COMPLETED one can
+ * still become REFUNDED), so its workflow must still accept them. (Was `isTerminal`, a name it did not live up to.)
+ */
+export const CLOSED_TO_SHOPPER_STATUSES = statusesIn('COD_CONFIRMED', 'COMPLETED', 'ON_HOLD', 'REFUNDED', 'ABANDONED');
+export const isClosedToShopper = member(CLOSED_TO_SHOPPER_STATUSES);
+
+/** Still in the shopper's hands: OPEN, PAYMENT_PENDING, or FAILED (which can be retried). A discount reserved by such a session still holds the code. */
+export const OPEN_STATUSES = statusesIn('OPEN', 'PAYMENT_PENDING', 'FAILED');
+export const isOpen = member(OPEN_STATUSES);
+
+/**
+ * The shopper paid (or confirmed cash on delivery): the checkout converted, an order of the orders list, the funnel's
+ * last step. An order on the store exists or follows for all but ON_HOLD, a payment held before its order: the shopper
+ * paid all the same, and what became of the money is the merchant's side (a held payment refunded in full becomes
+ * REFUNDED, which counts here too, so a refund never moves a checkout out of the funnel).
+ */
+export const ORDERED_STATUSES = statusesIn('COMPLETED', 'COD_CONFIRMED', 'REFUNDED', 'ON_HOLD');
+export const isOrdered = member(ORDERED_STATUSES);
+
+/** A store order exists or is to be created (REFUNDED was paid first; ON_HOLD never gets one as it stands). */
+export const WITH_STORE_ORDER_STATUSES = statusesIn('COMPLETED', 'COD_CONFIRMED', 'REFUNDED');
+export const hasStoreOrder = member(WITH_STORE_ORDER_STATUSES);
+
+/** The order is confirmed and stands: paid by card (COMPLETED) or confirmed for cash on delivery. A discount's reserved use becomes a counted one. */
+export const CONFIRMED_ORDER_STATUSES = statusesIn('COMPLETED', 'COD_CONFIRMED');
+export const isConfirmedOrder = member(CONFIRMED_ORDER_STATUSES);
+
+/** The processor confirmed the payment and it is not refunded in full (COMPLETED, or ON_HOLD: paid but held): what can be refunded. */
+export const PAID_NOT_REFUNDED_STATUSES = statusesIn('COMPLETED', 'ON_HOLD');
+export const isPaidNotRefunded = member(PAID_NOT_REFUNDED_STATUSES);
+
+/** The processor confirmed a payment, since refunded in full or not: refunds of it are the processor's to tell. */
+export const PROCESSOR_PAID_STATUSES = statusesIn('COMPLETED', 'ON_HOLD', 'REFUNDED');
+export const isProcessorPaid = member(PROCESSOR_PAID_STATUSES);
+
+/**
+ * The checkout page's outcomes: a status it shows as the end of the shopper's checkout (the confirmation, the refund,
+ * the expiry). ON_HOLD is not one: the page has no outcome of its own for a held payment.
+ */
+export const PAGE_OUTCOME_STATUSES = statusesIn('COMPLETED', 'COD_CONFIRMED', 'REFUNDED', 'ABANDONED');
+export const isPageOutcome = member(PAGE_OUTCOME_STATUSES);
 
 /** A session's money as refunds see it: what was charged, what came back, what is on its way back. */
 export interface RefundBalance {
@@ -168,7 +203,7 @@ export function refundRefusal(session: RefundBalance, amountMinor?: number):
     return { code: 'NOT_REFUNDABLE', message: 'A cash-on-delivery order was not paid through the processor: refund the shopper directly' };
   }
   if (session.paymentMethod === 'free') return { code: 'NOT_REFUNDABLE', message: 'Nothing was paid for this order (its total was 0): there is nothing to refund' };
-  if (session.status !== 'COMPLETED' && session.status !== 'ON_HOLD') {
+  if (!isPaidNotRefunded(session.status)) {
     return { code: 'NOT_REFUNDABLE', message: `Only a completed card payment can be refunded: this checkout is ${session.status.toLowerCase().replace('_', ' ')}` };
   }
   const left = refundableMinor(session);
@@ -181,7 +216,7 @@ export function refundRefusal(session: RefundBalance, amountMinor?: number):
   return null;
 }
 
-/** Counts as paid revenue: only a processor-confirmed payment that was not refunded (COD is not paid yet). */
-export function isPaid(status: CheckoutStatus): boolean {
+/** Counts as paid revenue: only a processor-confirmed payment that was not refunded nor held (COD is not paid yet). (Was `isPaid`: ON_HOLD is paid too, and is not revenue.) */
+export function countsAsRevenue(status: CheckoutStatus): boolean {
   return status === 'COMPLETED';
 }

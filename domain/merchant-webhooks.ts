@@ -103,15 +103,5 @@ export const MAX_WEBHOOK_ENDPOINTS = 10;
 /** How long the previous secret keeps signing after a rotation. */
 export const SECRET_ROTATION_OVERLAP_MS = 24 * HOUR;
 
-// ---- workflow ids ------------------------------------------------------------------------------------
-
-/** The first run of a delivery; a replay (run n ≥ 1) has an id of its own, so no two runs ever share one. */
-export const deliveryWorkflowId = (deliveryId: string, run = 0) => (run === 0 ? `merchant-webhook-${deliveryId}` : `merchant-webhook-${deliveryId}-replay-${run}`);
-export const endpointHealthWorkflowId = (endpointId: string) => `webhook-endpoint-health-${endpointId}`;
-/** The workflow that records an event the API learnt of (a dispute): one per fact. */
-export const merchantEventWorkflowId = (factKey: string) => `merchant-event-${factKey}`;
-/** Type names the API and activities start workflows by (they never import workflow code). */
-export const ENDPOINT_HEALTH_WORKFLOW = 'webhookEndpointHealthWorkflow';
-export const MERCHANT_EVENT_WORKFLOW = 'recordMerchantEventWorkflow';
 /** Signal to an endpoint's health workflow: its failing streak changed (began, or ended by a success). A cue only: the workflow reads the database. */
 export const ENDPOINT_HEALTH_CUE = 'endpointHealthCue';

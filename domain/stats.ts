@@ -27,7 +27,7 @@
 //   (reaching a step marks the earlier ones still unset, with the same instant), so counting each milestone
 //   column is enough, and a step is never larger than the one before; a session in a converted status counts
 //   at every step, whatever older rows lack.
-import type { CheckoutStatus } from './checkout-status.js';
+import { isOrdered, isProcessorPaid, ORDERED_STATUSES } from './checkout-status.js';
 
 export const FUNNEL_STEPS = ['created', 'contact_entered', 'shipping_chosen', 'payment_started', 'completed'] as const;
 export type FunnelStep = (typeof FUNNEL_STEPS)[number];
@@ -49,14 +49,6 @@ export const PROGRESS_STEPS = { contact_entered: 'contactEnteredAt', shipping_ch
 export type ProgressStep = keyof typeof PROGRESS_STEPS;
 
 /**
- * Statuses that mean the shopper paid (or confirmed cash on delivery): the checkout converted, the funnel's last
- * step. An order on the store exists or follows for all but ON_HOLD, a payment held before its order: the shopper
- * paid all the same, and what became of the money is the merchant's side, not the checkout's (a held payment refunded
- * in full becomes REFUNDED, which counts here too, so a refund never moves a checkout out of the funnel).
- */
-export const ORDERED_STATUSES: readonly CheckoutStatus[] = ['COMPLETED', 'REFUNDED', 'COD_CONFIRMED', 'ON_HOLD'];
-
-/**
  * The orders list's two views (GET /api/checkout/merchant/orders?view=…), of the sessions that reached payment:
  * - orders: the shopper paid or confirmed cash on delivery, so the store has (or gets) an order — COMPLETED,
  *   COD_CONFIRMED, REFUNDED (paid, then returned) and ON_HOLD (paid, held for the merchant's review: the status
@@ -65,12 +57,11 @@ export const ORDERED_STATUSES: readonly CheckoutStatus[] = ['COMPLETED', 'REFUND
  * OPEN sessions are in neither: they are not orders (the funnel counts them).
  */
 export const ORDER_VIEWS = {
-  orders: ['COMPLETED', 'COD_CONFIRMED', 'REFUNDED', 'ON_HOLD'],
+  orders: ORDERED_STATUSES,
   checkouts: ['PAYMENT_PENDING', 'FAILED', 'ABANDONED'],
 } as const satisfies Record<string, readonly string[]>;
 export type OrderView = keyof typeof ORDER_VIEWS;
 export const ORDER_VIEW_NAMES = Object.keys(ORDER_VIEWS) as OrderView[];
-const isOrdered = (status: string) => (ORDERED_STATUSES as readonly string[]).includes(status);
 
 /**
  * The milestones a timeline event marks (with the earlier ones). details_entered is init-payment's (and
@@ -215,7 +206,7 @@ export function summarizeStats(groups: readonly StatsGroup[]): CheckoutStats {
   for (const g of groups) {
     sessions += g.sessions;
     // Every refund the processor confirmed, whatever became of the session: the figure to reconcile with it.
-    if ((g.status === 'COMPLETED' || g.status === 'ON_HOLD' || g.status === 'REFUNDED') && (g.withRefunds > 0 || g.status === 'REFUNDED')) {
+    if (isProcessorPaid(g.status) && (g.withRefunds > 0 || g.status === 'REFUNDED')) {
       const r = entry(refunds, g.currency, () => ({ currency: g.currency, orders: 0, amountMinor: 0, fullyRefundedOrders: 0, fullyRefundedMinor: 0 }));
       // A REFUNDED session counts as refunded even on an older row without its amount recorded.
       r.orders += g.status === 'REFUNDED' ? g.sessions : g.withRefunds;

@@ -2,9 +2,8 @@
 // means the payment side is settled; the checkout workflow creates the store order after that, retrying while
 // the store is down (up to 48 hours), so a paid session can be without its store order for a while, or for
 // good when the store refuses it. Pure: derived from what the workflow records (storeOrderId, storeOrderError).
+import { hasStoreOrder } from './checkout-status.js';
 
-/** Statuses after which a session has a store order to create (REFUNDED was paid first). */
-export const STATUSES_WITH_STORE_ORDER: ReadonlySet<string> = new Set(['COMPLETED', 'COD_CONFIRMED', 'REFUNDED']);
 
 export type StoreOrderState = 'pending' | 'created' | 'failed';
 export const STORE_ORDER_STATES = ['pending', 'created', 'failed'] as const satisfies readonly StoreOrderState[];
@@ -23,7 +22,7 @@ export interface StoreOrder {
 /** The store order of a session, or null while the session has none to expect (not paid, not confirmed for COD). */
 export function storeOrderOf(session: { status: string; storeOrderId: string | null; storeOrderNumber?: string | null; storeOrderError: string | null }): StoreOrder | null {
   if (session.storeOrderId) return { state: 'created', id: session.storeOrderId, number: session.storeOrderNumber ?? null, error: null };
-  if (!STATUSES_WITH_STORE_ORDER.has(session.status)) return null;
+  if (!hasStoreOrder(session.status)) return null;
   if (session.storeOrderError) return { state: 'failed', id: null, number: null, error: session.storeOrderError };
   return { state: 'pending', id: null, number: null, error: null };
 }

@@ -8,12 +8,12 @@ import type { MerchantEvent, WebhookDelivery, WebhookEndpoint } from '../generat
 import type { Db } from '../prisma/client.js';
 import type { SecretBox } from '../security/secrets.js';
 import { isPaymentMethod } from '../domain/payment-method.js';
-import { deliveryWorkflowId, type MerchantEventType, type SessionEventType } from '../domain/merchant-webhooks.js';
+import { type MerchantEventType, type SessionEventType } from '../domain/merchant-webhooks.js';
 import { merchantEventSchemas, type MerchantEventPayload, type SessionEventData } from '../domain/merchant-event-payloads.js';
 import { webhookEndpointAad } from './connections.js';
+import { WORKFLOWS } from '../domain/workflow-names.js';
 
 /** The delivery workflow's type name: started by name, so callers never import workflow code. */
-export const DELIVERY_WORKFLOW = 'merchantWebhookDeliveryWorkflow';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 function base62(length: number): string {
@@ -108,8 +108,8 @@ export interface DeliveryStarter {
 /** Starts run `run` of a delivery; a run already started (by a retry, a second click) is that run: not an error. */
 export async function startDeliveryRun(starter: DeliveryStarter, deliveryId: string, run: number): Promise<'started' | 'already_started'> {
   try {
-    await starter.client.workflow.start(DELIVERY_WORKFLOW, {
-      workflowId: deliveryWorkflowId(deliveryId, run),
+    await starter.client.workflow.start(WORKFLOWS.merchantWebhookDelivery.type, {
+      workflowId: WORKFLOWS.merchantWebhookDelivery.id(deliveryId, run),
       taskQueue: starter.taskQueue,
       args: [{ deliveryId, run }],
       // Each run id is used once: a retried start never runs the schedule twice (a replay is a new run, a new id).

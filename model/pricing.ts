@@ -9,6 +9,7 @@
 // (redeemDiscount, from recordSessionStatus). A reservation stops counting when its session is abandoned.
 import type { Db, Prisma } from '../prisma/client.js';
 import { AppError } from '../domain/errors.js';
+import { OPEN_STATUSES } from '../domain/checkout-status.js';
 import { checkDiscount, checkoutTotals, normalizeDiscountCode, type CheckoutTotals, type DiscountRule } from '../domain/discounts.js';
 import { convertFromEur, money, multiply, percentOf, subtract, sum, type FxRates, type Money } from '../domain/money.js';
 import { destinationProblem, quoteShippingRates, selectRate, type ShippingQuote } from '../domain/shipping.js';
@@ -17,10 +18,6 @@ import { rateInputOf, storeCountriesOf, type ShippingRateRow } from './shipping-
 
 type Tx = Db | Prisma.TransactionClient;
 
-/** Statuses in which a reserved (not yet counted) use still holds the code. */
-const HOLDING = ['OPEN', 'PAYMENT_PENDING', 'FAILED'];
-/** Statuses whose reservation becomes a counted use. */
-export const REDEEMING_STATUSES: ReadonlySet<string> = new Set(['COMPLETED', 'COD_CONFIRMED']);
 
 /** What pricing needs of a session (a CheckoutSession row fits). */
 export interface PricedSession {
@@ -77,7 +74,7 @@ async function countUses(tx: Tx, discountId: string, token: string, email: strin
     SELECT count(*)::int AS uses, count(*) FILTER (WHERE r.email = ${email ?? ''})::int AS "byEmail"
     FROM discount_redemptions r LEFT JOIN checkout_sessions s ON s.token = r.session_token
     WHERE r.discount_id = ${discountId}::uuid AND r.session_token <> ${token}
-      AND (r.redeemed_at IS NOT NULL OR s.status = ANY(${HOLDING}::text[]))`;
+      AND (r.redeemed_at IS NOT NULL OR s.status = ANY(${[...OPEN_STATUSES]}::text[]))`;
   return row ?? { uses: 0, byEmail: 0 };
 }
 

@@ -10,14 +10,14 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Config } from '../config/index.js';
 import type { Db } from '../prisma/client.js';
-import { CHECKOUT_WORKFLOW, checkoutWorkflowId, PROCESSOR_EVENT_SIGNAL } from '../domain/checkout-workflow.js';
-import { factKeyOf, FINAL_DISPUTE_STATUSES, MERCHANT_EVENT_WORKFLOW, merchantEventWorkflowId } from '../domain/merchant-webhooks.js';
+import { PROCESSOR_EVENT_SIGNAL } from '../domain/checkout-workflow.js';
+import { factKeyOf, FINAL_DISPUTE_STATUSES } from '../domain/merchant-webhooks.js';
 import { isCheckoutToken } from '../domain/tokens.js';
 import type { Payment } from '../integrations/processor/index.js';
 import type { ProcessorDispute, ProcessorEvent } from '../integrations/processor/webhook.js';
 import type { CheckoutWorkflowInput, ProcessorEventMessage } from '../workflows/checkout.messages.js';
+import { WORKFLOWS } from '../domain/workflow-names.js';
 
-export { CHECKOUT_WORKFLOW };
 
 /** What identifies a session to its workflow (a row of checkout_sessions has these three). */
 export interface CheckoutRef {
@@ -40,7 +40,7 @@ export function checkoutWorkflowInput(config: Pick<Config, 'checkout'>, session:
 /** The options that start a session's workflow when no run is open. */
 export function checkoutStartOptions(deps: CueDeps, session: CheckoutRef) {
   return {
-    workflowId: checkoutWorkflowId(session.token),
+    workflowId: WORKFLOWS.checkout.id(session.token),
     taskQueue: deps.config.temporal.taskQueue,
     args: [checkoutWorkflowInput(deps.config, session)] as [CheckoutWorkflowInput],
   };
@@ -48,7 +48,7 @@ export function checkoutStartOptions(deps: CueDeps, session: CheckoutRef) {
 
 /** Delivers a processor event to the session's workflow, starting it first if no run is open. */
 export async function signalProcessorEvent(deps: CueDeps, session: CheckoutRef, message: ProcessorEventMessage): Promise<void> {
-  await deps.temporal.client.workflow.signalWithStart<(input: CheckoutWorkflowInput) => Promise<unknown>, [ProcessorEventMessage]>(CHECKOUT_WORKFLOW, {
+  await deps.temporal.client.workflow.signalWithStart<(input: CheckoutWorkflowInput) => Promise<unknown>, [ProcessorEventMessage]>(WORKFLOWS.checkout.type, {
     ...checkoutStartOptions(deps, session),
     signal: PROCESSOR_EVENT_SIGNAL,
     signalArgs: [message],
@@ -84,8 +84,8 @@ export async function cueDispute(deps: CueDeps, merchantId: string, dispute: Dis
   const types = FINAL_DISPUTE_STATUSES.has(dispute.status) ? (['dispute.created', 'dispute.resolved'] as const) : (['dispute.created'] as const);
   const last = types[types.length - 1]!;
   try {
-    await deps.temporal.client.workflow.start(MERCHANT_EVENT_WORKFLOW, {
-      workflowId: merchantEventWorkflowId(factKeyOf(last, dispute.id)),
+    await deps.temporal.client.workflow.start(WORKFLOWS.merchantEvent.type, {
+      workflowId: WORKFLOWS.merchantEvent.id(factKeyOf(last, dispute.id)),
       taskQueue: deps.config.temporal.taskQueue,
       args: [{ events: types.map((type) => ({ type, merchantId, dispute: facts })) }],
       // Recorded already (or being recorded): the same facts. A run that failed may run again.

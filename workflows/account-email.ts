@@ -1,12 +1,10 @@
 import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { EmailActivities } from '../activities/email.js';
+import { PROFILES } from './activity-profiles.js';
 
 // Emails: a few attempts over about an hour, never a flood; a permanent refusal is recorded and ends it.
-const { sendAccountEmail } = proxyActivities<EmailActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '10 seconds', backoffCoefficient: 3, maximumInterval: '20 minutes', maximumAttempts: 6 },
-});
-const { markEmailFailed } = proxyActivities<EmailActivities>({ startToCloseTimeout: '10 seconds' });
+const { sendAccountEmail } = proxyActivities<EmailActivities>(PROFILES.email);
+const { markEmailFailed } = proxyActivities<EmailActivities>(PROFILES.emailFailure);
 
 /** Sends one account email (verification or password reset link) recorded in email_messages. */
 export async function sendAccountEmailWorkflow(emailId: string): Promise<{ status: string }> {

@@ -3,7 +3,6 @@
 import { ApplicationFailure } from '@temporalio/workflow';
 import { describeFailure, type FailureWording } from './failures.js';
 
-export const applePayDomainWorkflowId = (merchantId: string) => `apple-pay-domain-${merchantId}`;
 
 export interface ApplePayDomainInput {
   merchantId: string;

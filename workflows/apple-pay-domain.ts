@@ -5,12 +5,10 @@
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { ApplePayDomainActivities } from '../activities/apple-pay-domain.js';
 import { toApplePayDomainFailure, type ApplePayDomainInput, type ApplePayDomainResult } from './apple-pay-domain.messages.js';
+import { PROFILES } from './activity-profiles.js';
 
 // The merchant waits on the answer: one quick retry of a processor call, then tell them.
-const processor = proxyActivities<ApplePayDomainActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '2 seconds', maximumAttempts: 2 },
-});
+const processor = proxyActivities<ApplePayDomainActivities>(PROFILES.merchantWaitsOnRemote);
 
 export async function applePayDomainWorkflow({ merchantId }: ApplePayDomainInput): Promise<ApplePayDomainResult> {
   try {

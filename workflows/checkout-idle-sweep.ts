@@ -7,14 +7,12 @@
 import { ParentClosePolicy, continueAsNew, proxyActivities, startChild } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { CheckoutSessionActivities, IdleSessionCursor } from '../activities/checkout-session.js';
-import { checkoutWorkflowId } from './checkout.messages.js';
 import type { checkoutWorkflow } from './checkout.js';
+import { PROFILES } from './activity-profiles.js';
+import { WORKFLOWS } from '../domain/workflow-names.js';
 
 
-const { listIdleSessionsWithoutWorkflow } = proxyActivities<CheckoutSessionActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 10 },
-});
+const { listIdleSessionsWithoutWorkflow } = proxyActivities<CheckoutSessionActivities>(PROFILES.sweepList);
 
 export interface CheckoutIdleSweepInput {
   /** The configured abandonment delay (config.checkout.abandonAfterMs). */
@@ -43,8 +41,8 @@ export async function checkoutIdleSweepWorkflow(input: CheckoutIdleSweepInput): 
     const sessions = await listIdleSessionsWithoutWorkflow({ idleBefore, after: cursor, limit: batchSize });
     await Promise.all(sessions.map(async (s) => {
       try {
-        await startChild<typeof checkoutWorkflow>('checkoutWorkflow', {
-          workflowId: checkoutWorkflowId(s.token),
+        await startChild<typeof checkoutWorkflow>(WORKFLOWS.checkout.type, {
+          workflowId: WORKFLOWS.checkout.id(s.token),
           args: [{ token: s.token, merchantId: s.merchantId, platform: s.platform, abandonAfterMs: input.abandonAfterMs }],
           // The checkout workflow outlives this run: it is the session's own, not a part of the sweep.
           parentClosePolicy: ParentClosePolicy.ABANDON,

@@ -9,7 +9,6 @@ import type { UpsellCharge } from '../domain/upsell-purchase.js';
 import { PROCESSOR_EVENT_SIGNAL } from '../domain/checkout-workflow.js';
 
 /** One workflow per session; the id is derived from the token so any event finds it. */
-export { checkoutWorkflowId } from '../domain/checkout-workflow.js';
 
 export interface CheckoutWorkflowInput {
   token: string;

@@ -2,7 +2,6 @@
 // Deterministic: @temporalio/workflow only.
 import { defineSignal } from '@temporalio/workflow';
 
-export const customDomainWorkflowId = (merchantId: string) => `custom-domain-${merchantId}`;
 
 export interface CustomDomainInput {
   merchantId: string;

@@ -4,19 +4,14 @@ import { DOMAIN_CHECK_SCHEDULE, nextCheckDelayMs } from '../domain/hostnames.js'
 import { recheckDomainSignal, removeDomainSignal, type CustomDomainInput, type CustomDomainResult, type DomainCheckOutcome } from './custom-domain.messages.js';
 import { startOrSignalWalletDomain } from './wallet-domain.js';
 import { WALLETS_ON_HOSTED_PAGE } from './wallet-domain.messages.js';
+import { PROFILES } from './activity-profiles.js';
 
 // One DNS look: a few quick attempts (a resolver hiccup), then it counts as a failed check and the schedule goes on.
-const dns = proxyActivities<CustomDomainActivities>({
-  startToCloseTimeout: '20 seconds',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 3 },
-});
+const dns = proxyActivities<CustomDomainActivities>(PROFILES.dnsLook);
 /** "Check now" clicks closer together than this wait for it: one DNS look, not one per click. */
 const MIN_RECHECK_MS = 3_000;
 // Our own database: retried longer, it is what the merchant sees.
-const records = proxyActivities<CustomDomainActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
-});
+const records = proxyActivities<CustomDomainActivities>(PROFILES.customDomainRecord);
 
 async function checkOnce(domainId: string): Promise<DomainCheckOutcome> {
   try {

@@ -3,11 +3,9 @@
 // fact once, by its fact key, however often the processor repeats itself.
 import type { EmitMerchantEventInput, MerchantWebhookActivities } from '../activities/merchant-webhooks.js';
 import { backgroundActivities } from './activity-proxies.js';
+import { PROFILES } from './activity-profiles.js';
 
-const events = backgroundActivities<MerchantWebhookActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
-});
+const events = backgroundActivities<MerchantWebhookActivities>(PROFILES.merchantEvent);
 
 export interface RecordMerchantEventInput {
   /** In order: a dispute's dispute.created comes before its dispute.resolved. */

@@ -4,16 +4,16 @@
 // A replay is a new run of the same workflow with the same delivery (webhook-id), under an id of its own
 // (merchant-webhook-<id>-replay-<run>); the run claims the delivery first, so no two runs deliver at once.
 import { proxyActivities, sleep } from '@temporalio/workflow';
-import { DELIVERY_SCHEDULE_MS, DELIVERY_TIMEOUT_MS, jittered } from '../domain/merchant-webhooks.js';
+import { DELIVERY_SCHEDULE_MS, jittered } from '../domain/merchant-webhooks.js';
 import type { DeliveryAttemptResult, MerchantWebhookActivities } from '../activities/merchant-webhooks.js';
+import { PROFILES } from './activity-profiles.js';
 
 // Our own infrastructure (the database, the signing, Temporal): retried until it works. An endpoint's answer is
 // never a failed activity: it is the attempt's result, so an answered attempt is never POSTed twice.
-const RETRY = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' } as const;
-const deliveries = proxyActivities<MerchantWebhookActivities>({ startToCloseTimeout: DELIVERY_TIMEOUT_MS + 45_000, retry: RETRY });
+const deliveries = proxyActivities<MerchantWebhookActivities>(PROFILES.webhookDelivery);
 // The attempt heartbeats: a worker that died mid-POST is noticed after the heartbeat time-out (20 s) and the
 // attempt retried elsewhere, instead of waiting out the start-to-close time-out (a minute).
-const attempts = proxyActivities<Pick<MerchantWebhookActivities, 'attemptWebhookDelivery'>>({ startToCloseTimeout: DELIVERY_TIMEOUT_MS + 45_000, heartbeatTimeout: '20 seconds', retry: RETRY });
+const attempts = proxyActivities<Pick<MerchantWebhookActivities, 'attemptWebhookDelivery'>>(PROFILES.webhookDeliveryAttempt);
 
 export interface MerchantWebhookDeliveryInput {
   /** msg_…, a row of webhook_deliveries. */

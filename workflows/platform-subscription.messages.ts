@@ -3,8 +3,6 @@
 // @temporalio/workflow definitions only).
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 
-/** One workflow per merchant, for as long as the merchant has (or is buying) a paid plan. */
-export const platformSubscriptionWorkflowId = (merchantId: string) => `platform-subscription-${merchantId}`;
 
 /** Clocks of the subscription; every one has a production default, tests shorten them. */
 export interface PlatformSubscriptionTimings {

@@ -19,6 +19,7 @@ import {
   billingEventSignal, cancelUpdate, subscribeUpdate, subscriptionStateQuery,
   type CancelResult, type PlatformSubscriptionInput, type SubscribeResult,
 } from './platform-subscription.messages.js';
+import { PROFILES } from './activity-profiles.js';
 
 const HOUR = 60 * 60 * 1000;
 
@@ -30,26 +31,14 @@ const HOUR = 60 * 60 * 1000;
 export const FOLLOW_MEMBERSHIP_EVENTS_PATCH = 'follow-membership-events';
 
 // Our own records: quick, retried for a while (they keep the account's plan true).
-const records = proxyActivities<PlatformBillingActivities>({
-  startToCloseTimeout: '15 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 20 },
-});
+const records = proxyActivities<PlatformBillingActivities>(PROFILES.billingRecord);
 // The merchant waits on subscribe: a few quick attempts, then a clear error.
-const interactive = proxyActivities<PlatformBillingActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '500 milliseconds', maximumInterval: '5 seconds', maximumAttempts: 3 },
-});
+const interactive = proxyActivities<PlatformBillingActivities>(PROFILES.billingWaitedOn);
 // Charges, checks and cancellations in the background: keep trying through a processor outage (the
 // renewal's idempotency key makes every retry the same charge).
-const background = proxyActivities<PlatformBillingActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '10 minutes', maximumAttempts: 12 },
-});
+const background = proxyActivities<PlatformBillingActivities>(PROFILES.billingBackground);
 // Emails: a few attempts, never a flood.
-const emails = proxyActivities<PlatformBillingActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '10 seconds', backoffCoefficient: 3, maximumInterval: '20 minutes', maximumAttempts: 6 },
-});
+const emails = proxyActivities<PlatformBillingActivities>(PROFILES.email);
 
 const DEMO: SubscriptionRecord = { planId: FREE_PLAN_ID, status: 'DEMO', membershipId: null, periodStart: null, periodEnd: null, renewalFailures: 0, pending: null };
 

@@ -6,10 +6,6 @@
 import { ApplicationFailure } from '@temporalio/workflow';
 import { describeFailure, type Answer, type FailureWording } from './failures.js';
 
-export const processorWorkflowIds = {
-  connect: (merchantId: string) => `processor-connection-${merchantId}`,
-  disconnect: (merchantId: string) => `processor-disconnect-${merchantId}`,
-};
 
 export interface ProcessorConnectionInput {
   merchantId: string;

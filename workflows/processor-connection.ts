@@ -13,18 +13,13 @@ import {
 } from './processor-connection.messages.js';
 import { startOrSignalWalletDomain } from './wallet-domain.js';
 import { WALLETS_ON_HOSTED_PAGE } from './wallet-domain.messages.js';
+import { PROFILES } from './activity-profiles.js';
 
 // The merchant waits on the answer: one quick retry of a processor call, then tell them (a rejected key is
 // never retried: the activities mark it non-retryable).
-const processor = proxyActivities<ProcessorActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '2 seconds', maximumAttempts: 2 },
-});
+const processor = proxyActivities<ProcessorActivities>(PROFILES.merchantWaitsOnRemote);
 // Our own database: retried a little longer, it is what keeps the connection's state true.
-const records = proxyActivities<ProcessorActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds', maximumAttempts: 6 },
-});
+const records = proxyActivities<ProcessorActivities>(PROFILES.connectionRecord);
 
 /** The version point of connecting through an attempt row (and of disconnect removing attempts' webhooks). */
 const CANDIDATE_KEY_PATCH = 'processor-candidate-key';

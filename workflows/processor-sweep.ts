@@ -15,24 +15,16 @@
 import { ActivityFailure, continueAsNew, log, patched } from '@temporalio/workflow';
 import type { ProcessorSweepActivities, SweepKind } from '../activities/processor-sweep.js';
 import { backgroundActivities } from './activity-proxies.js';
+import { PROFILES } from './activity-profiles.js';
 
-const { listSweepMerchants } = backgroundActivities<ProcessorSweepActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 10 },
-});
+const { listSweepMerchants } = backgroundActivities<ProcessorSweepActivities>(PROFILES.sweepList);
 
 // A page is one list call plus a lookup and a signal per item: a minute covers a slow processor; few attempts, as
 // the next run asks again anyway.
-const { sweepProcessorPage } = backgroundActivities<ProcessorSweepActivities>({
-  startToCloseTimeout: '2 minutes',
-  retry: { initialInterval: '2 seconds', maximumInterval: '30 seconds', maximumAttempts: 3 },
-});
+const { sweepProcessorPage } = backgroundActivities<ProcessorSweepActivities>(PROFILES.sweepPage);
 
 // Up to one GET per open dispute, each answered within the client's 10 s: 5 minutes covers the default 20.
-const { recheckOpenDisputes } = backgroundActivities<ProcessorSweepActivities>({
-  startToCloseTimeout: '5 minutes',
-  retry: { initialInterval: '2 seconds', maximumInterval: '30 seconds', maximumAttempts: 3 },
-});
+const { recheckOpenDisputes } = backgroundActivities<ProcessorSweepActivities>(PROFILES.disputeRecheck);
 
 /** Runs started before the open disputes were read again do not read them (their histories replay as they ran). */
 const DISPUTE_RECHECKS = 'processor-sweep-dispute-rechecks';

@@ -1,9 +1,6 @@
 // The recovery workflow's identity, input and signal: imported by the workflow, the API (start, stop) and tests.
 import { defineSignal } from '@temporalio/workflow';
 
-export const RECOVERY_WORKFLOW = 'checkoutRecoveryWorkflow';
-/** One recovery series per checkout session: `recovery-<token>`. */
-export const recoveryWorkflowId = (token: string): string => `recovery-${token}`;
 
 export interface RecoveryWorkflowInput {
   token: string;

@@ -7,19 +7,14 @@ import { ActivityFailure, condition, log, setHandler } from '@temporalio/workflo
 import type { RecoveryActivities } from '../activities/recovery.js';
 import { stopRecoverySignal, type RecoveryResult, type RecoveryWorkflowInput } from './recovery.messages.js';
 import { backgroundActivities } from './activity-proxies.js';
+import { PROFILES } from './activity-profiles.js';
 
 const MINUTE = 60_000;
 
 // Our own database: retried until it answers.
-const records = backgroundActivities<RecoveryActivities>({
-  startToCloseTimeout: '15 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
-});
+const records = backgroundActivities<RecoveryActivities>(PROFILES.recoveryRecord);
 // Emails: a few attempts, never a flood (the send itself is idempotent per session and step).
-const emails = backgroundActivities<RecoveryActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '10 seconds', backoffCoefficient: 3, maximumInterval: '20 minutes', maximumAttempts: 5 },
-});
+const emails = backgroundActivities<RecoveryActivities>(PROFILES.recoveryEmail);
 
 export async function checkoutRecoveryWorkflow(input: RecoveryWorkflowInput): Promise<RecoveryResult> {
   const { token } = input;

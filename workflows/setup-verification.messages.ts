@@ -2,7 +2,6 @@
 // it (POST /api/merchant/setup-verification). Deterministic: domain/ only.
 import type { OnboardingFacts, OnboardingReasonCode } from '../domain/onboarding.js';
 
-export const setupVerificationWorkflowId = (merchantId: string) => `setup-verification-${merchantId}`;
 
 export interface SetupVerificationInput {
   merchantId: string;

@@ -2,17 +2,15 @@ import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporali
 import type { SetupVerificationActivities } from '../activities/setup-verification.js';
 import type { StorefrontAActivities } from '../activities/storefront-a.js';
 import { activationGate, brandCheck, paymentCheck, planCheck, SETUP_VERIFICATION_STEPS, shippingCheck, type OnboardingReasonCode } from '../domain/onboarding.js';
-import { RECORD_OPTIONS, STORE_CALL_OPTIONS, toStorefrontAFailure } from './storefront-a.messages.js';
+import { toStorefrontAFailure } from './storefront-a.messages.js';
 import type { BlockingStep, SetupStepReport, SetupVerificationInput, SetupVerificationResult } from './setup-verification.messages.js';
+import { PROFILES } from './activity-profiles.js';
 
 // The merchant waits on "Mark setup verified": our own reads/writes retry a little, store calls are the
 // same quick attempts as the manual script-tag reinstall.
-const records = proxyActivities<SetupVerificationActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds', maximumAttempts: 5 },
-});
-const store = proxyActivities<StorefrontAActivities>(STORE_CALL_OPTIONS);
-const { recordStorefrontAScriptTag } = proxyActivities<StorefrontAActivities>(RECORD_OPTIONS);
+const records = proxyActivities<SetupVerificationActivities>(PROFILES.setupRecord);
+const store = proxyActivities<StorefrontAActivities>(PROFILES.storefrontACall);
+const { recordStorefrontAScriptTag } = proxyActivities<StorefrontAActivities>(PROFILES.setupRecord);
 
 /** Verifies a merchant's setup in the spec's seven steps and, when every one passes, completes onboarding. */
 export async function setupVerificationWorkflow({ merchantId }: SetupVerificationInput): Promise<SetupVerificationResult> {

@@ -3,16 +3,13 @@
 // restart resumes at the month it was in; each month's recount is idempotent.
 import type { StatsRollupsActivities } from '../activities/stats-rollups.js';
 import { backgroundActivities } from './activity-proxies.js';
+import { PROFILES } from './activity-profiles.js';
 
-const { statsRollupSpan, rebuildStatsRollupDays } = backgroundActivities<StatsRollupsActivities>({
-  startToCloseTimeout: '10 minutes',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
+const { statsRollupSpan, rebuildStatsRollupDays } = backgroundActivities<StatsRollupsActivities>(PROFILES.statsRollup);
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const CHUNK_DAYS = 31;
 
-export const statsRollupsWorkflowId = (merchantId?: string) => `stats-rollups-rebuild-${merchantId ?? 'all'}`;
 
 export interface RebuildStatsRollupsInput {
   /** Without it: every merchant. */

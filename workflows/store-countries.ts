@@ -3,14 +3,11 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { StoreCountriesActivities } from '../activities/store-countries.js';
 import type { StoreCountriesRead } from '../model/store-countries.js';
+import { PROFILES } from './activity-profiles.js';
 
 // The merchant waits on the answer: one store call; a store failure comes back as the answer's error, not a retry.
-const { recordStoreCountries } = proxyActivities<StoreCountriesActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '2 seconds', maximumAttempts: 3 },
-});
+const { recordStoreCountries } = proxyActivities<StoreCountriesActivities>(PROFILES.storeCountries);
 
-export const storeCountriesWorkflowId = (merchantId: string) => `store-countries-${merchantId}`;
 
 /** Reads the store's ship-to countries again, so rates that follow the store ship where it does now. */
 export async function refreshStoreCountriesWorkflow(input: { merchantId: string }): Promise<StoreCountriesRead> {

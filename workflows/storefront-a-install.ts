@@ -1,13 +1,14 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { StorefrontAActivities } from '../activities/storefront-a.js';
 import type { StoreCountriesActivities } from '../activities/store-countries.js';
-import { toStorefrontAFailure, type InstallStorefrontAInput, type InstallStorefrontAResult, RECORD_OPTIONS, STORE_CALL_OPTIONS } from './storefront-a.messages.js';
+import { toStorefrontAFailure, type InstallStorefrontAInput, type InstallStorefrontAResult } from './storefront-a.messages.js';
+import { PROFILES } from './activity-profiles.js';
 
 // A merchant's browser waits on this (the OAuth callback): a few quick attempts, then a clear error.
-const store = proxyActivities<StorefrontAActivities>(STORE_CALL_OPTIONS);
-const { saveStorefrontAInstall } = proxyActivities<StorefrontAActivities>(RECORD_OPTIONS);
+const store = proxyActivities<StorefrontAActivities>(PROFILES.storefrontACall);
+const { saveStorefrontAInstall } = proxyActivities<StorefrontAActivities>(PROFILES.setupRecord);
 // Where the shop ships (Shop.shipsToCountries), once installed: kept with its reason when the shop refuses.
-const { recordStoreCountries } = proxyActivities<StoreCountriesActivities>(STORE_CALL_OPTIONS);
+const { recordStoreCountries } = proxyActivities<StoreCountriesActivities>(PROFILES.storefrontACall);
 
 /**
  * Completes a storefront A app install: trades the OAuth code for the access token, sets the shop up (private

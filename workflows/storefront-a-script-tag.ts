@@ -1,10 +1,11 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { StorefrontAActivities } from '../activities/storefront-a.js';
-import { toStorefrontAFailure, type ScriptTagStatus, RECORD_OPTIONS, STORE_CALL_OPTIONS } from './storefront-a.messages.js';
+import { toStorefrontAFailure, type ScriptTagStatus } from './storefront-a.messages.js';
+import { PROFILES } from './activity-profiles.js';
 
 // A merchant waits on these in the dashboard: a few quick attempts, then a clear error.
-const store = proxyActivities<StorefrontAActivities>(STORE_CALL_OPTIONS);
-const { recordStorefrontAScriptTag } = proxyActivities<StorefrontAActivities>(RECORD_OPTIONS);
+const store = proxyActivities<StorefrontAActivities>(PROFILES.storefrontACall);
+const { recordStorefrontAScriptTag } = proxyActivities<StorefrontAActivities>(PROFILES.setupRecord);
 
 /** Drives interception (install): removes legacy script tags, answers the app embed's status and activation link. */
 export async function ensureStorefrontAScriptTagWorkflow(merchantId: string): Promise<ScriptTagStatus> {

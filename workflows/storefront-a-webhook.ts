@@ -2,18 +2,13 @@ import { ActivityFailure, proxyActivities } from '@temporalio/workflow';
 import type { StorefrontAActivities } from '../activities/storefront-a.js';
 import type { EmailActivities } from '../activities/email.js';
 import type { ProcessStorefrontAWebhookResult } from './storefront-a.messages.js';
+import { PROFILES } from './activity-profiles.js';
 
 // Database work only: keep trying for a while, the platform has already been answered.
-const { processStorefrontAWebhook } = proxyActivities<StorefrontAActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 20 },
-});
+const { processStorefrontAWebhook } = proxyActivities<StorefrontAActivities>(PROFILES.storefrontAWebhook);
 // Emails: a few attempts over about an hour, never a flood.
-const { sendStorefrontADataReport } = proxyActivities<StorefrontAActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '10 seconds', backoffCoefficient: 3, maximumInterval: '20 minutes', maximumAttempts: 6 },
-});
-const { markEmailFailed } = proxyActivities<EmailActivities>({ startToCloseTimeout: '10 seconds' });
+const { sendStorefrontADataReport } = proxyActivities<StorefrontAActivities>(PROFILES.email);
+const { markEmailFailed } = proxyActivities<EmailActivities>(PROFILES.emailFailure);
 
 /**
  * Applies one verified storefront A webhook (uninstall, data request, customer or shop erasure; see

@@ -1,15 +1,7 @@
 // Inputs, results and failure mapping of the storefront A workflows (install, script tag, webhooks),
 // shared by the workflows and the API that starts them. Deterministic: @temporalio/workflow and domain/ only.
-import type { ActivityOptions } from '@temporalio/workflow';
 import { asCallerAnswer, type Answer } from './failures.js';
 
-export const storefrontAWorkflowIds = {
-  install: (merchantId: string) => `storefront-a-install-${merchantId}`,
-  scriptTag: (merchantId: string) => `storefront-a-script-tag-${merchantId}`,
-  scriptTagCheck: (merchantId: string) => `storefront-a-script-tag-check-${merchantId}`,
-  disconnect: (merchantId: string) => `storefront-a-disconnect-${merchantId}`,
-  webhook: (deliveryIdOrRowId: string) => `storefront-a-webhook-${deliveryIdOrRowId}`,
-};
 
 export interface InstallStorefrontAInput {
   merchantId: string;
@@ -71,14 +63,3 @@ export function toStorefrontAFailure(err: unknown, overrides: Partial<Record<str
     otherwise: { code: 'UPSTREAM_ERROR', message: 'The store call failed' },
   });
 }
-
-/** Calls to the merchant's store while someone waits (install, reinstall): three quick attempts. */
-export const STORE_CALL_OPTIONS: ActivityOptions = {
-  startToCloseTimeout: '15 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '4 seconds', maximumAttempts: 3 },
-};
-/** Our own database write that records the outcome. */
-export const RECORD_OPTIONS: ActivityOptions = {
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '500 milliseconds', maximumInterval: '5 seconds', maximumAttempts: 5 },
-};

@@ -3,9 +3,6 @@
 import { ApplicationFailure } from '@temporalio/workflow';
 import { describeFailure, type FailureWording } from './failures.js';
 
-export const storefrontBWorkflowIds = {
-  connect: (merchantId: string) => `storefront-b-connection-${merchantId}`,
-};
 
 export interface ConnectStorefrontBInput {
   merchantId: string;

@@ -4,22 +4,14 @@ import { proxyActivities } from '@temporalio/workflow';
 import type { StorefrontBActivities } from '../activities/storefront-b.js';
 import type { StoreCountriesActivities } from '../activities/store-countries.js';
 import { toStorefrontBFailure, type ConnectStorefrontBInput, type ConnectStorefrontBResult } from './storefront-b-connection.messages.js';
+import { PROFILES } from './activity-profiles.js';
 
 // The merchant waits on the answer: one quick retry of the store call (wrong keys are never retried).
-const { validateStorefrontBCredentials } = proxyActivities<StorefrontBActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '2 seconds', maximumAttempts: 2 },
-});
-const { saveStorefrontBConnection } = proxyActivities<StorefrontBActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds', maximumAttempts: 6 },
-});
+const { validateStorefrontBCredentials } = proxyActivities<StorefrontBActivities>(PROFILES.merchantWaitsOnRemote);
+const { saveStorefrontBConnection } = proxyActivities<StorefrontBActivities>(PROFILES.connectionRecord);
 
 // Where the store ships (its selling and shipping locations): read once, kept with its reason when the store refuses.
-const { recordStoreCountries } = proxyActivities<StoreCountriesActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '2 seconds', maximumAttempts: 2 },
-});
+const { recordStoreCountries } = proxyActivities<StoreCountriesActivities>(PROFILES.merchantWaitsOnRemote);
 
 /** Connects a storefront B store by its REST keys, so its carts can open our checkout and receive orders. */
 export async function connectStorefrontBWorkflow(input: ConnectStorefrontBInput): Promise<ConnectStorefrontBResult> {

@@ -2,7 +2,6 @@
 // (workflows/wallet-domain.ts), and the version point that retired it. Deterministic: @temporalio/workflow only.
 import { defineSignal } from '@temporalio/workflow';
 
-export const walletDomainWorkflowId = (merchantId: string) => `wallet-domain-${merchantId}`;
 
 export interface WalletDomainInput {
   merchantId: string;

@@ -4,15 +4,9 @@
 // patched() answers false and the old steps replay as they were; at the first step beyond it the run ends. Its
 // activities are gone from the worker: one still in flight at deploy fails and the run ends at the next step.
 import { condition, getExternalWorkflowHandle, patched, proxyActivities, setHandler, startChild } from '@temporalio/workflow';
-import {
-  WALLETS_ON_HOSTED_PAGE,
-  WALLET_CHECK_SCHEDULE,
-  walletDomainChangedSignal,
-  walletDomainWorkflowId,
-  type WalletDomainInput,
-  type WalletDomainResult,
-  type WalletDomainSync,
-} from './wallet-domain.messages.js';
+import { WALLETS_ON_HOSTED_PAGE, WALLET_CHECK_SCHEDULE, walletDomainChangedSignal, type WalletDomainInput, type WalletDomainResult, type WalletDomainSync } from './wallet-domain.messages.js';
+import { PROFILES } from './activity-profiles.js';
+import { WORKFLOWS } from '../domain/workflow-names.js';
 
 /** The activities runs of the earlier code scheduled (their names and shapes, for replay; none is registered now). */
 interface WalletDomainActivities {
@@ -26,19 +20,10 @@ const retired = () => patched(WALLETS_ON_HOSTED_PAGE);
 const HOSTED: WalletDomainResult = { status: 'HOSTED', domain: null };
 
 // The processor: a few attempts a round; the next round comes anyway.
-const processor = proxyActivities<WalletDomainActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 4 },
-});
-const records = proxyActivities<WalletDomainActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
-});
+const processor = proxyActivities<WalletDomainActivities>(PROFILES.walletDomainProcessor);
+const records = proxyActivities<WalletDomainActivities>(PROFILES.walletDomainRecord);
 // Emails: a few attempts over about an hour, never a flood.
-const emails = proxyActivities<WalletDomainActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '10 seconds', backoffCoefficient: 3, maximumInterval: '20 minutes', maximumAttempts: 6 },
-});
+const emails = proxyActivities<WalletDomainActivities>(PROFILES.email);
 
 const messageOf = (err: unknown) => (err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err));
 
@@ -105,9 +90,9 @@ export async function walletDomainWorkflow({ merchantId }: WalletDomainInput): P
  * WALLETS_ON_HOSTED_PAGE replays (workflows/processor-connection.ts, workflows/custom-domain.ts).
  */
 export async function startOrSignalWalletDomain(merchantId: string): Promise<void> {
-  const workflowId = walletDomainWorkflowId(merchantId);
+  const workflowId = WORKFLOWS.walletDomain.id(merchantId);
   try {
-    await startChild(walletDomainWorkflow, {
+    await startChild<typeof walletDomainWorkflow>(WORKFLOWS.walletDomain.type, {
       workflowId,
       args: [{ merchantId }],
       parentClosePolicy: 'ABANDON',

@@ -7,16 +7,11 @@
 import { condition, defineSignal, log, proxyActivities, setHandler } from '@temporalio/workflow';
 import { ENDPOINT_HEALTH_CUE, ENDPOINT_HEALTH_STEPS, type EndpointHealthStep } from '../domain/merchant-webhooks.js';
 import type { MerchantWebhookActivities } from '../activities/merchant-webhooks.js';
+import { PROFILES } from './activity-profiles.js';
 
-const records = proxyActivities<MerchantWebhookActivities>({
-  startToCloseTimeout: '15 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
-});
+const records = proxyActivities<MerchantWebhookActivities>(PROFILES.endpointHealthRecord);
 // Emails: a few attempts, never a flood.
-const emails = proxyActivities<MerchantWebhookActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '10 seconds', backoffCoefficient: 3, maximumInterval: '20 minutes', maximumAttempts: 6 },
-});
+const emails = proxyActivities<MerchantWebhookActivities>(PROFILES.email);
 
 export const endpointHealthCue = defineSignal(ENDPOINT_HEALTH_CUE);
 

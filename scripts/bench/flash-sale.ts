@@ -23,7 +23,6 @@ import pg from 'pg';
 import { Client, Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
-import { checkoutWorkflowId } from '../../workflows/checkout.messages.js';
 import { serviceTaskQueues } from '../../domain/task-queues.js';
 import { createStorefrontBSimulator } from '../../sandbox/storefront-b/simulator.js';
 import { DEMO_STORE } from '../../sandbox/storefront-b/state.js';
@@ -36,6 +35,7 @@ import { atBenchExit, benchStack, demoCart, demoCartOf, type PluginCart } from '
 import { percentile } from './load.js';
 import { runShopper, type ShopperOptions, type ShopperResult, type Step } from './shopper.js';
 import type { BareActivities } from './activities-workflow.js';
+import { BENCH_WORKFLOWS, WORKFLOWS } from '../../domain/workflow-names.js';
 
 const BARE_WORKFLOW = fileURLToPath(new URL('./activities-workflow.ts', import.meta.url));
 const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error };
@@ -188,7 +188,7 @@ async function saleBacklog(target: FlashSaleTarget): Promise<SaleBacklog> {
 
 /** How many activities one completed checkout ran: its history's ActivityTaskScheduled events and local activity markers. */
 async function activitiesPerCheckout(target: FlashSaleTarget, token: string): Promise<{ activities: number; local: number }> {
-  const history = await target.temporal.client.workflow.getHandle(checkoutWorkflowId(token)).fetchHistory();
+  const history = await target.temporal.client.workflow.getHandle(WORKFLOWS.checkout.id(token)).fetchHistory();
   const events = history.events ?? [];
   const local = events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity').length;
   return { activities: events.filter((e) => e.activityTaskScheduledEventAttributes).length + local, local };
@@ -215,7 +215,7 @@ async function runBare(target: FlashSaleTarget, opts: { count: number; concurren
         while (next < opts.count) {
           next++;
           const ref = randomBytes(8).toString('hex');
-          await target.temporal.client.workflow.execute('benchActivitiesWorkflow', { workflowId: `bench-bare-${ref}`, taskQueue, args: [ref, opts.activities] });
+          await target.temporal.client.workflow.execute(BENCH_WORKFLOWS.activities.type, { workflowId: BENCH_WORKFLOWS.activities.id(ref), taskQueue, args: [ref, opts.activities] });
         }
       }),
     );

@@ -3,6 +3,7 @@
 // own (bundleWorkflowCode with this file) for a worker on the benchmark's own task queue, and is not part
 // of workflows/index.ts.
 import { condition, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+import { PROFILES } from '../../workflows/activity-profiles.js';
 
 export interface RoundTripMessage {
   eventId: string;
@@ -16,10 +17,7 @@ export interface RoundTripActivities {
 
 export const roundTripSignal = defineSignal<[RoundTripMessage]>('benchRoundTrip');
 
-const { writeBenchRow } = proxyActivities<RoundTripActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', maximumAttempts: 3 },
-});
+const { writeBenchRow } = proxyActivities<RoundTripActivities>(PROFILES.benchRow);
 
 export async function benchRoundTripWorkflow(ref: string): Promise<void> {
   let message: RoundTripMessage | undefined;

@@ -17,13 +17,13 @@ import { createSecretBox } from '../../security/secrets.js';
 import { PROCESSOR_WEBHOOK_PATH } from '../../model/connections.js';
 import { eventPayload } from '../../sandbox/processor/index.js';
 import { processorAad } from '../../model/connections.js';
-import { checkoutWorkflowId } from '../../workflows/checkout.messages.js';
 import type { BOrder } from '../../sandbox/storefront-b/state.js';
 import { uniqueTaskQueue } from '../lib/stack/service-stack.js';
 import { api, benchStack, createSession, demoCart } from './stack.js';
 import { percentile } from './load.js';
 import { roundTripSignal, type RoundTripActivities, type RoundTripMessage } from './round-trip-workflow.js';
 import { PLUGIN_SESSION_META } from '../../sandbox/storefront-b/state.js';
+import { BENCH_WORKFLOWS, WORKFLOWS } from '../../domain/workflow-names.js';
 
 const ROUND_TRIP_WORKFLOW = fileURLToPath(new URL('./round-trip-workflow.ts', import.meta.url));
 const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error };
@@ -153,7 +153,7 @@ export async function benchWebhookOrder(opts: { sessions?: number; warmup?: numb
     if (res.status !== 200) throw new Error(`webhook answered ${res.status}: ${res.body}`);
     await visible;
     const ms = performance.now() - t0;
-    await temporal.client.workflow.getHandle(checkoutWorkflowId(s.token)).result();
+    await temporal.client.workflow.getHandle(WORKFLOWS.checkout.id(s.token)).result();
     return ms;
   }
 
@@ -163,8 +163,8 @@ export async function benchWebhookOrder(opts: { sessions?: number; warmup?: numb
     const message: RoundTripMessage = { eventId: `evt_${ref}`, event: 'payment_succeeded', paymentId: `pay_${ref}` };
     const written = rowWritten.wait(ref, `the row of ${ref}`);
     const t0 = performance.now();
-    const handle = await temporal.client.workflow.signalWithStart('benchRoundTripWorkflow', {
-      workflowId: `bench-round-trip-${ref}`,
+    const handle = await temporal.client.workflow.signalWithStart(BENCH_WORKFLOWS.roundTrip.type, {
+      workflowId: BENCH_WORKFLOWS.roundTrip.id(ref),
       taskQueue,
       args: [ref],
       signal: roundTripSignal,

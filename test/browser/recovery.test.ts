@@ -10,7 +10,7 @@ import { api, storefrontACheckout, storefrontAMerchant, waitFor } from '../e2e/c
 import { CHECKOUT_LANGUAGES } from '../../domain/checkout-messages/index.js';
 import { createRecoveryActivities } from '../../activities/recovery.js';
 import { createEmailClient } from '../../integrations/email/index.js';
-import { recoveryWorkflowId } from '../../workflows/recovery.messages.js';
+import { WORKFLOWS } from '../../domain/workflow-names.js';
 
 const b = useBrowserStack({ targets: ['checkout', 'script-tag', 'dashboard'] });
 const PASSWORD = 'correct horse battery 9';
@@ -49,7 +49,7 @@ describe('abandoned-checkout recovery with consent', () => {
         return r.recoveryConsentAt ? r : undefined;
       });
       expect(row).toMatchObject({ email, recoveryConsentWording: 'v1:en' });
-      expect((await stack.temporal.client.workflow.getHandle(recoveryWorkflowId(token)).describe()).status.name).toBe('RUNNING');
+      expect((await stack.temporal.client.workflow.getHandle(WORKFLOWS.checkoutRecovery.id(token)).describe()).status.name).toBe('RUNNING');
       await screenshot(page, `recovery-2-consent-ticked-${width}`);
       left = token;
       await page.close();

@@ -19,9 +19,9 @@ import { freePort } from '../../scripts/lib/ports.js';
 import { ManagedProcess } from '../../scripts/cluster/process.js';
 import { redisServerSpec } from '../../scripts/cluster/cluster.js';
 import { processorAad } from '../../model/connections.js';
-import { checkoutWorkflowId } from '../../workflows/checkout.messages.js';
 import { startTestStack, type TestStack } from '../harness/stack.js';
 import { control, expectCompletedWithOneOrderAndTwoEmails, payOnHostedPage, startPayment, storefrontACheckout, storefrontAMerchant, storefrontAOrdersOf, type Json } from '../e2e/checkout-helpers.js';
+import { WORKFLOWS } from '../../domain/workflow-names.js';
 
 let stack: TestStack;
 let redis: ManagedProcess;
@@ -140,7 +140,7 @@ describe('exactly once across replicas', () => {
       expect(deliveries.filter((d) => d.signalledAt)).toHaveLength(1);
       expect(byRejection.find((g) => g.rejection === 'duplicate')?._count).toBe(9);
 
-      const history = await stack.temporal.client.workflow.getHandle(checkoutWorkflowId(token)).fetchHistory();
+      const history = await stack.temporal.client.workflow.getHandle(WORKFLOWS.checkout.id(token)).fetchHistory();
       const signals = (history.events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes);
       const ofEvent = signals.filter((e) => (e.workflowExecutionSignaledEventAttributes?.input?.payloads ?? []).some((p) => Buffer.from(p.data ?? []).toString('utf8').includes(event.id as string)));
       expect(ofEvent).toHaveLength(1);

@@ -18,9 +18,9 @@ import { freePort } from '../../scripts/lib/ports.js';
 import { startServiceStack, type ServiceStack } from '../harness/service-stack.js';
 import { testWorkflowBundle } from '../harness/temporal.js';
 import { givePaidPlan } from '../harness/billing.js';
-import { checkoutWorkflowId } from '../../workflows/checkout.messages.js';
 import { processorAad } from '../../model/connections.js';
 import { createSecretBox } from '../../security/secrets.js';
+import { WORKFLOWS } from '../../domain/workflow-names.js';
 
 const REQUESTS = 600;
 const CLIENTS = 24;
@@ -118,7 +118,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const m of merchants) {
-    await stack?.temporal.client.workflow.getHandle(checkoutWorkflowId(m.sessionToken)).terminate('probe over').catch(() => undefined);
+    await stack?.temporal.client.workflow.getHandle(WORKFLOWS.checkout.id(m.sessionToken)).terminate('probe over').catch(() => undefined);
   }
   await stack?.close();
   await server?.stop();

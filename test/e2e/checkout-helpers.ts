@@ -14,7 +14,7 @@ import { DEMO_STORE, type BOrder, type Store as StorefrontBStore } from '../../s
 import { givePaidPlan } from '../harness/billing.js';
 import { Worker } from '@temporalio/worker';
 import { testWorkflowBundle } from '../harness/temporal.js';
-import { checkoutWorkflowId } from '../../workflows/checkout.messages.js';
+import { WORKFLOWS } from '../../domain/workflow-names.js';
 
 export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -262,6 +262,6 @@ export async function expectCompletedWithOneOrderAndTwoEmails(stack: TestStack, 
  * resumes the run (local activities in flight at once, or a command that depends on timing, would fail here).
  */
 export async function expectHistoryReplays(stack: TestStack, token: string) {
-  const history = await stack.temporal.client.workflow.getHandle(checkoutWorkflowId(token)).fetchHistory();
-  await expect(Worker.runReplayHistory({ workflowBundle: testWorkflowBundle() }, history, checkoutWorkflowId(token))).resolves.toBeUndefined();
+  const history = await stack.temporal.client.workflow.getHandle(WORKFLOWS.checkout.id(token)).fetchHistory();
+  await expect(Worker.runReplayHistory({ workflowBundle: testWorkflowBundle() }, history, WORKFLOWS.checkout.id(token))).resolves.toBeUndefined();
 }

@@ -11,11 +11,11 @@ import { startTestStack, type TestStack } from '../harness/stack.js';
 import { startCrashStack, type CrashStack } from '../harness/crash-stack.js';
 import { signSpecWebhook as signWebhook, SPEC_SIGNATURE_HEADER as SIGNATURE_HEADER } from '../../integrations/processor/webhook.js';
 import { PROCESSOR_WEBHOOK_PATH } from '../../model/connections.js';
-import { checkoutWorkflowId } from '../../workflows/checkout.messages.js';
 import {
   api, control, emailsOf, expectCompletedWithOneOrderAndTwoEmails, payOnHostedPage, returnFromPaymentPage, sessionStatus, SHOPPER, startPayment,
   storefrontACheckout, storefrontAMerchant, storefrontAOrdersOf, storefrontAOrdersPath, timelineOf, unique, waitFor, type Json,
 } from './checkout-helpers.js';
+import { WORKFLOWS } from '../../domain/workflow-names.js';
 
 const FAST_STORE_RETRIES = { checkoutWorkflowInput: { storeRetryInitialMs: 250 } };
 
@@ -81,7 +81,7 @@ describe('exactly once over duplicate, late and out-of-order webhooks', () => {
     const session = await expectCompletedWithOneOrderAndTwoEmails(stack, token, merchant.email, () => storefrontAOrdersOf(merchant.shop, token).length);
     expect(session.status).toBe('COMPLETED');
     // The workflow has seen every event and settled on COMPLETED.
-    const result = await stack.temporal.client.workflow.getHandle(checkoutWorkflowId(token)).result();
+    const result = await stack.temporal.client.workflow.getHandle(WORKFLOWS.checkout.id(token)).result();
     expect(result).toEqual({ status: 'COMPLETED' });
     expect(await sessionStatus(stack, token)).toBe('COMPLETED');
 
@@ -145,7 +145,7 @@ describe('a forged webhook', () => {
     }
     // Nothing else: the session is still pending, its workflow got no signal, no order, no email.
     expect(await sessionStatus(stack, token)).toBe('PAYMENT_PENDING');
-    const history = await stack.temporal.client.workflow.getHandle(checkoutWorkflowId(token)).fetchHistory();
+    const history = await stack.temporal.client.workflow.getHandle(WORKFLOWS.checkout.id(token)).fetchHistory();
     expect(history.events?.filter((e) => e.workflowExecutionSignaledEventAttributes)).toEqual([]);
     expect(await timelineOf(stack, token, 'webhook_received')).toEqual([]);
     expect(await timelineOf(stack, token, 'status_changed')).toHaveLength(1); // OPEN → PAYMENT_PENDING

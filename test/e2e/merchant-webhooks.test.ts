@@ -5,7 +5,6 @@
 // one dispute.created and one dispute.resolved. "One" is one event and one webhook-id: the id receivers dedupe on.
 import proto from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deliveryWorkflowId } from '../../domain/merchant-webhooks.js';
 import { startTestStack, type TestStack } from '../harness/stack.js';
 import { startCrashStack, type CrashStack } from '../harness/crash-stack.js';
 import type { ReceivedDelivery } from '../../sandbox/webhook-receiver/index.js';
@@ -13,6 +12,7 @@ import {
   api, control, expectCompletedWithOneOrderAndTwoEmails, payOnHostedPage, returnFromPaymentPage, sessionStatus, startPayment, storefrontACheckout, storefrontAMerchant,
   storefrontAOrdersOf, waitFor, type Json, type Merchant,
 } from './checkout-helpers.js';
+import { WORKFLOWS } from '../../domain/workflow-names.js';
 
 const FAST_STORE_RETRIES = { checkoutWorkflowInput: { storeRetryInitialMs: 250 } };
 
@@ -182,7 +182,7 @@ describe('a worker killed in the middle', () => {
     // At least once: the attempt the kill cut off was made again, with the same webhook-id (checked above).
     expect(posts).toBeGreaterThanOrEqual(2);
     // The dead worker's attempt was given up on its missed heartbeats, not after the whole start-to-close time-out.
-    const history = await crash.temporal.client.workflow.getHandle(deliveryWorkflowId(completed.webhookId!)).fetchHistory();
+    const history = await crash.temporal.client.workflow.getHandle(WORKFLOWS.merchantWebhookDelivery.id(completed.webhookId!)).fetchHistory();
     // (A retried activity's start event carries the failure of the try before it.)
     const retriedAfter = (history.events ?? []).flatMap((e) => {
       const started = e.activityTaskStartedEventAttributes;

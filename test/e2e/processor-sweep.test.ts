@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../harness/stack.js';
 import { api, control, expectCompletedWithOneOrderAndTwoEmails, shopperPays, storefrontACheckout, storefrontAMerchant, storefrontAOrdersOf, unique, waitFor, type Json } from './checkout-helpers.js';
-import { PROCESSOR_SWEEP_WORKFLOW_ID } from '../../domain/schedules.js';
 import type { ProcessorSweepResult } from '../../workflows/processor-sweep.js';
+import { WORKFLOWS } from '../../domain/workflow-names.js';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -24,7 +24,7 @@ const refundRows = (token: string) => db().refund.findMany({ where: { token }, o
 
 /** One run of the sweep, as its Schedule starts it. */
 function sweep(): Promise<ProcessorSweepResult> {
-  return stack.temporal.client.workflow.execute('processorSweepWorkflow', { taskQueue: stack.temporal.taskQueue, workflowId: `${PROCESSOR_SWEEP_WORKFLOW_ID}-${unique()}`, args: [{}] });
+  return stack.temporal.client.workflow.execute('processorSweepWorkflow', { taskQueue: stack.temporal.taskQueue, workflowId: `${WORKFLOWS.processorSweep.id()}-${unique()}`, args: [{}] });
 }
 
 /** A storefront A merchant whose shopper paid: COMPLETED, its order on the store; and Whop's payment (pay_…). */

@@ -11,7 +11,7 @@ describe('the layering rules', () => {
   it.each([
     ['a route importing an activity', 'api/routes/merchant/domain.ts', "import { createFxRatesActivities } from '../../../activities/fx-rates.js'; void createFxRatesActivities;", /api\/ must not import activities\//],
     ['an activity importing a workflow value', 'activities/email.ts', "import { checkoutWorkflow } from '../workflows/checkout.js'; void checkoutWorkflow;", /workflow types only/],
-    ['the model importing a workflow value', 'model/onboarding.ts', "import { checkoutWorkflowId } from '../workflows/checkout.messages.js'; void checkoutWorkflowId;", /workflow types only/],
+    ['the model importing a workflow value', 'model/onboarding.ts', "import { processorEventSignal } from '../workflows/checkout.messages.js'; void processorEventSignal;", /workflow types only/],
     ['a simulator importing our client', 'sandbox/dns/index.ts', "import { IntegrationError } from '../../integrations/errors.js'; void IntegrationError;", /Simulators import nothing/],
     ['a simulator importing the model', 'sandbox/ecb/index.ts', "import { processorAad } from '../../model/connections.js'; void processorAad;", /Simulators import nothing/],
     ['a simulator importing our money code', 'sandbox/storefront-b/state.ts', "import { minorToDecimalString } from '../../domain/money.js'; void minorToDecimalString;", /Simulators count money as their platform does/],

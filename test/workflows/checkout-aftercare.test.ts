@@ -12,9 +12,7 @@ import proto from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { backgroundTaskQueue } from '../../domain/task-queues.js';
 import { checkoutWorkflow } from '../../workflows/checkout.js';
-import {
-  backfillStatusUpdate, checkoutWorkflowId, completeCodUpdate, initPaymentUpdate, processorEventSignal, refreshStatusUpdate, refundUpdate, storeRefundUpdate, type CheckoutWorkflowInput,
-} from '../../workflows/checkout.messages.js';
+import { backfillStatusUpdate, completeCodUpdate, initPaymentUpdate, processorEventSignal, refreshStatusUpdate, refundUpdate, storeRefundUpdate, type CheckoutWorkflowInput } from '../../workflows/checkout.messages.js';
 import { DEMO_SHOP } from '../../sandbox/storefront-a/simulator.js';
 import { simOrdersOf } from '../harness/storefront-a-seed.js';
 import { startActivityRig, type ActivityRig } from '../harness/activity-rig.js';
@@ -22,6 +20,7 @@ import { connectTestTemporal, startTimeSkipping, testWorkflowBundle, type TestTe
 import { uniqueTaskQueue } from '../harness/service-stack.js';
 import { createOpenSession, createSellingMerchant, settlePaymentSilently, shopperDetails, type SellingMerchant } from './checkout-fixtures.js';
 import { activityCalls } from '../harness/history.js';
+import { WORKFLOWS } from '../../domain/workflow-names.js';
 
 const MINUTE = 60_000;
 
@@ -56,13 +55,13 @@ const statusChanges = async (token: string) =>
 const setCod = (enabled: boolean) => db().merchant.update({ where: { id: merchant.id }, data: { codEnabled: enabled } });
 
 function start(client: Client, taskQueue: string, input: CheckoutWorkflowInput): Promise<WorkflowHandle<typeof checkoutWorkflow>> {
-  return client.workflow.start(checkoutWorkflow, { taskQueue, workflowId: checkoutWorkflowId(input.token), args: [input] });
+  return client.workflow.start(checkoutWorkflow, { taskQueue, workflowId: WORKFLOWS.checkout.id(input.token), args: [input] });
 }
 
 /** What the API does for refund and backfill-status: the update, to the running workflow or to a new run. */
 function updateWithStart<Ret, Args extends unknown[]>(client: Client, taskQueue: string, input: CheckoutWorkflowInput, update: UpdateDefinition<Ret, Args>, ...args: Args): Promise<Ret> {
   const startWorkflowOperation = new WithStartWorkflowOperation(checkoutWorkflow, {
-    workflowId: checkoutWorkflowId(input.token), taskQueue, args: [input], workflowIdConflictPolicy: 'USE_EXISTING',
+    workflowId: WORKFLOWS.checkout.id(input.token), taskQueue, args: [input], workflowIdConflictPolicy: 'USE_EXISTING',
   });
   return client.workflow.executeUpdateWithStart(update, { startWorkflowOperation, args });
 }
@@ -145,7 +144,7 @@ describe('refunds and status syncs on a session whose run has ended (dev server)
     expect(twice[0]!.refund.id).toBe(twice[1]!.refund.id);
     expect(await refundsOf(session.token)).toEqual([expect.objectContaining({ origin: 'store', amountMinor: 300, storeRefundId: 'wc-2', storeState: 'created', reason: 'Goodwill' })]);
     expect((await processorPayment(session.paymentId)).refunds).toHaveLength(1);
-    const handle = client.workflow.getHandle(checkoutWorkflowId(session.token));
+    const handle = client.workflow.getHandle(WORKFLOWS.checkout.id(session.token));
     await handle.terminate('test done').catch(() => undefined);
     expect(ordersFor(session.token)[0]!.refunds).toHaveLength(0);
   });
@@ -166,7 +165,7 @@ describe('refunds and status syncs on a session whose run has ended (dev server)
     expect(atWhop.refunds.map((r) => r.id)).toEqual([refundId]);
 
     // The processor's refund event (as the webhook route signals it), twice: applied once.
-    const handle = client.workflow.getHandle(checkoutWorkflowId(session.token));
+    const handle = client.workflow.getHandle(WORKFLOWS.checkout.id(session.token));
     for (let i = 0; i < 2; i++) await handle.signal(processorEventSignal, { eventId: 'evt_refund_1', event: 'payment_refunded', paymentId: session.paymentId });
     expect(await handle.result()).toEqual({ status: 'REFUNDED' });
 
@@ -195,7 +194,7 @@ describe('refunds and status syncs on a session whose run has ended (dev server)
     const session = await paidSession(client, taskQueue);
     await refundAtProcessor(session.paymentId, 1);
     expect(await updateWithStart(client, taskQueue, session.input, backfillStatusUpdate)).toEqual({ status: 'COMPLETED', processorStatus: 'succeeded', codPaidAt: null });
-    await client.workflow.getHandle(checkoutWorkflowId(session.token)).result();
+    await client.workflow.getHandle(WORKFLOWS.checkout.id(session.token)).result();
     const partial = await db().checkoutSession.findUniqueOrThrow({ where: { token: session.token } });
     expect(partial).toMatchObject({ status: 'COMPLETED', refundedMinor: 100, storeOrderStatus: 'partially_refunded' });
     expect(await refundsOf(session.token)).toEqual([expect.objectContaining({ origin: 'processor', state: 'succeeded', amountMinor: 100, storeState: 'created' })]);
@@ -206,12 +205,12 @@ describe('refunds and status syncs on a session whose run has ended (dev server)
     expect(mails[0]!.TextBody).toMatch(/stays paid/);
     // A second sync changes nothing (the partial refund reads as paid at the processor: never a second order, never back).
     expect(await updateWithStart(client, taskQueue, session.input, backfillStatusUpdate)).toMatchObject({ status: 'COMPLETED' });
-    await client.workflow.getHandle(checkoutWorkflowId(session.token)).result();
+    await client.workflow.getHandle(WORKFLOWS.checkout.id(session.token)).result();
     expect(ordersFor(session.token)).toHaveLength(1);
     // The merchant refunds the rest at the processor as well.
     await refundAtProcessor(session.paymentId);
     expect(await updateWithStart(client, taskQueue, session.input, backfillStatusUpdate)).toEqual({ status: 'REFUNDED', processorStatus: 'refunded', codPaidAt: null });
-    expect(await client.workflow.getHandle(checkoutWorkflowId(session.token)).result()).toEqual({ status: 'REFUNDED' });
+    expect(await client.workflow.getHandle(WORKFLOWS.checkout.id(session.token)).result()).toEqual({ status: 'REFUNDED' });
     expect((await refundsOf(session.token)).map((r) => [r.amountMinor, r.state, r.storeState])).toEqual([[100, 'succeeded', 'created'], [partial.totalMinor! - 100, 'succeeded', 'created']]);
     expect(ordersFor(session.token)[0]).toMatchObject({ financialStatus: 'REFUNDED' });
     expect(mailsFor(session.token, 'refund_confirmation')).toHaveLength(2);
@@ -245,7 +244,7 @@ describe('a refund whose confirmation never arrives (time-skipping)', () => {
         // The run has ended; the refund starts a new one, which waits for the processor's confirmation.
         const refund = await updateWithStart(client, ts.taskQueue, session.input, refundUpdate, {});
         expect(refund.status).toBe('COMPLETED');
-        const latest = client.workflow.getHandle(checkoutWorkflowId(session.token));
+        const latest = client.workflow.getHandle(WORKFLOWS.checkout.id(session.token));
         const history = async () => (await latest.fetchHistory()).events ?? [];
         const syncs = async () => activityCalls(await history(), 'syncProcessorRefunds').length;
         /** Refund syncs the run finished (their answer is in: what the processor showed then). */

@@ -10,13 +10,11 @@ import { ApplicationFailure, WorkflowUpdateFailedError, type WorkflowHandle } fr
 import type { ServiceWorker } from '../../activities/worker.js';
 import { createWorker } from '../../activities/worker.js';
 import { checkoutWorkflow } from '../../workflows/checkout.js';
-import {
-  acceptUpsellUpdate,
-  checkoutWorkflowId, completeCodUpdate, initPaymentUpdate, processorEventSignal, refundUpdate, statusQuery, storeRefundSignal, type ShopperDetails,
-} from '../../workflows/checkout.messages.js';
+import { acceptUpsellUpdate, completeCodUpdate, initPaymentUpdate, processorEventSignal, refundUpdate, statusQuery, storeRefundSignal, type ShopperDetails } from '../../workflows/checkout.messages.js';
 import { startTimeSkipping, testWorkflowBundle, uniqueTaskQueue, type TimeSkippingTemporal } from '../harness/temporal.js';
 import { fakeCheckoutActivitiesByWorkflow, newWorld, FAKE_QUOTE, type FakeWorld } from './fakes/checkout-activities.js';
 import { activityCalls } from '../harness/history.js';
+import { WORKFLOWS } from '../../domain/workflow-names.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -58,7 +56,7 @@ const event = (name: string, paymentId = 'pay_1') => ({ eventId: `evt_${++eventS
  */
 async function withCheckout<T>(world: FakeWorld, fn: (handle: WorkflowHandle<typeof checkoutWorkflow>) => Promise<T>): Promise<T> {
   const token = newToken();
-  const workflowId = checkoutWorkflowId(token);
+  const workflowId = WORKFLOWS.checkout.id(token);
   // The test server's clock is skipped ahead by earlier tests: idle time counts from its own now.
   world.session.lastActivityAt = (await ts.env.currentTimeMs()) - world.session.idleForMs;
   worlds.set(workflowId, world);

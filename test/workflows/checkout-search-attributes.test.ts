@@ -5,10 +5,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@temporalio/client';
 import { checkoutWorkflow } from '../../workflows/checkout.js';
-import { checkoutWorkflowId, initPaymentUpdate, refreshStatusUpdate } from '../../workflows/checkout.messages.js';
+import { initPaymentUpdate, refreshStatusUpdate } from '../../workflows/checkout.messages.js';
 import { startActivityRig, type ActivityRig } from '../harness/activity-rig.js';
 import { connectTestTemporal, type TestTemporal } from '../harness/temporal.js';
 import { createOpenSession, createSellingMerchant, settlePaymentSilently, shopperDetails, type SellingMerchant } from './checkout-fixtures.js';
+import { WORKFLOWS } from '../../domain/workflow-names.js';
 
 let temporal: TestTemporal;
 let rig: ActivityRig;
@@ -41,8 +42,8 @@ describe('finding checkout sessions by search attributes (dev server)', () => {
   it('given a session waiting for its payment / when an operator queries MerchantId and CheckoutStatus / its workflow is listed, and follows the status to COMPLETED', async () => {
     const pending = await createOpenSession(rig, merchant);
     const idle = await createOpenSession(rig, merchant);
-    const pendingId = checkoutWorkflowId(pending.token);
-    const idleId = checkoutWorkflowId(idle.token);
+    const pendingId = WORKFLOWS.checkout.id(pending.token);
+    const idleId = WORKFLOWS.checkout.id(idle.token);
     const { client } = temporal;
 
     await temporal.withWorker(rig.activities, async () => {

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { WorkflowHandle } from '@temporalio/client';
 import { checkoutWorkflow } from '../../workflows/checkout.js';
 import { checkoutIdleSweepWorkflow } from '../../workflows/checkout-idle-sweep.js';
-import { checkoutWorkflowId, initPaymentUpdate, processorEventSignal, statusQuery } from '../../workflows/checkout.messages.js';
+import { initPaymentUpdate, processorEventSignal, statusQuery } from '../../workflows/checkout.messages.js';
 import { searchAttributeKeys } from '../../workflows/search-attributes.js';
 import { DEMO_SHOP } from '../../sandbox/storefront-a/simulator.js';
 import { simOrdersOf } from '../harness/storefront-a-seed.js';
@@ -15,6 +15,7 @@ import { startActivityRig, type ActivityRig } from '../harness/activity-rig.js';
 import { startTimeSkipping, uniqueTaskQueue, type TimeSkippingTemporal } from '../harness/temporal.js';
 import { createOpenSession, createSellingMerchant, settlePaymentSilently, shopperDetails, SHIPPING_MINOR, type SellingMerchant } from './checkout-fixtures.js';
 import { activityCalls } from '../harness/history.js';
+import { WORKFLOWS } from '../../domain/workflow-names.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -40,7 +41,7 @@ afterEach(async () => {
 
 const db = () => rig.database.db;
 const startCheckout = (input: Awaited<ReturnType<typeof createOpenSession>>['input']) =>
-  ts.env.client.workflow.start(checkoutWorkflow, { taskQueue: ts.taskQueue, workflowId: checkoutWorkflowId(input.token), args: [input] });
+  ts.env.client.workflow.start(checkoutWorkflow, { taskQueue: ts.taskQueue, workflowId: WORKFLOWS.checkout.id(input.token), args: [input] });
 const statusChanges = async (token: string) =>
   (await db().sessionEvent.findMany({ where: { token, type: 'status_changed' }, orderBy: { at: 'asc' } })).map((e) => e.data as { from: string; to: string; cause: string });
 const ordersFor = (token: string) => simOrdersOf(rig.sims.storefrontA.state.shops.get(DEMO_SHOP)!, token);
@@ -254,18 +255,18 @@ describe('expiry after 24 hours without progress (time-skipping)', () => {
     const results = await ts.withWorker(rig.activities, async () => {
       // One session per batch and two batches per run: the third session is found by a continued run.
       await ts.env.client.workflow.execute(checkoutIdleSweepWorkflow, { taskQueue: ts.taskQueue, workflowId: `sweep-${idle[0]!.token}`, args: [{ abandonAfterMs: 24 * HOUR, batchSize: 1, batchesPerRun: 2 }] });
-      return Promise.all(idle.map((s) => ts.env.client.workflow.getHandle(checkoutWorkflowId(s.token)).result()));
+      return Promise.all(idle.map((s) => ts.env.client.workflow.getHandle(WORKFLOWS.checkout.id(s.token)).result()));
     });
 
     expect(results).toEqual(idle.map(() => ({ status: 'ABANDONED' })));
     for (const s of idle) {
       expect(await statusChanges(s.token)).toEqual([{ from: 'OPEN', to: 'ABANDONED', cause: 'no progress for 24 hours' }]);
       expect((await db().checkoutSession.findUniqueOrThrow({ where: { token: s.token } })).workflowStartedAt).toBeInstanceOf(Date);
-      expect(await publishedAttributes(ts.env.client.workflow.getHandle(checkoutWorkflowId(s.token)))).toEqual({ merchantId: merchant.id, storePlatform: 'STOREFRONT_A', checkoutStatus: 'ABANDONED' });
+      expect(await publishedAttributes(ts.env.client.workflow.getHandle(WORKFLOWS.checkout.id(s.token)))).toEqual({ merchantId: merchant.id, storePlatform: 'STOREFRONT_A', checkoutStatus: 'ABANDONED' });
     }
     for (const s of [later, preview]) {
       expect(await db().checkoutSession.findUniqueOrThrow({ where: { token: s.token } })).toMatchObject({ status: 'OPEN', workflowStartedAt: null });
-      await expect(ts.env.client.workflow.getHandle(checkoutWorkflowId(s.token)).describe()).rejects.toThrow(/not found/i);
+      await expect(ts.env.client.workflow.getHandle(WORKFLOWS.checkout.id(s.token)).describe()).rejects.toThrow(/not found/i);
     }
   });
 

@@ -7,13 +7,12 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { createDnsSimulator, type DnsSimulator } from '../../sandbox/dns/index.js';
 import { createSecretBox } from '../../security/secrets.js';
 import { verifyCustomDomainWorkflow } from '../../workflows/custom-domain.js';
-import { customDomainWorkflowId } from '../../workflows/custom-domain.messages.js';
 import { walletDomainWorkflow } from '../../workflows/wallet-domain.js';
-import { walletDomainWorkflowId } from '../../workflows/wallet-domain.messages.js';
 import { processorAad } from '../../model/connections.js';
 import { DOMAIN_CHECK_SCHEDULE } from '../../domain/hostnames.js';
 import { startActivityRig, type ActivityRig } from '../harness/activity-rig.js';
 import { startTimeSkipping, uniqueTaskQueue, type TimeSkippingTemporal } from '../harness/temporal.js';
+import { WORKFLOWS } from '../../domain/workflow-names.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -71,10 +70,10 @@ async function claim(merchantId: string) {
 }
 
 const startVerification = (merchantId: string, domainId: string) =>
-  ts.env.client.workflow.start(verifyCustomDomainWorkflow, { taskQueue: ts.taskQueue, workflowId: customDomainWorkflowId(merchantId), args: [{ merchantId, domainId }] });
+  ts.env.client.workflow.start(verifyCustomDomainWorkflow, { taskQueue: ts.taskQueue, workflowId: WORKFLOWS.customDomain.id(merchantId), args: [{ merchantId, domainId }] });
 
 const startWallet = (merchantId: string) =>
-  ts.env.client.workflow.start(walletDomainWorkflow, { taskQueue: ts.taskQueue, workflowId: walletDomainWorkflowId(merchantId), args: [{ merchantId }] });
+  ts.env.client.workflow.start(walletDomainWorkflow, { taskQueue: ts.taskQueue, workflowId: WORKFLOWS.walletDomain.id(merchantId), args: [{ merchantId }] });
 
 /** How long the workflow ran, start to close, in its own (skipped) time. */
 async function ranFor(handle: WorkflowHandle): Promise<number> {
@@ -104,7 +103,7 @@ describe('custom domain verification (time-skipping)', () => {
       dns.records.add({ name: domain.hostname, type: 'CNAME', value: `${m.slug}.localhost` });
       const result = await handle.result();
       // Verified: wallets do not depend on the checkout domain (shoppers pay on Whop's page), so nothing else starts.
-      const wallet = await ts.env.client.workflow.getHandle(walletDomainWorkflowId(m.id)).describe().then(() => 'started', (err: Error) => err.name);
+      const wallet = await ts.env.client.workflow.getHandle(WORKFLOWS.walletDomain.id(m.id)).describe().then(() => 'started', (err: Error) => err.name);
       return { result, handle, wallet };
     });
 

@@ -10,9 +10,7 @@ import type { Client } from '@temporalio/client';
 import { createMerchantWebhookActivities } from '../../activities/merchant-webhooks.js';
 import { createEmailClient } from '../../integrations/email/index.js';
 import { createSecretBox } from '../../security/secrets.js';
-import {
-  DELIVERY_JITTER, DELIVERY_SCHEDULE_MS, deliveryWorkflowId, endpointHealthWorkflowId, factKeyOf, SECRET_ROTATION_OVERLAP_MS,
-} from '../../domain/merchant-webhooks.js';
+import { DELIVERY_JITTER, DELIVERY_SCHEDULE_MS, factKeyOf, SECRET_ROTATION_OVERLAP_MS } from '../../domain/merchant-webhooks.js';
 import {
   deliverMerchantEvent, newWebhookSecret, recordMerchantEvent, replayDeadDeliveriesSince, replayDelivery, rotateEndpointSecret, sealEndpointSecret, startDeliveryRun,
 } from '../../model/merchant-webhooks.js';
@@ -21,6 +19,7 @@ import type { WebhookEndpointHealthResult } from '../../workflows/webhook-endpoi
 import type { ReceivedDelivery } from '../../sandbox/webhook-receiver/index.js';
 import { startActivityRig, type ActivityRig } from '../harness/activity-rig.js';
 import { startTimeSkipping, uniqueTaskQueue, type TimeSkippingTemporal } from '../harness/temporal.js';
+import { WORKFLOWS } from '../../domain/workflow-names.js';
 
 const SECOND = 1000;
 const HOUR = 3600 * SECOND;
@@ -88,14 +87,14 @@ async function sendTestEvent(merchantId: string, endpointId: string): Promise<st
   return deliveryId!;
 }
 
-const result = (deliveryId: string, runNumber = 0) => ts.env.client.workflow.getHandle(deliveryWorkflowId(deliveryId, runNumber)).result() as Promise<MerchantWebhookDeliveryResult>;
-const healthResult = (endpointId: string) => ts.env.client.workflow.getHandle(endpointHealthWorkflowId(endpointId)).result() as Promise<WebhookEndpointHealthResult>;
+const result = (deliveryId: string, runNumber = 0) => ts.env.client.workflow.getHandle(WORKFLOWS.merchantWebhookDelivery.id(deliveryId, runNumber)).result() as Promise<MerchantWebhookDeliveryResult>;
+const healthResult = (endpointId: string) => ts.env.client.workflow.getHandle(WORKFLOWS.webhookEndpointHealth.id(endpointId)).result() as Promise<WebhookEndpointHealthResult>;
 const received = (receiverId: string): ReceivedDelivery[] => rig.sims.webhookReceiver.deliveries(receiverId);
 const delivery = (id: string) => db().webhookDelivery.findUniqueOrThrow({ where: { id }, include: { attemptLog: { orderBy: { number: 'asc' } } } });
 
 /** The waits between attempts, as the workflow's timers recorded them (ms). */
 async function timersOf(deliveryId: string, runNumber = 0): Promise<number[]> {
-  const history = await ts.env.client.workflow.getHandle(deliveryWorkflowId(deliveryId, runNumber)).fetchHistory();
+  const history = await ts.env.client.workflow.getHandle(WORKFLOWS.merchantWebhookDelivery.id(deliveryId, runNumber)).fetchHistory();
   return (history.events ?? []).flatMap((e) => {
     const d = e.timerStartedEventAttributes?.startToFireTimeout;
     return d ? [Number(d.seconds ?? 0) * 1000 + Math.round((d.nanos ?? 0) / 1e6)] : [];
@@ -326,7 +325,7 @@ describe('endpoint health', () => {
       const row = await db().webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
       expect(row).toMatchObject({ enabled: false, disabledReason: 'failing' });
 
-      const timers = ((await ts.env.client.workflow.getHandle(endpointHealthWorkflowId(endpoint.id)).fetchHistory()).events ?? [])
+      const timers = ((await ts.env.client.workflow.getHandle(WORKFLOWS.webhookEndpointHealth.id(endpoint.id)).fetchHistory()).events ?? [])
         .flatMap((e) => (e.timerStartedEventAttributes?.startToFireTimeout ? [Number(e.timerStartedEventAttributes.startToFireTimeout.seconds)] : []));
       // Waits up to day 1, then day 3, then day 5 of the streak (less the moments already passed).
       expect(timers.reduce((a, b) => a + b, 0)).toBeGreaterThan(4.9 * 24 * 3600);

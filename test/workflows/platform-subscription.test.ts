@@ -11,14 +11,13 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { randomBytes } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import { platformSubscriptionWorkflow } from '../../workflows/platform-subscription.js';
-import {
-  billingEventSignal, cancelUpdate, platformSubscriptionWorkflowId, subscribeUpdate, subscriptionStateQuery, type BillingEventMessage, type PlatformSubscriptionTimings,
-} from '../../workflows/platform-subscription.messages.js';
+import { billingEventSignal, cancelUpdate, subscribeUpdate, subscriptionStateQuery, type BillingEventMessage, type PlatformSubscriptionTimings } from '../../workflows/platform-subscription.messages.js';
 import { readBillingStatus } from '../../model/billing-status.js';
 import { createProcessorClient } from '../../integrations/processor/index.js';
 import { PLATFORM_API_KEY } from '../../sandbox/processor/index.js';
 import { startActivityRig, type ActivityRig } from '../harness/activity-rig.js';
 import { startTimeSkipping, uniqueTaskQueue, type TimeSkippingTemporal } from '../harness/temporal.js';
+import { WORKFLOWS } from '../../domain/workflow-names.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -54,7 +53,7 @@ async function newMerchant() {
 }
 
 const start = (merchantId: string, timings = TIMINGS) =>
-  ts.env.client.workflow.start(platformSubscriptionWorkflow, { taskQueue: ts.taskQueue, workflowId: platformSubscriptionWorkflowId(merchantId), args: [{ merchantId, timings }] });
+  ts.env.client.workflow.start(platformSubscriptionWorkflow, { taskQueue: ts.taskQueue, workflowId: WORKFLOWS.platformSubscription.id(merchantId), args: [{ merchantId, timings }] });
 
 /** The merchant on the processor's hosted page with the test card that succeeds. */
 async function pay(paymentUrl: string) {
@@ -119,7 +118,7 @@ async function activePlan(merchantId: string, timings = TIMINGS) {
 /** A billing event as the billing webhook route passes it on: signal-with-start, so an ended workflow starts anew. */
 async function deliver(merchantId: string, message: BillingEventMessage, timings = TIMINGS) {
   await ts.env.client.workflow.signalWithStart(platformSubscriptionWorkflow, {
-    taskQueue: ts.taskQueue, workflowId: platformSubscriptionWorkflowId(merchantId), args: [{ merchantId, timings }],
+    taskQueue: ts.taskQueue, workflowId: WORKFLOWS.platformSubscription.id(merchantId), args: [{ merchantId, timings }],
     signal: billingEventSignal, signalArgs: [message],
   });
 }
@@ -170,7 +169,7 @@ describe('platform subscription renewals (time-skipping)', () => {
 
   it('given renewals that keep failing / 3 charges over the 7-day grace period, PAST_DUE (still paid) in between, then Demo with one email per step', async () => {
     const merchant = await newMerchant();
-    const workflowId = platformSubscriptionWorkflowId(merchant.id);
+    const workflowId = WORKFLOWS.platformSubscription.id(merchant.id);
     const { result, periodEnd, graceState } = await ts.withWorker(rig.activities, async () => {
       const handle = await start(merchant.id);
       const active = await subscribeAndPay(handle, merchant.id);
@@ -258,7 +257,7 @@ describe('platform subscription renewals (time-skipping)', () => {
       const result = await handle.result();
       // The run that was cancelled (started at activation), start to close in its own time. The server's clock
       // is no measure here: once the result is in it may jump to the next pending timer.
-      const { startTime, closeTime } = await ts.env.client.workflow.getHandle(platformSubscriptionWorkflowId(merchant.id)).describe();
+      const { startTime, closeTime } = await ts.env.client.workflow.getHandle(WORKFLOWS.platformSubscription.id(merchant.id)).describe();
       return { result, cancelledAt: rowAfterCancel.cancelledAt, ranFor: closeTime!.getTime() - startTime.getTime(), rowAfterCancel, billingAfterCancel };
     });
 
@@ -295,7 +294,7 @@ describe('platform subscription renewals (time-skipping)', () => {
 describe('platform subscription following Whop\'s membership events (time-skipping)', () => {
   it('given an active plan / Whop ends the membership mid-period (membership.deactivated) / Demo at once, not at the period end, one email; the event again and an older one after it change nothing', async () => {
     const merchant = await newMerchant();
-    const workflowId = platformSubscriptionWorkflowId(merchant.id);
+    const workflowId = WORKFLOWS.platformSubscription.id(merchant.id);
     const { result, closedAt, periodEnd } = await ts.withWorker(rig.activities, async () => {
       const { handle, membershipId, firstEnd } = await activePlan(merchant.id);
       const { runId } = await handle.describe();
@@ -328,7 +327,7 @@ describe('platform subscription following Whop\'s membership events (time-skippi
 
   it('given an active plan / Whop bills the renewal early (payment.succeeded) / the next period is recorded then, once: the event again and an older one after it change nothing, no email, no read at the old period end', async () => {
     const merchant = await newMerchant();
-    const workflowId = platformSubscriptionWorkflowId(merchant.id);
+    const workflowId = WORKFLOWS.platformSubscription.id(merchant.id);
     await ts.withWorker(rig.activities, async () => {
       const { handle, membershipId, firstEnd } = await activePlan(merchant.id);
       await ts.env.sleep(10 * DAY);

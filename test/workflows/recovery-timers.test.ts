@@ -6,11 +6,12 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { randomBytes } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import { checkoutRecoveryWorkflow } from '../../workflows/recovery.js';
-import { recoveryWorkflowId, stopRecoverySignal } from '../../workflows/recovery.messages.js';
+import { stopRecoverySignal } from '../../workflows/recovery.messages.js';
 import { newSessionToken } from '../../api/cart-sources.js';
 import { startActivityRig, type ActivityRig } from '../harness/activity-rig.js';
 import { startTimeSkipping, uniqueTaskQueue, type TimeSkippingTemporal } from '../harness/temporal.js';
 import { writeHistory } from '../../scripts/lib/histories.js';
+import { WORKFLOWS } from '../../domain/workflow-names.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -65,7 +66,7 @@ async function leftCheckout(opts: { delays?: number[]; consent?: boolean; locale
 }
 
 const start = (token: string) =>
-  ts.env.client.workflow.start(checkoutRecoveryWorkflow, { taskQueue: ts.taskQueue, workflowId: recoveryWorkflowId(token), args: [{ token }] });
+  ts.env.client.workflow.start(checkoutRecoveryWorkflow, { taskQueue: ts.taskQueue, workflowId: WORKFLOWS.checkoutRecovery.id(token), args: [{ token }] });
 
 /** The reminders in the sandbox mailbox for `email`. */
 const reminders = (email: string) => rig.sims.email.messages({ to: email }).filter((m) => m.Tag === 'recovery_reminder');

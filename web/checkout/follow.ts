@@ -5,6 +5,7 @@
 // confirmation), and a paid order until the store has given it its number.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../shared/api.js';
+import { isPageOutcome } from '../../domain/checkout-status.js';
 import type { SessionStatus, Status } from './types.js';
 
 export type StoreOrderState = NonNullable<SessionStatus['storeOrder']>['state'];
@@ -91,7 +92,7 @@ export function useFollowedSession(token: string, initial: Status, preview: bool
       const inWindow = Date.now() < confirmUntil;
       if (!inWindow) setConfirming(false);
       // Settled: the payment's verdict is in, the query parameters of the processor's redirect have served.
-      if (status === 'COMPLETED' || status === 'COD_CONFIRMED' || status === 'REFUNDED' || status === 'ABANDONED') {
+      if (isPageOutcome(status)) {
         setConfirming(false);
         if (returnedFromProcessor(location.search)) history.replaceState(null, '', location.pathname);
       }

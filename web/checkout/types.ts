@@ -57,5 +57,3 @@ export interface Embedded {
   language?: string;
   messages?: unknown;
 }
-
-export const FINAL_STATUSES: ReadonlySet<Status> = new Set(['COMPLETED', 'COD_CONFIRMED', 'REFUNDED', 'ABANDONED'] as Status[]);

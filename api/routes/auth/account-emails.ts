@@ -4,7 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { type RouteDeps } from '../../route-deps.js';
-import { sendAccountEmailWorkflow } from '../../../workflows/account-email.js';
+import type { sendAccountEmailWorkflow } from '../../../workflows/account-email.js';
+import { WORKFLOWS } from '../../../domain/workflow-names.js';
 
 export type AccountEmailKind = 'email_verification' | 'password_reset';
 
@@ -18,8 +19,8 @@ export async function queueAccountEmail(deps: Pick<RouteDeps, 'db' | 'temporal' 
     data: { idempotencyKey: `${kind}:${merchant.id}:${randomUUID()}`, merchantId: merchant.id, kind, to: merchant.email, subject: SUBJECTS[kind] },
   });
   try {
-    await deps.temporal.client.workflow.start(sendAccountEmailWorkflow, {
-      workflowId: `email-${row.id}`,
+    await deps.temporal.client.workflow.start<typeof sendAccountEmailWorkflow>(WORKFLOWS.accountEmail.type, {
+      workflowId: WORKFLOWS.accountEmail.id(row.id),
       taskQueue: deps.config.temporal.taskQueue,
       args: [row.id],
     });
@@ -38,7 +39,7 @@ export async function queueInvitationEmail(deps: Pick<RouteDeps, 'db' | 'tempora
   });
   await deps.db.memberInvitation.update({ where: { id: invitation.id }, data: { emailMessageId: row.id } });
   try {
-    await deps.temporal.client.workflow.start(sendAccountEmailWorkflow, { workflowId: `email-${row.id}`, taskQueue: deps.config.temporal.taskQueue, args: [row.id] });
+    await deps.temporal.client.workflow.start<typeof sendAccountEmailWorkflow>(WORKFLOWS.accountEmail.type, { workflowId: WORKFLOWS.accountEmail.id(row.id), taskQueue: deps.config.temporal.taskQueue, args: [row.id] });
   } catch (err) {
     log.error({ err, emailId: row.id }, 'could not start the email workflow; the invitation email stays pending');
   }

@@ -21,7 +21,7 @@ import { SecretDecryptionError } from '../../../security/secrets.js';
 import { toAppError } from '../../plugins/errors.js';
 import { installingInputs, STOREFRONT_A_SCOPES, storefrontAAad, STOREFRONT_A_INSTALL_PURPOSE } from '../../../model/connections.js';
 import type { installStorefrontAWorkflow } from '../../../workflows/storefront-a-install.js';
-import { storefrontAWorkflowIds } from '../../../workflows/storefront-a.messages.js';
+import { WORKFLOWS } from '../../../domain/workflow-names.js';
 
 export const OAUTH_STATE_TTL_MS = 10 * 60 * 1000;
 /** How old the platform's signed redirect may be when it reaches us. */
@@ -188,9 +188,9 @@ export const storefrontAAuthRoutes: FastifyPluginAsyncZod<RouteDeps> = async (ap
     if (count !== 1) throw new CallbackProblem('expired', 'INVALID_TOKEN', 'This install state was already used or has expired: start the install again');
 
     try {
-      await temporal.client.workflow.execute<typeof installStorefrontAWorkflow>('installStorefrontAWorkflow', {
+      await temporal.client.workflow.execute<typeof installStorefrontAWorkflow>(WORKFLOWS.storefrontAInstall.type, {
         taskQueue: config.temporal.taskQueue,
-        workflowId: storefrontAWorkflowIds.install(connection.merchantId),
+        workflowId: WORKFLOWS.storefrontAInstall.id(connection.merchantId),
         args: [{ merchantId: connection.merchantId, shop, sealedCode: secrets.encrypt(code, storefrontAAad.oauthCode(connection.merchantId)) }],
       });
     } catch (err) {

@@ -10,13 +10,13 @@ import { createTestMerchant, type TestMerchant } from '../../../test/harness/mer
 import { TEST_PAID_PLAN } from '../../../test/harness/billing.js';
 import { api, control, waitFor, type Json } from '../../../test/e2e/checkout-helpers.js';
 import { signSpecWebhook as signWebhook, SPEC_SIGNATURE_HEADER as SIGNATURE_HEADER } from '../../../integrations/processor/webhook.js';
-import { platformSubscriptionWorkflowId } from '../../../workflows/platform-subscription.messages.js';
 import { periodEndFrom } from '../../../domain/plans.js';
 import { createProcessorClient } from '../../../integrations/processor/index.js';
 import { PLATFORM_API_KEY, PLATFORM_COMPANY_ID, eventPayload } from '../../../sandbox/processor/index.js';
 import { Webhook } from 'standardwebhooks';
 import { createSecretBox } from '../../../security/secrets.js';
 import { platformBillingWebhookAad } from '../../../model/connections.js';
+import { WORKFLOWS } from '../../../domain/workflow-names.js';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -42,7 +42,7 @@ async function payOnHostedPage(paymentUrl: string, card = '4242 4242 4242 4242')
 
 async function workflowRunning(merchantId: string): Promise<boolean> {
   try {
-    return (await stack.temporal.client.workflow.getHandle(platformSubscriptionWorkflowId(merchantId)).describe()).status.name === 'RUNNING';
+    return (await stack.temporal.client.workflow.getHandle(WORKFLOWS.platformSubscription.id(merchantId)).describe()).status.name === 'RUNNING';
   } catch {
     return false;
   }

@@ -13,14 +13,12 @@ import { AppError } from '../../../domain/errors.js';
 import { ENDED_REASONS, FREE_PLAN_ID, PLANS, SUBSCRIPTION_STATUSES, findPlan, isPaidPlan, isPaidStatus } from '../../../domain/plans.js';
 import { errorResponse } from '../../schemas/common.js';
 import { trimmed } from '../../schemas/text.js';
-import {
-  cancelUpdate, platformSubscriptionWorkflowId, subscribeUpdate, type PlatformSubscriptionInput,
-} from '../../../workflows/platform-subscription.messages.js';
+import { cancelUpdate, subscribeUpdate, type PlatformSubscriptionInput } from '../../../workflows/platform-subscription.messages.js';
+import { WORKFLOWS } from '../../../domain/workflow-names.js';
 
 const auth = { security: [{ bearerAuth: [] }] };
 const tags = ['billing'];
 /** The workflow's type name: started by name so the API does not import workflow code. */
-const SUBSCRIPTION_WORKFLOW = 'platformSubscriptionWorkflow';
 
 const planSchema = z
   .object({
@@ -118,8 +116,8 @@ export const billingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
   /** The merchant's subscription workflow: the running one, or a new run that resumes from the database. */
   async function subscription(merchantId: string): Promise<WorkflowHandle> {
     const input: PlatformSubscriptionInput = { merchantId };
-    const workflowId = platformSubscriptionWorkflowId(merchantId);
-    await temporal.client.workflow.start(SUBSCRIPTION_WORKFLOW, {
+    const workflowId = WORKFLOWS.platformSubscription.id(merchantId);
+    await temporal.client.workflow.start(WORKFLOWS.platformSubscription.type, {
       workflowId,
       taskQueue: config.temporal.taskQueue,
       args: [input],

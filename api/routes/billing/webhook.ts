@@ -26,7 +26,8 @@ import { isPaidStatus } from '../../../domain/plans.js';
 import type { ProcessorEvent } from '../../../integrations/processor/webhook.js';
 import { platformBillingWebhookAad } from '../../../model/connections.js';
 import { PLATFORM_BILLING_METADATA_KEY, PLATFORM_BILLING_WEBHOOK_PATH } from '../../../domain/plans.js';
-import { billingEventSignal, platformSubscriptionWorkflowId, type BillingEventMessage, type PlatformSubscriptionInput } from '../../../workflows/platform-subscription.messages.js';
+import { billingEventSignal, type BillingEventMessage, type PlatformSubscriptionInput } from '../../../workflows/platform-subscription.messages.js';
+import { WORKFLOWS } from '../../../domain/workflow-names.js';
 
 export type BillingDeliveryRejection = 'bad_signature' | 'no_secret' | 'malformed' | 'not_billing' | 'stale' | 'duplicate';
 
@@ -80,8 +81,8 @@ export const billingWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
     const eventId = eventIdOf(event);
     const message: BillingEventMessage = { eventId, event: event.name, objectId: event.objectId };
     const signal = () =>
-      temporal.client.workflow.signalWithStart<(input: PlatformSubscriptionInput) => Promise<unknown>, [BillingEventMessage]>('platformSubscriptionWorkflow', {
-        workflowId: platformSubscriptionWorkflowId(merchantId),
+      temporal.client.workflow.signalWithStart<(input: PlatformSubscriptionInput) => Promise<unknown>, [BillingEventMessage]>(WORKFLOWS.platformSubscription.type, {
+        workflowId: WORKFLOWS.platformSubscription.id(merchantId),
         taskQueue: config.temporal.taskQueue,
         args: [{ merchantId }],
         signal: billingEventSignal,

@@ -11,7 +11,7 @@ import {
   type Json, type Merchant,
 } from '../../../test/e2e/checkout-helpers.js';
 import type { SimShop } from '../../../sandbox/storefront-a/state.js';
-import { checkoutWorkflowId } from '../../../workflows/checkout.messages.js';
+import { WORKFLOWS } from '../../../domain/workflow-names.js';
 
 let stack: TestStack;
 let a: Merchant & { shop: SimShop };
@@ -32,7 +32,7 @@ afterAll(async () => {
 
 const row = (token: string) => stack.database.db.checkoutSession.findUniqueOrThrow({ where: { token } });
 const bundleShopper = async (token: string) => (await api(stack, 'GET', `/api/checkout/session-bundle/${token}`)).body.shopper as Json;
-const hasWorkflow = (token: string) => stack.temporal.client.workflow.getHandle(checkoutWorkflowId(token)).describe().then(() => true, () => false);
+const hasWorkflow = (token: string) => stack.temporal.client.workflow.getHandle(WORKFLOWS.checkout.id(token)).describe().then(() => true, () => false);
 const details = (extra: Json = {}) => ({ ...SHOPPER, shippingRateId: rateId, ...extra });
 
 /** The session as a refusal must leave it: open, nothing entered, no workflow. */

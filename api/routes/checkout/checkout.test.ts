@@ -13,11 +13,11 @@ import { createSecretBox } from '../../../security/secrets.js';
 import { createUrlGuard } from '../../../security/ssrf.js';
 import { seedStorefrontAConnection } from '../../../test/harness/storefront-a-seed.js';
 import { storefrontBAad } from '../../../model/connections.js';
-import { checkoutWorkflowId } from '../../../workflows/checkout.messages.js';
 import { convertFromEur } from '../../../domain/money.js';
 import { checkoutOrigin } from '../merchant/view.js';
 import { checkoutPublicRoutes } from './index.js';
 import { shouldPassThrough, STORE_READ_TIMEOUT_MS } from '../../cart-sources.js';
+import { WORKFLOWS } from '../../../domain/workflow-names.js';
 
 type Json = Record<string, unknown> & { code?: string; error?: string };
 
@@ -110,7 +110,7 @@ async function storeB(opts: { currency?: string; plan?: 'demo' } = {}) {
 
 async function workflowStatus(token: string): Promise<string | undefined> {
   try {
-    return (await stack.temporal.client.workflow.getHandle(checkoutWorkflowId(token)).describe()).status.name;
+    return (await stack.temporal.client.workflow.getHandle(WORKFLOWS.checkout.id(token)).describe()).status.name;
   } catch {
     return undefined;
   }

@@ -8,6 +8,7 @@ import { updateCheckout } from '../../checkout-workflow.js';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { type RouteDeps } from '../../route-deps.js';
 import { AppError } from '../../../domain/errors.js';
+import { isClosedToShopper } from '../../../domain/checkout-status.js';
 import { convertFromEur } from '../../../domain/money.js';
 import { purchaseEventId, type PixelEvent, type PixelPlatform } from '../../../domain/pixels.js';
 import { isPreviewToken, isSessionToken } from '../../../domain/tokens.js';
@@ -21,7 +22,6 @@ import { list, orderBumpOffer, pixelsResponse, upsellOffers, validateDiscountBod
 
 const tags = ['checkout'];
 /** Settled sessions take no new discount: nothing can be charged on them any more. */
-const SETTLED = new Set(['COMPLETED', 'ON_HOLD', 'REFUNDED', 'COD_CONFIRMED', 'ABANDONED']);
 
 /** An accepted upsell's charge as the shopper's page reads it. */
 const upsellChargeResponse = z.object({
@@ -164,7 +164,7 @@ export const checkoutExtrasRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
     },
   }, async (request) => {
     const session = await sessionOf(request.params.token);
-    if (SETTLED.has(session.status)) throw new AppError('CONFLICT', `This checkout is ${session.status.toLowerCase().replace('_', ' ')}: no discount can be applied`);
+    if (isClosedToShopper(session.status)) throw new AppError('CONFLICT', `This checkout is ${session.status.toLowerCase().replace('_', ' ')}: no discount can be applied`);
     const { code, email, shippingRateId, orderBumpIds } = request.body;
     const rates = shippingRateId === undefined ? [] : await db.shippingRate.findMany({ where: { merchantId: session.merchantId }, orderBy: [{ position: 'asc' }, { id: 'asc' }] });
     const priced = await priceCheckout(db, session, rates, { discountCode: code, email, shippingRateId, orderBumpIds });

@@ -6,7 +6,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { Prisma } from '../../../prisma/client.js';
 import { type RouteDeps } from '../../route-deps.js';
 import { AppError } from '../../../domain/errors.js';
-import { CHECKOUT_STATUSES, isOpen } from '../../../domain/checkout-status.js';
+import { OPEN_STATUSES } from '../../../domain/checkout-status.js';
 import { MILESTONE_COLUMNS, PROGRESS_STEPS, upTo } from '../../../domain/stats.js';
 import { isSessionToken } from '../../../domain/tokens.js';
 import { limit } from '../../plugins/rate-limits.js';
@@ -15,7 +15,6 @@ import { tokenParams } from '../../schemas/checkout.js';
 import { progressBody, progressResponse } from '../../schemas/orders.js';
 
 const noSession = () => new AppError('NOT_FOUND', 'No such checkout session');
-const OPEN_STATUSES = CHECKOUT_STATUSES.filter(isOpen);
 
 export const checkoutProgressRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   const { config, db } = deps;

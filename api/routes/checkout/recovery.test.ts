@@ -10,8 +10,8 @@ import { createSecretBox } from '../../../security/secrets.js';
 import { recoveryLinkSignature } from '../../../security/recovery-links.js';
 import { storefrontBAad } from '../../../model/connections.js';
 import { PREVIEW_TOKEN_PREFIX } from '../../../domain/tokens.js';
-import { recoveryWorkflowId } from '../../../workflows/recovery.messages.js';
 import { newSessionToken } from '../../cart-sources.js';
+import { WORKFLOWS } from '../../../domain/workflow-names.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -70,7 +70,7 @@ async function session(m: TestMerchant, product: { id: number; name: string }, u
 
 async function workflowStatus(token: string): Promise<string | undefined> {
   try {
-    return (await stack.temporal.client.workflow.getHandle(recoveryWorkflowId(token)).describe()).status.name;
+    return (await stack.temporal.client.workflow.getHandle(WORKFLOWS.checkoutRecovery.id(token)).describe()).status.name;
   } catch {
     return undefined;
   }
@@ -152,7 +152,7 @@ describe('consent (PUT /api/checkout/:token/recovery-consent)', () => {
     expect(off.body).toMatchObject({ recorded: true, consentAt: null });
     expect(await db().checkoutSession.findUniqueOrThrow({ where: { token } })).toMatchObject({ recoveryConsentAt: null, recoveryConsentWording: null });
     await expect.poll(() => workflowStatus(token), { timeout: 10_000 }).toBe('COMPLETED');
-    const result = await stack.temporal.client.workflow.getHandle(recoveryWorkflowId(token)).result();
+    const result = await stack.temporal.client.workflow.getHandle(WORKFLOWS.checkoutRecovery.id(token)).result();
     // Stopped by the signal, or (when the withdrawal came before the run's first look) by the consent being gone.
     expect(result.sent).toEqual([]);
     expect(['consent_withdrawn', 'no_consent']).toContain(result.ended);

@@ -14,7 +14,7 @@ import { SHOPPER_EMAIL_LANGUAGES, shopperEmailLanguage } from '../../../domain/s
 import { MoneyError } from '../../../domain/money.js';
 import { sessionLines } from '../../../model/checkout-session.js';
 import { verifyRecoveryLink } from '../../../security/recovery-links.js';
-import { RECOVERY_WORKFLOW, recoveryWorkflowId, stopRecoverySignal, type RecoveryWorkflowInput } from '../../../workflows/recovery.messages.js';
+import { stopRecoverySignal, type RecoveryWorkflowInput } from '../../../workflows/recovery.messages.js';
 import { checkoutUrlOf } from '../../checkout-host.js';
 import { newSessionToken, repriceSessionCart, snapshotFxRates, subtotalOf } from '../../cart-sources.js';
 import { limit } from '../../plugins/rate-limits.js';
@@ -22,6 +22,7 @@ import { errorResponse } from '../../schemas/common.js';
 import { tokenParams } from '../../schemas/checkout.js';
 import { acceptedLanguages } from '../../schemas/shopper-language.js';
 import { trimmed } from '../../schemas/text.js';
+import { WORKFLOWS } from '../../../domain/workflow-names.js';
 
 const tags = ['checkout'];
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -77,9 +78,9 @@ export const checkoutRecoveryRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
     ]);
     if (consent) {
       try {
-        await temporal.client.workflow.start(RECOVERY_WORKFLOW, {
+        await temporal.client.workflow.start(WORKFLOWS.checkoutRecovery.type, {
           taskQueue: config.temporal.taskQueue,
-          workflowId: recoveryWorkflowId(token),
+          workflowId: WORKFLOWS.checkoutRecovery.id(token),
           args: [{ token } satisfies RecoveryWorkflowInput],
         });
       } catch (err) {
@@ -94,7 +95,7 @@ export const checkoutRecoveryRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
 
   /** Ends a running schedule at once (none running: nothing to do; every reminder re-checks consent anyway). */
   async function stopRecovery(token: string, why: string): Promise<void> {
-    await temporal.client.workflow.getHandle(recoveryWorkflowId(token)).signal(stopRecoverySignal, why).catch(() => undefined);
+    await temporal.client.workflow.getHandle(WORKFLOWS.checkoutRecovery.id(token)).signal(stopRecoverySignal, why).catch(() => undefined);
   }
 
   app.get('/api/checkout/:token/recover', {

@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
 import { api, SHOPPER, storefrontACheckout, storefrontAMerchant, type Json, type Merchant } from '../../../test/e2e/checkout-helpers.js';
 import type { SimShop } from '../../../sandbox/storefront-a/state.js';
-import { checkoutWorkflowId } from '../../../workflows/checkout.messages.js';
 import { priceCheckout } from '../../../model/pricing.js';
 import { AppError } from '../../../domain/errors.js';
+import { WORKFLOWS } from '../../../domain/workflow-names.js';
 
 let stack: TestStack;
 /** Ships DE and AT by DHL, and wherever its shop ships (DE, AT, US) by World; COD on. */
@@ -35,7 +35,7 @@ afterAll(async () => {
 const LOCAL: Record<string, { postalCode: string; region?: string }> = { AT: { postalCode: '1010' }, US: { postalCode: '94105', region: 'CA' } };
 const at = (country: string, rate: string) => ({ ...SHOPPER, address: { ...SHOPPER.address, country, ...LOCAL[country] }, shippingRateId: rates[rate] });
 const row = (token: string) => stack.database.db.checkoutSession.findUniqueOrThrow({ where: { token } });
-const hasWorkflow = (token: string) => stack.temporal.client.workflow.getHandle(checkoutWorkflowId(token)).describe().then(() => true, () => false);
+const hasWorkflow = (token: string) => stack.temporal.client.workflow.getHandle(WORKFLOWS.checkout.id(token)).describe().then(() => true, () => false);
 
 /** The session as a refusal must leave it: open, nothing entered, no total, no workflow, no event but its creation. */
 async function expectUntouched(token: string) {

@@ -9,9 +9,8 @@ import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
 import { control, merchantWithProcessor, storefrontACheckout, storefrontAMerchant, type Json } from '../../../test/e2e/checkout-helpers.js';
 import { givePaidPlan } from '../../../test/harness/billing.js';
 import { merchantForCheckoutHost } from '../../checkout-host.js';
-import { customDomainWorkflowId } from '../../../workflows/custom-domain.messages.js';
-import { walletDomainWorkflowId } from '../../../workflows/wallet-domain.messages.js';
 import { ensureWebBuild } from '../../../scripts/web-build.js';
+import { WORKFLOWS } from '../../../domain/workflow-names.js';
 
 let dns: DnsSimulator;
 let stack: TestStack;
@@ -53,7 +52,7 @@ const walletsOf = async (token: string) => (await call('GET', '/api/merchant/pro
 
 /** Whether a wallet-domain workflow (retired: workflows/wallet-domain.ts) was ever started for the merchant. */
 const walletWorkflowStarted = (merchantId: string) =>
-  stack.temporal.client.workflow.getHandle(walletDomainWorkflowId(merchantId)).describe().then(() => true, (err: Error) => (err.name === 'WorkflowNotFoundError' ? false : Promise.reject(err)));
+  stack.temporal.client.workflow.getHandle(WORKFLOWS.walletDomain.id(merchantId)).describe().then(() => true, (err: Error) => (err.name === 'WorkflowNotFoundError' ? false : Promise.reject(err)));
 
 /** The emails earlier code sent to ask for a wallet domain (their tag). */
 const walletDomainEmails = (to: string) => stack.sims.email.messages({ to, tag: 'wallet_domain_action' });
@@ -186,7 +185,7 @@ describe('verifying and using a custom domain', () => {
 
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ deleted: true, domain, checkoutOrigin: localOrigin(`${await slugOf(m.token)}.localhost`) });
-    expect(await stack.temporal.client.workflow.getHandle(customDomainWorkflowId(m.id)).result()).toMatchObject({ status: 'DELETED' });
+    expect(await stack.temporal.client.workflow.getHandle(WORKFLOWS.customDomain.id(m.id)).result()).toMatchObject({ status: 'DELETED' });
     expect((await domainStatus(m.token)).status).toBe(404);
     expect((await call('DELETE', '/api/merchant/domain', { token: m.token })).status).toBe(404);
     expect((await verify(m.token)).status).toBe(404);

@@ -18,8 +18,9 @@ import { assertPlanAllows } from '../../../model/plan-features.js';
 import { errorResponse } from '../../schemas/common.js';
 import { customDomainInput } from '../../schemas/custom-domain.js';
 import { checkoutOriginWith } from '../../checkout-host.js';
-import { verifyCustomDomainWorkflow } from '../../../workflows/custom-domain.js';
-import { customDomainWorkflowId, recheckDomainSignal, removeDomainSignal, type CustomDomainInput } from '../../../workflows/custom-domain.messages.js';
+import type { verifyCustomDomainWorkflow } from '../../../workflows/custom-domain.js';
+import { recheckDomainSignal, removeDomainSignal, type CustomDomainInput } from '../../../workflows/custom-domain.messages.js';
+import { WORKFLOWS } from '../../../domain/workflow-names.js';
 
 const auth = { security: [{ bearerAuth: [] }] };
 const tags = ['custom-domain'];
@@ -102,8 +103,8 @@ export const domainRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
   async function startVerification(data: MerchantScope, row: CustomDomain, log: FastifyBaseLogger): Promise<void> {
     const input: CustomDomainInput = { merchantId: row.merchantId, domainId: row.id };
     try {
-      await workflows.start(verifyCustomDomainWorkflow, {
-        workflowId: customDomainWorkflowId(row.merchantId),
+      await workflows.start<typeof verifyCustomDomainWorkflow>(WORKFLOWS.customDomain.type, {
+        workflowId: WORKFLOWS.customDomain.id(row.merchantId),
         taskQueue: config.temporal.taskQueue,
         args: [input],
         workflowIdReusePolicy: 'ALLOW_DUPLICATE',
@@ -220,8 +221,8 @@ export const domainRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
     }
     try {
       // A verification that is no longer running (lost, terminated) is started again with the same claim.
-      await workflows.signalWithStart(verifyCustomDomainWorkflow, {
-        workflowId: customDomainWorkflowId(merchantId),
+      await workflows.signalWithStart<typeof verifyCustomDomainWorkflow, []>(WORKFLOWS.customDomain.type, {
+        workflowId: WORKFLOWS.customDomain.id(merchantId),
         taskQueue: config.temporal.taskQueue,
         args: [{ merchantId, domainId: row.id }],
         signal: recheckDomainSignal,
@@ -249,7 +250,7 @@ export const domainRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
     const { count } = await data.customDomain.deleteMany({ where: { id: row.id } });
     if (count === 0) throw new AppError('NOT_FOUND', 'No custom domain is set');
     try {
-      await workflows.getHandle(customDomainWorkflowId(merchantId)).signal(removeDomainSignal);
+      await workflows.getHandle(WORKFLOWS.customDomain.id(merchantId)).signal(removeDomainSignal);
     } catch (err) {
       // Finished already, or not there: its writes are conditional on the deleted row anyway.
       if (!(err instanceof WorkflowNotFoundError)) request.log.warn({ err, merchantId }, 'custom domain verification could not be told to stop');

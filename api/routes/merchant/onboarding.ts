@@ -9,11 +9,10 @@ import { checkoutActivation as activationOf, continueCheck, paymentCheck, wizard
 import { readOnboardingFacts } from '../../../model/onboarding.js';
 import type { checkStorefrontAScriptTagWorkflow } from '../../../workflows/storefront-a-script-tag.js';
 import type { setupVerificationWorkflow } from '../../../workflows/setup-verification.js';
-import { storefrontAWorkflowIds } from '../../../workflows/storefront-a.messages.js';
-import { setupVerificationWorkflowId } from '../../../workflows/setup-verification.messages.js';
 import { errorResponse } from '../../schemas/common.js';
 import { checkoutActivation, onboardingPatch, onboardingState, setupVerificationResult } from '../../schemas/onboarding.js';
 import { toAppError } from '../../plugins/errors.js';
+import { WORKFLOWS } from '../../../domain/workflow-names.js';
 
 const auth = { security: [{ bearerAuth: [] }] };
 const tags = ['onboarding'];
@@ -102,9 +101,9 @@ export const onboardingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, de
       storefrontA = { scriptTagInstalled: null as boolean | null, scriptTagId: null as string | null, activationUrl: null as string | null, themeName: null as string | null, checkedAt: null as string | null, checkError: null as string | null };
       if (facts.storefrontA?.connected && facts.storefrontA.hasAccessToken) {
         try {
-          const seen = await temporal.client.workflow.execute<typeof checkStorefrontAScriptTagWorkflow>('checkStorefrontAScriptTagWorkflow', {
+          const seen = await temporal.client.workflow.execute<typeof checkStorefrontAScriptTagWorkflow>(WORKFLOWS.storefrontAScriptTagCheck.type, {
             taskQueue: config.temporal.taskQueue,
-            workflowId: storefrontAWorkflowIds.scriptTagCheck(merchantId),
+            workflowId: WORKFLOWS.storefrontAScriptTagCheck.id(merchantId),
             workflowIdConflictPolicy: 'USE_EXISTING',
             args: [merchantId],
           });
@@ -154,9 +153,9 @@ export const onboardingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, de
     const { merchantId } = request.merchant;
     const merchant = await request.merchantData.merchant.get({ select: { emailVerifiedAt: true } });
     if (!merchant.emailVerifiedAt) throw emailNotVerified();
-    return temporal.client.workflow.execute<typeof setupVerificationWorkflow>('setupVerificationWorkflow', {
+    return temporal.client.workflow.execute<typeof setupVerificationWorkflow>(WORKFLOWS.setupVerification.type, {
       taskQueue: config.temporal.taskQueue,
-      workflowId: setupVerificationWorkflowId(merchantId),
+      workflowId: WORKFLOWS.setupVerification.id(merchantId),
       // A double click joins the running verification; a finished one never blocks the next.
       workflowIdConflictPolicy: 'USE_EXISTING',
       workflowIdReusePolicy: 'ALLOW_DUPLICATE',

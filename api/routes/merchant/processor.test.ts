@@ -16,8 +16,8 @@ import { createSecretBox } from '../../../security/secrets.js';
 import { createTestDatabase, type TestDatabase } from '../../../test/harness/db.js';
 import { connectTestTemporal, type TestTemporal } from '../../../test/harness/temporal.js';
 import { testConfig } from '../../../test/harness/config.js';
-import { processorWorkflowIds } from '../../../workflows/processor-connection.messages.js';
 import { connectProcessorWorkflow } from '../../../workflows/processor-connection.js';
+import { WORKFLOWS } from '../../../domain/workflow-names.js';
 
 /** Short, so a processor slower than this times out in about two seconds (two attempts). */
 const CLIENT_TIMEOUT_MS = 1_000;
@@ -132,11 +132,11 @@ describe('connecting the processor', () => {
     expect(delivery!.json).toMatchObject({ type: 'invoice.paid' });
 
     // No answer, and no workflow history, ever carries a secret.
-    for (const text of [res.text, (await status(m)).text, await historyText(processorWorkflowIds.connect(m.id))]) {
+    for (const text of [res.text, (await status(m)).text, await historyText(WORKFLOWS.processorConnect.id(m.id))]) {
       expect(text).not.toContain(apiKey);
       expect(text).not.toContain(secret);
     }
-    expect(await historyText(processorWorkflowIds.connect(m.id))).toContain(businessId);
+    expect(await historyText(WORKFLOWS.processorConnect.id(m.id))).toContain(businessId);
   });
 
   it('given Whop\'s POST /webhooks refuses membership.activated/deactivated (a live account) / the events we register are ones it accepts and the connection is made', async () => {
@@ -158,7 +158,7 @@ describe('connecting the processor', () => {
       const hooks = await webhooksOf(apiKey);
       expect(hooks).toHaveLength(1);
       expect([...hooks[0]!.events].sort()).toEqual(SUBSCRIBED_EVENTS.filter((e) => e !== 'dispute.updated').sort());
-      expect(await historyText(processorWorkflowIds.connect(m.id))).toMatch(/refusedEvents[^a-z]+dispute\.updated[^a-z]+\]/);
+      expect(await historyText(WORKFLOWS.processorConnect.id(m.id))).toMatch(/refusedEvents[^a-z]+dispute\.updated[^a-z]+\]/);
     } finally {
       await processor.control('POST', 'webhooks/refused-events', { events: ['membership.activated', 'membership.deactivated'] });
     }
@@ -219,7 +219,7 @@ describe('connecting the processor', () => {
 
     const first = connect(m, apiKey);
     await expect.poll(async () => {
-      const d = await temporal.client.workflow.getHandle(processorWorkflowIds.connect(m.id)).describe().catch(() => undefined);
+      const d = await temporal.client.workflow.getHandle(WORKFLOWS.processorConnect.id(m.id)).describe().catch(() => undefined);
       return d?.status.name;
     }, { timeout: 5_000, interval: 50 }).toBe('RUNNING');
     const second = await connect(m, apiKey);
@@ -404,7 +404,7 @@ describe('runs started before attempts existed', () => {
     await database.db.processorConnection.create({ data: { merchantId: m.id, apiKeyEnc: secrets.encrypt(apiKey, `${m.id}:processor.apiKey`), apiKeyLast4: apiKey.slice(-4), status: 'CONNECTING' } });
 
     const result = await temporal.client.workflow.execute(connectProcessorWorkflow, {
-      workflowId: processorWorkflowIds.connect(m.id), taskQueue: temporal.taskQueue, args: [{ merchantId: m.id }], workflowExecutionTimeout: '1 minute',
+      workflowId: WORKFLOWS.processorConnect.id(m.id), taskQueue: temporal.taskQueue, args: [{ merchantId: m.id }], workflowExecutionTimeout: '1 minute',
     });
 
     expect(result).toMatchObject({ businessId, webhookId: expect.stringMatching(/^hook_/) });

@@ -13,13 +13,13 @@ import { AppError } from '../../../domain/errors.js';
 import { isProcessorReady } from '../../../domain/processor.js';
 import { errorResponse } from '../../schemas/common.js';
 import { credential } from '../../schemas/text.js';
-import { connectProcessorWorkflow, disconnectProcessorWorkflow } from '../../../workflows/processor-connection.js';
+import type { connectProcessorWorkflow, disconnectProcessorWorkflow } from '../../../workflows/processor-connection.js';
 import { processorAad } from '../../../model/connections.js';
-import { processorWorkflowIds, type ProcessorConnectionInput } from '../../../workflows/processor-connection.messages.js';
+import { type ProcessorConnectionInput } from '../../../workflows/processor-connection.messages.js';
 import type { ProcessorConnection, ProcessorConnectionAttempt } from '../../../generated/prisma/client.js';
 import { walletStatusView } from '../../../model/wallets.js';
-import { applePayDomainWorkflow } from '../../../workflows/apple-pay-domain.js';
-import { applePayDomainWorkflowId } from '../../../workflows/apple-pay-domain.messages.js';
+import type { applePayDomainWorkflow } from '../../../workflows/apple-pay-domain.js';
+import { WORKFLOWS } from '../../../domain/workflow-names.js';
 
 const auth = { security: [{ bearerAuth: [] }] };
 const tags = ['processor'];
@@ -131,16 +131,16 @@ export const processorRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
   }
 
   async function refuseWhileBusy(merchantId: string): Promise<void> {
-    const [connecting, disconnecting] = await Promise.all([isRunning(processorWorkflowIds.connect(merchantId)), isRunning(processorWorkflowIds.disconnect(merchantId))]);
+    const [connecting, disconnecting] = await Promise.all([isRunning(WORKFLOWS.processorConnect.id(merchantId)), isRunning(WORKFLOWS.processorDisconnect.id(merchantId))]);
     if (connecting) throw new AppError('CONFLICT', 'A Whop connection is already in progress: wait for it to finish');
     if (disconnecting) throw new AppError('CONFLICT', 'Whop is being disconnected: wait for it to finish');
   }
 
   /** Runs one of the merchant's processor workflows and waits for it; one at a time per id (else CONFLICT). */
-  async function run<T>(workflow: (input: ProcessorConnectionInput) => Promise<T>, workflowId: string, input: ProcessorConnectionInput): Promise<T> {
+  async function run<T>(workflowType: string, workflowId: string, input: ProcessorConnectionInput): Promise<T> {
     let handle;
     try {
-      handle = await temporal.client.workflow.start(workflow, {
+      handle = await temporal.client.workflow.start<(input: ProcessorConnectionInput) => Promise<T>>(workflowType, {
         workflowId,
         taskQueue: config.temporal.taskQueue,
         args: [input],
@@ -205,8 +205,8 @@ export const processorRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
     if (before.status !== 'embedded') throw new AppError('CONFLICT', "Shoppers pay on Whop's hosted page, which offers Apple Pay with no domain set-up: nothing to register");
     let handle;
     try {
-      handle = await temporal.client.workflow.start(applePayDomainWorkflow, {
-        workflowId: applePayDomainWorkflowId(merchantId),
+      handle = await temporal.client.workflow.start<typeof applePayDomainWorkflow>(WORKFLOWS.applePayDomain.type, {
+        workflowId: WORKFLOWS.applePayDomain.id(merchantId),
         taskQueue: config.temporal.taskQueue,
         args: [{ merchantId }],
         workflowIdReusePolicy: 'ALLOW_DUPLICATE',
@@ -257,7 +257,7 @@ export const processorRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
       data: { status: 'CONNECTING', apiKeyEnc: secrets.encrypt(apiKey, processorAad.apiKey(merchantId)), apiKeyLast4: apiKey.slice(-4) },
     });
     try {
-      await run(connectProcessorWorkflow, processorWorkflowIds.connect(merchantId), { merchantId, attemptId: attempt.id });
+      await run<Awaited<ReturnType<typeof connectProcessorWorkflow>>>(WORKFLOWS.processorConnect.type, WORKFLOWS.processorConnect.id(merchantId), { merchantId, attemptId: attempt.id });
     } catch (err) {
       // Another connection won the start: this attempt never ran.
       if (err instanceof AppError && err.code === 'CONFLICT') await data.processorConnectionAttempts.deleteMany({ where: { id: attempt.id, status: 'CONNECTING', businessId: null } });
@@ -287,7 +287,7 @@ export const processorRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
     const existing = await request.merchantData.processorConnection.findFirst({ select: { merchantId: true } });
     if (!existing) throw new AppError('NOT_FOUND', 'Whop is not connected');
     await refuseWhileBusy(merchantId);
-    const { deleted } = await run(disconnectProcessorWorkflow, processorWorkflowIds.disconnect(merchantId), { merchantId });
+    const { deleted } = await run<Awaited<ReturnType<typeof disconnectProcessorWorkflow>>>(WORKFLOWS.processorDisconnect.type, WORKFLOWS.processorDisconnect.id(merchantId), { merchantId });
     if (!deleted) throw new AppError('NOT_FOUND', 'Whop is not connected');
     return { connected: false as const };
   });

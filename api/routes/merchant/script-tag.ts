@@ -10,7 +10,8 @@ import type { MerchantScope } from '../../../model/merchant-scope.js';
 import { errorResponse } from '../../schemas/common.js';
 import { AppError } from '../../../domain/errors.js';
 import type { checkStorefrontAScriptTagWorkflow, ensureStorefrontAScriptTagWorkflow } from '../../../workflows/storefront-a-script-tag.js';
-import { storefrontAWorkflowIds, type ScriptTagStatus } from '../../../workflows/storefront-a.messages.js';
+import { type ScriptTagStatus } from '../../../workflows/storefront-a.messages.js';
+import { WORKFLOWS } from '../../../domain/workflow-names.js';
 
 const statusResponse = z
   .object({
@@ -49,9 +50,9 @@ export const scriptTagRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
   }, async (request) => {
     const { merchantId } = request.merchant;
     await requireConnected(request.merchantData);
-    return reply(await temporal.client.workflow.execute<typeof checkStorefrontAScriptTagWorkflow>('checkStorefrontAScriptTagWorkflow', {
+    return reply(await temporal.client.workflow.execute<typeof checkStorefrontAScriptTagWorkflow>(WORKFLOWS.storefrontAScriptTagCheck.type, {
       taskQueue: config.temporal.taskQueue,
-      workflowId: storefrontAWorkflowIds.scriptTagCheck(merchantId),
+      workflowId: WORKFLOWS.storefrontAScriptTagCheck.id(merchantId),
       workflowIdConflictPolicy: 'USE_EXISTING',
       args: [merchantId],
     }));
@@ -70,9 +71,9 @@ export const scriptTagRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
   }, async (request) => {
     const { merchantId } = request.merchant;
     await requireConnected(request.merchantData);
-    return reply(await temporal.client.workflow.execute<typeof ensureStorefrontAScriptTagWorkflow>('ensureStorefrontAScriptTagWorkflow', {
+    return reply(await temporal.client.workflow.execute<typeof ensureStorefrontAScriptTagWorkflow>(WORKFLOWS.storefrontAScriptTag.type, {
       taskQueue: config.temporal.taskQueue,
-      workflowId: storefrontAWorkflowIds.scriptTag(merchantId),
+      workflowId: WORKFLOWS.storefrontAScriptTag.id(merchantId),
       workflowIdConflictPolicy: 'USE_EXISTING',
       args: [merchantId],
     }));

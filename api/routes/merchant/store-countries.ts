@@ -7,7 +7,8 @@ import { type RouteDeps } from '../../route-deps.js';
 import { AppError } from '../../../domain/errors.js';
 import { errorResponse } from '../../schemas/common.js';
 import { storeCountriesRefreshView } from '../../schemas/merchant.js';
-import { refreshStoreCountriesWorkflow, storeCountriesWorkflowId } from '../../../workflows/store-countries.js';
+import type { refreshStoreCountriesWorkflow } from '../../../workflows/store-countries.js';
+import { WORKFLOWS } from '../../../domain/workflow-names.js';
 
 const auth = { security: [{ bearerAuth: [] }] };
 
@@ -34,8 +35,8 @@ export const storeCountriesRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
     const { storePlatform } = await request.merchantData.merchant.get({ select: { storePlatform: true } });
     if (!storePlatform) throw new AppError('CONFLICT', 'No store is connected: connect your store first');
     try {
-      return await temporal.client.workflow.execute(refreshStoreCountriesWorkflow, {
-        workflowId: storeCountriesWorkflowId(merchantId),
+      return await temporal.client.workflow.execute<typeof refreshStoreCountriesWorkflow>(WORKFLOWS.storeCountries.type, {
+        workflowId: WORKFLOWS.storeCountries.id(merchantId),
         taskQueue: config.temporal.taskQueue,
         args: [{ merchantId }],
         workflowIdReusePolicy: 'ALLOW_DUPLICATE',

@@ -10,10 +10,10 @@ import { AppError } from '../../../domain/errors.js';
 import { UnsafeUrlError } from '../../../security/ssrf.js';
 import { errorResponse } from '../../schemas/common.js';
 import { credential, fetchedUrl } from '../../schemas/text.js';
-import { connectStorefrontBWorkflow } from '../../../workflows/storefront-b-connection.js';
+import type { connectStorefrontBWorkflow } from '../../../workflows/storefront-b-connection.js';
 import { storefrontBAad, normalizeStoreUrl } from '../../../model/connections.js';
-import { storefrontBWorkflowIds } from '../../../workflows/storefront-b-connection.messages.js';
 import { pluginZip, PLUGIN_SLUG } from '../../storefront-b-plugin.js';
+import { WORKFLOWS } from '../../../domain/workflow-names.js';
 
 const auth = { security: [{ bearerAuth: [] }] };
 const tags = ['storefront-b'];
@@ -132,8 +132,8 @@ export const storefrontBRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, d
 
     let handle;
     try {
-      handle = await temporal.client.workflow.start(connectStorefrontBWorkflow, {
-        workflowId: storefrontBWorkflowIds.connect(merchantId),
+      handle = await temporal.client.workflow.start<typeof connectStorefrontBWorkflow>(WORKFLOWS.storefrontBConnect.type, {
+        workflowId: WORKFLOWS.storefrontBConnect.id(merchantId),
         taskQueue: config.temporal.taskQueue,
         args: [{
           merchantId,

@@ -21,7 +21,8 @@ import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
 import { uniqueTaskQueue } from '../../../test/harness/temporal.js';
 import { createTestMerchant } from '../../../test/harness/merchants.js';
 import { processorAad } from '../../../model/connections.js';
-import { checkoutWorkflowId, type ProcessorEventMessage } from '../../../workflows/checkout.messages.js';
+import { type ProcessorEventMessage } from '../../../workflows/checkout.messages.js';
+import { WORKFLOWS } from '../../../domain/workflow-names.js';
 
 let stack: TestStack;
 /** Our webhook endpoint as the processor reaches it (PUBLIC_API_URL of the stack points here). */
@@ -48,7 +49,7 @@ beforeAll(async () => {
   await app.listen({ port, host: '127.0.0.1' });
 });
 afterEach(async () => {
-  await Promise.all([...started].map((token) => stack.temporal.client.workflow.getHandle(checkoutWorkflowId(token)).terminate('test over').catch(() => undefined)));
+  await Promise.all([...started].map((token) => stack.temporal.client.workflow.getHandle(WORKFLOWS.checkout.id(token)).terminate('test over').catch(() => undefined)));
   started.clear();
 });
 afterAll(async () => {
@@ -129,7 +130,7 @@ function decode(payload: { data?: Uint8Array | string | null } | undefined): unk
 
 /** The checkout workflow of a session as Temporal has it: null when it was never started. */
 async function workflowOf(token: string) {
-  const handle = stack.temporal.client.workflow.getHandle(checkoutWorkflowId(token));
+  const handle = stack.temporal.client.workflow.getHandle(WORKFLOWS.checkout.id(token));
   let description;
   try {
     description = await handle.describe();

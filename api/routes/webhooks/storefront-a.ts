@@ -25,11 +25,11 @@ import { isValidShopHost } from '../../../integrations/storefront-a/oauth.js';
 import { isWebhookTopic, validateWebhook, WEBHOOK_HEADERS, webhookPayloadSchemas, type WebhookTopic } from '../../../integrations/storefront-a/webhooks.js';
 import { storefrontAAad } from '../../../model/connections.js';
 import type { processStorefrontAWebhookWorkflow } from '../../../workflows/storefront-a-webhook.js';
-import { storefrontAWorkflowIds } from '../../../workflows/storefront-a.messages.js';
 import { storeRefundSignal } from '../../../workflows/checkout.messages.js';
 import { REFUND_MARK } from '../../../integrations/storefront-common/order.js';
 import { decimalToMinor } from '../../../integrations/storefront-common/money.js';
 import { signalCheckoutWith } from '../../checkout-workflow.js';
+import { WORKFLOWS } from '../../../domain/workflow-names.js';
 
 const GENERIC_PATHS = new Set(['', 'events']);
 const MAX_STORED_RAW = 64 * 1024;
@@ -70,9 +70,9 @@ export const storefrontAWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async 
 
   async function startProcessing(row: { id: string; deliveryId: string | null }): Promise<void> {
     try {
-      await temporal.client.workflow.start<typeof processStorefrontAWebhookWorkflow>('processStorefrontAWebhookWorkflow', {
+      await temporal.client.workflow.start<typeof processStorefrontAWebhookWorkflow>(WORKFLOWS.storefrontAWebhook.type, {
         taskQueue: config.temporal.taskQueue,
-        workflowId: storefrontAWorkflowIds.webhook(row.deliveryId ?? row.id),
+        workflowId: WORKFLOWS.storefrontAWebhook.id(row.deliveryId ?? row.id),
         // A redelivery joins a running run, re-runs a failed one, and leaves a completed one alone.
         workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
         workflowIdConflictPolicy: 'USE_EXISTING',

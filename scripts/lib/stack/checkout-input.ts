@@ -3,13 +3,12 @@
 // (e.g. a shorter storeRetryInitialMs) through an interceptor on the API's Temporal client.
 import type { WorkflowClientInterceptor } from '@temporalio/client';
 import type { CheckoutWorkflowInput } from '../../../workflows/checkout.messages.js';
-
-const CHECKOUT_WORKFLOW = 'checkoutWorkflow';
+import { WORKFLOWS } from '../../../domain/workflow-names.js';
 
 type Overrides = Partial<Omit<CheckoutWorkflowInput, 'token' | 'merchantId' | 'platform'>>;
 
 function withOverrides<T extends { workflowType: string; options: { args: unknown[] } }>(input: T, overrides: Overrides): T {
-  if (input.workflowType !== CHECKOUT_WORKFLOW) return input;
+  if (input.workflowType !== WORKFLOWS.checkout.type) return input;
   const [first, ...rest] = input.options.args;
   return { ...input, options: { ...input.options, args: [{ ...(first as CheckoutWorkflowInput), ...overrides }, ...rest] } };
 }
@@ -20,7 +19,7 @@ export function checkoutInputInterceptor(overrides: Overrides): WorkflowClientIn
     startWithDetails: (input, next) => next(withOverrides(input, overrides)),
     signalWithStart: (input, next) => next(withOverrides(input, overrides)),
     startUpdateWithStart: (input, next) => {
-      if (input.workflowType !== CHECKOUT_WORKFLOW) return next(input);
+      if (input.workflowType !== WORKFLOWS.checkout.type) return next(input);
       const options = input.workflowStartOptions;
       const [first, ...rest] = options.args;
       return next({ ...input, workflowStartOptions: { ...options, args: [{ ...(first as CheckoutWorkflowInput), ...overrides }, ...rest] } });

@@ -4,7 +4,7 @@
 // and its customer by the name on the shipping address. A refund is requested here (./order-refunds.tsx) and is
 // done when the processor has confirmed it and the store has booked it, so the page follows it until then.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { CHECKOUT_STATUSES, isCheckoutStatus } from '../../../domain/checkout-status.js';
+import { CHECKOUT_STATUSES, isCheckoutStatus, isOrdered, isPaidNotRefunded, isProcessorPaid } from '../../../domain/checkout-status.js';
 import { orderNumberLabel } from '../../../domain/store-order.js';
 import { ORDER_VIEWS, type OrderView } from '../../../domain/stats.js';
 import { api, apiHref, ApiError, query, type Query } from '../api.js';
@@ -301,8 +301,8 @@ export function OrderDetailPage(props: { token: string }) {
   if (!o) return <NotLoaded title="Order" error={order.error} missing="No such order in your shop." back={{ href: '/dashboard/orders', label: '← All orders' }} />;
   const currency = o.totals.currency;
   // A confirmed card payment with something left (the API answers 0 when nothing can be refunded).
-  const refundable = o.paymentMethod === 'card' && (o.status === 'COMPLETED' || o.status === 'ON_HOLD') && o.refundableMinor > 0;
-  const showRefunds = o.refunds.length > 0 || (o.paymentMethod === 'card' && (o.status === 'COMPLETED' || o.status === 'ON_HOLD' || o.status === 'REFUNDED'));
+  const refundable = o.paymentMethod === 'card' && isPaidNotRefunded(o.status) && o.refundableMinor > 0;
+  const showRefunds = o.refunds.length > 0 || (o.paymentMethod === 'card' && isProcessorPaid(o.status));
   const onRequested = (answer: RefundRequested, amountMinor: number) => {
     setDialog(false);
     setNotice({ kind: 'info', text: `Refund of ${formatAmount(amountMinor, currency)} requested. It shows below as "Refund requested" until the processor confirms it; then it is booked on your store order.` });
@@ -384,7 +384,7 @@ export function OrderDetailPage(props: { token: string }) {
         <Card title="Customer & payment">
           <dl class="dl">
             <dt>Customer</dt><dd>{o.customerName ?? '—'}</dd>
-            <dt>Email</dt><dd>{o.email && (ORDER_VIEWS.orders as readonly string[]).includes(o.status) ? <Link href={`/dashboard/customers/${encodeURIComponent(o.email)}`}>{o.email}</Link> : (o.email ?? '—')}</dd>
+            <dt>Email</dt><dd>{o.email && isOrdered(o.status) ? <Link href={`/dashboard/customers/${encodeURIComponent(o.email)}`}>{o.email}</Link> : (o.email ?? '—')}</dd>
             <dt>Ship to</dt>
             <dd>
               {o.shippingAddress ? <PostalAddress address={o.shippingAddress} /> : '—'}
