@@ -86,6 +86,9 @@ export interface WorkerOptions {
   backgroundSlots?: number;
 }
 
+/** Workflow tasks the service's worker runs at once (see createWorker). */
+export const WORKFLOW_TASK_SLOTS = 120;
+
 /** The background queue's slots when the caller gives none: emails and merchant events a few at a time. */
 export const DEFAULT_BACKGROUND_SLOTS = 8;
 
@@ -142,6 +145,10 @@ export async function createWorker(opts: WorkerOptions): Promise<ServiceWorker> 
     ...common,
     taskQueue: opts.taskQueue,
     workflowBundle: opts.workflowBundle ?? { code: (await bundleWorkflows()).code },
+    // A workflow task holds its slot while its local activities run (init-payment's five, a webhook's three): with the
+    // SDK's 40, fifty shoppers at init-payment took every slot and a success webhook's task waited behind them. 120, the
+    // figure the SDK's own guidance gives for short tasks (worker-options.d.ts); measured in the flash sale (docs/deployment.md).
+    maxConcurrentWorkflowTaskExecutions: WORKFLOW_TASK_SLOTS,
   });
   // Activities only (no workflows polled): a few at a time, whatever the backlog.
   const background = await Worker.create({
