@@ -7,7 +7,7 @@
 // webhook-signature headers signed with the `standardwebhooks` library under Whop's key rule. Baseline, in the same run and interleaved one for one: a bare signal-with-start of a
 // trivial workflow (scripts/bench/round-trip-workflow.ts, its own bundle, worker and task queue) whose one
 // activity inserts one row, timed until that insert returned. Both ends are observed in-process as they
-// happen (no polling): the store simulator's order table and the activity. Target: p50 ratio ≤ 1.5.
+// happen (no polling): the store simulator's order table and the activity. Target: p50 ratio ≤ 1.15.
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
