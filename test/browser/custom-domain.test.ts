@@ -7,7 +7,7 @@
 // test-artifacts/browser/custom-domain-*.png.
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
+import type { Page, Request } from 'playwright-core';
 import { screenshot, useBrowserStack } from './harness.js';
 import { api, sessionStatus, storefrontAMerchant, storefrontAOrdersOf, waitFor } from '../e2e/checkout-helpers.js';
 import { createDnsSimulator } from '../../sandbox/dns/index.js';
@@ -41,7 +41,12 @@ function watchForTrouble(page: Page): string[] {
     if (msg.type() === 'error' && !where.endsWith('/favicon.ico')) trouble.push(`console: ${msg.text()} (${where})`);
   });
   page.on('pageerror', (err) => trouble.push(`page error: ${err.message}`));
-  page.on('requestfailed', (req) => trouble.push(`failed: ${req.method()} ${req.url()} ${req.failure()?.errorText ?? ''}`));
+  // A request the browser cancelled itself is not a failure: clicking Pay navigates to the processor's page, which
+  // aborts a price quote still in flight from the last field typed (seen once init-payment answered in one workflow task).
+  const cancelledByNavigation = (req: Request) => req.failure()?.errorText === 'net::ERR_ABORTED' && req.url().endsWith('/quote') && req.method() === 'POST';
+  page.on('requestfailed', (req) => {
+    if (!cancelledByNavigation(req)) trouble.push(`failed: ${req.method()} ${req.url()} ${req.failure()?.errorText ?? ''}`);
+  });
   page.on('response', (res) => {
     if (res.status() >= 400) trouble.push(`answer ${res.status()}: ${res.request().method()} ${res.url()}`);
   });
