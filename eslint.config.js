@@ -8,7 +8,7 @@ import tseslint from 'typescript-eslint';
 const bannedInWorkflows = [
   'node:*', 'fs', 'fs/*', 'path', 'crypto', 'http', 'https', 'net', 'dns', 'os', 'child_process', 'stream', 'url', 'util',
   '@prisma/*', '**/generated/**', '**/prisma', '**/prisma/*', 'pg', 'pg/*', 'postmark', 'fastify', 'fastify-*', '@fastify/*',
-  '**/activities', '**/activities/*', '**/integrations/**', '**/sandbox/**', '**/api/**', '**/config', '**/config/*',
+  '**/activities', '**/activities/**', '**/worker/**', '**/integrations/**', '**/sandbox/**', '**/api/**', '**/config', '**/config/*',
   '@temporalio/client', '@temporalio/worker', '@temporalio/activity', '@temporalio/testing',
 ];
 
@@ -20,7 +20,7 @@ const restrict = (...patterns) => ({ '@typescript-eslint/no-restricted-imports':
 const testFiles = ['**/*.test.ts', '**/*.test.tsx', 'test/**'];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'generated/**', '.data/**', 'tools/**', 'web/dist/**', /* the SDK's build output (sdk/test/package.test.ts builds it) */ 'sdk/dist/**', '**/*.mjs', 'eslint.config.js', /* the script tag's build (web/script-tag/), copied there by scripts/web-build.ts */ 'plugins/storefront-a-theme-extension/assets/**', /* probes with the mistakes the lint rules must find (test/lint/) */ 'test/lint/fixtures/**'] },
+  { ignores: ['node_modules/**', 'generated/**', '.data/**', 'tools/**', 'web/dist/**', /* the SDK's build output (sdk/test/package.test.ts builds it) */ 'sdk/dist/**', '**/*.mjs', 'eslint.config.js', /* the script tag's build (web/checkout-takeover/), copied there by scripts/web-build.ts */ 'store-extensions/storefront-a-theme-extension/assets/**', /* probes with the mistakes the lint rules must find (test/lint/) */ 'test/lint/fixtures/**'] },
   ...tseslint.configs.recommended,
   {
     rules: {
@@ -47,12 +47,12 @@ export default tseslint.config(
     files: ['api/**/*.ts'],
     ignores: testFiles,
     rules: restrict(
-      { group: ['**/activities', '**/activities/*'], message: 'api/ must not import activities/: share code through model/.' },
+      { group: ['**/activities', '**/activities/**', '**/worker/**'], message: 'api/ must not import activities/ or the worker: share code through model/.' },
       TEST_HELPERS,
     ),
   },
   {
-    // Merchant routes read and write the caller's data through request.merchantData (model/merchant-scope.ts), which puts
+    // Merchant routes read and write the caller's data through request.merchantData (model/merchant/merchant-scope.ts), which puts
     // the merchant id into every query: a query on `db` is one that could forget it. The few that must look across
     // merchants (is this email, shop or store someone else's?) say so in an eslint-disable comment.
     files: ['api/routes/merchant/**/*.ts', 'api/routes/orders/**/*.ts', 'api/routes/billing/index.ts'],
@@ -62,7 +62,7 @@ export default tseslint.config(
         'CallExpression[callee.object.object.name="db"]',
         'CallExpression[callee.object.name="db"][callee.property.name=/^\\$/]',
         'TaggedTemplateExpression[tag.object.name="db"]',
-      ].map((selector) => ({ selector, message: 'Merchant routes query through request.merchantData (model/merchant-scope.ts), scoped to the caller; a query across merchants says why in an eslint-disable comment.' }))],
+      ].map((selector) => ({ selector, message: 'Merchant routes query through request.merchantData (model/merchant/merchant-scope.ts), scoped to the caller; a query across merchants says why in an eslint-disable comment.' }))],
     },
   },
   {
@@ -70,7 +70,8 @@ export default tseslint.config(
     files: ['activities/**/*.ts', 'model/**/*.ts'],
     ignores: testFiles,
     rules: restrict(
-      { group: ['**/workflows', '**/workflows/*'], allowTypeImports: true, message: 'Import workflow types only (`import type`); shared constants belong in domain/.' },
+      { group: ['**/workflows', '**/workflows/**'], allowTypeImports: true, message: 'Import workflow types only (`import type`); shared constants belong in domain/.' },
+      { group: ['**/worker/**'], message: 'The worker process (worker/) wires activities and workflows; nothing it wires imports it.' },
       TEST_HELPERS,
     ),
   },
@@ -82,7 +83,7 @@ export default tseslint.config(
     files: ['sandbox/**/*.ts'],
     ignores: testFiles,
     rules: restrict(
-      { group: ['**/integrations/**', '**/activities', '**/activities/*', '**/api/**', '**/model/**'], message: 'Simulators import nothing from our clients, activities, model or API.' },
+      { group: ['**/integrations/**', '**/activities', '**/activities/**', '**/worker/**', '**/api/**', '**/model/**'], message: 'Simulators import nothing from our clients, activities, model or API.' },
       { group: SERVICE_MONEY, message: "Simulators count money as their platform does (the platform's own rules in sandbox/), never with our money or price code." },
       TEST_HELPERS,
     ),
@@ -91,6 +92,16 @@ export default tseslint.config(
     files: ['domain/**/*.ts', 'integrations/**/*.ts', 'security/**/*.ts', 'config/**/*.ts', 'prisma/**/*.ts', 'web/**/*.ts', 'web/**/*.tsx'],
     ignores: testFiles,
     rules: restrict(TEST_HELPERS),
+  },
+  {
+    // The worker process (worker/): wires every workflow (bundled) and every activity group to their clients and task
+    // queues. It sits above activities/ and workflows/, beside api/, and the two never import each other.
+    files: ['worker/**/*.ts'],
+    ignores: testFiles,
+    rules: restrict(
+      { group: ['**/api/**'], message: 'The worker and the API share code through model/, never each other.' },
+      TEST_HELPERS,
+    ),
   },
   {
     // Scripts (npm start, the benches, migration-diff) run outside the tests: what they share with the harness (the

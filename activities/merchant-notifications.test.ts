@@ -9,8 +9,8 @@ import { createTestMerchant, type TestMerchant } from '../test/harness/merchants
 import { createSecretBox } from '../security/secrets.js';
 import { createUrlGuard } from '../security/ssrf.js';
 import { createEmailClient } from '../integrations/email/index.js';
-import { createFulfilmentActivities, type FulfilmentActivities } from './checkout-fulfilment.js';
-import { createMerchantWebhookActivities } from './merchant-webhooks.js';
+import { createFulfilmentActivities, type FulfilmentActivities } from './checkout/checkout-fulfilment.js';
+import { createMerchantWebhookActivities } from './merchant-webhooks/merchant-webhooks.js';
 
 let stack: TestStack;
 let acts: FulfilmentActivities;

@@ -31,8 +31,8 @@ import { IntegrationError } from '../integrations/errors.js';
 import { processorChargesIn } from '../integrations/processor/currencies.js';
 import { isValidShopHost } from '../integrations/storefront-a/oauth.js';
 import type { StorefrontBClient, StorefrontBProduct, StorefrontBVariation } from '../integrations/storefront-b/client.js';
-import { billingStatusOf } from '../model/billing-status.js';
-import type { SessionLine } from '../model/checkout-session.js';
+import { billingStatusOf } from '../model/merchant/billing-status.js';
+import type { SessionLine } from '../model/checkout/checkout-session.js';
 import { normalizeStoreUrl, openStorefrontBKeys, storefrontAClientOf, storefrontBClientOf, verifyStorefrontBHandoff, type StorefrontBKeys } from '../model/connections.js';
 import type { Handoff } from '../integrations/storefront-b/handoff.js';
 import type { z } from 'zod';
@@ -174,7 +174,7 @@ export interface CartSource {
 
 /**
  * Whether this merchant's store keeps its native checkout: the plan is Demo/FREE (no paid plan in force,
- * model/billing-status.ts), the spec's passthrough, no session created.
+ * model/merchant/billing-status.ts), the spec's passthrough, no session created.
  */
 export function shouldPassThrough(merchant: Pick<BilledMerchant, 'platformSubscription'>): boolean {
   return !billingStatusOf(merchant.platformSubscription).paid;

@@ -8,18 +8,18 @@
 //
 // Create does not start the workflow. A session that is never paid needs no durable process until it is
 // abandoned, and most carts that reach checkout are never paid; create stays one database write (the
-// speed target of docs/operations.md). The idle sweep (workflows/checkout-idle-sweep.ts) starts the
+// speed target of docs/operations.md). The idle sweep (workflows/checkout/checkout-idle-sweep.ts) starts the
 // workflow of a session nobody touched, once it has been idle long enough to be abandoned, so every
 // session's status is still only ever written by its own workflow.
 import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import type { SignalDefinition, UpdateDefinition } from '@temporalio/common';
 import type { Config } from '../config/index.js';
-import { checkoutStartOptions, signalProcessorEvent, type CheckoutRef } from '../model/processor-cues.js';
-import type { CheckoutWorkflowInput, ProcessorEventMessage } from '../workflows/checkout.messages.js';
+import { checkoutStartOptions, signalProcessorEvent, type CheckoutRef } from '../model/checkout/processor-cues.js';
+import type { CheckoutWorkflowInput, ProcessorEventMessage } from '../workflows/checkout/checkout.messages.js';
 import { WORKFLOWS } from '../domain/workflow-names.js';
 
 // The session's identity and the workflow's input are the model's: the processor sweep (a worker) starts the workflow too.
-export { checkoutWorkflowInput, type CheckoutRef } from '../model/processor-cues.js';
+export { checkoutWorkflowInput, type CheckoutRef } from '../model/checkout/processor-cues.js';
 
 export interface CheckoutWorkflowDeps {
   config: Config;

@@ -3,7 +3,7 @@
 // the service runs on — the scopes the OAuth install asks for, our callback as the redirect URL, the webhook API
 // version and our webhook paths for app/uninstalled and the mandatory compliance topics — and the whole project folder
 // (configuration, package.json, our theme app extension) that `shopify app deploy` takes. One generator for the
-// committed template (plugins/storefront-a-app/shopify.app.toml, checked against it by a test), the operator's script
+// committed template (store-extensions/storefront-a-app/shopify.app.toml, checked against it by a test), the operator's script
 // (`npm run shopify:app-config`, `npm run shopify:deploy`) and the dashboard's download, so they cannot drift.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -15,8 +15,8 @@ import { storefrontACallbackPath } from './routes/auth/storefront-a.js';
 
 /** Shopify CLI, pinned: `npx @shopify/cli@<this> app deploy` (not a dependency: ~30 MB with esbuild). */
 export const SHOPIFY_CLI_VERSION = '4.8.2';
-export const THEME_EXTENSION_DIR = fileURLToPath(new URL('../plugins/storefront-a-theme-extension', import.meta.url));
-export const APP_TEMPLATE_PATH = fileURLToPath(new URL('../plugins/storefront-a-app/shopify.app.toml', import.meta.url));
+export const THEME_EXTENSION_DIR = fileURLToPath(new URL('../store-extensions/storefront-a-theme-extension', import.meta.url));
+export const APP_TEMPLATE_PATH = fileURLToPath(new URL('../store-extensions/storefront-a-app/shopify.app.toml', import.meta.url));
 /** What the committed template holds where a merchant's values go. */
 export const APP_CONFIG_PLACEHOLDERS = { clientId: '<your app client id>', apiUrl: 'https://checkout.example.com' } as const;
 /** The folder the download and the deploy script lay out (the extension's handle names its folder under extensions/). */

@@ -1,5 +1,5 @@
 // Our WooCommerce plugin as the zip a merchant uploads in WordPress (Plugins → Add New → Upload Plugin).
-// Built from plugins/woocommerce/hosted-checkout-connector on first request and kept in memory: no binary
+// Built from store-extensions/woocommerce/hosted-checkout-connector on first request and kept in memory: no binary
 // is committed, and the zip always matches the PHP the tests ran. WordPress's installer wants one top
 // folder named like the plugin, holding the main file with the plugin header.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { zipSync, type Zippable } from 'fflate';
 
 export const PLUGIN_SLUG = 'hosted-checkout-connector';
-export const DEFAULT_PLUGIN_DIR = fileURLToPath(new URL(`../plugins/woocommerce/${PLUGIN_SLUG}`, import.meta.url));
+export const DEFAULT_PLUGIN_DIR = fileURLToPath(new URL(`../store-extensions/woocommerce/${PLUGIN_SLUG}`, import.meta.url));
 
 export interface PluginZip {
   bytes: Uint8Array;

@@ -6,7 +6,7 @@
 // schemas or a body hook: Fastify calls the compiler for each part of every route that declares a schema,
 // so no route, present or future, can miss it, and the answer is an ordinary validation error (errors.ts
 // turns it into `details.fields` like any zod issue). Raw-body webhook routes have no body schema: their
-// bodies are kept as evidence and made storable there (api/webhook-deliveries.ts).
+// bodies are kept as evidence and made storable there (api/incoming-webhooks.ts).
 import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify';
 import { validatorCompiler as zodValidatorCompiler } from 'fastify-type-provider-zod';
 import { findUnstorableText, TEXT_PROBLEM_MESSAGES, type UnstorableText } from '../domain/text.js';

@@ -219,7 +219,7 @@ export interface Config {
   storefrontA: { shopSuffix: string; apiTemplate: string };
   publicApiUrl: string;
   signup: { public: boolean; inviteTokens: string[] };
-  /** sweepMinutes: how often refunds and disputes are listed from the processor (workflows/processor-sweep.ts). */
+  /** sweepMinutes: how often refunds and disputes are listed from the processor (workflows/processor/processor-sweep.ts). */
   /**
    * embedOrigin: where Whop's embedded checkout iframe comes from (the checkout page frames this origin only);
    * paymentPage: where shoppers pay by card unless their merchant chose (docs/web.md, "The payment step").

@@ -8,7 +8,7 @@ export const ERROR_CODES = {
   UNAUTHORIZED: 401,
   INVALID_CREDENTIALS: 401,
   INVALID_SIGNATURE: 401,
-  INVALID_TWO_FACTOR_CODE: 401, // a wrong, expired or already used authenticator or recovery code (model/two-factor.ts)
+  INVALID_TWO_FACTOR_CODE: 401, // a wrong, expired or already used authenticator or recovery code (model/merchant/two-factor.ts)
   FORBIDDEN: 403,
   PLAN_FEATURE_REQUIRED: 403, // a setting the merchant's plan does not include (domain/plan-features.ts): details.requiredPlan names the plan that does
   SIGNUP_CLOSED: 403,

@@ -46,7 +46,7 @@ export type OnboardingReasonCode = (typeof ONBOARDING_REASON_CODES)[number];
 
 export type Platform = 'STOREFRONT_A' | 'STOREFRONT_B';
 
-/** Everything the rules look at, read from the database in one place (activities/setup-verification.ts). */
+/** Everything the rules look at, read from the database in one place (activities/merchant/setup-verification.ts). */
 export interface OnboardingFacts {
   emailVerified: boolean;
   onboardingCompletedAt: string | null;

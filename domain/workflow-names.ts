@@ -21,10 +21,12 @@ export const WORKFLOWS = {
   /** One account email (verification, password reset), by its email_messages row. */
   accountEmail: { type: 'sendAccountEmailWorkflow', id: (emailId: string) => `email-${emailId}` },
   storefrontAInstall: { type: 'installStorefrontAWorkflow', id: perMerchant('storefront-a-install') },
-  storefrontAScriptTag: { type: 'ensureStorefrontAScriptTagWorkflow', id: perMerchant('storefront-a-script-tag') },
-  storefrontAScriptTagCheck: { type: 'checkStorefrontAScriptTagWorkflow', id: perMerchant('storefront-a-script-tag-check') },
-  /** The script tag removed when the merchant disconnects the store. */
-  storefrontAScriptTagRemove: { type: 'removeStorefrontAScriptTagWorkflow', id: perMerchant('storefront-a-disconnect') },
+  /** The app embed (which replaced the script tag): the workflow types and ids keep their first names, since Temporal
+   * stores them with every run and the spec's paths (`/api/merchant/script-tag/*`) still say script tag. */
+  storefrontAAppEmbed: { type: 'ensureStorefrontAScriptTagWorkflow', id: perMerchant('storefront-a-script-tag') },
+  storefrontAAppEmbedCheck: { type: 'checkStorefrontAScriptTagWorkflow', id: perMerchant('storefront-a-script-tag-check') },
+  /** Legacy script tags removed when the merchant disconnects the store. */
+  storefrontAAppEmbedRemove: { type: 'removeStorefrontAScriptTagWorkflow', id: perMerchant('storefront-a-disconnect') },
   /** One storefront A webhook, by its delivery id (or, without one, its row id). */
   storefrontAWebhook: { type: 'processStorefrontAWebhookWorkflow', id: (deliveryIdOrRowId: string) => `storefront-a-webhook-${deliveryIdOrRowId}` },
   storefrontBConnect: { type: 'connectStorefrontBWorkflow', id: perMerchant('storefront-b-connection') },

@@ -3,7 +3,7 @@
 import { loadConfig } from '../config/index.js';
 import { migrate } from '../prisma/migrate.js';
 import { createDb } from '../prisma/client.js';
-import { seedFxRatesIfEmpty } from '../activities/fx-rates.js';
+import { seedFxRatesIfEmpty } from '../activities/fx/fx-rates.js';
 
 const config = loadConfig();
 if (!config.databaseUrl) {

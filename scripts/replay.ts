@@ -6,7 +6,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
-import { bundleWorkflows } from '../activities/bundle.js';
+import { bundleWorkflows } from '../worker/bundle.js';
 import { loadConfig } from '../config/index.js';
 import { writeHistory } from './lib/histories.js';
 

@@ -1,7 +1,7 @@
 // The merchant's own Shopify app, from the command line (docs/storefront-a.md, "The app's configuration"):
 //   npm run shopify:app-config -- --client-id <id> --url <PUBLIC_API_URL> [--app-url URL] [--out FILE]
 //     prints (or writes) shopify.app.toml for that app, generated from the service's scopes, callback and webhooks;
-//     without options it writes the committed template plugins/storefront-a-app/shopify.app.toml.
+//     without options it writes the committed template store-extensions/storefront-a-app/shopify.app.toml.
 //   npm run shopify:deploy -- --client-id <id> --url <PUBLIC_API_URL> [--out DIR] [--dry-run]
 //     lays the app project out (configuration + our theme app extension) in DIR (default: a temporary folder) and runs
 //     `npx @shopify/cli@<pinned> app deploy --allow-updates` there. Non-interactive with SHOPIFY_APP_AUTOMATION_TOKEN set

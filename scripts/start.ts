@@ -14,14 +14,14 @@ import { loadConfig, ConfigError } from '../config/index.js';
 import { createDb, type Db } from '../prisma/client.js';
 import { migrate } from '../prisma/migrate.js';
 import { buildApp } from '../api/app.js';
-import { createActivities, createWorker } from '../activities/worker.js';
-import { seedFxRatesIfEmpty } from '../activities/fx-rates.js';
+import { createActivities, createWorker } from '../worker/worker.js';
+import { seedFxRatesIfEmpty } from '../activities/fx/fx-rates.js';
 import { startSandbox, type RunningSandbox } from '../sandbox/index.js';
 import { DEMO_APP } from '../sandbox/storefront-a/simulator.js';
 import { deployThemeExtension } from './lib/theme-extension.js';
 import { ensureTemporalCli, ProvisionError } from './lib/temporal-binaries.js';
 import { startEmbeddedPostgres, type EmbeddedPostgresServer } from './lib/embedded-postgres.js';
-import { ensureSchedules } from '../activities/schedules.js';
+import { ensureSchedules } from '../worker/schedules.js';
 import { withLocalSecrets } from './lib/local-secrets.js';
 import { devServerArgs, waitForTemporal, stopChild } from './lib/temporal-dev-server.js';
 import { ensureWebBuild, WEB_TARGETS } from './web-build.js';
@@ -145,7 +145,7 @@ async function main() {
     const storefrontAUrl = config.sandbox.urls.storefrontA;
     await deployThemeExtension(storefrontAUrl, DEMO_APP.clientId);
     sandbox.sims.storefrontA.onReset(() => deployThemeExtension(storefrontAUrl, DEMO_APP.clientId));
-    log(`Sandbox: theme app extension (plugins/storefront-a-theme-extension) deployed to the demo storefront A app`);
+    log(`Sandbox: theme app extension (store-extensions/storefront-a-theme-extension) deployed to the demo storefront A app`);
   }
 
   const connection = await Connection.connect({ address: temporalAddress });

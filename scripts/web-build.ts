@@ -1,10 +1,10 @@
-// `npm run web:build [-- --force] [checkout|dashboard|script-tag ...]`: builds each part of web/dist whose
+// `npm run web:build [-- --force] [checkout|dashboard|checkout-takeover ...]`: builds each part of web/dist whose
 // sources changed since its last build, and precompresses every asset (gzip, brotli) for the API to serve
 // as is. `npm start` and the browser tests call ensureWebBuild() so a fresh clone or an edited page is never
 // served stale. Each build goes to a temporary directory and replaces web/dist/<target> in one rename, under a
 // lock, so test files building at once (or a running `npm start`) never see half a build. The command also
 // copies the script tag's build into our theme app extension as its app embed's script (one source for both:
-// web/script-tag/); test/browser/app-embed-asset.test.ts fails while the committed copy differs from the build.
+// web/checkout-takeover/); test/browser/app-embed-asset.test.ts fails while the committed copy differs from the build.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -19,7 +19,7 @@ const STAMP = '.build-stamp';
 const LOCK = path.join(WEB_DIR, '.build-lock');
 
 /** What can be built, each into web/dist/<target>/ on its own. */
-export const WEB_TARGETS = ['checkout', 'dashboard', 'script-tag'] as const;
+export const WEB_TARGETS = ['checkout', 'dashboard', 'checkout-takeover'] as const;
 export type WebTarget = (typeof WEB_TARGETS)[number];
 
 /** Everything one target's build depends on: its own folder, web/shared, the domain code, the locked dependency versions. */
@@ -108,7 +108,7 @@ export interface WebBuildResult {
 async function buildTarget(target: WebTarget, hash: string): Promise<void> {
   const { build } = await import('vite');
   const configs = await import('../web/vite.config.js');
-  const config = { checkout: configs.checkoutConfig, dashboard: configs.dashboardConfig, 'script-tag': configs.scriptTagConfig }[target];
+  const config = { checkout: configs.checkoutConfig, dashboard: configs.dashboardConfig, 'checkout-takeover': configs.checkoutTakeoverConfig }[target];
   const final = path.join(WEB_DIST, target);
   const tmp = path.join(WEB_DIST, `.${target}-${process.pid}-${Date.now()}`);
   try {
@@ -147,7 +147,7 @@ export async function ensureWebBuild(opts: { targets?: readonly WebTarget[]; for
 }
 
 /** The script tag's build, as shipped: the app embed's script of our theme app extension (its block names it). */
-export const SCRIPT_TAG_BUILD = path.join(WEB_DIST, 'script-tag', 'script-tag.js');
+export const SCRIPT_TAG_BUILD = path.join(WEB_DIST, 'checkout-takeover', 'script-tag.js');
 export const APP_EMBED_SCRIPT = path.join(THEME_EXTENSION_DIR, 'assets', 'checkout-embed.js');
 
 /** Copies the script tag's build over the app embed's script when they differ; answers whether it wrote. */
@@ -165,7 +165,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.a
   ensureWebBuild({ force, targets, log: (line) => console.log(line) })
     .then((r) => {
       if (!r.built.length) console.log('Web: web/dist is up to date (use --force to rebuild)');
-      if (targets.includes('script-tag') && copyScriptTagToAppEmbed()) console.log(`Web: wrote ${path.relative(REPO, APP_EMBED_SCRIPT)} (the script tag's build)`);
+      if (targets.includes('checkout-takeover') && copyScriptTagToAppEmbed()) console.log(`Web: wrote ${path.relative(REPO, APP_EMBED_SCRIPT)} (the script tag's build)`);
     })
     .catch((err: unknown) => {
       console.error(err);

@@ -146,11 +146,11 @@ export function devConfig(): UserConfig {
 }
 
 /**
- * The storefront A script tag: one self-contained IIFE at a stable URL (`/script-tag.js`, the src a legacy script
+ * The storefront A checkout takeover (the app embed's script and legacy script tags): one self-contained IIFE at a stable URL (`/script-tag.js`, the src a legacy script
  * tag loads), no framework, written into the pages build's output directory. The same bytes are the app embed's
  * script in our theme app extension (scripts/web-build.ts copies them there), so the file says where it comes from.
  */
-export function scriptTagConfig(outDir = `${DIST_DIR}/script-tag`): InlineConfig {
+export function checkoutTakeoverConfig(outDir = `${DIST_DIR}/checkout-takeover`): InlineConfig {
   return {
     configFile: false,
     root: WEB_ROOT,
@@ -160,8 +160,8 @@ export function scriptTagConfig(outDir = `${DIST_DIR}/script-tag`): InlineConfig
       outDir,
       emptyOutDir: true,
       reportCompressedSize: false,
-      lib: { entry: `${WEB_ROOT}script-tag/index.ts`, formats: ['iife'], name: 'CheckoutScriptTag', fileName: () => 'script-tag.js' },
-      rolldownOptions: { output: { postBanner: '/*! Built from web/script-tag/index.ts by `npm run web:build -- script-tag`: edit that file, not this one. */' } },
+      lib: { entry: `${WEB_ROOT}checkout-takeover/index.ts`, formats: ['iife'], name: 'CheckoutScriptTag', fileName: () => 'script-tag.js' },
+      rolldownOptions: { output: { postBanner: '/*! Built from web/checkout-takeover/index.ts by `npm run web:build -- checkout-takeover`: edit that file, not this one. */' } },
     },
     logLevel: 'warn',
   };

@@ -28,7 +28,7 @@ const RETRY = {
 } as const satisfies Record<string, ActivityOptions['retry']>;
 
 export const PROFILES = {
-  // --- checkout (workflows/checkout.ts) ---
+  // --- checkout (workflows/checkout/checkout.ts) ---
   /**
    * Writes of the session's own record (and payment records that are ours alone): quick, and retried until they land.
    * A status the workflow decided must be written whatever the database's outage: with a bounded policy, a write

@@ -36,7 +36,7 @@ import {
 } from '../../domain/api-keys.js';
 import { roleDecision, roleFromDb, type MemberRole } from '../../domain/roles.js';
 import { hashApiKey } from '../api-keys.js';
-import { merchantScope, type MerchantScope } from '../../model/merchant-scope.js';
+import { merchantScope, type MerchantScope } from '../../model/merchant/merchant-scope.js';
 
 export const SESSION_COOKIE = 'checkout_session';
 export const SESSION_TTL_SECONDS = 30 * 24 * 60 * 60;
@@ -104,7 +104,7 @@ declare module 'fastify' {
     /** The API key the request authenticated with; null for a session. */
     apiKey: AuthenticatedApiKey | null;
     /**
-     * The caller's data (model/merchant-scope.ts): every table of the merchant with `merchantId` built in, taken from
+     * The caller's data (model/merchant/merchant-scope.ts): every table of the merchant with `merchantId` built in, taken from
      * `request.merchant` and nowhere else. Only on routes that authenticate: elsewhere reading it throws.
      */
     readonly merchantData: MerchantScope;

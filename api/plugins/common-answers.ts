@@ -3,17 +3,17 @@
 // each such body is serialized against the Error schema like the route's own errors):
 //   400 INVALID_INPUT       the route validates input (params, query, headers or body), or takes a body
 //                           that may be malformed JSON
-//   401 UNAUTHORIZED        the route declares bearer security (plugins/auth.ts)
-//   403 ORIGIN_NOT_ALLOWED  an Origin outside the CORS allowlist, on any route (plugins/cors.ts); on bearer routes
+//   401 UNAUTHORIZED        the route declares bearer security (api/plugins/auth.ts)
+//   403 ORIGIN_NOT_ALLOWED  an Origin outside the CORS allowlist, on any route (api/plugins/cors.ts); on bearer routes
 //                           also FORBIDDEN: an API key without the route's scope, or on a session-only route
-//   409 CONFLICT            a bearer POST whose Idempotency-Key is still running (plugins/idempotency.ts)
+//   409 CONFLICT            a bearer POST whose Idempotency-Key is still running (api/plugins/idempotency.ts)
 //   422 IDEMPOTENCY_KEY_REUSED  a bearer POST whose Idempotency-Key was used for another request
-//   413 PAYLOAD_TOO_LARGE   a body over BODY_LIMIT_BYTES, on any route (plugins/request-limits.ts)
+//   413 PAYLOAD_TOO_LARGE   a body over BODY_LIMIT_BYTES, on any route (api/plugins/request-limits.ts)
 //   414 URI_TOO_LONG        a path parameter longer than the router takes (Fastify's maxParamLength)
 //   415 UNSUPPORTED_MEDIA_TYPE  a body that is not JSON, on a route that takes one
 //   429 RATE_LIMITED        the route has a rate limit, or declares bearer security (an API key's own limit, or the
 //                           address's failed authentications)
-//                           (plugins/rate-limits.ts), with Retry-After
+//                           (api/plugins/rate-limits.ts), with Retry-After
 // Register it before the routes and after @fastify/swagger (which reads the routes' schemas when the document
 // is generated). Routes hidden from the document are left alone.
 import fp from 'fastify-plugin';

@@ -1,6 +1,6 @@
 // The words of the emails the shopper gets (order confirmation, refund, accepted offer) in English: the source each
 // other language translates key for key, with the same `{values}` (messages.test.ts). The merchant's emails stay
-// English. Rendered by activities/order-email-templates.ts.
+// English. Rendered by activities/checkout/order-email-templates.ts.
 export const EN = {
   subtotal: 'Subtotal',
   discount: 'Discount ({code})',

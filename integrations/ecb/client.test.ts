@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseEcbDailyXml, toEcbDailyXml } from './client.js';
-import { SNAPSHOT_PATH } from '../../activities/fx-rates.js';
+import { SNAPSHOT_PATH } from '../../activities/fx/fx-rates.js';
 import { IntegrationError } from '../errors.js';
 
 describe('ECB daily reference rates', () => {

@@ -15,7 +15,7 @@ import { DEFAULT_API_URL_TEMPLATE, shopBaseUrl } from './oauth.js';
 export { STOREFRONT_A_API_VERSION } from './api-version.js';
 
 const SYSTEM = 'storefront-a';
-/** The app embed block of our theme app extension (plugins/storefront-a-theme-extension/blocks/). */
+/** The app embed block of our theme app extension (store-extensions/storefront-a-theme-extension/blocks/). */
 export const APP_EMBED_HANDLE = 'checkout-embed';
 /** App-data metafields the embed reads (app.metafields.hosted_checkout.*). */
 export const APP_METAFIELD_NAMESPACE = 'hosted_checkout';

@@ -25,7 +25,7 @@ export const WP_JSON = '/wp-json';
 export const REST_NAMESPACE = 'wc/v3';
 /** Our plugin's REST namespace: "wc-" so WooCommerce's key authentication covers it. */
 export const PLUGIN_NAMESPACE = 'wc-hosted-checkout/v1';
-/** The plugin as system_status lists it (folder/main file of plugins/woocommerce/hosted-checkout-connector). */
+/** The plugin as system_status lists it (folder/main file of store-extensions/woocommerce/hosted-checkout-connector). */
 export const PLUGIN_FILE = 'hosted-checkout-connector/hosted-checkout-connector.php';
 /** Order meta written by us, read by the plugin's lookup route (underscore: hidden in the admin's custom fields). */
 export const ORDER_META = { session: '_hosted_checkout_session', discountCode: '_hosted_checkout_discount_code', discountAmount: '_hosted_checkout_discount_amount', refund: '_hosted_checkout_refund' } as const;

@@ -1,4 +1,4 @@
-// The signature of our WooCommerce plugin's checkout handoff (plugins/woocommerce/hosted-checkout-connector,
+// The signature of our WooCommerce plugin's checkout handoff (store-extensions/woocommerce/hosted-checkout-connector,
 // Hosted_Checkout_Signature): the plugin reads the secret of the REST key the merchant connected from the store's own
 // woocommerce_api_keys table and signs "<unix seconds>.<raw body>" with HMAC-SHA256. We hold the same secret
 // (sealed), so a valid signature proves the handoff comes from this store.

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { renderBlock } from './pages.js';
 
-const shipped = readFileSync(new URL('../../plugins/storefront-a-theme-extension/blocks/checkout-embed.liquid', import.meta.url), 'utf8');
+const shipped = readFileSync(new URL('../../store-extensions/storefront-a-theme-extension/blocks/checkout-embed.liquid', import.meta.url), 'utf8');
 const scope = {
   shop: { permanent_domain: 'demo-shop.myshopify.com' },
   request: { locale: { iso_code: 'de' } },

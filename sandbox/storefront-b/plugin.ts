@@ -1,4 +1,4 @@
-// Our plugin (plugins/woocommerce/hosted-checkout-connector) as it runs inside a simulated store, doing
+// Our plugin (store-extensions/woocommerce/hosted-checkout-connector) as it runs inside a simulated store, doing
 // what its PHP does on template_redirect of the checkout page: hand the cart to the checkout service
 // server-to-server, signed with the REST key the merchant configured, and send the shopper to the answered
 // checkout URL. Whatever goes wrong (not configured, service down, slow, passthrough, nonsense) the

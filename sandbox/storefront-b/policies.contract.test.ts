@@ -1,6 +1,6 @@
 // Contract test: our plugin's policies route (GET wc-hosted-checkout/v1/policies, 1.3.0, class-hosted-checkout-rest.php)
 // through WooCommerce's official JS client (@woocommerce/woocommerce-rest-api) against the simulator, with the same key
-// auth as /wc/v3 (OAuth 1.0a over http). The PHP itself is run by plugins/woocommerce/tests/RestTest.php and, on a real
+// auth as /wc/v3 (OAuth 1.0a over http). The PHP itself is run by store-extensions/woocommerce/tests/RestTest.php and, on a real
 // WordPress + WooCommerce, by test/real/woocommerce.test.ts.
 import { describe, expect, it } from 'vitest';
 import { WooCommerceRestApi } from '../../test/harness/woocommerce-official.js';

@@ -10,8 +10,8 @@
 // their own.
 import pg from 'pg';
 import { CHECKOUT_CACHE_SECONDS_DEFAULT } from '../../config/index.js';
-import { bundleWorkflows } from '../../activities/bundle.js';
-import { seedFxRatesIfEmpty } from '../../activities/fx-rates.js';
+import { bundleWorkflows } from '../../worker/bundle.js';
+import { seedFxRatesIfEmpty } from '../../activities/fx/fx-rates.js';
 import { migrate } from '../../prisma/migrate.js';
 import { DEMO_STORE, type Store } from '../../sandbox/storefront-b/state.js';
 import { handoffHeaders } from '../../integrations/storefront-b/handoff.js';

@@ -72,7 +72,7 @@ async function startChromium(): Promise<{ port: number; stop: () => Promise<void
 }
 
 export async function benchWeb(): Promise<Record<string, number>> {
-  await ensureWebBuild({ targets: ['checkout', 'script-tag'], log: (l) => console.log(`  ${l}`) });
+  await ensureWebBuild({ targets: ['checkout', 'checkout-takeover'], log: (l) => console.log(`  ${l}`) });
   const built = pageWeight('checkout');
   const { service, merchant } = await benchStack();
 

@@ -20,7 +20,7 @@ import proto from '@temporalio/proto';
 import { loadConfig, SANDBOX_PORTS, type Config } from '../../config/index.js';
 import { migrate } from '../../prisma/migrate.js';
 import { createDb } from '../../prisma/client.js';
-import { seedFxRatesIfEmpty } from '../../activities/fx-rates.js';
+import { seedFxRatesIfEmpty } from '../../activities/fx/fx-rates.js';
 import { startEmbeddedPostgres, EMBEDDED_PG_PASSWORD, EMBEDDED_PG_USER, type EmbeddedPostgresServer } from '../lib/embedded-postgres.js';
 import { ensureTemporalServer } from '../lib/temporal-binaries.js';
 import { withLocalSecrets } from '../lib/local-secrets.js';
@@ -341,7 +341,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
 
     const connection = await Connection.connect({ address: temporalAddress });
     stops.push(() => connection.close());
-    const workerCmd = node('activities/worker.ts');
+    const workerCmd = node('worker/worker.ts');
     const workers = await Promise.all(
       Array.from({ length: opts.workers ?? 2 }, (_, i) =>
         managed({

@@ -1,12 +1,12 @@
 // What `shopify app deploy` does with our theme app extension, against the storefront A simulator: the files
-// under plugins/storefront-a-theme-extension/ (blocks/*.liquid, assets/*) become available to the app's shops
+// under store-extensions/storefront-a-theme-extension/ (blocks/*.liquid, assets/*) become available to the app's shops
 // (the merchant then turns the app embed on in the theme editor). Used by `npm start` and the test harness, so
 // the local stack runs the very files we ship.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const THEME_EXTENSION_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../plugins/storefront-a-theme-extension');
+export const THEME_EXTENSION_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../store-extensions/storefront-a-theme-extension');
 
 /** The extension as deployed: its handle (shopify.extension.toml), blocks by handle, assets by file name. */
 export function readThemeExtension(dir = THEME_EXTENSION_DIR): { handle: string; blocks: Record<string, string>; assets: Record<string, string> } {

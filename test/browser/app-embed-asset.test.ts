@@ -1,7 +1,7 @@
 // One script for storefront A's checkout takeover: the app embed's script of our theme app extension
-// (plugins/storefront-a-theme-extension/assets/checkout-embed.js, what `shopify app deploy` ships) is the build of
-// web/script-tag/index.ts, the very bytes the API serves to legacy script tags at /script-tag.js. Edit the source and
-// run `npm run web:build -- script-tag`, which copies the build there. And it stays what Shopify asks of a theme app
+// (store-extensions/storefront-a-theme-extension/assets/checkout-embed.js, what `shopify app deploy` ships) is the build of
+// web/checkout-takeover/index.ts, the very bytes the API serves to legacy script tags at /script-tag.js. Edit the source and
+// run `npm run web:build -- checkout-takeover`, which copies the build there. And it stays what Shopify asks of a theme app
 // extension's JavaScript: a file in assets/ named by the block's schema, at most 10,000 bytes compressed
 // (https://shopify.dev/docs/storefronts/themes/tools/theme-check/checks/asset-size-app-block-javascript).
 import { readFileSync } from 'node:fs';
@@ -13,9 +13,9 @@ import { blockSchema } from '../../sandbox/storefront-a/pages.js';
 
 describe('the app embed\'s script', () => {
   it('given the script tag built from web/script-tag / the extension ships that build, byte for byte', async () => {
-    await ensureWebBuild({ targets: ['script-tag'] });
+    await ensureWebBuild({ targets: ['checkout-takeover'] });
     const same = readFileSync(APP_EMBED_SCRIPT).equals(readFileSync(SCRIPT_TAG_BUILD));
-    expect(same, `${APP_EMBED_SCRIPT} is not the build of web/script-tag/index.ts: run \`npm run web:build -- script-tag\``).toBe(true);
+    expect(same, `${APP_EMBED_SCRIPT} is not the build of web/checkout-takeover/index.ts: run \`npm run web:build -- checkout-takeover\``).toBe(true);
   }, 120_000);
 
   it('given the extension as deployed / the app embed block loads it from assets/, within Shopify\'s size for app block JavaScript', () => {

@@ -14,7 +14,7 @@ import { api, control, expectStorefrontACartEmptied, sessionStatus, storefrontAC
 
 // These outcomes are of the processor's hosted page (the payment page a deployment may choose, and the embed's
 // fallback); paying inside the page in the processor's embed is checkout-embed.test.ts.
-const b = useBrowserStack({ targets: ['checkout', 'script-tag', 'dashboard'], env: { CHECKOUT_PAYMENT_PAGE: 'hosted' } });
+const b = useBrowserStack({ targets: ['checkout', 'checkout-takeover', 'dashboard'], env: { CHECKOUT_PAYMENT_PAGE: 'hosted' } });
 
 const PASSWORD = 'correct horse battery 9';
 const GOOD_CARD = '4242 4242 4242 4242';

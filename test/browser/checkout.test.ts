@@ -1,5 +1,5 @@
 // The shopper's checkout in a real browser, against the whole service: the storefront A shop's checkout
-// button (taken over by our theme app extension's app embed script, plugins/storefront-a-theme-extension) → the branded checkout page on {slug}.localhost → details → the processor's
+// button (taken over by our theme app extension's app embed script, store-extensions/storefront-a-theme-extension) → the branded checkout page on {slug}.localhost → details → the processor's
 // hosted page with a test card → back → the success page; and the outcomes behind it (the session
 // COMPLETED, one order in the shop). Screenshots of each key page go to test-artifacts/browser/.
 import { describe, expect, it } from 'vitest';

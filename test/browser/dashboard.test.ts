@@ -14,7 +14,7 @@ import { api, control, merchantWithProcessor, sessionStatus, shopperPays, storef
 import { DEMO_APP } from '../../sandbox/storefront-a/simulator.js';
 import { givePaidPlan } from '../harness/billing.js';
 
-const b = useBrowserStack({ targets: ['checkout', 'script-tag', 'dashboard'] });
+const b = useBrowserStack({ targets: ['checkout', 'checkout-takeover', 'dashboard'] });
 
 const PASSWORD = 'correct horse battery 9';
 

@@ -28,7 +28,7 @@ export function useBrowserStack(opts: { targets?: WebTarget[]; env?: Record<stri
   const holder = {} as BrowserStack;
   const contexts: BrowserContext[] = [];
   beforeAll(async () => {
-    await ensureWebBuild({ targets: opts.targets ?? ['checkout', 'script-tag'] });
+    await ensureWebBuild({ targets: opts.targets ?? ['checkout', 'checkout-takeover'] });
     const [stack, browser] = await Promise.all([startTestStack(opts.env), launchChromium(opts.chromiumArgs)]);
     Object.assign(holder, {
       stack,

@@ -17,7 +17,7 @@ import {
   api, control, payOnHostedPage, sessionStatus, shopperPays, startPayment, storefrontACheckout, storefrontAMerchant, storefrontAOrdersOf, storefrontAOrdersPath, waitFor, type Json,
 } from '../e2e/checkout-helpers.js';
 
-const b = useBrowserStack({ targets: ['checkout', 'script-tag', 'dashboard'] });
+const b = useBrowserStack({ targets: ['checkout', 'checkout-takeover', 'dashboard'] });
 
 const PASSWORD = 'correct horse battery 9';
 /** en-US, as the browser contexts are: 1250 → "€12.50". */

@@ -8,11 +8,11 @@ import { describe, expect, it } from 'vitest';
 import { screenshot, useBrowserStack } from './harness.js';
 import { api, storefrontACheckout, storefrontAMerchant, waitFor } from '../e2e/checkout-helpers.js';
 import { CHECKOUT_LANGUAGES } from '../../domain/checkout-messages/index.js';
-import { createRecoveryActivities } from '../../activities/recovery.js';
+import { createRecoveryActivities } from '../../activities/recovery/recovery.js';
 import { createEmailClient } from '../../integrations/email/index.js';
 import { WORKFLOWS } from '../../domain/workflow-names.js';
 
-const b = useBrowserStack({ targets: ['checkout', 'script-tag', 'dashboard'] });
+const b = useBrowserStack({ targets: ['checkout', 'checkout-takeover', 'dashboard'] });
 const PASSWORD = 'correct horse battery 9';
 const en = CHECKOUT_LANGUAGES.en;
 

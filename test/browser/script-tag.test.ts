@@ -1,7 +1,7 @@
-// The storefront A app embed's script (plugins/storefront-a-theme-extension) never blocks a sale: when the hosted checkout is not for this shop (Demo plan:
+// The storefront A app embed's script (store-extensions/storefront-a-theme-extension) never blocks a sale: when the hosted checkout is not for this shop (Demo plan:
 // passthrough), when the service answers an error, or when it does not answer within 4 seconds, the shop's
 // checkout button still leads to the shop's own checkout. (The happy path, button → hosted checkout page, is
-// in checkout.test.ts.) The same script (web/script-tag/, one build) runs as a legacy script tag too: last test.
+// in checkout.test.ts.) The same script (web/checkout-takeover/, one build) runs as a legacy script tag too: last test.
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { screenshot, useBrowserStack } from './harness.js';

@@ -11,7 +11,7 @@ import { api, sessionStatus, storefrontACheckout, storefrontAMerchant, type Json
 import { givePaidPlan } from '../harness/billing.js';
 import { CHECKOUT_LANGUAGES } from '../../domain/checkout-messages/index.js';
 
-const b = useBrowserStack({ targets: ['checkout', 'script-tag', 'dashboard'] });
+const b = useBrowserStack({ targets: ['checkout', 'checkout-takeover', 'dashboard'] });
 const PASSWORD = 'correct horse battery 9';
 
 const optionValues = (page: Page) => page.locator('#f-address-country option').evaluateAll((options) => options.map((o) => o.getAttribute('value') ?? '').filter(Boolean));

@@ -9,7 +9,7 @@ import { screenshot, useBrowserStack } from './harness.js';
 import { api, sessionStatus, storefrontACheckout, storefrontAMerchant, waitFor } from '../e2e/checkout-helpers.js';
 import { CHECKOUT_LANGUAGES } from '../../domain/checkout-messages/index.js';
 
-const b = useBrowserStack({ targets: ['checkout', 'script-tag', 'dashboard'] });
+const b = useBrowserStack({ targets: ['checkout', 'checkout-takeover', 'dashboard'] });
 const PASSWORD = 'correct horse battery 9';
 const en = CHECKOUT_LANGUAGES.en;
 

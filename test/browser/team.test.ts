@@ -12,7 +12,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { screenshot, useBrowserStack } from './harness.js';
 import { shopperPays, storefrontACheckout, storefrontAMerchant, waitFor } from '../e2e/checkout-helpers.js';
 
-const b = useBrowserStack({ targets: ['checkout', 'script-tag', 'dashboard'] });
+const b = useBrowserStack({ targets: ['checkout', 'checkout-takeover', 'dashboard'] });
 
 const PASSWORD = 'correct horse battery 9';
 const MEMBER_PASSWORD = 'a staff member password 7';

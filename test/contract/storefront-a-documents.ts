@@ -24,7 +24,7 @@ export interface Scan {
 const OPERATION = /^\s*(query|mutation|subscription)(\s+[_A-Za-z]\w*)?\s*[({]/;
 
 /** The service's own source: every directory whose code runs in the API or the worker, or in our scripts. */
-export const SOURCE_DIRS = ['activities', 'api', 'config', 'domain', 'integrations', 'model', 'plugins', 'scripts', 'security', 'workflows'];
+export const SOURCE_DIRS = ['activities', 'api', 'config', 'domain', 'integrations', 'model', 'store-extensions', 'scripts', 'security', 'worker', 'workflows'];
 
 function tsFiles(dir: string): string[] {
   const out: string[] = [];

@@ -1,13 +1,13 @@
 // The processor sweep end to end (issue 35: refunds and disputes reconciled by polling, so a lost webhook cannot hide
 // them): a refund made in Whop's dashboard and a dispute whose webhooks never reach us are found by the sweep
-// (workflows/processor-sweep.ts, run here at once instead of waiting for its Schedule) and take the path their webhook
+// (workflows/processor/processor-sweep.ts, run here at once instead of waiting for its Schedule) and take the path their webhook
 // would: the session shows the refund and the store books it once (an upsell's charge: the upsell's purchase); the
 // merchant gets one dispute.created, also when the webhook arrives late after all, and one dispute.resolved when a
 // dispute recorded earlier is resolved with its dispute.updated lost.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../harness/stack.js';
 import { api, control, expectCompletedWithOneOrderAndTwoEmails, shopperPays, storefrontACheckout, storefrontAMerchant, storefrontAOrdersOf, unique, waitFor, type Json } from './checkout-helpers.js';
-import type { ProcessorSweepResult } from '../../workflows/processor-sweep.js';
+import type { ProcessorSweepResult } from '../../workflows/processor/processor-sweep.js';
 import { WORKFLOWS } from '../../domain/workflow-names.js';
 
 let stack: TestStack;

@@ -1,7 +1,7 @@
 // A database of its own, the simulators and the real activities for a worker on a given task queue, with
 // no API: for workflow tests that bring their own Temporal (a time-skipping environment).
 import type { Client } from '@temporalio/client';
-import { createActivities } from '../../activities/worker.js';
+import { createActivities } from '../../worker/worker.js';
 import type { Config } from '../../config/index.js';
 import { startSandboxes, type Sandboxes } from '../../scripts/lib/stack/sandboxes.js';
 import { createTestDatabase, type TestDatabase } from './db.js';

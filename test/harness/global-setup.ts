@@ -67,7 +67,7 @@ export default async function setup(project: TestProject) {
 }
 
 async function buildWorkflowBundle(): Promise<{ dir: string; path: string }> {
-  const { bundleWorkflows } = await import('../../activities/bundle.js');
+  const { bundleWorkflows } = await import('../../worker/bundle.js');
   const dir = mkdtempSync(path.join(os.tmpdir(), 'checkout-wf-'));
   const file = path.join(dir, 'workflow-bundle.js');
   const { code } = await bundleWorkflows();

@@ -1,6 +1,6 @@
 // A storefront A connection as a finished install leaves it, without the OAuth dance: the app installed on the
 // simulated shop, its Admin token and the private Storefront API token the install creates (through the Admin API, as
-// activities/storefront-a.ts does), both sealed into the merchant's row. For tests that are about what comes
+// activities/storefront-a/storefront-a.ts does), both sealed into the merchant's row. For tests that are about what comes
 // after the install (checkout create, orders); the install itself is tested through OAuth in api/routes/auth.
 import type { Config } from '../../config/index.js';
 import type { Db } from '../../prisma/client.js';

@@ -6,7 +6,7 @@ import type { WorkflowBundle } from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import proto from '@temporalio/proto';
 import { inject } from 'vitest';
-import { createWorker, type ServiceWorker } from '../../activities/worker.js';
+import { createWorker, type ServiceWorker } from '../../worker/worker.js';
 import { searchAttributeKeys } from '../../workflows/search-attributes.js';
 import { connectTemporal, quietRuntime, uniqueTaskQueue, type TemporalHandles } from './service-stack.js';
 import { freeLowPort, untilAccepting } from '../../scripts/lib/ports.js';

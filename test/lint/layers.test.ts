@@ -9,15 +9,20 @@ const restrictions = eslintProbe('@typescript-eslint/no-restricted-imports');
 
 describe('the layering rules', () => {
   it.each([
-    ['a route importing an activity', 'api/routes/merchant/domain.ts', "import { createFxRatesActivities } from '../../../activities/fx-rates.js'; void createFxRatesActivities;", /api\/ must not import activities\//],
-    ['an activity importing a workflow value', 'activities/email.ts', "import { checkoutWorkflow } from '../workflows/checkout.js'; void checkoutWorkflow;", /workflow types only/],
-    ['the model importing a workflow value', 'model/onboarding.ts', "import { processorEventSignal } from '../workflows/checkout.messages.js'; void processorEventSignal;", /workflow types only/],
+    ['a route importing an activity', 'api/routes/merchant/domain.ts', "import { createFxRatesActivities } from '../../../activities/fx/fx-rates.js'; void createFxRatesActivities;", /api\/ must not import activities\//],
+    ['an activity importing a workflow value', 'activities/email/account-emails.ts', "import { checkoutWorkflow } from '../../workflows/checkout/checkout.js'; void checkoutWorkflow;", /workflow types only/],
+    ['the model importing a workflow value', 'model/merchant/onboarding.ts', "import { processorEventSignal } from '../../workflows/checkout/checkout.messages.js'; void processorEventSignal;", /workflow types only/],
     ['a simulator importing our client', 'sandbox/dns/index.ts', "import { IntegrationError } from '../../integrations/errors.js'; void IntegrationError;", /Simulators import nothing/],
     ['a simulator importing the model', 'sandbox/ecb/index.ts', "import { processorAad } from '../../model/connections.js'; void processorAad;", /Simulators import nothing/],
     ['a simulator importing our money code', 'sandbox/storefront-b/state.ts', "import { minorToDecimalString } from '../../domain/money.js'; void minorToDecimalString;", /Simulators count money as their platform does/],
     ['a simulator importing our discount arithmetic', 'sandbox/storefront-a/orders.ts', "import * as discounts from '../../domain/discounts.js'; void discounts;", /Simulators count money as their platform does/],
     ['production code importing a test helper', 'model/connections.ts', "import { startPostgres } from '../test/harness/postgres.js'; void startPostgres;", /Test helpers live in test\//],
     ['a script importing a test helper', 'scripts/migration-diff.ts', "import { createTestDatabase } from '../test/harness/db.js'; void createTestDatabase;", /Test helpers live in test\//],
+    ['a route importing the worker process', 'api/routes/health/index.ts', "import { createWorker } from '../../../worker/worker.js'; void createWorker;", /api\/ must not import activities\/ or the worker/],
+    ['an activity importing the worker process', 'activities/checkout/checkout-payment.ts', "import { WORKFLOWS_PATH } from '../../worker/bundle.js'; void WORKFLOWS_PATH;", /nothing it wires imports it/],
+    ['a workflow importing the worker process', 'workflows/checkout/checkout.ts', "import { WORKFLOWS_PATH } from '../../worker/bundle.js'; void WORKFLOWS_PATH;", /must stay deterministic/],
+    ['the worker importing a route', 'worker/worker.ts', "import { buildApp } from '../api/app.js'; void buildApp;", /share code through model\/, never each other/],
+    ['a route importing an activity in a feature folder', 'api/routes/checkout/payment.ts', "import { createCheckoutPaymentActivities } from '../../../activities/checkout/checkout-payment.js'; void createCheckoutPaymentActivities;", /api\/ must not import activities\//],
     ['a bench importing a test helper', 'scripts/bench/stack.ts', "import { launchChromium } from '../../test/browser/chromium.js'; void launchChromium;", /Test helpers live in test\//],
   ])('given %s / lint refuses it', async (_what, file, line, message) => {
     const found = await restrictions(file, line);
@@ -26,7 +31,7 @@ describe('the layering rules', () => {
   });
 
   it('given an activity importing a workflow type, a route importing the model, a bench and the harness importing scripts/lib / lint lets them through', async () => {
-    expect(await restrictions('activities/email.ts', "import type { CheckoutWorkflowInput } from '../workflows/checkout.messages.js'; export type Probe = CheckoutWorkflowInput;")).toEqual([]);
+    expect(await restrictions('activities/email/account-emails.ts', "import type { CheckoutWorkflowInput } from '../../workflows/checkout/checkout.messages.js'; export type Probe = CheckoutWorkflowInput;")).toEqual([]);
     expect(await restrictions('api/routes/merchant/domain.ts', "import { sessionLines } from '../../../model/checkout-session.js'; void sessionLines;")).toEqual([]);
     // What scripts share with the harness lives in scripts/lib/; the harness imports it from there.
     expect(await restrictions('scripts/bench/stack.ts', "import { seedCheckoutSessions } from '../lib/stack/stats-seed.js'; void seedCheckoutSessions;")).toEqual([]);

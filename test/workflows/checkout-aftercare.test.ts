@@ -7,12 +7,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WithStartWorkflowOperation, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
-import { createWorker, type ServiceWorker } from '../../activities/worker.js';
+import { createWorker, type ServiceWorker } from '../../worker/worker.js';
 import proto from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { backgroundTaskQueue } from '../../domain/task-queues.js';
-import { checkoutWorkflow } from '../../workflows/checkout.js';
-import { backfillStatusUpdate, completeCodUpdate, initPaymentUpdate, processorEventSignal, refreshStatusUpdate, refundUpdate, storeRefundUpdate, type CheckoutWorkflowInput } from '../../workflows/checkout.messages.js';
+import { checkoutWorkflow } from '../../workflows/checkout/checkout.js';
+import { backfillStatusUpdate, completeCodUpdate, initPaymentUpdate, processorEventSignal, refreshStatusUpdate, refundUpdate, storeRefundUpdate, type CheckoutWorkflowInput } from '../../workflows/checkout/checkout.messages.js';
 import { DEMO_SHOP } from '../../sandbox/storefront-a/simulator.js';
 import { simOrdersOf } from '../harness/storefront-a-seed.js';
 import { startActivityRig, type ActivityRig } from '../harness/activity-rig.js';

@@ -7,10 +7,10 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApplicationFailure, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
-import type { ServiceWorker } from '../../activities/worker.js';
-import { createWorker } from '../../activities/worker.js';
-import { checkoutWorkflow } from '../../workflows/checkout.js';
-import { acceptUpsellUpdate, completeCodUpdate, initPaymentUpdate, processorEventSignal, refundUpdate, statusQuery, storeRefundSignal, type ShopperDetails } from '../../workflows/checkout.messages.js';
+import type { ServiceWorker } from '../../worker/worker.js';
+import { createWorker } from '../../worker/worker.js';
+import { checkoutWorkflow } from '../../workflows/checkout/checkout.js';
+import { acceptUpsellUpdate, completeCodUpdate, initPaymentUpdate, processorEventSignal, refundUpdate, statusQuery, storeRefundSignal, type ShopperDetails } from '../../workflows/checkout/checkout.messages.js';
 import { startTimeSkipping, testWorkflowBundle, uniqueTaskQueue, type TimeSkippingTemporal } from '../harness/temporal.js';
 import { fakeCheckoutActivitiesByWorkflow, newWorld, FAKE_QUOTE, type FakeWorld } from './fakes/checkout-activities.js';
 import { activityCalls } from '../harness/history.js';

@@ -4,8 +4,8 @@
 // Web UI does.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@temporalio/client';
-import { checkoutWorkflow } from '../../workflows/checkout.js';
-import { initPaymentUpdate, refreshStatusUpdate } from '../../workflows/checkout.messages.js';
+import { checkoutWorkflow } from '../../workflows/checkout/checkout.js';
+import { initPaymentUpdate, refreshStatusUpdate } from '../../workflows/checkout/checkout.messages.js';
 import { startActivityRig, type ActivityRig } from '../harness/activity-rig.js';
 import { connectTestTemporal, type TestTemporal } from '../harness/temporal.js';
 import { createOpenSession, createSellingMerchant, settlePaymentSilently, shopperDetails, type SellingMerchant } from './checkout-fixtures.js';

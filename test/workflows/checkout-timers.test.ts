@@ -5,9 +5,9 @@
 // whenever no activity runs while the test awaits the workflow's result.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { WorkflowHandle } from '@temporalio/client';
-import { checkoutWorkflow } from '../../workflows/checkout.js';
-import { checkoutIdleSweepWorkflow } from '../../workflows/checkout-idle-sweep.js';
-import { initPaymentUpdate, processorEventSignal, statusQuery } from '../../workflows/checkout.messages.js';
+import { checkoutWorkflow } from '../../workflows/checkout/checkout.js';
+import { checkoutIdleSweepWorkflow } from '../../workflows/checkout/checkout-idle-sweep.js';
+import { initPaymentUpdate, processorEventSignal, statusQuery } from '../../workflows/checkout/checkout.messages.js';
 import { searchAttributeKeys } from '../../workflows/search-attributes.js';
 import { DEMO_SHOP } from '../../sandbox/storefront-a/simulator.js';
 import { simOrdersOf } from '../harness/storefront-a-seed.js';

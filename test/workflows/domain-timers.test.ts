@@ -6,8 +6,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { WorkflowHandle } from '@temporalio/client';
 import { createDnsSimulator, type DnsSimulator } from '../../sandbox/dns/index.js';
 import { createSecretBox } from '../../security/secrets.js';
-import { verifyCustomDomainWorkflow } from '../../workflows/custom-domain.js';
-import { walletDomainWorkflow } from '../../workflows/wallet-domain.js';
+import { verifyCustomDomainWorkflow } from '../../workflows/custom-domains/custom-domain.js';
+import { walletDomainWorkflow } from '../../workflows/custom-domains/wallet-domain.js';
 import { processorAad } from '../../model/connections.js';
 import { DOMAIN_CHECK_SCHEDULE } from '../../domain/hostnames.js';
 import { startActivityRig, type ActivityRig } from '../harness/activity-rig.js';

@@ -7,15 +7,15 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import type { Client } from '@temporalio/client';
-import { createMerchantWebhookActivities } from '../../activities/merchant-webhooks.js';
+import { createMerchantWebhookActivities } from '../../activities/merchant-webhooks/merchant-webhooks.js';
 import { createEmailClient } from '../../integrations/email/index.js';
 import { createSecretBox } from '../../security/secrets.js';
 import { DELIVERY_JITTER, DELIVERY_SCHEDULE_MS, factKeyOf, SECRET_ROTATION_OVERLAP_MS } from '../../domain/merchant-webhooks.js';
 import {
   deliverMerchantEvent, newWebhookSecret, recordMerchantEvent, replayDeadDeliveriesSince, replayDelivery, rotateEndpointSecret, sealEndpointSecret, startDeliveryRun,
 } from '../../model/merchant-webhooks.js';
-import type { MerchantWebhookDeliveryResult } from '../../workflows/merchant-webhook-delivery.js';
-import type { WebhookEndpointHealthResult } from '../../workflows/webhook-endpoint-health.js';
+import type { MerchantWebhookDeliveryResult } from '../../workflows/merchant-webhooks/merchant-webhook-delivery.js';
+import type { WebhookEndpointHealthResult } from '../../workflows/merchant-webhooks/webhook-endpoint-health.js';
 import type { ReceivedDelivery } from '../../sandbox/webhook-receiver/index.js';
 import { startActivityRig, type ActivityRig } from '../harness/activity-rig.js';
 import { startTimeSkipping, uniqueTaskQueue, type TimeSkippingTemporal } from '../harness/temporal.js';

@@ -10,9 +10,9 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
-import { platformSubscriptionWorkflow } from '../../workflows/platform-subscription.js';
-import { billingEventSignal, cancelUpdate, subscribeUpdate, subscriptionStateQuery, type BillingEventMessage, type PlatformSubscriptionTimings } from '../../workflows/platform-subscription.messages.js';
-import { readBillingStatus } from '../../model/billing-status.js';
+import { platformSubscriptionWorkflow } from '../../workflows/billing/platform-subscription.js';
+import { billingEventSignal, cancelUpdate, subscribeUpdate, subscriptionStateQuery, type BillingEventMessage, type PlatformSubscriptionTimings } from '../../workflows/billing/platform-subscription.messages.js';
+import { readBillingStatus } from '../../model/merchant/billing-status.js';
 import { createProcessorClient } from '../../integrations/processor/index.js';
 import { PLATFORM_API_KEY } from '../../sandbox/processor/index.js';
 import { startActivityRig, type ActivityRig } from '../harness/activity-rig.js';

@@ -6,8 +6,8 @@
 // The same sweep against PostgreSQL and the local Whop is tested in test/e2e/processor-sweep.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApplicationFailure } from '@temporalio/common';
-import type { DisputeRecheckInput, DisputeRecheckResult, SweepPageInput, SweepPageResult } from '../../activities/processor-sweep.js';
-import { processorSweepWorkflow, type ProcessorSweepInput } from '../../workflows/processor-sweep.js';
+import type { DisputeRecheckInput, DisputeRecheckResult, SweepPageInput, SweepPageResult } from '../../activities/processor/processor-sweep.js';
+import { processorSweepWorkflow, type ProcessorSweepInput } from '../../workflows/processor/processor-sweep.js';
 import { connectTestTemporal, type TestTemporal } from '../harness/temporal.js';
 
 let temporal: TestTemporal;

@@ -1,12 +1,12 @@
-// The abandoned-checkout recovery schedule (workflows/recovery.ts) on the time-skipping test server, with the real
+// The abandoned-checkout recovery schedule (workflows/recovery/recovery.ts) on the time-skipping test server, with the real
 // activities against a real database and the Postmark sandbox mailbox: hours and days pass in seconds. Reminders go at
 // the merchant's delays after the shopper's consent, none after payment, none after unsubscribe, none without consent,
 // and each exactly once even when its activity is retried after the email went out.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
-import { checkoutRecoveryWorkflow } from '../../workflows/recovery.js';
-import { stopRecoverySignal } from '../../workflows/recovery.messages.js';
+import { checkoutRecoveryWorkflow } from '../../workflows/recovery/recovery.js';
+import { stopRecoverySignal } from '../../workflows/recovery/recovery.messages.js';
 import { newSessionToken } from '../../api/cart-sources.js';
 import { startActivityRig, type ActivityRig } from '../harness/activity-rig.js';
 import { startTimeSkipping, uniqueTaskQueue, type TimeSkippingTemporal } from '../harness/temporal.js';

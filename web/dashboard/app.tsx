@@ -211,7 +211,7 @@ export function App() {
   if (!me.emailVerified) return <Redirect to="/verify-email" />;
   if (path === '/') return <Redirect to={me.onboardingCompletedAt ? '/dashboard' : '/onboarding'} />;
   if (path === '/onboarding') return <Wizard />;
-  // The processor's payment page returns a subscription to /billing (activities/platform-billing.ts).
+  // The processor's payment page returns a subscription to /billing (activities/billing/platform-billing.ts).
   if (path === '/billing') return <Redirect to={`/dashboard/billing${window.location.search}`} />;
   // The OAuth install comes back to /dashboard?storefrontA=connected: during setup that is the wizard.
   if (path === '/dashboard' && !me.onboardingCompletedAt) return <Redirect to={`/onboarding${window.location.search}`} />;

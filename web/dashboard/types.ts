@@ -24,7 +24,7 @@ export type ApiKeyCreated = Answer<'/api/merchant/api-keys', 'post'>;
 export type ApiKeyRolled = Answer<'/api/merchant/api-keys/{id}/roll', 'post'>;
 
 export type ProcessorStatus = Answer<'/api/merchant/processor', 'get'>;
-/** Apple Pay and Google Pay (model/wallets.ts), as registering the checkout host answers them. */
+/** Apple Pay and Google Pay (model/merchant/wallets.ts), as registering the checkout host answers them. */
 export type WalletStatus = Answer<'/api/merchant/processor/apple-pay-domain', 'post'>;
 export type ApplePayDomain = NonNullable<WalletStatus['applePayDomain']>;
 export type StorefrontAConnection = Answer<'/api/merchant/storefront-a', 'get'>;

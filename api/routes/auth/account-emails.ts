@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { type RouteDeps } from '../../route-deps.js';
-import type { sendAccountEmailWorkflow } from '../../../workflows/account-email.js';
+import type { sendAccountEmailWorkflow } from '../../../workflows/merchant/account-email.js';
 import { WORKFLOWS } from '../../../domain/workflow-names.js';
 
 export type AccountEmailKind = 'email_verification' | 'password_reset';
@@ -31,7 +31,7 @@ export async function queueAccountEmail(deps: Pick<RouteDeps, 'db' | 'temporal' 
 
 /**
  * Queues the email of a team invitation: the row goes to the invitee and names the invitation, whose link token the
- * activity mints at send time (activities/email.ts), so the token is never in the database or a workflow history.
+ * activity mints at send time (activities/email/account-emails.ts), so the token is never in the database or a workflow history.
  */
 export async function queueInvitationEmail(deps: Pick<RouteDeps, 'db' | 'temporal' | 'config'>, log: FastifyBaseLogger, invitation: { id: string; merchantId: string; email: string }, shopName: string): Promise<void> {
   const row = await deps.db.emailMessage.create({

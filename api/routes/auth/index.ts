@@ -26,7 +26,7 @@ import { merchantViewInclude, toMerchantView } from '../merchant/view.js';
 import { queueAccountEmail } from './account-emails.js';
 import { acceptBody, invitationLookup, invitationToken, loginResponse, twoFactorCode } from '../../schemas/team.js';
 import { roleFromDb } from '../../../domain/roles.js';
-import { twoFactorEnabled, twoFactorStatus, verifySecondFactor } from '../../../model/two-factor.js';
+import { twoFactorEnabled, twoFactorStatus, verifySecondFactor } from '../../../model/merchant/two-factor.js';
 
 /** The purpose of the token a login answers when a second factor is needed, and how long it is good for. */
 const TWO_FACTOR_PURPOSE = 'two-factor-login';
@@ -291,7 +291,7 @@ export const authRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =>
     const owner = merchantId ? await db.merchant.findUnique({ where: { id: merchantId }, select: { email: true } }) : null;
     passwordOrThrow(request.body.password, { email: owner?.email });
     const row = await consumeToken(deps, request.body.token, 'PASSWORD_RESET');
-    // The change is dated one second back from the new session's iat boundary: see plugins/auth.ts.
+    // The change is dated one second back from the new session's iat boundary: see api/plugins/auth.ts.
     const merchant = await db.merchant.update({
       where: { id: row.merchantId },
       data: { passwordHash: await hashPassword(request.body.password), passwordChangedAt: new Date(Math.floor(Date.now() / 1000) * 1000) },

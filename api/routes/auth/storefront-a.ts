@@ -20,7 +20,7 @@ import { buildAuthorizeUrl, isValidShopHost, verifyCallbackHmac } from '../../..
 import { SecretDecryptionError } from '../../../security/secrets.js';
 import { toAppError } from '../../plugins/errors.js';
 import { installingInputs, STOREFRONT_A_SCOPES, storefrontAAad, STOREFRONT_A_INSTALL_PURPOSE } from '../../../model/connections.js';
-import type { installStorefrontAWorkflow } from '../../../workflows/storefront-a-install.js';
+import type { installStorefrontAWorkflow } from '../../../workflows/storefront-a/storefront-a-install.js';
 import { WORKFLOWS } from '../../../domain/workflow-names.js';
 
 export const OAUTH_STATE_TTL_MS = 10 * 60 * 1000;
@@ -43,7 +43,7 @@ class CallbackProblem extends AppError {
   }
 }
 
-/** The install workflow's failures (workflows/storefront-a-install.ts), by their code. */
+/** The install workflow's failures (workflows/storefront-a/storefront-a-install.ts), by their code. */
 function problemOf(err: AppError): InstallProblem {
   if (err instanceof CallbackProblem) return err.problem;
   switch (err.code) {

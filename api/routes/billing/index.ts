@@ -7,13 +7,13 @@ import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { type RouteDeps } from '../../route-deps.js';
-import type { MerchantScope } from '../../../model/merchant-scope.js';
+import type { MerchantScope } from '../../../model/merchant/merchant-scope.js';
 import type { PlatformSubscription } from '../../../generated/prisma/client.js';
 import { AppError } from '../../../domain/errors.js';
 import { ENDED_REASONS, FREE_PLAN_ID, PLANS, SUBSCRIPTION_STATUSES, findPlan, isPaidPlan, isPaidStatus } from '../../../domain/plans.js';
 import { errorResponse } from '../../schemas/common.js';
 import { trimmed } from '../../schemas/text.js';
-import { cancelUpdate, subscribeUpdate, type PlatformSubscriptionInput } from '../../../workflows/platform-subscription.messages.js';
+import { cancelUpdate, subscribeUpdate, type PlatformSubscriptionInput } from '../../../workflows/billing/platform-subscription.messages.js';
 import { WORKFLOWS } from '../../../domain/workflow-names.js';
 
 const auth = { security: [{ bearerAuth: [] }] };

@@ -10,7 +10,7 @@
 // signalled to that merchant's subscription workflow with signal-with-start, once per event id, while the plan is
 // paid or being bought; the workflow takes it as a cue and asks the processor what happened (the first payment,
 // or the membership: renewed, past due, ended), so a forged, stale or reordered payload can never change a plan.
-// Verifying, storing and signalling once are shared with the checkout webhook: api/webhook-deliveries.ts.
+// Verifying, storing and signalling once are shared with the checkout webhook: api/incoming-webhooks.ts.
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyBaseLogger } from 'fastify';
@@ -20,13 +20,13 @@ import { acceptRawBodies, rawBodyOf, rawJsonBody } from '../../plugins/raw-body.
 import { releaseUnlessFailed, UNVERIFIED_DELIVERY } from '../../plugins/rate-limits.js';
 import {
   claimedEvent, claimedString, eventIdOf, parseJsonOrUndefined, processorEventOf, signedByAny, signedDeliveryHeaders, storableBody, webhookDeliveries, type DeliveryAudit,
-} from '../../webhook-deliveries.js';
+} from '../../incoming-webhooks.js';
 import { AppError } from '../../../domain/errors.js';
 import { isPaidStatus } from '../../../domain/plans.js';
 import type { ProcessorEvent } from '../../../integrations/processor/webhook.js';
 import { platformBillingWebhookAad } from '../../../model/connections.js';
 import { PLATFORM_BILLING_METADATA_KEY, PLATFORM_BILLING_WEBHOOK_PATH } from '../../../domain/plans.js';
-import { billingEventSignal, type BillingEventMessage, type PlatformSubscriptionInput } from '../../../workflows/platform-subscription.messages.js';
+import { billingEventSignal, type BillingEventMessage, type PlatformSubscriptionInput } from '../../../workflows/billing/platform-subscription.messages.js';
 import { WORKFLOWS } from '../../../domain/workflow-names.js';
 
 export type BillingDeliveryRejection = 'bad_signature' | 'no_secret' | 'malformed' | 'not_billing' | 'stale' | 'duplicate';

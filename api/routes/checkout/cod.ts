@@ -7,14 +7,14 @@ import { type RouteDeps } from '../../route-deps.js';
 import { AppError } from '../../../domain/errors.js';
 import { isCheckoutStatus } from '../../../domain/checkout-status.js';
 import { isCheckoutToken, isPreviewToken } from '../../../domain/tokens.js';
-import { completeCodUpdate } from '../../../workflows/checkout.messages.js';
+import { completeCodUpdate } from '../../../workflows/checkout/checkout.messages.js';
 import { updateCheckout } from '../../checkout-workflow.js';
 import { errorResponse } from '../../schemas/common.js';
 import { tokenParams } from '../../schemas/checkout.js';
 import { limit } from '../../plugins/rate-limits.js';
 import { shopperDetailsWithLanguage, withShopperLanguage } from '../../schemas/shopper-language.js';
-import { codOffered } from '../../../model/plan-features.js';
-import { assertShipsTo, takesDetails } from '../../../model/shipping-rates.js';
+import { codOffered } from '../../../model/merchant/plan-features.js';
+import { assertShipsTo, takesDetails } from '../../../model/merchant/shipping-rates.js';
 
 const codResponse = z
   .object({

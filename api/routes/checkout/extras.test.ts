@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Prisma } from '../../../prisma/client.js';
 import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
 import { createTestMerchant, type TestMerchant } from '../../../test/harness/merchants.js';
-import { createCheckoutSessionActivities } from '../../../activities/checkout-session.js';
+import { createCheckoutSessionActivities } from '../../../activities/checkout/checkout-session.js';
 import { PREVIEW_TOKEN_PREFIX } from '../../../domain/tokens.js';
 import { newSessionToken } from '../../cart-sources.js';
 

@@ -1,9 +1,9 @@
 // The checkout page's commercial extras: the merchant's order bumps and upsell offers priced in the session's
 // currency (with its FX snapshot, like shipping), its tracking pixels, and the discount-code check that tells
 // the page the new totals. All reads from PostgreSQL: validate-discount holds nothing (init-payment validates
-// the code again and reserves its use, see model/pricing.ts).
+// the code again and reserves its use, see model/checkout/pricing.ts).
 import { z } from 'zod';
-import { acceptUpsellUpdate } from '../../../workflows/checkout.messages.js';
+import { acceptUpsellUpdate } from '../../../workflows/checkout/checkout.messages.js';
 import { updateCheckout } from '../../checkout-workflow.js';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { type RouteDeps } from '../../route-deps.js';
@@ -12,8 +12,8 @@ import { isClosedToShopper } from '../../../domain/checkout-status.js';
 import { convertFromEur } from '../../../domain/money.js';
 import { purchaseEventId, type PixelEvent, type PixelPlatform } from '../../../domain/pixels.js';
 import { isPreviewToken, isSessionToken } from '../../../domain/tokens.js';
-import { sessionFxRates } from '../../../model/checkout-session.js';
-import { priceCheckout, upsellPrices } from '../../../model/pricing.js';
+import { sessionFxRates } from '../../../model/checkout/checkout-session.js';
+import { priceCheckout, upsellPrices } from '../../../model/checkout/pricing.js';
 import { limit } from '../../plugins/rate-limits.js';
 import { errorResponse } from '../../schemas/common.js';
 import { tokenParams } from '../../schemas/checkout.js';

@@ -15,10 +15,10 @@ import { INITIAL_STATUS, isCheckoutStatus } from '../../../domain/checkout-statu
 import { MoneyError, money } from '../../../domain/money.js';
 import { quoteShippingRates, type ShippingRateInput } from '../../../domain/shipping.js';
 import { COUNTRY_CODES } from '../../../domain/countries.js';
-import { codOffered } from '../../../model/plan-features.js';
+import { codOffered } from '../../../model/merchant/plan-features.js';
 import { isPreviewToken, isSessionToken } from '../../../domain/tokens.js';
 import { storeOrderOf } from '../../../domain/store-order.js';
-import { sessionAddress, sessionBumpLines, sessionFxRates, sessionLines } from '../../../model/checkout-session.js';
+import { sessionAddress, sessionBumpLines, sessionFxRates, sessionLines } from '../../../model/checkout/checkout-session.js';
 import { limit } from '../../plugins/rate-limits.js';
 import { errorResponse } from '../../schemas/common.js';
 import { compiledSerializer } from '../../serialization.js';
@@ -311,7 +311,7 @@ interface BundleRow {
    * every country (as before zones). Selected as JSON: node-postgres parses a text[] of 250 codes far slower than JSON.
    */
   storeCountries: string[] | null;
-  /** merchants.store_policies: the store's policy pages, checked on the way in (model/store-countries.ts). */
+  /** merchants.store_policies: the store's policy pages, checked on the way in (model/merchant/store-countries.ts). */
   storePolicies: BundleAnswer['storePolicies'];
   /** The subscription row's plan and status; null without one (Demo). */
   planId: string | null;

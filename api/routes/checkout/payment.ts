@@ -6,13 +6,13 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { type RouteDeps } from '../../route-deps.js';
 import { AppError } from '../../../domain/errors.js';
 import { isPreviewToken, isSessionToken } from '../../../domain/tokens.js';
-import { initPaymentUpdate, payUpdate, refreshStatusUpdate } from '../../../workflows/checkout.messages.js';
+import { initPaymentUpdate, payUpdate, refreshStatusUpdate } from '../../../workflows/checkout/checkout.messages.js';
 import { updateCheckout } from '../../checkout-workflow.js';
 import { errorResponse } from '../../schemas/common.js';
 import { tokenParams } from '../../schemas/checkout.js';
 import { shopperDetailsWithLanguage, withShopperLanguage } from '../../schemas/shopper-language.js';
 import { limit } from '../../plugins/rate-limits.js';
-import { assertShipsTo, takesDetails } from '../../../model/shipping-rates.js';
+import { assertShipsTo, takesDetails } from '../../../model/merchant/shipping-rates.js';
 
 const initPaymentResponse = z.object({
   paymentId: z.string().nullable().describe("The processor's payment attempt (a Whop checkout configuration, ch_…); null when the total is 0 and nothing is charged"),

@@ -1,13 +1,13 @@
 // The checkout page's live quote: the total the shopper will pay for the details entered so far, with the store's own tax
-// (model/store-taxes.ts: Shopify's draftOrderCalculate, WooCommerce's rates), before anything is stored or charged.
+// (model/checkout/store-taxes.ts: Shopify's draftOrderCalculate, WooCommerce's rates), before anything is stored or charged.
 // init-payment and complete-cod price and tax the same way again, so the page's total is the total charged.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { type RouteDeps } from '../../route-deps.js';
 import { AppError } from '../../../domain/errors.js';
 import { isOpen, isCheckoutStatus } from '../../../domain/checkout-status.js';
 import { isPreviewToken, isSessionToken } from '../../../domain/tokens.js';
-import { priceCheckout } from '../../../model/pricing.js';
-import { quoteStoreTaxes } from '../../../model/store-taxes.js';
+import { priceCheckout } from '../../../model/checkout/pricing.js';
+import { quoteStoreTaxes } from '../../../model/checkout/store-taxes.js';
 import type { Prisma } from '../../../prisma/client.js';
 import { limit } from '../../plugins/rate-limits.js';
 import { errorResponse } from '../../schemas/common.js';

@@ -12,9 +12,9 @@ import { consentWording, REMINDABLE_STATUSES } from '../../../domain/recovery.js
 import { checkoutLanguageOf, fillMessage } from '../../../domain/checkout-messages/index.js';
 import { SHOPPER_EMAIL_LANGUAGES, shopperEmailLanguage } from '../../../domain/shopper-emails/index.js';
 import { MoneyError } from '../../../domain/money.js';
-import { sessionLines } from '../../../model/checkout-session.js';
+import { sessionLines } from '../../../model/checkout/checkout-session.js';
 import { verifyRecoveryLink } from '../../../security/recovery-links.js';
-import { stopRecoverySignal, type RecoveryWorkflowInput } from '../../../workflows/recovery.messages.js';
+import { stopRecoverySignal, type RecoveryWorkflowInput } from '../../../workflows/recovery/recovery.messages.js';
 import { checkoutUrlOf } from '../../checkout-host.js';
 import { newSessionToken, repriceSessionCart, snapshotFxRates, subtotalOf } from '../../cart-sources.js';
 import { limit } from '../../plugins/rate-limits.js';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
 import { api, SHOPPER, storefrontACheckout, storefrontAMerchant, type Json, type Merchant } from '../../../test/e2e/checkout-helpers.js';
 import type { SimShop } from '../../../sandbox/storefront-a/state.js';
-import { priceCheckout } from '../../../model/pricing.js';
+import { priceCheckout } from '../../../model/checkout/pricing.js';
 import { AppError } from '../../../domain/errors.js';
 import { WORKFLOWS } from '../../../domain/workflow-names.js';
 

@@ -5,7 +5,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ApiKey } from '../../../generated/prisma/client.js';
 import { type RouteDeps } from '../../route-deps.js';
-import type { MerchantScope } from '../../../model/merchant-scope.js';
+import type { MerchantScope } from '../../../model/merchant/merchant-scope.js';
 import { AppError } from '../../../domain/errors.js';
 import {
   apiKeyStatus, DEFAULT_ROLL_OVERLAP_SECONDS, MAX_LIVE_API_KEYS, normalizeScopes, type ApiKeyMode, type ApiKeyScope,

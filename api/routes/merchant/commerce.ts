@@ -1,6 +1,6 @@
 // The merchant's commercial extras: discount codes, order bumps, upsells and tracking pixels, each with list,
 // read, create, update (PATCH, merged then validated whole) and delete, registered by one factory (crud).
-// Every query goes through the caller's merchant scope (request.merchantData, model/merchant-scope.ts), so
+// Every query goes through the caller's merchant scope (request.merchantData, model/merchant/merchant-scope.ts), so
 // another merchant's record is simply not found (404), never changed.
 import type { z } from 'zod';
 import type { FastifyRequest, FastifyTypeProviderDefault } from 'fastify';
@@ -8,7 +8,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { Prisma } from '../../../prisma/client.js';
 import type { DiscountCode, OrderBump, TrackingPixel, Upsell } from '../../../generated/prisma/client.js';
 import { type RouteDeps } from '../../route-deps.js';
-import type { MerchantScope } from '../../../model/merchant-scope.js';
+import type { MerchantScope } from '../../../model/merchant/merchant-scope.js';
 import { AppError } from '../../../domain/errors.js';
 import { pixelIdProblem, type PixelPlatform } from '../../../domain/pixels.js';
 import { errorResponse } from '../../schemas/common.js';

@@ -50,7 +50,7 @@ const localOrigin = (host: string) => `http://${host}:${stack.config.api.port}`;
 /** The wallets part of GET /api/merchant/processor. */
 const walletsOf = async (token: string) => (await call('GET', '/api/merchant/processor', { token })).body.wallets as Json | null;
 
-/** Whether a wallet-domain workflow (retired: workflows/wallet-domain.ts) was ever started for the merchant. */
+/** Whether a wallet-domain workflow (retired: workflows/custom-domains/wallet-domain.ts) was ever started for the merchant. */
 const walletWorkflowStarted = (merchantId: string) =>
   stack.temporal.client.workflow.getHandle(WORKFLOWS.walletDomain.id(merchantId)).describe().then(() => true, (err: Error) => (err.name === 'WorkflowNotFoundError' ? false : Promise.reject(err)));
 

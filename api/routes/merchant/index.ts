@@ -1,11 +1,11 @@
 // Merchant account and configuration. Every JWT route reads and writes the caller's own merchant only, through
-// request.merchantData (model/merchant-scope.ts): the id comes from the token, never from the URL or body.
+// request.merchantData (model/merchant/merchant-scope.ts): the id comes from the token, never from the URL or body.
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { Prisma } from '../../../prisma/client.js';
 import { type RouteDeps } from '../../route-deps.js';
-import type { MerchantScope } from '../../../model/merchant-scope.js';
+import type { MerchantScope } from '../../../model/merchant/merchant-scope.js';
 import { AppError } from '../../../domain/errors.js';
 import { slugFromName, slugProblem, withSuffix } from '../../../domain/slug.js';
 import { hashPassword, verifyPassword } from '../../../security/passwords.js';
@@ -17,10 +17,10 @@ import { chars } from '../../schemas/text.js';
 import { checkoutOrigin, merchantViewInclude, PLATFORM_ENUM, toMerchantView, toPublicConfig } from './view.js';
 import { queueAccountEmail } from '../auth/account-emails.js';
 import { ROLE_SCOPES } from '../../../domain/roles.js';
-import { twoFactorEnabled } from '../../../model/two-factor.js';
+import { twoFactorEnabled } from '../../../model/merchant/two-factor.js';
 import { merchantForCheckoutHost } from '../../checkout-host.js';
-import { assertPlanAllows } from '../../../model/plan-features.js';
-import { deliveryDaysColumns, rateCountryColumns } from '../../../model/shipping-rates.js';
+import { assertPlanAllows } from '../../../model/merchant/plan-features.js';
+import { deliveryDaysColumns, rateCountryColumns } from '../../../model/merchant/shipping-rates.js';
 
 const auth = { security: [{ bearerAuth: [] }] };
 const tags = ['merchant'];

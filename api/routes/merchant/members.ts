@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { type RouteDeps } from '../../route-deps.js';
-import type { MerchantScope } from '../../../model/merchant-scope.js';
+import type { MerchantScope } from '../../../model/merchant/merchant-scope.js';
 import { AppError } from '../../../domain/errors.js';
 import { ROLES_GRANTABLE_BY, roleFromDb, roleToDb, type MemberRole } from '../../../domain/roles.js';
 import { errorResponse } from '../../schemas/common.js';

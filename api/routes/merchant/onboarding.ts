@@ -6,9 +6,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { type RouteDeps } from '../../route-deps.js';
 import { AppError } from '../../../domain/errors.js';
 import { checkoutActivation as activationOf, continueCheck, paymentCheck, wizardState, type OnboardingFacts, type StepNumber } from '../../../domain/onboarding.js';
-import { readOnboardingFacts } from '../../../model/onboarding.js';
-import type { checkStorefrontAScriptTagWorkflow } from '../../../workflows/storefront-a-script-tag.js';
-import type { setupVerificationWorkflow } from '../../../workflows/setup-verification.js';
+import { readOnboardingFacts } from '../../../model/merchant/onboarding.js';
+import type { checkStorefrontAScriptTagWorkflow } from '../../../workflows/storefront-a/storefront-a-app-embed.js';
+import type { setupVerificationWorkflow } from '../../../workflows/merchant/setup-verification.js';
 import { errorResponse } from '../../schemas/common.js';
 import { checkoutActivation, onboardingPatch, onboardingState, setupVerificationResult } from '../../schemas/onboarding.js';
 import { toAppError } from '../../plugins/errors.js';
@@ -101,9 +101,9 @@ export const onboardingRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, de
       storefrontA = { scriptTagInstalled: null as boolean | null, scriptTagId: null as string | null, activationUrl: null as string | null, themeName: null as string | null, checkedAt: null as string | null, checkError: null as string | null };
       if (facts.storefrontA?.connected && facts.storefrontA.hasAccessToken) {
         try {
-          const seen = await temporal.client.workflow.execute<typeof checkStorefrontAScriptTagWorkflow>(WORKFLOWS.storefrontAScriptTagCheck.type, {
+          const seen = await temporal.client.workflow.execute<typeof checkStorefrontAScriptTagWorkflow>(WORKFLOWS.storefrontAAppEmbedCheck.type, {
             taskQueue: config.temporal.taskQueue,
-            workflowId: WORKFLOWS.storefrontAScriptTagCheck.id(merchantId),
+            workflowId: WORKFLOWS.storefrontAAppEmbedCheck.id(merchantId),
             workflowIdConflictPolicy: 'USE_EXISTING',
             args: [merchantId],
           });

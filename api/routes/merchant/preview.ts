@@ -14,7 +14,7 @@ import type { Prisma } from '../../../prisma/client.js';
 import { INITIAL_STATUS } from '../../../domain/checkout-status.js';
 import { BASE_CURRENCY } from '../../../domain/money.js';
 import { PREVIEW_TOKEN_PREFIX } from '../../../domain/tokens.js';
-import { type SessionLine } from '../../../model/checkout-session.js';
+import { type SessionLine } from '../../../model/checkout/checkout-session.js';
 import { checkoutUrlOf } from '../../checkout-host.js';
 import { errorResponse } from '../../schemas/common.js';
 import { snapshotFxRates, subtotalOf } from '../../cart-sources.js';

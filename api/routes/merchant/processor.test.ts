@@ -3,11 +3,11 @@
 // sealed is the one the processor signs with.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import type { ServiceWorker } from '../../../activities/worker.js';
+import type { ServiceWorker } from '../../../worker/worker.js';
 import { type AppDeps } from '../../route-deps.js';
 import { buildApp } from '../../app.js';
-import { createActivities } from '../../../activities/worker.js';
-import { createProcessorActivities } from '../../../activities/processor.js';
+import { createActivities } from '../../../worker/worker.js';
+import { createProcessorActivities } from '../../../activities/processor/processor-connection.js';
 import { SUBSCRIBED_EVENTS } from '../../../integrations/processor/index.js';
 import { verifyDelivery } from '../../../integrations/processor/webhook.js';
 import { startProcessor, startWebhookReceiver, type RunningProcessor, type WebhookReceiver } from '../../../test/harness/processor.js';
@@ -16,7 +16,7 @@ import { createSecretBox } from '../../../security/secrets.js';
 import { createTestDatabase, type TestDatabase } from '../../../test/harness/db.js';
 import { connectTestTemporal, type TestTemporal } from '../../../test/harness/temporal.js';
 import { testConfig } from '../../../test/harness/config.js';
-import { connectProcessorWorkflow } from '../../../workflows/processor-connection.js';
+import { connectProcessorWorkflow } from '../../../workflows/processor/processor-connection.js';
 import { WORKFLOWS } from '../../../domain/workflow-names.js';
 
 /** Short, so a processor slower than this times out in about two seconds (two attempts). */

@@ -6,11 +6,11 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { type RouteDeps } from '../../route-deps.js';
-import type { MerchantScope } from '../../../model/merchant-scope.js';
+import type { MerchantScope } from '../../../model/merchant/merchant-scope.js';
 import { errorResponse } from '../../schemas/common.js';
 import { AppError } from '../../../domain/errors.js';
-import type { checkStorefrontAScriptTagWorkflow, ensureStorefrontAScriptTagWorkflow } from '../../../workflows/storefront-a-script-tag.js';
-import { type ScriptTagStatus } from '../../../workflows/storefront-a.messages.js';
+import type { checkStorefrontAScriptTagWorkflow, ensureStorefrontAScriptTagWorkflow } from '../../../workflows/storefront-a/storefront-a-app-embed.js';
+import { type AppEmbedStatus } from '../../../workflows/storefront-a/storefront-a.messages.js';
 import { WORKFLOWS } from '../../../domain/workflow-names.js';
 
 const statusResponse = z
@@ -36,7 +36,7 @@ export const scriptTagRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
     if (!row) throw new AppError('CONFLICT', 'The app embed needs a Shopify shop: connect your Shopify shop first');
     if (!row.connected) throw new AppError('CONFLICT', 'Your Shopify shop is not connected (the app is not installed yet, or was uninstalled): install the app first');
   }
-  const reply = (s: ScriptTagStatus) => ({ platform: 'STOREFRONT_A' as const, ...s });
+  const reply = (s: AppEmbedStatus) => ({ platform: 'STOREFRONT_A' as const, ...s });
 
   app.get('/script-tag/status', {
     onRequest: app.authenticate,
@@ -50,9 +50,9 @@ export const scriptTagRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
   }, async (request) => {
     const { merchantId } = request.merchant;
     await requireConnected(request.merchantData);
-    return reply(await temporal.client.workflow.execute<typeof checkStorefrontAScriptTagWorkflow>(WORKFLOWS.storefrontAScriptTagCheck.type, {
+    return reply(await temporal.client.workflow.execute<typeof checkStorefrontAScriptTagWorkflow>(WORKFLOWS.storefrontAAppEmbedCheck.type, {
       taskQueue: config.temporal.taskQueue,
-      workflowId: WORKFLOWS.storefrontAScriptTagCheck.id(merchantId),
+      workflowId: WORKFLOWS.storefrontAAppEmbedCheck.id(merchantId),
       workflowIdConflictPolicy: 'USE_EXISTING',
       args: [merchantId],
     }));
@@ -71,9 +71,9 @@ export const scriptTagRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
   }, async (request) => {
     const { merchantId } = request.merchant;
     await requireConnected(request.merchantData);
-    return reply(await temporal.client.workflow.execute<typeof ensureStorefrontAScriptTagWorkflow>(WORKFLOWS.storefrontAScriptTag.type, {
+    return reply(await temporal.client.workflow.execute<typeof ensureStorefrontAScriptTagWorkflow>(WORKFLOWS.storefrontAAppEmbed.type, {
       taskQueue: config.temporal.taskQueue,
-      workflowId: WORKFLOWS.storefrontAScriptTag.id(merchantId),
+      workflowId: WORKFLOWS.storefrontAAppEmbed.id(merchantId),
       workflowIdConflictPolicy: 'USE_EXISTING',
       args: [merchantId],
     }));

@@ -1,14 +1,14 @@
-// One's own two-factor sign-in (model/two-factor.ts): anyone signed in manages their own, never someone else's, so
+// One's own two-factor sign-in (model/merchant/two-factor.ts): anyone signed in manages their own, never someone else's, so
 // the person comes from the session (request.merchant.memberId), never from the URL. Session-only (keys: 403).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { type RouteDeps } from '../../route-deps.js';
-import type { MerchantScope } from '../../../model/merchant-scope.js';
+import type { MerchantScope } from '../../../model/merchant/merchant-scope.js';
 import { errorResponse } from '../../schemas/common.js';
 import { ok } from '../../schemas/merchant.js';
 import { enrolment, recoveryCodes, securityStatus, totpCode, twoFactorCode } from '../../schemas/team.js';
 import { limit } from '../../plugins/rate-limits.js';
-import { confirmEnrolment, disableTwoFactor, regenerateRecoveryCodes, startEnrolment, twoFactorStatus } from '../../../model/two-factor.js';
+import { confirmEnrolment, disableTwoFactor, regenerateRecoveryCodes, startEnrolment, twoFactorStatus } from '../../../model/merchant/two-factor.js';
 
 const auth = { security: [{ bearerAuth: [] }] };
 const tags = ['security'];

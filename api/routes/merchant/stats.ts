@@ -9,7 +9,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { type RouteDeps } from '../../route-deps.js';
 import { Prisma, type Db } from '../../../prisma/client.js';
-import { merchantScope, type MerchantTables } from '../../../model/merchant-scope.js';
+import { merchantScope, type MerchantTables } from '../../../model/merchant/merchant-scope.js';
 import { summarizeFunnel, summarizeStats, type StatsGroup } from '../../../domain/stats.js';
 import { errorResponse } from '../../schemas/common.js';
 import { funnelResponse, STATS_MAX_DAYS, statsQuery, statsResponse } from '../../schemas/orders.js';

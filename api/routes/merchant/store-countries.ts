@@ -7,7 +7,7 @@ import { type RouteDeps } from '../../route-deps.js';
 import { AppError } from '../../../domain/errors.js';
 import { errorResponse } from '../../schemas/common.js';
 import { storeCountriesRefreshView } from '../../schemas/merchant.js';
-import type { refreshStoreCountriesWorkflow } from '../../../workflows/store-countries.js';
+import type { refreshStoreCountriesWorkflow } from '../../../workflows/merchant/store-countries.js';
 import { WORKFLOWS } from '../../../domain/workflow-names.js';
 
 const auth = { security: [{ bearerAuth: [] }] };

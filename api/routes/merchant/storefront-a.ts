@@ -15,7 +15,7 @@ import { AppError } from '../../../domain/errors.js';
 import { Prisma } from '../../../prisma/client.js';
 import { isValidShopHost, missingScopes } from '../../../integrations/storefront-a/oauth.js';
 import { installingInputs, NO_PENDING_INPUTS, STOREFRONT_A_SCOPES, storefrontAAad } from '../../../model/connections.js';
-import type { removeStorefrontAScriptTagWorkflow } from '../../../workflows/storefront-a-script-tag.js';
+import type { removeStorefrontAScriptTagWorkflow } from '../../../workflows/storefront-a/storefront-a-app-embed.js';
 import { STOREFRONT_A_INSTALL_PURPOSE } from '../../../model/connections.js';
 import { APP_PROJECT_DIR, appProjectZip, SHOPIFY_CLI_VERSION } from '../../storefront-a-app.js';
 import { WORKFLOWS } from '../../../domain/workflow-names.js';
@@ -204,9 +204,9 @@ export const storefrontAMerchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async
     const data = request.merchantData;
     const row = await data.storefrontAConnection.findFirst();
     if (!row) throw new AppError('NOT_FOUND', 'No Shopify shop is connected');
-    const removal = await temporal.client.workflow.execute<typeof removeStorefrontAScriptTagWorkflow>(WORKFLOWS.storefrontAScriptTagRemove.type, {
+    const removal = await temporal.client.workflow.execute<typeof removeStorefrontAScriptTagWorkflow>(WORKFLOWS.storefrontAAppEmbedRemove.type, {
       taskQueue: config.temporal.taskQueue,
-      workflowId: WORKFLOWS.storefrontAScriptTagRemove.id(merchantId),
+      workflowId: WORKFLOWS.storefrontAAppEmbedRemove.id(merchantId),
       workflowIdConflictPolicy: 'USE_EXISTING',
       args: [merchantId],
     });

@@ -6,11 +6,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import type { ServiceWorker } from '../../../activities/worker.js';
+import type { ServiceWorker } from '../../../worker/worker.js';
 import { type AppDeps } from '../../route-deps.js';
 import { buildApp } from '../../app.js';
-import { createActivities } from '../../../activities/worker.js';
-import { createStorefrontBActivities } from '../../../activities/storefront-b.js';
+import { createActivities } from '../../../worker/worker.js';
+import { createStorefrontBActivities } from '../../../activities/storefront-b/storefront-b.js';
 import { createStorefrontBSimulator, DEMO_STORE, type StorefrontBSimulator } from '../../../sandbox/storefront-b/simulator.js';
 import { handoffHeaders } from '../../../integrations/storefront-b/handoff.js';
 import { createTestMerchant, type TestMerchant } from '../../../test/harness/merchants.js';
@@ -365,7 +365,7 @@ describe('access', () => {
 });
 
 describe('GET /api/merchant/storefront-b/plugin.zip', () => {
-  const pluginDir = fileURLToPath(new URL('../../../plugins/woocommerce/hosted-checkout-connector', import.meta.url));
+  const pluginDir = fileURLToPath(new URL('../../../store-extensions/woocommerce/hosted-checkout-connector', import.meta.url));
   const filesOf = (dir: string, prefix = ''): string[] =>
     readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesOf(join(dir, e.name), `${prefix}${e.name}/`) : [`${prefix}${e.name}`]));
 

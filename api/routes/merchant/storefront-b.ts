@@ -10,7 +10,7 @@ import { AppError } from '../../../domain/errors.js';
 import { UnsafeUrlError } from '../../../security/ssrf.js';
 import { errorResponse } from '../../schemas/common.js';
 import { credential, fetchedUrl } from '../../schemas/text.js';
-import type { connectStorefrontBWorkflow } from '../../../workflows/storefront-b-connection.js';
+import type { connectStorefrontBWorkflow } from '../../../workflows/storefront-b/storefront-b-connection.js';
 import { storefrontBAad, normalizeStoreUrl } from '../../../model/connections.js';
 import { pluginZip, PLUGIN_SLUG } from '../../storefront-b-plugin.js';
 import { WORKFLOWS } from '../../../domain/workflow-names.js';

@@ -6,9 +6,9 @@ import type { z } from 'zod';
 import { findPlan } from '../../../domain/plans.js';
 import { planFeatureView, planInForce } from '../../../domain/plan-features.js';
 import { servedCountries } from '../../../domain/shipping.js';
-import { codOffered } from '../../../model/plan-features.js';
-import { deliveryDaysOf, rateCountriesOf, storeCountriesOf } from '../../../model/shipping-rates.js';
-import { policiesViewOf } from '../../../model/store-countries.js';
+import { codOffered } from '../../../model/merchant/plan-features.js';
+import { deliveryDaysOf, rateCountriesOf, storeCountriesOf } from '../../../model/merchant/shipping-rates.js';
+import { policiesViewOf } from '../../../model/merchant/store-countries.js';
 import type { merchantView, publicConfig } from '../../schemas/merchant.js';
 
 export type MerchantWithRates = Merchant & {

@@ -8,7 +8,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { WebhookDelivery, WebhookDeliveryAttempt, WebhookEndpoint, MerchantEvent } from '../../../generated/prisma/client.js';
 import type { Prisma } from '../../../prisma/client.js';
 import { type RouteDeps } from '../../route-deps.js';
-import type { MerchantScope } from '../../../model/merchant-scope.js';
+import type { MerchantScope } from '../../../model/merchant/merchant-scope.js';
 import { AppError } from '../../../domain/errors.js';
 import { UnsafeUrlError } from '../../../security/ssrf.js';
 import {

@@ -6,13 +6,13 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { type RouteDeps } from '../../route-deps.js';
-import type { MerchantScope } from '../../../model/merchant-scope.js';
+import type { MerchantScope } from '../../../model/merchant/merchant-scope.js';
 import { AppError } from '../../../domain/errors.js';
 import { CHECKOUT_STATUSES, refundableMinor, refundRefusal } from '../../../domain/checkout-status.js';
-import { refundBalanceOf } from '../../../model/refunds.js';
-import { sessionBumpLines, sessionLines } from '../../../model/checkout-session.js';
+import { refundBalanceOf } from '../../../model/checkout/refunds.js';
+import { sessionBumpLines, sessionLines } from '../../../model/checkout/checkout-session.js';
 import { isCheckoutToken } from '../../../domain/tokens.js';
-import { backfillStatusUpdate, refundUpdate } from '../../../workflows/checkout.messages.js';
+import { backfillStatusUpdate, refundUpdate } from '../../../workflows/checkout/checkout.messages.js';
 import { updateCheckout } from '../../checkout-workflow.js';
 import { errorResponse } from '../../schemas/common.js';
 import { tokenParams } from '../../schemas/checkout.js';

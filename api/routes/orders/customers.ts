@@ -10,7 +10,7 @@ import { type RouteDeps } from '../../route-deps.js';
 import { AppError } from '../../../domain/errors.js';
 import { ORDER_VIEWS } from '../../../domain/stats.js';
 import { Prisma } from '../../../prisma/client.js';
-import type { MerchantScope } from '../../../model/merchant-scope.js';
+import type { MerchantScope } from '../../../model/merchant/merchant-scope.js';
 import { errorResponse } from '../../schemas/common.js';
 import { customerDetail, customerParams, customersPage, customersQuery, type customerSummary } from '../../schemas/customers.js';
 import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../../schemas/pagination.js';

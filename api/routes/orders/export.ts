@@ -14,7 +14,7 @@ import { orderNumberLabel, storeOrderOf } from '../../../domain/store-order.js';
 import { errorResponse } from '../../schemas/common.js';
 import { ordersExportQuery } from '../../schemas/orders.js';
 import { customerNameOf, filteredOrdersWhere, orderPages, paymentMethodOf } from './index.js';
-import type { MerchantScope } from '../../../model/merchant-scope.js';
+import type { MerchantScope } from '../../../model/merchant/merchant-scope.js';
 
 /** Rows read per query. */
 export const EXPORT_PAGE_SIZE = 500;

@@ -19,18 +19,18 @@ import type { CheckoutSession, EmailMessage, ProcessorWebhookDelivery, SessionEv
 import { AppError } from '../../../domain/errors.js';
 import { ORDER_VIEWS } from '../../../domain/stats.js';
 import { isCheckoutStatus, isHoldReason, ORDERED_STATUSES, refundableMinor, refundRefusal } from '../../../domain/checkout-status.js';
-import { refundBalanceOf } from '../../../model/refunds.js';
+import { refundBalanceOf } from '../../../model/checkout/refunds.js';
 import { isCheckoutToken } from '../../../domain/tokens.js';
 import { formatMoney } from '../../../domain/money.js';
 import { storeOrderOf } from '../../../domain/store-order.js';
-import { orderEmailIdempotencyKey, refundEmailIdempotencyKey, upsellEmailIdempotencyKey } from '../../../model/order-emails.js';
-import { type OrderEmailKind } from '../../../model/order-emails.js';
+import { orderEmailIdempotencyKey, refundEmailIdempotencyKey, upsellEmailIdempotencyKey } from '../../../model/checkout/order-emails.js';
+import { type OrderEmailKind } from '../../../model/checkout/order-emails.js';
 import { errorResponse } from '../../schemas/common.js';
 import { tokenParams } from '../../schemas/checkout.js';
 import { orderDetail, ordersPage, ordersQuery, type OrderFilters, type OrdersQuery, type timelineEntry } from '../../schemas/orders.js';
 import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../../schemas/pagination.js';
 import { keysetPages } from '../../pagination.js';
-import { sessionAddress, sessionBumpLines, sessionLines, type SessionLine } from '../../../model/checkout-session.js';
+import { sessionAddress, sessionBumpLines, sessionLines, type SessionLine } from '../../../model/checkout/checkout-session.js';
 
 const tags = ['orders'];
 const auth = { security: [{ bearerAuth: [] }] };
@@ -42,7 +42,7 @@ export const ORDER_WHERE: Prisma.CheckoutSessionWhereInput = {
   OR: [{ paymentStartedAt: { not: null } }, { status: { in: [...ORDERED_STATUSES] } }],
 };
 
-/** Emails of an order, by the idempotency key each is sent with (activities/checkout-fulfilment.ts). */
+/** Emails of an order, by the idempotency key each is sent with (activities/checkout/checkout-fulfilment.ts). */
 const ORDER_EMAIL_KINDS = ['order_confirmation', 'merchant_order_notification', 'store_order_problem', 'refund_confirmation', 'payment_held'] as const satisfies readonly OrderEmailKind[];
 
 // The list's pages: keyed by (createdAt, token), newest first.

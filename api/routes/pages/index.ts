@@ -111,7 +111,7 @@ export const pagesRoutes: FastifyPluginAsync<PagesOptions> = async (app, opts) =
   });
 
   app.get('/script-tag.js', { schema: { hide: true } }, async (request, reply) => {
-    const file = web.part('script-tag')?.files.get('script-tag.js');
+    const file = web.part('checkout-takeover')?.files.get('script-tag.js');
     if (!file) return reply.code(503).header('content-type', 'text/javascript; charset=utf-8').send('/* checkout script tag not built: npm run web:build */');
     return sendFile(request, reply, file, SCRIPT_TAG_CACHE);
   });

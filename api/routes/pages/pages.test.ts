@@ -14,7 +14,7 @@ let slug: string;
 let otherSlug: string;
 
 beforeAll(async () => {
-  await ensureWebBuild({ targets: ['checkout', 'script-tag', 'dashboard'] });
+  await ensureWebBuild({ targets: ['checkout', 'checkout-takeover', 'dashboard'] });
   stack = await startTestStack();
   const merchant = await storefrontAMerchant(stack, 'Page Shop');
   await api(stack, 'PATCH', '/api/merchant/config', { branding: { primaryColor: '#ffee58' } }, merchant.token);

@@ -10,7 +10,7 @@ import { addVary } from '../../vary.js';
 
 export const DEFAULT_WEB_DIST = fileURLToPath(new URL('../../../web/dist', import.meta.url));
 
-export type WebPart = 'checkout' | 'dashboard' | 'script-tag';
+export type WebPart = 'checkout' | 'dashboard' | 'checkout-takeover';
 
 export interface StaticFile {
   raw: Buffer;

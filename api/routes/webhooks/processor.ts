@@ -13,7 +13,7 @@
 // on a transaction-scoped advisory lock, the first signals, the rest are answered 200 as duplicates.
 // Only a signalled event counts: if Temporal cannot be reached we answer 503, the processor retries, and
 // the retry signals. The workflow deduplicates by event id again, so a second signal is harmless.
-// Verifying, storing and signalling once are shared with the billing webhook: api/webhook-deliveries.ts.
+// Verifying, storing and signalling once are shared with the billing webhook: api/incoming-webhooks.ts.
 //
 // Disputes (dispute.created, dispute.updated) carry no metadata of ours: the company they were filed against names
 // the merchant (verified with that merchant's secret), and a valid one starts the workflow that records the
@@ -33,11 +33,11 @@ import { acceptRawBodies, rawBodyOf, rawJsonBody } from '../../plugins/raw-body.
 import { releaseUnlessFailed, UNVERIFIED_DELIVERY } from '../../plugins/rate-limits.js';
 import {
   claimedEvent, claimedString, eventIdOf, parseJsonOrUndefined, processorEventOf, signedByAny, signedDeliveryHeaders, storableBody, webhookDeliveries, type DeliveryAudit,
-} from '../../webhook-deliveries.js';
+} from '../../incoming-webhooks.js';
 import { AppError } from '../../../domain/errors.js';
 import { isSessionToken } from '../../../domain/tokens.js';
 import { claimedCompany, DISPUTE_EVENTS, readDispute, type ProcessorEvent, type SignatureScheme } from '../../../integrations/processor/webhook.js';
-import { cueCheckout, cueDispute, type CheckoutRef } from '../../../model/processor-cues.js';
+import { cueCheckout, cueDispute, type CheckoutRef } from '../../../model/checkout/processor-cues.js';
 import { PROCESSOR_WEBHOOK_PATH } from '../../../model/connections.js';
 import { processorAad } from '../../../model/connections.js';
 
@@ -96,7 +96,7 @@ export const processorWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
     }
   }
 
-  /** Signals the session's workflow once per event id (model/processor-cues.ts); its first delivery also goes on the session's timeline. */
+  /** Signals the session's workflow once per event id (model/checkout/processor-cues.ts); its first delivery also goes on the session's timeline. */
   function apply(audit: Audit, session: CheckoutRef, event: ProcessorEvent, log: FastifyBaseLogger) {
     const eventId = eventIdOf(event);
     return deliveries.applyOnce(audit, eventId, () => cueCheckout(deps, session, eventId, event), log, (tx) =>
@@ -135,7 +135,7 @@ export const processorWebhookRoutes: FastifyPluginAsyncZod<RouteDeps> = async (a
     const event = processorEventOf(claims.json, request, scheme);
     const dispute = readDispute(claims.json);
     if (!event || !dispute) return deliveries.refuse(audit, 'malformed', new AppError('INVALID_INPUT', 'The body is not a dispute event (type, data.id, amount, currency, status, payment.id)'), true);
-    // The merchant's dispute events, once per dispute and fact (model/processor-cues.ts; the processor sweep takes the same path).
+    // The merchant's dispute events, once per dispute and fact (model/checkout/processor-cues.ts; the processor sweep takes the same path).
     const outcome = await deliveries.applyOnce(audit, eventIdOf(event), () => cueDispute(deps, merchantId, dispute), request.log);
     if (outcome === 'unavailable') throw new AppError('NOT_READY', 'The event is stored but could not be applied yet: retry later');
     return { received: true as const, duplicate: outcome === 'duplicate' };

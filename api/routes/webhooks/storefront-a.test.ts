@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { signWebhook as signWebhookBody } from '../../../sandbox/storefront-a/webhooks.js';
-import { REDACTED } from '../../../activities/privacy.js';
+import { REDACTED } from '../../../activities/storefront-a/privacy.js';
 import { pathAllowsTopic } from './storefront-a.js';
 import {
   call, createMerchant, DEMO_APP, DEMO_SHOP, installThroughOAuth, simControl, useStorefrontAStack,

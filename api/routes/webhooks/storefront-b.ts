@@ -1,5 +1,5 @@
 // Refunds the merchant makes in wp-admin on an order of ours, told by our WooCommerce plugin (its gateway's
-// process_refund, plugins/woocommerce/hosted-checkout-connector/includes/class-hosted-checkout-gateway.php). The plugin
+// process_refund, store-extensions/woocommerce/hosted-checkout-connector/includes/class-hosted-checkout-gateway.php). The plugin
 // signs the raw body as it signs a checkout handoff (integrations/storefront-b/handoff.ts: the connected REST key's
 // secret, a timestamp window, constant-time comparisons). WooCommerce has already created its refund and waits for our
 // answer: 2xx keeps it, anything else makes WooCommerce delete it and show our error. So the refund goes to the session's
@@ -14,11 +14,11 @@ import { acceptRawBodies, rawBodyOf, rawJsonBody } from '../../plugins/raw-body.
 import { releaseUnlessFailed, UNVERIFIED_DELIVERY } from '../../plugins/rate-limits.js';
 import { AppError } from '../../../domain/errors.js';
 import { refundRefusal } from '../../../domain/checkout-status.js';
-import { refundBalanceOf } from '../../../model/refunds.js';
+import { refundBalanceOf } from '../../../model/checkout/refunds.js';
 import { normalizeStoreUrl, verifyStorefrontBHandoff } from '../../../model/connections.js';
 import { HANDOFF_HEADERS } from '../../../integrations/storefront-b/handoff.js';
 import { decimalToMinor } from '../../../integrations/storefront-common/money.js';
-import { storeRefundUpdate } from '../../../workflows/checkout.messages.js';
+import { storeRefundUpdate } from '../../../workflows/checkout/checkout.messages.js';
 import { updateCheckout } from '../../checkout-workflow.js';
 
 /** What the plugin sends (Hosted_Checkout_Gateway::process_refund). */

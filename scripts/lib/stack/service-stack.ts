@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type WorkflowBundle } from '@temporalio/worker';
 import { buildApp } from '../../../api/app.js';
-import { createActivities, createWorker, type ServiceWorker } from '../../../activities/worker.js';
+import { createActivities, createWorker, type ServiceWorker } from '../../../worker/worker.js';
 import { startSandboxes, type Sandboxes } from './sandboxes.js';
 import type { Config } from '../../../config/index.js';
 import { createDb, type Db } from '../../../prisma/client.js';

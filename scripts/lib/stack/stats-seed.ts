@@ -2,7 +2,7 @@
 // timeline events in the same statement), so `npm run bench -- stats` seeds 100k sessions in seconds and the
 // tests seed a few hundred the same way. Deterministic for a given seed: each session's outcome, currency,
 // amounts and preview flag come from an MD5 of (seed, i). The statuses and milestones are consistent with
-// what the real path records (activities/session-events.ts), including a few completed sessions without
+// what the real path records (activities/checkout/session-events.ts), including a few completed sessions without
 // contact or shipping milestones (older rows) and previews in every status (statistics must skip them). Money given
 // back as the refunds path records it (refunded_minor, the sum of the processor's confirmed refunds): every REFUNDED
 // session in full, a tenth of the COMPLETED ones in part (still COMPLETED), and payments held (ON_HOLD, with their

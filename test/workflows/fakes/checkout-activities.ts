@@ -7,13 +7,13 @@
 // `satisfies` clauses below make the compiler check them against the real activity groups.
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import type { CheckoutSessionActivities, LoadedSession, PaymentQuote } from '../../../activities/checkout-session.js';
-import type { CheckoutPaymentActivities } from '../../../activities/checkout-payment.js';
-import type { FulfilmentActivities } from '../../../activities/checkout-fulfilment.js';
+import type { CheckoutSessionActivities, LoadedSession, PaymentQuote } from '../../../activities/checkout/checkout-session.js';
+import type { CheckoutPaymentActivities } from '../../../activities/checkout/checkout-payment.js';
+import type { FulfilmentActivities } from '../../../activities/checkout/checkout-fulfilment.js';
 import { refundRefusal, type CheckoutStatus, type HoldReason } from '../../../domain/checkout-status.js';
-import type { RefundRequest, RefundsState, ShopperDetails } from '../../../workflows/checkout.messages.js';
-import type { EmailSendResult } from '../../../activities/email-outbox.js';
-import type { EmitMerchantEventInput, MerchantWebhookActivities } from '../../../activities/merchant-webhooks.js';
+import type { RefundRequest, RefundsState, ShopperDetails } from '../../../workflows/checkout/checkout.messages.js';
+import type { EmailSendResult } from '../../../activities/email/email-outbox.js';
+import type { EmitMerchantEventInput, MerchantWebhookActivities } from '../../../activities/merchant-webhooks/merchant-webhooks.js';
 import { nextUpsellState, type UpsellCharge, type UpsellChargeOutcome, type UpsellPurchaseState } from '../../../domain/upsell-purchase.js';
 
 type Fn<T> = T extends (...args: infer A) => infer R ? (...args: A) => R : never;

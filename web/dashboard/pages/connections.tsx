@@ -442,7 +442,7 @@ export function ProcessorConnection(props: { onChange?: () => void }) {
           )}
           {s.wallets && (
             // Whop's hosted page: nothing to set up, the plan decides. The embedded page: Apple Pay once Whop verified the
-            // checkout host (model/wallets.ts).
+            // checkout host (model/merchant/wallets.ts).
             <div class="wallets" data-wallets={s.wallets.status}>
               {(s.wallets.ready || s.wallets.status === 'embedded') && <p class="muted">{s.wallets.statusMessage}</p>}
               {s.wallets.status === 'embedded' && s.wallets.applePayDomain && (

@@ -1,0 +1,26 @@
+// Setup verification's reads (the wizard facts of model/merchant/onboarding.ts and the billing status) and the one write
+// it makes: onboardingCompletedAt.
+import type { Db } from '../../prisma/client.js';
+import { readOnboardingFacts } from '../../model/merchant/onboarding.js';
+import type { SetupVerificationFacts } from '../../workflows/merchant/setup-verification.messages.js';
+import { readBillingStatus } from '../../model/merchant/billing-status.js';
+import { classifyFailures } from '../failures.js';
+
+export function createSetupVerificationActivities({ db }: { db: Db }) {
+  return classifyFailures({
+    /** Setup verification step 1: the merchant, its processor and its billing status. */
+    async readSetupVerificationFacts(merchantId: string): Promise<SetupVerificationFacts> {
+      const [facts, billing] = await Promise.all([readOnboardingFacts(db, merchantId), readBillingStatus(db, merchantId)]);
+      return { ...facts, billing: { planId: billing.planId, paid: billing.paid, status: billing.status } };
+    },
+
+    /** Step 6: onboardingCompletedAt, set once (a re-run keeps the first instant); answers the stored value. */
+    async completeOnboarding(merchantId: string): Promise<{ onboardingCompletedAt: string }> {
+      await db.merchant.updateMany({ where: { id: merchantId, onboardingCompletedAt: null }, data: { onboardingCompletedAt: new Date() } });
+      const { onboardingCompletedAt } = await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { onboardingCompletedAt: true } });
+      return { onboardingCompletedAt: onboardingCompletedAt!.toISOString() };
+    },
+  });
+}
+
+export type SetupVerificationActivities = ReturnType<typeof createSetupVerificationActivities>;
