@@ -12,8 +12,8 @@ const bannedInWorkflows = [
   '@temporalio/client', '@temporalio/worker', '@temporalio/activity', '@temporalio/testing',
 ];
 
-// Our money and price arithmetic: domain/money.ts and the domain modules that price with it.
-const SERVICE_MONEY = ['money', 'discounts', 'shipping', 'payment-check'].flatMap((m) => [`**/domain/${m}`, `**/domain/${m}.*`]);
+// Our money and price arithmetic: domain/money.ts and the domain modules that price with it (in any domain/ folder).
+const SERVICE_MONEY = ['money', 'discounts', 'shipping', 'payment-check'].flatMap((m) => [`**/domain/${m}`, `**/domain/${m}.*`, `**/domain/**/${m}`, `**/domain/**/${m}.*`]);
 
 const TEST_HELPERS = { group: ['**/test/**'], message: 'Test helpers live in test/ and are imported by tests only.' };
 const restrict = (...patterns) => ({ '@typescript-eslint/no-restricted-imports': ['error', { patterns }] });

@@ -6,7 +6,7 @@
 // add cost to every request and no protection, and a leaked table still yields no usable key. No server-side pepper
 // either: it would tie every key to a server secret whose rotation would break them all, for no gain at this entropy.
 import { createHash, randomBytes } from 'node:crypto';
-import { API_KEY_DISPLAY_CHARS, API_KEY_SECRET_LENGTH, apiKeyPrefix, type ApiKeyMode } from '../domain/api-keys.js';
+import { API_KEY_DISPLAY_CHARS, API_KEY_SECRET_LENGTH, apiKeyPrefix, type ApiKeyMode } from '../domain/merchant/api-keys.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 

@@ -3,7 +3,7 @@
 // subdomain), and whether an Origin is a verified custom domain (CORS). Every answer is one indexed read.
 import type { Config } from '../config/index.js';
 import type { Db } from '../prisma/client.js';
-import { checkoutOrigin } from '../domain/checkout-origin.js';
+import { checkoutOrigin } from '../domain/checkout/checkout-origin.js';
 import { CUSTOM_DOMAIN_PREFIX, normalizeHostname } from '../domain/hostnames.js';
 
 export interface CheckoutHostMerchant {

@@ -10,7 +10,7 @@ export const ERROR_CODES = {
   INVALID_SIGNATURE: 401,
   INVALID_TWO_FACTOR_CODE: 401, // a wrong, expired or already used authenticator or recovery code (model/merchant/two-factor.ts)
   FORBIDDEN: 403,
-  PLAN_FEATURE_REQUIRED: 403, // a setting the merchant's plan does not include (domain/plan-features.ts): details.requiredPlan names the plan that does
+  PLAN_FEATURE_REQUIRED: 403, // a setting the merchant's plan does not include (domain/merchant/plan-features.ts): details.requiredPlan names the plan that does
   SIGNUP_CLOSED: 403,
   EMAIL_NOT_VERIFIED: 403,
   ORIGIN_NOT_ALLOWED: 403,
@@ -41,7 +41,7 @@ export const ERROR_CODES = {
   REFUND_EXCEEDS_BALANCE: 422, // a refund larger than what is left of the charge (details.refundableMinor)
   UNSUPPORTED_CURRENCY: 422,
   IDEMPOTENCY_KEY_REUSED: 422, // an Idempotency-Key already used in the last 24 hours for a different request (method, URL or body) // a store's checkout currency we cannot price in (unknown ISO code or no FX rate)
-  // A discount code that does not apply to this checkout, one code per reason (domain/discounts.ts).
+  // A discount code that does not apply to this checkout, one code per reason (domain/checkout/discounts.ts).
   DISCOUNT_UNKNOWN: 422, // no such code for this shop, or the merchant paused it
   DISCOUNT_EXPIRED: 422,
   DISCOUNT_USED_UP: 422, // its usage limit is reached

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { CHECKOUT_STATUSES } from './checkout-status.js';
+import { CHECKOUT_STATUSES } from './checkout/checkout-status.js';
 import { milestonesOfEvent, ORDER_VIEWS, summarizeFunnel, summarizeStats, type StatsGroup } from './stats.js';
 
 describe('milestones of timeline events', () => {

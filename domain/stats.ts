@@ -11,10 +11,10 @@
 // - Completed orders: card checkouts the processor confirmed (COMPLETED, and REFUNDED, which was completed
 //   first): completedOrders = paidOrders + refundedOrders, always.
 // - COD orders: confirmed cash-on-delivery orders (COD_CONFIRMED). They are orders on the store, so they
-//   count as conversions, but not as revenue: the money is not paid through us (see domain/checkout-status.ts).
+//   count as conversions, but not as revenue: the money is not paid through us (see domain/checkout/checkout-status.ts).
 //   Their value is reported apart, with the part the store reports collected (marked paid).
 // - Held payments (ON_HOLD): the shopper paid, but the processor showed the payment refunded, disputed or of
-//   another amount before the order (domain/payment-check.ts), so there is no store order and no revenue; they are
+//   another amount before the order (domain/checkout/payment-check.ts), so there is no store order and no revenue; they are
 //   counted apart (heldOrders, held[]) for the merchant to act on. The shopper did pay: a held payment is a
 //   conversion, and the funnel's last step.
 // - Conversion rate: (completed orders + COD orders + held payments) / sessions = the funnel's completed / created.
@@ -27,7 +27,7 @@
 //   (reaching a step marks the earlier ones still unset, with the same instant), so counting each milestone
 //   column is enough, and a step is never larger than the one before; a session in a converted status counts
 //   at every step, whatever older rows lack.
-import { isOrdered, isProcessorPaid, ORDERED_STATUSES } from './checkout-status.js';
+import { isOrdered, isProcessorPaid, ORDERED_STATUSES } from './checkout/checkout-status.js';
 
 export const FUNNEL_STEPS = ['created', 'contact_entered', 'shipping_chosen', 'payment_started', 'completed'] as const;
 export type FunnelStep = (typeof FUNNEL_STEPS)[number];

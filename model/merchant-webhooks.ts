@@ -7,11 +7,11 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import type { MerchantEvent, WebhookDelivery, WebhookEndpoint } from '../generated/prisma/client.js';
 import type { Db } from '../prisma/client.js';
 import type { SecretBox } from '../security/secrets.js';
-import { isPaymentMethod } from '../domain/payment-method.js';
-import { type MerchantEventType, type SessionEventType } from '../domain/merchant-webhooks.js';
-import { merchantEventSchemas, type MerchantEventPayload, type SessionEventData } from '../domain/merchant-event-payloads.js';
+import { isPaymentMethod } from '../domain/checkout/payment-method.js';
+import { type MerchantEventType, type SessionEventType } from '../domain/merchant-webhooks/merchant-webhooks.js';
+import { merchantEventSchemas, type MerchantEventPayload, type SessionEventData } from '../domain/merchant-webhooks/merchant-event-payloads.js';
 import { webhookEndpointAad } from './connections.js';
-import { WORKFLOWS } from '../domain/workflow-names.js';
+import { WORKFLOWS } from '../domain/temporal/workflow-names.js';
 
 /** The delivery workflow's type name: started by name, so callers never import workflow code. */
 

@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
-import { backgroundTaskQueue } from '../domain/task-queues.js';
+import { backgroundTaskQueue } from '../domain/temporal/task-queues.js';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig, ConfigError } from '../config/index.js';
 import { createDb, type Db } from '../prisma/client.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from './passwords.js';
-import { checkPasswordPolicy } from '../domain/password-policy.js';
+import { checkPasswordPolicy } from '../domain/merchant/password-policy.js';
 
 describe('password hashing', () => {
   it('given a hashed password / when the same password is verified / it matches', async () => {

@@ -1,6 +1,6 @@
 // Merchant passwords: scrypt from node:crypto (memory-hard, no native dependency), a stored format that
 // carries its own parameters so they can be raised later without invalidating existing hashes, and a
-// the policy (domain/password-policy.ts) is pure, so the API's schemas and the web app share it.
+// the policy (domain/merchant/password-policy.ts) is pure, so the API's schemas and the web app share it.
 import { randomBytes, scrypt, scryptSync, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 const N = 2 ** 15;

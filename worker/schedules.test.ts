@@ -2,13 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEcbSimulator } from '../sandbox/ecb/index.js';
 import type { Simulator } from '../sandbox/shared/simulator.js';
 import { createFxRatesActivities } from '../activities/fx/fx-rates.js';
-import { FX_SCHEDULE_ID } from '../domain/schedules.js';
-import { CHECKOUT_IDLE_SWEEP_SCHEDULE_ID, PROCESSOR_SWEEP_SCHEDULE_ID } from '../domain/schedules.js';
+import { FX_SCHEDULE_ID } from '../domain/temporal/schedules.js';
+import { CHECKOUT_IDLE_SWEEP_SCHEDULE_ID, PROCESSOR_SWEEP_SCHEDULE_ID } from '../domain/temporal/schedules.js';
 import { ensureSchedules } from './schedules.js';
 import { createTestDatabase, type TestDatabase } from '../test/harness/db.js';
 import { connectTestTemporal, type TestTemporal } from '../test/harness/temporal.js';
 import { testConfig } from '../test/harness/config.js';
-import { WORKFLOWS } from '../domain/workflow-names.js';
+import { WORKFLOWS } from '../domain/temporal/workflow-names.js';
 
 let ecb: Simulator;
 let database: TestDatabase;

@@ -1,10 +1,10 @@
 // Temporal Schedules the service needs, created or updated idempotently at worker start-up.
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptionsAction, type ScheduleSpec } from '@temporalio/client';
 import type { Config } from '../config/index.js';
-import { FX_SCHEDULE_ID } from '../domain/schedules.js';
-import { CHECKOUT_IDLE_SWEEP_SCHEDULE_ID, PROCESSOR_SWEEP_SCHEDULE_ID } from '../domain/schedules.js';
+import { FX_SCHEDULE_ID } from '../domain/temporal/schedules.js';
+import { CHECKOUT_IDLE_SWEEP_SCHEDULE_ID, PROCESSOR_SWEEP_SCHEDULE_ID } from '../domain/temporal/schedules.js';
 import type { CheckoutIdleSweepInput } from '../workflows/checkout/checkout-idle-sweep.js';
-import { WORKFLOWS } from '../domain/workflow-names.js';
+import { WORKFLOWS } from '../domain/temporal/workflow-names.js';
 
 /** How often the idle sweep runs: an untouched session is abandoned at most this long after its delay. */
 export const CHECKOUT_IDLE_SWEEP_EVERY = '10 minutes';

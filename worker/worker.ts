@@ -26,7 +26,7 @@ import { createSecretBox } from '../security/secrets.js';
 import { createUrlGuard, type UrlGuard } from '../security/ssrf.js';
 import { createProcessorSweepActivities } from '../activities/processor/processor-sweep.js';
 import { ensureSchedules } from './schedules.js';
-import { backgroundTaskQueue } from '../domain/task-queues.js';
+import { backgroundTaskQueue } from '../domain/temporal/task-queues.js';
 
 export interface ActivityDeps {
   config: Config;
@@ -77,7 +77,7 @@ export function createActivities(deps: ActivityDeps) {
 export interface WorkerOptions {
   connection: NativeConnection;
   namespace: string;
-  /** The service's own queue: every workflow and the activities someone waits on. Its background queue is beside it (domain/task-queues.ts). */
+  /** The service's own queue: every workflow and the activities someone waits on. Its background queue is beside it (domain/temporal/task-queues.ts). */
   taskQueue: string;
   activities: object;
   /** A prebuilt bundle (tests build it once); otherwise the workflows are bundled now. */

@@ -3,7 +3,7 @@
 // is written once (RETRY). Changing a value here changes every workflow that uses the profile; a command's time-outs
 // and retry policy are not part of the determinism check, so recorded histories replay either way.
 import type { ActivityOptions } from '@temporalio/workflow';
-import { DELIVERY_TIMEOUT_MS } from '../domain/merchant-webhooks.js';
+import { DELIVERY_TIMEOUT_MS } from '../domain/merchant-webhooks/merchant-webhooks.js';
 
 /** Retry policies used by more than one profile. */
 const RETRY = {

@@ -4,7 +4,7 @@ import {
   ActivityFailure, CancelledFailure, proxyActivities, proxyLocalActivities, TemporalFailure, workflowInfo, type ActivityInterfaceFor, type ActivityOptions,
   type LocalActivityOptions,
 } from '@temporalio/workflow';
-import { backgroundTaskQueue } from '../domain/task-queues.js';
+import { backgroundTaskQueue } from '../domain/temporal/task-queues.js';
 
 type Calls = Record<string, (...args: unknown[]) => Promise<unknown>>;
 
@@ -17,7 +17,7 @@ function lazyCalls<A>(call: (name: string, args: unknown[]) => Promise<unknown>)
 
 /**
  * Activities nobody waits on (emails, merchant events, the store cart emptied after the order, FX, sweeps) go to the
- * service's background task queue (domain/task-queues.ts), which a worker of its own polls with few slots: under a
+ * service's background task queue (domain/temporal/task-queues.ts), which a worker of its own polls with few slots: under a
  * flash sale they queue up at Temporal, and the steps a shopper or merchant waits on keep the CPU. Replay-safe: a
  * command's task queue is not part of the determinism check, so histories recorded when these ran on the workflow's
  * own queue replay unchanged (workflows/replay.test.ts).

@@ -1,7 +1,7 @@
-// The workflow contract (domain/workflow-names.ts) names the worker's workflows, each of them, and nothing else.
+// The workflow contract (domain/temporal/workflow-names.ts) names the worker's workflows, each of them, and nothing else.
 import { describe, expect, it } from 'vitest';
 import * as workflows from './index.js';
-import { WORKFLOWS } from '../domain/workflow-names.js';
+import { WORKFLOWS } from '../domain/temporal/workflow-names.js';
 
 type Exported = keyof typeof workflows;
 type Named = (typeof WORKFLOWS)[keyof typeof WORKFLOWS]['type'];

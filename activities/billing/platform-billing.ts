@@ -6,7 +6,7 @@
 // charging anything. platform_subscriptions is written only here, on the subscription workflow's orders, and the
 // workflow resumes from it. Emails go through the outbox (recorded, then sent once).
 import { ApplicationFailure } from '@temporalio/common';
-import { judgePayment } from '../../domain/payment-check.js';
+import { judgePayment } from '../../domain/checkout/payment-check.js';
 import type { Config } from '../../config/index.js';
 import { Prisma, type Db } from '../../prisma/client.js';
 import type { SecretBox } from '../../security/secrets.js';
@@ -14,9 +14,9 @@ import type { EmailClient } from '../../integrations/email/index.js';
 import { SUBSCRIBED_EVENTS, type Membership, type ProcessorClient } from '../../integrations/processor/index.js';
 import { platformBillingWebhookAad, platformProcessorClient } from '../../model/connections.js';
 import { isIntegrationError } from '../../integrations/errors.js';
-import { FREE_PLAN_ID, findPlan, isPaidPlan } from '../../domain/plans.js';
+import { FREE_PLAN_ID, findPlan, isPaidPlan } from '../../domain/merchant/plans.js';
 import { eur, formatMoney } from '../../domain/money.js';
-import { PLATFORM_BILLING_METADATA_KEY, PLATFORM_BILLING_WEBHOOK_PATH, type DowngradeReason } from '../../domain/plans.js';
+import { PLATFORM_BILLING_METADATA_KEY, PLATFORM_BILLING_WEBHOOK_PATH, type DowngradeReason } from '../../domain/merchant/plans.js';
 import { classifyFailures } from '../failures.js';
 import { recordEmail, sendRecordedEmail, type EmailSendResult } from '../email/email-outbox.js';
 import { renderBillingEmail, type BillingEmailKind } from './billing-email-templates.js';
@@ -276,7 +276,7 @@ export function createPlatformBillingActivities(deps: { db: Db; config: Config; 
       await db.platformBillingPayment.updateMany({ where: { processorMembershipId: ref, processorPaymentId: null }, data: { processorPaymentId: payment.id } });
       if (payment.state === 'paid' || payment.state === 'refunded') {
         // The plan's price, paid and kept: a payment refunded or disputed before the plan starts, or another amount (a
-        // promo on Whop's page), buys no plan (domain/payment-check.ts, the rule every order follows too).
+        // promo on Whop's page), buys no plan (domain/checkout/payment-check.ts, the rule every order follows too).
         const row = await db.platformBillingPayment.findFirst({ where: { processorPaymentId: payment.id } });
         const verdict = row ? judgePayment(payment, { amountMinor: row.amountCents, currency: row.currency }) : { verdict: 'paid' as const };
         if (verdict.verdict === 'held') {

@@ -21,18 +21,18 @@ import type { OrderIntent } from '../../integrations/storefront-a/client.js';
 import { processorClientFor, storeClientFor } from '../../model/connections.js';
 import { contentsOf, orderInputOf, paymentMethodOf, upsellOrderInputOf } from '../../model/checkout/store-order-input.js';
 import { quoteStoreTaxes } from '../../model/checkout/store-taxes.js';
-import { judgePayment } from '../../domain/payment-check.js';
+import { judgePayment } from '../../domain/checkout/payment-check.js';
 import type { StoreOrder, StoreOrderInput, StoreRefund, StoreRefundInput } from '../../integrations/storefront-common/order.js';
 import { formatMoney } from '../../domain/money.js';
-import { SHOPPER_EMAIL_LANGUAGES, shopperEmailLanguage, shopperMoneyLocale } from '../../domain/shopper-emails/index.js';
-import { orderNumberLabel } from '../../domain/store-order.js';
-import { hasStoreOrder } from '../../domain/checkout-status.js';
+import { SHOPPER_EMAIL_LANGUAGES, shopperEmailLanguage, shopperMoneyLocale } from '../../domain/checkout/shopper-emails/index.js';
+import { orderNumberLabel } from '../../domain/checkout/store-order.js';
+import { hasStoreOrder } from '../../domain/checkout/checkout-status.js';
 import { classifyFailures } from '../failures.js';
 import { recordEmail, sendRecordedEmail, type EmailSendResult } from '../email/email-outbox.js';
 import { renderOrderEmail, type OrderEmailData } from './order-email-templates.js';
 import { orderEmailIdempotencyKey, refundEmailIdempotencyKey, upsellEmailIdempotencyKey, type OrderEmailKind, type RefundEmailKind } from '../../model/checkout/order-emails.js';
-import { notificationRecipients, type NotificationEvent } from '../../domain/notifications.js';
-import { upsellOrderKey } from '../../domain/upsell-purchase.js';
+import { notificationRecipients, type NotificationEvent } from '../../domain/merchant/notifications.js';
+import { upsellOrderKey } from '../../domain/checkout/upsell-purchase.js';
 import type { UpsellPurchase } from '../../generated/prisma/client.js';
 import type { PaymentQuote } from './checkout-session.js';
 
@@ -54,7 +54,7 @@ const EMAIL_LOCALE = 'en';
 /** The emails that go to the shopper (from the shop's name, replies to the merchant); the rest go to the merchant. */
 const SHOPPER_EMAILS: ReadonlySet<OrderEmailKind> = new Set(['order_confirmation', 'refund_confirmation', 'upsell_confirmation']);
 /**
- * The merchant's emails the notification settings switch (domain/notifications.ts). The others to the merchant (a payment
+ * The merchant's emails the notification settings switch (domain/merchant/notifications.ts). The others to the merchant (a payment
  * on hold, a refund the store refused to book) ask for action on money and always go, to the same addresses.
  */
 const MERCHANT_NOTIFICATION_EVENT: Partial<Record<OrderEmailKind, NotificationEvent>> = {
@@ -315,7 +315,7 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
       if (purchase.storeOrderId) return { storeOrderId: purchase.storeOrderId, created: false };
       if (purchase.status !== 'PAID' && purchase.status !== 'REFUNDED') throw ApplicationFailure.nonRetryable(`The upsell ${upsellId} of ${token} is ${purchase.status}, not paid`, 'CONFLICT');
       const s = await sessionOf(token);
-      // The offer's payment read at the processor and judged as every order's is (domain/payment-check.ts): refunded,
+      // The offer's payment read at the processor and judged as every order's is (domain/checkout/payment-check.ts): refunded,
       // disputed or another amount before its order, no order (the refusal below becomes the offer's store order error).
       if (purchase.processorPaymentId) {
         const { client } = await processorClientFor(deps, s.merchantId);

@@ -10,17 +10,17 @@ import { type Prisma, type Db } from '../../prisma/client.js';
 import type { SecretBox } from '../../security/secrets.js';
 import type { Payment, ProcessorClient, Refund as ProcessorRefund } from '../../integrations/processor/index.js';
 import { processorClientFor } from '../../model/connections.js';
-import { checkoutOrigin } from '../../domain/checkout-origin.js';
+import { checkoutOrigin } from '../../domain/checkout/checkout-origin.js';
 import { isIntegrationError } from '../../integrations/errors.js';
 import { classifyFailures } from '../failures.js';
 import { recordSessionEvent } from './session-events.js';
 import { sessionFxRates } from '../../model/checkout/checkout-session.js';
 import { upsellPrices } from '../../model/checkout/pricing.js';
 import { walletsOffered } from '../../model/merchant/plan-features.js';
-import { nextUpsellState, upsellOutcomeOf, type UpsellCharge, type UpsellChargeOutcome, type UpsellPurchaseState } from '../../domain/upsell-purchase.js';
+import { nextUpsellState, upsellOutcomeOf, type UpsellCharge, type UpsellChargeOutcome, type UpsellPurchaseState } from '../../domain/checkout/upsell-purchase.js';
 import type { UpsellPurchase } from '../../generated/prisma/client.js';
-import { refundRefusal, type CheckoutStatus, type HoldReason } from '../../domain/checkout-status.js';
-import { judgePayment, type PaymentVerdict } from '../../domain/payment-check.js';
+import { refundRefusal, type CheckoutStatus, type HoldReason } from '../../domain/checkout/checkout-status.js';
+import { judgePayment, type PaymentVerdict } from '../../domain/checkout/payment-check.js';
 import type { RefundRequest, RefundsState } from '../../workflows/checkout/checkout.messages.js';
 
 /** The processor's idempotency key of one refund: per refund row (a legacy full refund used the session's token). */
@@ -87,7 +87,7 @@ export function createCheckoutPaymentActivities(deps: { db: Db; secrets: SecretB
     return payments.find((p) => p.state === 'paid' || p.state === 'refunded') ?? payments.find((p) => p.checkoutId === current) ?? null;
   }
 
-  /** Moves an upsell purchase on by the processor's word (domain/upsell-purchase.ts); the timeline notes each change. */
+  /** Moves an upsell purchase on by the processor's word (domain/checkout/upsell-purchase.ts); the timeline notes each change. */
   async function settleUpsell(row: UpsellPurchase, outcome: { state: UpsellChargeOutcome; paymentId: string | null; reason: string | null }): Promise<UpsellPurchase> {
     const next = nextUpsellState(row.status as UpsellPurchaseState, outcome.state);
     const paymentId = row.processorPaymentId ?? outcome.paymentId;
@@ -297,7 +297,7 @@ export function createCheckoutPaymentActivities(deps: { db: Db; secrets: SecretB
 
   return classifyFailures({
     /**
-     * Whether the payment behind a success event can become the session's order (domain/payment-check.ts): read at
+     * Whether the payment behind a success event can become the session's order (domain/checkout/payment-check.ts): read at
      * the processor — the event's own payment when it names one of this session's, else the session's paid payment —
      * and judged against the session's total. A payment of another checkout is no payment of this one.
      */

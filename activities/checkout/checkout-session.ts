@@ -4,7 +4,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../../prisma/client.js';
 import { Prisma } from '../../prisma/client.js';
 import { AppError } from '../../domain/errors.js';
-import { isConfirmedOrder, isPaidNotRefunded, type CheckoutStatus } from '../../domain/checkout-status.js';
+import { isConfirmedOrder, isPaidNotRefunded, type CheckoutStatus } from '../../domain/checkout/checkout-status.js';
 import type { ShopperDetails } from '../../workflows/checkout/checkout.messages.js';
 import { classifyFailures } from '../failures.js';
 import { markMilestones, recordSessionEvent } from './session-events.js';
@@ -182,7 +182,7 @@ export function createCheckoutSessionActivities(deps: { db: Db }) {
      */
     async confirmCashOnDelivery(token: string): Promise<void> {
       const session = await db.checkoutSession.findUniqueOrThrow({ where: { token }, select: { totalMinor: true, currency: true, merchant: { select: { codEnabled: true, platformSubscription: { select: { planId: true, status: true } } } } } });
-      // The plan in force decides too (domain/plan-features.ts): switched on under Growth, off after a downgrade.
+      // The plan in force decides too (domain/merchant/plan-features.ts): switched on under Growth, off after a downgrade.
       if (!codOffered(session.merchant, { preview: false })) throw ApplicationFailure.nonRetryable('This store does not offer cash on delivery', 'COD_NOT_ENABLED');
       if (session.totalMinor === null) throw ApplicationFailure.nonRetryable('The shopper details are missing', 'INVALID_INPUT');
       // Once: a retried activity finds the session a COD order already (the status change is on the timeline too).

@@ -6,11 +6,11 @@
 // recorded with their details, domain/shopper-emails; English when it is none of the six), countries named in it;
 // the merchant's emails are English.
 import { countryName, escapeHtml, type RenderedEmail } from '../email/account-email-templates.js';
-import { fillMessage } from '../../domain/checkout-messages/fill.js';
-import { EN, SHOPPER_EMAIL_LANGUAGES, shopperEmailLanguage, type ShopperEmailKey, type ShopperEmailWords } from '../../domain/shopper-emails/index.js';
+import { fillMessage } from '../../domain/checkout/checkout-messages/fill.js';
+import { EN, SHOPPER_EMAIL_LANGUAGES, shopperEmailLanguage, type ShopperEmailKey, type ShopperEmailWords } from '../../domain/checkout/shopper-emails/index.js';
 
 import type { OrderEmailKind } from '../../model/checkout/order-emails.js';
-import type { PaymentMethod } from '../../domain/payment-method.js';
+import type { PaymentMethod } from '../../domain/checkout/payment-method.js';
 
 export interface OrderEmailData {
   shop: { name: string; logoUrl: string | null; primaryColor: string | null };

@@ -11,8 +11,8 @@ import type { SecretBox } from '../../security/secrets.js';
 import type { UrlGuard } from '../../security/ssrf.js';
 import type { EmailClient } from '../../integrations/email/index.js';
 import { postWebhook } from '../../integrations/merchant-webhooks/sender.js';
-import { answerKind, DELIVERY_TIMEOUT_MS, ENDPOINT_HEALTH_CUE, ENDPOINT_HEALTH_STEPS, factKeyOf, nextWaitMs, parseRetryAfter, RESPONSE_BODY_LOG_BYTES, RETRY_AFTER_STATUSES, type DisputeEventType, type EndpointHealthStep, type SessionEventType } from '../../domain/merchant-webhooks.js';
-import type { DisputeEventData } from '../../domain/merchant-event-payloads.js';
+import { answerKind, DELIVERY_TIMEOUT_MS, ENDPOINT_HEALTH_CUE, ENDPOINT_HEALTH_STEPS, factKeyOf, nextWaitMs, parseRetryAfter, RESPONSE_BODY_LOG_BYTES, RETRY_AFTER_STATUSES, type DisputeEventType, type EndpointHealthStep, type SessionEventType } from '../../domain/merchant-webhooks/merchant-webhooks.js';
+import type { DisputeEventData } from '../../domain/merchant-webhooks/merchant-event-payloads.js';
 import { deliverMerchantEvent, recordMerchantEvent, SESSION_STATUS_OF_EVENT, sessionEventData, signingSecrets } from '../../model/merchant-webhooks.js';
 import { processorClientFor } from '../../model/connections.js';
 import { sessionOfProcessorPayment } from '../../model/checkout/processor-cues.js';
@@ -20,8 +20,8 @@ import { Context, log } from '@temporalio/activity';
 import { classifyFailures } from '../failures.js';
 import { recordEmail, sendRecordedEmail, type EmailSendResult } from '../email/email-outbox.js';
 import { renderWebhookEmail, WEBHOOK_EMAIL_KINDS } from './webhook-email-templates.js';
-import { notificationRecipients } from '../../domain/notifications.js';
-import { WORKFLOWS } from '../../domain/workflow-names.js';
+import { notificationRecipients } from '../../domain/merchant/notifications.js';
+import { WORKFLOWS } from '../../domain/temporal/workflow-names.js';
 
 /** The merchant columns the notification settings read. */
 const NOTIFICATION_SELECT = { notifyNewOrder: true, notifyRefund: true, notifyStoreOrderFailed: true, notifyEndpointDisabled: true, notificationEmails: true } as const;

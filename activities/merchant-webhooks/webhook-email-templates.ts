@@ -2,7 +2,7 @@
 // layout): a warning on day 1 and day 3 of continuous failure, and the notice that it was disabled on day 5.
 // Every interpolated value is escaped for HTML.
 import { accountLayout, type RenderedEmail } from '../email/account-email-templates.js';
-import type { EndpointHealthStep } from '../../domain/merchant-webhooks.js';
+import type { EndpointHealthStep } from '../../domain/merchant-webhooks/merchant-webhooks.js';
 
 export const WEBHOOK_EMAIL_KINDS = { warning_day_1: 'webhook_endpoint_failing', warning_day_3: 'webhook_endpoint_failing', disable: 'webhook_endpoint_disabled' } as const satisfies Record<EndpointHealthStep, string>;
 

@@ -10,7 +10,7 @@ import type { Config } from '../../config/index.js';
 import type { Db } from '../../prisma/client.js';
 import type { SecretBox } from '../../security/secrets.js';
 import { AppError } from '../../domain/errors.js';
-import { factKeyOf, FINAL_DISPUTE_STATUSES } from '../../domain/merchant-webhooks.js';
+import { factKeyOf, FINAL_DISPUTE_STATUSES } from '../../domain/merchant-webhooks/merchant-webhooks.js';
 import { IntegrationError } from '../../integrations/errors.js';
 import { processorClientFor } from '../../model/connections.js';
 import { cueCheckout, cueDispute, sessionOfProcessorPayment, type PaymentSession } from '../../model/checkout/processor-cues.js';

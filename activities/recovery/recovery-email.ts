@@ -2,8 +2,8 @@
 // with the cart as it was left (prices are re-checked when the link is opened, and the email says so), a button back
 // to the checkout and a one-click unsubscribe link. Every interpolated value is escaped for HTML.
 import { escapeHtml, type RenderedEmail } from '../email/account-email-templates.js';
-import { fillMessage } from '../../domain/checkout-messages/fill.js';
-import { SHOPPER_EMAIL_LANGUAGES, shopperEmailLanguage, type ShopperEmailKey } from '../../domain/shopper-emails/index.js';
+import { fillMessage } from '../../domain/checkout/checkout-messages/fill.js';
+import { SHOPPER_EMAIL_LANGUAGES, shopperEmailLanguage, type ShopperEmailKey } from '../../domain/checkout/shopper-emails/index.js';
 
 export interface ReminderEmailData {
   shop: { name: string; primaryColor: string | null };

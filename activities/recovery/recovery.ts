@@ -5,10 +5,10 @@
 import type { Config } from '../../config/index.js';
 import type { Db } from '../../prisma/client.js';
 import type { EmailClient } from '../../integrations/email/index.js';
-import { checkoutOrigin } from '../../domain/checkout-origin.js';
+import { checkoutOrigin } from '../../domain/checkout/checkout-origin.js';
 import { formatMoney } from '../../domain/money.js';
 import { REMINDABLE_STATUSES, recoveryDelaysProblem, type ReminderOutcome } from '../../domain/recovery.js';
-import { shopperMoneyLocale } from '../../domain/shopper-emails/index.js';
+import { shopperMoneyLocale } from '../../domain/checkout/shopper-emails/index.js';
 import { sessionLines } from '../../model/checkout/checkout-session.js';
 import { recoveryLinkSignature } from '../../security/recovery-links.js';
 import { classifyFailures } from '../failures.js';

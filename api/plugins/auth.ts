@@ -8,13 +8,13 @@
 // preflight) answers 403 ORIGIN_NOT_ALLOWED. Routes get the caller as `request.merchant` and take the
 // merchant id from it only, never from the URL: that is what scopes every merchant route by construction.
 //
-// Merchant API keys (domain/api-keys.ts, api/api-keys.ts) are accepted in `Authorization: Bearer ck_…` only, never
+// Merchant API keys (domain/merchant/api-keys.ts, api/api-keys.ts) are accepted in `Authorization: Bearer ck_…` only, never
 // in the cookie. A key sets `request.merchant` exactly as a session does (the merchant id from the key's row) plus
 // `request.apiKey`; it is counted against its own rate limit, then held to the scope the route declares
-// (`config: { apiKeyScope }`, domain/api-keys.ts): a session-only route (`config: { sessionOnly }`) answers 403. An unknown, malformed, revoked or expired key, a
+// (`config: { apiKeyScope }`, domain/merchant/api-keys.ts): a session-only route (`config: { sessionOnly }`) answers 403. An unknown, malformed, revoked or expired key, a
 // rolled key past its overlap, or a key of the other environment (live/test) answers 401 UNAUTHORIZED.
 //
-// Team members (domain/roles.ts): a session row names its member (null: the account holder, an owner); the member's
+// Team members (domain/merchant/roles.ts): a session row names its member (null: the account holder, an owner); the member's
 // role is read with the session on every request, so a role change applies on the next one and a removed member's
 // sessions (deleted with it) answer 401 at once. A session is held to its role by the same declaration and the same
 // `grants` as a key: a scoped route needs the scope in the role's scopes, a session-only route names the roles that
@@ -33,8 +33,8 @@ import type { Db } from '../../prisma/client.js';
 import { AppError } from '../../domain/errors.js';
 import {
   apiKeyModeOf, apiKeyPrefix, grants, looksLikeApiKey, routeAuthProblem, type ApiKeyMode, type ApiKeyScope, type RouteAuth,
-} from '../../domain/api-keys.js';
-import { roleDecision, roleFromDb, type MemberRole } from '../../domain/roles.js';
+} from '../../domain/merchant/api-keys.js';
+import { roleDecision, roleFromDb, type MemberRole } from '../../domain/merchant/roles.js';
 import { hashApiKey } from '../api-keys.js';
 import { merchantScope, type MerchantScope } from '../../model/merchant/merchant-scope.js';
 
@@ -217,7 +217,7 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: AuthOptions) => 
 
   /**
    * A session may call this route: its role holds the route's scope (the same declaration and `grants` as a key),
-   * or, for a session-only route, the route names its role (domain/roles.ts).
+   * or, for a session-only route, the route names its role (domain/merchant/roles.ts).
    */
   function checkRole(request: FastifyRequest, role: MemberRole) {
     const decision = roleDecision(role, declaredAuth(request));
@@ -301,7 +301,7 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: AuthOptions) => 
   }
   app.decorate('authenticate', authenticate);
 
-  // A route that authenticates merchants must say where it is defined what a key needs to call it (domain/api-keys.ts
+  // A route that authenticates merchants must say where it is defined what a key needs to call it (domain/merchant/api-keys.ts
   // RouteAuth): registering one without a right declaration fails at start-up, so no route accepts or refuses keys by
   // omission, and no GET asks for a write scope nor a POST for a read one.
   const authenticatedRoutes: Array<{ method: string; url: string; auth: RouteAuth }> = [];

@@ -9,8 +9,8 @@ import type { Socket } from 'node:net';
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaValidationError } from 'fastify';
 import { AppError, isErrorCode, statusOf, type ErrorCode } from '../../domain/errors.js';
-import { checkoutLanguageOf, type CheckoutLanguage } from '../../domain/checkout-messages/index.js';
-import { translateShopperMessage } from '../../domain/shopper-errors/index.js';
+import { checkoutLanguageOf, type CheckoutLanguage } from '../../domain/checkout/checkout-messages/index.js';
+import { translateShopperMessage } from '../../domain/checkout/shopper-errors/index.js';
 import { acceptedLanguages } from '../schemas/shopper-language.js';
 import { addVary } from '../vary.js';
 

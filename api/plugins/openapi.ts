@@ -7,7 +7,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { ZodType } from 'zod';
-import { keyPolicyOf, type RouteAuth } from '../../domain/api-keys.js';
+import { keyPolicyOf, type RouteAuth } from '../../domain/merchant/api-keys.js';
 import { webhooksDocument } from '../schemas/merchant-webhooks.js';
 
 const DESCRIPTION = [
@@ -37,7 +37,7 @@ function bodyIsOptional(body: unknown): boolean {
 
 type OperationSchema = FastifySchema & { description?: string; 'x-required-scope'?: string; 'x-session-only'?: true };
 
-/** A bearer operation's API key policy as its route declares it (domain/api-keys.ts), stated as `x-required-scope` / `x-session-only` and in its description. */
+/** A bearer operation's API key policy as its route declares it (domain/merchant/api-keys.ts), stated as `x-required-scope` / `x-session-only` and in its description. */
 function withKeyPolicy(schema: OperationSchema, auth: RouteAuth | undefined): OperationSchema {
   // A route without a schema (the test-only ones) has nothing to state: typed as always present, it is not.
   if (!(schema as OperationSchema | undefined)?.security?.some((s) => 'bearerAuth' in s)) return schema;

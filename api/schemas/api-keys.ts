@@ -1,7 +1,7 @@
 // Merchant API keys as the API takes and answers them (api/routes/merchant/api-keys.ts). Pure zod, so the dashboard
 // takes its types from here.
 import { z } from 'zod';
-import { ALL_API_KEY_SCOPES, API_KEY_MODES, MAX_ROLL_OVERLAP_SECONDS, DEFAULT_ROLL_OVERLAP_SECONDS } from '../../domain/api-keys.js';
+import { ALL_API_KEY_SCOPES, API_KEY_MODES, MAX_ROLL_OVERLAP_SECONDS, DEFAULT_ROLL_OVERLAP_SECONDS } from '../../domain/merchant/api-keys.js';
 import { trimmed } from './text.js';
 
 export const apiKeyScope = z

@@ -2,11 +2,11 @@
 // serialization and the OpenAPI document. Money is always integer minor units of an ISO currency.
 import { z } from 'zod';
 import { shippingAddressSchema } from '../../domain/address.js';
-import { STORE_ORDER_STATES } from '../../domain/store-order.js';
-import { CHECKOUT_STATUSES } from '../../domain/checkout-status.js';
+import { STORE_ORDER_STATES } from '../../domain/checkout/store-order.js';
+import { CHECKOUT_STATUSES } from '../../domain/checkout/checkout-status.js';
 import { SESSION_TOKEN_PATTERN } from '../../domain/tokens.js';
 import { branding, storePolicy } from './merchant.js';
-import { PIXEL_EVENTS, PIXEL_PLATFORMS } from '../../domain/pixels.js';
+import { PIXEL_EVENTS, PIXEL_PLATFORMS } from '../../domain/checkout/pixels.js';
 import { emailAddress, trimmed, webUrlPattern } from './text.js';
 import { shopHost } from './storefront-a.js';
 
@@ -96,7 +96,7 @@ export const money = z
 
 export const checkoutStatus = z.enum(CHECKOUT_STATUSES);
 
-/** The order on the merchant's store, apart from the session status (domain/store-order.ts). */
+/** The order on the merchant's store, apart from the session status (domain/checkout/store-order.ts). */
 export const storeOrder = z
   .object({
     state: z.enum(STORE_ORDER_STATES).describe(

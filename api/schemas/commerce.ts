@@ -2,8 +2,8 @@
 // shapes (amounts in EUR cents, like shipping rates) and what the checkout page is served (amounts in the
 // session currency). One source for validation, serialization and the OpenAPI document.
 import { z } from 'zod';
-import { DISCOUNT_CODE_PATTERN } from '../../domain/discounts.js';
-import { PIXEL_EVENTS, PIXEL_ID_FORMATS, PIXEL_PLATFORMS, type PixelPlatform } from '../../domain/pixels.js';
+import { DISCOUNT_CODE_PATTERN } from '../../domain/checkout/discounts.js';
+import { PIXEL_EVENTS, PIXEL_ID_FORMATS, PIXEL_PLATFORMS, type PixelPlatform } from '../../domain/checkout/pixels.js';
 import { money, pixelConfig, shippingRateId, shopperEmail } from './checkout.js';
 import { fetchedUrl, text, trimmed, unanchored } from './text.js';
 
@@ -264,7 +264,7 @@ export const pixelEvents = z
   .refine((events) => new Set(events).size === events.length, 'each event once')
   .meta({ uniqueItems: true });
 
-/** A tracking id in `platform`'s published format (domain/pixels.ts), whitespace around it dropped. */
+/** A tracking id in `platform`'s published format (domain/checkout/pixels.ts), whitespace around it dropped. */
 const trackingIdOf = (platform: PixelPlatform) => {
   const { pattern, example } = PIXEL_ID_FORMATS[platform];
   return trimmed(pattern, `not a ${platform} id (expected the format of ${example})`).describe(`The ${platform} id, e.g. ${example}`);

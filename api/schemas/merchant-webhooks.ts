@@ -1,9 +1,9 @@
 // The merchant's outgoing webhooks as the API shows them: endpoints (the secret only in the create and rotate
 // answers), deliveries with their attempt log, events. One source for validation, serialization and the document;
-// the event payloads themselves are domain/merchant-webhooks.ts (the document's `webhooks` section).
+// the event payloads themselves are domain/merchant-webhooks/merchant-webhooks.ts (the document's `webhooks` section).
 import { z } from 'zod';
-import { DELIVERY_STATUSES, DISABLED_REASONS, MERCHANT_EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES } from '../../domain/merchant-webhooks.js';
-import { merchantEventSchemas } from '../../domain/merchant-event-payloads.js';
+import { DELIVERY_STATUSES, DISABLED_REASONS, MERCHANT_EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES } from '../../domain/merchant-webhooks/merchant-webhooks.js';
+import { merchantEventSchemas } from '../../domain/merchant-webhooks/merchant-event-payloads.js';
 import { fetchedUrl, text } from './text.js';
 import { pageQuery } from './pagination.js';
 

@@ -1,14 +1,14 @@
 // Merchant-facing shapes: one source for validation, serialization and the OpenAPI document.
 import { z } from 'zod';
-import { MEMBER_ROLES } from '../../domain/roles.js';
+import { MEMBER_ROLES } from '../../domain/merchant/roles.js';
 import { caseless, chars, emailAddress, fetchedUrl, text, TRIMMED_CLASS, trimmed } from './text.js';
-import { checkPasswordPolicy, COMMON_PASSWORDS, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../domain/password-policy.js';
-import { RESERVED_SLUGS, SLUG_MAX, SLUG_MIN } from '../../domain/slug.js';
+import { checkPasswordPolicy, COMMON_PASSWORDS, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../domain/merchant/password-policy.js';
+import { RESERVED_SLUGS, SLUG_MAX, SLUG_MIN } from '../../domain/merchant/slug.js';
 import { COUNTRY_CODES, knownCountries } from '../../domain/countries.js';
 import { countryCode } from './countries.js';
-import { FEATURE_AVAILABILITY, PLAN_FEATURES } from '../../domain/plan-features.js';
-import { CHECKOUT_LANGUAGES, type CheckoutLanguage } from '../../domain/checkout-messages/index.js';
-import { STORE_POLICY_KINDS, STORE_POLICY_TITLE_MAX } from '../../domain/store-policies.js';
+import { FEATURE_AVAILABILITY, PLAN_FEATURES } from '../../domain/merchant/plan-features.js';
+import { CHECKOUT_LANGUAGES, type CheckoutLanguage } from '../../domain/checkout/checkout-messages/index.js';
+import { STORE_POLICY_KINDS, STORE_POLICY_TITLE_MAX } from '../../domain/merchant/store-policies.js';
 
 export const email = emailAddress('must be a valid email address');
 export const phone = trimmed(/^\+?[0-9 ()-]{6,20}$/, 'must be a phone number (6-20 digits, spaces, +, -, parentheses)');
@@ -37,7 +37,7 @@ export const newPassword = z
 
 /**
  * A slug as typed: surrounding whitespace and any letter case (the route trims and lower-cases), then what
- * domain/slug.ts slugProblem accepts: 3-40 letters, digits and single inner hyphens, not a reserved name.
+ * domain/merchant/slug.ts slugProblem accepts: 3-40 letters, digits and single inner hyphens, not a reserved name.
  * The route answers INVALID_SLUG (the spec's code) for anything else; this pattern states the same rule.
  */
 export const slugInput = chars(100)
@@ -149,7 +149,7 @@ export const storeCountriesRefreshView = storeCountriesView
   .extend({ policies: storePoliciesView })
   .meta({ id: 'StoreCountriesRefresh' });
 
-/** The plan in force and what it lets the merchant use (domain/plan-features.ts). */
+/** The plan in force and what it lets the merchant use (domain/merchant/plan-features.ts). */
 export const merchantPlan = z
   .object({
     id: z.string().describe('FREE (Demo) or the paid plan in force'),

@@ -1,6 +1,6 @@
-// The merchant's notification settings: which events email the merchant, and to which addresses (domain/notifications.ts).
+// The merchant's notification settings: which events email the merchant, and to which addresses (domain/merchant/notifications.ts).
 import { z } from 'zod';
-import { NOTIFICATION_EVENT_LABELS, NOTIFICATION_EVENTS, NOTIFICATION_RECIPIENTS_MAX } from '../../domain/notifications.js';
+import { NOTIFICATION_EVENT_LABELS, NOTIFICATION_EVENTS, NOTIFICATION_RECIPIENTS_MAX } from '../../domain/merchant/notifications.js';
 import { emailAddress } from './text.js';
 
 const events = z

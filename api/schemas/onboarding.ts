@@ -1,7 +1,7 @@
 // Onboarding shapes: the wizard's state, checkout activation and setup verification. One source for
 // validation, serialization and the OpenAPI document.
 import { z } from 'zod';
-import { ONBOARDING_REASON_CODES, ONBOARDING_STEPS, SETUP_VERIFICATION_STEPS } from '../../domain/onboarding.js';
+import { ONBOARDING_REASON_CODES, ONBOARDING_STEPS, SETUP_VERIFICATION_STEPS } from '../../domain/merchant/onboarding.js';
 import { storePlatform } from './merchant.js';
 
 const stepNumber = z.number().int().min(1).max(ONBOARDING_STEPS.length);

@@ -1,9 +1,9 @@
 // The merchant's orders and checkout statistics (read side): query parameters, list items, the order with
 // its timeline, stats and funnel. One source for validation, serialization and the OpenAPI document; money
 // is integer minor units with its currency.
-import { PAYMENT_METHODS } from '../../domain/payment-method.js';
+import { PAYMENT_METHODS } from '../../domain/checkout/payment-method.js';
 import { z } from 'zod';
-import { CHECKOUT_STATUSES, HOLD_REASONS } from '../../domain/checkout-status.js';
+import { CHECKOUT_STATUSES, HOLD_REASONS } from '../../domain/checkout/checkout-status.js';
 import { FUNNEL_STEPS, ORDER_VIEW_NAMES, ORDER_VIEWS } from '../../domain/stats.js';
 import { checkoutStatus, shippingAddress, storeOrder } from './checkout.js';
 import { caseless, text, TRIMMED_CLASS } from './text.js';

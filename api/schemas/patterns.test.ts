@@ -6,10 +6,10 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { z } from 'zod';
-import { slugProblem, RESERVED_SLUGS } from '../../domain/slug.js';
+import { slugProblem, RESERVED_SLUGS } from '../../domain/merchant/slug.js';
 import { customDomainProblem, normalizeHostname } from '../../domain/hostnames.js';
-import { checkPasswordPolicy, COMMON_PASSWORDS } from '../../domain/password-policy.js';
-import { CHECKOUT_STATUSES } from '../../domain/checkout-status.js';
+import { checkPasswordPolicy, COMMON_PASSWORDS } from '../../domain/merchant/password-policy.js';
+import { CHECKOUT_STATUSES } from '../../domain/checkout/checkout-status.js';
 import { isValidShopHost } from '../../integrations/storefront-a/oauth.js';
 import { normalizeShopHost } from '../routes/merchant/storefront-a.js';
 import { customDomainPattern } from './custom-domain.js';

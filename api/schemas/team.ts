@@ -1,6 +1,6 @@
 // Team members, invitations and two-factor sign-in: request and answer shapes (pure zod, read by the dashboard too).
 import { z } from 'zod';
-import { MEMBER_ROLES } from '../../domain/roles.js';
+import { MEMBER_ROLES } from '../../domain/merchant/roles.js';
 import { email, merchantView, newPassword } from './merchant.js';
 import { trimmed } from './text.js';
 

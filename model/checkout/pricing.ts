@@ -9,8 +9,8 @@
 // (redeemDiscount, from recordSessionStatus). A reservation stops counting when its session is abandoned.
 import type { Db, Prisma } from '../../prisma/client.js';
 import { AppError } from '../../domain/errors.js';
-import { OPEN_STATUSES } from '../../domain/checkout-status.js';
-import { checkDiscount, checkoutTotals, normalizeDiscountCode, type CheckoutTotals, type DiscountRule } from '../../domain/discounts.js';
+import { OPEN_STATUSES } from '../../domain/checkout/checkout-status.js';
+import { checkDiscount, checkoutTotals, normalizeDiscountCode, type CheckoutTotals, type DiscountRule } from '../../domain/checkout/discounts.js';
 import { convertFromEur, money, multiply, percentOf, subtract, sum, type FxRates, type Money } from '../../domain/money.js';
 import { destinationProblem, quoteShippingRates, selectRate, type ShippingQuote } from '../../domain/shipping.js';
 import { sessionFxRates, sessionLines, type BumpLine } from './checkout-session.js';

@@ -5,8 +5,8 @@
 import type { CheckoutSession, UpsellPurchase } from '../../generated/prisma/client.js';
 import { AppError } from '../../domain/errors.js';
 import type { ShippingAddress } from '../../domain/address.js';
-import { isPaymentMethod, type PaymentMethod } from '../../domain/payment-method.js';
-import { upsellOrderKey } from '../../domain/upsell-purchase.js';
+import { isPaymentMethod, type PaymentMethod } from '../../domain/checkout/payment-method.js';
+import { upsellOrderKey } from '../../domain/checkout/upsell-purchase.js';
 import { IntegrationError, isIntegrationError } from '../../integrations/errors.js';
 import { parseOrderInput, type StoreOrderInput } from '../../integrations/storefront-common/order.js';
 import { MalformedSessionError, sessionAddress, sessionBumpLines, sessionLines, type SessionLine } from './checkout-session.js';

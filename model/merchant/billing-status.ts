@@ -1,13 +1,13 @@
 // The one read of a merchant's billing status, shared by checkout create, the setup verification and the
 // billing API. A merchant without a subscription row has never paid: Demo.
 import type { Db } from '../../prisma/client.js';
-import { FREE_PLAN_ID, isPaidStatus } from '../../domain/plans.js';
+import { FREE_PLAN_ID, isPaidStatus } from '../../domain/merchant/plans.js';
 
 export interface BillingStatus {
   planId: string;
   /** True only while a paid plan is in force: ACTIVE, or PAST_DUE within the renewal grace period. */
   paid: boolean;
-  /** domain/plans.ts SubscriptionStatus: DEMO, PENDING, ACTIVE, PAST_DUE. */
+  /** domain/merchant/plans.ts SubscriptionStatus: DEMO, PENDING, ACTIVE, PAST_DUE. */
   status: string;
   currentPeriodEnd: Date | null;
 }

@@ -2,8 +2,8 @@
 // state and checkout activation, and setup verification's first step (activities/merchant/setup-verification.ts).
 import type { Db } from '../../prisma/client.js';
 import { isProcessorReady } from '../../domain/processor.js';
-import type { OnboardingFacts } from '../../domain/onboarding.js';
-import { canSetUp, planInForce } from '../../domain/plan-features.js';
+import type { OnboardingFacts } from '../../domain/merchant/onboarding.js';
+import { canSetUp, planInForce } from '../../domain/merchant/plan-features.js';
 
 const iso = (d: Date | null | undefined) => d?.toISOString() ?? null;
 

@@ -1,7 +1,7 @@
-// The plan rules (domain/plan-features.ts) applied to a merchant as stored: its subscription row decides the plan in
+// The plan rules (domain/merchant/plan-features.ts) applied to a merchant as stored: its subscription row decides the plan in
 // force. The API, the activities and the session bundle ask here, so they all read the same columns the same way.
 import { AppError } from '../../domain/errors.js';
-import { isOffered, planInForce, planRefusal, type PlanFeature } from '../../domain/plan-features.js';
+import { isOffered, planInForce, planRefusal, type PlanFeature } from '../../domain/merchant/plan-features.js';
 
 export interface MerchantPlanFacts {
   codEnabled: boolean;

@@ -7,7 +7,7 @@ import type { Db } from '../../prisma/client.js';
 import { AppError } from '../../domain/errors.js';
 import { COUNTRY_CODES, knownCountries } from '../../domain/countries.js';
 import { IntegrationError } from '../../integrations/errors.js';
-import { storePoliciesOf, storedStorePolicies, type StorePolicy, type StorePolicyInput, type StorePolicyKind } from '../../domain/store-policies.js';
+import { storePoliciesOf, storedStorePolicies, type StorePolicy, type StorePolicyInput, type StorePolicyKind } from '../../domain/merchant/store-policies.js';
 import { storeClientFor, type ConnectionDeps } from '../connections.js';
 
 export interface StoreCountriesRead {
@@ -89,7 +89,7 @@ export async function refreshStoreCountries(deps: ConnectionDeps & { db: Db }, m
 }
 
 /**
- * Reads the store's policy pages and keeps them: what passes the checks (domain/store-policies.ts) and the time on
+ * Reads the store's policy pages and keeps them: what passes the checks (domain/merchant/store-policies.ts) and the time on
  * success, with a note of what was left out; on a store failure (a shop installed before `read_legal_policies` was
  * asked, a plugin older than its policies route, an unreachable store) the reason, the policies read before left as
  * they were. Anything else (the database) is thrown, to be retried.

@@ -8,7 +8,7 @@
 // A plan without wallets has them switched off on Whop's page (activities/checkout/checkout-payment.ts, walletsOffered).
 import type { Config } from '../../config/index.js';
 import type { Db } from '../../prisma/client.js';
-import { featureAvailability, planInForce, planRefusal } from '../../domain/plan-features.js';
+import { featureAvailability, planInForce, planRefusal } from '../../domain/merchant/plan-features.js';
 import { normalizeHostname } from '../../domain/hostnames.js';
 
 export interface ApplePayDnsRecord {

@@ -23,7 +23,7 @@ import pg from 'pg';
 import { Client, Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
-import { serviceTaskQueues } from '../../domain/task-queues.js';
+import { serviceTaskQueues } from '../../domain/temporal/task-queues.js';
 import { createStorefrontBSimulator } from '../../sandbox/storefront-b/simulator.js';
 import { DEMO_STORE } from '../../sandbox/storefront-b/state.js';
 import { createDb } from '../../prisma/client.js';
@@ -35,7 +35,7 @@ import { atBenchExit, benchStack, demoCart, demoCartOf, type PluginCart } from '
 import { percentile } from './load.js';
 import { runShopper, type ShopperOptions, type ShopperResult, type Step } from './shopper.js';
 import type { BareActivities } from './activities-workflow.js';
-import { BENCH_WORKFLOWS, WORKFLOWS } from '../../domain/workflow-names.js';
+import { BENCH_WORKFLOWS, WORKFLOWS } from '../../domain/temporal/workflow-names.js';
 
 const BARE_WORKFLOW = fileURLToPath(new URL('./activities-workflow.ts', import.meta.url));
 const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error };

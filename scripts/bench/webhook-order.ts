@@ -23,7 +23,7 @@ import { api, benchStack, createSession, demoCart } from './stack.js';
 import { percentile } from './load.js';
 import { roundTripSignal, type RoundTripActivities, type RoundTripMessage } from './round-trip-workflow.js';
 import { PLUGIN_SESSION_META } from '../../sandbox/storefront-b/state.js';
-import { BENCH_WORKFLOWS, WORKFLOWS } from '../../domain/workflow-names.js';
+import { BENCH_WORKFLOWS, WORKFLOWS } from '../../domain/temporal/workflow-names.js';
 
 const ROUND_TRIP_WORKFLOW = fileURLToPath(new URL('./round-trip-workflow.ts', import.meta.url));
 const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error };

@@ -1,6 +1,6 @@
 // Every merchant route says where it is defined what an API key needs to call it (`config: { apiKeyScope }` or
-// `config: { sessionOnly }`, domain/api-keys.ts RouteAuth): this walks every route the app registers with
-// `onRequest: app.authenticate`, holds the dashboard's copy of the declarations (domain/route-auth.ts, generated) to the
+// `config: { sessionOnly }`, domain/merchant/api-keys.ts RouteAuth): this walks every route the app registers with
+// `onRequest: app.authenticate`, holds the dashboard's copy of the declarations (domain/merchant/route-auth.ts, generated) to the
 // routes, and checks that the guard refusing an undeclared or wrongly declared route at start-up still refuses it. (The
 // declarations replaced a URL table; the commit that made them held each one to the table's scope for its route.) It
 // also holds the OpenAPI document to the declarations.
@@ -16,7 +16,7 @@ import { createDb, type Db } from '../../prisma/client.js';
 import { authPlugin } from '../../api/plugins/auth.js';
 import { rateLimitsPlugin } from '../../api/plugins/rate-limits.js';
 import { SDK_DOCUMENT_ENV } from '../../scripts/openapi-document.js';
-import { keyPolicyOf, routeAuthOf, routeKeyPolicy } from '../../domain/api-keys.js';
+import { keyPolicyOf, routeAuthOf, routeKeyPolicy } from '../../domain/merchant/api-keys.js';
 import { ROUTE_AUTH_FILE, routeAuthText } from '../../scripts/route-auth.js';
 
 let app: FastifyInstance;
@@ -37,9 +37,9 @@ afterAll(async () => {
 });
 
 describe('the routes\' declarations', () => {
-  it('are what the dashboard reads: domain/route-auth.ts is generated from them (npm run routes:auth)', async () => {
+  it('are what the dashboard reads: domain/merchant/route-auth.ts is generated from them (npm run routes:auth)', async () => {
     expect(app.authenticatedRoutes.length).toBeGreaterThan(60);
-    expect(await readFile(ROUTE_AUTH_FILE, 'utf8'), 'domain/route-auth.ts is stale: npm run routes:auth').toBe(routeAuthText(app));
+    expect(await readFile(ROUTE_AUTH_FILE, 'utf8'), 'domain/merchant/route-auth.ts is stale: npm run routes:auth').toBe(routeAuthText(app));
     for (const r of app.authenticatedRoutes) expect(routeAuthOf(r.method, r.url), `${r.method} ${r.url}`).toEqual(r.auth);
     expect(routeAuthOf('GET', '/api/merchant/something-undeclared')).toBeUndefined();
     // GET routes get a HEAD twin from Fastify; it reads with the same scope.

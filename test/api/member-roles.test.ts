@@ -1,14 +1,14 @@
 // Team roles over every route. Each route the app registers with `onRequest: app.authenticate` is called with the
 // session of an owner, an admin and a staff member (and of the account holder), and the answer is held to the role
-// table (domain/roles.ts, in the API keys' scope vocabulary): a refused call is 403 FORBIDDEN naming the role, an
+// table (domain/merchant/roles.ts, in the API keys' scope vocabulary): a refused call is 403 FORBIDDEN naming the role, an
 // allowed one passes the check. Allowed writes carry a malformed JSON body, so they stop at the body parser (400)
 // after authentication and change nothing; allowed reads run. Also: the table itself says what the issue asks
 // (staff: no refunds, keys, webhooks, billing or team; admin: no plan changes), and a member removed is signed out.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../harness/stack.js';
 import { createTestMerchant, type TestMerchant } from '../harness/merchants.js';
-import { ALL_API_KEY_SCOPES, routeKeyPolicy } from '../../domain/api-keys.js';
-import { MEMBER_ROLES, ROLE_SCOPES, roleAllows, roleToDb, type MemberRole } from '../../domain/roles.js';
+import { ALL_API_KEY_SCOPES, routeKeyPolicy } from '../../domain/merchant/api-keys.js';
+import { MEMBER_ROLES, ROLE_SCOPES, roleAllows, roleToDb, type MemberRole } from '../../domain/merchant/roles.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { screenshot, useBrowserStack } from './harness.js';
 import { api, sessionStatus, storefrontACheckout, storefrontAMerchant, storefrontAOrdersOf, waitFor } from '../e2e/checkout-helpers.js';
-import { CHECKOUT_LANGUAGES, fillMessage } from '../../domain/checkout-messages/index.js';
+import { CHECKOUT_LANGUAGES, fillMessage } from '../../domain/checkout/checkout-messages/index.js';
 import { embedFrame, payInEmbed } from './embed.js';
 
 const b = useBrowserStack();

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { screenshot, useBrowserStack } from './harness.js';
 import { api, storefrontACheckout, storefrontAMerchant, storefrontAOrdersOf, waitFor } from '../e2e/checkout-helpers.js';
-import { CHECKOUT_LANGUAGES, type CheckoutMessages } from '../../domain/checkout-messages/index.js';
+import { CHECKOUT_LANGUAGES, type CheckoutMessages } from '../../domain/checkout/checkout-messages/index.js';
 import { embedFrame, payInEmbed } from './embed.js';
 
 const b = useBrowserStack();

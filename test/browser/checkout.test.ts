@@ -7,7 +7,7 @@ import type { Page } from 'playwright-core';
 import { screenshot, useBrowserStack } from './harness.js';
 import { api, sessionStatus, storefrontACheckout, storefrontAMerchant, storefrontAOrdersOf, waitFor } from '../e2e/checkout-helpers.js';
 import type { SimShop } from '../../sandbox/storefront-a/state.js';
-import { CHECKOUT_LANGUAGES, fillMessage, type CheckoutMessages } from '../../domain/checkout-messages/index.js';
+import { CHECKOUT_LANGUAGES, fillMessage, type CheckoutMessages } from '../../domain/checkout/checkout-messages/index.js';
 
 // These flows pay on the processor's hosted page (the payment page a deployment may choose, and the embed's fallback);
 // paying inside the page in the processor's embed is checkout-embed.test.ts.

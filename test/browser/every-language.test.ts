@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { screenshot, useBrowserStack } from './harness.js';
 import { api, control, SHOPPER, startPayment, storefrontACheckout, storefrontAMerchant, waitFor, type Json } from '../e2e/checkout-helpers.js';
-import { CHECKOUT_LANGUAGES, type CheckoutLanguage, type CheckoutMessages } from '../../domain/checkout-messages/index.js';
+import { CHECKOUT_LANGUAGES, type CheckoutLanguage, type CheckoutMessages } from '../../domain/checkout/checkout-messages/index.js';
 
 const b = useBrowserStack();
 

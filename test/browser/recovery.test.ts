@@ -7,10 +7,10 @@
 import { describe, expect, it } from 'vitest';
 import { screenshot, useBrowserStack } from './harness.js';
 import { api, storefrontACheckout, storefrontAMerchant, waitFor } from '../e2e/checkout-helpers.js';
-import { CHECKOUT_LANGUAGES } from '../../domain/checkout-messages/index.js';
+import { CHECKOUT_LANGUAGES } from '../../domain/checkout/checkout-messages/index.js';
 import { createRecoveryActivities } from '../../activities/recovery/recovery.js';
 import { createEmailClient } from '../../integrations/email/index.js';
-import { WORKFLOWS } from '../../domain/workflow-names.js';
+import { WORKFLOWS } from '../../domain/temporal/workflow-names.js';
 
 const b = useBrowserStack({ targets: ['checkout', 'checkout-takeover', 'dashboard'] });
 const PASSWORD = 'correct horse battery 9';

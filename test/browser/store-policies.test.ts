@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { screenshot, useBrowserStack } from './harness.js';
 import { api, sessionStatus, storefrontACheckout, storefrontAMerchant, waitFor } from '../e2e/checkout-helpers.js';
-import { CHECKOUT_LANGUAGES } from '../../domain/checkout-messages/index.js';
+import { CHECKOUT_LANGUAGES } from '../../domain/checkout/checkout-messages/index.js';
 
 const b = useBrowserStack({ targets: ['checkout', 'checkout-takeover', 'dashboard'] });
 const PASSWORD = 'correct horse battery 9';

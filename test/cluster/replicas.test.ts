@@ -21,7 +21,7 @@ import { redisServerSpec } from '../../scripts/cluster/cluster.js';
 import { processorAad } from '../../model/connections.js';
 import { startTestStack, type TestStack } from '../harness/stack.js';
 import { control, expectCompletedWithOneOrderAndTwoEmails, payOnHostedPage, startPayment, storefrontACheckout, storefrontAMerchant, storefrontAOrdersOf, type Json } from '../e2e/checkout-helpers.js';
-import { WORKFLOWS } from '../../domain/workflow-names.js';
+import { WORKFLOWS } from '../../domain/temporal/workflow-names.js';
 
 let stack: TestStack;
 let redis: ManagedProcess;

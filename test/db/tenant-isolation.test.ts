@@ -20,7 +20,7 @@ import { testWorkflowBundle } from '../harness/temporal.js';
 import { givePaidPlan } from '../harness/billing.js';
 import { processorAad } from '../../model/connections.js';
 import { createSecretBox } from '../../security/secrets.js';
-import { WORKFLOWS } from '../../domain/workflow-names.js';
+import { WORKFLOWS } from '../../domain/temporal/workflow-names.js';
 
 const REQUESTS = 600;
 const CLIENTS = 24;

@@ -14,7 +14,7 @@ import { DEMO_STORE, type BOrder, type Store as StorefrontBStore } from '../../s
 import { givePaidPlan } from '../harness/billing.js';
 import { Worker } from '@temporalio/worker';
 import { testWorkflowBundle } from '../harness/temporal.js';
-import { WORKFLOWS } from '../../domain/workflow-names.js';
+import { WORKFLOWS } from '../../domain/temporal/workflow-names.js';
 
 export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

@@ -15,7 +15,7 @@ import {
   api, control, emailsOf, expectCompletedWithOneOrderAndTwoEmails, payOnHostedPage, returnFromPaymentPage, sessionStatus, SHOPPER, startPayment,
   storefrontACheckout, storefrontAMerchant, storefrontAOrdersOf, storefrontAOrdersPath, timelineOf, unique, waitFor, type Json,
 } from './checkout-helpers.js';
-import { WORKFLOWS } from '../../domain/workflow-names.js';
+import { WORKFLOWS } from '../../domain/temporal/workflow-names.js';
 
 const FAST_STORE_RETRIES = { checkoutWorkflowInput: { storeRetryInitialMs: 250 } };
 

@@ -12,7 +12,7 @@ import {
   api, control, expectCompletedWithOneOrderAndTwoEmails, payOnHostedPage, returnFromPaymentPage, sessionStatus, startPayment, storefrontACheckout, storefrontAMerchant,
   storefrontAOrdersOf, waitFor, type Json, type Merchant,
 } from './checkout-helpers.js';
-import { WORKFLOWS } from '../../domain/workflow-names.js';
+import { WORKFLOWS } from '../../domain/temporal/workflow-names.js';
 
 const FAST_STORE_RETRIES = { checkoutWorkflowInput: { storeRetryInitialMs: 250 } };
 

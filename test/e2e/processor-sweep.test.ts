@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../harness/stack.js';
 import { api, control, expectCompletedWithOneOrderAndTwoEmails, shopperPays, storefrontACheckout, storefrontAMerchant, storefrontAOrdersOf, unique, waitFor, type Json } from './checkout-helpers.js';
 import type { ProcessorSweepResult } from '../../workflows/processor/processor-sweep.js';
-import { WORKFLOWS } from '../../domain/workflow-names.js';
+import { WORKFLOWS } from '../../domain/temporal/workflow-names.js';
 
 let stack: TestStack;
 beforeAll(async () => {

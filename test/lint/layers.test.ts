@@ -15,7 +15,7 @@ describe('the layering rules', () => {
     ['a simulator importing our client', 'sandbox/dns/index.ts', "import { IntegrationError } from '../../integrations/errors.js'; void IntegrationError;", /Simulators import nothing/],
     ['a simulator importing the model', 'sandbox/ecb/index.ts', "import { processorAad } from '../../model/connections.js'; void processorAad;", /Simulators import nothing/],
     ['a simulator importing our money code', 'sandbox/storefront-b/state.ts', "import { minorToDecimalString } from '../../domain/money.js'; void minorToDecimalString;", /Simulators count money as their platform does/],
-    ['a simulator importing our discount arithmetic', 'sandbox/storefront-a/orders.ts', "import * as discounts from '../../domain/discounts.js'; void discounts;", /Simulators count money as their platform does/],
+    ['a simulator importing our discount arithmetic', 'sandbox/storefront-a/orders.ts', "import * as discounts from '../../domain/checkout/discounts.js'; void discounts;", /Simulators count money as their platform does/],
     ['production code importing a test helper', 'model/connections.ts', "import { startPostgres } from '../test/harness/postgres.js'; void startPostgres;", /Test helpers live in test\//],
     ['a script importing a test helper', 'scripts/migration-diff.ts', "import { createTestDatabase } from '../test/harness/db.js'; void createTestDatabase;", /Test helpers live in test\//],
     ['a route importing the worker process', 'api/routes/health/index.ts', "import { createWorker } from '../../../worker/worker.js'; void createWorker;", /api\/ must not import activities\/ or the worker/],

@@ -10,7 +10,7 @@ import type { UpdateDefinition } from '@temporalio/common';
 import { createWorker, type ServiceWorker } from '../../worker/worker.js';
 import proto from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
-import { backgroundTaskQueue } from '../../domain/task-queues.js';
+import { backgroundTaskQueue } from '../../domain/temporal/task-queues.js';
 import { checkoutWorkflow } from '../../workflows/checkout/checkout.js';
 import { backfillStatusUpdate, completeCodUpdate, initPaymentUpdate, processorEventSignal, refreshStatusUpdate, refundUpdate, storeRefundUpdate, type CheckoutWorkflowInput } from '../../workflows/checkout/checkout.messages.js';
 import { DEMO_SHOP } from '../../sandbox/storefront-a/simulator.js';
@@ -20,7 +20,7 @@ import { connectTestTemporal, startTimeSkipping, testWorkflowBundle, type TestTe
 import { uniqueTaskQueue } from '../harness/service-stack.js';
 import { createOpenSession, createSellingMerchant, settlePaymentSilently, shopperDetails, type SellingMerchant } from './checkout-fixtures.js';
 import { activityCalls } from '../harness/history.js';
-import { WORKFLOWS } from '../../domain/workflow-names.js';
+import { WORKFLOWS } from '../../domain/temporal/workflow-names.js';
 
 const MINUTE = 60_000;
 

@@ -14,7 +14,7 @@ import { acceptUpsellUpdate, completeCodUpdate, initPaymentUpdate, processorEven
 import { startTimeSkipping, testWorkflowBundle, uniqueTaskQueue, type TimeSkippingTemporal } from '../harness/temporal.js';
 import { fakeCheckoutActivitiesByWorkflow, newWorld, FAKE_QUOTE, type FakeWorld } from './fakes/checkout-activities.js';
 import { activityCalls } from '../harness/history.js';
-import { WORKFLOWS } from '../../domain/workflow-names.js';
+import { WORKFLOWS } from '../../domain/temporal/workflow-names.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

@@ -9,7 +9,7 @@ import { initPaymentUpdate, refreshStatusUpdate } from '../../workflows/checkout
 import { startActivityRig, type ActivityRig } from '../harness/activity-rig.js';
 import { connectTestTemporal, type TestTemporal } from '../harness/temporal.js';
 import { createOpenSession, createSellingMerchant, settlePaymentSilently, shopperDetails, type SellingMerchant } from './checkout-fixtures.js';
-import { WORKFLOWS } from '../../domain/workflow-names.js';
+import { WORKFLOWS } from '../../domain/temporal/workflow-names.js';
 
 let temporal: TestTemporal;
 let rig: ActivityRig;

@@ -15,7 +15,7 @@ import { startActivityRig, type ActivityRig } from '../harness/activity-rig.js';
 import { startTimeSkipping, uniqueTaskQueue, type TimeSkippingTemporal } from '../harness/temporal.js';
 import { createOpenSession, createSellingMerchant, settlePaymentSilently, shopperDetails, SHIPPING_MINOR, type SellingMerchant } from './checkout-fixtures.js';
 import { activityCalls } from '../harness/history.js';
-import { WORKFLOWS } from '../../domain/workflow-names.js';
+import { WORKFLOWS } from '../../domain/temporal/workflow-names.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

@@ -12,7 +12,7 @@ import { processorAad } from '../../model/connections.js';
 import { DOMAIN_CHECK_SCHEDULE } from '../../domain/hostnames.js';
 import { startActivityRig, type ActivityRig } from '../harness/activity-rig.js';
 import { startTimeSkipping, uniqueTaskQueue, type TimeSkippingTemporal } from '../harness/temporal.js';
-import { WORKFLOWS } from '../../domain/workflow-names.js';
+import { WORKFLOWS } from '../../domain/temporal/workflow-names.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

@@ -10,7 +10,7 @@ import type { Client } from '@temporalio/client';
 import { createMerchantWebhookActivities } from '../../activities/merchant-webhooks/merchant-webhooks.js';
 import { createEmailClient } from '../../integrations/email/index.js';
 import { createSecretBox } from '../../security/secrets.js';
-import { DELIVERY_JITTER, DELIVERY_SCHEDULE_MS, factKeyOf, SECRET_ROTATION_OVERLAP_MS } from '../../domain/merchant-webhooks.js';
+import { DELIVERY_JITTER, DELIVERY_SCHEDULE_MS, factKeyOf, SECRET_ROTATION_OVERLAP_MS } from '../../domain/merchant-webhooks/merchant-webhooks.js';
 import {
   deliverMerchantEvent, newWebhookSecret, recordMerchantEvent, replayDeadDeliveriesSince, replayDelivery, rotateEndpointSecret, sealEndpointSecret, startDeliveryRun,
 } from '../../model/merchant-webhooks.js';
@@ -19,7 +19,7 @@ import type { WebhookEndpointHealthResult } from '../../workflows/merchant-webho
 import type { ReceivedDelivery } from '../../sandbox/webhook-receiver/index.js';
 import { startActivityRig, type ActivityRig } from '../harness/activity-rig.js';
 import { startTimeSkipping, uniqueTaskQueue, type TimeSkippingTemporal } from '../harness/temporal.js';
-import { WORKFLOWS } from '../../domain/workflow-names.js';
+import { WORKFLOWS } from '../../domain/temporal/workflow-names.js';
 
 const SECOND = 1000;
 const HOUR = 3600 * SECOND;

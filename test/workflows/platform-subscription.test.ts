@@ -17,7 +17,7 @@ import { createProcessorClient } from '../../integrations/processor/index.js';
 import { PLATFORM_API_KEY } from '../../sandbox/processor/index.js';
 import { startActivityRig, type ActivityRig } from '../harness/activity-rig.js';
 import { startTimeSkipping, uniqueTaskQueue, type TimeSkippingTemporal } from '../harness/temporal.js';
-import { WORKFLOWS } from '../../domain/workflow-names.js';
+import { WORKFLOWS } from '../../domain/temporal/workflow-names.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

@@ -11,7 +11,7 @@ import { newSessionToken } from '../../api/cart-sources.js';
 import { startActivityRig, type ActivityRig } from '../harness/activity-rig.js';
 import { startTimeSkipping, uniqueTaskQueue, type TimeSkippingTemporal } from '../harness/temporal.js';
 import { writeHistory } from '../../scripts/lib/histories.js';
-import { WORKFLOWS } from '../../domain/workflow-names.js';
+import { WORKFLOWS } from '../../domain/temporal/workflow-names.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

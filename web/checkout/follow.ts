@@ -5,7 +5,7 @@
 // confirmation), and a paid order until the store has given it its number.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../shared/api.js';
-import { isPageOutcome } from '../../domain/checkout-status.js';
+import { isPageOutcome } from '../../domain/checkout/checkout-status.js';
 import type { SessionStatus, Status } from './types.js';
 
 export type StoreOrderState = NonNullable<SessionStatus['storeOrder']>['state'];

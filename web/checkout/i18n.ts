@@ -3,8 +3,8 @@
 // at start (main.tsx), before the first render. A key the dictionary lacks shows as the key itself: visible, and the
 // every-language browser test fails on it.
 import type { ComponentChild } from 'preact';
-import type { CheckoutMessageKey } from '../../domain/checkout-messages/en.js';
-import { fillMessage } from '../../domain/checkout-messages/fill.js';
+import type { CheckoutMessageKey } from '../../domain/checkout/checkout-messages/en.js';
+import { fillMessage } from '../../domain/checkout/checkout-messages/fill.js';
 import { browserLocale } from '../shared/money.js';
 
 let words: Partial<Record<CheckoutMessageKey, string>> = {};

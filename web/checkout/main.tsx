@@ -49,7 +49,7 @@ function App({ embedded }: { embedded: Embedded | null }) {
       </Frame>
     );
   }
-  // The brand's colors come with the page: the page route writes them, contrast-corrected (domain/brand-colors.ts), as
+  // The brand's colors come with the page: the page route writes them, contrast-corrected (domain/merchant/brand-colors.ts), as
   // CSS custom properties, so the script carries none of that code.
   document.title = `${t('headline')} · ${bundle.shopName}`;
   return <Checkout token={token} bundle={bundle} orderBumps={parseOrderBumps(bumps, bundle.currency)} upsells={parseUpsells(upsells)} cardEnabled={embedded?.cardEnabled} embed={embedded?.embed} pixelsScript={embedded?.pixelsScript} />;

@@ -1,4 +1,4 @@
-// The merchant's tracking pixels (domain/pixels.ts): each platform's own tag, loaded only when the merchant
+// The merchant's tracking pixels (domain/checkout/pixels.ts): each platform's own tag, loaded only when the merchant
 // configured it and only after the page is up (it never delays the checkout), with the checkout's events
 // mapped onto the platform's names. `purchase` carries the session token as event id (platforms de-duplicate
 // on it) and fires once per session: a reload or a second visit of the confirmation page sends nothing.

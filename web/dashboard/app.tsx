@@ -28,7 +28,7 @@ import { SecurityPage } from './pages/security.js';
 import { AcceptInvite } from './pages/accept-invite.js';
 import { useCan } from './can.js';
 
-/** `route`: the API route the page reads first; the link shows only to roles that may call it (domain/roles.ts). */
+/** `route`: the API route the page reads first; the link shows only to roles that may call it (domain/merchant/roles.ts). */
 const NAV: Array<{ section: string; items: Array<{ href: string; label: string; route?: string }> }> = [
   { section: 'Sales', items: [{ href: '/dashboard', label: 'Overview' }, { href: '/dashboard/orders', label: 'Orders' }, { href: '/dashboard/customers', label: 'Customers' }, { href: '/dashboard/stats', label: 'Statistics' }] },
   {

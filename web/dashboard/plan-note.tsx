@@ -1,4 +1,4 @@
-// Why a plan-limited setting (domain/plan-features.ts) is off, or on without effect, and the way to the plan that has it.
+// Why a plan-limited setting (domain/merchant/plan-features.ts) is off, or on without effect, and the way to the plan that has it.
 import { useSession } from './session.js';
 import type { Merchant } from './types.js';
 import { Link } from './ui.js';

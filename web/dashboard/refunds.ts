@@ -2,7 +2,7 @@
 // (a COMPLETED order with money given back is "Partially refunded"), the store order's own word, who made a refund
 // and where it stands at the processor and on the store; and the refund dialog's rules (what is sent, what it
 // refunds). Pure: no DOM, no requests, so it is tested on its own (refunds.test.ts).
-import type { CheckoutStatus, HoldReason } from '../../domain/checkout-status.js';
+import type { CheckoutStatus, HoldReason } from '../../domain/checkout/checkout-status.js';
 import { formatAmount, inputToCents } from './format.js';
 import type { Body } from './api.js';
 import type { OrderDetail } from './types.js';
@@ -22,7 +22,7 @@ export const STATUS_LABELS: Record<CheckoutStatus, string> = {
   ABANDONED: 'Abandoned',
 };
 
-/** Why a payment is held: the detail's banner says the sentence, the list a few words (reasons: domain/checkout-status.ts). */
+/** Why a payment is held: the detail's banner says the sentence, the list a few words (reasons: domain/checkout/checkout-status.ts). */
 export const HOLD_WORDS: Record<HoldReason, { title: string; short: string }> = {
   payment_refunded: { title: 'the payment was refunded at the processor before the order was made', short: 'refunded before the order' },
   payment_disputed: { title: "the shopper's bank disputes the payment", short: 'payment disputed' },

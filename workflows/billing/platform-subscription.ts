@@ -11,7 +11,7 @@
 import {
   ApplicationFailure, allHandlersFinished, condition, continueAsNew, log, patched, proxyActivities, setHandler, workflowInfo,
 } from '@temporalio/workflow';
-import { DEFAULT_GRACE, FREE_PLAN_ID, isPaidPlan, isPaidStatus, periodEndFrom, renewalAttemptAt, type GracePolicy } from '../../domain/plans.js';
+import { DEFAULT_GRACE, FREE_PLAN_ID, isPaidPlan, isPaidStatus, periodEndFrom, renewalAttemptAt, type GracePolicy } from '../../domain/merchant/plans.js';
 import type { ErrorCode } from '../../domain/errors.js';
 import type { PlatformBillingActivities, RenewalCheck, SubscriptionRecord } from '../../activities/billing/platform-billing.js';
 import { describeProcessorFailure } from '../processor/processor-connection.messages.js';

@@ -9,7 +9,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { CheckoutSessionActivities, IdleSessionCursor } from '../../activities/checkout/checkout-session.js';
 import type { checkoutWorkflow } from './checkout.js';
 import { PROFILES } from '../activity-profiles.js';
-import { WORKFLOWS } from '../../domain/workflow-names.js';
+import { WORKFLOWS } from '../../domain/temporal/workflow-names.js';
 
 
 const { listIdleSessionsWithoutWorkflow } = proxyActivities<CheckoutSessionActivities>(PROFILES.sweepList);

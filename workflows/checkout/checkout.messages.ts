@@ -2,11 +2,11 @@
 // workflow, the API routes that drive it and the activities it calls. Deterministic (types and
 // @temporalio/workflow definitions only).
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { CheckoutStatus } from '../../domain/checkout-status.js';
+import type { CheckoutStatus } from '../../domain/checkout/checkout-status.js';
 import type { ShippingAddress } from '../../domain/address.js';
-import type { UpsellCharge } from '../../domain/upsell-purchase.js';
+import type { UpsellCharge } from '../../domain/checkout/upsell-purchase.js';
 
-import { PROCESSOR_EVENT_SIGNAL } from '../../domain/checkout-workflow.js';
+import { PROCESSOR_EVENT_SIGNAL } from '../../domain/checkout/checkout-workflow.js';
 
 /** One workflow per session; the id is derived from the token so any event finds it. */
 

@@ -1,13 +1,13 @@
 import { ActivityFailure, ApplicationFailure, allHandlersFinished, condition, log, patched, proxyActivities, setHandler, upsertSearchAttributes, uuid4, type ActivityInterfaceFor, type ActivityOptions, type LocalActivityOptions } from '@temporalio/workflow';
-import { applyProcessorEvent, canTransition, isClosedToShopper, isPaidNotRefunded, isProcessorPaid, isRefundEvent, isSuccessEvent, refundRefusal, type CheckoutStatus, type EventFacts } from '../../domain/checkout-status.js';
-import { paymentFact } from '../../domain/payment-check.js';
-import { upsellOutcomeOfEvent, type UpsellChargeOutcome } from '../../domain/upsell-purchase.js';
+import { applyProcessorEvent, canTransition, isClosedToShopper, isPaidNotRefunded, isProcessorPaid, isRefundEvent, isSuccessEvent, refundRefusal, type CheckoutStatus, type EventFacts } from '../../domain/checkout/checkout-status.js';
+import { paymentFact } from '../../domain/checkout/payment-check.js';
+import { upsellOutcomeOfEvent, type UpsellChargeOutcome } from '../../domain/checkout/upsell-purchase.js';
 import type { ErrorCode } from '../../domain/errors.js';
 import type { CheckoutSessionActivities } from '../../activities/checkout/checkout-session.js';
 import type { CheckoutPaymentActivities } from '../../activities/checkout/checkout-payment.js';
 import type { FulfilmentActivities } from '../../activities/checkout/checkout-fulfilment.js';
 import type { MerchantWebhookActivities } from '../../activities/merchant-webhooks/merchant-webhooks.js';
-import { SESSION_EVENT_OF_STATUS } from '../../domain/merchant-webhooks.js';
+import { SESSION_EVENT_OF_STATUS } from '../../domain/merchant-webhooks/merchant-webhooks.js';
 import {
   acceptUpsellUpdate, backfillStatusUpdate, completeCodUpdate, initPaymentUpdate, payUpdate, PAYMENT_STATUS_EVENTS, processorEventSignal, refreshStatusUpdate, refundUpdate, statusQuery, storeRefundSignal, storeRefundUpdate,
   type BackfillResult, type CheckoutWorkflowInput, type InitPaymentResult, type ProcessorEventMessage, type RefundInput, type RefundResult, type RefundsState, type ShopperDetails, type StatusResult,
@@ -620,7 +620,7 @@ class CheckoutSession {
 
   /**
    * A processor event, checked against the processor before it is believed. A success: the payment behind it is read and
-   * judged (domain/payment-check.ts): paid as asked, COMPLETED and the order; refunded, disputed or another amount,
+   * judged (domain/checkout/payment-check.ts): paid as asked, COMPLETED and the order; refunded, disputed or another amount,
    * ON_HOLD with no order and the merchant told; no paid payment, nothing. The processor unreachable: the event waits
    * and is asked about again (never lost, never believed unchecked). A refund: the processor's refunds decide.
    */

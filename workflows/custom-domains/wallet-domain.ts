@@ -6,7 +6,7 @@
 import { condition, getExternalWorkflowHandle, patched, proxyActivities, setHandler, startChild } from '@temporalio/workflow';
 import { WALLETS_ON_HOSTED_PAGE, WALLET_CHECK_SCHEDULE, walletDomainChangedSignal, type WalletDomainInput, type WalletDomainResult, type WalletDomainSync } from './wallet-domain.messages.js';
 import { PROFILES } from '../activity-profiles.js';
-import { WORKFLOWS } from '../../domain/workflow-names.js';
+import { WORKFLOWS } from '../../domain/temporal/workflow-names.js';
 
 /** The activities runs of the earlier code scheduled (their names and shapes, for replay; none is registered now). */
 interface WalletDomainActivities {

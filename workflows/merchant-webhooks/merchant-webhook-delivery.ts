@@ -1,10 +1,10 @@
-// Delivers one event to one merchant endpoint, durably, on the schedule of domain/merchant-webhooks.ts (0 s, 5 s,
+// Delivers one event to one merchant endpoint, durably, on the schedule of domain/merchant-webhooks/merchant-webhooks.ts (0 s, 5 s,
 // 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, each wait jittered ±10 %): each attempt is one activity, one POST; a 2xx ends
 // it succeeded, a 410 or the last failure dead (the dead-letter list), an endpoint disabled meanwhile dead too.
 // A replay is a new run of the same workflow with the same delivery (webhook-id), under an id of its own
 // (merchant-webhook-<id>-replay-<run>); the run claims the delivery first, so no two runs deliver at once.
 import { proxyActivities, sleep } from '@temporalio/workflow';
-import { DELIVERY_SCHEDULE_MS, jittered } from '../../domain/merchant-webhooks.js';
+import { DELIVERY_SCHEDULE_MS, jittered } from '../../domain/merchant-webhooks/merchant-webhooks.js';
 import type { DeliveryAttemptResult, MerchantWebhookActivities } from '../../activities/merchant-webhooks/merchant-webhooks.js';
 import { PROFILES } from '../activity-profiles.js';
 

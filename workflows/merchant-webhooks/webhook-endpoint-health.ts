@@ -5,7 +5,7 @@
 // endpoint again: the workflow reads the database before each step and ends once the endpoint is healthy or
 // disabled. Each step's email has an idempotency key of its streak, so a step is never mailed twice.
 import { condition, defineSignal, log, proxyActivities, setHandler } from '@temporalio/workflow';
-import { ENDPOINT_HEALTH_CUE, ENDPOINT_HEALTH_STEPS, type EndpointHealthStep } from '../../domain/merchant-webhooks.js';
+import { ENDPOINT_HEALTH_CUE, ENDPOINT_HEALTH_STEPS, type EndpointHealthStep } from '../../domain/merchant-webhooks/merchant-webhooks.js';
 import type { MerchantWebhookActivities } from '../../activities/merchant-webhooks/merchant-webhooks.js';
 import { PROFILES } from '../activity-profiles.js';
 

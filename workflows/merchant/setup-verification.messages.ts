@@ -1,6 +1,6 @@
 // Id, input and result of the setup verification workflow, shared by the workflow and the API that runs
 // it (POST /api/merchant/setup-verification). Deterministic: domain/ only.
-import type { OnboardingFacts, OnboardingReasonCode } from '../../domain/onboarding.js';
+import type { OnboardingFacts, OnboardingReasonCode } from '../../domain/merchant/onboarding.js';
 
 
 export interface SetupVerificationInput {

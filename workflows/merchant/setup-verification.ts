@@ -1,7 +1,7 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { SetupVerificationActivities } from '../../activities/merchant/setup-verification.js';
 import type { StorefrontAActivities } from '../../activities/storefront-a/storefront-a.js';
-import { activationGate, brandCheck, paymentCheck, planCheck, SETUP_VERIFICATION_STEPS, shippingCheck, type OnboardingReasonCode } from '../../domain/onboarding.js';
+import { activationGate, brandCheck, paymentCheck, planCheck, SETUP_VERIFICATION_STEPS, shippingCheck, type OnboardingReasonCode } from '../../domain/merchant/onboarding.js';
 import { toStorefrontAFailure } from '../storefront-a/storefront-a.messages.js';
 import type { BlockingStep, SetupStepReport, SetupVerificationInput, SetupVerificationResult } from './setup-verification.messages.js';
 import { PROFILES } from '../activity-profiles.js';

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { type RouteDeps } from '../../route-deps.js';
 import type { sendAccountEmailWorkflow } from '../../../workflows/merchant/account-email.js';
-import { WORKFLOWS } from '../../../domain/workflow-names.js';
+import { WORKFLOWS } from '../../../domain/temporal/workflow-names.js';
 
 export type AccountEmailKind = 'email_verification' | 'password_reset';
 

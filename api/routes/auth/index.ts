@@ -13,9 +13,9 @@ import type { FastifyBaseLogger } from 'fastify';
 import { Prisma } from '../../../prisma/client.js';
 import { type RouteDeps } from '../../route-deps.js';
 import { AppError } from '../../../domain/errors.js';
-import { slugFromName, withSuffix } from '../../../domain/slug.js';
+import { slugFromName, withSuffix } from '../../../domain/merchant/slug.js';
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../../security/passwords.js';
-import { checkPasswordPolicy } from '../../../domain/password-policy.js';
+import { checkPasswordPolicy } from '../../../domain/merchant/password-policy.js';
 import { hashOneTimeToken } from '../../../security/one-time-tokens.js';
 import { errorResponse } from '../../schemas/common.js';
 import { currentPassword, email, newPassword, ok, phone, sessionResponse } from '../../schemas/merchant.js';
@@ -25,7 +25,7 @@ import { SESSION_COOKIE } from '../../plugins/auth.js';
 import { merchantViewInclude, toMerchantView } from '../merchant/view.js';
 import { queueAccountEmail } from './account-emails.js';
 import { acceptBody, invitationLookup, invitationToken, loginResponse, twoFactorCode } from '../../schemas/team.js';
-import { roleFromDb } from '../../../domain/roles.js';
+import { roleFromDb } from '../../../domain/merchant/roles.js';
 import { twoFactorEnabled, twoFactorStatus, verifySecondFactor } from '../../../model/merchant/two-factor.js';
 
 /** The purpose of the token a login answers when a second factor is needed, and how long it is good for. */

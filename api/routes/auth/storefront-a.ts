@@ -21,7 +21,7 @@ import { SecretDecryptionError } from '../../../security/secrets.js';
 import { toAppError } from '../../plugins/errors.js';
 import { installingInputs, STOREFRONT_A_SCOPES, storefrontAAad, STOREFRONT_A_INSTALL_PURPOSE } from '../../../model/connections.js';
 import type { installStorefrontAWorkflow } from '../../../workflows/storefront-a/storefront-a-install.js';
-import { WORKFLOWS } from '../../../domain/workflow-names.js';
+import { WORKFLOWS } from '../../../domain/temporal/workflow-names.js';
 
 export const OAUTH_STATE_TTL_MS = 10 * 60 * 1000;
 /** How old the platform's signed redirect may be when it reaches us. */

@@ -3,20 +3,20 @@
 // and the plan is ACTIVE; cancel returns to Demo at once; Whop's own membership events on a paid plan (its
 // Standard Webhooks deliveries from the sandbox: a membership ended at Whop, a renewal Whop billed) are followed
 // at once, once, whatever their order; bad input and forged webhooks change nothing.
-import { findPlan } from '../../../domain/plans.js';
+import { findPlan } from '../../../domain/merchant/plans.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
 import { createTestMerchant, type TestMerchant } from '../../../test/harness/merchants.js';
 import { TEST_PAID_PLAN } from '../../../test/harness/billing.js';
 import { api, control, waitFor, type Json } from '../../../test/e2e/checkout-helpers.js';
 import { signSpecWebhook as signWebhook, SPEC_SIGNATURE_HEADER as SIGNATURE_HEADER } from '../../../integrations/processor/webhook.js';
-import { periodEndFrom } from '../../../domain/plans.js';
+import { periodEndFrom } from '../../../domain/merchant/plans.js';
 import { createProcessorClient } from '../../../integrations/processor/index.js';
 import { PLATFORM_API_KEY, PLATFORM_COMPANY_ID, eventPayload } from '../../../sandbox/processor/index.js';
 import { Webhook } from 'standardwebhooks';
 import { createSecretBox } from '../../../security/secrets.js';
 import { platformBillingWebhookAad } from '../../../model/connections.js';
-import { WORKFLOWS } from '../../../domain/workflow-names.js';
+import { WORKFLOWS } from '../../../domain/temporal/workflow-names.js';
 
 let stack: TestStack;
 beforeAll(async () => {

@@ -10,11 +10,11 @@ import { type RouteDeps } from '../../route-deps.js';
 import type { MerchantScope } from '../../../model/merchant/merchant-scope.js';
 import type { PlatformSubscription } from '../../../generated/prisma/client.js';
 import { AppError } from '../../../domain/errors.js';
-import { ENDED_REASONS, FREE_PLAN_ID, PLANS, SUBSCRIPTION_STATUSES, findPlan, isPaidPlan, isPaidStatus } from '../../../domain/plans.js';
+import { ENDED_REASONS, FREE_PLAN_ID, PLANS, SUBSCRIPTION_STATUSES, findPlan, isPaidPlan, isPaidStatus } from '../../../domain/merchant/plans.js';
 import { errorResponse } from '../../schemas/common.js';
 import { trimmed } from '../../schemas/text.js';
 import { cancelUpdate, subscribeUpdate, type PlatformSubscriptionInput } from '../../../workflows/billing/platform-subscription.messages.js';
-import { WORKFLOWS } from '../../../domain/workflow-names.js';
+import { WORKFLOWS } from '../../../domain/temporal/workflow-names.js';
 
 const auth = { security: [{ bearerAuth: [] }] };
 const tags = ['billing'];

@@ -22,12 +22,12 @@ import {
   claimedEvent, claimedString, eventIdOf, parseJsonOrUndefined, processorEventOf, signedByAny, signedDeliveryHeaders, storableBody, webhookDeliveries, type DeliveryAudit,
 } from '../../incoming-webhooks.js';
 import { AppError } from '../../../domain/errors.js';
-import { isPaidStatus } from '../../../domain/plans.js';
+import { isPaidStatus } from '../../../domain/merchant/plans.js';
 import type { ProcessorEvent } from '../../../integrations/processor/webhook.js';
 import { platformBillingWebhookAad } from '../../../model/connections.js';
-import { PLATFORM_BILLING_METADATA_KEY, PLATFORM_BILLING_WEBHOOK_PATH } from '../../../domain/plans.js';
+import { PLATFORM_BILLING_METADATA_KEY, PLATFORM_BILLING_WEBHOOK_PATH } from '../../../domain/merchant/plans.js';
 import { billingEventSignal, type BillingEventMessage, type PlatformSubscriptionInput } from '../../../workflows/billing/platform-subscription.messages.js';
-import { WORKFLOWS } from '../../../domain/workflow-names.js';
+import { WORKFLOWS } from '../../../domain/temporal/workflow-names.js';
 
 export type BillingDeliveryRejection = 'bad_signature' | 'no_secret' | 'malformed' | 'not_billing' | 'stale' | 'duplicate';
 

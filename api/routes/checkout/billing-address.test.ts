@@ -11,7 +11,7 @@ import {
   type Json, type Merchant,
 } from '../../../test/e2e/checkout-helpers.js';
 import type { SimShop } from '../../../sandbox/storefront-a/state.js';
-import { WORKFLOWS } from '../../../domain/workflow-names.js';
+import { WORKFLOWS } from '../../../domain/temporal/workflow-names.js';
 
 let stack: TestStack;
 let a: Merchant & { shop: SimShop };

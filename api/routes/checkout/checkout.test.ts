@@ -17,7 +17,7 @@ import { convertFromEur } from '../../../domain/money.js';
 import { checkoutOrigin } from '../merchant/view.js';
 import { checkoutPublicRoutes } from './index.js';
 import { shouldPassThrough, STORE_READ_TIMEOUT_MS } from '../../cart-sources.js';
-import { WORKFLOWS } from '../../../domain/workflow-names.js';
+import { WORKFLOWS } from '../../../domain/temporal/workflow-names.js';
 
 type Json = Record<string, unknown> & { code?: string; error?: string };
 

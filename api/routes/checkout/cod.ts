@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { type RouteDeps } from '../../route-deps.js';
 import { AppError } from '../../../domain/errors.js';
-import { isCheckoutStatus } from '../../../domain/checkout-status.js';
+import { isCheckoutStatus } from '../../../domain/checkout/checkout-status.js';
 import { isCheckoutToken, isPreviewToken } from '../../../domain/tokens.js';
 import { completeCodUpdate } from '../../../workflows/checkout/checkout.messages.js';
 import { updateCheckout } from '../../checkout-workflow.js';

@@ -11,13 +11,13 @@ import { sqlPool, type Db, type Prisma } from '../../../prisma/client.js';
 import type { z } from 'zod';
 import { serializerCompiler } from 'fastify-type-provider-zod';
 import { AppError } from '../../../domain/errors.js';
-import { INITIAL_STATUS, isCheckoutStatus } from '../../../domain/checkout-status.js';
+import { INITIAL_STATUS, isCheckoutStatus } from '../../../domain/checkout/checkout-status.js';
 import { MoneyError, money } from '../../../domain/money.js';
 import { quoteShippingRates, type ShippingRateInput } from '../../../domain/shipping.js';
 import { COUNTRY_CODES } from '../../../domain/countries.js';
 import { codOffered } from '../../../model/merchant/plan-features.js';
 import { isPreviewToken, isSessionToken } from '../../../domain/tokens.js';
-import { storeOrderOf } from '../../../domain/store-order.js';
+import { storeOrderOf } from '../../../domain/checkout/store-order.js';
 import { sessionAddress, sessionBumpLines, sessionFxRates, sessionLines } from '../../../model/checkout/checkout-session.js';
 import { limit } from '../../plugins/rate-limits.js';
 import { errorResponse } from '../../schemas/common.js';
@@ -33,7 +33,7 @@ import {
 import { checkoutOriginWith } from '../../checkout-host.js';
 import { HANDOFF_HEADERS, type Handoff } from '../../../integrations/storefront-b/handoff.js';
 import { canonicalLanguage } from '../../../domain/language.js';
-import { checkoutLanguageOf } from '../../../domain/checkout-messages/index.js';
+import { checkoutLanguageOf } from '../../../domain/checkout/checkout-messages/index.js';
 import { acceptedLanguages } from '../../schemas/shopper-language.js';
 import { addVary } from '../../vary.js';
 import { claimHandoff, releaseHandoff, type HandoffHash } from '../../handoff-claims.js';
@@ -242,7 +242,7 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
       storeCountries: session.storeCountries,
       // A preview fires no tracking: the merchant's ad platforms would count a checkout nobody made.
       pixels: isPreviewToken(session.token) ? [] : session.parts.pixels,
-      // Checked when they were read from the store (domain/store-policies.ts): http(s) addresses, capped titles.
+      // Checked when they were read from the store (domain/merchant/store-policies.ts): http(s) addresses, capped titles.
       storePolicies: session.storePolicies,
       shopper: {
         email: session.email,

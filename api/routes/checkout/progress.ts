@@ -6,7 +6,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { Prisma } from '../../../prisma/client.js';
 import { type RouteDeps } from '../../route-deps.js';
 import { AppError } from '../../../domain/errors.js';
-import { OPEN_STATUSES } from '../../../domain/checkout-status.js';
+import { OPEN_STATUSES } from '../../../domain/checkout/checkout-status.js';
 import { MILESTONE_COLUMNS, PROGRESS_STEPS, upTo } from '../../../domain/stats.js';
 import { isSessionToken } from '../../../domain/tokens.js';
 import { limit } from '../../plugins/rate-limits.js';

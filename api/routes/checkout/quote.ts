@@ -4,7 +4,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { type RouteDeps } from '../../route-deps.js';
 import { AppError } from '../../../domain/errors.js';
-import { isOpen, isCheckoutStatus } from '../../../domain/checkout-status.js';
+import { isOpen, isCheckoutStatus } from '../../../domain/checkout/checkout-status.js';
 import { isPreviewToken, isSessionToken } from '../../../domain/tokens.js';
 import { priceCheckout } from '../../../model/checkout/pricing.js';
 import { quoteStoreTaxes } from '../../../model/checkout/store-taxes.js';

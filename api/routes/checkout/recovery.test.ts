@@ -11,7 +11,7 @@ import { recoveryLinkSignature } from '../../../security/recovery-links.js';
 import { storefrontBAad } from '../../../model/connections.js';
 import { PREVIEW_TOKEN_PREFIX } from '../../../domain/tokens.js';
 import { newSessionToken } from '../../cart-sources.js';
-import { WORKFLOWS } from '../../../domain/workflow-names.js';
+import { WORKFLOWS } from '../../../domain/temporal/workflow-names.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

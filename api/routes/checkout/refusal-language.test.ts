@@ -7,7 +7,7 @@ import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
 import { SHOPPER, storefrontACheckout, storefrontAMerchant, type Json, type Merchant } from '../../../test/e2e/checkout-helpers.js';
 import type { SimShop } from '../../../sandbox/storefront-a/state.js';
 import { shopperDetails } from '../../schemas/shopper.js';
-import { SHOPPER_ERRORS, translateShopperError } from '../../../domain/shopper-errors/index.js';
+import { SHOPPER_ERRORS, translateShopperError } from '../../../domain/checkout/shopper-errors/index.js';
 
 let stack: TestStack;
 let m: Merchant & { shop: SimShop };

@@ -8,7 +8,7 @@ import { api, SHOPPER, storefrontACheckout, storefrontAMerchant, type Json, type
 import type { SimShop } from '../../../sandbox/storefront-a/state.js';
 import { priceCheckout } from '../../../model/checkout/pricing.js';
 import { AppError } from '../../../domain/errors.js';
-import { WORKFLOWS } from '../../../domain/workflow-names.js';
+import { WORKFLOWS } from '../../../domain/temporal/workflow-names.js';
 
 let stack: TestStack;
 /** Ships DE and AT by DHL, and wherever its shop ships (DE, AT, US) by World; COD on. */

@@ -1,4 +1,4 @@
-// The merchant's API keys (dashboard sessions only: domain/api-keys.ts lists these routes as session-only, so a key
+// The merchant's API keys (dashboard sessions only: domain/merchant/api-keys.ts lists these routes as session-only, so a key
 // can neither mint nor revoke keys). A key's secret is in the answer of its create or roll, once; the API stores its
 // SHA-256 only (api/api-keys.ts) and lists keys by their prefix. Every query carries the caller's merchant id from
 // the session, so another merchant's key is simply not found (404).
@@ -9,7 +9,7 @@ import type { MerchantScope } from '../../../model/merchant/merchant-scope.js';
 import { AppError } from '../../../domain/errors.js';
 import {
   apiKeyStatus, DEFAULT_ROLL_OVERLAP_SECONDS, MAX_LIVE_API_KEYS, normalizeScopes, type ApiKeyMode, type ApiKeyScope,
-} from '../../../domain/api-keys.js';
+} from '../../../domain/merchant/api-keys.js';
 import { issueApiKey } from '../../api-keys.js';
 import { errorResponse } from '../../schemas/common.js';
 import { apiKeyCreate, apiKeyCreated, apiKeyIdParams, apiKeyList, apiKeyRoll, apiKeyRolled, apiKeyView } from '../../schemas/api-keys.js';

@@ -10,7 +10,7 @@ import type { DiscountCode, OrderBump, TrackingPixel, Upsell } from '../../../ge
 import { type RouteDeps } from '../../route-deps.js';
 import type { MerchantScope } from '../../../model/merchant/merchant-scope.js';
 import { AppError } from '../../../domain/errors.js';
-import { pixelIdProblem, type PixelPlatform } from '../../../domain/pixels.js';
+import { pixelIdProblem, type PixelPlatform } from '../../../domain/checkout/pixels.js';
 import { errorResponse } from '../../schemas/common.js';
 import { checkImageUrl, PRODUCT_IMAGE_TYPES } from '../../image-url.js';
 import {

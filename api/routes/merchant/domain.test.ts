@@ -10,7 +10,7 @@ import { control, merchantWithProcessor, storefrontACheckout, storefrontAMerchan
 import { givePaidPlan } from '../../../test/harness/billing.js';
 import { merchantForCheckoutHost } from '../../checkout-host.js';
 import { ensureWebBuild } from '../../../scripts/web-build.js';
-import { WORKFLOWS } from '../../../domain/workflow-names.js';
+import { WORKFLOWS } from '../../../domain/temporal/workflow-names.js';
 
 let dns: DnsSimulator;
 let stack: TestStack;

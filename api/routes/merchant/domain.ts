@@ -20,7 +20,7 @@ import { customDomainInput } from '../../schemas/custom-domain.js';
 import { checkoutOriginWith } from '../../checkout-host.js';
 import type { verifyCustomDomainWorkflow } from '../../../workflows/custom-domains/custom-domain.js';
 import { recheckDomainSignal, removeDomainSignal, type CustomDomainInput } from '../../../workflows/custom-domains/custom-domain.messages.js';
-import { WORKFLOWS } from '../../../domain/workflow-names.js';
+import { WORKFLOWS } from '../../../domain/temporal/workflow-names.js';
 
 const auth = { security: [{ bearerAuth: [] }] };
 const tags = ['custom-domain'];
@@ -129,7 +129,7 @@ export const domainRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) 
         '(proof only; traffic must still reach us). Verification checks at once, then after 1 minute doubling to hourly, for 72 hours. ' +
         '201: claimed now; 200: this domain was already yours (its status). INVALID_INPUT: not checkout.<domain>, not a valid hostname, ' +
         "an IP, or a host of the service or of storefront A. DOMAIN_EXISTS: another merchant has it. CONFLICT: you have another domain (DELETE it first). " +
-        'PLAN_FEATURE_REQUIRED (403): a plan without custom domains (domain/plan-features.ts; every plan has them today).',
+        'PLAN_FEATURE_REQUIRED (403): a plan without custom domains (domain/merchant/plan-features.ts; every plan has them today).',
       ...auth,
       body: z.strictObject({ domain: customDomainInput(policy) }),
       response: { 200: customDomainStatus, 201: customDomainStatus, 400: errorResponse, 401: errorResponse, 403: errorResponse, 404: errorResponse, 409: errorResponse, 503: errorResponse },

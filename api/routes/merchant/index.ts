@@ -7,16 +7,16 @@ import { Prisma } from '../../../prisma/client.js';
 import { type RouteDeps } from '../../route-deps.js';
 import type { MerchantScope } from '../../../model/merchant/merchant-scope.js';
 import { AppError } from '../../../domain/errors.js';
-import { slugFromName, slugProblem, withSuffix } from '../../../domain/slug.js';
+import { slugFromName, slugProblem, withSuffix } from '../../../domain/merchant/slug.js';
 import { hashPassword, verifyPassword } from '../../../security/passwords.js';
-import { checkPasswordPolicy } from '../../../domain/password-policy.js';
+import { checkPasswordPolicy } from '../../../domain/merchant/password-policy.js';
 import { checkImageUrl, LOGO_TYPES } from '../../image-url.js';
 import { errorResponse } from '../../schemas/common.js';
 import { accountPatch, configPatchFor, merchantView, publicConfig, sessionResponse, shopPatch, slugInput } from '../../schemas/merchant.js';
 import { chars } from '../../schemas/text.js';
 import { checkoutOrigin, merchantViewInclude, PLATFORM_ENUM, toMerchantView, toPublicConfig } from './view.js';
 import { queueAccountEmail } from '../auth/account-emails.js';
-import { ROLE_SCOPES } from '../../../domain/roles.js';
+import { ROLE_SCOPES } from '../../../domain/merchant/roles.js';
 import { twoFactorEnabled } from '../../../model/merchant/two-factor.js';
 import { merchantForCheckoutHost } from '../../checkout-host.js';
 import { assertPlanAllows } from '../../../model/merchant/plan-features.js';
@@ -106,7 +106,7 @@ export const merchantRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
       const { onboardingCompletedAt } = await merchantData.merchant.get({ select: { onboardingCompletedAt: true } });
       if (!onboardingCompletedAt) throw new AppError('SETUP_NOT_VERIFIED', 'onboardingCompletedAt is set by setup verification: run POST /api/merchant/setup-verification');
     }
-    // Plan-limited settings (domain/plan-features.ts): refused before anything is written.
+    // Plan-limited settings (domain/merchant/plan-features.ts): refused before anything is written.
     if (body.codEnabled === true) {
       const { platformSubscription } = await merchantData.merchant.get({ select: { platformSubscription: { select: { planId: true, status: true } } } });
       assertPlanAllows(platformSubscription, 'cod');

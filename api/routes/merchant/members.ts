@@ -7,7 +7,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { type RouteDeps } from '../../route-deps.js';
 import type { MerchantScope } from '../../../model/merchant/merchant-scope.js';
 import { AppError } from '../../../domain/errors.js';
-import { ROLES_GRANTABLE_BY, roleFromDb, roleToDb, type MemberRole } from '../../../domain/roles.js';
+import { ROLES_GRANTABLE_BY, roleFromDb, roleToDb, type MemberRole } from '../../../domain/merchant/roles.js';
 import { errorResponse } from '../../schemas/common.js';
 import { ok } from '../../schemas/merchant.js';
 import { invitationView, inviteBody, roleBody, teamResponse } from '../../schemas/team.js';

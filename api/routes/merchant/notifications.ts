@@ -1,9 +1,9 @@
 // The merchant's notification settings (GET, PUT /api/merchant/notifications): which events email the merchant (a new
 // order, a refund, an order the store refused, a failing or disabled webhook endpoint) and to which addresses. The
-// activities that send those emails read the same columns (domain/notifications.ts) at the time of the event.
+// activities that send those emails read the same columns (domain/merchant/notifications.ts) at the time of the event.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { type RouteDeps } from '../../route-deps.js';
-import { NOTIFICATION_COLUMN, NOTIFICATION_EVENTS, type NotificationColumns } from '../../../domain/notifications.js';
+import { NOTIFICATION_COLUMN, NOTIFICATION_EVENTS, type NotificationColumns } from '../../../domain/merchant/notifications.js';
 import { errorResponse } from '../../schemas/common.js';
 import { notificationSettings, notificationSettingsInput } from '../../schemas/notifications.js';
 

@@ -1,18 +1,18 @@
 // The onboarding wizard (spec "Onboarding wizard"): its state read from what the merchant has set up
 // (PostgreSQL only), the saved resume step, checkout activation, and setup verification, which runs as a
 // workflow (setup-verification-<merchantId>) because it calls the store. The rules themselves are pure,
-// in domain/onboarding.ts; see docs/onboarding.md.
+// in domain/merchant/onboarding.ts; see docs/onboarding.md.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { type RouteDeps } from '../../route-deps.js';
 import { AppError } from '../../../domain/errors.js';
-import { checkoutActivation as activationOf, continueCheck, paymentCheck, wizardState, type OnboardingFacts, type StepNumber } from '../../../domain/onboarding.js';
+import { checkoutActivation as activationOf, continueCheck, paymentCheck, wizardState, type OnboardingFacts, type StepNumber } from '../../../domain/merchant/onboarding.js';
 import { readOnboardingFacts } from '../../../model/merchant/onboarding.js';
 import type { checkStorefrontAScriptTagWorkflow } from '../../../workflows/storefront-a/storefront-a-app-embed.js';
 import type { setupVerificationWorkflow } from '../../../workflows/merchant/setup-verification.js';
 import { errorResponse } from '../../schemas/common.js';
 import { checkoutActivation, onboardingPatch, onboardingState, setupVerificationResult } from '../../schemas/onboarding.js';
 import { toAppError } from '../../plugins/errors.js';
-import { WORKFLOWS } from '../../../domain/workflow-names.js';
+import { WORKFLOWS } from '../../../domain/temporal/workflow-names.js';
 
 const auth = { security: [{ bearerAuth: [] }] };
 const tags = ['onboarding'];

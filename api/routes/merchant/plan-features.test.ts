@@ -1,4 +1,4 @@
-// Plan rules enforced by the API (domain/plan-features.ts): a setting the merchant's plan in force does not have is
+// Plan rules enforced by the API (domain/merchant/plan-features.ts): a setting the merchant's plan in force does not have is
 // refused with PLAN_FEATURE_REQUIRED naming the plan that has it, and nothing of the request is applied; the checkout
 // never offers cash on delivery on a plan without it, also when it was switched on under a plan that had it, and
 // Whop's hosted page is told not to offer wallets on a plan without them.

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { type RouteDeps } from '../../route-deps.js';
 import type { Prisma } from '../../../prisma/client.js';
-import { INITIAL_STATUS } from '../../../domain/checkout-status.js';
+import { INITIAL_STATUS } from '../../../domain/checkout/checkout-status.js';
 import { BASE_CURRENCY } from '../../../domain/money.js';
 import { PREVIEW_TOKEN_PREFIX } from '../../../domain/tokens.js';
 import { type SessionLine } from '../../../model/checkout/checkout-session.js';

@@ -17,7 +17,7 @@ import { createTestDatabase, type TestDatabase } from '../../../test/harness/db.
 import { connectTestTemporal, type TestTemporal } from '../../../test/harness/temporal.js';
 import { testConfig } from '../../../test/harness/config.js';
 import { connectProcessorWorkflow } from '../../../workflows/processor/processor-connection.js';
-import { WORKFLOWS } from '../../../domain/workflow-names.js';
+import { WORKFLOWS } from '../../../domain/temporal/workflow-names.js';
 
 /** Short, so a processor slower than this times out in about two seconds (two attempts). */
 const CLIENT_TIMEOUT_MS = 1_000;

@@ -19,7 +19,7 @@ import { type ProcessorConnectionInput } from '../../../workflows/processor/proc
 import type { ProcessorConnection, ProcessorConnectionAttempt } from '../../../generated/prisma/client.js';
 import { walletStatusView } from '../../../model/merchant/wallets.js';
 import type { applePayDomainWorkflow } from '../../../workflows/custom-domains/apple-pay-domain.js';
-import { WORKFLOWS } from '../../../domain/workflow-names.js';
+import { WORKFLOWS } from '../../../domain/temporal/workflow-names.js';
 
 const auth = { security: [{ bearerAuth: [] }] };
 const tags = ['processor'];

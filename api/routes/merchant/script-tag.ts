@@ -11,7 +11,7 @@ import { errorResponse } from '../../schemas/common.js';
 import { AppError } from '../../../domain/errors.js';
 import type { checkStorefrontAScriptTagWorkflow, ensureStorefrontAScriptTagWorkflow } from '../../../workflows/storefront-a/storefront-a-app-embed.js';
 import { type AppEmbedStatus } from '../../../workflows/storefront-a/storefront-a.messages.js';
-import { WORKFLOWS } from '../../../domain/workflow-names.js';
+import { WORKFLOWS } from '../../../domain/temporal/workflow-names.js';
 
 const statusResponse = z
   .object({

@@ -8,7 +8,7 @@ import { AppError } from '../../../domain/errors.js';
 import { errorResponse } from '../../schemas/common.js';
 import { storeCountriesRefreshView } from '../../schemas/merchant.js';
 import type { refreshStoreCountriesWorkflow } from '../../../workflows/merchant/store-countries.js';
-import { WORKFLOWS } from '../../../domain/workflow-names.js';
+import { WORKFLOWS } from '../../../domain/temporal/workflow-names.js';
 
 const auth = { security: [{ bearerAuth: [] }] };
 

@@ -1,6 +1,6 @@
 // The store's policy pages (the checkout footer's links): read from the store with its ship-to countries — when it
 // connects (storefront A install, storefront B connect) and on POST /api/merchant/store-countries/refresh — checked
-// (domain/store-policies.ts) and kept on the merchant (GET /me `storePolicies`). A read that fails keeps what was read
+// (domain/merchant/store-policies.ts) and kept on the merchant (GET /me `storePolicies`). A read that fails keeps what was read
 // before and says why, and never fails the countries read: a storefront A shop installed before `read_legal_policies`
 // was asked keeps working.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

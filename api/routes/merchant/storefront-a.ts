@@ -18,7 +18,7 @@ import { installingInputs, NO_PENDING_INPUTS, STOREFRONT_A_SCOPES, storefrontAAa
 import type { removeStorefrontAScriptTagWorkflow } from '../../../workflows/storefront-a/storefront-a-app-embed.js';
 import { STOREFRONT_A_INSTALL_PURPOSE } from '../../../model/connections.js';
 import { APP_PROJECT_DIR, appProjectZip, SHOPIFY_CLI_VERSION } from '../../storefront-a-app.js';
-import { WORKFLOWS } from '../../../domain/workflow-names.js';
+import { WORKFLOWS } from '../../../domain/temporal/workflow-names.js';
 
 export const INSTALL_LINK_TTL_SECONDS = 600;
 

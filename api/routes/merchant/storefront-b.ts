@@ -13,7 +13,7 @@ import { credential, fetchedUrl } from '../../schemas/text.js';
 import type { connectStorefrontBWorkflow } from '../../../workflows/storefront-b/storefront-b-connection.js';
 import { storefrontBAad, normalizeStoreUrl } from '../../../model/connections.js';
 import { pluginZip, PLUGIN_SLUG } from '../../storefront-b-plugin.js';
-import { WORKFLOWS } from '../../../domain/workflow-names.js';
+import { WORKFLOWS } from '../../../domain/temporal/workflow-names.js';
 
 const auth = { security: [{ bearerAuth: [] }] };
 const tags = ['storefront-b'];

@@ -1,10 +1,10 @@
 // How a merchant record is shown to its owner and, stripped down, to the public checkout.
 import type { Config } from '../../../config/index.js';
-import { checkoutOrigin as originOf } from '../../../domain/checkout-origin.js';
+import { checkoutOrigin as originOf } from '../../../domain/checkout/checkout-origin.js';
 import type { Merchant, ShippingRate } from '../../../generated/prisma/client.js';
 import type { z } from 'zod';
-import { findPlan } from '../../../domain/plans.js';
-import { planFeatureView, planInForce } from '../../../domain/plan-features.js';
+import { findPlan } from '../../../domain/merchant/plans.js';
+import { planFeatureView, planInForce } from '../../../domain/merchant/plan-features.js';
 import { servedCountries } from '../../../domain/shipping.js';
 import { codOffered } from '../../../model/merchant/plan-features.js';
 import { deliveryDaysOf, rateCountriesOf, storeCountriesOf } from '../../../model/merchant/shipping-rates.js';

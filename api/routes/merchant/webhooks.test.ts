@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
 import { createTestMerchant, type TestMerchant } from '../../../test/harness/merchants.js';
-import { MAX_WEBHOOK_ENDPOINTS, MERCHANT_EVENT_TYPES } from '../../../domain/merchant-webhooks.js';
+import { MAX_WEBHOOK_ENDPOINTS, MERCHANT_EVENT_TYPES } from '../../../domain/merchant-webhooks/merchant-webhooks.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

@@ -13,7 +13,7 @@ import { AppError } from '../../../domain/errors.js';
 import { UnsafeUrlError } from '../../../security/ssrf.js';
 import {
   factKeyOf, isMerchantEventType, MAX_WEBHOOK_ENDPOINTS, SECRET_ROTATION_OVERLAP_MS, type DeliveryStatus, type DisabledReason, type MerchantEventType,
-} from '../../../domain/merchant-webhooks.js';
+} from '../../../domain/merchant-webhooks/merchant-webhooks.js';
 import {
   deliverMerchantEvent, newWebhookSecret, recordMerchantEvent, replayDeadDeliveriesSince, replayDelivery, rotateEndpointSecret, sealEndpointSecret,
 } from '../../../model/merchant-webhooks.js';

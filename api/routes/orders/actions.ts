@@ -8,7 +8,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { type RouteDeps } from '../../route-deps.js';
 import type { MerchantScope } from '../../../model/merchant/merchant-scope.js';
 import { AppError } from '../../../domain/errors.js';
-import { CHECKOUT_STATUSES, refundableMinor, refundRefusal } from '../../../domain/checkout-status.js';
+import { CHECKOUT_STATUSES, refundableMinor, refundRefusal } from '../../../domain/checkout/checkout-status.js';
 import { refundBalanceOf } from '../../../model/checkout/refunds.js';
 import { sessionBumpLines, sessionLines } from '../../../model/checkout/checkout-session.js';
 import { isCheckoutToken } from '../../../domain/tokens.js';

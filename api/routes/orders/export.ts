@@ -10,7 +10,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { type RouteDeps } from '../../route-deps.js';
 import { csvRecord, UTF8_BOM } from '../../../domain/csv.js';
 import { minorToDecimalString, isKnownCurrency } from '../../../domain/money.js';
-import { orderNumberLabel, storeOrderOf } from '../../../domain/store-order.js';
+import { orderNumberLabel, storeOrderOf } from '../../../domain/checkout/store-order.js';
 import { errorResponse } from '../../schemas/common.js';
 import { ordersExportQuery } from '../../schemas/orders.js';
 import { customerNameOf, filteredOrdersWhere, orderPages, paymentMethodOf } from './index.js';

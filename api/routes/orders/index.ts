@@ -10,7 +10,7 @@
 // refundedMinor > 0 is partially refunded) and why a payment is held; both are columns of the row the list reads
 // anyway, so the page stays one range read of (merchant_id, created_at).
 // `view` splits them: paid orders apart from unpaid checkouts (domain/stats.ts ORDER_VIEWS).
-import { isPaymentMethod, type PaymentMethod } from '../../../domain/payment-method.js';
+import { isPaymentMethod, type PaymentMethod } from '../../../domain/checkout/payment-method.js';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { type RouteDeps } from '../../route-deps.js';
@@ -18,11 +18,11 @@ import type { Prisma } from '../../../prisma/client.js';
 import type { CheckoutSession, EmailMessage, ProcessorWebhookDelivery, SessionEvent } from '../../../generated/prisma/client.js';
 import { AppError } from '../../../domain/errors.js';
 import { ORDER_VIEWS } from '../../../domain/stats.js';
-import { isCheckoutStatus, isHoldReason, ORDERED_STATUSES, refundableMinor, refundRefusal } from '../../../domain/checkout-status.js';
+import { isCheckoutStatus, isHoldReason, ORDERED_STATUSES, refundableMinor, refundRefusal } from '../../../domain/checkout/checkout-status.js';
 import { refundBalanceOf } from '../../../model/checkout/refunds.js';
 import { isCheckoutToken } from '../../../domain/tokens.js';
 import { formatMoney } from '../../../domain/money.js';
-import { storeOrderOf } from '../../../domain/store-order.js';
+import { storeOrderOf } from '../../../domain/checkout/store-order.js';
 import { orderEmailIdempotencyKey, refundEmailIdempotencyKey, upsellEmailIdempotencyKey } from '../../../model/checkout/order-emails.js';
 import { type OrderEmailKind } from '../../../model/checkout/order-emails.js';
 import { errorResponse } from '../../schemas/common.js';

@@ -6,7 +6,7 @@ import { gunzipSync } from 'node:zlib';
 import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
 import { ensureWebBuild } from '../../../scripts/web-build.js';
 import { api, storefrontACheckout, storefrontAMerchant } from '../../../test/e2e/checkout-helpers.js';
-import { CHECKOUT_LANGUAGES, type CheckoutLanguage } from '../../../domain/checkout-messages/index.js';
+import { CHECKOUT_LANGUAGES, type CheckoutLanguage } from '../../../domain/checkout/checkout-messages/index.js';
 
 let stack: TestStack;
 let token: string;

@@ -22,7 +22,7 @@ import { uniqueTaskQueue } from '../../../test/harness/temporal.js';
 import { createTestMerchant } from '../../../test/harness/merchants.js';
 import { processorAad } from '../../../model/connections.js';
 import { type ProcessorEventMessage } from '../../../workflows/checkout/checkout.messages.js';
-import { WORKFLOWS } from '../../../domain/workflow-names.js';
+import { WORKFLOWS } from '../../../domain/temporal/workflow-names.js';
 
 let stack: TestStack;
 /** Our webhook endpoint as the processor reaches it (PUBLIC_API_URL of the stack points here). */

@@ -29,7 +29,7 @@ import { storeRefundSignal } from '../../../workflows/checkout/checkout.messages
 import { REFUND_MARK } from '../../../integrations/storefront-common/order.js';
 import { decimalToMinor } from '../../../integrations/storefront-common/money.js';
 import { signalCheckoutWith } from '../../checkout-workflow.js';
-import { WORKFLOWS } from '../../../domain/workflow-names.js';
+import { WORKFLOWS } from '../../../domain/temporal/workflow-names.js';
 
 const GENERIC_PATHS = new Set(['', 'events']);
 const MAX_STORED_RAW = 64 * 1024;

@@ -3,7 +3,7 @@
 // after a first payment (ACTIVE, current period from now), without a processor membership, so no workflow
 // ever renews or charges it. No vitest here (the benchmarks use it too; test/harness re-exports it).
 import type { Db } from '../../../prisma/client.js';
-import { isPaidPlan, periodEndFrom } from '../../../domain/plans.js';
+import { isPaidPlan, periodEndFrom } from '../../../domain/merchant/plans.js';
 
 // Growth: every plan-limited setting (cash on delivery, wallets) is live on it, so a test may use any; tests of plan limits pick
 // Starter themselves.

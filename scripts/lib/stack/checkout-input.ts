@@ -3,7 +3,7 @@
 // (e.g. a shorter storeRetryInitialMs) through an interceptor on the API's Temporal client.
 import type { WorkflowClientInterceptor } from '@temporalio/client';
 import type { CheckoutWorkflowInput } from '../../../workflows/checkout/checkout.messages.js';
-import { WORKFLOWS } from '../../../domain/workflow-names.js';
+import { WORKFLOWS } from '../../../domain/temporal/workflow-names.js';
 
 type Overrides = Partial<Omit<CheckoutWorkflowInput, 'token' | 'merchantId' | 'platform'>>;
 

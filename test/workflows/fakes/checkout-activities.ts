@@ -10,11 +10,11 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { CheckoutSessionActivities, LoadedSession, PaymentQuote } from '../../../activities/checkout/checkout-session.js';
 import type { CheckoutPaymentActivities } from '../../../activities/checkout/checkout-payment.js';
 import type { FulfilmentActivities } from '../../../activities/checkout/checkout-fulfilment.js';
-import { refundRefusal, type CheckoutStatus, type HoldReason } from '../../../domain/checkout-status.js';
+import { refundRefusal, type CheckoutStatus, type HoldReason } from '../../../domain/checkout/checkout-status.js';
 import type { RefundRequest, RefundsState, ShopperDetails } from '../../../workflows/checkout/checkout.messages.js';
 import type { EmailSendResult } from '../../../activities/email/email-outbox.js';
 import type { EmitMerchantEventInput, MerchantWebhookActivities } from '../../../activities/merchant-webhooks/merchant-webhooks.js';
-import { nextUpsellState, type UpsellCharge, type UpsellChargeOutcome, type UpsellPurchaseState } from '../../../domain/upsell-purchase.js';
+import { nextUpsellState, type UpsellCharge, type UpsellChargeOutcome, type UpsellPurchaseState } from '../../../domain/checkout/upsell-purchase.js';
 
 type Fn<T> = T extends (...args: infer A) => infer R ? (...args: A) => R : never;
 const upsellCharge = (upsellId: string, state: UpsellChargeOutcome): UpsellCharge => ({ upsellId, state, amountMinor: 900, currency: 'EUR', paymentId: `pay_upsell_${upsellId}`, failureReason: state === 'failed' ? 'declined' : null });

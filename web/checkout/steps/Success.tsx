@@ -4,7 +4,7 @@
 // paid on the processor's hosted page cannot: no offer is shown rather than one that would be refused).
 // Nothing internal (no token, no processor id) is shown.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { orderNumberLabel } from '../../../domain/store-order.js';
+import { orderNumberLabel } from '../../../domain/checkout/store-order.js';
 import { api } from '../../shared/api.js';
 import { currencyDigits, formatMoney } from '../../shared/money.js';
 import type { FollowedSession } from '../follow.js';

@@ -8,7 +8,7 @@ import { useSession } from '../session.js';
 import type { Answer } from '../api.js';
 import { Alert, Button, Field, Form, Link, Spinner } from '../ui.js';
 import { AuthLayout, landingFor } from './auth.js';
-import { MEMBER_ROLE_LABELS } from '../../../domain/roles.js';
+import { MEMBER_ROLE_LABELS } from '../../../domain/merchant/roles.js';
 
 export function AcceptInvite() {
   const { refresh } = useSession();

@@ -1,10 +1,10 @@
 // API keys: the merchant's own systems call the merchant API with them (docs/api.md). A key is made here with a name,
-// a scope per resource (none, read or write: the resources are domain/api-keys.ts's, the table the API enforces) and
+// a scope per resource (none, read or write: the resources are domain/merchant/api-keys.ts's, the table the API enforces) and
 // an expiry; its secret is shown once, right after it is made or rolled, with a copy button, and never again. The
 // list shows each key by its prefix with its scopes, last use and status; a key can be rolled (the old secret keeps
 // working for the overlap chosen) or revoked, each after a confirmation.
 import { useState } from 'preact/hooks';
-import { API_KEY_RESOURCE_LABELS, API_KEY_RESOURCES, type ApiKeyResource, type ApiKeyScope } from '../../../domain/api-keys.js';
+import { API_KEY_RESOURCE_LABELS, API_KEY_RESOURCES, type ApiKeyResource, type ApiKeyScope } from '../../../domain/merchant/api-keys.js';
 import { api } from '../api.js';
 import { formatDate } from '../format.js';
 import { invalid, useForm } from '../form.js';

@@ -1,8 +1,8 @@
 // Branding: logo, primary and accent colors, checkout texts, with a live preview drawn with the very
-// contrast corrections the checkout page applies (domain/brand-colors.ts), so what the merchant sees here
+// contrast corrections the checkout page applies (domain/merchant/brand-colors.ts), so what the merchant sees here
 // is what shoppers get.
 import { useState } from 'preact/hooks';
-import { checkoutTheme, isHexColor } from '../../../domain/brand-colors.js';
+import { checkoutTheme, isHexColor } from '../../../domain/merchant/brand-colors.js';
 import { api, type Body } from '../api.js';
 import { formatAmount } from '../format.js';
 import { invalid, useForm } from '../form.js';

@@ -3,13 +3,13 @@
 // as cents (the checkout converts them into the shopper's currency).
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { PIXEL_EVENTS, PIXEL_PLATFORMS, pixelIdProblem, type PixelPlatform } from '../../../domain/pixels.js';
+import { PIXEL_EVENTS, PIXEL_PLATFORMS, pixelIdProblem, type PixelPlatform } from '../../../domain/checkout/pixels.js';
 import { api, type Answer, type Body, type Init, type Operation } from '../api.js';
 import { centsToInput, formatAmount, formatDate, inputToCents } from '../format.js';
 import { invalid, useForm } from '../form.js';
 import { useLoad } from '../session.js';
 import { Alert, Button, Card, Checkbox, ConfirmButton, Empty, Field, Form, Outcome, PageHeader, Pill, SelectField, Spinner, Switch, Table, type Column } from '../ui.js';
-import { CARD_CHECKOUT_SAVES_CARD } from '../../../domain/upsell-purchase.js';
+import { CARD_CHECKOUT_SAVES_CARD } from '../../../domain/checkout/upsell-purchase.js';
 
 type Value = string | boolean | string[];
 

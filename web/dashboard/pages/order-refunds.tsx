@@ -3,7 +3,7 @@
 // processor and on the store order, a store's refusal in full with what to do), and the banner of a payment held
 // for the merchant (ON_HOLD). The rules of what is sent live in ../refunds.ts.
 import { useId } from 'preact/hooks';
-import { orderNumberLabel } from '../../../domain/store-order.js';
+import { orderNumberLabel } from '../../../domain/checkout/store-order.js';
 import { api, ApiError, type Answer } from '../api.js';
 import { centsToInput, formatAmount, formatDate, readableAmounts } from '../format.js';
 import { invalid, useForm } from '../form.js';

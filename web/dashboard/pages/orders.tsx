@@ -4,8 +4,8 @@
 // and its customer by the name on the shipping address. A refund is requested here (./order-refunds.tsx) and is
 // done when the processor has confirmed it and the store has booked it, so the page follows it until then.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { CHECKOUT_STATUSES, isCheckoutStatus, isOrdered, isPaidNotRefunded, isProcessorPaid } from '../../../domain/checkout-status.js';
-import { orderNumberLabel } from '../../../domain/store-order.js';
+import { CHECKOUT_STATUSES, isCheckoutStatus, isOrdered, isPaidNotRefunded, isProcessorPaid } from '../../../domain/checkout/checkout-status.js';
+import { orderNumberLabel } from '../../../domain/checkout/store-order.js';
 import { ORDER_VIEWS, type OrderView } from '../../../domain/stats.js';
 import { api, apiHref, ApiError, query, type Query } from '../api.js';
 import { countryName, formatAmount, formatDate, readableAmounts } from '../format.js';

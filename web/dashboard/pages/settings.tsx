@@ -8,7 +8,7 @@ import { navigate } from '../router.js';
 import { useSession } from '../session.js';
 import type { NotificationSettings } from '../types.js';
 import { useLoad } from '../session.js';
-import { NOTIFICATION_EVENT_LABELS, NOTIFICATION_EVENTS, NOTIFICATION_RECIPIENTS_MAX, type NotificationEvent } from '../../../domain/notifications.js';
+import { NOTIFICATION_EVENT_LABELS, NOTIFICATION_EVENTS, NOTIFICATION_RECIPIENTS_MAX, type NotificationEvent } from '../../../domain/merchant/notifications.js';
 import { RecoveryForm } from './recovery.js';
 import { Alert, Button, Card, Checkbox, ConfirmButton, Copyable, Field, Form, PageHeader, Spinner } from '../ui.js';
 

@@ -1,9 +1,9 @@
 // Team: who signs in to this dashboard, with which role, and the invitations on their way. Owners and admins see this
-// page (the API refuses it to staff). What each role may do is the API's role table (domain/roles.ts); the page only
+// page (the API refuses it to staff). What each role may do is the API's role table (domain/merchant/roles.ts); the page only
 // offers the changes the viewer's role may make: admins never touch owners nor make anyone an owner, and the account
 // holder (the account's own email) stays an owner.
 import { useState } from 'preact/hooks';
-import { MEMBER_ROLE_LABELS, MEMBER_ROLES, ROLES_GRANTABLE_BY, type MemberRole } from '../../../domain/roles.js';
+import { MEMBER_ROLE_LABELS, MEMBER_ROLES, ROLES_GRANTABLE_BY, type MemberRole } from '../../../domain/merchant/roles.js';
 import { api } from '../api.js';
 import { formatDate } from '../format.js';
 import { invalid, useForm } from '../form.js';

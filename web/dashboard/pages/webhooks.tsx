@@ -3,7 +3,7 @@
 // a time) and the deliveries with their status and attempt log (status, duration, the start of each answer),
 // filtered by endpoint and status (dead: the dead-letter list), each replayable.
 import { useState } from 'preact/hooks';
-import { SUBSCRIBABLE_EVENT_TYPES } from '../../../domain/merchant-webhooks.js';
+import { SUBSCRIBABLE_EVENT_TYPES } from '../../../domain/merchant-webhooks/merchant-webhooks.js';
 import { api, type Query } from '../api.js';
 import { formatDate } from '../format.js';
 import { invalid, useForm } from '../form.js';

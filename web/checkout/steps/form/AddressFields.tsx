@@ -9,7 +9,7 @@
 import type { RefObject } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { AddressProblem, AddressRule } from '../../../../domain/address-rules.js';
-import type { CheckoutMessageKey } from '../../../../domain/checkout-messages/en.js';
+import type { CheckoutMessageKey } from '../../../../domain/checkout/checkout-messages/en.js';
 import type { AddressRules } from '../../address-rules.js';
 import { countries, type Country } from '../../countries.js';
 import { t } from '../../i18n.js';

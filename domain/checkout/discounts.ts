@@ -5,8 +5,8 @@
 //
 // Market practice, and ours: a discount comes off the merchandise (cart items + accepted order bumps),
 // never off shipping, and never below zero; shipping is added after it.
-import type { ErrorCode } from './errors.js';
-import { add, compare, convertFromEur, MoneyError, percentOf, subtract, zero, type FxRates, type Money } from './money.js';
+import type { ErrorCode } from '../errors.js';
+import { add, compare, convertFromEur, MoneyError, percentOf, subtract, zero, type FxRates, type Money } from '../money.js';
 
 export type DiscountType = 'percentage' | 'fixed_amount';
 

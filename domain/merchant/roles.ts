@@ -1,4 +1,4 @@
-// Team member roles and what each may call, in the API keys' scope vocabulary (domain/api-keys.ts): a member's
+// Team member roles and what each may call, in the API keys' scope vocabulary (domain/merchant/api-keys.ts): a member's
 // session is held to its role's scopes by the same check that holds a key to its scopes (api/plugins/auth.ts), on
 // every authenticated route. Session-only routes (no scope) name their roles where they are defined
 // (`config: { sessionOnly: [...] }`). Pure module, shared by the API and the dashboard (which hides what a role cannot use).
@@ -29,7 +29,7 @@ export const ROLE_SCOPES: Readonly<Record<MemberRole, readonly ApiKeyScope[]>> =
 
 export type RoleDecision = { allowed: true } | { allowed: false; requiredScope?: ApiKeyScope; allowedRoles?: readonly MemberRole[] };
 
-/** May a session of this role call a route that declares `auth` (domain/api-keys.ts RouteAuth)? Undeclared: no. */
+/** May a session of this role call a route that declares `auth` (domain/merchant/api-keys.ts RouteAuth)? Undeclared: no. */
 export function roleDecision(role: MemberRole, auth: RouteAuth | undefined): RoleDecision {
   if (auth?.apiKeyScope) return grants(ROLE_SCOPES[role], auth.apiKeyScope) ? { allowed: true } : { allowed: false, requiredScope: auth.apiKeyScope };
   const roles = auth?.sessionOnly;

@@ -2,7 +2,7 @@
 // same {values}, leaves nothing empty and nothing in English by oversight; and a shopper gets the first of their
 // languages the page speaks.
 import { describe, expect, it } from 'vitest';
-import { expectTranslated } from '../../test/harness/translations.js';
+import { expectTranslated } from '../../../test/harness/translations.js';
 import { CHECKOUT_LANGUAGES, checkoutLanguageOf, EN, fillMessage } from './index.js';
 
 /** Words that are the same in English and that language (checked by hand, not an oversight). */

@@ -1,5 +1,5 @@
 // Ids of the service's Temporal Schedules: the worker that creates the schedules (worker/schedules.ts) and the tests
-// name them alike. The workflows they start, and those workflows' ids: domain/workflow-names.ts.
+// name them alike. The workflows they start, and those workflows' ids: domain/temporal/workflow-names.ts.
 
 /** The daily refresh of the ECB reference rates (workflows/fx/fx-rates.ts). */
 export const FX_SCHEDULE_ID = 'fx-rates-daily';

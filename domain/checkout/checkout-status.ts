@@ -12,7 +12,7 @@
  *   init-payment without the processor); the order exists on the store.
  * - FAILED: the last payment attempt failed; the shopper may try again.
  * - ON_HOLD: the processor reported a payment that must not become a store order as it stands: refunded or
- *   disputed before the order, or another amount or currency than the checkout's total (domain/payment-check.ts).
+ *   disputed before the order, or another amount or currency than the checkout's total (domain/checkout/payment-check.ts).
  *   No store order; the merchant is told why and may refund it. Not revenue.
  * - REFUNDED: refunded in full (the processor shows every unit of the payment returned); partial refunds keep
  *   the session COMPLETED with its refunded amount.
@@ -40,7 +40,7 @@ export const DEVIATIONS: readonly string[] = [
     'overwrite a refund the merchant made (the money is back with the shopper; FAILED would hide it from refunds ' +
     'and statistics), a confirmed COD order that exists on the store, nor a payment held for the merchant.',
   'A success event does not complete a session on its word alone: the workflow reads the payment at the processor ' +
-    'first (domain/payment-check.ts). Paid as expected: COMPLETED, as the spec says. Refunded, disputed, or another ' +
+    'first (domain/checkout/payment-check.ts). Paid as expected: COMPLETED, as the spec says. Refunded, disputed, or another ' +
     'amount or currency than the checkout total: ON_HOLD, a status the spec does not have, and no store order. No paid ' +
     'payment behind it (a membership event without one): unchanged. A REFUNDED session stays REFUNDED: a success ' +
     'never moves a session back, where the spec\'s "any" would make a refunded order paid again.',
@@ -48,7 +48,7 @@ export const DEVIATIONS: readonly string[] = [
     'refund keeps it COMPLETED with the refunded amount (the spec knows full refunds only). ON_HOLD can be refunded too.',
 ];
 
-/** Why a paid session is held (ON_HOLD) instead of becoming an order (domain/payment-check.ts judges it). */
+/** Why a paid session is held (ON_HOLD) instead of becoming an order (domain/checkout/payment-check.ts judges it). */
 export const HOLD_REASONS = ['payment_refunded', 'payment_disputed', 'amount_mismatch', 'currency_mismatch'] as const;
 export type HoldReason = (typeof HOLD_REASONS)[number];
 export const isHoldReason = (value: unknown): value is HoldReason => typeof value === 'string' && (HOLD_REASONS as readonly string[]).includes(value);

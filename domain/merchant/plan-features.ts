@@ -1,7 +1,7 @@
 // What each plan lets a merchant use: the one table of plan-limited settings. The API refuses to switch on a setting
 // the merchant's plan does not have (PLAN_FEATURE_REQUIRED, naming the plan that has it, nothing changed), the
 // checkout never offers one (also after a downgrade: the setting stays as the merchant left it, and comes back with
-// the plan), and the dashboard says why a box is off. domain/plans.ts is the catalog; its `includes` lines are
+// the plan), and the dashboard says why a box is off. domain/merchant/plans.ts is the catalog; its `includes` lines are
 // the same facts in words (plan-features.test.ts keeps them in step).
 //
 // Per plan and feature:

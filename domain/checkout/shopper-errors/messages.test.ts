@@ -3,11 +3,11 @@
 // the refusals the domain itself writes (discount verdicts, unstorable text, shipping destinations) are all covered;
 // anything else stays as it was.
 import { describe, expect, it } from 'vitest';
-import { expectTranslated } from '../../test/harness/translations.js';
+import { expectTranslated } from '../../../test/harness/translations.js';
 import { DISCOUNT_MESSAGES } from '../discounts.js';
-import { addressProblemMessage } from '../address-rules.js';
-import { destinationProblem } from '../shipping.js';
-import { TEXT_PROBLEM_MESSAGES } from '../text.js';
+import { addressProblemMessage } from '../../address-rules.js';
+import { destinationProblem } from '../../shipping.js';
+import { TEXT_PROBLEM_MESSAGES } from '../../text.js';
 import { EN, SHOPPER_ERRORS, translateShopperError, translateShopperMessage } from './index.js';
 
 const SAME_AS_ENGLISH: Record<string, string[]> = { de: [], fr: [], es: [], it: [], nl: ['statusOpen'] };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { checkDiscount, checkoutTotals, discountAmount, normalizeDiscountCode, DISCOUNT_CODE_PATTERN, type DiscountContext, type DiscountRule } from './discounts.js';
-import { eur, money, MoneyError } from './money.js';
+import { eur, money, MoneyError } from '../money.js';
 
 const FX = { USD: '1.1562', JPY: '178.42', KWD: '0.3550', SEK: '11.1235' };
 const NOW = new Date('2026-11-22T12:00:00Z');

@@ -1,6 +1,6 @@
 // The checkout page's own words in English: the source every other language translates, key for key. `{name}` marks
 // a value the page fills in (a price, an email, a count); each translation keeps the same ones
-// (domain/checkout-messages/messages.test.ts). The merchant's own texts (checkoutTexts) replace the five headings.
+// (domain/checkout/checkout-messages/messages.test.ts). The merchant's own texts (checkoutTexts) replace the five headings.
 export const EN = {
   headline: 'Checkout',
   contactHeading: 'Contact',

@@ -3,7 +3,7 @@
 // the payment is read at the processor and judged here against what was asked: still paid (not refunded, not
 // disputed), and exactly the amount and currency of the checkout's total. Pure.
 import type { HoldReason } from './checkout-status.js';
-import { formatMoney } from './money.js';
+import { formatMoney } from '../money.js';
 
 /** What the processor shows of a payment (integrations/processor's Payment fits). */
 export interface ObservedPayment {
@@ -52,5 +52,5 @@ export function judgePayment(payment: ObservedPayment | null, expected: Expected
   return { verdict: 'paid' };
 }
 
-/** The facts a success event is applied with (domain/checkout-status.ts EventFacts.payment). */
+/** The facts a success event is applied with (domain/checkout/checkout-status.ts EventFacts.payment). */
 export const paymentFact = (v: PaymentVerdict): 'paid' | 'unpaid' | HoldReason => (v.verdict === 'held' ? v.reason : v.verdict);

@@ -11,7 +11,7 @@ export interface Plan {
   monthlyPriceCents: number;
   currency: 'EUR';
   description: string;
-  /** What the plan includes, one line each, for the pricing page (the plan-limited ones are domain/plan-features.ts's table in words). */
+  /** What the plan includes, one line each, for the pricing page (the plan-limited ones are domain/merchant/plan-features.ts's table in words). */
   includes: readonly string[];
   /** Hosted checkout sessions are created (otherwise shoppers stay in the store's own checkout). */
   checkoutEnabled: boolean;

@@ -12,11 +12,11 @@ export const WORKFLOWS = {
   checkout: { type: 'checkoutWorkflow', id: (token: string) => `checkout-${token}` },
   /** The abandoned-cart reminders of one session. */
   checkoutRecovery: { type: 'checkoutRecoveryWorkflow', id: (token: string): string => `recovery-${token}` },
-  /** Started by its schedule (domain/schedules.ts): one run at a time. */
+  /** Started by its schedule (domain/temporal/schedules.ts): one run at a time. */
   checkoutIdleSweep: { type: 'checkoutIdleSweepWorkflow', id: () => 'checkout-idle-sweep' },
-  /** Started by its schedule (domain/schedules.ts): one run at a time. */
+  /** Started by its schedule (domain/temporal/schedules.ts): one run at a time. */
   processorSweep: { type: 'processorSweepWorkflow', id: () => 'processor-sweep' },
-  /** Started by its schedule (domain/schedules.ts): one run at a time. */
+  /** Started by its schedule (domain/temporal/schedules.ts): one run at a time. */
   fxRates: { type: 'refreshFxRatesWorkflow', id: () => 'fx-rates-refresh' },
   /** One account email (verification, password reset), by its email_messages row. */
   accountEmail: { type: 'sendAccountEmailWorkflow', id: (emailId: string) => `email-${emailId}` },

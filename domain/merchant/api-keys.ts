@@ -56,7 +56,7 @@ export const API_KEY_RESOURCE_LABELS: Record<ApiKeyResource, { label: string; co
 /**
  * What a merchant route declares where it is defined (its Fastify route config, checked by api/plugins/auth.ts): the
  * scope an API key needs to call it (its access follows the method: GET and HEAD read, every other method writes), or
- * that it is for dashboard sessions only, naming the member roles (domain/roles.ts) whose sessions may call it. A
+ * that it is for dashboard sessions only, naming the member roles (domain/merchant/roles.ts) whose sessions may call it. A
  * session-only route has no scope, so its roles are its rule for members: managing keys (a key must not mint or revoke
  * keys), the account's credentials, the sessions themselves, the team and one's own two-factor sign-in.
  */

@@ -1,7 +1,7 @@
 // The shopper's email words: every language has every key English has, fills in the same {values}, leaves nothing
 // empty or in English by oversight; the language and the money format follow the shopper's recorded locale.
 import { describe, expect, it } from 'vitest';
-import { expectTranslated } from '../../test/harness/translations.js';
+import { expectTranslated } from '../../../test/harness/translations.js';
 import { EN, SHOPPER_EMAIL_LANGUAGES, shopperEmailLanguage, shopperMoneyLocale } from './index.js';
 
 /** The same word in English and that language (checked by hand). */
