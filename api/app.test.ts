@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { buildApp } from './app.js';
 import { createTestDatabase, type TestDatabase } from '../test/harness/db.js';
-import { testConfig } from '../test/harness/config.js';
+import { testConfig } from '../scripts/lib/stack/config.js';
 import { AppError } from '../domain/errors.js';
 
 let database: TestDatabase;

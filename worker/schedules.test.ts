@@ -7,7 +7,7 @@ import { CHECKOUT_IDLE_SWEEP_SCHEDULE_ID, PROCESSOR_SWEEP_SCHEDULE_ID } from '..
 import { ensureSchedules } from './schedules.js';
 import { createTestDatabase, type TestDatabase } from '../test/harness/db.js';
 import { connectTestTemporal, type TestTemporal } from '../test/harness/temporal.js';
-import { testConfig } from '../test/harness/config.js';
+import { testConfig } from '../scripts/lib/stack/config.js';
 import { WORKFLOWS } from '../domain/temporal/workflow-names.js';
 
 let ecb: Simulator;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../app.js';
 import { createTestDatabase, type TestDatabase } from '../../test/harness/db.js';
-import { testConfig } from '../../test/harness/config.js';
+import { testConfig } from '../../scripts/lib/stack/config.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

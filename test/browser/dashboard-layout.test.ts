@@ -13,7 +13,7 @@ import { screenshot, useBrowserStack } from './harness.js';
 import { DASHBOARD_PAGES } from '../../web/dashboard/route-table.js';
 import { SESSION_COOKIE } from '../../api/plugins/auth.js';
 import { createTestMerchant } from '../harness/merchants.js';
-import { seedCheckoutSessions } from '../harness/stats-seed.js';
+import { seedCheckoutSessions } from '../../scripts/lib/stack/stats-seed.js';
 import { control } from '../e2e/checkout-helpers.js';
 
 const b = useBrowserStack({ targets: ['dashboard'] });

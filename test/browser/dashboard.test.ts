@@ -12,7 +12,7 @@ import type { Page } from 'playwright-core';
 import { screenshot, useBrowserStack } from './harness.js';
 import { api, control, merchantWithProcessor, sessionStatus, shopperPays, storefrontACheckout, storefrontAMerchant, unique, waitFor } from '../e2e/checkout-helpers.js';
 import { DEMO_APP } from '../../sandbox/storefront-a/simulator.js';
-import { givePaidPlan } from '../harness/billing.js';
+import { givePaidPlan } from '../../scripts/lib/stack/billing.js';
 
 const b = useBrowserStack({ targets: ['checkout', 'checkout-takeover', 'dashboard'] });
 

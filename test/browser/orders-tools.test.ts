@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { ARTIFACTS, screenshot, useBrowserStack } from './harness.js';
 import { unique } from '../e2e/checkout-helpers.js';
 import { hashPassword } from '../../security/passwords.js';
-import { givePaidPlan } from '../harness/billing.js';
+import { givePaidPlan } from '../../scripts/lib/stack/billing.js';
 
 const b = useBrowserStack({ targets: ['dashboard'] });
 const PASSWORD = 'correct horse battery 9';

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { screenshot, useBrowserStack } from './harness.js';
 import { api, sessionStatus, storefrontACheckout, storefrontAMerchant, type Json, type Merchant } from '../e2e/checkout-helpers.js';
-import { givePaidPlan } from '../harness/billing.js';
+import { givePaidPlan } from '../../scripts/lib/stack/billing.js';
 import { CHECKOUT_LANGUAGES } from '../../domain/checkout/checkout-messages/index.js';
 
 const b = useBrowserStack({ targets: ['checkout', 'checkout-takeover', 'dashboard'] });

@@ -11,7 +11,7 @@ import { simOrdersOf } from '../harness/storefront-a-seed.js';
 import { setAppEmbed } from '../../scripts/lib/theme-extension.js';
 import { DEMO_APP } from '../../sandbox/storefront-a/simulator.js';
 import { DEMO_STORE, type BOrder, type Store as StorefrontBStore } from '../../sandbox/storefront-b/state.js';
-import { givePaidPlan } from '../harness/billing.js';
+import { givePaidPlan } from '../../scripts/lib/stack/billing.js';
 import { Worker } from '@temporalio/worker';
 import { testWorkflowBundle } from '../harness/temporal.js';
 import { WORKFLOWS } from '../../domain/temporal/workflow-names.js';

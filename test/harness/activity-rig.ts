@@ -5,7 +5,7 @@ import { createActivities } from '../../worker/worker.js';
 import type { Config } from '../../config/index.js';
 import { startSandboxes, type Sandboxes } from '../../scripts/lib/stack/sandboxes.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
-import { testConfig } from './config.js';
+import { testConfig } from '../../scripts/lib/stack/config.js';
 
 export interface ActivityRig extends Omit<Sandboxes, 'close' | 'env'> {
   config: Config;

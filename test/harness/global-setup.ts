@@ -10,7 +10,7 @@ import type { TestProject } from 'vitest/node';
 import type {} from 'vitest';
 import pg from 'pg';
 import { migrate } from '../../prisma/migrate.js';
-import { startPostgres, type PostgresCluster } from './postgres.js';
+import { startPostgres, type PostgresCluster } from '../../scripts/lib/stack/postgres.js';
 import { startTemporalDevServer, type TemporalDevServer } from '../../scripts/lib/temporal-dev-server.js';
 import { ensureTestServer } from '../../scripts/lib/temporal-binaries.js';
 import { TEMPLATE_DB } from './constants.js';

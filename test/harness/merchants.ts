@@ -3,7 +3,7 @@
 // checkouts of its store are not passed through (scripts/lib/stack/billing.ts).
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../prisma/client.js';
-import { givePaidPlan, TEST_PAID_PLAN } from './billing.js';
+import { givePaidPlan, TEST_PAID_PLAN } from '../../scripts/lib/stack/billing.js';
 
 let n = 0;
 

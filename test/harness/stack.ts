@@ -4,7 +4,7 @@
 // simulators and the database. The stack itself is service-stack.ts (shared with `npm run bench`); this
 // file adds what comes from vitest: the per-file database and the harness's Temporal server and bundle.
 import { inject } from 'vitest';
-import { startServiceStack, type ServiceStack, type ServiceStackOptions } from './service-stack.js';
+import { startServiceStack, type ServiceStack, type ServiceStackOptions } from '../../scripts/lib/stack/service-stack.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
 import { testWorkflowBundle, type TestTemporal } from './temporal.js';
 

@@ -8,7 +8,7 @@ import proto from '@temporalio/proto';
 import { inject } from 'vitest';
 import { createWorker, type ServiceWorker } from '../../worker/worker.js';
 import { searchAttributeKeys } from '../../workflows/search-attributes.js';
-import { connectTemporal, quietRuntime, uniqueTaskQueue, type TemporalHandles } from './service-stack.js';
+import { connectTemporal, quietRuntime, uniqueTaskQueue, type TemporalHandles } from '../../scripts/lib/stack/service-stack.js';
 import { freeLowPort, untilAccepting } from '../../scripts/lib/ports.js';
 
 export { uniqueTaskQueue };

@@ -17,7 +17,7 @@ import { DEMO_SHOP } from '../../sandbox/storefront-a/simulator.js';
 import { simOrdersOf } from '../harness/storefront-a-seed.js';
 import { startActivityRig, type ActivityRig } from '../harness/activity-rig.js';
 import { connectTestTemporal, startTimeSkipping, testWorkflowBundle, type TestTemporal } from '../harness/temporal.js';
-import { uniqueTaskQueue } from '../harness/service-stack.js';
+import { uniqueTaskQueue } from '../../scripts/lib/stack/service-stack.js';
 import { createOpenSession, createSellingMerchant, settlePaymentSilently, shopperDetails, type SellingMerchant } from './checkout-fixtures.js';
 import { activityCalls } from '../harness/history.js';
 import { WORKFLOWS } from '../../domain/temporal/workflow-names.js';

@@ -9,7 +9,7 @@ import { processorAad } from '../../model/connections.js';
 import type { CheckoutWorkflowInput, ShopperDetails } from '../../workflows/checkout/checkout.messages.js';
 import { DEMO_SHOP } from '../../sandbox/storefront-a/simulator.js';
 import type { ActivityRig } from '../harness/activity-rig.js';
-import { givePaidPlan } from '../harness/billing.js';
+import { givePaidPlan } from '../../scripts/lib/stack/billing.js';
 
 export const SHIPPING_MINOR = 490;
 

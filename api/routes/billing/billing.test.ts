@@ -7,7 +7,7 @@ import { findPlan } from '../../../domain/merchant/plans.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
 import { createTestMerchant, type TestMerchant } from '../../../test/harness/merchants.js';
-import { TEST_PAID_PLAN } from '../../../test/harness/billing.js';
+import { TEST_PAID_PLAN } from '../../../scripts/lib/stack/billing.js';
 import { api, control, waitFor, type Json } from '../../../test/e2e/checkout-helpers.js';
 import { signSpecWebhook as signWebhook, SPEC_SIGNATURE_HEADER as SIGNATURE_HEADER } from '../../../integrations/processor/webhook.js';
 import { periodEndFrom } from '../../../domain/merchant/plans.js';

@@ -11,7 +11,7 @@ import { sessionBundleResponse } from '../../schemas/checkout.js';
 import { newSessionToken } from '../../cart-sources.js';
 import { PREVIEW_TOKEN_PREFIX } from '../../../domain/tokens.js';
 import { COUNTRY_CODES } from '../../../domain/countries.js';
-import { givePaidPlan } from '../../../test/harness/billing.js';
+import { givePaidPlan } from '../../../scripts/lib/stack/billing.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

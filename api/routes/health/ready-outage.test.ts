@@ -5,9 +5,9 @@ import { Client, Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../app.js';
 import { createDb, type Db } from '../../../prisma/client.js';
-import { startPostgres, type PostgresCluster } from '../../../test/harness/postgres.js';
+import { startPostgres, type PostgresCluster } from '../../../scripts/lib/stack/postgres.js';
 import { startTemporalDevServer, type TemporalDevServer } from '../../../scripts/lib/temporal-dev-server.js';
-import { testConfig } from '../../../test/harness/config.js';
+import { testConfig } from '../../../scripts/lib/stack/config.js';
 
 let ownPostgres: PostgresCluster;
 let ownTemporal: TemporalDevServer;

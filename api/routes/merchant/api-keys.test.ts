@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
 import { createTestMerchant, type TestMerchant } from '../../../test/harness/merchants.js';
-import { seedCheckoutSessions } from '../../../test/harness/stats-seed.js';
+import { seedCheckoutSessions } from '../../../scripts/lib/stack/stats-seed.js';
 import { API_KEY_PATTERN } from '../../../domain/merchant/api-keys.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

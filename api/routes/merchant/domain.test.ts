@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDnsSimulator, type DnsSimulator } from '../../../sandbox/dns/index.js';
 import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
 import { control, merchantWithProcessor, storefrontACheckout, storefrontAMerchant, type Json } from '../../../test/e2e/checkout-helpers.js';
-import { givePaidPlan } from '../../../test/harness/billing.js';
+import { givePaidPlan } from '../../../scripts/lib/stack/billing.js';
 import { merchantForCheckoutHost } from '../../checkout-host.js';
 import { ensureWebBuild } from '../../../scripts/web-build.js';
 import { WORKFLOWS } from '../../../domain/temporal/workflow-names.js';

@@ -8,7 +8,7 @@ import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
 import Whop from '@whop/sdk';
 import { api, merchantWithProcessor, SHOPPER, startPayment, storefrontACheckout, storefrontAMerchant, type Json, type Merchant } from '../../../test/e2e/checkout-helpers.js';
 import type { SimShop } from '../../../sandbox/storefront-a/state.js';
-import { givePaidPlan } from '../../../test/harness/billing.js';
+import { givePaidPlan } from '../../../scripts/lib/stack/billing.js';
 import { newSessionToken } from '../../cart-sources.js';
 
 let stack: TestStack;

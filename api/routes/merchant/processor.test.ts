@@ -15,7 +15,7 @@ import { createTestMerchant, type TestMerchant } from '../../../test/harness/mer
 import { createSecretBox } from '../../../security/secrets.js';
 import { createTestDatabase, type TestDatabase } from '../../../test/harness/db.js';
 import { connectTestTemporal, type TestTemporal } from '../../../test/harness/temporal.js';
-import { testConfig } from '../../../test/harness/config.js';
+import { testConfig } from '../../../scripts/lib/stack/config.js';
 import { connectProcessorWorkflow } from '../../../workflows/processor/processor-connection.js';
 import { WORKFLOWS } from '../../../domain/temporal/workflow-names.js';
 

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
 import { createTestMerchant, type TestMerchant } from '../../../test/harness/merchants.js';
-import { seedCheckoutSessions } from '../../../test/harness/stats-seed.js';
+import { seedCheckoutSessions } from '../../../scripts/lib/stack/stats-seed.js';
 import type { CheckoutSession } from '../../../generated/prisma/client.js';
 import { Prisma } from '../../../prisma/client.js';
 import { statsGroupsSql } from './stats.js';

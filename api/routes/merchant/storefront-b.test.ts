@@ -18,7 +18,7 @@ import { createSecretBox } from '../../../security/secrets.js';
 import { createUrlGuard } from '../../../security/ssrf.js';
 import { createTestDatabase, type TestDatabase } from '../../../test/harness/db.js';
 import { connectTestTemporal, type TestTemporal } from '../../../test/harness/temporal.js';
-import { testConfig } from '../../../test/harness/config.js';
+import { testConfig } from '../../../scripts/lib/stack/config.js';
 
 /** Short, so a store that never answers times out in about two seconds (two attempts). */
 const CLIENT_TIMEOUT_MS = 1_000;

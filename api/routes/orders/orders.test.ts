@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
 import { createTestMerchant, type TestMerchant } from '../../../test/harness/merchants.js';
-import { seedCheckoutSessions } from '../../../test/harness/stats-seed.js';
+import { seedCheckoutSessions } from '../../../scripts/lib/stack/stats-seed.js';
 import { DEMO_STORE } from '../../../sandbox/storefront-b/state.js';
 import { PROCESSOR_WEBHOOK_PATH } from '../../../model/connections.js';
 import { signSpecWebhook, SPEC_SIGNATURE_HEADER as SIGNATURE_HEADER } from '../../../integrations/processor/webhook.js';
