@@ -66,11 +66,12 @@ export default tseslint.config(
     },
   },
   {
-    // Activities run the steps a workflow decides: they see workflows' types only (ids and constants live in domain/).
+    // Activities run the steps a workflow decides, below it: workflows import their types, never the other way (an
+    // activity's answer is typed in its own file; what the API, the model and a workflow share, in domain/).
     files: ['activities/**/*.ts', 'model/**/*.ts'],
     ignores: testFiles,
     rules: restrict(
-      { group: ['**/workflows', '**/workflows/**'], allowTypeImports: true, message: 'Import workflow types only (`import type`); shared constants belong in domain/.' },
+      { group: ['**/workflows', '**/workflows/**'], message: 'activities/ and model/ sit below workflows/: type an activity\'s answer in its own file, and share the rest through domain/.' },
       { group: ['**/worker/**'], message: 'The worker process (worker/) wires activities and workflows; nothing it wires imports it.' },
       TEST_HELPERS,
     ),

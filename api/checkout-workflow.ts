@@ -15,7 +15,7 @@ import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import type { SignalDefinition, UpdateDefinition } from '@temporalio/common';
 import type { Config } from '../config/index.js';
 import { checkoutStartOptions, signalProcessorEvent, type CheckoutRef } from '../model/checkout/processor-cues.js';
-import type { CheckoutWorkflowInput, ProcessorEventMessage } from '../workflows/checkout/checkout.messages.js';
+import type { CheckoutWorkflowInput, ProcessorEventMessage } from '../domain/checkout/checkout-workflow.js';
 import { WORKFLOWS } from '../domain/temporal/workflow-names.js';
 
 // The session's identity and the workflow's input are the model's: the processor sweep (a worker) starts the workflow too.

@@ -21,7 +21,7 @@ import { nextUpsellState, upsellOutcomeOf, type UpsellCharge, type UpsellChargeO
 import type { UpsellPurchase } from '../../generated/prisma/client.js';
 import { refundRefusal, type CheckoutStatus, type HoldReason } from '../../domain/checkout/checkout-status.js';
 import { judgePayment, type PaymentVerdict } from '../../domain/checkout/payment-check.js';
-import type { RefundRequest, RefundsState } from '../../workflows/checkout/checkout.messages.js';
+import type { RefundRequest, RefundsState } from '../../domain/checkout/checkout-workflow.js';
 
 /** The processor's idempotency key of one refund: per refund row (a legacy full refund used the session's token). */
 export const refundIdempotencyKey = (token: string) => `refund-${token}`;

@@ -5,7 +5,7 @@ import type { Db } from '../../prisma/client.js';
 import { Prisma } from '../../prisma/client.js';
 import { AppError } from '../../domain/errors.js';
 import { isConfirmedOrder, isPaidNotRefunded, type CheckoutStatus } from '../../domain/checkout/checkout-status.js';
-import type { ShopperDetails } from '../../workflows/checkout/checkout.messages.js';
+import type { ShopperDetails } from '../../domain/checkout/checkout-workflow.js';
 import { classifyFailures } from '../failures.js';
 import { markMilestones, recordSessionEvent } from './session-events.js';
 import { milestonesOfEvent } from '../../domain/stats.js';

@@ -10,8 +10,14 @@ import { isIntegrationError } from '../../integrations/errors.js';
 import type { CheckoutDomain } from '../../integrations/processor/index.js';
 import { processorClientFor } from '../../model/connections.js';
 import { checkoutHostnameOf } from '../../model/merchant/wallets.js';
-import type { ApplePayDomainResult } from '../../workflows/custom-domains/apple-pay-domain.messages.js';
 import { classifyFailures } from '../failures.js';
+
+/** What Whop answered, as stored (apple_pay_domains). */
+export interface ApplePayDomainResult {
+  hostname: string;
+  domainId: string;
+  applePayState: string | null;
+}
 
 export interface ApplePayDomainActivityDeps {
   db: Db;

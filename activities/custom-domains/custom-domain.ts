@@ -7,8 +7,14 @@ import type { Config } from '../../config/index.js';
 import type { Db } from '../../prisma/client.js';
 import { createDnsClient, type DnsClient } from '../../integrations/dns/index.js';
 import { TXT_RECORD_PREFIX, judgeDnsFindings } from '../../domain/hostnames.js';
-import type { DomainCheckOutcome } from '../../workflows/custom-domains/custom-domain.messages.js';
 import { classifyFailures } from '../failures.js';
+
+/** What one check found (the activity's answer). */
+export type DomainCheckOutcome =
+  | { kind: 'gone' }
+  | { kind: 'verified'; verifiedBy: 'cname' | 'txt' }
+  | { kind: 'not_yet'; problem: string; misconfigured: boolean }
+  | { kind: 'lookup_failed'; problem: string };
 
 export interface CustomDomainActivityDeps {
   db: Db;

@@ -1,10 +1,15 @@
 // Setup verification's reads (the wizard facts of model/merchant/onboarding.ts and the billing status) and the one write
 // it makes: onboardingCompletedAt.
 import type { Db } from '../../prisma/client.js';
+import type { OnboardingFacts } from '../../domain/merchant/onboarding.js';
 import { readOnboardingFacts } from '../../model/merchant/onboarding.js';
-import type { SetupVerificationFacts } from '../../workflows/merchant/setup-verification.messages.js';
 import { readBillingStatus } from '../../model/merchant/billing-status.js';
 import { classifyFailures } from '../failures.js';
+
+/** Step 1's reading: the wizard facts plus the billing status (model/merchant/billing-status.ts). */
+export interface SetupVerificationFacts extends OnboardingFacts {
+  billing: { planId: string; paid: boolean; status: string };
+}
 
 export function createSetupVerificationActivities({ db }: { db: Db }) {
   return classifyFailures({

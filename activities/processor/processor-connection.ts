@@ -12,8 +12,16 @@ import type { SecretBox } from '../../security/secrets.js';
 import { SUBSCRIBED_EVENTS, type ProcessorClient } from '../../integrations/processor/index.js';
 import { PROCESSOR_WEBHOOK_PATH, processorAad, processorClientOf } from '../../model/connections.js';
 import { isIntegrationError } from '../../integrations/errors.js';
-import type { ProcessorConnectionResult, ProcessorKeyRef } from '../../workflows/processor/processor-connection.messages.js';
 import { classifyFailures } from '../failures.js';
+
+/** Where the key being set up lives: an attempt, or (a bare merchant id) the connection row of a run from before attempts. */
+export type ProcessorKeyRef = string | { merchantId: string; attemptId: string };
+export interface ProcessorConnectionResult {
+  businessId: string;
+  productId: string;
+  webhookId: string;
+  connectedAt: string;
+}
 
 /** The product every checkout payment is booked against (the processor does not split product and shipping). */
 export const CHECKOUT_PRODUCT = { title: 'Checkout' } as const;

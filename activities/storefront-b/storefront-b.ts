@@ -9,8 +9,27 @@ import { UnsafeUrlError, type UrlGuard } from '../../security/ssrf.js';
 import { storefrontBClientOf } from '../../model/connections.js';
 import { AppError } from '../../domain/errors.js';
 import { processorChargesIn, unchargeableStoreCurrency } from '../../integrations/processor/currencies.js';
-import type { ConnectStorefrontBInput, StorefrontBStoreInfo } from '../../workflows/storefront-b/storefront-b-connection.messages.js';
 import { classifyFailures } from '../failures.js';
+
+export interface ConnectStorefrontBInput {
+  merchantId: string;
+  /** Normalised store URL (origin + path, no trailing slash), already checked by the SSRF guard. */
+  storeUrl: string;
+  /**
+   * The REST keys, sealed by the API (aad storefrontBAad.*): workflow history holds only their ciphertext,
+   * and nothing is written to storefront_b_connections until the store has accepted them, so a mistyped
+   * key never replaces a working connection.
+   */
+  consumerKeyEnc: string;
+  consumerSecretEnc: string;
+  consumerKeyLast4: string;
+}
+export interface StorefrontBStoreInfo {
+  currency: string;
+  version: string;
+  /** Whether our official plugin is active on the store (it must be to intercept checkouts). */
+  pluginActive: boolean;
+}
 
 export interface StorefrontBActivityDeps {
   db: Db;

@@ -15,7 +15,7 @@ import { factKeyOf, FINAL_DISPUTE_STATUSES } from '../../domain/merchant-webhook
 import { isCheckoutToken } from '../../domain/tokens.js';
 import type { Payment } from '../../integrations/processor/index.js';
 import type { ProcessorDispute, ProcessorEvent } from '../../integrations/processor/webhook.js';
-import type { CheckoutWorkflowInput, ProcessorEventMessage } from '../../workflows/checkout/checkout.messages.js';
+import type { CheckoutWorkflowInput, ProcessorEventMessage } from '../../domain/checkout/checkout-workflow.js';
 import { WORKFLOWS } from '../../domain/temporal/workflow-names.js';
 
 

@@ -10,8 +10,8 @@ const restrictions = eslintProbe('@typescript-eslint/no-restricted-imports');
 describe('the layering rules', () => {
   it.each([
     ['a route importing an activity', 'api/routes/merchant/domain.ts', "import { createFxRatesActivities } from '../../../activities/fx/fx-rates.js'; void createFxRatesActivities;", /api\/ must not import activities\//],
-    ['an activity importing a workflow value', 'activities/email/account-emails.ts', "import { checkoutWorkflow } from '../../workflows/checkout/checkout.js'; void checkoutWorkflow;", /workflow types only/],
-    ['the model importing a workflow value', 'model/merchant/onboarding.ts', "import { processorEventSignal } from '../../workflows/checkout/checkout.messages.js'; void processorEventSignal;", /workflow types only/],
+    ['an activity importing a workflow value', 'activities/email/account-emails.ts', "import { checkoutWorkflow } from '../../workflows/checkout/checkout.js'; void checkoutWorkflow;", /sit below workflows\//],
+    ['the model importing a workflow value', 'model/merchant/onboarding.ts', "import { processorEventSignal } from '../../workflows/checkout/checkout.messages.js'; void processorEventSignal;", /sit below workflows\//],
     ['a simulator importing our client', 'sandbox/dns/index.ts', "import { IntegrationError } from '../../integrations/errors.js'; void IntegrationError;", /Simulators import nothing/],
     ['a simulator importing the model', 'sandbox/ecb/index.ts', "import { processorAad } from '../../model/connections.js'; void processorAad;", /Simulators import nothing/],
     ['a simulator importing our money code', 'sandbox/storefront-b/state.ts', "import { minorToDecimalString } from '../../domain/money.js'; void minorToDecimalString;", /Simulators count money as their platform does/],
@@ -23,6 +23,8 @@ describe('the layering rules', () => {
     ['a workflow importing the worker process', 'workflows/checkout/checkout.ts', "import { WORKFLOWS_PATH } from '../../worker/bundle.js'; void WORKFLOWS_PATH;", /must stay deterministic/],
     ['the worker importing a route', 'worker/worker.ts', "import { buildApp } from '../api/app.js'; void buildApp;", /share code through model\/, never each other/],
     ['a route importing an activity in a feature folder', 'api/routes/checkout/payment.ts', "import { createCheckoutPaymentActivities } from '../../../activities/checkout/checkout-payment.js'; void createCheckoutPaymentActivities;", /api\/ must not import activities\//],
+    ['an activity importing a workflow type', 'activities/email/account-emails.ts', "import type { SetupVerificationResult } from '../../workflows/merchant/setup-verification.messages.js'; export type Probe = SetupVerificationResult;", /sit below workflows\//],
+    ['the model importing a workflow type', 'model/checkout/processor-cues.ts', "import type { statusQuery } from '../../workflows/checkout/checkout.messages.js'; export type Probe = typeof statusQuery;", /sit below workflows\//],
     ['a bench importing a test helper', 'scripts/bench/stack.ts', "import { launchChromium } from '../../test/browser/chromium.js'; void launchChromium;", /Test helpers live in test\//],
   ])('given %s / lint refuses it', async (_what, file, line, message) => {
     const found = await restrictions(file, line);
@@ -30,9 +32,9 @@ describe('the layering rules', () => {
     expect(found[0]).toMatch(message);
   });
 
-  it('given an activity importing a workflow type, a route importing the model, a bench and the harness importing scripts/lib / lint lets them through', async () => {
-    expect(await restrictions('activities/email/account-emails.ts', "import type { CheckoutWorkflowInput } from '../../workflows/checkout/checkout.messages.js'; export type Probe = CheckoutWorkflowInput;")).toEqual([]);
-    expect(await restrictions('api/routes/merchant/domain.ts', "import { sessionLines } from '../../../model/checkout-session.js'; void sessionLines;")).toEqual([]);
+  it('given a workflow importing an activity type, a route importing the model, a bench and the harness importing scripts/lib / lint lets them through', async () => {
+    expect(await restrictions('workflows/merchant/setup-verification.ts', "import type { SetupVerificationFacts } from '../../activities/merchant/setup-verification.js'; export type Probe = SetupVerificationFacts;")).toEqual([]);
+    expect(await restrictions('api/routes/merchant/domain.ts', "import { sessionLines } from '../../../model/checkout/checkout-session.js'; void sessionLines;")).toEqual([]);
     // What scripts share with the harness lives in scripts/lib/; the harness imports it from there.
     expect(await restrictions('scripts/bench/stack.ts', "import { seedCheckoutSessions } from '../lib/stack/stats-seed.js'; void seedCheckoutSessions;")).toEqual([]);
     expect(await restrictions('test/harness/stack.ts', "import { startSandboxes } from '../../scripts/lib/stack/sandboxes.js'; void startSandboxes;")).toEqual([]);

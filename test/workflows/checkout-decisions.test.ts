@@ -10,7 +10,8 @@ import { ApplicationFailure, WorkflowUpdateFailedError, type WorkflowHandle } fr
 import type { ServiceWorker } from '../../worker/worker.js';
 import { createWorker } from '../../worker/worker.js';
 import { checkoutWorkflow } from '../../workflows/checkout/checkout.js';
-import { acceptUpsellUpdate, completeCodUpdate, initPaymentUpdate, processorEventSignal, refundUpdate, statusQuery, storeRefundSignal, type ShopperDetails } from '../../workflows/checkout/checkout.messages.js';
+import { acceptUpsellUpdate, completeCodUpdate, initPaymentUpdate, processorEventSignal, refundUpdate, statusQuery, storeRefundSignal } from '../../workflows/checkout/checkout.messages.js';
+import { type ShopperDetails } from '../../domain/checkout/checkout-workflow.js';
 import { startTimeSkipping, testWorkflowBundle, uniqueTaskQueue, type TimeSkippingTemporal } from '../harness/temporal.js';
 import { fakeCheckoutActivitiesByWorkflow, newWorld, FAKE_QUOTE, type FakeWorld } from './fakes/checkout-activities.js';
 import { activityCalls } from '../harness/history.js';

@@ -6,7 +6,7 @@ import { createProcessorClient } from '../../integrations/processor/index.js';
 import { createSecretBox } from '../../security/secrets.js';
 import { seedStorefrontAConnection } from '../harness/storefront-a-seed.js';
 import { processorAad } from '../../model/connections.js';
-import type { CheckoutWorkflowInput, ShopperDetails } from '../../workflows/checkout/checkout.messages.js';
+import type { CheckoutWorkflowInput, ShopperDetails } from '../../domain/checkout/checkout-workflow.js';
 import { DEMO_SHOP } from '../../sandbox/storefront-a/simulator.js';
 import type { ActivityRig } from '../harness/activity-rig.js';
 import { givePaidPlan } from '../../scripts/lib/stack/billing.js';

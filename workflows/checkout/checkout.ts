@@ -8,11 +8,8 @@ import type { CheckoutPaymentActivities } from '../../activities/checkout/checko
 import type { FulfilmentActivities } from '../../activities/checkout/checkout-fulfilment.js';
 import type { MerchantWebhookActivities } from '../../activities/merchant-webhooks/merchant-webhooks.js';
 import { SESSION_EVENT_OF_STATUS } from '../../domain/merchant-webhooks/merchant-webhooks.js';
-import {
-  acceptUpsellUpdate, backfillStatusUpdate, completeCodUpdate, initPaymentUpdate, payUpdate, PAYMENT_STATUS_EVENTS, processorEventSignal, refreshStatusUpdate, refundUpdate, statusQuery, storeRefundSignal, storeRefundUpdate,
-  type BackfillResult, type CheckoutWorkflowInput, type InitPaymentResult, type ProcessorEventMessage, type RefundInput, type RefundResult, type RefundsState, type ShopperDetails, type StatusResult,
-  type StoreRefundMessage,
-} from './checkout.messages.js';
+import { acceptUpsellUpdate, backfillStatusUpdate, completeCodUpdate, initPaymentUpdate, payUpdate, PAYMENT_STATUS_EVENTS, processorEventSignal, refreshStatusUpdate, refundUpdate, statusQuery, storeRefundSignal, storeRefundUpdate } from './checkout.messages.js';
+import { type BackfillResult, type CheckoutWorkflowInput, type InitPaymentResult, type ProcessorEventMessage, type RefundInput, type RefundResult, type RefundsState, type ShopperDetails, type StatusResult, type StoreRefundMessage } from '../../domain/checkout/checkout-workflow.js';
 import { asCallerAnswer } from '../failures.js';
 import { searchAttributeKeys } from '../search-attributes.js';
 import { backgroundActivities, localActivities } from '../activity-proxies.js';

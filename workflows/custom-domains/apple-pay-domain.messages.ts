@@ -3,16 +3,8 @@
 import { ApplicationFailure } from '@temporalio/workflow';
 import { describeFailure, type FailureWording } from '../failures.js';
 
-
 export interface ApplePayDomainInput {
   merchantId: string;
-}
-
-/** What Whop answered, as stored (apple_pay_domains). */
-export interface ApplePayDomainResult {
-  hostname: string;
-  domainId: string;
-  applePayState: string | null;
 }
 
 const APPLE_PAY_DOMAIN_FAILURES: FailureWording = {

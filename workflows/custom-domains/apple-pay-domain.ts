@@ -4,7 +4,8 @@
 // merchant waits on it ("Check again" in the dashboard starts the next one).
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { ApplePayDomainActivities } from '../../activities/custom-domains/apple-pay-domain.js';
-import { toApplePayDomainFailure, type ApplePayDomainInput, type ApplePayDomainResult } from './apple-pay-domain.messages.js';
+import { toApplePayDomainFailure, type ApplePayDomainInput } from './apple-pay-domain.messages.js';
+import { type ApplePayDomainResult } from '../../activities/custom-domains/apple-pay-domain.js';
 import { PROFILES } from '../activity-profiles.js';
 
 // The merchant waits on the answer: one quick retry of a processor call, then tell them.

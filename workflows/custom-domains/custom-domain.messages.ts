@@ -2,7 +2,6 @@
 // Deterministic: @temporalio/workflow only.
 import { defineSignal } from '@temporalio/workflow';
 
-
 export interface CustomDomainInput {
   merchantId: string;
   /** The custom_domains row being verified: a deleted or replaced claim makes every later write a no-op. */
@@ -20,9 +19,3 @@ export const recheckDomainSignal = defineSignal('recheckDomain');
 /** DELETE /api/merchant/domain: the claim is gone, stop. */
 export const removeDomainSignal = defineSignal('removeDomain');
 
-/** What one check found (the activity's answer). */
-export type DomainCheckOutcome =
-  | { kind: 'gone' }
-  | { kind: 'verified'; verifiedBy: 'cname' | 'txt' }
-  | { kind: 'not_yet'; problem: string; misconfigured: boolean }
-  | { kind: 'lookup_failed'; problem: string };

@@ -1,7 +1,8 @@
 import { condition, patched, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { CustomDomainActivities } from '../../activities/custom-domains/custom-domain.js';
 import { DOMAIN_CHECK_SCHEDULE, nextCheckDelayMs } from '../../domain/hostnames.js';
-import { recheckDomainSignal, removeDomainSignal, type CustomDomainInput, type CustomDomainResult, type DomainCheckOutcome } from './custom-domain.messages.js';
+import { recheckDomainSignal, removeDomainSignal, type CustomDomainInput, type CustomDomainResult } from './custom-domain.messages.js';
+import { type DomainCheckOutcome } from '../../activities/custom-domains/custom-domain.js';
 import { startOrSignalWalletDomain } from './wallet-domain.js';
 import { WALLETS_ON_HOSTED_PAGE } from './wallet-domain.messages.js';
 import { PROFILES } from '../activity-profiles.js';

@@ -1,15 +1,9 @@
 // Id, input and result of the setup verification workflow, shared by the workflow and the API that runs
 // it (POST /api/merchant/setup-verification). Deterministic: domain/ only.
-import type { OnboardingFacts, OnboardingReasonCode } from '../../domain/merchant/onboarding.js';
-
+import type { OnboardingReasonCode } from '../../domain/merchant/onboarding.js';
 
 export interface SetupVerificationInput {
   merchantId: string;
-}
-
-/** Step 1's reading: the wizard facts plus the billing status (model/merchant/billing-status.ts). */
-export interface SetupVerificationFacts extends OnboardingFacts {
-  billing: { planId: string; paid: boolean; status: string };
 }
 
 export type SetupStepOutcome = 'passed' | 'blocked' | 'not_reached' | 'not_applicable';

@@ -6,7 +6,6 @@
 import { ApplicationFailure } from '@temporalio/workflow';
 import { describeFailure, type Answer, type FailureWording } from '../failures.js';
 
-
 export interface ProcessorConnectionInput {
   merchantId: string;
   /**
@@ -14,16 +13,6 @@ export interface ProcessorConnectionInput {
    * started before attempts existed have none and set the key up in processor_connections itself.
    */
   attemptId?: string;
-}
-
-/** Where the key being set up lives: an attempt, or (a bare merchant id) the connection row of a run from before attempts. */
-export type ProcessorKeyRef = string | { merchantId: string; attemptId: string };
-
-export interface ProcessorConnectionResult {
-  businessId: string;
-  productId: string;
-  webhookId: string;
-  connectedAt: string;
 }
 
 export interface ProcessorDisconnectResult {

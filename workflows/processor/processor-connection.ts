@@ -4,13 +4,8 @@
 // (processor_connection_attempts) before it starts a connection, so only ids travel through workflow history.
 import { log, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { ProcessorActivities } from '../../activities/processor/processor-connection.js';
-import {
-  describeProcessorFailure,
-  toProcessorFailure,
-  type ProcessorConnectionInput,
-  type ProcessorConnectionResult,
-  type ProcessorDisconnectResult,
-} from './processor-connection.messages.js';
+import { describeProcessorFailure, toProcessorFailure, type ProcessorConnectionInput, type ProcessorDisconnectResult } from './processor-connection.messages.js';
+import { type ProcessorConnectionResult } from '../../activities/processor/processor-connection.js';
 import { startOrSignalWalletDomain } from '../custom-domains/wallet-domain.js';
 import { WALLETS_ON_HOSTED_PAGE } from '../custom-domains/wallet-domain.messages.js';
 import { PROFILES } from '../activity-profiles.js';

@@ -2,28 +2,7 @@
 // and the API that starts it. Deterministic: @temporalio/workflow and domain/ only.
 import { ApplicationFailure } from '@temporalio/workflow';
 import { describeFailure, type FailureWording } from '../failures.js';
-
-
-export interface ConnectStorefrontBInput {
-  merchantId: string;
-  /** Normalised store URL (origin + path, no trailing slash), already checked by the SSRF guard. */
-  storeUrl: string;
-  /**
-   * The REST keys, sealed by the API (aad storefrontBAad.*): workflow history holds only their ciphertext,
-   * and nothing is written to storefront_b_connections until the store has accepted them, so a mistyped
-   * key never replaces a working connection.
-   */
-  consumerKeyEnc: string;
-  consumerSecretEnc: string;
-  consumerKeyLast4: string;
-}
-
-export interface StorefrontBStoreInfo {
-  currency: string;
-  version: string;
-  /** Whether our official plugin is active on the store (it must be to intercept checkouts). */
-  pluginActive: boolean;
-}
+import type { StorefrontBStoreInfo } from '../../activities/storefront-b/storefront-b.js';
 
 export interface ConnectStorefrontBResult extends StorefrontBStoreInfo {
   storeUrl: string;

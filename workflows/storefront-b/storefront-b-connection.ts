@@ -3,7 +3,8 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { StorefrontBActivities } from '../../activities/storefront-b/storefront-b.js';
 import type { StoreCountriesActivities } from '../../activities/merchant/store-countries.js';
-import { toStorefrontBFailure, type ConnectStorefrontBInput, type ConnectStorefrontBResult } from './storefront-b-connection.messages.js';
+import { toStorefrontBFailure, type ConnectStorefrontBResult } from './storefront-b-connection.messages.js';
+import { type ConnectStorefrontBInput } from '../../activities/storefront-b/storefront-b.js';
 import { PROFILES } from '../activity-profiles.js';
 
 // The merchant waits on the answer: one quick retry of the store call (wrong keys are never retried).

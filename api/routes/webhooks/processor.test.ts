@@ -21,7 +21,7 @@ import { startTestStack, type TestStack } from '../../../test/harness/stack.js';
 import { uniqueTaskQueue } from '../../../test/harness/temporal.js';
 import { createTestMerchant } from '../../../test/harness/merchants.js';
 import { processorAad } from '../../../model/connections.js';
-import { type ProcessorEventMessage } from '../../../workflows/checkout/checkout.messages.js';
+import { type ProcessorEventMessage } from '../../../domain/checkout/checkout-workflow.js';
 import { WORKFLOWS } from '../../../domain/temporal/workflow-names.js';
 
 let stack: TestStack;

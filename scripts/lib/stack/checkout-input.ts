@@ -2,7 +2,7 @@
 // (api/checkout-workflow.ts: update-with-start for the shopper's and merchant's actions, signal-with-start for webhooks), so a test stack adds its overrides
 // (e.g. a shorter storeRetryInitialMs) through an interceptor on the API's Temporal client.
 import type { WorkflowClientInterceptor } from '@temporalio/client';
-import type { CheckoutWorkflowInput } from '../../../workflows/checkout/checkout.messages.js';
+import type { CheckoutWorkflowInput } from '../../../domain/checkout/checkout-workflow.js';
 import { WORKFLOWS } from '../../../domain/temporal/workflow-names.js';
 
 type Overrides = Partial<Omit<CheckoutWorkflowInput, 'token' | 'merchantId' | 'platform'>>;

@@ -11,7 +11,7 @@ import type { CheckoutSessionActivities, LoadedSession, PaymentQuote } from '../
 import type { CheckoutPaymentActivities } from '../../../activities/checkout/checkout-payment.js';
 import type { FulfilmentActivities } from '../../../activities/checkout/checkout-fulfilment.js';
 import { refundRefusal, type CheckoutStatus, type HoldReason } from '../../../domain/checkout/checkout-status.js';
-import type { RefundRequest, RefundsState, ShopperDetails } from '../../../workflows/checkout/checkout.messages.js';
+import type { RefundRequest, RefundsState, ShopperDetails } from '../../../domain/checkout/checkout-workflow.js';
 import type { EmailSendResult } from '../../../activities/email/email-outbox.js';
 import type { EmitMerchantEventInput, MerchantWebhookActivities } from '../../../activities/merchant-webhooks/merchant-webhooks.js';
 import { nextUpsellState, type UpsellCharge, type UpsellChargeOutcome, type UpsellPurchaseState } from '../../../domain/checkout/upsell-purchase.js';
