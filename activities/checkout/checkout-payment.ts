@@ -19,7 +19,9 @@ import { upsellPrices } from '../../model/checkout/pricing.js';
 import { walletsOffered } from '../../model/merchant/plan-features.js';
 import { nextUpsellState, upsellOutcomeOf, type UpsellCharge, type UpsellChargeOutcome, type UpsellPurchaseState } from '../../domain/checkout/upsell-purchase.js';
 import type { UpsellPurchase } from '../../generated/prisma/client.js';
-import { refundRefusal, type CheckoutStatus, type HoldReason } from '../../domain/checkout/checkout-status.js';
+import { type CheckoutStatus } from '../../domain/checkout/checkout-status.js';
+import { refundRefusal } from '../../domain/checkout/refunds.js';
+import { type HoldReason } from '../../domain/checkout/processor-events.js';
 import { judgePayment, type PaymentVerdict } from '../../domain/checkout/payment-check.js';
 import type { RefundRequest, RefundsState } from '../../domain/checkout/checkout-workflow.js';
 

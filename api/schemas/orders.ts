@@ -3,7 +3,8 @@
 // is integer minor units with its currency.
 import { PAYMENT_METHODS } from '../../domain/checkout/payment-method.js';
 import { z } from 'zod';
-import { CHECKOUT_STATUSES, HOLD_REASONS } from '../../domain/checkout/checkout-status.js';
+import { CHECKOUT_STATUSES } from '../../domain/checkout/checkout-status.js';
+import { HOLD_REASONS } from '../../domain/checkout/processor-events.js';
 import { FUNNEL_STEPS, ORDER_VIEW_NAMES, ORDER_VIEWS } from '../../domain/stats.js';
 import { checkoutStatus, shippingAddress, storeOrder } from './checkout.js';
 import { caseless, text, TRIMMED_CLASS } from './text.js';

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import {
-  applyProcessorEvent, canTransition, CHECKOUT_STATUSES, DEVIATIONS, isCheckoutStatus, isOpen, countsAsRevenue, isClosedToShopper, PROCESSOR_EVENTS,
-  refundableMinor, refundRefusal, type CheckoutStatus, type RefundBalance,
-} from './checkout-status.js';
+import { canTransition, CHECKOUT_STATUSES, isCheckoutStatus, isOpen, countsAsRevenue, isClosedToShopper, type CheckoutStatus } from './checkout-status.js';
+import { refundableMinor, refundRefusal, type RefundBalance } from './refunds.js';
+import { applyProcessorEvent, DEVIATIONS, PROCESSOR_EVENTS } from './processor-events.js';
 
 const O = 'OPEN', P = 'PAYMENT_PENDING', D = 'COD_CONFIRMED', C = 'COMPLETED', H = 'ON_HOLD', F = 'FAILED', R = 'REFUNDED', A = 'ABANDONED';
 

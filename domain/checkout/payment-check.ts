@@ -2,7 +2,7 @@
 // says that money moved once; before any store order — a checkout's, an upsell's — and before a plan is activated,
 // the payment is read at the processor and judged here against what was asked: still paid (not refunded, not
 // disputed), and exactly the amount and currency of the checkout's total. Pure.
-import type { HoldReason } from './checkout-status.js';
+import type { HoldReason } from './processor-events.js';
 import { formatMoney } from '../money.js';
 
 /** What the processor shows of a payment (integrations/processor's Payment fits). */

@@ -3,7 +3,7 @@
 // success wins from any state but REFUNDED (a late success after a decline still means the money was taken), a
 // failure never undoes a success, a refund applies only to a paid charge.
 
-import { FAILURE_EVENTS, REFUND_EVENTS, SUCCESS_EVENTS } from './checkout-status.js';
+import { FAILURE_EVENTS, REFUND_EVENTS, SUCCESS_EVENTS } from './processor-events.js';
 
 export const UPSELL_PURCHASE_STATES = ['PENDING', 'PAID', 'FAILED', 'REFUNDED'] as const;
 export type UpsellPurchaseState = (typeof UPSELL_PURCHASE_STATES)[number];

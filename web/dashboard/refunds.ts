@@ -2,7 +2,8 @@
 // (a COMPLETED order with money given back is "Partially refunded"), the store order's own word, who made a refund
 // and where it stands at the processor and on the store; and the refund dialog's rules (what is sent, what it
 // refunds). Pure: no DOM, no requests, so it is tested on its own (refunds.test.ts).
-import type { CheckoutStatus, HoldReason } from '../../domain/checkout/checkout-status.js';
+import type { CheckoutStatus } from '../../domain/checkout/checkout-status.js';
+import type { HoldReason } from '../../domain/checkout/processor-events.js';
 import { formatAmount, inputToCents } from './format.js';
 import type { Body } from './api.js';
 import type { OrderDetail } from './types.js';

@@ -1,5 +1,7 @@
 import { ActivityFailure, ApplicationFailure, allHandlersFinished, condition, log, patched, proxyActivities, setHandler, upsertSearchAttributes, uuid4, type ActivityInterfaceFor, type ActivityOptions, type LocalActivityOptions } from '@temporalio/workflow';
-import { applyProcessorEvent, canTransition, isClosedToShopper, isPaidNotRefunded, isProcessorPaid, isRefundEvent, isSuccessEvent, refundRefusal, type CheckoutStatus, type EventFacts } from '../../domain/checkout/checkout-status.js';
+import { canTransition, isClosedToShopper, isPaidNotRefunded, isProcessorPaid, type CheckoutStatus } from '../../domain/checkout/checkout-status.js';
+import { refundRefusal } from '../../domain/checkout/refunds.js';
+import { applyProcessorEvent, isRefundEvent, isSuccessEvent, type EventFacts } from '../../domain/checkout/processor-events.js';
 import { paymentFact } from '../../domain/checkout/payment-check.js';
 import { upsellOutcomeOfEvent, type UpsellChargeOutcome } from '../../domain/checkout/upsell-purchase.js';
 import type { ErrorCode } from '../../domain/errors.js';

@@ -13,7 +13,7 @@ import { errorResponse } from '../../schemas/common.js';
 import { acceptRawBodies, rawBodyOf, rawJsonBody } from '../../plugins/raw-body.js';
 import { releaseUnlessFailed, UNVERIFIED_DELIVERY } from '../../plugins/rate-limits.js';
 import { AppError } from '../../../domain/errors.js';
-import { refundRefusal } from '../../../domain/checkout/checkout-status.js';
+import { refundRefusal } from '../../../domain/checkout/refunds.js';
 import { refundBalanceOf } from '../../../model/checkout/refunds.js';
 import { normalizeStoreUrl, verifyStorefrontBHandoff } from '../../../model/connections.js';
 import { HANDOFF_HEADERS } from '../../../integrations/storefront-b/handoff.js';
