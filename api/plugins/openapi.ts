@@ -7,7 +7,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { ZodType } from 'zod';
-import { keyPolicyOf, type RouteAuth } from '../../domain/merchant/api-keys.js';
+import { keyPolicyOf, type RouteAuth } from '../../domain/merchant/route-rights.js';
 import { webhooksDocument } from '../schemas/merchant-webhooks.js';
 
 const DESCRIPTION = [

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { apiKeyModeOf, apiKeyStatus, grants, normalizeScopes, routeKeyPolicy } from './api-keys.js';
+import { apiKeyModeOf, apiKeyStatus, grants, normalizeScopes } from './api-keys.js';
+import { routeKeyPolicy } from './route-rights.js';
 
 describe('API key scopes', () => {
   it('write implies read, never the reverse, and never another resource', () => {

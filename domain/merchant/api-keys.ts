@@ -6,10 +6,9 @@
 // HEAD read, every other method writes) or that it is for dashboard sessions only (`config: { sessionOnly: [roles] }`).
 // A route that uses merchant authentication without a right declaration refuses to register (api/plugins/auth.ts), so
 // a new route can never silently accept or refuse keys. The API enforces and documents each route's own declaration;
-// the dashboard reads the same declarations from ./route-auth.ts, generated from the routes (scripts/route-auth.ts).
+// the dashboard reads the same declarations from ./route-auth.ts, generated from the routes (scripts/route-auth.ts),
+// through ./route-rights.ts.
 
-import type { MemberRole } from './roles.js';
-import { ROUTE_AUTH } from './route-auth.js';
 
 export const API_KEY_MODES = ['live', 'test'] as const;
 export type ApiKeyMode = (typeof API_KEY_MODES)[number];
@@ -53,62 +52,7 @@ export const API_KEY_RESOURCE_LABELS: Record<ApiKeyResource, { label: string; co
   webhooks: { label: 'Webhooks', covers: 'outgoing webhook endpoints and their deliveries (/api/merchant/webhooks)' },
 };
 
-/**
- * What a merchant route declares where it is defined (its Fastify route config, checked by api/plugins/auth.ts): the
- * scope an API key needs to call it (its access follows the method: GET and HEAD read, every other method writes), or
- * that it is for dashboard sessions only, naming the member roles (domain/merchant/roles.ts) whose sessions may call it. A
- * session-only route has no scope, so its roles are its rule for members: managing keys (a key must not mint or revoke
- * keys), the account's credentials, the sessions themselves, the team and one's own two-factor sign-in.
- */
-export type RouteAuth = { apiKeyScope: ApiKeyScope; sessionOnly?: undefined } | { sessionOnly: readonly MemberRole[]; apiKeyScope?: undefined };
-
 export const accessOf = (method: string): ApiKeyAccess => (method === 'GET' || method === 'HEAD' ? 'read' : 'write');
-
-/**
- * Why a route's declaration is wrong for its method, or undefined when it is right: exactly one of a scope or session
- * roles, and a scope whose access is the method's. A route that authenticates merchants refuses to register with one.
- */
-export function routeAuthProblem(method: string, auth: Partial<RouteAuth> | undefined): string | undefined {
-  const scope = auth?.apiKeyScope;
-  const roles = auth?.sessionOnly;
-  if ((scope === undefined) === (roles === undefined)) return 'declares neither an API key scope (config.apiKeyScope) nor that it is for dashboard sessions only (config.sessionOnly), or both';
-  if (scope !== undefined) {
-    if (!isApiKeyScope(scope)) return `declares ${String(scope)}, which is not an API key scope`;
-    const access = accessOf(method.toUpperCase());
-    if (!scope.endsWith(`:${access}`)) return `declares ${scope}, but a ${method.toUpperCase()} route ${access === 'read' ? 'reads' : 'writes'}: ${scope.split(':')[0]}:${access}`;
-  } else if (roles!.length === 0) return 'is session-only for no role at all';
-  return undefined;
-}
-
-/** The route's declaration as the dashboard reads it: its API scope, or the roles of a session-only route. */
-export function routeAuthOf(method: string, url: string): RouteAuth | undefined {
-  const m = method.toUpperCase();
-  // Fastify gives every GET a HEAD twin with the same declaration.
-  const declared = ROUTE_AUTH[`${m === 'HEAD' ? 'GET' : m} ${url}`];
-  if (declared === undefined) return undefined;
-  return typeof declared === 'string' ? { apiKeyScope: declared } : { sessionOnly: declared };
-}
-
-/** The roles whose sessions may call a session-only route; undefined when the route is not session-only. */
-export function sessionRouteRoles(method: string, url: string): readonly MemberRole[] | undefined {
-  return routeAuthOf(method, url)?.sessionOnly;
-}
-
-export type RouteKeyPolicy = { kind: 'scope'; scope: ApiKeyScope } | { kind: 'session-only' } | { kind: 'unmapped' };
-
-/** What a key needs to call a declaration's route. */
-export const keyPolicyOf = (auth: RouteAuth | undefined): RouteKeyPolicy =>
-  auth?.apiKeyScope ? { kind: 'scope', scope: auth.apiKeyScope } : auth?.sessionOnly ? { kind: 'session-only' } : { kind: 'unmapped' };
-
-/** What a key needs to call this route (method + the route's URL pattern as registered). */
-export function routeKeyPolicy(method: string, url: string): RouteKeyPolicy {
-  return keyPolicyOf(routeAuthOf(method, url));
-}
-
-/** Every merchant route a key may call, by resource ("METHOD /url/:pattern"): what each scope opens, read from the routes. */
-export const ROUTE_RESOURCES: Readonly<Record<ApiKeyResource, readonly string[]>> = Object.fromEntries(
-  API_KEY_RESOURCES.map((resource) => [resource, Object.keys(ROUTE_AUTH).filter((route) => String(ROUTE_AUTH[route]).startsWith(`${resource}:`))]),
-) as unknown as Record<ApiKeyResource, readonly string[]>;
 
 export const ALL_API_KEY_SCOPES: readonly ApiKeyScope[] = API_KEY_RESOURCES.flatMap((r) => [`${r}:read`, `${r}:write`] as const);
 

@@ -1,6 +1,6 @@
-// Team member roles and what each may call, in the API keys' scope vocabulary (domain/merchant/api-keys.ts): a member's
-// session is held to its role's scopes by the same check that holds a key to its scopes (api/plugins/auth.ts), on
-// every authenticated route. Session-only routes (no scope) name their roles where they are defined
+// Team member roles (what each may call, in the API keys' scope vocabulary, is ROLE_SCOPES in ./route-rights.ts): a
+// member's session is held to its role's scopes by the same check that holds a key to its scopes (api/plugins/auth.ts),
+// on every authenticated route. Session-only routes (no scope) name their roles where they are defined
 // (`config: { sessionOnly: [...] }`). Pure module, shared by the API and the dashboard (which hides what a role cannot use).
 //
 //   owner  everything. The account holder (the merchant's own email and password) is always an owner and cannot be
@@ -10,7 +10,6 @@
 //   staff  the shop's daily work: reads orders, statistics, settings, connections and setup, and manages discount
 //          codes, order bumps, upsells and pixels. No refunds or status syncs (orders:write), no API keys, no
 //          webhook endpoints or their secrets, no billing, no team, no account credentials.
-import { ALL_API_KEY_SCOPES, grants, routeAuthOf, type ApiKeyScope, type RouteAuth } from './api-keys.js';
 
 export const MEMBER_ROLES = ['owner', 'admin', 'staff'] as const;
 export type MemberRole = (typeof MEMBER_ROLES)[number];
@@ -20,25 +19,6 @@ export const MEMBER_ROLE_LABELS: Record<MemberRole, { label: string; summary: st
   admin: { label: 'Admin', summary: 'Everything except the plan and owners' },
   staff: { label: 'Staff', summary: 'Orders, statistics and marketing; no refunds, API keys, webhooks, billing or team' },
 };
-
-export const ROLE_SCOPES: Readonly<Record<MemberRole, readonly ApiKeyScope[]>> = {
-  owner: ALL_API_KEY_SCOPES,
-  admin: ALL_API_KEY_SCOPES.filter((s) => s !== 'billing:write'),
-  staff: ['account:read', 'settings:read', 'domains:read', 'connections:read', 'onboarding:read', 'commerce:write', 'orders:read', 'stats:read'],
-};
-
-export type RoleDecision = { allowed: true } | { allowed: false; requiredScope?: ApiKeyScope; allowedRoles?: readonly MemberRole[] };
-
-/** May a session of this role call a route that declares `auth` (domain/merchant/api-keys.ts RouteAuth)? Undeclared: no. */
-export function roleDecision(role: MemberRole, auth: RouteAuth | undefined): RoleDecision {
-  if (auth?.apiKeyScope) return grants(ROLE_SCOPES[role], auth.apiKeyScope) ? { allowed: true } : { allowed: false, requiredScope: auth.apiKeyScope };
-  const roles = auth?.sessionOnly;
-  if (roles === undefined) return { allowed: false };
-  return roles.includes(role) ? { allowed: true } : { allowed: false, allowedRoles: roles };
-}
-
-/** May a session of this role call the route (method + URL pattern as registered)? Undeclared routes: no. */
-export const roleAllows = (role: MemberRole, method: string, url: string): RoleDecision => roleDecision(role, routeAuthOf(method, url));
 
 /** A role may give (invite to, change to) only roles it could manage: admins never create owners. */
 export const ROLES_GRANTABLE_BY: Readonly<Record<MemberRole, readonly MemberRole[]>> = {

@@ -6,9 +6,11 @@ import { CartStore } from '../storefront-common/cart.js';
 import { page, html } from '../storefront-common/html.js';
 import { PlatformError, randomHex } from '../storefront-common/web.js';
 import { fractionDigits } from './money.js';
-import type { StorefrontFault } from './storefront-access.js';
 
 /** A theme app extension as `shopify app deploy` ships it: blocks (Liquid with a schema) and assets. */
+/** A Storefront API fault queued for a shop (storefront-access.ts answers it): a throttle status for `count` requests. */
+export type StorefrontFault = { status: 429 | 430 | 'THROTTLED'; count: number; retryAfterSeconds?: number };
+
 export interface DeployedExtension {
   handle: string;
   /** Block handle (file name without .liquid) → Liquid source. */
@@ -335,7 +337,7 @@ export interface State {
   commitThenTimeout: Map<string, { count: number; hangMs: number }>;
   /** Per shop: the queued draft order faults. */
   draftFaults: Map<string, DraftFaults>;
-  /** Storefront API: faults queued per shop, and the bot-protection budget of public tokens per shop and client IP (storefront-access.ts). */
+  /** Storefront API: faults queued per shop (StorefrontFault), and the bot-protection budget of public tokens per shop and client IP (storefront-access.ts). */
   storefrontFaults: Map<string, StorefrontFault>;
   publicIpBudgets: Map<string, { available: number; updatedAt: number }>;
   /** The last Storefront API requests per shop as Shopify saw them (token kind, buyer IP header, client IP): newest last. */

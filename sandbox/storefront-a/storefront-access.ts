@@ -18,8 +18,6 @@ import type { SimShop, State, TokenGrant } from './state.js';
 /** Requests a public token may make from one client IP before bot protection refuses it, and how fast that budget returns. */
 export const PUBLIC_IP_BUDGET = { burst: 10, perSecond: 1 / 6 };
 
-export type StorefrontFault = { status: 429 | 430 | 'THROTTLED'; count: number; retryAfterSeconds?: number };
-
 /** The caller of one Storefront API request: the app whose token it carries, and its Storefront scopes. */
 export interface StorefrontCaller {
   clientId: string;

@@ -16,7 +16,7 @@ import { createDb, type Db } from '../../prisma/client.js';
 import { authPlugin } from '../../api/plugins/auth.js';
 import { rateLimitsPlugin } from '../../api/plugins/rate-limits.js';
 import { SDK_DOCUMENT_ENV } from '../../scripts/openapi-document.js';
-import { keyPolicyOf, routeAuthOf, routeKeyPolicy } from '../../domain/merchant/api-keys.js';
+import { keyPolicyOf, routeAuthOf, routeKeyPolicy } from '../../domain/merchant/route-rights.js';
 import { ROUTE_AUTH_FILE, routeAuthText } from '../../scripts/route-auth.js';
 
 let app: FastifyInstance;

@@ -16,7 +16,7 @@ import { accountPatch, configPatchFor, merchantView, publicConfig, sessionRespon
 import { chars } from '../../schemas/text.js';
 import { checkoutOrigin, merchantViewInclude, PLATFORM_ENUM, toMerchantView, toPublicConfig } from './view.js';
 import { queueAccountEmail } from '../auth/account-emails.js';
-import { ROLE_SCOPES } from '../../../domain/merchant/roles.js';
+import { ROLE_SCOPES } from '../../../domain/merchant/route-rights.js';
 import { twoFactorEnabled } from '../../../model/merchant/two-factor.js';
 import { merchantForCheckoutHost } from '../../checkout-host.js';
 import { assertPlanAllows } from '../../../model/merchant/plan-features.js';

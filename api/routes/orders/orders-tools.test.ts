@@ -197,7 +197,7 @@ describe('CSV export of the orders', () => {
   }, 60_000);
 
   it('is an orders:read route for API keys', async () => {
-    const { ROUTE_RESOURCES } = await import('../../../domain/merchant/api-keys.js');
+    const { ROUTE_RESOURCES } = await import('../../../domain/merchant/route-rights.js');
     expect(ROUTE_RESOURCES.orders).toContain('GET /api/checkout/merchant/orders/export.csv');
     expect((await get('/api/checkout/merchant/orders/export.csv', 'nope')).statusCode).toBe(401);
   });
