@@ -27,7 +27,7 @@
 //   (reaching a step marks the earlier ones still unset, with the same instant), so counting each milestone
 //   column is enough, and a step is never larger than the one before; a session in a converted status counts
 //   at every step, whatever older rows lack.
-import { isOrdered, isProcessorPaid, ORDERED_STATUSES } from './checkout/checkout-status.js';
+import { isOrdered, isProcessorPaid, ORDERED_STATUSES, UNPAID_STARTED_STATUSES } from './checkout/checkout-status.js';
 
 export const FUNNEL_STEPS = ['created', 'contact_entered', 'shipping_chosen', 'payment_started', 'completed'] as const;
 export type FunnelStep = (typeof FUNNEL_STEPS)[number];
@@ -58,7 +58,7 @@ export type ProgressStep = keyof typeof PROGRESS_STEPS;
  */
 export const ORDER_VIEWS = {
   orders: ORDERED_STATUSES,
-  checkouts: ['PAYMENT_PENDING', 'FAILED', 'ABANDONED'],
+  checkouts: UNPAID_STARTED_STATUSES,
 } as const satisfies Record<string, readonly string[]>;
 export type OrderView = keyof typeof ORDER_VIEWS;
 export const ORDER_VIEW_NAMES = Object.keys(ORDER_VIEWS) as OrderView[];

@@ -78,6 +78,9 @@ export const isOpen = member(OPEN_STATUSES);
 export const ORDERED_STATUSES = statusesIn('COMPLETED', 'COD_CONFIRMED', 'REFUNDED', 'ON_HOLD');
 export const isOrdered = member(ORDERED_STATUSES);
 
+/** Not an order (yet): where a checkout whose payment started and was never paid stands (the orders list's checkouts view). */
+export const UNPAID_STARTED_STATUSES = statusesIn('PAYMENT_PENDING', 'FAILED', 'ABANDONED');
+
 /** A store order exists or is to be created (REFUNDED was paid first; ON_HOLD never gets one as it stands). */
 export const WITH_STORE_ORDER_STATUSES = statusesIn('COMPLETED', 'COD_CONFIRMED', 'REFUNDED');
 export const hasStoreOrder = member(WITH_STORE_ORDER_STATUSES);
