@@ -9,7 +9,9 @@
 //
 // Create reads PostgreSQL once before the store (one statement: the store's connection, its merchant with plan
 // and custom domain, and the FX rates) and the store once (storefront A: the cart; storefront B: the cart's
-// products in one list read, each variable product's variations in one, the store currency alongside).
+// products, their variations and the store currency in one request to our plugin's cart-prices route, or, where
+// the plugin is older than 1.4.0 or not active, the REST reads: the products list, each variable product's
+// variations list and the currency, at once).
 // What it reads on every request but changes rarely is reused for CHECKOUT_CACHE_SECONDS (15 s by default) in
 // each API process (CreateCaches): that statement's answer per store, and each storefront B product or
 // variation as the store answered it. So a price changed in the store reaches new checkouts within that time,
@@ -30,7 +32,7 @@ import { CHECKOUT_TOKEN_PREFIX } from '../domain/tokens.js';
 import { IntegrationError } from '../integrations/errors.js';
 import { processorChargesIn } from '../integrations/processor/currencies.js';
 import { isValidShopHost } from '../integrations/storefront-a/oauth.js';
-import type { StorefrontBClient, StorefrontBProduct, StorefrontBVariation } from '../integrations/storefront-b/client.js';
+import type { StorefrontBCartPrices, StorefrontBClient, StorefrontBProduct, StorefrontBVariation } from '../integrations/storefront-b/client.js';
 import { billingStatusOf } from '../model/billing-status.js';
 import type { SessionLine } from '../model/checkout-session.js';
 import { normalizeStoreUrl, openStorefrontBKeys, storefrontAClientOf, storefrontBClientOf, verifyStorefrontBHandoff, type StorefrontBKeys } from '../model/connections.js';
@@ -306,7 +308,10 @@ export async function storefrontBSource(deps: CartDeps, body: z.output<typeof st
   };
 }
 
-/** The store's price reads: each id's product, or each of one product's variations, in order (a rejection per id the store does not have). */
+/**
+ * The store's price reads: each id's product, or each of one product's variations, in order (a rejection per id the
+ * store does not have). Every read asked for in the same turn is answered by one store call.
+ */
 interface PriceReads {
   products(ids: string[]): Array<Promise<StorefrontBProduct>>;
   variations(productId: string, ids: string[]): Array<Promise<StorefrontBVariation>>;
@@ -318,11 +323,17 @@ const notInStore = (what: string) => new IntegrationError('storefront-b', 'not_f
 const UNCACHED: Pick<CreateCaches, 'products' | 'variations'> = { products: new TtlCache(0), variations: new TtlCache(0) };
 
 /**
- * The store's price reads: one list read for the products, one per product for its variations, each answer reused
- * through `caches` (only what they do not hold is read). `client` is called only then: the client is made, and the
- * store URL checked, only when the store is actually read.
+ * The store's price reads, each answer reused through `caches` (only what they do not hold is read). What the caches
+ * miss is gathered while the reads are asked for (in one turn of the event loop) and read in one call: the plugin's
+ * cart-prices route, or on a store without it the REST reads (StorefrontBClient.getCartPrices). `client` is called
+ * only then: the client is made, and the store URL checked, only when the store is actually read.
  */
 function priceReads(storeUrl: string, client: () => Promise<StorefrontBClient>, caches: Pick<CreateCaches, 'products' | 'variations'>): PriceReads {
+  const wanted = { products: new Set<string>(), variations: new Map<string, Set<string>>() };
+  let read: Promise<StorefrontBCartPrices> | undefined;
+  // Deferred by a microtask, so the product and the variation misses of this turn go into the same call.
+  const cartPrices = () =>
+    (read ??= Promise.resolve().then(async () => (await client()).getCartPrices([...wanted.products], [...wanted.variations].map(([productId, ids]) => [productId, [...ids]] as const))));
   const many = <V>(cache: TtlCache<V>, prefix: string, ids: string[], read: (ids: string[]) => Promise<ReadonlyMap<string, V>>, what: (id: string) => string) => {
     const keyOf = (id: string) => `${prefix} ${id}`;
     const idOf = new Map(ids.map((id) => [keyOf(id), id]));
@@ -333,9 +344,18 @@ function priceReads(storeUrl: string, client: () => Promise<StorefrontBClient>, 
     );
   };
   return {
-    products: (ids) => many(caches.products, storeUrl, ids, async (wanted) => (await client()).getProducts(wanted), (id) => `product ${id}`),
+    products: (ids) =>
+      many(caches.products, storeUrl, ids, (missing) => {
+        for (const id of missing) wanted.products.add(id);
+        return cartPrices().then((answer) => answer.products);
+      }, (id) => `product ${id}`),
     variations: (productId, ids) =>
-      many(caches.variations, `${storeUrl} ${productId}`, ids, async (wanted) => (await client()).getVariations(productId, wanted), (id) => `variation ${id} of product ${productId}`),
+      many(caches.variations, `${storeUrl} ${productId}`, ids, (missing) => {
+        const of = wanted.variations.get(productId) ?? new Set<string>();
+        for (const id of missing) of.add(id);
+        wanted.variations.set(productId, of);
+        return cartPrices().then((answer) => answer.variations.get(productId) ?? new Map<string, StorefrontBVariation>());
+      }, (id) => `variation ${id} of product ${productId}`),
   };
 }
 

@@ -424,6 +424,39 @@ describe('POST /api/checkout/create from a storefront B cart', () => {
     expect(await sessionsOf(s.m)).toHaveLength(0);
   });
 
+  it('given a simple product and a variation / one store call: the plugin\'s cart-prices route (no wc/v3 read); a failing route is the answer (502), not a reason to read again', async () => {
+    const s = await storeB();
+    const cart = { platform: 'storefront-b', storeUrl: s.storeUrl, cart: { items: [{ productId: s.simple.id, quantity: 2 }, { productId: s.variable.id, variationId: s.variable.variations[1], quantity: 1 }] } };
+    // Every wc/v3 read would fail: create does not make one.
+    await fault(stack.urls.storefrontB, { mode: 'error', status: 503, count: 10, match: `/stores/${s.id}/wp-json/wc/v3` });
+
+    const res = await createB(s, cart);
+
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const [session] = await sessionsOf(s.m);
+    const variation = s.variable.variation_prices.find((v) => v.id === s.variable.variations[1])!;
+    expect(session!.subtotalMinor).toBe(2 * Math.round(Number(s.simple.price) * 100) + variation.price);
+
+    await clearFaults(stack.urls.storefrontB);
+    await fault(stack.urls.storefrontB, { mode: 'error', status: 503, count: 1, match: `/stores/${s.id}/wp-json/wc-hosted-checkout/v1/cart-prices` });
+    expect(await createB(s, cart)).toMatchObject({ status: 502, body: { code: 'UPSTREAM_ERROR' } });
+    expect(await sessionsOf(s.m)).toHaveLength(1);
+  });
+
+  it('given a store whose plugin is older than the cart-prices route (1.3.0) / the wc/v3 reads price the cart alike', async () => {
+    const s = await storeB();
+    await control(stack.urls.storefrontB, `stores/${s.id}/plugin`, { version: '1.3.0' });
+    const cart = { platform: 'storefront-b', storeUrl: s.storeUrl, cart: { items: [{ productId: s.simple.id, quantity: 2 }, { productId: s.variable.id, variationId: s.variable.variations[1], quantity: 1 }] } };
+
+    const res = await createB(s, cart);
+
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const [session] = await sessionsOf(s.m);
+    const variation = s.variable.variation_prices.find((v) => v.id === s.variable.variations[1])!;
+    expect(session!.subtotalMinor).toBe(2 * Math.round(Number(s.simple.price) * 100) + variation.price);
+    expect(await createB(s, { ...cart, cart: { items: [{ productId: s.variable.id, variationId: 999999, quantity: 1 }] } })).toMatchObject({ status: 400, body: { code: 'INVALID_INPUT', error: expect.stringContaining('999999') } });
+  });
+
   it('given the store fails / 502 UPSTREAM_ERROR and nothing created', async () => {
     const s = await storeB();
     await fault(stack.urls.storefrontB, { mode: 'error', status: 503, count: 10, match: `/stores/${s.id}/wp-json` });
