@@ -107,8 +107,11 @@ export function createCreateCaches(config: Pick<Config, 'checkout'>): CreateCach
 // connection, without Prisma's per-query cost, as the session bundle's read): the connection by its unique key,
 // the merchant, its subscription and custom domain by the merchant's id, and every FX rate.
 
-/** Every FX rate as [currency, rate, rate date]: the numeric and the date as text (exact, and no time zone). */
-const FX_RATES_SQL = `(SELECT json_agg(json_build_array(currency, rate::text, to_char(rate_date, 'YYYY-MM-DD'))) FROM fx_rates)`;
+/**
+ * Every FX rate as [currency, rate, rate date]: the numeric and the date as text (exact, and no time zone), the whole
+ * list as JSON text (in order, so the same rates are the same text: loadedFx reuses what it made of it).
+ */
+const FX_RATES_SQL = `(SELECT json_agg(json_build_array(currency, rate::text, to_char(rate_date, 'YYYY-MM-DD')) ORDER BY currency)::text FROM fx_rates)`;
 
 /** The merchant's columns and the rates, after a connection aliased `c`. */
 const MERCHANT_SQL = `
@@ -131,7 +134,8 @@ const STOREFRONT_B_LOOKUP_SQL = `
   FROM storefront_b_connections c ${MERCHANT_JOINS_SQL}
   WHERE c.store_url = $1`;
 
-type FxRows = Array<[currency: string, rate: string, date: string]> | null;
+/** FX_RATES_SQL's answer: the JSON text of [currency, rate, date] triples; null while the table is empty. */
+type FxRows = string | null;
 
 interface MerchantColumns {
   merchantId: string;
@@ -422,10 +426,14 @@ export interface LoadedFx {
   json: string;
 }
 
-/** The snapshot of the rates as FX_RATES_SQL answers them. */
-function loadedFx(rows: FxRows): LoadedFx {
+/** The last rates read and what was made of them: the rates change once a day, so nearly every read is the same text. */
+let lastFx: { text: FxRows; loaded: LoadedFx } | undefined;
+
+/** The snapshot of the rates as FX_RATES_SQL answers them (the one made of the same text before, when it is that). */
+function loadedFx(text: FxRows): LoadedFx {
+  if (lastFx?.text === text) return lastFx.loaded;
   const snapshot: FxSnapshot = { date: null, rates: {} };
-  for (const [currency, numeric, date] of rows ?? []) {
+  for (const [currency, numeric, date] of text === null ? [] : (JSON.parse(text) as Array<[currency: string, rate: string, date: string]>)) {
     // The numeric's text has the column's 8 decimals: without the trailing zeros it is the plain decimal notation
     // domain/money parses ("1.0823", "150"), as Prisma's Decimal wrote it.
     const rate = numeric.includes('.') ? numeric.replace(/\.?0+$/, '') : numeric;
@@ -433,7 +441,10 @@ function loadedFx(rows: FxRows): LoadedFx {
     snapshot.rates[currency] = rate;
     if (snapshot.date === null || date > snapshot.date) snapshot.date = date;
   }
-  return { snapshot, json: JSON.stringify(snapshot) };
+  // Shared by every session made with it (read-only: sessions keep its JSON).
+  const loaded = { snapshot: Object.freeze(Object.assign(snapshot, { rates: Object.freeze(snapshot.rates) })), json: JSON.stringify(snapshot) };
+  lastFx = { text, loaded };
+  return loaded;
 }
 
 /** The snapshot a session made now keeps (create reads it with the store; recovery and previews here). */
