@@ -457,6 +457,22 @@ describe('POST /api/checkout/create from a storefront B cart', () => {
     expect(await createB(s, { ...cart, cart: { items: [{ productId: s.variable.id, variationId: 999999, quantity: 1 }] } })).toMatchObject({ status: 400, body: { code: 'INVALID_INPUT', error: expect.stringContaining('999999') } });
   });
 
+  it('given a signed handoff whose body streams past the body limit (chunked, no length declared) / 413 PAYLOAD_TOO_LARGE before the store is looked up, nothing created', async () => {
+    const s = await storeB();
+    const { Readable } = await import('node:stream');
+    const raw = JSON.stringify({ platform: 'storefront-b', storeUrl: s.storeUrl, cart: { items: [{ productId: s.simple.id, quantity: 1 }] }, locale: 'x'.repeat(stack.config.api.bodyLimit) });
+
+    const res = await app.inject({
+      method: 'POST', url: '/api/checkout/create', remoteAddress: nextIp(),
+      headers: { ...handoffHeaders(s.consumerKey, s.consumerSecret, raw), 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+      payload: Readable.from([Buffer.from(raw.slice(0, 1000)), Buffer.from(raw.slice(1000))]),
+    });
+
+    expect(res.statusCode).toBe(413);
+    expect(res.json().code).toBe('PAYLOAD_TOO_LARGE');
+    expect(await sessionsOf(s.m)).toHaveLength(0);
+  });
+
   it('given the store fails / 502 UPSTREAM_ERROR and nothing created', async () => {
     const s = await storeB();
     await fault(stack.urls.storefrontB, { mode: 'error', status: 503, count: 10, match: `/stores/${s.id}/wp-json` });
