@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHttpClient } from '../integrations/http.js';
-import { pinnedFetch } from './pinned-fetch.js';
+import { checkPinned, PINNED_CHECK_MS, pinnedFetch } from './pinned-fetch.js';
 import { createUrlGuard, UnsafeUrlError } from './ssrf.js';
 
 const PUBLIC_V4 = '93.184.216.34';
@@ -105,5 +105,30 @@ describe('the pinned transport of store calls', () => {
     const err = await fetcher(`${origin}/3`, { method: 'POST', body: '{}' }).then(() => undefined, (e: unknown) => e);
     expect((err as NodeJS.ErrnoException).code).toBe('ECONNRESET');
     expect(seen.map((s) => s.path)).toEqual(['/1', '/2', '/2', '/3']);
+  });
+
+  it('given a store URL the guard accepted a moment ago / checkPinned reuses that for 30 s (one DNS resolution), then checks again; a refusal or failure is never reused', async () => {
+    let now = 0;
+    const answers: string[][] = [[PUBLIC_V4], [PUBLIC_V4], ['10.0.0.7'], [PUBLIC_V4]];
+    const asked: string[] = [];
+    const guard = createUrlGuard({ allowHttp: true, resolve: async (host) => (asked.push(host), answers.shift()!) });
+    const clock = () => now;
+
+    await checkPinned(guard, 'http://shop.example/', clock);
+    now = PINNED_CHECK_MS - 1;
+    await checkPinned(guard, 'http://shop.example/', clock);
+    expect(asked).toEqual(['shop.example']);
+
+    now = PINNED_CHECK_MS;
+    await checkPinned(guard, 'http://shop.example/', clock);
+    expect(asked).toHaveLength(2);
+
+    // Past the window the name points inside: refused, and the refusal is not kept.
+    now = 2 * PINNED_CHECK_MS;
+    await expect(checkPinned(guard, 'http://shop.example/', clock)).rejects.toMatchObject({ reason: 'private' });
+    await checkPinned(guard, 'http://shop.example/', clock);
+    expect(asked).toHaveLength(4);
+    // Another URL of another guard is its own.
+    await expect(checkPinned(createUrlGuard(), 'http://shop.example/', clock)).rejects.toMatchObject({ reason: 'scheme' });
   });
 });

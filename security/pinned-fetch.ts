@@ -28,6 +28,34 @@ const NULL_BODY = new Set([101, 204, 205, 304]);
 
 const perGuard = new WeakMap<UrlGuard, typeof fetch>();
 
+/** How long a URL's accepted check is reused by checkPinned (its connections are pinned: see there). */
+export const PINNED_CHECK_MS = 30_000;
+const checksPerGuard = new WeakMap<UrlGuard, Map<string, { until: number; check: Promise<URL> }>>();
+
+/**
+ * `guard.check(url)` for a URL whose calls go through pinnedFetch(guard), its acceptance reused for PINNED_CHECK_MS
+ * (a refusal or failure is never kept: the next call checks again). The check resolves the host (one getaddrinfo
+ * per call otherwise); reusing its "yes" is safe only because the connections are pinned: a name that now resolves
+ * to an unsafe address passes this early check for a few seconds more, but no connection can be opened to that
+ * address (the guard's lookup refuses it at connect), so the call fails instead of reaching it.
+ */
+export function checkPinned(guard: UrlGuard, url: string, now: () => number = Date.now): Promise<URL> {
+  let checks = checksPerGuard.get(guard);
+  if (!checks) checksPerGuard.set(guard, (checks = new Map()));
+  const at = now();
+  const hit = checks.get(url);
+  if (hit && hit.until > at) return hit.check;
+  const check = guard.check(url);
+  checks.delete(url);
+  checks.set(url, { until: at + PINNED_CHECK_MS, check });
+  check.catch(() => {
+    if (checks.get(url)?.check === check) checks.delete(url);
+  });
+  // Bounded: the oldest entries go first.
+  while (checks.size > 10_000) checks.delete(checks.keys().next().value!);
+  return check;
+}
+
 /** The pinned fetch of `guard`, one per guard (its connections are shared by every client of the process). */
 export function pinnedFetch(guard: UrlGuard): typeof fetch {
   let fetcher = perGuard.get(guard);
