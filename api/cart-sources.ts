@@ -9,7 +9,9 @@
 //
 // Create reads PostgreSQL once before the store (one statement: the store's connection, its merchant with plan
 // and custom domain, and the FX rates) and the store once (storefront A: the cart; storefront B: the cart's
-// products in one list read, each variable product's variations in one, the store currency alongside).
+// products, their variations and the store currency in one request to our plugin's cart-prices route, or, where
+// the plugin is older than 1.4.0 or not active, the REST reads: the products list, each variable product's
+// variations list and the currency, at once).
 // What it reads on every request but changes rarely is reused for CHECKOUT_CACHE_SECONDS (15 s by default) in
 // each API process (CreateCaches): that statement's answer per store, and each storefront B product or
 // variation as the store answered it. So a price changed in the store reaches new checkouts within that time,
@@ -30,7 +32,7 @@ import { CHECKOUT_TOKEN_PREFIX } from '../domain/tokens.js';
 import { IntegrationError } from '../integrations/errors.js';
 import { processorChargesIn } from '../integrations/processor/currencies.js';
 import { isValidShopHost } from '../integrations/storefront-a/oauth.js';
-import type { StorefrontBClient, StorefrontBProduct, StorefrontBVariation } from '../integrations/storefront-b/client.js';
+import type { StorefrontBCartPrices, StorefrontBClient, StorefrontBProduct, StorefrontBVariation } from '../integrations/storefront-b/client.js';
 import { billingStatusOf } from '../model/merchant/billing-status.js';
 import type { SessionLine } from '../model/checkout/checkout-session.js';
 import { normalizeStoreUrl, openStorefrontBKeys, storefrontAClientOf, storefrontBClientOf, verifyStorefrontBHandoff, type StorefrontBKeys } from '../model/connections.js';
@@ -105,8 +107,11 @@ export function createCreateCaches(config: Pick<Config, 'checkout'>): CreateCach
 // connection, without Prisma's per-query cost, as the session bundle's read): the connection by its unique key,
 // the merchant, its subscription and custom domain by the merchant's id, and every FX rate.
 
-/** Every FX rate as [currency, rate, rate date]: the numeric and the date as text (exact, and no time zone). */
-const FX_RATES_SQL = `(SELECT json_agg(json_build_array(currency, rate::text, to_char(rate_date, 'YYYY-MM-DD'))) FROM fx_rates)`;
+/**
+ * Every FX rate as [currency, rate, rate date]: the numeric and the date as text (exact, and no time zone), the whole
+ * list as JSON text (in order, so the same rates are the same text: loadedFx reuses what it made of it).
+ */
+const FX_RATES_SQL = `(SELECT json_agg(json_build_array(currency, rate::text, to_char(rate_date, 'YYYY-MM-DD')) ORDER BY currency)::text FROM fx_rates)`;
 
 /** The merchant's columns and the rates, after a connection aliased `c`. */
 const MERCHANT_SQL = `
@@ -129,7 +134,8 @@ const STOREFRONT_B_LOOKUP_SQL = `
   FROM storefront_b_connections c ${MERCHANT_JOINS_SQL}
   WHERE c.store_url = $1`;
 
-type FxRows = Array<[currency: string, rate: string, date: string]> | null;
+/** FX_RATES_SQL's answer: the JSON text of [currency, rate, date] triples; null while the table is empty. */
+type FxRows = string | null;
 
 interface MerchantColumns {
   merchantId: string;
@@ -306,7 +312,10 @@ export async function storefrontBSource(deps: CartDeps, body: z.output<typeof st
   };
 }
 
-/** The store's price reads: each id's product, or each of one product's variations, in order (a rejection per id the store does not have). */
+/**
+ * The store's price reads: each id's product, or each of one product's variations, in order (a rejection per id the
+ * store does not have). Every read asked for in the same turn is answered by one store call.
+ */
 interface PriceReads {
   products(ids: string[]): Array<Promise<StorefrontBProduct>>;
   variations(productId: string, ids: string[]): Array<Promise<StorefrontBVariation>>;
@@ -318,11 +327,17 @@ const notInStore = (what: string) => new IntegrationError('storefront-b', 'not_f
 const UNCACHED: Pick<CreateCaches, 'products' | 'variations'> = { products: new TtlCache(0), variations: new TtlCache(0) };
 
 /**
- * The store's price reads: one list read for the products, one per product for its variations, each answer reused
- * through `caches` (only what they do not hold is read). `client` is called only then: the client is made, and the
- * store URL checked, only when the store is actually read.
+ * The store's price reads, each answer reused through `caches` (only what they do not hold is read). What the caches
+ * miss is gathered while the reads are asked for (in one turn of the event loop) and read in one call: the plugin's
+ * cart-prices route, or on a store without it the REST reads (StorefrontBClient.getCartPrices). `client` is called
+ * only then: the client is made, and the store URL checked, only when the store is actually read.
  */
 function priceReads(storeUrl: string, client: () => Promise<StorefrontBClient>, caches: Pick<CreateCaches, 'products' | 'variations'>): PriceReads {
+  const wanted = { products: new Set<string>(), variations: new Map<string, Set<string>>() };
+  let read: Promise<StorefrontBCartPrices> | undefined;
+  // Deferred by a microtask, so the product and the variation misses of this turn go into the same call.
+  const cartPrices = () =>
+    (read ??= Promise.resolve().then(async () => (await client()).getCartPrices([...wanted.products], [...wanted.variations].map(([productId, ids]) => [productId, [...ids]] as const))));
   const many = <V>(cache: TtlCache<V>, prefix: string, ids: string[], read: (ids: string[]) => Promise<ReadonlyMap<string, V>>, what: (id: string) => string) => {
     const keyOf = (id: string) => `${prefix} ${id}`;
     const idOf = new Map(ids.map((id) => [keyOf(id), id]));
@@ -333,9 +348,18 @@ function priceReads(storeUrl: string, client: () => Promise<StorefrontBClient>, 
     );
   };
   return {
-    products: (ids) => many(caches.products, storeUrl, ids, async (wanted) => (await client()).getProducts(wanted), (id) => `product ${id}`),
+    products: (ids) =>
+      many(caches.products, storeUrl, ids, (missing) => {
+        for (const id of missing) wanted.products.add(id);
+        return cartPrices().then((answer) => answer.products);
+      }, (id) => `product ${id}`),
     variations: (productId, ids) =>
-      many(caches.variations, `${storeUrl} ${productId}`, ids, async (wanted) => (await client()).getVariations(productId, wanted), (id) => `variation ${id} of product ${productId}`),
+      many(caches.variations, `${storeUrl} ${productId}`, ids, (missing) => {
+        const of = wanted.variations.get(productId) ?? new Set<string>();
+        for (const id of missing) of.add(id);
+        wanted.variations.set(productId, of);
+        return cartPrices().then((answer) => answer.variations.get(productId) ?? new Map<string, StorefrontBVariation>());
+      }, (id) => `variation ${id} of product ${productId}`),
   };
 }
 
@@ -402,10 +426,14 @@ export interface LoadedFx {
   json: string;
 }
 
-/** The snapshot of the rates as FX_RATES_SQL answers them. */
-function loadedFx(rows: FxRows): LoadedFx {
+/** The last rates read and what was made of them: the rates change once a day, so nearly every read is the same text. */
+let lastFx: { text: FxRows; loaded: LoadedFx } | undefined;
+
+/** The snapshot of the rates as FX_RATES_SQL answers them (the one made of the same text before, when it is that). */
+function loadedFx(text: FxRows): LoadedFx {
+  if (lastFx?.text === text) return lastFx.loaded;
   const snapshot: FxSnapshot = { date: null, rates: {} };
-  for (const [currency, numeric, date] of rows ?? []) {
+  for (const [currency, numeric, date] of text === null ? [] : (JSON.parse(text) as Array<[currency: string, rate: string, date: string]>)) {
     // The numeric's text has the column's 8 decimals: without the trailing zeros it is the plain decimal notation
     // domain/money parses ("1.0823", "150"), as Prisma's Decimal wrote it.
     const rate = numeric.includes('.') ? numeric.replace(/\.?0+$/, '') : numeric;
@@ -413,7 +441,10 @@ function loadedFx(rows: FxRows): LoadedFx {
     snapshot.rates[currency] = rate;
     if (snapshot.date === null || date > snapshot.date) snapshot.date = date;
   }
-  return { snapshot, json: JSON.stringify(snapshot) };
+  // Shared by every session made with it (read-only: sessions keep its JSON).
+  const loaded = { snapshot: Object.freeze(Object.assign(snapshot, { rates: Object.freeze(snapshot.rates) })), json: JSON.stringify(snapshot) };
+  lastFx = { text, loaded };
+  return loaded;
 }
 
 /** The snapshot a session made now keeps (create reads it with the store; recovery and previews here). */

@@ -12,6 +12,7 @@ import type { Config } from '../config/index.js';
 import type { Db } from '../prisma/client.js';
 import type { SecretBox } from '../security/secrets.js';
 import { UnsafeUrlError, type UrlGuard } from '../security/ssrf.js';
+import { checkPinned, pinnedFetch } from '../security/pinned-fetch.js';
 import { AppError, type ErrorCode } from '../domain/errors.js';
 import { IntegrationError } from '../integrations/errors.js';
 import { createProcessorClient, type ProcessorClient } from '../integrations/processor/index.js';
@@ -196,19 +197,25 @@ export function openStorefrontBKeys(deps: Pick<ConnectionDeps, 'secrets'>, merch
 
 /**
  * The storefront B client of keys sealed for `merchantId`, after the store URL passed the SSRF guard (when the
- * deps carry one). A URL the guard refuses is the store's `rejected` (permanent); one that cannot be resolved or
+ * deps carry one; its calls then go through the guard's pinned transport, security/pinned-fetch.ts, unless the deps
+ * bring a fetch of their own, and the guard's acceptance of the URL is reused for 30 s, checkPinned). A URL the guard refuses is the store's `rejected` (permanent); one that cannot be resolved or
  * reached now is `unavailable` (retried), as a store that is down. `opened`: the same keys already opened by the
  * caller (openStorefrontBKeys), so they are not decrypted twice.
  */
 export async function storefrontBClientOf(deps: Omit<ConnectionDeps, 'config'>, merchantId: string, credentials: StorefrontBCredentials, opened?: StorefrontBKeys): Promise<StorefrontBClient> {
+  // Through the guard's pinned transport, the guard's acceptance of the URL is reused for a few seconds (checkPinned).
+  const pinned = deps.urlGuard && !deps.fetch ? deps.urlGuard : undefined;
   try {
-    await deps.urlGuard?.check(credentials.storeUrl);
+    if (pinned) await checkPinned(pinned, credentials.storeUrl);
+    else await deps.urlGuard?.check(credentials.storeUrl);
   } catch (err) {
     if (!(err instanceof UnsafeUrlError)) throw err;
     const transient = err.reason === 'unresolvable' || err.reason === 'timeout' || err.reason === 'unreachable';
     throw new IntegrationError('storefront-b', transient ? 'unavailable' : 'rejected', `The store URL ${credentials.storeUrl} cannot be used: ${err.message}`, { cause: err });
   }
-  return createStorefrontBClient({ storeUrl: credentials.storeUrl, ...(opened ?? openStorefrontBKeys(deps, merchantId, credentials, 'CONFLICT')), ...client(deps) });
+  // Through the guard's pinned transport: each connection to the store goes to an address the guard accepts.
+  const transport = pinned ? pinnedFetch(pinned) : deps.fetch;
+  return createStorefrontBClient({ storeUrl: credentials.storeUrl, ...(opened ?? openStorefrontBKeys(deps, merchantId, credentials, 'CONFLICT')), ...client({ ...deps, fetch: transport }) });
 }
 
 /**

@@ -5,7 +5,8 @@
 // server can answer a public address first and a private one second (DNS rebinding). Production should
 // send merchant fetches through an egress proxy that enforces the same rules on the address it actually
 // connects to; this guard is the first line and what turns bad input into a clear INVALID_INPUT. Callers
-// on node:http(s) close the gap with `lookup`: the connection goes to the very addresses it checked.
+// on node:http(s) close the gap with `lookup`: the connection goes to the very addresses it checked (the merchant
+// webhooks' sender; the store calls, through security/pinned-fetch.ts).
 import { lookup } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
 

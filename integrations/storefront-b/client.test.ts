@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { DEMO_STORE } from '../../sandbox/storefront-b/simulator.js';
 import { useStorefrontBSimulator, withRetries } from '../../test/harness/simulators.js';
 import type { StoreOrderInput } from '../storefront-common/order.js';
-import { createStorefrontBClient, oauthFetch } from './client.js';
+import { createStorefrontBClient, oauthFetch, StoresWithoutRoute } from './client.js';
 
 const b = useStorefrontBSimulator();
 
@@ -89,6 +89,68 @@ describe('storefront B client, given the demo store keys', () => {
     // The store currency is read once per client, alongside the first list.
     expect(paths.slice(0, 3).sort()).toEqual(['/stores/demo/wp-json/wc/v3/data/currencies/current', '/stores/demo/wp-json/wc/v3/products', `/stores/demo/wp-json/wc/v3/products/${tee.id}/variations`].sort());
     expect(paths.filter((p) => p.endsWith('/currencies/current'))).toHaveLength(1);
+  });
+
+  it('when it reads a cart\'s prices, then one request to the plugin\'s cart-prices route answers the products, their variations and the currency, as the REST reads do', async () => {
+    const tote = product('linen-tote');
+    const tee = product('organic-tee');
+    const paths: string[] = [];
+    const c = client({ withoutCartPricesRoute: new StoresWithoutRoute(), fetch: (input, init) => (paths.push(new URL(String(input instanceof Request ? input.url : input)).pathname), fetch(input, init)) });
+    const [small, large] = [String(tee.variations[0]!.id), String(tee.variations[2]!.id)];
+
+    const prices = await c.getCartPrices([String(tote.id), `00${tee.id}`, '999', '0'], [[String(tee.id), [large, small, '999']], ['999', ['5']]]);
+
+    expect(paths).toEqual(['/stores/demo/wp-json/wc-hosted-checkout/v1/cart-prices']);
+    // The same values as the REST v3 reads, keyed by the ids as asked; an id the store lacks is absent.
+    const rest = client();
+    expect(prices.products).toEqual(new Map([[String(tote.id), await rest.getProduct(String(tote.id))], [`00${tee.id}`, await rest.getProduct(String(tee.id))]]));
+    expect(prices.variations).toEqual(new Map([
+      [String(tee.id), new Map([[large, await rest.getVariation(String(tee.id), large)], [small, await rest.getVariation(String(tee.id), small)]])],
+      ['999', new Map()],
+    ]));
+  });
+
+  it('when the store\'s plugin has no cart-prices route (older than 1.4.0, or not active), then the REST reads answer the same, and the next read of that store goes to them directly until the memory expires', async () => {
+    const tote = product('linen-tote');
+    const tee = product('organic-tee');
+    const cart = [[String(tote.id), String(tee.id)], [[String(tee.id), [String(tee.variations[1]!.id)]]]] as const;
+    const expected = await client({ withoutCartPricesRoute: new StoresWithoutRoute() }).getCartPrices(...cart);
+    expect(await (await control('stores/demo/plugin', { version: '1.3.0' })).json()).toMatchObject({ version: '1.3.0' });
+    let now = 0;
+    const memory = new StoresWithoutRoute(60_000, () => now);
+    const paths: string[] = [];
+    const c = () => client({ withoutCartPricesRoute: memory, fetch: (input, init) => (paths.push(new URL(String(input instanceof Request ? input.url : input)).pathname.replace('/stores/demo/wp-json/', '')), fetch(input, init)) });
+
+    expect(await c().getCartPrices(...cart)).toEqual(expected);
+    expect(paths.sort()).toEqual(['wc-hosted-checkout/v1/cart-prices', 'wc/v3/data/currencies/current', 'wc/v3/products', `wc/v3/products/${tee.id}/variations`]);
+
+    paths.length = 0;
+    expect(await c().getCartPrices(...cart)).toEqual(expected);
+    expect(paths.sort()).toEqual(['wc/v3/data/currencies/current', 'wc/v3/products', `wc/v3/products/${tee.id}/variations`]);
+
+    // The merchant updates the plugin: once the memory expires, the route is asked again.
+    await control('stores/demo/plugin', { version: '1.4.0' });
+    now = 60_001;
+    paths.length = 0;
+    expect(await c().getCartPrices(...cart)).toEqual(expected);
+    expect(paths).toEqual(['wc-hosted-checkout/v1/cart-prices']);
+
+    // Deactivated: the same fallback.
+    await control('stores/demo/plugin', { active: false });
+    paths.length = 0;
+    expect(await c().getCartPrices(...cart)).toEqual(expected);
+    expect(paths[0]).toBe('wc-hosted-checkout/v1/cart-prices');
+    expect(paths).toHaveLength(4);
+  });
+
+  it('when the cart-prices route fails otherwise (a wrong secret, the store down), then that is the answer: no REST reads after it', async () => {
+    const tote = product('linen-tote');
+    const paths: string[] = [];
+    const spy: typeof fetch = (input, init) => (paths.push(new URL(String(input instanceof Request ? input.url : input)).pathname), fetch(input, init));
+    const memory = new StoresWithoutRoute();
+    await expect(client({ consumerSecret: 'cs_wrongwrongwrong', withoutCartPricesRoute: memory, fetch: spy }).getCartPrices([String(tote.id)], [])).rejects.toMatchObject({ kind: 'unauthorized' });
+    expect(paths).toEqual(['/stores/demo/wp-json/wc-hosted-checkout/v1/cart-prices']);
+    expect(memory.has(storeUrl())).toBe(false);
   });
 
   it('when it creates a card order, then the store has it processing and paid, with our totals and session token', async () => {

@@ -42,6 +42,12 @@ export interface StorefrontBClientOptions {
   timeoutMs?: number;
   fetch?: typeof fetch;
   /**
+   * Stores whose plugin answered that it has no cart-prices route (not active, or older than 1.4.0), so their cart
+   * reads go straight to the REST reads for a while: shared by the clients of this process (the default) because a
+   * client is made per request.
+   */
+  withoutCartPricesRoute?: StoresWithoutRoute;
+  /**
    * After a create whose answer was lost (time-out, network, 5xx) the store may still be finishing it:
    * how long to keep looking the order up before the failure goes back to the caller (default 30 s).
    */
@@ -110,6 +116,13 @@ const variationSchema = z.object({
   stock_status: z.string(),
   image: image.nullable(),
   attributes: z.array(z.object({ name: z.string(), option: z.string() })),
+});
+
+/** The plugin's cart-prices answer (class-hosted-checkout-rest.php `cart_prices`): the REST v3 fields we read. */
+const cartPricesSchema = z.object({
+  currency: z.string(),
+  products: z.array(productSchema),
+  variations: z.array(variationSchema.extend({ product_id: id })),
 });
 
 // Built once: zod compiles an object schema's parser the first time it parses, so a schema made per call is compiled per call.
@@ -329,6 +342,52 @@ function explainUnauthorized(err: IntegrationError, https: boolean): Integration
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** A cart's prices as the store answers them: each product and variation by the id asked for (an id the store does not have is absent). */
+export interface StorefrontBCartPrices {
+  products: Map<string, StorefrontBProduct>;
+  /** By product id asked for, then variation id asked for. */
+  variations: Map<string, Map<string, StorefrontBVariation>>;
+}
+
+/**
+ * Store URLs whose plugin has no cart-prices route, each remembered for `ttlMs` (then the route is tried again: the
+ * merchant may have updated or activated the plugin meanwhile).
+ */
+export class StoresWithoutRoute {
+  private readonly until = new Map<string, number>();
+  constructor(
+    private readonly ttlMs = 10 * 60_000,
+    private readonly now: () => number = Date.now,
+    private readonly maxEntries = 10_000,
+  ) {}
+
+  has(storeUrl: string): boolean {
+    const until = this.until.get(storeUrl);
+    if (until === undefined) return false;
+    if (until > this.now()) return true;
+    this.until.delete(storeUrl);
+    return false;
+  }
+
+  add(storeUrl: string): void {
+    this.until.delete(storeUrl);
+    this.until.set(storeUrl, this.now() + this.ttlMs);
+    while (this.until.size > this.maxEntries) this.until.delete(this.until.keys().next().value!);
+  }
+}
+
+const storesWithoutCartPricesRoute = new StoresWithoutRoute();
+
+/** The ids WooCommerce can have, canonical (absint: "007" is 7) to the ids asked as; one that cannot be an id (0, beyond its integers) is left out. */
+function canonicalIds(ids: readonly string[]): Map<string, string[]> {
+  const asked = new Map<string, string[]>();
+  for (const id of ids) {
+    const canonical = id.replace(/^0+(?=\d)/, '');
+    if (/^[1-9]\d{0,14}$/.test(canonical)) asked.set(canonical, [...(asked.get(canonical) ?? []), id]);
+  }
+  return asked;
+}
+
 export function createStorefrontBClient(opts: StorefrontBClientOptions) {
   const home = normalizeStoreUrl(opts.storeUrl);
   // A store at the domain root has the pathname "/": kept, every call would go to //wp-json/…, which WordPress
@@ -368,11 +427,7 @@ export function createStorefrontBClient(opts: StorefrontBClientOptions) {
    * not asked for: no item has it, as a read of it alone would answer 404.
    */
   async function listByIds<T extends { id: string }>(path: string, ids: readonly string[], list: z.ZodType<T[]>, what: string): Promise<Map<string, T>> {
-    const asked = new Map<string, string[]>();
-    for (const id of ids) {
-      const canonical = id.replace(/^0+(?=\d)/, '');
-      if (/^[1-9]\d{0,14}$/.test(canonical)) asked.set(canonical, [...(asked.get(canonical) ?? []), id]);
-    }
+    const asked = canonicalIds(ids);
     const wanted = [...asked.keys()];
     const found = new Map<string, T>();
     for (let i = 0; i < wanted.length; i += 100) {
@@ -381,6 +436,21 @@ export function createStorefrontBClient(opts: StorefrontBClientOptions) {
       for (const one of page) for (const id of asked.get(one.id) ?? []) found.set(id, one);
     }
     return found;
+  }
+
+  /**
+   * Several products in one read (GET products?include=…, 100 a page), by the ids asked for: an id the store
+   * does not have is not in the answer.
+   */
+  async function getProducts(productIds: readonly string[]): Promise<Map<string, StorefrontBProduct>> {
+    const [list, code] = await Promise.all([listByIds(wc('products'), productIds, productListSchema, 'products'), storeCurrency()]);
+    return new Map([...list].map(([asked, p]) => [asked, productOf(p, code)]));
+  }
+
+  /** Several variations of one product in one read (GET products/<id>/variations?include=…), as getProducts. */
+  async function getVariations(productId: string, variationIds: readonly string[]): Promise<Map<string, StorefrontBVariation>> {
+    const [list, code] = await Promise.all([listByIds(wc('products', productId, 'variations'), variationIds, variationListSchema, 'variations'), storeCurrency()]);
+    return new Map([...list].map(([asked, v]) => [asked, variationOf(v, productId, code)]));
   }
 
   /** The order carrying this session token, through the plugin's route (WooCommerce's search never reads meta). */
@@ -626,19 +696,58 @@ export function createStorefrontBClient(opts: StorefrontBClientOptions) {
       return variationOf(parseResponse(SYSTEM, variationSchema, body, 'variation'), productId, code);
     },
 
-    /**
-     * Several products in one read (GET products?include=…, 100 a page), by the ids asked for: an id the store
-     * does not have is not in the answer.
-     */
-    async getProducts(productIds: readonly string[]): Promise<Map<string, StorefrontBProduct>> {
-      const [list, code] = await Promise.all([listByIds(wc('products'), productIds, productListSchema, 'products'), storeCurrency()]);
-      return new Map([...list].map(([asked, p]) => [asked, productOf(p, code)]));
-    },
+    getProducts,
+    getVariations,
 
-    /** Several variations of one product in one read (GET products/<id>/variations?include=…), as getProducts. */
-    async getVariations(productId: string, variationIds: readonly string[]): Promise<Map<string, StorefrontBVariation>> {
-      const [list, code] = await Promise.all([listByIds(wc('products', productId, 'variations'), variationIds, variationListSchema, 'variations'), storeCurrency()]);
-      return new Map([...list].map(([asked, v]) => [asked, variationOf(v, productId, code)]));
+    /**
+     * A cart's products and variations with the store currency, in one request to our plugin's route (GET
+     * wc-hosted-checkout/v1/cart-prices, 1.4.0+: WooCommerce's own product, variation and currency reads made inside
+     * WordPress, answered together). A store whose plugin answers rest_no_route (not active, or older) is read over
+     * REST v3 instead (the products list, each product's variations list and the currency, at once) and remembered in
+     * `withoutCartPricesRoute` so its next reads go there directly. `variations`: [product id, its variation ids].
+     */
+    async getCartPrices(productIds: readonly string[], variations: ReadonlyArray<readonly [string, readonly string[]]>): Promise<StorefrontBCartPrices> {
+      const products = canonicalIds(productIds);
+      const pairs = variations.map(([productId, ids]) => [productId, canonicalIds([productId]), canonicalIds(ids)] as const);
+      const asked = pairs.flatMap(([, parent, ids]) => [...parent.keys()].flatMap((p) => [...ids.keys()].map((v) => `${p}:${v}`)));
+      const noRoute = opts.withoutCartPricesRoute ?? storesWithoutCartPricesRoute;
+      // The route takes up to 100 product ids and 100 pairs (a cart has at most 100 lines); else, the REST reads.
+      if (!noRoute.has(storeUrl) && products.size + asked.length >= 1 && products.size <= 100 && asked.length <= 100) {
+        let body: unknown;
+        try {
+          body = await call('GET', `/${PLUGIN_NAMESPACE}/cart-prices`, { products: [...products.keys()].join(','), variations: asked.join(',') });
+        } catch (err) {
+          if (!isIntegrationError(err) || (err.remote as { code?: unknown } | undefined)?.code !== 'rest_no_route') throw err;
+          noRoute.add(storeUrl);
+        }
+        if (body !== undefined) {
+          const answer = parseResponse(SYSTEM, cartPricesSchema, body, 'cart prices');
+          const found = new Map<string, StorefrontBProduct>();
+          for (const p of answer.products) for (const asId of products.get(p.id) ?? []) found.set(asId, productOf(p, answer.currency));
+          const byProduct = new Map<string, Map<string, StorefrontBVariation>>();
+          for (const [productId, parent, ids] of pairs) {
+            const canonicalParent = [...parent.keys()][0];
+            const of = new Map<string, StorefrontBVariation>();
+            for (const v of answer.variations) {
+              if (v.product_id !== canonicalParent) continue;
+              for (const asId of ids.get(v.id) ?? []) of.set(asId, variationOf(v, productId, answer.currency));
+            }
+            byProduct.set(productId, of);
+          }
+          return { products: found, variations: byProduct };
+        }
+      }
+      // A product the store does not have has none of the variations asked for (as in the route's answer).
+      const variationsOf = (productId: string, ids: readonly string[]) =>
+        getVariations(productId, ids).catch((err: unknown) => {
+          if (isIntegrationError(err, 'not_found')) return new Map<string, StorefrontBVariation>();
+          throw err;
+        });
+      const [found, lists] = await Promise.all([
+        productIds.length ? getProducts(productIds) : new Map<string, StorefrontBProduct>(),
+        Promise.all(variations.map(async ([productId, ids]) => [productId, await variationsOf(productId, ids)] as const)),
+      ]);
+      return { products: found, variations: new Map(lists) };
     },
 
     /**

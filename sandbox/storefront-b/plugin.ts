@@ -37,7 +37,8 @@ export interface Interception {
   durationMs: number;
 }
 
-export const PLUGIN_USER_AGENT = 'WordPress/6.8.8; hosted-checkout-connector/1.3.0 (storefront-b sandbox)';
+/** The User-Agent the plugin's wp_remote_* calls send (WordPress's, with the plugin's version). */
+export const pluginUserAgent = (store: Store) => `WordPress/6.8.8; hosted-checkout-connector/${store.plugin.version} (storefront-b sandbox)`;
 /** The plugin's header names (Hosted_Checkout_Signature in the PHP). */
 export const HANDOFF_HEADERS = { key: 'x-hosted-checkout-key', timestamp: 'x-hosted-checkout-timestamp', signature: 'x-hosted-checkout-signature' } as const;
 
@@ -91,7 +92,7 @@ export async function interceptCheckout(
       headers: {
         'content-type': 'application/json',
         accept: 'application/json',
-        'user-agent': PLUGIN_USER_AGENT,
+        'user-agent': pluginUserAgent(store),
         [HANDOFF_HEADERS.key]: key,
         [HANDOFF_HEADERS.timestamp]: String(timestamp),
         [HANDOFF_HEADERS.signature]: signHandoff(row.consumerSecret, timestamp, body),
@@ -137,7 +138,7 @@ export async function emptyPaidCart(store: Store, cartToken: string | null, serv
   remembered.checkedAt = now;
   try {
     const res = await fetch(`${service.replace(/\/+$/, '')}/api/checkout/session/${encodeURIComponent(remembered.token)}`, {
-      headers: { accept: 'application/json', 'user-agent': PLUGIN_USER_AGENT },
+      headers: { accept: 'application/json', 'user-agent': pluginUserAgent(store) },
       redirect: 'manual',
       signal: AbortSignal.timeout(PAID_CHECK_TIMEOUT_MS),
     });

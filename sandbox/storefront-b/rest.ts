@@ -7,7 +7,7 @@ import { baseUrlOf, intOf, PlatformError, randomHex, type PublicUrl } from '../s
 import { isWooCurrency, majorToUnits, parseWooAmount, unitsToMajor } from './money.js';
 import { hashEquals, oauthHeaderParams, oauthSignature, OAUTH_REQUIRED, phpQuery, stringToSign, TIMESTAMP_WINDOW_S, wcApiHash } from './oauth.js';
 import { calculateOrderTaxes, UNTAXED } from './taxes.js';
-import { findPurchasable, orderJson, PLATFORM_VERSION, PLUGIN_FILE, productJson, refundJson, requireStore, sessionTokenOf, variationJson, type ApiKey, type BOrder, type BRefund, type Store } from './state.js';
+import { findPurchasable, orderJson, PLATFORM_VERSION, PLUGIN_FILE, pluginHas, productJson, refundJson, requireStore, sessionTokenOf, variationJson, type ApiKey, type BOrder, type BRefund, type Store } from './state.js';
 import { holdUntilClientGivesUp } from '../shared/simulator.js';
 
 type RestRequest = FastifyRequest<{ Params: { store: string; id?: string; vid?: string; token?: string; group?: string }; Body: unknown }>;
@@ -391,7 +391,7 @@ export function registerRest(app: FastifyInstance, stores: Map<string, Store>, p
       database: { wc_database_version: PLATFORM_VERSION },
       active_plugins: [
         { plugin: 'woocommerce/woocommerce.php', name: 'WooCommerce', version: PLATFORM_VERSION, version_latest: PLATFORM_VERSION, url: 'https://woocommerce.com/', author_name: 'Automattic', author_url: 'https://woocommerce.com', network_activated: false },
-        ...(store.plugin.active ? [{ plugin: PLUGIN_FILE, name: 'Hosted Checkout Connector', version: '1.0.0', version_latest: '1.0.0', url: '', author_name: '', author_url: '', network_activated: false }] : []),
+        ...(store.plugin.active ? [{ plugin: PLUGIN_FILE, name: 'Hosted Checkout Connector', version: store.plugin.version, version_latest: store.plugin.version, url: '', author_name: '', author_url: '', network_activated: false }] : []),
       ],
       settings: { api_enabled: true, currency: store.currency, currency_symbol: store.currency, currency_position: 'left', thousand_separator: ',', decimal_separator: '.', number_of_decimals: store.priceDecimals },
       security: { secure_connection: store.isSsl, hide_errors: true },
@@ -607,7 +607,49 @@ export function registerRest(app: FastifyInstance, stores: Map<string, Store>, p
     });
     return { policies };
   });
+  // Our plugin's cart-prices route (class-hosted-checkout-rest.php `cart_prices`, 1.4.0): the products asked for, each
+  // named variation of its product and the store currency, as the three wc/v3 reads it makes inside WordPress answer
+  // them (rest_do_request: each its own permission check; the simulator's keys all belong to an administrator), only
+  // the fields it passes on. WordPress checks the arguments against the route's patterns first.
+  app.get(`${root}/wc-hosted-checkout/v1/cart-prices`, async (request: RestRequest) => {
+    const store = requireStore(stores, request.params.store, 'json');
+    if (!store.plugin.active || !pluginHas(store, '1.4.0')) throw restError(404, 'rest_no_route', 'No route was found matching the URL and request method.');
+    const { homeUrl, user, query } = open(request);
+    const products = query.get('products') ?? '';
+    const variations = query.get('variations') ?? '';
+    if (!CART_PRODUCT_IDS.test(products)) throw invalidParam('products', `products does not match pattern ${CART_PRODUCT_IDS.source}.`);
+    if (!CART_VARIATION_PAIRS.test(variations)) throw invalidParam('variations', `variations does not match pattern ${CART_VARIATION_PAIRS.source}.`);
+    if (!user) throw cannot.forbidden();
+    // get_items of products and of a product's variations: include=… in one page (newest first for products).
+    // An empty include= would list every product: none is read then.
+    const productIds = new Set(products ? products.split(',').map(Number) : []);
+    const byProduct = new Map<number, Set<number>>();
+    for (const pair of variations ? variations.split(',') : []) {
+      const [productId, variationId] = pair.split(':').map(Number) as [number, number];
+      byProduct.set(productId, (byProduct.get(productId) ?? new Set()).add(variationId));
+    }
+    const answer = {
+      currency: store.currency,
+      products: store.products.filter((p) => productIds.has(p.id)).sort((a, b) => b.id - a.id).map((p) => {
+        const j = productJson(homeUrl, store, p);
+        return { id: j.id, name: j.name, type: j.type, price: j.price, stock_status: j.stock_status, images: j.images.slice(0, 1), variations: j.variations };
+      }),
+      // A product the store does not have has no variations (WooCommerce's list read filters by post_parent).
+      variations: [...byProduct].flatMap(([productId, ids]) => {
+        const p = store.products.find((x) => x.id === productId);
+        return (p?.variations ?? []).filter((v) => ids.has(v.id)).map((v) => {
+          const j = variationJson(homeUrl, store, p!, v);
+          return { product_id: productId, id: j.id, price: j.price, stock_status: j.stock_status, image: j.image, attributes: j.attributes };
+        });
+      }),
+    };
+    return answer;
+  });
 }
+
+/** The cart-prices route's argument patterns (Hosted_Checkout_Rest::PRODUCT_IDS_PATTERN, VARIATION_PAIRS_PATTERN). */
+const CART_PRODUCT_IDS = /^([1-9][0-9]{0,14}(,[1-9][0-9]{0,14}){0,99})?$/;
+const CART_VARIATION_PAIRS = /^([1-9][0-9]{0,14}:[1-9][0-9]{0,14}(,[1-9][0-9]{0,14}:[1-9][0-9]{0,14}){0,99})?$/;
 
 /**
  * Settings → General's selling and shipping locations as WC_REST_Setting_Options_Controller answers them: one object per

@@ -51,12 +51,14 @@ const storeSchema = z.object({
   consumerSecret: z.string().regex(/^cs_[A-Za-z0-9]{8,64}$/).optional(),
   permissions: permissions.optional(),
   pluginActive: z.boolean().optional(),
+  /** The plugin's version (default the current one): an older plugin lacks the routes added since. */
+  pluginVersion: z.string().regex(/^\d+\.\d+\.\d+$/).optional(),
   serviceUrl: z.url().optional(),
   /** is_ssl() on the store's server: true for an HTTPS store (or TLS offload with HTTPS=on). */
   isSsl: z.boolean().optional(),
 });
 const keySchema = z.object({ permissions: permissions.default('read_write'), description: z.string().optional() });
-const pluginSchema = z.object({ active: z.boolean().optional(), serviceUrl: z.url().nullable().optional(), connectionKey: z.string().nullable().optional() });
+const pluginSchema = z.object({ active: z.boolean().optional(), version: z.string().regex(/^\d+\.\d+\.\d+$/).optional(), serviceUrl: z.url().nullable().optional(), connectionKey: z.string().nullable().optional() });
 const serverSchema = z.object({ isSsl: z.boolean().optional(), commitThenTimeout: z.number().int().min(0).max(1000).optional() });
 const countryList = z.array(z.string().regex(/^[A-Z]{2}$/));
 const generalSettingsSchema = z.strictObject({
@@ -135,6 +137,7 @@ export function createStorefrontBSimulator(opts: StorefrontBSimulatorOptions = {
     const store = controlStore(request.params.id);
     const input = parse(pluginSchema, request.body);
     if (input.active !== undefined) store.plugin.active = input.active;
+    if (input.version !== undefined) store.plugin.version = input.version;
     if (input.serviceUrl !== undefined) store.plugin.serviceUrl = input.serviceUrl;
     if (input.connectionKey !== undefined) store.plugin.connectionKey = input.connectionKey;
     return store.plugin;

@@ -114,10 +114,10 @@ export interface Store {
   /** Store-side fault: the next N order creates commit, then the response never comes (PHP still running, proxy timed out). */
   commitThenHang: number;
   /**
-   * The plugin's settings: active, the checkout service it calls (else the simulator's), and the
-   * connection key (the REST consumer key whose secret signs the handoff).
+   * The plugin's settings: active, its version (an older one lacks the routes added since), the checkout service it
+   * calls (else the simulator's), and the connection key (the REST consumer key whose secret signs the handoff).
    */
-  plugin: { active: boolean; serviceUrl: string | null; connectionKey: string | null };
+  plugin: { active: boolean; version: string; serviceUrl: string | null; connectionKey: string | null };
   /** WooCommerce → Settings → Tax, and the standard rates (off on a new store, as WooCommerce installs). */
   taxes: SimTaxSettings;
   /**
@@ -180,10 +180,20 @@ export const DEMO_STORE = {
 
 /** The WooCommerce release the real tier runs (test/real/): what system_status reports. */
 export const PLATFORM_VERSION = '10.0.2';
+/** The version of our plugin a store runs unless told otherwise (hosted-checkout-connector.php, HOSTED_CHECKOUT_VERSION). */
+export const PLUGIN_VERSION = '1.4.0';
+
+/** Whether plugin version `version` is at least `since` (x.y.z, as PHP's version_compare reads ours). */
+export function pluginHas(store: Store, since: string): boolean {
+  const parts = (v: string) => v.split('.').map(Number);
+  const [a, b] = [parts(store.plugin.version), parts(since)];
+  for (let i = 0; i < 3; i++) if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) > (b[i] ?? 0);
+  return true;
+}
 
 export function addStore(
   stores: Map<string, Store>,
-  input: { id?: string; name?: string; currency?: string; priceDecimals?: number; consumerKey?: string; consumerSecret?: string; permissions?: KeyPermissions; pluginActive?: boolean; serviceUrl?: string; isSsl?: boolean },
+  input: { id?: string; name?: string; currency?: string; priceDecimals?: number; consumerKey?: string; consumerSecret?: string; permissions?: KeyPermissions; pluginActive?: boolean; pluginVersion?: string; serviceUrl?: string; isSsl?: boolean },
 ): Store {
   let counter = 9; // post ids of a fresh install start after the sample pages
   const currency = input.currency ?? 'EUR';
@@ -200,7 +210,7 @@ export function addStore(
     carts: new CartStore(),
     orders: new Map(),
     commitThenHang: 0,
-    plugin: { active: input.pluginActive ?? true, serviceUrl: input.serviceUrl ?? null, connectionKey: null },
+    plugin: { active: input.pluginActive ?? true, version: input.pluginVersion ?? PLUGIN_VERSION, serviceUrl: input.serviceUrl ?? null, connectionKey: null },
     taxes: { ...NO_TAXES, rates: [] },
     handedOver: new Map(),
     general: { ...DEFAULT_GENERAL_SETTINGS },

@@ -1,6 +1,6 @@
 // Checkout create: requests/s and p99 of POST /api/checkout/create with a storefront B cart, the whole real
 // path (the one-statement store lookup with the merchant's plan, custom domain and FX rates; the prices from the
-// store simulator over REST; the one-statement insert of the session and its event; no Temporal call: the
+// store simulator in one call to the plugin's cart-prices route; the one-statement insert of the session and its event; no Temporal call: the
 // workflow starts with the shopper's first action), against a bare Fastify route in the same process that does
 // one INSERT (the same JSON body, as jsonb) into a table of the same database through the same Prisma client.
 // Both over real loopback HTTP, same clients, same duration, in alternating slices. Targets (issue 32): ratio
@@ -8,8 +8,8 @@
 //
 // The service runs with create's cache at its production default (CHECKOUT_CACHE_SECONDS): the store lookup
 // and store prices are reused for 15 s, so with one cart most creates read neither the store nor those tables.
-// The same create with the cache off (every create makes the lookup and reads the store: the products list,
-// the variations and the currency) is measured against the same baseline too, and printed as `noCache…`.
+// The same create with the cache off (every create makes the lookup and reads the store: the products, the
+// variations and the currency, in one call) is measured against the same baseline too, and printed as `noCache…`.
 import Fastify from 'fastify';
 import { randomBytes } from 'node:crypto';
 import { buildApp } from '../../api/app.js';

@@ -535,7 +535,7 @@ describe('the merchant dashboard in a browser', () => {
     expect(await install.textContent()).toContain(stack.apiUrl);
     await screenshot(page, 'dashboard-24-plugin-download');
     const [download] = await Promise.all([page.waitForEvent('download'), install.getByRole('link', { name: 'Download the plugin (zip)' }).click()]);
-    expect(download.suggestedFilename()).toBe('hosted-checkout-connector-1.3.0.zip');
+    expect(download.suggestedFilename()).toBe('hosted-checkout-connector-1.4.0.zip');
     const dir = mkdtempSync(join(tmpdir(), 'plugin-download-'));
     try {
       const zip = join(dir, 'plugin.zip');

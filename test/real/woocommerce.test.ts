@@ -12,7 +12,7 @@ import { readRealOrderRefunds, realOrderOf, savePluginSettings, Shopper, startRe
 import { api, control, merchantWithProcessor, payOnHostedPage, returnFromPaymentPage, sessionStatus, SHOPPER, waitFor, type Json, type Merchant } from '../e2e/checkout-helpers.js';
 import { formValue } from '../harness/cookie-browser.js';
 import { checkoutOrigin } from '../../api/routes/merchant/view.js';
-import { createStorefrontBClient } from '../../integrations/storefront-b/client.js';
+import { createStorefrontBClient, StoresWithoutRoute } from '../../integrations/storefront-b/client.js';
 import { WooCommerceRestApi } from '../harness/woocommerce-official.js';
 import type { StoreOrderInput } from '../../integrations/storefront-common/order.js';
 import { PLUGIN_SLUG } from '../../api/storefront-b-plugin.js';
@@ -143,6 +143,40 @@ describe('the store\'s policy pages (the checkout footer\'s links, plugin 1.3.0)
       expect(page.status, url).toBe(200);
       expect(await page.text(), url).toContain(title.replace('&', '&#038;'));
     }
+  });
+});
+
+describe('the cart-prices route (plugin 1.4.0: a handed-over cart priced in one request)', () => {
+  it('given a simple product, two variations of the variable one and unknown ids / one answer holding what the three wc/v3 reads answer, and the client prices the cart alike through it and through those reads', async () => {
+    const { mug, notebook, shirt } = world.wp.facts.products;
+    const v3 = world.wp.rest(connected);
+    const res = await world.wp.rest(connected, 'wc-hosted-checkout/v1').get('cart-prices', { products: `${mug},${shirt.id},999999`, variations: `${shirt.id}:${shirt.variations.L},${shirt.id}:${shirt.variations.S},999999:5` });
+
+    expect(res.status).toBe(200);
+    const pick = (o: Json, keys: string[]) => Object.fromEntries(keys.map((k) => [k, o[k]]));
+    const products = (await v3.get('products', { include: `${mug},${shirt.id}`, per_page: 100 })).data as Json[];
+    const variations = (await v3.get(`products/${shirt.id}/variations`, { include: `${shirt.variations.S},${shirt.variations.L}`, per_page: 100 })).data as Json[];
+    expect(res.data).toEqual({
+      currency: 'EUR',
+      products: products.map((p) => ({ ...pick(p, ['id', 'name', 'type', 'price', 'stock_status', 'variations']), images: (p.images as unknown[]).slice(0, 1) })),
+      variations: variations.map((v) => ({ product_id: shirt.id, ...pick(v, ['id', 'price', 'stock_status', 'image', 'attributes']) })),
+    });
+
+    const cart = [[String(mug), String(notebook), String(shirt.id), '999999'], [[String(shirt.id), [String(shirt.variations.M), '999999']], ['999999', ['5']]]] as const;
+    const client = (withoutCartPricesRoute: StoresWithoutRoute) => createStorefrontBClient({ storeUrl: world.wp.url, consumerKey: connected.consumerKey, consumerSecret: connected.consumerSecret, withoutCartPricesRoute });
+    const overRest = new StoresWithoutRoute();
+    overRest.add(world.wp.url);
+    const [viaRoute, viaRest] = [await client(new StoresWithoutRoute()).getCartPrices(...cart), await client(overRest).getCartPrices(...cart)];
+    expect([...viaRoute.products.keys()]).toEqual(expect.arrayContaining([String(mug), String(notebook), String(shirt.id)]));
+    expect(viaRoute.variations.get(String(shirt.id))?.get(String(shirt.variations.M))).toMatchObject({ priceMinor: expect.any(Number), currency: 'EUR' });
+    expect(viaRoute).toEqual(viaRest);
+  });
+
+  it('given a Read key of the administrator / the route answers (it only reads); given a wrong secret / 401', async () => {
+    const read = await world.wp.createKey('read');
+    expect((await world.wp.rest(read, 'wc-hosted-checkout/v1').get('cart-prices', { products: String(world.wp.facts.products.mug) })).status).toBe(200);
+    const wrong = { ...read, consumerSecret: 'cs_0000000000000000000000000000000000000000' };
+    expect(await world.wp.rest(wrong, 'wc-hosted-checkout/v1').get('cart-prices', { products: '1' }).then(() => 200, (e: { response?: { status: number } }) => e.response?.status)).toBe(401);
   });
 });
 

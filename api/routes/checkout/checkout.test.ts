@@ -424,6 +424,55 @@ describe('POST /api/checkout/create from a storefront B cart', () => {
     expect(await sessionsOf(s.m)).toHaveLength(0);
   });
 
+  it('given a simple product and a variation / one store call: the plugin\'s cart-prices route (no wc/v3 read); a failing route is the answer (502), not a reason to read again', async () => {
+    const s = await storeB();
+    const cart = { platform: 'storefront-b', storeUrl: s.storeUrl, cart: { items: [{ productId: s.simple.id, quantity: 2 }, { productId: s.variable.id, variationId: s.variable.variations[1], quantity: 1 }] } };
+    // Every wc/v3 read would fail: create does not make one.
+    await fault(stack.urls.storefrontB, { mode: 'error', status: 503, count: 10, match: `/stores/${s.id}/wp-json/wc/v3` });
+
+    const res = await createB(s, cart);
+
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const [session] = await sessionsOf(s.m);
+    const variation = s.variable.variation_prices.find((v) => v.id === s.variable.variations[1])!;
+    expect(session!.subtotalMinor).toBe(2 * Math.round(Number(s.simple.price) * 100) + variation.price);
+
+    await clearFaults(stack.urls.storefrontB);
+    await fault(stack.urls.storefrontB, { mode: 'error', status: 503, count: 1, match: `/stores/${s.id}/wp-json/wc-hosted-checkout/v1/cart-prices` });
+    expect(await createB(s, cart)).toMatchObject({ status: 502, body: { code: 'UPSTREAM_ERROR' } });
+    expect(await sessionsOf(s.m)).toHaveLength(1);
+  });
+
+  it('given a store whose plugin is older than the cart-prices route (1.3.0) / the wc/v3 reads price the cart alike', async () => {
+    const s = await storeB();
+    await control(stack.urls.storefrontB, `stores/${s.id}/plugin`, { version: '1.3.0' });
+    const cart = { platform: 'storefront-b', storeUrl: s.storeUrl, cart: { items: [{ productId: s.simple.id, quantity: 2 }, { productId: s.variable.id, variationId: s.variable.variations[1], quantity: 1 }] } };
+
+    const res = await createB(s, cart);
+
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const [session] = await sessionsOf(s.m);
+    const variation = s.variable.variation_prices.find((v) => v.id === s.variable.variations[1])!;
+    expect(session!.subtotalMinor).toBe(2 * Math.round(Number(s.simple.price) * 100) + variation.price);
+    expect(await createB(s, { ...cart, cart: { items: [{ productId: s.variable.id, variationId: 999999, quantity: 1 }] } })).toMatchObject({ status: 400, body: { code: 'INVALID_INPUT', error: expect.stringContaining('999999') } });
+  });
+
+  it('given a signed handoff whose body streams past the body limit (chunked, no length declared) / 413 PAYLOAD_TOO_LARGE before the store is looked up, nothing created', async () => {
+    const s = await storeB();
+    const { Readable } = await import('node:stream');
+    const raw = JSON.stringify({ platform: 'storefront-b', storeUrl: s.storeUrl, cart: { items: [{ productId: s.simple.id, quantity: 1 }] }, locale: 'x'.repeat(stack.config.api.bodyLimit) });
+
+    const res = await app.inject({
+      method: 'POST', url: '/api/checkout/create', remoteAddress: nextIp(),
+      headers: { ...handoffHeaders(s.consumerKey, s.consumerSecret, raw), 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+      payload: Readable.from([Buffer.from(raw.slice(0, 1000)), Buffer.from(raw.slice(1000))]),
+    });
+
+    expect(res.statusCode).toBe(413);
+    expect(res.json().code).toBe('PAYLOAD_TOO_LARGE');
+    expect(await sessionsOf(s.m)).toHaveLength(0);
+  });
+
   it('given the store fails / 502 UPSTREAM_ERROR and nothing created', async () => {
     const s = await storeB();
     await fault(stack.urls.storefrontB, { mode: 'error', status: 503, count: 10, match: `/stores/${s.id}/wp-json` });

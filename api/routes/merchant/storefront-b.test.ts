@@ -375,7 +375,7 @@ describe('GET /api/merchant/storefront-b/plugin.zip', () => {
 
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('application/zip');
-    expect(res.headers['content-disposition']).toBe('attachment; filename="hosted-checkout-connector-1.3.0.zip"');
+    expect(res.headers['content-disposition']).toBe('attachment; filename="hosted-checkout-connector-1.4.0.zip"');
     const dir = mkdtempSync(join(tmpdir(), 'plugin-zip-'));
     try {
       const zip = join(dir, 'plugin.zip');
@@ -391,7 +391,7 @@ describe('GET /api/merchant/storefront-b/plugin.zip', () => {
       for (const file of files) expect(readFileSync(join(dir, 'hosted-checkout-connector', file)).equals(readFileSync(join(pluginDir, file))), file).toBe(true);
       const header = readFileSync(join(dir, 'hosted-checkout-connector', 'hosted-checkout-connector.php'), 'utf8').slice(0, 1200);
       expect(header).toMatch(/Plugin Name:\s+Hosted Checkout Connector/);
-      expect(header).toMatch(/Version:\s+1\.3\.0/);
+      expect(header).toMatch(/Version:\s+1\.4\.0/);
       expect(header).toMatch(/License:\s+GPL-2\.0-or-later/);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -3,7 +3,7 @@
  * Plugin Name:          Hosted Checkout Connector
  * Plugin URI:           https://github.com/checkout-service/checkout-service
  * Description:          Sends the WooCommerce checkout to your hosted checkout: the cart is handed over server-to-server and the shopper is redirected; the native checkout stays the fallback.
- * Version:              1.3.0
+ * Version:              1.4.0
  * Requires at least:    6.2
  * Requires PHP:         7.4
  * Requires Plugins:     woocommerce
@@ -19,7 +19,7 @@
 
 defined( 'ABSPATH' ) || exit;
 
-define( 'HOSTED_CHECKOUT_VERSION', '1.3.0' );
+define( 'HOSTED_CHECKOUT_VERSION', '1.4.0' );
 define( 'HOSTED_CHECKOUT_PLUGIN_FILE', __FILE__ );
 /** Order meta carrying our checkout session token (the service writes it with the order). */
 define( 'HOSTED_CHECKOUT_SESSION_META', '_hosted_checkout_session' );

@@ -27,7 +27,11 @@ function hc_wp_reset() {
 		'redirects'  => array(),
 		'nocache'    => 0,
 		'routes'     => array(),
-		'caps'       => array( 'read_private_shop_orders', 'manage_woocommerce' ),
+		'caps'       => array( 'read_private_shop_orders', 'manage_woocommerce', 'read_private_products' ),
+		// WooCommerce's REST routes as rest_do_request() answers them: route => callable( $query ) returning data or a WP_Error.
+		'rest'       => array(),
+		// What rest_do_request() was asked: array( route, query ).
+		'dispatched' => array(),
 		'orders'     => array(),
 		// Refunds by id: parent (the order id) and amount (a decimal string, as WC_Order_Refund::get_amount answers it).
 		'refunds'    => array(),
@@ -65,12 +69,51 @@ class WP_Error {
 
 class WP_REST_Request {
 	private $params;
-	public function __construct( array $params ) {
-		$this->params = $params;
+	public $method;
+	public $route;
+	/**
+	 * As WordPress: new WP_REST_Request( $method, $route ); or, for the tests, the route's params alone.
+	 */
+	public function __construct( $method_or_params = array(), $route = '' ) {
+		$this->params = is_array( $method_or_params ) ? $method_or_params : array();
+		$this->method = is_array( $method_or_params ) ? 'GET' : $method_or_params;
+		$this->route  = $route;
 	}
 	public function get_param( $name ) {
 		return $this->params[ $name ] ?? null;
 	}
+	public function set_query_params( $params ) {
+		$this->params = $params;
+	}
+	public function get_query_params() {
+		return $this->params;
+	}
+}
+
+class WP_REST_Response {
+	private $data;
+	public function __construct( $data ) {
+		$this->data = $data;
+	}
+	public function is_error() {
+		return $this->data instanceof WP_Error;
+	}
+	public function as_error() {
+		return $this->data;
+	}
+	public function get_data() {
+		return $this->data;
+	}
+}
+
+/** An inner GET of a WooCommerce route: the scripted answer of $GLOBALS['hc_wp']['rest'][ route ], recorded. */
+function rest_do_request( $request ) {
+	$GLOBALS['hc_wp']['dispatched'][] = array( $request->method . ' ' . $request->route, $request->get_query_params() );
+	$answer                           = $GLOBALS['hc_wp']['rest'][ $request->route ] ?? null;
+	return new WP_REST_Response( $answer ? $answer( $request->get_query_params() ) : new WP_Error( 'rest_no_route', 'No route was found matching the URL and request method.', array( 'status' => 404 ) ) );
+}
+function wp_parse_id_list( $list ) {
+	return array_values( array_unique( array_map( 'absint', is_array( $list ) ? $list : preg_split( '/[\s,]+/', $list ) ) ) );
 }
 
 /** $wpdb as far as the plugin uses it: the woocommerce_api_keys lookup. */

@@ -1,7 +1,7 @@
 <?php
 /**
- * The plugin's REST routes: the service finds the order of a checkout session (exactly-once creates), and reads
- * the store's policy pages its checkout page links to.
+ * The plugin's REST routes: the service finds the order of a checkout session (exactly-once creates), reads
+ * the store's policy pages its checkout page links to, and reads a handed-over cart's prices in one request.
  *
  * @package HostedCheckoutConnector
  */
@@ -16,8 +16,15 @@ class Hosted_Checkout_Rest {
 
 	const REST_NAMESPACE = 'wc-hosted-checkout/v1';
 
+	/** Up to 100 product ids, comma-separated (a cart holds at most 100 lines), or nothing. */
+	const PRODUCT_IDS_PATTERN = '^([1-9][0-9]{0,14}(,[1-9][0-9]{0,14}){0,99})?$';
+
+	/** Up to 100 "<product id>:<variation id>" pairs, comma-separated, or nothing. */
+	const VARIATION_PAIRS_PATTERN = '^([1-9][0-9]{0,14}:[1-9][0-9]{0,14}(,[1-9][0-9]{0,14}:[1-9][0-9]{0,14}){0,99})?$';
+
 	/**
-	 * Registers GET /wc-hosted-checkout/v1/orders/by-session/<token> and GET /wc-hosted-checkout/v1/policies.
+	 * Registers GET /wc-hosted-checkout/v1/orders/by-session/<token>, GET /wc-hosted-checkout/v1/policies and
+	 * GET /wc-hosted-checkout/v1/cart-prices.
 	 *
 	 * @return void
 	 */
@@ -45,6 +52,128 @@ class Hosted_Checkout_Rest {
 				},
 			)
 		);
+		register_rest_route(
+			self::REST_NAMESPACE,
+			'/cart-prices',
+			array(
+				'methods'             => 'GET',
+				'callback'            => array( __CLASS__, 'cart_prices' ),
+				// What the three reads it makes ask: products and variations (read_private_products), the currency (manage_woocommerce).
+				'permission_callback' => static function () {
+					return current_user_can( 'read_private_products' ) && current_user_can( 'manage_woocommerce' );
+				},
+				'args'                => array(
+					'products'   => array(
+						'type'    => 'string',
+						'default' => '',
+						'pattern' => self::PRODUCT_IDS_PATTERN,
+					),
+					'variations' => array(
+						'type'    => 'string',
+						'default' => '',
+						'pattern' => self::VARIATION_PAIRS_PATTERN,
+					),
+				),
+			)
+		);
+	}
+
+	/**
+	 * A handed-over cart's prices in one request: the products by id, each named variation of its product, and the
+	 * store currency. The service would otherwise make these reads one HTTP request each (GET /wc/v3/products?include=,
+	 * GET /wc/v3/products/<id>/variations?include= per variable product, GET /wc/v3/data/currencies/current), on the
+	 * shopper's way to the checkout. They are made here through rest_do_request(), so each is WooCommerce's own
+	 * controller with its own permission check for the same user, and answers what it would answer over HTTP; only the
+	 * fields the service reads are passed on. An id the store does not have is not in the answer, as with include=.
+	 *
+	 * @param WP_REST_Request $request Request: products "12,34", variations "34:56,34:57" (product:variation).
+	 * @return WP_REST_Response|array|WP_Error
+	 */
+	public static function cart_prices( $request ) {
+		$product_ids = array_filter( wp_parse_id_list( (string) $request->get_param( 'products' ) ) );
+		$by_product  = array();
+		foreach ( array_filter( explode( ',', (string) $request->get_param( 'variations' ) ) ) as $pair ) {
+			list( $product_id, $variation_id ) = array_map( 'absint', explode( ':', $pair ) );
+			$by_product[ $product_id ][]       = $variation_id;
+		}
+		$currency = self::dispatch( '/wc/v3/data/currencies/current', array() );
+		if ( is_wp_error( $currency ) ) {
+			return $currency;
+		}
+		$answer = array(
+			'currency'   => $currency['code'],
+			'products'   => array(),
+			'variations' => array(),
+		);
+		// An empty include= would list every product: only ids asked for are read.
+		if ( ! empty( $product_ids ) ) {
+			$products = self::dispatch( '/wc/v3/products', self::include_query( $product_ids ) );
+			if ( is_wp_error( $products ) ) {
+				return $products;
+			}
+			foreach ( $products as $product ) {
+				$answer['products'][] = array(
+					'id'           => $product['id'],
+					'name'         => $product['name'],
+					'type'         => $product['type'],
+					'price'        => $product['price'],
+					'stock_status' => $product['stock_status'],
+					'images'       => array_slice( $product['images'], 0, 1 ),
+					'variations'   => $product['variations'],
+				);
+			}
+		}
+		foreach ( $by_product as $product_id => $variation_ids ) {
+			$variations = self::dispatch( '/wc/v3/products/' . $product_id . '/variations', self::include_query( $variation_ids ) );
+			// A product the store does not have has none of them, as an unknown id is left out of include=.
+			if ( is_wp_error( $variations ) && 'woocommerce_rest_product_invalid_id' === $variations->get_error_code() ) {
+				continue;
+			}
+			if ( is_wp_error( $variations ) ) {
+				return $variations;
+			}
+			foreach ( $variations as $variation ) {
+				$answer['variations'][] = array(
+					'product_id'   => $product_id,
+					'id'           => $variation['id'],
+					'price'        => $variation['price'],
+					'stock_status' => $variation['stock_status'],
+					'image'        => $variation['image'],
+					'attributes'   => $variation['attributes'],
+				);
+			}
+		}
+		return rest_ensure_response( $answer );
+	}
+
+	/**
+	 * The query of a collection read of these ids, in one page.
+	 *
+	 * @param int[] $ids Ids.
+	 * @return array
+	 */
+	private static function include_query( array $ids ) {
+		return array(
+			'include'  => array_values( array_unique( $ids ) ),
+			'per_page' => 100,
+		);
+	}
+
+	/**
+	 * A GET of a WooCommerce REST route inside this request, as the current user: its data, or its error.
+	 *
+	 * @param string $route Route, e.g. /wc/v3/products.
+	 * @param array  $query Query parameters.
+	 * @return array|WP_Error
+	 */
+	private static function dispatch( $route, array $query ) {
+		$inner = new WP_REST_Request( 'GET', $route );
+		$inner->set_query_params( $query );
+		$response = rest_do_request( $inner );
+		if ( $response->is_error() ) {
+			return $response->as_error();
+		}
+		return $response->get_data();
 	}
 
 	/**
