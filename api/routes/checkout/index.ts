@@ -14,7 +14,6 @@ import { AppError } from '../../../domain/errors.js';
 import { INITIAL_STATUS, isCheckoutStatus } from '../../../domain/checkout-status.js';
 import { MoneyError, money, type FxRates } from '../../../domain/money.js';
 import { quoteShippingRates, type ShippingRateInput } from '../../../domain/shipping.js';
-import { COUNTRY_CODES } from '../../../domain/countries.js';
 import { codOffered } from '../../../model/plan-features.js';
 import { isPreviewToken, isSessionToken } from '../../../domain/tokens.js';
 import { storeOrderOf } from '../../../domain/store-order.js';
@@ -241,7 +240,7 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
       recoveryOptIn: session.recoveryOptIn,
       shipping: quoteShippingRates(session.parts.shippingRates, { currency, subtotal, fxRates: session.fxRate ?? NO_RATES }),
       // Said once for the rates that follow the store (a quote's countries null); null when that is every country.
-      storeCountries: session.storeCountries,
+      storeCountries: session.parts.storeCountries,
       // A preview fires no tracking: the merchant's ad platforms would count a checkout nobody made.
       pixels: preview ? [] : session.parts.pixels,
       // Checked when they were read from the store (domain/store-policies.ts): http(s) addresses, capped titles.
@@ -311,13 +310,13 @@ interface BundleRow {
   codEnabled: boolean;
   /** Null while the merchant has recovery off (no box shown); else whether this session's shopper consented. */
   recoveryOptIn: boolean | null;
-  /** merchants.checkout_parts: kept by database triggers, see prisma/schema.prisma. */
-  parts: { shippingRates: ShippingRateInput[]; pixels: BundleAnswer['pixels'] };
   /**
-   * What the store ships to (rates that follow the store ship there), said once per checkout: null when never read or
-   * every country (as before zones). Selected as JSON: node-postgres parses a text[] of 250 codes far slower than JSON.
+   * merchants.checkout_parts: kept by database triggers, see prisma/schema.prisma. `storeCountries`: what the store
+   * ships to (rates that follow the store ship there), said once per checkout: null when never read or every country
+   * (as before zones); kept there by a trigger on the merchant row (migration 20261129170000_bundle_store_countries),
+   * so the read neither decompresses the 250-code array nor has node-postgres parse a text[] (far slower than JSON).
    */
-  storeCountries: string[] | null;
+  parts: { shippingRates: ShippingRateInput[]; pixels: BundleAnswer['pixels']; storeCountries: string[] | null };
   /** merchants.store_policies: the store's policy pages, checked on the way in (model/store-countries.ts). */
   storePolicies: BundleAnswer['storePolicies'];
   /** The subscription row's plan and status; null without one (Demo), and not read while cash on delivery is off. */
@@ -353,8 +352,6 @@ const BUNDLE_SQL = `
            m.checkout_texts AS "checkoutTexts", m.checkout_text_translations -> $2 AS "checkoutTextTranslation", m.cod_enabled AS "codEnabled", m.checkout_parts AS "parts",
            CASE s.platform WHEN 'STOREFRONT_A' THEN (SELECT COALESCE(a.shop_origins[1], 'https://' || a.shop) FROM storefront_a_connections a WHERE a.merchant_id = s.merchant_id)
                 ELSE (SELECT b.store_url FROM storefront_b_connections b WHERE b.merchant_id = s.merchant_id) END AS "shopUrl",
-           CASE WHEN m.store_countries_read_at IS NULL OR cardinality(m.store_countries) >= ${COUNTRY_CODES.length} THEN NULL
-                ELSE array_to_json(m.store_countries) END AS "storeCountries",
            m.store_policies AS "storePolicies",
            p.plan_id AS "planId", p.status AS "planStatus"
     FROM checkout_sessions s JOIN merchants m ON m.id = s.merchant_id
