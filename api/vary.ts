@@ -5,6 +5,10 @@ import type { FastifyReply } from 'fastify';
 /** Adds `name` to the reply's Vary unless it is listed already (in any letter case). */
 export function addVary(reply: FastifyReply, name: string): void {
   const current = reply.getHeader('vary');
+  if (current === undefined) {
+    reply.header('vary', name);
+    return;
+  }
   const listed = (Array.isArray(current) ? current.join(',') : String(current ?? '')).split(',').map((v) => v.trim()).filter(Boolean);
   if (listed.some((v) => v.toLowerCase() === name.toLowerCase())) return;
   reply.header('vary', [...listed, name].join(', '));

@@ -13,7 +13,7 @@
 // never act with a logged-in merchant's cookie. The auth plugin also refuses the cookie on any request whose
 // Origin is not the dashboard's, since a "simple" cross-site POST is sent without asking CORS first.
 import fp from 'fastify-plugin';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../domain/errors.js';
 
 export interface OriginPolicy {
@@ -55,9 +55,16 @@ export async function isAllowedOrigin(origin: string, policy: OriginPolicy): Pro
 }
 
 export const corsPlugin = fp(async (app: FastifyInstance, policy: OriginPolicy) => {
-  app.addHook('onRequest', async (request, reply) => {
+  // Synchronous (done callback) for the requests without an Origin (same-origin page loads and reads, servers): no
+  // promise per request; only a cross-origin request waits for the origin check.
+  app.addHook('onRequest', (request, reply, done) => {
     const origin = request.headers.origin;
-    if (!origin) return;
+    if (!origin) return done();
+    // A preflight is answered here (204): the request goes no further, so done is not called for it.
+    answerCors(request, reply, origin).then(() => reply.sent || done(), done);
+  });
+
+  async function answerCors(request: FastifyRequest, reply: FastifyReply, origin: string): Promise<void> {
     if (!(await isAllowedOrigin(origin, policy))) {
       throw new AppError('ORIGIN_NOT_ALLOWED', `Origin ${origin} is not allowed`);
     }
@@ -72,5 +79,5 @@ export const corsPlugin = fp(async (app: FastifyInstance, policy: OriginPolicy) 
         .code(204)
         .send();
     }
-  });
+  }
 }, { name: 'cors' });

@@ -34,14 +34,15 @@ export const methodNotAllowedPlugin = fp(async (app: FastifyInstance) => {
     routes.set(route.url, indexed);
   });
 
-  app.addHook('onRequest', async (request, reply) => {
-    if (!request.is404 && request.routeOptions.url !== CATCH_ALL) return;
+  // Synchronous (done callback): it runs on every request and awaits nothing, so no promise per request.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (!request.is404 && request.routeOptions.url !== CATCH_ALL) return done();
     const path = request.url.split('?')[0]!;
     const allowed = new Set<string>();
     for (const route of routes.values()) if (route.path.test(path)) for (const m of route.methods) allowed.add(m);
-    if (allowed.size === 0 || allowed.has(request.method)) return;
+    if (allowed.size === 0 || allowed.has(request.method)) return done();
     const allow = [...allowed].sort().join(', ');
     reply.header('allow', allow);
-    throw new AppError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path}: use ${allow}`);
+    done(new AppError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path}: use ${allow}`));
   });
 }, { name: 'method-not-allowed' });

@@ -42,8 +42,33 @@ function parseStored<S extends z.ZodType>(schema: S, value: unknown, what: strin
   throw new MalformedSessionError(`The checkout's ${what} cannot be read (${issue ? `${issue.path.join('.') || 'value'}: ${issue.message}` : 'malformed'})`);
 }
 
+const nullishText = (value: unknown): value is string | null | undefined => value == null || typeof value === 'string';
+
+/**
+ * A stored line exactly as create writes it (ids as non-empty strings, whole quantities and prices) read without zod,
+ * the same object the schema answers for it; anything else (a numeric store id, a missing title) is left to the schema,
+ * which converts or refuses it. The checkout page's read runs this on every request.
+ */
+function writtenLine(value: unknown): SessionLine | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const { productId, variantId, title, variantTitle, quantity, unitPrice, imageUrl } = value as Record<string, unknown>;
+  if (typeof productId !== 'string' || productId === '' || typeof title !== 'string') return undefined;
+  if (!(variantId == null || (typeof variantId === 'string' && variantId !== '')) || !nullishText(variantTitle) || !nullishText(imageUrl)) return undefined;
+  if (!Number.isSafeInteger(quantity) || (quantity as number) < 1 || !Number.isSafeInteger(unitPrice) || (unitPrice as number) < 0) return undefined;
+  return { productId, variantId: variantId ?? null, title, variantTitle: variantTitle ?? null, quantity: quantity as number, unitPrice: unitPrice as number, imageUrl: imageUrl ?? null };
+}
+
 /** The cart lines of a session (a store cart is never empty; a test's preview may be). */
 export function sessionLines(items: Prisma.JsonValue): SessionLine[] {
+  if (Array.isArray(items)) {
+    const lines: SessionLine[] = [];
+    for (const item of items) {
+      const line = writtenLine(item);
+      if (!line) return parseStored(sessionLinesSchema, items, 'items');
+      lines.push(line);
+    }
+    return lines;
+  }
   return parseStored(sessionLinesSchema, items, 'items');
 }
 

@@ -5,7 +5,7 @@
 // node-postgres pool (same database, same pool size as the app's, a named prepared statement as the app's
 // read uses) and answering that row as JSON. Same process, same clients, same real loopback HTTP, in rotated
 // slices (scripts/bench/load.ts) so drift and the machine's other load fall on every target alike.
-// Target: ratio (bundle / bare pk read, req/s) ≥ 0.8.
+// Target: ratio (bundle / bare pk read, req/s) ≥ 0.9 (issue 32: keep what it was before; 0.8 until then).
 //
 // Two more targets in the same run, for context: the same bare route answering the bundle's bytes from
 // memory (no database: the ceiling of any route here; `bundleVsMemory` was this benchmark's old ratio), and
@@ -16,7 +16,7 @@ import pg from 'pg';
 import { benchStack, createSession, demoCart } from './stack.js';
 import { measureLoad, type Target } from './load.js';
 
-export const SESSION_BUNDLE_TARGET = 0.8;
+export const SESSION_BUNDLE_TARGET = 0.9;
 
 /** The pool size of the app's own client (scripts/lib/stack/service-stack.ts), so the baseline gets no more connections. */
 const POOL_MAX = 10;

@@ -1,7 +1,8 @@
 // merchants.checkout_parts (migration 20261125075825_merchant_checkout_parts): the shipping rates and active
-// tracking pixels the session bundle shows, kept on the merchant by triggers. Whatever writes those tables, and
+// tracking pixels the session bundle shows, kept on the merchant by triggers, and the store's countries as the bundle
+// says them (20261129170000_bundle_store_countries). Whatever writes those tables or the merchant's countries, and
 // however two writers interleave, the column must equal what aggregating the tables gives at that moment;
-// otherwise the checkout page shows rates or pixels that are not the merchant's.
+// otherwise the checkout page shows rates, pixels or countries that are not the merchant's.
 import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +10,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, MIGRATIONS_DIR } from '../../prisma/migrate.js';
 import { createEmptyDatabase, createTestDatabase, type TestDatabase } from '../harness/db.js';
+import { COUNTRY_CODES } from '../../domain/countries.js';
 
 const MIGRATION = '20261125075825_merchant_checkout_parts';
 const ZONES = '20261128094758_shipping_zones';
@@ -51,7 +53,11 @@ const addPixel = (c: pg.Client, merchant: string, platform: string, trackingId: 
 interface Parts {
   shippingRates: Array<{ id: string; name: string; free: boolean; basePriceCents: number; freeThresholdCents: number | null; countries: 'store' | string[]; deliveryDays: { min: number; max: number } | null }>;
   pixels: Array<{ platform: string; trackingId: string; events: string[] }>;
+  storeCountries: string[] | null;
 }
+
+/** A merchant's parts before any rate or pixel: empty lists, and its countries never read. */
+const EMPTY: Parts = { shippingRates: [], pixels: [], storeCountries: null };
 
 async function parts(c: pg.Client, merchant: string): Promise<Parts> {
   const { rows } = await c.query<{ parts: Parts }>('SELECT checkout_parts AS parts FROM merchants WHERE id = $1', [merchant]);
@@ -71,7 +77,12 @@ async function fromTables(c: pg.Client, merchant: string): Promise<Parts> {
     `SELECT platform, tracking_id AS "trackingId", events FROM tracking_pixels WHERE merchant_id = $1 AND active ORDER BY created_at, id`,
     [merchant],
   );
-  return { shippingRates: rates.rows, pixels: pixels.rows };
+  const countries = await c.query<{ storeCountries: string[] | null }>(
+    `SELECT CASE WHEN store_countries_read_at IS NULL OR cardinality(store_countries) >= $2 THEN NULL ELSE store_countries END AS "storeCountries"
+     FROM merchants WHERE id = $1`,
+    [merchant, COUNTRY_CODES.length],
+  );
+  return { shippingRates: rates.rows, pixels: pixels.rows, storeCountries: countries.rows[0]!.storeCountries };
 }
 
 const names = (p: Parts) => ({ rates: p.shippingRates.map((r) => r.name), pixels: p.pixels.map((x) => x.trackingId) });
@@ -99,7 +110,7 @@ describe(`migration ${MIGRATION}`, () => {
 
     expect(names(await parts(c, shop))).toEqual({ rates: ['Standard', 'Express'], pixels: ['123456789012345', 'G-NEWER'] });
     expect(await parts(c, shop)).toEqual(await fromTables(c, shop));
-    expect(await parts(c, empty)).toEqual({ shippingRates: [], pixels: [] });
+    expect(await parts(c, empty)).toEqual(EMPTY);
   });
 });
 
@@ -141,7 +152,7 @@ describe('merchants.checkout_parts', () => {
       expect(await parts(c, m)).toEqual(await fromTables(c, m));
       expect(await parts(c, other)).toEqual(await fromTables(c, other));
     };
-    expect(await parts(c, m)).toEqual({ shippingRates: [], pixels: [] });
+    expect(await parts(c, m)).toEqual(EMPTY);
 
     const express = await addRate(c, m, 'Express', 2, 1290);
     const standard = await addRate(c, m, 'Standard', 0, 490);
@@ -179,8 +190,8 @@ describe('merchants.checkout_parts', () => {
 
     await addRate(c, m, 'Again', 0);
     await c.query('TRUNCATE shipping_rates, tracking_pixels');
-    expect(await parts(c, m)).toEqual({ shippingRates: [], pixels: [] });
-    expect(await parts(c, other)).toEqual({ shippingRates: [], pixels: [] });
+    expect(await parts(c, m)).toEqual(EMPTY);
+    expect(await parts(c, other)).toEqual(EMPTY);
   });
 
   it('given two transactions adding rates to one merchant at once / the parts hold both once both committed', async () => {
@@ -206,6 +217,34 @@ describe('merchants.checkout_parts', () => {
 
     expect(names(await parts(c, m)).rates).toEqual(['First', 'Second']);
     expect(await parts(c, m)).toEqual(await fromTables(c, m));
+  });
+
+  it('given the store\'s countries read, changed, and the rates changed after / the parts say the countries as the tables do each time', async () => {
+    const m = await insertMerchant(c);
+    const setCountries = (codes: readonly string[], readAt: string | null = '2026-11-29T10:00:00Z') =>
+      c.query('UPDATE merchants SET store_countries = $2, store_countries_read_at = $3 WHERE id = $1', [m, codes, readAt]);
+    const check = async (storeCountries: string[] | null) => {
+      expect((await parts(c, m)).storeCountries).toEqual(storeCountries);
+      expect(await parts(c, m)).toEqual(await fromTables(c, m));
+    };
+
+    await setCountries(['DE', 'AT']);
+    await check(['DE', 'AT']);
+    // A rate's change rewrites the rates and pixels: the countries stay.
+    await addRate(c, m, 'Standard', 0);
+    await check(['DE', 'AT']);
+    // Every country the service knows, and one short of it (domain/countries.ts holds the count the trigger uses).
+    await setCountries(COUNTRY_CODES);
+    await check(null);
+    await setCountries(COUNTRY_CODES.slice(1));
+    await check(COUNTRY_CODES.slice(1));
+    // Read and empty: ships nowhere; never read: every country.
+    await setCountries([]);
+    await check([]);
+    await setCountries(['DE'], null);
+    await check(null);
+    await c.query(`UPDATE merchants SET store_countries_read_at = now() WHERE id = $1`, [m]);
+    await check(['DE']);
   });
 
   it('given a merchant with rates and pixels / deleting it cascades without an error from the triggers', async () => {

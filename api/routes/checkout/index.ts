@@ -12,13 +12,12 @@ import type { z } from 'zod';
 import { serializerCompiler } from 'fastify-type-provider-zod';
 import { AppError } from '../../../domain/errors.js';
 import { INITIAL_STATUS, isCheckoutStatus } from '../../../domain/checkout/checkout-status.js';
-import { MoneyError, money } from '../../../domain/money.js';
+import { MoneyError, money, type FxRates } from '../../../domain/money.js';
 import { quoteShippingRates, type ShippingRateInput } from '../../../domain/shipping.js';
-import { COUNTRY_CODES } from '../../../domain/countries.js';
 import { codOffered } from '../../../model/merchant/plan-features.js';
 import { isPreviewToken, isSessionToken } from '../../../domain/tokens.js';
 import { storeOrderOf } from '../../../domain/checkout/store-order.js';
-import { sessionAddress, sessionBumpLines, sessionFxRates, sessionLines } from '../../../model/checkout/checkout-session.js';
+import { sessionAddress, sessionBumpLines, sessionLines } from '../../../model/checkout/checkout-session.js';
 import { limit } from '../../plugins/rate-limits.js';
 import { errorResponse } from '../../schemas/common.js';
 import { compiledSerializer } from '../../serialization.js';
@@ -223,33 +222,35 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app
     // built from typed values. Errors keep the shared serializer.
     serializerCompiler: (route) => (route.httpStatus === '200' ? bundleSerializer : serializerCompiler(route as unknown as Parameters<typeof serializerCompiler>[0])),
   }, async (request, reply) => {
-    const session = await readBundle(db, token(request.params.token));
+    // The merchant's texts for a page in the language it asks in (the page sends the language it shows), over the
+    // texts as written; the page's own words fill whatever neither gives. The read brings that language's only.
+    const language = checkoutLanguageOf(acceptedLanguages(request.headers['accept-language']));
+    const session = await readBundle(db, token(request.params.token), language);
     if (!session || !isCheckoutStatus(session.status)) throw noSession();
     const { currency } = session;
     const subtotal = money(session.subtotalMinor, currency);
+    const preview = isPreviewToken(session.token);
     reply.header('cache-control', 'no-store');
-    // The merchant's texts for a page in the language it asks in (the page sends the language it shows), over the
-    // texts as written; the page's own words fill whatever neither gives.
     addVary(reply, 'Accept-Language');
-    const language = checkoutLanguageOf(acceptedLanguages(request.headers['accept-language']));
     return {
       token: session.token,
       status: session.status,
       currency,
-      preview: isPreviewToken(session.token),
+      preview,
       cart: { items: sessionLines(session.items), subtotal },
       shopName: session.shopName,
       shopUrl: session.shopUrl,
       branding: { logoUrl: session.logoUrl, primaryColor: session.primaryColor, accentColor: session.accentColor },
-      checkoutTexts: { ...checkoutTexts(session.checkoutTexts), ...checkoutTexts(jsonEntry(session.checkoutTextTranslations, language)) },
-      // Offered only while the plan in force has it (a preview on Demo shows what is set up).
-      codEnabled: codOffered({ codEnabled: session.codEnabled, platformSubscription: session.planId === null ? null : { planId: session.planId, status: session.planStatus ?? '' } }, { preview: isPreviewToken(session.token) }),
+      checkoutTexts: { ...checkoutTexts(session.checkoutTexts), ...checkoutTexts(session.checkoutTextTranslation) },
+      // Offered only while the plan in force has it (a preview on Demo shows what is set up). The plan is read only for
+      // a merchant with cash on delivery switched on: for the others the answer is false whatever the plan.
+      codEnabled: codOffered({ codEnabled: session.codEnabled, platformSubscription: session.planId === null ? null : { planId: session.planId, status: session.planStatus ?? '' } }, { preview }),
       recoveryOptIn: session.recoveryOptIn,
-      shipping: quoteShippingRates(session.parts.shippingRates, { currency, subtotal, fxRates: sessionFxRates(session.fxRates) }),
+      shipping: quoteShippingRates(session.parts.shippingRates, { currency, subtotal, fxRates: session.fxRate ?? NO_RATES }),
       // Said once for the rates that follow the store (a quote's countries null); null when that is every country.
-      storeCountries: session.storeCountries,
+      storeCountries: session.parts.storeCountries,
       // A preview fires no tracking: the merchant's ad platforms would count a checkout nobody made.
-      pixels: isPreviewToken(session.token) ? [] : session.parts.pixels,
+      pixels: preview ? [] : session.parts.pixels,
       // Checked when they were read from the store (domain/merchant/store-policies.ts): http(s) addresses, capped titles.
       storePolicies: session.storePolicies,
       shopper: {
@@ -294,7 +295,11 @@ interface BundleRow {
   currency: string;
   items: Prisma.JsonValue;
   subtotalMinor: number;
-  fxRates: Prisma.JsonValue;
+  /**
+   * The one rate of the session's FX snapshot that its quotes use, the session currency's (shipping rates are in EUR,
+   * the snapshot's base), as `{ [currency]: rate }`; null when the snapshot has none (an EUR session).
+   */
+  fxRate: FxRates | null;
   email: string | null;
   shippingAddress: Prisma.JsonValue;
   billingAddress: Prisma.JsonValue;
@@ -308,29 +313,33 @@ interface BundleRow {
   primaryColor: string | null;
   accentColor: string | null;
   checkoutTexts: Prisma.JsonValue;
-  checkoutTextTranslations: Prisma.JsonValue;
+  /** The merchant's texts in the page's language (checkout_text_translations' entry for it), null without one. */
+  checkoutTextTranslation: Prisma.JsonValue;
   codEnabled: boolean;
   /** Null while the merchant has recovery off (no box shown); else whether this session's shopper consented. */
   recoveryOptIn: boolean | null;
-  /** merchants.checkout_parts: kept by database triggers, see prisma/schema.prisma. */
-  parts: { shippingRates: ShippingRateInput[]; pixels: BundleAnswer['pixels'] };
   /**
-   * What the store ships to (rates that follow the store ship there), said once per checkout: null when never read or
-   * every country (as before zones). Selected as JSON: node-postgres parses a text[] of 250 codes far slower than JSON.
+   * merchants.checkout_parts: kept by database triggers, see prisma/schema.prisma. `storeCountries`: what the store
+   * ships to (rates that follow the store ship there), said once per checkout: null when never read or every country
+   * (as before zones); kept there by a trigger on the merchant row (migration 20261129170000_bundle_store_countries),
+   * so the read neither decompresses the 250-code array nor has node-postgres parse a text[] (far slower than JSON).
    */
-  storeCountries: string[] | null;
+  parts: { shippingRates: ShippingRateInput[]; pixels: BundleAnswer['pixels']; storeCountries: string[] | null };
   /** merchants.store_policies: the store's policy pages, checked on the way in (model/merchant/store-countries.ts). */
   storePolicies: BundleAnswer['storePolicies'];
-  /** The subscription row's plan and status; null without one (Demo). */
+  /** The subscription row's plan and status; null without one (Demo), and not read while cash on delivery is off. */
   planId: string | null;
   planStatus: string | null;
 }
 
 /**
- * One statement, primary-key lookups only: the session by its token, its merchant by id, the merchant's store
- * connection (for the shop's URL: storefront A's first origin is its primary domain, as the install and every domain
- * change record them; storefront B's store URL) and its subscription (the plan in force decides whether cash on
- * delivery is offered). The merchant's shipping
+ * One statement, primary-key lookups only, and only those the answer needs: the session by its token, its merchant by
+ * id, the store connection of the session's platform (for the shop's URL: storefront A's first origin is its primary
+ * domain, as the install and every domain change record them; storefront B's store URL), and the subscription only when
+ * the merchant has cash on delivery switched on (the plan in force decides whether it is offered; the lateral subquery
+ * runs behind a one-time filter, and OFFSET 0 keeps the planner from flattening it into a join that would look the row
+ * up anyway). Of the session's FX snapshot only the session currency's rate, of the merchant's translations only the
+ * page language's ($2). The merchant's shipping
  * rates (in position order, ties by id) and active tracking pixels come aggregated in merchants.checkout_parts,
  * which triggers on those tables recompute in the same transaction as every change: the bundle never shows parts
  * older than its own snapshot, and nothing of it (the status least of all) is served from a cache. Aggregating
@@ -340,33 +349,31 @@ interface BundleRow {
  * Prisma's per-query cost, which is about that of the query itself (scripts/bench/session-bundle.ts measures both).
  */
 const BUNDLE_SQL = `
-    SELECT s.token, s.status, s.currency, s.items, s.subtotal_minor AS "subtotalMinor", s.fx_rates AS "fxRates", s.email,
+    SELECT s.token, s.status, s.currency, s.items, s.subtotal_minor AS "subtotalMinor",
+           CASE WHEN jsonb_typeof(s.fx_rates -> 'rates') = 'object' AND s.fx_rates -> 'rates' ? s.currency
+                THEN jsonb_build_object(s.currency, s.fx_rates -> 'rates' -> s.currency) END AS "fxRate",
+           s.email,
            s.shipping_address AS "shippingAddress", s.billing_address AS "billingAddress", s.shipping_rate_id AS "shippingRateId",
            s.discount_code AS "discountCode", s.discount_minor AS "discountMinor", s.order_bumps AS "orderBumps",
            CASE WHEN m.recovery_enabled THEN s.recovery_consent_at IS NOT NULL END AS "recoveryOptIn",
            m.shop_name AS "shopName", m.logo_url AS "logoUrl", m.primary_color AS "primaryColor", m.accent_color AS "accentColor",
-           m.checkout_texts AS "checkoutTexts", m.checkout_text_translations AS "checkoutTextTranslations", m.cod_enabled AS "codEnabled", m.checkout_parts AS "parts",
-           CASE s.platform WHEN 'STOREFRONT_A' THEN COALESCE(a.shop_origins[1], 'https://' || a.shop) ELSE b.store_url END AS "shopUrl",
-           CASE WHEN m.store_countries_read_at IS NULL OR cardinality(m.store_countries) >= ${COUNTRY_CODES.length} THEN NULL
-                ELSE array_to_json(m.store_countries) END AS "storeCountries",
+           m.checkout_texts AS "checkoutTexts", m.checkout_text_translations -> $2 AS "checkoutTextTranslation", m.cod_enabled AS "codEnabled", m.checkout_parts AS "parts",
+           CASE s.platform WHEN 'STOREFRONT_A' THEN (SELECT COALESCE(a.shop_origins[1], 'https://' || a.shop) FROM storefront_a_connections a WHERE a.merchant_id = s.merchant_id)
+                ELSE (SELECT b.store_url FROM storefront_b_connections b WHERE b.merchant_id = s.merchant_id) END AS "shopUrl",
            m.store_policies AS "storePolicies",
            p.plan_id AS "planId", p.status AS "planStatus"
     FROM checkout_sessions s JOIN merchants m ON m.id = s.merchant_id
-      LEFT JOIN storefront_a_connections a ON a.merchant_id = s.merchant_id
-      LEFT JOIN storefront_b_connections b ON b.merchant_id = s.merchant_id
-      LEFT JOIN platform_subscriptions p ON p.merchant_id = s.merchant_id
+      LEFT JOIN LATERAL (SELECT p.plan_id, p.status FROM platform_subscriptions p WHERE p.merchant_id = s.merchant_id AND m.cod_enabled OFFSET 0) p ON true
     WHERE s.token = $1`;
 
-async function readBundle(db: Db, sessionToken: string): Promise<BundleRow | undefined> {
-  const { rows } = await sqlPool(db).query<BundleRow>({ name: 'checkout-session-bundle', text: BUNDLE_SQL, values: [sessionToken] });
+async function readBundle(db: Db, sessionToken: string, language: string): Promise<BundleRow | undefined> {
+  const { rows } = await sqlPool(db).query<BundleRow>({ name: 'checkout-session-bundle', text: BUNDLE_SQL, values: [sessionToken, language] });
   return rows[0];
 }
 
-type BundleAnswer = z.output<typeof sessionBundleResponse>;
+const NO_RATES: FxRates = {};
 
-/** `value[key]` when `value` is a JSON object, else null. */
-const jsonEntry = (value: Prisma.JsonValue, key: string): Prisma.JsonValue =>
-  value && typeof value === 'object' && !Array.isArray(value) && Object.hasOwn(value, key) ? (value[key] ?? null) : null;
+type BundleAnswer = z.output<typeof sessionBundleResponse>;
 
 function checkoutTexts(value: Prisma.JsonValue): Record<string, string> {
   const texts: Record<string, string> = {};
