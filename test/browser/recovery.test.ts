@@ -5,6 +5,7 @@
 // the sandbox mailbox, and its link reopens the checkout on another device with the cart, the email and the consent.
 // The merchant's recovery settings are looked at at 1280 and 390 px. Screenshots go to test-artifacts/browser/.
 import { describe, expect, it } from 'vitest';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { screenshot, useBrowserStack } from './harness.js';
 import { api, storefrontACheckout, storefrontAMerchant, waitFor } from '../e2e/checkout-helpers.js';
 import { CHECKOUT_LANGUAGES } from '../../domain/checkout/checkout-messages/index.js';
@@ -49,7 +50,13 @@ describe('abandoned-checkout recovery with consent', () => {
         return r.recoveryConsentAt ? r : undefined;
       });
       expect(row).toMatchObject({ email, recoveryConsentWording: 'v1:en' });
-      expect((await stack.temporal.client.workflow.getHandle(WORKFLOWS.checkoutRecovery.id(token)).describe()).status.name).toBe('RUNNING');
+      // The route records the consent, then starts the reminders' workflow: the row can be seen a moment before the start lands.
+      const recovery = await waitFor('the recovery workflow', () =>
+        stack.temporal.client.workflow.getHandle(WORKFLOWS.checkoutRecovery.id(token)).describe().catch((e: unknown) => {
+          if (e instanceof WorkflowNotFoundError) return undefined;
+          throw e;
+        }));
+      expect(recovery.status.name).toBe('RUNNING');
       await screenshot(page, `recovery-2-consent-ticked-${width}`);
       left = token;
       await page.close();
