@@ -12,7 +12,7 @@ import { readThemeExtension } from '../../scripts/lib/theme-extension.js';
 import { blockSchema } from '../../sandbox/storefront-a/pages.js';
 
 describe('the app embed\'s script', () => {
-  it('given the script tag built from web/script-tag / the extension ships that build, byte for byte', async () => {
+  it('given the script built from web/checkout-takeover / the extension ships that build, byte for byte', async () => {
     await ensureWebBuild({ targets: ['checkout-takeover'] });
     const same = readFileSync(APP_EMBED_SCRIPT).equals(readFileSync(SCRIPT_TAG_BUILD));
     expect(same, `${APP_EMBED_SCRIPT} is not the build of web/checkout-takeover/index.ts: run \`npm run web:build -- checkout-takeover\``).toBe(true);
