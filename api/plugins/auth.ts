@@ -32,9 +32,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../../prisma/client.js';
 import { AppError } from '../../domain/errors.js';
 import { apiKeyModeOf, apiKeyPrefix, grants, looksLikeApiKey, type ApiKeyMode, type ApiKeyScope } from '../../domain/merchant/api-keys.js';
-import { routeAuthProblem, type RouteAuth } from '../../domain/merchant/route-rights.js';
+import { roleDecision, routeAuthProblem, type RouteAuth } from '../../domain/merchant/route-rights.js';
 import { roleFromDb, type MemberRole } from '../../domain/merchant/roles.js';
-import { roleDecision } from '../../domain/merchant/route-rights.js';
 import { hashApiKey } from '../api-keys.js';
 import { merchantScope, type MerchantScope } from '../../model/merchant/merchant-scope.js';
 

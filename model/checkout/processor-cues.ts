@@ -10,12 +10,11 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Config } from '../../config/index.js';
 import type { Db } from '../../prisma/client.js';
-import { PROCESSOR_EVENT_SIGNAL } from '../../domain/checkout/checkout-workflow.js';
+import { PROCESSOR_EVENT_SIGNAL, type CheckoutWorkflowInput, type ProcessorEventMessage } from '../../domain/checkout/checkout-workflow.js';
 import { factKeyOf, FINAL_DISPUTE_STATUSES } from '../../domain/merchant-webhooks/merchant-webhooks.js';
 import { isCheckoutToken } from '../../domain/tokens.js';
 import type { Payment } from '../../integrations/processor/index.js';
 import type { ProcessorDispute, ProcessorEvent } from '../../integrations/processor/webhook.js';
-import type { CheckoutWorkflowInput, ProcessorEventMessage } from '../../domain/checkout/checkout-workflow.js';
 import { WORKFLOWS } from '../../domain/temporal/workflow-names.js';
 
 

@@ -8,9 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../harness/stack.js';
 import { createTestMerchant, type TestMerchant } from '../harness/merchants.js';
 import { ALL_API_KEY_SCOPES } from '../../domain/merchant/api-keys.js';
-import { routeKeyPolicy } from '../../domain/merchant/route-rights.js';
+import { ROLE_SCOPES, roleAllows, routeKeyPolicy } from '../../domain/merchant/route-rights.js';
 import { MEMBER_ROLES, roleToDb, type MemberRole } from '../../domain/merchant/roles.js';
-import { ROLE_SCOPES, roleAllows } from '../../domain/merchant/route-rights.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
