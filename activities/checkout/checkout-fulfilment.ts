@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Config } from '../../config/index.js';
 import type { Db, Prisma } from '../../prisma/client.js';
-import type { CheckoutSession, Merchant } from '../../generated/prisma/client.js';
+import type { CheckoutSession, EmailMessage as EmailRow, Merchant } from '../../generated/prisma/client.js';
 import type { SecretBox } from '../../security/secrets.js';
 import { STORE_PLATFORM_NAME } from '../../domain/platform-names.js';
 import type { UrlGuard } from '../../security/ssrf.js';
@@ -238,7 +238,7 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
     if (kind === 'store_order_problem' && s.storeOrderId) throw ApplicationFailure.nonRetryable(`checkout session ${token} has its store order ${s.storeOrderId}`, 'CONFLICT');
     if (kind === 'refund_confirmation' && !s.refundedAt) throw ApplicationFailure.nonRetryable(`checkout session ${token} was not refunded`, 'CONFLICT');
     if (kind === 'payment_held' && s.status !== 'ON_HOLD') throw ApplicationFailure.nonRetryable(`checkout session ${token} is ${s.status}, not on hold`, 'CONFLICT');
-    return sendEmailOnce(s, kind, idempotencyKey, { ...(await emailDataOf(s, kind)), hold: s.holdMessage });
+    return sendEmailOnce(s, kind, idempotencyKey, existing, { ...(await emailDataOf(s, kind)), hold: s.holdMessage });
   }
 
   /** One refund's email (the shopper's confirmation, or the merchant's store problem), once per refund. */
@@ -256,18 +256,19 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
     const before = await db.refund.findMany({ where: { token, state: 'succeeded', OR: [{ succeededAt: { lt: refund.succeededAt ?? new Date() } }, { id: refund.id }] } });
     const refunded = before.reduce((n, r) => n + r.amountMinor, 0);
     const remaining = Math.max(0, (s.totalMinor ?? 0) - refunded);
-    return sendEmailOnce(s, kind, idempotencyKey, {
+    return sendEmailOnce(s, kind, idempotencyKey, existing, {
       ...(await emailDataOf(s, kind)),
       refund: { amount: fmt(refund.amountMinor), full: remaining === 0, remaining: fmt(remaining), reason: refund.origin === 'processor' ? null : refund.reason },
       problem: refund.storeError,
     });
   }
 
-  /** Renders `kind` from `data`, records it under `idempotencyKey` and sends it once; the timeline notes the send. */
-  async function sendEmailOnce(s: Session, kind: OrderEmailKind, idempotencyKey: string, data: OrderEmailData): Promise<EmailSendResult> {
+  /**
+   * Renders `kind` from `data`, records it under `idempotencyKey` and sends it once; the timeline notes the send.
+   * `existing`: the row of that key as the caller read it (not SENT), or null.
+   */
+  async function sendEmailOnce(s: Session, kind: OrderEmailKind, idempotencyKey: string, existing: EmailRow | null, data: OrderEmailData): Promise<EmailSendResult> {
     const { token } = s;
-    const existing = await db.emailMessage.findUnique({ where: { idempotencyKey } });
-    if (existing?.status === 'SENT') return { status: 'ALREADY_SENT', messageId: existing.providerMessageId };
     const toShopper = SHOPPER_EMAILS.has(kind);
     const event = MERCHANT_NOTIFICATION_EVENT[kind];
     // The merchant's addresses as the notification settings name them; a notification switched off is not sent (nor recorded).
@@ -344,13 +345,16 @@ export function createFulfilmentActivities(deps: FulfilmentActivityDeps) {
 
     /** The shopper's confirmation of an accepted, paid upsell, once per upsell. */
     async sendUpsellConfirmation(token: string, upsellId: string): Promise<EmailSendResult> {
+      const idempotencyKey = upsellEmailIdempotencyKey(token, upsellId);
+      const existing = await db.emailMessage.findUnique({ where: { idempotencyKey } });
+      if (existing?.status === 'SENT') return { status: 'ALREADY_SENT', messageId: existing.providerMessageId };
       const purchase = await upsellPurchaseOf(token, upsellId);
       if (purchase.status !== 'PAID') throw ApplicationFailure.nonRetryable(`The upsell ${upsellId} of ${token} is ${purchase.status}, not paid`, 'CONFLICT');
       const s = await sessionOf(token);
       const data = await emailDataOf(s, 'upsell_confirmation');
       const fmt = (minor: number) => formatMoney({ amount: minor, currency: purchase.currency }, moneyLocaleFor('upsell_confirmation', s.shopperLocale));
       const amount = fmt(purchase.amountMinor);
-      return sendEmailOnce(s, 'upsell_confirmation', upsellEmailIdempotencyKey(token, upsellId), {
+      return sendEmailOnce(s, 'upsell_confirmation', idempotencyKey, existing, {
         ...data,
         lines: [{ title: purchase.title, variantTitle: null, quantity: 1, amount }],
         shipping: { name: SHOPPER_EMAIL_LANGUAGES[shopperEmailLanguage(s.shopperLocale)].upsellShipping, amount: fmt(0) },

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import type { EmailMessage as EmailRow } from '../../generated/prisma/client.js';
-import { Prisma, type Db } from '../../prisma/client.js';
+import type { Db } from '../../prisma/client.js';
 import type { EmailClient, EmailMessage } from '../../integrations/email/index.js';
 
 /** What a rendered email adds to its row: the content and how to find it again at the provider. */
@@ -30,20 +30,17 @@ export interface Outbox {
   from: string;
 }
 
-/** The row of this idempotency key, created PENDING on the first call; later calls get the same row. */
+/**
+ * The row of this idempotency key, created PENDING on the first call; later calls get the same row. One statement
+ * when the row is new (INSERT … ON CONFLICT DO NOTHING RETURNING), a read after it when it was there: Prisma's
+ * upsert with nothing to update is a transaction of four (issue 32: statements per checkout).
+ */
 export async function recordEmail(
   db: Db,
   data: { idempotencyKey: string; merchantId: string | null; kind: string; to: string; subject: string },
 ): Promise<EmailRow> {
-  try {
-    return await db.emailMessage.upsert({ where: { idempotencyKey: data.idempotencyKey }, create: data, update: {} });
-  } catch (err) {
-    // Two first calls at once: one insert wins, the other reads what it wrote.
-    if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') {
-      return db.emailMessage.findUniqueOrThrow({ where: { idempotencyKey: data.idempotencyKey } });
-    }
-    throw err;
-  }
+  const [created] = await db.emailMessage.createManyAndReturn({ data: [data], skipDuplicates: true });
+  return created ?? db.emailMessage.findUniqueOrThrow({ where: { idempotencyKey: data.idempotencyKey } });
 }
 
 /**
