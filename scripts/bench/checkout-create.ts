@@ -9,13 +9,18 @@
 // The service runs with create's cache at its production default (CHECKOUT_CACHE_SECONDS): the store lookup
 // and store prices are reused for 15 s, so with one cart most creates read neither the store nor those tables.
 // The same create with the cache off (every create makes the lookup and reads the store: the products, the
-// variations and the currency, in one call) is measured against the same baseline too, and printed as `noCache…`.
+// variations and the currency, in one call) is measured against the same baseline too, and printed as `noCache…`;
+// and against a second bare route that makes the same store call before its INSERT (the plugin's cart-prices
+// route on the simulator, OAuth-signed as over plain HTTP), printed as `noCacheStoreCall…`: the simulator answers
+// in this process, so its half of the exchange is counted here, where a real store's is not.
 import Fastify from 'fastify';
 import { randomBytes } from 'node:crypto';
 import { buildApp } from '../../api/app.js';
 import { createUrlGuard } from '../../security/ssrf.js';
+import { oauthFetch, PLUGIN_NAMESPACE, WP_JSON } from '../../integrations/storefront-b/client.js';
+import { DEMO_STORE } from '../../sandbox/storefront-b/state.js';
 import { benchStack, demoCart } from './stack.js';
-import { compareLoad } from './load.js';
+import { compareLoad, measureLoad } from './load.js';
 
 export async function benchCheckoutCreate(opts: { concurrency?: number; durationMs?: number; maxRequests?: number } = {}): Promise<Record<string, number>> {
   const concurrency = opts.concurrency ?? 8;
@@ -30,11 +35,22 @@ export async function benchCheckoutCreate(opts: { concurrency?: number; duration
     await db.$executeRaw`INSERT INTO bench_rows (ref, payload) VALUES (${ref}, ${JSON.stringify(request.body)}::jsonb)`;
     return reply.code(201).send({ token: ref });
   });
+  // The bare cold path: the store's cart read (one signed GET, the answer parsed), then the same INSERT.
+  const cart = demoCart(service, merchant.storeUrl);
+  const storeFetch = oauthFetch(fetch, DEMO_STORE.consumerKey, DEMO_STORE.consumerSecret);
+  const cartPricesUrl = `${merchant.storeUrl}${WP_JSON}/${PLUGIN_NAMESPACE}/cart-prices?${cartPricesQuery(cart.body)}`;
+  bare.post('/bare/store-call-insert', async (request, reply) => {
+    const res = await storeFetch(cartPricesUrl);
+    const prices = (await res.json()) as { products?: unknown[] };
+    if (!res.ok || !Array.isArray(prices.products)) throw new Error(`the store's cart-prices route answered ${res.status}`);
+    const ref = randomBytes(24).toString('base64url');
+    await db.$executeRaw`INSERT INTO bench_rows (ref, payload) VALUES (${ref}, ${JSON.stringify(request.body)}::jsonb)`;
+    return reply.code(201).send({ token: ref });
+  });
   const bareUrl = await bare.listen({ port: 0, host: '127.0.0.1' });
   const sessionsBefore = await db.checkoutSession.count();
   try {
     // Signed as the plugin signs it; the bare baseline gets the same bytes and headers (and ignores them).
-    const cart = demoCart(service, merchant.storeUrl);
     const body = cart.body;
     const { target, baseline } = await compareLoad(
       { name: 'create', method: 'POST', url: () => `${service.apiUrl}/api/checkout/create`, body: () => body, headers: () => cart.headers(), expectStatus: 201 },
@@ -50,11 +66,15 @@ export async function benchCheckoutCreate(opts: { concurrency?: number; duration
       urlGuard: createUrlGuard({ allowedOrigins: Object.values(service.urls) }),
     });
     const noCacheUrl = await noCacheApp.listen({ port: 0, host: '127.0.0.1' });
-    const cold = await compareLoad(
-      { name: 'create, no cache', method: 'POST', url: () => `${noCacheUrl}/api/checkout/create`, body: () => body, headers: () => cart.headers(), expectStatus: 201 },
-      { name: 'bare insert', method: 'POST', url: () => `${bareUrl}/bare/insert`, body: () => body, headers: () => cart.headers(), expectStatus: 201 },
-      { concurrency, durationMs: durationMs / 2, maxRequests },
+    const [coldCreate, coldBare, coldStoreCall] = await measureLoad(
+      [
+        { name: 'create, no cache', method: 'POST', url: () => `${noCacheUrl}/api/checkout/create`, body: () => body, headers: () => cart.headers(), expectStatus: 201 },
+        { name: 'bare insert', method: 'POST', url: () => `${bareUrl}/bare/insert`, body: () => body, headers: () => cart.headers(), expectStatus: 201 },
+        { name: 'bare store call + insert', method: 'POST', url: () => `${bareUrl}/bare/store-call-insert`, body: () => body, headers: () => cart.headers(), expectStatus: 201 },
+      ],
+      { concurrency, durationMs: (durationMs * 3) / 4, maxRequests },
     ).finally(() => noCacheApp.close());
+    const cold = { target: coldCreate!, baseline: coldBare!, storeCall: coldStoreCall! };
     const created = (await db.checkoutSession.count()) - sessionsBefore;
     return {
       concurrency,
@@ -72,8 +92,19 @@ export async function benchCheckoutCreate(opts: { concurrency?: number; duration
       noCacheCreateP99Ms: cold.target.p99Ms,
       noCacheBareInsertRps: cold.baseline.rps,
       noCacheRatio: cold.target.rps / cold.baseline.rps,
+      noCacheStoreCallBareRps: cold.storeCall.rps,
+      noCacheStoreCallBareP99Ms: cold.storeCall.p99Ms,
+      noCacheStoreCallRatio: cold.target.rps / cold.storeCall.rps,
     };
   } finally {
     await bare.close();
   }
+}
+
+/** The cart-prices query the service's client sends for the cart `body` (every product, and product:variation pairs). */
+function cartPricesQuery(body: string): string {
+  const { cart } = JSON.parse(body) as { cart: { items: Array<{ productId: string; variationId?: string }> } };
+  const products = [...new Set(cart.items.map((i) => i.productId))];
+  const variations = cart.items.filter((i) => i.variationId).map((i) => `${i.productId}:${i.variationId}`);
+  return new URLSearchParams({ products: products.join(','), variations: variations.join(',') }).toString();
 }
