@@ -22,7 +22,7 @@ const BENCHES: Record<string, { describe: string; run: () => Promise<Record<stri
   // The three below share one environment (scripts/bench/stack.ts: PostgreSQL, Temporal dev server, the
   // service with its simulators), started by the first of them and stopped after the last.
   'checkout-create': {
-    describe: 'POST /api/checkout/create (storefront B cart; the store lookup with plan and FX rates, and the store prices, reused for CHECKOUT_CACHE_SECONDS) vs a bare Fastify route doing one INSERT; real HTTP, 8 clients, 5 s each: req/s, p99, ratio of req/s (target ≥ 0.8); then the same with the cache off (noCache…, target ≥ 0.3)',
+    describe: 'POST /api/checkout/create (storefront B cart; the store lookup with plan and FX rates, and the store prices, reused for CHECKOUT_CACHE_SECONDS) vs a bare Fastify route doing one INSERT; real HTTP, 8 clients, 5 s each: req/s, p99, ratio of req/s (target ≥ 0.8); then the same with the cache off (noCache…, target ≥ 0.3), also against a bare route making the same store call before its INSERT (noCacheStoreCall…: what the store exchange alone leaves)',
     run: () => benchCheckoutCreate(),
   },
   'session-bundle': {
