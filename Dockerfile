@@ -24,5 +24,7 @@ RUN npm ci --omit=dev --no-audit --no-fund
 COPY . .
 COPY --from=web /app/web/dist web/dist
 ENV NODE_ENV=production
+# scripts/lib/node-flags.ts: the Node flags every process of the service runs with.
+ENV NODE_OPTIONS=--max-semi-space-size=64
 EXPOSE 3000
 CMD ["npx", "tsx", "api/server.ts"]

@@ -27,6 +27,7 @@ import { withLocalSecrets } from '../lib/local-secrets.js';
 import { freeLowPort } from '../lib/ports.js';
 import { ensureCaddy } from '../lib/tls-binaries.js';
 import { edgeCaddyfile } from '../lib/tls-edge.js';
+import { SERVICE_NODE_FLAGS } from '../lib/node-flags.js';
 import { ManagedProcess, type ProcessSpec } from './process.js';
 import { freeTemporalPorts, setupTemporalSchema, temporalServerSpec } from './temporal-server.js';
 import type { SandboxReport } from './observer.js';
@@ -327,7 +328,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     };
     const config = loadConfig({ ...process.env, ...env });
     const childEnv = (extra: Record<string, string>) => ({ ...process.env, ...env, ...extra });
-    const node = (entry: string) => [process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, entry)]] as const;
+    const node = (entry: string) => [process.execPath, [...SERVICE_NODE_FLAGS, '--import', 'tsx', path.join(REPO_ROOT, entry)]] as const;
 
     const sandboxCmd = node('scripts/cluster/sandbox-process.ts');
     await managed({
