@@ -11,7 +11,6 @@ import { createUrlGuard } from '../security/ssrf.js';
 import { createEmailClient } from '../integrations/email/index.js';
 import { createFulfilmentActivities, type FulfilmentActivities } from './checkout/checkout-fulfilment.js';
 import { createMerchantWebhookActivities } from './merchant-webhooks/merchant-webhooks.js';
-import { recordEmail } from './email/email-outbox.js';
 
 let stack: TestStack;
 let acts: FulfilmentActivities;
@@ -160,20 +159,5 @@ describe('webhook endpoint disabled', () => {
     const id = await endpoint(m);
     expect((await hooks.sendWebhookEndpointEmail({ endpointId: id, failingSince: Date.now(), step: 'disable' }))?.status).toBe('SWITCHED_OFF');
     expect(stack.sims.email.messages({ metadataKey: 'endpointId', metadataValue: id })).toHaveLength(0);
-  });
-});
-
-describe('the outbox row (activities/email/email-outbox.ts)', () => {
-  it('given two first calls at once, both get the one PENDING row of the key; a later call gets it too, unchanged', async () => {
-    const m = await createTestMerchant(db(), stack.app, 'Outbox Race');
-    const idempotencyKey = `outbox-race:${randomUUID()}`;
-    const data = { idempotencyKey, merchantId: m.id, kind: 'merchant_order_notification', to: m.email, subject: 'New order #1' };
-    const [a, b] = await Promise.all([recordEmail(db(), data), recordEmail(db(), { ...data, subject: 'a second subject' })]);
-    expect(a.id).toBe(b.id);
-    expect(a.status).toBe('PENDING');
-    expect(await db().emailMessage.count({ where: { idempotencyKey } })).toBe(1);
-    await db().emailMessage.update({ where: { id: a.id }, data: { status: 'SENT', providerMessageId: 'msg-1' } });
-    const again = await recordEmail(db(), { ...data, subject: 'a third subject' });
-    expect(again).toMatchObject({ id: a.id, status: 'SENT', providerMessageId: 'msg-1', subject: a.subject });
   });
 });
